@@ -1,0 +1,153 @@
+// Package cluster models the simulated hardware and its allocation state.
+//
+// Today a cluster is one Machine: P identical processors numbered 0..P-1,
+// allocated first-fit from the lowest free number so that every job has
+// known processors (for Batsim's allocated_resources column and Gantt charts).
+package cluster
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Range is a half-open range of processor numbers [Lo, Hi).
+type Range struct {
+	Lo, Hi int
+}
+
+// Len returns the number of processors in r.
+func (r Range) Len() int { return r.Hi - r.Lo }
+
+// Machine is a pool of identical processors and which of them are free.
+// The zero value is not usable; call NewMachine.
+type Machine struct {
+	size int
+	free int
+	// spans are the free ranges, sorted, disjoint and non-adjacent.
+	spans []Range
+}
+
+// NewMachine returns a machine of size processors, all free.
+// It panics if size is not positive: callers check user input first.
+func NewMachine(size int) *Machine {
+	if size <= 0 {
+		panic(fmt.Sprintf("cluster: machine size %d is not positive", size))
+	}
+	return &Machine{size: size, free: size, spans: []Range{{0, size}}}
+}
+
+// Size returns the number of processors.
+func (m *Machine) Size() int { return m.size }
+
+// Free returns the number of idle processors.
+func (m *Machine) Free() int { return m.free }
+
+// Fits reports whether n processors are free now (Slurm's RUN_NOW test).
+func (m *Machine) Fits(n int) bool { return n <= m.free }
+
+// CanEverRun reports whether a job of n processors fits the machine at all
+// (Slurm's TEST_ONLY test); if not, reason says why.
+func (m *Machine) CanEverRun(n int) (ok bool, reason string) {
+	if n > m.size {
+		return false, fmt.Sprintf("needs %d processors, machine has %d", n, m.size)
+	}
+	return true, ""
+}
+
+// Alloc takes n processors, lowest numbers first, appends their ranges to dst
+// and returns it. It panics if fewer than n are free: an over-allocation is a
+// simulator bug, never an input problem.
+func (m *Machine) Alloc(n int, dst []Range) []Range {
+	if n <= 0 || n > m.free {
+		panic(fmt.Sprintf("cluster: allocating %d processors with %d free of %d", n, m.free, m.size))
+	}
+	m.free -= n
+	k := 0
+	for n > 0 {
+		s := &m.spans[k]
+		if s.Len() <= n {
+			dst = append(dst, *s)
+			n -= s.Len()
+			k++
+			continue
+		}
+		dst = append(dst, Range{s.Lo, s.Lo + n})
+		s.Lo += n
+		n = 0
+	}
+	m.spans = append(m.spans[:0], m.spans[k:]...)
+	return dst
+}
+
+// Release returns processors taken by Alloc. It panics if any of them is
+// already free.
+func (m *Machine) Release(rs []Range) {
+	for _, r := range rs {
+		m.release(r)
+	}
+}
+
+func (m *Machine) release(r Range) {
+	if r.Lo < 0 || r.Hi > m.size || r.Lo >= r.Hi {
+		panic(fmt.Sprintf("cluster: releasing bad range %v of a %d-processor machine", r, m.size))
+	}
+	// i is the first free span starting after r.
+	i := sort.Search(len(m.spans), func(i int) bool { return m.spans[i].Lo >= r.Hi })
+	if i > 0 && m.spans[i-1].Hi > r.Lo {
+		panic(fmt.Sprintf("cluster: releasing %v, which overlaps free %v", r, m.spans[i-1]))
+	}
+	m.free += r.Len()
+	joinPrev := i > 0 && m.spans[i-1].Hi == r.Lo
+	joinNext := i < len(m.spans) && m.spans[i].Lo == r.Hi
+	switch {
+	case joinPrev && joinNext:
+		m.spans[i-1].Hi = m.spans[i].Hi
+		m.spans = append(m.spans[:i], m.spans[i+1:]...)
+	case joinPrev:
+		m.spans[i-1].Hi = r.Hi
+	case joinNext:
+		m.spans[i].Lo = r.Lo
+	default:
+		m.spans = append(m.spans, Range{})
+		copy(m.spans[i+1:], m.spans[i:])
+		m.spans[i] = r
+	}
+}
+
+// FormatRanges writes ranges as Batsim's interval set: "0-3 8 10-11"
+// (inclusive bounds, space-separated).
+func FormatRanges(b []byte, rs []Range) []byte {
+	for i, r := range rs {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(r.Lo), 10)
+		if r.Hi-1 > r.Lo {
+			b = append(b, '-')
+			b = strconv.AppendInt(b, int64(r.Hi-1), 10)
+		}
+	}
+	return b
+}
+
+// ParseRanges parses Batsim's interval-set notation, the inverse of FormatRanges.
+func ParseRanges(s string) ([]Range, error) {
+	var out []Range
+	for _, f := range strings.Fields(s) {
+		lo, hi, isRange := strings.Cut(f, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: bad interval %q", f)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, fmt.Errorf("cluster: bad interval %q", f)
+			}
+		}
+		out = append(out, Range{a, b + 1})
+	}
+	return out, nil
+}

@@ -1,0 +1,3 @@
+module github.com/schedsim/schedsim
+
+go 1.26.8

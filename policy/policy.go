@@ -1,0 +1,221 @@
+// Package policy holds the scheduling policies: which queued jobs start, and
+// when, at each scheduling pass.
+//
+// A policy is a pure decision function. At every instant where something
+// happened (SPEC §2: after all submissions and ends of that instant) the engine
+// calls Schedule once with a read-only View of the queue and the machine, and
+// the policy answers through Decisions. The engine applies each decision at
+// once, so the View a policy reads after Start already shows the started job
+// as running; queue indices stay stable for the whole pass.
+package policy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// View is what a policy may read of the simulation during a pass.
+type View interface {
+	// Now is the current instant.
+	Now() workload.Time
+	// Capacity is the machine's number of processors.
+	Capacity() int
+	// Free is the number of idle processors now.
+	Free() int
+	// Len is the number of jobs in the queue at the start of the pass.
+	Len() int
+	// Job returns the i-th queued job in queue order (0 = head). Jobs started
+	// during this pass keep their index.
+	Job(i int) *workload.Job
+	// RunningByEnd calls fn for every running job in order of predicted end
+	// (start + estimate, workload.Forever without an estimate; ties in trace
+	// order) until fn returns false.
+	RunningByEnd(fn func(predictedEnd workload.Time, procs int) bool)
+}
+
+// Decisions receives a policy's decisions.
+type Decisions interface {
+	// Start starts queued job i now. Starting a job that does not fit is a
+	// policy bug: the engine panics.
+	Start(i int)
+	// Reserve promises that queued job i starts no later than at. The engine
+	// checks the promise when the job starts and panics if it was broken
+	// (a backfilled job delayed a reservation).
+	Reserve(i int, at workload.Time)
+}
+
+// Policy decides which queued jobs start at each scheduling pass.
+type Policy interface {
+	// Name identifies the policy and its settings in reports, e.g. "easy(lookahead=all)".
+	Name() string
+	// Schedule runs one scheduling pass.
+	Schedule(v View, d Decisions)
+}
+
+// Backfill is HPC Pack's backfill setting: off, within a lookahead, or the whole queue.
+type Backfill string
+
+// Values of Backfill; they double as the --backfill flag's values.
+const (
+	// BackfillOff starts jobs in strict queue order (FCFS).
+	BackfillOff Backfill = "off"
+	// BackfillEASY gives the queue's head a reservation and backfills behind it (EASY).
+	BackfillEASY Backfill = "easy"
+)
+
+// LookaheadAll means backfilling examines the whole queue.
+const LookaheadAll = -1
+
+// DefaultLookahead is HPC Pack's default backfill lookahead.
+const DefaultLookahead = 1000
+
+// ParseLookahead parses a lookahead: a non-negative number of queued jobs, or "all".
+func ParseLookahead(s string) (int, error) {
+	if strings.EqualFold(s, "all") {
+		return LookaheadAll, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("policy: lookahead %q: want a number of jobs ≥ 0 or \"all\"", s)
+	}
+	return n, nil
+}
+
+// FormatLookahead is the inverse of ParseLookahead.
+func FormatLookahead(n int) string {
+	if n < 0 {
+		return "all"
+	}
+	return strconv.Itoa(n)
+}
+
+// New returns the policy for a backfill setting and lookahead.
+func New(b Backfill, lookahead int) (Policy, error) {
+	switch b {
+	case BackfillOff:
+		return FCFS{}, nil
+	case BackfillEASY:
+		return &EASY{Lookahead: lookahead}, nil
+	}
+	return nil, fmt.Errorf("policy: unknown backfill %q (want off or easy)", string(b))
+}
+
+// FCFS starts jobs from the head of the queue while the head fits, and never
+// lets a job overtake another.
+type FCFS struct{}
+
+var _ Policy = FCFS{}
+
+// Name implements Policy.
+func (FCFS) Name() string { return "fcfs" }
+
+// Schedule implements Policy.
+func (FCFS) Schedule(v View, d Decisions) {
+	startHeads(v, d)
+}
+
+// startHeads starts jobs from the head while they fit and returns the index of
+// the first job that does not (v.Len() if all started) and the processors left.
+func startHeads(v View, d Decisions) (int, int) {
+	free := v.Free()
+	n := v.Len()
+	i := 0
+	for ; i < n; i++ {
+		p := v.Job(i).Procs
+		if p > free {
+			break
+		}
+		d.Start(i)
+		free -= p
+	}
+	return i, free
+}
+
+// EASY is EASY backfilling as HPC Pack and pyss run it (SPEC §3).
+//
+// A pass starts jobs from the head while they fit. When the head does not fit,
+// it gets a reservation at the shadow time: the earliest predicted end of the
+// running jobs (by their estimates) at which enough processors are free for
+// it. The jobs behind the head are then examined in queue order, at most
+// Lookahead of them (LookaheadAll: every one), and each one that fits now
+// starts if it has an estimate and either ends, by its estimate, no later than
+// the shadow time, or uses no more than the extra processors: those the head
+// will not need at the shadow time. A job started that way consumes its part
+// of the extra processors for the candidates after it.
+//
+// A job without an estimate is never backfilled. When the head's shadow time
+// is unknown (it waits for a running job without an estimate), only the extra
+// processors may be used.
+type EASY struct {
+	// Lookahead is how many queued jobs behind the head are examined for
+	// backfilling: 0 backfills nothing, LookaheadAll the whole queue.
+	Lookahead int
+}
+
+var _ Policy = (*EASY)(nil)
+
+// Name implements Policy.
+func (e *EASY) Name() string { return "easy(lookahead=" + FormatLookahead(e.Lookahead) + ")" }
+
+// Schedule implements Policy.
+func (e *EASY) Schedule(v View, d Decisions) {
+	h, free := startHeads(v, d)
+	n := v.Len()
+	if h >= n {
+		return
+	}
+	shadow, extra := Shadow(v, v.Job(h).Procs)
+	if shadow < workload.Forever {
+		d.Reserve(h, shadow)
+	}
+	if e.Lookahead == 0 || free == 0 {
+		return
+	}
+	end := n
+	if e.Lookahead > 0 && h+1+e.Lookahead < n {
+		end = h + 1 + e.Lookahead
+	}
+	now := v.Now()
+	for i := h + 1; i < end && free > 0; i++ {
+		j := v.Job(i)
+		if j.Procs > free || j.Estimate <= 0 {
+			continue
+		}
+		switch {
+		case shadow < workload.Forever && now+j.Estimate <= shadow:
+			// Ends before the head needs the processors.
+		case j.Procs <= extra:
+			extra -= j.Procs
+		default:
+			continue
+		}
+		d.Start(i)
+		free -= j.Procs
+	}
+}
+
+// Shadow returns the earliest predicted time at which procs processors are
+// free (from the running jobs' predicted ends) and how many processors beyond
+// procs are free then. The time is workload.Forever when it depends on a job
+// without an estimate.
+func Shadow(v View, procs int) (at workload.Time, extra int) {
+	avail := v.Free()
+	at = v.Now()
+	if avail >= procs {
+		return at, avail - procs
+	}
+	found := false
+	v.RunningByEnd(func(end workload.Time, p int) bool {
+		if found && end > at {
+			return false // jobs ending at the shadow time itself are counted too
+		}
+		avail += p
+		at = end
+		found = avail >= procs
+		return true
+	})
+	return at, avail - procs
+}

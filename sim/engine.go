@@ -1,0 +1,440 @@
+// Package sim is schedsim's discrete-event engine.
+//
+// The engine is a deterministic state machine without I/O: jobs arrive from a
+// Source in submission order, the engine applies arrivals and ends in time
+// order, asks the Policy once per instant which queued jobs start, applies the
+// answer, and hands every finished (or rejected) job to an Observer.
+//
+// The instant rule (SPEC §2): at time t, first every submission at t in trace
+// order, then every job end at t, then one scheduling pass.
+//
+// Invariants are checked as the run goes, cheaply and always: no processor is
+// allocated twice, no job starts before its submission or after a reservation
+// it was promised, and the processor-seconds used equal those the jobs
+// consumed. A broken invariant is a simulator bug and panics with "sim:".
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Source streams the jobs of a workload in submission order. Next fills j and
+// returns io.EOF after the last job. *workload.SWFReader is a Source.
+type Source interface {
+	Next(j *workload.Job) error
+}
+
+// State is how a job left the simulation.
+type State uint8
+
+// Values of State.
+const (
+	// Completed: the job ran its full run time.
+	Completed State = iota
+	// Killed: the job reached its requested time and was killed.
+	Killed
+	// Rejected: the job was refused at submission and never ran.
+	Rejected
+)
+
+// String returns the state's name.
+func (s State) String() string {
+	switch s {
+	case Completed:
+		return "completed"
+	case Killed:
+		return "killed"
+	case Rejected:
+		return "rejected"
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// Record is the outcome of one job. The engine reuses a Record's memory after
+// Observer.JobDone returns: copy what must outlive the call.
+type Record struct {
+	Job   *workload.Job
+	State State
+	// Start and End are the job's start and end; both equal the submit time for
+	// a rejected job.
+	Start, End workload.Time
+	// Alloc are the processors the job ran on.
+	Alloc []cluster.Range
+	// Reason says why a job was rejected.
+	Reason string
+}
+
+// Wait returns the time the job spent queued.
+func (r *Record) Wait() workload.Time { return r.Start - r.Job.Submit }
+
+// Observer receives each job's record when it ends or is rejected, in order of
+// (end time, submission order).
+type Observer interface {
+	JobDone(r *Record)
+}
+
+// Config describes a run.
+type Config struct {
+	// Procs is the machine size in processors.
+	Procs int
+	// Policy decides what starts; nil means FCFS.
+	Policy policy.Policy
+}
+
+// Stats summarises a finished run.
+type Stats struct {
+	Jobs       int64         // jobs submitted (including rejected)
+	Started    int64         // jobs that ran
+	Killed     int64         // jobs killed at their requested time
+	Rejected   int64         // jobs refused at submission
+	FirstEvent workload.Time // first submission
+	LastEvent  workload.Time // last end (or submission)
+	// ProcSeconds is Σ procs · actual run over the jobs that ran.
+	ProcSeconds float64
+	// Passes is the number of scheduling passes.
+	Passes int64
+	// MaxQueue is the longest the queue got.
+	MaxQueue int
+}
+
+// slot holds a job while it is queued or running.
+type slot struct {
+	job      workload.Job
+	start    workload.Time
+	end      workload.Time // actual end
+	predEnd  workload.Time // start + estimate, or Forever
+	reserved workload.Time // latest start promised by a reservation
+	alloc    []cluster.Range
+	started  bool
+}
+
+type endEvent struct {
+	at  workload.Time
+	seq int64
+	id  int32
+}
+
+func (a endEvent) less(b endEvent) bool {
+	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+}
+
+// endHeap is a typed binary min-heap of job ends.
+type endHeap []endEvent
+
+func (h *endHeap) push(e endEvent) {
+	*h = append(*h, e)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s[i].less(s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *endHeap) pop() endEvent {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && s[r].less(s[l]) {
+			m = r
+		}
+		if !s[m].less(s[i]) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
+
+// byEnd is one running job in the predicted-end index.
+type byEnd struct {
+	predEnd workload.Time
+	seq     int64
+	procs   int32
+	id      int32
+}
+
+// Engine runs one simulation. It is not safe for concurrent use; run
+// independent simulations in independent engines.
+type Engine struct {
+	cfg     Config
+	pol     policy.Policy
+	machine *cluster.Machine
+
+	now     workload.Time
+	slots   []slot
+	freeIDs []int32
+	queue   []int32 // slot ids in queue order
+	passLen int     // queue length frozen for the current pass
+	started bool    // a job started during the current pass
+	ends    endHeap
+	running []byEnd // sorted by (predEnd, seq)
+
+	rec   Record
+	stats Stats
+	busy  float64 // ∫ busy processors dt, checked against ProcSeconds
+	lastT workload.Time
+}
+
+// ErrUnsorted is returned when a source yields a job submitted before the
+// previous one.
+var ErrUnsorted = errors.New("sim: jobs not in submission order")
+
+// New returns an engine for cfg. It returns an error for a configuration a
+// user could have got wrong (machine size).
+func New(cfg Config) (*Engine, error) {
+	if cfg.Procs <= 0 {
+		return nil, fmt.Errorf("sim: machine size %d: need at least one processor", cfg.Procs)
+	}
+	if cfg.Policy == nil {
+		cfg.Policy = policy.FCFS{}
+	}
+	return &Engine{cfg: cfg, pol: cfg.Policy, machine: cluster.NewMachine(cfg.Procs)}, nil
+}
+
+// Run replays src to the end, calling obs for every job, and returns the
+// run's statistics. An error from src stops the run and is returned as is.
+func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
+	var next workload.Job
+	have, err := e.read(src, &next)
+	if err != nil {
+		return e.stats, err
+	}
+	if have {
+		e.stats.FirstEvent = next.Submit
+		e.lastT = next.Submit
+	}
+	for have || len(e.ends) > 0 {
+		t := workload.Forever
+		if have {
+			t = next.Submit
+		}
+		if len(e.ends) > 0 && e.ends[0].at < t {
+			t = e.ends[0].at
+		}
+		e.advance(t)
+		for have && next.Submit == t {
+			e.submit(&next, obs)
+			if have, err = e.read(src, &next); err != nil {
+				return e.stats, err
+			}
+			if have && next.Submit < t {
+				return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, t)
+			}
+		}
+		for len(e.ends) > 0 && e.ends[0].at == t {
+			e.finish(e.ends.pop().id, obs)
+		}
+		if len(e.queue) > 0 {
+			e.pass()
+		}
+	}
+	if len(e.queue) > 0 {
+		panic(fmt.Sprintf("sim: run ended with %d jobs queued and nothing running", len(e.queue)))
+	}
+	if d := e.busy - e.stats.ProcSeconds; d > 0.5 || d < -0.5 {
+		panic(fmt.Sprintf("sim: processor-seconds not conserved: busy integral %.0f, jobs used %.0f", e.busy, e.stats.ProcSeconds))
+	}
+	return e.stats, nil
+}
+
+func (e *Engine) read(src Source, j *workload.Job) (bool, error) {
+	err := src.Next(j)
+	if err == io.EOF {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// advance moves the clock to t, integrating busy processors.
+func (e *Engine) advance(t workload.Time) {
+	if t < e.now {
+		panic(fmt.Sprintf("sim: clock moving back from %d to %d", e.now, t))
+	}
+	e.busy += float64(e.machine.Size()-e.machine.Free()) * float64(t-e.lastT)
+	e.lastT = t
+	e.now = t
+}
+
+func (e *Engine) submit(j *workload.Job, obs Observer) {
+	e.stats.Jobs++
+	if ok, reason := e.machine.CanEverRun(j.Procs); !ok {
+		e.stats.Rejected++
+		e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, Reason: reason}
+		e.touch(j.Submit)
+		obs.JobDone(&e.rec)
+		return
+	}
+	var id int32
+	if n := len(e.freeIDs); n > 0 {
+		id = e.freeIDs[n-1]
+		e.freeIDs = e.freeIDs[:n-1]
+	} else {
+		e.slots = append(e.slots, slot{})
+		id = int32(len(e.slots) - 1)
+	}
+	s := &e.slots[id]
+	s.job = *j
+	s.started = false
+	s.reserved = workload.Forever
+	s.alloc = s.alloc[:0]
+	e.queue = append(e.queue, id)
+	if len(e.queue) > e.stats.MaxQueue {
+		e.stats.MaxQueue = len(e.queue)
+	}
+}
+
+func (e *Engine) touch(t workload.Time) {
+	if t > e.stats.LastEvent {
+		e.stats.LastEvent = t
+	}
+}
+
+func (e *Engine) finish(id int32, obs Observer) {
+	s := &e.slots[id]
+	e.machine.Release(s.alloc)
+	k := e.findRunning(s.predEnd, s.job.Seq)
+	e.running = append(e.running[:k], e.running[k+1:]...)
+	st := Completed
+	if s.job.Killed() {
+		st = Killed
+		e.stats.Killed++
+	}
+	e.touch(s.end)
+	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc}
+	obs.JobDone(&e.rec)
+	e.freeIDs = append(e.freeIDs, id)
+}
+
+// findRunning returns the index in e.running of the job with this key.
+func (e *Engine) findRunning(predEnd workload.Time, seq int64) int {
+	k := sort.Search(len(e.running), func(i int) bool {
+		r := e.running[i]
+		return r.predEnd > predEnd || (r.predEnd == predEnd && r.seq >= seq)
+	})
+	if k == len(e.running) || e.running[k].seq != seq {
+		panic(fmt.Sprintf("sim: running job with sequence %d not in the end index", seq))
+	}
+	return k
+}
+
+// pass runs one scheduling pass and removes the started jobs from the queue.
+func (e *Engine) pass() {
+	e.stats.Passes++
+	e.passLen = len(e.queue)
+	e.started = false
+	e.pol.Schedule(e, e)
+	if !e.started {
+		return
+	}
+	q := e.queue[:0]
+	for _, id := range e.queue {
+		if !e.slots[id].started {
+			q = append(q, id)
+		}
+	}
+	e.queue = q
+}
+
+// Now implements policy.View.
+func (e *Engine) Now() workload.Time { return e.now }
+
+// Capacity implements policy.View.
+func (e *Engine) Capacity() int { return e.machine.Size() }
+
+// Free implements policy.View.
+func (e *Engine) Free() int { return e.machine.Free() }
+
+// Len implements policy.View.
+func (e *Engine) Len() int { return e.passLen }
+
+// Job implements policy.View.
+func (e *Engine) Job(i int) *workload.Job { return &e.slots[e.queue[i]].job }
+
+// RunningByEnd implements policy.View.
+func (e *Engine) RunningByEnd(fn func(workload.Time, int) bool) {
+	for _, r := range e.running {
+		if !fn(r.predEnd, int(r.procs)) {
+			return
+		}
+	}
+}
+
+// Start implements policy.Decisions.
+func (e *Engine) Start(i int) {
+	if i < 0 || i >= e.passLen {
+		panic(fmt.Sprintf("sim: policy %s started queue index %d of %d", e.pol.Name(), i, e.passLen))
+	}
+	id := e.queue[i]
+	s := &e.slots[id]
+	if s.started {
+		panic(fmt.Sprintf("sim: policy %s started job %d twice", e.pol.Name(), s.job.ID))
+	}
+	if s.job.Procs > e.machine.Free() {
+		panic(fmt.Sprintf("sim: policy %s started job %d (%d processors) at %d with %d free", e.pol.Name(), s.job.ID, s.job.Procs, e.now, e.machine.Free()))
+	}
+	if e.now < s.job.Submit {
+		panic(fmt.Sprintf("sim: job %d started at %d before its submission at %d", s.job.ID, e.now, s.job.Submit))
+	}
+	if e.now > s.reserved {
+		panic(fmt.Sprintf("sim: job %d started at %d after its reservation at %d: a reservation was delayed", s.job.ID, e.now, s.reserved))
+	}
+	s.started = true
+	e.started = true
+	s.start = e.now
+	run := s.job.ActualRun()
+	s.end = e.now + run
+	s.predEnd = workload.Forever
+	if s.job.Estimate > 0 {
+		s.predEnd = e.now + s.job.Estimate
+	}
+	s.alloc = e.machine.Alloc(s.job.Procs, s.alloc[:0])
+	e.stats.Started++
+	e.stats.ProcSeconds += float64(s.job.Procs) * float64(run)
+	e.ends.push(endEvent{at: s.end, seq: s.job.Seq, id: id})
+	k := sort.Search(len(e.running), func(k int) bool {
+		r := e.running[k]
+		return r.predEnd > s.predEnd || (r.predEnd == s.predEnd && r.seq > s.job.Seq)
+	})
+	e.running = append(e.running, byEnd{})
+	copy(e.running[k+1:], e.running[k:])
+	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(s.job.Procs), id: id}
+}
+
+// Reserve implements policy.Decisions.
+func (e *Engine) Reserve(i int, at workload.Time) {
+	if i < 0 || i >= e.passLen {
+		panic(fmt.Sprintf("sim: policy %s reserved queue index %d of %d", e.pol.Name(), i, e.passLen))
+	}
+	s := &e.slots[e.queue[i]]
+	if at < s.reserved {
+		s.reserved = at
+	}
+}
+
+var (
+	_ policy.View      = (*Engine)(nil)
+	_ policy.Decisions = (*Engine)(nil)
+)

@@ -1,0 +1,172 @@
+package workload
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Real logs are dirty and simulators disagree on how to read them (SPEC §1).
+// Every choice schedsim makes is one of the named rules below; the zero value
+// of Rules is the documented default, and CleanStats counts the jobs each rule
+// touched so that a run can report them.
+
+// ProcsSource says which SWF field gives a job's processor count.
+type ProcsSource string
+
+// Values of ProcsSource.
+const (
+	// ProcsRequested uses requested processors (field 8), or allocated (field 5)
+	// when the request is missing. This is the default and the reference
+	// normalisation's choice.
+	ProcsRequested ProcsSource = "requested"
+	// ProcsAllocated uses allocated processors (field 5), or requested (field 8)
+	// when the allocation is missing.
+	ProcsAllocated ProcsSource = "allocated"
+)
+
+// RunRule says what happens to a job whose run time is zero or negative
+// (SWF: 0 means under half a second; -1 unknown).
+type RunRule string
+
+// Values of RunRule.
+const (
+	// RunDrop drops the job (default; the reference normalisation's choice).
+	RunDrop RunRule = "drop"
+	// RunOneSecond runs the job for one second.
+	RunOneSecond RunRule = "one"
+)
+
+// EstimateRule says what happens to a job without a requested time (field 9).
+type EstimateRule string
+
+// Values of EstimateRule.
+const (
+	// EstimateNone leaves the job without an estimate (default): it can start as
+	// the queue's head but is never backfilled, and it never reaches a limit.
+	EstimateNone EstimateRule = "none"
+	// EstimateRun gives the job its own run time as estimate (a perfect estimate).
+	EstimateRun EstimateRule = "runtime"
+)
+
+// OverrunRule says what happens to a job whose run time exceeds its requested time.
+type OverrunRule string
+
+// Values of OverrunRule.
+const (
+	// OverrunKill kills the job when it reaches its requested time (default; what
+	// a real scheduler does with a wall-clock limit).
+	OverrunKill OverrunRule = "kill"
+	// OverrunExtend raises the estimate to the run time, so the job runs in full
+	// (the reference normalisation's choice).
+	OverrunExtend OverrunRule = "extend"
+)
+
+// PartialRule says what happens to SWF partial records (status 2, 3, 4), which
+// describe pieces of checkpointed or preempted jobs.
+type PartialRule string
+
+// Values of PartialRule.
+const (
+	// PartialAuto drops partial records when the header says "Preemption:
+	// Double" (the log then also holds one summary line per job, which is kept)
+	// and keeps them otherwise (default).
+	PartialAuto PartialRule = "auto"
+	// PartialDrop always drops partial records.
+	PartialDrop PartialRule = "drop"
+	// PartialKeep always keeps them, each as a job of its own.
+	PartialKeep PartialRule = "keep"
+)
+
+// Rules are the cleaning rules applied while reading a trace. The zero value
+// means the defaults.
+type Rules struct {
+	Procs    ProcsSource  // default ProcsRequested
+	ZeroRun  RunRule      // default RunDrop
+	Estimate EstimateRule // default EstimateNone
+	Overrun  OverrunRule  // default OverrunKill
+	Partial  PartialRule  // default PartialAuto
+	// Statuses, when not empty, keeps only jobs whose status (field 11) is listed.
+	Statuses []int
+}
+
+// WithDefaults returns r with every empty rule set to its default.
+func (r Rules) WithDefaults() Rules {
+	if r.Procs == "" {
+		r.Procs = ProcsRequested
+	}
+	if r.ZeroRun == "" {
+		r.ZeroRun = RunDrop
+	}
+	if r.Estimate == "" {
+		r.Estimate = EstimateNone
+	}
+	if r.Overrun == "" {
+		r.Overrun = OverrunKill
+	}
+	if r.Partial == "" {
+		r.Partial = PartialAuto
+	}
+	return r
+}
+
+// Validate reports the first rule that has an unknown value.
+func (r Rules) Validate() error {
+	r = r.WithDefaults()
+	check := func(name, got string, ok ...string) error {
+		for _, o := range ok {
+			if got == o {
+				return nil
+			}
+		}
+		return fmt.Errorf("workload: unknown %s rule %q (want one of %s)", name, got, strings.Join(ok, ", "))
+	}
+	if err := check("procs", string(r.Procs), string(ProcsRequested), string(ProcsAllocated)); err != nil {
+		return err
+	}
+	if err := check("zero-run", string(r.ZeroRun), string(RunDrop), string(RunOneSecond)); err != nil {
+		return err
+	}
+	if err := check("estimate", string(r.Estimate), string(EstimateNone), string(EstimateRun)); err != nil {
+		return err
+	}
+	if err := check("overrun", string(r.Overrun), string(OverrunKill), string(OverrunExtend)); err != nil {
+		return err
+	}
+	return check("partial", string(r.Partial), string(PartialAuto), string(PartialDrop), string(PartialKeep))
+}
+
+// ParseStatuses parses a comma-separated list of SWF status codes such as "0,1,5".
+func ParseStatuses(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("workload: bad status %q in %q: want integers such as 0,1,5", f, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// CleanStats counts the records read and the jobs each cleaning rule touched.
+// Field names are the keys of summary.json's "cleaning" object.
+type CleanStats struct {
+	Records            int64 `json:"records"`              // job lines read
+	Kept               int64 `json:"kept"`                 // jobs passed to the simulator
+	ProcsFromOther     int64 `json:"procs_from_fallback"`  // processor count taken from the fallback field
+	DroppedProcs       int64 `json:"dropped_procs_le_0"`   // dropped: no positive processor count
+	DroppedRun         int64 `json:"dropped_run_le_0"`     // dropped: run time ≤ 0 (rule drop)
+	RunSetToOne        int64 `json:"run_set_to_1"`         // run time ≤ 0 raised to 1 s (rule one)
+	NoEstimate         int64 `json:"no_estimate"`          // kept without an estimate (rule none)
+	EstimateFromRun    int64 `json:"estimate_from_run"`    // estimate set to the run time (rule runtime)
+	Overrun            int64 `json:"overrun_killed"`       // run > estimate, to be killed at the limit (rule kill)
+	OverrunExtended    int64 `json:"overrun_extended"`     // run > estimate, estimate raised (rule extend)
+	DroppedStatus      int64 `json:"dropped_status"`       // dropped by the status filter
+	DroppedPartial     int64 `json:"dropped_partial"`      // dropped partial records (status 2/3/4)
+	RoundedFractional  int64 `json:"rounded_fractional"`   // submit, run or requested time rounded to whole seconds
+	DroppedSubmitUnset int64 `json:"dropped_submit_unset"` // dropped: submit time -1
+}

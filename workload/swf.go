@@ -1,0 +1,499 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// SWFFieldNames names the 18 fields of an SWF job line, index 0 = field 1.
+var SWFFieldNames = [18]string{
+	"job number", "submit time", "wait time", "run time", "allocated processors",
+	"average CPU time", "used memory", "requested processors", "requested time",
+	"requested memory", "status", "user id", "group id", "executable number",
+	"queue number", "partition number", "preceding job number", "think time",
+}
+
+// ErrNoJobs is returned by readers of a trace that holds no job at all.
+var ErrNoJobs = errors.New("workload: trace has no jobs")
+
+// ParseError is a bad input record: the file, the line (1-based) and the field
+// (1-based SWF field number, 0 when the whole line is at fault).
+type ParseError struct {
+	Path  string
+	Line  int64
+	Field int
+	Err   error
+}
+
+// Error implements error, in the form "path:line: field N (name): reason".
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Field > 0 && e.Field <= len(SWFFieldNames) {
+		fmt.Fprintf(&b, ": field %d (%s)", e.Field, SWFFieldNames[e.Field-1])
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// HeaderField is one "; Key: value" directive of an SWF header, in file order.
+type HeaderField struct {
+	Key   string
+	Value string
+}
+
+// Header is what an SWF file's leading comment block says.
+type Header struct {
+	// Fields are the "Key: value" directives in file order, keys and values trimmed.
+	Fields []HeaderField
+	// Comments are all leading comment lines as written, without the ';'.
+	Comments []string
+	// MaxProcs and MaxNodes are the machine size directives, 0 when absent or
+	// not positive (the first integer of the value counts; text after it is ignored).
+	MaxProcs, MaxNodes int
+	// Preemption is the value of the Preemption directive ("No", "Yes", "Double"), or "".
+	Preemption string
+}
+
+// Get returns the value of the first directive named key (case-insensitive), or "".
+func (h *Header) Get(key string) string {
+	for _, f := range h.Fields {
+		if strings.EqualFold(f.Key, key) {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+// SWFReader streams the jobs of an SWF trace, applying the cleaning rules.
+// It reads the header when it is created and one line per job after that, so
+// memory does not grow with the trace.
+type SWFReader struct {
+	path   string
+	br     *bufio.Reader
+	closer []io.Closer
+	rules  Rules
+	hdr    Header
+	stats  CleanStats
+	line   int64
+	seq    int64
+	last   Time // submit time of the previous kept record
+	first  []byte
+	fields [18]float64
+	ints   [18]bool
+	done   bool
+}
+
+// OpenSWF opens an SWF trace file, plain or gzip-compressed (detected from
+// its first bytes, not its name). Close the reader when done.
+func OpenSWF(path string, rules Rules) (*SWFReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewSWFReader(f, path, rules)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = append(r.closer, f)
+	return r, nil
+}
+
+// NewSWFReader reads an SWF trace from in, plain or gzip-compressed; path
+// names the input in errors. It reads the header before returning.
+func NewSWFReader(in io.Reader, path string, rules Rules) (*SWFReader, error) {
+	if err := rules.Validate(); err != nil {
+		return nil, err
+	}
+	r := &SWFReader{path: path, rules: rules.WithDefaults(), last: math.MinInt64}
+	br := bufio.NewReaderSize(in, 256<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &ParseError{Path: path, Err: fmt.Errorf("bad gzip stream: %w", err)}
+		}
+		r.closer = append(r.closer, zr)
+		br = bufio.NewReaderSize(zr, 256<<10)
+	}
+	r.br = br
+	if err := r.readHeader(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Header returns the trace's header.
+func (r *SWFReader) Header() *Header { return &r.hdr }
+
+// Stats returns the counts of records read and rules applied so far.
+func (r *SWFReader) Stats() CleanStats { return r.stats }
+
+// Path returns the name of the input, as given.
+func (r *SWFReader) Path() string { return r.path }
+
+// Close releases the underlying file and decompressor.
+func (r *SWFReader) Close() error {
+	var first error
+	for i := len(r.closer) - 1; i >= 0; i-- {
+		if err := r.closer[i].Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	r.closer = nil
+	return first
+}
+
+// readLine returns the next line without its end-of-line bytes; the slice is
+// valid until the next call. It returns io.EOF after the last line.
+func (r *SWFReader) readLine() ([]byte, error) {
+	line, err := r.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		// A very long line: gather it whole.
+		buf := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull {
+			line, err = r.br.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		line = buf
+	}
+	if err != nil && err != io.EOF {
+		return nil, &ParseError{Path: r.path, Line: r.line + 1, Err: err}
+	}
+	if len(line) == 0 && err == io.EOF {
+		return nil, io.EOF
+	}
+	r.line++
+	line = bytes.TrimRight(line, "\r\n")
+	return line, nil
+}
+
+func (r *SWFReader) readHeader() error {
+	for {
+		line, err := r.readLine()
+		if err == io.EOF {
+			r.done = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			continue
+		}
+		if t[0] != ';' {
+			r.first = append([]byte(nil), line...)
+			return nil
+		}
+		text := string(t[1:])
+		r.hdr.Comments = append(r.hdr.Comments, text)
+		key, val, ok := strings.Cut(text, ":")
+		key = strings.TrimSpace(key)
+		if !ok || key == "" || strings.ContainsAny(key, " \t") {
+			continue // a continuation or free-text comment
+		}
+		val = strings.TrimSpace(val)
+		r.hdr.Fields = append(r.hdr.Fields, HeaderField{Key: key, Value: val})
+		switch strings.ToLower(key) {
+		case "maxprocs":
+			r.hdr.MaxProcs = firstInt(val)
+		case "maxnodes":
+			r.hdr.MaxNodes = firstInt(val)
+		case "preemption":
+			r.hdr.Preemption = val
+		}
+	}
+}
+
+// firstInt returns the first integer in s if it is positive, else 0.
+func firstInt(s string) int {
+	i := 0
+	for i < len(s) && (s[i] < '0' || s[i] > '9') && s[i] != '-' {
+		i++
+	}
+	j := i
+	if j < len(s) && s[j] == '-' {
+		j++
+	}
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	v, err := strconv.Atoi(s[i:j])
+	if err != nil || v <= 0 {
+		return 0
+	}
+	return v
+}
+
+// Next reads the next kept job into j. It returns io.EOF after the last job,
+// and a *ParseError for a malformed line.
+func (r *SWFReader) Next(j *Job) error {
+	for !r.done {
+		var line []byte
+		if r.first != nil {
+			line, r.first = r.first, nil
+		} else {
+			var err error
+			line, err = r.readLine()
+			if err == io.EOF {
+				r.done = true
+				break
+			}
+			if err != nil {
+				return err
+			}
+		}
+		kept, err := r.parse(line, j)
+		if err != nil {
+			return err
+		}
+		if kept {
+			return nil
+		}
+	}
+	return io.EOF
+}
+
+// parse reads one line into j and applies the rules. It reports false for
+// comments, blank lines and dropped jobs.
+func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
+	n := 0
+	i := 0
+	for {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i >= len(line) {
+			break
+		}
+		if n == 0 && line[i] == ';' {
+			return false, nil
+		}
+		start := i
+		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			i++
+		}
+		if n == 18 {
+			return false, &ParseError{Path: r.path, Line: r.line, Err: fmt.Errorf("more than 18 fields (an SWF job line has exactly 18)")}
+		}
+		v, isInt, ok := parseNumber(line[start:i])
+		if !ok {
+			return false, &ParseError{Path: r.path, Line: r.line, Field: n + 1, Err: fmt.Errorf("%q is not a number", line[start:i])}
+		}
+		r.fields[n], r.ints[n] = v, isInt
+		n++
+	}
+	if n == 0 {
+		return false, nil
+	}
+	if n != 18 {
+		return false, &ParseError{Path: r.path, Line: r.line, Err: fmt.Errorf("%d fields, want 18 (is this an SWF file?)", n)}
+	}
+	f := &r.fields
+	for _, k := range [...]int{0, 4, 7, 10, 11, 12, 13, 14, 15, 16} {
+		if !r.ints[k] && f[k] != math.Trunc(f[k]) {
+			return false, &ParseError{Path: r.path, Line: r.line, Field: k + 1, Err: fmt.Errorf("%v is not an integer", f[k])}
+		}
+	}
+	for k, v := range f {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e15 {
+			return false, &ParseError{Path: r.path, Line: r.line, Field: k + 1, Err: fmt.Errorf("%v is out of range", v)}
+		}
+	}
+	seq := r.seq
+	r.seq++
+	r.stats.Records++
+	*j = Job{
+		Seq:          seq,
+		ID:           int64(f[0]),
+		RawWait:      f[2],
+		RawRun:       f[3],
+		AllocProcs:   int(f[4]),
+		AvgCPUSec:    f[5],
+		UsedMemKB:    f[6],
+		ReqProcs:     int(f[7]),
+		ReqTime:      f[8],
+		ReqMemKB:     f[9],
+		Status:       int(f[10]),
+		User:         int(f[11]),
+		Group:        int(f[12]),
+		Executable:   int(f[13]),
+		Queue:        int(f[14]),
+		Partition:    int(f[15]),
+		PrecedingJob: int64(f[16]),
+		ThinkTime:    f[17],
+	}
+	rounded := !r.ints[1] || !r.ints[3] || !r.ints[8]
+	if f[1] < 0 {
+		r.stats.DroppedSubmitUnset++
+		return false, nil
+	}
+	j.Submit = Time(math.Round(f[1]))
+	if j.Submit < r.last {
+		return false, &ParseError{Path: r.path, Line: r.line, Field: 2, Err: fmt.Errorf("submit time %d is earlier than the previous job's %d: SWF lines must be sorted by submit time", j.Submit, r.last)}
+	}
+	r.last = j.Submit
+
+	if len(r.rules.Statuses) > 0 && !containsInt(r.rules.Statuses, j.Status) {
+		r.stats.DroppedStatus++
+		return false, nil
+	}
+	if j.Status >= 2 && j.Status <= 4 {
+		drop := r.rules.Partial == PartialDrop ||
+			(r.rules.Partial == PartialAuto && strings.EqualFold(r.hdr.Preemption, "double"))
+		if drop {
+			r.stats.DroppedPartial++
+			return false, nil
+		}
+	}
+
+	primary, fallback := j.ReqProcs, j.AllocProcs
+	if r.rules.Procs == ProcsAllocated {
+		primary, fallback = fallback, primary
+	}
+	j.Procs = primary
+	if j.Procs <= 0 {
+		j.Procs = fallback
+		if j.Procs > 0 {
+			r.stats.ProcsFromOther++
+		}
+	}
+	if j.Procs <= 0 {
+		r.stats.DroppedProcs++
+		return false, nil
+	}
+
+	j.Run = Time(math.Round(f[3]))
+	if j.Run <= 0 {
+		if r.rules.ZeroRun == RunDrop {
+			r.stats.DroppedRun++
+			return false, nil
+		}
+		j.Run = 1
+		r.stats.RunSetToOne++
+	}
+
+	j.Estimate = Time(math.Round(f[8]))
+	if j.Estimate <= 0 {
+		j.Estimate = Unknown
+		if r.rules.Estimate == EstimateRun {
+			j.Estimate = j.Run
+			r.stats.EstimateFromRun++
+		} else {
+			r.stats.NoEstimate++
+		}
+	} else if j.Run > j.Estimate {
+		if r.rules.Overrun == OverrunExtend {
+			j.Estimate = j.Run
+			r.stats.OverrunExtended++
+		} else {
+			r.stats.Overrun++
+		}
+	}
+	if rounded {
+		r.stats.RoundedFractional++
+	}
+	r.stats.Kept++
+	return true, nil
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// parseNumber parses an SWF number: an optional sign, digits, an optional
+// fraction. It reports whether the text was a plain integer. Other forms
+// (exponents) go through strconv.
+func parseNumber(b []byte) (v float64, isInt, ok bool) {
+	i := 0
+	neg := false
+	if i < len(b) && (b[i] == '-' || b[i] == '+') {
+		neg = b[i] == '-'
+		i++
+	}
+	var ip uint64
+	digits := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		if digits < 18 {
+			ip = ip*10 + uint64(b[i]-'0')
+		} else {
+			return slowNumber(b)
+		}
+		digits++
+		i++
+	}
+	if i == len(b) {
+		if digits == 0 {
+			return 0, false, false
+		}
+		v = float64(ip)
+		if neg {
+			v = -v
+		}
+		return v, true, true
+	}
+	if b[i] != '.' {
+		return slowNumber(b)
+	}
+	i++
+	var fp uint64
+	scale := 1.0
+	fd := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		if fd < 15 {
+			fp = fp*10 + uint64(b[i]-'0')
+			scale *= 10
+		}
+		fd++
+		i++
+	}
+	if i != len(b) {
+		return slowNumber(b)
+	}
+	if digits == 0 && fd == 0 {
+		return 0, false, false
+	}
+	v = float64(ip) + float64(fp)/scale
+	if neg {
+		v = -v
+	}
+	return v, false, true
+}
+
+func slowNumber(b []byte) (float64, bool, bool) {
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return 0, false, false
+	}
+	return v, false, true
+}
+
+// MachineSize returns the machine size the header declares: MaxProcs, else
+// MaxNodes, else 0.
+func (h *Header) MachineSize() int {
+	if h.MaxProcs > 0 {
+		return h.MaxProcs
+	}
+	return h.MaxNodes
+}
