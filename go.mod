@@ -1,3 +1,5 @@
 module github.com/schedsim/schedsim
 
 go 1.26.8
+
+require github.com/spf13/pflag v1.0.10 // indirect

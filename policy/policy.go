@@ -34,6 +34,19 @@ type View interface {
 	// (start + estimate, workload.Forever without an estimate; ties in trace
 	// order) until fn returns false.
 	RunningByEnd(fn func(predictedEnd workload.Time, procs int) bool)
+	// Ended returns the jobs that ended since the previous pass, in order of
+	// (end, trace order). A job that ends before its predicted end leaves a
+	// hole in any plan made with its estimate. The slice is valid during the
+	// pass only.
+	Ended() []Ended
+}
+
+// Ended describes a job that ended.
+type Ended struct {
+	Seq          int64         // the job's trace position (workload.Job.Seq)
+	Start, End   workload.Time // when it ran
+	PredictedEnd workload.Time // start + estimate, or workload.Forever
+	Procs        int
 }
 
 // Decisions receives a policy's decisions.

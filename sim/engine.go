@@ -191,6 +191,7 @@ type Engine struct {
 	started bool    // a job started during the current pass
 	ends    endHeap
 	running []byEnd // sorted by (predEnd, seq)
+	ended   []policy.Ended // jobs ended since the previous pass
 
 	rec   Record
 	stats Stats
@@ -247,7 +248,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		for len(e.ends) > 0 && e.ends[0].at == t {
 			e.finish(e.ends.pop().id, obs)
 		}
-		if len(e.queue) > 0 {
+		if len(e.queue) > 0 || len(e.ended) > 0 {
 			e.pass()
 		}
 	}
@@ -317,6 +318,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 	e.machine.Release(s.alloc)
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
+	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs})
 	st := Completed
 	if s.job.Killed() {
 		st = Killed
@@ -346,6 +348,7 @@ func (e *Engine) pass() {
 	e.passLen = len(e.queue)
 	e.started = false
 	e.pol.Schedule(e, e)
+	e.ended = e.ended[:0]
 	if !e.started {
 		return
 	}
@@ -381,6 +384,9 @@ func (e *Engine) RunningByEnd(fn func(workload.Time, int) bool) {
 		}
 	}
 }
+
+// Ended implements policy.View.
+func (e *Engine) Ended() []policy.Ended { return e.ended }
 
 // Start implements policy.Decisions.
 func (e *Engine) Start(i int) {

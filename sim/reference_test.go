@@ -65,7 +65,7 @@ func TestReferenceStartTimes(t *testing.T) {
 	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
 	for _, kind := range []string{"norm", "exact"} {
 		for _, tr := range traces {
-			for _, pol := range []string{"fcfs", "easy"} {
+			for _, pol := range []string{"fcfs", "easy", "cons"} {
 				name := fmt.Sprintf("%s/%s/%s", kind, tr, pol)
 				t.Run(name, func(t *testing.T) {
 					in := filepath.Join(sharedDir, "reference/inputs", kind, tr+".swf.gz")
@@ -77,8 +77,11 @@ func TestReferenceStartTimes(t *testing.T) {
 					}
 					defer rd.Close()
 					var p policy.Policy = policy.FCFS{}
-					if pol == "easy" {
+					switch pol {
+					case "easy":
 						p = &policy.EASY{Lookahead: policy.LookaheadAll}
+					case "cons":
+						p = &policy.Conservative{}
 					}
 					eng, err := sim.New(sim.Config{Procs: rd.Header().MachineSize(), Policy: p})
 					if err != nil {

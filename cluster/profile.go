@@ -1,0 +1,177 @@
+package cluster
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Profile is an availability profile: how many processors are free at every
+// future instant, as a step function. Reservations (Slurm's WILL_RUN, the
+// backfill plan) are placed in it and taken out again.
+//
+// Steps are kept sorted; the last step lasts forever. Every operation costs
+// O(number of steps).
+type Profile struct {
+	size  int
+	steps []step
+}
+
+type step struct {
+	at   workload.Time
+	free int
+}
+
+// NewProfile returns a profile of size processors that are all free from
+// time from onward.
+func NewProfile(size int, from workload.Time) *Profile {
+	p := &Profile{}
+	p.Reset(size, from)
+	return p
+}
+
+// Reset empties the profile: size processors, all free from time from.
+// It keeps the allocated memory.
+func (p *Profile) Reset(size int, from workload.Time) {
+	p.size = size
+	p.steps = append(p.steps[:0], step{from, size})
+}
+
+// Size returns the number of processors.
+func (p *Profile) Size() int { return p.size }
+
+// Start returns the time the profile starts at.
+func (p *Profile) Start() workload.Time { return p.steps[0].at }
+
+// Len returns the number of steps.
+func (p *Profile) Len() int { return len(p.steps) }
+
+// FreeAt returns the processors free at time t (t ≥ Start).
+func (p *Profile) FreeAt(t workload.Time) int {
+	return p.steps[p.find(t)].free
+}
+
+// find returns the index of the step holding t.
+func (p *Profile) find(t workload.Time) int {
+	i := sort.Search(len(p.steps), func(i int) bool { return p.steps[i].at > t })
+	if i == 0 {
+		panic(fmt.Sprintf("cluster: time %d before the profile's start %d", t, p.steps[0].at))
+	}
+	return i - 1
+}
+
+// split makes sure a step begins exactly at t and returns its index.
+func (p *Profile) split(t workload.Time) int {
+	i := p.find(t)
+	if p.steps[i].at == t {
+		return i
+	}
+	p.steps = append(p.steps, step{})
+	copy(p.steps[i+2:], p.steps[i+1:])
+	p.steps[i+1] = step{t, p.steps[i].free}
+	return i + 1
+}
+
+// Add takes procs processors over [start, end) (end may be workload.Forever).
+// Negative procs give processors back. It panics if the result would be
+// negative or exceed the size: the caller placed a job where it does not fit.
+func (p *Profile) Add(start, end workload.Time, procs int) {
+	if end <= start || procs == 0 {
+		return
+	}
+	if start < p.steps[0].at {
+		start = p.steps[0].at
+	}
+	i := p.split(start)
+	k := len(p.steps)
+	if end < workload.Forever {
+		k = p.split(end)
+	}
+	for j := i; j < k; j++ {
+		f := p.steps[j].free - procs
+		if f < 0 || f > p.size {
+			panic(fmt.Sprintf("cluster: profile step at %d would have %d free of %d", p.steps[j].at, f, p.size))
+		}
+		p.steps[j].free = f
+	}
+	// Merge equal neighbours around the changed range.
+	lo := i - 1
+	if lo < 0 {
+		lo = 0
+	}
+	hi := k + 1
+	if hi > len(p.steps) {
+		hi = len(p.steps)
+	}
+	w := lo + 1
+	for r := lo + 1; r < hi; r++ {
+		if p.steps[r].free == p.steps[w-1].free {
+			continue
+		}
+		p.steps[w] = p.steps[r]
+		w++
+	}
+	if w < hi {
+		p.steps = append(p.steps[:w], p.steps[hi:]...)
+	}
+}
+
+// Remove gives back procs processors over [start, end): the inverse of Add.
+func (p *Profile) Remove(start, end workload.Time, procs int) { p.Add(start, end, -procs) }
+
+// Earliest returns the earliest time t ≥ from at which procs processors are
+// free during all of [t, t+dur) (dur may be workload.Forever). It returns
+// workload.Forever if there is none (procs > Size).
+func (p *Profile) Earliest(from workload.Time, procs int, dur workload.Time) workload.Time {
+	if procs > p.size {
+		return workload.Forever
+	}
+	if from < p.steps[0].at {
+		from = p.steps[0].at
+	}
+	n := len(p.steps)
+	i := p.find(from)
+	for i < n {
+		if p.steps[i].free < procs {
+			i++
+			continue
+		}
+		start := p.steps[i].at
+		if start < from {
+			start = from
+		}
+		end := workload.Forever
+		if dur < workload.Forever-start {
+			end = start + dur
+		}
+		// Check every step that begins before end.
+		j := i + 1
+		for j < n && p.steps[j].at < end && p.steps[j].free >= procs {
+			j++
+		}
+		if j == n || p.steps[j].at >= end {
+			return start
+		}
+		i = j + 1
+	}
+	return workload.Forever
+}
+
+// Fits reports whether procs processors are free during all of [start, start+dur).
+func (p *Profile) Fits(start workload.Time, procs int, dur workload.Time) bool {
+	return p.Earliest(start, procs, dur) == start
+}
+
+// Advance moves the profile's start to t, forgetting the past. Times before
+// the start cannot be queried or changed afterwards.
+func (p *Profile) Advance(t workload.Time) {
+	if t <= p.steps[0].at {
+		return
+	}
+	i := p.find(t)
+	if i > 0 {
+		p.steps = append(p.steps[:0], p.steps[i:]...)
+	}
+	p.steps[0].at = t
+}

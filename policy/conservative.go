@@ -1,0 +1,130 @@
+package policy
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Conservative is conservative backfilling (Mu'alem & Feitelson, IEEE TPDS
+// 2001), as pyss runs it: every job gets a reservation when it is submitted,
+// at the earliest time the availability profile (running jobs by their
+// estimates, plus every earlier reservation) has room for it for its whole
+// estimate. A job starts when its reservation comes. When jobs end, the
+// processors they held beyond their real end are given back, and every
+// waiting job whose reservation is not due now is re-planned in submission
+// order: taken out of the profile and put back at its earliest place, which
+// can only be earlier.
+//
+// At an instant where jobs both arrive and end, the arrivals are planned
+// first, as if the ends had not happened yet, and then re-planned with the
+// others (the order of pyss's events).
+//
+// A job without an estimate holds its reservation forever in the plan, so
+// no later job is planned after its start.
+type Conservative struct {
+	prof cluster.Profile
+	plan []planned // waiting jobs, in queue order
+	now  workload.Time
+	init bool
+
+	endedNow []Ended
+}
+
+type planned struct {
+	seq   int64
+	procs int
+	dur   workload.Time // estimate, or Forever
+	start workload.Time
+}
+
+func (p planned) end() workload.Time {
+	if p.dur >= workload.Forever-p.start {
+		return workload.Forever
+	}
+	return p.start + p.dur
+}
+
+var _ Policy = (*Conservative)(nil)
+
+// Name implements Policy.
+func (c *Conservative) Name() string { return "conservative" }
+
+// Schedule implements Policy.
+func (c *Conservative) Schedule(v View, d Decisions) {
+	now := v.Now()
+	if !c.init {
+		c.prof.Reset(v.Capacity(), now)
+		c.init = true
+	}
+	c.prof.Advance(now)
+	c.now = now
+
+	// Holes left by jobs that ended at an earlier instant come first.
+	ended := v.Ended()
+	endedNow := c.endedNow[:0]
+	for _, e := range ended {
+		if e.End == now {
+			endedNow = append(endedNow, e)
+			continue
+		}
+		c.prof.Remove(now, e.PredictedEnd, e.Procs)
+	}
+	c.endedNow = endedNow
+	// New jobs are at the tail of the queue.
+	n := v.Len()
+	if len(c.plan) > n {
+		panic(fmt.Sprintf("policy: conservative plan has %d jobs, queue %d", len(c.plan), n))
+	}
+	for i := len(c.plan); i < n; i++ {
+		j := v.Job(i)
+		p := planned{seq: j.Seq, procs: j.Procs, dur: j.Limit()}
+		c.place(&p)
+		c.plan = append(c.plan, p)
+	}
+	// pyss handles the ends of one instant one by one, in order of start.
+	sort.SliceStable(endedNow, func(a, b int) bool { return endedNow[a].Start < endedNow[b].Start })
+	for _, e := range endedNow {
+		c.prof.Remove(now, e.PredictedEnd, e.Procs)
+		c.replan()
+	}
+	w := 0
+	for i := range c.plan {
+		p := c.plan[i]
+		if j := v.Job(i); j.Seq != p.seq {
+			panic(fmt.Sprintf("policy: conservative plan out of step with the queue at %d: job seq %d, plan %d", i, j.Seq, p.seq))
+		}
+		if p.start == now {
+			d.Start(i)
+			continue
+		}
+		d.Reserve(i, p.start)
+		c.plan[w] = p
+		w++
+	}
+	c.plan = c.plan[:w]
+}
+
+// replan moves every waiting job not due now to its earliest place, in
+// queue order.
+func (c *Conservative) replan() {
+	for i := range c.plan {
+		p := &c.plan[i]
+		if p.start == c.now {
+			continue // due now: it starts, it is not re-planned
+		}
+		c.prof.Remove(p.start, p.end(), p.procs)
+		c.place(p)
+	}
+}
+
+// place puts p at its earliest place in the profile.
+func (c *Conservative) place(p *planned) {
+	p.start = c.prof.Earliest(c.now, p.procs, p.dur)
+	if p.start == workload.Forever {
+		panic(fmt.Sprintf("policy: conservative found no place for a %d-processor job", p.procs))
+	}
+	c.prof.Add(p.start, p.end(), p.procs)
+}

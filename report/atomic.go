@@ -1,0 +1,110 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// AtomicFile is a file that appears at its path complete or not at all. Writes
+// go to a temporary file in the same directory (".name.tmp-*"); Commit renames
+// it over the path, Abort removes it. Use it as
+//
+//	f, err := CreateAtomic(path)
+//	if err != nil { … }
+//	defer f.Abort()
+//	… write to f …
+//	return f.Commit()
+//
+// An AtomicFile is not safe for concurrent use.
+type AtomicFile struct {
+	f    *os.File
+	path string
+	done bool
+}
+
+// AtomicMode is the permission of a committed AtomicFile.
+const AtomicMode os.FileMode = 0o644
+
+// errDone is returned by Write and Commit after Commit or Abort.
+var errDone = errors.New("report: atomic file already committed or aborted")
+
+// CreateAtomic starts writing the file at path, in a temporary file beside it.
+func CreateAtomic(path string) (*AtomicFile, error) {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("report: creating %s: %w", path, err)
+	}
+	return &AtomicFile{f: f, path: path}, nil
+}
+
+// Write writes p to the temporary file.
+func (a *AtomicFile) Write(p []byte) (int, error) {
+	if a.done {
+		return 0, errDone
+	}
+	return a.f.Write(p)
+}
+
+// Commit syncs and closes the temporary file, gives it mode AtomicMode and
+// renames it to the path, replacing any file there. On failure the temporary
+// file is removed and the path left as it was.
+func (a *AtomicFile) Commit() error {
+	if a.done {
+		return errDone
+	}
+	a.done = true
+	tmp := a.f.Name()
+	err := a.f.Chmod(AtomicMode)
+	if err == nil {
+		err = a.f.Sync()
+	}
+	if cerr := a.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, a.path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("report: writing %s: %w", a.path, err)
+	}
+	return nil
+}
+
+// Abort closes and removes the temporary file, leaving the path untouched. It
+// does nothing after Commit or an earlier Abort, so it suits a deferred cleanup.
+func (a *AtomicFile) Abort() {
+	if a.done {
+		return
+	}
+	a.done = true
+	a.f.Close()
+	os.Remove(a.f.Name())
+}
+
+// WriteFileAtomic writes the file at path with write, through a buffer, and
+// commits it only if write returns nil; otherwise it returns write's error and
+// the path is left untouched.
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	a, err := CreateAtomic(path)
+	if err != nil {
+		return err
+	}
+	defer a.Abort()
+	bw := bufio.NewWriterSize(a, 64<<10)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	return a.Commit()
+}

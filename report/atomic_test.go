@@ -1,0 +1,136 @@
+package report
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// dirNames lists dir's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func TestAtomicFile(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		existing bool // a file is at the path already
+		commit   bool
+		want     string // content at the path afterwards; "" means none
+	}{
+		{"commit new", false, true, "new"},
+		{"commit replaces", true, true, "new"},
+		{"abort new", false, false, ""},
+		{"abort keeps old", true, false, "old"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "out.csv")
+			if tc.existing {
+				if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := CreateAtomic(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Abort() // after Commit: must do nothing
+			if _, err := io.WriteString(f, "new"); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(path); tc.existing && string(got) != "old" {
+				t.Errorf("before commit the path holds %q, want %q", got, "old")
+			}
+			if tc.commit {
+				if err := f.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.Commit(); err == nil {
+					t.Error("second Commit succeeded")
+				}
+				if _, err := f.Write([]byte("x")); err == nil {
+					t.Error("Write after Commit succeeded")
+				}
+			}
+			f.Abort()
+			f.Abort()
+			got, err := os.ReadFile(path)
+			switch {
+			case tc.want == "" && !errors.Is(err, os.ErrNotExist):
+				t.Errorf("path exists after abort (%q, %v)", got, err)
+			case tc.want != "" && string(got) != tc.want:
+				t.Errorf("path holds %q (%v), want %q", got, err, tc.want)
+			}
+			names := dirNames(t, dir)
+			wantN := 0
+			if tc.want != "" {
+				wantN = 1
+			}
+			if len(names) != wantN {
+				t.Errorf("directory holds %q, want only the target", names)
+			}
+			if tc.commit {
+				st, err := os.Stat(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Mode().Perm() != AtomicMode {
+					t.Errorf("mode %v, want %v", st.Mode().Perm(), AtomicMode)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	errWrite := errors.New("write failed")
+	for _, tc := range []struct {
+		name    string
+		write   func(io.Writer) error
+		wantErr error
+		want    string
+	}{
+		{"success", func(w io.Writer) error { _, err := io.WriteString(w, "data\n"); return err }, nil, "data\n"},
+		{"failure leaves old file", func(w io.Writer) error {
+			io.WriteString(w, "half")
+			return errWrite
+		}, errWrite, "old"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "summary.json")
+			if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := WriteFileAtomic(path, tc.write)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			if got, _ := os.ReadFile(path); string(got) != tc.want {
+				t.Errorf("path holds %q, want %q", got, tc.want)
+			}
+			if names := dirNames(t, dir); len(names) != 1 {
+				t.Errorf("directory holds %q, want only the target", names)
+			}
+		})
+	}
+}
+
+func TestCreateAtomicMissingDir(t *testing.T) {
+	_, err := CreateAtomic(filepath.Join(t.TempDir(), "no", "such", "out.csv"))
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("err = %v, want ErrNotExist", err)
+	}
+}

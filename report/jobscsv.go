@@ -1,0 +1,152 @@
+// Package report turns a simulation's per-job records into outputs: Batsim's
+// jobs.csv, run metrics and their summary (JSON or a terminal table), written
+// atomically so that a failed run leaves no half-written file.
+//
+// Observers here receive sim.Records as the engine emits them; they keep only
+// what their output needs and never retain a Record past JobDone.
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// jobsCSVHeader is Batsim's jobs.csv column order.
+const jobsCSVHeader = "job_id,workload_name,profile,submission_time,requested_number_of_resources," +
+	"requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time," +
+	"turnaround_time,stretch,allocated_resources,consumed_energy,metadata\n"
+
+// jobsCSVBuffer is the size of JobsCSV's output buffer.
+const jobsCSVBuffer = 256 << 10
+
+// Batsim's final_state values.
+const (
+	finalCompleted = "COMPLETED_SUCCESSFULLY"
+	finalWalltime  = "COMPLETED_WALLTIME_REACHED"
+	finalRejected  = "REJECTED"
+)
+
+// JobsCSV is a sim.Observer that streams Batsim's jobs.csv, one row per job in
+// the order the engine reports them.
+//
+// Columns, in Batsim's order: job_id, workload_name, profile ("delay"),
+// submission_time, requested_number_of_resources, requested_time (the job's
+// estimate, -1 when it has none), success (1 for a completed job, 0
+// otherwise), final_state (COMPLETED_SUCCESSFULLY, COMPLETED_WALLTIME_REACHED
+// for a killed job, REJECTED), starting_time, execution_time (end − start),
+// finish_time, waiting_time, turnaround_time (end − submit), stretch
+// (turnaround / execution, shortest 'g' representation, -1 when the execution
+// time is 0), allocated_resources (Batsim's interval set, "0-3 8"),
+// consumed_energy (-1: not modelled) and metadata (empty, or why a rejected job
+// was rejected). A rejected job has -1 in every time column from starting_time
+// to stretch and no allocated resources. Times are whole seconds.
+//
+// Lines end in "\n"; a field is quoted (RFC 4180) only when it holds a comma,
+// a double quote, CR or LF. Writing a row allocates nothing. Write errors are
+// kept and returned by Flush, which must be called at the end of the run.
+type JobsCSV struct {
+	w        *bufio.Writer
+	workload []byte // workload_name, already quoted if needed
+	row      []byte
+}
+
+var _ sim.Observer = (*JobsCSV)(nil)
+
+// NewJobsCSV returns a JobsCSV writing to w, with workloadName in every row's
+// workload_name column. It writes the header line at once, into its buffer.
+func NewJobsCSV(w io.Writer, workloadName string) *JobsCSV {
+	c := &JobsCSV{
+		w:        bufio.NewWriterSize(w, jobsCSVBuffer),
+		workload: appendField(nil, workloadName),
+		row:      make([]byte, 0, 512),
+	}
+	c.w.WriteString(jobsCSVHeader) // an error sticks in c.w; Flush returns it
+	return c
+}
+
+// JobDone appends r's row. It panics if r.State is not a known sim.State.
+func (c *JobsCSV) JobDone(r *sim.Record) {
+	j := r.Job
+	b := c.row[:0]
+	b = strconv.AppendInt(b, j.ID, 10)
+	b = append(b, ',')
+	b = append(b, c.workload...)
+	b = append(b, ",delay,"...)
+	b = strconv.AppendInt(b, int64(j.Submit), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(j.Procs), 10)
+	b = append(b, ',')
+	if j.HasEstimate() {
+		b = strconv.AppendInt(b, int64(j.Estimate), 10)
+	} else {
+		b = append(b, "-1"...)
+	}
+	switch r.State {
+	case sim.Completed:
+		b = append(b, ",1,"+finalCompleted+","...)
+	case sim.Killed:
+		b = append(b, ",0,"+finalWalltime+","...)
+	case sim.Rejected:
+		b = append(b, ",0,"+finalRejected+",-1,-1,-1,-1,-1,-1,,-1,"...)
+		b = appendField(b, r.Reason)
+		b = append(b, '\n')
+		c.row = b
+		c.w.Write(b)
+		return
+	default:
+		panic(fmt.Sprintf("report: job %d has unknown state %v", j.ID, r.State))
+	}
+	exec := int64(r.End - r.Start)
+	turnaround := int64(r.End - j.Submit)
+	b = strconv.AppendInt(b, int64(r.Start), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, exec, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.End), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.Start-j.Submit), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, turnaround, 10)
+	b = append(b, ',')
+	if exec > 0 {
+		b = strconv.AppendFloat(b, float64(turnaround)/float64(exec), 'g', -1, 64)
+	} else {
+		b = append(b, "-1"...)
+	}
+	b = append(b, ',')
+	b = cluster.FormatRanges(b, r.Alloc)
+	b = append(b, ",-1,\n"...)
+	c.row = b
+	c.w.Write(b)
+}
+
+// Flush writes any buffered rows and returns the first write error, if any.
+func (c *JobsCSV) Flush() error { return c.w.Flush() }
+
+// appendField appends s to b as one CSV field, quoted only when RFC 4180
+// requires it (s holds a comma, a double quote, CR or LF).
+func appendField(b []byte, s string) []byte {
+	quote := false
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ',' || c == '"' || c == '\r' || c == '\n' {
+			quote = true
+			break
+		}
+	}
+	if !quote {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
+}

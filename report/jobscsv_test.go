@@ -1,0 +1,150 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+func TestAppendField(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"empty", "", ""},
+		{"plain", "needs 9 processors", "needs 9 processors"},
+		{"comma", "a,b", `"a,b"`},
+		{"quote", `say "hi"`, `"say ""hi"""`},
+		{"newline", "a\nb", "\"a\nb\""},
+		{"cr", "a\rb", "\"a\rb\""},
+		{"only quote", `"`, `""""`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(appendField([]byte("x"), tc.in)); got != "x"+tc.want {
+				t.Errorf("appendField(%q) = %q, want %q", tc.in, got[1:], tc.want)
+			}
+		})
+	}
+}
+
+func TestJobsCSVRows(t *testing.T) {
+	job := &workload.Job{ID: 42, Submit: 10, Procs: 3, Run: 7, Estimate: workload.Unknown}
+	for _, tc := range []struct {
+		name string
+		rec  sim.Record
+		want string
+	}{
+		{"completed, no estimate, non-integer stretch",
+			sim.Record{Job: job, State: sim.Completed, Start: 12, End: 19, Alloc: []cluster.Range{rg(0, 1), rg(3, 5)}},
+			"42,w,delay,10,3,-1,1,COMPLETED_SUCCESSFULLY,12,7,19,2,9,1.2857142857142858,0 3-4,-1,"},
+		{"killed",
+			sim.Record{Job: &workload.Job{ID: 1, Submit: 0, Procs: 1, Run: 9, Estimate: 4}, State: sim.Killed, Start: 0, End: 4, Alloc: []cluster.Range{rg(5, 6)}},
+			"1,w,delay,0,1,4,0,COMPLETED_WALLTIME_REACHED,0,4,4,0,4,1,5,-1,"},
+		{"large stretch uses exponent",
+			sim.Record{Job: &workload.Job{ID: 2, Submit: 0, Procs: 1, Run: 1, Estimate: 1}, State: sim.Completed, Start: 2000000, End: 2000001, Alloc: []cluster.Range{rg(0, 1)}},
+			"2,w,delay,0,1,1,1,COMPLETED_SUCCESSFULLY,2000000,1,2000001,2000000,2000001,2.000001e+06,0,-1,"},
+		{"zero execution",
+			sim.Record{Job: job, State: sim.Completed, Start: 10, End: 10},
+			"42,w,delay,10,3,-1,1,COMPLETED_SUCCESSFULLY,10,0,10,0,0,-1,,-1,"},
+		{"rejected with quoted reason",
+			sim.Record{Job: job, State: sim.Rejected, Start: 10, End: 10, Reason: `too "big", sorry`},
+			`42,w,delay,10,3,-1,0,REJECTED,-1,-1,-1,-1,-1,-1,,-1,"too ""big"", sorry"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			c := NewJobsCSV(&buf, "w")
+			c.JobDone(&tc.rec)
+			if err := c.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			got := strings.TrimPrefix(buf.String(), jobsCSVHeader)
+			if got != tc.want+"\n" {
+				t.Errorf("row\n got %q\nwant %q", got, tc.want+"\n")
+			}
+		})
+	}
+}
+
+// TestJobsCSVParses reads the tiny run back with encoding/csv: 17 columns in
+// every row, the quoted fields intact.
+func TestJobsCSVParses(t *testing.T) {
+	var buf bytes.Buffer
+	c := NewJobsCSV(&buf, "odd, name")
+	replay(tinyRun(), c)
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+len(tinyRun()) {
+		t.Fatalf("got %d rows, want %d", len(rows), 1+len(tinyRun()))
+	}
+	if rows[0][0] != "job_id" || rows[0][16] != "metadata" || len(rows[0]) != 17 {
+		t.Errorf("header = %q", rows[0])
+	}
+	if got := rows[1][1]; got != "odd, name" {
+		t.Errorf("workload_name = %q", got)
+	}
+	if got := rows[1][16]; got != "needs 99 processors, machine has 8" {
+		t.Errorf("rejected metadata = %q", got)
+	}
+	if got := rows[4][14]; got != "0-3 6" {
+		t.Errorf("multi-range allocation = %q", got)
+	}
+}
+
+type failWriter struct{ n int }
+
+var errDisk = errors.New("disk full")
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	f.n++
+	return 0, errDisk
+}
+
+func TestJobsCSVWriteError(t *testing.T) {
+	w := &failWriter{}
+	c := NewJobsCSV(w, "w")
+	recs := tinyRun()
+	for i := 0; i < 20000; i++ { // more than the buffer holds
+		c.JobDone(&recs[1])
+	}
+	if err := c.Flush(); !errors.Is(err, errDisk) {
+		t.Errorf("Flush() = %v, want %v", err, errDisk)
+	}
+	if w.n != 1 {
+		t.Errorf("underlying writer called %d times after its error, want 1", w.n)
+	}
+}
+
+func TestJobsCSVNoAllocs(t *testing.T) {
+	c := NewJobsCSV(io.Discard, "w")
+	recs := tinyRun()
+	allocs := testing.AllocsPerRun(1000, func() {
+		for i := range recs {
+			c.JobDone(&recs[i])
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("JobDone allocates %.1f times per %d rows, want 0", allocs, len(recs))
+	}
+}
+
+func BenchmarkJobsCSV(b *testing.B) {
+	c := NewJobsCSV(io.Discard, "bench")
+	recs := tinyRun()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.JobDone(&recs[i%len(recs)])
+	}
+	if err := c.Flush(); err != nil {
+		b.Fatal(err)
+	}
+}
