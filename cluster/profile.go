@@ -175,3 +175,47 @@ func (p *Profile) Advance(t workload.Time) {
 	}
 	p.steps[0].at = t
 }
+
+// Release records that procs processors become free at time at, for
+// building a profile from running jobs in order of their (predicted) ends:
+// at must not be earlier than any step so far. The processors must be taken
+// from the start, e.g. with Reset followed by Add(Start(), Forever, n).
+func (p *Profile) Release(at workload.Time, procs int) {
+	last := &p.steps[len(p.steps)-1]
+	if at < last.at {
+		panic(fmt.Sprintf("cluster: release at %d before the last step at %d", at, last.at))
+	}
+	f := last.free + procs
+	if f > p.size {
+		panic(fmt.Sprintf("cluster: release of %d at %d makes %d free of %d", procs, at, f, p.size))
+	}
+	if at >= workload.Forever {
+		return
+	}
+	if at == last.at {
+		last.free = f
+		if n := len(p.steps); n > 1 && p.steps[n-2].free == f {
+			p.steps = p.steps[:n-1]
+		}
+		return
+	}
+	p.steps = append(p.steps, step{at, f})
+}
+
+// MaxFree returns the largest number of processors free at any instant of
+// [from, to); 0 if the interval is empty.
+func (p *Profile) MaxFree(from, to workload.Time) int {
+	if from < p.steps[0].at {
+		from = p.steps[0].at
+	}
+	if to <= from {
+		return 0
+	}
+	m := 0
+	for i := p.find(from); i < len(p.steps) && p.steps[i].at < to; i++ {
+		if f := p.steps[i].free; f > m {
+			m = f
+		}
+	}
+	return m
+}

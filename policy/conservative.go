@@ -115,6 +115,9 @@ func (c *Conservative) replan() {
 		if p.start == c.now {
 			continue // due now: it starts, it is not re-planned
 		}
+		if c.prof.MaxFree(c.now, p.start) < p.procs {
+			continue // it cannot start any earlier: no instant before its start has room
+		}
 		c.prof.Remove(p.start, p.end(), p.procs)
 		c.place(p)
 	}

@@ -30,10 +30,12 @@ type View interface {
 	// Job returns the i-th queued job in queue order (0 = head). Jobs started
 	// during this pass keep their index.
 	Job(i int) *workload.Job
-	// RunningByEnd calls fn for every running job in order of predicted end
-	// (start + estimate, workload.Forever without an estimate; ties in trace
-	// order) until fn returns false.
-	RunningByEnd(fn func(predictedEnd workload.Time, procs int) bool)
+	// NumRunning is the number of running jobs.
+	NumRunning() int
+	// Running returns the k-th running job in order of predicted end (start +
+	// estimate, workload.Forever without an estimate; ties in trace order):
+	// its predicted end and its processors.
+	Running(k int) (predictedEnd workload.Time, procs int)
 	// Ended returns the jobs that ended since the previous pass, in order of
 	// (end, trace order). A job that ends before its predicted end leaves a
 	// hole in any plan made with its estimate. The slice is valid during the
@@ -105,15 +107,48 @@ func FormatLookahead(n int) string {
 	return strconv.Itoa(n)
 }
 
-// New returns the policy for a backfill setting and lookahead.
-func New(b Backfill, lookahead int) (Policy, error) {
-	switch b {
+// BackfillConservative gives every waiting job a reservation
+// (conservative backfilling, reservation depth "all").
+const BackfillConservative Backfill = "conservative"
+
+// DepthAll is the reservation depth of conservative backfilling.
+const DepthAll = -1
+
+// Config selects a policy by its settings.
+type Config struct {
+	// Backfill is off, easy or conservative.
+	Backfill Backfill
+	// Lookahead is how many queued jobs behind the head backfilling examines,
+	// or LookaheadAll.
+	Lookahead int
+	// Depth is the reservation depth under easy: 0 or 1 is EASY, DepthAll is
+	// conservative, anything between is Depth.
+	Depth int
+}
+
+// New returns the policy for c.
+func New(c Config) (Policy, error) {
+	if c.Lookahead < LookaheadAll {
+		return nil, fmt.Errorf("policy: lookahead %d: want ≥ 0 or all", c.Lookahead)
+	}
+	switch c.Backfill {
 	case BackfillOff:
 		return FCFS{}, nil
+	case BackfillConservative:
+		return &Conservative{}, nil
 	case BackfillEASY:
-		return &EASY{Lookahead: lookahead}, nil
+		switch {
+		case c.Depth == DepthAll:
+			return &Conservative{}, nil
+		case c.Depth < DepthAll:
+			return nil, fmt.Errorf("policy: reservation depth %d: want ≥ 1 or all", c.Depth)
+		case c.Depth <= 1:
+			return &EASY{Lookahead: c.Lookahead}, nil
+		default:
+			return &Depth{Depth: c.Depth, Lookahead: c.Lookahead}, nil
+		}
 	}
-	return nil, fmt.Errorf("policy: unknown backfill %q (want off or easy)", string(b))
+	return nil, fmt.Errorf("policy: unknown backfill %q (want off, easy or conservative)", string(c.Backfill))
 }
 
 // FCFS starts jobs from the head of the queue while the head fits, and never
@@ -160,8 +195,10 @@ func startHeads(v View, d Decisions) (int, int) {
 // of the extra processors for the candidates after it.
 //
 // A job without an estimate is never backfilled. When the head's shadow time
-// is unknown (it waits for a running job without an estimate), only the extra
-// processors may be used.
+// is unknown (it waits for a running job without an estimate), the head could
+// start as soon as that job ends: jobs that end by the earliest time the head
+// could start are backfilled, and longer ones only within the extra that
+// EarliestPossible proves safe.
 type EASY struct {
 	// Lookahead is how many queued jobs behind the head are examined for
 	// backfilling: 0 backfills nothing, LookaheadAll the whole queue.
@@ -187,6 +224,11 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	if e.Lookahead == 0 || free == 0 {
 		return
 	}
+	if shadow == workload.Forever {
+		// The head waits for a job without an estimate: its start is
+		// unknown, but not before this.
+		shadow, extra = EarliestPossible(v, v.Job(h).Procs)
+	}
 	end := n
 	if e.Lookahead > 0 && h+1+e.Lookahead < n {
 		end = h + 1 + e.Lookahead
@@ -198,7 +240,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 			continue
 		}
 		switch {
-		case shadow < workload.Forever && now+j.Estimate <= shadow:
+		case now+j.Estimate <= shadow:
 			// Ends before the head needs the processors.
 		case j.Procs <= extra:
 			extra -= j.Procs
@@ -213,22 +255,65 @@ func (e *EASY) Schedule(v View, d Decisions) {
 // Shadow returns the earliest predicted time at which procs processors are
 // free (from the running jobs' predicted ends) and how many processors beyond
 // procs are free then. The time is workload.Forever when it depends on a job
-// without an estimate.
+// without an estimate; extra is then 0.
 func Shadow(v View, procs int) (at workload.Time, extra int) {
+	return shadow(v, procs, false)
+}
+
+// EarliestPossible is for a head whose shadow time is unknown because it
+// waits for running jobs without an estimate. It returns the earliest time
+// the head could start (when it would if those jobs ended now) and the
+// processors a job running past that time may use without ever delaying the
+// head: the head's leftover at that time when a single running job lacks an
+// estimate (the head cannot start before it ends, and from then on the real
+// free processors are at least the predicted ones), and 0 when several do
+// (the head could start once only some of them end, with less room).
+func EarliestPossible(v View, procs int) (at workload.Time, extra int) {
+	at, extra = shadow(v, procs, true)
+	unknown := 0
+	for k := v.NumRunning() - 1; k >= 0; k-- {
+		if end, _ := v.Running(k); end < workload.Forever {
+			break
+		}
+		unknown++
+	}
+	if unknown > 1 {
+		extra = 0
+	}
+	return at, extra
+}
+
+// shadow computes Shadow, or with unknownEndsNow the shadow time if every
+// running job without an estimate ended now.
+func shadow(v View, procs int, unknownEndsNow bool) (at workload.Time, extra int) {
 	avail := v.Free()
 	at = v.Now()
+	n := v.NumRunning()
+	if unknownEndsNow {
+		for k := n - 1; k >= 0; k-- {
+			end, p := v.Running(k)
+			if end < workload.Forever {
+				break
+			}
+			avail += p
+		}
+	}
 	if avail >= procs {
 		return at, avail - procs
 	}
-	found := false
-	v.RunningByEnd(func(end workload.Time, p int) bool {
-		if found && end > at {
-			return false // jobs ending at the shadow time itself are counted too
+	for k := 0; k < n; k++ {
+		end, p := v.Running(k)
+		if end >= workload.Forever {
+			break
+		}
+		if avail >= procs && end > at {
+			break // jobs ending at the shadow time itself are counted too
 		}
 		avail += p
 		at = end
-		found = avail >= procs
-		return true
-	})
+	}
+	if avail < procs {
+		return workload.Forever, 0
+	}
 	return at, avail - procs
 }

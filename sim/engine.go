@@ -74,8 +74,9 @@ type Record struct {
 // Wait returns the time the job spent queued.
 func (r *Record) Wait() workload.Time { return r.Start - r.Job.Submit }
 
-// Observer receives each job's record when it ends or is rejected, in order of
-// (end time, submission order).
+// Observer receives each job's record when it is rejected (at its submission)
+// or ends. Records come in the order the engine applies events: at each
+// instant, the rejections in trace order, then the ends in trace order.
 type Observer interface {
 	JobDone(r *Record)
 }
@@ -190,8 +191,10 @@ type Engine struct {
 	passLen int     // queue length frozen for the current pass
 	started bool    // a job started during the current pass
 	ends    endHeap
-	running []byEnd // sorted by (predEnd, seq)
+	running []byEnd        // sorted by (predEnd, seq)
 	ended   []policy.Ended // jobs ended since the previous pass
+
+	lastSeq int64 // Seq of the previous accepted job
 
 	rec   Record
 	stats Stats
@@ -289,6 +292,10 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 		return
 	}
 	var id int32
+	if j.Seq <= e.lastSeq && e.stats.Jobs > 1 {
+		j.Seq = e.lastSeq + 1 // the engine relies on Seq increasing
+	}
+	e.lastSeq = j.Seq
 	if n := len(e.freeIDs); n > 0 {
 		id = e.freeIDs[n-1]
 		e.freeIDs = e.freeIDs[:n-1]
@@ -376,13 +383,13 @@ func (e *Engine) Len() int { return e.passLen }
 // Job implements policy.View.
 func (e *Engine) Job(i int) *workload.Job { return &e.slots[e.queue[i]].job }
 
-// RunningByEnd implements policy.View.
-func (e *Engine) RunningByEnd(fn func(workload.Time, int) bool) {
-	for _, r := range e.running {
-		if !fn(r.predEnd, int(r.procs)) {
-			return
-		}
-	}
+// NumRunning implements policy.View.
+func (e *Engine) NumRunning() int { return len(e.running) }
+
+// Running implements policy.View.
+func (e *Engine) Running(k int) (workload.Time, int) {
+	r := &e.running[k]
+	return r.predEnd, int(r.procs)
 }
 
 // Ended implements policy.View.

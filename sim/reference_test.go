@@ -65,11 +65,17 @@ func TestReferenceStartTimes(t *testing.T) {
 	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
 	for _, kind := range []string{"norm", "exact"} {
 		for _, tr := range traces {
-			for _, pol := range []string{"fcfs", "easy", "cons"} {
+			for _, pol := range []string{"fcfs", "easy", "cons", "depth1"} {
 				name := fmt.Sprintf("%s/%s/%s", kind, tr, pol)
 				t.Run(name, func(t *testing.T) {
 					in := filepath.Join(sharedDir, "reference/inputs", kind, tr+".swf.gz")
-					ref := filepath.Join(sharedDir, "reference/outputs", fmt.Sprintf("pyss_%s_%s_%s.swf.gz", kind, tr, pol))
+					refPol := pol
+					if pol == "depth1" {
+						// The profile-based reservation-depth policy at depth 1
+						// must give EASY's schedule.
+						refPol = "easy"
+					}
+					ref := filepath.Join(sharedDir, "reference/outputs", fmt.Sprintf("pyss_%s_%s_%s.swf.gz", kind, tr, refPol))
 					want := referenceStarts(t, ref)
 					rd, err := workload.OpenSWF(in, workload.Rules{})
 					if err != nil {
@@ -82,6 +88,8 @@ func TestReferenceStartTimes(t *testing.T) {
 						p = &policy.EASY{Lookahead: policy.LookaheadAll}
 					case "cons":
 						p = &policy.Conservative{}
+					case "depth1":
+						p = &policy.Depth{Depth: 1, Lookahead: policy.LookaheadAll}
 					}
 					eng, err := sim.New(sim.Config{Procs: rd.Header().MachineSize(), Policy: p})
 					if err != nil {

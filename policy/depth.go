@@ -1,0 +1,109 @@
+package policy
+
+import (
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Depth is backfilling with a reservation depth, as Maui's
+// RESERVATIONDEPTH: at every pass the first Depth waiting jobs, in queue
+// order, get reservations at their earliest place in the availability
+// profile (running jobs by their estimates, plus the reservations before
+// them); then the jobs behind them start now if they have an estimate and
+// fit the profile for their whole estimate, so that no reservation is
+// delayed. Reservations are recomputed from scratch at every pass.
+//
+// Depth 1 gives the same schedule as EASY (EASY computes it faster);
+// Conservative, not a large Depth, is classic conservative backfilling,
+// whose reservations persist between passes. A reserved job whose
+// reservation is now starts now, unless it has no estimate (such a job only
+// starts as the queue's head). Only the head's reservation is a promise: a
+// later reservation can move later when the jobs before it move earlier.
+// Lookahead bounds the number of jobs behind the
+// head that are examined, reserved ones included.
+type Depth struct {
+	// Depth is the number of jobs with reservations (≥ 1).
+	Depth int
+	// Lookahead is as in EASY.
+	Lookahead int
+
+	prof cluster.Profile
+}
+
+var _ Policy = (*Depth)(nil)
+
+// Name implements Policy.
+func (p *Depth) Name() string {
+	return "backfill(depth=" + FormatLookahead(p.Depth) + ",lookahead=" + FormatLookahead(p.Lookahead) + ")"
+}
+
+// Schedule implements Policy.
+func (p *Depth) Schedule(v View, d Decisions) {
+	h, free := startHeads(v, d)
+	n := v.Len()
+	if h >= n {
+		return
+	}
+	now := v.Now()
+	pr := &p.prof
+	pr.Reset(v.Capacity(), now)
+	pr.Add(now, workload.Forever, v.Capacity()-free)
+	for k, nr := 0, v.NumRunning(); k < nr; k++ {
+		pr.Release(v.Running(k))
+	}
+	end := n
+	if p.Lookahead >= 0 && h+1+p.Lookahead < n {
+		end = h + 1 + p.Lookahead
+	}
+	reserved := 0
+	// When the head waits for a running job without an estimate, its start
+	// is unknown but not before limit: jobs that end by then may start, and
+	// longer ones within extra (see EarliestPossible).
+	limit, extra := workload.Forever, 0
+	for i := h; i < end; i++ {
+		j := v.Job(i)
+		if reserved < p.Depth || p.Depth < 0 {
+			reserved++
+			at := pr.Earliest(now, j.Procs, j.Limit())
+			switch {
+			case at == now && i != h:
+				if j.Estimate <= 0 || (now+j.Estimate > limit && j.Procs > extra) {
+					break // not safe to start now; it keeps its place in the plan
+				}
+				if now+j.Estimate > limit {
+					extra -= j.Procs
+				}
+				d.Start(i)
+				free -= j.Procs
+			case i == h && at < workload.Forever:
+				d.Reserve(i, at)
+			case i == h:
+				limit, extra = EarliestPossible(v, j.Procs)
+			}
+			if at < workload.Forever {
+				pr.Add(at, satAdd(at, j.Limit()), j.Procs)
+			}
+			continue
+		}
+		if free == 0 {
+			break
+		}
+		if j.Estimate <= 0 || j.Procs > free || (now+j.Estimate > limit && j.Procs > extra) || !pr.Fits(now, j.Procs, j.Estimate) {
+			continue
+		}
+		if now+j.Estimate > limit {
+			extra -= j.Procs
+		}
+		d.Start(i)
+		free -= j.Procs
+		pr.Add(now, now+j.Estimate, j.Procs)
+	}
+}
+
+// satAdd returns t+d, or workload.Forever when that would pass it.
+func satAdd(t, d workload.Time) workload.Time {
+	if d >= workload.Forever-t {
+		return workload.Forever
+	}
+	return t + d
+}
