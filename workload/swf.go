@@ -21,6 +21,10 @@ var SWFFieldNames = [18]string{
 	"queue number", "partition number", "preceding job number", "think time",
 }
 
+// maxSWFValue is the largest magnitude the reader accepts in a field: larger
+// values are garbage, and every field then fits an int64 with room to spare.
+const maxSWFValue = 1e15
+
 // ErrNoJobs is returned by readers of a trace that holds no job at all.
 var ErrNoJobs = errors.New("workload: trace has no jobs")
 
@@ -179,7 +183,9 @@ func (r *SWFReader) readLine() ([]byte, error) {
 		return nil, io.EOF
 	}
 	r.line++
-	line = bytes.TrimRight(line, "\r\n")
+	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
+		line = line[:len(line)-1]
+	}
 	return line, nil
 }
 
@@ -205,8 +211,8 @@ func (r *SWFReader) readHeader() error {
 		r.hdr.Comments = append(r.hdr.Comments, text)
 		key, val, ok := strings.Cut(text, ":")
 		key = strings.TrimSpace(key)
-		if !ok || key == "" || strings.ContainsAny(key, " \t") {
-			continue // a continuation or free-text comment
+		if !ok || key == "" || strings.ContainsAny(key, " \t") || strings.HasPrefix(val, "//") {
+			continue // a continuation or free-text comment, or a URL ("http://…")
 		}
 		val = strings.TrimSpace(val)
 		r.hdr.Fields = append(r.hdr.Fields, HeaderField{Key: key, Value: val})
@@ -221,16 +227,18 @@ func (r *SWFReader) readHeader() error {
 	}
 }
 
-// firstInt returns the first integer in s if it is positive, else 0.
+// firstInt returns the first integer in s if it is positive, else 0: the
+// first run of digits, negative when a '-' stands right before it. Text
+// before and after the number is ignored ("128 (some text)" gives 128).
 func firstInt(s string) int {
 	i := 0
-	for i < len(s) && (s[i] < '0' || s[i] > '9') && s[i] != '-' {
+	for i < len(s) && (s[i] < '0' || s[i] > '9') {
 		i++
 	}
-	j := i
-	if j < len(s) && s[j] == '-' {
-		j++
+	if i > 0 && s[i-1] == '-' {
+		return 0
 	}
+	j := i
 	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
 		j++
 	}
@@ -285,16 +293,17 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 		if n == 0 && line[i] == ';' {
 			return false, nil
 		}
-		start := i
-		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
-			i++
-		}
 		if n == 18 {
 			return false, &ParseError{Path: r.path, Line: r.line, Err: fmt.Errorf("more than 18 fields (an SWF job line has exactly 18)")}
 		}
-		v, isInt, ok := parseNumber(line[start:i])
+		start := i
+		v, isInt, end, ok := scanNumber(line, i)
+		i = end
 		if !ok {
 			return false, &ParseError{Path: r.path, Line: r.line, Field: n + 1, Err: fmt.Errorf("%q is not a number", line[start:i])}
+		}
+		if !(math.Abs(v) <= maxSWFValue) {
+			return false, &ParseError{Path: r.path, Line: r.line, Field: n + 1, Err: fmt.Errorf("%v is out of range", v)}
 		}
 		r.fields[n], r.ints[n] = v, isInt
 		n++
@@ -309,11 +318,6 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 	for _, k := range [...]int{0, 4, 7, 10, 11, 12, 13, 14, 15, 16} {
 		if !r.ints[k] && f[k] != math.Trunc(f[k]) {
 			return false, &ParseError{Path: r.path, Line: r.line, Field: k + 1, Err: fmt.Errorf("%v is not an integer", f[k])}
-		}
-	}
-	for k, v := range f {
-		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e15 {
-			return false, &ParseError{Path: r.path, Line: r.line, Field: k + 1, Err: fmt.Errorf("%v is out of range", v)}
 		}
 	}
 	seq := r.seq
@@ -339,7 +343,7 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 		PrecedingJob: int64(f[16]),
 		ThinkTime:    f[17],
 	}
-	rounded := !r.ints[1] || !r.ints[3] || !r.ints[8]
+	rounded := f[1] != math.Trunc(f[1]) || f[3] != math.Trunc(f[3]) || f[8] != math.Trunc(f[8])
 	if f[1] < 0 {
 		r.stats.DroppedSubmitUnset++
 		return false, nil
@@ -422,72 +426,65 @@ func containsInt(s []int, v int) bool {
 	return false
 }
 
-// parseNumber parses an SWF number: an optional sign, digits, an optional
-// fraction. It reports whether the text was a plain integer. Other forms
-// (exponents) go through strconv.
-func parseNumber(b []byte) (v float64, isInt, ok bool) {
-	i := 0
+// scanNumber parses the SWF number that starts at b[i] and ends at the next
+// blank (space or tab) or at the end of b, and returns the index of its end.
+// An SWF number is an optional sign, digits and an optional fraction; isInt
+// reports whether it had no '.'. The value is the correctly rounded float64,
+// as strconv.ParseFloat gives: the fast path takes numbers of at most 15
+// digits, whose digits form an integer m < 2^53, so that m / 10^k is one
+// exact division (Clinger's fast path). Longer numbers and other forms
+// (exponents, NaN, Inf) go through strconv.
+func scanNumber(b []byte, i int) (v float64, isInt bool, end int, ok bool) {
+	start := i
 	neg := false
 	if i < len(b) && (b[i] == '-' || b[i] == '+') {
 		neg = b[i] == '-'
 		i++
 	}
-	var ip uint64
-	digits := 0
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		if digits < 18 {
-			ip = ip*10 + uint64(b[i]-'0')
-		} else {
-			return slowNumber(b)
+	var m uint64
+	digits, frac := 0, 0
+	for i < len(b) {
+		c := b[i] - '0'
+		if c > 9 {
+			break
 		}
+		m = m*10 + uint64(c)
 		digits++
 		i++
 	}
-	if i == len(b) {
-		if digits == 0 {
-			return 0, false, false
+	isInt = true
+	if i < len(b) && b[i] == '.' {
+		isInt = false
+		i++
+		for i < len(b) {
+			c := b[i] - '0'
+			if c > 9 {
+				break
+			}
+			m = m*10 + uint64(c)
+			frac++
+			i++
 		}
-		v = float64(ip)
+	}
+	if (i == len(b) || b[i] == ' ' || b[i] == '\t') && digits+frac > 0 && digits+frac <= 15 {
+		v = float64(m)
+		if frac > 0 {
+			v /= pow10[frac]
+		}
 		if neg {
 			v = -v
 		}
-		return v, true, true
+		return v, isInt, i, true
 	}
-	if b[i] != '.' {
-		return slowNumber(b)
-	}
-	i++
-	var fp uint64
-	scale := 1.0
-	fd := 0
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		if fd < 15 {
-			fp = fp*10 + uint64(b[i]-'0')
-			scale *= 10
-		}
-		fd++
+	for i < len(b) && b[i] != ' ' && b[i] != '\t' {
 		i++
 	}
-	if i != len(b) {
-		return slowNumber(b)
-	}
-	if digits == 0 && fd == 0 {
-		return 0, false, false
-	}
-	v = float64(ip) + float64(fp)/scale
-	if neg {
-		v = -v
-	}
-	return v, false, true
+	f, err := strconv.ParseFloat(string(b[start:i]), 64)
+	return f, false, i, err == nil
 }
 
-func slowNumber(b []byte) (float64, bool, bool) {
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return 0, false, false
-	}
-	return v, false, true
-}
+// pow10 holds the powers of ten scanNumber divides by, all exact in float64.
+var pow10 = [16]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // MachineSize returns the machine size the header declares: MaxProcs, else
 // MaxNodes, else 0.

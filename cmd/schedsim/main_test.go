@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run runs the command line and returns its status, stdout and stderr.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := mainWith(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const smallTrace = `; Version: 2.2
+; MaxProcs: 8
+1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1
+2 0 -1 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1
+3 5 -1 50 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1 -1
+4 6 -1 10 16 -1 -1 16 60 -1 1 1 1 -1 -1 -1 -1 -1
+`
+
+func TestExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.swf", smallTrace)
+	bad := writeFile(t, dir, "bad.swf", "; MaxProcs: 8\n1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n2 0 -1 1x0 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n")
+	noSize := writeFile(t, dir, "nosize.swf", "1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n")
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		inStderr string
+		inStdout string
+	}{
+		{"no command", nil, exitUsage, "Commands:", ""},
+		{"help", []string{"help"}, exitOK, "", "Commands:"},
+		{"run help", []string{"run", "--help"}, exitOK, "", "--lookahead"},
+		{"help run", []string{"help", "run"}, exitOK, "", "--backfill"},
+		{"unknown command", []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`, ""},
+		{"unknown flag", []string{"run", "--nope"}, exitUsage, "unknown flag: --nope", ""},
+		{"stray argument", []string{"run", "extra"}, exitUsage, `unexpected argument "extra"`, ""},
+		{"bad backfill", []string{"run", "--trace", good, "--backfill", "sometimes"}, exitUsage, `unknown backfill "sometimes"`, ""},
+		{"bad lookahead", []string{"run", "--trace", good, "--lookahead", "-3"}, exitUsage, "lookahead", ""},
+		{"bad depth", []string{"run", "--trace", good, "--reservation-depth", "0"}, exitUsage, "--reservation-depth", ""},
+		{"bad rule", []string{"run", "--trace", good, "--overrun", "maybe"}, exitUsage, `unknown overrun rule "maybe"`, ""},
+		{"bad status", []string{"run", "--trace", good, "--status", "1,x"}, exitUsage, "bad status", ""},
+		{"missing trace", []string{"run", "--trace", filepath.Join(dir, "absent.swf")}, exitUsage, "absent.swf", ""},
+		{"bad line", []string{"run", "--trace", bad}, exitUsage, "bad.swf:3: field 4 (run time)", ""},
+		{"no machine size", []string{"run", "--trace", noSize}, exitUsage, "--procs", ""},
+		{"negative procs", []string{"run", "--trace", good, "--procs", "-1"}, exitUsage, "--procs", ""},
+		{"no machine size given", []string{"run", "--trace", noSize, "--procs", "4"}, exitOK, "", "jobs"},
+		{"good", []string{"run", "--trace", good}, exitOK, "", "rejected"},
+		{"default trace", []string{"run"}, exitOK, "", "sample"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, tc.inStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.inStderr)
+			}
+			if !strings.Contains(stdout, tc.inStdout) {
+				t.Errorf("stdout %q does not contain %q", stdout, tc.inStdout)
+			}
+		})
+	}
+}
+
+func TestRunOut(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "small.swf", smallTrace)
+	out := filepath.Join(dir, "res")
+	code, _, stderr := run(t, "run", "--trace", trace, "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "jobs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("jobs.csv has %d lines, want header + 4:\n%s", len(lines), csv)
+	}
+	if !strings.HasPrefix(lines[0], "job_id,workload_name,profile,submission_time,") {
+		t.Errorf("header %q", lines[0])
+	}
+	var sum struct {
+		Jobs     int64 `json:"jobs"`
+		Rejected int64 `json:"rejected"`
+		Started  int64 `json:"started"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Jobs != 4 || sum.Rejected != 1 || sum.Started != 3 {
+		t.Errorf("summary jobs=%d rejected=%d started=%d, want 4, 1, 3", sum.Jobs, sum.Rejected, sum.Started)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 2 {
+		t.Errorf("out dir holds %d entries, want jobs.csv and summary.json only", len(entries))
+	}
+}
+
+// A run that fails on bad input leaves no output behind, and an earlier
+// result in the same directory untouched.
+func TestRunBadInputWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "res")
+	good := writeFile(t, dir, "good.swf", smallTrace)
+	if code, _, stderr := run(t, "run", "--trace", good, "--out", out, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	before, _ := os.ReadFile(filepath.Join(out, "jobs.csv"))
+	bad := writeFile(t, dir, "bad.swf", smallTrace+"5 7 -1 10 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1\n")
+	code, _, stderr := run(t, "run", "--trace", bad, "--out", out, "-q")
+	if code != exitUsage {
+		t.Fatalf("exit %d, want 2: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "bad.swf:7") || !strings.Contains(stderr, "17 fields") {
+		t.Errorf("message %q should name the file, the line and the field count", stderr)
+	}
+	after, _ := os.ReadFile(filepath.Join(out, "jobs.csv"))
+	if !bytes.Equal(before, after) {
+		t.Error("a failed run changed the earlier jobs.csv")
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 2 {
+		t.Errorf("out dir holds %d entries after a failed run, want 2 (no temp files)", len(entries))
+	}
+}
+
+// The same input twice gives byte-identical outputs.
+func TestRunDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	var prev [2][]byte
+	for i := 0; i < 3; i++ {
+		out := filepath.Join(dir, "r", string(rune('a'+i)))
+		if code, _, stderr := run(t, "run", "--out", out, "-q", "--lookahead", "all"); code != 0 {
+			t.Fatal(stderr)
+		}
+		for k, name := range []string{"jobs.csv", "summary.json"} {
+			b, err := os.ReadFile(filepath.Join(out, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i > 0 && !bytes.Equal(b, prev[k]) {
+				t.Fatalf("run %d: %s differs from the previous run", i, name)
+			}
+			prev[k] = b
+		}
+	}
+}
