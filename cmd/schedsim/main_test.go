@@ -171,3 +171,70 @@ func TestRunDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Every raw trace of ../shared/traces runs end to end with the default
+// cleaning rules and reports what they changed; the trace without a header
+// asks for --procs and runs once it has it.
+func TestRawTraces(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "traces")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", dir)
+	}
+	tests := []struct {
+		file      string
+		extra     []string
+		code      int
+		wantInOut string // a cleaning count or message the run must report
+	}{
+		{"NASA-iPSC-1993-3.1-cln.swf.gz", nil, exitOK, "no_estimate"},
+		{"LANL-CM5-1994-4.1-cln.swf.gz", nil, exitOK, "overrun_killed"},
+		{"HPC2N-2002-first3170.swf.gz", nil, exitOK, "records read"},
+		{"CEA-Curie-2011-sample30k.swf.gz", nil, exitOK, "records read"},
+		{"lublin-256-synthetic.swf.gz", nil, exitOK, "no_estimate"},
+		{"hpc2n-like-25jobs-noheader.swf", nil, exitUsage, "declares no machine size"},
+		{"hpc2n-like-25jobs-noheader.swf", []string{"--procs", "240"}, exitOK, "25 records read, 25 kept"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file+strings.Join(tc.extra, ""), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "res")
+			args := append([]string{"run", "--trace", filepath.Join(dir, tc.file), "--out", out}, tc.extra...)
+			code, stdout, stderr := run(t, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stdout+stderr, tc.wantInOut) {
+				t.Errorf("output does not mention %q:\n%s%s", tc.wantInOut, stdout, stderr)
+			}
+			if code != exitOK {
+				if _, err := os.Stat(out); err == nil {
+					entries, _ := os.ReadDir(out)
+					if len(entries) > 0 {
+						t.Errorf("a failed run left %d files in %s", len(entries), out)
+					}
+				}
+				return
+			}
+			var sum struct {
+				Jobs     int64 `json:"jobs"`
+				Started  int64 `json:"started"`
+				Rejected int64 `json:"rejected"`
+				Cleaning struct {
+					Records int64 `json:"records"`
+					Kept    int64 `json:"kept"`
+				} `json:"cleaning"`
+			}
+			b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &sum); err != nil {
+				t.Fatal(err)
+			}
+			if sum.Jobs != sum.Cleaning.Kept || sum.Started+sum.Rejected != sum.Jobs || sum.Jobs == 0 {
+				t.Errorf("jobs %d, started %d, rejected %d, kept %d of %d records: inconsistent",
+					sum.Jobs, sum.Started, sum.Rejected, sum.Cleaning.Kept, sum.Cleaning.Records)
+			}
+			t.Logf("%s: %d records, %d kept, %d started, %d rejected", tc.file, sum.Cleaning.Records, sum.Cleaning.Kept, sum.Started, sum.Rejected)
+		})
+	}
+}
