@@ -60,6 +60,10 @@ type Decisions interface {
 	// checks the promise when the job starts and panics if it was broken
 	// (a backfilled job delayed a reservation).
 	Reserve(i int, at workload.Time)
+	// WakeAt asks for a scheduling pass at time t (after now) even if no job
+	// arrives or ends then: for policies that plan periodically, such as
+	// Slurm's backfill every bf_interval. The pass runs only if jobs wait.
+	WakeAt(t workload.Time)
 }
 
 // Policy decides which queued jobs start at each scheduling pass.

@@ -89,6 +89,10 @@ func (v *fakeView) Start(i int) {
 	v.log = append(v.log, fmt.Sprintf("start %d", i))
 }
 
+func (v *fakeView) WakeAt(t workload.Time) {
+	v.log = append(v.log, fmt.Sprintf("wake at %d", t))
+}
+
 func (v *fakeView) Reserve(i int, at workload.Time) {
 	v.log = append(v.log, fmt.Sprintf("reserve %d at %d", i, at))
 }

@@ -169,6 +169,65 @@ func (h *endHeap) pop() endEvent {
 	return top
 }
 
+// timeHeap is a typed binary min-heap of times.
+type timeHeap []workload.Time
+
+func (h *timeHeap) push(t workload.Time) {
+	*h = append(*h, t)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if s[p] <= s[i] {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *timeHeap) pop() workload.Time {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && s[r] < s[l] {
+			m = r
+		}
+		if s[i] <= s[m] {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
+
+// Sampler is an optional interface of an Observer: Sample is called once
+// for every instant at which anything happened, after that instant's pass,
+// with the state the instant left. The engine reuses *s after the call.
+type Sampler interface {
+	Sample(s *Sample)
+}
+
+// Sample is the state of the simulation after one instant.
+type Sample struct {
+	Time        workload.Time
+	Busy        int   // processors allocated
+	Running     int   // running jobs
+	Queued      int   // waiting jobs
+	QueuedProcs int64 // processors the waiting jobs ask for, in all
+}
+
 // byEnd is one running job in the predicted-end index.
 type byEnd struct {
 	predEnd workload.Time
@@ -195,6 +254,10 @@ type Engine struct {
 	ended   []policy.Ended // jobs ended since the previous pass
 
 	lastSeq int64 // Seq of the previous accepted job
+
+	wakes       timeHeap // times a policy asked to be woken at
+	queuedProcs int64    // Σ procs over the queue
+	sample      Sample
 
 	rec   Record
 	stats Stats
@@ -230,7 +293,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		e.stats.FirstEvent = next.Submit
 		e.lastT = next.Submit
 	}
-	for have || len(e.ends) > 0 {
+	sampler, _ := obs.(Sampler)
+	idleWakes := 0
+	for have || len(e.ends) > 0 || (len(e.wakes) > 0 && len(e.queue) > 0) {
 		t := workload.Forever
 		if have {
 			t = next.Submit
@@ -238,8 +303,18 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		if len(e.ends) > 0 && e.ends[0].at < t {
 			t = e.ends[0].at
 		}
+		woken := false
+		if len(e.wakes) > 0 && e.wakes[0] <= t {
+			t = e.wakes[0]
+			for len(e.wakes) > 0 && e.wakes[0] == t {
+				e.wakes.pop()
+			}
+			woken = true
+		}
 		e.advance(t)
+		event := false
 		for have && next.Submit == t {
+			event = true
 			e.submit(&next, obs)
 			if have, err = e.read(src, &next); err != nil {
 				return e.stats, err
@@ -249,10 +324,23 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			}
 		}
 		for len(e.ends) > 0 && e.ends[0].at == t {
+			event = true
 			e.finish(e.ends.pop().id, obs)
 		}
-		if len(e.queue) > 0 || len(e.ended) > 0 {
+		passed := len(e.queue) > 0 || len(e.ended) > 0
+		if passed {
 			e.pass()
+		}
+		if woken && !event && !(passed && e.started) {
+			if idleWakes++; idleWakes > 1<<22 {
+				panic(fmt.Sprintf("sim: policy %s keeps waking the engine at %d without starting anything", e.pol.Name(), t))
+			}
+		} else {
+			idleWakes = 0
+		}
+		if sampler != nil && (event || passed) {
+			e.sample = Sample{Time: t, Busy: e.machine.Size() - e.machine.Free(), Running: len(e.running), Queued: len(e.queue), QueuedProcs: e.queuedProcs}
+			sampler.Sample(&e.sample)
 		}
 	}
 	if len(e.queue) > 0 {
@@ -309,6 +397,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	s.reserved = workload.Forever
 	s.alloc = s.alloc[:0]
 	e.queue = append(e.queue, id)
+	e.queuedProcs += int64(j.Procs)
 	if len(e.queue) > e.stats.MaxQueue {
 		e.stats.MaxQueue = len(e.queue)
 	}
@@ -416,6 +505,7 @@ func (e *Engine) Start(i int) {
 	}
 	s.started = true
 	e.started = true
+	e.queuedProcs -= int64(s.job.Procs)
 	s.start = e.now
 	run := s.job.ActualRun()
 	s.end = e.now + run
@@ -434,6 +524,14 @@ func (e *Engine) Start(i int) {
 	e.running = append(e.running, byEnd{})
 	copy(e.running[k+1:], e.running[k:])
 	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(s.job.Procs), id: id}
+}
+
+// WakeAt implements policy.Decisions.
+func (e *Engine) WakeAt(t workload.Time) {
+	if t <= e.now {
+		panic(fmt.Sprintf("sim: policy %s asked to be woken at %d, not after now (%d)", e.pol.Name(), t, e.now))
+	}
+	e.wakes.push(t)
 }
 
 // Reserve implements policy.Decisions.
