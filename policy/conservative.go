@@ -23,7 +23,8 @@ import (
 // others (the order of pyss's events).
 //
 // A job without an estimate holds its reservation forever in the plan, so
-// no later job is planned after its start.
+// no later job is planned after its start; a job that then finds no place
+// stays unplanned, without a promise, until a re-plan after a job end.
 type Conservative struct {
 	prof cluster.Profile
 	plan []planned // waiting jobs, in queue order
@@ -100,7 +101,9 @@ func (c *Conservative) Schedule(v View, d Decisions) {
 			d.Start(i)
 			continue
 		}
-		d.Reserve(i, p.start)
+		if p.start < workload.Forever {
+			d.Reserve(i, p.start)
+		}
 		c.plan[w] = p
 		w++
 	}
@@ -118,16 +121,19 @@ func (c *Conservative) replan() {
 		if c.prof.MaxFree(c.now, p.start) < p.procs {
 			continue // it cannot start any earlier: no instant before its start has room
 		}
-		c.prof.Remove(p.start, p.end(), p.procs)
+		if p.start < workload.Forever {
+			c.prof.Remove(p.start, p.end(), p.procs)
+		}
 		c.place(p)
 	}
 }
 
-// place puts p at its earliest place in the profile.
+// place puts p at its earliest place in the profile. When jobs without an
+// estimate hold processors forever in the plan, p may have no place: it
+// stays unplanned (start Forever) until a re-plan finds one.
 func (c *Conservative) place(p *planned) {
 	p.start = c.prof.Earliest(c.now, p.procs, p.dur)
-	if p.start == workload.Forever {
-		panic(fmt.Sprintf("policy: conservative found no place for a %d-processor job", p.procs))
+	if p.start < workload.Forever {
+		c.prof.Add(p.start, p.end(), p.procs)
 	}
-	c.prof.Add(p.start, p.end(), p.procs)
 }

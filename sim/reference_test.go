@@ -56,10 +56,6 @@ func referenceStarts(t testing.TB, path string) map[int64]int64 {
 	return out
 }
 
-type startRecorder map[int64]int64
-
-func (s startRecorder) JobDone(r *sim.Record) { s[r.Job.ID] = int64(r.Start) }
-
 func TestReferenceStartTimes(t *testing.T) {
 	needShared(t)
 	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
@@ -95,9 +91,16 @@ func TestReferenceStartTimes(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got := startRecorder{}
-					if _, err := eng.Run(rd, got); err != nil {
+					col := &sim.Collector{}
+					if _, err := eng.Run(rd, col); err != nil {
 						t.Fatal(err)
+					}
+					got := make(map[int64]int64, len(col.Outcomes))
+					for _, o := range col.Outcomes {
+						got[o.Job.ID] = int64(o.Start)
+					}
+					if vs := sim.Verify(rd.Header().MachineSize(), col.Outcomes, verifyOpts(p)); len(vs) > 0 {
+						t.Errorf("%d invariant violations, first: %v", len(vs), vs[0])
 					}
 					mism := 0
 					for id, w := range want {

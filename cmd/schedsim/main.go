@@ -38,6 +38,7 @@ type command struct {
 
 var commands = []command{
 	{"run", "replay a trace under one scheduling policy and report the result", cmdRun},
+	{"verify", "check a run's jobs.csv against the simulator's invariants", cmdVerify},
 }
 
 const topUsage = `schedsim — a discrete-event simulator of HPC batch schedulers.

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+const verifyUsage = `Usage: schedsim verify DIR...
+
+Checks the schedule a run wrote to DIR (jobs.csv and summary.json, as written
+by "schedsim run --out DIR") against the simulator's invariants:
+
+  - no processor runs two jobs at once, and every job runs on exactly the
+    processors it asked for, all on the machine;
+  - no job starts before its submission; every job that was not rejected
+    started once; rejected jobs are exactly those larger than the machine;
+  - a job ends at start + run, or at its requested time when it was killed;
+  - utilisation is at most 1;
+  - with backfilling off (fcfs): no job starts before a job submitted earlier;
+  - with fcfs, EASY or reservation depth: every job starts no later than
+    the reservation it got when it became the head of the queue.
+
+Jobs submitted at the same second are taken in job-id order. It prints every
+violation and exits 1 if there is any, 2 if a file cannot be read.
+
+Example:
+  schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --out res && schedsim verify res
+`
+
+func cmdVerify(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("verify", verifyUsage, stdout)
+	maxShown := fs.Int("max", 20, "print at most this many violations per directory (0: all)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.Usage()
+			return err
+		}
+		return usagef("%v (see schedsim verify --help)", err)
+	}
+	if fs.NArg() == 0 {
+		return usagef("give the result directories to check (see schedsim verify --help)")
+	}
+	bad := 0
+	for _, dir := range fs.Args() {
+		n, total, err := verifyDir(dir, *maxShown, stdout)
+		if err != nil {
+			return err
+		}
+		if total == 0 {
+			fmt.Fprintf(stdout, "%s: %d jobs, all invariants hold\n", dir, n)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %d jobs, %d violations\n", dir, n, total)
+		bad++
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d result directories break invariants", bad, fs.NArg())
+	}
+	return nil
+}
+
+// verifyDir checks one result directory and returns the number of jobs and
+// of violations.
+func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err error) {
+	var sum struct {
+		Policy string `json:"policy"`
+		Procs  int    `json:"procs"`
+	}
+	sp := filepath.Join(dir, "summary.json")
+	b, err := os.ReadFile(sp)
+	if err != nil {
+		return 0, 0, usageError{err}
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return 0, 0, usagef("%s: %v", sp, err)
+	}
+	if sum.Procs <= 0 {
+		return 0, 0, usagef("%s: no machine size (procs)", sp)
+	}
+	outs, err := readJobsCSV(filepath.Join(dir, "jobs.csv"))
+	if err != nil {
+		return 0, 0, err
+	}
+	var opts sim.VerifyOptions
+	switch {
+	case sum.Policy == "fcfs":
+		opts = sim.VerifyOptions{FCFS: true, HeadReservation: true}
+	case strings.HasPrefix(sum.Policy, "easy(") || strings.HasPrefix(sum.Policy, "backfill(depth="):
+		opts.HeadReservation = true
+	}
+	vs := sim.Verify(sum.Procs, outs, opts)
+	for i, v := range vs {
+		if maxShown > 0 && i == maxShown {
+			fmt.Fprintf(w, "%s: … and %d more\n", dir, len(vs)-i)
+			break
+		}
+		fmt.Fprintf(w, "%s: %v\n", dir, v)
+	}
+	return len(outs), len(vs), nil
+}
+
+// readJobsCSV reads a Batsim jobs.csv into outcomes. Columns are found by
+// name, so extra columns are fine.
+func readJobsCSV(path string) ([]sim.Outcome, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.ReuseRecord = true
+	head, err := r.Read()
+	if err != nil {
+		return nil, usagef("%s: %v", path, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	need := []string{"job_id", "submission_time", "requested_number_of_resources", "requested_time",
+		"final_state", "starting_time", "execution_time", "finish_time", "allocated_resources"}
+	for _, n := range need {
+		if _, ok := col[n]; !ok {
+			return nil, usagef("%s: no %s column", path, n)
+		}
+	}
+	var outs []sim.Outcome
+	line := 1
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		line++
+		if err != nil {
+			return nil, usagef("%s: %v", path, err)
+		}
+		num := func(name string) (int64, error) {
+			v, err := strconv.ParseFloat(rec[col[name]], 64)
+			if err != nil {
+				return 0, usagef("%s:%d: %s: %q is not a number", path, line, name, rec[col[name]])
+			}
+			return int64(v), nil
+		}
+		var o sim.Outcome
+		var vals [7]int64
+		for k, n := range []string{"job_id", "submission_time", "requested_number_of_resources", "requested_time", "starting_time", "execution_time", "finish_time"} {
+			if vals[k], err = num(n); err != nil {
+				return nil, err
+			}
+		}
+		o.Job = workload.Job{ID: vals[0], Submit: workload.Time(vals[1]), Procs: int(vals[2]), Estimate: workload.Time(vals[3])}
+		if o.Job.Estimate <= 0 {
+			o.Job.Estimate = workload.Unknown
+		}
+		o.Start, o.End = workload.Time(vals[4]), workload.Time(vals[6])
+		exec := workload.Time(vals[5])
+		switch st := rec[col["final_state"]]; st {
+		case "COMPLETED_SUCCESSFULLY":
+			o.State = sim.Completed
+			o.Job.Run = exec
+		case "COMPLETED_WALLTIME_REACHED":
+			o.State = sim.Killed
+			o.Job.Run = exec + 1 // it would have run longer than its limit
+		case "REJECTED":
+			o.State = sim.Rejected
+			o.Start, o.End = o.Job.Submit, o.Job.Submit
+		default:
+			return nil, usagef("%s:%d: final_state: unknown state %q", path, line, st)
+		}
+		if o.State != sim.Rejected {
+			if o.Alloc, err = cluster.ParseRanges(rec[col["allocated_resources"]]); err != nil {
+				return nil, usagef("%s:%d: allocated_resources: %v", path, line, err)
+			}
+		}
+		outs = append(outs, o)
+	}
+	// Submission order: by submit time, then job id.
+	idx := make([]int, len(outs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := &outs[idx[a]].Job, &outs[idx[b]].Job
+		return x.Submit < y.Submit || (x.Submit == y.Submit && x.ID < y.ID)
+	})
+	for seq, i := range idx {
+		outs[i].Job.Seq = int64(seq)
+	}
+	return outs, nil
+}

@@ -1,0 +1,254 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Outcome is a finished job as a checker sees it: a Record whose memory is
+// its own.
+type Outcome struct {
+	Job   workload.Job
+	State State
+	Start workload.Time
+	End   workload.Time
+	Alloc []cluster.Range
+}
+
+// Collector is an Observer that keeps every job's outcome, for checks and
+// tests. It holds the whole run in memory.
+type Collector struct {
+	Outcomes []Outcome
+}
+
+// JobDone implements Observer.
+func (c *Collector) JobDone(r *Record) {
+	c.Outcomes = append(c.Outcomes, Outcome{
+		Job: *r.Job, State: r.State, Start: r.Start, End: r.End,
+		Alloc: append([]cluster.Range(nil), r.Alloc...),
+	})
+}
+
+// VerifyOptions selects the policy-specific checks of Verify.
+type VerifyOptions struct {
+	// FCFS checks that no job started before a job submitted earlier
+	// (backfilling off, FCFS order).
+	FCFS bool
+	// HeadReservation checks the promise of EASY, reservation-depth and
+	// conservative backfilling with FCFS order: a job starts no later than
+	// the shadow time it got when it became the head of the queue, computed
+	// from the jobs running then and their requested times. It needs every
+	// job to end by its requested time (the kill rule).
+	HeadReservation bool
+}
+
+// Violation is one broken invariant.
+type Violation struct {
+	JobID int64
+	Rule  string // a short name: "overlap", "start-before-submit", …
+	Msg   string
+}
+
+// Error implements error.
+func (v Violation) Error() string { return fmt.Sprintf("job %d: %s: %s", v.JobID, v.Rule, v.Msg) }
+
+// Verify checks a finished schedule of a machine of procs processors and
+// returns every violation found (nil if none):
+//   - every job ran at most once, rejected jobs only when larger than the
+//     machine, and no job started before its submission;
+//   - a job ends at start + run, or at start + estimate when killed;
+//   - a job ran on exactly its number of processors, all on the machine,
+//     and no processor ran two jobs at once (a job ending at t frees its
+//     processors for a job starting at t);
+//   - utilisation ≤ 1;
+//   - the policy-specific checks of opts.
+//
+// Outcomes may be in any order; submission order is (Submit, Seq).
+func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
+	var vs []Violation
+	add := func(j *workload.Job, rule, format string, a ...any) {
+		vs = append(vs, Violation{JobID: j.ID, Rule: rule, Msg: fmt.Sprintf(format, a...)})
+	}
+	order := make([]int, len(outs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		x, y := &outs[order[a]].Job, &outs[order[b]].Job
+		return x.Submit < y.Submit || (x.Submit == y.Submit && x.Seq < y.Seq)
+	})
+	var area float64
+	first, last := workload.Forever, workload.Time(0)
+	ran := make([]int, 0, len(outs))
+	for _, i := range order {
+		o := &outs[i]
+		j := &o.Job
+		if o.State == Rejected {
+			if j.Procs <= procs {
+				add(j, "rejected-fits", "rejected, but its %d processors fit the machine of %d", j.Procs, procs)
+			}
+			continue
+		}
+		if j.Procs > procs {
+			add(j, "oversize-ran", "ran on %d processors, the machine has %d", j.Procs, procs)
+		}
+		if o.Start < j.Submit {
+			add(j, "start-before-submit", "started at %d, submitted at %d", o.Start, j.Submit)
+		}
+		wantEnd := o.Start + j.ActualRun()
+		if o.End != wantEnd {
+			add(j, "end", "ends at %d, want start %d + %d = %d", o.End, o.Start, j.ActualRun(), wantEnd)
+		}
+		if (o.State == Killed) != j.Killed() {
+			add(j, "state", "state %s, but run %d against limit %d", o.State, j.Run, j.Limit())
+		}
+		n := 0
+		for _, r := range o.Alloc {
+			if r.Lo < 0 || r.Hi > procs || r.Lo >= r.Hi {
+				add(j, "alloc-range", "allocated %d-%d outside the machine of %d", r.Lo, r.Hi-1, procs)
+			}
+			n += r.Len()
+		}
+		if n != j.Procs {
+			add(j, "alloc-size", "allocated %d processors, asked for %d", n, j.Procs)
+		}
+		area += float64(j.Procs) * float64(o.End-o.Start)
+		if j.Submit < first {
+			first = j.Submit
+		}
+		if o.End > last {
+			last = o.End
+		}
+		ran = append(ran, i)
+	}
+	vs = append(vs, checkOverlap(procs, outs, ran)...)
+	if len(ran) > 0 && last > first {
+		if u := area / (float64(procs) * float64(last-first)); u > 1+1e-9 {
+			vs = append(vs, Violation{Rule: "utilisation", Msg: fmt.Sprintf("utilisation %.6f > 1", u)})
+		}
+	}
+	if opts.FCFS {
+		vs = append(vs, checkFCFS(outs, ran)...)
+	}
+	if opts.HeadReservation {
+		vs = append(vs, checkHeadReservations(procs, outs, ran)...)
+	}
+	return vs
+}
+
+// checkOverlap replays starts in time order and checks that each processor
+// is free when a job takes it.
+func checkOverlap(procs int, outs []Outcome, ran []int) []Violation {
+	byStart := append([]int(nil), ran...)
+	sort.SliceStable(byStart, func(a, b int) bool { return outs[byStart[a]].Start < outs[byStart[b]].Start })
+	busyUntil := make([]workload.Time, procs)
+	owner := make([]int64, procs)
+	var vs []Violation
+	for _, i := range byStart {
+		o := &outs[i]
+		for _, r := range o.Alloc {
+			lo, hi := max(r.Lo, 0), min(r.Hi, procs)
+			for p := lo; p < hi; p++ {
+				if busyUntil[p] > o.Start {
+					vs = append(vs, Violation{JobID: o.Job.ID, Rule: "overlap",
+						Msg: fmt.Sprintf("processor %d taken at %d while job %d holds it until %d", p, o.Start, owner[p], busyUntil[p])})
+					break
+				}
+				busyUntil[p], owner[p] = o.End, o.Job.ID
+			}
+		}
+	}
+	return vs
+}
+
+// checkFCFS checks that starts are non-decreasing in submission order.
+func checkFCFS(outs []Outcome, ran []int) []Violation {
+	var vs []Violation
+	latest := workload.Time(-1)
+	var latestID int64
+	for _, i := range ran { // ran is in submission order
+		o := &outs[i]
+		if o.Start < latest {
+			vs = append(vs, Violation{JobID: o.Job.ID, Rule: "fcfs-order",
+				Msg: fmt.Sprintf("started at %d before job %d, submitted earlier, started at %d", o.Start, latestID, latest)})
+		}
+		if o.Start > latest {
+			latest, latestID = o.Start, o.Job.ID
+		}
+	}
+	return vs
+}
+
+// checkHeadReservations checks that every job starts no later than the
+// shadow time it had when it became the head of the queue (FCFS order).
+// The instant a job becomes the head never decreases in submission order,
+// so one sweep over the starts keeps the set of running jobs.
+func checkHeadReservations(procs int, outs []Outcome, ran []int) []Violation {
+	var vs []Violation
+	type span struct {
+		predEnd, end workload.Time
+		procs        int
+	}
+	byStart := append([]int(nil), ran...)
+	sort.SliceStable(byStart, func(a, b int) bool { return outs[byStart[a]].Start < outs[byStart[b]].Start })
+	var active []span // running at h, sorted by predicted end
+	busy := 0
+	next := 0
+	started := workload.Time(-1)
+	for _, i := range ran { // submission order
+		o := &outs[i]
+		h := max(o.Job.Submit, started)
+		started = max(started, o.Start)
+		// Bring the running set to instant h: starts at or before h, minus
+		// the jobs that ended by then.
+		for ; next < len(byStart) && outs[byStart[next]].Start <= h; next++ {
+			r := &outs[byStart[next]]
+			if r.End <= h {
+				continue
+			}
+			pe := workload.Forever
+			if r.Job.Estimate > 0 {
+				pe = r.Start + r.Job.Estimate
+			}
+			sp := span{pe, r.End, r.Job.Procs}
+			k := sort.Search(len(active), func(k int) bool { return active[k].predEnd > pe })
+			active = append(active, span{})
+			copy(active[k+1:], active[k:])
+			active[k] = sp
+			busy += sp.procs
+		}
+		w := 0
+		for _, sp := range active {
+			if sp.end <= h {
+				busy -= sp.procs
+				continue
+			}
+			active[w] = sp
+			w++
+		}
+		active = active[:w]
+		if o.Start == h {
+			continue // started as soon as it became the head
+		}
+		free := procs - busy
+		shadow := h
+		for _, sp := range active {
+			if free >= o.Job.Procs {
+				break
+			}
+			free += sp.procs
+			shadow = sp.predEnd
+		}
+		if free < o.Job.Procs || shadow >= workload.Forever {
+			continue // waits for a job without an estimate: no promise
+		}
+		if o.Start > shadow {
+			vs = append(vs, Violation{JobID: o.Job.ID, Rule: "head-reservation",
+				Msg: fmt.Sprintf("became the head at %d with a reservation at %d, started at %d", h, shadow, o.Start)})
+		}
+	}
+	return vs
+}
