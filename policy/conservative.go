@@ -25,6 +25,10 @@ import (
 // A job without an estimate holds its reservation forever in the plan, so
 // no later job is planned after its start; a job that then finds no place
 // stays unplanned, without a promise, until a re-plan after a job end.
+//
+// Under runtime predictions (sim.Config.Estimator) a running job can outlive
+// its place in the plan; the plan is then rebuilt from scratch, running jobs
+// by their corrected predictions and waiting jobs in queue order.
 type Conservative struct {
 	prof cluster.Profile
 	plan []planned // waiting jobs, in queue order
@@ -91,6 +95,9 @@ func (c *Conservative) Schedule(v View, d Decisions) {
 		c.prof.Remove(now, e.PredictedEnd, e.Procs)
 		c.replan()
 	}
+	if c.outlived(v) {
+		c.rebuild(v)
+	}
 	w := 0
 	for i := range c.plan {
 		p := c.plan[i]
@@ -108,6 +115,37 @@ func (c *Conservative) Schedule(v View, d Decisions) {
 		w++
 	}
 	c.plan = c.plan[:w]
+}
+
+// outlived reports whether a running job outlived its place in the plan:
+// under runtime predictions (sim.Config.Estimator) a job can run past its
+// predicted end, and the profile then shows its processors free now while
+// they are busy.
+func (c *Conservative) outlived(v View) bool {
+	due := 0
+	for i := range c.plan {
+		if c.plan[i].start == c.now {
+			due += c.plan[i].procs
+		}
+	}
+	// The plan holds the running jobs and the jobs due now at this instant;
+	// the machine holds only the running jobs.
+	return c.prof.FreeAt(c.now)+due > v.Free()
+}
+
+// rebuild plans from scratch: the running jobs by their (corrected)
+// predicted ends, then every waiting job at its earliest place, in queue
+// order. Reservations may move later; the engine has voided the promises
+// made on the prediction that proved wrong.
+func (c *Conservative) rebuild(v View) {
+	c.prof.Reset(v.Capacity(), c.now)
+	c.prof.Add(c.now, workload.Forever, v.Capacity()-v.Free())
+	for k, n := 0, v.NumRunning(); k < n; k++ {
+		c.prof.Release(v.Running(k))
+	}
+	for i := range c.plan {
+		c.place(&c.plan[i])
+	}
 }
 
 // replan moves every waiting job not due now to its earliest place, in

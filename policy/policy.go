@@ -10,7 +10,10 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -28,27 +31,38 @@ type View interface {
 	// Len is the number of jobs in the queue at the start of the pass.
 	Len() int
 	// Job returns the i-th queued job in queue order (0 = head). Jobs started
-	// during this pass keep their index.
+	// during this pass keep their index. The job's Estimate is the run time
+	// the policy plans with: the user's requested time, or the prediction of
+	// the run's Estimator (sim.Config.Estimator); the job is still killed
+	// only at its requested time.
 	Job(i int) *workload.Job
 	// NumRunning is the number of running jobs.
 	NumRunning() int
 	// Running returns the k-th running job in order of predicted end (start +
 	// estimate, workload.Forever without an estimate; ties in trace order):
-	// its predicted end and its processors.
+	// its predicted end and its processors. Under an Estimator a job that
+	// outlives its prediction gets a later one at that instant, never one in
+	// the past.
 	Running(k int) (predictedEnd workload.Time, procs int)
 	// Ended returns the jobs that ended since the previous pass, in order of
 	// (end, trace order). A job that ends before its predicted end leaves a
 	// hole in any plan made with its estimate. The slice is valid during the
 	// pass only.
 	Ended() []Ended
+	// Version changes whenever the running jobs or their predicted ends
+	// change, or the queue is reordered; it stays the same while only time
+	// passes and jobs join the tail of the queue. A policy may use it to
+	// skip what an earlier pass already examined.
+	Version() uint64
 }
 
 // Ended describes a job that ended.
 type Ended struct {
 	Seq          int64         // the job's trace position (workload.Job.Seq)
 	Start, End   workload.Time // when it ran
-	PredictedEnd workload.Time // start + estimate, or workload.Forever
+	PredictedEnd workload.Time // start + estimate (its last prediction), or workload.Forever
 	Procs        int
+	User         int // workload.Job.User (SWF field 12), for fair-share
 }
 
 // Decisions receives a policy's decisions.
@@ -66,7 +80,9 @@ type Decisions interface {
 	WakeAt(t workload.Time)
 }
 
-// Policy decides which queued jobs start at each scheduling pass.
+// Policy decides which queued jobs start at each scheduling pass. A policy
+// value may keep state between the passes of one run: use a new one for
+// every run.
 type Policy interface {
 	// Name identifies the policy and its settings in reports, e.g. "easy(lookahead=all)".
 	Name() string
@@ -115,23 +131,71 @@ func FormatLookahead(n int) string {
 // (conservative backfilling, reservation depth "all").
 const BackfillConservative Backfill = "conservative"
 
+// BackfillSlurm is Slurm's sched/backfill: a main scheduler in strict
+// priority order at every event, and a backfill cycle every bf_interval
+// (see Slurm).
+const BackfillSlurm Backfill = "slurm"
+
 // DepthAll is the reservation depth of conservative backfilling.
 const DepthAll = -1
 
 // Config selects a policy by its settings.
 type Config struct {
-	// Backfill is off, easy or conservative.
+	// Backfill is off, easy, conservative or slurm.
 	Backfill Backfill
 	// Lookahead is how many queued jobs behind the head backfilling examines,
-	// or LookaheadAll.
+	// or LookaheadAll (not for slurm, which has Slurm.MaxJobTest).
 	Lookahead int
 	// Depth is the reservation depth under easy: 0 or 1 is EASY, DepthAll is
 	// conservative, anything between is Depth.
 	Depth int
+	// Order is the queue's priority order, one of OrderNames; "" is fcfs
+	// (submission order). Conservative backfilling keeps submission order.
+	Order string
+	// Priority holds the settings of the multifactor order; nil means
+	// DefaultPriorityParams.
+	Priority *PriorityParams
+	// SJBF examines EASY's backfill candidates shortest first (easy with
+	// depth 1 only).
+	SJBF bool
+	// Slurm holds the parameters of the slurm backfill; zero fields take
+	// Slurm's defaults.
+	Slurm SlurmParams
 }
 
-// New returns the policy for c.
+// New returns the policy for c: the backfilling policy, wrapped in Ordered
+// unless the order is fcfs.
 func New(c Config) (Policy, error) {
+	p, err := newBackfill(c)
+	if err != nil {
+		return nil, err
+	}
+	if c.SJBF {
+		e, ok := p.(*EASY)
+		if !ok {
+			return nil, fmt.Errorf("policy: shortest-first backfilling (SJBF) needs easy backfilling with reservation depth 1, not %s", p.Name())
+		}
+		e.SJBF = true
+	}
+	prio := DefaultPriorityParams()
+	if c.Priority != nil {
+		prio = *c.Priority
+	}
+	o, err := ParseOrder(c.Order, prio)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := o.(Arrival); ok {
+		return p, nil
+	}
+	if _, ok := p.(*Conservative); ok {
+		return nil, fmt.Errorf("policy: conservative backfilling plans in submission order and cannot use order %s (use easy with a reservation depth, or slurm)", o.Name())
+	}
+	return &Ordered{Order: o, Inner: p}, nil
+}
+
+// newBackfill returns the backfilling policy of c.
+func newBackfill(c Config) (Policy, error) {
 	if c.Lookahead < LookaheadAll {
 		return nil, fmt.Errorf("policy: lookahead %d: want ≥ 0 or all", c.Lookahead)
 	}
@@ -140,6 +204,8 @@ func New(c Config) (Policy, error) {
 		return FCFS{}, nil
 	case BackfillConservative:
 		return &Conservative{}, nil
+	case BackfillSlurm:
+		return NewSlurm(c.Slurm)
 	case BackfillEASY:
 		switch {
 		case c.Depth == DepthAll:
@@ -152,7 +218,7 @@ func New(c Config) (Policy, error) {
 			return &Depth{Depth: c.Depth, Lookahead: c.Lookahead}, nil
 		}
 	}
-	return nil, fmt.Errorf("policy: unknown backfill %q (want off, easy or conservative)", string(c.Backfill))
+	return nil, fmt.Errorf("policy: unknown backfill %q (want off, easy, conservative or slurm)", string(c.Backfill))
 }
 
 // FCFS starts jobs from the head of the queue while the head fits, and never
@@ -198,6 +264,12 @@ func startHeads(v View, d Decisions) (int, int) {
 // will not need at the shadow time. A job started that way consumes its part
 // of the extra processors for the candidates after it.
 //
+// With SJBF the same candidates (the Lookahead jobs behind the head) are
+// examined shortest first: by estimate, ties in queue order. This is the
+// backfill order of EASY++ (Tsafrir, Etsion and Feitelson, "Backfilling using
+// system-generated predictions rather than user runtime estimates", IEEE
+// TPDS 18(6), 2007).
+//
 // A job without an estimate is never backfilled. When the head's shadow time
 // is unknown (it waits for a running job without an estimate), the head could
 // start as soon as that job ends: jobs that end by the earliest time the head
@@ -207,21 +279,59 @@ type EASY struct {
 	// Lookahead is how many queued jobs behind the head are examined for
 	// backfilling: 0 backfills nothing, LookaheadAll the whole queue.
 	Lookahead int
+	// SJBF examines the backfill candidates shortest first instead of in
+	// queue order.
+	SJBF bool
+
+	cand []candidate // SJBF's candidates, reused between passes
+
+	// What the previous pass left: with the same Version and head, every
+	// job it examined still cannot be backfilled (free processors, shadow
+	// and extra are unchanged, and time only makes "ends before the shadow"
+	// harder), so a pass only examines the jobs after seenSeq.
+	seenValid   bool
+	seenVersion uint64
+	seenHead    int64
+	seenSeq     int64
+}
+
+// candidate is a backfill candidate: its estimate and queue index.
+type candidate struct {
+	est workload.Time
+	i   int
+}
+
+func compareCandidates(a, b candidate) int {
+	switch {
+	case a.est != b.est:
+		return cmp.Compare(a.est, b.est)
+	default:
+		return cmp.Compare(a.i, b.i)
+	}
 }
 
 var _ Policy = (*EASY)(nil)
 
 // Name implements Policy.
-func (e *EASY) Name() string { return "easy(lookahead=" + FormatLookahead(e.Lookahead) + ")" }
+func (e *EASY) Name() string {
+	n := "easy(lookahead=" + FormatLookahead(e.Lookahead)
+	if e.SJBF {
+		n += ",sjbf"
+	}
+	return n + ")"
+}
 
 // Schedule implements Policy.
 func (e *EASY) Schedule(v View, d Decisions) {
+	unchanged := e.seenValid && v.Version() == e.seenVersion
+	e.seenValid = false
 	h, free := startHeads(v, d)
 	n := v.Len()
 	if h >= n {
 		return
 	}
-	shadow, extra := Shadow(v, v.Job(h).Procs)
+	head := v.Job(h)
+	shadow, extra := Shadow(v, head.Procs)
 	if shadow < workload.Forever {
 		d.Reserve(h, shadow)
 	}
@@ -231,29 +341,63 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	if shadow == workload.Forever {
 		// The head waits for a job without an estimate: its start is
 		// unknown, but not before this.
-		shadow, extra = EarliestPossible(v, v.Job(h).Procs)
+		shadow, extra = EarliestPossible(v, head.Procs)
 	}
 	end := n
 	if e.Lookahead > 0 && h+1+e.Lookahead < n {
 		end = h + 1 + e.Lookahead
 	}
-	now := v.Now()
-	for i := h + 1; i < end && free > 0; i++ {
-		j := v.Job(i)
-		if j.Procs > free || j.Estimate <= 0 {
-			continue
-		}
-		switch {
-		case now+j.Estimate <= shadow:
-			// Ends before the head needs the processors.
-		case j.Procs <= extra:
-			extra -= j.Procs
-		default:
-			continue
-		}
-		d.Start(i)
-		free -= j.Procs
+	first := h + 1
+	if unchanged && head.Seq == e.seenHead {
+		// Only jobs that joined since the previous pass can fit.
+		first += sort.Search(end-first, func(k int) bool { return v.Job(first+k).Seq > e.seenSeq })
 	}
+	// After this pass every job of the window has been examined.
+	e.seenSeq = head.Seq
+	if end > h+1 {
+		e.seenSeq = v.Job(end - 1).Seq
+	}
+	now := v.Now()
+	if e.SJBF {
+		cand := e.cand[:0]
+		for i := first; i < end; i++ {
+			if est := v.Job(i).Estimate; est > 0 {
+				cand = append(cand, candidate{est, i})
+			}
+		}
+		slices.SortFunc(cand, compareCandidates)
+		e.cand = cand
+		for _, c := range cand {
+			if free == 0 {
+				break
+			}
+			free, extra = backfill(v, d, c.i, now, shadow, free, extra)
+		}
+	} else {
+		for i := first; i < end && free > 0; i++ {
+			free, extra = backfill(v, d, i, now, shadow, free, extra)
+		}
+	}
+	e.seenValid, e.seenVersion, e.seenHead = true, v.Version(), head.Seq
+}
+
+// backfill starts queued job i if it may start now without delaying the
+// head's start at shadow, and returns the free and extra processors left.
+func backfill(v View, d Decisions, i int, now, shadow workload.Time, free, extra int) (int, int) {
+	j := v.Job(i)
+	if j.Procs > free || j.Estimate <= 0 {
+		return free, extra
+	}
+	switch {
+	case now+j.Estimate <= shadow:
+		// Ends before the head needs the processors.
+	case j.Procs <= extra:
+		extra -= j.Procs
+	default:
+		return free, extra
+	}
+	d.Start(i)
+	return free - j.Procs, extra
 }
 
 // Shadow returns the earliest predicted time at which procs processors are

@@ -12,12 +12,17 @@ import (
 const BoundedSlowdownTauSec = 10
 
 // Metrics is a sim.Observer that collects what a run's Summary needs: counts,
-// sums, and each started job's wait (8 bytes per job, for the wait
-// percentiles). It keeps nothing else per job.
+// sums, and for each started job its wait, bounded slowdown and class (17
+// bytes per job, for the percentiles over all jobs and per class). It keeps
+// nothing else per job.
 type Metrics struct {
 	jobs, completed, killed, rejected int64
 
-	waits   []int64 // wait of every job that ran, in report order
+	waits    []int64   // wait of every job that ran, in report order
+	bslds    []float64 // bounded slowdown of every job that ran, in report order
+	cells    []uint8   // size class · NumRuntimeClasses + runtime class
+	killedIn [NumSizeClasses * NumRuntimeClasses]int64
+
 	waitSum int64
 	respSum int64
 	bsldSum float64 // Σ bounded slowdown, summed in report order
@@ -30,6 +35,12 @@ var _ sim.Observer = (*Metrics)(nil)
 
 // NewMetrics returns an empty Metrics.
 func NewMetrics() *Metrics { return &Metrics{} }
+
+// BoundedSlowdown returns max(1, (wait + run) / max(run, τ)) with τ =
+// BoundedSlowdownTauSec, for a job that waited wait and ran run seconds.
+func BoundedSlowdown(wait, run workload.Time) float64 {
+	return max(1, float64(wait+run)/float64(max(run, BoundedSlowdownTauSec)))
+}
 
 // JobDone records r.
 func (m *Metrics) JobDone(r *sim.Record) {
@@ -44,21 +55,26 @@ func (m *Metrics) JobDone(r *sim.Record) {
 		m.completed++
 	}
 	j := r.Job
-	wait := int64(r.Start - j.Submit)
-	run := int64(r.End - r.Start)
-	resp := wait + run
+	wait := r.Start - j.Submit
+	run := r.End - r.Start
 	if len(m.waits) == 0 || j.Submit < m.firstSubmit {
 		m.firstSubmit = j.Submit
 	}
 	if len(m.waits) == 0 || r.End > m.lastEnd {
 		m.lastEnd = r.End
 	}
-	m.waits = append(m.waits, wait)
-	m.waitSum += wait
-	m.respSum += resp
-	m.procSec += int64(j.Procs) * run
-	bsld := float64(resp) / float64(max(run, BoundedSlowdownTauSec))
-	m.bsldSum += max(1, bsld)
+	bsld := BoundedSlowdown(wait, run)
+	cell := uint8(SizeClass(j.Procs)*NumRuntimeClasses + RuntimeClass(run))
+	if r.State == sim.Killed {
+		m.killedIn[cell]++
+	}
+	m.waits = append(m.waits, int64(wait))
+	m.bslds = append(m.bslds, bsld)
+	m.cells = append(m.cells, cell)
+	m.waitSum += int64(wait)
+	m.respSum += int64(wait + run)
+	m.procSec += int64(j.Procs) * int64(run)
+	m.bsldSum += bsld
 }
 
 // Summary is the outcome of one run, as written to summary.json. Times are in
@@ -67,6 +83,8 @@ func (m *Metrics) JobDone(r *sim.Record) {
 // Every average is over the jobs that ran (completed or killed); rejected jobs
 // count only in Jobs and Rejected. When no job ran, every average, percentile,
 // Utilisation, MakespanSec, FirstSubmit and LastEnd is 0 (JSON has no NaN).
+//
+// Summary is comparable with ==: its class tables are arrays.
 type Summary struct {
 	// Trace names the workload.
 	Trace string `json:"trace"`
@@ -90,8 +108,10 @@ type Summary struct {
 	Wait WaitStats `json:"wait"`
 	// MeanBoundedSlowdown is the mean of max(1, (wait + run) / max(run, τ))
 	// with τ = BoundedSlowdownTauSec and run the actual execution time
-	// (end − start).
+	// (end − start). It equals BoundedSlowdown.Mean.
 	MeanBoundedSlowdown float64 `json:"mean_bounded_slowdown"`
+	// BoundedSlowdown describes the bounded slowdowns of the jobs that ran.
+	BoundedSlowdown Dist `json:"bounded_slowdown"`
 	// MeanResponse is the mean response time (end − submit), in seconds.
 	MeanResponse float64 `json:"mean_response"`
 	// Utilisation is Σ procs · run / (P · MakespanSec), a fraction in [0, 1].
@@ -102,6 +122,24 @@ type Summary struct {
 	FirstSubmit workload.Time `json:"first_submit"`
 	// LastEnd is the latest end of a job that ran.
 	LastEnd workload.Time `json:"last_end"`
+	// ThroughputPerHour is Started / MakespanSec, in jobs per hour.
+	ThroughputPerHour float64 `json:"throughput_jobs_per_hour"`
+	// LossOfCapacityProcSec is the processor-time left idle while jobs waited
+	// that the waiting jobs could have used (see TimeSeries.LossProcSec for
+	// the exact definition), in processor-seconds. It is 0 when no TimeSeries
+	// observed the run.
+	LossOfCapacityProcSec int64 `json:"loss_of_capacity_proc_sec"`
+	// LossOfCapacity is LossOfCapacityProcSec / (P · MakespanSec), a fraction
+	// in [0, 1 − Utilisation].
+	LossOfCapacity float64 `json:"loss_of_capacity"`
+
+	// BySize gives the metrics per job size class (SizeClassNames).
+	BySize [NumSizeClasses]ClassStats `json:"by_size"`
+	// ByRuntime gives the metrics per runtime class (RuntimeClassNames).
+	ByRuntime [NumRuntimeClasses]ClassStats `json:"by_runtime"`
+	// BySizeRuntime gives the metrics per size class (outer) and runtime class
+	// (inner).
+	BySizeRuntime [NumSizeClasses][NumRuntimeClasses]ClassStats `json:"by_size_runtime"`
 
 	// Cleaning counts what the trace's cleaning rules did.
 	Cleaning workload.CleanStats `json:"cleaning"`
@@ -111,24 +149,56 @@ type Summary struct {
 	MaxQueue int `json:"max_queue"`
 }
 
-// WaitStats summarises waits, in seconds. Percentiles are nearest-rank: with
-// the n waits sorted ascending as w[1] ≤ … ≤ w[n], the p-th percentile is
-// w[⌈p·n/100⌉]. So Median is w[⌈n/2⌉] (the lower median when n is even), P95
-// is w[⌈0.95·n⌉] and Max is w[n]. All are 0 when n is 0.
-type WaitStats struct {
-	// Mean is the arithmetic mean wait.
+// Dist summarises a distribution over jobs. Percentiles are nearest-rank:
+// with the n values sorted ascending as v[1] ≤ … ≤ v[n], the p-th percentile
+// is v[⌈p·n/100⌉]. So Median is v[⌈n/2⌉] (the lower median when n is even),
+// P95 is v[⌈0.95·n⌉] and Max is v[n]. All are 0 when n is 0.
+type Dist struct {
+	// Mean is the arithmetic mean.
 	Mean float64 `json:"mean"`
 	// Median is the nearest-rank 50th percentile.
 	Median float64 `json:"median"`
+	// P90 is the nearest-rank 90th percentile.
+	P90 float64 `json:"p90"`
 	// P95 is the nearest-rank 95th percentile.
 	P95 float64 `json:"p95"`
-	// Max is the longest wait.
+	// P99 is the nearest-rank 99th percentile.
+	P99 float64 `json:"p99"`
+	// Max is the largest value.
 	Max float64 `json:"max"`
+}
+
+// WaitStats summarises waits, in seconds.
+type WaitStats = Dist
+
+// ClassStats are the metrics of the jobs of one class that ran.
+type ClassStats struct {
+	// Size is the size class's name, or empty for a runtime class.
+	Size string `json:"size,omitempty"`
+	// Runtime is the runtime class's name, or empty for a size class.
+	Runtime string `json:"runtime,omitempty"`
+	// Jobs counts the class's jobs that ran.
+	Jobs int64 `json:"jobs"`
+	// Killed counts those killed at their requested time.
+	Killed int64 `json:"killed"`
+	// Wait describes their waits, in seconds.
+	Wait Dist `json:"wait"`
+	// BoundedSlowdown describes their bounded slowdowns.
+	BoundedSlowdown Dist `json:"bounded_slowdown"`
+}
+
+// Waits returns the waits of the jobs that ran, in seconds, sorted ascending,
+// in a new slice.
+func (m *Metrics) Waits() []int64 {
+	w := slices.Clone(m.waits)
+	slices.Sort(w)
+	return w
 }
 
 // Summary returns the run's summary for a run of trace under policy on procs
 // processors, with the engine's statistics st and the trace's cleaning counts.
-// It sorts the recorded waits in place; calling it again gives the same result.
+// It leaves m unchanged; calling it again gives the same result. It sorts
+// copies of the per-job values, so it needs about 24 bytes per job that ran.
 func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleaning workload.CleanStats) Summary {
 	s := Summary{
 		Trace:     trace,
@@ -143,26 +213,113 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 		Passes:    st.Passes,
 		MaxQueue:  st.MaxQueue,
 	}
+	for i := range s.BySize {
+		s.BySize[i].Size = SizeClassNames[i]
+		for k := range s.BySizeRuntime[i] {
+			s.BySizeRuntime[i][k].Size = SizeClassNames[i]
+			s.BySizeRuntime[i][k].Runtime = RuntimeClassNames[k]
+		}
+	}
+	for k := range s.ByRuntime {
+		s.ByRuntime[k].Runtime = RuntimeClassNames[k]
+	}
 	n := int64(len(m.waits))
 	if n == 0 {
 		return s
 	}
-	slices.Sort(m.waits)
-	s.Wait = WaitStats{
-		Mean:   float64(m.waitSum) / float64(n),
-		Median: float64(m.waits[nearestRank(50, n)]),
-		P95:    float64(m.waits[nearestRank(95, n)]),
-		Max:    float64(m.waits[n-1]),
+	waits := make([]int64, 0, n)
+	bslds := make([]float64, 0, n)
+	var scratch []uint64
+	class := func(c *ClassStats, in func(cell uint8) bool) {
+		waits, bslds = waits[:0], bslds[:0]
+		for i, cell := range m.cells {
+			if in(cell) {
+				waits = append(waits, m.waits[i])
+				bslds = append(bslds, m.bslds[i])
+				c.Jobs++
+			}
+		}
+		for cell, k := range m.killedIn {
+			if in(uint8(cell)) {
+				c.Killed += k
+			}
+		}
+		c.Wait = distInt(waits, &scratch)
+		c.BoundedSlowdown = distFloat(bslds, &scratch)
 	}
-	s.MeanBoundedSlowdown = m.bsldSum / float64(n)
+	var all ClassStats
+	class(&all, func(uint8) bool { return true })
+	s.Wait = all.Wait
+	// The mean over all jobs keeps its report-order sum, as before classes.
+	s.Wait.Mean = float64(m.waitSum) / float64(n)
+	s.BoundedSlowdown = all.BoundedSlowdown
+	s.BoundedSlowdown.Mean = m.bsldSum / float64(n)
+	s.MeanBoundedSlowdown = s.BoundedSlowdown.Mean
+	for i := range s.BySize {
+		class(&s.BySize[i], func(c uint8) bool { return int(c)/NumRuntimeClasses == i })
+		for k := range s.BySizeRuntime[i] {
+			cell := uint8(i*NumRuntimeClasses + k)
+			class(&s.BySizeRuntime[i][k], func(c uint8) bool { return c == cell })
+		}
+	}
+	for k := range s.ByRuntime {
+		class(&s.ByRuntime[k], func(c uint8) bool { return int(c)%NumRuntimeClasses == k })
+	}
 	s.MeanResponse = float64(m.respSum) / float64(n)
 	s.FirstSubmit = m.firstSubmit
 	s.LastEnd = m.lastEnd
 	s.MakespanSec = int64(m.lastEnd - m.firstSubmit)
-	if s.MakespanSec > 0 && procs > 0 {
-		s.Utilisation = float64(m.procSec) / (float64(procs) * float64(s.MakespanSec))
+	if s.MakespanSec > 0 {
+		s.ThroughputPerHour = float64(s.Started) * 3600 / float64(s.MakespanSec)
+		if procs > 0 {
+			s.Utilisation = float64(m.procSec) / (float64(procs) * float64(s.MakespanSec))
+		}
 	}
 	return s
+}
+
+// distInt returns the Dist of v (every value ≥ 0), sorting v in place.
+func distInt(v []int64, scratch *[]uint64) Dist {
+	n := int64(len(v))
+	if n == 0 {
+		return Dist{}
+	}
+	sortNonNegInt64(v, scratch)
+	var sum int64
+	for _, x := range v {
+		sum += x
+	}
+	return Dist{
+		Mean:   float64(sum) / float64(n),
+		Median: float64(v[nearestRank(50, n)]),
+		P90:    float64(v[nearestRank(90, n)]),
+		P95:    float64(v[nearestRank(95, n)]),
+		P99:    float64(v[nearestRank(99, n)]),
+		Max:    float64(v[n-1]),
+	}
+}
+
+// distFloat returns the Dist of v (every value ≥ 0), sorting v in place.
+// The mean sums v in sorted order, so it does not depend on the order v
+// came in.
+func distFloat(v []float64, scratch *[]uint64) Dist {
+	n := int64(len(v))
+	if n == 0 {
+		return Dist{}
+	}
+	sortNonNegFloat64(v, scratch)
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	return Dist{
+		Mean:   sum / float64(n),
+		Median: v[nearestRank(50, n)],
+		P90:    v[nearestRank(90, n)],
+		P95:    v[nearestRank(95, n)],
+		P99:    v[nearestRank(99, n)],
+		Max:    v[n-1],
+	}
 }
 
 // nearestRank returns the 0-based index of the p-th percentile (0 < p ≤ 100)

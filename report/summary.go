@@ -29,33 +29,66 @@ func WriteSummaryJSON(w io.Writer, s *Summary) error {
 // keys they have in summary.json; the records read and kept head them.
 func WriteSummaryTable(w io.Writer, s *Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	row := func(label, format string, args ...any) {
-		fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{label}, args...)...)
+	for _, r := range summaryRows(s) {
+		fmt.Fprintf(tw, "%s%s\t%s\n", strings.Repeat("  ", r.indent), r.label, r.value)
 	}
-	row("trace", "%s", s.Trace)
-	row("policy", "%s", s.Policy)
-	row("processors", "%d", s.Procs)
-	row("jobs", "%d", s.Jobs)
-	row("  started", "%d", s.Started)
-	row("  completed", "%d", s.Completed)
-	row("  killed at limit", "%d", s.Killed)
-	row("  rejected", "%d", s.Rejected)
-	row("wait mean", "%.1f s", s.Wait.Mean)
-	row("wait median", "%.0f s", s.Wait.Median)
-	row("wait p95", "%.0f s", s.Wait.P95)
-	row("wait max", "%.0f s", s.Wait.Max)
-	row("mean response", "%.1f s", s.MeanResponse)
-	row(fmt.Sprintf("mean bounded slowdown (τ=%d s)", BoundedSlowdownTauSec), "%.3f", s.MeanBoundedSlowdown)
-	row("utilisation", "%.2f %%", 100*s.Utilisation)
-	row("makespan", "%d s (%s)", s.MakespanSec, time.Duration(s.MakespanSec)*time.Second)
-	row("first submit", "%d s", s.FirstSubmit)
-	row("last end", "%d s", s.LastEnd)
-	row("scheduling passes", "%d", s.Passes)
-	row("max queue", "%d jobs", s.MaxQueue)
-	c := s.Cleaning
-	if c != (workload.CleanStats{}) {
-		row("cleaning", "%d records read, %d kept", c.Records, c.Kept)
+	for _, r := range cleaningRows(s.Cleaning) {
+		fmt.Fprintf(tw, "%s%s\t%s\n", strings.Repeat("  ", r.indent), r.label, r.value)
 	}
+	return tw.Flush()
+}
+
+// tableRow is one row of the summary table: a label (indented by indent
+// levels under the row before) and its value with units.
+type tableRow struct {
+	label, value string
+	indent       int
+}
+
+// summaryRows returns the summary table's rows, as the terminal and the HTML
+// report show them.
+func summaryRows(s *Summary) []tableRow {
+	var rows []tableRow
+	row := func(indent int, label, format string, args ...any) {
+		rows = append(rows, tableRow{label: label, value: fmt.Sprintf(format, args...), indent: indent})
+	}
+	row(0, "trace", "%s", s.Trace)
+	row(0, "policy", "%s", s.Policy)
+	row(0, "processors", "%d", s.Procs)
+	row(0, "jobs", "%d", s.Jobs)
+	row(1, "started", "%d", s.Started)
+	row(1, "completed", "%d", s.Completed)
+	row(1, "killed at limit", "%d", s.Killed)
+	row(1, "rejected", "%d", s.Rejected)
+	row(0, "wait mean", "%.1f s", s.Wait.Mean)
+	row(0, "wait median", "%.0f s", s.Wait.Median)
+	row(0, "wait p90", "%.0f s", s.Wait.P90)
+	row(0, "wait p95", "%.0f s", s.Wait.P95)
+	row(0, "wait p99", "%.0f s", s.Wait.P99)
+	row(0, "wait max", "%.0f s", s.Wait.Max)
+	row(0, "mean response", "%.1f s", s.MeanResponse)
+	row(0, fmt.Sprintf("mean bounded slowdown (τ=%d s)", BoundedSlowdownTauSec), "%.3f", s.MeanBoundedSlowdown)
+	b := s.BoundedSlowdown
+	row(0, "bounded slowdown median/p90/p99/max", "%.2f / %.2f / %.2f / %.2f", b.Median, b.P90, b.P99, b.Max)
+	row(0, "utilisation", "%.2f %%", 100*s.Utilisation)
+	row(0, "loss of capacity", "%.2f %% (%d processor-s)", 100*s.LossOfCapacity, s.LossOfCapacityProcSec)
+	row(0, "throughput", "%.2f jobs/h", s.ThroughputPerHour)
+	row(0, "makespan", "%d s (%s)", s.MakespanSec, time.Duration(s.MakespanSec)*time.Second)
+	row(0, "first submit", "%d s", s.FirstSubmit)
+	row(0, "last end", "%d s", s.LastEnd)
+	row(0, "scheduling passes", "%d", s.Passes)
+	row(0, "max queue", "%d jobs", s.MaxQueue)
+	return rows
+}
+
+// cleaningRows returns the rows of the cleaning counts: none when all are
+// zero, else the records read and kept, then each non-zero count under its
+// summary.json key.
+func cleaningRows(c workload.CleanStats) []tableRow {
+	if c == (workload.CleanStats{}) {
+		return nil
+	}
+	rows := []tableRow{{label: "cleaning", value: fmt.Sprintf("%d records read, %d kept", c.Records, c.Kept)}}
 	v := reflect.ValueOf(c)
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Field(i)
@@ -63,7 +96,7 @@ func WriteSummaryTable(w io.Writer, s *Summary) error {
 		if !f.CanInt() || f.Int() == 0 || key == "records" || key == "kept" {
 			continue
 		}
-		row("  "+key, "%d", f.Int())
+		rows = append(rows, tableRow{label: key, value: fmt.Sprint(f.Int()), indent: 1})
 	}
-	return tw.Flush()
+	return rows
 }

@@ -6,7 +6,18 @@
 // answer, and hands every finished (or rejected) job to an Observer.
 //
 // The instant rule (SPEC §2): at time t, first every submission at t in trace
-// order, then every job end at t, then one scheduling pass.
+// order, then every job end at t, then (with an Estimator) every running job
+// reaching its predicted end at t without ending, then one scheduling pass.
+//
+// Runtime estimates: without an Estimator a job's estimate is its requested
+// time, which is also when it is killed. With one (Config.Estimator), the
+// policies plan with the estimator's prediction (it replaces the job's
+// Estimate in the queue and in the running jobs' predicted ends), while the
+// job is still killed only at its requested time; a record carries the job
+// as the trace gave it. A running job that reaches its predicted end without
+// ending gets a corrected, later prediction at that instant, which is an
+// event of its own (a pass follows), and every reservation made before is
+// void: it was planned on a prediction that proved wrong.
 //
 // Invariants are checked as the run goes, cheaply and always: no processor is
 // allocated twice, no job starts before its submission or after a reservation
@@ -19,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync/atomic"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
@@ -87,6 +99,9 @@ type Config struct {
 	Procs int
 	// Policy decides what starts; nil means FCFS.
 	Policy policy.Policy
+	// Estimator predicts run times for planning; nil plans with the
+	// requested times. It keeps state: use a new one for every run.
+	Estimator policy.Estimator
 }
 
 // Stats summarises a finished run.
@@ -111,7 +126,9 @@ type slot struct {
 	start    workload.Time
 	end      workload.Time // actual end
 	predEnd  workload.Time // start + estimate, or Forever
+	limit    workload.Time // requested time (the kill limit), ≤ 0: none
 	reserved workload.Time // latest start promised by a reservation
+	epoch    uint32        // the engine's epoch when reserved was set
 	alloc    []cluster.Range
 	started  bool
 }
@@ -250,11 +267,15 @@ type Engine struct {
 	passLen int     // queue length frozen for the current pass
 	started bool    // a job started during the current pass
 	ends    endHeap
+	expiry  endHeap // predicted ends of running jobs that will outlive them (Estimator only)
+	epoch   uint32  // promises made in an earlier epoch are void
+	est     policy.Estimator
 	running []byEnd        // sorted by (predEnd, seq)
 	ended   []policy.Ended // jobs ended since the previous pass
 
 	lastSeq int64 // Seq of the previous accepted job
 
+	version     uint64   // see policy.View.Version
 	wakes       timeHeap // times a policy asked to be woken at
 	queuedProcs int64    // Σ procs over the queue
 	sample      Sample
@@ -264,6 +285,9 @@ type Engine struct {
 	busy  float64 // ∫ busy processors dt, checked against ProcSeconds
 	lastT workload.Time
 }
+
+// engines counts the engines made, to keep their versions apart.
+var engines atomic.Uint64
 
 // ErrUnsorted is returned when a source yields a job submitted before the
 // previous one.
@@ -278,7 +302,11 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Policy == nil {
 		cfg.Policy = policy.FCFS{}
 	}
-	return &Engine{cfg: cfg, pol: cfg.Policy, machine: cluster.NewMachine(cfg.Procs)}, nil
+	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs)}
+	// Versions of different engines never meet, so a policy value reused by
+	// mistake cannot take one run's state for another's.
+	e.version = engines.Add(1) << 40
+	return e, nil
 }
 
 // Run replays src to the end, calling obs for every job, and returns the
@@ -303,6 +331,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		if len(e.ends) > 0 && e.ends[0].at < t {
 			t = e.ends[0].at
 		}
+		if len(e.expiry) > 0 && e.expiry[0].at < t {
+			t = e.expiry[0].at
+		}
 		woken := false
 		if len(e.wakes) > 0 && e.wakes[0] <= t {
 			t = e.wakes[0]
@@ -326,6 +357,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		for len(e.ends) > 0 && e.ends[0].at == t {
 			event = true
 			e.finish(e.ends.pop().id, obs)
+		}
+		for len(e.expiry) > 0 && e.expiry[0].at == t {
+			event = true
+			e.expire(e.expiry.pop().id)
 		}
 		passed := len(e.queue) > 0 || len(e.ended) > 0
 		if passed {
@@ -395,7 +430,12 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	s.job = *j
 	s.started = false
 	s.reserved = workload.Forever
+	s.epoch = e.epoch
+	s.limit = j.Estimate
 	s.alloc = s.alloc[:0]
+	if e.est != nil && j.Estimate > 0 {
+		s.job.Estimate = min(max(e.est.Predict(j), 1), j.Estimate)
+	}
 	e.queue = append(e.queue, id)
 	e.queuedProcs += int64(j.Procs)
 	if len(e.queue) > e.stats.MaxQueue {
@@ -410,13 +450,18 @@ func (e *Engine) touch(t workload.Time) {
 }
 
 func (e *Engine) finish(id int32, obs Observer) {
+	e.version++
 	s := &e.slots[id]
 	e.machine.Release(s.alloc)
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
-	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs})
+	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User})
+	s.job.Estimate = s.limit // the job as the trace gave it
+	if e.est != nil {
+		e.est.Done(&s.job, s.end-s.start)
+	}
 	st := Completed
-	if s.job.Killed() {
+	if s.limit > 0 && s.job.Run > s.limit {
 		st = Killed
 		e.stats.Killed++
 	}
@@ -481,6 +526,9 @@ func (e *Engine) Running(k int) (workload.Time, int) {
 	return r.predEnd, int(r.procs)
 }
 
+// Version implements policy.View.
+func (e *Engine) Version() uint64 { return e.version }
+
 // Ended implements policy.View.
 func (e *Engine) Ended() []policy.Ended { return e.ended }
 
@@ -500,23 +548,36 @@ func (e *Engine) Start(i int) {
 	if e.now < s.job.Submit {
 		panic(fmt.Sprintf("sim: job %d started at %d before its submission at %d", s.job.ID, e.now, s.job.Submit))
 	}
-	if e.now > s.reserved {
+	if e.now > s.reserved && s.epoch == e.epoch {
 		panic(fmt.Sprintf("sim: job %d started at %d after its reservation at %d: a reservation was delayed", s.job.ID, e.now, s.reserved))
 	}
 	s.started = true
 	e.started = true
+	e.version++
 	e.queuedProcs -= int64(s.job.Procs)
 	s.start = e.now
-	run := s.job.ActualRun()
+	run := s.job.Run
+	if s.limit > 0 && run > s.limit {
+		run = s.limit // killed at its requested time
+	}
 	s.end = e.now + run
 	s.predEnd = workload.Forever
 	if s.job.Estimate > 0 {
 		s.predEnd = e.now + s.job.Estimate
+		if s.predEnd < s.end {
+			// Only under an Estimator: the job will outlive its prediction.
+			e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id})
+		}
 	}
 	s.alloc = e.machine.Alloc(s.job.Procs, s.alloc[:0])
 	e.stats.Started++
 	e.stats.ProcSeconds += float64(s.job.Procs) * float64(run)
 	e.ends.push(endEvent{at: s.end, seq: s.job.Seq, id: id})
+	e.insertRunning(s, id)
+}
+
+// insertRunning puts the running job in slot id into the predicted-end index.
+func (e *Engine) insertRunning(s *slot, id int32) {
 	k := sort.Search(len(e.running), func(k int) bool {
 		r := e.running[k]
 		return r.predEnd > s.predEnd || (r.predEnd == s.predEnd && r.seq > s.job.Seq)
@@ -524,6 +585,29 @@ func (e *Engine) Start(i int) {
 	e.running = append(e.running, byEnd{})
 	copy(e.running[k+1:], e.running[k:])
 	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(s.job.Procs), id: id}
+}
+
+// expire handles a running job that reached its predicted end without
+// ending: the Estimator corrects its prediction, the job moves in the
+// predicted-end index, and every reservation promised so far is void.
+func (e *Engine) expire(id int32) {
+	e.version++
+	s := &e.slots[id]
+	if !s.started || s.end <= e.now || s.predEnd != e.now {
+		panic(fmt.Sprintf("sim: prediction of job %d expired at %d: started %v, end %d, predicted end %d", s.job.ID, e.now, s.started, s.end, s.predEnd))
+	}
+	pred := s.predEnd - s.start
+	s.job.Estimate = s.limit
+	next := min(max(e.est.Correct(&s.job, pred), pred+1), s.limit)
+	s.job.Estimate = next
+	k := e.findRunning(s.predEnd, s.job.Seq)
+	e.running = append(e.running[:k], e.running[k+1:]...)
+	s.predEnd = s.start + next
+	e.insertRunning(s, id)
+	if s.predEnd < s.end {
+		e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id})
+	}
+	e.epoch++
 }
 
 // WakeAt implements policy.Decisions.
@@ -540,6 +624,9 @@ func (e *Engine) Reserve(i int, at workload.Time) {
 		panic(fmt.Sprintf("sim: policy %s reserved queue index %d of %d", e.pol.Name(), i, e.passLen))
 	}
 	s := &e.slots[e.queue[i]]
+	if s.epoch != e.epoch {
+		s.reserved, s.epoch = workload.Forever, e.epoch
+	}
 	if at < s.reserved {
 		s.reserved = at
 	}

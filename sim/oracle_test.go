@@ -3,6 +3,7 @@ package sim_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 
@@ -29,11 +30,22 @@ func (j ojob) actual() int {
 	return j.run
 }
 
-// oracle settings: easy false is FCFS; lookahead < 0 is the whole queue.
+// oracle settings: easy false is FCFS; lookahead < 0 is the whole queue;
+// sjf orders the queue by estimate at every pass (no estimate last, ties in
+// submission order); sjbf examines the backfill candidates by estimate.
 type oracleConfig struct {
 	capacity  int
 	easy      bool
 	lookahead int
+	sjf, sjbf bool
+}
+
+// oracleKey is a job's estimate for sjf and sjbf; no estimate sorts last.
+func oracleKey(j ojob) int {
+	if j.est <= 0 {
+		return 1 << 40
+	}
+	return j.est
 }
 
 // oracleSchedule returns each job's start (-1: rejected, larger than the
@@ -125,7 +137,10 @@ func oracleSchedule(cfg oracleConfig, jobs []ojob) []int {
 		if !event || len(queue) == 0 {
 			continue
 		}
-		// One scheduling pass. Heads first, while they fit.
+		// One scheduling pass, in the queue's order. Heads first, while they fit.
+		if cfg.sjf {
+			sort.SliceStable(queue, func(a, b int) bool { return oracleKey(jobs[queue[a]]) < oracleKey(jobs[queue[b]]) })
+		}
 		for len(queue) > 0 && jobs[queue[0]].procs <= freeNow() {
 			run(queue[0], t)
 			queue = queue[1:]
@@ -145,6 +160,9 @@ func oracleSchedule(cfg oracleConfig, jobs []ojob) []int {
 		candidates := append([]int(nil), queue[1:]...)
 		if cfg.lookahead >= 0 && len(candidates) > cfg.lookahead {
 			candidates = candidates[:cfg.lookahead]
+		}
+		if cfg.sjbf {
+			sort.SliceStable(candidates, func(a, b int) bool { return oracleKey(jobs[candidates[a]]) < oracleKey(jobs[candidates[b]]) })
 		}
 		var fits func(c ojob) bool
 		var take func(c ojob)
@@ -292,6 +310,14 @@ var oraclePolicies = []struct {
 	// The profile-based reservation-depth policy at depth 1 is EASY.
 	{&policy.Depth{Depth: 1, Lookahead: 2}, oracleConfig{easy: true, lookahead: 2}},
 	{&policy.Depth{Depth: 1, Lookahead: policy.LookaheadAll}, oracleConfig{easy: true, lookahead: -1}},
+	// Orders and shortest-first backfilling.
+	{&policy.Ordered{Order: policy.Arrival{}, Inner: &policy.EASY{Lookahead: policy.LookaheadAll}}, oracleConfig{easy: true, lookahead: -1}},
+	{&policy.Ordered{Order: policy.SJF{}, Inner: fcfs}, oracleConfig{sjf: true}},
+	{&policy.Ordered{Order: policy.SJF{}, Inner: easy(2)}, oracleConfig{easy: true, lookahead: 2, sjf: true}},
+	{&policy.Ordered{Order: policy.SJF{}, Inner: easyAll}, oracleConfig{easy: true, lookahead: -1, sjf: true}},
+	{&policy.EASY{Lookahead: 2, SJBF: true}, oracleConfig{easy: true, lookahead: 2, sjbf: true}},
+	{&policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}, oracleConfig{easy: true, lookahead: -1, sjbf: true}},
+	{&policy.Ordered{Order: policy.SJF{}, Inner: &policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}}, oracleConfig{easy: true, lookahead: -1, sjf: true, sjbf: true}},
 }
 
 // compareOracle runs one case under every policy and reports the first
@@ -311,7 +337,7 @@ func compareOracle(t *testing.T, seed uint64, capacity int, js []ojob, only func
 		if err := checkPromises(spy, rec.recs); err != nil {
 			t.Fatalf("seed %d, %s: %v\n%s%s", seed, p.pol.Name(), err, formatCase(capacity, js), formatRecords(rec.recs))
 		}
-		if !cfg.easy {
+		if !cfg.easy && !cfg.sjf {
 			// FCFS: no job starts before one queued ahead of it.
 			for i := range js {
 				for k := range i {
@@ -415,20 +441,29 @@ func TestOracleSelf(t *testing.T) {
 		jobs []ojob
 		want []int
 	}{
-		{"fcfs no overtaking", oracleConfig{4, false, 0},
+		{"fcfs no overtaking", oracleConfig{4, false, 0, false, false},
 			[]ojob{{0, 3, 10, 10}, {0, 2, 5, 5}, {0, 1, 5, 5}}, []int{0, 10, 10}},
-		{"easy ends at shadow", oracleConfig{4, true, -1},
+		{"easy ends at shadow", oracleConfig{4, true, -1, false, false},
 			[]ojob{{0, 2, 10, 10}, {0, 4, 10, 10}, {0, 2, 10, 10}}, []int{0, 10, 0}},
-		{"easy crossing uses extra", oracleConfig{10, true, -1},
+		{"easy crossing uses extra", oracleConfig{10, true, -1, false, false},
 			[]ojob{{0, 6, 10, 10}, {0, 8, 10, 10}, {0, 1, 100, 100}, {0, 2, 100, 100}, {0, 1, 100, 100}, {0, 2, 5, 5}},
 			[]int{0, 10, 0, 20, 0, 0}},
-		{"lookahead 2", oracleConfig{8, true, 2},
+		{"lookahead 2", oracleConfig{8, true, 2, false, false},
 			[]ojob{{0, 5, 10, 10}, {0, 8, 10, 10}, {0, 1, 5, 5}, {0, 1, 20, 20}, {0, 1, 5, 5}, {0, 1, 5, 5}},
 			[]int{0, 10, 0, 20, 5, 20}},
-		{"unknown shadow, extra held across passes", oracleConfig{10, true, -1},
+		{"unknown shadow, extra held across passes", oracleConfig{10, true, -1, false, false},
 			[]ojob{{0, 6, 100, -1}, {0, 8, 10, 10}, {0, 2, 1000, 1000}, {1, 2, 1000, 1000}}, []int{0, 100, 0, 110}},
-		{"rejected", oracleConfig{2, false, 0}, []ojob{{0, 3, 1, 1}, {0, 2, 1, 1}}, []int{-1, 0}},
-		{"killed", oracleConfig{2, false, 0}, []ojob{{0, 2, 100, 10}, {0, 2, 1, 1}}, []int{0, 10}},
+		{"rejected", oracleConfig{2, false, 0, false, false}, []ojob{{0, 3, 1, 1}, {0, 2, 1, 1}}, []int{-1, 0}},
+		{"killed", oracleConfig{2, false, 0, false, false}, []ojob{{0, 2, 100, 10}, {0, 2, 1, 1}}, []int{0, 10}},
+		// sjf at 0: 3 (est 5) and 1 (est 10) fill the machine; 2 (est 50) waits.
+		{"sjf", oracleConfig{4, false, 0, true, false},
+			[]ojob{{0, 3, 10, 10}, {0, 2, 5, 50}, {0, 1, 5, 5}}, []int{0, 10, 0}},
+		// Head 2 reserved at 10 with no extra; 3 and 4 both end by 10 but only
+		// 2 processors are free: queue order takes 3, shortest first 4.
+		{"easy queue order", oracleConfig{4, true, -1, false, false},
+			[]ojob{{0, 2, 10, 10}, {0, 4, 10, 10}, {0, 2, 10, 10}, {0, 2, 5, 5}}, []int{0, 10, 0, 20}},
+		{"easy sjbf", oracleConfig{4, true, -1, false, true},
+			[]ojob{{0, 2, 10, 10}, {0, 4, 10, 10}, {0, 2, 10, 10}, {0, 2, 5, 5}}, []int{0, 10, 20, 0}},
 	}
 	for _, c := range cases {
 		if got := oracleSchedule(c.cfg, c.jobs); fmt.Sprint(got) != fmt.Sprint(c.want) {

@@ -1,9 +1,13 @@
-// Package workload holds the job records schedsim replays and the readers that
-// produce them: the Standard Workload Format (SWF, plain or gzip) today.
+// Package workload holds the job records schedsim replays and the readers and
+// writers that produce and store them: the Standard Workload Format (SWF,
+// plain or gzip) and Parquet (schedsim's own job schema, or a dataset's
+// schema through a column mapping), plus the Lublin–Feitelson generator.
 //
 // A Job is an immutable trace record. Readers stream jobs in submission order;
 // the cleaning rules of Rules turn a raw record into what the simulator runs
 // (processors, run time, runtime estimate) and count every job each rule touched.
+// Open is the front door: it detects the format and checks what a run needs
+// (job records present, job numbers unique); see Reader.
 package workload
 
 import "math"
@@ -60,6 +64,17 @@ type Job struct {
 	Partition    int     // field 16
 	PrecedingJob int64   // field 17
 	ThinkTime    float64 // field 18
+
+	// Fields SWF lacks, read from Parquet (see ParquetSchema); each is 0 (or
+	// "") when the trace does not give it, and SWF never does.
+	MinProcs     int64  // min_procs: fewest processors the job can run on
+	MaxProcs     int64  // max_procs: most processors the job can use
+	ReqNodes     int64  // requested_nodes: nodes requested
+	MemPerNodeKB int64  // memory_per_node: memory requested per node, KB
+	Licenses     string // licenses: "name:count,…", as in the trace
+	Template     string // job_template: the job template's name
+	Priority     int64  // priority: the job's priority as the trace gives it (any sign)
+	HoldUntil    Time   // hold_until: the job may not start before this time, s from the trace start
 }
 
 // HasEstimate reports whether the job carries a runtime estimate.

@@ -78,14 +78,34 @@ const (
 	PartialKeep PartialRule = "keep"
 )
 
+// DuplicateRule says what happens to a job whose job number (SWF field 1,
+// Parquet job_id) an earlier kept job already has. Partial records (status
+// 2, 3, 4) are exempt: SWF gives the pieces of a checkpointed job the job's
+// number by design. The readers Open returns apply it; the SWFReader and
+// ParquetReader types alone do not.
+type DuplicateRule string
+
+// Values of DuplicateRule.
+const (
+	// DuplicateError stops the read with a *ParseError naming the record
+	// (default): per-job outputs keyed by job number would be ambiguous.
+	DuplicateError DuplicateRule = "error"
+	// DuplicateKeep keeps the job and counts it (CleanStats.DuplicateIDs).
+	DuplicateKeep DuplicateRule = "keep"
+	// DuplicateDrop drops the later job and counts it
+	// (CleanStats.DroppedDuplicate).
+	DuplicateDrop DuplicateRule = "drop"
+)
+
 // Rules are the cleaning rules applied while reading a trace. The zero value
 // means the defaults.
 type Rules struct {
-	Procs    ProcsSource  // default ProcsRequested
-	ZeroRun  RunRule      // default RunDrop
-	Estimate EstimateRule // default EstimateNone
-	Overrun  OverrunRule  // default OverrunKill
-	Partial  PartialRule  // default PartialAuto
+	Procs     ProcsSource   // default ProcsRequested
+	ZeroRun   RunRule       // default RunDrop
+	Estimate  EstimateRule  // default EstimateNone
+	Overrun   OverrunRule   // default OverrunKill
+	Partial   PartialRule   // default PartialAuto
+	Duplicate DuplicateRule // "" means DuplicateError (applied by Open's readers)
 	// Statuses, when not empty, keeps only jobs whose status (field 11) is listed.
 	Statuses []int
 }
@@ -133,6 +153,11 @@ func (r Rules) Validate() error {
 	if err := check("overrun", string(r.Overrun), string(OverrunKill), string(OverrunExtend)); err != nil {
 		return err
 	}
+	if r.Duplicate != "" {
+		if err := check("duplicate-id", string(r.Duplicate), string(DuplicateError), string(DuplicateKeep), string(DuplicateDrop)); err != nil {
+			return err
+		}
+	}
 	return check("partial", string(r.Partial), string(PartialAuto), string(PartialDrop), string(PartialKeep))
 }
 
@@ -169,4 +194,8 @@ type CleanStats struct {
 	DroppedPartial     int64 `json:"dropped_partial"`      // dropped partial records (status 2/3/4)
 	RoundedFractional  int64 `json:"rounded_fractional"`   // submit, run or requested time rounded to whole seconds
 	DroppedSubmitUnset int64 `json:"dropped_submit_unset"` // dropped: submit time -1
+	// Counted by the readers Open returns (rule Duplicate); left out of JSON
+	// when zero.
+	DuplicateIDs     int64 `json:"duplicate_ids,omitempty"`        // kept although an earlier job has its number (rule keep)
+	DroppedDuplicate int64 `json:"dropped_duplicate_id,omitempty"` // dropped: an earlier job has its number (rule drop)
 }

@@ -28,23 +28,33 @@ const maxSWFValue = 1e15
 // ErrNoJobs is returned by readers of a trace that holds no job at all.
 var ErrNoJobs = errors.New("workload: trace has no jobs")
 
-// ParseError is a bad input record: the file, the line (1-based) and the field
-// (1-based SWF field number, 0 when the whole line is at fault).
+// ParseError is a bad input record: the file, the line (1-based) of an SWF
+// file or the row (1-based) of a Parquet file, and the field: the 1-based SWF
+// field number (0 when the whole record is at fault or the field is not one
+// of SWF's) and, for Parquet, the column's name.
 type ParseError struct {
-	Path  string
-	Line  int64
-	Field int
-	Err   error
+	Path   string
+	Line   int64
+	Row    int64
+	Field  int
+	Column string
+	Err    error
 }
 
-// Error implements error, in the form "path:line: field N (name): reason".
+// Error implements error, in the form "path:line: field N (name): reason" for
+// SWF and "path: row N: column "name": reason" for Parquet.
 func (e *ParseError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
 	}
-	if e.Field > 0 && e.Field <= len(SWFFieldNames) {
+	if e.Row > 0 {
+		fmt.Fprintf(&b, ": row %d", e.Row)
+	}
+	if e.Column != "" {
+		fmt.Fprintf(&b, ": column %q", e.Column)
+	} else if e.Field > 0 && e.Field <= len(SWFFieldNames) {
 		fmt.Fprintf(&b, ": field %d (%s)", e.Field, SWFFieldNames[e.Field-1])
 	}
 	b.WriteString(": ")
@@ -91,17 +101,23 @@ type SWFReader struct {
 	path   string
 	br     *bufio.Reader
 	closer []io.Closer
-	rules  Rules
 	hdr    Header
-	stats  CleanStats
+	cl     cleaner
 	line   int64
-	seq    int64
-	last   Time // submit time of the previous kept record
 	first  []byte
 	fields [18]float64
 	ints   [18]bool
 	done   bool
+	// strict (set by Open) also rejects negative values other than -1,
+	// binary data and overlong lines.
+	strict bool
 }
+
+// maxStrictLine is the longest line a strict reader accepts: an SWF job line
+// is about a hundred bytes, so anything longer is not SWF.
+const maxStrictLine = 1 << 20
+
+var _ Reader = (*SWFReader)(nil)
 
 // OpenSWF opens an SWF trace file, plain or gzip-compressed (detected from
 // its first bytes, not its name). Close the reader when done.
@@ -122,10 +138,17 @@ func OpenSWF(path string, rules Rules) (*SWFReader, error) {
 // NewSWFReader reads an SWF trace from in, plain or gzip-compressed; path
 // names the input in errors. It reads the header before returning.
 func NewSWFReader(in io.Reader, path string, rules Rules) (*SWFReader, error) {
+	return newSWFReader(in, path, rules, false, false)
+}
+
+// newSWFReader is NewSWFReader with Open's checks (strict) and Raw (raw).
+func newSWFReader(in io.Reader, path string, rules Rules, strict, raw bool) (*SWFReader, error) {
 	if err := rules.Validate(); err != nil {
 		return nil, err
 	}
-	r := &SWFReader{path: path, rules: rules.WithDefaults(), last: math.MinInt64}
+	r := &SWFReader{path: path, strict: strict}
+	r.cl = newCleaner(rules, &r.hdr, "SWF lines")
+	r.cl.raw = raw
 	br := bufio.NewReaderSize(in, 256<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -136,17 +159,47 @@ func NewSWFReader(in io.Reader, path string, rules Rules) (*SWFReader, error) {
 		br = bufio.NewReaderSize(zr, 256<<10)
 	}
 	r.br = br
+	if strict {
+		if err := r.sniff(); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
 	if err := r.readHeader(); err != nil {
+		r.Close()
 		return nil, err
 	}
 	return r, nil
+}
+
+// sniff rejects binary input before lines are read: a NUL byte in the first
+// 4 KiB of (decompressed) text.
+func (r *SWFReader) sniff() error {
+	head, err := r.br.Peek(4096)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return &ParseError{Path: r.path, Line: 1, Err: err}
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		line := 1 + int64(bytes.Count(head[:i], []byte{'\n'}))
+		return &ParseError{Path: r.path, Line: line, Err: fmt.Errorf("binary data (a NUL byte at offset %d): not an SWF text trace", i)}
+	}
+	return nil
+}
+
+// empty reports whether the trace has no job line at all (only header
+// comments and blank lines, or nothing); it is valid right after creation.
+func (r *SWFReader) empty() bool { return r.done && r.first == nil }
+
+// errorAt returns a *ParseError about the last record read.
+func (r *SWFReader) errorAt(field int, err error) *ParseError {
+	return &ParseError{Path: r.path, Line: r.line, Field: field, Err: err}
 }
 
 // Header returns the trace's header.
 func (r *SWFReader) Header() *Header { return &r.hdr }
 
 // Stats returns the counts of records read and rules applied so far.
-func (r *SWFReader) Stats() CleanStats { return r.stats }
+func (r *SWFReader) Stats() CleanStats { return r.cl.stats }
 
 // Path returns the name of the input, as given.
 func (r *SWFReader) Path() string { return r.path }
@@ -171,6 +224,9 @@ func (r *SWFReader) readLine() ([]byte, error) {
 		// A very long line: gather it whole.
 		buf := append([]byte(nil), line...)
 		for err == bufio.ErrBufferFull {
+			if r.strict && len(buf) > maxStrictLine {
+				return nil, &ParseError{Path: r.path, Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes: not an SWF text trace", maxStrictLine)}
+			}
 			line, err = r.br.ReadSlice('\n')
 			buf = append(buf, line...)
 		}
@@ -207,23 +263,28 @@ func (r *SWFReader) readHeader() error {
 			r.first = append([]byte(nil), line...)
 			return nil
 		}
-		text := string(t[1:])
-		r.hdr.Comments = append(r.hdr.Comments, text)
-		key, val, ok := strings.Cut(text, ":")
-		key = strings.TrimSpace(key)
-		if !ok || key == "" || strings.ContainsAny(key, " \t") || strings.HasPrefix(val, "//") {
-			continue // a continuation or free-text comment, or a URL ("http://…")
-		}
-		val = strings.TrimSpace(val)
-		r.hdr.Fields = append(r.hdr.Fields, HeaderField{Key: key, Value: val})
-		switch strings.ToLower(key) {
-		case "maxprocs":
-			r.hdr.MaxProcs = firstInt(val)
-		case "maxnodes":
-			r.hdr.MaxNodes = firstInt(val)
-		case "preemption":
-			r.hdr.Preemption = val
-		}
+		r.hdr.addComment(string(t[1:]))
+	}
+}
+
+// addComment adds one header comment line, text without its ';', and the
+// "Key: value" directive it holds, if any.
+func (h *Header) addComment(text string) {
+	h.Comments = append(h.Comments, text)
+	key, val, ok := strings.Cut(text, ":")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" || strings.ContainsAny(key, " \t") || strings.HasPrefix(val, "//") {
+		return // a continuation or free-text comment, or a URL ("http://…")
+	}
+	val = strings.TrimSpace(val)
+	h.Fields = append(h.Fields, HeaderField{Key: key, Value: val})
+	switch strings.ToLower(key) {
+	case "maxprocs":
+		h.MaxProcs = firstInt(val)
+	case "maxnodes":
+		h.MaxNodes = firstInt(val)
+	case "preemption":
+		h.Preemption = val
 	}
 }
 
@@ -300,10 +361,16 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 		v, isInt, end, ok := scanNumber(line, i)
 		i = end
 		if !ok {
+			if r.strict && isBinary(line[start:i]) {
+				return false, &ParseError{Path: r.path, Line: r.line, Field: n + 1, Err: fmt.Errorf("binary data %q: not an SWF text trace", truncate(line[start:i], 16))}
+			}
 			return false, &ParseError{Path: r.path, Line: r.line, Field: n + 1, Err: fmt.Errorf("%q is not a number", line[start:i])}
 		}
 		if !(math.Abs(v) <= maxSWFValue) {
 			return false, &ParseError{Path: r.path, Line: r.line, Field: n + 1, Err: fmt.Errorf("%v is out of range", v)}
+		}
+		if r.strict && v < 0 && v != Unknown {
+			return false, &ParseError{Path: r.path, Line: r.line, Field: n + 1, Err: fmt.Errorf("%s is negative: SWF writes -1 for an unknown value", line[start:i])}
 		}
 		r.fields[n], r.ints[n] = v, isInt
 		n++
@@ -320,11 +387,7 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 			return false, &ParseError{Path: r.path, Line: r.line, Field: k + 1, Err: fmt.Errorf("%v is not an integer", f[k])}
 		}
 	}
-	seq := r.seq
-	r.seq++
-	r.stats.Records++
 	*j = Job{
-		Seq:          seq,
 		ID:           int64(f[0]),
 		RawWait:      f[2],
 		RawRun:       f[3],
@@ -343,87 +406,30 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 		PrecedingJob: int64(f[16]),
 		ThinkTime:    f[17],
 	}
-	rounded := f[1] != math.Trunc(f[1]) || f[3] != math.Trunc(f[3]) || f[8] != math.Trunc(f[8])
-	if f[1] < 0 {
-		r.stats.DroppedSubmitUnset++
-		return false, nil
+	kept, err := r.cl.clean(j, f[1])
+	if err != nil {
+		return false, &ParseError{Path: r.path, Line: r.line, Field: 2, Err: err}
 	}
-	j.Submit = Time(math.Round(f[1]))
-	if j.Submit < r.last {
-		return false, &ParseError{Path: r.path, Line: r.line, Field: 2, Err: fmt.Errorf("submit time %d is earlier than the previous job's %d: SWF lines must be sorted by submit time", j.Submit, r.last)}
-	}
-	r.last = j.Submit
-
-	if len(r.rules.Statuses) > 0 && !containsInt(r.rules.Statuses, j.Status) {
-		r.stats.DroppedStatus++
-		return false, nil
-	}
-	if j.Status >= 2 && j.Status <= 4 {
-		drop := r.rules.Partial == PartialDrop ||
-			(r.rules.Partial == PartialAuto && strings.EqualFold(r.hdr.Preemption, "double"))
-		if drop {
-			r.stats.DroppedPartial++
-			return false, nil
-		}
-	}
-
-	primary, fallback := j.ReqProcs, j.AllocProcs
-	if r.rules.Procs == ProcsAllocated {
-		primary, fallback = fallback, primary
-	}
-	j.Procs = primary
-	if j.Procs <= 0 {
-		j.Procs = fallback
-		if j.Procs > 0 {
-			r.stats.ProcsFromOther++
-		}
-	}
-	if j.Procs <= 0 {
-		r.stats.DroppedProcs++
-		return false, nil
-	}
-
-	j.Run = Time(math.Round(f[3]))
-	if j.Run <= 0 {
-		if r.rules.ZeroRun == RunDrop {
-			r.stats.DroppedRun++
-			return false, nil
-		}
-		j.Run = 1
-		r.stats.RunSetToOne++
-	}
-
-	j.Estimate = Time(math.Round(f[8]))
-	if j.Estimate <= 0 {
-		j.Estimate = Unknown
-		if r.rules.Estimate == EstimateRun {
-			j.Estimate = j.Run
-			r.stats.EstimateFromRun++
-		} else {
-			r.stats.NoEstimate++
-		}
-	} else if j.Run > j.Estimate {
-		if r.rules.Overrun == OverrunExtend {
-			j.Estimate = j.Run
-			r.stats.OverrunExtended++
-		} else {
-			r.stats.Overrun++
-		}
-	}
-	if rounded {
-		r.stats.RoundedFractional++
-	}
-	r.stats.Kept++
-	return true, nil
+	return kept, nil
 }
 
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
+// isBinary reports whether b holds bytes no text trace has: control
+// characters other than tab, CR and LF, or DEL.
+func isBinary(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f {
 			return true
 		}
 	}
 	return false
+}
+
+// truncate returns b cut to at most n bytes.
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
 }
 
 // scanNumber parses the SWF number that starts at b[i] and ends at the next

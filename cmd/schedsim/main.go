@@ -38,7 +38,11 @@ type command struct {
 
 var commands = []command{
 	{"run", "replay a trace under one scheduling policy and report the result", cmdRun},
+	{"convert", "convert a trace between SWF and Parquet, losslessly", cmdConvert},
+	{"generate", "generate a synthetic trace (Lublin-Feitelson model) as SWF or Parquet", cmdGenerate},
+	{"compare", "compare several runs side by side: a table and overlaid plots", cmdCompare},
 	{"verify", "check a run's jobs.csv against the simulator's invariants", cmdVerify},
+	{"bench", "measure wall time, jobs/s and peak memory of end-to-end runs", cmdBench},
 }
 
 const topUsage = `schedsim — a discrete-event simulator of HPC batch schedulers.

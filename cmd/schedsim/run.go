@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -33,7 +34,10 @@ With --backfill easy the blocked head gets a reservation at the earliest time
 the running jobs' requested times free enough processors, and up to
 --lookahead jobs behind it start early if they fit now without delaying it
 (EASY backfilling, as in HPC Pack and pyss). Jobs without a requested time are
-never backfilled.
+never backfilled. --backfill slurm runs Slurm's sched/backfill instead: strict
+priority order at every event, and a backfill cycle every --bf-interval.
+--order sets the queue's priority order (e.g. sjf, wfp3, multifactor), and
+--estimates what the scheduler plans with (e.g. perfect, predict).
 
 Real traces are dirty: the cleaning options below choose what happens to
 missing or inconsistent fields, and the summary counts the jobs each rule
@@ -53,6 +57,13 @@ type runOptions struct {
 	backfill  string
 	lookahead string
 	depth     string
+	order     string // queue order (policy.OrderNames)
+	priority  string // multifactor settings, key=value,…
+	sjbf      bool
+	estimates string // runtime estimates (policy.ParseEstimator)
+	// Slurm's backfill parameters; "" takes Slurm's default.
+	bfInterval, bfMaxJobTest, bfWindow, bfResolution, queueDepth string
+	bfContinue                                                   bool
 
 	procsFrom string
 	zeroRun   string
@@ -60,20 +71,38 @@ type runOptions struct {
 	overrun   string
 	partial   string
 	status    string
+	duplicate string
+	columns   string
+
+	// ganttMaxJobs > 0 keeps the allocations for a Gantt chart of a run
+	// with at most that many jobs.
+	ganttMaxJobs int
 }
 
 func (o *runOptions) register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.trace, "trace", "", "SWF trace file, plain or gzip (default: the embedded sample trace)")
+	fs.StringVar(&o.trace, "trace", "", "trace file: SWF (plain or gzip) or Parquet, detected from its content (default: the embedded sample trace)")
 	fs.IntVar(&o.procs, "procs", 0, "machine size in processors (default: the trace header's MaxProcs, else MaxNodes)")
 	fs.StringVar(&o.backfill, "backfill", string(policy.BackfillEASY), "backfilling: off (strict FCFS), easy (reservations for the first --reservation-depth jobs, backfill behind them) or conservative (a reservation for every job)")
 	fs.StringVar(&o.lookahead, "lookahead", fmt.Sprint(policy.DefaultLookahead), "how many queued jobs behind the head are examined for backfilling: a number or all (HPC Pack's default is 1000)")
 	fs.StringVar(&o.depth, "reservation-depth", "1", "with --backfill easy, how many queued jobs get reservations (Maui's RESERVATIONDEPTH): 1 is EASY, all is conservative backfilling")
+	fs.StringVar(&o.order, "order", policy.OrderFCFS, "queue priority order: fcfs (submission), sjf (shortest requested time), smallest or largest (processors), wfp3 or unicep (Tang et al. 2009), f1 (Carastan-Santos & de Camargo 2017) or multifactor (Slurm's priority/multifactor, see --priority); not with conservative")
+	fs.StringVar(&o.priority, "priority", "", "with --order multifactor, settings key=value,…: weight-age, weight-fairshare, weight-jobsize, weight-partition (default 1000, 10000, 1000, 1000), max-age, half-life (default 7d each), calc-period (default 5m), favor-small (yes/no)")
+	fs.BoolVar(&o.sjbf, "sjbf", false, "with --backfill easy (depth 1), examine backfill candidates shortest first (by estimate) instead of in queue order")
+	fs.StringVar(&o.estimates, "estimates", policy.EstimatesUser, "runtime estimates the scheduler plans with (jobs are still killed only at their requested time): user (the requested time), perfect (the run time), factor:F (F × run time, e.g. factor:2) or predict (average of the user's last two jobs, EASY++); factor and predict take :gradual (default), :requested or :double for a job that outlives its prediction")
+	fs.StringVar(&o.bfInterval, "bf-interval", "", "with --backfill slurm, bf_interval: a backfill cycle every this many seconds (units s, m, h, d allowed; default 30s)")
+	fs.StringVar(&o.bfMaxJobTest, "bf-max-job-test", "", "with --backfill slurm, bf_max_job_test: jobs examined per backfill cycle, a number or all (default 500)")
+	fs.StringVar(&o.bfWindow, "bf-window", "", "with --backfill slurm, bf_window: reservations only for jobs that can start within this time (default 1d)")
+	fs.StringVar(&o.bfResolution, "bf-resolution", "", "with --backfill slurm, bf_resolution: time granularity of the backfill plan (default 60s)")
+	fs.BoolVar(&o.bfContinue, "bf-continue", false, "with --backfill slurm, bf_continue (no effect on the schedule: a simulated cycle is instantaneous; recorded in the policy name)")
+	fs.StringVar(&o.queueDepth, "default-queue-depth", "", "with --backfill slurm, default_queue_depth: jobs the main scheduler examines at each event, a number or all (default 100)")
 	fs.StringVar(&o.procsFrom, "procs-from", string(workload.ProcsRequested), "processor count from: requested (field 8, else allocated) or allocated (field 5, else requested)")
 	fs.StringVar(&o.zeroRun, "zero-run", string(workload.RunDrop), "jobs with run time ≤ 0: drop, or one (run 1 s)")
 	fs.StringVar(&o.estimate, "missing-estimate", string(workload.EstimateNone), "jobs without requested time: none (never backfilled, never killed) or runtime (use the run time)")
 	fs.StringVar(&o.overrun, "overrun", string(workload.OverrunKill), "jobs running longer than requested: kill (at the requested time) or extend (raise the request)")
 	fs.StringVar(&o.partial, "partial", string(workload.PartialAuto), "partial records (status 2/3/4): auto (drop under 'Preemption: Double'), drop or keep")
 	fs.StringVar(&o.status, "status", "", "keep only jobs with these statuses, e.g. 1 or 0,1,5 (default: all)")
+	fs.StringVar(&o.duplicate, "duplicate-id", string(workload.DuplicateError), "jobs whose job number an earlier job has: error (stop with a message), keep or drop (counted in the summary)")
+	fs.StringVar(&o.columns, "columns", "", "Parquet column mapping: a preset (pm100, fdata) or target=column[:unit][?],… (see the README's Workloads section; default: schedsim's own schema)")
 }
 
 func (o *runOptions) rules() (workload.Rules, error) {
@@ -89,6 +118,7 @@ func (o *runOptions) rules() (workload.Rules, error) {
 		Partial:  workload.PartialRule(o.partial),
 		Statuses: st,
 	}
+	r.Duplicate = workload.DuplicateRule(o.duplicate)
 	if err := r.Validate(); err != nil {
 		return r, usageError{err}
 	}
@@ -104,19 +134,100 @@ func (o *runOptions) policy() (policy.Policy, error) {
 	if err != nil || depth == 0 {
 		return nil, usagef("--reservation-depth %q: want a number of jobs ≥ 1 or all", o.depth)
 	}
-	p, err := policy.New(policy.Config{Backfill: policy.Backfill(o.backfill), Lookahead: la, Depth: depth})
+	cfg := policy.Config{Backfill: policy.Backfill(o.backfill), Lookahead: la, Depth: depth, Order: o.order, SJBF: o.sjbf}
+	if o.priority != "" {
+		if !strings.EqualFold(o.order, policy.OrderMultiFactor) {
+			return nil, usagef("--priority %q: applies to --order multifactor only", o.priority)
+		}
+		prio, err := policy.ParsePriority(o.priority, policy.DefaultPriorityParams())
+		if err != nil {
+			return nil, usagef("--priority: %v", err)
+		}
+		cfg.Priority = &prio
+	}
+	if cfg.Slurm, err = o.slurmParams(); err != nil {
+		return nil, err
+	}
+	p, err := policy.New(cfg)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	return p, nil
 }
 
-// openTrace opens the trace the options name.
-func (o *runOptions) openTrace(rules workload.Rules) (*workload.SWFReader, error) {
-	if o.trace == "" {
-		return workload.NewSWFReader(traces.Sample(), "embedded:"+traces.SampleName, rules)
+// slurmParams parses the --bf-* and --default-queue-depth flags, which need
+// --backfill slurm.
+func (o *runOptions) slurmParams() (policy.SlurmParams, error) {
+	var sp policy.SlurmParams
+	durations := []struct {
+		flag, val string
+		dst       *workload.Time
+	}{{"bf-interval", o.bfInterval, &sp.Interval}, {"bf-window", o.bfWindow, &sp.Window}, {"bf-resolution", o.bfResolution, &sp.Resolution}}
+	counts := []struct {
+		flag, val string
+		dst       *int
+	}{{"bf-max-job-test", o.bfMaxJobTest, &sp.MaxJobTest}, {"default-queue-depth", o.queueDepth, &sp.QueueDepth}}
+	slurm := policy.Backfill(o.backfill) == policy.BackfillSlurm
+	for _, d := range durations {
+		if d.val == "" {
+			continue
+		}
+		if !slurm {
+			return sp, usagef("--%s: applies to --backfill slurm only", d.flag)
+		}
+		t, err := policy.ParseDuration(d.val)
+		if err != nil || t == 0 {
+			return sp, usagef("--%s %q: want a positive duration in seconds, e.g. 30, 30s, 5m, 1d", d.flag, d.val)
+		}
+		*d.dst = t
 	}
-	r, err := workload.OpenSWF(o.trace, rules)
+	for _, c := range counts {
+		if c.val == "" {
+			continue
+		}
+		if !slurm {
+			return sp, usagef("--%s: applies to --backfill slurm only", c.flag)
+		}
+		n, err := policy.ParseLookahead(c.val)
+		if err != nil || n == 0 {
+			return sp, usagef("--%s %q: want a number of jobs ≥ 1 or all", c.flag, c.val)
+		}
+		*c.dst = n
+	}
+	if o.bfContinue && !slurm {
+		return sp, usagef("--bf-continue: applies to --backfill slurm only")
+	}
+	sp.Continue = o.bfContinue
+	return sp, nil
+}
+
+// estimator parses --estimates: nil plans with the requested times.
+func (o *runOptions) estimator() (policy.Estimator, error) {
+	e, err := policy.ParseEstimator(o.estimates)
+	if err != nil {
+		return nil, usagef("--estimates: %v", err)
+	}
+	return e, nil
+}
+
+// openTrace opens the trace the options name: SWF (plain or gzip) or
+// Parquet, detected from the file's content.
+func (o *runOptions) openTrace(rules workload.Rules) (workload.Reader, error) {
+	var opts []workload.Option
+	if o.columns != "" {
+		m, err := workload.ParseColumns(o.columns)
+		if err != nil {
+			return nil, usagef("--columns: %v", err)
+		}
+		opts = append(opts, workload.WithColumns(m))
+	}
+	var r workload.Reader
+	var err error
+	if o.trace == "" {
+		r, err = workload.NewReader(traces.Sample(), "embedded:"+traces.SampleName, rules, opts...)
+	} else {
+		r, err = workload.Open(o.trace, rules, opts...)
+	}
 	if err != nil {
 		var pe *workload.ParseError
 		if errors.As(err, &pe) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
@@ -138,6 +249,8 @@ func (o *runOptions) traceName() string {
 // result is what a finished run hands the writers.
 type result struct {
 	summary report.Summary
+	// run holds what the plots and report.html show.
+	run *report.Run
 }
 
 // simulate runs the simulation, feeding every record to obs as well as to
@@ -148,6 +261,10 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		return nil, err
 	}
 	pol, err := o.policy()
+	if err != nil {
+		return nil, err
+	}
+	est, err := o.estimator()
 	if err != nil {
 		return nil, err
 	}
@@ -166,12 +283,18 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 			return nil, usagef("%s declares no machine size (no MaxProcs or MaxNodes header line): give it with --procs N", rd.Path())
 		}
 	}
-	eng, err := sim.New(sim.Config{Procs: procs, Policy: pol})
+	eng, err := sim.New(sim.Config{Procs: procs, Policy: pol, Estimator: est})
 	if err != nil {
 		return nil, usageError{err}
 	}
 	m := report.NewMetrics()
-	all := append(report.Observers{m}, obs...)
+	ts := report.NewTimeSeries(procs, report.DefaultSeriesPoints)
+	all := append(report.Observers{m, ts}, obs...)
+	var gantt *report.Gantt
+	if o.ganttMaxJobs > 0 {
+		gantt = report.NewGantt(o.ganttMaxJobs)
+		all = append(all, gantt)
+	}
 	st, err := eng.Run(rd, all)
 	if err != nil {
 		var pe *workload.ParseError
@@ -180,22 +303,43 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		}
 		return nil, err
 	}
-	s := m.Summary(o.traceName(), pol.Name(), procs, st, rd.Stats())
-	return &result{summary: s}, nil
+	polName := pol.Name()
+	if est != nil {
+		polName += "+estimates=" + est.Name()
+	}
+	s := m.Summary(o.traceName(), polName, procs, st, rd.Stats())
+	ts.AddTo(&s)
+	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt}
+	return &result{summary: s, run: run}, nil
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
-	var out, cpuProfile, memProfile string
-	var quiet bool
+	var out, cpuProfile, memProfile, progress, formats string
+	var quiet, plots bool
 	fs := newFlagSet("run", runUsage, stdout)
 	o.register(fs)
 	fs.StringVar(&out, "out", "", "write DIR/jobs.csv (Batsim's columns) and DIR/summary.json; the directory is created if needed")
+	fs.StringVar(&formats, "format", "csv", "with --out, the per-job tables to write: csv (jobs.csv), parquet (jobs.parquet, same columns, typed) or csv,parquet")
+	fs.BoolVar(&plots, "plots", true, "with --out, also write the plots (NAME.svg and NAME.png) and DIR/report.html; --plots=false skips them")
+	fs.IntVar(&o.ganttMaxJobs, "gantt-max-jobs", report.DefaultGanttMaxJobs, "draw the Gantt chart only for runs of at most this many jobs (0: never)")
+	fs.StringVar(&progress, "progress", "auto", "progress on stderr: auto (only when stderr is a terminal and CI is not set), always or never")
 	fs.BoolVarP(&quiet, "quiet", "q", false, "do not print the summary table")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	fs.StringVar(&memProfile, "memprofile", "", "write a heap profile at the end of the run to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	tables, err := parseJobTables(formats)
+	if err != nil {
+		return err
+	}
+	prog, progressDone, err := newProgress(progress, stderr)
+	if err != nil {
+		return err
+	}
+	if !plots || out == "" {
+		o.ganttMaxJobs = 0
 	}
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
@@ -211,8 +355,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 
 	var res *result
 	if out == "" {
-		var err error
-		if res, err = o.simulate(); err != nil {
+		res, err = o.simulate(prog...)
+		progressDone()
+		if err != nil {
 			return err
 		}
 	} else {
@@ -225,7 +370,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		defer jobsFile.Abort()
 		csv := report.NewJobsCSV(jobsFile, o.traceName())
-		if res, err = o.simulate(csv); err != nil {
+		if err := tables.open(out, o.traceName()); err != nil {
+			return err
+		}
+		defer tables.abort()
+		res, err = o.simulate(append(prog, tables.observers(csv)...)...)
+		progressDone()
+		if err != nil {
 			return err
 		}
 		if err := csv.Flush(); err != nil {
@@ -239,11 +390,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if err := report.WriteSummaryJSON(sumFile, &res.summary); err != nil {
 			return err
 		}
-		if err := jobsFile.Commit(); err != nil {
+		if err := tables.commit(jobsFile); err != nil {
 			return err
 		}
 		if err := sumFile.Commit(); err != nil {
 			return err
+		}
+		if plots {
+			if err := writeRunPlots(out, res.run); err != nil {
+				return err
+			}
 		}
 	}
 	if memProfile != "" {
@@ -266,7 +422,94 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if out != "" {
-		fmt.Fprintf(stderr, "wrote %s and %s\n", filepath.Join(out, "jobs.csv"), filepath.Join(out, "summary.json"))
+		fmt.Fprintf(stderr, "wrote %s and %s\n", tables.names(out), filepath.Join(out, "summary.json"))
+		if plots {
+			fmt.Fprintf(stderr, "wrote the plots and %s\n", filepath.Join(out, "report.html"))
+		}
 	}
 	return nil
+}
+
+// jobTables are the per-job tables --format asks for: jobs.csv (whose
+// observer cmdRun makes) and jobs.parquet.
+type jobTables struct {
+	csv, parquet bool
+	pqFile       *report.AtomicFile
+	pq           *report.JobsParquet
+}
+
+// parseJobTables parses --format: csv, parquet or both, comma-separated.
+func parseJobTables(formats string) (*jobTables, error) {
+	t := &jobTables{}
+	for _, f := range strings.Split(formats, ",") {
+		switch strings.TrimSpace(f) {
+		case "csv":
+			t.csv = true
+		case "parquet":
+			t.parquet = true
+		default:
+			return nil, usagef("--format %q: want csv, parquet or csv,parquet", formats)
+		}
+	}
+	return t, nil
+}
+
+// open starts DIR/jobs.parquet if asked for.
+func (t *jobTables) open(dir, traceName string) error {
+	if !t.parquet {
+		return nil
+	}
+	f, err := report.CreateAtomic(filepath.Join(dir, "jobs.parquet"))
+	if err != nil {
+		return err
+	}
+	t.pqFile, t.pq = f, report.NewJobsParquet(f, traceName)
+	return nil
+}
+
+// observers returns the observers that write the tables asked for.
+func (t *jobTables) observers(csv sim.Observer) []sim.Observer {
+	var obs []sim.Observer
+	if t.csv {
+		obs = append(obs, csv)
+	}
+	if t.pq != nil {
+		obs = append(obs, t.pq)
+	}
+	return obs
+}
+
+// commit finishes the tables asked for: jobsCSV, and jobs.parquet.
+func (t *jobTables) commit(jobsCSV *report.AtomicFile) error {
+	if t.pq != nil {
+		if err := t.pq.Close(); err != nil {
+			return err
+		}
+		if err := t.pqFile.Commit(); err != nil {
+			return err
+		}
+	}
+	if t.csv {
+		return jobsCSV.Commit()
+	}
+	return nil
+}
+
+// abort removes an unfinished jobs.parquet.
+func (t *jobTables) abort() {
+	if t.pqFile != nil {
+		t.pqFile.Abort()
+	}
+}
+
+// names lists the tables written, for the closing message.
+func (t *jobTables) names(dir string) string {
+	var names []string
+	if t.csv {
+		names = append(names, filepath.Join(dir, "jobs.csv"))
+	}
+	if t.parquet {
+		names = append(names, filepath.Join(dir, "jobs.parquet"))
+	}
+	return strings.Join(names, ", ")
 }

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+const benchUsage = `Usage: schedsim bench [options] [TRACE...]
+
+Measures schedsim end to end, the way a user runs it: for each case it runs
+"schedsim run ... --out DIR" as a child process, --repeat times, and prints
+the median wall time, jobs per second and peak memory (the child's maximum
+resident set size) as a table.
+
+The cases are two synthetic traces generated first with the Lublin–Feitelson
+model (seeded, --jobs jobs on --procs processors): one at an offered load of
+0.85 run with EASY and lookahead 1000, one at 1.10 — the queue grows to
+thousands of jobs — run with EASY and lookahead all; then every TRACE given,
+run with --trace-args (default: EASY, lookahead all). Use it in CI to
+benchmark your own trace files.
+
+Examples:
+  schedsim bench                                     # 1M-job traces, 5 runs each
+  schedsim bench --jobs 100000 --repeat 3 LANL-CM5-1994-4.1-cln.swf.gz
+  schedsim bench --loads '' --trace-args '--backfill off' my.swf.gz
+`
+
+// benchChildEnv, when set, tells a test binary to act as the schedsim
+// command (see TestMain), so that bench can measure child processes in tests.
+const benchChildEnv = "SCHEDSIM_BENCH_AS_MAIN"
+
+type benchCase struct {
+	name  string
+	trace string
+	jobs  int64
+	args  []string
+}
+
+type benchResult struct {
+	wall   []time.Duration
+	maxRSS []int64 // KiB
+}
+
+func cmdBench(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench", benchUsage, stdout)
+	jobs := fs.Int("jobs", 1_000_000, "jobs in each generated trace")
+	procs := fs.Int("procs", 1024, "processors of the generated traces' machine")
+	loads := fs.String("loads", "0.85,1.10", "offered loads of the generated traces, comma-separated ('' for none)")
+	seed := fs.Int64("seed", 1, "seed of the generated traces")
+	repeat := fs.Int("repeat", 5, "runs per case; the table shows the median")
+	traceArgs := fs.String("trace-args", "--backfill easy --lookahead all", "options of schedsim run for the TRACE files")
+	keep := fs.String("keep", "", "keep the generated traces and outputs in this directory (default: a temporary one, removed)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.Usage()
+			return err
+		}
+		return usagef("%v (see schedsim bench --help)", err)
+	}
+	if *repeat < 1 || *jobs < 2 || *procs < 1 {
+		return usagef("--repeat, --jobs and --procs must be positive (--jobs at least 2)")
+	}
+	dir := *keep
+	if dir == "" {
+		d, err := os.MkdirTemp("", "schedsim-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+
+	var cases []benchCase
+	for _, ls := range strings.Split(*loads, ",") {
+		if strings.TrimSpace(ls) == "" {
+			continue
+		}
+		load, err := strconv.ParseFloat(strings.TrimSpace(ls), 64)
+		if err != nil || load <= 0 {
+			return usagef("--loads: %q is not a positive number", ls)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("lublin-%d-load%.2f-seed%d.swf", *jobs, load, *seed))
+		fmt.Fprintf(stderr, "generating %s ...\n", filepath.Base(path))
+		if err := generateBenchTrace(path, *jobs, *procs, load, *seed); err != nil {
+			return err
+		}
+		la := "1000"
+		if load > 1 {
+			la = "all"
+		}
+		cases = append(cases, benchCase{
+			name:  fmt.Sprintf("lublin %s jobs, load %.2f", humanCount(int64(*jobs)), load),
+			trace: path, jobs: int64(*jobs),
+			args: []string{"--backfill", "easy", "--lookahead", la},
+		})
+	}
+	for _, tr := range fs.Args() {
+		n, err := countJobs(tr)
+		if err != nil {
+			return err
+		}
+		cases = append(cases, benchCase{name: filepath.Base(tr), trace: tr, jobs: n, args: strings.Fields(*traceArgs)})
+	}
+	if len(cases) == 0 {
+		return usagef("nothing to measure: give --loads or TRACE files")
+	}
+
+	results := make([]benchResult, len(cases))
+	for ci, c := range cases {
+		for r := 0; r < *repeat; r++ {
+			out := filepath.Join(dir, fmt.Sprintf("out-%d", ci))
+			argv := append([]string{"run", "--trace", c.trace, "--out", out, "-q"}, c.args...)
+			cmd := exec.Command(self, argv...)
+			cmd.Env = append(os.Environ(), benchChildEnv+"=1", "CI=true")
+			var errb strings.Builder
+			cmd.Stderr = &errb
+			t0 := time.Now()
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("%s: schedsim %s: %v\n%s", c.name, strings.Join(argv, " "), err, errb.String())
+			}
+			results[ci].wall = append(results[ci].wall, time.Since(t0))
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				results[ci].maxRSS = append(results[ci].maxRSS, ru.Maxrss)
+			}
+		}
+	}
+
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "case\tpolicy\tjobs\twall median\tmin\tmax\tjobs/s\tpeak RSS\t")
+	for ci, c := range cases {
+		res := results[ci]
+		sort.Slice(res.wall, func(a, b int) bool { return res.wall[a] < res.wall[b] })
+		med := res.wall[len(res.wall)/2]
+		rss := "-"
+		if len(res.maxRSS) > 0 {
+			sort.Slice(res.maxRSS, func(a, b int) bool { return res.maxRSS[a] < res.maxRSS[b] })
+			rss = fmt.Sprintf("%.0f MiB", float64(res.maxRSS[len(res.maxRSS)-1])/1024)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f s\t%.3f s\t%.3f s\t%s\t%s\t\n", c.name, strings.Join(c.args, " "), c.jobs,
+			med.Seconds(), res.wall[0].Seconds(), res.wall[len(res.wall)-1].Seconds(),
+			humanCount(int64(float64(c.jobs)/med.Seconds())), rss)
+	}
+	fmt.Fprintf(tw, "(%d runs per case; peak RSS is the largest of them)\t\t\t\t\t\t\t\t\n", *repeat)
+	return tw.Flush()
+}
+
+// generateBenchTrace writes a Lublin–Feitelson trace to path.
+func generateBenchTrace(path string, jobs, procs int, load float64, seed int64) error {
+	cfg := workload.GenConfig{Jobs: jobs, Procs: procs, Seed: seed, Load: load}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	w, err := workload.NewSWFWriter(bw, cfg.Header())
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if err := workload.Generate(cfg, w.Write); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// countJobs counts the jobs a trace holds after the default cleaning.
+func countJobs(path string) (int64, error) {
+	r, err := workload.OpenSWF(path, workload.Rules{})
+	if err != nil {
+		return 0, usageError{err}
+	}
+	defer r.Close()
+	var j workload.Job
+	for {
+		if err := r.Next(&j); err == io.EOF {
+			return r.Stats().Kept, nil
+		} else if err != nil {
+			return 0, usageError{err}
+		}
+	}
+}
+
+// humanCount formats n with a k or M suffix.
+func humanCount(n int64) string {
+	switch {
+	case n >= 10_000_000:
+		return fmt.Sprintf("%.0fM", float64(n)/1e6)
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.2fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	}
+	return strconv.FormatInt(n, 10)
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets bench measure this test binary as if it were schedsim: a
+// child started with benchChildEnv set runs the command line it was given.
+func TestMain(m *testing.M) {
+	if os.Getenv(benchChildEnv) == "1" {
+		os.Exit(mainWith(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func TestBenchCommand(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "small.swf", smallTrace)
+	keep := filepath.Join(dir, "keep")
+	code, stdout, stderr := run(t, "bench", "--jobs", "3000", "--procs", "64", "--repeat", "2", "--keep", keep, trace)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"lublin 3000 jobs, load 0.85", "lublin 3000 jobs, load 1.10", "small.swf", "--lookahead all", "--lookahead 1000", "MiB", "2 runs per case"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("bench table lacks %q:\n%s", want, stdout)
+		}
+	}
+	// The generated traces are kept and are valid input.
+	if code, _, stderr := run(t, "verify", filepath.Join(keep, "out-1")); code != exitOK {
+		t.Errorf("verify of the overload run: %s", stderr)
+	}
+	for _, bad := range [][]string{{"bench", "--repeat", "0"}, {"bench", "--loads", "x"}, {"bench", "--loads", ""}} {
+		if code, _, _ := run(t, bad...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim"
+)
+
+const compareUsage = `Usage: schedsim compare [options] --run 'NAME: OPTIONS' --run 'NAME: OPTIONS' ...
+       schedsim compare [options] --dirs DIR DIR ...
+
+Compares several runs side by side: a table with a row per metric and a
+column per run, where every run after the first shows its relative change
+against the first, and, with --out, overlaid plots and compare.html.
+
+From option sets (--run): each --run is a run of the simulator. Its text is
+a name, a colon, and the options of that run as schedsim run takes them,
+separated by spaces (no quoting: option values have no spaces). The options
+given outside --run (--trace, --procs, the policy, the cleaning rules) apply
+to every run, and a run's own options override them. Without "NAME:" the run
+is named by its options. The runs are independent and are simulated in
+parallel, --jobs at a time; the table and the files list them in the order
+given, whatever order they finish in.
+
+From result directories (--dirs): the arguments are directories written by
+schedsim run --out; each one's summary.json and jobs.csv are read (the time
+series are rebuilt from jobs.csv). Runs are named by their directory.
+
+Examples:
+  schedsim compare --trace LANL-CM5-1994-4.1-cln.swf.gz \
+      --run 'la1: --lookahead 1' --run 'la10: --lookahead 10' \
+      --run 'la100: --lookahead 100' --run 'all: --lookahead all' --out cmp
+  schedsim compare --trace log.swf.gz --run 'fcfs: --backfill off' \
+      --run 'easy: --backfill easy' --run 'cons: --backfill conservative'
+  schedsim compare --dirs results/easy results/fcfs --out cmp
+
+With --out DIR it writes DIR/compare_wait_cdf, DIR/compare_utilisation and
+DIR/compare_queue (each .svg and .png) and DIR/compare.html.
+`
+
+func cmdCompare(args []string, stdout, stderr io.Writer) error {
+	var base runOptions
+	var runs []string
+	var dirs, plots bool
+	var out, progress string
+	jobs := runtime.GOMAXPROCS(0)
+	fs := newFlagSet("compare", compareUsage, stdout)
+	base.register(fs)
+	fs.StringArrayVar(&runs, "run", nil, "a run: 'NAME: OPTIONS' (repeat for each run)")
+	fs.BoolVar(&dirs, "dirs", false, "compare the result directories given as arguments instead of running simulations")
+	fs.StringVar(&out, "out", "", "write the overlaid plots and compare.html into this directory (created if needed)")
+	fs.BoolVar(&plots, "plots", true, "with --out, write the plots and compare.html")
+	fs.IntVar(&jobs, "jobs", jobs, "how many runs to simulate at once (default: the number of CPUs)")
+	fs.StringVar(&progress, "progress", "auto", "say on stderr as each run finishes: auto (only on a terminal, not under CI), always or never")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err // pflag has printed the usage
+		}
+		return usagef("%v (see schedsim compare --help)", err)
+	}
+	if _, _, err := newProgress(progress, io.Discard); err != nil {
+		return err
+	}
+	show := progressShown(progress, stderr)
+	if jobs < 1 {
+		return usagef("--jobs %d: want at least 1", jobs)
+	}
+	var results []*report.Run
+	switch {
+	case dirs && len(runs) > 0:
+		return usagef("give either --run option sets or --dirs directories, not both")
+	case dirs:
+		if fs.NArg() < 1 {
+			return usagef("--dirs needs at least one result directory as argument")
+		}
+		for _, d := range fs.Args() {
+			r, err := report.ReadRunDir(d, report.DefaultSeriesPoints)
+			if err != nil {
+				if errors.Is(err, report.ErrNotResultDir) || errors.Is(err, os.ErrNotExist) {
+					return usageError{err}
+				}
+				return err
+			}
+			results = append(results, r)
+		}
+	default:
+		if fs.NArg() > 0 {
+			return usagef("unexpected argument %q (directories need --dirs; see schedsim compare --help)", fs.Arg(0))
+		}
+		if len(runs) == 0 {
+			return usagef("nothing to compare: give --run 'NAME: OPTIONS' for each run, or --dirs DIR ... (see schedsim compare --help)")
+		}
+		specs, err := parseRunSpecs(fs, runs)
+		if err != nil {
+			return err
+		}
+		if results, err = simulateAll(specs, jobs, show, stderr); err != nil {
+			return err
+		}
+	}
+	if err := report.WriteCompareTable(stdout, results); err != nil {
+		return err
+	}
+	if out == "" || !plots {
+		return nil
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	rendered, err := report.WriteFigures(out, report.CompareFigures(results))
+	if err != nil {
+		return err
+	}
+	page := filepath.Join(out, "compare.html")
+	if err := report.WriteFileAtomic(page, func(w io.Writer) error { return report.WriteCompareHTML(w, results, rendered) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote the overlaid plots and %s\n", page)
+	return nil
+}
+
+// runSpec is one --run: its name and options.
+type runSpec struct {
+	name string
+	opts runOptions
+}
+
+// parseRunSpecs parses each --run text into options: the run options set
+// outside --run first, then the run's own.
+func parseRunSpecs(top *pflag.FlagSet, runs []string) ([]runSpec, error) {
+	var common []string
+	probe := pflag.NewFlagSet("probe", pflag.ContinueOnError)
+	(&runOptions{}).register(probe)
+	top.Visit(func(f *pflag.Flag) {
+		if probe.Lookup(f.Name) != nil {
+			common = append(common, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	specs := make([]runSpec, 0, len(runs))
+	seen := map[string]bool{}
+	for i, text := range runs {
+		name, opts := splitRunSpec(text)
+		if name == "" {
+			name = strings.Join(opts, " ")
+		}
+		if name == "" {
+			name = fmt.Sprintf("run %d", i+1)
+		}
+		if seen[name] {
+			return nil, usagef("--run %q: two runs are named %q", text, name)
+		}
+		seen[name] = true
+		var s runSpec
+		s.name = name
+		fs := pflag.NewFlagSet("compare --run", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		s.opts.register(fs)
+		if err := fs.Parse(append(append([]string(nil), common...), opts...)); err != nil {
+			return nil, usagef("--run %q: %v (a run takes the options of schedsim run)", text, err)
+		}
+		if fs.NArg() > 0 {
+			return nil, usagef("--run %q: unexpected argument %q", text, fs.Arg(0))
+		}
+		specs = append(specs, s)
+	}
+	return specs, nil
+}
+
+// splitRunSpec splits "NAME: OPTIONS" into the name and the options. Text
+// that starts with an option ("-") has no name.
+func splitRunSpec(text string) (string, []string) {
+	text = strings.TrimSpace(text)
+	if name, rest, ok := strings.Cut(text, ":"); ok && !strings.HasPrefix(strings.TrimSpace(name), "-") {
+		return strings.TrimSpace(name), strings.Fields(rest)
+	}
+	return "", strings.Fields(text)
+}
+
+// simulateAll runs the specs, at most jobs at a time, each in its own
+// goroutine, and returns their results in the specs' order. The first error
+// in that order is returned, naming its run.
+func simulateAll(specs []runSpec, jobs int, show bool, stderr io.Writer) ([]*report.Run, error) {
+	results := make([]*report.Run, len(specs))
+	errs := make([]error, len(specs))
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for i := range specs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			res, err := specs[i].opts.simulate()
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			res.run.Name = specs[i].name
+			results[i] = res.run
+			if show {
+				mu.Lock()
+				done++
+				fmt.Fprintf(stderr, "run %q done in %.1f s (%d of %d)\n", specs[i].name, time.Since(start).Seconds(), done, len(specs))
+				mu.Unlock()
+			}
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		err = fmt.Errorf("run %q: %w", specs[i].name, err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return nil, usageError{err}
+		}
+		return nil, err
+	}
+	return results, nil
+}
+
+// Progress modes of --progress.
+const (
+	progressAuto   = "auto"
+	progressAlways = "always"
+	progressNever  = "never"
+)
+
+// progressShown reports whether progress goes to stderr in mode: always;
+// never; or, for auto, when stderr is a terminal and the CI environment
+// variable is unset or empty.
+func progressShown(mode string, stderr io.Writer) bool {
+	switch mode {
+	case progressAlways:
+		return true
+	case progressAuto:
+		if os.Getenv("CI") != "" {
+			return false
+		}
+		f, ok := stderr.(*os.File)
+		if !ok {
+			return false
+		}
+		fi, err := f.Stat()
+		return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	}
+	return false
+}
+
+// newProgress returns the observers that show a run's progress on stderr
+// under mode (none when it is not shown) and the function to call when the
+// run is over. An unknown mode is a usage error.
+func newProgress(mode string, stderr io.Writer) ([]sim.Observer, func(), error) {
+	switch mode {
+	case progressAuto, progressAlways, progressNever:
+	default:
+		return nil, nil, usagef("--progress %q: want auto, always or never", mode)
+	}
+	if !progressShown(mode, stderr) {
+		return nil, func() {}, nil
+	}
+	p := report.NewProgress(stderr, 500*time.Millisecond)
+	return []sim.Observer{p}, p.Done, nil
+}
+
+// writeRunPlots writes a run's figures (NAME.svg, NAME.png) and report.html
+// into dir.
+func writeRunPlots(dir string, r *report.Run) error {
+	rendered, err := report.WriteFigures(dir, report.RunFigures(r))
+	if err != nil {
+		return err
+	}
+	return report.WriteFileAtomic(filepath.Join(dir, "report.html"), func(w io.Writer) error {
+		return report.WriteRunHTML(w, r, rendered)
+	})
+}

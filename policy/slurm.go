@@ -1,0 +1,254 @@
+package policy
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// SlurmParams are the scheduling parameters of Slurm's sched/backfill
+// plugin that schedsim models (slurm.conf SchedulerParameters; see
+// https://slurm.schedmd.com/sched_config.html). The zero value of each
+// field means Slurm's default, given in its documentation.
+type SlurmParams struct {
+	// Interval is bf_interval: a backfill cycle runs at every multiple of
+	// it (default 30 s).
+	Interval workload.Time
+	// MaxJobTest is bf_max_job_test: a backfill cycle examines at most this
+	// many jobs, in priority order (default 500; LookaheadAll: every job).
+	MaxJobTest int
+	// Window is bf_window: a job gets a reservation only if it can start
+	// within this time from now (default 1 day; slurm.conf gives it in
+	// minutes, 1440).
+	Window workload.Time
+	// Resolution is bf_resolution: the granularity of the backfill plan
+	// (default 60 s). See Slurm for how it rounds.
+	Resolution workload.Time
+	// Continue is bf_continue (default off). Slurm's backfill thread
+	// releases its locks every bf_yield_interval (2 s of wall time); without
+	// bf_continue the cycle stops there if any job or node changed state
+	// meanwhile. A simulated cycle takes no simulated time, so nothing can
+	// change during it and Continue does not change the schedule; it is
+	// kept for slurm.conf and shows in the policy's name.
+	Continue bool
+	// QueueDepth is default_queue_depth: how many jobs the main scheduler
+	// examines at each event (default 100; LookaheadAll: every job).
+	QueueDepth int
+}
+
+// Slurm's sched/backfill defaults (src/plugins/sched/backfill/backfill.c and
+// slurm.conf(5)).
+const (
+	DefaultBFInterval      workload.Time = 30
+	DefaultBFMaxJobTest                  = 500
+	DefaultBFWindow        workload.Time = 24 * 3600
+	DefaultBFResolution    workload.Time = 60
+	DefaultSlurmQueueDepth               = 100
+)
+
+// Slurm's upper limits for the backfill times.
+const (
+	maxBFInterval   workload.Time = 10800
+	maxBFResolution workload.Time = 3600
+	maxBFWindow     workload.Time = 30 * 24 * 3600
+)
+
+// withDefaults returns p with every zero field replaced by Slurm's default.
+func (p SlurmParams) withDefaults() SlurmParams {
+	if p.Interval == 0 {
+		p.Interval = DefaultBFInterval
+	}
+	if p.MaxJobTest == 0 {
+		p.MaxJobTest = DefaultBFMaxJobTest
+	}
+	if p.Window == 0 {
+		p.Window = DefaultBFWindow
+	}
+	if p.Resolution == 0 {
+		p.Resolution = DefaultBFResolution
+	}
+	if p.QueueDepth == 0 {
+		p.QueueDepth = DefaultSlurmQueueDepth
+	}
+	return p
+}
+
+// Validate reports settings Slurm would refuse: negative values (other than
+// LookaheadAll for the job counts), or an interval, resolution or window
+// beyond Slurm's maxima (3 hours, 1 hour, 30 days).
+func (p SlurmParams) Validate() error {
+	switch {
+	case p.Interval < 0 || p.Interval > maxBFInterval:
+		return fmt.Errorf("policy: bf_interval %ds: want 1 to %d seconds", p.Interval, maxBFInterval)
+	case p.Resolution < 0 || p.Resolution > maxBFResolution:
+		return fmt.Errorf("policy: bf_resolution %ds: want 1 to %d seconds", p.Resolution, maxBFResolution)
+	case p.Window < 0 || p.Window > maxBFWindow:
+		return fmt.Errorf("policy: bf_window %ds: want 1 to %d seconds (30 days)", p.Window, maxBFWindow)
+	case p.MaxJobTest < LookaheadAll:
+		return fmt.Errorf("policy: bf_max_job_test %d: want ≥ 1 or all", p.MaxJobTest)
+	case p.QueueDepth < LookaheadAll:
+		return fmt.Errorf("policy: default_queue_depth %d: want ≥ 1 or all", p.QueueDepth)
+	}
+	return nil
+}
+
+// Slurm schedules as Slurm's sched/backfill plugin does, on a single
+// partition of identical processors, with the queue in the order its View
+// gives (wrap it in Ordered for a priority order such as MultiFactor).
+//
+// The main scheduler runs at every instant where a job arrives or ends: it
+// starts jobs in strict queue order while they fit, examining at most
+// QueueDepth jobs, and stops at the first that does not fit (Slurm stops a
+// partition's jobs there). It never backfills.
+//
+// The backfill scheduler runs a cycle at every multiple of Interval (the
+// engine wakes the policy for it), if any job arrived, started or ended
+// since the previous cycle (Slurm skips a cycle with nothing new, too). A
+// cycle builds an availability profile from the running jobs' predicted
+// ends and examines the waiting jobs in queue order, at most MaxJobTest of
+// them: each starts now if it fits in the profile for its whole estimate;
+// otherwise, if it can start within Window from now, it gets a reservation
+// at its earliest start, which the later jobs must not delay; a job that
+// can start only later gets no reservation, and lower-priority jobs may then
+// delay it. A job without an estimate is planned as running forever.
+//
+// Resolution coarsens the plan as Slurm's bf_resolution does: running jobs'
+// predicted ends are rounded up to a multiple of Resolution, and every
+// planned job's estimate up to a whole number of Resolutions. (Slurm rounds a
+// reservation's start and end down; its time limits are whole minutes, so
+// with the default 60 s the end loses nothing there. schedsim's estimates
+// are in seconds, and rounding outward keeps every reservation whole.)
+//
+// The first job that gets a reservation in a cycle, if it is the first
+// waiting job, is promised its start: the engine checks it. Later
+// reservations are plans only, remade at the next cycle.
+type Slurm struct {
+	SlurmParams
+
+	p      SlurmParams // with defaults
+	prof   cluster.Profile
+	dirty  bool          // something changed since the last cycle
+	expect int           // queue length expected at the next pass, if nothing arrives
+	wake   workload.Time // the last wake-up asked for
+	init   bool
+}
+
+var _ Policy = (*Slurm)(nil)
+
+// NewSlurm returns Slurm's scheduling with parameters p (zero fields take
+// Slurm's defaults). It returns an error if p is not valid.
+func NewSlurm(p SlurmParams) (*Slurm, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &Slurm{SlurmParams: p}, nil
+}
+
+// Name implements Policy, e.g.
+// "slurm(bf_interval=30,bf_max_job_test=500,bf_window=86400,bf_resolution=60,default_queue_depth=100)".
+func (s *Slurm) Name() string {
+	p := s.SlurmParams.withDefaults()
+	n := "slurm(bf_interval=" + strconv.FormatInt(int64(p.Interval), 10) +
+		",bf_max_job_test=" + FormatLookahead(p.MaxJobTest) +
+		",bf_window=" + strconv.FormatInt(int64(p.Window), 10) +
+		",bf_resolution=" + strconv.FormatInt(int64(p.Resolution), 10)
+	if p.Continue {
+		n += ",bf_continue"
+	}
+	return n + ",default_queue_depth=" + FormatLookahead(p.QueueDepth) + ")"
+}
+
+// Schedule implements Policy.
+func (s *Slurm) Schedule(v View, d Decisions) {
+	if !s.init {
+		s.p = s.SlurmParams.withDefaults()
+		s.init = true
+		s.wake = -1
+	}
+	now := v.Now()
+	n := v.Len()
+	if n != s.expect || len(v.Ended()) > 0 {
+		s.dirty = true
+	}
+	// The main scheduler: strict queue order.
+	free := v.Free()
+	depth := n
+	if s.p.QueueDepth >= 0 && depth > s.p.QueueDepth {
+		depth = s.p.QueueDepth
+	}
+	h := 0
+	for ; h < depth; h++ {
+		p := v.Job(h).Procs
+		if p > free {
+			break
+		}
+		d.Start(h)
+		free -= p
+	}
+	started := h
+	if started > 0 {
+		s.dirty = true
+	}
+	if mod(now, s.p.Interval) == 0 && s.dirty {
+		k := s.cycle(v, d, h, free)
+		started += k
+		s.dirty = k > 0
+	}
+	s.expect = n - started
+	if next := now - mod(now, s.p.Interval) + s.p.Interval; s.expect > 0 && s.dirty && s.wake != next {
+		d.WakeAt(next)
+		s.wake = next
+	}
+}
+
+// cycle runs one backfill cycle over the waiting jobs from queue index h
+// (those before it have started) with free processors idle, and returns how
+// many jobs it started.
+func (s *Slurm) cycle(v View, d Decisions, h, free int) int {
+	now := v.Now()
+	res := s.p.Resolution
+	pr := &s.prof
+	pr.Reset(v.Capacity(), now)
+	pr.Add(now, workload.Forever, v.Capacity()-free)
+	for k, nr := 0, v.NumRunning(); k < nr; k++ {
+		end, procs := v.Running(k)
+		pr.Release(roundUp(end, res), procs)
+	}
+	started, tested := 0, 0
+	for i, n := h, v.Len(); i < n; i++ {
+		if s.p.MaxJobTest >= 0 && tested >= s.p.MaxJobTest {
+			break
+		}
+		tested++
+		j := v.Job(i)
+		dur := j.Limit()
+		if dur < workload.Forever {
+			dur = roundUp(dur, res)
+		}
+		at := pr.Earliest(now, j.Procs, dur)
+		switch {
+		case at == now:
+			d.Start(i)
+			started++
+		case at == workload.Forever || at-now > s.p.Window:
+			continue // no reservation
+		case i == h:
+			d.Reserve(i, at) // the first waiting job: a promise
+		}
+		pr.Add(at, satAdd(at, dur), j.Procs)
+	}
+	return started
+}
+
+// roundUp rounds t up to a multiple of res (Forever stays Forever).
+func roundUp(t, res workload.Time) workload.Time {
+	if res <= 1 || t >= workload.Forever {
+		return t
+	}
+	if r := mod(t, res); r != 0 {
+		return t - r + res
+	}
+	return t
+}

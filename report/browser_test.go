@@ -1,0 +1,276 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The browser test loads report.html in headless Chromium, driven by
+// chromedriver over loopback (WebDriver), and checks that every plot
+// rendered with a non-zero size, that the page fetched nothing, and that the
+// console logged no error. Debian's chromium and chromium-driver packages
+// provide both programs; .ci/install-chromium.sh installs them.
+//
+// Without them the test skips, except under CI (CI set), where it fails.
+// SCHEDSIM_SCREENSHOT=FILE.png saves a screenshot of the page to look at.
+
+// chromiumFlags are the browser's flags: headless, sandbox off (CI runs as
+// root), and nothing that talks to the network on its own.
+var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+	"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+	"--window-size=1280,2000"}
+
+// findBrowser returns the paths of chromium and chromedriver, or skips (or,
+// under CI, fails) the test.
+func findBrowser(t *testing.T) (string, string) {
+	t.Helper()
+	var paths []string
+	for _, names := range [][]string{{"chromium", "chromium-browser", "google-chrome"}, {"chromedriver"}} {
+		found := ""
+		for _, n := range names {
+			if p, err := exec.LookPath(n); err == nil {
+				found = p
+				break
+			}
+		}
+		if found == "" {
+			msg := fmt.Sprintf("%s not found: install Debian's chromium and chromium-driver (.ci/install-chromium.sh)", names[0])
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg + "; CI must run the browser test")
+			}
+			t.Skip("skipping the browser test: " + msg)
+		}
+		paths = append(paths, found)
+	}
+	return paths[0], paths[1]
+}
+
+// webDriver is a minimal WebDriver client for one session.
+type webDriver struct {
+	t       *testing.T
+	base    string
+	session string
+	client  *http.Client
+}
+
+func (d *webDriver) call(method, path string, body any) json.RawMessage {
+	d.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, d.base+path, rd)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := d.client.Do(req)
+	if err != nil {
+		d.t.Fatalf("webdriver %s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var out struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil || resp.StatusCode != http.StatusOK {
+		d.t.Fatalf("webdriver %s %s: status %d: %.500s", method, path, resp.StatusCode, b)
+	}
+	return out.Value
+}
+
+// startBrowser starts chromedriver on a free loopback port and opens a
+// session; both end when the test does.
+func startBrowser(t *testing.T) *webDriver {
+	chromium, driver := findBrowser(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	cmd := exec.CommandContext(ctx, driver, fmt.Sprintf("--port=%d", port), "--allowed-ips=127.0.0.1")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		cancel()
+	})
+	d := &webDriver{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port), client: &http.Client{Timeout: time.Minute}}
+	for i := 0; ; i++ {
+		resp, err := d.client.Get(d.base + "/status")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if i == 100 {
+			t.Fatalf("chromedriver did not answer on port %d: %v\n%s", port, err, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	args := append(append([]string(nil), chromiumFlags...), "--user-data-dir="+t.TempDir())
+	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
+		"browserName":        "chrome",
+		"goog:chromeOptions": map[string]any{"binary": chromium, "args": args},
+		"goog:loggingPrefs":  map[string]string{"browser": "ALL"},
+	}}}
+	var sess struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(d.call("POST", "/session", caps), &sess); err != nil || sess.SessionID == "" {
+		t.Fatalf("no WebDriver session: %v", err)
+	}
+	d.session = "/session/" + sess.SessionID
+	t.Cleanup(func() { d.call("DELETE", d.session, nil) })
+	return d
+}
+
+// load opens a file in the browser.
+func (d *webDriver) load(path string) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.call("POST", d.session+"/url", map[string]string{"url": (&url.URL{Scheme: "file", Path: abs}).String()})
+}
+
+// consoleErrors returns the browser console's messages of level SEVERE
+// since the last call.
+func (d *webDriver) consoleErrors() []string {
+	var entries []struct {
+		Level   string `json:"level"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(d.call("POST", d.session+"/se/log", map[string]string{"type": "browser"}), &entries); err != nil {
+		d.t.Fatal(err)
+	}
+	var errs []string
+	for _, e := range entries {
+		if e.Level == "SEVERE" {
+			errs = append(errs, e.Message)
+		}
+	}
+	return errs
+}
+
+// pageFacts is what the test reads from the loaded page.
+type pageFacts struct {
+	Title     string      `json:"title"`
+	Plots     [][]float64 `json:"plots"` // width, height of each figure's svg
+	Texts     []int       `json:"texts"` // <text> elements in each svg
+	Tables    int         `json:"tables"`
+	Resources int         `json:"resources"` // entries the page fetched
+}
+
+const factsScript = `
+const svgs = Array.from(document.querySelectorAll('figure svg'));
+return {
+  title: document.title,
+  plots: svgs.map(s => { const r = s.getBoundingClientRect(); return [r.width, r.height]; }),
+  texts: svgs.map(s => s.querySelectorAll('text').length),
+  tables: document.querySelectorAll('table').length,
+  resources: performance.getEntriesByType('resource').length,
+};`
+
+func TestReportInBrowser(t *testing.T) {
+	d := startBrowser(t)
+	dir := t.TempDir()
+
+	// A control page: the test must see a console error when there is one.
+	bad := filepath.Join(dir, "bad.html")
+	os.WriteFile(bad, []byte(`<!DOCTYPE html><title>bad</title><script>console.error("planted error")</script>`), 0o644)
+	d.load(bad)
+	if errs := d.consoleErrors(); len(errs) == 0 || !strings.Contains(strings.Join(errs, " "), "planted error") {
+		t.Fatalf("the console log misses a planted error: %q", errs)
+	}
+
+	r := tinyReport()
+	renderRunPage(t, dir, r)
+	d.load(filepath.Join(dir, "report.html"))
+	var facts pageFacts
+	if err := json.Unmarshal(d.call("POST", d.session+"/execute/sync", map[string]any{"script": factsScript, "args": []any{}}), &facts); err != nil {
+		t.Fatal(err)
+	}
+	if want := "schedsim report — tiny.swf"; facts.Title != want {
+		t.Errorf("title %q, want %q", facts.Title, want)
+	}
+	if len(facts.Plots) != len(RunFigures(r)) {
+		t.Errorf("%d plots rendered, want %d", len(facts.Plots), len(RunFigures(r)))
+	}
+	for i, wh := range facts.Plots {
+		if len(wh) != 2 || wh[0] < 200 || wh[1] < 100 {
+			t.Errorf("plot %d rendered at %v pixels", i, wh)
+		}
+		if facts.Texts[i] < 5 {
+			t.Errorf("plot %d has %d text elements: no title, labels or ticks", i, facts.Texts[i])
+		}
+	}
+	if facts.Tables != 5 {
+		t.Errorf("%d tables, want 5 (summary, cleaning, size, runtime, size × runtime)", facts.Tables)
+	}
+	if facts.Resources != 0 {
+		t.Errorf("the page fetched %d resources; it must be self-contained", facts.Resources)
+	}
+	if errs := d.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+	// compare.html, with the overlaid plots.
+	cmpDir := t.TempDir()
+	runs := []*Run{syntheticReport(t, "easy", 300, DefaultSeriesPoints, easyCfg), syntheticReport(t, "fcfs", 300, DefaultSeriesPoints, fcfsCfg)}
+	rendered, err := WriteFigures(cmpDir, CompareFigures(runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(filepath.Join(cmpDir, "compare.html"), func(w io.Writer) error { return WriteCompareHTML(w, runs, rendered) }); err != nil {
+		t.Fatal(err)
+	}
+	d.load(filepath.Join(cmpDir, "compare.html"))
+	var cmp pageFacts
+	if err := json.Unmarshal(d.call("POST", d.session+"/execute/sync", map[string]any{"script": factsScript, "args": []any{}}), &cmp); err != nil {
+		t.Fatal(err)
+	}
+	if len(cmp.Plots) != 3 || cmp.Tables != 1 || cmp.Resources != 0 {
+		t.Errorf("compare.html: %d plots (want 3), %d tables (want 1), %d resources fetched (want 0)", len(cmp.Plots), cmp.Tables, cmp.Resources)
+	}
+	for i, wh := range cmp.Plots {
+		if len(wh) != 2 || wh[0] < 200 || wh[1] < 100 {
+			t.Errorf("compare plot %d rendered at %v pixels", i, wh)
+		}
+	}
+	if errs := d.consoleErrors(); len(errs) > 0 {
+		t.Errorf("compare.html console errors: %q", errs)
+	}
+	d.load(filepath.Join(dir, "report.html"))
+	if shot := os.Getenv("SCHEDSIM_SCREENSHOT"); shot != "" {
+		var b64 string
+		json.Unmarshal(d.call("GET", d.session+"/screenshot", nil), &b64)
+		png, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(shot, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot in %s", shot)
+	}
+}

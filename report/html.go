@@ -1,0 +1,216 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+
+	"codeberg.org/go-fonts/liberation/liberationsansregular"
+)
+
+// pageCSS styles both HTML pages. The pages load nothing: no script, no
+// font, no image outside the page.
+const pageCSS = `
+body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; }
+h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+p.sub { color: #555; margin-top: 0; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.92em; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e4e4e4; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+thead th { border-bottom: 2px solid #999; background: #f6f6f6; }
+td.indent { padding-left: 2em; }
+td.worse { color: #b00; } td.better { color: #070; }
+figure { margin: 0.5em 0 2em; }
+figure svg { width: 100%; height: auto; display: block; border: 1px solid #eee; }
+figcaption { color: #555; font-size: 0.9em; margin-bottom: 0.5em; }
+nav a { margin-right: 1em; }
+`
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{.Title}}</title>
+<style>{{.FontFace}}` + pageCSS + `</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="sub">{{.Sub}}</p>
+{{- if .Figures}}
+<nav>{{range .Figures}}<a href="#{{.Name}}">{{.Title}}</a>{{end}}</nav>
+{{- end}}
+{{- range .Tables}}
+<h2 id="{{.ID}}">{{.Title}}</h2>
+{{- if .Note}}<p class="sub">{{.Note}}</p>{{end}}
+<table>
+{{- if .Head}}
+<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+{{- end}}
+<tbody>
+{{- range .Rows}}
+<tr>{{range $i, $c := .}}<td{{if $c.Class}} class="{{$c.Class}}"{{end}}>{{$c.Text}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
+{{- range .Figures}}
+<h2 id="{{.Name}}">{{.Title}}</h2>
+<figure>
+<figcaption>{{.Caption}}</figcaption>
+{{.SVG}}
+</figure>
+{{- end}}
+<p class="sub">Written by schedsim. Every plot is also in this directory as NAME.svg and NAME.png.</p>
+</body>
+</html>
+`))
+
+type pageCell struct {
+	Text, Class string
+}
+
+type pageTable struct {
+	ID, Title, Note string
+	Head            []string
+	Rows            [][]pageCell
+}
+
+type pageFigure struct {
+	Name, Title, Caption string
+	SVG                  template.HTML
+}
+
+type page struct {
+	FontFace   template.CSS
+	Title, Sub string
+	Tables     []pageTable
+	Figures    []pageFigure
+}
+
+// inlineSVG returns the SVG document as an element to inline in HTML: the
+// XML prolog and comment before the <svg> element are dropped.
+func inlineSVG(svg []byte) template.HTML {
+	if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
+		svg = svg[i:]
+	}
+	// The SVG is schedsim's own output, drawn from numbers and names it
+	// escaped (svgo escapes text), so it is safe to inline.
+	return template.HTML(svg)
+}
+
+// fontFace declares Liberation Sans, embedded: the plots' text was laid out
+// with its metrics, and a browser without it would draw wider text past
+// the places computed for it.
+var fontFace = template.CSS(`@font-face { font-family: "Liberation Sans"; src: url(data:font/ttf;base64,` +
+	base64.StdEncoding.EncodeToString(liberationsansregular.TTF) + `) format("truetype"); }`)
+
+func pageFigures(figs []Rendered) []pageFigure {
+	out := make([]pageFigure, len(figs))
+	for i, f := range figs {
+		out[i] = pageFigure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: inlineSVG(f.SVGBytes)}
+	}
+	return out
+}
+
+func rowsTable(id, title string, rows []tableRow) pageTable {
+	t := pageTable{ID: id, Title: title}
+	for _, r := range rows {
+		c := pageCell{Text: r.label}
+		if r.indent > 0 {
+			c.Class = "indent"
+		}
+		t.Rows = append(t.Rows, []pageCell{c, {Text: r.value}})
+	}
+	return t
+}
+
+func classTable(id, title string, names []string, cls []ClassStats) pageTable {
+	t := pageTable{ID: id, Title: title,
+		Note: "Waits in seconds; bounded slowdown with τ = " + fmt.Sprint(BoundedSlowdownTauSec) + " s; jobs that ran.",
+		Head: []string{"class", "jobs", "killed", "wait mean", "median", "p90", "p99", "max",
+			"bounded slowdown mean", "median", "p90", "p99", "max"}}
+	for i, c := range cls {
+		row := []pageCell{{Text: names[i]}, {Text: fmt.Sprint(c.Jobs)}, {Text: fmt.Sprint(c.Killed)}}
+		for _, v := range []float64{c.Wait.Mean, c.Wait.Median, c.Wait.P90, c.Wait.P99, c.Wait.Max} {
+			row = append(row, pageCell{Text: fmt.Sprintf("%.0f", v)})
+		}
+		for _, v := range []float64{c.BoundedSlowdown.Mean, c.BoundedSlowdown.Median, c.BoundedSlowdown.P90, c.BoundedSlowdown.P99, c.BoundedSlowdown.Max} {
+			row = append(row, pageCell{Text: fmt.Sprintf("%.2f", v)})
+		}
+		if c.Jobs == 0 {
+			row = append(row[:2], pageCell{Text: "no jobs"})
+			for len(row) < len(t.Head) {
+				row = append(row, pageCell{})
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// WriteRunHTML writes report.html for one run: the summary table, the
+// cleaning counts, the metrics per job class and every figure, inline. The
+// page is self-contained (no script, no link, nothing to fetch) and depends
+// only on its arguments.
+func WriteRunHTML(w io.Writer, r *Run, figs []Rendered) error {
+	s := &r.Summary
+	p := page{
+		FontFace: fontFace,
+		Title:    "schedsim report — " + s.Trace,
+		Sub:      fmt.Sprintf("%s on %d processors · %d jobs", s.Policy, s.Procs, s.Jobs),
+	}
+	p.Tables = append(p.Tables, rowsTable("summary", "Summary", summaryRows(s)))
+	clean := rowsTable("cleaning", "Cleaning", cleaningRows(s.Cleaning))
+	if len(clean.Rows) == 0 {
+		clean.Note = "No cleaning rule changed or dropped a job."
+	}
+	p.Tables = append(p.Tables, clean)
+	p.Tables = append(p.Tables,
+		classTable("by-size", "By job size (processors)", SizeClassLabels[:], s.BySize[:]),
+		classTable("by-runtime", "By run time (actual)", RuntimeClassLabels[:], s.ByRuntime[:]))
+	cross := pageTable{ID: "by-size-runtime", Title: "Mean bounded slowdown by size × run time",
+		Note: "Each cell: mean bounded slowdown (jobs that ran).",
+		Head: append([]string{"processors \\ run time"}, RuntimeClassLabels[:]...)}
+	for i := range s.BySizeRuntime {
+		row := []pageCell{{Text: SizeClassLabels[i]}}
+		for _, c := range s.BySizeRuntime[i] {
+			text := "–"
+			if c.Jobs > 0 {
+				text = fmt.Sprintf("%.2f (%d)", c.BoundedSlowdown.Mean, c.Jobs)
+			}
+			row = append(row, pageCell{Text: text})
+		}
+		cross.Rows = append(cross.Rows, row)
+	}
+	p.Tables = append(p.Tables, cross)
+	p.Figures = pageFigures(figs)
+	return pageTemplate.Execute(w, &p)
+}
+
+// WriteCompareHTML writes compare.html: the comparison table (as
+// WriteCompareTable) and the overlaid figures, inline, self-contained.
+func WriteCompareHTML(w io.Writer, runs []*Run, figs []Rendered) error {
+	p := page{FontFace: fontFace, Title: "schedsim comparison — " + compareSubtitle(runs),
+		Sub: fmt.Sprintf("%d runs; changes are relative to the first run, %q", len(runs), runName(runs, 0))}
+	head, rows := compareRows(runs)
+	t := pageTable{ID: "compare", Title: "Metrics", Head: head,
+		Note: "Percentages are changes against the first run: green where the change is for the better, red where it is for the worse."}
+	for _, r := range rows {
+		row := []pageCell{{Text: r.metric}}
+		for i, v := range r.text {
+			c := pageCell{Text: v}
+			if i > 0 && r.change[i] != "" {
+				c.Text += " (" + r.change[i] + ")"
+				c.Class = r.class[i]
+			}
+			row = append(row, c)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	p.Tables = append(p.Tables, t)
+	p.Figures = pageFigures(figs)
+	return pageTemplate.Execute(w, &p)
+}

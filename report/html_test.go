@@ -1,0 +1,108 @@
+package report
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// renderRunPage writes tiny's figures and report.html into dir and returns
+// the page.
+func renderRunPage(t *testing.T, dir string, r *Run) []byte {
+	t.Helper()
+	rendered, err := WriteFigures(dir, RunFigures(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteRunHTML(&buf, r, rendered); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "report.html"), func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestRunHTML(t *testing.T) {
+	r := tinyReport()
+	page := string(renderRunPage(t, t.TempDir(), r))
+	again := string(renderRunPage(t, t.TempDir(), r))
+	if page != again {
+		t.Fatal("the same run gives two different pages")
+	}
+	for _, tc := range []struct {
+		name, want string
+		count      int
+	}{
+		{"one inline svg per figure", "<svg ", 5},
+		{"no XML prolog inside HTML", "<?xml", 0},
+		{"no script", "<script", 0},
+		{"nothing loaded from elsewhere", " src=", 0},
+		{"no stylesheet link", "<link", 0},
+		{"summary table", `<h2 id="summary">Summary</h2>`, 1},
+		{"cleaning counts", "<td class=\"indent\">dropped_run_le_0</td><td>2</td>", 1},
+		{"per-size table", `<h2 id="by-size">`, 1},
+		{"per-runtime table", `<h2 id="by-runtime">`, 1},
+		{"size × runtime", `<h2 id="by-size-runtime">`, 1},
+		{"loss of capacity row", "loss of capacity</td><td>46.86 % (3805 processor-s)", 1},
+		{"gantt", `<h2 id="gantt">Gantt chart</h2>`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Count(page, tc.want); got != tc.count {
+				t.Errorf("%q appears %d times, want %d", tc.want, got, tc.count)
+			}
+		})
+	}
+	for _, href := range strings.Split(page, "href=\"")[1:] {
+		if !strings.HasPrefix(href, "#") {
+			t.Errorf("link out of the page: href=%q", href[:min(len(href), 40)])
+		}
+	}
+}
+
+func TestCompareTableGolden(t *testing.T) {
+	easy := syntheticReport(t, "easy", 300, DefaultSeriesPoints, easyCfg)
+	fcfs := syntheticReport(t, "fcfs", 300, DefaultSeriesPoints, fcfsCfg)
+	var buf bytes.Buffer
+	if err := WriteCompareTable(&buf, []*Run{easy, fcfs, easy}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.txt", buf.Bytes())
+	var page bytes.Buffer
+	if err := WriteCompareHTML(&page, []*Run{easy, fcfs}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), `<td class="worse">`) && !strings.Contains(page.String(), `<td class="better">`) {
+		t.Error("compare.html marks no change as better or worse")
+	}
+}
+
+func TestRelChange(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		base, v     float64
+		better      int
+		text, class string
+	}{
+		{"equal", 10, 10, -1, "=", ""},
+		{"lower is better", 10, 5, -1, "-50.0%", "better"},
+		{"higher is worse", 10, 15, -1, "+50.0%", "worse"},
+		{"higher is better", 0.5, 0.6, +1, "+20.0%", "better"},
+		{"neutral", 100, 110, 0, "+10.0%", ""},
+		{"from zero", 0, 3, -1, "new", "worse"},
+		{"tiny change keeps a digit", 1000000, 1000001, -1, "+0.0001%", "worse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text, class := relChange(tc.base, tc.v, tc.better)
+			if text != tc.text || class != tc.class {
+				t.Errorf("relChange(%v, %v) = %q %q, want %q %q", tc.base, tc.v, text, class, tc.text, tc.class)
+			}
+		})
+	}
+}

@@ -1,0 +1,746 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/brewer"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Run is what the plots and the HTML report show of one run.
+type Run struct {
+	// Name labels the run in comparisons.
+	Name string
+	// Summary is the run's summary.
+	Summary Summary
+	// Waits are the waits of the jobs that ran, in seconds, sorted ascending.
+	Waits []int64
+	// Series is the run's time series; nil draws no time plots.
+	Series *TimeSeries
+	// Gantt holds the allocations for a Gantt chart; nil, or one that is not
+	// Complete, draws none.
+	Gantt *Gantt
+}
+
+// Figure is one plot, ready to render as SVG or PNG.
+type Figure struct {
+	// Name is the file name without extension, e.g. "utilisation".
+	Name string
+	// Title is the figure's heading in the HTML report.
+	Title string
+	// Caption says, in a sentence or two, how to read the figure.
+	Caption string
+	// Width and Height are the figure's size.
+	Width, Height vg.Length
+
+	draw func(c draw.Canvas)
+}
+
+// PNGDPI is the resolution of the PNG files.
+const PNGDPI = 120
+
+// SVG renders the figure as SVG. The output depends only on the figure's
+// data: the same run gives the same bytes.
+func (f *Figure) SVG() ([]byte, error) {
+	c := vgsvg.New(f.Width, f.Height)
+	f.draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("report: rendering %s.svg: %w", f.Name, err)
+	}
+	// Name fonts with Liberation Sans's metrics (Arimo, Arial, Helvetica)
+	// after it: a viewer without Liberation Sans then keeps the text within
+	// the places computed for it.
+	return bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"), []byte(svgFontFamily)), nil
+}
+
+// svgFontFamily is the font-family of the text in SVG output.
+const svgFontFamily = "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;"
+
+// PNG renders the figure as a PNG image at PNGDPI.
+func (f *Figure) PNG() ([]byte, error) {
+	c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
+	f.draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("report: rendering %s.png: %w", f.Name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Rendered is a figure with its SVG, as the HTML pages embed it.
+type Rendered struct {
+	*Figure
+	// SVGBytes is the figure as SVG, as Figure.SVG renders it.
+	SVGBytes []byte
+}
+
+// WriteFigures renders each figure as DIR/NAME.svg and DIR/NAME.png, each
+// written atomically, and returns the figures with their SVG for an HTML
+// page.
+func WriteFigures(dir string, figs []*Figure) ([]Rendered, error) {
+	out := make([]Rendered, 0, len(figs))
+	for _, f := range figs {
+		svg, err := f.SVG()
+		if err != nil {
+			return nil, err
+		}
+		png, err := f.PNG()
+		if err != nil {
+			return nil, err
+		}
+		for _, file := range []struct {
+			ext string
+			b   []byte
+		}{{".svg", svg}, {".png", png}} {
+			err := WriteFileAtomic(filepath.Join(dir, f.Name+file.ext), func(w io.Writer) error {
+				_, err := w.Write(file.b)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, Rendered{Figure: f, SVGBytes: svg})
+	}
+	return out, nil
+}
+
+// RunFigures returns the figures of one run, in report order: utilisation
+// and queue over time (with a Series), the wait-time CDF (with waits), the
+// bounded slowdown by class, and the Gantt chart (with a complete Gantt
+// holding at least one job).
+func RunFigures(r *Run) []*Figure {
+	var figs []*Figure
+	sub := r.Summary.Trace + " · " + r.Summary.Policy
+	if r.Series != nil && r.Series.started {
+		figs = append(figs, utilisationFigure(r, sub), queueFigure(r, sub))
+	}
+	if len(r.Waits) > 0 {
+		figs = append(figs, waitCDFFigure([]*Run{r}, "wait_cdf", "Wait-time CDF\n"+sub))
+	}
+	figs = append(figs, slowdownFigure(r, sub))
+	if r.Gantt != nil && len(r.Gantt.Jobs()) > 0 {
+		figs = append(figs, ganttFigure(r, sub))
+	}
+	return figs
+}
+
+// CompareFigures returns the overlaid figures of several runs: wait-time
+// CDFs, utilisation and queue length on shared axes.
+func CompareFigures(runs []*Run) []*Figure {
+	var figs []*Figure
+	withWaits := 0
+	for _, r := range runs {
+		if len(r.Waits) > 0 {
+			withWaits++
+		}
+	}
+	if withWaits > 0 {
+		figs = append(figs, waitCDFFigure(runs, "compare_wait_cdf", "Wait-time CDF\n"+compareSubtitle(runs)))
+	}
+	withSeries := true
+	for _, r := range runs {
+		withSeries = withSeries && r.Series != nil && r.Series.started
+	}
+	if withSeries && len(runs) > 0 {
+		figs = append(figs,
+			overlayFigure(runs, Busy, "compare_utilisation", "Utilisation over time\n"+compareSubtitle(runs), "utilisation (%)"),
+			overlayFigure(runs, Queued, "compare_queue", "Queued jobs over time\n"+compareSubtitle(runs), "queued jobs"))
+	}
+	return figs
+}
+
+func compareSubtitle(runs []*Run) string {
+	traces := map[string]bool{}
+	var names []string
+	for _, r := range runs {
+		if !traces[r.Summary.Trace] {
+			traces[r.Summary.Trace] = true
+			names = append(names, r.Summary.Trace)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// Text and line styles shared by every plot.
+var (
+	sansFont   = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	gridColor  = color.Gray{Y: 225}
+	lineColors = []color.Color{
+		color.RGBA{R: 31, G: 119, B: 180, A: 255},
+		color.RGBA{R: 214, G: 39, B: 40, A: 255},
+		color.RGBA{R: 44, G: 160, B: 44, A: 255},
+		color.RGBA{R: 148, G: 103, B: 189, A: 255},
+		color.RGBA{R: 255, G: 127, B: 14, A: 255},
+		color.RGBA{R: 140, G: 86, B: 75, A: 255},
+		color.RGBA{R: 227, G: 119, B: 194, A: 255},
+		color.RGBA{R: 127, G: 127, B: 127, A: 255},
+	}
+	lineDashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)}}
+)
+
+func sans(st *text.Style, size vg.Length) {
+	st.Font = font.From(sansFont, size)
+}
+
+// newPlot returns a plot with the house style: sans-serif text, light grid.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	sans(&p.Title.TextStyle, 12)
+	sans(&p.X.Label.TextStyle, 11)
+	sans(&p.Y.Label.TextStyle, 11)
+	sans(&p.X.Tick.Label, 10)
+	sans(&p.Y.Tick.Label, 10)
+	sans(&p.Legend.TextStyle, 10)
+	p.Title.Padding = vg.Points(8)
+	p.X.Padding, p.Y.Padding = vg.Points(2), vg.Points(2)
+	g := plotter.NewGrid()
+	g.Vertical.Color, g.Horizontal.Color = gridColor, gridColor
+	p.Add(g)
+	return p
+}
+
+// timeUnit is the unit of a time axis.
+type timeUnit struct {
+	name string
+	sec  float64
+}
+
+// timeUnitFor picks the unit that gives readable ticks over span seconds.
+func timeUnitFor(span workload.Time) timeUnit {
+	switch {
+	case span >= 3*86400:
+		return timeUnit{"days", 86400}
+	case span >= 3*3600:
+		return timeUnit{"hours", 3600}
+	case span >= 20*60:
+		return timeUnit{"minutes", 60}
+	}
+	return timeUnit{"s", 1}
+}
+
+// stepXYs turns segments into the vertices of a step line of quantity s,
+// scaled by scale, with x in unit u since origin.
+func stepXYs(segs []Segment, s Series, scale float64, origin workload.Time, u timeUnit) plotter.XYs {
+	xys := make(plotter.XYs, 0, 2*len(segs))
+	for _, g := range segs {
+		y := g.Level[s] * scale
+		x0 := float64(g.From-origin) / u.sec
+		x1 := float64(g.To-origin) / u.sec
+		if n := len(xys); n > 0 && xys[n-1].Y == y && xys[n-1].X == x0 {
+			xys[n-1].X = x1 // extend a level that goes on
+			continue
+		}
+		xys = append(xys, plotter.XY{X: x0, Y: y}, plotter.XY{X: x1, Y: y})
+	}
+	return xys
+}
+
+// newLine returns a solid line through xys in colour i of the palette.
+func newLine(xys plotter.XYs, i int, width vg.Length) *polyline {
+	return &polyline{xys: xys, LineStyle: draw.LineStyle{Color: lineColors[i%len(lineColors)], Width: width}}
+}
+
+// overlayLine returns the line of run i in an overlay: colour i and, so
+// that lines stay apart in grey print, dash pattern i.
+func overlayLine(xys plotter.XYs, i int, width vg.Length) *polyline {
+	l := newLine(xys, i, width)
+	l.Dashes = lineDashes[i%len(lineDashes)]
+	return l
+}
+
+// hline returns a dashed horizontal reference line at y over [x0, x1].
+func hline(y, x0, x1 float64, c color.Color) *polyline {
+	return &polyline{xys: plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}},
+		LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+}
+
+// resolution describes the series' bucket width for a caption.
+func resolution(ts *TimeSeries) string {
+	if ts.Width() <= 1 {
+		return "exact: every change is drawn"
+	}
+	return "each step is the time-weighted mean over " + durationText(float64(ts.Width())) +
+		" (the series keeps at most " + fmt.Sprint(ts.maxPoints) + " points)"
+}
+
+// durationText formats sec seconds for people: "45 s", "12 min", "3.5 h",
+// "2.0 days".
+func durationText(sec float64) string {
+	switch {
+	case sec < 120:
+		return fmt.Sprintf("%.0f s", sec)
+	case sec < 2*3600:
+		return fmt.Sprintf("%.0f min", sec/60)
+	case sec < 2*86400:
+		return fmt.Sprintf("%.1f h", sec/3600)
+	}
+	return fmt.Sprintf("%.1f days", sec/86400)
+}
+
+// smoothWidths are the bin widths a dense utilisation plot may be smoothed
+// over, in seconds: a minute, ten minutes, an hour, six hours, a day, a week,
+// thirty days.
+var smoothWidths = []workload.Time{60, 600, 3600, 6 * 3600, 86400, 7 * 86400, 30 * 86400}
+
+// smoothAbove is the number of segments above which a time plot is too dense
+// to read and the utilisation plot adds smoothed means.
+const smoothAbove = 400
+
+// smoothWidth returns the smallest of smoothWidths that cuts span into at
+// most 250 bins.
+func smoothWidth(span workload.Time) workload.Time {
+	for _, w := range smoothWidths {
+		if span/w <= 250 {
+			return w
+		}
+	}
+	return max(span/250, 1)
+}
+
+func utilisationFigure(r *Run, sub string) *Figure {
+	ts := r.Series
+	u := timeUnitFor(ts.End() - ts.Start())
+	p := newPlot("Utilisation over time\n"+sub, "time since the first submission ("+u.name+")", "busy processors (% of "+fmt.Sprint(ts.Procs())+")")
+	p.X.Tick.Marker = niceTicks
+	segs := ts.Segments(nil)
+	scale := 100 / float64(ts.Procs())
+	x1 := float64(ts.End()-ts.Start()) / u.sec
+	caption := "Processors allocated, as a percentage of the machine, against simulated time; " + resolution(ts) + "."
+	if len(segs) <= smoothAbove {
+		l := newLine(stepXYs(segs, Busy, scale, ts.Start(), u), 0, vg.Points(1))
+		p.Add(l)
+		p.Legend.Add("busy processors", l)
+	} else {
+		raw := newLine(stepXYs(segs, Busy, scale, ts.Start(), u), 0, vg.Points(0.5))
+		raw.Color = color.RGBA{R: 160, G: 195, B: 225, A: 255}
+		w := smoothWidth(ts.End() - ts.Start())
+		n := int((ts.End() - ts.Start() + w - 1) / w)
+		means := ts.Resample(Busy, ts.Start(), ts.Start()+workload.Time(n)*w, n)
+		xys := make(plotter.XYs, 0, 2*n)
+		for b, m := range means {
+			x0 := float64(workload.Time(b)*w) / u.sec
+			xe := math.Min(float64(workload.Time(b+1)*w)/u.sec, x1)
+			xys = append(xys, plotter.XY{X: x0, Y: m * scale}, plotter.XY{X: xe, Y: m * scale})
+		}
+		smooth := newLine(xys, 0, vg.Points(1.6))
+		smooth.Color = color.RGBA{R: 8, G: 48, B: 107, A: 255}
+		p.Add(raw, smooth)
+		p.Legend.Add("busy processors", raw)
+		p.Legend.Add("mean per "+durationText(float64(w)), smooth)
+		caption += " The dark line is the mean over each " + durationText(float64(w)) + "."
+	}
+	mean := hline(100*r.Summary.Utilisation, 0, x1, color.Black)
+	p.Add(mean)
+	p.Legend.Add(fmt.Sprintf("utilisation over the makespan: %.1f %%", 100*r.Summary.Utilisation), mean)
+	p.Legend.Top = true
+	p.Y.Min, p.Y.Max = 0, 125 // room for the legend above 100 %
+	p.Y.Tick.Marker = fixedTicks(0, 100, 20, "%.0f")
+	p.X.Min, p.X.Max = 0, x1
+	return &Figure{
+		Name: "utilisation", Title: "Utilisation over time",
+		Caption: caption + " The dashed line is the utilisation over the whole makespan.",
+		Width:   9 * vg.Inch, Height: 4.5 * vg.Inch,
+		draw: p.Draw,
+	}
+}
+
+// niceTicks puts about five to ten labelled ticks at round values (1, 2 or
+// 5 times a power of ten) with a minor tick between each, labelled with as
+// few decimals as the step needs.
+var niceTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 6, 64)}}
+	}
+	raw := (hi - lo) / 8
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	var ts []plot.Tick
+	first := math.Ceil(lo/step*2-1e-9) / 2
+	for k := first; k*step <= hi+math.Abs(hi)*1e-12+1e-12; k += 0.5 {
+		v := k * step
+		label := ""
+		if math.Mod(k, 1) == 0 {
+			label = strconv.FormatFloat(v, 'f', dec, 64)
+			if label == "-0" {
+				label = "0"
+			}
+		}
+		ts = append(ts, plot.Tick{Value: v, Label: label})
+	}
+	return ts
+})
+
+// lighter returns c mixed with white, a fraction f of the way.
+func lighter(c color.Color, f float64) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8(float64(v>>8) + (255-float64(v>>8))*f) }
+	return color.RGBA{R: mix(r), G: mix(g), B: mix(b), A: 255}
+}
+
+// addSeries adds quantity s of the series to p as a step line in colour i,
+// with the bucket peaks drawn lighter behind it when the series is bucketed.
+func addSeries(p *plot.Plot, ts *TimeSeries, s Series, i int, u timeUnit, label string) {
+	l := newLine(stepXYs(ts.Segments(nil), s, 1, ts.Start(), u), i, vg.Points(0.9))
+	if ts.Width() > 1 {
+		peak := newLine(stepXYs(ts.MaxSegments(nil), s, 1, ts.Start(), u), i, vg.Points(0.6))
+		peak.Color = lighter(l.Color, 0.6)
+		p.Add(peak)
+		p.Legend.Add(label+", peak per "+durationText(float64(ts.Width())), peak)
+		label += ", mean per " + durationText(float64(ts.Width()))
+	}
+	p.Add(l)
+	p.Legend.Add(label, l)
+}
+
+func queueFigure(r *Run, sub string) *Figure {
+	ts := r.Series
+	u := timeUnitFor(ts.End() - ts.Start())
+	x1 := float64(ts.End()-ts.Start()) / u.sec
+
+	top := newPlot("Queue over time\n"+sub, "", "jobs")
+	top.X.Tick.Marker, top.Y.Tick.Marker = niceTicks, niceTicks
+	addSeries(top, ts, Queued, 1, u, "queued jobs")
+	addSeries(top, ts, Running, 0, u, "running jobs")
+	top.Legend.Top = true
+	top.X.Min, top.X.Max = 0, x1
+	top.Y.Min = 0
+	top.Y.Max *= 1.35 // room for the legend
+
+	bot := newPlot("", "time since the first submission ("+u.name+")", "processors")
+	bot.X.Tick.Marker, bot.Y.Tick.Marker = niceTicks, niceTicks
+	addSeries(bot, ts, QueuedProcs, 3, u, "processors the queued jobs ask for")
+	machine := hline(float64(ts.Procs()), 0, x1, color.Black)
+	bot.Add(machine)
+	bot.Legend.Add(fmt.Sprintf("machine size (%d)", ts.Procs()), machine)
+	bot.Legend.Top = true
+	bot.X.Min, bot.X.Max = 0, x1
+	bot.Y.Min = 0
+	bot.Y.Max = max(bot.Y.Max, float64(ts.Procs())) * 1.3
+	return &Figure{
+		Name: "queue", Title: "Queue length and queued demand over time",
+		Caption: "Top: jobs waiting and jobs running. Bottom: processors the waiting jobs ask for, in all, against the machine size; " +
+			resolution(ts) + ", drawn lighter at its peak.",
+		Width: 9 * vg.Inch, Height: 6.5 * vg.Inch,
+		draw: func(c draw.Canvas) {
+			tiles := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
+			cs := plot.Align([][]*plot.Plot{{top}, {bot}}, tiles, c)
+			top.Draw(cs[0][0])
+			bot.Draw(cs[1][0])
+		},
+	}
+}
+
+// fixedTicks returns a ticker with a labelled tick every step from lo to hi.
+func fixedTicks(lo, hi, step float64, format string) plot.Ticker {
+	return plot.TickerFunc(func(min, max float64) []plot.Tick {
+		var ts []plot.Tick
+		for v := lo; v <= hi+step/1e6; v += step {
+			ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprintf(format, v)})
+		}
+		return ts
+	})
+}
+
+// waitTicks labels a logarithmic wait axis in time units people read.
+var waitTicks = plot.TickerFunc(func(min, max float64) []plot.Tick {
+	marks := []struct {
+		v     float64
+		label string
+	}{
+		{1, "≤1 s"}, {10, "10 s"}, {60, "1 min"}, {600, "10 min"}, {3600, "1 h"},
+		{36000, "10 h"}, {86400, "1 day"}, {864000, "10 days"}, {8640000, "100 days"},
+	}
+	var ts []plot.Tick
+	for _, m := range marks {
+		if m.v >= min*0.999 && m.v <= max*1.001 {
+			ts = append(ts, plot.Tick{Value: m.v, Label: m.label})
+		}
+	}
+	return ts
+})
+
+// cdfMaxPoints bounds the vertices of a CDF line.
+const cdfMaxPoints = 2000
+
+// cdfXYs returns the step CDF of the sorted waits, with waits below 1 s
+// drawn at 1 s (the axis is logarithmic). Each distinct wait gives a vertex;
+// past cdfMaxPoints of them, a vertex is kept only where the wait grew by
+// a factor of at least (max)^(1/cdfMaxPoints) or the fraction by
+// 1/cdfMaxPoints, which keeps the curve's shape at any scale.
+func cdfXYs(waits []int64) plotter.XYs {
+	n := float64(len(waits))
+	xys := plotter.XYs{}
+	lastX, lastY := math.Inf(-1), math.Inf(-1)
+	maxW := math.Max(1, float64(waits[len(waits)-1]))
+	xStep := math.Pow(maxW, 1.0/cdfMaxPoints)
+	for i := 0; i < len(waits); {
+		j := i
+		for j < len(waits) && waits[j] == waits[i] {
+			j++
+		}
+		x := math.Max(1, float64(waits[i]))
+		y := float64(j) / n
+		if j == len(waits) || len(xys) == 0 || x >= lastX*xStep || y-lastY >= 1.0/cdfMaxPoints {
+			if k := len(xys); k > 0 && xys[k-1].X == x {
+				xys[k-1].Y = y // several waits below 1 s share x = 1
+			} else {
+				xys = append(xys, plotter.XY{X: x, Y: y})
+			}
+			lastX, lastY = x, y
+		}
+		i = j
+	}
+	return xys
+}
+
+func waitCDFFigure(runs []*Run, name, title string) *Figure {
+	p := newPlot(title, "wait (log scale)", "fraction of jobs that waited at most x")
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = waitTicks
+	maxW := int64(10)
+	for _, r := range runs {
+		if len(r.Waits) > 0 {
+			maxW = max(maxW, r.Waits[len(r.Waits)-1])
+		}
+	}
+	for i, r := range runs {
+		if len(r.Waits) == 0 {
+			continue
+		}
+		xys := cdfXYs(r.Waits)
+		if last := xys[len(xys)-1]; last.X < float64(maxW) {
+			xys = append(xys, plotter.XY{X: float64(maxW), Y: last.Y})
+		}
+		steps := make(plotter.XYs, 0, 2*len(xys))
+		for k, xy := range xys {
+			if k > 0 {
+				steps = append(steps, plotter.XY{X: xy.X, Y: xys[k-1].Y})
+			}
+			steps = append(steps, xy)
+		}
+		l := overlayLine(steps, i, vg.Points(1.2))
+		p.Add(l)
+		label := r.Name
+		if label == "" {
+			label = "jobs that ran"
+		}
+		zero := 0
+		for zero < len(r.Waits) && r.Waits[zero] < 1 {
+			zero++
+		}
+		p.Legend.Add(fmt.Sprintf("%s (%d jobs, %.0f %% started at once)", label, len(r.Waits), 100*float64(zero)/float64(len(r.Waits))), l)
+	}
+	p.X.Min, p.X.Max = 1, float64(maxW)
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Y.Tick.Marker = fixedTicks(0, 1, 0.2, "%.1f")
+	p.Legend.Top = false
+	p.Legend.Left = false
+	p.Legend.YOffs = vg.Points(8)
+	return &Figure{
+		Name: name, Title: "Wait-time CDF",
+		Caption: "Fraction of the jobs that ran whose wait (start − submit) was at most x, on a logarithmic axis; " +
+			"the curve starts at x = 1 s with the jobs that did not wait.",
+		Width: 8 * vg.Inch, Height: 4.5 * vg.Inch,
+		draw: p.Draw,
+	}
+}
+
+// classGrid is the heatmap's grid: runtime classes across, size classes up.
+type classGrid struct{ s *Summary }
+
+func (g classGrid) Dims() (c, r int) { return NumRuntimeClasses, NumSizeClasses }
+func (g classGrid) Z(c, r int) float64 {
+	cs := g.s.BySizeRuntime[r][c]
+	if cs.Jobs == 0 {
+		return math.NaN()
+	}
+	return math.Log10(cs.BoundedSlowdown.Mean)
+}
+func (g classGrid) X(c int) float64 { return float64(c) }
+func (g classGrid) Y(r int) float64 { return float64(r) }
+
+// heatPalette is ColorBrewer's sequential OrRd, light to dark.
+func heatPalette() palette.Palette {
+	p, err := brewer.GetPalette(brewer.TypeSequential, "OrRd", 9)
+	if err != nil {
+		panic(fmt.Sprintf("report: %v", err))
+	}
+	return p
+}
+
+func slowdownFigure(r *Run, sub string) *Figure {
+	s := &r.Summary
+	p := newPlot("Mean bounded slowdown by job class\n"+sub, "run time (actual)", "processors")
+	hm := plotter.NewHeatMap(classGrid{s}, heatPalette())
+	hm.Min = 0
+	hm.Max = 1 // log10(10): a slowdown of 10 or more is dark
+	for i := range s.BySizeRuntime {
+		for k := range s.BySizeRuntime[i] {
+			if c := s.BySizeRuntime[i][k]; c.Jobs > 0 {
+				hm.Max = math.Max(hm.Max, math.Log10(c.BoundedSlowdown.Mean))
+			}
+		}
+	}
+	hm.NaN = color.Gray{Y: 245}
+	hm.Overflow = hm.Palette.Colors()[len(hm.Palette.Colors())-1]
+	hm.Underflow = hm.Palette.Colors()[0]
+	p.Add(hm)
+	var light, dark plotter.XYLabels
+	for i := range s.BySizeRuntime {
+		for k := range s.BySizeRuntime[i] {
+			c := s.BySizeRuntime[i][k]
+			text := "no jobs"
+			if c.Jobs > 0 {
+				text = fmt.Sprintf("%s\n%d %s", slowdownText(c.BoundedSlowdown.Mean), c.Jobs, plural(c.Jobs, "job", "jobs"))
+			}
+			set := &light
+			if c.Jobs > 0 && math.Log10(c.BoundedSlowdown.Mean) > 0.65*hm.Max {
+				set = &dark
+			}
+			set.XYs = append(set.XYs, plotter.XY{X: float64(k), Y: float64(i)})
+			set.Labels = append(set.Labels, text)
+		}
+	}
+	for _, set := range []struct {
+		l   plotter.XYLabels
+		clr color.Color
+	}{{light, color.Black}, {dark, color.White}} {
+		if len(set.l.XYs) == 0 {
+			continue
+		}
+		labels, err := plotter.NewLabels(set.l)
+		if err != nil {
+			panic(fmt.Sprintf("report: %v", err))
+		}
+		for i := range labels.TextStyle {
+			sans(&labels.TextStyle[i], 10)
+			labels.TextStyle[i].Color = set.clr
+			labels.TextStyle[i].XAlign = draw.XCenter
+			labels.TextStyle[i].YAlign = draw.YCenter
+		}
+		p.Add(labels)
+	}
+	p.X.Tick.Marker = classTicks(RuntimeClassLabels[:])
+	p.Y.Tick.Marker = classTicks(SizeClassLabels[:])
+	p.X.Min, p.X.Max = -0.5, NumRuntimeClasses-0.5
+	p.Y.Min, p.Y.Max = -0.5, NumSizeClasses-0.5
+	return &Figure{
+		Name: "slowdown_by_class", Title: "Mean bounded slowdown by job class",
+		Caption: fmt.Sprintf("Mean bounded slowdown (τ = %d s) of the jobs in each size × run-time class, with the number of jobs; "+
+			"darker is slower, on a logarithmic colour scale from 1 to the largest cell (at least 10).", BoundedSlowdownTauSec),
+		Width: 8 * vg.Inch, Height: 5 * vg.Inch,
+		draw: p.Draw,
+	}
+}
+
+// slowdownText formats a slowdown with two decimals below 100 and none
+// above.
+func slowdownText(v float64) string {
+	if v < 100 {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// plural returns one if n is 1, else many.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// SizeClassLabels and RuntimeClassLabels are the class names as the plots
+// and the HTML tables show them.
+var (
+	SizeClassLabels    = [NumSizeClasses]string{"1", "2–4", "5–16", "17–64", "> 64"}
+	RuntimeClassLabels = [NumRuntimeClasses]string{"< 10 min", "10 min – 1 h", "1 h – 10 h", "≥ 10 h"}
+)
+
+// classTicks labels integer positions 0, 1, … with names.
+func classTicks(names []string) plot.Ticker {
+	return plot.TickerFunc(func(min, max float64) []plot.Tick {
+		ts := make([]plot.Tick, len(names))
+		for i, n := range names {
+			ts[i] = plot.Tick{Value: float64(i), Label: n}
+		}
+		return ts
+	})
+}
+
+func overlayFigure(runs []*Run, s Series, name, title, yLabel string) *Figure {
+	from, to := runs[0].Series.Start(), runs[0].Series.End()
+	for _, r := range runs[1:] {
+		from, to = min(from, r.Series.Start()), max(to, r.Series.End())
+	}
+	u := timeUnitFor(to - from)
+	const bins = 300
+	p := newPlot(title, "time since the first submission ("+u.name+")", yLabel)
+	p.X.Tick.Marker = niceTicks
+	if s != Busy {
+		p.Y.Tick.Marker = niceTicks
+	}
+	binW := float64(to-from) / bins
+	for i, r := range runs {
+		means := r.Series.Resample(s, from, to, bins)
+		scale := 1.0
+		if s == Busy {
+			scale = 100 / float64(r.Series.Procs())
+		}
+		xys := make(plotter.XYs, 0, 2*bins)
+		for b, m := range means {
+			x0 := (float64(b) * binW) / u.sec
+			x1 := (float64(b+1) * binW) / u.sec
+			xys = append(xys, plotter.XY{X: x0, Y: m * scale}, plotter.XY{X: x1, Y: m * scale})
+		}
+		l := overlayLine(xys, i, vg.Points(1.2))
+		p.Add(l)
+		p.Legend.Add(r.Name, l)
+	}
+	p.Legend.Top = true
+	p.X.Min, p.X.Max = 0, float64(to-from)/u.sec
+	p.Y.Min = 0
+	if s == Busy {
+		p.Y.Max = 100 + 7*float64(len(runs)) // room for the legend
+		p.Y.Tick.Marker = fixedTicks(0, 100, 20, "%.0f")
+	} else {
+		p.Y.Max *= 1 + 0.1*float64(len(runs))
+	}
+	what := map[Series]string{Busy: "Processors allocated, as a percentage of each run's machine",
+		Queued: "Jobs waiting in the queue"}[s]
+	return &Figure{
+		Name: name, Title: title,
+		Caption: fmt.Sprintf("%s, for each run, as time-weighted means over %d equal bins of %s.", what, bins, durationText(binW)),
+		Width:   9 * vg.Inch, Height: 4.5 * vg.Inch,
+		draw: p.Draw,
+	}
+}

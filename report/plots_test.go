@@ -1,0 +1,228 @@
+package report
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// tinyReport returns tinyRun as a Run with every plot's data: exact series,
+// waits and the Gantt.
+func tinyReport() *Run {
+	m := NewMetrics()
+	g := NewGantt(100)
+	replay(tinyRun(), Observers{m, g})
+	ts := NewTimeSeries(tinyProcs, 64)
+	feed(ts, tinySamples())
+	s := m.Summary("tiny.swf", "easy", tinyProcs, tinyStats, tinyCleaning)
+	ts.AddTo(&s)
+	return &Run{Name: "tiny", Summary: s, Waits: m.Waits(), Series: ts, Gantt: g}
+}
+
+// syntheticReport simulates n seeded jobs on 64 processors under pol, with a
+// series bounded to bound points.
+func syntheticReport(t *testing.T, name string, n, bound int, cfg policy.Config) *Run {
+	t.Helper()
+	const procs = 64
+	pol, err := policy.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := sim.New(sim.Config{Procs: procs, Policy: pol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMetrics()
+	ts := NewTimeSeries(procs, bound)
+	g := NewGantt(DefaultGanttMaxJobs)
+	st, err := eng.Run(&sliceSource{jobs: syntheticJobs(11, n, procs)}, Observers{m, ts, g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Summary("synthetic.swf", pol.Name(), procs, st, workload.CleanStats{})
+	ts.AddTo(&s)
+	return &Run{Name: name, Summary: s, Waits: m.Waits(), Series: ts, Gantt: g}
+}
+
+var (
+	easyCfg = policy.Config{Backfill: policy.BackfillEASY, Lookahead: policy.DefaultLookahead, Depth: 1}
+	fcfsCfg = policy.Config{Backfill: policy.BackfillOff}
+)
+
+// TestPlotGolden renders each plot kind on a small scenario and compares
+// the SVG text with testdata/plots/NAME.svg (go test -update rewrites them).
+// gonum's SVG output is deterministic (fixed float precision, no ids, no
+// dates), so the comparison is byte for byte.
+func TestPlotGolden(t *testing.T) {
+	tiny := tinyReport()
+	bucketed := syntheticReport(t, "bucketed", 3000, 64, easyCfg)
+	easy := syntheticReport(t, "easy", 300, DefaultSeriesPoints, easyCfg)
+	fcfs := syntheticReport(t, "fcfs", 300, DefaultSeriesPoints, fcfsCfg)
+	if bucketed.Series.Width() == 1 {
+		t.Fatal("the bucketed scenario did not bucket")
+	}
+	figs := map[string]*Figure{}
+	for _, f := range RunFigures(tiny) {
+		figs[f.Name] = f
+	}
+	for _, f := range RunFigures(bucketed) {
+		if f.Name == "utilisation" || f.Name == "queue" {
+			f.Name += "_bucketed"
+			figs[f.Name] = f
+		}
+	}
+	for _, f := range CompareFigures([]*Run{easy, fcfs}) {
+		figs[f.Name] = f
+	}
+	want := []string{"utilisation", "queue", "wait_cdf", "slowdown_by_class", "gantt",
+		"utilisation_bucketed", "queue_bucketed", "compare_wait_cdf", "compare_utilisation", "compare_queue"}
+	if len(figs) != len(want) {
+		t.Errorf("%d figures, want %d", len(figs), len(want))
+	}
+	for _, name := range want {
+		t.Run(name, func(t *testing.T) {
+			f := figs[name]
+			if f == nil {
+				t.Fatalf("no figure %s", name)
+			}
+			got, err := f.SVG()
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, _ := f.SVG()
+			if !bytes.Equal(got, again) {
+				t.Fatal("two renderings of the same figure differ")
+			}
+			goldenSVG(t, filepath.Join("plots", name+".svg"), got)
+			p, err := f.PNG()
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(bytes.NewReader(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := img.Bounds(); b.Dx() != int(f.Width.Dots(PNGDPI)+0.5) || b.Dy() != int(f.Height.Dots(PNGDPI)+0.5) {
+				t.Errorf("PNG is %v, want %.0f×%.0f in at %d dpi", b, f.Width/vg.Inch, f.Height/vg.Inch, PNGDPI)
+			}
+		})
+	}
+}
+
+// goldenSVG compares an SVG with testdata/name, or rewrites it under -update;
+// on a difference it reports the first differing line.
+func goldenSVG(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < min(len(gl), len(wl)); i++ {
+		if gl[i] != wl[i] {
+			t.Fatalf("%s differs from the golden file at line %d (go test -update rewrites it)\ngot:  %.300s\nwant: %.300s", name, i+1, gl[i], wl[i])
+		}
+	}
+	t.Fatalf("%s differs from the golden file: %d lines, want %d", name, len(gl), len(wl))
+}
+
+// TestRunFiguresChoice checks which figures a run gets.
+func TestRunFiguresChoice(t *testing.T) {
+	names := func(figs []*Figure) string {
+		var n []string
+		for _, f := range figs {
+			n = append(n, f.Name)
+		}
+		return strings.Join(n, " ")
+	}
+	full := tinyReport()
+	over := tinyReport()
+	over.Gantt = NewGantt(2)
+	replay(tinyRun(), over.Gantt)
+	noSeries := tinyReport()
+	noSeries.Series = nil
+	for _, tc := range []struct {
+		name string
+		r    *Run
+		want string
+	}{
+		{"everything", full, "utilisation queue wait_cdf slowdown_by_class gantt"},
+		{"too many jobs for a Gantt", over, "utilisation queue wait_cdf slowdown_by_class"},
+		{"no series", noSeries, "wait_cdf slowdown_by_class gantt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := names(RunFigures(tc.r)); got != tc.want {
+				t.Errorf("figures %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if over.Gantt.Complete() || over.Gantt.Jobs() != nil {
+		t.Error("a Gantt past its limit still holds jobs")
+	}
+}
+
+func TestGanttKeepsAllocations(t *testing.T) {
+	g := NewGantt(10)
+	replay(tinyRun(), g)
+	jobs := g.Jobs()
+	if len(jobs) != 5 {
+		t.Fatalf("%d jobs, want the 5 that ran", len(jobs))
+	}
+	// Job 2 ran on 0-3 and 6, and was killed.
+	j := jobs[2]
+	if j.ID != 2 || !j.Killed || len(j.Alloc) != 2 || j.Alloc[0] != rg(0, 4) || j.Alloc[1] != rg(6, 7) {
+		t.Errorf("job 2: %+v", j)
+	}
+}
+
+func TestCDFPoints(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		waits []int64
+		want  string
+	}{
+		{"zeros share x = 1", []int64{0, 0, 0, 5}, "(1,0.75) (5,1)"},
+		{"distinct", []int64{1, 2, 2, 10}, "(1,0.25) (2,0.75) (10,1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var parts []string
+			for _, p := range cdfXYs(tc.waits) {
+				parts = append(parts, "("+trimFloat(p.X)+","+trimFloat(p.Y)+")")
+			}
+			if got := strings.Join(parts, " "); got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+	// A million distinct waits draw at most about 2·cdfMaxPoints vertices.
+	waits := make([]int64, 1_000_000)
+	for i := range waits {
+		waits[i] = int64(i)
+	}
+	if n := len(cdfXYs(waits)); n > 2*cdfMaxPoints+2 {
+		t.Errorf("%d vertices for a million waits", n)
+	}
+}
+
+func trimFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -1,0 +1,134 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// cleaner applies the cleaning rules to raw records, whatever format they
+// were read from, so that an SWF trace and its Parquet form give the same
+// jobs and the same counts. It also checks that submit times do not decrease.
+type cleaner struct {
+	rules Rules
+	hdr   *Header
+	stats CleanStats
+	last  Time  // submit time of the previous kept record
+	seq   int64 // records seen
+	// raw keeps every record as read (see Raw): no rule applies, nothing is
+	// dropped, only the order is checked.
+	raw bool
+	// records names the records in the order error ("SWF lines").
+	records string
+}
+
+func newCleaner(rules Rules, hdr *Header, records string) cleaner {
+	return cleaner{rules: rules.WithDefaults(), hdr: hdr, last: math.MinInt64, records: records}
+}
+
+// clean turns the raw record in j into the job the simulator runs. The raw
+// fields of j (RawRun, AllocProcs, ReqProcs, ReqTime, Status, …) must be set;
+// submit is the raw submit time. It sets Seq, Submit, Procs, Run and Estimate,
+// counts what the rules did, and reports whether the job is kept. The error,
+// when not nil, is about the submit time (unsorted records).
+func (c *cleaner) clean(j *Job, submit float64) (bool, error) {
+	j.Seq = c.seq
+	c.seq++
+	c.stats.Records++
+	rounded := submit != math.Trunc(submit) || j.RawRun != math.Trunc(j.RawRun) || j.ReqTime != math.Trunc(j.ReqTime)
+	if submit < 0 && !c.raw {
+		c.stats.DroppedSubmitUnset++
+		return false, nil
+	}
+	j.Submit = Time(math.Round(submit))
+	if j.Submit >= 0 {
+		if j.Submit < c.last {
+			return false, fmt.Errorf("submit time %d is earlier than the previous job's %d: %s must be sorted by submit time", j.Submit, c.last, c.records)
+		}
+		c.last = j.Submit
+	}
+	if c.raw {
+		j.Procs = j.ReqProcs
+		if j.Procs <= 0 {
+			j.Procs = j.AllocProcs
+		}
+		j.Run = Time(math.Round(j.RawRun))
+		j.Estimate = Time(math.Round(j.ReqTime))
+		if j.Estimate <= 0 {
+			j.Estimate = Unknown
+		}
+		c.stats.Kept++
+		return true, nil
+	}
+
+	if len(c.rules.Statuses) > 0 && !containsInt(c.rules.Statuses, j.Status) {
+		c.stats.DroppedStatus++
+		return false, nil
+	}
+	if j.Status >= 2 && j.Status <= 4 {
+		drop := c.rules.Partial == PartialDrop ||
+			(c.rules.Partial == PartialAuto && strings.EqualFold(c.hdr.Preemption, "double"))
+		if drop {
+			c.stats.DroppedPartial++
+			return false, nil
+		}
+	}
+
+	primary, fallback := j.ReqProcs, j.AllocProcs
+	if c.rules.Procs == ProcsAllocated {
+		primary, fallback = fallback, primary
+	}
+	j.Procs = primary
+	if j.Procs <= 0 {
+		j.Procs = fallback
+		if j.Procs > 0 {
+			c.stats.ProcsFromOther++
+		}
+	}
+	if j.Procs <= 0 {
+		c.stats.DroppedProcs++
+		return false, nil
+	}
+
+	j.Run = Time(math.Round(j.RawRun))
+	if j.Run <= 0 {
+		if c.rules.ZeroRun == RunDrop {
+			c.stats.DroppedRun++
+			return false, nil
+		}
+		j.Run = 1
+		c.stats.RunSetToOne++
+	}
+
+	j.Estimate = Time(math.Round(j.ReqTime))
+	if j.Estimate <= 0 {
+		j.Estimate = Unknown
+		if c.rules.Estimate == EstimateRun {
+			j.Estimate = j.Run
+			c.stats.EstimateFromRun++
+		} else {
+			c.stats.NoEstimate++
+		}
+	} else if j.Run > j.Estimate {
+		if c.rules.Overrun == OverrunExtend {
+			j.Estimate = j.Run
+			c.stats.OverrunExtended++
+		} else {
+			c.stats.Overrun++
+		}
+	}
+	if rounded {
+		c.stats.RoundedFractional++
+	}
+	c.stats.Kept++
+	return true, nil
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

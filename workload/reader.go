@@ -1,0 +1,305 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Reader streams the cleaned jobs of a trace, whatever its format.
+// *SWFReader and *ParquetReader are Readers; Open returns one that also
+// applies the checks a run needs.
+type Reader interface {
+	// Next reads the next kept job into j. It returns io.EOF after the last
+	// job, and a *ParseError for a bad record.
+	Next(j *Job) error
+	// Header returns what the trace says about itself (for Parquet, the SWF
+	// header stored in its key/value metadata, if any).
+	Header() *Header
+	// Stats returns the counts of records read and rules applied so far.
+	Stats() CleanStats
+	// Path returns the name of the input, as given.
+	Path() string
+	// Close releases the input.
+	Close() error
+}
+
+// Format is a trace file format.
+type Format string
+
+// Values of Format.
+const (
+	// FormatSWF is the Standard Workload Format, plain or gzip-compressed.
+	FormatSWF Format = "swf"
+	// FormatParquet is Parquet, in schedsim's job schema (see ParquetSchema)
+	// or a dataset's own schema read through a ColumnMap.
+	FormatParquet Format = "parquet"
+)
+
+// Option configures Open and NewReader.
+type Option func(*openConfig)
+
+type openConfig struct {
+	format  Format
+	columns *ColumnMap
+	raw     bool
+}
+
+// WithFormat reads the input as format f instead of detecting it.
+func WithFormat(f Format) Option { return func(c *openConfig) { c.format = f } }
+
+// WithColumns reads a Parquet input through the column mapping m (see
+// ParseColumns) instead of schedsim's own schema. An SWF input with a
+// mapping is an error.
+func WithColumns(m *ColumnMap) Option { return func(c *openConfig) { c.columns = m } }
+
+// Raw returns every record as read, for conversion: no cleaning rule
+// applies, no record is dropped and job numbers are not checked; Submit,
+// Procs, Run and Estimate are the raw values rounded (Procs the requested
+// processors, else the allocated ones), and the counts are only Records and
+// Kept. Records must still be sorted by submit time (those with a negative
+// submit time excepted), and bad values are still errors.
+func Raw() Option { return func(c *openConfig) { c.raw = true } }
+
+// Errors about the input as a whole, wrapped in a *ParseError naming the file.
+var (
+	// ErrNotTrace is returned for a file that is neither SWF text nor Parquet,
+	// such as an archive or a file compressed with something other than gzip.
+	ErrNotTrace = errors.New("workload: not a trace file")
+)
+
+// Open opens the trace file at path for reading with rules. It detects the
+// format from the file's first bytes — "PAR1" is Parquet, anything else SWF
+// (plain or gzip) — and falls back to the name (.parquet, .pq) only to
+// explain a file that does not start as its name says. Close the reader when
+// done.
+//
+// Beyond what the format's reader checks, the reader Open returns rejects
+// what no run can use, each as a *ParseError naming the file and, for a
+// record, its line or row and field: a file without any job record
+// (ErrNoJobs; an empty or header-only file), binary data or an unsupported
+// compression (ErrNotTrace), values below -1 (SWF's "unknown") in any SWF
+// field, and a job number an earlier kept job has (unless Rules.Duplicate
+// says keep or drop).
+func Open(path string, rules Rules, opts ...Option) (Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: it is a directory", ErrNotTrace)}
+	}
+	r, err := open(f, f, st.Size(), f, path, rules, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// NewReader reads a trace from in as Open reads a file; name names the input
+// in errors. A Parquet input is read through in's ReadAt when in is an
+// io.ReaderAt with a Size method (as *bytes.Reader and *strings.Reader are),
+// and is otherwise read into memory first. NewReader does not close in: if in
+// needs closing, the caller closes it after the reader.
+func NewReader(in io.Reader, name string, rules Rules, opts ...Option) (Reader, error) {
+	type sizedReaderAt interface {
+		io.ReaderAt
+		Size() int64
+	}
+	if ra, ok := in.(sizedReaderAt); ok {
+		return open(in, ra, ra.Size(), nil, name, rules, opts)
+	}
+	return open(in, nil, -1, nil, name, rules, opts)
+}
+
+// open detects the format of in and returns the checked reader. ra, when not
+// nil, reads the same input at offsets and size is its size. closer, if not
+// nil, is closed by the reader's Close (not on error).
+func open(in io.Reader, ra io.ReaderAt, size int64, closer io.Closer, name string, rules Rules, opts []Option) (Reader, error) {
+	var cfg openConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := rules.Validate(); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(in, 64<<10)
+	magic, err := br.Peek(8)
+	if err != nil && err != io.EOF {
+		return nil, &ParseError{Path: name, Err: err}
+	}
+	format := cfg.format
+	if format == "" {
+		format = detect(magic, name)
+	}
+	if err := checkMagic(magic, name, format); err != nil {
+		return nil, err
+	}
+	var src source
+	switch format {
+	case FormatSWF:
+		if cfg.columns != nil {
+			return nil, &ParseError{Path: name, Err: errors.New("a column mapping applies to Parquet traces only, and this is SWF")}
+		}
+		r, err := newSWFReader(br, name, rules, true, cfg.raw)
+		if err != nil {
+			return nil, err
+		}
+		if closer != nil {
+			r.closer = append([]io.Closer{closer}, r.closer...)
+		}
+		src = r
+	case FormatParquet:
+		if ra == nil {
+			// Not seekable: Parquet is read from its footer, so hold it in memory.
+			data, err := io.ReadAll(br)
+			if err != nil {
+				return nil, &ParseError{Path: name, Err: err}
+			}
+			ra, size = bytes.NewReader(data), int64(len(data))
+		}
+		r, err := newParquetReader(ra, size, name, rules, cfg.columns, cfg.raw)
+		if err != nil {
+			return nil, err
+		}
+		r.closer = closer
+		src = r
+	default:
+		return nil, fmt.Errorf("workload: unknown format %q (want swf or parquet)", format)
+	}
+	if src.empty() {
+		src.Close()
+		return nil, &ParseError{Path: name, Err: fmt.Errorf("%w: the file holds no job record (it is empty, or has only header comments)", ErrNoJobs)}
+	}
+	return &checked{source: src, rule: rules.Duplicate, raw: cfg.raw}, nil
+}
+
+// detect returns the format the first bytes of a file say, else its name.
+func detect(magic []byte, name string) Format {
+	if bytes.HasPrefix(magic, []byte("PAR1")) {
+		return FormatParquet
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".parquet", ".pq":
+		return FormatParquet
+	}
+	return FormatSWF
+}
+
+// checkMagic rejects inputs whose first bytes say they are not format.
+func checkMagic(magic []byte, name string, format Format) error {
+	for _, m := range []struct {
+		magic, what string
+	}{
+		{"\x28\xb5\x2f\xfd", "zstd-compressed"},
+		{"BZh", "bzip2-compressed"},
+		{"\xfd7zXZ\x00", "xz-compressed"},
+		{"PK\x03\x04", "a zip archive"},
+		{"\x04\x22\x4d\x18", "lz4-compressed"},
+		{"7z\xbc\xaf\x27\x1c", "a 7-zip archive"},
+	} {
+		if bytes.HasPrefix(magic, []byte(m.magic)) {
+			return &ParseError{Path: name, Err: fmt.Errorf("%w: the file is %s; schedsim reads SWF (plain or gzip) and Parquet: decompress it first", ErrNotTrace, m.what)}
+		}
+	}
+	if format == FormatParquet && len(magic) > 0 && !bytes.HasPrefix(magic, []byte("PAR1")) {
+		return &ParseError{Path: name, Err: fmt.Errorf("%w: the file does not start with Parquet's magic bytes \"PAR1\"", ErrNotTrace)}
+	}
+	if format == FormatSWF && bytes.HasPrefix(magic, []byte("PAR1")) {
+		return &ParseError{Path: name, Err: fmt.Errorf("%w: the file is Parquet, not SWF", ErrNotTrace)}
+	}
+	return nil
+}
+
+// source is what the format readers offer the checked reader.
+type source interface {
+	Reader
+	// empty reports whether the input has no job record at all.
+	empty() bool
+	// errorAt returns a *ParseError about field (an SWF field number) of the
+	// last record read.
+	errorAt(field int, err error) *ParseError
+}
+
+// checked is the reader Open returns: a format reader plus the rule on
+// duplicate job numbers.
+type checked struct {
+	source
+	rule          DuplicateRule
+	raw           bool
+	ids           idSet
+	kept, dropped int64
+}
+
+// Next implements Reader.
+func (c *checked) Next(j *Job) error {
+	for {
+		if err := c.source.Next(j); err != nil {
+			return err
+		}
+		if c.raw || (j.Status >= 2 && j.Status <= 4) || !c.ids.add(j.ID) {
+			return nil
+		}
+		switch c.rule {
+		case DuplicateKeep:
+			c.kept++
+			return nil
+		case DuplicateDrop:
+			c.dropped++
+			continue
+		}
+		return c.errorAt(1, fmt.Errorf("job number %d is already used by an earlier job (--duplicate-id keep or drop accepts such traces)", j.ID))
+	}
+}
+
+// Stats implements Reader.
+func (c *checked) Stats() CleanStats {
+	s := c.source.Stats()
+	s.DuplicateIDs = c.kept
+	s.DroppedDuplicate = c.dropped
+	s.Kept -= c.dropped
+	return s
+}
+
+// idSet is a set of job numbers. Real traces number their jobs nearly
+// consecutively, so it keeps one 64-bit word per 64 numbers in a map and the
+// word in use aside: consecutive numbers cost no map access, and memory is
+// about one byte per 3 jobs (1M jobs: about 0.4 MB), growing with the
+// trace; scattered numbers cost one map entry each.
+type idSet struct {
+	words map[int64]uint64
+	key   int64
+	word  uint64
+	have  bool
+}
+
+// add adds id and reports whether it was already there.
+func (s *idSet) add(id int64) bool {
+	k, bit := id>>6, uint64(1)<<(uint64(id)&63)
+	if !s.have || k != s.key {
+		if s.words == nil {
+			s.words = make(map[int64]uint64)
+		}
+		if s.have {
+			s.words[s.key] = s.word
+		}
+		s.key, s.word, s.have = k, s.words[k], true
+	}
+	if s.word&bit != 0 {
+		return true
+	}
+	s.word |= bit
+	return false
+}
