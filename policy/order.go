@@ -210,9 +210,8 @@ type Ordered struct {
 	// Inner is the policy that sees the queue in that order.
 	Inner Policy
 
-	items  []orderItem
-	view   orderedView
-	passes uint64
+	items []orderItem
+	view  orderedView
 }
 
 var _ Policy = (*Ordered)(nil)
@@ -248,8 +247,7 @@ func (o *Ordered) Schedule(v View, d Decisions) {
 	slices.SortFunc(items, compareItems)
 	o.items = items
 	_, fcfs := o.Order.(Arrival)
-	o.passes++
-	o.view = orderedView{View: v, d: d, items: items, reserve: fcfs, version: o.passes}
+	o.view = orderedView{View: v, d: d, items: items, reserve: fcfs}
 	o.Inner.Schedule(&o.view, &o.view)
 	o.view = orderedView{} // drop the references to this pass
 }
@@ -261,12 +259,7 @@ type orderedView struct {
 	d       Decisions
 	items   []orderItem
 	reserve bool // pass reservations on
-	version uint64
 }
-
-// Version implements View. The order can change at every pass (keys that
-// age), so each pass is a new version.
-func (o *orderedView) Version() uint64 { return o.version }
 
 // Job implements View: the i-th job in priority order.
 func (o *orderedView) Job(i int) *workload.Job { return o.View.Job(o.items[i].i) }
@@ -276,6 +269,16 @@ func (o *orderedView) Start(i int) { o.d.Start(o.items[i].i) }
 
 // WakeAt implements Decisions.
 func (o *orderedView) WakeAt(t workload.Time) { o.d.WakeAt(t) }
+
+// Fail implements Failer, for a policy inside Ordered that fails jobs
+// (Filtered); it panics if Ordered's own Decisions cannot.
+func (o *orderedView) Fail(i int, reason string) {
+	f, ok := o.d.(Failer)
+	if !ok {
+		panic(fmt.Sprintf("policy: cannot fail a job: %T does not implement Failer", o.d))
+	}
+	f.Fail(o.items[i].i, reason)
+}
 
 // Reserve implements Decisions; it passes the reservation on only under
 // submission order (see Ordered).

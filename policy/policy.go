@@ -49,11 +49,6 @@ type View interface {
 	// hole in any plan made with its estimate. The slice is valid during the
 	// pass only.
 	Ended() []Ended
-	// Version changes whenever the running jobs or their predicted ends
-	// change, or the queue is reordered; it stays the same while only time
-	// passes and jobs join the tail of the queue. A policy may use it to
-	// skip what an earlier pass already examined.
-	Version() uint64
 }
 
 // Ended describes a job that ended.
@@ -285,14 +280,10 @@ type EASY struct {
 
 	cand []candidate // SJBF's candidates, reused between passes
 
-	// What the previous pass left: with the same Version and head, every
-	// job it examined still cannot be backfilled (free processors, shadow
-	// and extra are unchanged, and time only makes "ends before the shadow"
-	// harder), so a pass only examines the jobs after seenSeq.
-	seenValid   bool
-	seenVersion uint64
-	seenHead    int64
-	seenSeq     int64
+	// With the engine's arrival-ordered queue, backfill candidates come
+	// from an index instead of a walk over the window (see fitIndex).
+	idx     fitIndex
+	idxView View // the run idx describes
 }
 
 // candidate is a backfill candidate: its estimate and queue index.
@@ -323,9 +314,19 @@ func (e *EASY) Name() string {
 
 // Schedule implements Policy.
 func (e *EASY) Schedule(v View, d Decisions) {
-	unchanged := e.seenValid && v.Version() == e.seenVersion
-	e.seenValid = false
+	indexed := false
+	if ao, ok := v.(arrivalOrdered); ok && ao.ArrivalOrder() && !e.SJBF {
+		indexed = true
+		e.syncIndex(v)
+	} else {
+		e.idxView = nil
+	}
 	h, free := startHeads(v, d)
+	if indexed {
+		for i := 0; i < h; i++ {
+			e.idx.remove(v.Job(i).Seq)
+		}
+	}
 	n := v.Len()
 	if h >= n {
 		return
@@ -347,20 +348,13 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	if e.Lookahead > 0 && h+1+e.Lookahead < n {
 		end = h + 1 + e.Lookahead
 	}
-	first := h + 1
-	if unchanged && head.Seq == e.seenHead {
-		// Only jobs that joined since the previous pass can fit.
-		first += sort.Search(end-first, func(k int) bool { return v.Job(first+k).Seq > e.seenSeq })
-	}
-	// After this pass every job of the window has been examined.
-	e.seenSeq = head.Seq
-	if end > h+1 {
-		e.seenSeq = v.Job(end - 1).Seq
-	}
 	now := v.Now()
-	if e.SJBF {
+	switch {
+	case indexed:
+		e.backfillIndexed(v, d, h+1, end, now, shadow, free, extra)
+	case e.SJBF:
 		cand := e.cand[:0]
-		for i := first; i < end; i++ {
+		for i := h + 1; i < end; i++ {
 			if est := v.Job(i).Estimate; est > 0 {
 				cand = append(cand, candidate{est, i})
 			}
@@ -373,12 +367,59 @@ func (e *EASY) Schedule(v View, d Decisions) {
 			}
 			free, extra = backfill(v, d, c.i, now, shadow, free, extra)
 		}
-	} else {
-		for i := first; i < end && free > 0; i++ {
+	default:
+		for i := h + 1; i < end && free > 0; i++ {
 			free, extra = backfill(v, d, i, now, shadow, free, extra)
 		}
 	}
-	e.seenValid, e.seenVersion, e.seenHead = true, v.Version(), head.Seq
+}
+
+// syncIndex adds the jobs that joined the queue since the previous pass.
+func (e *EASY) syncIndex(v View) {
+	if v != e.idxView {
+		e.idx.reset() // a new run
+		e.idxView = v
+	}
+	n := v.Len()
+	k := n
+	for k > 0 && v.Job(k-1).Seq > e.idx.tail {
+		k--
+	}
+	if k == n {
+		return
+	}
+	low := v.Job(0).Seq
+	for i := k; i < n; i++ {
+		e.idx.add(v.Job(i), low)
+	}
+}
+
+// backfillIndexed is the backfill walk over queue indices [first, end),
+// visiting only the jobs the index says may start: the same jobs, in the
+// same order, as walking every index.
+func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow workload.Time, free, extra int) {
+	if first >= end {
+		return
+	}
+	lo, hi := v.Job(first).Seq, v.Job(end-1).Seq
+	for free > 0 {
+		s := e.idx.first(lo, hi, int32(free), int32(min(free, extra)), int64(shadow-now))
+		if s < 0 {
+			return
+		}
+		lo = s + 1
+		k := first + sort.Search(end-first, func(k int) bool { return v.Job(first+k).Seq >= s })
+		if k == end || v.Job(k).Seq != s {
+			e.idx.remove(s) // no longer queued
+			continue
+		}
+		f := free
+		free, extra = backfill(v, d, k, now, shadow, free, extra)
+		if free < f {
+			e.idx.remove(s)
+		}
+		first = k + 1
+	}
 }
 
 // backfill starts queued job i if it may start now without delaying the

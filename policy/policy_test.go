@@ -33,7 +33,6 @@ type fakeView struct {
 	queue    []workload.Job
 	started  []bool
 	log      []string
-	version  uint64
 }
 
 func newView(now workload.Time, capacity int, run []running, queue ...workload.Job) *fakeView {
@@ -68,10 +67,6 @@ func (v *fakeView) Free() int {
 }
 
 func (v *fakeView) NumRunning() int { return len(v.running) }
-
-// Version implements policy.View: every call is a new version, so no
-// policy skips work on a fake view.
-func (v *fakeView) Version() uint64 { v.version++; return v.version }
 
 func (v *fakeView) Running(k int) (workload.Time, int) {
 	return v.running[k].end, v.running[k].procs

@@ -29,6 +29,10 @@ const (
 	finalCompleted = "COMPLETED_SUCCESSFULLY"
 	finalWalltime  = "COMPLETED_WALLTIME_REACHED"
 	finalRejected  = "REJECTED"
+	// finalFailed is a job a submission or activation filter failed
+	// (sim.Failed): it never ran, like REJECTED, but was failed by a
+	// filter (HPC Pack's Failed state), not refused for its size.
+	finalFailed = "COMPLETED_FAILED"
 )
 
 // JobsCSV is a sim.Observer that streams Batsim's jobs.csv, one row per job in
@@ -45,6 +49,12 @@ const (
 // consumed_energy (-1: not modelled) and metadata (empty, or why a rejected job
 // was rejected). A rejected job has -1 in every time column from starting_time
 // to stretch and no allocated resources. Times are whole seconds.
+//
+// A job failed by a filter (sim.Failed) is written like a rejected one, with
+// final_state COMPLETED_FAILED and metadata "REASON failed_at=T NOTE" (the
+// filter's message, the instant it failed, the record's Note). A job that
+// ran has its record's Note, if any, as metadata (the filter results it
+// saw, see policy.HPCPack.AppendNote).
 //
 // Lines end in "\n"; a field is quoted (RFC 4180) only when it holds a comma,
 // a double quote, CR or LF. Writing a row allocates nothing. Write errors are
@@ -98,6 +108,13 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 		c.row = b
 		c.w.Write(b)
 		return
+	case sim.Failed:
+		b = append(b, ",0,"+finalFailed+",-1,-1,-1,-1,-1,-1,,-1,"...)
+		b = appendField(b, FailedMetadata(r))
+		b = append(b, '\n')
+		c.row = b
+		c.w.Write(b)
+		return
 	default:
 		panic(fmt.Sprintf("report: job %d has unknown state %v", j.ID, r.State))
 	}
@@ -120,9 +137,23 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	}
 	b = append(b, ',')
 	b = cluster.FormatRanges(b, r.Alloc)
-	b = append(b, ",-1,\n"...)
+	b = append(b, ",-1,"...)
+	if r.Note != "" {
+		b = appendField(b, r.Note)
+	}
+	b = append(b, '\n')
 	c.row = b
 	c.w.Write(b)
+}
+
+// FailedMetadata is the metadata of a failed job's row: its reason, the
+// instant it failed and its note.
+func FailedMetadata(r *sim.Record) string {
+	s := r.Reason + " failed_at=" + strconv.FormatInt(int64(r.End), 10)
+	if r.Note != "" {
+		s += " " + r.Note
+	}
+	return s
 }
 
 // Flush writes any buffered rows and returns the first write error, if any.

@@ -76,16 +76,22 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 	case sim.Killed:
 		t.Int64(0)
 		t.String(finalWalltime)
-	case sim.Rejected:
+	case sim.Rejected, sim.Failed:
 		t.Int64(0)
-		t.String(finalRejected)
+		meta := r.Reason
+		if r.State == sim.Failed {
+			t.String(finalFailed)
+			meta = FailedMetadata(r)
+		} else {
+			t.String(finalRejected)
+		}
 		for range 5 {
 			t.Int64(-1)
 		}
 		t.Double(-1)
 		t.String("")
 		t.Double(-1)
-		t.String(r.Reason)
+		t.String(meta)
 		p.err = t.EndRow()
 		return
 	default:
@@ -106,7 +112,7 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 	p.alloc = cluster.FormatRanges(p.alloc[:0], r.Alloc)
 	t.String(string(p.alloc))
 	t.Double(-1)
-	t.String("")
+	t.String(r.Note)
 	p.err = t.EndRow()
 }
 

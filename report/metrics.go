@@ -16,7 +16,7 @@ const BoundedSlowdownTauSec = 10
 // bytes per job, for the percentiles over all jobs and per class). It keeps
 // nothing else per job.
 type Metrics struct {
-	jobs, completed, killed, rejected int64
+	jobs, completed, killed, rejected, failed int64
 
 	waits    []int64   // wait of every job that ran, in report order
 	bslds    []float64 // bounded slowdown of every job that ran, in report order
@@ -48,6 +48,9 @@ func (m *Metrics) JobDone(r *sim.Record) {
 	switch r.State {
 	case sim.Rejected:
 		m.rejected++
+		return
+	case sim.Failed:
+		m.failed++
 		return
 	case sim.Killed:
 		m.killed++
@@ -103,6 +106,9 @@ type Summary struct {
 	Killed int64 `json:"killed"`
 	// Rejected counts the jobs refused at submission.
 	Rejected int64 `json:"rejected"`
+	// Failed counts the jobs a submission or activation filter failed
+	// (they never ran; omitted when 0).
+	Failed int64 `json:"failed,omitempty"`
 
 	// Wait describes the waits (start − submit) of the jobs that ran.
 	Wait WaitStats `json:"wait"`
@@ -209,6 +215,7 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 		Completed: m.completed,
 		Killed:    m.killed,
 		Rejected:  m.rejected,
+		Failed:    m.failed,
 		Cleaning:  cleaning,
 		Passes:    st.Passes,
 		MaxQueue:  st.MaxQueue,

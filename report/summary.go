@@ -60,6 +60,9 @@ func summaryRows(s *Summary) []tableRow {
 	row(1, "completed", "%d", s.Completed)
 	row(1, "killed at limit", "%d", s.Killed)
 	row(1, "rejected", "%d", s.Rejected)
+	if s.Failed > 0 {
+		row(1, "failed by a filter", "%d", s.Failed)
+	}
 	row(0, "wait mean", "%.1f s", s.Wait.Mean)
 	row(0, "wait median", "%.0f s", s.Wait.Median)
 	row(0, "wait p90", "%.0f s", s.Wait.P90)

@@ -29,8 +29,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
-	"sync/atomic"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
@@ -54,6 +54,9 @@ const (
 	Killed
 	// Rejected: the job was refused at submission and never ran.
 	Rejected
+	// Failed: a submission or activation filter failed the job (SPEC §6);
+	// it never ran. Record.Reason says which filter and why.
+	Failed
 )
 
 // String returns the state's name.
@@ -65,6 +68,8 @@ func (s State) String() string {
 		return "killed"
 	case Rejected:
 		return "rejected"
+	case Failed:
+		return "failed"
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
@@ -79,8 +84,11 @@ type Record struct {
 	Start, End workload.Time
 	// Alloc are the processors the job ran on.
 	Alloc []cluster.Range
-	// Reason says why a job was rejected.
+	// Reason says why a job was rejected or failed.
 	Reason string
+	// Note is what Config.Annotator noted about the job (the filter
+	// results it saw); empty without one.
+	Note string
 }
 
 // Wait returns the time the job spent queued.
@@ -102,6 +110,12 @@ type Config struct {
 	// Estimator predicts run times for planning; nil plans with the
 	// requested times. It keeps state: use a new one for every run.
 	Estimator policy.Estimator
+	// Admission, if not nil, admits every job at its submission, before
+	// the machine-size check: HPC Pack's submission filters and job
+	// templates (policy.HPCPack). A job it refuses is recorded as Failed.
+	Admission policy.Admission
+	// Annotator, if not nil, gives every record its Note.
+	Annotator policy.Annotator
 }
 
 // Stats summarises a finished run.
@@ -110,6 +124,7 @@ type Stats struct {
 	Started    int64         // jobs that ran
 	Killed     int64         // jobs killed at their requested time
 	Rejected   int64         // jobs refused at submission
+	Failed     int64         // jobs failed by a filter (never ran)
 	FirstEvent workload.Time // first submission
 	LastEvent  workload.Time // last end (or submission)
 	// ProcSeconds is Σ procs · actual run over the jobs that ran.
@@ -275,19 +290,18 @@ type Engine struct {
 
 	lastSeq int64 // Seq of the previous accepted job
 
-	version     uint64   // see policy.View.Version
+	startedAt   []int    // queue indices started in the current pass
 	wakes       timeHeap // times a policy asked to be woken at
 	queuedProcs int64    // Σ procs over the queue
 	sample      Sample
 
 	rec   Record
+	obs   Observer // the run's observer, for jobs failed during a pass
+	note  []byte
 	stats Stats
 	busy  float64 // ∫ busy processors dt, checked against ProcSeconds
 	lastT workload.Time
 }
-
-// engines counts the engines made, to keep their versions apart.
-var engines atomic.Uint64
 
 // ErrUnsorted is returned when a source yields a job submitted before the
 // previous one.
@@ -302,11 +316,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Policy == nil {
 		cfg.Policy = policy.FCFS{}
 	}
-	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs)}
-	// Versions of different engines never meet, so a policy value reused by
-	// mistake cannot take one run's state for another's.
-	e.version = engines.Add(1) << 40
-	return e, nil
+	return &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs)}, nil
 }
 
 // Run replays src to the end, calling obs for every job, and returns the
@@ -322,6 +332,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		e.lastT = next.Submit
 	}
 	sampler, _ := obs.(Sampler)
+	e.obs = obs
 	idleWakes := 0
 	for have || len(e.ends) > 0 || (len(e.wakes) > 0 && len(e.queue) > 0) {
 		t := workload.Forever
@@ -407,6 +418,15 @@ func (e *Engine) advance(t workload.Time) {
 
 func (e *Engine) submit(j *workload.Job, obs Observer) {
 	e.stats.Jobs++
+	if e.cfg.Admission != nil {
+		if ok, reason := e.cfg.Admission.Admit(j); !ok {
+			e.stats.Failed++
+			e.rec = Record{Job: j, State: Failed, Start: j.Submit, End: j.Submit, Reason: reason, Note: e.noteOf(j)}
+			e.touch(j.Submit)
+			obs.JobDone(&e.rec)
+			return
+		}
+	}
 	if ok, reason := e.machine.CanEverRun(j.Procs); !ok {
 		e.stats.Rejected++
 		e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, Reason: reason}
@@ -450,7 +470,6 @@ func (e *Engine) touch(t workload.Time) {
 }
 
 func (e *Engine) finish(id int32, obs Observer) {
-	e.version++
 	s := &e.slots[id]
 	e.machine.Release(s.alloc)
 	k := e.findRunning(s.predEnd, s.job.Seq)
@@ -467,6 +486,9 @@ func (e *Engine) finish(id int32, obs Observer) {
 	}
 	e.touch(s.end)
 	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc}
+	if e.cfg.Annotator != nil {
+		e.rec.Note = e.noteOf(&s.job)
+	}
 	obs.JobDone(&e.rec)
 	e.freeIDs = append(e.freeIDs, id)
 }
@@ -488,18 +510,39 @@ func (e *Engine) pass() {
 	e.stats.Passes++
 	e.passLen = len(e.queue)
 	e.started = false
+	e.startedAt = e.startedAt[:0]
 	e.pol.Schedule(e, e)
 	e.ended = e.ended[:0]
 	if !e.started {
 		return
 	}
-	q := e.queue[:0]
-	for _, id := range e.queue {
-		if !e.slots[id].started {
-			q = append(q, id)
-		}
+	e.removeStarted()
+}
+
+// removeStarted takes the jobs started in this pass out of the queue. The
+// queue can hold many thousands of jobs under overload, so it moves whole
+// runs of waiting jobs at once, and a started prefix (FCFS's usual case)
+// costs nothing at all.
+func (e *Engine) removeStarted() {
+	idx := e.startedAt
+	slices.Sort(idx)
+	k := 0
+	for k < len(idx) && idx[k] == k {
+		k++
 	}
-	e.queue = q
+	if k == len(idx) {
+		e.queue = e.queue[k:] // a started prefix
+		return
+	}
+	w := idx[0]
+	for n, i := range idx {
+		next := len(e.queue)
+		if n+1 < len(idx) {
+			next = idx[n+1]
+		}
+		w += copy(e.queue[w:], e.queue[i+1:next])
+	}
+	e.queue = e.queue[:w]
 }
 
 // Now implements policy.View.
@@ -526,8 +569,9 @@ func (e *Engine) Running(k int) (workload.Time, int) {
 	return r.predEnd, int(r.procs)
 }
 
-// Version implements policy.View.
-func (e *Engine) Version() uint64 { return e.version }
+// ArrivalOrder reports that the queue is in submission order, which lets
+// policies keep indexes keyed by Seq (see policy.EASY).
+func (e *Engine) ArrivalOrder() bool { return true }
 
 // Ended implements policy.View.
 func (e *Engine) Ended() []policy.Ended { return e.ended }
@@ -553,7 +597,7 @@ func (e *Engine) Start(i int) {
 	}
 	s.started = true
 	e.started = true
-	e.version++
+	e.startedAt = append(e.startedAt, i)
 	e.queuedProcs -= int64(s.job.Procs)
 	s.start = e.now
 	run := s.job.Run
@@ -591,7 +635,6 @@ func (e *Engine) insertRunning(s *slot, id int32) {
 // ending: the Estimator corrects its prediction, the job moves in the
 // predicted-end index, and every reservation promised so far is void.
 func (e *Engine) expire(id int32) {
-	e.version++
 	s := &e.slots[id]
 	if !s.started || s.end <= e.now || s.predEnd != e.now {
 		panic(fmt.Sprintf("sim: prediction of job %d expired at %d: started %v, end %d, predicted end %d", s.job.ID, e.now, s.started, s.end, s.predEnd))
@@ -608,6 +651,38 @@ func (e *Engine) expire(id int32) {
 		e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id})
 	}
 	e.epoch++
+}
+
+// noteOf returns the Annotator's note about j ("" without one).
+func (e *Engine) noteOf(j *workload.Job) string {
+	if e.cfg.Annotator == nil {
+		return ""
+	}
+	e.note = e.cfg.Annotator.AppendNote(e.note[:0], j)
+	return string(e.note)
+}
+
+// Fail implements policy.Failer: queued job i leaves the queue without
+// running and is recorded as Failed, with reason, at once.
+func (e *Engine) Fail(i int, reason string) {
+	if i < 0 || i >= e.passLen {
+		panic(fmt.Sprintf("sim: policy %s failed queue index %d of %d", e.pol.Name(), i, e.passLen))
+	}
+	id := e.queue[i]
+	s := &e.slots[id]
+	if s.started {
+		panic(fmt.Sprintf("sim: policy %s failed job %d, which started", e.pol.Name(), s.job.ID))
+	}
+	s.started = true // leaves the queue at the end of the pass
+	e.started = true
+	e.startedAt = append(e.startedAt, i)
+	e.queuedProcs -= int64(s.job.Procs)
+	e.stats.Failed++
+	e.touch(e.now)
+	s.job.Estimate = s.limit // the job as the trace gave it
+	e.rec = Record{Job: &s.job, State: Failed, Start: e.now, End: e.now, Reason: reason, Note: e.noteOf(&s.job)}
+	e.obs.JobDone(&e.rec)
+	e.freeIDs = append(e.freeIDs, id)
 }
 
 // WakeAt implements policy.Decisions.
@@ -635,4 +710,5 @@ func (e *Engine) Reserve(i int, at workload.Time) {
 var (
 	_ policy.View      = (*Engine)(nil)
 	_ policy.Decisions = (*Engine)(nil)
+	_ policy.Failer    = (*Engine)(nil)
 )

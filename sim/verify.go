@@ -86,6 +86,9 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	for _, i := range order {
 		o := &outs[i]
 		j := &o.Job
+		if o.State == Failed {
+			continue // a filter failed it: it never ran
+		}
 		if o.State == Rejected {
 			if j.Procs <= procs {
 				add(j, "rejected-fits", "rejected, but its %d processors fit the machine of %d", j.Procs, procs)

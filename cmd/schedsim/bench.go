@@ -67,7 +67,6 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	keep := fs.String("keep", "", "keep the generated traces and outputs in this directory (default: a temporary one, removed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fs.Usage()
 			return err
 		}
 		return usagef("%v (see schedsim bench --help)", err)

@@ -48,7 +48,6 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&columns, "columns", "", "IN's column mapping, for a Parquet dataset in its own schema: a preset (pm100, fdata) or target=column[:unit][?],…")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fs.Usage()
 			return err
 		}
 		return usagef("%v (see schedsim convert --help)", err)

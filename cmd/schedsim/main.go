@@ -41,6 +41,8 @@ var commands = []command{
 	{"convert", "convert a trace between SWF and Parquet, losslessly", cmdConvert},
 	{"generate", "generate a synthetic trace (Lublin-Feitelson model) as SWF or Parquet", cmdGenerate},
 	{"compare", "compare several runs side by side: a table and overlaid plots", cmdCompare},
+	{"sweep", "run a grid of parameters in parallel, resumable, or as a Slurm job array", cmdSweep},
+	{"check", "compare a run with a baseline under tolerances; exit 1 on a regression", cmdCheck},
 	{"verify", "check a run's jobs.csv against the simulator's invariants", cmdVerify},
 	{"bench", "measure wall time, jobs/s and peak memory of end-to-end runs", cmdBench},
 }
@@ -59,7 +61,8 @@ Commands:
 Run "schedsim COMMAND --help" for a command's options and examples.
 
 Exit status: 0 on success, 2 on bad input or usage (the message names the
-file, line and field), 1 when output could not be written.
+file, line and field), 1 when output could not be written, 130 when
+interrupted (SIGINT or SIGTERM; nothing is written then).
 `
 
 func main() {
@@ -92,6 +95,9 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "schedsim %s: %v\n", c.name, err)
+		if errors.Is(err, errInterrupted) {
+			return exitInterrupted
+		}
 		var ue usageError
 		if errors.As(err, &ue) {
 			return exitUsage
@@ -131,7 +137,6 @@ func newFlagSet(name, usage string, stdout io.Writer) *pflag.FlagSet {
 func parseFlags(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fs.Usage()
 			return err
 		}
 		return usagef("%v (see schedsim %s --help)", err, fs.Name())

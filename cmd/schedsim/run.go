@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -47,6 +49,7 @@ Examples:
   schedsim run
   schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --backfill easy --lookahead all
   schedsim run --trace log.swf.gz --procs 93312 --backfill off --out results/fcfs
+  schedsim run --trace jobs.parquet --config hpcpack.toml --out results/licenses
 `
 
 // runOptions are the options of a simulation run, shared by the commands
@@ -77,6 +80,16 @@ type runOptions struct {
 	// ganttMaxJobs > 0 keeps the allocations for a Gantt chart of a run
 	// with at most that many jobs.
 	ganttMaxJobs int
+
+	// config is the run configuration file (--config): HPC Pack's filters
+	// and job templates.
+	config string
+	// filterLog receives the standard error of filter programs (nil:
+	// stderrLog).
+	filterLog io.Writer
+
+	// stop, when set, interrupts the run (SIGINT/SIGTERM).
+	stop *atomic.Bool
 }
 
 func (o *runOptions) register(fs *pflag.FlagSet) {
@@ -102,6 +115,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.partial, "partial", string(workload.PartialAuto), "partial records (status 2/3/4): auto (drop under 'Preemption: Double'), drop or keep")
 	fs.StringVar(&o.status, "status", "", "keep only jobs with these statuses, e.g. 1 or 0,1,5 (default: all)")
 	fs.StringVar(&o.duplicate, "duplicate-id", string(workload.DuplicateError), "jobs whose job number an earlier job has: error (stop with a message), keep or drop (counted in the summary)")
+	fs.StringVar(&o.config, "config", "", "run configuration file (TOML): HPC Pack submission and activation filters, job templates (see the README's HPC Pack filters section)")
 	fs.StringVar(&o.columns, "columns", "", "Parquet column mapping: a preset (pm100, fdata) or target=column[:unit][?],… (see the README's Workloads section; default: schedsim's own schema)")
 }
 
@@ -251,6 +265,10 @@ type result struct {
 	summary report.Summary
 	// run holds what the plots and report.html show.
 	run *report.Run
+	// filterCalls and filterWall count the filter programs' calls and
+	// the wall time they took (with --config).
+	filterCalls int64
+	filterWall  time.Duration
 }
 
 // simulate runs the simulation, feeding every record to obs as well as to
@@ -283,7 +301,21 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 			return nil, usagef("%s declares no machine size (no MaxProcs or MaxNodes header line): give it with --procs N", rd.Path())
 		}
 	}
-	eng, err := sim.New(sim.Config{Procs: procs, Policy: pol, Estimator: est})
+	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est}
+	var hpc *policy.HPCPack
+	if o.config != "" {
+		if hpc, err = o.hpcPack(traceEpoch(rd.Header())); err != nil {
+			return nil, err
+		}
+		defer hpc.Close()
+		if hpc.HasActivation() {
+			if pol, err = hpc.Wrap(pol); err != nil {
+				return nil, usageError{err}
+			}
+		}
+		simCfg.Policy, simCfg.Admission, simCfg.Annotator = pol, hpc, hpc
+	}
+	eng, err := sim.New(simCfg)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -295,7 +327,11 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		gantt = report.NewGantt(o.ganttMaxJobs)
 		all = append(all, gantt)
 	}
-	st, err := eng.Run(rd, all)
+	var src sim.Source = rd
+	if o.stop != nil {
+		src = &interruptible{Source: rd, stop: o.stop}
+	}
+	st, err := eng.Run(src, all)
 	if err != nil {
 		var pe *workload.ParseError
 		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) {
@@ -307,10 +343,32 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	if est != nil {
 		polName += "+estimates=" + est.Name()
 	}
+	if o.config != "" {
+		polName += "+config=" + filepath.Base(o.config)
+	}
 	s := m.Summary(o.traceName(), polName, procs, st, rd.Stats())
 	ts.AddTo(&s)
 	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt}
-	return &result{summary: s, run: run}, nil
+	res := &result{summary: s, run: run}
+	if hpc != nil {
+		es := hpc.ExecStats()
+		res.filterCalls, res.filterWall = es.Calls, es.Wall
+	}
+	return res, nil
+}
+
+// hpcPack builds the HPC Pack filters and templates of --config for one
+// run; epoch is the wall-clock instant of the trace's time 0.
+func (o *runOptions) hpcPack(epoch time.Time) (*policy.HPCPack, error) {
+	cfg, err := loadRunConfig(o.config)
+	if err != nil {
+		return nil, err
+	}
+	log := o.filterLog
+	if log == nil {
+		log = stderrLog
+	}
+	return cfg.build(log, epoch)
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -330,6 +388,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	stop, stopListening := onInterrupt()
+	defer stopListening()
+	o.stop = stop
 	tables, err := parseJobTables(formats)
 	if err != nil {
 		return err
@@ -363,6 +424,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	} else {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
+		}
+		if o.config != "" {
+			// Filter programs' standard error goes to DIR/filters.log,
+			// which is removed if they wrote nothing.
+			logPath := filepath.Join(out, "filters.log")
+			logFile, err := os.Create(logPath)
+			if err != nil {
+				return err
+			}
+			defer func() {
+				logFile.Close()
+				if fi, err := os.Stat(logPath); err == nil && fi.Size() == 0 {
+					os.Remove(logPath)
+				}
+			}()
+			o.filterLog = logFile
 		}
 		jobsFile, err := report.CreateAtomic(filepath.Join(out, "jobs.csv"))
 		if err != nil {
@@ -420,6 +497,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if err := report.WriteSummaryTable(stdout, &res.summary); err != nil {
 			return err
 		}
+	}
+	if res.filterCalls > 0 {
+		rate := float64(res.filterCalls) / max(res.filterWall.Seconds(), 1e-9)
+		fmt.Fprintf(stderr, "filter programs: %d calls in %.2f s (%.0f calls/s)\n", res.filterCalls, res.filterWall.Seconds(), rate)
 	}
 	if out != "" {
 		fmt.Fprintf(stderr, "wrote %s and %s\n", tables.names(out), filepath.Join(out, "summary.json"))

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// runConfig is a run configuration file (schedsim run --config FILE), in
+// TOML. Today it holds HPC Pack's filters and job templates (SPEC §6); its
+// top-level tables are independent, so that later sections (a [cluster]
+// description, for one) can join without changing these. Every key is
+// documented in the README's "HPC Pack filters" section.
+type runConfig struct {
+	Filters        filtersConfig             `toml:"filters"`
+	Licenses       *licensesConfig           `toml:"licenses"`
+	Quota          *quotaConfig              `toml:"quota"`
+	RequireRuntime *requireRuntimeConfig     `toml:"require_runtime"`
+	MaxSize        *maxSizeConfig            `toml:"max_size"`
+	Programs       map[string]programConfig  `toml:"programs"`
+	Templates      map[string]templateConfig `toml:"templates"`
+	TemplateRules  []templateRuleConfig      `toml:"template_rules"`
+	path           string
+}
+
+// filtersConfig is [filters]: the cluster-wide chains and settings.
+type filtersConfig struct {
+	Submission  []string     `toml:"submission"`
+	Activation  []string     `toml:"activation"`
+	Timeout     wallDuration `toml:"timeout"`
+	DefaultHold simDuration  `toml:"default_hold"`
+	Reevaluate  simDuration  `toml:"reevaluate"`
+	Epoch       string       `toml:"epoch"`
+}
+
+// licensesConfig is [licenses]: the built-in license pool.
+type licensesConfig struct {
+	Pool      map[string]int `toml:"pool"`
+	WhenShort int            `toml:"when_short"`
+}
+
+// quotaConfig is [quota]: the built-in usage quota.
+type quotaConfig struct {
+	ProcSeconds float64     `toml:"proc_seconds"`
+	Window      simDuration `toml:"window"`
+}
+
+// requireRuntimeConfig is [require_runtime].
+type requireRuntimeConfig struct {
+	Runtime  simDuration `toml:"runtime"`
+	Template string      `toml:"template"`
+}
+
+// maxSizeConfig is [max_size].
+type maxSizeConfig struct {
+	Procs int `toml:"procs"`
+}
+
+// programConfig is [programs.NAME]: a filter program.
+type programConfig struct {
+	Path    string       `toml:"path"`
+	Args    []string     `toml:"args"`
+	Timeout wallDuration `toml:"timeout"`
+	Revert  bool         `toml:"revert"`
+}
+
+// templateConfig is [templates.NAME]: a job template.
+type templateConfig struct {
+	DefaultRuntime simDuration `toml:"default_runtime"`
+	MaxRuntime     simDuration `toml:"max_runtime"`
+	Priority       *int64      `toml:"priority"`
+	Licenses       string      `toml:"licenses"`
+	Submission     []string    `toml:"submission"`
+	Activation     []string    `toml:"activation"`
+}
+
+// templateRuleConfig is one [[template_rules]].
+type templateRuleConfig struct {
+	Template    string      `toml:"template"`
+	MinProcs    int         `toml:"min_procs"`
+	MaxProcs    int         `toml:"max_procs"`
+	MaxEstimate simDuration `toml:"max_estimate"`
+	NoEstimate  bool        `toml:"no_estimate"`
+	Users       []int       `toml:"users"`
+	Queues      []int       `toml:"queues"`
+	Executables []int       `toml:"executables"`
+}
+
+// simDuration is a simulated duration: whole seconds, as an integer or a
+// string with a unit s, m, h or d ("15m", "1d").
+type simDuration struct {
+	t   workload.Time
+	set bool
+}
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (d *simDuration) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case int64:
+		if x < 0 {
+			return fmt.Errorf("duration %d: must not be negative", x)
+		}
+		d.t, d.set = workload.Time(x), true
+		return nil
+	case string:
+		t, err := policy.ParseDuration(x)
+		if err != nil {
+			return fmt.Errorf("duration %q: want whole seconds, optionally with a unit s, m, h or d (e.g. 900, \"15m\", \"1d\")", x)
+		}
+		d.t, d.set = t, true
+		return nil
+	}
+	return fmt.Errorf("duration %v: want a number of seconds or a string such as \"15m\"", v)
+}
+
+// wallDuration is a wall-clock duration: seconds as a number, or a Go
+// duration string ("15s", "500ms").
+type wallDuration struct{ d time.Duration }
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (w *wallDuration) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case int64:
+		w.d = time.Duration(x) * time.Second
+	case float64:
+		w.d = time.Duration(x * float64(time.Second))
+	case string:
+		d, err := time.ParseDuration(x)
+		if err != nil {
+			return fmt.Errorf("duration %q: want seconds or a duration such as \"15s\" or \"500ms\"", x)
+		}
+		w.d = d
+	default:
+		return fmt.Errorf("duration %v: want seconds or a duration such as \"15s\"", v)
+	}
+	if w.d <= 0 {
+		return fmt.Errorf("duration %v: must be positive", v)
+	}
+	return nil
+}
+
+// loadRunConfig reads and checks the configuration file at path. Any
+// mistake (a key it does not know, a bad value, a filter name that is not
+// defined) is a usage error naming the file.
+func loadRunConfig(path string) (*runConfig, error) {
+	var c runConfig
+	md, err := toml.DecodeFile(path, &c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, usagef("--config %s: line %d: %s", path, pe.Position.Line, pe.Message)
+		}
+		return nil, usagef("--config %s: %v", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return nil, usagef("--config %s: unknown key %s (see the README's HPC Pack filters section)", path, strings.Join(keys, ", "))
+	}
+	c.path = path
+	// Build once to check every name and value; each run builds its own.
+	h, err := c.build(nil, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	h.Close()
+	return &c, nil
+}
+
+// errorf returns a usage error naming the configuration file.
+func (c *runConfig) errorf(format string, a ...any) error {
+	return usagef("--config %s: %s", c.path, fmt.Sprintf(format, a...))
+}
+
+// build makes a fresh HPCPack from the configuration: new filter instances
+// (they keep state), program filters writing their standard error to log.
+func (c *runConfig) build(log io.Writer, epoch time.Time) (*policy.HPCPack, error) {
+	f := c.Filters
+	if f.Epoch != "" {
+		t, err := time.Parse(time.RFC3339, f.Epoch)
+		if err != nil {
+			return nil, c.errorf("filters.epoch %q: want an RFC 3339 time such as 2010-02-04T00:00:00Z", f.Epoch)
+		}
+		epoch = t
+	}
+	h := &policy.HPCPack{DefaultHold: f.DefaultHold.t, Reevaluate: f.Reevaluate.t, Templates: map[string]*policy.Template{}}
+	if f.DefaultHold.set && (f.DefaultHold.t < policy.MinHoldSec || f.DefaultHold.t > policy.MaxHoldSec) {
+		return nil, c.errorf("filters.default_hold %d s: must be between %d s and %d s (HPC Pack's limits)", f.DefaultHold.t, policy.MinHoldSec, policy.MaxHoldSec)
+	}
+	if f.Reevaluate.set && f.Reevaluate.t == 0 {
+		return nil, c.errorf("filters.reevaluate: must be positive")
+	}
+	subs := map[string]policy.SubmissionFilter{}
+	acts := map[string]policy.ActivationFilter{}
+	if l := c.Licenses; l != nil {
+		p := &policy.LicensePool{Total: l.Pool, WhenShort: l.WhenShort}
+		if err := p.Validate(); err != nil {
+			return nil, c.errorf("[licenses]: %v", err)
+		}
+		acts[policy.FilterLicenses] = p
+	}
+	if q := c.Quota; q != nil {
+		qf := &policy.Quota{Limit: q.ProcSeconds, Window: q.Window.t}
+		if err := qf.Validate(); err != nil {
+			return nil, c.errorf("[quota]: %v", err)
+		}
+		acts[policy.FilterQuota] = qf
+	}
+	if r := c.RequireRuntime; r != nil {
+		if r.Template != "" && !c.hasTemplate(r.Template) {
+			return nil, c.errorf("require_runtime.template %q: no such template", r.Template)
+		}
+		subs[policy.FilterRequireRuntime] = &policy.RequireRuntime{Runtime: r.Runtime.t, Template: r.Template}
+	}
+	if m := c.MaxSize; m != nil {
+		if m.Procs <= 0 {
+			return nil, c.errorf("max_size.procs %d: must be positive", m.Procs)
+		}
+		subs[policy.FilterMaxSize] = &policy.MaxSize{Procs: m.Procs}
+	}
+	for _, name := range sortedNames(c.Programs) {
+		p := c.Programs[name]
+		if isBuiltin(name) {
+			return nil, c.errorf("programs.%s: %s is the name of a built-in filter", name, name)
+		}
+		if p.Path == "" {
+			return nil, c.errorf("programs.%s.path: the program to run is missing", name)
+		}
+		timeout := f.Timeout.d
+		if p.Timeout.d > 0 {
+			timeout = p.Timeout.d
+		}
+		x := &policy.ExecFilter{FilterName: name, Program: p.Path, Args: p.Args, Timeout: timeout, Revert: p.Revert, Epoch: epoch, Log: log}
+		subs[name], acts[name] = x, x
+	}
+	var err error
+	if h.Submission, err = c.submissionChain("filters.submission", f.Submission, subs); err != nil {
+		return nil, err
+	}
+	if h.Activation, err = c.activationChain("filters.activation", f.Activation, acts); err != nil {
+		return nil, err
+	}
+	for _, name := range sortedNames(c.Templates) {
+		tc := c.Templates[name]
+		t := &policy.Template{Name: name, DefaultRun: tc.DefaultRuntime.t, MaxRun: tc.MaxRuntime.t, Licenses: tc.Licenses}
+		if tc.Priority != nil {
+			t.Priority, t.HasPriority = *tc.Priority, true
+		}
+		if _, err := policy.ParseLicenses(tc.Licenses); err != nil {
+			return nil, c.errorf("templates.%s.licenses: %v", name, err)
+		}
+		if t.Submission, err = c.submissionChain("templates."+name+".submission", tc.Submission, subs); err != nil {
+			return nil, err
+		}
+		if t.Activation, err = c.activationChain("templates."+name+".activation", tc.Activation, acts); err != nil {
+			return nil, err
+		}
+		h.Templates[name] = t
+	}
+	for k, rc := range c.TemplateRules {
+		if rc.Template == "" {
+			return nil, c.errorf("template_rules[%d]: template is missing", k)
+		}
+		h.Rules = append(h.Rules, policy.TemplateRule{Template: rc.Template, MinProcs: rc.MinProcs, MaxProcs: rc.MaxProcs,
+			MaxEstimate: rc.MaxEstimate.t, NoEstimate: rc.NoEstimate, Users: rc.Users, Queues: rc.Queues, Executables: rc.Executables})
+	}
+	if err := h.Validate(); err != nil {
+		return nil, c.errorf("%v", strings.TrimPrefix(err.Error(), "policy: "))
+	}
+	return h, nil
+}
+
+func (c *runConfig) hasTemplate(name string) bool {
+	_, ok := c.Templates[name]
+	return ok
+}
+
+func isBuiltin(name string) bool {
+	switch name {
+	case policy.FilterLicenses, policy.FilterQuota, policy.FilterRequireRuntime, policy.FilterMaxSize:
+		return true
+	}
+	return false
+}
+
+// submissionChain resolves a list of submission filter names.
+func (c *runConfig) submissionChain(key string, names []string, subs map[string]policy.SubmissionFilter) ([]policy.SubmissionFilter, error) {
+	var out []policy.SubmissionFilter
+	for _, n := range names {
+		f, ok := subs[n]
+		if !ok {
+			return nil, c.errorf("%s: %q is not a submission filter (built-in: %s, %s, each needing its own section; or a [programs.%s] section)", key, n, policy.FilterRequireRuntime, policy.FilterMaxSize, n)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// activationChain resolves a list of activation filter names.
+func (c *runConfig) activationChain(key string, names []string, acts map[string]policy.ActivationFilter) ([]policy.ActivationFilter, error) {
+	var out []policy.ActivationFilter
+	for _, n := range names {
+		f, ok := acts[n]
+		if !ok {
+			return nil, c.errorf("%s: %q is not an activation filter (built-in: %s, %s, each needing its own section; or a [programs.%s] section)", key, n, policy.FilterLicenses, policy.FilterQuota, n)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// hasPrograms reports whether the configuration runs filter programs.
+func (c *runConfig) hasPrograms() bool { return len(c.Programs) > 0 }
+
+func sortedNames[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// traceEpoch returns the wall-clock instant of a trace's time 0: its
+// header's UnixStartTime, else the Unix epoch.
+func traceEpoch(h *workload.Header) time.Time {
+	if s := h.Get("UnixStartTime"); s != "" {
+		if n, err := strconv.ParseInt(strings.Fields(s)[0], 10, 64); err == nil {
+			return time.Unix(n, 0).UTC()
+		}
+	}
+	return time.Unix(0, 0).UTC()
+}
+
+// stderrLog is the log of filter programs' standard error when a run has
+// no --out directory: the process's standard error, shared by parallel
+// runs a line at a time.
+var stderrLog = &policy.SyncWriter{W: os.Stderr}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// errInterrupted stops a run that got SIGINT or SIGTERM; the command exits
+// with exitInterrupted and leaves no output behind.
+var errInterrupted = errors.New("interrupted (SIGINT or SIGTERM): stopped, no output written")
+
+// exitInterrupted is the conventional status of a program stopped by SIGINT.
+const exitInterrupted = 130
+
+// onInterrupt returns a flag that becomes true when the process gets SIGINT
+// or SIGTERM, and a function that stops listening.
+func onInterrupt() (*atomic.Bool, func()) {
+	stop := new(atomic.Bool)
+	sigs := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sigs:
+			stop.Store(true)
+		case <-done:
+		}
+	}()
+	return stop, func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+}
+
+// interruptible is a Source that fails with errInterrupted once stop is set.
+// It looks at the flag every 1024 jobs, so the check costs nothing.
+type interruptible struct {
+	sim.Source
+	stop *atomic.Bool
+	n    uint32
+}
+
+func (s *interruptible) Next(j *workload.Job) error {
+	s.n++
+	if s.n&1023 == 0 && s.stop.Load() {
+		return errInterrupted
+	}
+	return s.Source.Next(j)
+}

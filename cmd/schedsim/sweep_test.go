@@ -1,0 +1,375 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// genTrace writes a seeded Lublin–Feitelson trace of jobs jobs on 64
+// processors into dir and returns its path.
+func genTrace(t *testing.T, dir, name string, jobs int, seed string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if code, _, stderr := run(t, "generate", "--jobs", strconv.Itoa(jobs), "--procs", "64", "--load", "0.9", "--seed", seed, "--out", path); code != exitOK {
+		t.Fatalf("generate: %s", stderr)
+	}
+	return path
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// countPoints counts the committed point files in dir/points.
+func countPoints(t *testing.T, dir string) int {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "points", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(m)
+}
+
+func TestParseParam(t *testing.T) {
+	for _, tc := range []struct {
+		text   string
+		name   string
+		values []string
+		err    string
+	}{
+		{"lookahead=1,10,all", "lookahead", []string{"1", "10", "all"}, ""},
+		{" --order = fcfs , sjf ", "order", []string{"fcfs", "sjf"}, ""},
+		{"status=1|0,1,5", "status", []string{"1", "0,1,5"}, ""},
+		{"trace=a.swf", "trace", []string{"a.swf"}, ""},
+		{"lookahead", "", nil, "want NAME=V1"},
+		{"=1,2", "", nil, "want NAME=V1"},
+		{"lookahead=1,,2", "", nil, "empty value"},
+		{"lookahead=1,1", "", nil, "given twice"},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			p, err := parseParam(tc.text)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || p.Name != tc.name || !slices.Equal(p.Values, tc.values) {
+				t.Errorf("parseParam(%q) = %+v, %v; want %s %q", tc.text, p, err, tc.name, tc.values)
+			}
+		})
+	}
+}
+
+func TestSweepGrid(t *testing.T) {
+	spec, err := newSweepSpec([]sweepParam{{"lookahead", []string{"1", "all"}}, {"order", []string{"fcfs", "sjf", "wfp3"}}},
+		[]sweepOption{{"procs", "64"}, {"backfill", "easy"}, {"order", "largest"}}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"lookahead", "order", "backfill", "procs"}; !slices.Equal(spec.table, want) {
+		t.Errorf("table columns %q, want %q", spec.table, want)
+	}
+	if len(spec.points) != 6 {
+		t.Fatalf("%d points, want 6", len(spec.points))
+	}
+	// The first parameter varies slowest; a swept option overrides the
+	// same option given outside --param; options are sorted by name.
+	if got, want := spec.points[1].args, []string{"--backfill=easy", "--lookahead=1", "--order=sjf", "--procs=64"}; !slices.Equal(got, want) {
+		t.Errorf("point 1 options %q, want %q", got, want)
+	}
+	if got, want := spec.points[5].values, []string{"all", "wfp3", "easy", "64"}; !slices.Equal(got, want) {
+		t.Errorf("point 5 values %q, want %q", got, want)
+	}
+	if spec.X != "lookahead" {
+		t.Errorf("x = %q, want lookahead", spec.X)
+	}
+	keys := map[string]bool{}
+	for _, pt := range spec.points {
+		keys[pt.key] = true
+	}
+	if len(keys) != 6 {
+		t.Errorf("%d distinct keys for 6 points", len(keys))
+	}
+	// The same grid given in another order of options has the same keys.
+	spec2, err := newSweepSpec([]sweepParam{{"lookahead", []string{"1", "all"}}, {"order", []string{"fcfs", "sjf", "wfp3"}}},
+		[]sweepOption{{"backfill", "easy"}, {"procs", "64"}}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec2.points[3].key != spec.points[3].key {
+		t.Errorf("key depends on the order of the options")
+	}
+}
+
+func TestSweepUsage(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.swf", smallTrace)
+	out := filepath.Join(dir, "out")
+	badFile := writeFile(t, dir, "bad.sweep", "lookahead = 1, 2\nnonsense\n")
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		inStderr string
+	}{
+		{"nothing to sweep", []string{"--trace", good, "--out", out}, "nothing to sweep"},
+		{"unknown option", []string{"--param", "frobs=1,2", "--out", out}, "no option --frobs"},
+		{"twice", []string{"--param", "lookahead=1", "--param", "lookahead=2", "--out", out}, "given twice"},
+		{"bad value", []string{"--trace", good, "--param", "backfill=easy,sometimes", "--out", out}, `backfill=sometimes`},
+		{"missing trace", []string{"--param", "trace=" + good + "," + filepath.Join(dir, "absent.swf"), "--out", out}, "absent.swf"},
+		{"no out", []string{"--trace", good, "--param", "lookahead=1,2"}, "--out DIR is required"},
+		{"bad x", []string{"--trace", good, "--param", "lookahead=1,2", "--x", "order", "--out", out}, "--x order"},
+		{"bad metric", []string{"--trace", good, "--param", "lookahead=1,2", "--plot-metrics", "wait_mean,nope", "--out", out}, `unknown metric "nope"`},
+		{"bad jobs", []string{"--trace", good, "--param", "lookahead=1,2", "--jobs", "0", "--out", out}, "--jobs"},
+		{"bad file line", []string{"--file", badFile, "--out", out}, "bad.sweep:2"},
+		{"task without manifest", []string{"--task", "1"}, "--task needs --manifest"},
+		{"two modes", []string{"--merge", dir, "--manifest", "m.json"}, "at most one"},
+		{"merge with params", []string{"--merge", dir, "--param", "lookahead=1"}, "take the sweep from the manifest"},
+		{"merge without manifest", []string{"--merge", dir}, "manifest.json"},
+		{"bad chunk", []string{"--trace", good, "--param", "lookahead=1,2", "--emit-slurm", out, "--chunk", "0"}, "--chunk"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, append([]string{"sweep"}, tc.args...)...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, exitUsage, stdout, stderr)
+			}
+			if !strings.Contains(stderr, tc.inStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.inStderr)
+			}
+		})
+	}
+}
+
+// TestSweepDeterministic runs the same sweep with --jobs 1 and --jobs 3, and
+// from a sweep file: the tables and plots are byte-identical.
+func TestSweepDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	a := genTrace(t, dir, "a.swf", 1500, "1")
+	b := genTrace(t, dir, "b.swf", 1500, "2")
+	args := []string{"sweep", "--param", "lookahead=1,10,all", "--param", "trace=" + a + "," + b, "--param", "order=fcfs,sjf", "-q"}
+	outs := []string{filepath.Join(dir, "j1"), filepath.Join(dir, "j3"), filepath.Join(dir, "file")}
+	for i, jobs := range []string{"1", "3"} {
+		if code, _, stderr := run(t, append(args, "--jobs", jobs, "--out", outs[i])...); code != exitOK {
+			t.Fatalf("--jobs %s: exit %d: %s", jobs, code, stderr)
+		}
+	}
+	sweepFile := writeFile(t, dir, "grid.sweep", "# the same grid\nlookahead = 1, 10, all\n\ntrace = "+a+", "+b+"\norder = fcfs | sjf\n")
+	if code, _, stderr := run(t, "sweep", "--file", sweepFile, "--out", outs[2], "-q"); code != exitOK {
+		t.Fatalf("--file: exit %d: %s", code, stderr)
+	}
+	csv := string(readFile(t, filepath.Join(outs[0], "sweep.csv")))
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if len(lines) != 1+12 {
+		t.Fatalf("sweep.csv has %d lines, want 13:\n%s", len(lines), csv)
+	}
+	for _, col := range []string{"point,key,lookahead,trace,order,", "wait_mean", "bounded_slowdown_mean", "utilisation", "cleaning_kept"} {
+		if !strings.Contains(lines[0], col) {
+			t.Errorf("header lacks %q: %s", col, lines[0])
+		}
+	}
+	if !strings.HasPrefix(lines[1], "0,") || !strings.Contains(lines[1], ",1,"+a+",fcfs,") || !strings.Contains(lines[12], ",all,"+b+",sjf,") {
+		t.Errorf("rows not in grid order:\n%s\n%s", lines[1], lines[12])
+	}
+	for _, name := range []string{"sweep.csv", "sweep.parquet", "sweep_wait_mean.svg", "sweep_bounded_slowdown_mean.svg", "sweep_utilisation.svg", "sweep_wait_p95.png"} {
+		ref := readFile(t, filepath.Join(outs[0], name))
+		for _, o := range outs[1:] {
+			if !bytes.Equal(ref, readFile(t, filepath.Join(o, name))) {
+				t.Errorf("%s differs between %s and %s", name, outs[0], o)
+			}
+		}
+	}
+	svg := string(readFile(t, filepath.Join(outs[0], "sweep_wait_mean.svg")))
+	for _, want := range []string{"a.swf, order=fcfs", "b.swf, order=sjf", "lookahead"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("sweep_wait_mean.svg lacks %q", want)
+		}
+	}
+}
+
+// TestSweepResumeAfterCancel cancels a sweep after two points and runs it
+// again: only the missing points are simulated, and the table equals that
+// of a sweep never interrupted.
+func TestSweepResumeAfterCancel(t *testing.T) {
+	dir := t.TempDir()
+	trace := genTrace(t, dir, "t.swf", 1500, "3")
+	out := filepath.Join(dir, "out")
+	args := []string{"--trace", trace, "--param", "lookahead=0,1,10,100,all", "--param", "order=fcfs,sjf", "--jobs", "1", "--out", out, "-q", "--plots=false"}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := 0
+	err := sweepMain(ctx, args, io.Discard, io.Discard, func(_ *sweepPoint, reused bool, _ time.Duration) {
+		if done++; done == 2 {
+			cancel()
+		}
+	})
+	if err == nil || !strings.Contains(err.Error(), "interrupted: 2 of 10 points are done") {
+		t.Fatalf("cancelled sweep: %v", err)
+	}
+	if n := countPoints(t, out); n != 2 {
+		t.Fatalf("%d points kept after the cancel, want 2", n)
+	}
+	if _, err := os.Stat(filepath.Join(out, "sweep.csv")); err == nil {
+		t.Errorf("an interrupted sweep wrote sweep.csv")
+	}
+	var computed, reused int
+	var stderr bytes.Buffer
+	err = sweepMain(context.Background(), append(args, "--jobs", "3"), io.Discard, &stderr, func(_ *sweepPoint, r bool, _ time.Duration) {
+		if r {
+			reused++
+		} else {
+			computed++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if computed != 8 || reused != 2 {
+		t.Errorf("resumed sweep simulated %d and reused %d points, want 8 and 2", computed, reused)
+	}
+	if !strings.Contains(stderr.String(), "10 points: 8 simulated, 2 already done") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	fresh := filepath.Join(dir, "fresh")
+	if code, _, errs := run(t, "sweep", "--trace", trace, "--param", "lookahead=0,1,10,100,all", "--param", "order=fcfs,sjf", "--out", fresh, "-q", "--plots=false"); code != exitOK {
+		t.Fatal(errs)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(out, "sweep.csv")), readFile(t, filepath.Join(fresh, "sweep.csv"))) {
+		t.Errorf("the resumed sweep's table differs from an uninterrupted one")
+	}
+	// Once complete, a rerun simulates nothing.
+	stderr.Reset()
+	if err := sweepMain(context.Background(), args, io.Discard, &stderr, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "10 points: 0 simulated, 10 already done") {
+		t.Errorf("complete rerun: %s", stderr.String())
+	}
+}
+
+// TestSweepSIGKILL kills a sweep running in a child process with SIGKILL
+// part-way, then resumes it: the kept points are whole, only the others are
+// simulated, and the table equals an uninterrupted sweep's.
+func TestSweepSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	dir := t.TempDir()
+	trace := genTrace(t, dir, "t.swf", 20000, "4") // about 0.1 s a point
+	out := filepath.Join(dir, "out")
+	args := []string{"sweep", "--trace", trace, "--param", "lookahead=1,2,5,10,20,50,200,all", "--jobs", "1", "--out", out, "-q", "--plots=false", "--progress", "never"}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), benchChildEnv+"=1")
+	var childErr bytes.Buffer
+	cmd.Stderr = &childErr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for countPoints(t, out) < 3 && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+		t.Fatalf("the child was not killed (it finished first?): %v\n%s", err, childErr.String())
+	}
+	kept := countPoints(t, out)
+	if kept < 3 || kept >= 8 {
+		t.Fatalf("%d of 8 points kept after SIGKILL; want at least 3 and not all", kept)
+	}
+	t.Logf("killed with %d of 8 points done", kept)
+	code, _, stderr := run(t, args[:len(args)-2]...)
+	if code != exitOK {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if want := "8 points: " + strconv.Itoa(8-kept) + " simulated, " + strconv.Itoa(kept) + " already done"; !strings.Contains(stderr, want) {
+		t.Errorf("resume stderr %q lacks %q", stderr, want)
+	}
+	fresh := filepath.Join(dir, "fresh")
+	fargs := slices.Clone(args[:len(args)-2])
+	for i, a := range fargs {
+		if a == out {
+			fargs[i] = fresh
+		}
+	}
+	fargs = append(fargs, "--jobs", "2")
+	if code, _, stderr := run(t, fargs...); code != exitOK {
+		t.Fatal(stderr)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(out, "sweep.csv")), readFile(t, filepath.Join(fresh, "sweep.csv"))) {
+		t.Errorf("the resumed sweep's table differs from an uninterrupted one")
+	}
+}
+
+// TestSweepSlurmEmitTaskMerge emits a Slurm sweep, runs its array tasks by
+// hand (as Slurm would), merges before and after the last part, and compares
+// the merged table with a local sweep of the same points.
+func TestSweepSlurmEmitTaskMerge(t *testing.T) {
+	dir := t.TempDir()
+	trace := genTrace(t, dir, "t.swf", 1000, "5")
+	em := filepath.Join(dir, "em")
+	grid := []string{"--trace", trace, "--param", "lookahead=1,10,100,all", "--param", "backfill=easy,off"}
+	code, stdout, stderr := run(t, append(append([]string{"sweep"}, grid...), "--emit-slurm", em, "--chunk", "3", "--array-limit", "2", "--sbatch-option=--time=10:00")...)
+	if code != exitOK {
+		t.Fatalf("emit: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "sbatch "+filepath.Join(em, "sweep.sbatch")) {
+		t.Errorf("emit does not say how to submit: %s", stdout)
+	}
+	script := string(readFile(t, filepath.Join(em, "sweep.sbatch")))
+	for _, want := range []string{"#!/bin/bash\n", "#SBATCH --array=0-2%2\n", "#SBATCH --time=10:00\n", "#SBATCH --output=" + filepath.Join(em, "logs", "task-%a.out"),
+		"sweep --manifest '" + filepath.Join(em, "manifest.json") + "' --task \"${SLURM_ARRAY_TASK_ID}\""} {
+		if !strings.Contains(script, want) {
+			t.Errorf("sweep.sbatch lacks %q:\n%s", want, script)
+		}
+	}
+	manifest := filepath.Join(em, "manifest.json")
+	for _, task := range []string{"0", "2"} {
+		if code, stdout, stderr := run(t, "sweep", "--manifest", manifest, "--task", task); code != exitOK || !strings.Contains(stdout, "task "+task+": wrote") {
+			t.Fatalf("task %s: exit %d: %s %s", task, code, stdout, stderr)
+		}
+	}
+	code, _, stderr = run(t, "sweep", "--merge", em)
+	if code != exitError || !strings.Contains(stderr, "missing: task 1 (points 3 to 5): no part") || !strings.Contains(stderr, "sbatch --array=1 ") {
+		t.Fatalf("merge with a part missing: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "sweep", "--manifest", manifest, "--task", "3"); code != exitUsage {
+		t.Errorf("task 3 of 3: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "sweep", "--manifest", manifest, "--task", "1"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := run(t, "sweep", "--merge", em, "-q"); code != exitOK {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	local := filepath.Join(dir, "local")
+	if code, _, stderr := run(t, append(append([]string{"sweep"}, grid...), "--out", local, "-q")...); code != exitOK {
+		t.Fatal(stderr)
+	}
+	for _, name := range []string{"sweep.csv", "sweep.parquet", "sweep_wait_mean.svg"} {
+		if !bytes.Equal(readFile(t, filepath.Join(em, name)), readFile(t, filepath.Join(local, name))) {
+			t.Errorf("merged %s differs from the local sweep's", name)
+		}
+	}
+	// A part of another sweep is refused, as missing.
+	os.WriteFile(filepath.Join(em, "parts", "part-1.json"), []byte(`{"format":"schedsim-sweep-part/1","task":1,"points":[]}`), 0o644)
+	if code, _, stderr := run(t, "sweep", "--merge", em); code != exitError || !strings.Contains(stderr, "is not this sweep's part") {
+		t.Errorf("merge with a foreign part: exit %d: %s", code, stderr)
+	}
+}

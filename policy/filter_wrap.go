@@ -1,0 +1,424 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Filtered runs HPC Pack's activation filters (SPEC §6) around a
+// backfilling policy. Inner decides, as always, which queued jobs start;
+// each start goes through the activation chain of the job's template and of
+// the cluster (HPCPack.ActivationChain), and the chain's result decides:
+//
+//   - 0: the job starts.
+//   - 1: it does not start, and no job of equal or lower priority
+//     (workload.Job.Priority) starts until it does: the queue is blocked.
+//   - 2 (and any other code, a timeout, a missing filter): it does not
+//     start, and the processors stay reserved for it while other jobs
+//     start on the others.
+//   - 3: it is held until its HoldUntil, or for HPCPack.DefaultHold when
+//     that is not later than now; its processors go to other jobs.
+//   - 4: it fails, "activation filter failed the job".
+//
+// Blocked and reserving jobs are re-evaluated (their chain is called
+// again, with the same candidate resources) at the first pass at least
+// HPCPack.Reevaluate after the previous call; Filtered asks the engine for
+// that pass (Decisions.WakeAt). A held job comes back into the queue at
+// its HoldUntil; a job's HoldUntil from the trace keeps it out until then
+// too. HoldUntil is cleared when the job starts.
+//
+// A job that would start by backfilling (a job ahead of it still waits)
+// starts only with result 0 (HPC Pack's rule for backfill windows): 1 and 2
+// neither block the queue nor reserve anything then, the job only stays
+// queued. 3 and 4 hold and fail as usual.
+//
+// Inner sees the queue without the jobs that are held, blocked (and, while
+// a job is blocked, the jobs of equal or lower priority), reserving, or
+// already refused in this pass; reserved processors are busy in its View,
+// as running jobs of unknown end. When a start is refused, Inner's picture
+// of the pass is wrong (it counted the job's processors as taken), so Inner
+// runs again, on the updated queue, until a round refuses nothing. Inner's
+// reservations are plans, not promises (a filter may delay any job), so
+// they are not passed on, and Inner must plan from scratch at every pass:
+// FCFS, EASY, Depth, Slurm, each possibly under Ordered (Ordered goes
+// outside: Ordered{Inner: Filtered{Inner: EASY}}). Conservative cannot be
+// filtered.
+//
+// The Decisions Filtered gets must implement Failer (the engine does, and
+// Ordered passes it on).
+type Filtered struct {
+	// Inner is the backfilling policy.
+	Inner Policy
+	// HPC holds the filters, templates and settings.
+	HPC *HPCPack
+
+	pass     int64
+	v        View
+	d        Decisions
+	now      workload.Time
+	reserved int    // processors reserved for jobs that got result 2
+	keep     []int  // queue indices of the reserving jobs
+	blocked  []int  // queue indices of the blocked jobs
+	due      []int  // blocked and reserving jobs to re-evaluate now
+	vis      []int  // queue indices Inner sees, in queue order
+	started  []bool // by queue index: started or failed in this pass
+	blockPri int64  // jobs of at most this priority may not start
+	blocking bool   // some job blocks the queue
+	refused  bool   // a start was refused in this round
+	head     int    // index in vis of the first job neither started nor refused
+	round    int    // Inner's run within the pass, from 0
+	wake     workload.Time
+	asked    workload.Time // the last wake asked for
+	view     filteredView
+	act      Activation
+}
+
+var (
+	_ Policy    = (*Filtered)(nil)
+	_ View      = (*filteredView)(nil)
+	_ Decisions = (*filteredView)(nil)
+)
+
+// StallLimit is how many times in a row a blocked or reserving job may be
+// re-evaluated with nothing running and nothing starting before Filtered
+// fails it: on an idle machine nothing the simulation models can change a
+// filter's mind, and the run would otherwise never end.
+const StallLimit = 10
+
+// Name implements Policy: Inner's name with "+filters".
+func (f *Filtered) Name() string { return f.Inner.Name() + "+filters" }
+
+// Schedule implements Policy.
+func (f *Filtered) Schedule(v View, d Decisions) {
+	f.pass++
+	f.v, f.d = v, d
+	now := v.Now()
+	f.now = now
+	h := f.HPC
+	for _, e := range v.Ended() {
+		h.jobEnded(e)
+	}
+	n := v.Len()
+	if cap(f.started) < n {
+		f.started = make([]bool, n, n+n/4)
+	}
+	f.started = f.started[:n]
+	clear(f.started)
+	f.reserved, f.keep, f.blocked, f.due, f.vis = 0, f.keep[:0], f.blocked[:0], f.due[:0], f.vis[:0]
+	f.wake = workload.Forever
+	for i := 0; i < n; i++ {
+		j := v.Job(i)
+		if nt := h.notes[j.Seq]; nt != nil {
+			switch nt.state {
+			case stateHeld:
+				if j.HoldUntil > now {
+					f.wake = min(f.wake, j.HoldUntil)
+					continue
+				}
+				nt.held += j.HoldUntil - nt.since
+				nt.state = stateQueued
+			case stateReserving:
+				f.reserved += j.Procs
+				f.keep = append(f.keep, i)
+				f.schedule(i, nt)
+				continue
+			case stateBlocked:
+				f.blocked = append(f.blocked, i)
+				f.schedule(i, nt)
+				continue
+			}
+		}
+		if j.HoldUntil > now {
+			f.wake = min(f.wake, j.HoldUntil)
+			continue
+		}
+		f.vis = append(f.vis, i)
+	}
+	if v.Free() < f.reserved {
+		panic(fmt.Sprintf("policy: %d processors reserved by activation filters, %d free", f.reserved, v.Free()))
+	}
+	// Re-evaluate the blocked and reserving jobs that are due, in queue order.
+	for _, i := range f.due {
+		j := v.Job(i)
+		nt := h.notes[j.Seq]
+		free := v.Free() - f.reserved
+		if nt.state == stateReserving {
+			free += j.Procs
+		}
+		if j.Procs > free {
+			continue // a blocked job that does not fit: it stays blocked, due
+		}
+		f.activate(i, j, false)
+	}
+	f.updateBlocking()
+	f.filterVisible()
+	for f.round = 0; len(f.vis) > 0; f.round++ {
+		f.refused = false
+		f.head = 0
+		f.view = filteredView{f: f}
+		f.Inner.Schedule(&f.view, &f.view)
+		f.view = filteredView{}
+		if !f.refused {
+			break
+		}
+		f.filterVisible()
+	}
+	f.stallGuard()
+	if f.wake < workload.Forever && (f.asked <= now || f.wake < f.asked) {
+		d.WakeAt(f.wake)
+		f.asked = f.wake
+	}
+	f.v, f.d = nil, nil
+}
+
+// schedule puts blocked or reserving job i on the list of jobs to
+// re-evaluate now, or asks for a pass at its next re-evaluation.
+func (f *Filtered) schedule(i int, nt *jobNote) {
+	if nt.next <= f.now {
+		f.due = append(f.due, i)
+		return
+	}
+	f.wake = min(f.wake, nt.next)
+}
+
+// updateBlocking recomputes the priority the blocked jobs block.
+func (f *Filtered) updateBlocking() {
+	f.blocking, f.blockPri = false, math.MinInt64
+	for _, i := range f.blocked {
+		if f.started[i] {
+			continue
+		}
+		j := f.v.Job(i)
+		if f.HPC.notes[j.Seq].state != stateBlocked {
+			continue
+		}
+		f.blocking = true
+		f.blockPri = max(f.blockPri, j.Priority)
+	}
+}
+
+// filterVisible drops from vis the jobs that started, failed, were refused
+// in this pass, or are blocked by a job of equal or higher priority.
+func (f *Filtered) filterVisible() {
+	k := 0
+	for _, i := range f.vis {
+		if f.started[i] {
+			continue
+		}
+		j := f.v.Job(i)
+		if nt := f.HPC.notes[j.Seq]; nt != nil && (nt.tried == f.pass || nt.state != stateQueued) {
+			continue
+		}
+		if f.blocking && j.Priority <= f.blockPri {
+			continue
+		}
+		f.vis[k] = i
+		k++
+	}
+	f.vis = f.vis[:k]
+}
+
+// activate runs queued job i's activation chain and acts on the result. It
+// reports whether the job started.
+func (f *Filtered) activate(i int, j *workload.Job, backfill bool) bool {
+	h := f.HPC
+	chain := h.ActivationChain(j)
+	if len(chain) == 0 {
+		j.HoldUntil = 0
+		f.started[i] = true
+		f.d.Start(i)
+		return true
+	}
+	nt := h.note(j.Seq)
+	f.act = Activation{Job: j, Now: f.now, Pass: f.pass, Index: i, Backfill: backfill, Resources: j.Procs}
+	r, by := ActivationChain(chain, &f.act, nil)
+	nt.count(r)
+	action := ActivationAction(r)
+	if backfill && (action == BlockQueue || action == KeepResources) {
+		nt.tried = f.pass
+		f.refused = true
+		return false
+	}
+	if !(action == BlockQueue && nt.state == stateBlocked) && !(action == KeepResources && nt.state == stateReserving) {
+		f.leave(i, j, nt)
+	}
+	switch action {
+	case Start:
+		nt.stall = 0
+		j.HoldUntil = 0
+		f.started[i] = true
+		f.d.Start(i)
+		return true
+	case BlockQueue:
+		nt.next = f.now + h.reevaluate()
+		f.wake = min(f.wake, nt.next)
+		if nt.state != stateBlocked {
+			nt.state, nt.since = stateBlocked, f.now
+			f.blocked = append(f.blocked, i)
+		}
+		f.blocking = true
+		f.blockPri = max(f.blockPri, j.Priority)
+	case KeepResources:
+		nt.next = f.now + h.reevaluate()
+		f.wake = min(f.wake, nt.next)
+		if nt.state != stateReserving {
+			nt.state, nt.since = stateReserving, f.now
+			f.reserved += j.Procs
+			f.keep = append(f.keep, i)
+		}
+	case Hold:
+		if j.HoldUntil <= f.now {
+			j.HoldUntil = f.now + h.defaultHold()
+		}
+		nt.state, nt.since = stateHeld, f.now
+		f.wake = min(f.wake, j.HoldUntil)
+	case Fail:
+		fl, ok := f.d.(Failer)
+		if !ok {
+			panic(fmt.Sprintf("policy: %s cannot fail job %d: its Decisions do not implement Failer", f.Name(), j.ID))
+		}
+		f.started[i] = true
+		fl.Fail(i, failReason(MsgActivationFailed, by, r))
+		h.forget(j.Seq)
+	}
+	nt.tried = f.pass
+	f.refused = true
+	return false
+}
+
+// leave ends job i's blocked, reserving or held state, adding its time.
+func (f *Filtered) leave(i int, j *workload.Job, nt *jobNote) {
+	switch nt.state {
+	case stateBlocked:
+		nt.blocked += f.now - nt.since
+	case stateReserving:
+		nt.reserving += f.now - nt.since
+		f.reserved -= j.Procs
+		for k, x := range f.keep {
+			if x == i {
+				f.keep = append(f.keep[:k], f.keep[k+1:]...)
+				break
+			}
+		}
+	case stateHeld:
+		nt.held += f.now - nt.since
+	}
+	nt.state = stateQueued
+}
+
+// stallGuard fails blocked and reserving jobs that were re-evaluated
+// StallLimit times in a row on an idle machine (see StallLimit).
+func (f *Filtered) stallGuard() {
+	v := f.v
+	idle := v.NumRunning() == 0
+	for _, i := range f.due {
+		if f.started[i] {
+			continue
+		}
+		j := v.Job(i)
+		nt := f.HPC.notes[j.Seq]
+		if nt == nil || (nt.state != stateBlocked && nt.state != stateReserving) || nt.tried != f.pass {
+			continue
+		}
+		if !idle {
+			nt.stall = 0
+			continue
+		}
+		if nt.stall++; nt.stall < StallLimit {
+			continue
+		}
+		f.leave(i, j, nt)
+		f.started[i] = true
+		f.d.(Failer).Fail(i, fmt.Sprintf("%s: still not started after %d re-evaluations with nothing running", MsgActivationFailed, nt.stall))
+		f.HPC.forget(j.Seq)
+	}
+}
+
+// failReason is the reason a job fails with: msg, the filter and its words.
+func failReason(msg, by string, r Result) string {
+	s := msg + " (" + by + ": " + r.String()
+	if r.Message != "" {
+		s += ", " + r.Message
+	}
+	return s + ")"
+}
+
+// filteredView is the View and Decisions Filtered hands Inner.
+type filteredView struct {
+	f *Filtered
+}
+
+// Now implements View.
+func (w *filteredView) Now() workload.Time { return w.f.now }
+
+// Capacity implements View.
+func (w *filteredView) Capacity() int { return w.f.v.Capacity() }
+
+// Free implements View: the idle processors not reserved by a filter.
+func (w *filteredView) Free() int { return w.f.v.Free() - w.f.reserved }
+
+// Len implements View.
+func (w *filteredView) Len() int { return len(w.f.vis) }
+
+// Job implements View.
+func (w *filteredView) Job(i int) *workload.Job { return w.f.v.Job(w.f.vis[i]) }
+
+// NumRunning implements View: the running jobs and the reserving ones.
+func (w *filteredView) NumRunning() int { return w.f.v.NumRunning() + len(w.f.keep) }
+
+// Running implements View: the running jobs, then the reserving jobs with
+// an unknown end.
+func (w *filteredView) Running(k int) (workload.Time, int) {
+	if n := w.f.v.NumRunning(); k >= n {
+		return workload.Forever, w.f.v.Job(w.f.keep[k-n]).Procs
+	}
+	return w.f.v.Running(k)
+}
+
+// Ended implements View: the ended jobs, in the first round of a pass only.
+func (w *filteredView) Ended() []Ended {
+	if w.f.round == 0 {
+		return w.f.v.Ended()
+	}
+	return nil
+}
+
+// Start implements Decisions: the job starts only if its activation filters
+// let it.
+func (w *filteredView) Start(vi int) {
+	f := w.f
+	i := f.vis[vi]
+	j := f.v.Job(i)
+	if f.started[i] {
+		panic(fmt.Sprintf("policy: %s started job %d twice", f.Inner.Name(), j.ID))
+	}
+	if j.Procs > f.v.Free()-f.reserved {
+		panic(fmt.Sprintf("policy: %s started job %d (%d processors) with %d free and %d reserved by activation filters", f.Inner.Name(), j.ID, j.Procs, f.v.Free(), f.reserved))
+	}
+	if f.blocking && j.Priority <= f.blockPri {
+		f.refused = true // blocked in this round: hidden in the next
+		return
+	}
+	for f.head < len(f.vis) && f.skipped(f.vis[f.head]) {
+		f.head++
+	}
+	f.activate(i, j, vi > f.head)
+}
+
+// skipped reports whether queue index i started or was refused in this pass.
+func (f *Filtered) skipped(i int) bool {
+	if f.started[i] {
+		return true
+	}
+	nt := f.HPC.notes[f.v.Job(i).Seq]
+	return nt != nil && nt.tried == f.pass
+}
+
+// Reserve implements Decisions: a filter may delay any job, so Inner's
+// reservations are plans and are not passed on.
+func (w *filteredView) Reserve(int, workload.Time) {}
+
+// WakeAt implements Decisions.
+func (w *filteredView) WakeAt(t workload.Time) { w.f.d.WakeAt(t) }

@@ -1,0 +1,157 @@
+//go:build unix
+
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// script writes an executable shell script into dir and returns its path.
+func script(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func execJob() workload.Job {
+	return workload.Job{ID: 9, Seq: 9, Submit: 100, Procs: 16, Run: 50, Estimate: 7200, User: 3, Licenses: "fluent:4"}
+}
+
+// TestExecSubmission runs a shell-script submission filter for every row of
+// SPEC §6's submission table.
+func TestExecSubmission(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		body    string // "" : no such program
+		timeout time.Duration
+		status  Status
+		code    int
+		fail    string // SubmissionFailure
+		est     workload.Time
+	}{
+		{"0 as is", `grep -q 'State="Validating"' "$1" || exit 5; exit 0`, 0, Exited, 0, "", 7200},
+		{"1 changed", `sed -i 's/RuntimeSeconds="[0-9]*"/RuntimeSeconds="60"/' "$1"; exit 1`, 0, Exited, 1, "", 60},
+		{"other fails", `echo "too many cores" >&2; exit 2`, 0, Exited, 2, MsgSubmissionFailed, 7200},
+		{"255 fails", `exit 255`, 0, Exited, 255, MsgSubmissionFailed, 7200},
+		{"timeout", `sleep 30`, 300 * time.Millisecond, TimedOut, 0, MsgSubmissionTimedOut, 7200},
+		{"timeout with a child", `sleep 30 & wait`, 300 * time.Millisecond, TimedOut, 0, MsgSubmissionTimedOut, 7200},
+		{"not found", "", 0, NotFound, 0, MsgFilterNotFound, 7200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prog := filepath.Join(dir, "missing")
+			if tt.body != "" {
+				prog = script(t, dir, strings.ReplaceAll(tt.name, " ", "_"), tt.body)
+			}
+			var log strings.Builder
+			x := &ExecFilter{FilterName: "f", Program: prog, Timeout: tt.timeout, Log: &log}
+			defer x.Close()
+			j := execJob()
+			t0 := time.Now()
+			r := x.FilterSubmission(&j)
+			if el := time.Since(t0); el > 5*time.Second {
+				t.Errorf("call took %v", el)
+			}
+			if r.Status != tt.status || (r.Status == Exited && r.Code != tt.code) {
+				t.Errorf("result %+v, want status %v code %d", r, tt.status, tt.code)
+			}
+			if f := SubmissionFailure(r); f != tt.fail {
+				t.Errorf("failure %q, want %q", f, tt.fail)
+			}
+			if j.Estimate != tt.est {
+				t.Errorf("estimate %d, want %d", j.Estimate, tt.est)
+			}
+			if tt.code == 2 && (r.Message != "too many cores" || !strings.Contains(log.String(), "f job 9 submission: too many cores")) {
+				t.Errorf("message %q, log %q", r.Message, log.String())
+			}
+		})
+	}
+}
+
+// TestExecActivation runs a shell-script activation filter for every row of
+// SPEC §6's activation table; the script checks its arguments first.
+func TestExecActivation(t *testing.T) {
+	dir := t.TempDir()
+	check := `[ "$2" = 5 ] && [ "$3" = 2 ] && [ "$4" = 1 ] && [ "$5" = 16 ] && [ "$6" = extra ] && grep -q 'SoftwareLicense="fluent:4"' "$1" || exit 99` + "\n"
+	tests := []struct {
+		name    string
+		body    string
+		timeout time.Duration
+		action  Action
+	}{
+		{"0 start", check + "exit 0", 0, Start},
+		{"1 block", check + "exit 1", 0, BlockQueue},
+		{"2 keep", check + "exit 2", 0, KeepResources},
+		{"3 hold", check + "exit 3", 0, Hold},
+		{"4 fail", check + "exit 4", 0, Fail},
+		{"other keeps", check + "exit 17", 0, KeepResources},
+		{"timeout keeps", "sleep 30", 300 * time.Millisecond, KeepResources},
+		{"not found keeps", "", 0, KeepResources},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prog := filepath.Join(dir, "missing")
+			if tt.body != "" {
+				prog = script(t, dir, strings.ReplaceAll(tt.name, " ", "_"), tt.body)
+			}
+			x := &ExecFilter{FilterName: "f", Program: prog, Args: []string{"extra"}, Timeout: tt.timeout}
+			defer x.Close()
+			j := execJob()
+			r := x.FilterActivation(&Activation{Job: &j, Now: 200, Pass: 5, Index: 2, Backfill: true, Resources: 16})
+			if a := ActivationAction(r); a != tt.action {
+				t.Errorf("result %+v: action %v, want %v", r, a, tt.action)
+			}
+		})
+	}
+}
+
+// An activation filter that answers 3 may set Hold Until in the file.
+func TestExecActivationHoldUntil(t *testing.T) {
+	dir := t.TempDir()
+	prog := script(t, dir, "hold", `sed -i 's/<Job /<Job HoldUntil="1\/1\/2000 1:00:00 AM" /' "$1"; exit 3`)
+	x := &ExecFilter{FilterName: "f", Program: prog, Epoch: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)}
+	defer x.Close()
+	j := execJob()
+	if r := x.FilterActivation(&Activation{Job: &j, Now: 200, Resources: 16}); ActivationAction(r) != Hold {
+		t.Fatalf("result %+v", r)
+	}
+	if j.HoldUntil != 3600 {
+		t.Errorf("HoldUntil %d, want 3600", j.HoldUntil)
+	}
+}
+
+// With Revert, the program is called again to undo, with
+// SCHEDSIM_FILTER_REVERT=1.
+func TestExecRevert(t *testing.T) {
+	dir := t.TempDir()
+	marks := filepath.Join(dir, "marks")
+	prog := script(t, dir, "rev", `echo "$SCHEDSIM_FILTER_KIND $SCHEDSIM_FILTER_REVERT $SCHEDSIM_TIME" >> `+marks+`; exit 0`)
+	x := &ExecFilter{FilterName: "f", Program: prog, Revert: true}
+	defer x.Close()
+	j := execJob()
+	a := &Activation{Job: &j, Now: 200, Resources: 16}
+	x.FilterActivation(a)
+	x.RevertActivation(a)
+	x.FilterSubmission(&j)
+	x.RevertSubmission(&j)
+	b, err := os.ReadFile(marks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), "activation 0 200\nactivation 1 200\nsubmission 0 100\nsubmission 1 100\n"; got != want {
+		t.Errorf("calls:\n%s\nwant:\n%s", got, want)
+	}
+	if s := x.Stats(); s.Calls != 4 {
+		t.Errorf("%d calls counted, want 4", s.Calls)
+	}
+}

@@ -1,0 +1,333 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// JobXMLNamespace is the namespace of HPC Pack's job XML (the schema of
+// Windows HPC Server 2008 R2, which later versions keep).
+const JobXMLNamespace = "http://schemas.microsoft.com/HPCS2008R2/scheduler/"
+
+// JobXMLTimeLayout is how HPC Pack's job XML writes instants
+// ("2/4/2010 10:00:39 PM"); ParseJobXMLTime also reads RFC 3339.
+const JobXMLTimeLayout = "1/2/2006 3:04:05 PM"
+
+// HPC Pack's named priorities and their expanded (numeric) values.
+var priorityNames = []struct {
+	name     string
+	expanded int64
+}{{"Lowest", 0}, {"BelowNormal", 1000}, {"Normal", 2000}, {"AboveNormal", 3000}, {"Highest", 4000}}
+
+// NormalPriority is the expanded priority of HPC Pack's "Normal", which a
+// workload.Job's Priority 0 stands for: ExpandedPriority = 2000 + Priority.
+const NormalPriority = 2000
+
+// JobXML is a job as HPC Pack's job XML describes it: the Job element's
+// attributes in document order, and its tasks' attributes. Names are
+// local (without namespace).
+type JobXML struct {
+	Attrs []xml.Attr
+	Tasks [][]xml.Attr
+}
+
+// Get returns the value of attribute name and whether it is present.
+func (x *JobXML) Get(name string) (string, bool) {
+	for _, a := range x.Attrs {
+		if a.Name.Local == name {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// Int returns attribute name as an integer; ok is false when it is absent,
+// empty or not an integer.
+func (x *JobXML) Int(name string) (int64, bool) {
+	s, ok := x.Get(name)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	return n, err == nil
+}
+
+// ParseJobXML reads a job XML document: its Job element (in HPC Pack's
+// namespace or none) and the Task elements under its Tasks. A UTF-8 byte
+// order mark is allowed, as in the files HPC Pack writes.
+func ParseJobXML(r io.Reader) (*JobXML, error) {
+	d := xml.NewDecoder(r)
+	x := &JobXML{}
+	depth := 0
+	inTasks := false
+	found := false
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("job XML: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			switch {
+			case depth == 1:
+				if t.Name.Local != "Job" {
+					return nil, fmt.Errorf("job XML: root element is %s, want Job", t.Name.Local)
+				}
+				found = true
+				x.Attrs = localAttrs(t.Attr)
+			case depth == 2 && t.Name.Local == "Tasks":
+				inTasks = true
+			case depth == 3 && inTasks && t.Name.Local == "Task":
+				x.Tasks = append(x.Tasks, localAttrs(t.Attr))
+			}
+		case xml.EndElement:
+			if depth == 2 {
+				inTasks = false
+			}
+			depth--
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("job XML: no Job element")
+	}
+	return x, nil
+}
+
+// localAttrs returns attrs without the namespace declarations, with local names.
+func localAttrs(attrs []xml.Attr) []xml.Attr {
+	out := make([]xml.Attr, 0, len(attrs))
+	for _, a := range attrs {
+		if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
+			continue
+		}
+		out = append(out, xml.Attr{Name: xml.Name{Local: a.Name.Local}, Value: a.Value})
+	}
+	return out
+}
+
+// FormatJobXMLTime formats simulated instant t (seconds since epoch) as HPC
+// Pack's job XML does.
+func FormatJobXMLTime(epoch time.Time, t workload.Time) string {
+	return epoch.Add(time.Duration(t) * time.Second).UTC().Format(JobXMLTimeLayout)
+}
+
+// ParseJobXMLTime parses an instant of job XML (JobXMLTimeLayout, or RFC
+// 3339) into simulated seconds since epoch, rounded down.
+func ParseJobXMLTime(epoch time.Time, s string) (workload.Time, error) {
+	s = strings.TrimSpace(s)
+	t, err := time.ParseInLocation(JobXMLTimeLayout, s, time.UTC)
+	if err != nil {
+		var err2 error
+		if t, err2 = time.Parse(time.RFC3339, s); err2 != nil {
+			return 0, fmt.Errorf("time %q: want %q or RFC 3339", s, JobXMLTimeLayout)
+		}
+	}
+	return workload.Time(t.Sub(epoch) / time.Second), nil
+}
+
+// ExpandedPriority is the HPC Pack expanded priority of a job's Priority:
+// NormalPriority + Priority, within HPC Pack's 0–4000.
+func ExpandedPriority(p int64) int64 { return min(max(NormalPriority+p, 0), 4000) }
+
+// priorityName returns the named priority an expanded priority falls in.
+func priorityName(expanded int64) string {
+	name := priorityNames[0].name
+	for _, p := range priorityNames {
+		if expanded >= p.expanded {
+			name = p.name
+		}
+	}
+	return name
+}
+
+// JobXMLState is the State a job XML gives the job.
+type JobXMLState string
+
+// States schedsim writes.
+const (
+	XMLValidating JobXMLState = "Validating" // at submission
+	XMLQueued     JobXMLState = "Queued"     // at activation
+)
+
+// AppendJobXML appends j as HPC Pack job XML to dst: a Job element in
+// JobXMLNamespace with the job's properties as attributes (Id, Name, State,
+// SubmitTime, UnitType Core, MinCores/MaxCores, Owner and UserName "userN"
+// from the SWF user, JobTemplate, Priority and ExpandedPriority,
+// SoftwareLicense, RuntimeSeconds when the job has a requested time,
+// HoldUntil when set, IsExclusive false), an empty Dependencies and one Task.
+// Instants count from epoch.
+func AppendJobXML(dst []byte, j *workload.Job, state JobXMLState, epoch time.Time) []byte {
+	attr := func(name, value string) {
+		dst = append(dst, ' ')
+		dst = append(dst, name...)
+		dst = append(dst, `="`...)
+		dst = appendEscaped(dst, value)
+		dst = append(dst, '"')
+	}
+	num := func(name string, v int64) { attr(name, strconv.FormatInt(v, 10)) }
+	id := strconv.FormatInt(j.ID, 10)
+	user := "user" + strconv.Itoa(j.User)
+	submit := FormatJobXMLTime(epoch, j.Submit)
+	minC, maxC := xmlCores(j)
+	tmpl := j.Template
+	if tmpl == "" {
+		tmpl = DefaultTemplate
+	}
+	dst = append(dst, `<?xml version="1.0" encoding="utf-8"?>`+"\n<Job"...)
+	attr("Version", "3.000")
+	attr("Id", id)
+	attr("Name", "job "+id)
+	attr("State", string(state))
+	attr("SubmitTime", submit)
+	attr("CreateTime", submit)
+	attr("IsExclusive", "false")
+	attr("RunUntilCanceled", "false")
+	attr("UnitType", "Core")
+	attr("Owner", user)
+	attr("UserName", user)
+	attr("Project", "")
+	attr("JobType", "Batch")
+	attr("JobTemplate", tmpl)
+	ep := ExpandedPriority(j.Priority)
+	attr("Priority", priorityName(ep))
+	num("ExpandedPriority", ep)
+	if j.Licenses != "" {
+		attr("SoftwareLicense", j.Licenses)
+	}
+	if j.Estimate > 0 {
+		num("RuntimeSeconds", int64(j.Estimate))
+	}
+	if j.HoldUntil > 0 {
+		attr("HoldUntil", FormatJobXMLTime(epoch, j.HoldUntil))
+	}
+	num("MinCores", minC)
+	num("MaxCores", maxC)
+	attr("xmlns", JobXMLNamespace)
+	dst = append(dst, ">\n    <Dependencies />\n    <Tasks>\n        <Task"...)
+	attr("Version", "3.000")
+	attr("Id", id)
+	attr("ParentJobId", id)
+	attr("State", "Submitted")
+	attr("UnitType", "Core")
+	attr("NiceId", "1")
+	attr("CommandLine", "app"+strconv.Itoa(j.Executable))
+	num("MinCores", minC)
+	num("MaxCores", maxC)
+	attr("Type", "Basic")
+	return append(dst, " />\n    </Tasks>\n</Job>\n"...)
+}
+
+// xmlCores returns the MinCores and MaxCores of j.
+func xmlCores(j *workload.Job) (int64, int64) {
+	minC, maxC := j.MinProcs, j.MaxProcs
+	if minC <= 0 {
+		minC = int64(j.Procs)
+	}
+	if maxC <= 0 {
+		maxC = int64(j.Procs)
+	}
+	return minC, maxC
+}
+
+// appendEscaped appends s escaped for an XML attribute value.
+func appendEscaped(dst []byte, s string) []byte {
+	var b bytes.Buffer
+	if strings.ContainsAny(s, "<>&'\"\t\n\r") {
+		xml.EscapeText(&b, []byte(s)) //nolint:errcheck // a bytes.Buffer does not fail
+		return append(dst, b.Bytes()...)
+	}
+	return append(dst, s...)
+}
+
+// ApplyJobXML sets on j the properties a filter changed: those whose value
+// in changed differs from the one in orig (the file as written). It reads
+// JobTemplate, Priority and ExpandedPriority, SoftwareLicense,
+// RuntimeSeconds (removed: no requested time), HoldUntil, and
+// MinCores/MaxCores (the job then runs on MaxCores processors); other
+// changes are ignored, as HPC Pack ignores changes to task properties. It
+// returns the names of the properties it applied.
+func ApplyJobXML(j *workload.Job, orig, changed *JobXML, epoch time.Time) ([]string, error) {
+	var applied []string
+	diff := func(name string) (string, bool, bool) {
+		a, okA := orig.Get(name)
+		b, okB := changed.Get(name)
+		return b, okB, a != b || okA != okB
+	}
+	if v, ok, d := diff("JobTemplate"); d {
+		j.Template = v
+		if !ok || v == DefaultTemplate {
+			j.Template = DefaultTemplate
+		}
+		applied = append(applied, "JobTemplate")
+	}
+	if _, _, d := diff("ExpandedPriority"); d {
+		n, ok := changed.Int("ExpandedPriority")
+		if !ok {
+			return applied, fmt.Errorf("ExpandedPriority: not an integer")
+		}
+		j.Priority = n - NormalPriority
+		applied = append(applied, "ExpandedPriority")
+	} else if v, _, d := diff("Priority"); d {
+		found := false
+		for _, p := range priorityNames {
+			if strings.EqualFold(p.name, v) {
+				j.Priority, found = p.expanded-NormalPriority, true
+			}
+		}
+		if !found {
+			return applied, fmt.Errorf("Priority %q: want Lowest, BelowNormal, Normal, AboveNormal or Highest", v)
+		}
+		applied = append(applied, "Priority")
+	}
+	if v, _, d := diff("SoftwareLicense"); d {
+		j.Licenses = v
+		applied = append(applied, "SoftwareLicense")
+	}
+	if _, ok, d := diff("RuntimeSeconds"); d {
+		j.Estimate = workload.Unknown
+		if ok {
+			n, isInt := changed.Int("RuntimeSeconds")
+			if !isInt || n < 0 {
+				return applied, fmt.Errorf("RuntimeSeconds: not a number of seconds")
+			}
+			if n > 0 {
+				j.Estimate = workload.Time(n)
+			}
+		}
+		applied = append(applied, "RuntimeSeconds")
+	}
+	if v, ok, d := diff("HoldUntil"); d {
+		j.HoldUntil = 0
+		if ok && strings.TrimSpace(v) != "" {
+			t, err := ParseJobXMLTime(epoch, v)
+			if err != nil {
+				return applied, fmt.Errorf("HoldUntil: %w", err)
+			}
+			j.HoldUntil = t
+		}
+		applied = append(applied, "HoldUntil")
+	}
+	_, _, dMin := diff("MinCores")
+	_, _, dMax := diff("MaxCores")
+	if dMin || dMax {
+		minC, ok1 := changed.Int("MinCores")
+		maxC, ok2 := changed.Int("MaxCores")
+		if !ok1 || !ok2 || minC <= 0 || maxC < minC {
+			return applied, fmt.Errorf("MinCores/MaxCores: want 0 < MinCores ≤ MaxCores")
+		}
+		j.MinProcs, j.MaxProcs, j.Procs = minC, maxC, int(maxC)
+		applied = append(applied, "MinCores/MaxCores")
+	}
+	return applied, nil
+}

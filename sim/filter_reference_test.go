@@ -1,0 +1,77 @@
+package sim_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// passAll is an activation filter that lets every job start.
+type passAll struct{ calls int }
+
+func (p *passAll) Name() string { return "pass-all" }
+func (p *passAll) FilterActivation(*policy.Activation) policy.Result {
+	p.calls++
+	return policy.Exit(0, "")
+}
+func (p *passAll) RevertActivation(*policy.Activation) {}
+
+// TestFilteredReference runs the reference traces through the activation
+// filter machinery with a filter that always answers 0 (and an empty
+// submission chain): every start goes through Filtered, and the schedule
+// must still be pyss's, job for job, under FCFS and EASY.
+func TestFilteredReference(t *testing.T) {
+	needShared(t)
+	if testing.Short() {
+		t.Skip("skipping the reference traces in -short mode")
+	}
+	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
+	for _, tr := range traces {
+		for _, pol := range []string{"fcfs", "easy"} {
+			name := fmt.Sprintf("norm/%s/%s", tr, pol)
+			t.Run(name, func(t *testing.T) {
+				want := referenceStarts(t, filepath.Join(sharedDir, "reference/outputs", fmt.Sprintf("pyss_norm_%s_%s.swf.gz", tr, pol)))
+				rd, err := workload.OpenSWF(filepath.Join(sharedDir, "reference/inputs/norm", tr+".swf.gz"), workload.Rules{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer rd.Close()
+				var inner policy.Policy = policy.FCFS{}
+				if pol == "easy" {
+					inner = &policy.EASY{Lookahead: policy.LookaheadAll}
+				}
+				f := &passAll{}
+				h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}}
+				p, err := h.Wrap(inner)
+				if err != nil {
+					t.Fatal(err)
+				}
+				eng, err := sim.New(sim.Config{Procs: rd.Header().MachineSize(), Policy: p, Admission: h, Annotator: h})
+				if err != nil {
+					t.Fatal(err)
+				}
+				col := &sim.Collector{}
+				if _, err := eng.Run(rd, col); err != nil {
+					t.Fatal(err)
+				}
+				mism := 0
+				for _, o := range col.Outcomes {
+					if w, ok := want[o.Job.ID]; !ok || int64(o.Start) != w {
+						if mism < 5 {
+							t.Errorf("job %d: start %d, reference %d (present %v)", o.Job.ID, o.Start, w, ok)
+						}
+						mism++
+					}
+				}
+				if len(col.Outcomes) != len(want) || f.calls != len(want) {
+					t.Errorf("simulated %d jobs, %d filter calls; reference has %d jobs", len(col.Outcomes), f.calls, len(want))
+				}
+				t.Logf("%s: %d jobs, %d mismatches against pyss", name, len(want), mism)
+			})
+		}
+	}
+}
