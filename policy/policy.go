@@ -51,6 +51,15 @@ type View interface {
 	Ended() []Ended
 }
 
+// Fitter is an optional interface of a View whose machine is more than a
+// pool of processors (nodes with cores and memory, sim.Config.Allocator):
+// there a job may not fit even when enough processors are free. FCFS and
+// EASY ask it before starting a job.
+type Fitter interface {
+	// Fits reports whether queued job i can start now.
+	Fits(i int) bool
+}
+
 // Ended describes a job that ended.
 type Ended struct {
 	Seq          int64         // the job's trace position (workload.Job.Seq)
@@ -236,13 +245,18 @@ func startHeads(v View, d Decisions) (int, int) {
 	free := v.Free()
 	n := v.Len()
 	i := 0
+	fit, _ := v.(Fitter)
 	for ; i < n; i++ {
 		p := v.Job(i).Procs
-		if p > free {
+		if p > free || (fit != nil && !fit.Fits(i)) {
 			break
 		}
 		d.Start(i)
-		free -= p
+		if fit != nil {
+			free = v.Free() // whole nodes may hold more than p
+		} else {
+			free -= p
+		}
 	}
 	return i, free
 }
@@ -280,8 +294,8 @@ type EASY struct {
 
 	cand []candidate // SJBF's candidates, reused between passes
 
-	// With the engine's arrival-ordered queue, backfill candidates come
-	// from an index instead of a walk over the window (see fitIndex).
+	// With the engine's arrival-ordered queue and a long window, backfill
+	// candidates come from an index instead of a walk (see fitIndex).
 	idx     fitIndex
 	idxView View // the run idx describes
 }
@@ -312,21 +326,14 @@ func (e *EASY) Name() string {
 	return n + ")"
 }
 
+// indexMinWindow is the backfill window from which EASY finds candidates
+// through its index rather than by walking the window: below it the walk
+// is cheaper than keeping the index.
+const indexMinWindow = 128
+
 // Schedule implements Policy.
 func (e *EASY) Schedule(v View, d Decisions) {
-	indexed := false
-	if ao, ok := v.(arrivalOrdered); ok && ao.ArrivalOrder() && !e.SJBF {
-		indexed = true
-		e.syncIndex(v)
-	} else {
-		e.idxView = nil
-	}
 	h, free := startHeads(v, d)
-	if indexed {
-		for i := 0; i < h; i++ {
-			e.idx.remove(v.Job(i).Seq)
-		}
-	}
 	n := v.Len()
 	if h >= n {
 		return
@@ -350,8 +357,6 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	}
 	now := v.Now()
 	switch {
-	case indexed:
-		e.backfillIndexed(v, d, h+1, end, now, shadow, free, extra)
 	case e.SJBF:
 		cand := e.cand[:0]
 		for i := h + 1; i < end; i++ {
@@ -367,28 +372,45 @@ func (e *EASY) Schedule(v View, d Decisions) {
 			}
 			free, extra = backfill(v, d, c.i, now, shadow, free, extra)
 		}
+	case end-(h+1) >= indexMinWindow && isArrivalOrdered(v):
+		e.syncIndex(v, h)
+		e.backfillIndexed(v, d, h+1, end, now, shadow, free, extra)
 	default:
+		e.idxView = nil // rebuilt when a long window needs it again
 		for i := h + 1; i < end && free > 0; i++ {
 			free, extra = backfill(v, d, i, now, shadow, free, extra)
 		}
 	}
 }
 
-// syncIndex adds the jobs that joined the queue since the previous pass.
-func (e *EASY) syncIndex(v View) {
-	if v != e.idxView {
-		e.idx.reset() // a new run
-		e.idxView = v
-	}
+func isArrivalOrdered(v View) bool {
+	ao, ok := v.(arrivalOrdered)
+	return ok && ao.ArrivalOrder()
+}
+
+// syncIndex brings the index up to date with the queue, whose head (index
+// h) did not fit: it forgets the jobs started ahead of it in this pass and
+// adds the jobs that joined since the previous pass, or builds the index
+// anew for a new run or after a pass that did without it.
+func (e *EASY) syncIndex(v View, h int) {
 	n := v.Len()
-	k := n
-	for k > 0 && v.Job(k-1).Seq > e.idx.tail {
-		k--
-	}
-	if k == n {
+	if v != e.idxView {
+		e.idx.reset()
+		e.idxView = v
+		low := v.Job(h).Seq
+		for i := h; i < n; i++ {
+			e.idx.add(v.Job(i), low)
+		}
 		return
 	}
-	low := v.Job(0).Seq
+	for i := 0; i < h; i++ {
+		e.idx.remove(v.Job(i).Seq)
+	}
+	k := n
+	for k > h && v.Job(k-1).Seq > e.idx.tail {
+		k--
+	}
+	low := v.Job(h).Seq
 	for i := k; i < n; i++ {
 		e.idx.add(v.Job(i), low)
 	}
@@ -429,13 +451,27 @@ func backfill(v View, d Decisions, i int, now, shadow workload.Time, free, extra
 	if j.Procs > free || j.Estimate <= 0 {
 		return free, extra
 	}
+	useExtra := false
 	switch {
 	case now+j.Estimate <= shadow:
 		// Ends before the head needs the processors.
 	case j.Procs <= extra:
-		extra -= j.Procs
+		useExtra = true
 	default:
 		return free, extra
+	}
+	if f, ok := v.(Fitter); ok {
+		if !f.Fits(i) {
+			return free, extra
+		}
+		d.Start(i)
+		if useExtra {
+			extra -= free - v.Free() // the processors it holds
+		}
+		return v.Free(), max(extra, 0)
+	}
+	if useExtra {
+		extra -= j.Procs
 	}
 	d.Start(i)
 	return free - j.Procs, extra

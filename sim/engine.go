@@ -116,6 +116,15 @@ type Config struct {
 	Admission policy.Admission
 	// Annotator, if not nil, gives every record its Note.
 	Annotator policy.Annotator
+	// Allocator, if not nil, replaces the single processor pool with a
+	// node selector (cluster.Linear, cluster.ConsRes): Procs is then its
+	// capacity, a job it can never run (TestOnly) is rejected at submission
+	// with its reason, policies ask it whether a job fits now (policy.Fitter),
+	// and a record's Alloc holds its node or core numbers. Reservations
+	// are then not checked: a plan in processor counts cannot promise a
+	// start that depends on where the processors are. Only policies that
+	// ask policy.Fitter (FCFS, EASY) may be used with one.
+	Allocator cluster.Allocator
 }
 
 // Stats summarises a finished run.
@@ -146,6 +155,7 @@ type slot struct {
 	epoch    uint32        // the engine's epoch when reserved was set
 	alloc    []cluster.Range
 	started  bool
+	held     int32 // processors the allocator charged (Config.Allocator only)
 }
 
 type endEvent struct {
@@ -274,6 +284,8 @@ type Engine struct {
 	cfg     Config
 	pol     policy.Policy
 	machine *cluster.Machine
+	alloc   cluster.Allocator // nil: the machine
+	view    policy.View       // what the policy sees: e, or allocView{e}
 
 	now     workload.Time
 	slots   []slot
@@ -310,13 +322,29 @@ var ErrUnsorted = errors.New("sim: jobs not in submission order")
 // New returns an engine for cfg. It returns an error for a configuration a
 // user could have got wrong (machine size).
 func New(cfg Config) (*Engine, error) {
+	if cfg.Allocator != nil {
+		cfg.Procs = cfg.Allocator.Capacity()
+	}
 	if cfg.Procs <= 0 {
 		return nil, fmt.Errorf("sim: machine size %d: need at least one processor", cfg.Procs)
 	}
 	if cfg.Policy == nil {
 		cfg.Policy = policy.FCFS{}
 	}
-	return &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs)}, nil
+	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator}
+	e.view = e
+	if e.alloc != nil {
+		e.view = allocView{e}
+	}
+	return e, nil
+}
+
+// freeProcs returns the idle processors.
+func (e *Engine) freeProcs() int {
+	if e.alloc != nil {
+		return e.alloc.Free()
+	}
+	return e.machine.Free()
 }
 
 // Run replays src to the end, calling obs for every job, and returns the
@@ -385,7 +413,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			idleWakes = 0
 		}
 		if sampler != nil && (event || passed) {
-			e.sample = Sample{Time: t, Busy: e.machine.Size() - e.machine.Free(), Running: len(e.running), Queued: len(e.queue), QueuedProcs: e.queuedProcs}
+			e.sample = Sample{Time: t, Busy: e.machine.Size() - e.freeProcs(), Running: len(e.running), Queued: len(e.queue), QueuedProcs: e.queuedProcs}
 			sampler.Sample(&e.sample)
 		}
 	}
@@ -411,7 +439,7 @@ func (e *Engine) advance(t workload.Time) {
 	if t < e.now {
 		panic(fmt.Sprintf("sim: clock moving back from %d to %d", e.now, t))
 	}
-	e.busy += float64(e.machine.Size()-e.machine.Free()) * float64(t-e.lastT)
+	e.busy += float64(e.machine.Size()-e.freeProcs()) * float64(t-e.lastT)
 	e.lastT = t
 	e.now = t
 }
@@ -427,7 +455,13 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 			return
 		}
 	}
-	if ok, reason := e.machine.CanEverRun(j.Procs); !ok {
+	ok, reason := true, ""
+	if e.alloc != nil {
+		ok, reason = e.alloc.TestOnly(cluster.RequestOf(j))
+	} else {
+		ok, reason = e.machine.CanEverRun(j.Procs)
+	}
+	if !ok {
 		e.stats.Rejected++
 		e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, Reason: reason}
 		e.touch(j.Submit)
@@ -471,7 +505,11 @@ func (e *Engine) touch(t workload.Time) {
 
 func (e *Engine) finish(id int32, obs Observer) {
 	s := &e.slots[id]
-	e.machine.Release(s.alloc)
+	if e.alloc != nil {
+		e.alloc.Release(cluster.RequestOf(&s.job), s.alloc)
+	} else {
+		e.machine.Release(s.alloc)
+	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User})
@@ -511,7 +549,7 @@ func (e *Engine) pass() {
 	e.passLen = len(e.queue)
 	e.started = false
 	e.startedAt = e.startedAt[:0]
-	e.pol.Schedule(e, e)
+	e.pol.Schedule(e.view, e)
 	e.ended = e.ended[:0]
 	if !e.started {
 		return
@@ -530,8 +568,8 @@ func (e *Engine) removeStarted() {
 	for k < len(idx) && idx[k] == k {
 		k++
 	}
-	if k == len(idx) {
-		e.queue = e.queue[k:] // a started prefix
+	if k == len(idx) && len(e.queue)-k > 1024 {
+		e.queue = e.queue[k:] // a started prefix of a long queue: drop it
 		return
 	}
 	w := idx[0]
@@ -552,7 +590,7 @@ func (e *Engine) Now() workload.Time { return e.now }
 func (e *Engine) Capacity() int { return e.machine.Size() }
 
 // Free implements policy.View.
-func (e *Engine) Free() int { return e.machine.Free() }
+func (e *Engine) Free() int { return e.freeProcs() }
 
 // Len implements policy.View.
 func (e *Engine) Len() int { return e.passLen }
@@ -586,13 +624,13 @@ func (e *Engine) Start(i int) {
 	if s.started {
 		panic(fmt.Sprintf("sim: policy %s started job %d twice", e.pol.Name(), s.job.ID))
 	}
-	if s.job.Procs > e.machine.Free() {
+	if e.alloc == nil && s.job.Procs > e.machine.Free() {
 		panic(fmt.Sprintf("sim: policy %s started job %d (%d processors) at %d with %d free", e.pol.Name(), s.job.ID, s.job.Procs, e.now, e.machine.Free()))
 	}
 	if e.now < s.job.Submit {
 		panic(fmt.Sprintf("sim: job %d started at %d before its submission at %d", s.job.ID, e.now, s.job.Submit))
 	}
-	if e.now > s.reserved && s.epoch == e.epoch {
+	if e.now > s.reserved && s.epoch == e.epoch && e.alloc == nil {
 		panic(fmt.Sprintf("sim: job %d started at %d after its reservation at %d: a reservation was delayed", s.job.ID, e.now, s.reserved))
 	}
 	s.started = true
@@ -613,9 +651,14 @@ func (e *Engine) Start(i int) {
 			e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id})
 		}
 	}
-	s.alloc = e.machine.Alloc(s.job.Procs, s.alloc[:0])
+	held := s.job.Procs
+	if e.alloc != nil {
+		held = e.allocate(s)
+	} else {
+		s.alloc = e.machine.Alloc(s.job.Procs, s.alloc[:0])
+	}
 	e.stats.Started++
-	e.stats.ProcSeconds += float64(s.job.Procs) * float64(run)
+	e.stats.ProcSeconds += float64(held) * float64(run)
 	e.ends.push(endEvent{at: s.end, seq: s.job.Seq, id: id})
 	e.insertRunning(s, id)
 }
@@ -629,6 +672,9 @@ func (e *Engine) insertRunning(s *slot, id int32) {
 	e.running = append(e.running, byEnd{})
 	copy(e.running[k+1:], e.running[k:])
 	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(s.job.Procs), id: id}
+	if e.alloc != nil {
+		e.running[k].procs = s.held
+	}
 }
 
 // expire handles a running job that reached its predicted end without

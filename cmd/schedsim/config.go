@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -30,7 +31,50 @@ type runConfig struct {
 	Programs       map[string]programConfig  `toml:"programs"`
 	Templates      map[string]templateConfig `toml:"templates"`
 	TemplateRules  []templateRuleConfig      `toml:"template_rules"`
+	Cluster        *clusterConfig            `toml:"cluster"`
 	path           string
+}
+
+// clusterConfig is [cluster]: the machine as nodes (SPEC §5), documented in
+// the README's "The cluster" section.
+type clusterConfig struct {
+	Select     string            `toml:"select"`
+	Groups     []nodeGroupConfig `toml:"groups"`
+	Partitions []partitionConfig `toml:"partitions"`
+}
+
+// nodeGroupConfig is one [[cluster.groups]].
+type nodeGroupConfig struct {
+	Name     string   `toml:"name"`
+	Count    int      `toml:"count"`
+	Cores    int      `toml:"cores"`
+	MemoryMB int64    `toml:"memory_mb"`
+	Speed    float64  `toml:"speed"`
+	Features []string `toml:"features"`
+}
+
+// partitionConfig is one [[cluster.partitions]].
+type partitionConfig struct {
+	Name          string      `toml:"name"`
+	Groups        []string    `toml:"groups"`
+	MaxTime       simDuration `toml:"max_time"`
+	DefaultTime   simDuration `toml:"default_time"`
+	PriorityTier  int         `toml:"priority_tier"`
+	OverSubscribe string      `toml:"oversubscribe"`
+	Default       bool        `toml:"default"`
+}
+
+// spec returns the cluster description of [cluster].
+func (c *clusterConfig) spec() *cluster.Spec {
+	s := &cluster.Spec{Select: c.Select}
+	for _, g := range c.Groups {
+		s.Groups = append(s.Groups, cluster.NodeGroup{Name: g.Name, Count: g.Count, Cores: g.Cores, MemoryMB: g.MemoryMB, Speed: g.Speed, Features: g.Features})
+	}
+	for _, p := range c.Partitions {
+		s.Partitions = append(s.Partitions, cluster.Partition{Name: p.Name, Groups: p.Groups, MaxTime: p.MaxTime.t, DefaultTime: p.DefaultTime.t,
+			PriorityTier: p.PriorityTier, OverSubscribe: strings.ToUpper(p.OverSubscribe), Default: p.Default})
+	}
+	return s
 }
 
 // filtersConfig is [filters]: the cluster-wide chains and settings.
@@ -170,6 +214,11 @@ func loadRunConfig(path string) (*runConfig, error) {
 		return nil, usagef("--config %s: unknown key %s (see the README's HPC Pack filters section)", path, strings.Join(keys, ", "))
 	}
 	c.path = path
+	if c.Cluster != nil {
+		if err := c.Cluster.spec().Validate(); err != nil {
+			return nil, c.errorf("[cluster]: %s", strings.TrimPrefix(err.Error(), cluster.ErrSpec.Error()+": "))
+		}
+	}
 	// Build once to check every name and value; each run builds its own.
 	h, err := c.build(nil, time.Time{})
 	if err != nil {

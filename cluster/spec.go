@@ -1,0 +1,154 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Names of the node selectors; they double as configuration values
+// (Spec.Select, the [cluster] table's select key).
+const (
+	// SelectLinear allocates whole nodes (Slurm's select/linear).
+	SelectLinear = "linear"
+	// SelectConsRes allocates cores and memory within shared nodes
+	// (Slurm's select/cons_res).
+	SelectConsRes = "cons_res"
+)
+
+// MaxCores is the most cores a Spec may describe (2^26, some 67 million:
+// hundreds of times today's largest machines).
+const MaxCores = 1 << 26
+
+// ErrSpec is wrapped by every error of Spec.Validate.
+var ErrSpec = errors.New("cluster: bad cluster description")
+
+// Spec describes a cluster: its node groups, numbered in order (the first
+// group's nodes are 0..Count-1, the next group's follow), its partitions and
+// its node selector.
+type Spec struct {
+	// Select is the node selector: SelectLinear (default) or SelectConsRes.
+	Select string
+	// Groups are the node groups; every node of a group is identical.
+	Groups []NodeGroup
+	// Partitions are named sets of node groups with limits. They are
+	// described, validated and reported; jobs are not yet routed to them.
+	Partitions []Partition
+}
+
+// NodeGroup is a set of identical nodes.
+type NodeGroup struct {
+	Name     string
+	Count    int      // number of nodes, ≥ 1
+	Cores    int      // processors (cores) per node, ≥ 1
+	MemoryMB int64    // memory per node, MB; 0: not tracked
+	Speed    float64  // relative speed; 0 means 1
+	Features []string // node features (Slurm's Feature)
+}
+
+// Partition is a named set of node groups with limits (Slurm's PartitionName).
+type Partition struct {
+	Name          string
+	Groups        []string      // names of the node groups it holds
+	MaxTime       workload.Time // longest run time allowed, s; 0: unlimited
+	DefaultTime   workload.Time // run time given to a job without one, s; 0: none
+	PriorityTier  int           // higher tiers are scheduled first
+	OverSubscribe string        // Slurm's OverSubscribe: NO, YES, EXCLUSIVE, FORCE ("" = NO)
+	Default       bool          // the default partition
+}
+
+// SinglePool returns the description that models a Machine of procs
+// processors: one group of procs single-core nodes under SelectLinear.
+func SinglePool(procs int) *Spec {
+	return &Spec{Select: SelectLinear, Groups: []NodeGroup{{Name: "node", Count: procs, Cores: 1}}}
+}
+
+// Nodes returns the number of nodes.
+func (s *Spec) Nodes() int {
+	n := 0
+	for _, g := range s.Groups {
+		n += g.Count
+	}
+	return n
+}
+
+// Cores returns the number of processors (cores) of all nodes.
+func (s *Spec) Cores() int {
+	n := 0
+	for _, g := range s.Groups {
+		n += g.Count * g.Cores
+	}
+	return n
+}
+
+// Validate checks the description; its errors wrap ErrSpec.
+func (s *Spec) Validate() error {
+	switch s.Select {
+	case "", SelectLinear, SelectConsRes:
+	default:
+		return fmt.Errorf("%w: select %q: want %q or %q", ErrSpec, s.Select, SelectLinear, SelectConsRes)
+	}
+	if len(s.Groups) == 0 {
+		return fmt.Errorf("%w: no node groups", ErrSpec)
+	}
+	names := make(map[string]bool, len(s.Groups))
+	total := 0
+	for i, g := range s.Groups {
+		switch {
+		case g.Name == "":
+			return fmt.Errorf("%w: node group %d has no name", ErrSpec, i+1)
+		case names[g.Name]:
+			return fmt.Errorf("%w: node group %q defined twice", ErrSpec, g.Name)
+		case g.Count < 1:
+			return fmt.Errorf("%w: node group %q: count %d, want ≥ 1", ErrSpec, g.Name, g.Count)
+		case g.Cores < 1:
+			return fmt.Errorf("%w: node group %q: cores %d, want ≥ 1", ErrSpec, g.Name, g.Cores)
+		case g.MemoryMB < 0:
+			return fmt.Errorf("%w: node group %q: memory_mb %d is negative", ErrSpec, g.Name, g.MemoryMB)
+		case g.Speed < 0:
+			return fmt.Errorf("%w: node group %q: speed %g is negative", ErrSpec, g.Name, g.Speed)
+		}
+		names[g.Name] = true
+		total += g.Count * g.Cores
+		if total > MaxCores {
+			return fmt.Errorf("%w: more than %d cores", ErrSpec, MaxCores)
+		}
+	}
+	parts := make(map[string]bool, len(s.Partitions))
+	for i, p := range s.Partitions {
+		switch {
+		case p.Name == "":
+			return fmt.Errorf("%w: partition %d has no name", ErrSpec, i+1)
+		case parts[p.Name]:
+			return fmt.Errorf("%w: partition %q defined twice", ErrSpec, p.Name)
+		case p.MaxTime < 0 || p.DefaultTime < 0:
+			return fmt.Errorf("%w: partition %q: negative time limit", ErrSpec, p.Name)
+		case p.MaxTime > 0 && p.DefaultTime > p.MaxTime:
+			return fmt.Errorf("%w: partition %q: default time %d exceeds max time %d", ErrSpec, p.Name, p.DefaultTime, p.MaxTime)
+		}
+		switch p.OverSubscribe {
+		case "", "NO", "YES", "EXCLUSIVE", "FORCE":
+		default:
+			return fmt.Errorf("%w: partition %q: oversubscribe %q: want NO, YES, EXCLUSIVE or FORCE", ErrSpec, p.Name, p.OverSubscribe)
+		}
+		parts[p.Name] = true
+		for _, g := range p.Groups {
+			if !names[g] {
+				return fmt.Errorf("%w: partition %q names unknown node group %q", ErrSpec, p.Name, g)
+			}
+		}
+	}
+	return nil
+}
+
+// NewAllocator validates s and returns its node selector, all nodes free.
+func (s *Spec) NewAllocator() (Allocator, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if s.Select == SelectConsRes {
+		return NewConsRes(s), nil
+	}
+	return NewLinear(s), nil
+}
