@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"slices"
 
 	"github.com/schedsim/schedsim/sim"
@@ -234,44 +235,24 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 	if n == 0 {
 		return s
 	}
-	waits := make([]int64, 0, n)
-	bslds := make([]float64, 0, n)
-	var scratch []uint64
-	class := func(c *ClassStats, in func(cell uint8) bool) {
-		waits, bslds = waits[:0], bslds[:0]
-		for i, cell := range m.cells {
-			if in(cell) {
-				waits = append(waits, m.waits[i])
-				bslds = append(bslds, m.bslds[i])
-				c.Jobs++
-			}
-		}
-		for cell, k := range m.killedIn {
-			if in(uint8(cell)) {
-				c.Killed += k
-			}
-		}
-		c.Wait = distInt(waits, &scratch)
-		c.BoundedSlowdown = distFloat(bslds, &scratch)
-	}
 	var all ClassStats
-	class(&all, func(uint8) bool { return true })
+	classes := [numClasses]*ClassStats{&all}
+	for i := range s.BySize {
+		classes[1+NumSizeClasses*NumRuntimeClasses+i] = &s.BySize[i]
+		for k := range s.BySizeRuntime[i] {
+			classes[1+i*NumRuntimeClasses+k] = &s.BySizeRuntime[i][k]
+		}
+	}
+	for k := range s.ByRuntime {
+		classes[1+NumSizeClasses*NumRuntimeClasses+NumSizeClasses+k] = &s.ByRuntime[k]
+	}
+	m.classDists(&classes)
 	s.Wait = all.Wait
 	// The mean over all jobs keeps its report-order sum, as before classes.
 	s.Wait.Mean = float64(m.waitSum) / float64(n)
 	s.BoundedSlowdown = all.BoundedSlowdown
 	s.BoundedSlowdown.Mean = m.bsldSum / float64(n)
 	s.MeanBoundedSlowdown = s.BoundedSlowdown.Mean
-	for i := range s.BySize {
-		class(&s.BySize[i], func(c uint8) bool { return int(c)/NumRuntimeClasses == i })
-		for k := range s.BySizeRuntime[i] {
-			cell := uint8(i*NumRuntimeClasses + k)
-			class(&s.BySizeRuntime[i][k], func(c uint8) bool { return c == cell })
-		}
-	}
-	for k := range s.ByRuntime {
-		class(&s.ByRuntime[k], func(c uint8) bool { return int(c)%NumRuntimeClasses == k })
-	}
 	s.MeanResponse = float64(m.respSum) / float64(n)
 	s.FirstSubmit = m.firstSubmit
 	s.LastEnd = m.lastEnd
@@ -285,48 +266,107 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 	return s
 }
 
-// distInt returns the Dist of v (every value ≥ 0), sorting v in place.
-func distInt(v []int64, scratch *[]uint64) Dist {
-	n := int64(len(v))
-	if n == 0 {
-		return Dist{}
+// numClasses counts the classes a summary describes: all jobs, every size ×
+// runtime cell, every size class and every runtime class.
+const numClasses = 1 + NumSizeClasses*NumRuntimeClasses + NumSizeClasses + NumRuntimeClasses
+
+// classesOf returns the indices in classDists' table of the classes a job
+// of this cell belongs to.
+func classesOf(cell uint8) [4]int {
+	return [4]int{0, 1 + int(cell), 1 + NumSizeClasses*NumRuntimeClasses + int(cell)/NumRuntimeClasses,
+		1 + NumSizeClasses*NumRuntimeClasses + NumSizeClasses + int(cell)%NumRuntimeClasses}
+}
+
+// classDists fills the job counts, kills and wait and bounded-slowdown
+// distributions of every class. It sorts the waits and the slowdowns once,
+// each tagged with its job's cell, and reads every class's percentiles in
+// one pass over them: a class's members come in sorted order, so its k-th
+// member is its k-th smallest value.
+func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
+	n := len(m.waits)
+	var count [numClasses]int64
+	for _, cell := range m.cells {
+		for _, k := range classesOf(cell) {
+			count[k]++
+		}
 	}
-	sortNonNegInt64(v, scratch)
-	var sum int64
-	for _, x := range v {
-		sum += x
+	for cell, killed := range m.killedIn {
+		for _, k := range classesOf(uint8(cell)) {
+			classes[k].Killed += killed
+		}
 	}
-	return Dist{
-		Mean:   float64(sum) / float64(n),
-		Median: float64(v[nearestRank(50, n)]),
-		P90:    float64(v[nearestRank(90, n)]),
-		P95:    float64(v[nearestRank(95, n)]),
-		P99:    float64(v[nearestRank(99, n)]),
-		Max:    float64(v[n-1]),
+	for k, c := range classes {
+		c.Jobs = count[k]
+	}
+	keys := make([]uint64, 2*n)
+	tags := make([]uint8, 2*n)
+	for i, w := range m.waits {
+		keys[i], tags[i] = uint64(w), m.cells[i]
+	}
+	radixSortTagged(keys[:n], tags[:n], keys[n:], tags[n:])
+	var acc [numClasses]distAcc
+	for i := range acc {
+		acc[i].init(count[i])
+	}
+	for i := range n {
+		v := float64(keys[i])
+		for _, k := range classesOf(tags[i]) {
+			acc[k].add(v)
+		}
+	}
+	for k, c := range classes {
+		c.Wait = acc[k].dist()
+	}
+	for i, b := range m.bslds {
+		keys[i], tags[i] = math.Float64bits(b), m.cells[i] // bounded slowdowns are ≥ 1
+	}
+	radixSortTagged(keys[:n], tags[:n], keys[n:], tags[n:])
+	for i := range acc {
+		acc[i].init(count[i])
+	}
+	for i := range n {
+		v := math.Float64frombits(keys[i])
+		for _, k := range classesOf(tags[i]) {
+			acc[k].add(v)
+		}
+	}
+	for k, c := range classes {
+		c.BoundedSlowdown = acc[k].dist()
 	}
 }
 
-// distFloat returns the Dist of v (every value ≥ 0), sorting v in place.
-// The mean sums v in sorted order, so it does not depend on the order v
-// came in.
-func distFloat(v []float64, scratch *[]uint64) Dist {
-	n := int64(len(v))
-	if n == 0 {
+// distAcc builds a Dist from a class's values given in ascending order.
+type distAcc struct {
+	n, seen int64
+	sum     float64
+	ranks   [4]int64 // 0-based positions of the median, p90, p95, p99
+	at      [4]float64
+	max     float64
+}
+
+func (a *distAcc) init(n int64) {
+	*a = distAcc{n: n}
+	if n > 0 {
+		a.ranks = [4]int64{nearestRank(50, n), nearestRank(90, n), nearestRank(95, n), nearestRank(99, n)}
+	}
+}
+
+func (a *distAcc) add(v float64) {
+	for r, pos := range a.ranks {
+		if pos == a.seen {
+			a.at[r] = v
+		}
+	}
+	a.seen++
+	a.sum += v
+	a.max = v
+}
+
+func (a *distAcc) dist() Dist {
+	if a.n == 0 {
 		return Dist{}
 	}
-	sortNonNegFloat64(v, scratch)
-	var sum float64
-	for _, x := range v {
-		sum += x
-	}
-	return Dist{
-		Mean:   sum / float64(n),
-		Median: v[nearestRank(50, n)],
-		P90:    v[nearestRank(90, n)],
-		P95:    v[nearestRank(95, n)],
-		P99:    v[nearestRank(99, n)],
-		Max:    v[n-1],
-	}
+	return Dist{Mean: a.sum / float64(a.n), Median: a.at[0], P90: a.at[1], P95: a.at[2], P99: a.at[3], Max: a.max}
 }
 
 // nearestRank returns the 0-based index of the p-th percentile (0 < p ≤ 100)

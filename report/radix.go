@@ -1,27 +1,26 @@
 package report
 
-import "math"
+// A summary sorts the waits and the bounded slowdowns of every job, each
+// tagged with its job's class (see Metrics.classDists); an LSD radix sort
+// does it in a few linear passes where a comparison sort of a million
+// values takes a hundred milliseconds.
 
-// Summaries sort every class's waits and slowdowns (about eight sorts of a
-// million values for a million-job run); an LSD radix sort does each in a
-// few linear passes where a comparison sort took a hundred milliseconds.
-
-// radixSort sorts keys ascending, using tmp (len ≥ len(keys)) as scratch.
-// Byte positions where all keys agree are skipped.
-func radixSort(keys, tmp []uint64) {
+// radixSortTagged sorts keys ascending, moving tags along with them, using
+// tmpKeys and tmpTags (each at least as long) as scratch. Equal keys keep
+// their order.
+func radixSortTagged(keys []uint64, tags []uint8, tmpKeys []uint64, tmpTags []uint8) {
 	n := len(keys)
-	if n < 256 {
-		insertionSort(keys)
+	if n == 0 {
 		return
 	}
-	src, dst := keys, tmp[:n]
+	srcK, srcT, dstK, dstT := keys, tags, tmpKeys[:n], tmpTags[:n]
 	var count [256]int
 	for shift := uint(0); shift < 64; shift += 8 {
 		count = [256]int{}
-		for _, k := range src {
+		for _, k := range srcK {
 			count[byte(k>>shift)]++
 		}
-		if count[byte(src[0]>>shift)] == n {
+		if count[byte(srcK[0]>>shift)] == n {
 			continue // every key has this byte: nothing to reorder
 		}
 		pos := 0
@@ -30,54 +29,15 @@ func radixSort(keys, tmp []uint64) {
 			count[b] = pos
 			pos += c
 		}
-		for _, k := range src {
+		for i, k := range srcK {
 			b := byte(k >> shift)
-			dst[count[b]] = k
+			dstK[count[b]], dstT[count[b]] = k, srcT[i]
 			count[b]++
 		}
-		src, dst = dst, src
+		srcK, srcT, dstK, dstT = dstK, dstT, srcK, srcT
 	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
+	if &srcK[0] != &keys[0] {
+		copy(keys, srcK)
+		copy(tags, srcT)
 	}
-}
-
-func insertionSort(v []uint64) {
-	for i := 1; i < len(v); i++ {
-		for j := i; j > 0 && v[j] < v[j-1]; j-- {
-			v[j], v[j-1] = v[j-1], v[j]
-		}
-	}
-}
-
-// sortNonNegInt64 sorts v (every value ≥ 0) ascending.
-func sortNonNegInt64(v []int64, scratch *[]uint64) {
-	keys := grow(scratch, 2*len(v))
-	for i, x := range v {
-		keys[i] = uint64(x)
-	}
-	radixSort(keys[:len(v)], keys[len(v):])
-	for i := range v {
-		v[i] = int64(keys[i])
-	}
-}
-
-// sortNonNegFloat64 sorts v (every value ≥ 0, no NaN) ascending: the bits
-// of non-negative floats order as the floats do.
-func sortNonNegFloat64(v []float64, scratch *[]uint64) {
-	keys := grow(scratch, 2*len(v))
-	for i, x := range v {
-		keys[i] = math.Float64bits(x)
-	}
-	radixSort(keys[:len(v)], keys[len(v):])
-	for i := range v {
-		v[i] = math.Float64frombits(keys[i])
-	}
-}
-
-func grow(s *[]uint64, n int) []uint64 {
-	if cap(*s) < n {
-		*s = make([]uint64, n)
-	}
-	return (*s)[:n]
 }

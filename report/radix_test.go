@@ -1,35 +1,37 @@
 package report
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
 
-// The radix sorts agree with slices.Sort on seeded random inputs of every
-// shape: short (insertion sort), long, narrow and wide value ranges.
-func TestRadixSorts(t *testing.T) {
-	var scratch []uint64
+// radixSortTagged agrees with a stable comparison sort on seeded random
+// inputs of every shape: empty, short, long, narrow and wide key ranges,
+// many equal keys (whose tags must keep their order).
+func TestRadixSortTagged(t *testing.T) {
+	type pair struct {
+		k uint64
+		t uint8
+	}
 	for seed := uint64(1); seed <= 200; seed++ {
 		r := rand.New(rand.NewPCG(seed, 5))
 		n := r.IntN(3000)
-		width := []int64{1, 300, 1 << 20, 1 << 62}[r.IntN(4)]
-		ints := make([]int64, n)
-		floats := make([]float64, n)
-		for i := range ints {
-			ints[i] = r.Int64N(width)
-			floats[i] = 1 + r.Float64()*float64(width)
+		width := []uint64{1, 300, 1 << 20, 1 << 62}[r.IntN(4)]
+		keys := make([]uint64, n)
+		tags := make([]uint8, n)
+		want := make([]pair, n)
+		for i := range keys {
+			keys[i], tags[i] = r.Uint64N(width), uint8(r.IntN(20))
+			want[i] = pair{keys[i], tags[i]}
 		}
-		wantI, wantF := slices.Clone(ints), slices.Clone(floats)
-		slices.Sort(wantI)
-		slices.Sort(wantF)
-		sortNonNegInt64(ints, &scratch)
-		sortNonNegFloat64(floats, &scratch)
-		if !slices.Equal(ints, wantI) {
-			t.Fatalf("seed %d: ints not sorted like slices.Sort", seed)
-		}
-		if !slices.Equal(floats, wantF) {
-			t.Fatalf("seed %d: floats not sorted like slices.Sort", seed)
+		slices.SortStableFunc(want, func(a, b pair) int { return cmp.Compare(a.k, b.k) })
+		radixSortTagged(keys, tags, make([]uint64, n), make([]uint8, n))
+		for i := range want {
+			if keys[i] != want[i].k || tags[i] != want[i].t {
+				t.Fatalf("seed %d, n %d: position %d is (%d, %d), want (%d, %d)", seed, n, i, keys[i], tags[i], want[i].k, want[i].t)
+			}
 		}
 	}
 }
