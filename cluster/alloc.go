@@ -14,12 +14,22 @@ type Request struct {
 	Procs int
 	// MemKB is the memory per processor in KB (SWF field 10); ≤ 0: none.
 	MemKB int64
+	// Partition is the SWF partition number (field 16) that routes the
+	// job to one of the Spec's partitions (Partition.SWF); ≤ 0 or unknown:
+	// the default partition. Ignored when the Spec has no partitions.
+	Partition int
+	// TimeSec is the requested time (SWF field 9), checked against the
+	// partition's MaxTime by TestOnly; ≤ 0: none.
+	TimeSec workload.Time
 }
 
-// RequestOf returns the request of job j: its processors and its requested
-// memory per processor.
+// RequestOf returns the request of job j: its processors, its requested
+// memory per processor, its partition and its requested time.
 func RequestOf(j *workload.Job) Request {
-	r := Request{Procs: j.Procs}
+	r := Request{Procs: j.Procs, Partition: j.Partition}
+	if j.Estimate > 0 && j.Estimate < workload.Forever {
+		r.TimeSec = j.Estimate
+	}
 	if j.ReqMemKB > 0 {
 		r.MemKB = int64(j.ReqMemKB + 0.5)
 	}
@@ -126,6 +136,7 @@ type Linear struct {
 	free  int   // idle cores
 	spans spanSet
 	runs  []Range // scratch
+	parts *parts  // nil: no partitions
 }
 
 // NewLinear returns a Linear selector for s (which must be valid), all nodes free.
@@ -139,6 +150,7 @@ func NewLinear(s *Spec) *Linear {
 		l.maxC = max(l.maxC, g.Cores)
 	}
 	l.free = l.sum[n]
+	l.parts = newParts(s, func(lo, hi int) int { return l.sum[hi] - l.sum[lo] })
 	return l
 }
 
@@ -150,8 +162,17 @@ func (l *Linear) Capacity() int { return l.sum[len(l.sum)-1] }
 // Free implements Allocator.
 func (l *Linear) Free() int { return l.free }
 
-// TestOnly implements Allocator.
+// TestOnly implements Allocator: the job must fit its partition's nodes
+// (all of the cluster without partitions) and its requested time the
+// partition's MaxTime.
 func (l *Linear) TestOnly(r Request) (bool, string) {
+	if l.parts != nil {
+		p := l.parts.route(r)
+		if r.Procs > p.cores {
+			return false, tooBig(r, p, 0)
+		}
+		return p.testTime(r)
+	}
 	if c := l.Capacity(); r.Procs > c {
 		return false, fmt.Sprintf("needs %d processors, cluster has %d", r.Procs, c)
 	}
@@ -159,19 +180,39 @@ func (l *Linear) TestOnly(r Request) (bool, string) {
 }
 
 // Fits implements Allocator: whole nodes always cover the free cores, so a
-// job fits when enough cores are free.
-func (l *Linear) Fits(r Request) bool { return r.Procs <= l.free }
+// job fits when enough cores of its partition are free.
+func (l *Linear) Fits(r Request) bool {
+	if r.Procs > l.free {
+		return false
+	}
+	if l.parts == nil {
+		return true
+	}
+	n := 0
+	l.runs = intersect(l.runs[:0], l.spans, l.parts.route(r).ranges)
+	for _, x := range l.runs {
+		if n += l.cores(x); n >= r.Procs {
+			return true
+		}
+	}
+	return false
+}
 
 // RunNow implements Allocator. While the job needs more, it takes the
 // smallest set of consecutive free nodes that covers the rest (its first
 // nodes), else the largest set whole; ties go to the lower node numbers.
 // The chosen nodes are returned in increasing order.
 func (l *Linear) RunNow(r Request, dst []Range) ([]Range, bool) {
-	if r.Procs > l.free {
+	if !l.Fits(r) {
 		return dst, false
 	}
 	first := len(dst)
-	runs := append(l.runs[:0], l.spans...)
+	var runs []Range
+	if l.parts == nil {
+		runs = append(l.runs[:0], l.spans...)
+	} else {
+		runs = intersect(l.runs[:0], l.spans, l.parts.route(r).ranges)
+	}
 	rem := r.Procs
 	for rem > 0 {
 		best, bestC := -1, 0
@@ -246,6 +287,8 @@ type ConsRes struct {
 	maxKB int64 // most memory of one node, KB
 	// memless: no node tracks memory.
 	memless bool
+	parts   *parts  // nil: no partitions
+	all     []Range // every node
 }
 
 type crNode struct {
@@ -275,7 +318,17 @@ func NewConsRes(s *Spec) *ConsRes {
 	}
 	c.used = make([]bool, base)
 	c.free = base
+	c.all = []Range{{0, len(c.nodes)}}
+	c.parts = newParts(s, func(lo, hi int) int { return c.nodes[hi-1].base + c.nodes[hi-1].cores - c.nodes[lo].base })
 	return c
+}
+
+// ranges returns the node ranges r may use: its partition's, or all.
+func (c *ConsRes) ranges(r Request) []Range {
+	if c.parts == nil {
+		return c.all
+	}
+	return c.parts.route(r).ranges
 }
 
 // usable returns how many of r's processors node n can take now.
@@ -292,24 +345,36 @@ func (c *ConsRes) Capacity() int { return len(c.used) }
 // Free implements Allocator.
 func (c *ConsRes) Free() int { return c.free }
 
-// TestOnly implements Allocator.
+// TestOnly implements Allocator: the job must fit its partition's nodes
+// (all of the cluster without partitions), memory included, and its
+// requested time the partition's MaxTime.
 func (c *ConsRes) TestOnly(r Request) (bool, string) {
-	if r.Procs > len(c.used) {
-		return false, fmt.Sprintf("needs %d processors, cluster has %d", r.Procs, len(c.used))
+	if c.parts != nil {
+		p := c.parts.route(r)
+		if r.Procs > p.cores {
+			return false, tooBig(r, p, 0)
+		}
+		if ok, why := p.testTime(r); !ok {
+			return false, why
+		}
+	} else if r.Procs > len(c.used) {
+		return false, tooBig(r, nil, len(c.used))
 	}
 	if r.MemKB <= 0 || c.memless {
 		return true, ""
 	}
 	n := 0
-	for i := range c.nodes {
-		nd := &c.nodes[i]
-		if nd.memKB == 0 {
-			n += nd.cores
-		} else {
-			n += int(min(int64(nd.cores), nd.memKB/r.MemKB))
-		}
-		if n >= r.Procs {
-			return true, ""
+	for _, x := range c.ranges(r) {
+		for i := x.Lo; i < x.Hi; i++ {
+			nd := &c.nodes[i]
+			if nd.memKB == 0 {
+				n += nd.cores
+			} else {
+				n += int(min(int64(nd.cores), nd.memKB/r.MemKB))
+			}
+			if n >= r.Procs {
+				return true, ""
+			}
 		}
 	}
 	if r.MemKB > c.maxKB {
@@ -323,13 +388,15 @@ func (c *ConsRes) Fits(r Request) bool {
 	if r.Procs > c.free {
 		return false
 	}
-	if r.MemKB <= 0 || c.memless {
+	if c.parts == nil && (r.MemKB <= 0 || c.memless) {
 		return true
 	}
 	n := 0
-	for i := range c.nodes {
-		if n += c.nodes[i].usable(r.MemKB); n >= r.Procs {
-			return true
+	for _, x := range c.ranges(r) {
+		for i := x.Lo; i < x.Hi; i++ {
+			if n += c.nodes[i].usable(r.MemKB); n >= r.Procs {
+				return true
+			}
 		}
 	}
 	return false
@@ -341,26 +408,25 @@ func (c *ConsRes) RunNow(r Request, dst []Range) ([]Range, bool) {
 		return dst, false
 	}
 	rem := r.Procs
-	for i := range c.nodes {
-		nd := &c.nodes[i]
-		k := min(nd.usable(r.MemKB), rem)
-		if k == 0 {
-			continue
-		}
-		rem -= k
-		for j := nd.base; k > 0; j++ {
-			if c.used[j] {
+	for _, x := range c.ranges(r) {
+		for i := x.Lo; i < x.Hi && rem > 0; i++ {
+			nd := &c.nodes[i]
+			k := min(nd.usable(r.MemKB), rem)
+			if k == 0 {
 				continue
 			}
-			k--
-			if n := len(dst); n > 0 && dst[n-1].Hi == j {
-				dst[n-1].Hi++
-			} else {
-				dst = append(dst, Range{j, j + 1})
+			rem -= k
+			for j := nd.base; k > 0; j++ {
+				if c.used[j] {
+					continue
+				}
+				k--
+				if n := len(dst); n > 0 && dst[n-1].Hi == j {
+					dst[n-1].Hi++
+				} else {
+					dst = append(dst, Range{j, j + 1})
+				}
 			}
-		}
-		if rem == 0 {
-			break
 		}
 	}
 	return dst, true

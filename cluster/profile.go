@@ -219,3 +219,31 @@ func (p *Profile) MaxFree(from, to workload.Time) int {
 	}
 	return m
 }
+
+// NextChange returns the first time after t at which the number of free
+// processors may change (a step begins), or workload.Forever if none does.
+func (p *Profile) NextChange(t workload.Time) workload.Time {
+	i := sort.Search(len(p.steps), func(i int) bool { return p.steps[i].at > t })
+	if i == len(p.steps) {
+		return workload.Forever
+	}
+	return p.steps[i].at
+}
+
+// MinFree returns the smallest number of processors free at any instant of
+// [from, to); Size if the interval is empty.
+func (p *Profile) MinFree(from, to workload.Time) int {
+	if from < p.steps[0].at {
+		from = p.steps[0].at
+	}
+	m := p.size
+	if to <= from {
+		return m
+	}
+	for i := p.find(from); i < len(p.steps) && p.steps[i].at < to; i++ {
+		if f := p.steps[i].free; f < m {
+			m = f
+		}
+	}
+	return m
+}

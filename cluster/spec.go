@@ -32,8 +32,12 @@ type Spec struct {
 	Select string
 	// Groups are the node groups; every node of a group is identical.
 	Groups []NodeGroup
-	// Partitions are named sets of node groups with limits. They are
-	// described, validated and reported; jobs are not yet routed to them.
+	// Partitions are named sets of node groups with limits. A job goes to
+	// the partition its SWF partition number names (Partition.SWF), else
+	// to the default one (Default, else the first); it runs on that
+	// partition's nodes only and is rejected at submission if it asks
+	// for more processors than they have or a longer time than MaxTime.
+	// Without partitions a job may use every node.
 	Partitions []Partition
 }
 
@@ -56,6 +60,9 @@ type Partition struct {
 	PriorityTier  int           // higher tiers are scheduled first
 	OverSubscribe string        // Slurm's OverSubscribe: NO, YES, EXCLUSIVE, FORCE ("" = NO)
 	Default       bool          // the default partition
+	// SWF is the SWF partition number (field 16) routed here; 0: the
+	// partition's position in Spec.Partitions, from 1.
+	SWF int
 }
 
 // SinglePool returns the description that models a Machine of procs
@@ -122,6 +129,8 @@ func (s *Spec) Validate() error {
 			return fmt.Errorf("%w: partition %d has no name", ErrSpec, i+1)
 		case parts[p.Name]:
 			return fmt.Errorf("%w: partition %q defined twice", ErrSpec, p.Name)
+		case p.SWF < 0:
+			return fmt.Errorf("%w: partition %q: swf %d is negative", ErrSpec, p.Name, p.SWF)
 		case p.MaxTime < 0 || p.DefaultTime < 0:
 			return fmt.Errorf("%w: partition %q: negative time limit", ErrSpec, p.Name)
 		case p.MaxTime > 0 && p.DefaultTime > p.MaxTime:

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/schedsim/schedsim/workload"
@@ -70,4 +71,35 @@ func WillRun(a Allocator, now workload.Time, r Request, held []Held, dst []Range
 		}
 	}
 	return workload.Forever, dst
+}
+
+// CloneInto returns a copy of a's state for WillRun, reusing the memory of
+// dst when dst is a selector of the same kind (a previous CloneInto result,
+// or nil). It panics if a is not a *Linear, *ConsRes or *Federation.
+func CloneInto(dst, a Allocator) Allocator {
+	switch x := a.(type) {
+	case *Linear:
+		d, _ := dst.(*Linear)
+		if d == nil || d == x {
+			return x.Clone()
+		}
+		spans, runs := d.spans[:0], d.runs
+		*d = *x
+		d.spans = append(spans, x.spans...)
+		d.runs = runs
+		return d
+	case *ConsRes:
+		d, _ := dst.(*ConsRes)
+		if d == nil || d == x {
+			return x.Clone()
+		}
+		nodes, used := d.nodes[:0], d.used[:0]
+		*d = *x
+		d.nodes = append(nodes, x.nodes...)
+		d.used = append(used, x.used...)
+		return d
+	case *Federation:
+		return x.cloneInto(dst)
+	}
+	panic(fmt.Sprintf("cluster: cannot clone a %T", a))
 }

@@ -212,6 +212,7 @@ type Ordered struct {
 
 	items []orderItem
 	view  orderedView
+	fit   orderedFitView
 }
 
 var _ Policy = (*Ordered)(nil)
@@ -248,8 +249,13 @@ func (o *Ordered) Schedule(v View, d Decisions) {
 	o.items = items
 	_, fcfs := o.Order.(Arrival)
 	o.view = orderedView{View: v, d: d, items: items, reserve: fcfs}
-	o.Inner.Schedule(&o.view, &o.view)
-	o.view = orderedView{} // drop the references to this pass
+	if f, ok := v.(Fitter); ok {
+		o.fit = orderedFitView{&o.view, f}
+		o.Inner.Schedule(&o.fit, &o.view)
+	} else {
+		o.Inner.Schedule(&o.view, &o.view)
+	}
+	o.view, o.fit = orderedView{}, orderedFitView{} // drop the references to this pass
 }
 
 // orderedView is the permuted View and Decisions Ordered hands its inner
@@ -260,6 +266,15 @@ type orderedView struct {
 	items   []orderItem
 	reserve bool // pass reservations on
 }
+
+// orderedFitView is the permuted View of a View that is a Fitter.
+type orderedFitView struct {
+	*orderedView
+	f Fitter
+}
+
+// Fits implements Fitter: the i-th job in priority order.
+func (o *orderedFitView) Fits(i int) bool { return o.f.Fits(o.items[i].i) }
 
 // Job implements View: the i-th job in priority order.
 func (o *orderedView) Job(i int) *workload.Job { return o.View.Job(o.items[i].i) }

@@ -95,8 +95,10 @@ func (p SlurmParams) Validate() error {
 }
 
 // Slurm schedules as Slurm's sched/backfill plugin does, on a single
-// partition of identical processors, with the queue in the order its View
-// gives (wrap it in Ordered for a priority order such as MultiFactor).
+// partition, with the queue in the order its View gives (wrap it in Ordered
+// for a priority order such as MultiFactor). On a View that is a Fitter (a
+// cluster of nodes, sim.Config.Allocator) a job starts only where it fits
+// the nodes; the backfill plan stays in processor counts.
 //
 // The main scheduler runs at every instant where a job arrives or ends: it
 // starts jobs in strict queue order while they fit, examining at most
@@ -178,21 +180,26 @@ func (s *Slurm) Schedule(v View, d Decisions) {
 	if s.p.QueueDepth >= 0 && depth > s.p.QueueDepth {
 		depth = s.p.QueueDepth
 	}
+	fit, _ := v.(Fitter)
 	h := 0
 	for ; h < depth; h++ {
 		p := v.Job(h).Procs
-		if p > free {
+		if p > free || (fit != nil && !fit.Fits(h)) {
 			break
 		}
 		d.Start(h)
-		free -= p
+		if fit != nil {
+			free = v.Free() // whole nodes may hold more than p
+		} else {
+			free -= p
+		}
 	}
 	started := h
 	if started > 0 {
 		s.dirty = true
 	}
 	if mod(now, s.p.Interval) == 0 && s.dirty {
-		k := s.cycle(v, d, h, free)
+		k := s.cycle(v, d, fit, h, free)
 		started += k
 		s.dirty = k > 0
 	}
@@ -205,8 +212,12 @@ func (s *Slurm) Schedule(v View, d Decisions) {
 
 // cycle runs one backfill cycle over the waiting jobs from queue index h
 // (those before it have started) with free processors idle, and returns how
-// many jobs it started.
-func (s *Slurm) cycle(v View, d Decisions, h, free int) int {
+// many jobs it started. With a Fitter (a cluster of nodes), a job the
+// profile lets start now starts only if it fits the nodes; one that does not
+// is planned from the profile's next change on, and a started job takes the
+// processors it holds (whole nodes under select/linear) out of the profile,
+// as far as the profile has them free.
+func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 	now := v.Now()
 	res := s.p.Resolution
 	pr := &s.prof
@@ -228,16 +239,39 @@ func (s *Slurm) cycle(v View, d Decisions, h, free int) int {
 			dur = roundUp(dur, res)
 		}
 		at := pr.Earliest(now, j.Procs, dur)
+		procs := j.Procs
+		if at == now {
+			if fit == nil {
+				d.Start(i)
+				started++
+				pr.Add(now, satAdd(now, dur), procs)
+				continue
+			}
+			if fit.Fits(i) {
+				before := v.Free()
+				d.Start(i)
+				started++
+				// Whole nodes may hold more than the job's processors: the
+				// plan gives them as far as it has them free (the later
+				// reservations are plans, not promises, on nodes).
+				end := satAdd(now, dur)
+				pr.Add(now, end, min(before-v.Free(), pr.MinFree(now, end)))
+				continue
+			}
+			// Enough processors, not on the nodes it needs: plan it later.
+			if next := pr.NextChange(now); next < workload.Forever {
+				at = pr.Earliest(next, procs, dur)
+			} else {
+				at = workload.Forever
+			}
+		}
 		switch {
-		case at == now:
-			d.Start(i)
-			started++
 		case at == workload.Forever || at-now > s.p.Window:
 			continue // no reservation
 		case i == h:
 			d.Reserve(i, at) // the first waiting job: a promise
 		}
-		pr.Add(at, satAdd(at, dur), j.Procs)
+		pr.Add(at, satAdd(at, dur), procs)
 	}
 	return started
 }

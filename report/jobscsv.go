@@ -14,6 +14,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // jobsCSVHeader is Batsim's jobs.csv column order.
@@ -53,11 +54,13 @@ const (
 // A job failed by a filter (sim.Failed) is written like a rejected one, with
 // final_state COMPLETED_FAILED and metadata "REASON failed_at=T NOTE" (the
 // filter's message, the instant it failed, the record's Note). A job that
-// ran has its record's Note, if any, as metadata (the filter results it
-// saw, see policy.HPCPack.AppendNote).
+// ran has RanMetadata as metadata: with a node selector, the start WILL_RUN
+// predicted at its submission ("predicted_start=T"), then its record's
+// Note, if any (the filter results it saw, see policy.HPCPack.AppendNote).
 //
 // Lines end in "\n"; a field is quoted (RFC 4180) only when it holds a comma,
-// a double quote, CR or LF. Writing a row allocates nothing. Write errors are
+// a double quote, CR or LF. Writing a row allocates nothing (but the
+// metadata of a run with a node selector). Write errors are
 // kept and returned by Flush, which must be called at the end of the run.
 type JobsCSV struct {
 	w        *bufio.Writer
@@ -138,12 +141,33 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	b = append(b, ',')
 	b = cluster.FormatRanges(b, r.Alloc)
 	b = append(b, ",-1,"...)
-	if r.Note != "" {
+	if r.HasPrediction {
+		b = appendField(b, RanMetadata(r))
+	} else if r.Note != "" {
 		b = appendField(b, r.Note)
 	}
 	b = append(b, '\n')
 	c.row = b
 	c.w.Write(b)
+}
+
+// RanMetadata is the metadata of the row of a job that ran: with a
+// prediction (sim.Record.HasPrediction), "predicted_start=T" (T the start
+// WILL_RUN predicted at submission, -1 for never), then its Note, if any,
+// after a space.
+func RanMetadata(r *sim.Record) string {
+	if !r.HasPrediction {
+		return r.Note
+	}
+	p := int64(r.Predicted)
+	if r.Predicted >= workload.Forever {
+		p = -1
+	}
+	s := "predicted_start=" + strconv.FormatInt(p, 10)
+	if r.Note != "" {
+		s += " " + r.Note
+	}
+	return s
 }
 
 // FailedMetadata is the metadata of a failed job's row: its reason, the

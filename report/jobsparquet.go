@@ -112,7 +112,7 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 	p.alloc = cluster.FormatRanges(p.alloc[:0], r.Alloc)
 	t.String(string(p.alloc))
 	t.Double(-1)
-	t.String(r.Note)
+	t.String(RanMetadata(r))
 	p.err = t.EndRow()
 }
 

@@ -88,7 +88,8 @@ func (m *Metrics) JobDone(r *sim.Record) {
 // count only in Jobs and Rejected. When no job ran, every average, percentile,
 // Utilisation, MakespanSec, FirstSubmit and LastEnd is 0 (JSON has no NaN).
 //
-// Summary is comparable with ==: its class tables are arrays.
+// Summary is comparable with ==: its class tables are arrays (Cluster, a
+// pointer, compares by identity).
 type Summary struct {
 	// Trace names the workload.
 	Trace string `json:"trace"`
@@ -154,6 +155,16 @@ type Summary struct {
 	Passes int64 `json:"passes"`
 	// MaxQueue is the longest the queue got, in jobs (from sim.Stats).
 	MaxQueue int `json:"max_queue"`
+	// PredictedStarts counts the jobs that ran with a start predicted at
+	// their submission (WILL_RUN, runs with a node selector only; omitted
+	// when 0), and PredictedStartsMet those that started no later than
+	// predicted (from sim.Stats). The caller sets them (SetPredictions).
+	PredictedStarts    int64 `json:"predicted_starts,omitempty"`
+	PredictedStartsMet int64 `json:"predicted_starts_met,omitempty"`
+	// Cluster describes the cluster of nodes the run placed jobs on (nil,
+	// and omitted, for a single pool of processors). The caller sets it
+	// (NewClusterInfo). Being a pointer, it compares by identity.
+	Cluster *ClusterInfo `json:"cluster,omitempty"`
 }
 
 // Dist summarises a distribution over jobs. Percentiles are nearest-rank:

@@ -81,6 +81,9 @@ func summaryRows(s *Summary) []tableRow {
 	row(0, "last end", "%d s", s.LastEnd)
 	row(0, "scheduling passes", "%d", s.Passes)
 	row(0, "max queue", "%d jobs", s.MaxQueue)
+	if s.PredictedStarts > 0 {
+		row(0, "predicted starts met", "%d of %d (%.1f %%)", s.PredictedStartsMet, s.PredictedStarts, 100*float64(s.PredictedStartsMet)/float64(s.PredictedStarts))
+	}
 	return rows
 }
 

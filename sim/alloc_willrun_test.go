@@ -33,7 +33,8 @@ func TestWillRunNeverLate(t *testing.T) {
 				t.Fatal(err)
 			}
 			col := &sim.Collector{}
-			if _, err := eng.Run(rd, col); err != nil {
+			st, err := eng.Run(rd, col)
+			if err != nil {
 				t.Fatal(err)
 			}
 			var ran []sim.Outcome
@@ -47,7 +48,7 @@ func TestWillRunNeverLate(t *testing.T) {
 			byStart := append([]sim.Outcome(nil), ran...)
 			sort.SliceStable(byStart, func(a, b int) bool { return byStart[a].Start < byStart[b].Start })
 			var active []sim.Outcome
-			next, exact, late := 0, 0, 0
+			next, exact, late, wrong := 0, 0, 0, 0
 			var held []cluster.Held
 			for _, o := range bySubmit {
 				now := o.Job.Submit
@@ -71,6 +72,12 @@ func TestWillRunNeverLate(t *testing.T) {
 					held = append(held, cluster.Held{End: r.End, Req: req, Alloc: r.Alloc})
 				}
 				pred, _ := cluster.WillRun(a, now, cluster.RequestOf(&o.Job), held, nil)
+				if !o.HasPrediction || o.Predicted != pred {
+					if wrong < 5 {
+						t.Errorf("job %d: the engine predicted %d (%v), WillRun on the replayed state %d", o.Job.ID, o.Predicted, o.HasPrediction, pred)
+					}
+					wrong++
+				}
 				switch {
 				case pred > o.Start:
 					if late < 5 {
@@ -84,9 +91,81 @@ func TestWillRunNeverLate(t *testing.T) {
 				}
 			}
 			t.Logf("%s: %d jobs, %d predicted exactly, %d predicted late", tr, len(ran), exact, late)
+			if st.Predicted != int64(len(ran)) || st.PredictedMet != int64(exact) {
+				t.Errorf("stats: %d predictions, %d met; want %d, %d (never late, so met only when exact)", st.Predicted, st.PredictedMet, len(ran), exact)
+			}
 			if exact == 0 {
 				t.Error("no prediction was exact: the test checks nothing")
 			}
 		})
+	}
+}
+
+func TestPredictedStart(t *testing.T) {
+	tests := []struct {
+		name string
+		spec *cluster.Spec
+		pol  policy.Policy
+		jobs []workload.Job
+		want map[int64]workload.Time // job → predicted start
+	}{
+		{"idle nodes: now", twoNodes(cluster.SelectLinear), policy.FCFS{}, []workload.Job{
+			job(1, 5, 4, 10, 10),
+		}, map[int64]workload.Time{1: 5}},
+		{"linear: after the running job's estimate", twoNodes(cluster.SelectLinear), policy.FCFS{}, []workload.Job{
+			job(1, 0, 5, 50, 100),
+			job(2, 10, 4, 10, 10),
+		}, map[int64]workload.Time{1: 0, 2: 100}},
+		{"cons_res: memory, not cores", twoNodes(cluster.SelectConsRes), policy.FCFS{}, []workload.Job{
+			memJob(1, 0, 1, 100, 100, 7*gbKB),
+			memJob(2, 0, 1, 30, 40, 7*gbKB),
+			memJob(3, 1, 1, 10, 10, 2*gbKB),
+		}, map[int64]workload.Time{1: 0, 2: 0, 3: 40}},
+		{"queue ahead not counted: FCFS starts later than predicted", twoNodes(cluster.SelectConsRes), policy.FCFS{}, []workload.Job{
+			job(1, 0, 8, 10, 10),
+			job(2, 1, 8, 10, 10),
+			job(3, 2, 1, 10, 10),
+		}, map[int64]workload.Time{1: 0, 2: 10, 3: 10}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			al, err := tc.spec.NewAllocator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng, err := sim.New(sim.Config{Policy: tc.pol, Allocator: al})
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := &sim.Collector{}
+			st, err := eng.Run(newSource(tc.jobs), col)
+			if err != nil {
+				t.Fatal(err)
+			}
+			met := int64(0)
+			for _, o := range col.Outcomes {
+				if want, ok := tc.want[o.Job.ID]; !ok || !o.HasPrediction || o.Predicted != want {
+					t.Errorf("job %d: predicted %d (%v), want %d (%v)", o.Job.ID, o.Predicted, o.HasPrediction, want, ok)
+				}
+				if o.Start <= o.Predicted {
+					met++
+				}
+			}
+			if st.Predicted != int64(len(tc.jobs)) || st.PredictedMet != met {
+				t.Errorf("stats: %d predictions, %d met; want %d, %d", st.Predicted, st.PredictedMet, len(tc.jobs), met)
+			}
+		})
+	}
+}
+
+func TestNoPredictionWithoutAllocator(t *testing.T) {
+	rec, st := simulate(t, 4, policy.FCFS{}, []workload.Job{job(1, 0, 2, 10, 10), job(2, 0, 4, 10, 10)})
+	for _, r := range rec.recs {
+		if r.HasPrediction {
+			t.Errorf("job %d has a prediction without an allocator", r.Job.ID)
+		}
+	}
+	if st.Predicted != 0 {
+		t.Errorf("stats count %d predictions without an allocator", st.Predicted)
 	}
 }

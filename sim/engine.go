@@ -19,6 +19,14 @@
 // event of its own (a pass follows), and every reservation made before is
 // void: it was planned on a prediction that proved wrong.
 //
+// Predicted starts: with a node selector (Config.Allocator), every job gets
+// at its submission the start Slurm's WILL_RUN (cluster.WillRun) predicts
+// from the running jobs' predicted ends (their estimates), as Slurm's select
+// plugins answer it: the queue ahead is not counted, so under exact
+// estimates the prediction never comes later than the start with a policy
+// that never delays a job for a later one (FCFS, EASY's head). The record
+// carries it (Record.Predicted) and Stats counts how often it was met.
+//
 // Invariants are checked as the run goes, cheaply and always: no processor is
 // allocated twice, no job starts before its submission or after a reservation
 // it was promised, and the processor-seconds used equal those the jobs
@@ -89,6 +97,13 @@ type Record struct {
 	// Note is what Config.Annotator noted about the job (the filter
 	// results it saw); empty without one.
 	Note string
+	// Predicted is the start Slurm's WILL_RUN predicted for the job at its
+	// submission when HasPrediction (Config.Allocator only, jobs that ran;
+	// see the package doc); workload.Forever when the running jobs'
+	// estimates could not tell.
+	Predicted workload.Time
+	// HasPrediction reports whether Predicted holds a prediction.
+	HasPrediction bool
 }
 
 // Wait returns the time the job spent queued.
@@ -123,7 +138,13 @@ type Config struct {
 	// and a record's Alloc holds its node or core numbers. Reservations
 	// are then not checked: a plan in processor counts cannot promise a
 	// start that depends on where the processors are. Only policies that
-	// ask policy.Fitter (FCFS, EASY) may be used with one.
+	// ask policy.Fitter (FCFS, EASY, Slurm, and Slurm under Ordered) may be
+	// used with one. Every job gets a predicted start at its submission
+	// (Record.Predicted; see the package doc). With a cluster of clusters
+	// (cluster.Federation) a job's run time scales by the chosen
+	// cluster's factor (Federation.Scale, rounded up to whole seconds);
+	// its record's Job.Run is the scaled run time, while its estimate and
+	// requested time (the kill limit) stay as the trace gave them.
 	Allocator cluster.Allocator
 }
 
@@ -142,20 +163,25 @@ type Stats struct {
 	Passes int64
 	// MaxQueue is the longest the queue got.
 	MaxQueue int
+	// Predicted counts the jobs that ran with a predicted start
+	// (Config.Allocator only), and PredictedMet those of them that started
+	// no later than predicted.
+	Predicted, PredictedMet int64
 }
 
 // slot holds a job while it is queued or running.
 type slot struct {
-	job      workload.Job
-	start    workload.Time
-	end      workload.Time // actual end
-	predEnd  workload.Time // start + estimate, or Forever
-	limit    workload.Time // requested time (the kill limit), ≤ 0: none
-	reserved workload.Time // latest start promised by a reservation
-	epoch    uint32        // the engine's epoch when reserved was set
-	alloc    []cluster.Range
-	started  bool
-	held     int32 // processors the allocator charged (Config.Allocator only)
+	job       workload.Job
+	start     workload.Time
+	end       workload.Time // actual end
+	predEnd   workload.Time // start + estimate, or Forever
+	limit     workload.Time // requested time (the kill limit), ≤ 0: none
+	reserved  workload.Time // latest start promised by a reservation
+	epoch     uint32        // the engine's epoch when reserved was set
+	alloc     []cluster.Range
+	started   bool
+	held      int32         // processors the allocator charged (Config.Allocator only)
+	predicted workload.Time // WILL_RUN's start at submission (Config.Allocator only), else −1
 }
 
 type endEvent struct {
@@ -285,6 +311,8 @@ type Engine struct {
 	pol     policy.Policy
 	machine *cluster.Machine
 	alloc   cluster.Allocator // nil: the machine
+	will    willRun           // WILL_RUN scratch (alloc only)
+	scale   scaler            // alloc's run-time scaling (a cluster of clusters), or nil
 	view    policy.View       // what the policy sees: e, or allocView{e}
 
 	now     workload.Time
@@ -335,6 +363,7 @@ func New(cfg Config) (*Engine, error) {
 	e.view = e
 	if e.alloc != nil {
 		e.view = allocView{e}
+		e.scale, _ = e.alloc.(scaler)
 	}
 	return e, nil
 }
@@ -490,6 +519,10 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	if e.est != nil && j.Estimate > 0 {
 		s.job.Estimate = min(max(e.est.Predict(j), 1), j.Estimate)
 	}
+	s.predicted = -1
+	if e.alloc != nil {
+		s.predicted = e.predict(&s.job)
+	}
 	e.queue = append(e.queue, id)
 	e.queuedProcs += int64(j.Procs)
 	if len(e.queue) > e.stats.MaxQueue {
@@ -524,6 +557,13 @@ func (e *Engine) finish(id int32, obs Observer) {
 	}
 	e.touch(s.end)
 	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc}
+	if s.predicted >= 0 {
+		e.rec.Predicted, e.rec.HasPrediction = s.predicted, true
+		e.stats.Predicted++
+		if s.start <= s.predicted {
+			e.stats.PredictedMet++
+		}
+	}
 	if e.cfg.Annotator != nil {
 		e.rec.Note = e.noteOf(&s.job)
 	}
@@ -638,6 +678,12 @@ func (e *Engine) Start(i int) {
 	e.startedAt = append(e.startedAt, i)
 	e.queuedProcs -= int64(s.job.Procs)
 	s.start = e.now
+	held := s.job.Procs
+	if e.scale != nil {
+		// A cluster of clusters: where the job runs sets its run time.
+		held = e.allocate(s)
+		s.job.Run = scaleRun(s.job.Run, e.scale.Scale(s.alloc))
+	}
 	run := s.job.Run
 	if s.limit > 0 && run > s.limit {
 		run = s.limit // killed at its requested time
@@ -651,10 +697,11 @@ func (e *Engine) Start(i int) {
 			e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id})
 		}
 	}
-	held := s.job.Procs
-	if e.alloc != nil {
+	switch {
+	case e.scale != nil: // allocated above
+	case e.alloc != nil:
 		held = e.allocate(s)
-	} else {
+	default:
 		s.alloc = e.machine.Alloc(s.job.Procs, s.alloc[:0])
 	}
 	e.stats.Started++

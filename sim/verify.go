@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/workload"
@@ -16,6 +17,11 @@ type Outcome struct {
 	Start workload.Time
 	End   workload.Time
 	Alloc []cluster.Range
+	// Predicted and HasPrediction are the record's WILL_RUN prediction.
+	Predicted     workload.Time
+	HasPrediction bool
+	// Reason is why a rejected or failed job did not run.
+	Reason string
 }
 
 // Collector is an Observer that keeps every job's outcome, for checks and
@@ -28,7 +34,8 @@ type Collector struct {
 func (c *Collector) JobDone(r *Record) {
 	c.Outcomes = append(c.Outcomes, Outcome{
 		Job: *r.Job, State: r.State, Start: r.Start, End: r.End,
-		Alloc: append([]cluster.Range(nil), r.Alloc...),
+		Alloc:     append([]cluster.Range(nil), r.Alloc...),
+		Predicted: r.Predicted, HasPrediction: r.HasPrediction, Reason: r.Reason,
 	})
 }
 
@@ -41,8 +48,23 @@ type VerifyOptions struct {
 	// conservative backfilling with FCFS order: a job starts no later than
 	// the shadow time it got when it became the head of the queue, computed
 	// from the jobs running then and their requested times. It needs every
-	// job to end by its requested time (the kill rule).
+	// job to end by its requested time (the kill rule). It is not checked
+	// with Cluster: a plan in processor counts promises no start on nodes.
 	HeadReservation bool
+	// Cluster, if not nil, is the cluster of nodes the run placed jobs on
+	// (sim.Config.Allocator); procs must be its Cores. Allocations then
+	// name nodes (cluster.SelectLinear: a job holds whole nodes, at least
+	// its processors) or cores
+	// (cluster.SelectConsRes: exactly its processors), non-overlap is
+	// checked per node or core, utilisation counts the cores held, a
+	// cons_res rejection whose reason names memory is valid, and so is a
+	// rejection whose reason names a partition (its limits are not
+	// checked again).
+	Cluster *cluster.Spec
+	// Members, with Cluster, are the clusters of a cluster of clusters
+	// (cluster.Federation) whose union, in order, Cluster describes: a
+	// job larger than each of them is validly rejected.
+	Members []*cluster.Spec
 }
 
 // Violation is one broken invariant.
@@ -66,7 +88,9 @@ func (v Violation) Error() string { return fmt.Sprintf("job %d: %s: %s", v.JobID
 //   - utilisation ≤ 1;
 //   - the policy-specific checks of opts.
 //
-// Outcomes may be in any order; submission order is (Submit, Seq).
+// Outcomes may be in any order; submission order is (Submit, Seq). With
+// opts.Cluster, allocations are checked on its nodes or cores (see
+// VerifyOptions).
 func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	var vs []Violation
 	add := func(j *workload.Job, rule, format string, a ...any) {
@@ -83,6 +107,24 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	var area float64
 	first, last := workload.Forever, workload.Time(0)
 	ran := make([]int, 0, len(outs))
+	units := procs    // allocation units: processors, nodes or cores
+	var nodeSum []int // linear: nodeSum[i] = cores of nodes 0..i-1
+	memOK := false    // a rejection for memory is valid
+	if c := opts.Cluster; c != nil {
+		opts.HeadReservation = false
+		if c.Select == cluster.SelectConsRes {
+			memOK = true
+			units = c.Cores()
+		} else {
+			nodeSum = make([]int, 1, c.Nodes()+1)
+			for _, g := range c.Groups {
+				for range g.Count {
+					nodeSum = append(nodeSum, nodeSum[len(nodeSum)-1]+g.Cores)
+				}
+			}
+			units = c.Nodes()
+		}
+	}
 	for _, i := range order {
 		o := &outs[i]
 		j := &o.Job
@@ -90,7 +132,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			continue // a filter failed it: it never ran
 		}
 		if o.State == Rejected {
-			if j.Procs <= procs {
+			if j.Procs <= procs && !(memOK && strings.Contains(o.Reason, "memory")) && !(opts.Cluster != nil && strings.Contains(o.Reason, "partition")) && !largerThanEach(j.Procs, opts.Members) {
 				add(j, "rejected-fits", "rejected, but its %d processors fit the machine of %d", j.Procs, procs)
 			}
 			continue
@@ -108,17 +150,27 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		if (o.State == Killed) != j.Killed() {
 			add(j, "state", "state %s, but run %d against limit %d", o.State, j.Run, j.Limit())
 		}
-		n := 0
+		n, held := 0, 0
 		for _, r := range o.Alloc {
-			if r.Lo < 0 || r.Hi > procs || r.Lo >= r.Hi {
-				add(j, "alloc-range", "allocated %d-%d outside the machine of %d", r.Lo, r.Hi-1, procs)
+			if r.Lo < 0 || r.Hi > units || r.Lo >= r.Hi {
+				add(j, "alloc-range", "allocated %d-%d outside the machine of %d", r.Lo, r.Hi-1, units)
+				continue
 			}
 			n += r.Len()
+			if nodeSum != nil {
+				held += nodeSum[r.Hi] - nodeSum[r.Lo]
+			}
 		}
-		if n != j.Procs {
-			add(j, "alloc-size", "allocated %d processors, asked for %d", n, j.Procs)
+		switch {
+		case nodeSum == nil:
+			held = n
+			if n != j.Procs {
+				add(j, "alloc-size", "allocated %d processors, asked for %d", n, j.Procs)
+			}
+		case held < j.Procs:
+			add(j, "alloc-size", "allocated %d nodes of %d cores, asked for %d", n, held, j.Procs)
 		}
-		area += float64(j.Procs) * float64(o.End-o.Start)
+		area += float64(held) * float64(o.End-o.Start)
 		if j.Submit < first {
 			first = j.Submit
 		}
@@ -127,7 +179,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		}
 		ran = append(ran, i)
 	}
-	vs = append(vs, checkOverlap(procs, outs, ran)...)
+	vs = append(vs, checkOverlap(units, outs, ran)...)
 	if len(ran) > 0 && last > first {
 		if u := area / (float64(procs) * float64(last-first)); u > 1+1e-9 {
 			vs = append(vs, Violation{Rule: "utilisation", Msg: fmt.Sprintf("utilisation %.6f > 1", u)})
@@ -140,6 +192,17 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		vs = append(vs, checkHeadReservations(procs, outs, ran)...)
 	}
 	return vs
+}
+
+// largerThanEach reports whether procs exceeds the cores of each of
+// members (false without members).
+func largerThanEach(procs int, members []*cluster.Spec) bool {
+	for _, m := range members {
+		if procs <= m.Cores() {
+			return false
+		}
+	}
+	return len(members) > 0
 }
 
 // checkOverlap replays starts in time order and checks that each processor

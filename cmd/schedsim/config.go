@@ -32,7 +32,9 @@ type runConfig struct {
 	Templates      map[string]templateConfig `toml:"templates"`
 	TemplateRules  []templateRuleConfig      `toml:"template_rules"`
 	Cluster        *clusterConfig            `toml:"cluster"`
-	path           string
+	// Clusters, two or more, form a cluster of clusters (SCore-D).
+	Clusters []clusterConfig `toml:"clusters"`
+	path     string
 }
 
 // clusterConfig is [cluster]: the machine as nodes (SPEC §5), documented in
@@ -62,6 +64,7 @@ type partitionConfig struct {
 	PriorityTier  int         `toml:"priority_tier"`
 	OverSubscribe string      `toml:"oversubscribe"`
 	Default       bool        `toml:"default"`
+	SWF           int         `toml:"swf"`
 }
 
 // spec returns the cluster description of [cluster].
@@ -72,9 +75,38 @@ func (c *clusterConfig) spec() *cluster.Spec {
 	}
 	for _, p := range c.Partitions {
 		s.Partitions = append(s.Partitions, cluster.Partition{Name: p.Name, Groups: p.Groups, MaxTime: p.MaxTime.t, DefaultTime: p.DefaultTime.t,
-			PriorityTier: p.PriorityTier, OverSubscribe: strings.ToUpper(p.OverSubscribe), Default: p.Default})
+			PriorityTier: p.PriorityTier, OverSubscribe: strings.ToUpper(p.OverSubscribe), Default: p.Default, SWF: p.SWF})
 	}
 	return s
+}
+
+// selectOf returns s's node selector, the default spelled out.
+func selectOf(s *cluster.Spec) string {
+	if s.Select == "" {
+		return cluster.SelectLinear
+	}
+	return s.Select
+}
+
+// federation returns the clusters of [[clusters]] and their union as one
+// description (their node groups in order, named "cN.GROUP", no
+// partitions), which numbers the nodes and cores as the cluster of clusters
+// does; nil without [[clusters]].
+func (c *runConfig) federation() (union *cluster.Spec, members []*cluster.Spec) {
+	if len(c.Clusters) == 0 {
+		return nil, nil
+	}
+	union = &cluster.Spec{}
+	for i := range c.Clusters {
+		s := c.Clusters[i].spec()
+		members = append(members, s)
+		union.Select = selectOf(s)
+		for _, g := range s.Groups {
+			g.Name = fmt.Sprintf("c%d.%s", i+1, g.Name)
+			union.Groups = append(union.Groups, g)
+		}
+	}
+	return union, members
 }
 
 // filtersConfig is [filters]: the cluster-wide chains and settings.
@@ -217,6 +249,23 @@ func loadRunConfig(path string) (*runConfig, error) {
 	if c.Cluster != nil {
 		if err := c.Cluster.spec().Validate(); err != nil {
 			return nil, c.errorf("[cluster]: %s", strings.TrimPrefix(err.Error(), cluster.ErrSpec.Error()+": "))
+		}
+	}
+	if len(c.Clusters) > 0 {
+		if c.Cluster != nil {
+			return nil, c.errorf("[cluster] and [[clusters]] both describe the machine: give one")
+		}
+		if len(c.Clusters) < 2 {
+			return nil, c.errorf("[[clusters]]: a cluster of clusters needs at least two; use [cluster] for one")
+		}
+		for i := range c.Clusters {
+			s := c.Clusters[i].spec()
+			if err := s.Validate(); err != nil {
+				return nil, c.errorf("[[clusters]] %d: %s", i+1, strings.TrimPrefix(err.Error(), cluster.ErrSpec.Error()+": "))
+			}
+			if selectOf(s) != selectOf(c.Clusters[0].spec()) {
+				return nil, c.errorf("[[clusters]] %d: select %q: the clusters of a cluster of clusters need one selector", i+1, selectOf(s))
+			}
 		}
 	}
 	// Build once to check every name and value; each run builds its own.

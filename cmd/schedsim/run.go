@@ -60,6 +60,9 @@ Examples:
 // runOptions are the options of a simulation run, shared by the commands
 // that run simulations.
 type runOptions struct {
+	// members are the clusters of a cluster of clusters ([[clusters]]),
+	// set by clusterSpec; nil otherwise.
+	members   []*cluster.Spec
 	trace     string
 	procs     int
 	backfill  string
@@ -319,9 +322,7 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		if al, err = o.allocator(spec, pol); err != nil {
 			return nil, err
 		}
-		if procs = spec.Cores(); al == nil {
-			o.warnf("schedsim: --backfill slurm does not place jobs on nodes: the cluster runs as one pool of %d processors\n", procs)
-		}
+		procs = spec.Cores()
 	}
 	switch {
 	case procs < 0:
@@ -385,8 +386,16 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	}
 	if al != nil {
 		polName += "+select=" + spec.Select
+		if len(o.members) > 0 {
+			polName += fmt.Sprintf("+clusters=%d", len(o.members))
+		}
 	}
 	s := m.Summary(o.traceName(), polName, procs, st, rd.Stats())
+	s.SetPredictions(st)
+	if al != nil {
+		s.Cluster = report.NewClusterInfo(spec)
+		s.Cluster.Clusters = len(o.members)
+	}
 	ts.AddTo(&s)
 	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt}
 	res := &result{summary: s, run: run}

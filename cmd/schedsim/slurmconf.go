@@ -576,6 +576,9 @@ func (o *runOptions) clusterSpec() (*cluster.Spec, error) {
 		if cfg.Cluster != nil {
 			spec = cfg.Cluster.spec()
 		}
+		if len(cfg.Clusters) > 0 {
+			spec, o.members = cfg.federation()
+		}
 	}
 	if o.slurmConf != "" {
 		if spec != nil {
@@ -596,22 +599,30 @@ func (o *runOptions) clusterSpec() (*cluster.Spec, error) {
 	return spec, nil
 }
 
-// allocator returns the node selector of spec for pol, or nil when pol is
-// Slurm's backfill, which plans on one pool of processors. Other policies
-// must ask policy.Fitter before starting a job: FCFS and EASY without a
-// priority order.
+// allocator returns the node selector of spec for pol. The policy must ask
+// policy.Fitter before starting a job: FCFS and EASY without a priority
+// order, and Slurm's backfill with any.
 func (o *runOptions) allocator(spec *cluster.Spec, pol policy.Policy) (cluster.Allocator, error) {
+	bad := usagef("a cluster of nodes needs --backfill off, easy (reservation depth 1, submission order) or slurm, not %s", pol.Name())
 	switch p := pol.(type) {
-	case policy.FCFS, *policy.EASY:
-	case *policy.Slurm:
-		return nil, nil
+	case policy.FCFS, *policy.EASY, *policy.Slurm:
 	case *policy.Ordered:
-		if _, ok := p.Inner.(*policy.Slurm); ok {
-			return nil, nil
+		if _, ok := p.Inner.(*policy.Slurm); !ok {
+			return nil, bad
 		}
-		return nil, usagef("a cluster of nodes needs --backfill off or easy (reservation depth 1, submission order), not %s", pol.Name())
 	default:
-		return nil, usagef("a cluster of nodes needs --backfill off or easy (reservation depth 1, submission order), not %s", pol.Name())
+		return nil, bad
+	}
+	if len(o.members) > 0 {
+		ms := make([]cluster.FederationMember, len(o.members))
+		for i, s := range o.members {
+			m, err := cluster.MemberOf(s)
+			if err != nil {
+				return nil, usageError{err}
+			}
+			ms[i] = m
+		}
+		return cluster.NewFederation(ms), nil
 	}
 	al, err := spec.NewAllocator()
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -33,6 +34,12 @@ by "schedsim run --out DIR") against the simulator's invariants:
   - with backfilling off (fcfs): no job starts before a job submitted earlier;
   - with fcfs, EASY or reservation depth: every job starts no later than
     the reservation it got when it became the head of the queue.
+
+A run on a cluster of nodes (summary.json has "cluster") is checked on its
+nodes (select linear: a job holds whole nodes, at least its processors) or
+cores (cons_res: exactly its processors); a cons_res rejection whose reason
+names memory is valid, and head reservations are not checked (the plan is
+in processor counts, not on nodes).
 
 Jobs submitted at the same second are taken in job-id order. It prints every
 violation and exits 1 if there is any, 2 if a file cannot be read.
@@ -76,8 +83,9 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 // of violations.
 func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err error) {
 	var sum struct {
-		Policy string `json:"policy"`
-		Procs  int    `json:"procs"`
+		Policy  string              `json:"policy"`
+		Procs   int                 `json:"procs"`
+		Cluster *report.ClusterInfo `json:"cluster"`
 	}
 	sp := filepath.Join(dir, "summary.json")
 	b, err := os.ReadFile(sp)
@@ -102,6 +110,17 @@ func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err
 		opts = sim.VerifyOptions{FCFS: true, HeadReservation: true}
 	case strings.HasPrefix(sum.Policy, "easy(") || strings.HasPrefix(sum.Policy, "backfill(depth="):
 		opts.HeadReservation = true
+	}
+	if sum.Cluster != nil {
+		spec := sum.Cluster.Spec()
+		if err := spec.Validate(); err != nil {
+			return 0, 0, usagef("%s: cluster: %v", sp, err)
+		}
+		if spec.Cores() != sum.Procs {
+			return 0, 0, usagef("%s: cluster has %d cores, procs says %d", sp, spec.Cores(), sum.Procs)
+		}
+		opts.Cluster = spec
+		opts.Members = sum.Cluster.Members()
 	}
 	vs := sim.Verify(sum.Procs, outs, opts)
 	for i, v := range vs {
@@ -180,6 +199,9 @@ func readJobsCSV(path string) ([]sim.Outcome, error) {
 		case "REJECTED":
 			o.State = sim.Rejected
 			o.Start, o.End = o.Job.Submit, o.Job.Submit
+			if k, ok := col["metadata"]; ok {
+				o.Reason = rec[k]
+			}
 		case "COMPLETED_FAILED": // failed by a filter; it never ran
 			o.State = sim.Failed
 			o.Start, o.End = o.Job.Submit, o.Job.Submit

@@ -1,0 +1,205 @@
+package cluster
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Federation is a cluster of clusters (SCore-D): several node selectors,
+// each a cluster of identical hosts with a speed, managed together. A job
+// goes to a member that can run it now; among several, the least loaded
+// relative to its speed (busy fraction / speed), equal loads going to the
+// faster member, then to the first. Resource ids are the members' ids, the
+// later members' shifted past the earlier ones' (Units).
+//
+// A job's run time on a member scales by RefSpeed / the member's speed
+// (Speed gives the factor for an allocation; sim.Engine applies it).
+type Federation struct {
+	members []member
+	// RefSpeed is the speed the trace's run times were measured at
+	// (default 1).
+	RefSpeed float64
+	scratch  []Range
+}
+
+type member struct {
+	a     Allocator
+	speed float64
+	base  int // first resource id
+	units int // resource ids it uses
+}
+
+var _ Allocator = (*Federation)(nil)
+
+// FederationMember is one cluster of a Federation.
+type FederationMember struct {
+	// Alloc is the member's node selector (a *Linear or *ConsRes).
+	Alloc Allocator
+	// Speed is the member's relative speed; 0 means 1.
+	Speed float64
+	// Units is the number of resource ids its allocations use: its nodes
+	// under Linear, its cores under ConsRes.
+	Units int
+}
+
+// NewFederation returns the cluster of clusters of ms, all free. It panics
+// if ms is empty or a member's speed is negative.
+func NewFederation(ms []FederationMember) *Federation {
+	if len(ms) == 0 {
+		panic("cluster: a federation of no clusters")
+	}
+	f := &Federation{RefSpeed: 1}
+	base := 0
+	for _, m := range ms {
+		if m.Speed < 0 {
+			panic(fmt.Sprintf("cluster: negative speed %g", m.Speed))
+		}
+		sp := m.Speed
+		if sp == 0 {
+			sp = 1
+		}
+		f.members = append(f.members, member{a: m.Alloc, speed: sp, base: base, units: m.Units})
+		base += m.Units
+	}
+	return f
+}
+
+// MemberOf returns a Spec's member of a federation: its selector, speed
+// (its first group's; a cluster is a set of identical hosts) and units.
+func MemberOf(s *Spec) (FederationMember, error) {
+	a, err := s.NewAllocator()
+	if err != nil {
+		return FederationMember{}, err
+	}
+	units := s.Nodes()
+	if s.Select == SelectConsRes {
+		units = s.Cores()
+	}
+	return FederationMember{Alloc: a, Speed: s.Groups[0].Speed, Units: units}, nil
+}
+
+// Capacity implements Allocator.
+func (f *Federation) Capacity() int {
+	n := 0
+	for _, m := range f.members {
+		n += m.a.Capacity()
+	}
+	return n
+}
+
+// Free implements Allocator.
+func (f *Federation) Free() int {
+	n := 0
+	for _, m := range f.members {
+		n += m.a.Free()
+	}
+	return n
+}
+
+// TestOnly implements Allocator: some member can ever run r.
+func (f *Federation) TestOnly(r Request) (bool, string) {
+	var why []string
+	for i, m := range f.members {
+		ok, reason := m.a.TestOnly(r)
+		if ok {
+			return true, ""
+		}
+		why = append(why, fmt.Sprintf("cluster %d: %s", i+1, reason))
+	}
+	return false, strings.Join(why, "; ")
+}
+
+// Fits implements Allocator.
+func (f *Federation) Fits(r Request) bool { return f.choose(r) >= 0 }
+
+// choose returns the member r goes to now, or -1 if none can run it now.
+func (f *Federation) choose(r Request) int {
+	best := -1
+	var bestLoad float64
+	for i := range f.members {
+		m := &f.members[i]
+		if !m.a.Fits(r) {
+			continue
+		}
+		c := m.a.Capacity()
+		load := float64(c-m.a.Free()) / float64(c) / m.speed
+		if best < 0 || load < bestLoad || (load == bestLoad && m.speed > f.members[best].speed) {
+			best, bestLoad = i, load
+		}
+	}
+	return best
+}
+
+// RunNow implements Allocator.
+func (f *Federation) RunNow(r Request, dst []Range) ([]Range, bool) {
+	i := f.choose(r)
+	if i < 0 {
+		return dst, false
+	}
+	first := len(dst)
+	dst, _ = f.members[i].a.RunNow(r, dst)
+	for k := first; k < len(dst); k++ {
+		dst[k].Lo += f.members[i].base
+		dst[k].Hi += f.members[i].base
+	}
+	return dst, true
+}
+
+// member returns the index of the member that holds rs and rs shifted to
+// its own ids (in f's scratch). It panics if rs spans several members.
+func (f *Federation) member(rs []Range) (int, []Range) {
+	if len(rs) == 0 {
+		panic("cluster: an empty allocation")
+	}
+	i := len(f.members) - 1
+	for i > 0 && f.members[i].base > rs[0].Lo {
+		i--
+	}
+	m := &f.members[i]
+	f.scratch = f.scratch[:0]
+	for _, x := range rs {
+		if x.Lo < m.base || x.Hi > m.base+m.units {
+			panic(fmt.Sprintf("cluster: allocation %v spans clusters", rs))
+		}
+		f.scratch = append(f.scratch, Range{x.Lo - m.base, x.Hi - m.base})
+	}
+	return i, f.scratch
+}
+
+// Commit implements Allocator.
+func (f *Federation) Commit(r Request, rs []Range) int {
+	i, own := f.member(rs)
+	return f.members[i].a.Commit(r, own)
+}
+
+// Release implements Allocator.
+func (f *Federation) Release(r Request, rs []Range) int {
+	i, own := f.member(rs)
+	return f.members[i].a.Release(r, own)
+}
+
+// Scale returns the factor a job's run time is multiplied by on the
+// allocation rs: RefSpeed / the speed of the member holding it.
+func (f *Federation) Scale(rs []Range) float64 {
+	i, _ := f.member(rs)
+	ref := f.RefSpeed
+	if ref <= 0 {
+		ref = 1
+	}
+	return ref / f.members[i].speed
+}
+
+// cloneInto implements CloneInto for a federation.
+func (f *Federation) cloneInto(dst Allocator) Allocator {
+	d, _ := dst.(*Federation)
+	if d == nil || d == f || len(d.members) != len(f.members) {
+		d = &Federation{members: make([]member, len(f.members))}
+	}
+	for i, m := range f.members {
+		prev := d.members[i].a
+		d.members[i] = m
+		d.members[i].a = CloneInto(prev, m.a)
+	}
+	d.RefSpeed = f.RefSpeed
+	return d
+}

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// SetPredictions copies the counts of WILL_RUN predictions from st.
+func (s *Summary) SetPredictions(st sim.Stats) {
+	s.PredictedStarts, s.PredictedStartsMet = st.Predicted, st.PredictedMet
+}
+
+// ClusterInfo describes a cluster of nodes in summary.json, enough for
+// schedsim verify to check the allocations of jobs.csv on it.
+type ClusterInfo struct {
+	// Select is the node selector (cluster.SelectLinear: allocations
+	// name nodes; cluster.SelectConsRes: they name cores).
+	Select string `json:"select"`
+	// Nodes and Cores count the nodes and their cores.
+	Nodes int `json:"nodes"`
+	Cores int `json:"cores"`
+	// Groups are the node groups, in node order.
+	Groups []ClusterGroup `json:"groups"`
+	// Clusters is the number of clusters of a cluster of clusters, whose
+	// groups Groups lists cluster after cluster (0, omitted: one cluster).
+	Clusters int `json:"clusters,omitempty"`
+}
+
+// ClusterGroup is one node group of a ClusterInfo.
+type ClusterGroup struct {
+	// Name is the group's name.
+	Name string `json:"name"`
+	// Count is its number of nodes, Cores their cores each.
+	Count int `json:"count"`
+	Cores int `json:"cores"`
+	// MemoryMB is the memory of each node (0: not tracked).
+	MemoryMB int64 `json:"memory_mb,omitempty"`
+	// Speed is the nodes' relative speed (0, omitted: 1).
+	Speed float64 `json:"speed,omitempty"`
+}
+
+// NewClusterInfo returns the description of spec for summary.json.
+func NewClusterInfo(spec *cluster.Spec) *ClusterInfo {
+	c := &ClusterInfo{Select: spec.Select, Nodes: spec.Nodes(), Cores: spec.Cores()}
+	if c.Select == "" {
+		c.Select = cluster.SelectLinear
+	}
+	for _, g := range spec.Groups {
+		c.Groups = append(c.Groups, ClusterGroup{Name: g.Name, Count: g.Count, Cores: g.Cores, MemoryMB: g.MemoryMB, Speed: g.Speed})
+	}
+	return c
+}
+
+// Members returns the clusters of a cluster of clusters c records (its
+// groups split by their "cN." name prefix), or nil for one cluster.
+func (c *ClusterInfo) Members() []*cluster.Spec {
+	if c == nil || c.Clusters == 0 {
+		return nil
+	}
+	ms := make([]*cluster.Spec, c.Clusters)
+	for i := range ms {
+		ms[i] = &cluster.Spec{Select: c.Select}
+	}
+	for _, g := range c.Groups {
+		var k int
+		name := g.Name
+		if n, err := fmt.Sscanf(g.Name, "c%d.", &k); n == 1 && err == nil && k >= 1 && k <= len(ms) {
+			name = strings.TrimPrefix(g.Name, fmt.Sprintf("c%d.", k))
+		} else {
+			return nil
+		}
+		ms[k-1].Groups = append(ms[k-1].Groups, cluster.NodeGroup{Name: name, Count: g.Count, Cores: g.Cores, MemoryMB: g.MemoryMB, Speed: g.Speed})
+	}
+	return ms
+}
+
+// Spec returns the cluster description c records (node groups and
+// selector; no partitions), or nil if c is nil.
+func (c *ClusterInfo) Spec() *cluster.Spec {
+	if c == nil {
+		return nil
+	}
+	s := &cluster.Spec{Select: c.Select}
+	for _, g := range c.Groups {
+		s.Groups = append(s.Groups, cluster.NodeGroup{Name: g.Name, Count: g.Count, Cores: g.Cores, MemoryMB: g.MemoryMB})
+	}
+	return s
+}
