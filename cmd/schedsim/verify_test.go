@@ -124,3 +124,22 @@ memory_mb = 8192
 		})
 	}
 }
+
+// Queue orders and runtime predictions make no FCFS or head-reservation
+// promise; verify checks the other invariants of such runs and must not
+// report the overtaking they are designed to do.
+func TestVerifyOrdersAndPredictions(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--order", "wfp3"}, {"--order", "multifactor"}, {"--order", "sjf"},
+		{"--estimates", "predict:double"}, {"--backfill", "slurm"}, {"--order", "fcfs"},
+	} {
+		out := filepath.Join(dir, strings.Join(args, ""))
+		if code, _, stderr := run(t, append([]string{"run", "--out", out, "-q", "--plots=false"}, args...)...); code != 0 {
+			t.Fatalf("%v: %s", args, stderr)
+		}
+		if code, stdout, _ := run(t, "verify", out); code != exitOK {
+			t.Errorf("%v: verify exit %d:\n%s", args, code, stdout)
+		}
+	}
+}
