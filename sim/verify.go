@@ -179,7 +179,9 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		}
 		ran = append(ran, i)
 	}
-	vs = append(vs, checkOverlap(units, outs, ran)...)
+	byStart := append([]int(nil), ran...)
+	sort.SliceStable(byStart, func(a, b int) bool { return outs[byStart[a]].Start < outs[byStart[b]].Start })
+	vs = append(vs, checkOverlap(units, outs, byStart)...)
 	if len(ran) > 0 && last > first {
 		if u := area / (float64(procs) * float64(last-first)); u > 1+1e-9 {
 			vs = append(vs, Violation{Rule: "utilisation", Msg: fmt.Sprintf("utilisation %.6f > 1", u)})
@@ -189,7 +191,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		vs = append(vs, checkFCFS(outs, ran)...)
 	}
 	if opts.HeadReservation {
-		vs = append(vs, checkHeadReservations(procs, outs, ran)...)
+		vs = append(vs, checkHeadReservations(procs, outs, ran, byStart)...)
 	}
 	return vs
 }
@@ -207,9 +209,8 @@ func largerThanEach(procs int, members []*cluster.Spec) bool {
 
 // checkOverlap replays starts in time order and checks that each processor
 // is free when a job takes it.
-func checkOverlap(procs int, outs []Outcome, ran []int) []Violation {
-	byStart := append([]int(nil), ran...)
-	sort.SliceStable(byStart, func(a, b int) bool { return outs[byStart[a]].Start < outs[byStart[b]].Start })
+// byStart lists the jobs that ran, in order of start.
+func checkOverlap(procs int, outs []Outcome, byStart []int) []Violation {
 	busyUntil := make([]workload.Time, procs)
 	owner := make([]int64, procs)
 	var vs []Violation
@@ -252,14 +253,13 @@ func checkFCFS(outs []Outcome, ran []int) []Violation {
 // shadow time it had when it became the head of the queue (FCFS order).
 // The instant a job becomes the head never decreases in submission order,
 // so one sweep over the starts keeps the set of running jobs.
-func checkHeadReservations(procs int, outs []Outcome, ran []int) []Violation {
+// ran lists the jobs that ran in submission order, byStart in start order.
+func checkHeadReservations(procs int, outs []Outcome, ran, byStart []int) []Violation {
 	var vs []Violation
 	type span struct {
 		predEnd, end workload.Time
 		procs        int
 	}
-	byStart := append([]int(nil), ran...)
-	sort.SliceStable(byStart, func(a, b int) bool { return outs[byStart[a]].Start < outs[byStart[b]].Start })
 	var active []span // running at h, sorted by predicted end
 	busy := 0
 	next := 0
