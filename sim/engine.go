@@ -146,6 +146,14 @@ type Config struct {
 	// its record's Job.Run is the scaled run time, while its estimate and
 	// requested time (the kill limit) stay as the trace gave them.
 	Allocator cluster.Allocator
+
+	// CheckpointEvery, if positive, makes the engine call OnCheckpoint at
+	// the end of the first instant at or after every multiple of it,
+	// counted from the first submission (see MarshalBinary and Restore).
+	CheckpointEvery workload.Time
+	// OnCheckpoint is called, at a checkpoint, with the instant just
+	// completed; an error from it stops the run and is returned by Run.
+	OnCheckpoint func(t workload.Time) error
 }
 
 // Stats summarises a finished run.
@@ -341,6 +349,9 @@ type Engine struct {
 	stats Stats
 	busy  float64 // ∫ busy processors dt, checked against ProcSeconds
 	lastT workload.Time
+
+	nextCk  workload.Time // next checkpoint instant (Config.CheckpointEvery)
+	resumed bool          // restored from a checkpoint: Run skips the submitted jobs
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -380,14 +391,28 @@ func (e *Engine) freeProcs() int {
 // run's statistics. An error from src stops the run and is returned as is.
 func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	var next workload.Job
+	if e.resumed {
+		// The jobs the saved engine had submitted, read again to bring
+		// the source (and its cleaning statistics) to where it was.
+		for range e.stats.Jobs {
+			if have, err := e.read(src, &next); err != nil || !have {
+				if err == nil {
+					err = fmt.Errorf("sim: resuming: the source ended before the %d jobs the checkpoint had read", e.stats.Jobs)
+				}
+				return e.stats, err
+			}
+		}
+	}
 	have, err := e.read(src, &next)
 	if err != nil {
 		return e.stats, err
 	}
-	if have {
+	if have && !e.resumed {
 		e.stats.FirstEvent = next.Submit
 		e.lastT = next.Submit
+		e.nextCk = next.Submit + e.cfg.CheckpointEvery
 	}
+	e.resumed = false
 	sampler, _ := obs.(Sampler)
 	e.obs = obs
 	idleWakes := 0
@@ -426,11 +451,14 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			event = true
 			e.finish(e.ends.pop().id, obs)
 		}
+		expired := false
 		for len(e.expiry) > 0 && e.expiry[0].at == t {
-			event = true
+			event, expired = true, true
 			e.expire(e.expiry.pop().id)
 		}
-		passed := len(e.queue) > 0 || len(e.ended) > 0
+		// A corrected prediction is news to a policy that plans ahead
+		// (Conservative) even when nothing waits.
+		passed := len(e.queue) > 0 || len(e.ended) > 0 || expired
 		if passed {
 			e.pass()
 		}
@@ -444,6 +472,13 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		if sampler != nil && (event || passed) {
 			e.sample = Sample{Time: t, Busy: e.machine.Size() - e.freeProcs(), Running: len(e.running), Queued: len(e.queue), QueuedProcs: e.queuedProcs}
 			sampler.Sample(&e.sample)
+		}
+		if e.cfg.CheckpointEvery > 0 && t >= e.nextCk && e.cfg.OnCheckpoint != nil {
+			every := e.cfg.CheckpointEvery
+			e.nextCk = e.stats.FirstEvent + ((t-e.stats.FirstEvent)/every+1)*every
+			if err := e.cfg.OnCheckpoint(t); err != nil {
+				return e.stats, err
+			}
 		}
 	}
 	if len(e.queue) > 0 {

@@ -1,0 +1,241 @@
+package sim
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/gob"
+	"errors"
+	"fmt"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Checkpoints (the simulator's analogue of a select plugin's state save and
+// restore). With Config.CheckpointEvery and Config.OnCheckpoint set, the
+// engine calls OnCheckpoint at the end of the first instant at or after
+// every multiple of CheckpointEvery; MarshalBinary, called from there, encodes
+// the whole engine: clock, queue, running jobs, event heaps, statistics, and
+// the state of the policy and the estimator. Restore builds an engine from
+// such a state and a Config with the same settings; its Run reads past the
+// jobs the saved engine had already submitted (Stats.Jobs) and goes on, so
+// that the run's records and statistics equal those of an uninterrupted run.
+//
+// Only policies and estimators that implement encoding.BinaryMarshaler and
+// encoding.BinaryUnmarshaler can be checkpointed (FCFS, EASY, Depth,
+// Conservative, Slurm and every estimator); a run with a node selector
+// (Config.Allocator) or HPC Pack filters (Config.Admission) cannot yet.
+
+// ErrNoCheckpoint is returned when a run's configuration cannot be
+// checkpointed; the error wrapping it says which part.
+var ErrNoCheckpoint = errors.New("sim: cannot checkpoint this run")
+
+// stateful is what a policy or estimator implements to be checkpointed.
+type stateful interface {
+	encoding.BinaryMarshaler
+	encoding.BinaryUnmarshaler
+}
+
+// CanCheckpoint returns nil if runs of cfg can be checkpointed, or an error
+// wrapping ErrNoCheckpoint that names what cannot.
+func CanCheckpoint(cfg Config) error {
+	if cfg.Policy != nil {
+		if _, ok := cfg.Policy.(stateful); !ok {
+			return fmt.Errorf("%w: policy %s does not save its state", ErrNoCheckpoint, cfg.Policy.Name())
+		}
+	}
+	if cfg.Estimator != nil {
+		if _, ok := cfg.Estimator.(stateful); !ok {
+			return fmt.Errorf("%w: estimator %s does not save its state", ErrNoCheckpoint, cfg.Estimator.Name())
+		}
+	}
+	if cfg.Allocator != nil {
+		return fmt.Errorf("%w: runs on a cluster of nodes (a node selector) cannot be checkpointed yet", ErrNoCheckpoint)
+	}
+	if cfg.Admission != nil || cfg.Annotator != nil {
+		return fmt.Errorf("%w: runs with HPC Pack filters or templates cannot be checkpointed yet", ErrNoCheckpoint)
+	}
+	return nil
+}
+
+// engineState mirrors Engine for encoding/gob.
+type engineState struct {
+	Policy, Estimator []byte
+	Machine           []byte
+
+	Now     workload.Time
+	Slots   []slotState
+	FreeIDs []int32
+	Queue   []int32
+	Ends    []eventState
+	Expiry  []eventState
+	Epoch   uint32
+	Running []runningState
+	LastSeq int64
+	Wakes   []workload.Time
+	Queued  int64
+	Stats   Stats
+	Busy    float64
+	LastT   workload.Time
+	NextCk  workload.Time
+}
+
+type slotState struct {
+	Job                                 workload.Job
+	Start, End, PredEnd, Limit, Reserve workload.Time
+	Epoch                               uint32
+	Alloc                               []cluster.Range
+	Started                             bool
+	Held                                int32
+	Predicted                           workload.Time
+}
+
+type eventState struct {
+	At  workload.Time
+	Seq int64
+	ID  int32
+}
+
+type runningState struct {
+	PredEnd workload.Time
+	Seq     int64
+	Procs   int32
+	ID      int32
+}
+
+// MarshalBinary encodes the engine's state between two instants; call it
+// from Config.OnCheckpoint (or before Run, or after it returned). It
+// returns an error wrapping ErrNoCheckpoint if the configuration cannot be
+// checkpointed (see CanCheckpoint).
+func (e *Engine) MarshalBinary() ([]byte, error) {
+	if err := CanCheckpoint(e.cfg); err != nil {
+		return nil, err
+	}
+	if len(e.ended) > 0 {
+		return nil, errors.New("sim: checkpoint taken inside an instant")
+	}
+	var s engineState
+	var err error
+	if s.Policy, err = e.pol.(stateful).MarshalBinary(); err != nil {
+		return nil, fmt.Errorf("sim: policy state: %w", err)
+	}
+	if e.est != nil {
+		if s.Estimator, err = e.est.(stateful).MarshalBinary(); err != nil {
+			return nil, fmt.Errorf("sim: estimator state: %w", err)
+		}
+	}
+	if s.Machine, err = e.machine.MarshalBinary(); err != nil {
+		return nil, err
+	}
+	s.Now, s.FreeIDs, s.Queue, s.Epoch = e.now, e.freeIDs, e.queue, e.epoch
+	s.LastSeq, s.Wakes, s.Queued, s.Stats = e.lastSeq, e.wakes, e.queuedProcs, e.stats
+	s.Busy, s.LastT, s.NextCk = e.busy, e.lastT, e.nextCk
+	s.Slots = make([]slotState, len(e.slots))
+	for i := range e.slots {
+		x := &e.slots[i]
+		s.Slots[i] = slotState{Job: x.job, Start: x.start, End: x.end, PredEnd: x.predEnd, Limit: x.limit,
+			Reserve: x.reserved, Epoch: x.epoch, Alloc: x.alloc, Started: x.started, Held: x.held, Predicted: x.predicted}
+	}
+	s.Ends = events(e.ends)
+	s.Expiry = events(e.expiry)
+	s.Running = make([]runningState, len(e.running))
+	for i, r := range e.running {
+		s.Running[i] = runningState{PredEnd: r.predEnd, Seq: r.seq, Procs: r.procs, ID: r.id}
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
+		return nil, fmt.Errorf("sim: encoding the engine state: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func events(h endHeap) []eventState {
+	out := make([]eventState, len(h))
+	for i, ev := range h {
+		out[i] = eventState{At: ev.at, Seq: ev.seq, ID: ev.id}
+	}
+	return out
+}
+
+func unevents(es []eventState, n int) (endHeap, error) {
+	h := make(endHeap, len(es))
+	for i, ev := range es {
+		if ev.ID < 0 || int(ev.ID) >= n {
+			return nil, fmt.Errorf("event for slot %d of %d", ev.ID, n)
+		}
+		h[i] = endEvent{at: ev.At, seq: ev.Seq, id: ev.ID}
+	}
+	return h, nil
+}
+
+// Restore returns an engine for cfg in the state b, which MarshalBinary
+// encoded from an engine with the same configuration (the same machine,
+// policy and estimator settings, given as new values: Restore loads their
+// state). Its Run continues the saved run: give it the same source, from
+// its beginning. Restore returns an error if b is not a valid state.
+func Restore(cfg Config, b []byte) (*Engine, error) {
+	if err := CanCheckpoint(cfg); err != nil {
+		return nil, err
+	}
+	e, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var s engineState
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
+		return nil, fmt.Errorf("sim: decoding the engine state: %w", err)
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("sim: engine state: "+format, args...)
+	}
+	if err := e.pol.(stateful).UnmarshalBinary(s.Policy); err != nil {
+		return nil, err
+	}
+	if e.est != nil {
+		if err := e.est.(stateful).UnmarshalBinary(s.Estimator); err != nil {
+			return nil, err
+		}
+	} else if len(s.Estimator) > 0 {
+		return nil, bad("saved with an estimator, restored without one")
+	}
+	if err := e.machine.UnmarshalBinary(s.Machine); err != nil {
+		return nil, err
+	}
+	if e.machine.Size() != cfg.Procs {
+		return nil, bad("machine of %d processors, configuration %d", e.machine.Size(), cfg.Procs)
+	}
+	n := len(s.Slots)
+	e.slots = make([]slot, n)
+	for i, x := range s.Slots {
+		e.slots[i] = slot{job: x.Job, start: x.Start, end: x.End, predEnd: x.PredEnd, limit: x.Limit,
+			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted}
+	}
+	for _, ids := range [][]int32{s.FreeIDs, s.Queue} {
+		for _, id := range ids {
+			if id < 0 || int(id) >= n {
+				return nil, bad("slot %d of %d", id, n)
+			}
+		}
+	}
+	e.now, e.freeIDs, e.queue, e.epoch = s.Now, s.FreeIDs, s.Queue, s.Epoch
+	e.lastSeq, e.wakes, e.queuedProcs, e.stats = s.LastSeq, s.Wakes, s.Queued, s.Stats
+	e.busy, e.lastT, e.nextCk = s.Busy, s.LastT, s.NextCk
+	if e.ends, err = unevents(s.Ends, n); err != nil {
+		return nil, bad("%v", err)
+	}
+	if e.expiry, err = unevents(s.Expiry, n); err != nil {
+		return nil, bad("%v", err)
+	}
+	e.running = make([]byEnd, len(s.Running))
+	for i, r := range s.Running {
+		if r.ID < 0 || int(r.ID) >= n {
+			return nil, bad("running slot %d of %d", r.ID, n)
+		}
+		e.running[i] = byEnd{predEnd: r.PredEnd, seq: r.Seq, procs: r.Procs, id: r.ID}
+	}
+	if len(e.running) != len(e.ends) {
+		return nil, bad("%d running jobs, %d end events", len(e.running), len(e.ends))
+	}
+	e.resumed = true
+	return e, nil
+}

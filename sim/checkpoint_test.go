@@ -1,0 +1,163 @@
+package sim_test
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+var errStopHere = errors.New("stop here")
+
+// checkpointCase makes a fresh configuration (new policy and estimator
+// values) for each run.
+type checkpointCase struct {
+	name string
+	cfg  func() sim.Config
+}
+
+func checkpointCases(procs int) []checkpointCase {
+	slurm := func() policy.Policy {
+		s, err := policy.NewSlurm(policy.SlurmParams{Interval: 60})
+		if err != nil {
+			panic(err)
+		}
+		return s
+	}
+	est := func(s string) policy.Estimator {
+		e, err := policy.ParseEstimator(s)
+		if err != nil {
+			panic(err)
+		}
+		return e
+	}
+	return []checkpointCase{
+		{"fcfs", func() sim.Config { return sim.Config{Procs: procs, Policy: policy.FCFS{}} }},
+		{"easy-all", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}} }},
+		{"easy-10", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: 10}} }},
+		{"easy-sjbf", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}} }},
+		{"depth-3", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.Depth{Depth: 3, Lookahead: policy.LookaheadAll}}
+		}},
+		{"conservative", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.Conservative{}} }},
+		{"slurm", func() sim.Config { return sim.Config{Procs: procs, Policy: slurm()} }},
+		{"easy-perfect", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Estimator: est("perfect")}
+		}},
+		{"easy-factor", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Estimator: est("factor:0.5")}
+		}},
+		{"conservative-predict", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.Conservative{}, Estimator: est("predict:double")}
+		}},
+	}
+}
+
+// TestCheckpointChain runs each configuration once without interruption,
+// then again as a chain of runs, each stopped at its first checkpoint and
+// resumed from the saved state by a new engine with new policy values: the
+// records (in order) and the statistics must be the same.
+func TestCheckpointChain(t *testing.T) {
+	const procs = 64
+	for _, tc := range checkpointCases(procs) {
+		for seed := uint64(1); seed <= 3; seed++ {
+			t.Run(fmt.Sprintf("%s/seed%d", tc.name, seed), func(t *testing.T) {
+				jobs := syntheticJobs(seed, 400, procs)
+				for i := range jobs {
+					jobs[i].Seq = int64(i)
+					jobs[i].User = i % 7
+				}
+				want := &recorder{}
+				eng, err := sim.New(tc.cfg())
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantStats, err := eng.Run(&sliceSource{jobs: jobs}, want)
+				if err != nil {
+					t.Fatal(err)
+				}
+
+				got := &recorder{}
+				var state []byte
+				resumes := 0
+				for {
+					cfg := tc.cfg()
+					cfg.CheckpointEvery = 900
+					var e *sim.Engine
+					var saved []byte
+					cfg.OnCheckpoint = func(workload.Time) error {
+						b, err := e.MarshalBinary()
+						if err != nil {
+							return err
+						}
+						saved = b
+						return errStopHere
+					}
+					if state == nil {
+						e, err = sim.New(cfg)
+					} else {
+						e, err = sim.Restore(cfg, state)
+						resumes++
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					st, err := e.Run(&sliceSource{jobs: jobs}, got)
+					if err == nil {
+						if !reflect.DeepEqual(st, wantStats) {
+							t.Fatalf("stats after %d resumes:\n got %+v\nwant %+v", resumes, st, wantStats)
+						}
+						break
+					}
+					if !errors.Is(err, errStopHere) {
+						t.Fatal(err)
+					}
+					state = saved
+				}
+				if resumes < 5 {
+					t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)
+				}
+				if len(got.recs) != len(want.recs) {
+					t.Fatalf("%d records, want %d", len(got.recs), len(want.recs))
+				}
+				for i := range want.recs {
+					if !reflect.DeepEqual(got.recs[i], want.recs[i]) {
+						t.Fatalf("record %d after resuming:\n got %+v %+v\nwant %+v %+v", i, got.recs[i], *got.recs[i].Job, want.recs[i], *want.recs[i].Job)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestConservativeCorrectionEmptyQueue: a job outlives its prediction while
+// nothing waits. Conservative must hear of the correction (the engine runs
+// a pass at the instant), or its plan keeps the job ending at the old
+// prediction and its end at 100 frees processors the plan no longer holds.
+func TestConservativeCorrectionEmptyQueue(t *testing.T) {
+	est, err := policy.ParseEstimator("factor:0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []workload.Job{job(1, 0, 2, 100, 200), job(2, 150, 4, 10, 20)}
+	eng, err := sim.New(sim.Config{Procs: 4, Policy: &policy.Conservative{}, Estimator: est})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	if _, err := eng.Run(newSource(jobs), rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		id         int64
+		start, end workload.Time
+	}{{1, 0, 100}, {2, 150, 160}} {
+		if r := rec.byID(t, w.id); r.Start != w.start || r.End != w.end {
+			t.Errorf("job %d: %d–%d, want %d–%d", w.id, r.Start, r.End, w.start, w.end)
+		}
+	}
+}
