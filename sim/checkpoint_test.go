@@ -37,9 +37,13 @@ func checkpointCases(procs int) []checkpointCase {
 	}
 	return []checkpointCase{
 		{"fcfs", func() sim.Config { return sim.Config{Procs: procs, Policy: policy.FCFS{}} }},
-		{"easy-all", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}} }},
+		{"easy-all", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}}
+		}},
 		{"easy-10", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: 10}} }},
-		{"easy-sjbf", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}} }},
+		{"easy-sjbf", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}}
+		}},
 		{"depth-3", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.Depth{Depth: 3, Lookahead: policy.LookaheadAll}}
 		}},
