@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,6 +25,11 @@ type AtomicFile struct {
 	f    *os.File
 	path string
 	done bool
+
+	track bool   // keep n and crc (Track)
+	n     int64  // bytes written, when tracking
+	crc   uint32 // their CRC-32 (IEEE), when tracking
+	keep  bool   // Abort keeps the temporary file (KeepOnAbort)
 }
 
 // AtomicMode is the permission of a committed AtomicFile.
@@ -50,7 +56,12 @@ func (a *AtomicFile) Write(p []byte) (int, error) {
 	if a.done {
 		return 0, errDone
 	}
-	return a.f.Write(p)
+	n, err := a.f.Write(p)
+	if a.track {
+		a.n += int64(n)
+		a.crc = crc32.Update(a.crc, crc32.IEEETable, p[:n])
+	}
+	return n, err
 }
 
 // Commit syncs and closes the temporary file, gives it mode AtomicMode and
@@ -87,7 +98,9 @@ func (a *AtomicFile) Abort() {
 	}
 	a.done = true
 	a.f.Close()
-	os.Remove(a.f.Name())
+	if !a.keep {
+		os.Remove(a.f.Name())
+	}
 }
 
 // WriteFileAtomic writes the file at path with write, through a buffer, and

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -103,6 +104,9 @@ type runOptions struct {
 
 	// stop, when set, interrupts the run (SIGINT/SIGTERM).
 	stop *atomic.Bool
+	// ck takes checkpoints or resumes from one (run's --checkpoint and
+	// --resume); nil without them.
+	ck *checkpointer
 }
 
 func (o *runOptions) register(fs *pflag.FlagSet) {
@@ -350,10 +354,6 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		}
 		simCfg.Policy, simCfg.Admission, simCfg.Annotator = pol, hpc, hpc
 	}
-	eng, err := sim.New(simCfg)
-	if err != nil {
-		return nil, usageError{err}
-	}
 	m := report.NewMetrics()
 	ts := report.NewTimeSeries(procs, report.DefaultSeriesPoints)
 	all := append(report.Observers{m, ts}, obs...)
@@ -361,6 +361,16 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	if o.ganttMaxJobs > 0 {
 		gantt = report.NewGantt(o.ganttMaxJobs)
 		all = append(all, gantt)
+	}
+	var eng *sim.Engine
+	if o.ck != nil {
+		o.ck.config(&simCfg)
+		eng, err = o.ck.engine(simCfg, m, ts, gantt)
+	} else if eng, err = sim.New(simCfg); err != nil {
+		err = usageError{err}
+	}
+	if err != nil {
+		return nil, err
 	}
 	var src sim.Source = rd
 	if o.stop != nil {
@@ -422,7 +432,7 @@ func (o *runOptions) hpcPack(epoch time.Time) (*policy.HPCPack, error) {
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var o runOptions
-	var out, cpuProfile, memProfile, progress, formats string
+	var out, cpuProfile, memProfile, progress, formats, ckPath, ckEvery, resume string
 	var quiet, plots bool
 	fs := newFlagSet("run", runUsage, stdout)
 	o.register(fs)
@@ -435,8 +445,26 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVarP(&quiet, "quiet", "q", false, "do not print the summary table")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	fs.StringVar(&memProfile, "memprofile", "", "write a heap profile at the end of the run to this file")
+	fs.StringVar(&ckPath, "checkpoint", "", "save the run's whole state to this file (atomically) every --checkpoint-every of simulated time, so that a killed run can go on with --resume; removed when the run completes")
+	fs.StringVar(&ckEvery, "checkpoint-every", "", "with --checkpoint, simulated time between checkpoints (units s, m, h, d; default "+defaultCheckpointEvery+"); each checkpoint holds every finished job's wait and slowdown so far, about 17 bytes a job")
+	fs.StringVar(&resume, "resume", "", "continue the run saved in this checkpoint file; alone, it repeats the saved run's options (other options must be the same as the saved run's); the final outputs equal an uninterrupted run's byte for byte")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if resume != "" && len(withoutResume(args)) == 0 {
+		ck, err := readCheckpoint(resume)
+		if err != nil {
+			return err
+		}
+		return cmdRun(append(slices.Clone(ck.Args), "--resume", resume), stdout, stderr)
+	}
+	ck, err := newCheckpointer(ckPath, ckEvery, resume, args, o.trace)
+	if err != nil {
+		return err
+	}
+	o.ck = ck
+	if o.ck != nil && o.ck.from != nil && !sameArgs(o.ck.from.Args, o.ck.args) {
+		return usagef("--resume %s: %v: the checkpoint was taken by `schedsim run %s`; give --resume alone, or the same options", resume, errCheckpoint, strings.Join(o.ck.from.Args, " "))
 	}
 	stop, stopListening := onInterrupt()
 	defer stopListening()
@@ -444,6 +472,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	tables, err := parseJobTables(formats)
 	if err != nil {
 		return err
+	}
+	if o.ck != nil && tables.parquet {
+		return usagef("--format %s: jobs.parquet cannot be checkpointed yet; use --format csv with --checkpoint or --resume", formats)
 	}
 	prog, progressDone, err := newProgress(progress, stderr)
 	if err != nil {
@@ -491,12 +522,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			}()
 			o.filterLog = logFile
 		}
-		jobsFile, err := report.CreateAtomic(filepath.Join(out, "jobs.csv"))
+		var jobsFile *report.AtomicFile
+		var csv *report.JobsCSV
+		if o.ck != nil {
+			jobsFile, csv, err = o.ck.jobsCSV(filepath.Join(out, "jobs.csv"), o.traceName())
+		} else if jobsFile, err = report.CreateAtomic(filepath.Join(out, "jobs.csv")); err == nil {
+			csv = report.NewJobsCSV(jobsFile, o.traceName())
+		}
 		if err != nil {
 			return err
 		}
 		defer jobsFile.Abort()
-		csv := report.NewJobsCSV(jobsFile, o.traceName())
 		if err := tables.open(out, o.traceName()); err != nil {
 			return err
 		}
@@ -529,6 +565,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	o.ck.done()
 	if memProfile != "" {
 		f, err := os.Create(memProfile)
 		if err != nil {

@@ -1,0 +1,347 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/traces"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// A checkpoint file is
+//
+//	"schedsim-checkpoint\n"   magic, 20 bytes
+//	version                  uint32, big-endian (checkpointVersion)
+//	length                   uint64, big-endian: the payload's length
+//	payload                  encoding/gob of checkpointFile
+//	checksum                 uint32, big-endian: CRC-32 (Castagnoli) of the payload
+//
+// It is written to a temporary file and renamed, so a checkpoint is either
+// the previous one or the new one, never half of one.
+const (
+	checkpointMagic   = "schedsim-checkpoint\n"
+	checkpointVersion = 1
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// checkpointFile is what a checkpoint holds: the run's arguments, the trace
+// it reads, and the state of the engine and of every observer, with where
+// the partial jobs.csv ended.
+type checkpointFile struct {
+	Args  []string // the run's arguments, without --resume
+	Trace traceFingerprint
+	At    workload.Time // the last instant simulated
+
+	Engine, Metrics, Series, Gantt []byte
+
+	JobsTemp string // the partial jobs.csv (absolute), "" without --out
+	JobsSize int64
+	JobsCRC  uint32
+}
+
+// traceFingerprint identifies a trace's content.
+type traceFingerprint struct {
+	Name string
+	Size int64
+	CRC  uint32
+}
+
+func (f traceFingerprint) String() string {
+	return fmt.Sprintf("%s (%d bytes, CRC %08x)", f.Name, f.Size, f.CRC)
+}
+
+// fingerprint reads the whole trace once.
+func fingerprint(trace string) (traceFingerprint, error) {
+	var r io.Reader
+	name := trace
+	if trace == "" {
+		r, name = traces.Sample(), "embedded:"+traces.SampleName
+	} else {
+		f, err := os.Open(trace)
+		if err != nil {
+			return traceFingerprint{}, err
+		}
+		defer f.Close()
+		r = f
+	}
+	h := crc32.New(castagnoli)
+	n, err := io.Copy(h, bufio.NewReaderSize(r, 1<<20))
+	if err != nil {
+		return traceFingerprint{}, fmt.Errorf("reading %s: %w", name, err)
+	}
+	return traceFingerprint{Name: name, Size: n, CRC: h.Sum32()}, nil
+}
+
+// writeCheckpoint writes c to path atomically.
+func writeCheckpoint(path string, c *checkpointFile) error {
+	var payload bytes.Buffer
+	if err := gob.NewEncoder(&payload).Encode(c); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return report.WriteFileAtomic(path, func(w io.Writer) error {
+		var head [len(checkpointMagic) + 12]byte
+		copy(head[:], checkpointMagic)
+		binary.BigEndian.PutUint32(head[len(checkpointMagic):], checkpointVersion)
+		binary.BigEndian.PutUint64(head[len(checkpointMagic)+4:], uint64(payload.Len()))
+		if _, err := w.Write(head[:]); err != nil {
+			return err
+		}
+		if _, err := w.Write(payload.Bytes()); err != nil {
+			return err
+		}
+		return binary.Write(w, binary.BigEndian, crc32.Checksum(payload.Bytes(), castagnoli))
+	})
+}
+
+// errCheckpoint marks a checkpoint file that cannot be used.
+var errCheckpoint = errors.New("cannot resume")
+
+// readCheckpoint reads and checks the checkpoint at path.
+func readCheckpoint(path string) (*checkpointFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--resume: %w", err)}
+	}
+	bad := func(format string, a ...any) error {
+		return usageError{fmt.Errorf("--resume %s: %w: "+format, append([]any{path, errCheckpoint}, a...)...)}
+	}
+	m := len(checkpointMagic)
+	if len(b) < m || string(b[:m]) != checkpointMagic {
+		return nil, bad("not a schedsim checkpoint (no %q magic at its start)", strings.TrimSpace(checkpointMagic))
+	}
+	if len(b) < m+12+4 {
+		return nil, bad("truncated: %d bytes", len(b))
+	}
+	if v := binary.BigEndian.Uint32(b[m:]); v != checkpointVersion {
+		return nil, bad("checkpoint format version %d; this schedsim reads version %d", v, checkpointVersion)
+	}
+	n := binary.BigEndian.Uint64(b[m+4:])
+	if n != uint64(len(b)-m-12-4) {
+		return nil, bad("truncated or padded: header says %d payload bytes, file holds %d", n, len(b)-m-12-4)
+	}
+	payload := b[m+12 : len(b)-4]
+	if sum, want := crc32.Checksum(payload, castagnoli), binary.BigEndian.Uint32(b[len(b)-4:]); sum != want {
+		return nil, bad("corrupt: checksum %08x, file says %08x", sum, want)
+	}
+	var c checkpointFile
+	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&c); err != nil {
+		return nil, bad("undecodable payload: %v", err)
+	}
+	return &c, nil
+}
+
+// withoutResume returns args without --resume and its value.
+func withoutResume(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i:]...)
+		case a == "--resume":
+			i++
+		case strings.HasPrefix(a, "--resume="):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// checkpointer takes a run's checkpoints (--checkpoint) and resumes it
+// (--resume).
+type checkpointer struct {
+	path  string        // --checkpoint FILE, "" for none
+	every workload.Time // --checkpoint-every
+	args  []string      // the run's arguments, without --resume
+	from  *checkpointFile
+	trace traceFingerprint
+
+	// Set up by the run.
+	eng      *sim.Engine
+	m        *report.Metrics
+	ts       *report.TimeSeries
+	gantt    *report.Gantt
+	csv      *report.JobsCSV
+	jobsFile *report.AtomicFile
+
+	written int
+	stall   int // test hook: SCHEDSIM_TEST_STALL_CHECKPOINT
+}
+
+// newCheckpointer parses --checkpoint, --checkpoint-every and --resume.
+// It returns nil if none is given.
+func newCheckpointer(path, every, resume string, args []string, trace string) (*checkpointer, error) {
+	if path == "" && resume == "" {
+		if every != "" {
+			return nil, usagef("--checkpoint-every needs --checkpoint FILE")
+		}
+		return nil, nil
+	}
+	c := &checkpointer{path: path, args: withoutResume(args)}
+	if path != "" {
+		if every == "" {
+			every = defaultCheckpointEvery
+		}
+		t, err := policy.ParseDuration(every)
+		if err != nil || t <= 0 {
+			return nil, usagef("--checkpoint-every %q: want a positive simulated time such as 3600, 12h or 7d", every)
+		}
+		c.every = t
+	}
+	var err error
+	if c.trace, err = fingerprint(trace); err != nil {
+		return nil, usageError{fmt.Errorf("--checkpoint: %w", err)}
+	}
+	if resume != "" {
+		if c.from, err = readCheckpoint(resume); err != nil {
+			return nil, err
+		}
+		if c.from.Trace != c.trace {
+			return nil, usagef("--resume %s: %v: the checkpoint was taken on %v, the trace is now %v", resume, errCheckpoint, c.from.Trace, c.trace)
+		}
+	}
+	if s := os.Getenv("SCHEDSIM_TEST_STALL_CHECKPOINT"); s != "" {
+		c.stall, _ = strconv.Atoi(s)
+	}
+	return c, nil
+}
+
+// defaultCheckpointEvery is --checkpoint-every's default.
+const defaultCheckpointEvery = "30d"
+
+// config sets up cfg's checkpoints.
+func (c *checkpointer) config(cfg *sim.Config) {
+	if c.path == "" {
+		return
+	}
+	cfg.CheckpointEvery = c.every
+	cfg.OnCheckpoint = c.save
+}
+
+// engine returns the run's engine: new, or restored from the checkpoint.
+func (c *checkpointer) engine(cfg sim.Config, m *report.Metrics, ts *report.TimeSeries, gantt *report.Gantt) (*sim.Engine, error) {
+	if err := sim.CanCheckpoint(cfg); err != nil {
+		return nil, usageError{fmt.Errorf("--checkpoint: %w", err)}
+	}
+	c.m, c.ts, c.gantt = m, ts, gantt
+	var err error
+	if c.from == nil {
+		c.eng, err = sim.New(cfg)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return c.eng, nil
+	}
+	if c.eng, err = sim.Restore(cfg, c.from.Engine); err != nil {
+		return nil, usageError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+	}
+	if err := m.UnmarshalBinary(c.from.Metrics); err != nil {
+		return nil, usageError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+	}
+	if err := ts.UnmarshalBinary(c.from.Series); err != nil {
+		return nil, usageError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+	}
+	if (gantt == nil) != (c.from.Gantt == nil) {
+		return nil, usagef("--resume: %v: the Gantt chart was kept in one run and not in the other", errCheckpoint)
+	}
+	if gantt != nil {
+		if err := gantt.UnmarshalBinary(c.from.Gantt); err != nil {
+			return nil, usageError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+		}
+	}
+	return c.eng, nil
+}
+
+// jobsCSV returns the writer of DIR/jobs.csv: a new one, or the partial
+// file of the checkpoint, cut to where the checkpoint was taken.
+func (c *checkpointer) jobsCSV(path, traceName string) (*report.AtomicFile, *report.JobsCSV, error) {
+	var f *report.AtomicFile
+	var err error
+	if c.from != nil {
+		if c.from.JobsTemp == "" {
+			return nil, nil, usagef("--resume: %v: the checkpointed run wrote no jobs.csv (it had no --out)", errCheckpoint)
+		}
+		if f, err = report.ResumeAtomic(path, c.from.JobsTemp, c.from.JobsSize, c.from.JobsCRC); err != nil {
+			return nil, nil, usageError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+		}
+		c.csv = report.ResumeJobsCSV(f, traceName)
+	} else {
+		if f, err = report.CreateAtomic(path); err != nil {
+			return nil, nil, err
+		}
+		f.Track()
+		c.csv = report.NewJobsCSV(f, traceName)
+	}
+	f.KeepOnAbort() // a killed or interrupted run can be resumed
+	c.jobsFile = f
+	return f, c.csv, nil
+}
+
+// save writes a checkpoint at the end of instant t.
+func (c *checkpointer) save(t workload.Time) error {
+	c.written++
+	if c.jobsFile != nil {
+		if err := c.csv.Flush(); err != nil {
+			return err
+		}
+	}
+	if c.stall > 0 && c.written == c.stall {
+		// Test hook: stop here, with rows past the previous checkpoint
+		// on disk, and wait for SIGKILL.
+		fmt.Fprintf(os.Stderr, "schedsim: stalled before checkpoint %d\n", c.written)
+		select {}
+	}
+	ck := checkpointFile{Args: c.args, Trace: c.trace, At: t}
+	var err error
+	if ck.Engine, err = c.eng.MarshalBinary(); err != nil {
+		return err
+	}
+	if ck.Metrics, err = c.m.MarshalBinary(); err != nil {
+		return err
+	}
+	if ck.Series, err = c.ts.MarshalBinary(); err != nil {
+		return err
+	}
+	if c.gantt != nil {
+		if ck.Gantt, err = c.gantt.MarshalBinary(); err != nil {
+			return err
+		}
+	}
+	if c.jobsFile != nil {
+		if err := c.jobsFile.Sync(); err != nil {
+			return err
+		}
+		if ck.JobsTemp, err = filepath.Abs(c.jobsFile.TempName()); err != nil {
+			return err
+		}
+		ck.JobsSize, ck.JobsCRC = c.jobsFile.Position()
+	}
+	return writeCheckpoint(c.path, &ck)
+}
+
+// done removes the checkpoint of a run that completed: resuming it could
+// only fail, its partial jobs.csv having become the result.
+func (c *checkpointer) done() {
+	if c != nil && c.path != "" {
+		os.Remove(c.path)
+	}
+}
+
+// sameArgs reports whether a and b are the same arguments.
+func sameArgs(a, b []string) bool { return slices.Equal(a, b) }

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// readDir returns every file in dir, by name.
+func readDir(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = b
+	}
+	return files
+}
+
+// killAtCheckpoint runs schedsim with args in a child process that stops
+// just before writing checkpoint n (with the rows since the previous one
+// already in the partial jobs.csv), and kills it with SIGKILL there.
+func killAtCheckpoint(t *testing.T, n int, args ...string) {
+	t.Helper()
+	cmd := child(t, []string{"SCHEDSIM_TEST_STALL_CHECKPOINT=" + strconv.Itoa(n)}, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stalled := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		var all strings.Builder
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), "stalled before checkpoint") {
+				stalled <- ""
+				return
+			}
+		}
+		stalled <- all.String()
+	}()
+	select {
+	case msg := <-stalled:
+		if msg != "" {
+			cmd.Wait()
+			t.Fatalf("the run ended before checkpoint %d:\n%s", n, msg)
+		}
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("the run never reached the checkpoint")
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	cmd.Wait()
+}
+
+// A run of LANL-CM5 under EASY, killed with SIGKILL after some checkpoints
+// and resumed with --resume alone, writes the same files as a run never
+// interrupted, byte for byte (jobs.csv, summary.json, plots and report).
+func TestCheckpointKillResumeLANL(t *testing.T) {
+	trace := filepath.Join("..", "..", "..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
+	if _, err := os.Stat(trace); err != nil {
+		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", trace)
+	}
+	dir := t.TempDir()
+	whole, resumed := filepath.Join(dir, "whole"), filepath.Join(dir, "resumed")
+	ck := filepath.Join(dir, "run.ckpt")
+	args := []string{"run", "--trace", trace, "--backfill", "easy", "--lookahead", "all", "-q"}
+	if code, _, stderr := run(t, append(args, "--out", whole)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	killAtCheckpoint(t, 7, append(args, "--out", resumed, "--checkpoint", ck, "--checkpoint-every", "30d")...)
+	if _, err := os.Stat(filepath.Join(resumed, "jobs.csv")); err == nil {
+		t.Fatal("a killed run left a jobs.csv that looks complete")
+	}
+	if _, err := os.Stat(ck); err != nil {
+		t.Fatalf("no checkpoint after the kill: %v", err)
+	}
+	code, _, stderr := run(t, "run", "--resume", ck)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, stderr)
+	}
+	want, got := readDir(t, whole), readDir(t, resumed)
+	if len(want) < 4 || len(got) != len(want) {
+		t.Fatalf("resumed run wrote %d files, uninterrupted %d", len(got), len(want))
+	}
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Errorf("%s differs after kill and resume", name)
+		}
+	}
+	if _, err := os.Stat(ck); err == nil {
+		t.Error("the checkpoint of a completed run was left behind")
+	}
+}
+
+// A checkpoint that cannot be used is refused with exit status 2 and a
+// message that says why, and nothing is written.
+func TestCheckpointRefused(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	ck := filepath.Join(dir, "run.ckpt")
+	trace := writeFile(t, dir, "t.swf", smallTrace)
+	big := filepath.Join(dir, "big.swf")
+	if code, _, stderr := run(t, "generate", "--jobs", "2000", "--procs", "64", "--out", big); code != 0 {
+		t.Fatal(stderr)
+	}
+	args := []string{"run", "--trace", big, "-q", "--plots=false", "--out", out, "--checkpoint", ck, "--checkpoint-every", "6h"}
+	killAtCheckpoint(t, 4, args...)
+	good, err := os.ReadFile(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	variant := func(name string, edit func([]byte) []byte) string {
+		b := edit(bytes.Clone(good))
+		return writeFile(t, dir, name, string(b))
+	}
+	flip := variant("flipped", func(b []byte) []byte { b[len(b)/2] ^= 0x40; return b })
+	trunc := variant("truncated", func(b []byte) []byte { return b[:len(b)-9] })
+	version := variant("version", func(b []byte) []byte { b[len(checkpointMagic)+3] = 99; return b })
+	notCk := writeFile(t, dir, "notck", smallTrace)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"corrupt", []string{"run", "--resume", flip}, "corrupt: checksum"},
+		{"truncated", []string{"run", "--resume", trunc}, "truncated"},
+		{"version", []string{"run", "--resume", version}, "format version 99"},
+		{"not a checkpoint", []string{"run", "--resume", notCk}, "not a schedsim checkpoint"},
+		{"missing", []string{"run", "--resume", filepath.Join(dir, "nope")}, "no such file"},
+		{"other options", append(append([]string{}, args...), "--lookahead", "all", "--resume", ck), "the checkpoint was taken by `schedsim run --trace"},
+		{"every without checkpoint", []string{"run", "--trace", trace, "--checkpoint-every", "1d"}, "--checkpoint-every needs --checkpoint"},
+		{"bad every", []string{"run", "--trace", trace, "--checkpoint", ck + "2", "--checkpoint-every", "soon"}, "--checkpoint-every \"soon\""},
+		{"parquet", []string{"run", "--trace", trace, "--out", filepath.Join(dir, "pq"), "--format", "parquet", "--checkpoint", ck + "2"}, "jobs.parquet cannot be checkpointed"},
+		{"allocator", []string{"run", "--trace", trace, "--slurm-conf", writeFile(t, dir, "slurm.conf", "NodeName=n[1-2] CPUs=4\nPartitionName=p Nodes=n[1-2] Default=YES\n"), "--checkpoint", ck + "2"}, "cluster of nodes"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(t, tc.args...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(out, "jobs.csv")); err == nil {
+		t.Fatal("a refused resume wrote jobs.csv")
+	}
+
+	// The trace changed since the checkpoint.
+	changed := writeFile(t, dir, "changed.ckpt", string(good))
+	orig, err := os.ReadFile(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(big, append(bytes.Clone(orig), []byte("\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "run", "--resume", changed); code != 2 || !strings.Contains(stderr, "the trace is now") {
+		t.Fatalf("changed trace: exit %d, %q", code, stderr)
+	}
+	if err := os.WriteFile(big, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The partial jobs.csv is gone.
+	partial, _ := filepath.Glob(filepath.Join(out, ".jobs.csv.tmp-*"))
+	if len(partial) != 1 {
+		t.Fatalf("partial files: %v", partial)
+	}
+	saved, err := os.ReadFile(partial[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(partial[0])
+	if code, _, stderr := run(t, "run", "--resume", ck); code != 2 || !strings.Contains(stderr, "partial file is gone") {
+		t.Fatalf("no partial file: exit %d, %q", code, stderr)
+	}
+	// Restored, the checkpoint resumes.
+	if err := os.WriteFile(partial[0], saved, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "run", "--resume", ck); code != 0 {
+		t.Fatalf("resume: exit %d, %q", code, stderr)
+	}
+}
