@@ -229,3 +229,101 @@ func decodeState(name string, b []byte, v any) error {
 	}
 	return nil
 }
+
+type orderedState struct {
+	Inner, Order []byte
+}
+
+// MarshalBinary implements encoding.BinaryMarshaler: the inner policy's
+// state and the order's (an order that keeps state, an Updater such as
+// MultiFactor, must implement encoding.BinaryMarshaler too). It returns an
+// error if either cannot be saved.
+func (o *Ordered) MarshalBinary() ([]byte, error) {
+	var s orderedState
+	inner, ok := o.Inner.(interface{ MarshalBinary() ([]byte, error) })
+	if !ok {
+		return nil, fmt.Errorf("policy: %s does not save its state", o.Inner.Name())
+	}
+	var err error
+	if s.Inner, err = inner.MarshalBinary(); err != nil {
+		return nil, err
+	}
+	if _, upd := o.Order.(Updater); upd {
+		ord, ok := o.Order.(interface{ MarshalBinary() ([]byte, error) })
+		if !ok {
+			return nil, fmt.Errorf("policy: order %s does not save its state", o.Order.Name())
+		}
+		if s.Order, err = ord.MarshalBinary(); err != nil {
+			return nil, err
+		}
+	}
+	return encodeState(s)
+}
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler.
+func (o *Ordered) UnmarshalBinary(b []byte) error {
+	var s orderedState
+	if err := decodeState("ordered", b, &s); err != nil {
+		return err
+	}
+	inner, ok := o.Inner.(interface{ UnmarshalBinary([]byte) error })
+	if !ok {
+		return fmt.Errorf("policy: %s does not restore its state", o.Inner.Name())
+	}
+	if err := inner.UnmarshalBinary(s.Inner); err != nil {
+		return err
+	}
+	if _, upd := o.Order.(Updater); upd {
+		ord, ok := o.Order.(interface{ UnmarshalBinary([]byte) error })
+		if !ok {
+			return fmt.Errorf("policy: order %s does not restore its state", o.Order.Name())
+		}
+		return ord.UnmarshalBinary(s.Order)
+	}
+	if len(s.Order) > 0 {
+		return fmt.Errorf("policy: order %s keeps no state, got %d bytes", o.Order.Name(), len(s.Order))
+	}
+	return nil
+}
+
+type multiFactorState struct {
+	Capacity int
+	Init     bool
+	CalcAt   workload.Time
+	User     []int // user of each index
+	Usage    []float64
+	Share    []float64
+	Pending  []Ended
+}
+
+// MarshalBinary implements encoding.BinaryMarshaler: the users' decayed
+// usage and fair-share factors, and the ended jobs not yet charged.
+func (m *MultiFactor) MarshalBinary() ([]byte, error) {
+	s := multiFactorState{Capacity: m.capacity, Init: m.init, CalcAt: m.calcAt, Usage: m.usage, Share: m.share, Pending: m.pending}
+	s.User = make([]int, len(m.users))
+	for _, u := range slices.Sorted(maps.Keys(m.users)) {
+		i := m.users[u]
+		if i < 0 || i >= len(s.User) {
+			return nil, fmt.Errorf("policy: multifactor user %d at index %d of %d", u, i, len(s.User))
+		}
+		s.User[i] = u
+	}
+	return encodeState(s)
+}
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler.
+func (m *MultiFactor) UnmarshalBinary(b []byte) error {
+	var s multiFactorState
+	if err := decodeState("multifactor", b, &s); err != nil {
+		return err
+	}
+	if len(s.Usage) != len(s.User) || len(s.Share) != len(s.User) {
+		return fmt.Errorf("policy: multifactor state: columns of different lengths")
+	}
+	m.capacity, m.init, m.calcAt, m.usage, m.share, m.pending = s.Capacity, s.Init, s.CalcAt, s.Usage, s.Share, s.Pending
+	m.users = make(map[int]int, len(s.User))
+	for i, u := range s.User {
+		m.users[u] = i
+	}
+	return nil
+}

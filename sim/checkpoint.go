@@ -23,8 +23,10 @@ import (
 //
 // Only policies and estimators that implement encoding.BinaryMarshaler and
 // encoding.BinaryUnmarshaler can be checkpointed (FCFS, EASY, Depth,
-// Conservative, Slurm and every estimator); a run with a node selector
-// (Config.Allocator) or HPC Pack filters (Config.Admission) cannot yet.
+// Conservative, Slurm, Ordered with any order and every estimator), on a
+// processor pool or a node selector (Config.Allocator: the selector, new
+// and idle, gets the running jobs' allocations back); a run with HPC Pack
+// filters (Config.Admission) cannot yet.
 
 // ErrNoCheckpoint is returned when a run's configuration cannot be
 // checkpointed; the error wrapping it says which part.
@@ -48,9 +50,6 @@ func CanCheckpoint(cfg Config) error {
 		if _, ok := cfg.Estimator.(stateful); !ok {
 			return fmt.Errorf("%w: estimator %s does not save its state", ErrNoCheckpoint, cfg.Estimator.Name())
 		}
-	}
-	if cfg.Allocator != nil {
-		return fmt.Errorf("%w: runs on a cluster of nodes (a node selector) cannot be checkpointed yet", ErrNoCheckpoint)
 	}
 	if cfg.Admission != nil || cfg.Annotator != nil {
 		return fmt.Errorf("%w: runs with HPC Pack filters or templates cannot be checkpointed yet", ErrNoCheckpoint)
@@ -201,8 +200,8 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	if err := e.machine.UnmarshalBinary(s.Machine); err != nil {
 		return nil, err
 	}
-	if e.machine.Size() != cfg.Procs {
-		return nil, bad("machine of %d processors, configuration %d", e.machine.Size(), cfg.Procs)
+	if e.machine.Size() != e.cfg.Procs {
+		return nil, bad("machine of %d processors, configuration %d", e.machine.Size(), e.cfg.Procs)
 	}
 	n := len(s.Slots)
 	e.slots = make([]slot, n)
@@ -236,6 +235,36 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	if len(e.running) != len(e.ends) {
 		return nil, bad("%d running jobs, %d end events", len(e.running), len(e.ends))
 	}
+	if err := e.recommit(); err != nil {
+		return nil, bad("%v", err)
+	}
 	e.resumed = true
 	return e, nil
+}
+
+// recommit gives a restored engine's node selector the running jobs'
+// allocations back: its state is that of its allocations. A corrupt state
+// that makes the selector panic (a processor taken twice) is an error.
+func (e *Engine) recommit() (err error) {
+	if e.alloc == nil {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	bad := func(format string, args ...any) error { return fmt.Errorf(format, args...) }
+	{
+		for _, r := range e.running {
+			x := &e.slots[r.id]
+			if !x.started || len(x.alloc) == 0 {
+				return bad("running job %d has no allocation", x.job.ID)
+			}
+			if held := e.alloc.Commit(cluster.RequestOf(&x.job), x.alloc); held != int(x.held) {
+				return bad("job %d holds %d processors, its allocation %d", x.job.ID, x.held, held)
+			}
+		}
+	}
+	return nil
 }

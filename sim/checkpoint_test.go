@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
@@ -35,7 +36,34 @@ func checkpointCases(procs int) []checkpointCase {
 		}
 		return e
 	}
+	ordered := func(order string, inner policy.Policy) policy.Policy {
+		o, err := policy.ParseOrder(order, policy.DefaultPriorityParams())
+		if err != nil {
+			panic(err)
+		}
+		return &policy.Ordered{Order: o, Inner: inner}
+	}
+	nodes := func(sel string) cluster.Allocator {
+		spec := &cluster.Spec{Select: sel, Groups: []cluster.NodeGroup{{Name: "a", Count: 8, Cores: 4, MemoryMB: 1024}, {Name: "b", Count: 4, Cores: 8, MemoryMB: 4096}}}
+		al, err := spec.NewAllocator()
+		if err != nil {
+			panic(err)
+		}
+		return al
+	}
 	return []checkpointCase{
+		{"easy-sjf", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll})}
+		}},
+		{"easy-multifactor", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: ordered("multifactor", &policy.EASY{Lookahead: policy.LookaheadAll})}
+		}},
+		{"easy-linear", func() sim.Config {
+			return sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Allocator: nodes(cluster.SelectLinear)}
+		}},
+		{"slurm-consres", func() sim.Config {
+			return sim.Config{Policy: slurm(), Allocator: nodes(cluster.SelectConsRes)}
+		}},
 		{"fcfs", func() sim.Config { return sim.Config{Procs: procs, Policy: policy.FCFS{}} }},
 		{"easy-all", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}}
@@ -90,7 +118,7 @@ func TestCheckpointChain(t *testing.T) {
 				resumes := 0
 				for {
 					cfg := tc.cfg()
-					cfg.CheckpointEvery = 900
+					cfg.CheckpointEvery = 3600
 					var e *sim.Engine
 					var saved []byte
 					cfg.OnCheckpoint = func(workload.Time) error {
