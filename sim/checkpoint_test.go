@@ -193,3 +193,32 @@ func TestConservativeCorrectionEmptyQueue(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRestore: whatever the bytes, Restore returns an engine or an error,
+// never panics. The seeds are real states of an EASY run.
+func FuzzRestore(f *testing.F) {
+	const procs = 16
+	jobs := syntheticJobs(7, 60, procs)
+	cfg := sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, CheckpointEvery: 1800}
+	var e *sim.Engine
+	cfg.OnCheckpoint = func(workload.Time) error {
+		b, err := e.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		f.Add(b)
+		return nil
+	}
+	e, err := sim.New(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := e.Run(&sliceSource{jobs: jobs}, discard{}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cfg := sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}}
+		sim.Restore(cfg, b)
+	})
+}
