@@ -133,7 +133,24 @@ type ScoreD struct {
 type sdQueue struct {
 	cfg   policy.Queue
 	state policy.QueueState
-	wait  []int32 // waiting jobs by Seq
+	wait  []int32 // waiting jobs by Seq from head on
+	head  int
+}
+
+// live returns the waiting jobs.
+func (q *sdQueue) live() []int32 { return q.wait[q.head:] }
+
+// pop removes the first waiting job, reusing the buffer's front when it
+// can.
+func (q *sdQueue) pop() {
+	q.head++
+	switch {
+	case q.head == len(q.wait):
+		q.wait, q.head = q.wait[:0], 0
+	case q.head >= 1024 && 2*q.head >= len(q.wait):
+		n := copy(q.wait, q.wait[q.head:])
+		q.wait, q.head = q.wait[:n], 0
+	}
 }
 
 // sdSlot holds a job from its submission to its end.
@@ -352,14 +369,14 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 	}
 	// Jobs still held by a queue that was never activated again.
 	for qi := range e.queues {
-		for _, id := range e.queues[qi].wait {
+		for _, id := range e.queues[qi].live() {
 			s := &e.slots[id]
 			e.queuedProcs -= int64(s.job.Procs)
 			reason := fmt.Sprintf("queue %d %s at the end of the run", qi, e.queues[qi].state)
 			e.rejectSlot(s, qi, reason)
 			e.freeIDs = append(e.freeIDs, id)
 		}
-		e.queues[qi].wait = e.queues[qi].wait[:0]
+		e.queues[qi].wait, e.queues[qi].head = e.queues[qi].wait[:0], 0
 	}
 	if len(e.running) > 0 {
 		panic(fmt.Sprintf("sim: SCore-D run ended with %d jobs running", len(e.running)))
@@ -501,7 +518,7 @@ func (e *ScoreD) submit(j *workload.Job) {
 func (e *ScoreD) queued() int {
 	n := 0
 	for i := range e.queues {
-		n += len(e.queues[i].wait)
+		n += len(e.queues[i].live())
 	}
 	return n
 }
@@ -544,8 +561,8 @@ func (e *ScoreD) pass() {
 		if q.state != policy.Activated {
 			continue
 		}
-		for len(q.wait) > 0 {
-			id := q.wait[0]
+		for len(q.live()) > 0 {
+			id := q.wait[q.head]
 			s := &e.slots[id]
 			row := e.fitsNow(s)
 			if row == -2 {
@@ -555,7 +572,7 @@ func (e *ScoreD) pass() {
 				row = e.fitsNow(s)
 				q = &e.queues[qi]
 			}
-			q.wait = q.wait[1:]
+			q.pop()
 			e.start(id, row)
 		}
 	}
@@ -639,8 +656,9 @@ func (e *ScoreD) preempt(id int32, by *sdSlot) {
 func (e *ScoreD) requeue(id int32) {
 	s := &e.slots[id]
 	q := &e.queues[s.queue]
-	k := sort.Search(len(q.wait), func(i int) bool { return e.slots[q.wait[i]].job.Seq > s.job.Seq })
-	q.wait = slices.Insert(q.wait, k, id)
+	live := q.live()
+	k := sort.Search(len(live), func(i int) bool { return e.slots[live[i]].job.Seq > s.job.Seq })
+	q.wait = slices.Insert(q.wait, q.head+k, id)
 	e.queuedProcs += int64(s.job.Procs)
 }
 
@@ -840,11 +858,11 @@ func (e *ScoreD) rejectShort() {
 		if s.firstMs >= 0 || !q.cfg.Reject || q.state != policy.Activated {
 			continue
 		}
-		k := slices.Index(q.wait, id)
+		k := slices.Index(q.live(), id)
 		if k < 0 {
 			panic(fmt.Sprintf("sim: job %d neither started nor waiting", s.job.ID))
 		}
-		q.wait = slices.Delete(q.wait, k, k+1)
+		q.wait = slices.Delete(q.wait, q.head+k, q.head+k+1)
 		e.queuedProcs -= int64(s.job.Procs)
 		e.rejectSlot(s, s.queue, fmt.Sprintf("resources not available at submission (queue %d rejects on shortage)", s.queue))
 		e.freeIDs = append(e.freeIDs, id)
