@@ -199,7 +199,7 @@ type ScoreD struct {
 	// to queue indices; see QueueOf.
 	Map QueueMap
 	// MPL is the gang multiprogramming level: the rows of the Ousterhout
-	// matrix (≥ 1).
+	// matrix (1 to 16).
 	MPL int
 	// QuantumMs and SwitchMs are the gang time quantum and the cost of one
 	// switch between rows, in milliseconds.
@@ -229,8 +229,8 @@ func (c *ScoreD) Validate() error {
 	switch {
 	case len(c.Queues) == 0:
 		return fmt.Errorf("policy: SCore-D: no queues")
-	case c.MPL < 1 || c.MPL > 64:
-		return fmt.Errorf("policy: SCore-D: multiprogramming level %d: want 1 to 64", c.MPL)
+	case c.MPL < 1 || c.MPL > 16:
+		return fmt.Errorf("policy: SCore-D: multiprogramming level %d: want 1 to 16", c.MPL)
 	case c.QuantumMs < 1:
 		return fmt.Errorf("policy: SCore-D: time quantum %d ms: want at least 1 ms", c.QuantumMs)
 	case c.SwitchMs < 0 || c.SwitchMs > 1<<30:

@@ -21,7 +21,7 @@ import (
 // report writer works unchanged.
 //
 // Time. Events are kept in integer milliseconds, so that gang switch costs
-// of a few milliseconds count; progress (CPU time) is kept in integer
+// of a few milliseconds count; progress (CPU time) is credited in integer
 // microseconds. Submissions and scheduled queue changes happen on whole
 // seconds (the trace's unit). A record's Start and End are the job's first
 // start and its end rounded up to whole seconds, CPUTime its CPU time
@@ -53,7 +53,9 @@ import (
 // plus the switch overheads. A global virtual clock advances at that rate,
 // and each gang job's next event is a point on it, so a change of load moves
 // every gang job's end without touching any of them: an event costs
-// O(log n) in the running jobs, never O(n).
+// O(log n) in the running jobs, never O(n). The clock is exact: whole µs
+// plus a fraction over lcm(1..MPL)·(q+s), so no rounding accumulates, and
+// an end is rounded up to the millisecond only when it is planned.
 //
 // Record.Alloc holds an exclusive job's processors (of its last stint);
 // a gang job's record has none: its row has no fixed processor numbers.
@@ -96,7 +98,10 @@ type ScoreD struct {
 	gEnds   sdHeap  // gang jobs' next events, gang virtual µs
 
 	nowMs int64
-	vg    int64 // gang virtual clock: µs of progress of a running gang job
+	vg    int64  // gang virtual clock: µs of progress of a running gang job …
+	vgRem uint64 // … plus vgRem/vgDen µs, so that the clock is exact
+	vgDen uint64 // lcm(1..MPL)·(q+s)
+	lcm   int64  // lcm(1..MPL)
 
 	ex       int              // processors held by exclusive jobs
 	exM      *cluster.Machine // which ones (Record.Alloc)
@@ -242,21 +247,28 @@ func (a *u128) add(x, y uint64) {
 	a.hi += hi + c
 }
 
-// mulDiv returns ⌊a·b/c⌋ (ceil: ⌈a·b/c⌉) for a, b ≥ 0 and c > 0, saturating
-// at workload.Forever.
-func mulDiv(a, b, c int64, ceil bool) int64 {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if hi >= uint64(c) {
-		return int64(workload.Forever)
+// divMod128 divides the 128-bit hi:lo by d > 0: it returns the quotient,
+// saturated at workload.Forever, and the remainder.
+func divMod128(hi, lo, d uint64) (uint64, uint64) {
+	qhi, r := hi/d, hi%d
+	q, r := bits.Div64(r, lo, d)
+	if qhi > 0 || q > uint64(workload.Forever) {
+		return uint64(workload.Forever), r
 	}
-	q, r := bits.Div64(hi, lo, uint64(c))
-	if ceil && r > 0 {
-		q++
+	return q, r
+}
+
+// lcmUpTo returns the least common multiple of 1..n.
+func lcmUpTo(n int) int64 {
+	l := int64(1)
+	for k := int64(2); k <= int64(n); k++ {
+		a, b := l, k
+		for b != 0 {
+			a, b = b, a%b
+		}
+		l = l / a * k
 	}
-	if q > uint64(workload.Forever) {
-		return int64(workload.Forever)
-	}
-	return int64(q)
+	return l
 }
 
 // NewScoreD returns a SCore-D engine for a machine of procs processors.
@@ -275,6 +287,8 @@ func NewScoreD(procs int, cfg policy.ScoreD) (*ScoreD, error) {
 	for _, q := range cfg.Queues {
 		e.queues = append(e.queues, sdQueue{cfg: q, state: q.State})
 	}
+	e.lcm = lcmUpTo(cfg.MPL)
+	e.vgDen = uint64(e.lcm) * uint64(e.q+e.s)
 	e.changes = slices.Clone(cfg.Changes)
 	slices.SortStableFunc(e.changes, func(a, b policy.QueueChange) int {
 		switch {
@@ -312,7 +326,7 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 			t = min(t, ceilDiv(ev.at, 1000))
 		}
 		if ev, ok := e.peek(&e.gEnds); ok {
-			t = min(t, e.nowMs+e.gangDelayMs(ev.at-e.vg))
+			t = min(t, e.nowMs+e.gangDelayMs(ev.at))
 		}
 		if e.ci < len(e.changes) {
 			t = min(t, int64(e.changes[e.ci].At)*1000)
@@ -415,16 +429,32 @@ func ceilDiv(a, b int64) int64 {
 	return (a + b - 1) / b
 }
 
-// gangDelayMs returns the milliseconds until the gang clock has advanced by
-// dv µs at the current load (rounded up).
-func (e *ScoreD) gangDelayMs(dv int64) int64 {
-	if dv <= 0 {
+// gangStep returns how far the exact gang clock moves in one millisecond
+// at the current load, in 1/vgDen µs: 1000·q·lcm/r with r ≥ 2 non-empty rows
+// (rate q/(r·(q+s))), 1000·vgDen with one (rate 1).
+func (e *ScoreD) gangStep() uint64 {
+	if e.nonEmpty <= 1 {
+		return 1000 * e.vgDen
+	}
+	return 1000 * uint64(e.q) * uint64(e.lcm/int64(e.nonEmpty))
+}
+
+// gangDelayMs returns the milliseconds until the exact gang clock reaches
+// target at the current load (rounded up).
+func (e *ScoreD) gangDelayMs(target int64) int64 {
+	if target <= e.vg {
 		return 0
 	}
-	if e.nonEmpty <= 1 {
-		return ceilDiv(dv, 1000)
+	hi, lo := bits.Mul64(uint64(target-e.vg), e.vgDen)
+	var b uint64
+	lo, b = bits.Sub64(lo, e.vgRem, 0)
+	hi -= b
+	step := e.gangStep()
+	q, r := divMod128(hi, lo, step)
+	if r > 0 {
+		q++
 	}
-	return mulDiv(dv, int64(e.nonEmpty)*(e.q+e.s), e.q*1000, true)
+	return int64(min(q, uint64(workload.Forever)))
 }
 
 // advance moves the clock to t (ms), advancing the gang clock and the
@@ -437,11 +467,14 @@ func (e *ScoreD) advance(t int64) {
 	if dt > 0 {
 		e.given.add(uint64(e.ex), uint64(dt)*1000)
 		if e.nonEmpty > 0 {
-			dv := dt * 1000
-			if e.nonEmpty > 1 {
-				dv = mulDiv(dt*1000, e.q, int64(e.nonEmpty)*(e.q+e.s), false)
-			}
+			hi, lo := bits.Mul64(uint64(dt), e.gangStep())
+			var c uint64
+			lo, c = bits.Add64(lo, e.vgRem, 0)
+			hi += c
+			q, r := divMod128(hi, lo, e.vgDen)
+			dv := int64(q)
 			e.vg += dv
+			e.vgRem = r
 			e.given.add(uint64(e.gangP), uint64(dv))
 		}
 	}

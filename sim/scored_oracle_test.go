@@ -93,7 +93,8 @@ func gangOracle(procs, mpl int, q, s int64, jobs []workload.Job) map[int64]*big.
 
 // TestScoreDGangOracle compares the gang engine (a virtual clock in integer
 // µs, events in integer ms) with the brute-force exact oracle on small
-// seeded workloads: every end agrees within a second.
+// seeded workloads: every end is the oracle's rounded up to whole seconds,
+// give or take the milliseconds by which the engine's ends are rounded up.
 func TestScoreDGangOracle(t *testing.T) {
 	for seed := range uint64(40) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
@@ -113,7 +114,10 @@ func TestScoreDGangOracle(t *testing.T) {
 			rec, _ := runScoreD(t, procs, cfg, jobs)
 			for _, rc := range rec.recs {
 				w, _ := want[rc.Job.ID].Float64()
-				if d := float64(rc.End) - w; d < -0.001 || d > 1.001 {
+				// Events happen on whole milliseconds: an end comes up to
+				// 1 ms late, which slows the jobs sharing its time slices
+				// for that long; records round up to whole seconds.
+				if d := float64(rc.End) - w; d < -0.001 || d >= 1+0.001*float64(len(jobs)) {
 					t.Errorf("job %d: end %d, oracle %.3f (procs %d, MPL %d, q %d, s %d)", rc.Job.ID, rc.End, w, procs, mpl, q, s)
 				}
 				if rc.CPUTime != rc.Job.Run {

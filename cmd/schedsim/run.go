@@ -103,6 +103,9 @@ type runOptions struct {
 
 	// stop, when set, interrupts the run (SIGINT/SIGTERM).
 	stop *atomic.Bool
+
+	// sd are the SCore-D queue flags (scored.go).
+	sd scoredOptions
 }
 
 func (o *runOptions) register(fs *pflag.FlagSet) {
@@ -130,6 +133,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.duplicate, "duplicate-id", string(workload.DuplicateError), "jobs whose job number an earlier job has: error (stop with a message), keep or drop (counted in the summary)")
 	fs.StringVar(&o.slurmConf, "slurm-conf", "", "model the machine of this slurm.conf: NodeName and PartitionName lines, SelectType (linear or cons_res), and with --backfill slurm its SchedulerParameters (flags override them); unknown keys are listed")
 	fs.StringVar(&o.config, "config", "", "run configuration file (TOML): HPC Pack submission and activation filters, job templates (see the README's HPC Pack filters section)")
+	o.sd.register(fs)
 	fs.StringVar(&o.columns, "columns", "", "Parquet column mapping: a preset (pm100, fdata) or target=column[:unit][?],… (see the README's Workloads section; default: schedsim's own schema)")
 }
 
@@ -333,6 +337,13 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 			return nil, usagef("%s declares no machine size (no MaxProcs or MaxNodes header line): give it with --procs N", rd.Path())
 		}
 	}
+	sd, err := o.scoreD()
+	if err != nil {
+		return nil, err
+	}
+	if sd != nil && (al != nil || est != nil) {
+		return nil, usagef("SCore-D queues (--mode, [scored]) run on one pool of processors with the requested times: not with a [cluster], --slurm-conf or --estimates")
+	}
 	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al}
 	var hpc *policy.HPCPack
 	if o.config != "" {
@@ -350,7 +361,14 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		}
 		simCfg.Policy, simCfg.Admission, simCfg.Annotator = pol, hpc, hpc
 	}
-	eng, err := sim.New(simCfg)
+	var eng interface {
+		Run(sim.Source, sim.Observer) (sim.Stats, error)
+	}
+	if sd != nil {
+		eng, err = sim.NewScoreD(procs, *sd)
+	} else {
+		eng, err = sim.New(simCfg)
+	}
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -375,6 +393,9 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		return nil, err
 	}
 	polName := pol.Name()
+	if sd != nil {
+		polName = scoredName(sd)
+	}
 	if est != nil {
 		polName += "+estimates=" + est.Name()
 	}
@@ -496,7 +517,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer jobsFile.Abort()
-		csv := report.NewJobsCSV(jobsFile, o.traceName())
+		newCSV := report.NewJobsCSV
+		if sd, err := o.scoreD(); err != nil {
+			return err
+		} else if sd != nil {
+			newCSV = report.NewScoreDJobsCSV // SCore-D's columns too
+		}
+		csv := newCSV(jobsFile, o.traceName())
 		if err := tables.open(out, o.traceName()); err != nil {
 			return err
 		}

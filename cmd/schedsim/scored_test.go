@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// scoredTrace: two full-machine jobs of trace queue 1 at 0, one of trace
+// queue 5 at 10, one of queue 5 from group 7 at 20.
+const scoredTrace = `; Version: 2.2
+; MaxProcs: 4
+1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1
+2 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1
+3 10 -1 50 4 -1 -1 4 100 -1 1 1 1 -1 5 -1 -1 -1
+4 20 -1 50 4 -1 -1 4 100 -1 1 1 7 -1 5 -1 -1 -1
+`
+
+// readScoreDJobs reads DIR/jobs.csv into maps by column name, keyed by job_id.
+func readScoreDJobs(t *testing.T, dir string) map[string]map[string]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "jobs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]string{}
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = r[i]
+		}
+		out[m["job_id"]] = m
+	}
+	return out
+}
+
+func TestRunScoreD(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "q.swf", scoredTrace)
+	conf := writeFile(t, dir, "scored.toml", `
+[scored]
+mode = "exclusive"
+queue_map = "5=0,*=1"
+preempt = "suspend"
+states = ["1=deactivated@300-400"]
+
+[[scored.queue]]
+name = "high"
+group = 1
+
+[[scored.queue]]
+name = "low"
+on_shortage = "wait"
+`)
+	cases := []struct {
+		name string
+		args []string
+		// want: job → column → value
+		want map[string]map[string]string
+	}{
+		{
+			// Gang on one queue, MPL 2, q 100 ms, s 10 ms: jobs 1 and 2
+			// share the machine at rate 100/220 until job 3 (10 s) needs a
+			// third row: it waits. Jobs 1 and 2 end at 220, 3 runs 220–270
+			// alone; job 4 arrives at 20 and shares 220–320 at rate 100/220
+			// with job 3 from 220: job 3's 50 s take 110 s (end 330), job 4
+			// gets 50 s by then: end 330 too.
+			name: "gang",
+			args: []string{"--mode", "gang", "--queues", "1", "--mpl", "2", "--quantum", "100ms", "--switch-overhead", "10ms"},
+			want: map[string]map[string]string{
+				"1": {"finish_time": "220", "cpu_time": "100", "queue": "0", "suspensions": "0", "end_reason": ""},
+				"2": {"finish_time": "220", "cpu_time": "100"},
+				"3": {"starting_time": "220", "finish_time": "330", "cpu_time": "50"},
+				"4": {"starting_time": "220", "finish_time": "330", "cpu_time": "50"},
+			},
+		},
+		{
+			// Job 3 (queue 0) suspends job 1 (queue 1) at 10, runs 10–60;
+			// job 1 resumes 60–150, job 2 runs 150–250; job 4 (group 7)
+			// may not submit to queue 0.
+			name: "config",
+			args: []string{"--config", conf},
+			want: map[string]map[string]string{
+				"1": {"starting_time": "0", "finish_time": "150", "queue": "1", "suspensions": "1", "cpu_time": "100"},
+				"2": {"starting_time": "150", "finish_time": "250", "queue": "1"},
+				"3": {"starting_time": "10", "finish_time": "60", "queue": "0"},
+				"4": {"final_state": "REJECTED", "end_reason": "group 7 may not submit to queue 0 (group 1 only)"},
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			code, stdout, stderr := run(t, append([]string{"run", "--trace", trace, "--out", out, "--plots=false"}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, "scored(") {
+				t.Errorf("summary does not name the SCore-D policy:\n%s", stdout)
+			}
+			jobs := readScoreDJobs(t, out)
+			for id, cols := range c.want {
+				for col, v := range cols {
+					if got := jobs[id][col]; got != v {
+						t.Errorf("job %s: %s = %q, want %q", id, col, got, v)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestRunScoreDUsage(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "q.swf", scoredTrace)
+	withCluster := writeFile(t, dir, "c.toml", "[scored]\nmode = \"gang\"\n[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"n\"\ncount = 1\ncores = 4\n")
+	badQueue := writeFile(t, dir, "b.toml", "[scored]\n[[scored.queue]]\nstate = \"paused\"\n")
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--mpl", "2"}, "apply to SCore-D queues"},
+		{[]string{"--mode", "fancy"}, "--mode \"fancy\""},
+		{[]string{"--mode", "gang", "--quantum", "1.5s"}, "--quantum"},
+		{[]string{"--mode", "gang", "--preempt", "kill"}, "--preempt"},
+		{[]string{"--mode", "gang", "--queue-map", "1=9"}, "queue 9"},
+		{[]string{"--mode", "gang", "--queue-state", "1=paused@5"}, "unknown state"},
+		{[]string{"--mode", "gang", "--queue-state", "7=disabled@5"}, "state change of queue 7"},
+		{[]string{"--mode", "gang", "--mpl", "-1"}, "multiprogramming level"},
+		{[]string{"--mode", "gang", "--estimates", "perfect"}, "not with"},
+		{[]string{"--config", withCluster}, "cannot be combined"},
+		{[]string{"--config", badQueue}, "state \"paused\""},
+	}
+	for _, c := range cases {
+		code, _, stderr := run(t, append([]string{"run", "--trace", trace}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.msg)
+		}
+	}
+}
