@@ -45,6 +45,11 @@ priority order at every event, and a backfill cycle every --bf-interval.
 --order sets the queue's priority order (e.g. sjf, wfp3, multifactor), and
 --estimates what the scheduler plans with (e.g. perfect, predict).
 
+--mode gang|exclusive (or a [scored] table in --config) runs SCore-D's
+priority queues instead (SPEC §4): queues with states and limits, gang time
+sharing (--mpl, --quantum, --switch-overhead) or exclusive space sharing,
+and preemption (--preempt); see the README's SCore-D queues section.
+
 Real traces are dirty: the cleaning options below choose what happens to
 missing or inconsistent fields, and the summary counts the jobs each rule
 touched.
@@ -55,6 +60,7 @@ Examples:
   schedsim run --trace log.swf.gz --procs 93312 --backfill off --out results/fcfs
   schedsim run --trace jobs.parquet --config hpcpack.toml --out results/licenses
   schedsim run --trace log.swf.gz --slurm-conf /etc/slurm/slurm.conf
+  schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --mode gang --queues 1 --mpl 4
 `
 
 // runOptions are the options of a simulation run, shared by the commands
