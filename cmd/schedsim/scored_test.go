@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,5 +179,33 @@ func TestReadmeScoreDConfig(t *testing.T) {
 	}
 	if got := scoredName(c); got != "scored(queues=2,mode=gang/exclusive,mpl=2,quantum=100ms,switch=5ms,preempt=suspend)" {
 		t.Errorf("name %q", got)
+	}
+}
+
+// TestRunScoreDDeterministic runs a multi-queue gang run three times and
+// compares jobs.csv and summary.json byte for byte.
+func TestRunScoreDDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	var first [2][]byte
+	for i := range 3 {
+		out := filepath.Join(dir, fmt.Sprint(i))
+		code, _, stderr := run(t, "run", "--mode", "gang", "--mpl", "3", "--queue-map", "*=1", "--queue-state", "1=deactivated@100000-200000", "--out", out, "--plots=false", "-q")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		for k, name := range []string{"jobs.csv", "summary.json"} {
+			b, err := os.ReadFile(filepath.Join(out, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				first[k] = b
+			} else if !bytes.Equal(b, first[k]) {
+				t.Fatalf("run %d: %s differs from run 0", i, name)
+			}
+		}
+	}
+	if !bytes.Contains(first[0], []byte(",queue,demotions,suspensions,cpu_time,end_reason\n")) {
+		t.Error("jobs.csv has no SCore-D columns")
 	}
 }
