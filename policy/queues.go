@@ -160,7 +160,8 @@ type Queue struct {
 	Group int
 	// Reject refuses, at its submission, a job that cannot start at once
 	// (resource shortage), recording it as rejected; false (the default)
-	// makes jobs wait for resources.
+	// makes jobs wait for resources. A job's own choice
+	// (workload.Job.WaitResources) overrides it.
 	Reject bool
 }
 

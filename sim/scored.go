@@ -30,8 +30,8 @@ import (
 // The instant rule (SPEC §2) holds at every millisecond instant: first the
 // submissions, then the ends (and demotions, kills), then the scheduled
 // queue state changes, then one scheduling pass, then the rejection of the
-// instant's submissions that could not start in a queue that rejects on
-// shortage.
+// instant's submissions that could not start and do not wait for resources
+// (policy.Queue.Reject, workload.Job.WaitResources).
 //
 // Scheduling pass. Queues are served in priority order (0 first); in an
 // activated queue, jobs start in queue order (submission order; a suspended
@@ -888,7 +888,11 @@ func (e *ScoreD) rejectShort() {
 	for _, id := range e.arrived {
 		s := &e.slots[id]
 		q := &e.queues[s.queue]
-		if s.firstMs >= 0 || !q.cfg.Reject || q.state != policy.Activated {
+		reject := q.cfg.Reject
+		if w := s.job.WaitResources; w != 0 {
+			reject = w < 0 // the job's own choice
+		}
+		if s.firstMs >= 0 || !reject || q.state != policy.Activated {
 			continue
 		}
 		k := slices.Index(q.live(), id)
@@ -897,7 +901,7 @@ func (e *ScoreD) rejectShort() {
 		}
 		q.wait = slices.Delete(q.wait, q.head+k, q.head+k+1)
 		e.queuedProcs -= int64(s.job.Procs)
-		e.rejectSlot(s, s.queue, fmt.Sprintf("resources not available at submission (queue %d rejects on shortage)", s.queue))
+		e.rejectSlot(s, s.queue, fmt.Sprintf("resources not available at submission (queue %d)", s.queue))
 		e.freeIDs = append(e.freeIDs, id)
 	}
 }

@@ -323,6 +323,22 @@ func TestScoreDRules(t *testing.T) {
 			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, state: sim.Rejected, start: 10, end: 10, reason: "resources not available"}, {id: 3, start: 100, end: 110, cpu: 10}},
 		},
 		{
+			// The jobs' own choices override the queue's: job 2 asks to
+			// wait in a rejecting queue, job 3 to be refused.
+			name: "shortage/per job", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Exclusive, 2)
+				c.Queues[0].Reject = true
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 10, 4, 10, none, 0), sdJob(3, 10, 4, 10, none, 1)}
+				js[1].WaitResources, js[2].WaitResources = 1, -1
+				return js
+			}(),
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, start: 100, end: 110, cpu: 10}, {id: 3, state: sim.Rejected, start: 10, end: 10, queue: 1, reason: "resources not available at submission (queue 1)"}},
+		},
+		{
 			name: "shortage/wait", procs: 4,
 			cfg:  func() policy.ScoreD { return sdConfig(1, policy.Exclusive, 2) },
 			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 10, 4, 10, none, 0)},
