@@ -208,4 +208,9 @@ func TestRunScoreDDeterministic(t *testing.T) {
 	if !bytes.Contains(first[0], []byte(",queue,demotions,suspensions,cpu_time,end_reason\n")) {
 		t.Error("jobs.csv has no SCore-D columns")
 	}
+	// verify says it does not check time-shared schedules.
+	code, _, stderr := run(t, "verify", filepath.Join(dir, "0"))
+	if code != 2 || !strings.Contains(stderr, "SCore-D") {
+		t.Errorf("verify: exit %d, %q; want 2 and a word on SCore-D", code, stderr)
+	}
 }
