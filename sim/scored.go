@@ -39,7 +39,10 @@ import (
 // head fits: strict FCFS within a queue. When a queue's head does not fit
 // and lower-priority queues run jobs, it preempts them (policy.PreemptMode)
 // if that makes it fit: victims are taken from the lowest-priority queue
-// first, most recently started first, until it fits. Otherwise the queue
+// first, most recently started first, until it fits (Slurm's order); a gang
+// job takes them only from the row that needs the fewest victims (then the
+// fewest processors), so that no job of another row is suspended for
+// nothing. Otherwise the queue
 // waits, and lower queues may use the processors left (space sharing).
 //
 // Processors. The machine has P processors and, for gang queues, an
@@ -661,6 +664,9 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 		}
 		return x.job.Seq > y.job.Seq
 	})
+	if gang && e.mpl > 1 {
+		e.victims = e.victimsForRow(s, rows)
+	}
 	for _, id := range e.victims {
 		e.preempt(id, s)
 		if e.fitsNow(s) != -2 {
@@ -668,6 +674,66 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 		}
 	}
 	panic(fmt.Sprintf("sim: preempting every lower-priority job did not make job %d fit", s.job.ID))
+}
+
+// victimsForRow narrows e.victims (in preemption order) for gang job s to
+// the row that needs the fewest victims, then the fewest preempted
+// processors, then the lowest row: the exclusive victims and the gang
+// victims of that row, so that no job of another row is suspended for
+// nothing. after are the rows with every victim gone.
+func (e *ScoreD) victimsForRow(s *sdSlot, after []int) []int32 {
+	p := s.job.Procs
+	best, bestN, bestP := -1, 0, 0
+	for k := range e.mpl {
+		if e.ex-e.exLower(s)+after[k]+p > e.procs {
+			continue // not even with every victim gone
+		}
+		ex, row, mem, disk := e.ex, e.rows[k], e.memHeld, e.diskHeld
+		n, procs := 0, 0
+		for _, id := range e.victims {
+			if ex+row+p <= e.procs && (s.memKB == 0 || mem+s.memKB <= e.cfg.MemKB) && (s.diskKB == 0 || disk+s.diskKB <= e.cfg.DiskKB) {
+				break
+			}
+			v := &e.slots[id]
+			switch {
+			case !v.gang:
+				ex -= v.job.Procs
+			case v.row == k:
+				row -= v.job.Procs
+			default:
+				continue
+			}
+			mem -= v.memKB
+			disk -= v.diskKB
+			n++
+			procs += v.job.Procs
+		}
+		if ex+row+p > e.procs || s.memKB > 0 && mem+s.memKB > e.cfg.MemKB || s.diskKB > 0 && disk+s.diskKB > e.cfg.DiskKB {
+			continue
+		}
+		if best < 0 || n < bestN || n == bestN && procs < bestP {
+			best, bestN, bestP = k, n, procs
+		}
+	}
+	if best < 0 {
+		return e.victims // memory or disk decide: no row is better
+	}
+	out := e.victims[:0]
+	for _, id := range e.victims {
+		if v := &e.slots[id]; !v.gang || v.row == best {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// exLower returns the processors exclusive jobs of queues below s's hold.
+func (e *ScoreD) exLower(s *sdSlot) int {
+	n := 0
+	for q := s.queue + 1; q < len(e.queues); q++ {
+		n += e.exQ[q]
+	}
+	return n
 }
 
 // preempt stops running job id for job by, as Config.Preempt says.

@@ -172,6 +172,22 @@ func TestScoreDRules(t *testing.T) {
 			want: []sdWant{{id: 2, start: 10, end: 30, cpu: 20}, {id: 1, end: 120, queue: 1, susp: 1, cpu: 100}},
 		},
 		{
+			// Rows: A and B (queue 1) fill row 0, C (queue 1) fills row 1,
+			// s = 0. At 10 (A 6 s done, B 5, C 4) D (queue 0, 2 procs)
+			// needs a row: suspending B frees row 0 with one victim of 2
+			// processors, C would cost 4. D runs 10–30 at rate 1/2; B
+			// resumes at 30; A ends at 30 + 2·84 = 198, C at 202 (2 s at
+			// 1/2), B alone 202–211.
+			name: "preempt/gang picks the row", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Gang, 2)
+				c.SwitchMs = 0
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 2, 100, none, 1), sdJob(2, 1, 2, 100, none, 1), sdJob(3, 2, 4, 100, none, 1), sdJob(4, 10, 2, 10, none, 0)},
+			want: []sdWant{{id: 1, end: 198, queue: 1, cpu: 100}, {id: 2, start: 1, end: 211, queue: 1, susp: 1, cpu: 100}, {id: 3, start: 2, end: 202, queue: 1, cpu: 100}, {id: 4, start: 10, end: 30, cpu: 10}},
+		},
+		{
 			// Maximum CPU time 30 s, inherited from queue 0 although the
 			// job is demoted to queue 1 (residence 10 s) at 10.
 			name: "max CPU inherited", procs: 4,
