@@ -66,6 +66,7 @@ type JobsCSV struct {
 	w        *bufio.Writer
 	workload []byte // workload_name, already quoted if needed
 	row      []byte
+	scored   bool // SCore-D columns after Batsim's (NewScoreDJobsCSV)
 }
 
 var _ sim.Observer = (*JobsCSV)(nil)
@@ -107,6 +108,7 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	case sim.Rejected:
 		b = append(b, ",0,"+finalRejected+",-1,-1,-1,-1,-1,-1,,-1,"...)
 		b = appendField(b, r.Reason)
+		b = c.appendScoreD(b, r)
 		b = append(b, '\n')
 		c.row = b
 		c.w.Write(b)
@@ -114,6 +116,7 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	case sim.Failed:
 		b = append(b, ",0,"+finalFailed+",-1,-1,-1,-1,-1,-1,,-1,"...)
 		b = appendField(b, FailedMetadata(r))
+		b = c.appendScoreD(b, r)
 		b = append(b, '\n')
 		c.row = b
 		c.w.Write(b)
@@ -146,6 +149,7 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	} else if r.Note != "" {
 		b = appendField(b, r.Note)
 	}
+	b = c.appendScoreD(b, r)
 	b = append(b, '\n')
 	c.row = b
 	c.w.Write(b)

@@ -68,6 +68,13 @@ func (m *Metrics) JobDone(r *sim.Record) {
 		m.lastEnd = r.End
 	}
 	bsld := BoundedSlowdown(wait, run)
+	used := run
+	if r.ScoreD {
+		// SCore-D (gang, suspensions): the job ran stretched; its slowdown
+		// and its share of the machine count the CPU time it received.
+		used = r.CPUTime
+		bsld = BoundedSlowdown(r.End-j.Submit-used, used)
+	}
 	cell := uint8(SizeClass(j.Procs)*NumRuntimeClasses + RuntimeClass(run))
 	if r.State == sim.Killed {
 		m.killedIn[cell]++
@@ -77,7 +84,7 @@ func (m *Metrics) JobDone(r *sim.Record) {
 	m.cells = append(m.cells, cell)
 	m.waitSum += int64(wait)
 	m.respSum += int64(wait + run)
-	m.procSec += int64(j.Procs) * int64(run)
+	m.procSec += int64(j.Procs) * int64(used)
 	m.bsldSum += bsld
 }
 

@@ -104,6 +104,19 @@ type Record struct {
 	Predicted workload.Time
 	// HasPrediction reports whether Predicted holds a prediction.
 	HasPrediction bool
+	// ScoreD reports a record of the SCore-D engine (sim.ScoreD), which
+	// sets the fields below; a job's End − Start may then exceed its run
+	// (gang time sharing, suspensions), and CPUTime is what it received.
+	ScoreD bool
+	// Queue is the SCore-D queue the job ended in.
+	Queue int
+	// Demotions and Suspensions count the job's moves to a lower queue
+	// (residence time) and its preemptions (suspended, requeued or
+	// cancelled, or held by a deactivated queue).
+	Demotions, Suspensions int
+	// CPUTime is the CPU time the job received, in whole seconds (rounded
+	// down), per processor.
+	CPUTime workload.Time
 }
 
 // Wait returns the time the job spent queued.

@@ -92,6 +92,7 @@ const (
 	tTemplate
 	tPriority
 	tHoldUntil
+	tWaitResources
 	tStart
 	tEnd
 	numTargets
@@ -146,8 +147,11 @@ var targetInfo = [numTargets]struct {
 	tTemplate:   {"job_template", kString, 0},
 	tPriority:   {"priority", kSigned, 0},
 	tHoldUntil:  {"hold_until", kInstant, 0},
-	tStart:      {"start_time", kInstant, 0},
-	tEnd:        {"end_time", kInstant, 0},
+	// wait_resources: 1 the job waits when resources are short at its
+	// submission, 0 it asks to be refused (SCore-D, sim.ScoreD).
+	tWaitResources: {"wait_resources", kSigned, 0},
+	tStart:         {"start_time", kInstant, 0},
+	tEnd:           {"end_time", kInstant, 0},
 }
 
 // unitInfo describes a unit: the kinds that accept it, its scale to the

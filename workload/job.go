@@ -75,6 +75,11 @@ type Job struct {
 	Template     string // job_template: the job template's name
 	Priority     int64  // priority: the job's priority as the trace gives it (any sign)
 	HoldUntil    Time   // hold_until: the job may not start before this time, s from the trace start
+	// WaitResources is the job's own choice when resources are short at its
+	// submission (SCore-D), from the Parquet column wait_resources: 1 (the
+	// column says 1) wait, -1 (it says 0) be refused, 0 (absent, null or
+	// another value) its queue decides.
+	WaitResources int8
 }
 
 // HasEstimate reports whether the job carries a runtime estimate.

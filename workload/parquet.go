@@ -643,6 +643,13 @@ func (r *ParquetReader) decode(j *Job) (float64, error) {
 			j.PrecedingJob = int64(x)
 		case tThink:
 			j.ThinkTime = x
+		case tWaitResources:
+			switch x {
+			case 1:
+				j.WaitResources = 1
+			case 0:
+				j.WaitResources = -1
+			}
 		case tMinProcs, tMaxProcs, tReqNodes, tMemPerNode, tPriority:
 			if x == Unknown && b.t != tPriority {
 				x = 0

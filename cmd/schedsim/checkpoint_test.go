@@ -151,6 +151,7 @@ func TestCheckpointRefused(t *testing.T) {
 		{"bad every", []string{"run", "--trace", trace, "--checkpoint", ck + "2", "--checkpoint-every", "soon"}, "--checkpoint-every \"soon\""},
 		{"parquet", []string{"run", "--trace", trace, "--out", filepath.Join(dir, "pq"), "--format", "parquet", "--checkpoint", ck + "2"}, "jobs.parquet cannot be checkpointed"},
 		{"filters", []string{"run", "--trace", trace, "--config", writeFile(t, dir, "hpc.toml", "[filters]\nsubmission = [\"max-size\"]\n[max_size]\nprocs = 4\n"), "--checkpoint", ck + "2"}, "HPC Pack filters"},
+		{"scored", []string{"run", "--trace", trace, "--mode", "gang", "--checkpoint", ck + "2"}, "SCore-D queues"},
 		{"order", []string{"run", "--trace", trace, "--order", "wfp3", "--checkpoint", ck + "2", "--checkpoint-every", "1h"}, ""},
 	}
 	for _, tc := range tests {

@@ -34,7 +34,9 @@ type runConfig struct {
 	Cluster        *clusterConfig            `toml:"cluster"`
 	// Clusters, two or more, form a cluster of clusters (SCore-D).
 	Clusters []clusterConfig `toml:"clusters"`
-	path     string
+	// ScoreD is [scored]: SCore-D's priority queues (scored.go).
+	ScoreD *scoredConfig `toml:"scored"`
+	path   string
 }
 
 // clusterConfig is [cluster]: the machine as nodes (SPEC §5), documented in

@@ -46,6 +46,11 @@ priority order at every event, and a backfill cycle every --bf-interval.
 --order sets the queue's priority order (e.g. sjf, wfp3, multifactor), and
 --estimates what the scheduler plans with (e.g. perfect, predict).
 
+--mode gang|exclusive (or a [scored] table in --config) runs SCore-D's
+priority queues instead (SPEC §4): queues with states and limits, gang time
+sharing (--mpl, --quantum, --switch-overhead) or exclusive space sharing,
+and preemption (--preempt); see the README's SCore-D queues section.
+
 Real traces are dirty: the cleaning options below choose what happens to
 missing or inconsistent fields, and the summary counts the jobs each rule
 touched.
@@ -56,6 +61,7 @@ Examples:
   schedsim run --trace log.swf.gz --procs 93312 --backfill off --out results/fcfs
   schedsim run --trace jobs.parquet --config hpcpack.toml --out results/licenses
   schedsim run --trace log.swf.gz --slurm-conf /etc/slurm/slurm.conf
+  schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --mode gang --queues 1 --mpl 4
 `
 
 // runOptions are the options of a simulation run, shared by the commands
@@ -107,6 +113,9 @@ type runOptions struct {
 	// ck takes checkpoints or resumes from one (run's --checkpoint and
 	// --resume); nil without them.
 	ck *checkpointer
+
+	// sd are the SCore-D queue flags (scored.go).
+	sd scoredOptions
 }
 
 func (o *runOptions) register(fs *pflag.FlagSet) {
@@ -134,6 +143,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.duplicate, "duplicate-id", string(workload.DuplicateError), "jobs whose job number an earlier job has: error (stop with a message), keep or drop (counted in the summary)")
 	fs.StringVar(&o.slurmConf, "slurm-conf", "", "model the machine of this slurm.conf: NodeName and PartitionName lines, SelectType (linear or cons_res), and with --backfill slurm its SchedulerParameters (flags override them); unknown keys are listed")
 	fs.StringVar(&o.config, "config", "", "run configuration file (TOML): HPC Pack submission and activation filters, job templates (see the README's HPC Pack filters section)")
+	o.sd.register(fs)
 	fs.StringVar(&o.columns, "columns", "", "Parquet column mapping: a preset (pm100, fdata) or target=column[:unit][?],… (see the README's Workloads section; default: schedsim's own schema)")
 }
 
@@ -337,6 +347,13 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 			return nil, usagef("%s declares no machine size (no MaxProcs or MaxNodes header line): give it with --procs N", rd.Path())
 		}
 	}
+	sd, err := o.scoreD()
+	if err != nil {
+		return nil, err
+	}
+	if sd != nil && (al != nil || est != nil) {
+		return nil, usagef("SCore-D queues (--mode, [scored]) run on one pool of processors with the requested times: not with a [cluster], --slurm-conf or --estimates")
+	}
 	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al}
 	var hpc *policy.HPCPack
 	if o.config != "" {
@@ -362,12 +379,23 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		gantt = report.NewGantt(o.ganttMaxJobs)
 		all = append(all, gantt)
 	}
-	var eng *sim.Engine
-	if o.ck != nil {
+	var eng interface {
+		Run(sim.Source, sim.Observer) (sim.Stats, error)
+	}
+	switch {
+	case sd != nil && o.ck != nil:
+		return nil, usagef("--checkpoint and --resume do not work with SCore-D queues (--mode) yet")
+	case sd != nil:
+		if eng, err = sim.NewScoreD(procs, *sd); err != nil {
+			err = usageError{err}
+		}
+	case o.ck != nil:
 		o.ck.config(&simCfg)
 		eng, err = o.ck.engine(simCfg, m, ts, gantt)
-	} else if eng, err = sim.New(simCfg); err != nil {
-		err = usageError{err}
+	default:
+		if eng, err = sim.New(simCfg); err != nil {
+			err = usageError{err}
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -385,6 +413,9 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		return nil, err
 	}
 	polName := pol.Name()
+	if sd != nil {
+		polName = scoredName(sd)
+	}
 	if est != nil {
 		polName += "+estimates=" + est.Name()
 	}
@@ -473,6 +504,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.ck != nil {
+		if sd, err := o.scoreD(); err != nil {
+			return err
+		} else if sd != nil {
+			return usagef("--checkpoint and --resume do not work with SCore-D queues (--mode) yet")
+		}
+	}
 	if o.ck != nil && tables.parquet {
 		return usagef("--format %s: jobs.parquet cannot be checkpointed yet; use --format csv with --checkpoint or --resume", formats)
 	}
@@ -522,12 +560,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			}()
 			o.filterLog = logFile
 		}
+		newCSV := report.NewJobsCSV
+		if sd, err := o.scoreD(); err != nil {
+			return err
+		} else if sd != nil {
+			newCSV = report.NewScoreDJobsCSV // SCore-D's columns too
+		}
 		var jobsFile *report.AtomicFile
 		var csv *report.JobsCSV
 		if o.ck != nil {
 			jobsFile, csv, err = o.ck.jobsCSV(filepath.Join(out, "jobs.csv"), o.traceName())
 		} else if jobsFile, err = report.CreateAtomic(filepath.Join(out, "jobs.csv")); err == nil {
-			csv = report.NewJobsCSV(jobsFile, o.traceName())
+			csv = newCSV(jobsFile, o.traceName())
 		}
 		if err != nil {
 			return err

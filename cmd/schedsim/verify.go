@@ -100,6 +100,9 @@ func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err
 	if sum.Procs <= 0 {
 		return 0, 0, usagef("%s: no machine size (procs)", sp)
 	}
+	if strings.HasPrefix(sum.Policy, "scored(") {
+		return 0, 0, usagef("%s: a run of SCore-D queues (%s): verify checks space-shared schedules only; the SCore-D engine checks its invariants as it runs", dir, sum.Policy)
+	}
 	outs, err := readJobsCSV(filepath.Join(dir, "jobs.csv"))
 	if err != nil {
 		return 0, 0, err

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/schedsim/schedsim/policy"
+)
+
+// scoredOptions are the flags of SCore-D's priority queues (SPEC §4). A
+// run uses SCore-D queues (sim.ScoreD instead of the backfilling engine)
+// when --mode is given or --config has a [scored] table; the other flags
+// then override the table's values.
+type scoredOptions struct {
+	mode, queueMap, quantum, switchCost, preempt string
+	queues, mpl                                  int
+	states                                       []string
+}
+
+func (s *scoredOptions) register(fs *pflag.FlagSet) {
+	fs.StringVar(&s.mode, "mode", "", "SCore-D priority queues in this mode, gang (time sharing) or exclusive (space sharing): replaces --backfill and the other policy options (see the README's SCore-D queues section)")
+	fs.IntVar(&s.queues, "queues", 0, fmt.Sprintf("with SCore-D queues, the number of priority queues, 0 highest (default %d, or the [[scored.queue]] tables of --config)", policy.DefaultQueues))
+	fs.IntVar(&s.mpl, "mpl", 0, fmt.Sprintf("with SCore-D queues, the gang multiprogramming level: rows of the Ousterhout matrix (default %d)", policy.DefaultMPL))
+	fs.StringVar(&s.quantum, "quantum", "", fmt.Sprintf("with SCore-D queues, the gang time quantum in milliseconds, units ms, s, m allowed (default %dms)", policy.DefaultQuantumMs))
+	fs.StringVar(&s.switchCost, "switch-overhead", "", fmt.Sprintf("with SCore-D queues, the cost of one gang switch in milliseconds (default %dms)", policy.DefaultSwitchMs))
+	fs.StringVar(&s.preempt, "preempt", "", "with SCore-D queues, what a blocked higher-priority job does to lower-priority running jobs: suspend (default), requeue, cancel or off")
+	fs.StringVar(&s.queueMap, "queue-map", "", "with SCore-D queues, trace queue numbers (SWF field 15, Parquet column queue) to queue indices, e.g. 1=0,2=1,*=2 (default: the same number if it names a queue, else the last queue)")
+	fs.StringArrayVar(&s.states, "queue-state", nil, "with SCore-D queues, a scheduled queue state change Q=STATE@FROM[-TO], STATE activated, deactivated or disabled, e.g. 2=deactivated@86400-172800 (repeatable)")
+}
+
+// scoredConfig is [scored] in --config.
+type scoredConfig struct {
+	Mode       string          `toml:"mode"`
+	Queues     int             `toml:"queues"`
+	MPL        int             `toml:"mpl"`
+	Quantum    msDuration      `toml:"quantum"`
+	Switch     msDuration      `toml:"switch_overhead"`
+	Preempt    string          `toml:"preempt"`
+	QueueMap   string          `toml:"queue_map"`
+	MemoryKB   int64           `toml:"memory_kb"`
+	DiskKB     int64           `toml:"disk_kb"`
+	States     []string        `toml:"states"`
+	QueueTable []scoredQueueTo `toml:"queue"`
+}
+
+// scoredQueueTo is one [[scored.queue]] table.
+type scoredQueueTo struct {
+	Name          string      `toml:"name"`
+	State         string      `toml:"state"`
+	Mode          string      `toml:"mode"`
+	MaxCPU        simDuration `toml:"max_cpu"`
+	Residence     simDuration `toml:"residence"`
+	MemoryPercent int         `toml:"memory_percent"`
+	DiskPercent   int         `toml:"disk_percent"`
+	Group         *int        `toml:"group"`
+	OnShortage    string      `toml:"on_shortage"`
+}
+
+// msDuration is a duration in milliseconds: a number, or a string with a
+// unit ("5ms", "2s").
+type msDuration struct {
+	ms  int64
+	set bool
+}
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (d *msDuration) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case int64:
+		if x < 0 {
+			return fmt.Errorf("duration %d ms: must not be negative", x)
+		}
+		d.ms, d.set = x, true
+		return nil
+	case string:
+		ms, err := policy.ParseMillis(x)
+		if err != nil {
+			return fmt.Errorf("duration %q: want whole milliseconds, optionally with a unit ms, s or m (e.g. 5ms, 2s)", x)
+		}
+		d.ms, d.set = ms, true
+		return nil
+	}
+	return fmt.Errorf("duration %v: want a number of milliseconds or a string such as \"5ms\"", v)
+}
+
+// used reports whether any SCore-D flag was given.
+func (s *scoredOptions) used() bool {
+	return s.mode != "" || s.queues != 0 || s.mpl != 0 || s.quantum != "" || s.switchCost != "" || s.preempt != "" || s.queueMap != "" || len(s.states) > 0
+}
+
+// scoreD returns the SCore-D configuration of the run, or nil when the run
+// does not use SCore-D queues.
+func (o *runOptions) scoreD() (*policy.ScoreD, error) {
+	var table *scoredConfig
+	where := "[scored]"
+	if o.config != "" {
+		c, err := loadRunConfig(o.config)
+		if err != nil {
+			return nil, err
+		}
+		table = c.ScoreD
+		where = "--config " + o.config + ": [scored]"
+		if table != nil && c.hasHPCPackOrCluster() {
+			return nil, c.errorf("[scored] cannot be combined with HPC Pack filters, job templates or a [cluster] yet: SCore-D queues run on one pool of processors")
+		}
+	}
+	f := &o.sd
+	if table == nil && f.mode == "" {
+		if f.used() {
+			return nil, usagef("--queues, --mpl, --quantum, --switch-overhead, --preempt, --queue-map and --queue-state apply to SCore-D queues: give --mode gang or exclusive, or a [scored] table in --config")
+		}
+		return nil, nil
+	}
+	if table == nil {
+		table = &scoredConfig{}
+	}
+	mode := policy.Exclusive
+	if m := first(f.mode, table.Mode); m != "" {
+		var err error
+		if mode, err = policy.ParseQueueMode(m); err != nil {
+			return nil, usagef("--mode %q: want gang or exclusive", m)
+		}
+	}
+	n := policy.DefaultQueues
+	switch {
+	case f.queues < 0:
+		return nil, usagef("--queues %d: want at least 1", f.queues)
+	case f.queues > 0:
+		n = f.queues
+	case len(table.QueueTable) > 0:
+		n = len(table.QueueTable)
+	case table.Queues > 0:
+		n = table.Queues
+	}
+	if len(table.QueueTable) > 0 && n != len(table.QueueTable) {
+		return nil, usagef("--queues %d: %s has %d [[scored.queue]] tables", n, o.config, len(table.QueueTable))
+	}
+	if n > 1024 {
+		return nil, usagef("--queues %d: at most 1024", n)
+	}
+	cfg := policy.NewScoreD(n, mode)
+	for i, qt := range table.QueueTable {
+		q := &cfg.Queues[i]
+		bad := func(key, val, want string) error {
+			return usagef("%s queue %d: %s %q: want %s", where, i, key, val, want)
+		}
+		q.Name = qt.Name
+		if qt.State != "" {
+			st, err := policy.ParseQueueState(qt.State)
+			if err != nil {
+				return nil, bad("state", qt.State, "activated, deactivated or disabled")
+			}
+			q.State = st
+		}
+		if qt.Mode != "" && f.mode == "" {
+			m, err := policy.ParseQueueMode(qt.Mode)
+			if err != nil {
+				return nil, bad("mode", qt.Mode, "gang or exclusive")
+			}
+			q.Mode = m
+		}
+		q.MaxCPUSec, q.ResidenceSec = qt.MaxCPU.t, qt.Residence.t
+		q.MemPercent, q.DiskPercent = qt.MemoryPercent, qt.DiskPercent
+		if qt.Group != nil {
+			q.Group = *qt.Group
+		}
+		switch strings.ToLower(qt.OnShortage) {
+		case "", "wait":
+		case "reject":
+			q.Reject = true
+		default:
+			return nil, bad("on_shortage", qt.OnShortage, "wait or reject")
+		}
+	}
+	cfg.MemKB, cfg.DiskKB = table.MemoryKB, table.DiskKB
+	if f.mpl != 0 {
+		cfg.MPL = f.mpl
+	} else if table.MPL != 0 {
+		cfg.MPL = table.MPL
+	}
+	for _, d := range []struct {
+		flag, val string
+		tbl       msDuration
+		dst       *int64
+	}{{"quantum", f.quantum, table.Quantum, &cfg.QuantumMs}, {"switch-overhead", f.switchCost, table.Switch, &cfg.SwitchMs}} {
+		switch {
+		case d.val != "":
+			ms, err := policy.ParseMillis(d.val)
+			if err != nil {
+				return nil, usagef("--%s %q: want whole milliseconds, optionally with a unit ms, s or m (e.g. 5ms, 2s)", d.flag, d.val)
+			}
+			*d.dst = ms
+		case d.tbl.set:
+			*d.dst = d.tbl.ms
+		}
+	}
+	if p := first(f.preempt, table.Preempt); p != "" {
+		pm, err := policy.ParsePreemptMode(p)
+		if err != nil {
+			return nil, usagef("--preempt %q: want suspend, requeue, cancel or off", p)
+		}
+		cfg.Preempt = pm
+	}
+	if m := first(f.queueMap, table.QueueMap); m != "" {
+		qm, err := policy.ParseQueueMap(m)
+		if err != nil {
+			return nil, usagef("--queue-map: %v", err)
+		}
+		cfg.Map = qm
+	}
+	for _, s := range append(append([]string(nil), table.States...), f.states...) {
+		qi, _, _ := strings.Cut(s, "=")
+		initial := policy.Activated
+		var k int
+		if _, err := fmt.Sscan(strings.TrimSpace(qi), &k); err == nil && k >= 0 && k < n {
+			initial = cfg.Queues[k].State
+		}
+		ch, err := policy.ParseQueueChange(s, initial)
+		if err != nil {
+			return nil, usagef("--queue-state: %v", err)
+		}
+		cfg.Changes = append(cfg.Changes, ch...)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	return &cfg, nil
+}
+
+// first returns the first non-empty string.
+func first(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// scoredName names a SCore-D run in reports.
+func scoredName(c *policy.ScoreD) string {
+	modes := make([]string, len(c.Queues))
+	for i, q := range c.Queues {
+		modes[i] = q.Mode.String()
+	}
+	s := fmt.Sprintf("scored(queues=%d,mode=%s", len(c.Queues), strings.Join(slices.Compact(modes), "/"))
+	gang := false
+	for _, q := range c.Queues {
+		gang = gang || q.Mode == policy.Gang
+	}
+	if gang {
+		s += fmt.Sprintf(",mpl=%d,quantum=%dms,switch=%dms", c.MPL, c.QuantumMs, c.SwitchMs)
+	}
+	if len(c.Queues) > 1 {
+		s += ",preempt=" + c.Preempt.String()
+	}
+	return s + ")"
+}
+
+// hasHPCPackOrCluster reports whether the configuration has anything but
+// [scored]: filters, templates, a cluster.
+func (c *runConfig) hasHPCPackOrCluster() bool {
+	f := c.Filters
+	return len(f.Submission) > 0 || len(f.Activation) > 0 || c.Licenses != nil || c.Quota != nil || c.RequireRuntime != nil ||
+		c.MaxSize != nil || len(c.Programs) > 0 || len(c.Templates) > 0 || len(c.TemplateRules) > 0 || c.Cluster != nil || len(c.Clusters) > 0
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// scoredTrace: two full-machine jobs of trace queue 1 at 0, one of trace
+// queue 5 at 10, one of queue 5 from group 7 at 20.
+const scoredTrace = `; Version: 2.2
+; MaxProcs: 4
+1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1
+2 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1
+3 10 -1 50 4 -1 -1 4 100 -1 1 1 1 -1 5 -1 -1 -1
+4 20 -1 50 4 -1 -1 4 100 -1 1 1 7 -1 5 -1 -1 -1
+`
+
+// readScoreDJobs reads DIR/jobs.csv into maps by column name, keyed by job_id.
+func readScoreDJobs(t *testing.T, dir string) map[string]map[string]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "jobs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]string{}
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = r[i]
+		}
+		out[m["job_id"]] = m
+	}
+	return out
+}
+
+func TestRunScoreD(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "q.swf", scoredTrace)
+	conf := writeFile(t, dir, "scored.toml", `
+[scored]
+mode = "exclusive"
+queue_map = "5=0,*=1"
+preempt = "suspend"
+states = ["1=deactivated@300-400"]
+
+[[scored.queue]]
+name = "high"
+group = 1
+
+[[scored.queue]]
+name = "low"
+on_shortage = "wait"
+`)
+	cases := []struct {
+		name string
+		args []string
+		// want: job → column → value
+		want map[string]map[string]string
+	}{
+		{
+			// Gang on one queue, MPL 2, q 100 ms, s 10 ms: jobs 1 and 2
+			// share the machine at rate 100/220 until job 3 (10 s) needs a
+			// third row: it waits. Jobs 1 and 2 end at 220, 3 runs 220–270
+			// alone; job 4 arrives at 20 and shares 220–320 at rate 100/220
+			// with job 3 from 220: job 3's 50 s take 110 s (end 330), job 4
+			// gets 50 s by then: end 330 too.
+			name: "gang",
+			args: []string{"--mode", "gang", "--queues", "1", "--mpl", "2", "--quantum", "100ms", "--switch-overhead", "10ms"},
+			want: map[string]map[string]string{
+				"1": {"finish_time": "220", "cpu_time": "100", "queue": "0", "suspensions": "0", "end_reason": ""},
+				"2": {"finish_time": "220", "cpu_time": "100"},
+				"3": {"starting_time": "220", "finish_time": "330", "cpu_time": "50"},
+				"4": {"starting_time": "220", "finish_time": "330", "cpu_time": "50"},
+			},
+		},
+		{
+			// Job 3 (queue 0) suspends job 1 (queue 1) at 10, runs 10–60;
+			// job 1 resumes 60–150, job 2 runs 150–250; job 4 (group 7)
+			// may not submit to queue 0.
+			name: "config",
+			args: []string{"--config", conf},
+			want: map[string]map[string]string{
+				"1": {"starting_time": "0", "finish_time": "150", "queue": "1", "suspensions": "1", "cpu_time": "100"},
+				"2": {"starting_time": "150", "finish_time": "250", "queue": "1"},
+				"3": {"starting_time": "10", "finish_time": "60", "queue": "0"},
+				"4": {"final_state": "REJECTED", "end_reason": "group 7 may not submit to queue 0 (group 1 only)"},
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			code, stdout, stderr := run(t, append([]string{"run", "--trace", trace, "--out", out, "--plots=false"}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, "scored(") {
+				t.Errorf("summary does not name the SCore-D policy:\n%s", stdout)
+			}
+			jobs := readScoreDJobs(t, out)
+			for id, cols := range c.want {
+				for col, v := range cols {
+					if got := jobs[id][col]; got != v {
+						t.Errorf("job %s: %s = %q, want %q", id, col, got, v)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestRunScoreDUsage(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "q.swf", scoredTrace)
+	withCluster := writeFile(t, dir, "c.toml", "[scored]\nmode = \"gang\"\n[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"n\"\ncount = 1\ncores = 4\n")
+	badQueue := writeFile(t, dir, "b.toml", "[scored]\n[[scored.queue]]\nstate = \"paused\"\n")
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--mpl", "2"}, "apply to SCore-D queues"},
+		{[]string{"--mode", "fancy"}, "--mode \"fancy\""},
+		{[]string{"--mode", "gang", "--quantum", "1.5s"}, "--quantum"},
+		{[]string{"--mode", "gang", "--preempt", "kill"}, "--preempt"},
+		{[]string{"--mode", "gang", "--queue-map", "1=9"}, "queue 9"},
+		{[]string{"--mode", "gang", "--queue-state", "1=paused@5"}, "unknown state"},
+		{[]string{"--mode", "gang", "--queue-state", "7=disabled@5"}, "state change of queue 7"},
+		{[]string{"--mode", "gang", "--mpl", "-1"}, "multiprogramming level"},
+		{[]string{"--mode", "gang", "--estimates", "perfect"}, "not with"},
+		{[]string{"--config", withCluster}, "cannot be combined"},
+		{[]string{"--config", badQueue}, "state \"paused\""},
+	}
+	for _, c := range cases {
+		code, _, stderr := run(t, append([]string{"run", "--trace", trace}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.msg)
+		}
+	}
+}
+
+// TestReadmeScoreDConfig checks the README's SCore-D example configuration:
+// the documentation is tested.
+func TestReadmeScoreDConfig(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "## SCore-D queues")
+	if i < 0 {
+		t.Fatal("README has no SCore-D queues section")
+	}
+	s = s[i:]
+	i = strings.Index(s, "```toml\n")
+	j := strings.Index(s[i+8:], "```")
+	if i < 0 || j < 0 {
+		t.Fatal("README's SCore-D section has no toml block")
+	}
+	o := runOptions{config: writeFile(t, t.TempDir(), "scored.toml", s[i+8:i+8+j])}
+	c, err := o.scoreD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q0, q1 := c.Queues[0], c.Queues[1]
+	if len(c.Queues) != 2 || q0.Mode.String() != "gang" || q1.Mode.String() != "exclusive" || q0.MaxCPUSec != 3600 || q0.ResidenceSec != 600 ||
+		q0.MemPercent != 50 || q0.Group != 100 || q1.Group != -1 || q1.Reject || c.MPL != 2 || c.QuantumMs != 100 || c.SwitchMs != 5 ||
+		c.MemKB != 33554432 || len(c.Changes) != 2 || c.Map.QueueOf(1, 2) != 0 || c.Map.QueueOf(3, 2) != 1 {
+		t.Errorf("README configuration read as %+v", c)
+	}
+	if got := scoredName(c); got != "scored(queues=2,mode=gang/exclusive,mpl=2,quantum=100ms,switch=5ms,preempt=suspend)" {
+		t.Errorf("name %q", got)
+	}
+}
+
+// TestRunScoreDDeterministic runs a multi-queue gang run three times and
+// compares jobs.csv and summary.json byte for byte.
+func TestRunScoreDDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	var first [2][]byte
+	for i := range 3 {
+		out := filepath.Join(dir, fmt.Sprint(i))
+		code, _, stderr := run(t, "run", "--mode", "gang", "--mpl", "3", "--queue-map", "*=1", "--queue-state", "1=deactivated@100000-200000", "--out", out, "--plots=false", "-q")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		for k, name := range []string{"jobs.csv", "summary.json"} {
+			b, err := os.ReadFile(filepath.Join(out, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				first[k] = b
+			} else if !bytes.Equal(b, first[k]) {
+				t.Fatalf("run %d: %s differs from run 0", i, name)
+			}
+		}
+	}
+	if !bytes.Contains(first[0], []byte(",queue,demotions,suspensions,cpu_time,end_reason\n")) {
+		t.Error("jobs.csv has no SCore-D columns")
+	}
+	// verify says it does not check time-shared schedules.
+	code, _, stderr := run(t, "verify", filepath.Join(dir, "0"))
+	if code != 2 || !strings.Contains(stderr, "SCore-D") {
+		t.Errorf("verify: exit %d, %q; want 2 and a word on SCore-D", code, stderr)
+	}
+}

@@ -1,0 +1,80 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+func TestScoreDJobsCSVRows(t *testing.T) {
+	job := &workload.Job{ID: 7, Submit: 0, Procs: 4, Run: 100, Estimate: workload.Unknown}
+	for _, tc := range []struct {
+		name string
+		rec  sim.Record
+		want string
+	}{
+		{"gang, suspended and demoted",
+			sim.Record{Job: job, State: sim.Completed, Start: 0, End: 220, ScoreD: true, Queue: 1, Demotions: 1, Suspensions: 2, CPUTime: 100},
+			"7,w,delay,0,4,-1,1,COMPLETED_SUCCESSFULLY,0,220,220,0,220,1,,-1,,1,1,2,100,"},
+		{"killed at the queue's CPU limit",
+			sim.Record{Job: job, State: sim.Killed, Start: 0, End: 30, ScoreD: true, CPUTime: 30, Reason: "exceeded queue 0's maximum CPU time 30 s"},
+			"7,w,delay,0,4,-1,0,COMPLETED_WALLTIME_REACHED,0,30,30,0,30,1,,-1,,0,0,0,30,exceeded queue 0's maximum CPU time 30 s"},
+		{"rejected, reason with a comma",
+			sim.Record{Job: job, State: sim.Rejected, Start: 0, End: 0, ScoreD: true, Queue: 2, Reason: "queue 2 is disabled, sorry"},
+			`7,w,delay,0,4,-1,0,REJECTED,-1,-1,-1,-1,-1,-1,,-1,"queue 2 is disabled, sorry",2,0,0,0,"queue 2 is disabled, sorry"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			c := NewScoreDJobsCSV(&buf, "w")
+			c.JobDone(&tc.rec)
+			if err := c.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			head, row, _ := strings.Cut(buf.String(), "\n")
+			if head+"\n" != strings.TrimSuffix(jobsCSVHeader, "\n")+scoredCSVColumns {
+				t.Errorf("header %q", head)
+			}
+			if row != tc.want+"\n" {
+				t.Errorf("row\n got %q\nwant %q", row, tc.want+"\n")
+			}
+		})
+	}
+}
+
+func TestScoreDJobsCSVColumns(t *testing.T) {
+	var buf bytes.Buffer
+	c := NewScoreDJobsCSV(&buf, "w")
+	c.JobDone(&sim.Record{Job: &workload.Job{ID: 1, Procs: 1, Run: 1, Estimate: 1}, State: sim.Completed, End: 1, ScoreD: true, CPUTime: 1})
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || len(recs[0]) != 22 || len(recs[1]) != 22 {
+		t.Fatalf("want a header and a row of 22 columns, got %v", recs)
+	}
+}
+
+// TestMetricsScoreD checks that a SCore-D record's slowdown and share of the
+// machine count the CPU time it received, not its stretched run.
+func TestMetricsScoreD(t *testing.T) {
+	m := NewMetrics()
+	// Gang: 100 s of work in 220 s from submission at 0: bsld 2.2.
+	m.JobDone(&sim.Record{Job: &workload.Job{ID: 1, Procs: 4, Run: 100}, State: sim.Completed, Start: 0, End: 220, ScoreD: true, CPUTime: 100})
+	// Suspended 50 s after a 10 s wait: response 160, CPU 100: bsld 1.6.
+	m.JobDone(&sim.Record{Job: &workload.Job{ID: 2, Procs: 4, Run: 100}, State: sim.Completed, Start: 10, End: 160, ScoreD: true, CPUTime: 100})
+	s := m.Summary("t", "p", 4, sim.Stats{}, workload.CleanStats{})
+	if d := s.MeanBoundedSlowdown - 1.9; d > 1e-12 || d < -1e-12 {
+		t.Errorf("mean bounded slowdown %v, want 1.9", s.MeanBoundedSlowdown)
+	}
+	// 800 processor-seconds of CPU over 4 processors × 220 s.
+	if want := 800.0 / 880.0; s.Utilisation != want {
+		t.Errorf("utilisation %v, want %v", s.Utilisation, want)
+	}
+}

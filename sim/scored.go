@@ -1,0 +1,1004 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+	"sort"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// ScoreD is the engine of SCore-D's priority queues (SPEC §4): several
+// queues with states, gang (time sharing) and exclusive (space sharing)
+// modes, preemption by suspend/requeue/cancel, maximum CPU time, queue
+// residence time with demotion, memory and disk limits, group restrictions
+// and rejection on resource shortage. Its configuration is a policy.ScoreD;
+// it reads a Source and writes Records to an Observer like Engine, so every
+// report writer works unchanged.
+//
+// Time. Events are kept in integer milliseconds, so that gang switch costs
+// of a few milliseconds count; progress (CPU time) is credited in integer
+// microseconds. Submissions and scheduled queue changes happen on whole
+// seconds (the trace's unit). A record's Start and End are the job's first
+// start and its end rounded up to whole seconds, CPUTime its CPU time
+// rounded down. No float time is used anywhere.
+//
+// The instant rule (SPEC §2) holds at every millisecond instant: first the
+// submissions, then the ends (and demotions, kills), then the scheduled
+// queue state changes, then one scheduling pass, then the rejection of the
+// instant's submissions that could not start and do not wait for resources
+// (policy.Queue.Reject, workload.Job.WaitResources).
+//
+// Scheduling pass. Queues are served in priority order (0 first); in an
+// activated queue, jobs start in queue order (submission order; a suspended
+// or requeued job goes back to its place by submission order) while the
+// head fits: strict FCFS within a queue. When a queue's head does not fit
+// and lower-priority queues run jobs, it preempts them (policy.PreemptMode)
+// if that makes it fit: victims are taken from the lowest-priority queue
+// first, most recently started first, until it fits (Slurm's order); a gang
+// job takes them only from the row that needs the fewest victims (then the
+// fewest processors), so that no job of another row is suspended for
+// nothing. Otherwise the queue
+// waits, and lower queues may use the processors left (space sharing).
+//
+// Processors. The machine has P processors and, for gang queues, an
+// Ousterhout matrix of MPL rows. An exclusive job holds its processors in
+// every row (it runs all the time, at full speed); a gang job holds its
+// processors in one row (first row where it fits). With r non-empty rows,
+// the rows take turns, each for one quantum q followed by a switch costing
+// s, so every gang job progresses at rate q / (r·(q+s)), or 1 when r ≤ 1:
+// the fluid limit of round-robin gang scheduling. Two equal jobs filling the
+// machine on MPL 2 thus each end after 2·run·(q+s)/q: twice their run time
+// plus the switch overheads. A global virtual clock advances at that rate,
+// and each gang job's next event is a point on it, so a change of load moves
+// every gang job's end without touching any of them: an event costs
+// O(log n) in the running jobs, never O(n). The clock is exact: whole µs
+// plus a fraction over lcm(1..MPL)·(q+s), so no rounding accumulates, and
+// an end is rounded up to the millisecond only when it is planned.
+//
+// Record.Alloc holds an exclusive job's processors (of its last stint);
+// a gang job's record has none: its row has no fixed processor numbers.
+//
+// Limits. A job's work is its run time, cut at its requested time and at
+// its queue's maximum CPU time (both measured in CPU time received; a cut
+// job is recorded as Killed with the reason). The maximum CPU time is the
+// one of the queue the job was submitted to (inherited, fixed). Queue
+// residence: when a job's CPU time in a queue reaches the queue's residence
+// time it moves to the next lower queue (Record.Demotions), where its
+// residence restarts; a running job keeps running in the mode it started in
+// until it is preempted, but now with its new queue's priority. Memory and
+// disk: a job's limit is the cluster's limit times its queue's percentage,
+// or, for memory, the job's own request (ReqMemKB × Procs) if smaller; the
+// limits of the running jobs may not sum beyond the cluster's limit (a job
+// waits until they do); each rule is active only when both the cluster and
+// the queue set a limit. A job whose recorded memory use (UsedMemKB × Procs)
+// exceeds its limit is killed when it starts.
+//
+// Queue states: a disabled queue rejects submissions; a deactivated (or
+// disabled) queue schedules nothing and its running jobs are suspended
+// until it is activated again. Jobs still held when the run ends are
+// recorded as rejected, with the reason.
+//
+// Invariants are checked as the run goes: no row of the matrix holds more
+// than P processors, no job starts before its submission, and the CPU time
+// the machine gave equals the CPU time the jobs received. A broken
+// invariant panics with "sim:".
+type ScoreD struct {
+	cfg    policy.ScoreD
+	procs  int
+	mpl    int
+	q, s   int64 // quantum and switch overhead, ms
+	queues []sdQueue
+
+	slots   []sdSlot
+	freeIDs []int32
+	running []int32 // running jobs, unordered (sdSlot.runIdx)
+	exEnds  sdHeap  // exclusive jobs' next events, real µs
+	gEnds   sdHeap  // gang jobs' next events, gang virtual µs
+
+	nowMs int64
+	vg    int64  // gang virtual clock: µs of progress of a running gang job …
+	vgRem uint64 // … plus vgRem/vgDen µs, so that the clock is exact
+	vgDen uint64 // lcm(1..MPL)·(q+s)
+	lcm   int64  // lcm(1..MPL)
+
+	ex       int              // processors held by exclusive jobs
+	exM      *cluster.Machine // which ones (Record.Alloc)
+	rows     []int            // processors held by gang jobs, per row
+	rowQ     []int            // the same per queue and row: rowQ[q*mpl+row]
+	exQ      []int            // exclusive processors per queue
+	runQ     []int            // running jobs per queue
+	memQ     []int64
+	diskQ    []int64
+	nonEmpty int // rows holding gang jobs
+	gangP    int // processors held by gang jobs, all rows
+	memHeld  int64
+	diskHeld int64
+
+	changes []policy.QueueChange // sorted by time (stable)
+	ci      int
+
+	arrived     []int32 // jobs submitted at the current instant
+	queuedProcs int64
+	victims     []int32
+	scratch     []int
+
+	// given and taken are the CPU-time ledger, processor·µs: what the
+	// machine gave (the integral) and what the jobs were credited with.
+	given, taken u128
+
+	stats  Stats
+	rec    Record
+	obs    Observer
+	sample Sample
+}
+
+// sdQueue is one queue at run time.
+type sdQueue struct {
+	cfg   policy.Queue
+	state policy.QueueState
+	wait  []int32 // waiting jobs by Seq from head on
+	head  int
+}
+
+// live returns the waiting jobs.
+func (q *sdQueue) live() []int32 { return q.wait[q.head:] }
+
+// pop removes the first waiting job, reusing the buffer's front when it
+// can.
+func (q *sdQueue) pop() {
+	q.head++
+	switch {
+	case q.head == len(q.wait):
+		q.wait, q.head = q.wait[:0], 0
+	case q.head >= 1024 && 2*q.head >= len(q.wait):
+		n := copy(q.wait, q.wait[q.head:])
+		q.wait, q.head = q.wait[:n], 0
+	}
+}
+
+// sdSlot holds a job from its submission to its end.
+type sdSlot struct {
+	job       workload.Job
+	queue     int   // current queue
+	workUs    int64 // CPU time to completion (run time cut at its limits)
+	cut       string
+	cpuUs     int64 // progress before the current stint
+	resUs     int64 // progress in the current queue before the current stint
+	usedUs    int64 // CPU time received in all (progress lost to requeue included)
+	stintAt   int64 // the job's clock at the current stint's start
+	target    int64 // the job's clock at its next event
+	ver       uint32
+	running   bool
+	gang      bool
+	row       int
+	runIdx    int
+	firstMs   int64 // first start, -1 before
+	lastMs    int64 // start of the current stint
+	demotions int
+	susp      int
+	alloc     []cluster.Range // an exclusive job's processors in its last stint
+	memKB     int64           // limits held while running
+	diskKB    int64
+}
+
+// sdEvent is a job's next event in one of the heaps.
+type sdEvent struct {
+	at  int64
+	seq int64
+	id  int32
+	ver uint32
+}
+
+func (a sdEvent) less(b sdEvent) bool { return a.at < b.at || (a.at == b.at && a.seq < b.seq) }
+
+// sdHeap is a typed binary min-heap of events; stale entries (an older ver)
+// are skipped when they reach the top.
+type sdHeap []sdEvent
+
+func (h *sdHeap) push(e sdEvent) {
+	*h = append(*h, e)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s[i].less(s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *sdHeap) pop() sdEvent {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && s[r].less(s[l]) {
+			m = r
+		}
+		if !s[m].less(s[i]) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
+
+// u128 is an unsigned 128-bit accumulator.
+type u128 struct{ hi, lo uint64 }
+
+func (a *u128) add(x, y uint64) {
+	hi, lo := bits.Mul64(x, y)
+	var c uint64
+	a.lo, c = bits.Add64(a.lo, lo, 0)
+	a.hi += hi + c
+}
+
+// divMod128 divides the 128-bit hi:lo by d > 0: it returns the quotient,
+// saturated at workload.Forever, and the remainder.
+func divMod128(hi, lo, d uint64) (uint64, uint64) {
+	qhi, r := hi/d, hi%d
+	q, r := bits.Div64(r, lo, d)
+	if qhi > 0 || q > uint64(workload.Forever) {
+		return uint64(workload.Forever), r
+	}
+	return q, r
+}
+
+// lcmUpTo returns the least common multiple of 1..n.
+func lcmUpTo(n int) int64 {
+	l := int64(1)
+	for k := int64(2); k <= int64(n); k++ {
+		a, b := l, k
+		for b != 0 {
+			a, b = b, a%b
+		}
+		l = l / a * k
+	}
+	return l
+}
+
+// NewScoreD returns a SCore-D engine for a machine of procs processors.
+// It returns an error for a configuration a user could have got wrong.
+func NewScoreD(procs int, cfg policy.ScoreD) (*ScoreD, error) {
+	if procs <= 0 {
+		return nil, fmt.Errorf("sim: machine size %d: need at least one processor", procs)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	n := len(cfg.Queues)
+	e := &ScoreD{cfg: cfg, procs: procs, mpl: cfg.MPL, q: cfg.QuantumMs, s: cfg.SwitchMs,
+		exM: cluster.NewMachine(procs), rows: make([]int, cfg.MPL), rowQ: make([]int, n*cfg.MPL), exQ: make([]int, n), runQ: make([]int, n),
+		memQ: make([]int64, n), diskQ: make([]int64, n)}
+	for _, q := range cfg.Queues {
+		e.queues = append(e.queues, sdQueue{cfg: q, state: q.State})
+	}
+	e.lcm = lcmUpTo(cfg.MPL)
+	e.vgDen = uint64(e.lcm) * uint64(e.q+e.s)
+	e.changes = slices.Clone(cfg.Changes)
+	slices.SortStableFunc(e.changes, func(a, b policy.QueueChange) int {
+		switch {
+		case a.At < b.At:
+			return -1
+		case a.At > b.At:
+			return 1
+		}
+		return 0
+	})
+	return e, nil
+}
+
+// Run replays src to the end, calling obs for every job, and returns the
+// run's statistics. An error from src stops the run and is returned as is.
+func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
+	e.obs = obs
+	sampler, _ := obs.(Sampler)
+	var next workload.Job
+	have, err := e.read(src, &next)
+	if err != nil {
+		return e.stats, err
+	}
+	if have {
+		e.stats.FirstEvent = next.Submit
+		e.nowMs = int64(next.Submit) * 1000
+	}
+	lastSeq := int64(-1)
+	for {
+		t := int64(workload.Forever)
+		if have {
+			t = int64(next.Submit) * 1000
+		}
+		if ev, ok := e.peek(&e.exEnds); ok {
+			t = min(t, ceilDiv(ev.at, 1000))
+		}
+		if ev, ok := e.peek(&e.gEnds); ok {
+			t = min(t, e.nowMs+e.gangDelayMs(ev.at))
+		}
+		if e.ci < len(e.changes) {
+			t = min(t, int64(e.changes[e.ci].At)*1000)
+		}
+		if t >= int64(workload.Forever) {
+			break
+		}
+		e.advance(max(t, e.nowMs))
+		event := false
+		e.arrived = e.arrived[:0]
+		for have && int64(next.Submit)*1000 == t {
+			event = true
+			if next.Seq <= lastSeq {
+				next.Seq = lastSeq + 1 // the engine relies on Seq increasing
+			}
+			lastSeq = next.Seq
+			e.submit(&next)
+			if have, err = e.read(src, &next); err != nil {
+				return e.stats, err
+			}
+			if have && int64(next.Submit)*1000 < t {
+				return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, t/1000)
+			}
+		}
+		for {
+			ev, ok := e.peek(&e.exEnds)
+			if !ok || ev.at > e.nowMs*1000 {
+				break
+			}
+			e.exEnds.pop()
+			event = true
+			e.reached(ev.id, e.nowMs*1000)
+		}
+		for {
+			ev, ok := e.peek(&e.gEnds)
+			if !ok || ev.at > e.vg {
+				break
+			}
+			e.gEnds.pop()
+			event = true
+			e.reached(ev.id, e.vg)
+		}
+		for e.ci < len(e.changes) && int64(e.changes[e.ci].At)*1000 == t {
+			event = true
+			e.change(e.changes[e.ci])
+			e.ci++
+		}
+		e.pass()
+		e.rejectShort()
+		if sampler != nil && event {
+			e.sample = Sample{Time: workload.Time(ceilDiv(e.nowMs, 1000)), Busy: e.busy(), Running: len(e.running), Queued: e.queued(), QueuedProcs: e.queuedProcs}
+			sampler.Sample(&e.sample)
+		}
+	}
+	// Jobs still held by a queue that was never activated again.
+	for qi := range e.queues {
+		for _, id := range e.queues[qi].live() {
+			s := &e.slots[id]
+			e.queuedProcs -= int64(s.job.Procs)
+			reason := fmt.Sprintf("queue %d %s at the end of the run", qi, e.queues[qi].state)
+			e.rejectSlot(s, qi, reason)
+			e.freeIDs = append(e.freeIDs, id)
+		}
+		e.queues[qi].wait, e.queues[qi].head = e.queues[qi].wait[:0], 0
+	}
+	if len(e.running) > 0 {
+		panic(fmt.Sprintf("sim: SCore-D run ended with %d jobs running", len(e.running)))
+	}
+	if e.given != e.taken {
+		panic(fmt.Sprintf("sim: CPU time not conserved: the machine gave %v processor·µs, the jobs received %v", e.given, e.taken))
+	}
+	return e.stats, nil
+}
+
+func (e *ScoreD) read(src Source, j *workload.Job) (bool, error) {
+	err := src.Next(j)
+	if err == io.EOF {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// peek returns the first valid event of h, dropping stale ones.
+func (e *ScoreD) peek(h *sdHeap) (sdEvent, bool) {
+	for len(*h) > 0 {
+		ev := (*h)[0]
+		s := &e.slots[ev.id]
+		if s.running && s.ver == ev.ver {
+			return ev, true
+		}
+		h.pop()
+	}
+	return sdEvent{}, false
+}
+
+func ceilDiv(a, b int64) int64 {
+	if a <= 0 {
+		return a / b
+	}
+	return (a + b - 1) / b
+}
+
+// gangStep returns how far the exact gang clock moves in one millisecond
+// at the current load, in 1/vgDen µs: 1000·q·lcm/r with r ≥ 2 non-empty rows
+// (rate q/(r·(q+s))), 1000·vgDen with one (rate 1).
+func (e *ScoreD) gangStep() uint64 {
+	if e.nonEmpty <= 1 {
+		return 1000 * e.vgDen
+	}
+	return 1000 * uint64(e.q) * uint64(e.lcm/int64(e.nonEmpty))
+}
+
+// gangDelayMs returns the milliseconds until the exact gang clock reaches
+// target at the current load (rounded up).
+func (e *ScoreD) gangDelayMs(target int64) int64 {
+	if target <= e.vg {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(target-e.vg), e.vgDen)
+	var b uint64
+	lo, b = bits.Sub64(lo, e.vgRem, 0)
+	hi -= b
+	step := e.gangStep()
+	q, r := divMod128(hi, lo, step)
+	if r > 0 {
+		q++
+	}
+	return int64(min(q, uint64(workload.Forever)))
+}
+
+// advance moves the clock to t (ms), advancing the gang clock and the
+// CPU-time ledger.
+func (e *ScoreD) advance(t int64) {
+	if t < e.nowMs {
+		panic(fmt.Sprintf("sim: clock moving back from %d ms to %d ms", e.nowMs, t))
+	}
+	dt := t - e.nowMs
+	if dt > 0 {
+		e.given.add(uint64(e.ex), uint64(dt)*1000)
+		if e.nonEmpty > 0 {
+			hi, lo := bits.Mul64(uint64(dt), e.gangStep())
+			var c uint64
+			lo, c = bits.Add64(lo, e.vgRem, 0)
+			hi += c
+			q, r := divMod128(hi, lo, e.vgDen)
+			dv := int64(q)
+			e.vg += dv
+			e.vgRem = r
+			e.given.add(uint64(e.gangP), uint64(dv))
+		}
+	}
+	e.nowMs = t
+	if sec := workload.Time(ceilDiv(t, 1000)); sec > e.stats.LastEvent {
+		e.stats.LastEvent = sec
+	}
+}
+
+// clock is the current value of a running job's clock.
+func (e *ScoreD) clock(s *sdSlot) int64 {
+	if s.gang {
+		return e.vg
+	}
+	return e.nowMs * 1000
+}
+
+func (e *ScoreD) submit(j *workload.Job) {
+	e.stats.Jobs++
+	nq := len(e.queues)
+	qi := e.cfg.Map.QueueOf(j.Queue, nq)
+	q := &e.queues[qi]
+	reason := ""
+	switch {
+	case q.state == policy.Disabled:
+		reason = fmt.Sprintf("queue %d is disabled", qi)
+	case q.cfg.Group != policy.AnyGroup && j.Group != q.cfg.Group:
+		reason = fmt.Sprintf("group %d may not submit to queue %d (group %d only)", j.Group, qi, q.cfg.Group)
+	case j.Procs > e.procs:
+		reason = fmt.Sprintf("needs %d processors, machine has %d", j.Procs, e.procs)
+	}
+	if reason != "" {
+		e.stats.Rejected++
+		e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, Reason: reason, ScoreD: true, Queue: qi}
+		e.obs.JobDone(&e.rec)
+		return
+	}
+	var id int32
+	if n := len(e.freeIDs); n > 0 {
+		id = e.freeIDs[n-1]
+		e.freeIDs = e.freeIDs[:n-1]
+	} else {
+		e.slots = append(e.slots, sdSlot{})
+		id = int32(len(e.slots) - 1)
+	}
+	s := &e.slots[id]
+	ver := s.ver + 1
+	*s = sdSlot{job: *j, queue: qi, firstMs: -1, ver: ver, alloc: s.alloc[:0]}
+	s.workUs = int64(j.Run) * 1e6
+	if j.Estimate > 0 && j.Run > j.Estimate {
+		s.workUs, s.cut = int64(j.Estimate)*1e6, fmt.Sprintf("reached its requested time %d s", j.Estimate)
+	}
+	if m := q.cfg.MaxCPUSec; m > 0 && int64(m)*1e6 < s.workUs {
+		s.workUs, s.cut = int64(m)*1e6, fmt.Sprintf("exceeded queue %d's maximum CPU time %d s", qi, m)
+	}
+	if e.cfg.MemKB > 0 && q.cfg.MemPercent > 0 {
+		s.memKB = e.cfg.MemKB * int64(q.cfg.MemPercent) / 100
+		if j.ReqMemKB > 0 {
+			s.memKB = min(s.memKB, int64(j.ReqMemKB)*int64(j.Procs))
+		}
+	}
+	if e.cfg.DiskKB > 0 && q.cfg.DiskPercent > 0 {
+		s.diskKB = e.cfg.DiskKB * int64(q.cfg.DiskPercent) / 100
+	}
+	q.wait = append(q.wait, id)
+	e.queuedProcs += int64(j.Procs)
+	e.arrived = append(e.arrived, id)
+	if n := e.queued(); n > e.stats.MaxQueue {
+		e.stats.MaxQueue = n
+	}
+}
+
+// queued returns the number of waiting jobs.
+func (e *ScoreD) queued() int {
+	n := 0
+	for i := range e.queues {
+		n += len(e.queues[i].live())
+	}
+	return n
+}
+
+// busy returns the processors held in at least one row.
+func (e *ScoreD) busy() int { return e.ex + slices.Max(e.rows) }
+
+// fitRow returns the row a job of p processors would run in now: -1 for an
+// exclusive job that fits (it takes every row), -2 when it does not fit.
+// ex, rows, mem and disk describe the machine to fit it in.
+func (e *ScoreD) fitRow(s *sdSlot, gang bool, ex int, rows []int, mem, disk int64) int {
+	if s.memKB > 0 && mem+s.memKB > e.cfg.MemKB || s.diskKB > 0 && disk+s.diskKB > e.cfg.DiskKB {
+		return -2
+	}
+	p := s.job.Procs
+	if !gang {
+		if ex+slices.Max(rows)+p <= e.procs {
+			return -1
+		}
+		return -2
+	}
+	for k := range e.mpl {
+		if ex+rows[k]+p <= e.procs {
+			return k
+		}
+	}
+	return -2
+}
+
+// fitsNow returns where job id fits now (see fitRow).
+func (e *ScoreD) fitsNow(s *sdSlot) int {
+	return e.fitRow(s, e.queues[s.queue].cfg.Mode == policy.Gang, e.ex, e.rows, e.memHeld, e.diskHeld)
+}
+
+// pass runs one scheduling pass.
+func (e *ScoreD) pass() {
+	e.stats.Passes++
+	for qi := range e.queues {
+		q := &e.queues[qi]
+		if q.state != policy.Activated {
+			continue
+		}
+		for len(q.live()) > 0 {
+			id := q.wait[q.head]
+			s := &e.slots[id]
+			row := e.fitsNow(s)
+			if row == -2 {
+				if !e.preemptFor(s, qi) {
+					break
+				}
+				row = e.fitsNow(s)
+				q = &e.queues[qi]
+			}
+			q.pop()
+			e.start(id, row)
+		}
+	}
+}
+
+// preemptFor frees processors for s, the blocked head of queue qi, by
+// preempting jobs of lower-priority queues, if that makes it fit. It
+// reports whether it did.
+func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
+	if e.cfg.Preempt == policy.PreemptOff {
+		return false
+	}
+	lower := 0
+	for q := qi + 1; q < len(e.queues); q++ {
+		lower += e.runQ[q]
+	}
+	if lower == 0 {
+		return false
+	}
+	// Would it fit with every lower-priority job gone?
+	ex, mem, disk := e.ex, e.memHeld, e.diskHeld
+	for q := qi + 1; q < len(e.queues); q++ {
+		ex -= e.exQ[q]
+		mem -= e.memQ[q]
+		disk -= e.diskQ[q]
+	}
+	rows := append(e.scratch[:0], e.rows...)
+	for k := range rows {
+		for q := qi + 1; q < len(e.queues); q++ {
+			rows[k] -= e.rowQ[q*e.mpl+k]
+		}
+	}
+	e.scratch = rows
+	gang := e.queues[qi].cfg.Mode == policy.Gang
+	if e.fitRow(s, gang, ex, rows, mem, disk) == -2 {
+		return false
+	}
+	e.victims = e.victims[:0]
+	for _, id := range e.running {
+		if e.slots[id].queue > qi {
+			e.victims = append(e.victims, id)
+		}
+	}
+	// Lowest priority first, then the most recently started, then the
+	// latest submitted: Slurm's preemption order.
+	sort.Slice(e.victims, func(a, b int) bool {
+		x, y := &e.slots[e.victims[a]], &e.slots[e.victims[b]]
+		if x.queue != y.queue {
+			return x.queue > y.queue
+		}
+		if x.lastMs != y.lastMs {
+			return x.lastMs > y.lastMs
+		}
+		return x.job.Seq > y.job.Seq
+	})
+	if gang && e.mpl > 1 {
+		e.victims = e.victimsForRow(s, rows)
+	}
+	for _, id := range e.victims {
+		e.preempt(id, s)
+		if e.fitsNow(s) != -2 {
+			return true
+		}
+	}
+	panic(fmt.Sprintf("sim: preempting every lower-priority job did not make job %d fit", s.job.ID))
+}
+
+// victimsForRow narrows e.victims (in preemption order) for gang job s to
+// the row that needs the fewest victims, then the fewest preempted
+// processors, then the lowest row: the exclusive victims and the gang
+// victims of that row, so that no job of another row is suspended for
+// nothing. after are the rows with every victim gone.
+func (e *ScoreD) victimsForRow(s *sdSlot, after []int) []int32 {
+	p := s.job.Procs
+	best, bestN, bestP := -1, 0, 0
+	for k := range e.mpl {
+		if e.ex-e.exLower(s)+after[k]+p > e.procs {
+			continue // not even with every victim gone
+		}
+		ex, row, mem, disk := e.ex, e.rows[k], e.memHeld, e.diskHeld
+		n, procs := 0, 0
+		for _, id := range e.victims {
+			if ex+row+p <= e.procs && (s.memKB == 0 || mem+s.memKB <= e.cfg.MemKB) && (s.diskKB == 0 || disk+s.diskKB <= e.cfg.DiskKB) {
+				break
+			}
+			v := &e.slots[id]
+			switch {
+			case !v.gang:
+				ex -= v.job.Procs
+			case v.row == k:
+				row -= v.job.Procs
+			default:
+				continue
+			}
+			mem -= v.memKB
+			disk -= v.diskKB
+			n++
+			procs += v.job.Procs
+		}
+		if ex+row+p > e.procs || s.memKB > 0 && mem+s.memKB > e.cfg.MemKB || s.diskKB > 0 && disk+s.diskKB > e.cfg.DiskKB {
+			continue
+		}
+		if best < 0 || n < bestN || n == bestN && procs < bestP {
+			best, bestN, bestP = k, n, procs
+		}
+	}
+	if best < 0 {
+		return e.victims // memory or disk decide: no row is better
+	}
+	out := e.victims[:0]
+	for _, id := range e.victims {
+		if v := &e.slots[id]; !v.gang || v.row == best {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// exLower returns the processors exclusive jobs of queues below s's hold.
+func (e *ScoreD) exLower(s *sdSlot) int {
+	n := 0
+	for q := s.queue + 1; q < len(e.queues); q++ {
+		n += e.exQ[q]
+	}
+	return n
+}
+
+// preempt stops running job id for job by, as Config.Preempt says.
+func (e *ScoreD) preempt(id int32, by *sdSlot) {
+	v := &e.slots[id]
+	e.stop(id, e.clock(v)-v.stintAt)
+	v.susp++
+	switch e.cfg.Preempt {
+	case policy.PreemptCancel:
+		e.end(id, Killed, fmt.Sprintf("preempted by job %d (queue %d)", by.job.ID, by.queue))
+		return
+	case policy.PreemptRequeue:
+		v.cpuUs, v.resUs = 0, 0
+	}
+	e.requeue(id)
+}
+
+// requeue puts a stopped job back in its queue, in submission order.
+func (e *ScoreD) requeue(id int32) {
+	s := &e.slots[id]
+	q := &e.queues[s.queue]
+	live := q.live()
+	k := sort.Search(len(live), func(i int) bool { return e.slots[live[i]].job.Seq > s.job.Seq })
+	q.wait = slices.Insert(q.wait, q.head+k, id)
+	e.queuedProcs += int64(s.job.Procs)
+}
+
+// span is the progress a job makes in its next stint before its next
+// event: its end or its demotion.
+func (e *ScoreD) span(s *sdSlot) int64 {
+	d := s.workUs - s.cpuUs
+	if r := e.queues[s.queue].cfg.ResidenceSec; r > 0 && s.queue < len(e.queues)-1 {
+		d = min(d, int64(r)*1e6-s.resUs)
+	}
+	return max(d, 1)
+}
+
+// start starts (or resumes) waiting job id in row (-1: exclusive).
+func (e *ScoreD) start(id int32, row int) {
+	s := &e.slots[id]
+	p := s.job.Procs
+	if e.nowMs < int64(s.job.Submit)*1000 {
+		panic(fmt.Sprintf("sim: job %d started at %d ms before its submission at %d s", s.job.ID, e.nowMs, s.job.Submit))
+	}
+	e.queuedProcs -= int64(p)
+	if s.firstMs < 0 {
+		s.firstMs = e.nowMs
+		e.stats.Started++
+	}
+	s.lastMs = e.nowMs
+	s.running = true
+	s.ver++
+	s.runIdx = len(e.running)
+	e.running = append(e.running, id)
+	e.runQ[s.queue]++
+	e.memHeld += s.memKB
+	e.diskHeld += s.diskKB
+	e.memQ[s.queue] += s.memKB
+	e.diskQ[s.queue] += s.diskKB
+	if row >= 0 {
+		s.gang, s.row, s.alloc = true, row, s.alloc[:0]
+		if e.rows[row] == 0 {
+			e.nonEmpty++
+		}
+		e.rows[row] += p
+		e.rowQ[s.queue*e.mpl+row] += p
+		e.gangP += p
+		if e.ex+e.rows[row] > e.procs {
+			panic(fmt.Sprintf("sim: row %d over-allocated: %d exclusive + %d gang processors of %d", row, e.ex, e.rows[row], e.procs))
+		}
+	} else {
+		s.gang = false
+		s.alloc = e.exM.Alloc(p, s.alloc[:0])
+		e.ex += p
+		e.exQ[s.queue] += p
+		if e.busy() > e.procs {
+			panic(fmt.Sprintf("sim: machine over-allocated: %d exclusive + %d gang processors of %d", e.ex, slices.Max(e.rows), e.procs))
+		}
+	}
+	s.stintAt = e.clock(s)
+	if used := s.job.UsedMemKB; s.memKB > 0 && used > 0 && int64(used)*int64(p) > s.memKB {
+		e.stop(id, 0)
+		e.end(id, Killed, fmt.Sprintf("memory use %d KB exceeds its limit %d KB", int64(used)*int64(p), s.memKB))
+		return
+	}
+	s.target = s.stintAt + e.span(s)
+	e.schedule(id)
+}
+
+// schedule pushes running job id's next event.
+func (e *ScoreD) schedule(id int32) {
+	s := &e.slots[id]
+	ev := sdEvent{at: s.target, seq: s.job.Seq, id: id, ver: s.ver}
+	if s.gang {
+		e.gEnds.push(ev)
+	} else {
+		e.exEnds.push(ev)
+	}
+}
+
+// stop takes running job id off the machine, crediting it with credit µs
+// of progress.
+func (e *ScoreD) stop(id int32, credit int64) {
+	s := &e.slots[id]
+	p := s.job.Procs
+	s.cpuUs += credit
+	s.resUs += credit
+	s.usedUs += credit
+	e.taken.add(uint64(p), uint64(credit))
+	if s.gang {
+		e.rows[s.row] -= p
+		e.rowQ[s.queue*e.mpl+s.row] -= p
+		e.gangP -= p
+		if e.rows[s.row] == 0 {
+			e.nonEmpty--
+		}
+		// The gang clock overshoots a job's target by the rounding of
+		// the instant; the machine gave that time, to nobody.
+		if over := e.vg - s.stintAt - credit; over > 0 {
+			e.taken.add(uint64(p), uint64(over))
+		}
+	} else {
+		e.ex -= p
+		e.exQ[s.queue] -= p
+		e.exM.Release(s.alloc)
+		if over := e.nowMs*1000 - s.stintAt - credit; over > 0 {
+			e.taken.add(uint64(p), uint64(over))
+		}
+	}
+	e.runQ[s.queue]--
+	e.memHeld -= s.memKB
+	e.diskHeld -= s.diskKB
+	e.memQ[s.queue] -= s.memKB
+	e.diskQ[s.queue] -= s.diskKB
+	last := e.running[len(e.running)-1]
+	e.running[s.runIdx] = last
+	e.slots[last].runIdx = s.runIdx
+	e.running = e.running[:len(e.running)-1]
+	s.running = false
+	s.ver++
+}
+
+// reached handles running job id reaching its event target; clock is its
+// clock now.
+func (e *ScoreD) reached(id int32, clock int64) {
+	s := &e.slots[id]
+	credit := s.target - s.stintAt
+	if s.cpuUs+credit >= s.workUs {
+		e.stop(id, credit)
+		if s.cut != "" {
+			e.end(id, Killed, s.cut)
+		} else {
+			e.end(id, Completed, "")
+		}
+		return
+	}
+	// Residence time reached: demotion to the next lower queue, in place.
+	s.cpuUs += credit
+	s.resUs = 0
+	s.usedUs += credit
+	e.taken.add(uint64(s.job.Procs), uint64(credit))
+	from := s.queue
+	to := from + 1
+	e.runQ[from]--
+	e.runQ[to]++
+	e.memQ[from] -= s.memKB
+	e.memQ[to] += s.memKB
+	e.diskQ[from] -= s.diskKB
+	e.diskQ[to] += s.diskKB
+	if s.gang {
+		e.rowQ[from*e.mpl+s.row] -= s.job.Procs
+		e.rowQ[to*e.mpl+s.row] += s.job.Procs
+	} else {
+		e.exQ[from] -= s.job.Procs
+		e.exQ[to] += s.job.Procs
+	}
+	s.queue = to
+	s.demotions++
+	s.stintAt = s.target
+	if e.queues[to].state != policy.Activated {
+		e.stop(id, clock-s.stintAt)
+		s.susp++
+		e.requeue(id)
+		return
+	}
+	s.target = s.stintAt + e.span(s)
+	s.ver++
+	e.schedule(id)
+}
+
+// end records stopped job id as ended now in state st.
+func (e *ScoreD) end(id int32, st State, reason string) {
+	s := &e.slots[id]
+	if st == Killed {
+		e.stats.Killed++
+	}
+	e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
+	e.rec = Record{Job: &s.job, State: st, Start: workload.Time(ceilDiv(s.firstMs, 1000)), End: workload.Time(ceilDiv(e.nowMs, 1000)),
+		Alloc: s.alloc, Reason: reason, ScoreD: true, Queue: s.queue, Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6)}
+	e.obs.JobDone(&e.rec)
+	e.freeIDs = append(e.freeIDs, id)
+}
+
+// rejectSlot records waiting job s of queue qi as rejected now.
+func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
+	e.stats.Rejected++
+	e.rec = Record{Job: &s.job, State: Rejected, Start: s.job.Submit, End: s.job.Submit, Reason: reason, ScoreD: true, Queue: qi,
+		Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6)}
+	if s.usedUs > 0 {
+		e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
+	}
+	e.obs.JobDone(&e.rec)
+}
+
+// rejectShort rejects the jobs submitted at this instant that could not
+// start, in queues that reject on resource shortage.
+func (e *ScoreD) rejectShort() {
+	for _, id := range e.arrived {
+		s := &e.slots[id]
+		q := &e.queues[s.queue]
+		reject := q.cfg.Reject
+		if w := s.job.WaitResources; w != 0 {
+			reject = w < 0 // the job's own choice
+		}
+		if s.firstMs >= 0 || !reject || q.state != policy.Activated {
+			continue
+		}
+		k := slices.Index(q.live(), id)
+		if k < 0 {
+			panic(fmt.Sprintf("sim: job %d neither started nor waiting", s.job.ID))
+		}
+		q.wait = slices.Delete(q.wait, q.head+k, q.head+k+1)
+		e.queuedProcs -= int64(s.job.Procs)
+		e.rejectSlot(s, s.queue, fmt.Sprintf("resources not available at submission (queue %d)", s.queue))
+		e.freeIDs = append(e.freeIDs, id)
+	}
+}
+
+// change applies a scheduled queue state change.
+func (e *ScoreD) change(c policy.QueueChange) {
+	q := &e.queues[c.Queue]
+	q.state = c.State
+	if c.State == policy.Activated {
+		return
+	}
+	e.victims = e.victims[:0]
+	for _, id := range e.running {
+		if e.slots[id].queue == c.Queue {
+			e.victims = append(e.victims, id)
+		}
+	}
+	slices.SortFunc(e.victims, func(a, b int32) int {
+		x, y := e.slots[a].job.Seq, e.slots[b].job.Seq
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	for _, id := range e.victims {
+		s := &e.slots[id]
+		e.stop(id, e.clock(s)-s.stintAt)
+		s.susp++
+		e.requeue(id)
+	}
+}

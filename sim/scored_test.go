@@ -1,0 +1,422 @@
+package sim_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// sdJob is job with a SWF queue number.
+func sdJob(id int64, submit workload.Time, procs int, run, estimate workload.Time, queue int) workload.Job {
+	j := job(id, submit, procs, run, estimate)
+	j.Queue = queue
+	return j
+}
+
+// sdWant is the expected record of one job.
+type sdWant struct {
+	id                   int64
+	state                sim.State
+	start, end           workload.Time
+	queue, demoted, susp int
+	cpu                  workload.Time
+	reason               string // a substring of the record's reason
+}
+
+// sdConfig returns n queues of mode m with quantum 100 ms, switch 10 ms.
+func sdConfig(n int, m policy.QueueMode, mpl int) policy.ScoreD {
+	c := policy.NewScoreD(n, m)
+	c.MPL, c.QuantumMs, c.SwitchMs = mpl, 100, 10
+	return c
+}
+
+func runScoreD(t *testing.T, procs int, cfg policy.ScoreD, jobs []workload.Job) (*recorder, sim.Stats) {
+	t.Helper()
+	eng, err := sim.NewScoreD(procs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	st, err := eng.Run(newSource(jobs), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, st
+}
+
+// TestScoreDRules checks each SCore-D rule (SPEC §4) on a small scenario
+// whose times were computed by hand (in the comments).
+func TestScoreDRules(t *testing.T) {
+	type tc struct {
+		name  string
+		procs int
+		cfg   func() policy.ScoreD
+		jobs  []workload.Job
+		want  []sdWant
+	}
+	cases := []tc{
+		{
+			// Two full-machine jobs on MPL 2: rate q/(2(q+s)) = 100/220,
+			// so 100 s of work take 220 s = 2×100 s + 2000 switches of 10 ms.
+			name: "gang/two equal jobs MPL 2", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(1, policy.Gang, 2) },
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 0, 4, 100, none, 0)},
+			want: []sdWant{{id: 1, start: 0, end: 220, cpu: 100}, {id: 2, start: 0, end: 220, cpu: 100}},
+		},
+		{
+			// Alone in the matrix a gang job runs at full speed.
+			name: "gang/alone", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(1, policy.Gang, 2) },
+			jobs: []workload.Job{sdJob(1, 5, 4, 100, none, 0)},
+			want: []sdWant{{id: 1, start: 5, end: 105, cpu: 100}},
+		},
+		{
+			// Two half-machine jobs share one row: no switching.
+			name: "gang/one row", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(1, policy.Gang, 2) },
+			jobs: []workload.Job{sdJob(1, 0, 2, 100, none, 0), sdJob(2, 0, 2, 100, none, 0)},
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, end: 100, cpu: 100}},
+		},
+		{
+			// A alone 0–50 (50 s done); from 50 both at 5/11: A's last 50 s
+			// take 110 s (end 160), in which B gets 50 s; B's last 50 s
+			// alone: end 210.
+			name: "gang/end moves with the load", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(1, policy.Gang, 2) },
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 50, 4, 100, none, 0)},
+			want: []sdWant{{id: 1, start: 0, end: 160, cpu: 100}, {id: 2, start: 50, end: 210, cpu: 100}},
+		},
+		{
+			// MPL 3 without switch cost: three full jobs at rate 1/3.
+			name: "gang/MPL 3 no overhead", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Gang, 3)
+				c.SwitchMs = 0
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 0, 4, 100, none, 0), sdJob(3, 0, 4, 100, none, 0), sdJob(4, 0, 4, 10, none, 0)},
+			// The fourth waits for a row: 300..310.
+			want: []sdWant{{id: 1, end: 300, cpu: 100}, {id: 2, end: 300, cpu: 100}, {id: 3, end: 300, cpu: 100}, {id: 4, start: 300, end: 310, cpu: 10}},
+		},
+		{
+			// MPL 1 is space sharing: FCFS.
+			name: "gang/MPL 1", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(1, policy.Gang, 1) },
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 0, 4, 100, none, 0)},
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, start: 100, end: 200, cpu: 100}},
+		},
+		{
+			// A job killed at its requested time (of CPU).
+			name: "exclusive/requested time", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(1, policy.Exclusive, 2) },
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, 50, 0), sdJob(2, 0, 4, 10, 20, 0)},
+			want: []sdWant{{id: 1, state: sim.Killed, end: 50, cpu: 50, reason: "requested time 50"}, {id: 2, start: 50, end: 60, cpu: 10}},
+		},
+		{
+			// A low-priority job uses the processors the high one leaves.
+			name: "exclusive/space sharing", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(2, policy.Exclusive, 2) },
+			jobs: []workload.Job{sdJob(1, 0, 2, 100, none, 1), sdJob(2, 10, 2, 50, none, 0)},
+			want: []sdWant{{id: 1, end: 100, queue: 1, cpu: 100}, {id: 2, start: 10, end: 60, cpu: 50}},
+		},
+		{
+			// B (queue 0) suspends A (queue 1) at 10; A resumes at 60 with
+			// 90 s to go: end 150.
+			name: "preempt/suspend", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(2, policy.Exclusive, 2) },
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 1), sdJob(2, 10, 4, 50, none, 0)},
+			want: []sdWant{{id: 2, start: 10, end: 60, cpu: 50}, {id: 1, end: 150, queue: 1, susp: 1, cpu: 100}},
+		},
+		{
+			// Requeued, A loses its 10 s and runs 60–160; it received 110 s.
+			name: "preempt/requeue", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Exclusive, 2)
+				c.Preempt = policy.PreemptRequeue
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 1), sdJob(2, 10, 4, 50, none, 0)},
+			want: []sdWant{{id: 2, start: 10, end: 60, cpu: 50}, {id: 1, end: 160, queue: 1, susp: 1, cpu: 110}},
+		},
+		{
+			name: "preempt/cancel", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Exclusive, 2)
+				c.Preempt = policy.PreemptCancel
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 1), sdJob(2, 10, 4, 50, none, 0)},
+			want: []sdWant{{id: 1, state: sim.Killed, end: 10, queue: 1, susp: 1, cpu: 10, reason: "preempted by job 2"}, {id: 2, start: 10, end: 60, cpu: 50}},
+		},
+		{
+			// Without preemption B waits for A.
+			name: "preempt/off", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Exclusive, 2)
+				c.Preempt = policy.PreemptOff
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 1), sdJob(2, 10, 4, 50, none, 0)},
+			want: []sdWant{{id: 1, end: 100, queue: 1, cpu: 100}, {id: 2, start: 100, end: 150, cpu: 50}},
+		},
+		{
+			// A gang job of queue 0 suspends a gang job of queue 1 that
+			// blocks every row (MPL 1); it resumes at 30 with 90 s to go.
+			name: "preempt/gang", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(2, policy.Gang, 1) },
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 1), sdJob(2, 10, 4, 20, none, 0)},
+			want: []sdWant{{id: 2, start: 10, end: 30, cpu: 20}, {id: 1, end: 120, queue: 1, susp: 1, cpu: 100}},
+		},
+		{
+			// Rows: A and B (queue 1) fill row 0, C (queue 1) fills row 1,
+			// s = 0. At 10 (A 6 s done, B 5, C 4) D (queue 0, 2 procs)
+			// needs a row: suspending B frees row 0 with one victim of 2
+			// processors, C would cost 4. D runs 10–30 at rate 1/2; B
+			// resumes at 30; A ends at 30 + 2·84 = 198, C at 202 (2 s at
+			// 1/2), B alone 202–211.
+			name: "preempt/gang picks the row", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Gang, 2)
+				c.SwitchMs = 0
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 2, 100, none, 1), sdJob(2, 1, 2, 100, none, 1), sdJob(3, 2, 4, 100, none, 1), sdJob(4, 10, 2, 10, none, 0)},
+			want: []sdWant{{id: 1, end: 198, queue: 1, cpu: 100}, {id: 2, start: 1, end: 211, queue: 1, susp: 1, cpu: 100}, {id: 3, start: 2, end: 202, queue: 1, cpu: 100}, {id: 4, start: 10, end: 30, cpu: 10}},
+		},
+		{
+			// Maximum CPU time 30 s, inherited from queue 0 although the
+			// job is demoted to queue 1 (residence 10 s) at 10.
+			name: "max CPU inherited", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Exclusive, 2)
+				c.Queues[0].MaxCPUSec, c.Queues[0].ResidenceSec = 30, 10
+				c.Queues[1].MaxCPUSec = 1000
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0)},
+			want: []sdWant{{id: 1, state: sim.Killed, end: 30, queue: 1, demoted: 1, cpu: 30, reason: "queue 0's maximum CPU time 30 s"}},
+		},
+		{
+			// Residence 10 s in queues 0 and 1: the job sinks at 10 and 20
+			// (its residence restarts), the last queue keeps it.
+			name: "residence/sinks", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(3, policy.Exclusive, 2)
+				c.Queues[0].ResidenceSec, c.Queues[1].ResidenceSec, c.Queues[2].ResidenceSec = 10, 10, 10
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0)},
+			want: []sdWant{{id: 1, end: 100, queue: 2, demoted: 2, cpu: 100}},
+		},
+		{
+			// Demoted at 10, A is preempted at 20 by a queue-0 job (20–30)
+			// and resumes with 80 s to go: end 110.
+			name: "residence/demoted job is preempted", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Exclusive, 2)
+				c.Queues[0].ResidenceSec = 10
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 20, 4, 10, none, 0)},
+			want: []sdWant{{id: 2, start: 20, end: 30, cpu: 10}, {id: 1, end: 110, queue: 1, demoted: 1, susp: 1, cpu: 100}},
+		},
+		{
+			// Queue 0 deactivated 20–50: A is suspended at 20 (20 s done),
+			// B is accepted at 30 and held; at 50 A resumes (end 130), then B.
+			name: "state/deactivated for a while", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				ch, err := policy.ParseQueueChange("0=deactivated@20-50", policy.Activated)
+				if err != nil {
+					panic(err)
+				}
+				c.Changes = ch
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 30, 4, 10, none, 0)},
+			want: []sdWant{{id: 1, end: 130, susp: 1, cpu: 100}, {id: 2, start: 130, end: 140, cpu: 10}},
+		},
+		{
+			name: "state/disabled refuses", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Exclusive, 2)
+				c.Queues[1].State = policy.Disabled
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 10, none, 1), sdJob(2, 0, 4, 10, none, 0)},
+			want: []sdWant{{id: 1, state: sim.Rejected, queue: 1, reason: "queue 1 is disabled"}, {id: 2, end: 10, cpu: 10}},
+		},
+		{
+			name: "state/never activated", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.Queues[0].State = policy.Deactivated
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 7, 4, 10, none, 0)},
+			want: []sdWant{{id: 1, state: sim.Rejected, start: 7, end: 7, reason: "queue 0 deactivated at the end of the run"}},
+		},
+		{
+			name: "group", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.Queues[0].Group = 100
+				return c
+			},
+			jobs: func() []workload.Job {
+				a, b := sdJob(1, 0, 4, 10, none, 0), sdJob(2, 0, 4, 10, none, 0)
+				a.Group, b.Group = 5, 100
+				return []workload.Job{a, b}
+			}(),
+			want: []sdWant{{id: 1, state: sim.Rejected, reason: "group 5 may not submit to queue 0"}, {id: 2, end: 10, cpu: 10}},
+		},
+		{
+			// Cluster 1000 KB, queue 60 %: a job's limit is 600 KB, so only
+			// one runs at a time; the user's 200 KB lets the third join.
+			name: "memory/limit", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent = 1000, 60
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 0, 1, 100, none, 0), sdJob(3, 0, 1, 100, none, 0)}
+				js[2].ReqMemKB = 200
+				return js
+			}(),
+			// FCFS: job 2 blocks the queue until 100; then 2 (600) and 3
+			// (200) fit together.
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, start: 100, end: 200, cpu: 100}, {id: 3, start: 100, end: 200, cpu: 100}},
+		},
+		{
+			name: "memory/inactive without a cluster limit", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.Queues[0].MemPercent = 60
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 0, 1, 100, none, 0)},
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, end: 100, cpu: 100}},
+		},
+		{
+			name: "memory/kill on use", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent = 1000, 60
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 3, 2, 100, none, 0)}
+				js[0].UsedMemKB = 400 // 800 KB > 600 KB
+				return js
+			}(),
+			want: []sdWant{{id: 1, state: sim.Killed, start: 3, end: 3, reason: "memory use 800 KB exceeds its limit 600 KB"}},
+		},
+		{
+			// Disk 100 KB at 50 %: two jobs at once, the third waits.
+			name: "disk/limit", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.DiskKB, c.Queues[0].DiskPercent = 100, 50
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 0, 1, 50, none, 0), sdJob(3, 0, 1, 10, none, 0)},
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, end: 50, cpu: 50}, {id: 3, start: 50, end: 60, cpu: 10}},
+		},
+		{
+			// A queue that rejects on shortage: B cannot start at 10.
+			name: "shortage/reject", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.Queues[0].Reject = true
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 10, 4, 10, none, 0), sdJob(3, 100, 4, 10, none, 0)},
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, state: sim.Rejected, start: 10, end: 10, reason: "resources not available"}, {id: 3, start: 100, end: 110, cpu: 10}},
+		},
+		{
+			// The jobs' own choices override the queue's: job 2 asks to
+			// wait in a rejecting queue, job 3 to be refused.
+			name: "shortage/per job", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Exclusive, 2)
+				c.Queues[0].Reject = true
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 10, 4, 10, none, 0), sdJob(3, 10, 4, 10, none, 1)}
+				js[1].WaitResources, js[2].WaitResources = 1, -1
+				return js
+			}(),
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, start: 100, end: 110, cpu: 10}, {id: 3, state: sim.Rejected, start: 10, end: 10, queue: 1, reason: "resources not available at submission (queue 1)"}},
+		},
+		{
+			name: "shortage/wait", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(1, policy.Exclusive, 2) },
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 10, 4, 10, none, 0)},
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, start: 100, end: 110, cpu: 10}},
+		},
+		{
+			name: "too large", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(1, policy.Exclusive, 2) },
+			jobs: []workload.Job{sdJob(1, 0, 5, 100, none, 0)},
+			want: []sdWant{{id: 1, state: sim.Rejected, reason: "needs 5 processors, machine has 4"}},
+		},
+		{
+			// An exclusive job takes its processors in every row: with a
+			// 2-processor exclusive job, two 2-processor gang jobs share
+			// one row's other half by time slicing (rows 0 and 1).
+			name: "mixed/exclusive above gang", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Gang, 2)
+				c.Queues[0].Mode = policy.Exclusive
+				c.SwitchMs = 0
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 2, 1000, none, 0), sdJob(2, 0, 2, 100, none, 1), sdJob(3, 0, 2, 100, none, 1)},
+			want: []sdWant{{id: 1, end: 1000, cpu: 1000}, {id: 2, end: 200, queue: 1, cpu: 100}, {id: 3, end: 200, queue: 1, cpu: 100}},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec, st := runScoreD(t, c.procs, c.cfg(), c.jobs)
+			if len(rec.recs) != len(c.want) {
+				t.Fatalf("%d records, want %d", len(rec.recs), len(c.want))
+			}
+			for _, w := range c.want {
+				r := rec.byID(t, w.id)
+				got := sdWant{id: w.id, state: r.State, start: r.Start, end: r.End, queue: r.Queue, demoted: r.Demotions, susp: r.Suspensions, cpu: r.CPUTime, reason: w.reason}
+				if got != w {
+					t.Errorf("job %d: got %+v, want %+v (reason %q)", w.id, got, w, r.Reason)
+				}
+				if !strings.Contains(r.Reason, w.reason) || (w.reason == "") != (r.Reason == "") {
+					t.Errorf("job %d: reason %q, want one containing %q", w.id, r.Reason, w.reason)
+				}
+				if !r.ScoreD {
+					t.Errorf("job %d: record not marked ScoreD", w.id)
+				}
+			}
+			if st.Jobs != int64(len(c.jobs)) {
+				t.Errorf("stats: %d jobs, want %d", st.Jobs, len(c.jobs))
+			}
+		})
+	}
+}
+
+// TestScoreDRecordOrder checks that records at one instant come in the
+// engine's order: rejections at submission first, then ends in trace order.
+func TestScoreDRecordOrder(t *testing.T) {
+	cfg := sdConfig(1, policy.Gang, 2)
+	rec, _ := runScoreD(t, 4, cfg, []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 0, 4, 100, none, 0), sdJob(3, 0, 8, 1, none, 0)})
+	var ids []int64
+	for _, r := range rec.recs {
+		ids = append(ids, r.Job.ID)
+	}
+	if !slices.Equal(ids, []int64{3, 1, 2}) {
+		t.Errorf("record order %v, want [3 1 2]", ids)
+	}
+}
