@@ -165,6 +165,7 @@ func (f *Filtered) Schedule(v View, d Decisions) {
 		}
 		f.filterVisible()
 	}
+	f.grow(v.Free())
 	f.stallGuard()
 	if f.wake < workload.Forever && (f.asked <= now || f.wake < f.asked) {
 		d.WakeAt(f.wake)

@@ -62,6 +62,11 @@ func (r *recorder) JobDone(rec *sim.Record) {
 	j := *rec.Job
 	c.Job = &j
 	c.Alloc = append([]cluster.Range(nil), rec.Alloc...)
+	c.Grows = nil
+	for _, g := range rec.Grows {
+		g.Alloc = append([]cluster.Range(nil), g.Alloc...)
+		c.Grows = append(c.Grows, g)
+	}
 	r.recs = append(r.recs, c)
 }
 
