@@ -103,6 +103,8 @@ type runOptions struct {
 
 	// stop, when set, interrupts the run (SIGINT/SIGTERM).
 	stop *atomic.Bool
+
+	growth growOptions // --grow, --speedup
 }
 
 func (o *runOptions) register(fs *pflag.FlagSet) {
@@ -130,6 +132,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.duplicate, "duplicate-id", string(workload.DuplicateError), "jobs whose job number an earlier job has: error (stop with a message), keep or drop (counted in the summary)")
 	fs.StringVar(&o.slurmConf, "slurm-conf", "", "model the machine of this slurm.conf: NodeName and PartitionName lines, SelectType (linear or cons_res), and with --backfill slurm its SchedulerParameters (flags override them); unknown keys are listed")
 	fs.StringVar(&o.config, "config", "", "run configuration file (TOML): HPC Pack submission and activation filters, job templates (see the README's HPC Pack filters section)")
+	o.growth.register(fs)
 	fs.StringVar(&o.columns, "columns", "", "Parquet column mapping: a preset (pm100, fdata) or target=column[:unit][?],… (see the README's Workloads section; default: schedsim's own schema)")
 }
 
@@ -334,6 +337,9 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		}
 	}
 	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al}
+	if simCfg.Grow, err = o.growConfig(pol); err != nil {
+		return nil, err
+	}
 	var hpc *policy.HPCPack
 	if o.config != "" {
 		if hpc, err = o.hpcPack(traceEpoch(rd.Header())); err != nil {
@@ -349,6 +355,9 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 			}
 		}
 		simCfg.Policy, simCfg.Admission, simCfg.Annotator = pol, hpc, hpc
+		if simCfg.Grow != nil {
+			simCfg.Grow.Filter = hpc
+		}
 	}
 	eng, err := sim.New(simCfg)
 	if err != nil {
@@ -383,6 +392,9 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	}
 	if o.slurmConf != "" {
 		polName += "+slurm-conf=" + filepath.Base(o.slurmConf)
+	}
+	if simCfg.Grow != nil {
+		polName += "+grow=" + simCfg.Grow.Speedup.Name()
 	}
 	if al != nil {
 		polName += "+select=" + spec.Select

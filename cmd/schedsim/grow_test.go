@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// growJobs: machine of 8; job 1 rigid on 6 for 100 s; job 2 on 4 in the
+// trace, range [2, 8], 100 s, both submitted at 0 with requested time
+// 1000 s.
+func growJobs() []workload.Job {
+	mk := func(id int64, procs int, lo, hi int64) workload.Job {
+		return workload.Job{ID: id, Seq: id - 1, Procs: procs, Run: 100, Estimate: 1000, MinProcs: lo, MaxProcs: hi,
+			RawWait: -1, RawRun: 100, AllocProcs: procs, ReqProcs: procs, ReqTime: 1000, AvgCPUSec: -1, UsedMemKB: -1, ReqMemKB: -1,
+			Status: 1, User: 1, Group: 1, Executable: 1, Queue: 1, Partition: -1, PrecedingJob: -1, ThinkTime: -1}
+	}
+	return []workload.Job{mk(1, 6, 0, 0), mk(2, 4, 2, 8)}
+}
+
+// TestRunGrow runs the min/max job model from the command line and the
+// configuration file. Without growth job 2 waits for job 1 and runs
+// 100–200. With it, job 2 starts at 0 on its minimum of 2 and grows to 8
+// when job 1 ends at 100: linear, 400 processor-seconds, 200 done, 200/8 =
+// 25 s → 125; Amdahl 0.5 (S(p) = 2p/(p+1)), 160 one-processor seconds, 133⅓
+// done on 2, 26⅔ / (16/9) = 15 s → 115.
+func TestRunGrow(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "grow.parquet")
+	writeParquetTrace(t, trace, 8, growJobs())
+	cfg := writeFile(t, dir, "grow.toml", "[hpcpack]\ngrow = true\nspeedup = \"amdahl:0.5\"\n")
+	tests := []struct {
+		name   string
+		args   []string
+		start  string
+		end    string
+		policy string
+	}{
+		{"no growth", nil, "100", "200", "fcfs"},
+		{"--grow", []string{"--grow"}, "0", "125", "fcfs+grow=linear"},
+		{"--grow --speedup amdahl:0.5", []string{"--grow", "--speedup", "amdahl:0.5"}, "0", "115", "fcfs+grow=amdahl:0.5"},
+		{"[hpcpack] in --config", []string{"--config", cfg}, "0", "115", "fcfs+config=grow.toml+grow=amdahl:0.5"},
+		{"--speedup over [hpcpack]", []string{"--config", cfg, "--speedup", "linear"}, "0", "125", "fcfs+config=grow.toml+grow=linear"},
+	}
+	for k, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out", string(rune('a'+k)))
+			args := append([]string{"run", "--trace", trace, "--backfill", "off", "--out", out, "--plots=false", "-q", "--progress", "never"}, tt.args...)
+			if code, _, stderr := run(t, args...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			rows := readCSVRows(t, filepath.Join(out, "jobs.csv"))
+			col := map[string]int{}
+			for i, h := range rows[0] {
+				col[h] = i
+			}
+			var got []string
+			for _, r := range rows[1:] {
+				if r[col["job_id"]] == "2" {
+					got = []string{r[col["starting_time"]], r[col["finish_time"]]}
+				}
+			}
+			if len(got) != 2 || got[0] != tt.start || got[1] != tt.end {
+				t.Errorf("job 2 start, end %v, want %s, %s", got, tt.start, tt.end)
+			}
+			b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s struct {
+				Policy string `json:"policy"`
+			}
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Policy != tt.policy {
+				t.Errorf("policy %q, want %q", s.Policy, tt.policy)
+			}
+		})
+	}
+}
+
+// Mistakes in the growth settings are usage errors (exit 2) that say what
+// is wrong.
+func TestRunGrowErrors(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "grow.parquet")
+	writeParquetTrace(t, trace, 8, growJobs())
+	badCfg := writeFile(t, dir, "bad.toml", "[hpcpack]\ngrow = true\nspeedup = \"amdahl:2\"\n")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"speedup without grow", []string{"--speedup", "amdahl:0.1"}, "needs --grow"},
+		{"bad model", []string{"--grow", "--speedup", "quadratic"}, "want linear or amdahl"},
+		{"serial fraction above 1", []string{"--config", badCfg}, "serial fraction"},
+		{"conservative", []string{"--grow", "--backfill", "conservative"}, "does not grow"},
+		{"slurm", []string{"--grow", "--backfill", "slurm"}, "does not grow"},
+		{"estimates", []string{"--grow", "--estimates", "perfect"}, "Estimator"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"run", "--trace", trace, "--out", filepath.Join(dir, "out"), "--plots=false", "-q", "--progress", "never"}, tt.args...)
+			code, _, stderr := run(t, args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
