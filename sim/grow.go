@@ -321,3 +321,23 @@ func (e *Engine) recordGrowth(id int32) {
 }
 
 var _ policy.Grower = (*Engine)(nil)
+
+// ProcSeconds returns the processor-seconds the job of r held: its
+// processors times its run time, or under Config.Grow the processors it
+// held in each interval between its start, its growths and its end.
+func (r *Record) ProcSeconds() int64 {
+	if len(r.Grows) == 0 {
+		return int64(r.Job.Procs) * int64(r.End-r.Start)
+	}
+	n := len(r.Alloc)
+	for _, g := range r.Grows {
+		n -= len(g.Alloc)
+	}
+	p, t := int64(rangesLen(r.Alloc[:max(n, 0)])), r.Start
+	var sum int64
+	for _, g := range r.Grows {
+		sum += p * int64(g.At-t)
+		p, t = int64(g.Procs), g.At
+	}
+	return sum + p*int64(r.End-t)
+}

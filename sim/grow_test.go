@@ -54,6 +54,13 @@ func growRun(t *testing.T, procs int, pol policy.Policy, g *sim.Grow, h *policy.
 	if vs := sim.Verify(procs, col.Outcomes, sim.VerifyOptions{Speedup: g.Speedup}); len(vs) > 0 {
 		t.Fatalf("verify: %v\n%s", vs, formatRecords(rec.recs))
 	}
+	var ps int64
+	for _, r := range rec.recs {
+		ps += r.ProcSeconds()
+	}
+	if float64(ps) != st.ProcSeconds {
+		t.Fatalf("records hold %d processor-seconds, the engine counted %.0f", ps, st.ProcSeconds)
+	}
 	return rec, st
 }
 
@@ -92,20 +99,24 @@ func TestGrowStartAndSpeedup(t *testing.T) {
 		end     []workload.Time
 		procs   []int // processors held at the end
 		grows   [][]workload.Time
+		// procSecs are the processor-seconds each job held.
+		procSecs []int64
 	}{
 		{
 			// Alone: starts on 2, grows to 8 at once: 400/8 = 50 s.
 			name: "linear, alone, grows to max at its start", speedup: policy.Linear{},
 			jobs:  []workload.Job{malleable(1, 0, 4, 100, 1000, 2, 8)},
 			start: []workload.Time{0}, end: []workload.Time{50}, procs: []int{8},
-			grows: [][]workload.Time{{0}},
+			grows:    [][]workload.Time{{0}},
+			procSecs: []int64{400},
 		},
 		{
 			// 160 / (16/9) = 90 s.
 			name: "amdahl 0.5, alone", speedup: amdahl,
 			jobs:  []workload.Job{malleable(1, 0, 4, 100, 1000, 2, 8)},
 			start: []workload.Time{0}, end: []workload.Time{90}, procs: []int{8},
-			grows: [][]workload.Time{{0}},
+			grows:    [][]workload.Time{{0}},
+			procSecs: []int64{720},
 		},
 		{
 			// Job 1 (rigid, 6 processors, 100 s) leaves 2: job 2 starts
@@ -114,7 +125,8 @@ func TestGrowStartAndSpeedup(t *testing.T) {
 			name: "linear, starts on its minimum, grows mid-run", speedup: policy.Linear{},
 			jobs:  []workload.Job{job(1, 0, 6, 100, 1000), malleable(2, 0, 4, 100, 1000, 2, 8)},
 			start: []workload.Time{0, 0}, end: []workload.Time{100, 125}, procs: []int{6, 8},
-			grows: [][]workload.Time{nil, {100}},
+			grows:    [][]workload.Time{nil, {100}},
+			procSecs: []int64{600, 400},
 		},
 		{
 			// Amdahl: on 2, 160/(4/3) = 120 s; at 100, 100 · 4/3 = 133⅓
@@ -122,7 +134,8 @@ func TestGrowStartAndSpeedup(t *testing.T) {
 			name: "amdahl 0.5, grows mid-run", speedup: amdahl,
 			jobs:  []workload.Job{job(1, 0, 6, 100, 1000), malleable(2, 0, 4, 100, 1000, 2, 8)},
 			start: []workload.Time{0, 0}, end: []workload.Time{100, 115}, procs: []int{6, 8},
-			grows: [][]workload.Time{nil, {100}},
+			grows:    [][]workload.Time{nil, {100}},
+			procSecs: []int64{600, 320},
 		},
 		{
 			// Two malleable jobs [2, 8], p0 4, 100 s, submitted together:
@@ -133,7 +146,8 @@ func TestGrowStartAndSpeedup(t *testing.T) {
 			name: "linear, two jobs, the older grows first", speedup: policy.Linear{},
 			jobs:  []workload.Job{malleable(1, 0, 4, 100, 1000, 2, 8), malleable(2, 0, 4, 100, 1000, 2, 8)},
 			start: []workload.Time{0, 0}, end: []workload.Time{67, 101}, procs: []int{6, 8},
-			grows: [][]workload.Time{{0}, {67}},
+			grows:    [][]workload.Time{{0}, {67}},
+			procSecs: []int64{402, 406},
 		},
 		{
 			// Rounding up: p0 3, 10 s: 30 processor-seconds on 4 (max 4) =
@@ -141,7 +155,8 @@ func TestGrowStartAndSpeedup(t *testing.T) {
 			name: "linear, a fractional span rounds up", speedup: policy.Linear{},
 			jobs:  []workload.Job{malleable(1, 0, 3, 10, 100, 1, 4)},
 			start: []workload.Time{0}, end: []workload.Time{8}, procs: []int{4},
-			grows: [][]workload.Time{{0}},
+			grows:    [][]workload.Time{{0}},
+			procSecs: []int64{32},
 		},
 		{
 			// A job larger than the machine (p0 16) whose minimum fits: it
@@ -149,7 +164,8 @@ func TestGrowStartAndSpeedup(t *testing.T) {
 			name: "linear, trace count above the machine, minimum fits", speedup: policy.Linear{},
 			jobs:  []workload.Job{malleable(1, 0, 16, 100, 1000, 4, 32)},
 			start: []workload.Time{0}, end: []workload.Time{200}, procs: []int{8},
-			grows: [][]workload.Time{{0}},
+			grows:    [][]workload.Time{{0}},
+			procSecs: []int64{1600},
 		},
 	}
 	for _, tt := range tests {
@@ -164,6 +180,9 @@ func TestGrowStartAndSpeedup(t *testing.T) {
 				if r.Start != tt.start[k] || r.End != tt.end[k] || held(r) != tt.procs[k] || !slices.Equal(at, tt.grows[k]) {
 					t.Errorf("job %d: start %d end %d on %d, grew at %v; want %d, %d on %d, grew at %v",
 						k+1, r.Start, r.End, held(r), at, tt.start[k], tt.end[k], tt.procs[k], tt.grows[k])
+				}
+				if want := tt.procSecs[k]; r.ProcSeconds() != want {
+					t.Errorf("job %d held %d processor-seconds, want %d", k+1, r.ProcSeconds(), want)
 				}
 				if r.Job.Procs != tt.jobs[k].Procs || r.Job.Run != tt.jobs[k].Run || r.Job.Estimate != tt.jobs[k].Estimate {
 					t.Errorf("job %d recorded as procs %d run %d estimate %d, want the trace's %d %d %d",

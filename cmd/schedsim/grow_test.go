@@ -113,3 +113,17 @@ func TestRunGrowErrors(t *testing.T) {
 		})
 	}
 }
+
+// schedsim verify says plainly that it cannot check a grow run.
+func TestVerifyRefusesGrowRun(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "grow.parquet")
+	writeParquetTrace(t, trace, 8, growJobs())
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := run(t, "run", "--trace", trace, "--grow", "--out", out, "--plots=false", "-q", "--progress", "never"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "verify", out); code != 2 || !strings.Contains(stderr, "--grow") {
+		t.Errorf("verify: exit %d, stderr %q; want 2 naming --grow", code, stderr)
+	}
+}

@@ -100,6 +100,9 @@ func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err
 	if sum.Procs <= 0 {
 		return 0, 0, usagef("%s: no machine size (procs)", sp)
 	}
+	if strings.Contains(sum.Policy, "+grow=") {
+		return 0, 0, usagef("%s: a run with --grow cannot be checked from jobs.csv (it does not record when jobs grew)", dir)
+	}
 	outs, err := readJobsCSV(filepath.Join(dir, "jobs.csv"))
 	if err != nil {
 		return 0, 0, err
