@@ -97,11 +97,12 @@ type Record struct {
 	// Note is what Config.Annotator noted about the job (the filter
 	// results it saw); empty without one.
 	Note string
-	// Grows are the job's growths in time order (Config.Grow only; the
-	// engine reuses the slice like the rest of the Record). Alloc then
-	// holds every processor the job held at its end, those of the steps
-	// included.
-	Grows []GrowStep
+	// Steps are the processor counts of a job with a processor range
+	// under Config.Grow, in time order: the first its start, each later
+	// one a growth (empty otherwise; the engine reuses the slice like the
+	// rest of the Record). Alloc is then the concatenation of the steps'
+	// Allocs.
+	Steps []GrowStep
 	// Predicted is the start Slurm's WILL_RUN predicted for the job at its
 	// submission when HasPrediction (Config.Allocator only, jobs that ran;
 	// see the package doc); workload.Forever when the running jobs'

@@ -58,8 +58,9 @@ type Grow struct {
 	Filter policy.GrowFilter
 }
 
-// GrowStep is one growth of a running job: at At it held Procs processors
-// in all, Alloc being the ones it got then.
+// GrowStep is one step of a running job's allocation under Grow: from At it
+// held Procs processors in all, Alloc being the ones it got at At (at its
+// start, all of them).
 type GrowStep struct {
 	At    workload.Time
 	Procs int
@@ -118,7 +119,13 @@ func (e *Engine) procsAtSubmit(j *workload.Job) int {
 }
 
 // bounds returns j's processor range on a machine of size processors.
-func (g *growState) bounds(j *workload.Job, size int) (lo, hi int) {
+func (g *growState) bounds(j *workload.Job, size int) (lo, hi int) { return procRange(j, size) }
+
+// procRange returns j's processor range on a machine of size processors
+// (see Grow): [MinProcs, MaxProcs], a bound that is 0 being Procs, the
+// maximum cut to the machine but not below the minimum (a minimum above
+// the machine is reported as size+1 at most: the job is rejected).
+func procRange(j *workload.Job, size int) (lo, hi int) {
 	lo, hi = j.Procs, j.Procs
 	if j.MinProcs > 0 {
 		lo = int(min(j.MinProcs, int64(size)+1))
@@ -131,6 +138,13 @@ func (g *growState) bounds(j *workload.Job, size int) (lo, hi int) {
 		hi = max(size, lo)
 	}
 	return lo, hi
+}
+
+// hasRange reports whether j has a processor range on a machine of size:
+// whether Grow may run it on another count than Procs.
+func hasRange(j *workload.Job, size int) bool {
+	lo, hi := procRange(j, size)
+	return lo != hi || lo != j.Procs
 }
 
 // submitted shapes the job just queued in slot id: it asks for its
@@ -181,6 +195,7 @@ func (g *growState) started(e *Engine, s *slot, id int32) {
 		return
 	}
 	gs.since = e.now
+	gs.steps = append(gs.steps[:0], GrowStep{At: e.now, Procs: s.job.Procs, Alloc: s.alloc[:len(s.alloc):len(s.alloc)]})
 	if s.job.Procs < gs.maxP {
 		g.insert(e, id)
 	}
@@ -316,28 +331,27 @@ func (e *Engine) dropStaleEnds() {
 // recordGrowth puts the growth steps of job id into the record.
 func (e *Engine) recordGrowth(id int32) {
 	if e.grow != nil {
-		e.rec.Grows = e.grow.slots[id].steps
+		e.rec.Steps = e.grow.slots[id].steps
 	}
 }
 
 var _ policy.Grower = (*Engine)(nil)
 
 // ProcSeconds returns the processor-seconds the job of r held: its
-// processors times its run time, or under Config.Grow the processors it
-// held in each interval between its start, its growths and its end.
+// processors times its run time, or under Config.Grow, for a job with
+// Steps, the processors it held in each interval between its steps and its
+// end.
 func (r *Record) ProcSeconds() int64 {
-	if len(r.Grows) == 0 {
+	if len(r.Steps) == 0 {
 		return int64(r.Job.Procs) * int64(r.End-r.Start)
 	}
-	n := len(r.Alloc)
-	for _, g := range r.Grows {
-		n -= len(g.Alloc)
-	}
-	p, t := int64(rangesLen(r.Alloc[:max(n, 0)])), r.Start
 	var sum int64
-	for _, g := range r.Grows {
-		sum += p * int64(g.At-t)
-		p, t = int64(g.Procs), g.At
+	for k, g := range r.Steps {
+		until := r.End
+		if k+1 < len(r.Steps) {
+			until = r.Steps[k+1].At
+		}
+		sum += int64(g.Procs) * int64(until-g.At)
 	}
-	return sum + p*int64(r.End-t)
+	return sum
 }

@@ -174,7 +174,10 @@ func TestGrowStartAndSpeedup(t *testing.T) {
 			for k := range tt.jobs {
 				r := rec.byID(t, int64(k+1))
 				var at []workload.Time
-				for _, g := range r.Grows {
+				if lo := int(tt.jobs[k].MinProcs); lo > 0 && (len(r.Steps) == 0 || r.Steps[0].At != r.Start || r.Steps[0].Procs != lo) {
+					t.Errorf("job %d: steps %+v, want the first at its start on its minimum %d", k+1, r.Steps, lo)
+				}
+				for _, g := range r.Steps[min(1, len(r.Steps)):] {
 					at = append(at, g.At)
 				}
 				if r.Start != tt.start[k] || r.End != tt.end[k] || held(r) != tt.procs[k] || !slices.Equal(at, tt.grows[k]) {
@@ -217,8 +220,8 @@ func TestGrowBeforeBackfill(t *testing.T) {
 			t.Errorf("job %d runs %d–%d, want %d–%d", id, r.Start, r.End, w[0], w[1])
 		}
 	}
-	if r := rec.byID(t, 2); len(r.Grows) != 2 || r.Grows[0].Procs != 4 || r.Grows[1].At != 10 || r.Grows[1].Procs != 6 {
-		t.Errorf("job 2 grew %+v, want to 4 at 0 and to 6 at 10", r.Grows)
+	if r := rec.byID(t, 2); len(r.Steps) != 3 || r.Steps[0].Procs != 2 || r.Steps[1].At != 0 || r.Steps[1].Procs != 4 || r.Steps[2].At != 10 || r.Steps[2].Procs != 6 {
+		t.Errorf("job 2 steps %+v, want a start on 2 at 0, growths to 4 at 0 and to 6 at 10", r.Steps)
 	}
 	if t.Failed() {
 		t.Log("\n" + formatRecords(rec.recs))
@@ -294,8 +297,8 @@ func TestGrowReevaluated(t *testing.T) {
 	jobs := []workload.Job{malleable(1, 0, 2, 400, 1000, 2, 8), job(2, 70, 1, 10, 10)}
 	rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, jobs)
 	r := rec.byID(t, 1)
-	if r.End != 154 || len(r.Grows) != 2 || r.Grows[0].At != 70 || r.Grows[0].Procs != 7 || r.Grows[1].At != 80 || r.Grows[1].Procs != 8 {
-		t.Errorf("job 1 ends at %d with growths %+v, want 154 after growing to 7 at 70 and 8 at 80\n%s", r.End, r.Grows, formatRecords(rec.recs))
+	if r.End != 154 || len(r.Steps) != 3 || r.Steps[1].At != 70 || r.Steps[1].Procs != 7 || r.Steps[2].At != 80 || r.Steps[2].Procs != 8 {
+		t.Errorf("job 1 ends at %d with growths %+v, want 154 after growing to 7 at 70 and 8 at 80\n%s", r.End, r.Steps, formatRecords(rec.recs))
 	}
 	if r.Note != "activate=0x1 grow=0x2,1x1" {
 		t.Errorf("note %q", r.Note)
@@ -368,14 +371,15 @@ func TestVerifyGrown(t *testing.T) {
 	}{
 		{"end", func(o *sim.Outcome) { o.End++ }, "end"},
 		{"beyond the maximum", func(o *sim.Outcome) { o.Job.MaxProcs = 6 }, "grow-size"},
-		{"growth taken while job 1 runs", func(o *sim.Outcome) { o.Grows[0].At = 50 }, "overlap"},
+		{"growth taken while job 1 runs", func(o *sim.Outcome) { o.Steps[1].At = 50 }, "overlap"},
+		{"steps do not add up", func(o *sim.Outcome) { o.Steps = o.Steps[1:] }, "alloc-size"},
 		{"not on its minimum", func(o *sim.Outcome) { o.Job.MinProcs = 1 }, "alloc-size"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			outs := slices.Clone(col.Outcomes)
 			o := outs[k]
-			o.Grows = slices.Clone(o.Grows)
+			o.Steps = slices.Clone(o.Steps)
 			tt.mutate(&o)
 			outs[k] = o
 			vs := sim.Verify(8, outs, opts)

@@ -9,8 +9,8 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// copyGrows returns a deep copy of steps (nil for none).
-func copyGrows(steps []GrowStep) []GrowStep {
+// copySteps returns a deep copy of steps (nil for none).
+func copySteps(steps []GrowStep) []GrowStep {
 	if len(steps) == 0 {
 		return nil
 	}
@@ -31,20 +31,6 @@ func rangesLen(rs []cluster.Range) int {
 	return n
 }
 
-// startAlloc returns the ranges o started on: Alloc without those of its
-// growths, which come last; ok is false when the growths claim more ranges
-// than Alloc has.
-func startAlloc(o *Outcome) (rs []cluster.Range, ok bool) {
-	n := len(o.Alloc)
-	for _, g := range o.Grows {
-		n -= len(g.Alloc)
-	}
-	if n < 0 {
-		return nil, false
-	}
-	return o.Alloc[:n], true
-}
-
 // verifyGrown checks a job of a run with Grow (see Grow): it started on its
 // minimum, every growth added processors within its maximum while it ran,
 // and its end is the one its growths give under m: the work of its run time
@@ -57,25 +43,28 @@ func verifyGrown(procs int, o *Outcome, m policy.Speedup) (float64, []Violation)
 	add := func(rule, format string, a ...any) {
 		vs = append(vs, Violation{JobID: j.ID, Rule: rule, Msg: fmt.Sprintf(format, a...)})
 	}
-	lo, hi := j.Procs, j.Procs
-	if j.MinProcs > 0 {
-		lo = int(j.MinProcs)
-	}
-	if j.MaxProcs > 0 {
-		hi = int(min(j.MaxProcs, int64(procs)))
-	}
-	hi = max(hi, lo)
-	rs, ok := startAlloc(o)
-	if !ok {
-		add("alloc-size", "%d growths name more ranges than the %d allocated", len(o.Grows), len(o.Alloc))
+	lo, hi := procRange(j, procs)
+	if len(o.Steps) == 0 {
+		add("grow-steps", "a job with the processor range [%d, %d] ran without steps", lo, hi)
 		return 0, vs
+	}
+	n := 0
+	for _, g := range o.Steps {
+		n += rangesLen(g.Alloc)
+	}
+	if held := rangesLen(o.Alloc); held != n || held != o.Steps[len(o.Steps)-1].Procs {
+		add("alloc-size", "allocated %d processors, its steps add up to %d and end on %d", held, n, o.Steps[len(o.Steps)-1].Procs)
 	}
 	for _, r := range o.Alloc {
 		if r.Lo < 0 || r.Hi > procs || r.Lo >= r.Hi {
 			add("alloc-range", "allocated %d-%d outside the machine of %d", r.Lo, r.Hi-1, procs)
 		}
 	}
-	cur := rangesLen(rs)
+	first := o.Steps[0]
+	cur := rangesLen(first.Alloc)
+	if first.At != o.Start || cur != first.Procs {
+		add("grow-steps", "first step %d processors at %d (%d allocated), start at %d", first.Procs, first.At, cur, o.Start)
+	}
 	if cur != lo {
 		add("alloc-size", "started on %d processors, its minimum is %d", cur, lo)
 	}
@@ -85,7 +74,7 @@ func verifyGrown(procs int, o *Outcome, m policy.Speedup) (float64, []Violation)
 	work := policy.Work(m, j.ActualRun(), j.Procs)
 	t, end := o.Start, o.Start+policy.Span(m, work, cur)
 	area := 0.0
-	for k, g := range o.Grows {
+	for k, g := range o.Steps[1:] {
 		switch {
 		case g.At < t || g.At >= end:
 			add("grow-time", "growth %d at %d outside its run %d–%d", k+1, g.At, t, end)
@@ -104,9 +93,8 @@ func verifyGrown(procs int, o *Outcome, m policy.Speedup) (float64, []Violation)
 	return area, vs
 }
 
-// checkOverlapGrown is checkOverlap for a run with Grow: each job holds the
-// processors it started on from its start, and those of each growth from
-// the growth, until its end.
+// checkOverlapGrown is checkOverlap for a run with Grow: a job with Steps
+// holds the processors of each step from the step's time until its end.
 func checkOverlapGrown(procs int, outs []Outcome, byStart []int) []Violation {
 	type piece struct {
 		at, end workload.Time
@@ -116,12 +104,11 @@ func checkOverlapGrown(procs int, outs []Outcome, byStart []int) []Violation {
 	var ps []piece
 	for _, i := range byStart {
 		o := &outs[i]
-		rs, ok := startAlloc(o)
-		if !ok {
-			continue // reported by verifyGrown
+		if len(o.Steps) == 0 {
+			ps = append(ps, piece{o.Start, o.End, o.Alloc, o.Job.ID})
+			continue
 		}
-		ps = append(ps, piece{o.Start, o.End, rs, o.Job.ID})
-		for _, g := range o.Grows {
+		for _, g := range o.Steps {
 			ps = append(ps, piece{g.At, o.End, g.Alloc, o.Job.ID})
 		}
 	}

@@ -62,10 +62,10 @@ func (r *recorder) JobDone(rec *sim.Record) {
 	j := *rec.Job
 	c.Job = &j
 	c.Alloc = append([]cluster.Range(nil), rec.Alloc...)
-	c.Grows = nil
-	for _, g := range rec.Grows {
+	c.Steps = nil
+	for _, g := range rec.Steps {
 		g.Alloc = append([]cluster.Range(nil), g.Alloc...)
-		c.Grows = append(c.Grows, g)
+		c.Steps = append(c.Steps, g)
 	}
 	r.recs = append(r.recs, c)
 }

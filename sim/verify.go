@@ -23,9 +23,8 @@ type Outcome struct {
 	HasPrediction bool
 	// Reason is why a rejected or failed job did not run.
 	Reason string
-	// Grows are the job's growths (sim.Config.Grow); Alloc lists the
-	// processors it started on, then those of each step, in order.
-	Grows []GrowStep
+	// Steps are the record's Steps (sim.Config.Grow).
+	Steps []GrowStep
 }
 
 // Collector is an Observer that keeps every job's outcome, for checks and
@@ -40,7 +39,7 @@ func (c *Collector) JobDone(r *Record) {
 		Job: *r.Job, State: r.State, Start: r.Start, End: r.End,
 		Alloc:     append([]cluster.Range(nil), r.Alloc...),
 		Predicted: r.Predicted, HasPrediction: r.HasPrediction, Reason: r.Reason,
-		Grows: copyGrows(r.Grows),
+		Steps: copySteps(r.Steps),
 	})
 }
 
@@ -152,7 +151,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		if o.Start < j.Submit {
 			add(j, "start-before-submit", "started at %d, submitted at %d", o.Start, j.Submit)
 		}
-		if opts.Speedup != nil && opts.Cluster == nil && (len(o.Grows) > 0 || j.MinProcs > 0 || j.MaxProcs > 0) {
+		if opts.Speedup != nil && opts.Cluster == nil && (len(o.Steps) > 0 || hasRange(j, procs)) {
 			a, gv := verifyGrown(procs, o, opts.Speedup)
 			vs = append(vs, gv...)
 			area += a
