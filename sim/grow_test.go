@@ -389,3 +389,30 @@ func TestVerifyGrown(t *testing.T) {
 		})
 	}
 }
+
+// A growth runs the job's whole activation chain: the template's filters,
+// then the cluster's; when one refuses, those that passed are reverted in
+// reverse order, as for a queued job.
+func TestGrowChainReverts(t *testing.T) {
+	var reverts []string
+	tpl := &scripted{name: "tpl", script: map[int64][]policy.Result{}, reverts: &reverts}
+	a := &scripted{name: "a", script: map[int64][]policy.Result{}, reverts: &reverts}
+	b := &scripted{name: "b", script: map[int64][]policy.Result{1: {policy.Exit(0, ""), policy.Exit(1, "no license for 8")}}, reverts: &reverts}
+	h := &policy.HPCPack{
+		Activation: []policy.ActivationFilter{a, b},
+		Templates:  map[string]*policy.Template{"Big": {Name: "Big", Activation: []policy.ActivationFilter{tpl}}},
+		Reevaluate: 60,
+	}
+	j := malleable(1, 0, 2, 100, 1000, 2, 8)
+	j.Template = "Big"
+	rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, []workload.Job{j})
+	if want := []string{"a:1", "tpl:1"}; !slices.Equal(reverts, want) {
+		t.Errorf("reverts %v, want %v", reverts, want)
+	}
+	if r := rec.byID(t, 1); r.End != 100 || len(r.Steps) != 1 {
+		t.Errorf("job 1 ends at %d with steps %+v, want 100 without growing", r.End, r.Steps)
+	}
+	if len(tpl.calls) != 2 || !tpl.calls[1].Grow || tpl.calls[1].Resources != 8 {
+		t.Errorf("template filter calls %+v, want the start and a growth to 8", tpl.calls)
+	}
+}
