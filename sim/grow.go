@@ -48,6 +48,13 @@ import (
 // they were planned on changed), as a corrected prediction does under an
 // Estimator.
 //
+// Only policies that call policy.Grower between their head starts and
+// backfilling grow jobs: FCFS, EASY and Depth, also under policy.Ordered
+// and policy.Filtered (which grows once more after its last round);
+// Conservative and Slurm plan with fixed processor counts and never do
+// (their jobs run on their minimum). Activation filters reserve (result 2)
+// a queued job's minimum.
+//
 // Grow cannot be combined with an Estimator or an Allocator (node
 // selection).
 type Grow struct {

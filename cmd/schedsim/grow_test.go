@@ -127,3 +127,86 @@ func TestVerifyRefusesGrowRun(t *testing.T) {
 		t.Errorf("verify: exit %d, stderr %q; want 2 naming --grow", code, stderr)
 	}
 }
+
+// growScenarioJobs: 400 jobs on a machine of 64, one every 12 minutes (an
+// offered load of about 0.8); each asks for 4–32 processors in the trace
+// and may run on half to twice that; run times 10–60 min, requested 1.5 ×
+// the run time.
+func growScenarioJobs() []workload.Job {
+	var jobs []workload.Job
+	x := uint64(12345)
+	next := func(n uint64) uint64 { // a small LCG: the scenario is fixed
+		x = x*6364136223846793005 + 1442695040888963407
+		return (x >> 33) % n
+	}
+	for i := 0; i < 400; i++ {
+		p := 4 * int(1+next(8))
+		run := workload.Time(600 + 60*next(51))
+		j := workload.Job{ID: int64(i + 1), Seq: int64(i), Submit: workload.Time(720 * i), Procs: p, Run: run, Estimate: run + run/2,
+			MinProcs: int64(p / 2), MaxProcs: int64(2 * p),
+			RawWait: -1, RawRun: float64(run), AllocProcs: p, ReqProcs: p, ReqTime: float64(run + run/2), AvgCPUSec: -1, UsedMemKB: -1, ReqMemKB: -1,
+			Status: 1, User: int(next(10)), Group: 1, Executable: 1, Queue: 1, Partition: -1, PrecedingJob: -1, ThinkTime: -1}
+		jobs = append(jobs, j)
+	}
+	return jobs
+}
+
+// TestGrowScenario compares rigid jobs with growing ones. Linear speedup
+// conserves work: the processor-seconds used (utilisation × makespan ×
+// machine) stay those of the rigid run, up to the rounding of each span to
+// whole seconds, while growing into idle processors raises the utilisation.
+// Amdahl's law makes a job more efficient on fewer processors, so there the
+// processor-seconds may go either way; they stay within the machine.
+func TestGrowScenario(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the grow scenario in -short mode")
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "malleable.parquet")
+	writeParquetTrace(t, trace, 64, growScenarioJobs())
+	code, stdout, stderr := run(t, "compare", "--trace", trace, "--jobs", "1", "--progress", "never",
+		"--run", "rigid:", "--run", "grow-linear: --grow", "--run", "grow-amdahl-0.1: --grow --speedup amdahl:0.1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Logf("schedsim compare on the grow scenario:\n%s", stdout)
+	type sum struct {
+		Utilisation float64 `json:"utilisation"`
+		MakespanSec int64   `json:"makespan_sec"`
+		Wait        struct {
+			Mean float64 `json:"mean"`
+		} `json:"wait"`
+	}
+	sums := map[string]sum{}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"rigid", nil}, {"linear", []string{"--grow"}}, {"amdahl", []string{"--grow", "--speedup", "amdahl:0.1"}}} {
+		name, args := c.name, c.args
+		out := filepath.Join(dir, name)
+		if code, _, stderr := run(t, append([]string{"run", "--trace", trace, "--out", out, "--plots=false", "-q", "--progress", "never"}, args...)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s sum
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		sums[name] = s
+		t.Logf("%s: utilisation %.3f, mean wait %.0f s, makespan %d s", name, s.Utilisation, s.Wait.Mean, s.MakespanSec)
+		if s.Utilisation > 1 {
+			t.Errorf("%s: utilisation %.3f > 1", name, s.Utilisation)
+		}
+	}
+	r, l := sums["rigid"], sums["linear"]
+	work := func(s sum) float64 { return s.Utilisation * float64(s.MakespanSec) * 64 }
+	if wr, wl := work(r), work(l); wl < wr-1 || wl > wr*1.01 {
+		t.Errorf("linear growth used %.0f processor-seconds, the rigid run %.0f: want the same, up to 1%% of rounding", wl, wr)
+	}
+	if l.Utilisation <= r.Utilisation {
+		t.Errorf("linear growth: utilisation %.3f, rigid %.3f: want higher", l.Utilisation, r.Utilisation)
+	}
+}
