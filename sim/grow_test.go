@@ -416,3 +416,30 @@ func TestGrowChainReverts(t *testing.T) {
 		t.Errorf("template filter calls %+v, want the start and a growth to 8", tpl.calls)
 	}
 }
+
+// A license pool in front of a filter that refuses every growth: the pool
+// takes the growth's licenses, the refusal reverts them, and the running
+// job keeps only its own. Machine of 9, pool of 8 "fluent", re-evaluation
+// 60 s. Job 1 ([2, 8], p0 2, 100 s, one license per processor) starts at
+// 0 on 2 (2 licenses) and is refused growth at 0 and 65. Job 2 (rigid 1,
+// 7 licenses) arrives at 5: 6 free, short: it keeps its processor (result
+// 2), is re-evaluated at 65 (still 6 free) and 125, after job 1 gave its 2
+// back at 100: it starts at 125. Had the refusal given back all of job 1's
+// licenses, job 2 would have started at 5.
+func TestGrowLicensesReverted(t *testing.T) {
+	pool := &policy.LicensePool{Total: map[string]int{"fluent": 8}, WhenShort: policy.ActivateKeepResources}
+	deny := &scripted{name: "deny", script: map[int64][]policy.Result{1: {policy.Exit(0, ""), policy.Exit(1, ""), policy.Exit(1, ""), policy.Exit(1, "")}}}
+	h := &policy.HPCPack{Activation: []policy.ActivationFilter{pool, deny}, Reevaluate: 60}
+	jobs := []workload.Job{malleable(1, 0, 2, 100, 1000, 2, 8), job(2, 5, 1, 10, 10)}
+	jobs[0].Licenses, jobs[1].Licenses = "fluent:*", "fluent:7"
+	rec, _ := growRun(t, 9, policy.FCFS{}, &sim.Grow{}, h, jobs)
+	if r := rec.byID(t, 1); r.End != 100 || len(r.Steps) != 1 || r.Note != "activate=0x1 grow=1x2" {
+		t.Errorf("job 1 ends at %d, steps %+v, note %q; want 100, never grown, grow=1x2", r.End, r.Steps, r.Note)
+	}
+	if r := rec.byID(t, 2); r.Start != 125 {
+		t.Errorf("job 2 starts at %d, want 125\n%s", r.Start, formatRecords(rec.recs))
+	}
+	if pool.Free("fluent") != 8 {
+		t.Errorf("%d licenses free at the end, want 8", pool.Free("fluent"))
+	}
+}
