@@ -164,6 +164,7 @@ func (g *growState) submitted(e *Engine, s *slot, id int32) {
 	gs.p0, gs.run0, gs.est0 = s.job.Procs, s.job.Run, s.job.Estimate
 	gs.minP, gs.maxP = g.bounds(&s.job, e.machine.Size())
 	gs.steps = gs.steps[:0]
+	gs.wRun, gs.wEst = 0, 0
 	if gs.minP == gs.p0 && gs.maxP == gs.p0 {
 		return // rigid
 	}
