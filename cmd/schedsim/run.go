@@ -45,6 +45,12 @@ priority order at every event, and a backfill cycle every --bf-interval.
 --order sets the queue's priority order (e.g. sjf, wfp3, multifactor), and
 --estimates what the scheduler plans with (e.g. perfect, predict).
 
+--grow runs HPC Pack's job model with minimum and maximum resources (Parquet
+min_procs/max_procs): a job starts on its minimum, and right after the starts
+at the head, before backfilling, running jobs grow toward their maximum
+(each growth passing the activation filters of --config); --speedup linear
+or amdahl:F sets how the run time changes with the processor count.
+
 Real traces are dirty: the cleaning options below choose what happens to
 missing or inconsistent fields, and the summary counts the jobs each rule
 touched.
@@ -55,6 +61,7 @@ Examples:
   schedsim run --trace log.swf.gz --procs 93312 --backfill off --out results/fcfs
   schedsim run --trace jobs.parquet --config hpcpack.toml --out results/licenses
   schedsim run --trace log.swf.gz --slurm-conf /etc/slurm/slurm.conf
+  schedsim run --trace malleable.parquet --grow --speedup amdahl:0.1
 `
 
 // runOptions are the options of a simulation run, shared by the commands
