@@ -573,7 +573,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User})
 	if e.grow != nil {
-		e.grow.finished(s, id)
+		e.grow.finished(e, s, id)
 	}
 	s.job.Estimate = s.limit // the job as the trace gave it
 	if e.est != nil {

@@ -242,12 +242,18 @@ func (g *growState) remove(id int32) {
 
 // finished restores the trace's job in slot id for its record and drops
 // the job from the growth order; its end event generation moves on, so
-// that a stale event of the slot can never match a later job in it.
-func (g *growState) finished(s *slot, id int32) {
+// that a stale event of the slot can never match a later job in it. The
+// policies learn of a job that grew (policy.Ended, just appended) with its
+// average processor count, rounded to the nearest, so that usage-based
+// orders (fair-share) count about what it held.
+func (g *growState) finished(e *Engine, s *slot, id int32) {
 	gs := &g.slots[id]
 	gs.gen++
 	if !g.malleable(id) {
 		return
+	}
+	if d := int64(s.end - s.start); d > 0 && len(gs.steps) > 1 {
+		e.ended[len(e.ended)-1].Procs = int((stepsProcSeconds(gs.steps, s.end) + d/2) / d)
 	}
 	g.remove(id)
 	s.job.Procs, s.job.Run, s.limit = gs.p0, gs.run0, gs.est0
@@ -353,11 +359,17 @@ func (r *Record) ProcSeconds() int64 {
 	if len(r.Steps) == 0 {
 		return int64(r.Job.Procs) * int64(r.End-r.Start)
 	}
+	return stepsProcSeconds(r.Steps, r.End)
+}
+
+// stepsProcSeconds sums the processors of each step times its length, the
+// last step lasting until end.
+func stepsProcSeconds(steps []GrowStep, end workload.Time) int64 {
 	var sum int64
-	for k, g := range r.Steps {
-		until := r.End
-		if k+1 < len(r.Steps) {
-			until = r.Steps[k+1].At
+	for k, g := range steps {
+		until := end
+		if k+1 < len(steps) {
+			until = steps[k+1].At
 		}
 		sum += int64(g.Procs) * int64(until-g.At)
 	}

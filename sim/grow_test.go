@@ -443,3 +443,29 @@ func TestGrowLicensesReverted(t *testing.T) {
 		t.Errorf("%d licenses free at the end, want 8", pool.Free("fluent"))
 	}
 }
+
+// endedSpy is FCFS that keeps every policy.Ended it is shown.
+type endedSpy struct {
+	policy.FCFS
+	ended []policy.Ended
+}
+
+func (s *endedSpy) Schedule(v policy.View, d policy.Decisions) {
+	s.ended = append(s.ended, v.Ended()...)
+	s.FCFS.Schedule(v, d)
+}
+
+// Policies learn of a grown job with its average processor count: job 2
+// of the mid-run case held 2 for 100 s and 8 for 25 s, 400 processor-
+// seconds in 125 s: 3.2, rounded to 3.
+func TestGrowEndedAverage(t *testing.T) {
+	spy := &endedSpy{}
+	growRun(t, 8, spy, &sim.Grow{}, nil, []workload.Job{job(1, 0, 6, 100, 1000), malleable(2, 0, 4, 100, 1000, 2, 8)})
+	var got []int
+	for _, e := range spy.ended {
+		got = append(got, e.Procs)
+	}
+	if !slices.Equal(got, []int{6, 3}) {
+		t.Errorf("ended with %v processors, want [6 3]", got)
+	}
+}
