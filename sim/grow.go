@@ -25,9 +25,14 @@ import (
 // takes what it can up to its maximum, if its activation filters let it
 // (Filter, SPEC §6's "running job (grow)" column). So a job started at the
 // head starts with up to its maximum as the idle processors allow, as HPC
-// Pack's scheduler does ("the job is started with at least its minimum
-// resources and grows toward its maximum"), while a backfilled job starts
-// on its minimum and grows at a later pass, once the head has been served.
+// Pack documents it ("The job can run when its minimum resource
+// requirements are met. The scheduler may allocate up to the maximum
+// specified resource limit for the job.", ISchedulerJob.MinimumNumberOfNodes;
+// its Balanced mode starts jobs on their minimum and grows them by
+// priority), while a backfilled job starts on its minimum and grows at a
+// later pass, once the head has been served (SPEC §3: growth before
+// backfilling). HPC Pack's Queued mode, where idle resources go to running
+// jobs even before new jobs start, is not modelled.
 // A job refused by a filter keeps its processors; the processors it did not
 // get go to the next job. Growth happens at scheduling passes only.
 //

@@ -94,6 +94,10 @@ func (v Violation) Error() string { return fmt.Sprintf("job %d: %s: %s", v.JobID
 //     and no processor ran two jobs at once (a job ending at t frees its
 //     processors for a job starting at t);
 //   - utilisation ≤ 1;
+//   - with opts.Speedup (a run under Config.Grow), a job with a processor
+//     range or steps instead: it started on its minimum, grew only while it
+//     ran and within its maximum, held each step's processors from the
+//     step on, and ends where its steps put it under the speedup model;
 //   - the policy-specific checks of opts.
 //
 // Outcomes may be in any order; submission order is (Submit, Seq). With
