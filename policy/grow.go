@@ -43,13 +43,15 @@ func growRunning(v View, d Decisions, free int) int {
 // GrowRunning implements Grower: Inner's growth with the idle processors
 // the activation filters do not reserve. In a round that refused a start
 // (another round follows) it grows nothing: the refused job's processors
-// go to the next job of the queue first; Schedule grows once more after
-// the last round.
+// go to the next job of the queue first. When Inner's last round did not
+// grow the running jobs (no round ran, or it refused a start before its
+// growth), Schedule grows them after it.
 func (w *filteredView) GrowRunning(spare int) int {
 	f := w.f
 	if f.refused {
 		return 0
 	}
+	f.grewIn = f.round
 	return f.grow(spare)
 }
 

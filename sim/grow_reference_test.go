@@ -146,3 +146,35 @@ func TestGrowRandom(t *testing.T) {
 		}
 	}
 }
+
+// Activation filters that pass every start and every growth change nothing
+// of a growing schedule: the same starts, ends and steps as without
+// filters, under FCFS and EASY.
+func TestGrowFiltersTransparent(t *testing.T) {
+	for seed := int64(1); seed <= 5; seed++ {
+		for _, name := range []string{"fcfs", "easy"} {
+			t.Run(fmt.Sprintf("seed%d/%s", seed, name), func(t *testing.T) {
+				mk := func() policy.Policy {
+					if name == "easy" {
+						return &policy.EASY{Lookahead: policy.LookaheadAll}
+					}
+					return policy.FCFS{}
+				}
+				size := 16 + int(seed%5)*7
+				plain, _ := growRun(t, size, mk(), &sim.Grow{}, nil, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
+				f := &passAll{}
+				h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}}
+				filtered, _ := growRun(t, size, mk(), &sim.Grow{}, h, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
+				for k := range plain.recs {
+					a, b := plain.recs[k], filtered.recs[k]
+					if a.Job.ID != b.Job.ID || a.Start != b.Start || a.End != b.End || len(a.Steps) != len(b.Steps) {
+						t.Fatalf("job %d: %d–%d in %d steps without filters, job %d: %d–%d in %d steps with", a.Job.ID, a.Start, a.End, len(a.Steps), b.Job.ID, b.Start, b.End, len(b.Steps))
+					}
+				}
+				if f.calls == 0 {
+					t.Error("the filter was never called")
+				}
+			})
+		}
+	}
+}
