@@ -178,3 +178,16 @@ func TestGrowFiltersTransparent(t *testing.T) {
 		}
 	}
 }
+
+// Oracle: the profile-based reservation-depth policy at depth 1 gives
+// EASY's growing schedule, as it gives EASY's rigid one.
+func TestGrowDepthOneIsEASY(t *testing.T) {
+	for seed := int64(1); seed <= 5; seed++ {
+		size := 16 + int(seed%5)*7
+		easy, _ := growRun(t, size, &policy.EASY{Lookahead: policy.LookaheadAll}, &sim.Grow{}, nil, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
+		depth, _ := growRun(t, size, &policy.Depth{Depth: 1, Lookahead: policy.LookaheadAll}, &sim.Grow{}, nil, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
+		if a, b := formatRecords(easy.recs), formatRecords(depth.recs); a != b {
+			t.Errorf("seed %d: EASY and depth 1 differ:\n%s\n%s", seed, a, b)
+		}
+	}
+}
