@@ -134,8 +134,13 @@ type Activation struct {
 	// Backfill reports whether the job would start by backfilling: some
 	// job ahead of it in the queue is still waiting.
 	Backfill bool
-	// Resources is the number of candidate resources (processors).
+	// Resources is the number of candidate resources (processors). When
+	// Grow, it is the processor count the running job would grow to.
 	Resources int
+	// Grow reports that Job is running and the call asks whether it may
+	// grow (SPEC §6, "running job (grow)"); Index is then -1 and Backfill
+	// false.
+	Grow bool
 }
 
 // ActivationFilter runs each time candidate resources are about to be given

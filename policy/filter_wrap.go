@@ -69,6 +69,7 @@ type Filtered struct {
 	refused  bool   // a start was refused in this round
 	head     int    // index in vis of the first job neither started nor refused
 	round    int    // Inner's run within the pass, from 0
+	grewIn   int    // the round in which Inner passed growth on, -1: none
 	wake     workload.Time
 	asked    workload.Time // the last wake asked for
 	view     filteredView
@@ -154,7 +155,10 @@ func (f *Filtered) Schedule(v View, d Decisions) {
 	}
 	f.updateBlocking()
 	f.filterVisible()
+	f.grewIn = -1
+	last := -1
 	for f.round = 0; len(f.vis) > 0; f.round++ {
+		last = f.round
 		f.refused = false
 		f.head = 0
 		f.view = filteredView{f: f}
@@ -164,6 +168,9 @@ func (f *Filtered) Schedule(v View, d Decisions) {
 			break
 		}
 		f.filterVisible()
+	}
+	if f.grewIn < 0 || f.grewIn != last {
+		f.grow(v.Free()) // Inner's last round did not grow the running jobs
 	}
 	f.stallGuard()
 	if f.wake < workload.Forever && (f.asked <= now || f.wake < f.asked) {

@@ -339,6 +339,9 @@ type jobNote struct {
 	blocked, held, reserving workload.Time // time spent in each state
 	act                      [numCounts]int32
 	sub                      string // submission results, in chain order
+
+	grow     [numCounts]int32 // results of growth calls (FilterGrow)
+	growNext workload.Time    // no growth call before this (after a refusal)
 }
 
 // count counts an activation result.
@@ -382,7 +385,9 @@ var countNames = [numCounts]string{"0", "1", "2", "3", "4", "other", "timeout", 
 // submission results in chain order ("submit=0,1"), the activation results
 // with their counts ("activate=2x12,0x1"), and the seconds spent blocked,
 // held and reserving (each only when not 0): e.g.
-// "submit=0 activate=2x3,0x1 reserving_sec=180".
+// "submit=0 activate=2x3,0x1 reserving_sec=180"; then, for a running job
+// that was offered processors to grow (sim.Grow), the growth results with
+// their counts ("grow=0x1,1x2").
 func (h *HPCPack) AppendNote(dst []byte, j *workload.Job) []byte {
 	n := h.notes[j.Seq]
 	if n == nil {
@@ -430,7 +435,7 @@ func (h *HPCPack) AppendNote(dst []byte, j *workload.Job) []byte {
 		dst = append(dst, '=')
 		dst = strconv.AppendInt(dst, int64(d.sec), 10)
 	}
-	return dst
+	return appendGrowNote(dst, start, n)
 }
 
 // filters returns every filter of h, cluster-wide then by template name,

@@ -76,6 +76,11 @@ func ParseLicenses(s string) ([]LicenseRequest, error) {
 // answers WhenShort. A request the pool can never satisfy (an unknown name,
 // more than the pool holds, bad syntax) answers 4: the job fails, as in
 // HPC Pack's FlexLM sample filter.
+//
+// A running job asked to grow (Activation.Grow) needs licenses only for
+// what its request adds: with "name:*" (one per processor) the processors
+// it would gain. It answers 0 and takes them when they are free, else 1
+// (do not grow); a revert gives back only what the growth took.
 type LicensePool struct {
 	// Total is the number of licenses of each name.
 	Total map[string]int
@@ -85,6 +90,7 @@ type LicensePool struct {
 
 	free map[string]int
 	held map[int64][]LicenseRequest // by job Seq: what it holds
+	prev map[int64][]LicenseRequest // by job Seq: what it held before its last growth
 }
 
 var (
@@ -133,6 +139,7 @@ func (p *LicensePool) FilterActivation(a *Activation) Result {
 			p.free[name] = n
 		}
 		p.held = map[int64][]LicenseRequest{}
+		p.prev = map[int64][]LicenseRequest{}
 	}
 	need := make([]LicenseRequest, len(reqs))
 	for k, r := range reqs {
@@ -143,10 +150,15 @@ func (p *LicensePool) FilterActivation(a *Activation) Result {
 		switch {
 		case !ok:
 			return Exit(ActivateFail, "unknown license "+r.Name)
+		case r.Count > total && a.Grow:
+			return Exit(ActivateBlockQueue, fmt.Sprintf("asks for %d %s licenses to grow, the pool has %d", r.Count, r.Name, total))
 		case r.Count > total:
 			return Exit(ActivateFail, fmt.Sprintf("asks for %d %s licenses, the pool has %d", r.Count, r.Name, total))
 		}
 		need[k] = r
+	}
+	if a.Grow {
+		return p.grow(a.Job.Seq, need)
 	}
 	// Several items may name the same license: add them up first.
 	for k, r := range need {
@@ -171,8 +183,58 @@ func (p *LicensePool) FilterActivation(a *Activation) Result {
 	return Exit(ActivateStart, "")
 }
 
-// RevertActivation implements ActivationFilter: it gives back what the job took.
-func (p *LicensePool) RevertActivation(a *Activation) { p.release(a.Job.Seq) }
+// grow takes the licenses a running job needs beyond those it holds to hold
+// need, or answers 1 when they are short.
+func (p *LicensePool) grow(seq int64, need []LicenseRequest) Result {
+	old := p.held[seq]
+	extra := func(name string) int { return countOf(need, name) - countOf(old, name) }
+	for _, r := range need {
+		if x := extra(r.Name); x > p.free[r.Name] {
+			return Exit(ActivateBlockQueue, fmt.Sprintf("%s: %d more asked to grow, %d free", r.Name, x, p.free[r.Name]))
+		}
+	}
+	for k, r := range need {
+		if countOf(need[:k], r.Name) == 0 { // a name listed twice: its extra is taken once
+			p.free[r.Name] -= extra(r.Name)
+		}
+	}
+	p.prev[seq] = old
+	p.held[seq] = need
+	return Exit(ActivateStart, "")
+}
+
+// countOf sums the counts of name in rs.
+func countOf(rs []LicenseRequest, name string) int {
+	n := 0
+	for _, r := range rs {
+		if r.Name == name {
+			n += r.Count
+		}
+	}
+	return n
+}
+
+// RevertActivation implements ActivationFilter: it gives back what the job
+// took (for a growth, what the growth took).
+func (p *LicensePool) RevertActivation(a *Activation) {
+	if a.Grow {
+		seq := a.Job.Seq
+		old, ok := p.prev[seq]
+		if !ok {
+			return
+		}
+		for _, r := range p.held[seq] {
+			p.free[r.Name] += r.Count
+		}
+		for _, r := range old {
+			p.free[r.Name] -= r.Count
+		}
+		p.held[seq] = old
+		delete(p.prev, seq)
+		return
+	}
+	p.release(a.Job.Seq)
+}
 
 // JobEnded implements JobEnder: it gives back what the job held.
 func (p *LicensePool) JobEnded(e Ended) { p.release(e.Seq) }
@@ -182,6 +244,7 @@ func (p *LicensePool) release(seq int64) {
 		p.free[r.Name] += r.Count
 	}
 	delete(p.held, seq)
+	delete(p.prev, seq)
 }
 
 // Quota is an activation filter that limits each user's usage: at most
@@ -198,6 +261,13 @@ type Quota struct {
 	Window workload.Time
 
 	users map[int]*quotaUser
+	undo  map[int64]quotaUndo // by job Seq: how to revert its last growth
+}
+
+// quotaUndo is what a growth changed in a user's record.
+type quotaUndo struct {
+	old   quotaRun // the run before the growth
+	added float64  // processor-seconds it moved into used
 }
 
 type quotaUser struct {
@@ -255,9 +325,15 @@ func (q *Quota) Used(user int, now workload.Time) float64 {
 	return used
 }
 
-// FilterActivation implements ActivationFilter.
+// FilterActivation implements ActivationFilter. A running job asked to
+// grow (Activation.Grow) answers 1 (do not grow) when its user has used up
+// the quota, without touching its Hold Until; otherwise 0, and from now on
+// its run counts with the processors it grows to.
 func (q *Quota) FilterActivation(a *Activation) Result {
 	j := a.Job
+	if a.Grow {
+		return q.grow(a)
+	}
 	if used := q.Used(j.User, a.Now); used >= q.Limit {
 		u := q.user(j.User, a.Now)
 		j.HoldUntil = workload.Time(u.window+1) * q.Window
@@ -268,13 +344,50 @@ func (q *Quota) FilterActivation(a *Activation) Result {
 	return Exit(ActivateStart, "")
 }
 
-// RevertActivation implements ActivationFilter.
+// grow answers a growth call (see FilterActivation).
+func (q *Quota) grow(a *Activation) Result {
+	j := a.Job
+	if used := q.Used(j.User, a.Now); used >= q.Limit {
+		return Exit(ActivateBlockQueue, fmt.Sprintf("user %d used %.0f of %.0f processor-seconds", j.User, used, q.Limit))
+	}
+	u := q.user(j.User, a.Now)
+	r, ok := q.remove(u, j.Seq)
+	if !ok {
+		return Exit(ActivateStart, "") // not started through this filter
+	}
+	from := workload.Time(u.window) * q.Window
+	added := float64(r.procs) * float64(a.Now-max(r.start, from))
+	u.used += added
+	u.running = append(u.running, quotaRun{seq: j.Seq, procs: a.Resources, start: a.Now})
+	if q.undo == nil {
+		q.undo = map[int64]quotaUndo{}
+	}
+	q.undo[j.Seq] = quotaUndo{old: r, added: added}
+	return Exit(ActivateStart, "")
+}
+
+// RevertActivation implements ActivationFilter: the job's run no longer
+// counts (for a growth: counts as before it).
 func (q *Quota) RevertActivation(a *Activation) {
-	q.remove(q.user(a.Job.User, a.Now), a.Job.Seq)
+	u := q.user(a.Job.User, a.Now)
+	if !a.Grow {
+		q.remove(u, a.Job.Seq)
+		return
+	}
+	d, ok := q.undo[a.Job.Seq]
+	if !ok {
+		return
+	}
+	delete(q.undo, a.Job.Seq)
+	if _, ok := q.remove(u, a.Job.Seq); ok {
+		u.used -= d.added
+		u.running = append(u.running, d.old)
+	}
 }
 
 // JobEnded implements JobEnder: the job's run in the current window counts.
 func (q *Quota) JobEnded(e Ended) {
+	delete(q.undo, e.Seq)
 	u := q.user(e.User, e.End)
 	r, ok := q.remove(u, e.Seq)
 	if !ok {

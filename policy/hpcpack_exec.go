@@ -178,12 +178,12 @@ func activationArgs(a *Activation) []string {
 // FilterActivation implements ActivationFilter.
 func (x *ExecFilter) FilterActivation(a *Activation) Result {
 	j := a.Job
-	path, err := x.jobFile(j, XMLQueued)
+	path, err := x.jobFile(j, activationState(a))
 	if err != nil {
 		return Result{Status: NotFound, Message: "cannot write the job file: " + err.Error()}
 	}
 	r := x.run(j, "activation", false, a.Now, path, activationArgs(a)...)
-	if r.Status == Exited && r.Code == ActivateHold {
+	if r.Status == Exited && r.Code == ActivateHold && !a.Grow {
 		// The filter may have set Hold Until.
 		if orig, err := ParseJobXML(bytes.NewReader(x.buf)); err == nil {
 			if f, err := os.Open(path); err == nil {
@@ -209,9 +209,18 @@ func (x *ExecFilter) RevertActivation(a *Activation) {
 	if !x.Revert {
 		return
 	}
-	if path, err := x.jobFile(a.Job, XMLQueued); err == nil {
+	if path, err := x.jobFile(a.Job, activationState(a)); err == nil {
 		x.run(a.Job, "activation", true, a.Now, path, activationArgs(a)...)
 	}
+}
+
+// activationState is the job file's State for a: Running for a growth
+// (whose queue index argument is -1), Queued for a start.
+func activationState(a *Activation) JobXMLState {
+	if a.Grow {
+		return XMLRunning
+	}
+	return XMLQueued
 }
 
 // run runs the program on the job file at path with extra arguments.

@@ -155,3 +155,38 @@ func TestExecRevert(t *testing.T) {
 		t.Errorf("%d calls counted, want 4", s.Calls)
 	}
 }
+
+// TestExecGrow runs a shell-script filter for both rows of SPEC §6's
+// "running job (grow)" column, through HPCPack.FilterGrow: the script sees
+// a running job (State Running, queue index -1, not a backfill) and the
+// processor count it would grow to. 0 grows; 1 does not; 3 (undefined for
+// a running job) does not either, and a Hold Until it writes is ignored.
+func TestExecGrow(t *testing.T) {
+	dir := t.TempDir()
+	check := `[ "$2" = 7 ] && [ "$3" = -1 ] && [ "$4" = 0 ] && [ "$5" = 32 ] && grep -q 'State="Running"' "$1" || exit 99` + "\n"
+	tests := []struct {
+		name string
+		body string
+		grow bool
+	}{
+		{"0 grows", check + "exit 0", true},
+		{"1 does not grow", check + "exit 1", false},
+		{"3 acts as 1, no hold", check + `sed -i 's/<Job /<Job HoldUntil="1\/1\/2000 1:00:00 AM" /' "$1"; exit 3`, false},
+		{"arguments wrong", "exit 99", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prog := script(t, dir, strings.ReplaceAll(tt.name, " ", "_"), tt.body)
+			x := &ExecFilter{FilterName: "f", Program: prog, Epoch: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)}
+			defer x.Close()
+			h := &HPCPack{Activation: []ActivationFilter{x}}
+			j := execJob()
+			if got := h.FilterGrow(&Activation{Job: &j, Now: 200, Pass: 7, Index: -1, Resources: 32, Grow: true}); got != tt.grow {
+				t.Errorf("FilterGrow = %v, want %v", got, tt.grow)
+			}
+			if j.HoldUntil != 0 {
+				t.Errorf("a growth call set Hold Until %d", j.HoldUntil)
+			}
+		})
+	}
+}

@@ -158,6 +158,7 @@ type JobXMLState string
 const (
 	XMLValidating JobXMLState = "Validating" // at submission
 	XMLQueued     JobXMLState = "Queued"     // at activation
+	XMLRunning    JobXMLState = "Running"    // at activation for growth (Activation.Grow)
 )
 
 // AppendJobXML appends j as HPC Pack job XML to dst: a Job element in

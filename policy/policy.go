@@ -239,9 +239,19 @@ func (FCFS) Schedule(v View, d Decisions) {
 	startHeads(v, d)
 }
 
-// startHeads starts jobs from the head while they fit and returns the index of
-// the first job that does not (v.Len() if all started) and the processors left.
+// startHeads starts jobs from the head while they fit, then lets the
+// running jobs grow (HPC Pack's min/max job model; a no-op unless d is a
+// Grower with growth configured, see Grower), and returns the index of the
+// first job that did not fit (v.Len() if all started) and the processors
+// left.
 func startHeads(v View, d Decisions) (int, int) {
+	i, free := startHeadsOnly(v, d)
+	return i, growRunning(v, d, free)
+}
+
+// startHeadsOnly starts jobs from the head while they fit and returns the
+// index of the first job that does not and the processors left.
+func startHeadsOnly(v View, d Decisions) (int, int) {
 	free := v.Free()
 	n := v.Len()
 	i := 0

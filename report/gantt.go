@@ -12,7 +12,8 @@ import (
 // read (and its SVG grows past a few megabytes).
 const DefaultGanttMaxJobs = 2000
 
-// GanttJob is one job of a Gantt chart.
+// GanttJob is one job of a Gantt chart, or one piece of a job that grew
+// (sim.Grow): a piece per step, each from its step to the job's end.
 type GanttJob struct {
 	ID         int64
 	Start, End workload.Time
@@ -47,9 +48,21 @@ func (g *Gantt) JobDone(r *sim.Record) {
 		g.jobs, g.ranges = nil, nil
 		return
 	}
+	if len(r.Steps) > 0 {
+		// A job that grew (sim.Grow): one piece per step, from the step on.
+		for _, st := range r.Steps {
+			g.add(r, st.At, st.Alloc)
+		}
+		return
+	}
+	g.add(r, r.Start, r.Alloc)
+}
+
+// add keeps a piece of r's run: alloc from start to r's end.
+func (g *Gantt) add(r *sim.Record, start workload.Time, alloc []cluster.Range) {
 	lo := len(g.ranges)
-	g.ranges = append(g.ranges, r.Alloc...)
-	g.jobs = append(g.jobs, GanttJob{ID: r.Job.ID, Start: r.Start, End: r.End, Killed: r.State == sim.Killed,
+	g.ranges = append(g.ranges, alloc...)
+	g.jobs = append(g.jobs, GanttJob{ID: r.Job.ID, Start: start, End: r.End, Killed: r.State == sim.Killed,
 		Alloc: g.ranges[lo:len(g.ranges):len(g.ranges)]})
 }
 

@@ -84,7 +84,11 @@ func (m *Metrics) JobDone(r *sim.Record) {
 	m.cells = append(m.cells, cell)
 	m.waitSum += int64(wait)
 	m.respSum += int64(wait + run)
-	m.procSec += int64(j.Procs) * int64(used)
+	if r.ScoreD {
+		m.procSec += int64(j.Procs) * int64(used)
+	} else {
+		m.procSec += r.ProcSeconds() // Procs · run, or what a growing job held
+	}
 	m.bsldSum += bsld
 }
 

@@ -51,6 +51,9 @@ func CanCheckpoint(cfg Config) error {
 			return fmt.Errorf("%w: estimator %s does not save its state", ErrNoCheckpoint, cfg.Estimator.Name())
 		}
 	}
+	if cfg.Grow != nil && cfg.Grow.Filter != nil {
+		return fmt.Errorf("%w: growing jobs whose growth passes filters cannot be checkpointed yet", ErrNoCheckpoint)
+	}
 	if cfg.Admission != nil || cfg.Annotator != nil {
 		return fmt.Errorf("%w: runs with HPC Pack filters or templates cannot be checkpointed yet", ErrNoCheckpoint)
 	}
@@ -77,6 +80,18 @@ type engineState struct {
 	Busy    float64
 	LastT   workload.Time
 	NextCk  workload.Time
+
+	Grow      []growSlotState // by slot, under Config.Grow
+	GrowOrder []int32
+}
+
+type growSlotState struct {
+	P0, MinP, MaxP int
+	Run0, Est0     workload.Time
+	Since          workload.Time
+	WRun, WEst     float64
+	Gen            uint32
+	Steps          []GrowStep
 }
 
 type slotState struct {
@@ -93,6 +108,7 @@ type eventState struct {
 	At  workload.Time
 	Seq int64
 	ID  int32
+	Gen uint32
 }
 
 type runningState struct {
@@ -135,6 +151,13 @@ func (e *Engine) MarshalBinary() ([]byte, error) {
 		s.Slots[i] = slotState{Job: x.job, Start: x.start, End: x.end, PredEnd: x.predEnd, Limit: x.limit,
 			Reserve: x.reserved, Epoch: x.epoch, Alloc: x.alloc, Started: x.started, Held: x.held, Predicted: x.predicted}
 	}
+	if e.grow != nil {
+		for _, g := range e.grow.slots {
+			s.Grow = append(s.Grow, growSlotState{P0: g.p0, MinP: g.minP, MaxP: g.maxP, Run0: g.run0, Est0: g.est0,
+				Since: g.since, WRun: g.wRun, WEst: g.wEst, Gen: g.gen, Steps: g.steps})
+		}
+		s.GrowOrder = e.grow.order
+	}
 	s.Ends = events(e.ends)
 	s.Expiry = events(e.expiry)
 	s.Running = make([]runningState, len(e.running))
@@ -151,7 +174,7 @@ func (e *Engine) MarshalBinary() ([]byte, error) {
 func events(h endHeap) []eventState {
 	out := make([]eventState, len(h))
 	for i, ev := range h {
-		out[i] = eventState{At: ev.at, Seq: ev.seq, ID: ev.id}
+		out[i] = eventState{At: ev.at, Seq: ev.seq, ID: ev.id, Gen: ev.gen}
 	}
 	return out
 }
@@ -162,7 +185,7 @@ func unevents(es []eventState, n int) (endHeap, error) {
 		if ev.ID < 0 || int(ev.ID) >= n {
 			return nil, fmt.Errorf("event for slot %d of %d", ev.ID, n)
 		}
-		h[i] = endEvent{at: ev.At, seq: ev.Seq, id: ev.ID}
+		h[i] = endEvent{at: ev.At, seq: ev.Seq, id: ev.ID, gen: ev.Gen}
 	}
 	return h, nil
 }
@@ -232,7 +255,25 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 		}
 		e.running[i] = byEnd{predEnd: r.PredEnd, seq: r.Seq, procs: r.Procs, id: r.ID}
 	}
-	if len(e.running) != len(e.ends) {
+	if e.grow != nil {
+		if len(s.Grow) > n {
+			return nil, bad("%d growth slots for %d slots", len(s.Grow), n)
+		}
+		e.grow.slots = make([]growSlot, len(s.Grow))
+		for i, g := range s.Grow {
+			e.grow.slots[i] = growSlot{p0: g.P0, minP: g.MinP, maxP: g.MaxP, run0: g.Run0, est0: g.Est0,
+				since: g.Since, wRun: g.WRun, wEst: g.WEst, gen: g.Gen, steps: g.Steps}
+		}
+		for _, id := range s.GrowOrder {
+			if id < 0 || int(id) >= n {
+				return nil, bad("growth order slot %d of %d", id, n)
+			}
+		}
+		e.grow.order = s.GrowOrder
+	} else if len(s.Grow) > 0 {
+		return nil, bad("saved with growing jobs, restored without")
+	}
+	if e.grow == nil && len(e.running) != len(e.ends) {
 		return nil, bad("%d running jobs, %d end events", len(e.running), len(e.ends))
 	}
 	if err := e.recommit(); err != nil {

@@ -64,6 +64,10 @@ func checkpointCases(procs int) []checkpointCase {
 		{"slurm-consres", func() sim.Config {
 			return sim.Config{Policy: slurm(), Allocator: nodes(cluster.SelectConsRes)}
 		}},
+		{"easy-grow-amdahl", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Grow: &sim.Grow{Speedup: policy.Amdahl{Serial: 0.2}}}
+		}},
+		{"fcfs-grow", func() sim.Config { return sim.Config{Procs: procs, Policy: policy.FCFS{}, Grow: &sim.Grow{}} }},
 		{"fcfs", func() sim.Config { return sim.Config{Procs: procs, Policy: policy.FCFS{}} }},
 		{"easy-all", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}}
@@ -102,6 +106,10 @@ func TestCheckpointChain(t *testing.T) {
 				for i := range jobs {
 					jobs[i].Seq = int64(i)
 					jobs[i].User = i % 7
+					if tc.cfg().Grow != nil && i%3 != 0 && jobs[i].Procs <= procs {
+						p := int64(jobs[i].Procs)
+						jobs[i].MinProcs, jobs[i].MaxProcs = (p+1)/2, min(2*p, procs)
+					}
 				}
 				want := &recorder{}
 				eng, err := sim.New(tc.cfg())
@@ -149,6 +157,17 @@ func TestCheckpointChain(t *testing.T) {
 						t.Fatal(err)
 					}
 					state = saved
+				}
+				if tc.cfg().Grow != nil {
+					grown := 0
+					for _, r := range want.recs {
+						if len(r.Steps) > 1 {
+							grown++
+						}
+					}
+					if grown < 10 {
+						t.Fatalf("only %d jobs grew: the test does not exercise growth", grown)
+					}
 				}
 				if resumes < 5 {
 					t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)

@@ -97,6 +97,12 @@ type Record struct {
 	// Note is what Config.Annotator noted about the job (the filter
 	// results it saw); empty without one.
 	Note string
+	// Steps are the processor counts of a job with a processor range
+	// under Config.Grow, in time order: the first its start, each later
+	// one a growth (empty otherwise; the engine reuses the slice like the
+	// rest of the Record). Alloc is then the concatenation of the steps'
+	// Allocs.
+	Steps []GrowStep
 	// Predicted is the start Slurm's WILL_RUN predicted for the job at its
 	// submission when HasPrediction (Config.Allocator only, jobs that ran;
 	// see the package doc); workload.Forever when the running jobs'
@@ -159,6 +165,10 @@ type Config struct {
 	// its record's Job.Run is the scaled run time, while its estimate and
 	// requested time (the kill limit) stay as the trace gave them.
 	Allocator cluster.Allocator
+	// Grow, if not nil, runs HPC Pack's job model with minimum and maximum
+	// resources: jobs start on their minimum and running jobs grow toward
+	// their maximum (see Grow).
+	Grow *Grow
 
 	// CheckpointEvery, if positive, makes the engine call OnCheckpoint at
 	// the end of the first instant at or after every multiple of it,
@@ -209,6 +219,7 @@ type endEvent struct {
 	at  workload.Time
 	seq int64
 	id  int32
+	gen uint32 // under Grow, the slot's end generation (stale if behind)
 }
 
 func (a endEvent) less(b endEvent) bool {
@@ -351,6 +362,8 @@ type Engine struct {
 
 	lastSeq int64 // Seq of the previous accepted job
 
+	grow *growState // Config.Grow's state, or nil
+
 	startedAt   []int    // queue indices started in the current pass
 	wakes       timeHeap // times a policy asked to be woken at
 	queuedProcs int64    // Σ procs over the queue
@@ -383,7 +396,11 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Policy == nil {
 		cfg.Policy = policy.FCFS{}
 	}
-	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator}
+	g, err := newGrowState(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator, grow: g}
 	e.view = e
 	if e.alloc != nil {
 		e.view = allocView{e}
@@ -463,6 +480,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		for len(e.ends) > 0 && e.ends[0].at == t {
 			event = true
 			e.finish(e.ends.pop().id, obs)
+			if e.grow != nil {
+				e.dropStaleEnds()
+			}
 		}
 		expired := false
 		for len(e.expiry) > 0 && e.expiry[0].at == t {
@@ -474,6 +494,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		passed := len(e.queue) > 0 || len(e.ended) > 0 || expired
 		if passed {
 			e.pass()
+			if e.grow != nil {
+				e.dropStaleEnds()
+			}
 		}
 		if woken && !event && !(passed && e.started) {
 			if idleWakes++; idleWakes > 1<<22 {
@@ -536,7 +559,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	if e.alloc != nil {
 		ok, reason = e.alloc.TestOnly(cluster.RequestOf(j))
 	} else {
-		ok, reason = e.machine.CanEverRun(j.Procs)
+		ok, reason = e.machine.CanEverRun(e.procsAtSubmit(j))
 	}
 	if !ok {
 		e.stats.Rejected++
@@ -571,8 +594,11 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	if e.alloc != nil {
 		s.predicted = e.predict(&s.job)
 	}
+	if e.grow != nil {
+		e.grow.submitted(e, s, id)
+	}
 	e.queue = append(e.queue, id)
-	e.queuedProcs += int64(j.Procs)
+	e.queuedProcs += int64(s.job.Procs)
 	if len(e.queue) > e.stats.MaxQueue {
 		e.stats.MaxQueue = len(e.queue)
 	}
@@ -594,6 +620,9 @@ func (e *Engine) finish(id int32, obs Observer) {
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User})
+	if e.grow != nil {
+		e.grow.finished(e, s, id)
+	}
 	s.job.Estimate = s.limit // the job as the trace gave it
 	if e.est != nil {
 		e.est.Done(&s.job, s.end-s.start)
@@ -605,6 +634,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 	}
 	e.touch(s.end)
 	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc}
+	e.recordGrowth(id)
 	if s.predicted >= 0 {
 		e.rec.Predicted, e.rec.HasPrediction = s.predicted, true
 		e.stats.Predicted++
@@ -754,7 +784,12 @@ func (e *Engine) Start(i int) {
 	}
 	e.stats.Started++
 	e.stats.ProcSeconds += float64(held) * float64(run)
-	e.ends.push(endEvent{at: s.end, seq: s.job.Seq, id: id})
+	var gen uint32
+	if e.grow != nil {
+		e.grow.started(e, s, id)
+		gen = e.grow.endGen(id)
+	}
+	e.ends.push(endEvent{at: s.end, seq: s.job.Seq, id: id, gen: gen})
 	e.insertRunning(s, id)
 }
 

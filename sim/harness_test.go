@@ -62,6 +62,11 @@ func (r *recorder) JobDone(rec *sim.Record) {
 	j := *rec.Job
 	c.Job = &j
 	c.Alloc = append([]cluster.Range(nil), rec.Alloc...)
+	c.Steps = nil
+	for _, g := range rec.Steps {
+		g.Alloc = append([]cluster.Range(nil), g.Alloc...)
+		c.Steps = append(c.Steps, g)
+	}
 	r.recs = append(r.recs, c)
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -22,6 +23,8 @@ type Outcome struct {
 	HasPrediction bool
 	// Reason is why a rejected or failed job did not run.
 	Reason string
+	// Steps are the record's Steps (sim.Config.Grow).
+	Steps []GrowStep
 }
 
 // Collector is an Observer that keeps every job's outcome, for checks and
@@ -36,6 +39,7 @@ func (c *Collector) JobDone(r *Record) {
 		Job: *r.Job, State: r.State, Start: r.Start, End: r.End,
 		Alloc:     append([]cluster.Range(nil), r.Alloc...),
 		Predicted: r.Predicted, HasPrediction: r.HasPrediction, Reason: r.Reason,
+		Steps: copySteps(r.Steps),
 	})
 }
 
@@ -61,6 +65,10 @@ type VerifyOptions struct {
 	// rejection whose reason names a partition (its limits are not
 	// checked again).
 	Cluster *cluster.Spec
+	// Speedup, if not nil, is the run's growth model (sim.Config.Grow):
+	// a job with a processor range (MinProcs, MaxProcs) or growths is
+	// checked by replaying its growths (see verifyGrown).
+	Speedup policy.Speedup
 	// Members, with Cluster, are the clusters of a cluster of clusters
 	// (cluster.Federation) whose union, in order, Cluster describes: a
 	// job larger than each of them is validly rejected.
@@ -86,6 +94,10 @@ func (v Violation) Error() string { return fmt.Sprintf("job %d: %s: %s", v.JobID
 //     and no processor ran two jobs at once (a job ending at t frees its
 //     processors for a job starting at t);
 //   - utilisation ≤ 1;
+//   - with opts.Speedup (a run under Config.Grow), a job with a processor
+//     range or steps instead: it started on its minimum, grew only while it
+//     ran and within its maximum, held each step's processors from the
+//     step on, and ends where its steps put it under the speedup model;
 //   - the policy-specific checks of opts.
 //
 // Outcomes may be in any order; submission order is (Submit, Seq). With
@@ -132,16 +144,24 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			continue // a filter failed it: it never ran
 		}
 		if o.State == Rejected {
-			if j.Procs <= procs && !(memOK && strings.Contains(o.Reason, "memory")) && !(opts.Cluster != nil && strings.Contains(o.Reason, "partition")) && !largerThanEach(j.Procs, opts.Members) {
+			if j.Procs <= procs && !(memOK && strings.Contains(o.Reason, "memory")) && !(opts.Cluster != nil && strings.Contains(o.Reason, "partition")) && !largerThanEach(j.Procs, opts.Members) && !(opts.Speedup != nil && j.MinProcs > int64(procs)) {
 				add(j, "rejected-fits", "rejected, but its %d processors fit the machine of %d", j.Procs, procs)
 			}
 			continue
 		}
-		if j.Procs > procs {
+		if j.Procs > procs && !(opts.Speedup != nil && j.MinProcs > 0 && j.MinProcs <= int64(procs)) {
 			add(j, "oversize-ran", "ran on %d processors, the machine has %d", j.Procs, procs)
 		}
 		if o.Start < j.Submit {
 			add(j, "start-before-submit", "started at %d, submitted at %d", o.Start, j.Submit)
+		}
+		if opts.Speedup != nil && opts.Cluster == nil && (len(o.Steps) > 0 || hasRange(j, procs)) {
+			a, gv := verifyGrown(procs, o, opts.Speedup)
+			vs = append(vs, gv...)
+			area += a
+			first, last = min(first, j.Submit), max(last, o.End)
+			ran = append(ran, i)
+			continue
 		}
 		wantEnd := o.Start + j.ActualRun()
 		if o.End != wantEnd {
@@ -181,7 +201,11 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	}
 	byStart := append([]int(nil), ran...)
 	sort.SliceStable(byStart, func(a, b int) bool { return outs[byStart[a]].Start < outs[byStart[b]].Start })
-	vs = append(vs, checkOverlap(units, outs, byStart)...)
+	if opts.Speedup != nil && opts.Cluster == nil {
+		vs = append(vs, checkOverlapGrown(units, outs, byStart)...)
+	} else {
+		vs = append(vs, checkOverlap(units, outs, byStart)...)
+	}
 	if len(ran) > 0 && last > first {
 		if u := area / (float64(procs) * float64(last-first)); u > 1+1e-9 {
 			vs = append(vs, Violation{Rule: "utilisation", Msg: fmt.Sprintf("utilisation %.6f > 1", u)})

@@ -32,6 +32,7 @@ type runConfig struct {
 	Templates      map[string]templateConfig `toml:"templates"`
 	TemplateRules  []templateRuleConfig      `toml:"template_rules"`
 	Cluster        *clusterConfig            `toml:"cluster"`
+	HPCPack        *hpcpackConfig            `toml:"hpcpack"`
 	// Clusters, two or more, form a cluster of clusters (SCore-D).
 	Clusters []clusterConfig `toml:"clusters"`
 	// ScoreD is [scored]: SCore-D's priority queues (scored.go).

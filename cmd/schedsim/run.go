@@ -51,6 +51,12 @@ priority queues instead (SPEC §4): queues with states and limits, gang time
 sharing (--mpl, --quantum, --switch-overhead) or exclusive space sharing,
 and preemption (--preempt); see the README's SCore-D queues section.
 
+--grow runs HPC Pack's job model with minimum and maximum resources (Parquet
+min_procs/max_procs): a job starts on its minimum, and right after the starts
+at the head, before backfilling, running jobs grow toward their maximum
+(each growth passing the activation filters of --config); --speedup linear
+or amdahl:F sets how the run time changes with the processor count.
+
 Real traces are dirty: the cleaning options below choose what happens to
 missing or inconsistent fields, and the summary counts the jobs each rule
 touched.
@@ -62,6 +68,7 @@ Examples:
   schedsim run --trace jobs.parquet --config hpcpack.toml --out results/licenses
   schedsim run --trace log.swf.gz --slurm-conf /etc/slurm/slurm.conf
   schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --mode gang --queues 1 --mpl 4
+  schedsim run --trace malleable.parquet --grow --speedup amdahl:0.1
 `
 
 // runOptions are the options of a simulation run, shared by the commands
@@ -116,6 +123,8 @@ type runOptions struct {
 
 	// sd are the SCore-D queue flags (scored.go).
 	sd scoredOptions
+
+	growth growOptions // --grow, --speedup
 }
 
 func (o *runOptions) register(fs *pflag.FlagSet) {
@@ -144,6 +153,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.slurmConf, "slurm-conf", "", "model the machine of this slurm.conf: NodeName and PartitionName lines, SelectType (linear or cons_res), and with --backfill slurm its SchedulerParameters (flags override them); unknown keys are listed")
 	fs.StringVar(&o.config, "config", "", "run configuration file (TOML): HPC Pack submission and activation filters, job templates (see the README's HPC Pack filters section)")
 	o.sd.register(fs)
+	o.growth.register(fs)
 	fs.StringVar(&o.columns, "columns", "", "Parquet column mapping: a preset (pm100, fdata) or target=column[:unit][?],… (see the README's Workloads section; default: schedsim's own schema)")
 }
 
@@ -351,10 +361,13 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sd != nil && (al != nil || est != nil) {
-		return nil, usagef("SCore-D queues (--mode, [scored]) run on one pool of processors with the requested times: not with a [cluster], --slurm-conf or --estimates")
-	}
 	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al}
+	if simCfg.Grow, err = o.growConfig(pol); err != nil {
+		return nil, err
+	}
+	if sd != nil && (al != nil || est != nil || simCfg.Grow != nil) {
+		return nil, usagef("SCore-D queues (--mode, [scored]) run on one pool of processors with the requested times: not with a [cluster], --slurm-conf, --estimates or --grow")
+	}
 	var hpc *policy.HPCPack
 	if o.config != "" {
 		if hpc, err = o.hpcPack(traceEpoch(rd.Header())); err != nil {
@@ -370,6 +383,9 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 			}
 		}
 		simCfg.Policy, simCfg.Admission, simCfg.Annotator = pol, hpc, hpc
+		if simCfg.Grow != nil {
+			simCfg.Grow.Filter = hpc
+		}
 	}
 	m := report.NewMetrics()
 	ts := report.NewTimeSeries(procs, report.DefaultSeriesPoints)
@@ -424,6 +440,9 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	}
 	if o.slurmConf != "" {
 		polName += "+slurm-conf=" + filepath.Base(o.slurmConf)
+	}
+	if simCfg.Grow != nil {
+		polName += "+grow=" + simCfg.Grow.Speedup.Name()
 	}
 	if al != nil {
 		polName += "+select=" + spec.Select

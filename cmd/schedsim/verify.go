@@ -103,6 +103,9 @@ func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err
 	if strings.HasPrefix(sum.Policy, "scored(") {
 		return 0, 0, usagef("%s: a run of SCore-D queues (%s): verify checks space-shared schedules only; the SCore-D engine checks its invariants as it runs", dir, sum.Policy)
 	}
+	if strings.Contains(sum.Policy, "+grow=") {
+		return 0, 0, usagef("%s: a run with --grow cannot be checked from jobs.csv (it does not record when jobs grew)", dir)
+	}
 	outs, err := readJobsCSV(filepath.Join(dir, "jobs.csv"))
 	if err != nil {
 		return 0, 0, err

@@ -1,0 +1,382 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Grow turns on HPC Pack's job model with minimum and maximum resources
+// (SPEC §3 and §6) in a run (Config.Grow).
+//
+// A job's range is [MinProcs, MaxProcs] (workload.Job; a bound that is 0
+// is its Procs, the maximum is cut to the machine). A job whose range is a
+// single count is rigid and runs as without Grow.
+//
+// Start: a queued job asks for its minimum (the policy sees Procs =
+// minimum) and starts on it. At the same instant, right after the starts at
+// the head of the queue and before backfilling (policy.Grower), every
+// running job below its maximum is offered the idle processors, in order of
+// priority (workload.Job.Priority, highest first), then of submission; each
+// takes what it can up to its maximum, if its activation filters let it
+// (Filter, SPEC §6's "running job (grow)" column). So a job started at the
+// head starts with up to its maximum as the idle processors allow, as HPC
+// Pack documents it ("The job can run when its minimum resource
+// requirements are met. The scheduler may allocate up to the maximum
+// specified resource limit for the job.", ISchedulerJob.MinimumNumberOfNodes;
+// its Balanced mode starts jobs on their minimum and grows them by
+// priority), while a backfilled job starts on its minimum and grows at a
+// later pass, once the head has been served (SPEC §3: growth before
+// backfilling). HPC Pack's Queued mode, where idle resources go to running
+// jobs even before new jobs start, is not modelled.
+// A job refused by a filter keeps its processors; the processors it did not
+// get go to the next job. Growth happens at scheduling passes only.
+//
+// Run time: the trace's run time is the job's run time on its trace
+// processor count p0 (workload.Job.Procs). Its work is run · S(p0), S the
+// Speedup's factor; on p processors the remaining work runs
+// remaining / S(p) seconds, rounded up to a whole second (policy.Span). A
+// growth at t converts the work left at t (the work done so far counted
+// exactly, at the rate of each processor count held) to the new rate: the
+// job's end moves to t + Span(left, p'), never later than it was. The
+// requested time converts the same way (it is the requested time at p0):
+// the job's predicted end, which the policies plan with, and its kill
+// limit; a job whose trace run time exceeds its requested time is killed
+// when it has done the requested time's work. A job that starts on p ≠ p0
+// gets its run time and estimate converted at its start the same way.
+//
+// Every growth voids the reservations made before it (the running jobs
+// they were planned on changed), as a corrected prediction does under an
+// Estimator.
+//
+// Only policies that call policy.Grower between their head starts and
+// backfilling grow jobs: FCFS, EASY and Depth, also under policy.Ordered
+// and policy.Filtered (which grows once more after its last round);
+// Conservative and Slurm plan with fixed processor counts and never do
+// (their jobs run on their minimum). Activation filters reserve (result 2)
+// a queued job's minimum.
+//
+// Grow cannot be combined with an Estimator or an Allocator (node
+// selection).
+type Grow struct {
+	// Speedup is the run-time model; nil is policy.Linear.
+	Speedup policy.Speedup
+	// Filter, if not nil, decides every growth (policy.HPCPack does:
+	// its activation filters).
+	Filter policy.GrowFilter
+}
+
+// GrowStep is one step of a running job's allocation under Grow: from At it
+// held Procs processors in all, Alloc being the ones it got at At (at its
+// start, all of them).
+type GrowStep struct {
+	At    workload.Time
+	Procs int
+	Alloc []cluster.Range
+}
+
+// growSlot is a slot's state under Grow: plain fields, so that a run's
+// state can be saved.
+type growSlot struct {
+	p0, minP, maxP int           // trace, minimum and maximum processors
+	run0, est0     workload.Time // trace run time and requested time (≤ 0: none)
+	since          workload.Time // when wRun and wEst were last brought up to date
+	wRun, wEst     float64       // work left (one-processor seconds) at since
+	gen            uint32        // generation of the job's live end event
+	steps          []GrowStep
+}
+
+// growState is the engine's state under Grow.
+type growState struct {
+	speedup policy.Speedup
+	filter  policy.GrowFilter
+	slots   []growSlot // by slot id
+	order   []int32    // running jobs below their maximum, by (priority desc, seq)
+	act     policy.Activation
+}
+
+// errGrowWith is returned by New for a Grow it cannot combine.
+var errGrowWith = errors.New("sim: growing jobs (HPC Pack's min/max resources)")
+
+// newGrowState checks cfg's Grow and returns the state, or nil without Grow.
+func newGrowState(cfg *Config) (*growState, error) {
+	if cfg.Grow == nil {
+		return nil, nil
+	}
+	switch {
+	case cfg.Estimator != nil:
+		return nil, fmt.Errorf("%w cannot be combined with runtime estimates (an Estimator)", errGrowWith)
+	case cfg.Allocator != nil:
+		return nil, fmt.Errorf("%w cannot be combined with node selection (an Allocator)", errGrowWith)
+	}
+	g := &growState{speedup: cfg.Grow.Speedup, filter: cfg.Grow.Filter}
+	if g.speedup == nil {
+		g.speedup = policy.Linear{}
+	}
+	return g, nil
+}
+
+// procsAtSubmit returns the processors job j asks for to start: its
+// minimum under Grow.
+func (e *Engine) procsAtSubmit(j *workload.Job) int {
+	if e.grow == nil {
+		return j.Procs
+	}
+	lo, _ := e.grow.bounds(j, e.machine.Size())
+	return lo
+}
+
+// bounds returns j's processor range on a machine of size processors.
+func (g *growState) bounds(j *workload.Job, size int) (lo, hi int) { return procRange(j, size) }
+
+// procRange returns j's processor range on a machine of size processors
+// (see Grow): [MinProcs, MaxProcs], a bound that is 0 being Procs, the
+// maximum cut to the machine but not below the minimum (a minimum above
+// the machine is reported as size+1 at most: the job is rejected).
+func procRange(j *workload.Job, size int) (lo, hi int) {
+	lo, hi = j.Procs, j.Procs
+	if j.MinProcs > 0 {
+		lo = int(min(j.MinProcs, int64(size)+1))
+	}
+	if j.MaxProcs > 0 {
+		hi = int(min(j.MaxProcs, int64(size)))
+	}
+	hi = max(hi, lo)
+	if hi > size {
+		hi = max(size, lo)
+	}
+	return lo, hi
+}
+
+// hasRange reports whether j has a processor range on a machine of size:
+// whether Grow may run it on another count than Procs.
+func hasRange(j *workload.Job, size int) bool {
+	lo, hi := procRange(j, size)
+	return lo != hi || lo != j.Procs
+}
+
+// submitted shapes the job just queued in slot id: it asks for its
+// minimum, with its run time and requested time converted to it.
+func (g *growState) submitted(e *Engine, s *slot, id int32) {
+	for int(id) >= len(g.slots) {
+		g.slots = append(g.slots, growSlot{})
+	}
+	gs := &g.slots[id]
+	gs.p0, gs.run0, gs.est0 = s.job.Procs, s.job.Run, s.job.Estimate
+	gs.minP, gs.maxP = g.bounds(&s.job, e.machine.Size())
+	gs.steps = gs.steps[:0]
+	gs.wRun, gs.wEst = 0, 0
+	if gs.minP == gs.p0 && gs.maxP == gs.p0 {
+		return // rigid
+	}
+	run := min(gs.run0, s.limit)
+	if s.limit <= 0 {
+		run = gs.run0
+	}
+	// Work at p0, and its span at the minimum.
+	gs.wRun = policy.Work(g.speedup, run, gs.p0)
+	s.job.Procs = gs.minP
+	s.job.Run = policy.Span(g.speedup, policy.Work(g.speedup, gs.run0, gs.p0), gs.minP)
+	if gs.est0 > 0 {
+		gs.wEst = policy.Work(g.speedup, gs.est0, gs.p0)
+		s.job.Estimate = policy.Span(g.speedup, gs.wEst, gs.minP)
+		s.limit = s.job.Estimate
+		if gs.run0 > gs.est0 {
+			s.job.Run = s.limit + 1 // killed at its converted limit
+		} else {
+			s.job.Run = min(s.job.Run, s.limit)
+		}
+	}
+}
+
+// malleable reports whether the job in slot id has a processor range.
+func (g *growState) malleable(id int32) bool {
+	gs := &g.slots[id]
+	return gs.minP != gs.maxP || gs.minP != gs.p0
+}
+
+// started records the start of the job in slot id (on its minimum) and
+// puts it among the jobs that may grow.
+func (g *growState) started(e *Engine, s *slot, id int32) {
+	gs := &g.slots[id]
+	gs.gen++
+	if !g.malleable(id) {
+		return
+	}
+	gs.since = e.now
+	gs.steps = append(gs.steps[:0], GrowStep{At: e.now, Procs: s.job.Procs, Alloc: s.alloc[:len(s.alloc):len(s.alloc)]})
+	if s.job.Procs < gs.maxP {
+		g.insert(e, id)
+	}
+}
+
+// endGen is the generation an end event of slot id is pushed with.
+func (g *growState) endGen(id int32) uint32 { return g.slots[id].gen }
+
+// insert puts running job id into the growth order.
+func (g *growState) insert(e *Engine, id int32) {
+	j := &e.slots[id].job
+	k, _ := slices.BinarySearchFunc(g.order, id, func(x, _ int32) int {
+		o := &e.slots[x].job
+		switch {
+		case o.Priority != j.Priority:
+			if o.Priority > j.Priority {
+				return -1
+			}
+			return 1
+		case o.Seq < j.Seq:
+			return -1
+		case o.Seq > j.Seq:
+			return 1
+		}
+		return 0
+	})
+	g.order = slices.Insert(g.order, k, id)
+}
+
+// remove takes slot id out of the growth order, if it is there.
+func (g *growState) remove(id int32) {
+	if k := slices.Index(g.order, id); k >= 0 {
+		g.order = slices.Delete(g.order, k, k+1)
+	}
+}
+
+// finished restores the trace's job in slot id for its record and drops
+// the job from the growth order; its end event generation moves on, so
+// that a stale event of the slot can never match a later job in it. The
+// policies learn of a job that grew (policy.Ended, just appended) with its
+// average processor count, rounded to the nearest, so that usage-based
+// orders (fair-share) count about what it held.
+func (g *growState) finished(e *Engine, s *slot, id int32) {
+	gs := &g.slots[id]
+	gs.gen++
+	if !g.malleable(id) {
+		return
+	}
+	if d := int64(s.end - s.start); d > 0 && len(gs.steps) > 1 {
+		e.ended[len(e.ended)-1].Procs = int((stepsProcSeconds(gs.steps, s.end) + d/2) / d)
+	}
+	g.remove(id)
+	s.job.Procs, s.job.Run, s.limit = gs.p0, gs.run0, gs.est0
+}
+
+// stale reports whether end event ev was replaced by a later plan.
+func (g *growState) stale(ev endEvent) bool {
+	return ev.gen != g.slots[ev.id].gen
+}
+
+// GrowRunning implements policy.Grower: it offers up to spare idle
+// processors to the running jobs below their maximum (see Grow) and
+// returns how many they took. Without Config.Grow it gives none.
+func (e *Engine) GrowRunning(spare int) int {
+	g := e.grow
+	if g == nil || len(g.order) == 0 {
+		return 0
+	}
+	spare = min(spare, e.machine.Free())
+	given := 0
+	for k := 0; k < len(g.order) && spare > 0; {
+		id := g.order[k]
+		s := &e.slots[id]
+		gs := &g.slots[id]
+		add := min(gs.maxP-s.job.Procs, spare)
+		if add <= 0 {
+			panic(fmt.Sprintf("sim: job %d in the growth order at its maximum %d", s.job.ID, gs.maxP))
+		}
+		if g.filter != nil {
+			g.act = policy.Activation{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Index: -1, Resources: s.job.Procs + add, Grow: true}
+			if !g.filter.FilterGrow(&g.act) {
+				k++
+				continue
+			}
+		}
+		e.growBy(s, id, add)
+		spare -= add
+		given += add
+		if s.job.Procs == gs.maxP {
+			g.order = slices.Delete(g.order, k, k+1)
+			continue
+		}
+		k++
+	}
+	if given > 0 {
+		e.epoch++ // reservations were planned on the jobs before they grew
+	}
+	return given
+}
+
+// growBy adds add idle processors to running job id now and re-plans its
+// end and predicted end.
+func (e *Engine) growBy(s *slot, id int32, add int) {
+	g := e.grow
+	gs := &g.slots[id]
+	p := s.job.Procs
+	if !s.started || s.end <= e.now {
+		panic(fmt.Sprintf("sim: growing job %d at %d: started %v, end %d", s.job.ID, e.now, s.started, s.end))
+	}
+	done := policy.Work(g.speedup, e.now-gs.since, p)
+	gs.wRun -= done
+	gs.wEst -= done
+	gs.since = e.now
+	n := len(s.alloc)
+	s.alloc = e.machine.Alloc(add, s.alloc)
+	np := p + add
+	gs.steps = append(gs.steps, GrowStep{At: e.now, Procs: np, Alloc: s.alloc[n:len(s.alloc):len(s.alloc)]})
+	end := min(e.now+max(policy.Span(g.speedup, gs.wRun, np), 1), s.end)
+	e.stats.ProcSeconds += float64(np)*float64(end-e.now) - float64(p)*float64(s.end-e.now)
+	s.end = end
+	gs.gen++
+	e.ends.push(endEvent{at: end, seq: s.job.Seq, id: id, gen: gs.gen})
+	k := e.findRunning(s.predEnd, s.job.Seq)
+	e.running = append(e.running[:k], e.running[k+1:]...)
+	if s.predEnd < workload.Forever {
+		s.predEnd = min(max(e.now+policy.Span(g.speedup, gs.wEst, np), end), s.predEnd)
+	}
+	s.job.Procs = np
+	e.insertRunning(s, id)
+}
+
+// dropStaleEnds pops the end events that a growth replaced.
+func (e *Engine) dropStaleEnds() {
+	for len(e.ends) > 0 && e.grow.stale(e.ends[0]) {
+		e.ends.pop()
+	}
+}
+
+// recordGrowth puts the growth steps of job id into the record.
+func (e *Engine) recordGrowth(id int32) {
+	if e.grow != nil {
+		e.rec.Steps = e.grow.slots[id].steps
+	}
+}
+
+var _ policy.Grower = (*Engine)(nil)
+
+// ProcSeconds returns the processor-seconds the job of r held: its
+// processors times its run time, or under Config.Grow, for a job with
+// Steps, the processors it held in each interval between its steps and its
+// end.
+func (r *Record) ProcSeconds() int64 {
+	if len(r.Steps) == 0 {
+		return int64(r.Job.Procs) * int64(r.End-r.Start)
+	}
+	return stepsProcSeconds(r.Steps, r.End)
+}
+
+// stepsProcSeconds sums the processors of each step times its length, the
+// last step lasting until end.
+func stepsProcSeconds(steps []GrowStep, end workload.Time) int64 {
+	var sum int64
+	for k, g := range steps {
+		until := end
+		if k+1 < len(steps) {
+			until = steps[k+1].At
+		}
+		sum += int64(g.Procs) * int64(until-g.At)
+	}
+	return sum
+}
