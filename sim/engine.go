@@ -65,6 +65,9 @@ const (
 	// Failed: a submission or activation filter failed the job (SPEC §6);
 	// it never ran. Record.Reason says which filter and why.
 	Failed
+	// NodeFail: a node the job ran on went down and the job was killed
+	// (Config.NodeEvents); Record.Reason names the node.
+	NodeFail
 )
 
 // String returns the state's name.
@@ -78,6 +81,8 @@ func (s State) String() string {
 		return "rejected"
 	case Failed:
 		return "failed"
+	case NodeFail:
+		return "node_fail"
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
@@ -104,6 +109,9 @@ type Record struct {
 	Predicted workload.Time
 	// HasPrediction reports whether Predicted holds a prediction.
 	HasPrediction bool
+	// Requeues is how often a node failure requeued the job before this
+	// run (Config.OnNodeFail).
+	Requeues int
 }
 
 // Wait returns the time the job spent queued.
@@ -146,6 +154,16 @@ type Config struct {
 	// its record's Job.Run is the scaled run time, while its estimate and
 	// requested time (the kill limit) stay as the trace gave them.
 	Allocator cluster.Allocator
+	// NodeEvents, if not empty, is a schedule of node failures and
+	// maintenance, sorted by time (cluster.ReadNodeEvents; see nodes.go).
+	// Not with an Allocator or conservative backfilling.
+	NodeEvents []cluster.NodeEvent
+	// NodeSize is the number of processors of a node for NodeEvents;
+	// 0 means 1.
+	NodeSize int
+	// OnNodeFail is what happens to the jobs running on a node that goes
+	// down: killed (the default) or requeued.
+	OnNodeFail NodeFailAction
 }
 
 // Stats summarises a finished run.
@@ -167,6 +185,11 @@ type Stats struct {
 	// (Config.Allocator only), and PredictedMet those of them that started
 	// no later than predicted.
 	Predicted, PredictedMet int64
+	// NodeKilled counts the jobs killed by a node failure, Requeued the
+	// requeues after one, and LostProcSeconds the processor-seconds of
+	// the runs they cut short (Config.NodeEvents).
+	NodeKilled, Requeued int64
+	LostProcSeconds      float64
 }
 
 // slot holds a job while it is queued or running.
@@ -182,6 +205,7 @@ type slot struct {
 	started   bool
 	held      int32         // processors the allocator charged (Config.Allocator only)
 	predicted workload.Time // WILL_RUN's start at submission (Config.Allocator only), else −1
+	requeues  int32         // times a node failure requeued the job
 }
 
 type endEvent struct {
@@ -294,6 +318,9 @@ type Sample struct {
 	Running     int   // running jobs
 	Queued      int   // waiting jobs
 	QueuedProcs int64 // processors the waiting jobs ask for, in all
+	// Unavailable is the idle processors out of service: on down or
+	// drained nodes (Config.NodeEvents).
+	Unavailable int
 }
 
 // byEnd is one running job in the predicted-end index.
@@ -341,6 +368,8 @@ type Engine struct {
 	stats Stats
 	busy  float64 // ∫ busy processors dt, checked against ProcSeconds
 	lastT workload.Time
+
+	nodes nodes // node failures and maintenance (Config.NodeEvents)
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -360,6 +389,9 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Policy = policy.FCFS{}
 	}
 	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator}
+	if err := e.initNodes(&cfg); err != nil {
+		return nil, err
+	}
 	e.view = e
 	if e.alloc != nil {
 		e.view = allocView{e}
@@ -391,7 +423,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	sampler, _ := obs.(Sampler)
 	e.obs = obs
 	idleWakes := 0
-	for have || len(e.ends) > 0 || (len(e.wakes) > 0 && len(e.queue) > 0) {
+	for have || len(e.ends) > 0 || (len(e.queue) > 0 && (len(e.wakes) > 0 || e.nodes.pending())) {
 		t := workload.Forever
 		if have {
 			t = next.Submit
@@ -402,6 +434,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		if len(e.expiry) > 0 && e.expiry[0].at < t {
 			t = e.expiry[0].at
 		}
+		t = min(t, e.nodes.nextAt())
 		woken := false
 		if len(e.wakes) > 0 && e.wakes[0] <= t {
 			t = e.wakes[0]
@@ -430,6 +463,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			event = true
 			e.expire(e.expiry.pop().id)
 		}
+		if e.nodes.nextAt() == t {
+			event = true
+			e.applyNodeEvents(obs)
+		}
 		passed := len(e.queue) > 0 || len(e.ended) > 0
 		if passed {
 			e.pass()
@@ -442,9 +479,12 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			idleWakes = 0
 		}
 		if sampler != nil && (event || passed) {
-			e.sample = Sample{Time: t, Busy: e.machine.Size() - e.freeProcs(), Running: len(e.running), Queued: len(e.queue), QueuedProcs: e.queuedProcs}
+			e.sample = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
 			sampler.Sample(&e.sample)
 		}
+	}
+	if len(e.queue) > 0 && len(e.nodes.events) > 0 {
+		e.strand(obs)
 	}
 	if len(e.queue) > 0 {
 		panic(fmt.Sprintf("sim: run ended with %d jobs queued and nothing running", len(e.queue)))
@@ -468,7 +508,7 @@ func (e *Engine) advance(t workload.Time) {
 	if t < e.now {
 		panic(fmt.Sprintf("sim: clock moving back from %d to %d", e.now, t))
 	}
-	e.busy += float64(e.machine.Size()-e.freeProcs()) * float64(t-e.lastT)
+	e.busy += float64(e.busyProcs()) * float64(t-e.lastT)
 	e.lastT = t
 	e.now = t
 }
@@ -512,6 +552,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	s := &e.slots[id]
 	s.job = *j
 	s.started = false
+	s.requeues = 0
 	s.reserved = workload.Forever
 	s.epoch = e.epoch
 	s.limit = j.Estimate
@@ -542,6 +583,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.alloc.Release(cluster.RequestOf(&s.job), s.alloc)
 	} else {
 		e.machine.Release(s.alloc)
+		e.nodes.released(e.machine, s.alloc)
 	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
@@ -556,7 +598,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.stats.Killed++
 	}
 	e.touch(s.end)
-	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc}
+	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues)}
 	if s.predicted >= 0 {
 		e.rec.Predicted, e.rec.HasPrediction = s.predicted, true
 		e.stats.Predicted++
@@ -627,7 +669,7 @@ func (e *Engine) removeStarted() {
 func (e *Engine) Now() workload.Time { return e.now }
 
 // Capacity implements policy.View.
-func (e *Engine) Capacity() int { return e.machine.Size() }
+func (e *Engine) Capacity() int { return e.machine.Size() - e.nodes.unavail }
 
 // Free implements policy.View.
 func (e *Engine) Free() int { return e.freeProcs() }
@@ -648,8 +690,10 @@ func (e *Engine) Running(k int) (workload.Time, int) {
 }
 
 // ArrivalOrder reports that the queue is in submission order, which lets
-// policies keep indexes keyed by Seq (see policy.EASY).
-func (e *Engine) ArrivalOrder() bool { return true }
+// policies keep indexes keyed by Seq (see policy.EASY). It reports false
+// while a job requeued after a node failure waits: the queue is still in
+// submission order, but a job is back behind the tail such an index knows.
+func (e *Engine) ArrivalOrder() bool { return e.nodes.requeued == 0 }
 
 // Ended implements policy.View.
 func (e *Engine) Ended() []policy.Ended { return e.ended }
@@ -677,6 +721,9 @@ func (e *Engine) Start(i int) {
 	e.started = true
 	e.startedAt = append(e.startedAt, i)
 	e.queuedProcs -= int64(s.job.Procs)
+	if s.requeues > 0 {
+		e.nodes.requeued--
+	}
 	s.start = e.now
 	held := s.job.Procs
 	if e.scale != nil {
@@ -721,6 +768,9 @@ func (e *Engine) insertRunning(s *slot, id int32) {
 	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(s.job.Procs), id: id}
 	if e.alloc != nil {
 		e.running[k].procs = s.held
+	}
+	if e.nodes.draining > 0 {
+		e.running[k].procs -= int32(e.nodes.drainingIn(s.alloc))
 	}
 }
 
