@@ -273,10 +273,15 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 	}
 	// What each running job gives back to service changed with the
 	// draining nodes.
+	back := 0
 	for k := range e.running {
 		r := &e.running[k]
 		s := &e.slots[r.id]
 		r.procs = int32(s.job.Procs - ns.drainingIn(s.alloc))
+		back += int(r.procs)
+	}
+	if c := e.Capacity(); c != e.Free()+back {
+		panic(fmt.Sprintf("sim: after node events at %d: %d processors in service, but %d free and %d held by running jobs", e.now, c, e.Free(), back))
 	}
 	e.epoch++ // every reservation was planned on the old capacity
 }
@@ -342,6 +347,7 @@ func (e *Engine) stopRun(id int32) {
 	e.ends.remove(id, s.job.Seq)
 	e.expiry.remove(id, s.job.Seq)
 	e.machine.Release(s.alloc)
+	e.nodes.released(e.machine, s.alloc) // its part on other, draining nodes
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: e.now, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User})

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,8 +21,11 @@ type Outcome struct {
 	// Predicted and HasPrediction are the record's WILL_RUN prediction.
 	Predicted     workload.Time
 	HasPrediction bool
-	// Reason is why a rejected or failed job did not run.
+	// Reason is why a rejected or failed job did not run, or which node
+	// failure killed it.
 	Reason string
+	// Requeues is how often a node failure requeued the job first.
+	Requeues int
 }
 
 // Collector is an Observer that keeps every job's outcome, for checks and
@@ -36,6 +40,7 @@ func (c *Collector) JobDone(r *Record) {
 		Job: *r.Job, State: r.State, Start: r.Start, End: r.End,
 		Alloc:     append([]cluster.Range(nil), r.Alloc...),
 		Predicted: r.Predicted, HasPrediction: r.HasPrediction, Reason: r.Reason,
+		Requeues: r.Requeues,
 	})
 }
 
@@ -65,6 +70,16 @@ type VerifyOptions struct {
 	// (cluster.Federation) whose union, in order, Cluster describes: a
 	// job larger than each of them is validly rejected.
 	Members []*cluster.Spec
+	// NodeEvents, if not empty, is the run's node-event schedule
+	// (Config.NodeEvents) with NodeSize processors per node (0: 1): no
+	// job may start on a node that is down or draining or run on one
+	// while it goes down, a job in state NodeFail must end when one of
+	// its nodes goes down, and a rejection whose reason says too few
+	// processors were left in service is valid. Head reservations are
+	// then not checked (a failure voids them), and the FCFS check skips
+	// requeued jobs (they run again after later jobs started).
+	NodeEvents []cluster.NodeEvent
+	NodeSize   int
 }
 
 // Violation is one broken invariant.
@@ -110,6 +125,11 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	units := procs    // allocation units: processors, nodes or cores
 	var nodeSum []int // linear: nodeSum[i] = cores of nodes 0..i-1
 	memOK := false    // a rejection for memory is valid
+	var nt *nodeTimeline
+	if len(opts.NodeEvents) > 0 {
+		opts.HeadReservation = false
+		nt = newNodeTimeline(opts.NodeEvents, opts.NodeSize, procs)
+	}
 	if c := opts.Cluster; c != nil {
 		opts.HeadReservation = false
 		if c.Select == cluster.SelectConsRes {
@@ -132,7 +152,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			continue // a filter failed it: it never ran
 		}
 		if o.State == Rejected {
-			if j.Procs <= procs && !(memOK && strings.Contains(o.Reason, "memory")) && !(opts.Cluster != nil && strings.Contains(o.Reason, "partition")) && !largerThanEach(j.Procs, opts.Members) {
+			if j.Procs <= procs && !(nt != nil && strings.Contains(o.Reason, "in service")) && !(memOK && strings.Contains(o.Reason, "memory")) && !(opts.Cluster != nil && strings.Contains(o.Reason, "partition")) && !largerThanEach(j.Procs, opts.Members) {
 				add(j, "rejected-fits", "rejected, but its %d processors fit the machine of %d", j.Procs, procs)
 			}
 			continue
@@ -144,10 +164,22 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			add(j, "start-before-submit", "started at %d, submitted at %d", o.Start, j.Submit)
 		}
 		wantEnd := o.Start + j.ActualRun()
-		if o.End != wantEnd {
+		switch {
+		case o.State == NodeFail:
+			if nt == nil {
+				add(j, "state", "killed by a node failure, but the run has no node events")
+			} else if o.End >= wantEnd || o.End <= o.Start {
+				add(j, "end", "killed by a node failure at %d, outside its run %d-%d", o.End, o.Start, wantEnd)
+			}
+		case o.End != wantEnd:
 			add(j, "end", "ends at %d, want start %d + %d = %d", o.End, o.Start, j.ActualRun(), wantEnd)
 		}
-		if (o.State == Killed) != j.Killed() {
+		if nt != nil {
+			for _, msg := range nt.check(o) {
+				add(j, "node-state", "%s", msg)
+			}
+		}
+		if o.State != NodeFail && (o.State == Killed) != j.Killed() {
 			add(j, "state", "state %s, but run %d against limit %d", o.State, j.Run, j.Limit())
 		}
 		n, held := 0, 0
@@ -188,7 +220,11 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		}
 	}
 	if opts.FCFS {
-		vs = append(vs, checkFCFS(outs, ran)...)
+		fcfs := ran
+		if nt != nil {
+			fcfs = slices.DeleteFunc(slices.Clone(ran), func(i int) bool { return outs[i].Requeues > 0 })
+		}
+		vs = append(vs, checkFCFS(outs, fcfs)...)
 	}
 	if opts.HeadReservation {
 		vs = append(vs, checkHeadReservations(procs, outs, ran, byStart)...)
@@ -317,4 +353,64 @@ func checkHeadReservations(procs int, outs []Outcome, ran, byStart []int) []Viol
 		}
 	}
 	return vs
+}
+
+// nodeTimeline is the node-event schedule per node, for Verify.
+type nodeTimeline struct {
+	size  int
+	procs int
+	// events[n] are node n's changes in time order.
+	events [][]nodeChange
+}
+
+type nodeChange struct {
+	at    workload.Time
+	state cluster.NodeState
+}
+
+func newNodeTimeline(evs []cluster.NodeEvent, size, procs int) *nodeTimeline {
+	size = max(size, 1)
+	nt := &nodeTimeline{size: size, procs: procs, events: make([][]nodeChange, (procs+size-1)/size)}
+	for _, ev := range evs {
+		for _, r := range ev.Nodes {
+			for n := max(r.Lo, 0); n < min(r.Hi, len(nt.events)); n++ {
+				nt.events[n] = append(nt.events[n], nodeChange{ev.At, ev.State})
+			}
+		}
+	}
+	for _, e := range nt.events {
+		slices.SortStableFunc(e, func(a, b nodeChange) int { return int(min(max(a.at-b.at, -1), 1)) })
+	}
+	return nt
+}
+
+// check returns what is wrong with o's run on its nodes: a start on a node
+// out of service, a run across a DOWN of one of its nodes, or a NodeFail
+// without a DOWN of one of its nodes at its end.
+func (nt *nodeTimeline) check(o *Outcome) []string {
+	var msgs []string
+	downAtEnd := false
+	for _, r := range o.Alloc {
+		lo, hi := max(r.Lo, 0), min(r.Hi, nt.procs)
+		for n := lo / nt.size; n*nt.size < hi; n++ {
+			in := true // in service at the start, after the start instant's events
+			for _, c := range nt.events[n] {
+				switch {
+				case c.at <= o.Start:
+					in = c.state == cluster.NodeResume
+				case c.state == cluster.NodeDown && c.at < o.End:
+					msgs = append(msgs, fmt.Sprintf("runs %d-%d on node %d, which went down at %d", o.Start, o.End, n, c.at))
+				case c.state == cluster.NodeDown && c.at == o.End:
+					downAtEnd = true
+				}
+			}
+			if !in {
+				msgs = append(msgs, fmt.Sprintf("started at %d on node %d, which was out of service", o.Start, n))
+			}
+		}
+	}
+	if o.State == NodeFail && !downAtEnd {
+		msgs = append(msgs, fmt.Sprintf("killed by a node failure at %d, but none of its nodes went down then", o.End))
+	}
+	return msgs
 }
