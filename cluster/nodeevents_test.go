@@ -1,0 +1,162 @@
+package cluster
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+func TestReadNodeEvents(t *testing.T) {
+	in := `# maintenance of LANL's first rack
+1d   DOWN   0-9,20-29  maintenance of rack 0
+90000 drain 40         # no reason
+86400 RESUME 5-7,0-4,8-9   back
+2h RESUME 40
+`
+	got, err := ReadNodeEvents(strings.NewReader(in), "events.txt", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []NodeEvent{
+		{At: 7200, State: NodeResume, Nodes: []Range{{40, 41}}},
+		{At: 86400, State: NodeDown, Nodes: []Range{{0, 10}, {20, 30}}, Reason: "maintenance of rack 0"},
+		{At: 86400, State: NodeResume, Nodes: []Range{{0, 10}}, Reason: "back"},
+		{At: 90000, State: NodeDrain, Nodes: []Range{{40, 41}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+	var b []byte
+	for _, ev := range want {
+		b = FormatNodeEvent(b, ev)
+		b = append(b, '\n')
+	}
+	const wantText = "7200 RESUME 40\n86400 DOWN 0-9,20-29 maintenance of rack 0\n86400 RESUME 0-9 back\n90000 DRAIN 40\n"
+	if string(b) != wantText {
+		t.Errorf("formatted:\n%s\nwant:\n%s", b, wantText)
+	}
+}
+
+func TestReadNodeEventsErrors(t *testing.T) {
+	cases := []struct {
+		name, in string
+		line     int64
+		column   string
+		msg      string
+	}{
+		{"too few fields", "\n10 DOWN\n", 2, "", "want TIME STATE NODES"},
+		{"bad time", "ten DOWN 1\n", 1, "time", `time "ten"`},
+		{"negative time", "-5 DOWN 1\n", 1, "time", "whole seconds ≥ 0"},
+		{"bad unit", "5w DOWN 1\n", 1, "time", "unit s, m, h or d"},
+		{"bad state", "5 IDLE 1\n", 1, "state", "want DOWN, DRAIN or RESUME"},
+		{"node past the machine", "# c\n5 DOWN 0-16\n", 2, "nodes", "the machine has nodes 0-15"},
+		{"reversed range", "5 DOWN 9-3\n", 1, "nodes", "A ≤ B"},
+		{"not a number", "5 DOWN n1\n", 1, "nodes", `node "n1"`},
+		{"empty list item", "5 DOWN 1,,2\n", 1, "nodes", `node ""`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadNodeEvents(strings.NewReader(c.in), "ev.txt", 16)
+			var pe *workload.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v, want a *workload.ParseError", err)
+			}
+			if pe.Path != "ev.txt" || pe.Line != c.line || pe.Column != c.column || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("error %q (line %d, column %q), want line %d, column %q, holding %q", err, pe.Line, pe.Column, c.line, c.column, c.msg)
+			}
+		})
+	}
+}
+
+func TestParseNodeTime(t *testing.T) {
+	for in, want := range map[string]workload.Time{"0": 0, "45": 45, "45s": 45, "3m": 180, "2h": 7200, "1d": 86400} {
+		if got, err := ParseNodeTime(in); err != nil || got != want {
+			t.Errorf("ParseNodeTime(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "d", "1.5h", "-1", "99999999999999999d"} {
+		if _, err := ParseNodeTime(in); err == nil {
+			t.Errorf("ParseNodeTime(%q): no error", in)
+		}
+	}
+}
+
+func TestTakeFree(t *testing.T) {
+	m := NewMachine(10)
+	job := m.Alloc(3, nil) // 0-2
+	got := m.TakeFree(Range{2, 6}, nil)
+	if want := rs("3-5"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("TakeFree(2-5) with 0-2 busy took %v, want %v", got, want)
+	}
+	checkSpans(t, m)
+	if m.Free() != 4 {
+		t.Fatalf("free %d, want 4", m.Free())
+	}
+	// Splitting a free span in two.
+	if got := m.TakeFree(Range{7, 8}, nil); !reflect.DeepEqual(got, rs("7")) {
+		t.Fatalf("TakeFree(7) took %v", got)
+	}
+	checkSpans(t, m)
+	if got := m.Alloc(3, nil); !reflect.DeepEqual(got, rs("6 8-9")) {
+		t.Fatalf("allocating around taken processors: %v, want 6 8-9", got)
+	}
+	m.Release(job)
+	m.Release(rs("3-5 7"))
+	checkSpans(t, m)
+	if m.Free() != 7 {
+		t.Fatalf("free %d after release, want 7", m.Free())
+	}
+	mustPanic(t, "outside the machine", func() { m.TakeFree(Range{8, 11}, nil) })
+}
+
+// FuzzReadNodeEvents checks that the reader never panics, that what it
+// accepts is valid (sorted, nodes in the machine, merged ranges) and that
+// formatting it reads back the same.
+func FuzzReadNodeEvents(f *testing.F) {
+	for _, s := range []string{
+		"86400 DOWN 0-102 maintenance\n172800 RESUME 0-102\n",
+		"1d drain 0-9,20-29,5 # comment\n0 resume 3\n",
+		"10 DOWN\n", "x y z\n", "5 DOWN 7-3\n", "#only a comment\n\n", "5 DOWN 0,,1\n", "1h DOWN 01-2 r r  r\n",
+	} {
+		f.Add(s, 32)
+	}
+	f.Fuzz(func(t *testing.T, in string, nodes int) {
+		if nodes <= 0 || nodes > 1<<16 {
+			nodes = 32
+		}
+		evs, err := ReadNodeEvents(strings.NewReader(in), "fuzz", nodes)
+		if err != nil {
+			var pe *workload.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a ParseError", err)
+			}
+			return
+		}
+		var b []byte
+		for i, ev := range evs {
+			if i > 0 && ev.At < evs[i-1].At {
+				t.Fatalf("events not sorted: %v", evs)
+			}
+			for k, r := range ev.Nodes {
+				if r.Lo < 0 || r.Hi > nodes || r.Lo >= r.Hi || (k > 0 && ev.Nodes[k-1].Hi >= r.Lo) {
+					t.Fatalf("bad node ranges %v of %d nodes", ev.Nodes, nodes)
+				}
+			}
+			b = FormatNodeEvent(b, ev)
+			b = append(b, '\n')
+		}
+		again, err := ReadNodeEvents(strings.NewReader(string(b)), "again", nodes)
+		if err != nil {
+			t.Fatalf("%q read, formatted as %q, does not read back: %v", in, b, err)
+		}
+		if len(evs) == 0 && len(again) == 0 {
+			return
+		}
+		if !reflect.DeepEqual(again, evs) {
+			t.Fatalf("%q read as %+v, formatted and read back as %+v", in, evs, again)
+		}
+	})
+}
