@@ -351,6 +351,7 @@ func utilisationFigure(r *Run, sub string) *Figure {
 		p.Legend.Add("mean per "+durationText(float64(w)), smooth)
 		caption += " The dark line is the mean over each " + durationText(float64(w)) + "."
 	}
+	caption += addUnavailable(p, ts, segs, u)
 	mean := hline(100*r.Summary.Utilisation, 0, x1, color.Black)
 	p.Add(mean)
 	p.Legend.Add(fmt.Sprintf("utilisation over the makespan: %.1f %%", 100*r.Summary.Utilisation), mean)

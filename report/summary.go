@@ -84,6 +84,7 @@ func summaryRows(s *Summary) []tableRow {
 	if s.PredictedStarts > 0 {
 		row(0, "predicted starts met", "%d of %d (%.1f %%)", s.PredictedStartsMet, s.PredictedStarts, 100*float64(s.PredictedStartsMet)/float64(s.PredictedStarts))
 	}
+	rows = append(rows, nodeFailureRows(s)...)
 	return rows
 }
 

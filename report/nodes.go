@@ -1,0 +1,121 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// finalNodeFail is Batsim's final_state of a job killed from outside: here
+// by a node failure (sim.NodeFail).
+const finalNodeFail = "COMPLETED_KILLED"
+
+// NodeFailures describes a run's node failures and maintenance
+// (sim.Config.NodeEvents) in its summary: the schedule itself, so that
+// "schedsim verify" can check the run against it, and what it cost.
+type NodeFailures struct {
+	// Events is the node-event schedule, one cluster.FormatNodeEvent line
+	// per event, in order.
+	Events []string `json:"events"`
+	// NodeSize is the number of processors per node.
+	NodeSize int `json:"node_size"`
+	// OnNodeFail is what happened to the jobs on a node that went down:
+	// kill or requeue.
+	OnNodeFail string `json:"on_node_fail"`
+	// Killed counts the jobs a node failure killed, Requeued the requeues.
+	Killed   int64 `json:"killed"`
+	Requeued int64 `json:"requeued"`
+	// LostProcSec is the processor-seconds of the runs that node failures
+	// cut short (killed or requeued).
+	LostProcSec int64 `json:"lost_proc_sec"`
+	// UnavailableProcSec is the processor-seconds idle processors spent out
+	// of service (TimeSeries.UnavailableProcSec).
+	UnavailableProcSec int64 `json:"unavailable_proc_sec"`
+	// UtilisationInService is Σ procs · run / (P · makespan −
+	// UnavailableProcSec): the utilisation of the capacity that was in
+	// service.
+	UtilisationInService float64 `json:"utilisation_in_service"`
+}
+
+// SetNodeFailures sets s.NodeFailures for a run with node events evs of
+// nodeSize processors per node and action onFail, from the run's
+// statistics st and time series ts (nil: no unavailable capacity known).
+// s must be the summary of the same run.
+func (s *Summary) SetNodeFailures(evs []cluster.NodeEvent, nodeSize int, onFail sim.NodeFailAction, st sim.Stats, ts *TimeSeries) {
+	n := &NodeFailures{NodeSize: max(nodeSize, 1), OnNodeFail: onFail.String(),
+		Killed: st.NodeKilled, Requeued: st.Requeued, LostProcSec: int64(st.LostProcSeconds + 0.5)}
+	var b []byte
+	for _, ev := range evs {
+		b = cluster.FormatNodeEvent(b[:0], ev)
+		n.Events = append(n.Events, string(b))
+	}
+	if ts != nil {
+		n.UnavailableProcSec = ts.UnavailableProcSec()
+	}
+	if in := float64(s.Procs)*float64(s.MakespanSec) - float64(n.UnavailableProcSec); in > 0 {
+		n.UtilisationInService = s.Utilisation * float64(s.Procs) * float64(s.MakespanSec) / in
+	}
+	s.NodeFailures = n
+}
+
+// Schedule returns the node-event schedule of n for a machine of procs
+// processors, as the run used it.
+func (n *NodeFailures) Schedule(procs int) ([]cluster.NodeEvent, error) {
+	size := max(n.NodeSize, 1)
+	return cluster.ReadNodeEvents(strings.NewReader(strings.Join(n.Events, "\n")), "summary.json node_failures.events", (procs+size-1)/size)
+}
+
+// nodeFailureRows are the summary table's rows about node failures: none
+// without node events.
+func nodeFailureRows(s *Summary) []tableRow {
+	n := s.NodeFailures
+	if n == nil {
+		return nil
+	}
+	return []tableRow{
+		{label: "node events", value: fmt.Sprintf("%d (%d processors per node, on failure: %s)", len(n.Events), n.NodeSize, n.OnNodeFail)},
+		{label: "jobs killed by node failures", value: fmt.Sprintf("%d", n.Killed), indent: 1},
+		{label: "requeues after node failures", value: fmt.Sprintf("%d", n.Requeued), indent: 1},
+		{label: "lost to node failures", value: fmt.Sprintf("%d processor-s", n.LostProcSec), indent: 1},
+		{label: "idle out of service", value: fmt.Sprintf("%d processor-s", n.UnavailableProcSec), indent: 1},
+		{label: "utilisation in service", value: fmt.Sprintf("%.2f %%", 100*n.UtilisationInService), indent: 1},
+	}
+}
+
+// addUnavailable shades, on a utilisation plot of ts (y in percent of the
+// machine), the idle capacity out of service (down or drained nodes) from
+// the top, and returns a sentence for the caption; it adds nothing and
+// returns "" when no processor was ever out of service.
+func addUnavailable(p *plot.Plot, ts *TimeSeries, segs []Segment, u timeUnit) string {
+	out := false
+	for _, g := range segs {
+		out = out || g.Level[Unavailable] > 0
+	}
+	if !out {
+		return ""
+	}
+	top := stepXYs(segs, Unavailable, -100/float64(ts.Procs()), ts.Start(), u)
+	for i := range top {
+		top[i].Y += 100
+	}
+	area := append(plotter.XYs{}, top...)
+	area = append(area, plotter.XY{X: top[len(top)-1].X, Y: 100}, plotter.XY{X: top[0].X, Y: 100})
+	poly, err := plotter.NewPolygon(area)
+	if err != nil {
+		return ""
+	}
+	poly.Color = color.RGBA{R: 240, G: 170, B: 160, A: 255}
+	poly.LineStyle.Width = 0
+	edge := &polyline{xys: top, LineStyle: draw.LineStyle{Color: color.RGBA{R: 200, G: 40, B: 30, A: 255}, Width: vg.Points(1)}}
+	p.Add(poly, edge)
+	p.Legend.Add("out of service (down or drained nodes, idle)", poly)
+	return " The shaded band from the top is the idle capacity out of service (down or drained nodes); its lower edge is the capacity in service."
+}
