@@ -92,17 +92,25 @@ func nodeFailureRows(s *Summary) []tableRow {
 
 // addUnavailable shades, on a utilisation plot of ts (y in percent of the
 // machine), the idle capacity out of service (down or drained nodes) from
-// the top, and returns a sentence for the caption; it adds nothing and
-// returns "" when no processor was ever out of service.
+// the top, with its lower edge (the capacity in service) drawn over the
+// stretch where some capacity was out, and returns a sentence for the
+// caption. It adds nothing and returns "" when no processor was ever out of
+// service.
 func addUnavailable(p *plot.Plot, ts *TimeSeries, segs []Segment, u timeUnit) string {
-	out := false
-	for _, g := range segs {
-		out = out || g.Level[Unavailable] > 0
+	first, last := -1, -1
+	for i, g := range segs {
+		if g.Level[Unavailable] > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
 	}
-	if !out {
+	if first < 0 {
 		return ""
 	}
-	top := stepXYs(segs, Unavailable, -100/float64(ts.Procs()), ts.Start(), u)
+	lo, hi := max(first-1, 0), min(last+2, len(segs))
+	top := stepXYs(segs[lo:hi], Unavailable, -100/float64(ts.Procs()), ts.Start(), u)
 	for i := range top {
 		top[i].Y += 100
 	}
@@ -114,8 +122,55 @@ func addUnavailable(p *plot.Plot, ts *TimeSeries, segs []Segment, u timeUnit) st
 	}
 	poly.Color = color.RGBA{R: 240, G: 170, B: 160, A: 255}
 	poly.LineStyle.Width = 0
-	edge := &polyline{xys: top, LineStyle: draw.LineStyle{Color: color.RGBA{R: 200, G: 40, B: 30, A: 255}, Width: vg.Points(1)}}
+	edge := &polyline{xys: top, LineStyle: draw.LineStyle{Color: color.RGBA{R: 200, G: 40, B: 30, A: 255}, Width: vg.Points(1.2)}}
 	p.Add(poly, edge)
-	p.Legend.Add("out of service (down or drained nodes, idle)", poly)
-	return " The shaded band from the top is the idle capacity out of service (down or drained nodes); its lower edge is the capacity in service."
+	p.Legend.Add("capacity in service (down or drained nodes out)", edge)
+	return " The red line is the capacity in service and the shaded band above it the idle capacity out of service (down or drained nodes)."
+}
+
+// nodeEventsFigure is the utilisation plot zoomed on the node events: from
+// two days before the first to two days after the last, within the run.
+// It returns nil without node events or a series.
+func nodeEventsFigure(r *Run, sub string) *Figure {
+	n, ts := r.Summary.NodeFailures, r.Series
+	if n == nil || ts == nil || !ts.started || len(n.Events) == 0 {
+		return nil
+	}
+	evs, err := n.Schedule(r.Summary.Procs)
+	if err != nil || len(evs) == 0 {
+		return nil
+	}
+	const margin = 2 * 86400
+	from := max(evs[0].At-margin, ts.Start())
+	to := min(evs[len(evs)-1].At+margin, ts.End())
+	if to <= from {
+		return nil
+	}
+	u := timeUnitFor(to - from)
+	p := newPlot("Utilisation around the node events\n"+sub, "time since the first submission ("+u.name+")", "processors (% of "+fmt.Sprint(ts.Procs())+")")
+	p.X.Tick.Marker = niceTicks
+	segs := ts.Segments(nil)
+	scale := 100 / float64(ts.Procs())
+	busy := newLine(stepXYs(segs, Busy, scale, ts.Start(), u), 0, vg.Points(1))
+	p.Add(busy)
+	p.Legend.Add("busy processors", busy)
+	caption := "Processors allocated, as a percentage of the machine, from two days before the first node event to two days after the last; " + resolution(ts) + "."
+	caption += addUnavailable(p, ts, segs, u)
+	for _, ev := range evs {
+		x := float64(ev.At-ts.Start()) / u.sec
+		mark := &polyline{xys: plotter.XYs{{X: x, Y: 0}, {X: x, Y: 100}},
+			LineStyle: draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}}
+		p.Add(mark)
+	}
+	caption += " Dotted verticals mark the node events."
+	p.Legend.Top = true
+	p.Y.Min, p.Y.Max = 0, 125
+	p.Y.Tick.Marker = fixedTicks(0, 100, 20, "%.0f")
+	p.X.Min, p.X.Max = float64(from-ts.Start())/u.sec, float64(to-ts.Start())/u.sec
+	return &Figure{
+		Name: "utilisation_node_events", Title: "Utilisation around the node events",
+		Caption: caption,
+		Width:   9 * vg.Inch, Height: 4.5 * vg.Inch,
+		draw: p.Draw,
+	}
 }

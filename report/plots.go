@@ -132,6 +132,9 @@ func RunFigures(r *Run) []*Figure {
 	sub := r.Summary.Trace + " · " + r.Summary.Policy
 	if r.Series != nil && r.Series.started {
 		figs = append(figs, utilisationFigure(r, sub), queueFigure(r, sub))
+		if f := nodeEventsFigure(r, sub); f != nil {
+			figs = append(figs, f)
+		}
 	}
 	if len(r.Waits) > 0 {
 		figs = append(figs, waitCDFFigure([]*Run{r}, "wait_cdf", "Wait-time CDF\n"+sub))

@@ -103,6 +103,9 @@ type runOptions struct {
 
 	// stop, when set, interrupts the run (SIGINT/SIGTERM).
 	stop *atomic.Bool
+
+	// nodes are the node failure and maintenance options (nodes.go).
+	nodes nodeOptions
 }
 
 func (o *runOptions) register(fs *pflag.FlagSet) {
@@ -130,6 +133,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.duplicate, "duplicate-id", string(workload.DuplicateError), "jobs whose job number an earlier job has: error (stop with a message), keep or drop (counted in the summary)")
 	fs.StringVar(&o.slurmConf, "slurm-conf", "", "model the machine of this slurm.conf: NodeName and PartitionName lines, SelectType (linear or cons_res), and with --backfill slurm its SchedulerParameters (flags override them); unknown keys are listed")
 	fs.StringVar(&o.config, "config", "", "run configuration file (TOML): HPC Pack submission and activation filters, job templates (see the README's HPC Pack filters section)")
+	o.nodes.register(fs)
 	fs.StringVar(&o.columns, "columns", "", "Parquet column mapping: a preset (pm100, fdata) or target=column[:unit][?],… (see the README's Workloads section; default: schedsim's own schema)")
 }
 
@@ -334,6 +338,9 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		}
 	}
 	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al}
+	if err := o.nodes.configure(&simCfg, procs); err != nil {
+		return nil, err
+	}
 	var hpc *policy.HPCPack
 	if o.config != "" {
 		if hpc, err = o.hpcPack(traceEpoch(rd.Header())); err != nil {
@@ -397,6 +404,7 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		s.Cluster.Clusters = len(o.members)
 	}
 	ts.AddTo(&s)
+	o.nodes.summarise(&s, st, ts)
 	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt}
 	res := &result{summary: s, run: run}
 	if hpc != nil {

@@ -88,6 +88,7 @@ func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err
 		Policy  string              `json:"policy"`
 		Procs   int                 `json:"procs"`
 		Cluster *report.ClusterInfo `json:"cluster"`
+		Nodes   *report.NodeFailures `json:"node_failures"`
 	}
 	sp := filepath.Join(dir, "summary.json")
 	b, err := os.ReadFile(sp)
@@ -127,6 +128,12 @@ func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err
 		}
 		opts.Cluster = spec
 		opts.Members = sum.Cluster.Members()
+	}
+	if sum.Nodes != nil {
+		if opts.NodeEvents, err = sum.Nodes.Schedule(sum.Procs); err != nil {
+			return 0, 0, usagef("%s: node_failures: %v", sp, err)
+		}
+		opts.NodeSize = sum.Nodes.NodeSize
 	}
 	vs := sim.Verify(sum.Procs, outs, opts)
 	for i, v := range vs {
@@ -202,6 +209,9 @@ func readJobsCSV(path string) ([]sim.Outcome, error) {
 		case "COMPLETED_WALLTIME_REACHED":
 			o.State = sim.Killed
 			o.Job.Run = exec + 1 // it would have run longer than its limit
+		case "COMPLETED_KILLED": // killed by a node failure, before its end
+			o.State = sim.NodeFail
+			o.Job.Run = exec + 1
 		case "REJECTED":
 			o.State = sim.Rejected
 			o.Start, o.End = o.Job.Submit, o.Job.Submit
@@ -213,6 +223,9 @@ func readJobsCSV(path string) ([]sim.Outcome, error) {
 			o.Start, o.End = o.Job.Submit, o.Job.Submit
 		default:
 			return nil, usagef("%s:%d: final_state: unknown state %q", path, line, st)
+		}
+		if k, ok := col["metadata"]; ok {
+			o.Requeues = requeuesOf(rec[k])
 		}
 		if o.State != sim.Rejected && o.State != sim.Failed {
 			if o.Alloc, err = cluster.ParseRanges(rec[col["allocated_resources"]]); err != nil {
@@ -234,4 +247,16 @@ func readJobsCSV(path string) ([]sim.Outcome, error) {
 		outs[i].Job.Seq = int64(seq)
 	}
 	return outs, nil
+}
+
+// requeuesOf returns N from a "requeues=N" word of a jobs.csv metadata
+// field (report.RanMetadata), or 0.
+func requeuesOf(meta string) int {
+	for _, w := range strings.Fields(meta) {
+		if v, ok := strings.CutPrefix(w, "requeues="); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
 }
