@@ -85,9 +85,9 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 // of violations.
 func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err error) {
 	var sum struct {
-		Policy  string              `json:"policy"`
-		Procs   int                 `json:"procs"`
-		Cluster *report.ClusterInfo `json:"cluster"`
+		Policy  string               `json:"policy"`
+		Procs   int                  `json:"procs"`
+		Cluster *report.ClusterInfo  `json:"cluster"`
 		Nodes   *report.NodeFailures `json:"node_failures"`
 	}
 	sp := filepath.Join(dir, "summary.json")
