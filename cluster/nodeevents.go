@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -211,4 +212,63 @@ func FormatNodeEvent(b []byte, ev NodeEvent) []byte {
 		b = append(b, ev.Reason...)
 	}
 	return b
+}
+
+// nodeEventColumns are the columns of a node-event schedule in Parquet.
+var nodeEventColumns = []string{"time", "state", "nodes", "reason"}
+
+// ReadNodeEventsParquet reads a node-event schedule from a Parquet table
+// with columns time (integer seconds, or text as ParseNodeTime), state
+// (text), nodes (text as ParseNodeList, or an integer node number) and an
+// optional reason (text), one event per row. Events are returned sorted by
+// time, events of one instant in row order. A bad row is a
+// *workload.ParseError naming path, row and column.
+func ReadNodeEventsParquet(ra io.ReaderAt, size int64, path string, nodes int) ([]NodeEvent, error) {
+	if nodes <= 0 {
+		return nil, fmt.Errorf("cluster: node events for a machine of %d nodes", nodes)
+	}
+	rows, err := workload.ReadParquetTable(ra, size, path, nodeEventColumns, []bool{false, false, false, true})
+	if err != nil {
+		return nil, err
+	}
+	evs := make([]NodeEvent, 0, len(rows))
+	for i, row := range rows {
+		bad := func(col string, err error) error {
+			return &workload.ParseError{Path: path, Row: int64(i) + 1, Column: col, Err: err}
+		}
+		var ev NodeEvent
+		if ev.At, err = ParseNodeTime(row[0]); err != nil {
+			return nil, bad("time", err)
+		}
+		if ev.State, err = ParseNodeState(row[1]); err != nil {
+			return nil, bad("state", err)
+		}
+		if ev.Nodes, err = ParseNodeList(row[2], nodes); err != nil {
+			return nil, bad("nodes", err)
+		}
+		ev.Reason = strings.Join(strings.Fields(row[3]), " ")
+		evs = append(evs, ev)
+	}
+	slices.SortStableFunc(evs, func(a, b NodeEvent) int { return int(min(max(a.At-b.At, -1), 1)) })
+	return evs, nil
+}
+
+// OpenNodeEvents reads the node-event schedule in the file at path for a
+// machine of nodes nodes: Parquet (detected by its magic number) as
+// ReadNodeEventsParquet, else text as ReadNodeEvents.
+func OpenNodeEvents(path string, nodes int) ([]NodeEvent, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	var magic [4]byte
+	if n, _ := f.ReadAt(magic[:], 0); n == 4 && string(magic[:]) == "PAR1" {
+		return ReadNodeEventsParquet(f, st.Size(), path, nodes)
+	}
+	return ReadNodeEvents(f, path, nodes)
 }

@@ -1,7 +1,10 @@
 package cluster
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -157,6 +160,97 @@ func FuzzReadNodeEvents(f *testing.F) {
 		}
 		if !reflect.DeepEqual(again, evs) {
 			t.Fatalf("%q read as %+v, formatted and read back as %+v", in, evs, again)
+		}
+	})
+}
+
+// nodeEventsParquet returns a Parquet node-event schedule of rows.
+func nodeEventsParquet(t testing.TB, rows [][]string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := workload.WriteParquetTable(&b, nodeEventColumns, rows); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestReadNodeEventsParquet(t *testing.T) {
+	data := nodeEventsParquet(t, [][]string{
+		{"2d", "RESUME", "0-102", "back"},
+		{"86400", "down", "0-102", "maintenance  of  rack 0"},
+		{"90000", "DRAIN", "7", ""},
+	})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.parquet")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := OpenNodeEvents(path, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []NodeEvent{
+		{At: 86400, State: NodeDown, Nodes: []Range{{0, 103}}, Reason: "maintenance of rack 0"},
+		{At: 90000, State: NodeDrain, Nodes: []Range{{7, 8}}},
+		{At: 172800, State: NodeResume, Nodes: []Range{{0, 103}}, Reason: "back"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+	// The text form of the same schedule reads the same.
+	text := filepath.Join(dir, "events.txt")
+	os.WriteFile(text, []byte("2d RESUME 0-102 back\n86400 down 0-102 maintenance of rack 0\n90000 DRAIN 7\n"), 0o644)
+	if again, err := OpenNodeEvents(text, 1024); err != nil || !reflect.DeepEqual(again, want) {
+		t.Fatalf("text form: %+v, %v", again, err)
+	}
+
+	bad := []struct {
+		name   string
+		rows   [][]string
+		row    int64
+		column string
+	}{
+		{"bad time", [][]string{{"1", "DOWN", "1", ""}, {"soon", "DOWN", "1", ""}}, 2, "time"},
+		{"bad state", [][]string{{"1", "UP", "1", ""}}, 1, "state"},
+		{"node past the machine", [][]string{{"1", "DOWN", "0-2000", ""}}, 1, "nodes"},
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) {
+			d := nodeEventsParquet(t, c.rows)
+			_, err := ReadNodeEventsParquet(bytes.NewReader(d), int64(len(d)), "bad.parquet", 1024)
+			var pe *workload.ParseError
+			if !errors.As(err, &pe) || pe.Row != c.row || pe.Column != c.column || pe.Path != "bad.parquet" {
+				t.Fatalf("error %v, want a ParseError at row %d, column %q", err, c.row, c.column)
+			}
+		})
+	}
+}
+
+// FuzzReadNodeEventsParquet checks that no Parquet input, however
+// corrupt, makes the reader panic, and that what it accepts is valid.
+func FuzzReadNodeEventsParquet(f *testing.F) {
+	good := nodeEventsParquet(f, [][]string{{"86400", "DOWN", "0-102", "maintenance"}, {"2d", "RESUME", "0-102", ""}})
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add(nodeEventsParquet(f, [][]string{{"x", "DOWN", "1", ""}}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		evs, err := ReadNodeEventsParquet(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", 1024)
+		if err != nil {
+			var pe *workload.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a ParseError", err)
+			}
+			return
+		}
+		for i, ev := range evs {
+			if i > 0 && ev.At < evs[i-1].At {
+				t.Fatalf("events not sorted: %v", evs)
+			}
+			for _, r := range ev.Nodes {
+				if r.Lo < 0 || r.Hi > 1024 || r.Lo >= r.Hi {
+					t.Fatalf("bad node range %v", r)
+				}
+			}
 		}
 	})
 }

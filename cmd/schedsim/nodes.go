@@ -2,7 +2,7 @@ package main
 
 import (
 	"errors"
-	"os"
+	"io/fs"
 
 	"github.com/spf13/pflag"
 
@@ -49,15 +49,10 @@ func (n *nodeOptions) configure(cfg *sim.Config, procs int) error {
 	if err != nil {
 		return usagef("--on-node-fail %q: want kill or requeue", n.onFail)
 	}
-	f, err := os.Open(n.events)
-	if err != nil {
-		return usageError{err}
-	}
-	defer f.Close()
-	evs, err := cluster.ReadNodeEvents(f, n.events, (procs+n.nodeSize-1)/n.nodeSize)
+	evs, err := cluster.OpenNodeEvents(n.events, (procs+n.nodeSize-1)/n.nodeSize)
 	if err != nil {
 		var pe *workload.ParseError
-		if errors.As(err, &pe) {
+		if errors.As(err, &pe) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			return usageError{err}
 		}
 		return err
