@@ -52,6 +52,11 @@ const (
 // was rejected). A rejected job has -1 in every time column from starting_time
 // to stretch and no allocated resources. Times are whole seconds.
 //
+// A job killed by a node failure (sim.NodeFail) has final_state
+// COMPLETED_KILLED, success 0, its times up to the failure and its reason
+// in the metadata (see RanMetadata); a job requeued by node failures has
+// "requeues=N" there.
+//
 // A job failed by a filter (sim.Failed) is written like a rejected one, with
 // final_state COMPLETED_FAILED and metadata "REASON failed_at=T NOTE" (the
 // filter's message, the instant it failed, the record's Note). A job that

@@ -24,7 +24,7 @@ type nodeOptions struct {
 }
 
 func (n *nodeOptions) register(fs *pflag.FlagSet) {
-	fs.StringVar(&n.events, "node-events", "", "node failures and maintenance: a file of lines TIME STATE NODES [REASON] (STATE DOWN, DRAIN or RESUME; NODES 17, 0-102 or 0-9,20-29; TIME in seconds, units s, m, h, d allowed; # comments), see the README's Node failures section")
+	fs.StringVar(&n.events, "node-events", "", "node failures and maintenance: a file of lines TIME STATE NODES [REASON] (STATE DOWN, DRAIN or RESUME; NODES 17, 0-102 or 0-9,20-29; TIME in seconds, units s, m, h, d allowed; # comments), or a Parquet table with columns time, state, nodes, reason; see the README's Node failures section")
 	fs.StringVar(&n.onFail, "on-node-fail", "kill", "with --node-events, the jobs running on a node that goes down are killed (kill) or put back in the queue at their place to run again (requeue)")
 	fs.IntVar(&n.nodeSize, "node-size", 1, "with --node-events, processors per node: node n is processors n·N to n·N+N-1 of the pool")
 }

@@ -45,6 +45,12 @@ priority order at every event, and a backfill cycle every --bf-interval.
 --order sets the queue's priority order (e.g. sjf, wfp3, multifactor), and
 --estimates what the scheduler plans with (e.g. perfect, predict).
 
+Node failures and maintenance (--node-events FILE): at the given times nodes
+go DOWN (the jobs on them are killed, or requeued with --on-node-fail
+requeue), DRAIN (their jobs finish, nothing new starts there) or RESUME. A
+node is --node-size processors of the pool (default 1); not with a cluster
+of nodes or conservative backfilling yet.
+
 Real traces are dirty: the cleaning options below choose what happens to
 missing or inconsistent fields, and the summary counts the jobs each rule
 touched.
@@ -55,6 +61,7 @@ Examples:
   schedsim run --trace log.swf.gz --procs 93312 --backfill off --out results/fcfs
   schedsim run --trace jobs.parquet --config hpcpack.toml --out results/licenses
   schedsim run --trace log.swf.gz --slurm-conf /etc/slurm/slurm.conf
+  schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --node-events maintenance.txt --on-node-fail requeue
 `
 
 // runOptions are the options of a simulation run, shared by the commands

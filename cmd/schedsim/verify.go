@@ -43,6 +43,14 @@ cores (cons_res: exactly its processors); a cons_res rejection whose reason
 names memory is valid, and head reservations are not checked (the plan is
 in processor counts, not on nodes).
 
+A run with node events (summary.json has "node_failures") is also checked
+against its schedule: no job starts on a node that is down or draining or
+runs on one while it goes down, a job killed by a node failure
+(COMPLETED_KILLED) ends when one of its nodes goes down, jobs left queued
+because too few processors stayed in service are validly rejected; head
+reservations are not checked (a failure voids them) and the FCFS check
+skips requeued jobs.
+
 Jobs submitted at the same second are taken in job-id order. It prints every
 violation and exits 1 if there is any, 2 if a file cannot be read.
 
