@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -393,7 +394,22 @@ func TestNodeEventsRandom(t *testing.T) {
 			if len(col.Outcomes) != len(jobs) {
 				t.Fatalf("seed %d: %d outcomes for %d jobs", seed, len(col.Outcomes), len(jobs))
 			}
-			_, isFCFS := cfg.Policy.(policy.FCFS)
+			if seed%10 == 0 {
+				// The same case again gives the same outcomes.
+				cfg.Policy = &capacitySpy{pols[seed%uint64(len(pols))](), t, seed}
+				eng, err := sim.New(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				again := &sim.Collector{}
+				if _, err := eng.Run(newSource(jobs), again); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(again.Outcomes, col.Outcomes) {
+					t.Fatalf("seed %d: a second run of the same case differs", seed)
+				}
+			}
+			_, isFCFS := cfg.Policy.(*capacitySpy).Policy.(policy.FCFS)
 			for _, v := range sim.Verify(procs, col.Outcomes, sim.VerifyOptions{FCFS: isFCFS, NodeEvents: cfg.NodeEvents, NodeSize: size}) {
 				t.Errorf("seed %d (%s, %v): %v", seed, cfg.Policy.Name(), cfg.OnNodeFail, v)
 			}
