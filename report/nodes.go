@@ -25,7 +25,10 @@ type NodeFailures struct {
 	// Events is the node-event schedule, one cluster.FormatNodeEvent line
 	// per event, in order.
 	Events []string `json:"events"`
-	// NodeSize is the number of processors per node.
+	// Nodes is the number of nodes the schedule names.
+	Nodes int `json:"nodes"`
+	// NodeSize is the number of processors per node of the processor
+	// pool (1 on a cluster of nodes, whose nodes are the cluster's).
 	NodeSize int `json:"node_size"`
 	// OnNodeFail is what happened to the jobs on a node that went down:
 	// kill or requeue.
@@ -45,12 +48,12 @@ type NodeFailures struct {
 	UtilisationInService float64 `json:"utilisation_in_service"`
 }
 
-// SetNodeFailures sets s.NodeFailures for a run with node events evs of
-// nodeSize processors per node and action onFail, from the run's
-// statistics st and time series ts (nil: no unavailable capacity known).
-// s must be the summary of the same run.
-func (s *Summary) SetNodeFailures(evs []cluster.NodeEvent, nodeSize int, onFail sim.NodeFailAction, st sim.Stats, ts *TimeSeries) {
-	n := &NodeFailures{NodeSize: max(nodeSize, 1), OnNodeFail: onFail.String(),
+// SetNodeFailures sets s.NodeFailures for a run with node events evs on
+// nodes nodes of nodeSize processors each (1 on a cluster of nodes) and
+// action onFail, from the run's statistics st and time series ts (nil: no
+// unavailable capacity known). s must be the summary of the same run.
+func (s *Summary) SetNodeFailures(evs []cluster.NodeEvent, nodes, nodeSize int, onFail sim.NodeFailAction, st sim.Stats, ts *TimeSeries) {
+	n := &NodeFailures{Nodes: nodes, NodeSize: max(nodeSize, 1), OnNodeFail: onFail.String(),
 		Killed: st.NodeKilled, Requeued: st.Requeued, LostProcSec: int64(st.LostProcSeconds + 0.5)}
 	var b []byte
 	for _, ev := range evs {
@@ -66,11 +69,9 @@ func (s *Summary) SetNodeFailures(evs []cluster.NodeEvent, nodeSize int, onFail 
 	s.NodeFailures = n
 }
 
-// Schedule returns the node-event schedule of n for a machine of procs
-// processors, as the run used it.
-func (n *NodeFailures) Schedule(procs int) ([]cluster.NodeEvent, error) {
-	size := max(n.NodeSize, 1)
-	return cluster.ReadNodeEvents(strings.NewReader(strings.Join(n.Events, "\n")), "summary.json node_failures.events", (procs+size-1)/size)
+// Schedule returns the node-event schedule of n, as the run used it.
+func (n *NodeFailures) Schedule() ([]cluster.NodeEvent, error) {
+	return cluster.ReadNodeEvents(strings.NewReader(strings.Join(n.Events, "\n")), "summary.json node_failures.events", n.Nodes)
 }
 
 // nodeFailureRows are the summary table's rows about node failures: none
@@ -136,7 +137,7 @@ func nodeEventsFigure(r *Run, sub string) *Figure {
 	if n == nil || ts == nil || !ts.started || len(n.Events) == 0 {
 		return nil
 	}
-	evs, err := n.Schedule(r.Summary.Procs)
+	evs, err := n.Schedule()
 	if err != nil || len(evs) == 0 {
 		return nil
 	}

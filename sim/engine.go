@@ -156,10 +156,12 @@ type Config struct {
 	Allocator cluster.Allocator
 	// NodeEvents, if not empty, is a schedule of node failures and
 	// maintenance, sorted by time (cluster.ReadNodeEvents; see nodes.go).
-	// Not with an Allocator or conservative backfilling.
+	// With an Allocator, it must implement cluster.NodeStates (Linear,
+	// ConsRes: not a Federation); not with conservative backfilling.
 	NodeEvents []cluster.NodeEvent
-	// NodeSize is the number of processors of a node for NodeEvents;
-	// 0 means 1.
+	// NodeSize is the number of processors of a node of the processor
+	// pool for NodeEvents; 0 means 1. With an Allocator the nodes are its
+	// own.
 	NodeSize int
 	// OnNodeFail is what happens to the jobs running on a node that goes
 	// down: killed (the default) or requeued.
@@ -583,8 +585,8 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.alloc.Release(cluster.RequestOf(&s.job), s.alloc)
 	} else {
 		e.machine.Release(s.alloc)
-		e.nodes.released(e.machine, s.alloc)
 	}
+	e.nodes.released(s.alloc)
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User})

@@ -11,9 +11,11 @@ import (
 )
 
 // Node failures and maintenance (Config.NodeEvents), as Slurm's node state
-// updates: a node is Config.NodeSize consecutive processors of the pool
-// (node n holds processors n·NodeSize … (n+1)·NodeSize − 1; the last node
-// may be smaller). At an instant, node events come after the submissions,
+// updates. On the processor pool a node is Config.NodeSize consecutive
+// processors (node n holds processors n·NodeSize … (n+1)·NodeSize − 1; the
+// last node may be smaller); with a node selector (Config.Allocator,
+// cluster.Linear or cluster.ConsRes) nodes are the cluster's nodes. At an
+// instant, node events come after the submissions,
 // the ends and the expired predictions, and before the pass, in schedule
 // order:
 //   - DOWN: the nodes leave service at once. Every job running on one of
@@ -81,16 +83,20 @@ const (
 )
 
 // nodes is the engine's node state. Its fields are plain values and slices
-// (no pointers into the engine), so that a checkpoint can save them.
+// (no pointers into the engine), so that a checkpoint can save them, but
+// for units, which the configuration determines.
 type nodes struct {
 	events []cluster.NodeEvent // the schedule, sorted by time
 	next   int                 // index of the next event to apply
-	size   int                 // processors per node
-	procs  int                 // processors of the machine
-	state  []uint8             // per node: nodeUp, nodeDown or nodeDrain
-	parked []bool              // per processor: idle and out of service
-	// nParked counts the parked processors, unavail the processors on
-	// down or draining nodes (busy or not), draining the draining nodes.
+	// units maps nodes to allocation units (processors of the pool, or
+	// the node selector's nodes or cores) and parks them: the pool or
+	// Config.Allocator, not state of its own.
+	units  cluster.NodeStates
+	state  []uint8 // per node: nodeUp, nodeDown or nodeDrain
+	parked []bool  // per allocation unit: idle and out of service
+	// nParked counts the processors of the parked units, unavail the
+	// processors on down or draining nodes (busy or not), draining the
+	// draining nodes.
 	nParked, unavail, draining int
 	// requeued counts the requeued jobs still queued: while there are any,
 	// the queue is not in the order the policies' arrival-order indexes
@@ -105,9 +111,6 @@ func (e *Engine) initNodes(cfg *Config) error {
 	if len(cfg.NodeEvents) == 0 {
 		return nil
 	}
-	if cfg.Allocator != nil {
-		return fmt.Errorf("sim: node events with a node selector (a [cluster] of nodes) are not supported yet: use the processor pool (--procs, --node-size)")
-	}
 	if _, ok := cfg.Policy.(*policy.Conservative); ok {
 		return fmt.Errorf("sim: node events with conservative backfilling are not supported yet: its plan cannot follow requeued jobs and capacity changes (use fcfs, easy, a reservation depth or slurm)")
 	}
@@ -121,7 +124,20 @@ func (e *Engine) initNodes(cfg *Config) error {
 	case size == 0:
 		size = 1
 	}
-	n := (cfg.Procs + size - 1) / size
+	var units cluster.NodeStates = poolNodes{m: e.machine, size: size, procs: cfg.Procs}
+	nunits := cfg.Procs
+	if cfg.Allocator != nil {
+		ns, ok := cfg.Allocator.(cluster.NodeStates)
+		if _, scaled := cfg.Allocator.(scaler); !ok || scaled {
+			return fmt.Errorf("sim: node events on a cluster of clusters are not supported yet (use one cluster, linear or cons_res)")
+		}
+		if cfg.NodeSize > 1 {
+			return fmt.Errorf("sim: node size %d with a cluster of nodes: the nodes are the cluster's", cfg.NodeSize)
+		}
+		units = ns
+		nunits = ns.NodeUnits(cluster.Range{Lo: 0, Hi: ns.Nodes()}).Hi
+	}
+	n := units.Nodes()
 	for i, ev := range cfg.NodeEvents {
 		if i > 0 && ev.At < cfg.NodeEvents[i-1].At {
 			return fmt.Errorf("sim: node event %d at %d comes after one at %d: events must be sorted by time", i+1, ev.At, cfg.NodeEvents[i-1].At)
@@ -131,12 +147,29 @@ func (e *Engine) initNodes(cfg *Config) error {
 		}
 		for _, r := range ev.Nodes {
 			if r.Lo < 0 || r.Hi > n || r.Lo >= r.Hi {
-				return fmt.Errorf("sim: node event %d: nodes %d-%d outside the machine's nodes 0-%d (%d processors, %d per node)", i+1, r.Lo, r.Hi-1, n-1, cfg.Procs, size)
+				return fmt.Errorf("sim: node event %d: nodes %d-%d outside the machine's nodes 0-%d", i+1, r.Lo, r.Hi-1, n-1)
 			}
 		}
 	}
-	e.nodes = nodes{events: cfg.NodeEvents, size: size, procs: cfg.Procs, state: make([]uint8, n), parked: make([]bool, cfg.Procs)}
+	e.nodes = nodes{events: cfg.NodeEvents, units: units, state: make([]uint8, n), parked: make([]bool, nunits)}
 	return nil
+}
+
+// poolNodes are the nodes of the processor pool: size processors each.
+type poolNodes struct {
+	m           *cluster.Machine
+	size, procs int
+}
+
+func (p poolNodes) Nodes() int { return (p.procs + p.size - 1) / p.size }
+func (p poolNodes) NodeUnits(r cluster.Range) cluster.Range {
+	return cluster.Range{Lo: r.Lo * p.size, Hi: min(r.Hi*p.size, p.procs)}
+}
+func (p poolNodes) UnitNode(u int) int            { return u / p.size }
+func (p poolNodes) UnitProcs(r cluster.Range) int { return r.Len() }
+func (p poolNodes) PutBack(rs []cluster.Range)    { p.m.Release(rs) }
+func (p poolNodes) TakeFree(r cluster.Range, dst []cluster.Range) []cluster.Range {
+	return p.m.TakeFree(r, dst)
 }
 
 // pending reports whether node events remain to be applied.
@@ -150,76 +183,81 @@ func (ns *nodes) nextAt() workload.Time {
 	return workload.Forever
 }
 
-// procRange returns the processors of nodes [r.Lo, r.Hi).
-func (ns *nodes) procRange(r cluster.Range) cluster.Range {
-	return cluster.Range{Lo: r.Lo * ns.size, Hi: min(r.Hi*ns.size, ns.procs)}
-}
-
 // nodeProcs returns the number of processors of node n.
-func (ns *nodes) nodeProcs(n int) int { return min((n+1)*ns.size, ns.procs) - n*ns.size }
+func (ns *nodes) nodeProcs(n int) int {
+	return ns.units.UnitProcs(ns.units.NodeUnits(cluster.Range{Lo: n, Hi: n + 1}))
+}
 
 // busyProcs returns the processors allocated to jobs.
 func (e *Engine) busyProcs() int {
 	return e.machine.Size() - e.freeProcs() - e.nodes.nParked
 }
 
-// drainingIn returns how many processors of rs are on draining nodes.
+// drainingRuns calls f with each run of consecutive allocation units of
+// rs on draining nodes.
+func (ns *nodes) drainingRuns(rs []cluster.Range, f func(cluster.Range)) {
+	for _, r := range rs {
+		for u := r.Lo; u < r.Hi; {
+			if ns.state[ns.units.UnitNode(u)] != nodeDrain {
+				u++
+				continue
+			}
+			v := u + 1
+			for v < r.Hi && ns.state[ns.units.UnitNode(v)] == nodeDrain {
+				v++
+			}
+			f(cluster.Range{Lo: u, Hi: v})
+			u = v
+		}
+	}
+}
+
+// drainingIn returns how many processors of allocation rs are on draining
+// nodes.
 func (ns *nodes) drainingIn(rs []cluster.Range) int {
 	if ns.draining == 0 {
 		return 0
 	}
 	c := 0
-	for _, r := range rs {
-		for n := r.Lo / ns.size; n*ns.size < r.Hi; n++ {
-			if ns.state[n] == nodeDrain {
-				c += min(r.Hi, (n+1)*ns.size) - max(r.Lo, n*ns.size)
-			}
-		}
-	}
+	ns.drainingRuns(rs, func(r cluster.Range) { c += ns.units.UnitProcs(r) })
 	return c
 }
 
-// park takes the idle processors of r out of service.
-func (ns *nodes) park(m *cluster.Machine, r cluster.Range) {
-	ns.taken = m.TakeFree(r, ns.taken[:0])
+// park takes the idle allocation units of r out of service.
+func (ns *nodes) park(r cluster.Range) {
+	ns.taken = ns.units.TakeFree(r, ns.taken[:0])
 	for _, t := range ns.taken {
-		for p := t.Lo; p < t.Hi; p++ {
-			ns.parked[p] = true
+		for u := t.Lo; u < t.Hi; u++ {
+			ns.parked[u] = true
 		}
-		ns.nParked += t.Len()
+		ns.nParked += ns.units.UnitProcs(t)
 	}
 }
 
-// released parks the processors of a finished job that are on draining
-// nodes.
-func (ns *nodes) released(m *cluster.Machine, rs []cluster.Range) {
+// released parks the units of a finished job that are on draining nodes.
+func (ns *nodes) released(rs []cluster.Range) {
 	if ns.draining == 0 {
 		return
 	}
-	for _, r := range rs {
-		for n := r.Lo / ns.size; n*ns.size < r.Hi; n++ {
-			if ns.state[n] == nodeDrain {
-				ns.park(m, cluster.Range{Lo: max(r.Lo, n*ns.size), Hi: min(r.Hi, (n+1)*ns.size)})
-			}
-		}
-	}
+	ns.drainingRuns(rs, ns.park)
 }
 
-// unpark puts the parked processors of r back in service.
-func (ns *nodes) unpark(m *cluster.Machine, r cluster.Range) {
-	for p := r.Lo; p < r.Hi; {
-		if !ns.parked[p] {
-			p++
+// unpark puts the parked units of r back in service.
+func (ns *nodes) unpark(r cluster.Range) {
+	for u := r.Lo; u < r.Hi; {
+		if !ns.parked[u] {
+			u++
 			continue
 		}
-		q := p
-		for q < r.Hi && ns.parked[q] {
-			ns.parked[q] = false
-			q++
+		v := u
+		for v < r.Hi && ns.parked[v] {
+			ns.parked[v] = false
+			v++
 		}
-		m.Release([]cluster.Range{{Lo: p, Hi: q}})
-		ns.nParked -= q - p
-		p = q
+		run := cluster.Range{Lo: u, Hi: v}
+		ns.units.PutBack([]cluster.Range{run})
+		ns.nParked -= ns.units.UnitProcs(run)
+		u = v
 	}
 }
 
@@ -257,17 +295,17 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 			e.failJobs(ev, obs)
 			for _, r := range ev.Nodes {
 				ns.setState(r, nodeDown)
-				ns.park(e.machine, ns.procRange(r))
+				ns.park(ns.units.NodeUnits(r))
 			}
 		case cluster.NodeDrain:
 			for _, r := range ev.Nodes {
 				ns.setState(r, nodeDrain)
-				ns.park(e.machine, ns.procRange(r))
+				ns.park(ns.units.NodeUnits(r))
 			}
 		case cluster.NodeResume:
 			for _, r := range ev.Nodes {
 				ns.setState(r, nodeUp)
-				ns.unpark(e.machine, ns.procRange(r))
+				ns.unpark(ns.units.NodeUnits(r))
 			}
 		}
 	}
@@ -277,7 +315,7 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 	for k := range e.running {
 		r := &e.running[k]
 		s := &e.slots[r.id]
-		r.procs = int32(s.job.Procs - ns.drainingIn(s.alloc))
+		r.procs = int32(e.held(s) - ns.drainingIn(s.alloc))
 		back += int(r.procs)
 	}
 	if c := e.Capacity(); c != e.Free()+back {
@@ -292,7 +330,7 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 	ns := &e.nodes
 	ns.victims = ns.victims[:0]
 	for _, r := range e.running {
-		if firstNodeIn(e.slots[r.id].alloc, ev.Nodes, ns.size) >= 0 {
+		if ns.firstNodeIn(e.slots[r.id].alloc, ev.Nodes) >= 0 {
 			ns.victims = append(ns.victims, r.id)
 		}
 	}
@@ -301,7 +339,7 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 	})
 	for _, id := range ns.victims {
 		s := &e.slots[id]
-		node := firstNodeIn(s.alloc, ev.Nodes, ns.size)
+		node := ns.firstNodeIn(s.alloc, ev.Nodes)
 		e.stopRun(id)
 		if e.cfg.OnNodeFail == NodeFailRequeue {
 			e.requeue(id)
@@ -318,6 +356,13 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 		s.job.Estimate = s.limit // the job as the trace gave it
 		e.touch(e.now)
 		e.rec = Record{Job: &s.job, State: NodeFail, Start: s.start, End: s.end, Alloc: s.alloc, Reason: b.String(), Requeues: int(s.requeues)}
+		if s.predicted >= 0 {
+			e.rec.Predicted, e.rec.HasPrediction = s.predicted, true
+			e.stats.Predicted++
+			if s.start <= s.predicted {
+				e.stats.PredictedMet++
+			}
+		}
 		if e.cfg.Annotator != nil {
 			e.rec.Note = e.noteOf(&s.job)
 		}
@@ -326,17 +371,26 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 	}
 }
 
-// firstNodeIn returns the lowest node of nodes that alloc touches, or −1.
-func firstNodeIn(alloc, nodes []cluster.Range, size int) int {
+// firstNodeIn returns the first node of nodes that allocation alloc
+// touches, or −1.
+func (ns *nodes) firstNodeIn(alloc, nodes []cluster.Range) int {
 	for _, a := range alloc {
 		for _, r := range nodes {
-			lo, hi := max(a.Lo, r.Lo*size), min(a.Hi, r.Hi*size)
-			if lo < hi {
-				return lo / size
+			u := ns.units.NodeUnits(r)
+			if lo, hi := max(a.Lo, u.Lo), min(a.Hi, u.Hi); lo < hi {
+				return ns.units.UnitNode(lo)
 			}
 		}
 	}
 	return -1
+}
+
+// held returns the processors the running job of slot s holds.
+func (e *Engine) held(s *slot) int {
+	if e.alloc != nil {
+		return int(s.held)
+	}
+	return s.job.Procs
 }
 
 // stopRun stops running job id now: its end events go, its processors are
@@ -346,13 +400,18 @@ func (e *Engine) stopRun(id int32) {
 	s := &e.slots[id]
 	e.ends.remove(id, s.job.Seq)
 	e.expiry.remove(id, s.job.Seq)
-	e.machine.Release(s.alloc)
-	e.nodes.released(e.machine, s.alloc) // its part on other, draining nodes
+	if e.alloc != nil {
+		e.alloc.Release(cluster.RequestOf(&s.job), s.alloc)
+	} else {
+		e.machine.Release(s.alloc)
+	}
+	e.nodes.released(s.alloc) // its part on other, draining nodes
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: e.now, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User})
-	e.stats.ProcSeconds -= float64(s.job.Procs) * float64(s.end-e.now)
-	e.stats.LostProcSeconds += float64(s.job.Procs) * float64(e.now-s.start)
+	held := float64(e.held(s))
+	e.stats.ProcSeconds -= held * float64(s.end-e.now)
+	e.stats.LostProcSeconds += held * float64(e.now-s.start)
 }
 
 // requeue puts stopped job id back in the queue at its submission-order

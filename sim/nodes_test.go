@@ -279,6 +279,11 @@ func TestNodeEventsConfigErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m, err := cluster.MemberOf(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fed := cluster.NewFederation([]cluster.FederationMember{m, m})
 	cases := []struct {
 		name string
 		cfg  sim.Config
@@ -287,7 +292,8 @@ func TestNodeEventsConfigErrors(t *testing.T) {
 		{"node out of the machine", sim.Config{Procs: 4, NodeSize: 4, NodeEvents: []cluster.NodeEvent{{State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 1, Hi: 2}}}}}, "outside the machine's nodes 0-0"},
 		{"unsorted", sim.Config{Procs: 4, NodeEvents: []cluster.NodeEvent{{At: 5, State: cluster.NodeDown, Nodes: ev[0].Nodes}, {At: 1, State: cluster.NodeResume, Nodes: ev[0].Nodes}}}, "sorted by time"},
 		{"conservative", sim.Config{Procs: 4, Policy: &policy.Conservative{}, NodeEvents: ev}, "conservative"},
-		{"node selector", sim.Config{Allocator: al, NodeEvents: ev}, "node selector"},
+		{"node size on a cluster", sim.Config{Allocator: al, NodeSize: 2, NodeEvents: ev}, "the nodes are the cluster's"},
+		{"cluster of clusters", sim.Config{Allocator: fed, NodeEvents: ev}, "cluster of clusters"},
 		{"negative node size", sim.Config{Procs: 4, NodeSize: -1, NodeEvents: ev}, "node size"},
 	}
 	for _, c := range cases {
@@ -369,6 +375,9 @@ func TestNodeEventsRandom(t *testing.T) {
 	if testing.Short() {
 		n = 40
 	}
+	// hits counts, on the pool [0] and on clusters [1], the jobs killed
+	// and requeued by node failures: the cases must exercise both.
+	var killed, requeued [2]int
 	for seed := range uint64(n) {
 		r := rand.New(rand.NewPCG(seed, 0xfa11))
 		procs := 1 + r.IntN(64)
@@ -377,6 +386,22 @@ func TestNodeEventsRandom(t *testing.T) {
 		span := jobs[len(jobs)-1].Submit + 3600
 		cfg := sim.Config{Procs: procs, NodeSize: size, Policy: &capacitySpy{pols[seed%uint64(len(pols))](), t, seed},
 			NodeEvents: randomNodeEvents(r, (procs+size-1)/size, span), OnNodeFail: sim.NodeFailAction(r.IntN(2))}
+		var spec *cluster.Spec
+		if seed%3 == 0 {
+			// A cluster of nodes, whole (linear) or shared (cons_res),
+			// under a policy that asks it where jobs fit.
+			sel := []string{cluster.SelectLinear, cluster.SelectConsRes}[r.IntN(2)]
+			spec = &cluster.Spec{Select: sel, Groups: []cluster.NodeGroup{{Name: "a", Count: 1 + r.IntN(8), Cores: 1 + r.IntN(4)}, {Name: "b", Count: 1 + r.IntN(8), Cores: 1 + r.IntN(4)}}}
+			al, err := spec.NewAllocator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			procs, size = spec.Cores(), 1
+			jobs = syntheticJobs(seed, 20+r.IntN(200), procs)
+			span = jobs[len(jobs)-1].Submit + 3600
+			cfg = sim.Config{Allocator: al, Policy: &capacitySpy{pols[seed%2](), t, seed},
+				NodeEvents: randomNodeEvents(r, spec.Nodes(), span), OnNodeFail: sim.NodeFailAction(r.IntN(2))}
+		}
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
@@ -397,6 +422,11 @@ func TestNodeEventsRandom(t *testing.T) {
 			if seed%10 == 0 {
 				// The same case again gives the same outcomes.
 				cfg.Policy = &capacitySpy{pols[seed%uint64(len(pols))](), t, seed}
+				if spec != nil {
+					cfg.Policy = &capacitySpy{pols[seed%2](), t, seed}
+					al, _ := spec.NewAllocator()
+					cfg.Allocator = al
+				}
 				eng, err := sim.New(cfg)
 				if err != nil {
 					t.Fatal(err)
@@ -409,12 +439,28 @@ func TestNodeEventsRandom(t *testing.T) {
 					t.Fatalf("seed %d: a second run of the same case differs", seed)
 				}
 			}
+			k := 0
+			if spec != nil {
+				k = 1
+			}
+			for _, o := range col.Outcomes {
+				if o.State == sim.NodeFail {
+					killed[k]++
+				}
+				if o.Requeues > 0 {
+					requeued[k]++
+				}
+			}
 			_, isFCFS := cfg.Policy.(*capacitySpy).Policy.(policy.FCFS)
-			for _, v := range sim.Verify(procs, col.Outcomes, sim.VerifyOptions{FCFS: isFCFS, NodeEvents: cfg.NodeEvents, NodeSize: size}) {
+			for _, v := range sim.Verify(procs, col.Outcomes, sim.VerifyOptions{FCFS: isFCFS, NodeEvents: cfg.NodeEvents, NodeSize: size, Cluster: spec}) {
 				t.Errorf("seed %d (%s, %v): %v", seed, cfg.Policy.Name(), cfg.OnNodeFail, v)
 			}
 		}()
 	}
+	if killed[0] == 0 || killed[1] == 0 || requeued[0] == 0 || requeued[1] == 0 {
+		t.Errorf("node failures killed %v and requeued %v jobs (pool, clusters): some kind was never exercised", killed, requeued)
+	}
+	t.Logf("node failures killed %v and requeued %v jobs (pool, clusters)", killed, requeued)
 }
 
 // capacitySpy checks at every pass that the view adds up: the capacity is
@@ -435,4 +481,112 @@ func (c *capacitySpy) Schedule(v policy.View, d policy.Decisions) {
 		c.t.Fatalf("seed %d at %d: capacity %d, free %d + running %d", c.seed, v.Now(), v.Capacity(), v.Free(), sum-v.Free())
 	}
 	c.Policy.Schedule(v, d)
+}
+
+// TestNodeEventsOnClusters runs node events on clusters of nodes: whole
+// nodes (linear) and cores (cons_res), hand-computed.
+func TestNodeEventsOnClusters(t *testing.T) {
+	const down, drain, resume = cluster.NodeDown, cluster.NodeDrain, cluster.NodeResume
+	// Three nodes of 2 cores (cores 0-1, 2-3, 4-5).
+	spec := func(sel string) *cluster.Spec {
+		return &cluster.Spec{Select: sel, Groups: []cluster.NodeGroup{{Name: "n", Count: 3, Cores: 2}}}
+	}
+	cases := []struct {
+		name   string
+		sel    string
+		pol    policy.Policy
+		onFail sim.NodeFailAction
+		events func(t testing.TB) []cluster.NodeEvent
+		jobs   []workload.Job
+		want   map[int64]nodeWant
+		lost   float64
+	}{
+		{
+			// linear: 1 (3 cores) holds nodes 0-1 (4 cores), 2 (1 core)
+			// node 2. Node 1 goes down at 10 and kills 1 (4 cores · 10 s
+			// lost). 3 (4 cores, at 20) fits nodes 0 and 2 only when 2
+			// ends at 30: it gets them, around the down node.
+			name: "linear: down kills the job, the next avoids the node", sel: cluster.SelectLinear, pol: fcfs,
+			events: func(t testing.TB) []cluster.NodeEvent {
+				return []cluster.NodeEvent{nodeEvent(t, 10, down, "1", 3, "psu")}
+			},
+			jobs: []workload.Job{job(1, 0, 3, 100, 100), job(2, 0, 1, 30, 30), job(3, 20, 4, 10, 10)},
+			want: map[int64]nodeWant{
+				1: {state: sim.NodeFail, start: 0, end: 10, alloc: "0-1", reason: "node 1 down: psu"},
+				2: {state: sim.Completed, start: 0, end: 30, alloc: "2"},
+				3: {state: sim.Completed, start: 30, end: 40, alloc: "0 2"},
+			},
+			lost: 40,
+		},
+		{
+			// cons_res: 1 (3 cores) holds cores 0-2 (nodes 0 and 1). Node
+			// 1 drains at 10: its free core 3 leaves service at once,
+			// core 2 when 1 ends at 50. 2 (2 cores, at 20) runs on node
+			// 2 (cores 4-5); 3 (2 cores, at 20, 5 s) waits: node 0's core
+			// 1 is free, but 1 core is not 2 — and EASY sees 1 giving
+			// back only cores 0-1, so 3 starts at 50 on cores 0-1.
+			name: "cons_res: drain keeps the job, its cores leave service", sel: cluster.SelectConsRes, pol: easyAll,
+			events: func(t testing.TB) []cluster.NodeEvent {
+				return []cluster.NodeEvent{nodeEvent(t, 10, drain, "1", 3, ""), nodeEvent(t, 200, resume, "1", 3, "")}
+			},
+			jobs: []workload.Job{job(1, 0, 3, 50, 50), job(2, 20, 2, 100, 100), job(3, 20, 2, 5, 5)},
+			want: map[int64]nodeWant{
+				1: {state: sim.Completed, start: 0, end: 50, alloc: "0-2"},
+				2: {state: sim.Completed, start: 20, end: 120, alloc: "4-5"},
+				3: {state: sim.Completed, start: 50, end: 55, alloc: "0-1"},
+			},
+		},
+		{
+			// cons_res, requeue: 1 (2 cores) on node 0 is requeued when
+			// node 0 goes down at 10 and restarts at once on node 1.
+			name: "cons_res: requeue restarts on another node", sel: cluster.SelectConsRes, pol: fcfs, onFail: sim.NodeFailRequeue,
+			events: func(t testing.TB) []cluster.NodeEvent { return []cluster.NodeEvent{nodeEvent(t, 10, down, "0", 3, "")} },
+			jobs:   []workload.Job{job(1, 0, 2, 100, 100)},
+			want: map[int64]nodeWant{
+				1: {state: sim.Completed, start: 10, end: 110, alloc: "2-3", requeues: 1},
+			},
+			lost: 20,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sp := spec(c.sel)
+			al, err := sp.NewAllocator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := sim.Config{Policy: c.pol, Allocator: al, NodeEvents: c.events(t), OnNodeFail: c.onFail}
+			eng, err := sim.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &recorder{}
+			col := &sim.Collector{}
+			st, err := eng.Run(newSource(c.jobs), tee{rec, col})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, w := range c.want {
+				r := rec.byID(t, id)
+				if r.State != w.state || r.Start != w.start || r.End != w.end || r.Requeues != w.requeues {
+					t.Errorf("job %d: %v %d-%d requeues %d, want %v %d-%d requeues %d", id, r.State, r.Start, r.End, r.Requeues, w.state, w.start, w.end, w.requeues)
+				}
+				if got := string(cluster.FormatRanges(nil, r.Alloc)); got != w.alloc {
+					t.Errorf("job %d: allocated %q, want %q", id, got, w.alloc)
+				}
+				if !strings.Contains(r.Reason, w.reason) {
+					t.Errorf("job %d: reason %q, want %q", id, r.Reason, w.reason)
+				}
+			}
+			if st.LostProcSeconds != c.lost {
+				t.Errorf("lost %.0f processor-seconds, want %.0f", st.LostProcSeconds, c.lost)
+			}
+			for _, v := range sim.Verify(sp.Cores(), col.Outcomes, sim.VerifyOptions{Cluster: sp, NodeEvents: cfg.NodeEvents}) {
+				t.Errorf("verify: %v", v)
+			}
+			if t.Failed() {
+				t.Logf("records:\n%s", formatRecords(rec.recs))
+			}
+		})
+	}
 }

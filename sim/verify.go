@@ -128,7 +128,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	var nt *nodeTimeline
 	if len(opts.NodeEvents) > 0 {
 		opts.HeadReservation = false
-		nt = newNodeTimeline(opts.NodeEvents, opts.NodeSize, procs)
+		nt = newNodeTimeline(opts.NodeEvents, opts.NodeSize, procs, opts.Cluster)
 	}
 	if c := opts.Cluster; c != nil {
 		opts.HeadReservation = false
@@ -357,10 +357,20 @@ func checkHeadReservations(procs int, outs []Outcome, ran, byStart []int) []Viol
 
 // nodeTimeline is the node-event schedule per node, for Verify.
 type nodeTimeline struct {
-	size  int
-	procs int
+	size  int // allocation units per node, without unitNode
+	units int // allocation units of the machine
+	// unitNode maps an allocation unit to its node (a cons_res cluster's
+	// cores); nil: unit / size.
+	unitNode []int32
 	// events[n] are node n's changes in time order.
 	events [][]nodeChange
+}
+
+func (nt *nodeTimeline) node(u int) int {
+	if nt.unitNode != nil {
+		return int(nt.unitNode[u])
+	}
+	return u / nt.size
 }
 
 type nodeChange struct {
@@ -368,9 +378,29 @@ type nodeChange struct {
 	state cluster.NodeState
 }
 
-func newNodeTimeline(evs []cluster.NodeEvent, size, procs int) *nodeTimeline {
+// newNodeTimeline returns the timeline of evs on a pool of procs
+// processors, size per node, or on the nodes of c if not nil.
+func newNodeTimeline(evs []cluster.NodeEvent, size, procs int, c *cluster.Spec) *nodeTimeline {
 	size = max(size, 1)
-	nt := &nodeTimeline{size: size, procs: procs, events: make([][]nodeChange, (procs+size-1)/size)}
+	nt := &nodeTimeline{size: size, units: procs}
+	nodes := (procs + size - 1) / size
+	if c != nil {
+		nt.size, nodes, nt.units = 1, c.Nodes(), c.Nodes()
+		if c.Select == cluster.SelectConsRes {
+			nt.units = c.Cores()
+			nt.unitNode = make([]int32, 0, nt.units)
+			n := int32(0)
+			for _, g := range c.Groups {
+				for range g.Count {
+					for range g.Cores {
+						nt.unitNode = append(nt.unitNode, n)
+					}
+					n++
+				}
+			}
+		}
+	}
+	nt.events = make([][]nodeChange, nodes)
 	for _, ev := range evs {
 		for _, r := range ev.Nodes {
 			for n := max(r.Lo, 0); n < min(r.Hi, len(nt.events)); n++ {
@@ -391,8 +421,12 @@ func (nt *nodeTimeline) check(o *Outcome) []string {
 	var msgs []string
 	downAtEnd := false
 	for _, r := range o.Alloc {
-		lo, hi := max(r.Lo, 0), min(r.Hi, nt.procs)
-		for n := lo / nt.size; n*nt.size < hi; n++ {
+		lo, hi := max(r.Lo, 0), min(r.Hi, nt.units)
+		for n, last := -1, -1; lo < hi; lo++ {
+			if n = nt.node(lo); n == last {
+				continue
+			}
+			last = n
 			in := true // in service at the start, after the start instant's events
 			for _, c := range nt.events[n] {
 				switch {

@@ -21,17 +21,17 @@ type nodeOptions struct {
 	// set by configure
 	schedule []cluster.NodeEvent
 	action   sim.NodeFailAction
+	nodes    int
 }
 
 func (n *nodeOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&n.events, "node-events", "", "node failures and maintenance: a file of lines TIME STATE NODES [REASON] (STATE DOWN, DRAIN or RESUME; NODES 17, 0-102 or 0-9,20-29; TIME in seconds, units s, m, h, d allowed; # comments), or a Parquet table with columns time, state, nodes, reason; see the README's Node failures section")
 	fs.StringVar(&n.onFail, "on-node-fail", "kill", "with --node-events, the jobs running on a node that goes down are killed (kill) or put back in the queue at their place to run again (requeue)")
-	fs.IntVar(&n.nodeSize, "node-size", 1, "with --node-events, processors per node: node n is processors n·N to n·N+N-1 of the pool")
+	fs.IntVar(&n.nodeSize, "node-size", 1, "with --node-events on the processor pool, processors per node: node n is processors n·N to n·N+N-1 (a [cluster] has its own nodes)")
 }
 
-// configure reads the node-event schedule for a pool of procs processors
-// and sets it in cfg. It refuses a cluster of nodes (cfg.Allocator), which
-// node events do not support yet.
+// configure reads the node-event schedule for a pool of procs processors,
+// or for the nodes of cfg.Allocator, and sets it in cfg.
 func (n *nodeOptions) configure(cfg *sim.Config, procs int) error {
 	if n.events == "" {
 		if n.onFail != "kill" && n.onFail != "requeue" {
@@ -39,17 +39,25 @@ func (n *nodeOptions) configure(cfg *sim.Config, procs int) error {
 		}
 		return nil
 	}
-	if cfg.Allocator != nil {
-		return usagef("--node-events %s: node events on a cluster of nodes ([cluster] or --slurm-conf) are not supported yet; use the processor pool (--procs, --node-size)", n.events)
-	}
 	if n.nodeSize < 1 {
 		return usagef("--node-size %d: want at least 1 processor per node", n.nodeSize)
+	}
+	n.nodes = (procs + n.nodeSize - 1) / n.nodeSize
+	if cfg.Allocator != nil {
+		ns, ok := cfg.Allocator.(cluster.NodeStates)
+		if !ok {
+			return usagef("--node-events %s: node events on a cluster of clusters are not supported yet", n.events)
+		}
+		if n.nodeSize != 1 {
+			return usagef("--node-size %d with a cluster of nodes: the nodes are the cluster's", n.nodeSize)
+		}
+		n.nodes = ns.Nodes()
 	}
 	a, err := sim.ParseNodeFailAction(n.onFail)
 	if err != nil {
 		return usagef("--on-node-fail %q: want kill or requeue", n.onFail)
 	}
-	evs, err := cluster.OpenNodeEvents(n.events, (procs+n.nodeSize-1)/n.nodeSize)
+	evs, err := cluster.OpenNodeEvents(n.events, n.nodes)
 	if err != nil {
 		var pe *workload.ParseError
 		if errors.As(err, &pe) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
@@ -65,6 +73,6 @@ func (n *nodeOptions) configure(cfg *sim.Config, procs int) error {
 // summarise records the run's node failures in s.
 func (n *nodeOptions) summarise(s *report.Summary, st sim.Stats, ts *report.TimeSeries) {
 	if n.events != "" {
-		s.SetNodeFailures(n.schedule, n.nodeSize, n.action, st, ts)
+		s.SetNodeFailures(n.schedule, n.nodes, n.nodeSize, n.action, st, ts)
 	}
 }

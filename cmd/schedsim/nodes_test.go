@@ -213,3 +213,56 @@ func TestNodeEventsLANL(t *testing.T) {
 	}
 	t.Logf("mean wait: none %.1f s, kill %.1f s, requeue %.1f s", none.Wait.Mean, kill.Wait.Mean, requeue.Wait.Mean)
 }
+
+// TestRunNodeEventsCluster runs TestRunNodeEvents' kill case on a cluster
+// of 4 nodes of 2 cores: nodes 0-1 (cores 0-3) go down at 20, so the same
+// jobs get the same times, on nodes (linear) or cores (cons_res).
+func TestRunNodeEventsCluster(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "small.swf", smallTrace)
+	events := writeFile(t, dir, "events.txt", "20 DOWN 0-1 rack\n60 RESUME 0-1\n")
+	for _, c := range []struct {
+		sel    string
+		allocs [3]string // jobs 1, 2, 3
+	}{
+		{"linear", [3]string{"0-1", "0-3", "2-3"}},
+		{"cons_res", [3]string{"0-3", "0-7", "4-7"}},
+	} {
+		t.Run(c.sel, func(t *testing.T) {
+			conf := writeFile(t, dir, c.sel+".toml", `
+[cluster]
+select = "`+c.sel+`"
+[[cluster.groups]]
+name = "n"
+count = 4
+cores = 2
+`)
+			out := filepath.Join(dir, c.sel)
+			if code, _, stderr := run(t, "run", "--trace", trace, "--config", conf, "--node-events", events, "--out", out, "-q"); code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			rows := csvRows(t, out)
+			want := map[string][5]string{
+				"1": {"COMPLETED_KILLED", "0", "20", c.allocs[0], "predicted_start=0 node 0 down: rack"},
+				"2": {"COMPLETED_SUCCESSFULLY", "60", "160", c.allocs[1], "predicted_start=0"},
+				"3": {"COMPLETED_SUCCESSFULLY", "5", "55", c.allocs[2], "predicted_start=5"},
+			}
+			for id, w := range want {
+				f := rows[id]
+				if got := [5]string{f[7], f[8], f[10], f[14], f[16]}; got != w {
+					t.Errorf("job %s: %q, want %q", id, got, w)
+				}
+			}
+			if n := readSummary(t, out).NodeFailures; n == nil || n.Nodes != 4 || n.Killed != 1 || n.LostProcSec != 80 {
+				t.Errorf("node_failures %+v", n)
+			}
+			if code, stdout, stderr := run(t, "verify", out); code != exitOK {
+				t.Fatalf("verify: exit %d:\n%s%s", code, stdout, stderr)
+			}
+		})
+	}
+	conf := writeFile(t, dir, "size.toml", "[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"n\"\ncount = 4\ncores = 2\n")
+	if code, _, stderr := run(t, "run", "--trace", trace, "--config", conf, "--node-events", events, "--node-size", "2", "-q"); code != exitUsage || !strings.Contains(stderr, "the nodes are the cluster's") {
+		t.Errorf("--node-size on a cluster: exit %d: %s", code, stderr)
+	}
+}

@@ -138,7 +138,7 @@ func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err
 		opts.Members = sum.Cluster.Members()
 	}
 	if sum.Nodes != nil {
-		if opts.NodeEvents, err = sum.Nodes.Schedule(sum.Procs); err != nil {
+		if opts.NodeEvents, err = sum.Nodes.Schedule(); err != nil {
 			return 0, 0, usagef("%s: node_failures: %v", sp, err)
 		}
 		opts.NodeSize = sum.Nodes.NodeSize
