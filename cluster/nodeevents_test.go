@@ -254,3 +254,53 @@ func FuzzReadNodeEventsParquet(f *testing.F) {
 		}
 	})
 }
+
+// TestNodeStates takes idle nodes out of the selectors' pools and puts
+// them back: Linear in whole nodes, ConsRes in cores.
+func TestNodeStates(t *testing.T) {
+	spec := func(sel string) *Spec {
+		return &Spec{Select: sel, Groups: []NodeGroup{{Name: "a", Count: 2, Cores: 2}, {Name: "b", Count: 2, Cores: 4}}}
+	}
+	t.Run("linear", func(t *testing.T) {
+		l := NewLinear(spec(SelectLinear))
+		if l.Nodes() != 4 || l.NodeUnits(Range{1, 3}) != (Range{1, 3}) || l.UnitNode(2) != 2 || l.UnitProcs(Range{1, 3}) != 6 {
+			t.Fatalf("nodes %d, units %v, node %d, procs %d", l.Nodes(), l.NodeUnits(Range{1, 3}), l.UnitNode(2), l.UnitProcs(Range{1, 3}))
+		}
+		job := Request{Procs: 2}
+		rs, _ := l.RunNow(job, nil) // node 0
+		l.Commit(job, rs)
+		got := l.TakeFree(Range{0, 3}, nil) // nodes 1-2 idle
+		if !reflect.DeepEqual(got, []Range{{1, 3}}) || l.Free() != 4 {
+			t.Fatalf("took %v, %d free; want [1-2], 4 (node 3)", got, l.Free())
+		}
+		if rs, ok := l.RunNow(Request{Procs: 4}, nil); !ok || !reflect.DeepEqual(rs, []Range{{3, 4}}) {
+			t.Fatalf("4 cores go to %v, %v; want node 3", rs, ok)
+		}
+		l.PutBack(got)
+		if l.Free() != 10 {
+			t.Fatalf("%d free after put back, want 10", l.Free())
+		}
+	})
+	t.Run("cons_res", func(t *testing.T) {
+		c := NewConsRes(spec(SelectConsRes))
+		if c.Nodes() != 4 || c.NodeUnits(Range{1, 3}) != (Range{2, 8}) || c.UnitNode(5) != 2 || c.UnitProcs(Range{2, 8}) != 6 {
+			t.Fatalf("nodes %d, units %v, node %d, procs %d", c.Nodes(), c.NodeUnits(Range{1, 3}), c.UnitNode(5), c.UnitProcs(Range{2, 8}))
+		}
+		job := Request{Procs: 3}
+		rs, _ := c.RunNow(job, nil) // cores 0-2
+		c.Commit(job, rs)
+		got := c.TakeFree(c.NodeUnits(Range{1, 2}), nil) // node 1: core 3 idle
+		if !reflect.DeepEqual(got, []Range{{3, 4}}) || c.Free() != 8 {
+			t.Fatalf("took %v, %d free; want [3], 8", got, c.Free())
+		}
+		if rs, ok := c.RunNow(Request{Procs: 2}, nil); !ok || !reflect.DeepEqual(rs, []Range{{4, 6}}) {
+			t.Fatalf("2 cores go to %v, %v; want 4-5", rs, ok)
+		}
+		c.PutBack(got)
+		c.Release(job, rs)
+		if c.Free() != 12 {
+			t.Fatalf("%d free after put back and release, want 12", c.Free())
+		}
+		mustPanic(t, "cores outside", func() { c.TakeFree(Range{10, 13}, nil) })
+	})
+}

@@ -82,7 +82,7 @@ func nodeFailureRows(s *Summary) []tableRow {
 		return nil
 	}
 	return []tableRow{
-		{label: "node events", value: fmt.Sprintf("%d (%d processors per node, on failure: %s)", len(n.Events), n.NodeSize, n.OnNodeFail)},
+		{label: "node events", value: fmt.Sprintf("%d on %d %s, on failure: %s", len(n.Events), n.Nodes, plural(int64(n.Nodes), "node", "nodes"), n.OnNodeFail)},
 		{label: "jobs killed by node failures", value: fmt.Sprintf("%d", n.Killed), indent: 1},
 		{label: "requeues after node failures", value: fmt.Sprintf("%d", n.Requeued), indent: 1},
 		{label: "lost to node failures", value: fmt.Sprintf("%d processor-s", n.LostProcSec), indent: 1},

@@ -59,6 +59,9 @@ func summaryRows(s *Summary) []tableRow {
 	row(1, "started", "%d", s.Started)
 	row(1, "completed", "%d", s.Completed)
 	row(1, "killed at limit", "%d", s.Killed)
+	if s.NodeFail > 0 {
+		row(1, "killed by a node failure", "%d", s.NodeFail)
+	}
 	row(1, "rejected", "%d", s.Rejected)
 	if s.Failed > 0 {
 		row(1, "failed by a filter", "%d", s.Failed)

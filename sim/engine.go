@@ -436,7 +436,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		if len(e.expiry) > 0 && e.expiry[0].at < t {
 			t = e.expiry[0].at
 		}
-		t = min(t, e.nodes.nextAt())
+		if at := e.nodes.nextAt(); at < t {
+			t = max(at, e.stats.FirstEvent) // events before the first job apply with it
+		}
 		woken := false
 		if len(e.wakes) > 0 && e.wakes[0] <= t {
 			t = e.wakes[0]
@@ -465,7 +467,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			event = true
 			e.expire(e.expiry.pop().id)
 		}
-		if e.nodes.nextAt() == t {
+		if e.nodes.nextAt() <= t {
 			event = true
 			e.applyNodeEvents(obs)
 		}

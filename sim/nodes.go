@@ -15,9 +15,11 @@ import (
 // processors (node n holds processors n·NodeSize … (n+1)·NodeSize − 1; the
 // last node may be smaller); with a node selector (Config.Allocator,
 // cluster.Linear or cluster.ConsRes) nodes are the cluster's nodes. At an
-// instant, node events come after the submissions,
-// the ends and the expired predictions, and before the pass, in schedule
-// order:
+// instant, node events come after the submissions, the ends and the
+// expired predictions, and before the pass, in schedule order; events
+// before the first submission apply at it (nothing runs before), and events
+// after the last job has ended are not applied (nothing is left to run):
+// the run's time series stays within its jobs.
 //   - DOWN: the nodes leave service at once. Every job running on one of
 //     them is killed (NodeFailKill: recorded as NodeFail, its reason naming
 //     the node and the event's reason) or requeued (NodeFailRequeue: back
@@ -284,10 +286,11 @@ func (ns *nodes) setState(r cluster.Range, st uint8) {
 	}
 }
 
-// applyNodeEvents applies every node event at the current instant.
+// applyNodeEvents applies every node event due by the current instant:
+// those at it, and those before the first submission.
 func (e *Engine) applyNodeEvents(obs Observer) {
 	ns := &e.nodes
-	for ns.next < len(ns.events) && ns.events[ns.next].At == e.now {
+	for ns.next < len(ns.events) && ns.events[ns.next].At <= e.now {
 		ev := &ns.events[ns.next]
 		ns.next++
 		switch ev.State {
