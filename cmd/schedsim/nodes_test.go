@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // readSummary reads DIR/summary.json.
@@ -264,5 +267,39 @@ cores = 2
 	conf := writeFile(t, dir, "size.toml", "[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"n\"\ncount = 4\ncores = 2\n")
 	if code, _, stderr := run(t, "run", "--trace", trace, "--config", conf, "--node-events", events, "--node-size", "2", "-q"); code != exitUsage || !strings.Contains(stderr, "the nodes are the cluster's") {
 		t.Errorf("--node-size on a cluster: exit %d: %s", code, stderr)
+	}
+}
+
+// TestRunNodeEventsParquet gives the schedule of TestRunNodeEvents as a
+// Parquet table: the run's outputs are the same, byte for byte.
+func TestRunNodeEventsParquet(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "small.swf", smallTrace)
+	text := writeFile(t, dir, "events.txt", "20 DOWN 0-3 rack\n60 RESUME 0-3\n")
+	var b bytes.Buffer
+	if err := workload.WriteParquetTable(&b, []string{"time", "state", "nodes", "reason"}, [][]string{{"20", "DOWN", "0-3", "rack"}, {"1m", "RESUME", "0-3", ""}}); err != nil {
+		t.Fatal(err)
+	}
+	pq := filepath.Join(dir, "events.parquet")
+	if err := os.WriteFile(pq, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out [2][]byte
+	for i, ev := range []string{text, pq} {
+		d := filepath.Join(dir, fmt.Sprint(i))
+		if code, _, stderr := run(t, "run", "--trace", trace, "--node-events", ev, "--out", d, "-q", "--plots=false"); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", ev, code, stderr)
+		}
+		jobs, _ := os.ReadFile(filepath.Join(d, "jobs.csv"))
+		sum, _ := os.ReadFile(filepath.Join(d, "summary.json"))
+		out[i] = append(jobs, sum...)
+	}
+	if !bytes.Equal(out[0], out[1]) || !bytes.Contains(out[0], []byte("COMPLETED_KILLED")) {
+		t.Errorf("the Parquet schedule gives other outputs than the text one:\n%s\n---\n%s", out[0], out[1])
+	}
+	bad := filepath.Join(dir, "bad.parquet")
+	os.WriteFile(bad, b.Bytes()[:b.Len()-20], 0o644)
+	if code, _, stderr := run(t, "run", "--trace", trace, "--node-events", bad, "-q"); code != exitUsage || !strings.Contains(stderr, "bad.parquet") {
+		t.Errorf("a truncated Parquet schedule: exit %d: %s", code, stderr)
 	}
 }
