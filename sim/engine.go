@@ -696,7 +696,7 @@ func (e *Engine) Running(k int) (workload.Time, int) {
 // ArrivalOrder reports that the queue is in submission order, which lets
 // policies keep indexes keyed by Seq (see policy.EASY). It reports false
 // while a job requeued after a node failure waits: the queue is still in
-// submission order, but a job is back behind the tail such an index knows.
+// submission order, but it holds a job such an index has let go of.
 func (e *Engine) ArrivalOrder() bool { return e.nodes.requeued == 0 }
 
 // Ended implements policy.View.
@@ -824,6 +824,9 @@ func (e *Engine) Fail(i int, reason string) {
 	e.started = true
 	e.startedAt = append(e.startedAt, i)
 	e.queuedProcs -= int64(s.job.Procs)
+	if s.requeues > 0 {
+		e.nodes.requeued--
+	}
 	e.stats.Failed++
 	e.touch(e.now)
 	s.job.Estimate = s.limit // the job as the trace gave it
