@@ -16,7 +16,7 @@ const DefaultGanttMaxJobs = 2000
 type GanttJob struct {
 	ID         int64
 	Start, End workload.Time
-	Killed     bool
+	Killed     bool // killed at its requested time or by a node failure
 	// Alloc are the processors the job ran on.
 	Alloc []cluster.Range
 }
@@ -49,7 +49,7 @@ func (g *Gantt) JobDone(r *sim.Record) {
 	}
 	lo := len(g.ranges)
 	g.ranges = append(g.ranges, r.Alloc...)
-	g.jobs = append(g.jobs, GanttJob{ID: r.Job.ID, Start: r.Start, End: r.End, Killed: r.State == sim.Killed,
+	g.jobs = append(g.jobs, GanttJob{ID: r.Job.ID, Start: r.Start, End: r.End, Killed: r.State == sim.Killed || r.State == sim.NodeFail,
 		Alloc: g.ranges[lo:len(g.ranges):len(g.ranges)]})
 }
 
