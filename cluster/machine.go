@@ -151,3 +151,38 @@ func ParseRanges(s string) ([]Range, error) {
 	}
 	return out, nil
 }
+
+// TakeFree takes every free processor within r out of the pool, appends
+// the ranges it took to dst and returns it. The engine uses it to take the
+// processors of down and drained nodes out of service; Release puts them
+// back. It panics if r is not within the machine.
+func (m *Machine) TakeFree(r Range, dst []Range) []Range {
+	if r.Lo < 0 || r.Hi > m.size || r.Lo > r.Hi {
+		panic(fmt.Sprintf("cluster: taking bad range %v of a %d-processor machine", r, m.size))
+	}
+	// i is the first free span ending after r.Lo.
+	i := sort.Search(len(m.spans), func(i int) bool { return m.spans[i].Hi > r.Lo })
+	for i < len(m.spans) && m.spans[i].Lo < r.Hi {
+		s := m.spans[i]
+		lo, hi := max(s.Lo, r.Lo), min(s.Hi, r.Hi)
+		dst = append(dst, Range{lo, hi})
+		m.free -= hi - lo
+		switch {
+		case lo == s.Lo && hi == s.Hi:
+			m.spans = append(m.spans[:i], m.spans[i+1:]...)
+		case lo == s.Lo:
+			m.spans[i].Lo = hi
+			i++
+		case hi == s.Hi:
+			m.spans[i].Hi = lo
+			i++
+		default: // r splits the span in two
+			m.spans = append(m.spans, Range{})
+			copy(m.spans[i+2:], m.spans[i+1:])
+			m.spans[i].Hi = lo
+			m.spans[i+1] = Range{hi, s.Hi}
+			i += 2
+		}
+	}
+	return dst
+}

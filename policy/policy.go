@@ -24,7 +24,8 @@ import (
 type View interface {
 	// Now is the current instant.
 	Now() workload.Time
-	// Capacity is the machine's number of processors.
+	// Capacity is the machine's number of processors in service: all of
+	// them unless nodes are down or draining (sim.Config.NodeEvents).
 	Capacity() int
 	// Free is the number of idle processors now.
 	Free() int
@@ -42,7 +43,8 @@ type View interface {
 	// estimate, workload.Forever without an estimate; ties in trace order):
 	// its predicted end and its processors. Under an Estimator a job that
 	// outlives its prediction gets a later one at that instant, never one in
-	// the past.
+	// the past. A job on draining nodes counts only the processors it will
+	// give back to service, so Capacity = Free + Σ Running procs.
 	Running(k int) (predictedEnd workload.Time, procs int)
 	// Ended returns the jobs that ended since the previous pass, in order of
 	// (end, trace order). A job that ends before its predicted end leaves a

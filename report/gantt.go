@@ -17,7 +17,7 @@ const DefaultGanttMaxJobs = 2000
 type GanttJob struct {
 	ID         int64
 	Start, End workload.Time
-	Killed     bool
+	Killed     bool // killed at its requested time or by a node failure
 	// Alloc are the processors the job ran on.
 	Alloc []cluster.Range
 }
@@ -62,7 +62,7 @@ func (g *Gantt) JobDone(r *sim.Record) {
 func (g *Gantt) add(r *sim.Record, start workload.Time, alloc []cluster.Range) {
 	lo := len(g.ranges)
 	g.ranges = append(g.ranges, alloc...)
-	g.jobs = append(g.jobs, GanttJob{ID: r.Job.ID, Start: start, End: r.End, Killed: r.State == sim.Killed,
+	g.jobs = append(g.jobs, GanttJob{ID: r.Job.ID, Start: start, End: r.End, Killed: r.State == sim.Killed || r.State == sim.NodeFail,
 		Alloc: g.ranges[lo:len(g.ranges):len(g.ranges)]})
 }
 

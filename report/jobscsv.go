@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
@@ -50,6 +51,11 @@ const (
 // consumed_energy (-1: not modelled) and metadata (empty, or why a rejected job
 // was rejected). A rejected job has -1 in every time column from starting_time
 // to stretch and no allocated resources. Times are whole seconds.
+//
+// A job killed by a node failure (sim.NodeFail) has final_state
+// COMPLETED_KILLED, success 0, its times up to the failure and its reason
+// in the metadata (see RanMetadata); a job requeued by node failures has
+// "requeues=N" there.
 //
 // A job failed by a filter (sim.Failed) is written like a rejected one, with
 // final_state COMPLETED_FAILED and metadata "REASON failed_at=T NOTE" (the
@@ -105,6 +111,8 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 		b = append(b, ",1,"+finalCompleted+","...)
 	case sim.Killed:
 		b = append(b, ",0,"+finalWalltime+","...)
+	case sim.NodeFail:
+		b = append(b, ",0,"+finalNodeFail+","...)
 	case sim.Rejected:
 		b = append(b, ",0,"+finalRejected+",-1,-1,-1,-1,-1,-1,,-1,"...)
 		b = appendField(b, r.Reason)
@@ -144,7 +152,7 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	b = append(b, ',')
 	b = cluster.FormatRanges(b, r.Alloc)
 	b = append(b, ",-1,"...)
-	if r.HasPrediction {
+	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail {
 		b = appendField(b, RanMetadata(r))
 	} else if r.Note != "" {
 		b = appendField(b, r.Note)
@@ -159,19 +167,33 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 // prediction (sim.Record.HasPrediction), "predicted_start=T" (T the start
 // WILL_RUN predicted at submission, -1 for never), then its Note, if any,
 // after a space.
+//
+// With node events (sim.Config.NodeEvents), a job requeued by node
+// failures has "requeues=N" after the prediction, and a job a node failure
+// killed (sim.NodeFail, final_state COMPLETED_KILLED) has its reason
+// ("node 17 down: maintenance") before the Note.
 func RanMetadata(r *sim.Record) string {
-	if !r.HasPrediction {
+	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail {
 		return r.Note
 	}
-	p := int64(r.Predicted)
-	if r.Predicted >= workload.Forever {
-		p = -1
+	var parts []string
+	if r.HasPrediction {
+		p := int64(r.Predicted)
+		if r.Predicted >= workload.Forever {
+			p = -1
+		}
+		parts = append(parts, "predicted_start="+strconv.FormatInt(p, 10))
 	}
-	s := "predicted_start=" + strconv.FormatInt(p, 10)
+	if r.Requeues > 0 {
+		parts = append(parts, "requeues="+strconv.Itoa(r.Requeues))
+	}
+	if r.State == sim.NodeFail {
+		parts = append(parts, r.Reason)
+	}
 	if r.Note != "" {
-		s += " " + r.Note
+		parts = append(parts, r.Note)
 	}
-	return s
+	return strings.Join(parts, " ")
 }
 
 // FailedMetadata is the metadata of a failed job's row: its reason, the

@@ -76,6 +76,9 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 	case sim.Killed:
 		t.Int64(0)
 		t.String(finalWalltime)
+	case sim.NodeFail:
+		t.Int64(0)
+		t.String(finalNodeFail)
 	case sim.Rejected, sim.Failed:
 		t.Int64(0)
 		meta := r.Reason

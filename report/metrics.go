@@ -18,6 +18,7 @@ const BoundedSlowdownTauSec = 10
 // nothing else per job.
 type Metrics struct {
 	jobs, completed, killed, rejected, failed int64
+	nodeFailed                                int64 // killed by a node failure
 
 	waits    []int64   // wait of every job that ran, in report order
 	bslds    []float64 // bounded slowdown of every job that ran, in report order
@@ -55,6 +56,8 @@ func (m *Metrics) JobDone(r *sim.Record) {
 		return
 	case sim.Killed:
 		m.killed++
+	case sim.NodeFail:
+		m.nodeFailed++
 	default:
 		m.completed++
 	}
@@ -111,7 +114,7 @@ type Summary struct {
 
 	// Jobs counts every job seen, rejected ones included.
 	Jobs int64 `json:"jobs"`
-	// Started counts the jobs that ran: Completed + Killed.
+	// Started counts the jobs that ran: Completed + Killed + NodeFail.
 	Started int64 `json:"started"`
 	// Completed counts the jobs that ran their full run time.
 	Completed int64 `json:"completed"`
@@ -122,6 +125,9 @@ type Summary struct {
 	// Failed counts the jobs a submission or activation filter failed
 	// (they never ran; omitted when 0).
 	Failed int64 `json:"failed,omitempty"`
+	// NodeFail counts the jobs killed by a node failure (they ran until
+	// then; omitted when 0).
+	NodeFail int64 `json:"node_fail,omitempty"`
 
 	// Wait describes the waits (start − submit) of the jobs that ran.
 	Wait WaitStats `json:"wait"`
@@ -176,6 +182,10 @@ type Summary struct {
 	// and omitted, for a single pool of processors). The caller sets it
 	// (NewClusterInfo). Being a pointer, it compares by identity.
 	Cluster *ClusterInfo `json:"cluster,omitempty"`
+	// NodeFailures describes the run's node failures and maintenance (nil,
+	// and omitted, without node events). The caller sets it
+	// (SetNodeFailures). Being a pointer, it compares by identity.
+	NodeFailures *NodeFailures `json:"node_failures,omitempty"`
 }
 
 // Dist summarises a distribution over jobs. Percentiles are nearest-rank:
@@ -234,11 +244,12 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 		Policy:    policy,
 		Procs:     procs,
 		Jobs:      m.jobs,
-		Started:   m.completed + m.killed,
+		Started:   m.completed + m.killed + m.nodeFailed,
 		Completed: m.completed,
 		Killed:    m.killed,
 		Rejected:  m.rejected,
 		Failed:    m.failed,
+		NodeFail:  m.nodeFailed,
 		Cleaning:  cleaning,
 		Passes:    st.Passes,
 		MaxQueue:  st.MaxQueue,

@@ -132,6 +132,9 @@ func RunFigures(r *Run) []*Figure {
 	sub := r.Summary.Trace + " · " + r.Summary.Policy
 	if r.Series != nil && r.Series.started {
 		figs = append(figs, utilisationFigure(r, sub), queueFigure(r, sub))
+		if f := nodeEventsFigure(r, sub); f != nil {
+			figs = append(figs, f)
+		}
 	}
 	if len(r.Waits) > 0 {
 		figs = append(figs, waitCDFFigure([]*Run{r}, "wait_cdf", "Wait-time CDF\n"+sub))
@@ -351,6 +354,7 @@ func utilisationFigure(r *Run, sub string) *Figure {
 		p.Legend.Add("mean per "+durationText(float64(w)), smooth)
 		caption += " The dark line is the mean over each " + durationText(float64(w)) + "."
 	}
+	caption += addUnavailable(p, ts, segs, u)
 	mean := hline(100*r.Summary.Utilisation, 0, x1, color.Black)
 	p.Add(mean)
 	p.Legend.Add(fmt.Sprintf("utilisation over the makespan: %.1f %%", 100*r.Summary.Utilisation), mean)

@@ -59,6 +59,9 @@ func summaryRows(s *Summary) []tableRow {
 	row(1, "started", "%d", s.Started)
 	row(1, "completed", "%d", s.Completed)
 	row(1, "killed at limit", "%d", s.Killed)
+	if s.NodeFail > 0 {
+		row(1, "killed by a node failure", "%d", s.NodeFail)
+	}
 	row(1, "rejected", "%d", s.Rejected)
 	if s.Failed > 0 {
 		row(1, "failed by a filter", "%d", s.Failed)
@@ -84,6 +87,7 @@ func summaryRows(s *Summary) []tableRow {
 	if s.PredictedStarts > 0 {
 		row(0, "predicted starts met", "%d of %d (%.1f %%)", s.PredictedStartsMet, s.PredictedStarts, 100*float64(s.PredictedStartsMet)/float64(s.PredictedStarts))
 	}
+	rows = append(rows, nodeFailureRows(s)...)
 	return rows
 }
 

@@ -18,6 +18,9 @@ const (
 	Queued
 	// QueuedProcs is the number of processors the waiting jobs ask for.
 	QueuedProcs
+	// Unavailable is the number of idle processors out of service, on down
+	// or drained nodes (sim.Config.NodeEvents).
+	Unavailable
 	// NumSeries is the number of quantities.
 	NumSeries
 )
@@ -78,7 +81,8 @@ type TimeSeries struct {
 	end     workload.Time // time of the latest sample
 
 	samples, changes int64
-	loss             int64 // ∫ min(idle, queued procs) dt, processor-seconds
+	loss             int64 // ∫ min(idle in service, queued procs) dt, processor-seconds
+	unavail          int64 // ∫ unavailable dt, processor-seconds
 }
 
 // bucket is a stored bucket: k is its index on the grid, sum each quantity's
@@ -113,7 +117,7 @@ func (ts *TimeSeries) JobDone(*sim.Record) {}
 // Sample records the state after one instant. Samples must come in time
 // order, as the engine gives them.
 func (ts *TimeSeries) Sample(s *sim.Sample) {
-	v := Values{int64(s.Busy), int64(s.Running), int64(s.Queued), s.QueuedProcs}
+	v := Values{int64(s.Busy), int64(s.Running), int64(s.Queued), s.QueuedProcs, int64(s.Unavailable)}
 	t := s.Time
 	ts.samples++
 	if !ts.started {
@@ -132,7 +136,8 @@ func (ts *TimeSeries) Sample(s *sim.Sample) {
 	}
 	ts.changes++
 	dt := int64(t - ts.lastT)
-	ts.loss += min(ts.procs-ts.cur[Busy], ts.cur[QueuedProcs]) * dt
+	ts.loss += min(ts.procs-ts.cur[Busy]-ts.cur[Unavailable], ts.cur[QueuedProcs]) * dt
+	ts.unavail += ts.cur[Unavailable] * dt
 	k := int64(t-ts.origin) / int64(ts.width)
 	if k == ts.open.k {
 		b := &ts.open
@@ -264,6 +269,11 @@ func (ts *TimeSeries) Changes() int64 { return ts.changes }
 // many as the queue asks for otherwise. The engine's state after each
 // instant's scheduling pass holds until the next instant.
 func (ts *TimeSeries) LossProcSec() int64 { return ts.loss }
+
+// UnavailableProcSec returns the integral of the Unavailable quantity over
+// the series: the processor-seconds that idle processors spent out of
+// service (0 without node events).
+func (ts *TimeSeries) UnavailableProcSec() int64 { return ts.unavail }
 
 // AddTo sets the loss of capacity in s, which must be the summary of the
 // same run (for its Procs and MakespanSec).

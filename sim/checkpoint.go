@@ -83,6 +83,15 @@ type engineState struct {
 
 	Grow      []growSlotState // by slot, under Config.Grow
 	GrowOrder []int32
+
+	Nodes *nodesState // under Config.NodeEvents
+}
+
+type nodesState struct {
+	Next                                 int
+	State                                []uint8
+	Parked                               []bool
+	NParked, Unavail, Draining, Requeued int
 }
 
 type growSlotState struct {
@@ -102,6 +111,7 @@ type slotState struct {
 	Started                             bool
 	Held                                int32
 	Predicted                           workload.Time
+	Requeues                            int32
 }
 
 type eventState struct {
@@ -149,7 +159,13 @@ func (e *Engine) MarshalBinary() ([]byte, error) {
 	for i := range e.slots {
 		x := &e.slots[i]
 		s.Slots[i] = slotState{Job: x.job, Start: x.start, End: x.end, PredEnd: x.predEnd, Limit: x.limit,
-			Reserve: x.reserved, Epoch: x.epoch, Alloc: x.alloc, Started: x.started, Held: x.held, Predicted: x.predicted}
+			Reserve: x.reserved, Epoch: x.epoch, Alloc: x.alloc, Started: x.started, Held: x.held, Predicted: x.predicted,
+			Requeues: x.requeues}
+	}
+	if len(e.cfg.NodeEvents) > 0 {
+		ns := &e.nodes
+		s.Nodes = &nodesState{Next: ns.next, State: ns.state, Parked: ns.parked, NParked: ns.nParked,
+			Unavail: ns.unavail, Draining: ns.draining, Requeued: ns.requeued}
 	}
 	if e.grow != nil {
 		for _, g := range e.grow.slots {
@@ -230,7 +246,11 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	e.slots = make([]slot, n)
 	for i, x := range s.Slots {
 		e.slots[i] = slot{job: x.Job, start: x.Start, end: x.End, predEnd: x.PredEnd, limit: x.Limit,
-			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted}
+			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted,
+			requeues: x.Requeues}
+	}
+	if err := e.restoreNodes(s.Nodes); err != nil {
+		return nil, bad("%v", err)
 	}
 	for _, ids := range [][]int32{s.FreeIDs, s.Queue} {
 		for _, id := range ids {
@@ -279,6 +299,9 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	if err := e.recommit(); err != nil {
 		return nil, bad("%v", err)
 	}
+	if err := e.repark(); err != nil {
+		return nil, bad("%v", err)
+	}
 	e.resumed = true
 	return e, nil
 }
@@ -306,6 +329,67 @@ func (e *Engine) recommit() (err error) {
 				return bad("job %d holds %d processors, its allocation %d", x.job.ID, x.held, held)
 			}
 		}
+	}
+	return nil
+}
+
+// restoreNodes restores the node states saved in s.
+func (e *Engine) restoreNodes(s *nodesState) error {
+	ns := &e.nodes
+	if len(e.cfg.NodeEvents) == 0 {
+		if s != nil {
+			return errors.New("saved with node events, restored without")
+		}
+		return nil
+	}
+	if s == nil {
+		return errors.New("saved without node events, restored with")
+	}
+	if len(s.State) != len(ns.state) || len(s.Parked) != len(ns.parked) || s.Next < 0 || s.Next > len(ns.events) {
+		return fmt.Errorf("node state of %d nodes and %d units at event %d, want %d nodes, %d units, %d events",
+			len(s.State), len(s.Parked), s.Next, len(ns.state), len(ns.parked), len(ns.events))
+	}
+	ns.next, ns.state, ns.parked = s.Next, s.State, s.Parked
+	ns.nParked, ns.unavail, ns.draining, ns.requeued = s.NParked, s.Unavail, s.Draining, s.Requeued
+	return nil
+}
+
+// repark takes a restored node selector's parked units out of the pool
+// again (the processor pool's free ranges were restored as they were).
+func (e *Engine) repark() (err error) {
+	if e.alloc == nil || len(e.cfg.NodeEvents) == 0 {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	ns := &e.nodes
+	n := 0
+	for u := 0; u < len(ns.parked); {
+		if !ns.parked[u] {
+			u++
+			continue
+		}
+		v := u
+		for v < len(ns.parked) && ns.parked[v] {
+			v++
+		}
+		run := cluster.Range{Lo: u, Hi: v}
+		for _, t := range ns.units.TakeFree(run, nil) {
+			n += t.Len()
+		}
+		u = v
+	}
+	want := 0
+	for _, p := range ns.parked {
+		if p {
+			want++
+		}
+	}
+	if n != want {
+		return fmt.Errorf("%d parked units, %d of them idle", want, n)
 	}
 	return nil
 }

@@ -51,7 +51,28 @@ func checkpointCases(procs int) []checkpointCase {
 		}
 		return al
 	}
+	// Nodes go down, drain and come back while jobs run (the synthetic
+	// workloads last a few days).
+	events := []cluster.NodeEvent{
+		{At: 20000, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 0, Hi: 3}}, Reason: "fan"},
+		{At: 30000, State: cluster.NodeDrain, Nodes: []cluster.Range{{Lo: 5, Hi: 9}}},
+		{At: 50000, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 0, Hi: 3}, {Lo: 5, Hi: 9}}},
+		{At: 90000, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 2, Hi: 6}}},
+		{At: 95000, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 2, Hi: 6}}},
+	}
 	return []checkpointCase{
+		{"easy-nodes-kill", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, NodeEvents: events, NodeSize: 4}
+		}},
+		{"easy-nodes-requeue", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, NodeEvents: events, NodeSize: 4, OnNodeFail: sim.NodeFailRequeue}
+		}},
+		{"fcfs-linear-nodes-requeue", func() sim.Config {
+			return sim.Config{Policy: policy.FCFS{}, Allocator: nodes(cluster.SelectLinear), NodeEvents: events, OnNodeFail: sim.NodeFailRequeue}
+		}},
+		{"easy-consres-nodes", func() sim.Config {
+			return sim.Config{Policy: &policy.EASY{Lookahead: 10}, Allocator: nodes(cluster.SelectConsRes), NodeEvents: events}
+		}},
 		{"easy-sjf", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll})}
 		}},
@@ -167,6 +188,17 @@ func TestCheckpointChain(t *testing.T) {
 					}
 					if grown < 10 {
 						t.Fatalf("only %d jobs grew: the test does not exercise growth", grown)
+					}
+				}
+				if len(tc.cfg().NodeEvents) > 0 {
+					hit := 0
+					for _, r := range want.recs {
+						if r.State == sim.NodeFail || r.Requeues > 0 {
+							hit++
+						}
+					}
+					if hit == 0 {
+						t.Fatalf("no job was hit by a node failure: the test does not exercise them")
 					}
 				}
 				if resumes < 5 {

@@ -65,6 +65,9 @@ const (
 	// Failed: a submission or activation filter failed the job (SPEC §6);
 	// it never ran. Record.Reason says which filter and why.
 	Failed
+	// NodeFail: a node the job ran on went down and the job was killed
+	// (Config.NodeEvents); Record.Reason names the node.
+	NodeFail
 )
 
 // String returns the state's name.
@@ -78,6 +81,8 @@ func (s State) String() string {
 		return "rejected"
 	case Failed:
 		return "failed"
+	case NodeFail:
+		return "node_fail"
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
@@ -123,6 +128,9 @@ type Record struct {
 	// CPUTime is the CPU time the job received, in whole seconds (rounded
 	// down), per processor.
 	CPUTime workload.Time
+	// Requeues is how often a node failure requeued the job before this
+	// run (Config.OnNodeFail).
+	Requeues int
 }
 
 // Wait returns the time the job spent queued.
@@ -177,6 +185,18 @@ type Config struct {
 	// OnCheckpoint is called, at a checkpoint, with the instant just
 	// completed; an error from it stops the run and is returned by Run.
 	OnCheckpoint func(t workload.Time) error
+	// NodeEvents, if not empty, is a schedule of node failures and
+	// maintenance, sorted by time (cluster.ReadNodeEvents; see nodes.go).
+	// With an Allocator, it must implement cluster.NodeStates (Linear,
+	// ConsRes: not a Federation); not with conservative backfilling.
+	NodeEvents []cluster.NodeEvent
+	// NodeSize is the number of processors of a node of the processor
+	// pool for NodeEvents; 0 means 1. With an Allocator the nodes are its
+	// own.
+	NodeSize int
+	// OnNodeFail is what happens to the jobs running on a node that goes
+	// down: killed (the default) or requeued.
+	OnNodeFail NodeFailAction
 }
 
 // Stats summarises a finished run.
@@ -198,6 +218,11 @@ type Stats struct {
 	// (Config.Allocator only), and PredictedMet those of them that started
 	// no later than predicted.
 	Predicted, PredictedMet int64
+	// NodeKilled counts the jobs killed by a node failure, Requeued the
+	// requeues after one, and LostProcSeconds the processor-seconds of
+	// the runs they cut short (Config.NodeEvents).
+	NodeKilled, Requeued int64
+	LostProcSeconds      float64
 }
 
 // slot holds a job while it is queued or running.
@@ -213,6 +238,7 @@ type slot struct {
 	started   bool
 	held      int32         // processors the allocator charged (Config.Allocator only)
 	predicted workload.Time // WILL_RUN's start at submission (Config.Allocator only), else −1
+	requeues  int32         // times a node failure requeued the job
 }
 
 type endEvent struct {
@@ -326,6 +352,9 @@ type Sample struct {
 	Running     int   // running jobs
 	Queued      int   // waiting jobs
 	QueuedProcs int64 // processors the waiting jobs ask for, in all
+	// Unavailable is the idle processors out of service: on down or
+	// drained nodes (Config.NodeEvents).
+	Unavailable int
 }
 
 // byEnd is one running job in the predicted-end index.
@@ -378,6 +407,8 @@ type Engine struct {
 
 	nextCk  workload.Time // next checkpoint instant (Config.CheckpointEvery)
 	resumed bool          // restored from a checkpoint: Run skips the submitted jobs
+
+	nodes nodes // node failures and maintenance (Config.NodeEvents)
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -401,6 +432,9 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator, grow: g}
+	if err := e.initNodes(&cfg); err != nil {
+		return nil, err
+	}
 	e.view = e
 	if e.alloc != nil {
 		e.view = allocView{e}
@@ -446,7 +480,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	sampler, _ := obs.(Sampler)
 	e.obs = obs
 	idleWakes := 0
-	for have || len(e.ends) > 0 || (len(e.wakes) > 0 && len(e.queue) > 0) {
+	for have || len(e.ends) > 0 || (len(e.queue) > 0 && (len(e.wakes) > 0 || e.nodes.pending())) {
 		t := workload.Forever
 		if have {
 			t = next.Submit
@@ -456,6 +490,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		}
 		if len(e.expiry) > 0 && e.expiry[0].at < t {
 			t = e.expiry[0].at
+		}
+		if at := e.nodes.nextAt(); at < t {
+			t = max(at, e.stats.FirstEvent) // events before the first job apply with it
 		}
 		woken := false
 		if len(e.wakes) > 0 && e.wakes[0] <= t {
@@ -489,6 +526,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			event, expired = true, true
 			e.expire(e.expiry.pop().id)
 		}
+		if e.nodes.nextAt() <= t {
+			event = true
+			e.applyNodeEvents(obs)
+		}
 		// A corrected prediction is news to a policy that plans ahead
 		// (Conservative) even when nothing waits.
 		passed := len(e.queue) > 0 || len(e.ended) > 0 || expired
@@ -506,7 +547,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			idleWakes = 0
 		}
 		if sampler != nil && (event || passed) {
-			e.sample = Sample{Time: t, Busy: e.machine.Size() - e.freeProcs(), Running: len(e.running), Queued: len(e.queue), QueuedProcs: e.queuedProcs}
+			e.sample = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
 			sampler.Sample(&e.sample)
 		}
 		if e.cfg.CheckpointEvery > 0 && t >= e.nextCk && e.cfg.OnCheckpoint != nil {
@@ -516,6 +557,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 				return e.stats, err
 			}
 		}
+	}
+	if len(e.queue) > 0 && len(e.nodes.events) > 0 {
+		e.strand(obs)
 	}
 	if len(e.queue) > 0 {
 		panic(fmt.Sprintf("sim: run ended with %d jobs queued and nothing running", len(e.queue)))
@@ -539,7 +583,7 @@ func (e *Engine) advance(t workload.Time) {
 	if t < e.now {
 		panic(fmt.Sprintf("sim: clock moving back from %d to %d", e.now, t))
 	}
-	e.busy += float64(e.machine.Size()-e.freeProcs()) * float64(t-e.lastT)
+	e.busy += float64(e.busyProcs()) * float64(t-e.lastT)
 	e.lastT = t
 	e.now = t
 }
@@ -583,6 +627,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	s := &e.slots[id]
 	s.job = *j
 	s.started = false
+	s.requeues = 0
 	s.reserved = workload.Forever
 	s.epoch = e.epoch
 	s.limit = j.Estimate
@@ -617,6 +662,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 	} else {
 		e.machine.Release(s.alloc)
 	}
+	e.nodes.released(s.alloc)
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User})
@@ -633,7 +679,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.stats.Killed++
 	}
 	e.touch(s.end)
-	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc}
+	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues)}
 	e.recordGrowth(id)
 	if s.predicted >= 0 {
 		e.rec.Predicted, e.rec.HasPrediction = s.predicted, true
@@ -705,7 +751,7 @@ func (e *Engine) removeStarted() {
 func (e *Engine) Now() workload.Time { return e.now }
 
 // Capacity implements policy.View.
-func (e *Engine) Capacity() int { return e.machine.Size() }
+func (e *Engine) Capacity() int { return e.machine.Size() - e.nodes.unavail }
 
 // Free implements policy.View.
 func (e *Engine) Free() int { return e.freeProcs() }
@@ -726,8 +772,10 @@ func (e *Engine) Running(k int) (workload.Time, int) {
 }
 
 // ArrivalOrder reports that the queue is in submission order, which lets
-// policies keep indexes keyed by Seq (see policy.EASY).
-func (e *Engine) ArrivalOrder() bool { return true }
+// policies keep indexes keyed by Seq (see policy.EASY). It reports false
+// while a job requeued after a node failure waits: the queue is still in
+// submission order, but it holds a job such an index has let go of.
+func (e *Engine) ArrivalOrder() bool { return e.nodes.requeued == 0 }
 
 // Ended implements policy.View.
 func (e *Engine) Ended() []policy.Ended { return e.ended }
@@ -755,6 +803,9 @@ func (e *Engine) Start(i int) {
 	e.started = true
 	e.startedAt = append(e.startedAt, i)
 	e.queuedProcs -= int64(s.job.Procs)
+	if s.requeues > 0 {
+		e.nodes.requeued--
+	}
 	s.start = e.now
 	held := s.job.Procs
 	if e.scale != nil {
@@ -805,6 +856,9 @@ func (e *Engine) insertRunning(s *slot, id int32) {
 	if e.alloc != nil {
 		e.running[k].procs = s.held
 	}
+	if e.nodes.draining > 0 {
+		e.running[k].procs -= int32(e.nodes.drainingIn(s.alloc))
+	}
 }
 
 // expire handles a running job that reached its predicted end without
@@ -853,6 +907,9 @@ func (e *Engine) Fail(i int, reason string) {
 	e.started = true
 	e.startedAt = append(e.startedAt, i)
 	e.queuedProcs -= int64(s.job.Procs)
+	if s.requeues > 0 {
+		e.nodes.requeued--
+	}
 	e.stats.Failed++
 	e.touch(e.now)
 	s.job.Estimate = s.limit // the job as the trace gave it

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,10 +22,13 @@ type Outcome struct {
 	// Predicted and HasPrediction are the record's WILL_RUN prediction.
 	Predicted     workload.Time
 	HasPrediction bool
-	// Reason is why a rejected or failed job did not run.
+	// Reason is why a rejected or failed job did not run, or which node
+	// failure killed it.
 	Reason string
 	// Steps are the record's Steps (sim.Config.Grow).
 	Steps []GrowStep
+	// Requeues is how often a node failure requeued the job first.
+	Requeues int
 }
 
 // Collector is an Observer that keeps every job's outcome, for checks and
@@ -39,7 +43,8 @@ func (c *Collector) JobDone(r *Record) {
 		Job: *r.Job, State: r.State, Start: r.Start, End: r.End,
 		Alloc:     append([]cluster.Range(nil), r.Alloc...),
 		Predicted: r.Predicted, HasPrediction: r.HasPrediction, Reason: r.Reason,
-		Steps: copySteps(r.Steps),
+		Steps:    copySteps(r.Steps),
+		Requeues: r.Requeues,
 	})
 }
 
@@ -73,6 +78,16 @@ type VerifyOptions struct {
 	// (cluster.Federation) whose union, in order, Cluster describes: a
 	// job larger than each of them is validly rejected.
 	Members []*cluster.Spec
+	// NodeEvents, if not empty, is the run's node-event schedule
+	// (Config.NodeEvents) with NodeSize processors per node (0: 1): no
+	// job may start on a node that is down or draining or run on one
+	// while it goes down, a job in state NodeFail must end when one of
+	// its nodes goes down, and a rejection whose reason says too few
+	// processors were left in service is valid. Head reservations are
+	// then not checked (a failure voids them), and the FCFS check skips
+	// requeued jobs (they run again after later jobs started).
+	NodeEvents []cluster.NodeEvent
+	NodeSize   int
 }
 
 // Violation is one broken invariant.
@@ -122,6 +137,11 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	units := procs    // allocation units: processors, nodes or cores
 	var nodeSum []int // linear: nodeSum[i] = cores of nodes 0..i-1
 	memOK := false    // a rejection for memory is valid
+	var nt *nodeTimeline
+	if len(opts.NodeEvents) > 0 {
+		opts.HeadReservation = false
+		nt = newNodeTimeline(opts.NodeEvents, opts.NodeSize, procs, opts.Cluster)
+	}
 	if c := opts.Cluster; c != nil {
 		opts.HeadReservation = false
 		if c.Select == cluster.SelectConsRes {
@@ -144,7 +164,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			continue // a filter failed it: it never ran
 		}
 		if o.State == Rejected {
-			if j.Procs <= procs && !(memOK && strings.Contains(o.Reason, "memory")) && !(opts.Cluster != nil && strings.Contains(o.Reason, "partition")) && !largerThanEach(j.Procs, opts.Members) && !(opts.Speedup != nil && j.MinProcs > int64(procs)) {
+			if j.Procs <= procs && !(nt != nil && strings.Contains(o.Reason, "in service")) && !(memOK && strings.Contains(o.Reason, "memory")) && !(opts.Cluster != nil && strings.Contains(o.Reason, "partition")) && !largerThanEach(j.Procs, opts.Members) && !(opts.Speedup != nil && j.MinProcs > int64(procs)) {
 				add(j, "rejected-fits", "rejected, but its %d processors fit the machine of %d", j.Procs, procs)
 			}
 			continue
@@ -164,10 +184,22 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			continue
 		}
 		wantEnd := o.Start + j.ActualRun()
-		if o.End != wantEnd {
+		switch {
+		case o.State == NodeFail:
+			if nt == nil {
+				add(j, "state", "killed by a node failure, but the run has no node events")
+			} else if o.End >= wantEnd || o.End <= o.Start {
+				add(j, "end", "killed by a node failure at %d, outside its run %d-%d", o.End, o.Start, wantEnd)
+			}
+		case o.End != wantEnd:
 			add(j, "end", "ends at %d, want start %d + %d = %d", o.End, o.Start, j.ActualRun(), wantEnd)
 		}
-		if (o.State == Killed) != j.Killed() {
+		if nt != nil {
+			for _, msg := range nt.check(o) {
+				add(j, "node-state", "%s", msg)
+			}
+		}
+		if o.State != NodeFail && (o.State == Killed) != j.Killed() {
 			add(j, "state", "state %s, but run %d against limit %d", o.State, j.Run, j.Limit())
 		}
 		n, held := 0, 0
@@ -212,7 +244,11 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		}
 	}
 	if opts.FCFS {
-		vs = append(vs, checkFCFS(outs, ran)...)
+		fcfs := ran
+		if nt != nil {
+			fcfs = slices.DeleteFunc(slices.Clone(ran), func(i int) bool { return outs[i].Requeues > 0 })
+		}
+		vs = append(vs, checkFCFS(outs, fcfs)...)
 	}
 	if opts.HeadReservation {
 		vs = append(vs, checkHeadReservations(procs, outs, ran, byStart)...)
@@ -341,4 +377,98 @@ func checkHeadReservations(procs int, outs []Outcome, ran, byStart []int) []Viol
 		}
 	}
 	return vs
+}
+
+// nodeTimeline is the node-event schedule per node, for Verify.
+type nodeTimeline struct {
+	size  int // allocation units per node, without unitNode
+	units int // allocation units of the machine
+	// unitNode maps an allocation unit to its node (a cons_res cluster's
+	// cores); nil: unit / size.
+	unitNode []int32
+	// events[n] are node n's changes in time order.
+	events [][]nodeChange
+}
+
+func (nt *nodeTimeline) node(u int) int {
+	if nt.unitNode != nil {
+		return int(nt.unitNode[u])
+	}
+	return u / nt.size
+}
+
+type nodeChange struct {
+	at    workload.Time
+	state cluster.NodeState
+}
+
+// newNodeTimeline returns the timeline of evs on a pool of procs
+// processors, size per node, or on the nodes of c if not nil.
+func newNodeTimeline(evs []cluster.NodeEvent, size, procs int, c *cluster.Spec) *nodeTimeline {
+	size = max(size, 1)
+	nt := &nodeTimeline{size: size, units: procs}
+	nodes := (procs + size - 1) / size
+	if c != nil {
+		nt.size, nodes, nt.units = 1, c.Nodes(), c.Nodes()
+		if c.Select == cluster.SelectConsRes {
+			nt.units = c.Cores()
+			nt.unitNode = make([]int32, 0, nt.units)
+			n := int32(0)
+			for _, g := range c.Groups {
+				for range g.Count {
+					for range g.Cores {
+						nt.unitNode = append(nt.unitNode, n)
+					}
+					n++
+				}
+			}
+		}
+	}
+	nt.events = make([][]nodeChange, nodes)
+	for _, ev := range evs {
+		for _, r := range ev.Nodes {
+			for n := max(r.Lo, 0); n < min(r.Hi, len(nt.events)); n++ {
+				nt.events[n] = append(nt.events[n], nodeChange{ev.At, ev.State})
+			}
+		}
+	}
+	for _, e := range nt.events {
+		slices.SortStableFunc(e, func(a, b nodeChange) int { return int(min(max(a.at-b.at, -1), 1)) })
+	}
+	return nt
+}
+
+// check returns what is wrong with o's run on its nodes: a start on a node
+// out of service, a run across a DOWN of one of its nodes, or a NodeFail
+// without a DOWN of one of its nodes at its end.
+func (nt *nodeTimeline) check(o *Outcome) []string {
+	var msgs []string
+	downAtEnd := false
+	for _, r := range o.Alloc {
+		lo, hi := max(r.Lo, 0), min(r.Hi, nt.units)
+		for n, last := -1, -1; lo < hi; lo++ {
+			if n = nt.node(lo); n == last {
+				continue
+			}
+			last = n
+			in := true // in service at the start, after the start instant's events
+			for _, c := range nt.events[n] {
+				switch {
+				case c.at <= o.Start:
+					in = c.state == cluster.NodeResume
+				case c.state == cluster.NodeDown && c.at < o.End:
+					msgs = append(msgs, fmt.Sprintf("runs %d-%d on node %d, which went down at %d", o.Start, o.End, n, c.at))
+				case c.state == cluster.NodeDown && c.at == o.End:
+					downAtEnd = true
+				}
+			}
+			if !in {
+				msgs = append(msgs, fmt.Sprintf("started at %d on node %d, which was out of service", o.Start, n))
+			}
+		}
+	}
+	if o.State == NodeFail && !downAtEnd {
+		msgs = append(msgs, fmt.Sprintf("killed by a node failure at %d, but none of its nodes went down then", o.End))
+	}
+	return msgs
 }

@@ -43,9 +43,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // it reads, and the state of the engine and of every observer, with where
 // the partial jobs.csv ended.
 type checkpointFile struct {
-	Args  []string // the run's arguments, without --resume
-	Trace traceFingerprint
-	At    workload.Time // the last instant simulated
+	Args   []string // the run's arguments, without --resume
+	Trace  traceFingerprint
+	Inputs []traceFingerprint // the other files the run reads (--node-events, --slurm-conf, --config)
+	At     workload.Time      // the last instant simulated
 
 	Engine, Metrics, Series, Gantt []byte
 
@@ -166,11 +167,12 @@ func withoutResume(args []string) []string {
 // checkpointer takes a run's checkpoints (--checkpoint) and resumes it
 // (--resume).
 type checkpointer struct {
-	path  string        // --checkpoint FILE, "" for none
-	every workload.Time // --checkpoint-every
-	args  []string      // the run's arguments, without --resume
-	from  *checkpointFile
-	trace traceFingerprint
+	path   string        // --checkpoint FILE, "" for none
+	every  workload.Time // --checkpoint-every
+	args   []string      // the run's arguments, without --resume
+	from   *checkpointFile
+	trace  traceFingerprint
+	inputs []traceFingerprint
 
 	// Set up by the run.
 	eng      *sim.Engine
@@ -186,7 +188,7 @@ type checkpointer struct {
 
 // newCheckpointer parses --checkpoint, --checkpoint-every and --resume.
 // It returns nil if none is given.
-func newCheckpointer(path, every, resume string, args []string, trace string) (*checkpointer, error) {
+func newCheckpointer(path, every, resume string, args []string, trace string, inputs ...string) (*checkpointer, error) {
 	if path == "" && resume == "" {
 		if every != "" {
 			return nil, usagef("--checkpoint-every needs --checkpoint FILE")
@@ -208,12 +210,25 @@ func newCheckpointer(path, every, resume string, args []string, trace string) (*
 	if c.trace, err = fingerprint(trace); err != nil {
 		return nil, usageError{fmt.Errorf("--checkpoint: %w", err)}
 	}
+	for _, in := range inputs {
+		if in == "" {
+			continue
+		}
+		fp, err := fingerprint(in)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--checkpoint: %w", err)}
+		}
+		c.inputs = append(c.inputs, fp)
+	}
 	if resume != "" {
 		if c.from, err = readCheckpoint(resume); err != nil {
 			return nil, err
 		}
 		if c.from.Trace != c.trace {
 			return nil, usagef("--resume %s: %v: the checkpoint was taken on %v, the trace is now %v", resume, errCheckpoint, c.from.Trace, c.trace)
+		}
+		if !slices.Equal(c.from.Inputs, c.inputs) {
+			return nil, usagef("--resume %s: %v: an input file changed since the checkpoint: it read %v, now %v", resume, errCheckpoint, c.from.Inputs, c.inputs)
 		}
 	}
 	if s := os.Getenv("SCHEDSIM_TEST_STALL_CHECKPOINT"); s != "" {
@@ -307,7 +322,7 @@ func (c *checkpointer) save(t workload.Time) error {
 		fmt.Fprintf(os.Stderr, "schedsim: stalled before checkpoint %d\n", c.written)
 		select {}
 	}
-	ck := checkpointFile{Args: c.args, Trace: c.trace, At: t}
+	ck := checkpointFile{Args: c.args, Trace: c.trace, Inputs: c.inputs, At: t}
 	var err error
 	if ck.Engine, err = c.eng.MarshalBinary(); err != nil {
 		return err

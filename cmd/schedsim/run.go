@@ -57,6 +57,12 @@ at the head, before backfilling, running jobs grow toward their maximum
 (each growth passing the activation filters of --config); --speedup linear
 or amdahl:F sets how the run time changes with the processor count.
 
+Node failures and maintenance (--node-events FILE): at the given times nodes
+go DOWN (the jobs on them are killed, or requeued with --on-node-fail
+requeue), DRAIN (their jobs finish, nothing new starts there) or RESUME. A
+node is --node-size processors of the pool (default 1), or a node of the
+[cluster]; not with a cluster of clusters or conservative backfilling yet.
+
 Real traces are dirty: the cleaning options below choose what happens to
 missing or inconsistent fields, and the summary counts the jobs each rule
 touched.
@@ -69,6 +75,7 @@ Examples:
   schedsim run --trace log.swf.gz --slurm-conf /etc/slurm/slurm.conf
   schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --mode gang --queues 1 --mpl 4
   schedsim run --trace malleable.parquet --grow --speedup amdahl:0.1
+  schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --node-events maintenance.txt --on-node-fail requeue
 `
 
 // runOptions are the options of a simulation run, shared by the commands
@@ -125,6 +132,9 @@ type runOptions struct {
 	sd scoredOptions
 
 	growth growOptions // --grow, --speedup
+
+	// nodes are the node failure and maintenance options (nodes.go).
+	nodes nodeOptions
 }
 
 func (o *runOptions) register(fs *pflag.FlagSet) {
@@ -154,6 +164,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.config, "config", "", "run configuration file (TOML): HPC Pack submission and activation filters, job templates (see the README's HPC Pack filters section)")
 	o.sd.register(fs)
 	o.growth.register(fs)
+	o.nodes.register(fs)
 	fs.StringVar(&o.columns, "columns", "", "Parquet column mapping: a preset (pm100, fdata) or target=column[:unit][?],… (see the README's Workloads section; default: schedsim's own schema)")
 }
 
@@ -362,11 +373,17 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		return nil, err
 	}
 	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al}
+	if err := o.nodes.configure(&simCfg, procs); err != nil {
+		return nil, err
+	}
 	if simCfg.Grow, err = o.growConfig(pol); err != nil {
 		return nil, err
 	}
-	if sd != nil && (al != nil || est != nil || simCfg.Grow != nil) {
-		return nil, usagef("SCore-D queues (--mode, [scored]) run on one pool of processors with the requested times: not with a [cluster], --slurm-conf, --estimates or --grow")
+	if sd != nil && (al != nil || est != nil || simCfg.Grow != nil || len(simCfg.NodeEvents) > 0) {
+		return nil, usagef("SCore-D queues (--mode, [scored]) run on one pool of processors with the requested times: not with a [cluster], --slurm-conf, --estimates, --grow or --node-events")
+	}
+	if simCfg.Grow != nil && len(simCfg.NodeEvents) > 0 {
+		return nil, usagef("--grow cannot be combined with --node-events yet")
 	}
 	var hpc *policy.HPCPack
 	if o.config != "" {
@@ -457,6 +474,7 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		s.Cluster.Clusters = len(o.members)
 	}
 	ts.AddTo(&s)
+	o.nodes.summarise(&s, st, ts)
 	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt}
 	res := &result{summary: s, run: run}
 	if hpc != nil {
@@ -508,7 +526,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		return cmdRun(append(slices.Clone(ck.Args), "--resume", resume), stdout, stderr)
 	}
-	ck, err := newCheckpointer(ckPath, ckEvery, resume, args, o.trace)
+	ck, err := newCheckpointer(ckPath, ckEvery, resume, args, o.trace, o.nodes.events, o.slurmConf, o.config)
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,14 @@ cores (cons_res: exactly its processors); a cons_res rejection whose reason
 names memory is valid, and head reservations are not checked (the plan is
 in processor counts, not on nodes).
 
+A run with node events (summary.json has "node_failures") is also checked
+against its schedule: no job starts on a node that is down or draining or
+runs on one while it goes down, a job killed by a node failure
+(COMPLETED_KILLED) ends when one of its nodes goes down, jobs left queued
+because too few processors stayed in service are validly rejected; head
+reservations are not checked (a failure voids them) and the FCFS check
+skips requeued jobs.
+
 Jobs submitted at the same second are taken in job-id order. It prints every
 violation and exits 1 if there is any, 2 if a file cannot be read.
 
@@ -85,9 +93,10 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 // of violations.
 func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err error) {
 	var sum struct {
-		Policy  string              `json:"policy"`
-		Procs   int                 `json:"procs"`
-		Cluster *report.ClusterInfo `json:"cluster"`
+		Policy  string               `json:"policy"`
+		Procs   int                  `json:"procs"`
+		Cluster *report.ClusterInfo  `json:"cluster"`
+		Nodes   *report.NodeFailures `json:"node_failures"`
 	}
 	sp := filepath.Join(dir, "summary.json")
 	b, err := os.ReadFile(sp)
@@ -133,6 +142,12 @@ func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err
 		}
 		opts.Cluster = spec
 		opts.Members = sum.Cluster.Members()
+	}
+	if sum.Nodes != nil {
+		if opts.NodeEvents, err = sum.Nodes.Schedule(); err != nil {
+			return 0, 0, usagef("%s: node_failures: %v", sp, err)
+		}
+		opts.NodeSize = sum.Nodes.NodeSize
 	}
 	vs := sim.Verify(sum.Procs, outs, opts)
 	for i, v := range vs {
@@ -208,6 +223,9 @@ func readJobsCSV(path string) ([]sim.Outcome, error) {
 		case "COMPLETED_WALLTIME_REACHED":
 			o.State = sim.Killed
 			o.Job.Run = exec + 1 // it would have run longer than its limit
+		case "COMPLETED_KILLED": // killed by a node failure, before its end
+			o.State = sim.NodeFail
+			o.Job.Run = exec + 1
 		case "REJECTED":
 			o.State = sim.Rejected
 			o.Start, o.End = o.Job.Submit, o.Job.Submit
@@ -219,6 +237,9 @@ func readJobsCSV(path string) ([]sim.Outcome, error) {
 			o.Start, o.End = o.Job.Submit, o.Job.Submit
 		default:
 			return nil, usagef("%s:%d: final_state: unknown state %q", path, line, st)
+		}
+		if k, ok := col["metadata"]; ok {
+			o.Requeues = requeuesOf(rec[k])
 		}
 		if o.State != sim.Rejected && o.State != sim.Failed {
 			if o.Alloc, err = cluster.ParseRanges(rec[col["allocated_resources"]]); err != nil {
@@ -240,4 +261,16 @@ func readJobsCSV(path string) ([]sim.Outcome, error) {
 		outs[i].Job.Seq = int64(seq)
 	}
 	return outs, nil
+}
+
+// requeuesOf returns N from a "requeues=N" word of a jobs.csv metadata
+// field (report.RanMetadata), or 0.
+func requeuesOf(meta string) int {
+	for _, w := range strings.Fields(meta) {
+		if v, ok := strings.CutPrefix(w, "requeues="); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
 }

@@ -1,0 +1,163 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// maxTableRows bounds ReadParquetTable: it is for small tables (schedules,
+// not traces), read whole into memory.
+const maxTableRows = 1 << 20
+
+// ReadParquetTable reads the named columns of a small flat Parquet table
+// (one value per row in each column) as text, for callers outside this
+// package (which alone imports parquet-go): integers in decimal, floating
+// point in Go's shortest form, byte arrays as they are, nulls as "". It
+// returns one []string per row, the values in the order of columns. A
+// column whose optional[i] is true may be missing from the file: its
+// values are then "". A missing, nested or ill-typed column, a corrupt
+// file or a table of more than a million rows is a *ParseError naming
+// path and the column or row.
+func ReadParquetTable(ra io.ReaderAt, size int64, path string, columns []string, optional []bool) (rows [][]string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rows, err = nil, &ParseError{Path: path, Err: fmt.Errorf("corrupt Parquet file: %v", p)}
+		}
+	}()
+	if err := checkFooter(ra, size); err != nil {
+		return nil, &ParseError{Path: path, Err: fmt.Errorf("not a readable Parquet file: %v", err)}
+	}
+	f, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, &ParseError{Path: path, Err: fmt.Errorf("not a readable Parquet file: %v", err)}
+	}
+	if err := checkTableChunks(f, ra, size); err != nil {
+		return nil, &ParseError{Path: path, Err: fmt.Errorf("not a readable Parquet file: %v", err)}
+	}
+	if f.NumRows() > maxTableRows {
+		return nil, &ParseError{Path: path, Err: fmt.Errorf("%d rows: too many for a schedule (at most %d)", f.NumRows(), maxTableRows)}
+	}
+	pos := map[int]int{} // leaf column index → position in columns
+	for i, name := range columns {
+		c := f.Root().Column(name)
+		switch {
+		case c == nil && i < len(optional) && optional[i]:
+			continue
+		case c == nil:
+			return nil, &ParseError{Path: path, Column: name, Err: fmt.Errorf("no such column (the file has %s)", columnList(f.Root()))}
+		case !c.Leaf() || c.Repeated():
+			return nil, &ParseError{Path: path, Column: name, Err: errors.New("is a group or a list, want one value per row")}
+		}
+		switch c.Type().Kind() {
+		case parquet.Int32, parquet.Int64, parquet.Float, parquet.Double, parquet.ByteArray:
+		default:
+			return nil, &ParseError{Path: path, Column: name, Err: fmt.Errorf("has type %v, want an integer or a string", c.Type())}
+		}
+		pos[c.Index()] = i
+	}
+	buf := make([]parquet.Row, 64)
+	for _, rg := range f.RowGroups() {
+		r := parquet.NewRowGroupReader(rg)
+		for {
+			n, err := r.ReadRows(buf)
+			for _, row := range buf[:n] {
+				out := make([]string, len(columns))
+				for _, v := range row {
+					i, ok := pos[v.Column()]
+					if !ok || v.IsNull() {
+						continue
+					}
+					switch v.Kind() {
+					case parquet.Int32:
+						out[i] = strconv.FormatInt(int64(v.Int32()), 10)
+					case parquet.Int64:
+						out[i] = strconv.FormatInt(v.Int64(), 10)
+					case parquet.Float:
+						out[i] = strconv.FormatFloat(float64(v.Float()), 'g', -1, 32)
+					case parquet.Double:
+						out[i] = strconv.FormatFloat(v.Double(), 'g', -1, 64)
+					default:
+						out[i] = string(v.ByteArray())
+					}
+				}
+				rows = append(rows, out)
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, &ParseError{Path: path, Row: int64(len(rows)) + 1, Err: err}
+			}
+		}
+	}
+	return rows, nil
+}
+
+// WriteParquetTable writes rows as a flat Parquet table of string columns
+// named columns, the inverse of ReadParquetTable for text tables (a node
+// event schedule, for example). Every row must hold one value per column.
+func WriteParquetTable(w io.Writer, columns []string, rows [][]string) error {
+	g := parquet.Group{}
+	for _, c := range columns {
+		g[c] = parquet.String()
+	}
+	schema := parquet.NewSchema("table", g)
+	idx := make([]int, len(columns))
+	for i, c := range columns {
+		leaf, ok := schema.Lookup(c)
+		if !ok {
+			return fmt.Errorf("workload: column %q not in the schema", c)
+		}
+		idx[i] = leaf.ColumnIndex
+	}
+	pw := parquet.NewWriter(w, schema)
+	row := make(parquet.Row, len(columns))
+	for _, r := range rows {
+		if len(r) != len(columns) {
+			return fmt.Errorf("workload: a row of %d values for %d columns", len(r), len(columns))
+		}
+		for i, v := range r {
+			row[idx[i]] = parquet.ByteArrayValue([]byte(v)).Level(0, 0, idx[i])
+		}
+		if _, err := pw.WriteRows([]parquet.Row{row}); err != nil {
+			return err
+		}
+	}
+	return pw.Close()
+}
+
+// checkTableChunks checks the metadata and page headers of every column
+// chunk of f, as ParquetReader.checkChunks does for a trace's columns, so
+// that a corrupt size is an error, not an allocation of that size.
+func checkTableChunks(f *parquet.File, ra io.ReaderAt, size int64) error {
+	var rows int64
+	ncols := len(f.Schema().Columns())
+	for i, g := range f.Metadata().RowGroups {
+		if g.NumRows < 0 || len(g.Columns) != ncols {
+			return fmt.Errorf("row group %d is corrupt", i)
+		}
+		rows += g.NumRows
+		for k := range g.Columns {
+			md := &g.Columns[k].MetaData
+			start := md.DataPageOffset
+			if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
+				start = md.DictionaryPageOffset
+			}
+			if start < 4 || md.TotalCompressedSize < 0 || start+md.TotalCompressedSize > size ||
+				md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > maxChunkBytes || md.NumValues != g.NumRows {
+				return fmt.Errorf("the metadata of row group %d, column %d is corrupt", i, k)
+			}
+			if err := checkPages(ra, start, start+md.TotalCompressedSize, md.TotalUncompressedSize, md.NumValues); err != nil {
+				return fmt.Errorf("row group %d, column %d: %v", i, k, err)
+			}
+		}
+	}
+	if rows != f.NumRows() {
+		return fmt.Errorf("the row groups hold %d rows, the footer says %d", rows, f.NumRows())
+	}
+	return nil
+}
