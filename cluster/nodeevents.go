@@ -75,24 +75,11 @@ const maxNodeEventTime = workload.Forever / 4
 // ParseNodeTime parses an event time: whole seconds ≥ 0, optionally
 // followed by a unit s, m, h or d ("3600", "90m", "2d").
 func ParseNodeTime(s string) (workload.Time, error) {
-	mult := workload.Time(1)
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 's':
-			s = s[:n-1]
-		case 'm':
-			mult, s = 60, s[:n-1]
-		case 'h':
-			mult, s = 3600, s[:n-1]
-		case 'd':
-			mult, s = 86400, s[:n-1]
-		}
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || v < 0 || workload.Time(v) > maxNodeEventTime/mult {
+	t, ok := workload.ParseSeconds(s, maxNodeEventTime)
+	if !ok {
 		return 0, fmt.Errorf("time %q: want whole seconds ≥ 0, optionally with a unit s, m, h or d (e.g. 3600, 90m, 2d)", s)
 	}
-	return workload.Time(v) * mult, nil
+	return t, nil
 }
 
 // ParseNodeList parses node numbers: a number ("17"), a range ("0-102",

@@ -162,25 +162,11 @@ func (p PriorityParams) Validate() error {
 // ParseDuration parses a duration in seconds: a whole number of seconds, or
 // a whole number followed by s, m, h or d ("30", "30s", "5m", "1d").
 func ParseDuration(s string) (workload.Time, error) {
-	s = strings.TrimSpace(s)
-	mult := workload.Time(1)
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 's':
-			s = s[:n-1]
-		case 'm':
-			mult, s = 60, s[:n-1]
-		case 'h':
-			mult, s = 3600, s[:n-1]
-		case 'd':
-			mult, s = 86400, s[:n-1]
-		}
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || v < 0 || v > int64(workload.Forever/mult/2) {
+	t, ok := workload.ParseSeconds(strings.TrimSpace(s), workload.Forever/2)
+	if !ok {
 		return 0, fmt.Errorf("policy: duration %q: want whole seconds ≥ 0, optionally with a unit s, m, h or d (e.g. 30s, 5m, 1d)", s)
 	}
-	return workload.Time(v) * mult, nil
+	return t, nil
 }
 
 // MultiFactor is Slurm's multifactor priority as an Order. A job's priority

@@ -10,7 +10,10 @@
 // (job records present, job numbers unique); see Reader.
 package workload
 
-import "math"
+import (
+	"math"
+	"strconv"
+)
 
 // Time is simulated time in whole seconds since the start of the trace.
 // schedsim never uses floating-point time: fractional SWF times are rounded
@@ -105,3 +108,27 @@ func (j *Job) ActualRun() Time {
 
 // Killed reports whether the job outruns its limit and is killed at it.
 func (j *Job) Killed() bool { return j.Run > j.Limit() }
+
+// ParseSeconds parses a time in seconds: a whole number ≥ 0, optionally
+// followed by a unit s, m, h or d ("3600", "90m", "2d"), at most limit
+// seconds. It reports false if s is not such a time.
+func ParseSeconds(s string, limit Time) (Time, bool) {
+	mult := Time(1)
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 's':
+			s = s[:n-1]
+		case 'm':
+			mult, s = 60, s[:n-1]
+		case 'h':
+			mult, s = 3600, s[:n-1]
+		case 'd':
+			mult, s = 86400, s[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 || Time(v) > limit/mult {
+		return 0, false
+	}
+	return Time(v) * mult, true
+}
