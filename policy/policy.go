@@ -298,6 +298,10 @@ type EASY struct {
 	// candidates come from an index instead of a walk (see fitIndex).
 	idx     fitIndex
 	idxView View // the run idx describes
+
+	// With the engine's queue and a short window, the walk reads the
+	// queue from a mirror (see walkMirror).
+	mirror walkMirror
 }
 
 // candidate is a backfill candidate: its estimate and queue index.
@@ -333,9 +337,16 @@ const indexMinWindow = 128
 
 // Schedule implements Policy.
 func (e *EASY) Schedule(v View, d Decisions) {
+	// The walk mirror follows the queue through every pass, whether or
+	// not the pass walks (see walkMirror); it is off for SJBF and for
+	// windows that use the index.
+	mirrored := e.mirror.sync(v)
 	h, free := startHeads(v, d)
 	n := v.Len()
 	if h >= n {
+		if mirrored {
+			e.mirror.end(h)
+		}
 		return
 	}
 	head := v.Job(h)
@@ -344,6 +355,9 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		d.Reserve(h, shadow)
 	}
 	if e.Lookahead == 0 || free == 0 {
+		if mirrored {
+			e.mirror.end(h)
+		}
 		return
 	}
 	if shadow == workload.Forever {
@@ -358,6 +372,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	now := v.Now()
 	switch {
 	case e.SJBF:
+		e.mirror.view = nil
 		cand := e.cand[:0]
 		for i := h + 1; i < end; i++ {
 			if est := v.Job(i).Estimate; est > 0 {
@@ -373,10 +388,20 @@ func (e *EASY) Schedule(v View, d Decisions) {
 			free, extra = backfill(v, d, c.i, now, shadow, free, extra)
 		}
 	case end-(h+1) >= indexMinWindow && isArrivalOrdered(v):
+		e.mirror.view = nil
 		e.syncIndex(v, h)
 		e.backfillIndexed(v, d, h+1, end, now, shadow, free, extra)
-	default:
+	case isArrivalOrdered(v):
 		e.idxView = nil // rebuilt when a long window needs it again
+		if !mirrored || !e.mirror.check(v, h) {
+			// A new run, or the first walk after passes without the
+			// mirror: mirror the queue as it was before this pass.
+			e.mirror.rebuild(v)
+		}
+		e.mirror.walk(v, d, h+1, end, now, shadow, free, extra)
+		e.mirror.end(h)
+	default:
+		e.idxView = nil
 		for i := h + 1; i < end && free > 0; i++ {
 			free, extra = backfill(v, d, i, now, shadow, free, extra)
 		}
@@ -447,9 +472,15 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 // backfill starts queued job i if it may start now without delaying the
 // head's start at shadow, and returns the free and extra processors left.
 func backfill(v View, d Decisions, i int, now, shadow workload.Time, free, extra int) (int, int) {
+	free, extra, _ = backfillStarted(v, d, i, now, shadow, free, extra)
+	return free, extra
+}
+
+// backfillStarted is backfill that also reports whether it started the job.
+func backfillStarted(v View, d Decisions, i int, now, shadow workload.Time, free, extra int) (int, int, bool) {
 	j := v.Job(i)
 	if j.Procs > free || j.Estimate <= 0 {
-		return free, extra
+		return free, extra, false
 	}
 	useExtra := false
 	switch {
@@ -458,23 +489,23 @@ func backfill(v View, d Decisions, i int, now, shadow workload.Time, free, extra
 	case j.Procs <= extra:
 		useExtra = true
 	default:
-		return free, extra
+		return free, extra, false
 	}
 	if f, ok := v.(Fitter); ok {
 		if !f.Fits(i) {
-			return free, extra
+			return free, extra, false
 		}
 		d.Start(i)
 		if useExtra {
 			extra -= free - v.Free() // the processors it holds
 		}
-		return v.Free(), max(extra, 0)
+		return v.Free(), max(extra, 0), true
 	}
 	if useExtra {
 		extra -= j.Procs
 	}
 	d.Start(i)
-	return free - j.Procs, extra
+	return free - j.Procs, extra, true
 }
 
 // Shadow returns the earliest predicted time at which procs processors are
