@@ -297,7 +297,8 @@ type EASY struct {
 	// With the engine's arrival-ordered queue and a long window, backfill
 	// candidates come from an index instead of a walk (see fitIndex).
 	idx     fitIndex
-	idxView View // the run idx describes
+	idxView View    // the run idx describes
+	miss    idxMiss // how the previous indexed pass ended
 
 	// With the engine's queue and a short window, the walk reads the
 	// queue from a mirror (see walkMirror).
@@ -408,6 +409,13 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	}
 }
 
+// isFitter reports whether v's machine has nodes (see Fitter): whether a
+// job fits then depends on more than processor counts.
+func isFitter(v View) bool {
+	_, ok := v.(Fitter)
+	return ok
+}
+
 func isArrivalOrdered(v View) bool {
 	ao, ok := v.(arrivalOrdered)
 	return ok && ao.ArrivalOrder()
@@ -420,6 +428,7 @@ func isArrivalOrdered(v View) bool {
 func (e *EASY) syncIndex(v View, h int) {
 	n := v.Len()
 	if v != e.idxView {
+		e.miss = idxMiss{}
 		e.idx.reset()
 		e.idxView = v
 		low := v.Job(h).Seq
@@ -446,12 +455,27 @@ func (e *EASY) syncIndex(v View, h int) {
 // same order, as walking every index.
 func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow workload.Time, free, extra int) {
 	if first >= end {
+		e.miss = idxMiss{}
 		return
 	}
 	lo, hi := v.Job(first).Seq, v.Job(end-1).Seq
+	head := v.Job(first - 1).Seq
+	if m := e.miss; m.valid && m.head == head && m.free == free && m.extra == extra && m.shadow == shadow &&
+		first == 1 && len(v.Ended()) == 0 && !isFitter(v) {
+		// Nothing started or ended since the previous pass found no job
+		// up to m.hi, and the window has not moved: only the jobs that
+		// joined since can be backfilled (see idxMiss).
+		lo = max(lo, m.hi+1)
+	}
+	e.miss = idxMiss{}
 	for free > 0 {
+		if lo > hi {
+			e.miss = idxMiss{valid: true, head: head, free: free, extra: extra, shadow: shadow, hi: hi}
+			return
+		}
 		s := e.idx.first(lo, hi, int32(free), int32(min(free, extra)), int64(shadow-now))
 		if s < 0 {
+			e.miss = idxMiss{valid: true, head: head, free: free, extra: extra, shadow: shadow, hi: hi}
 			return
 		}
 		lo = s + 1
