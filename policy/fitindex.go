@@ -158,3 +158,44 @@ type idxMiss struct {
 	shadow      workload.Time
 	hi          int64 // the last Seq searched
 }
+
+// firstAny returns the smallest Seq of a job anywhere in the index that
+// may be backfilled (as first does), or -1. Without a range to keep to, it
+// goes down from the root to the leftmost node that passes the test, and
+// climbs back only where a node passed without any job below passing
+// (its minimums came from different jobs).
+func (x *fitIndex) firstAny(free, lim int32, horizon int64) int64 {
+	if x.n == 0 {
+		return -1
+	}
+	nodes := x.nodes
+	if nd := &nodes[1]; nd.procs > free || (nd.procs > lim && nd.est > horizon) {
+		return -1
+	}
+	i := 1
+	for i < x.n {
+		if nd := &nodes[2*i]; nd.procs <= free && (nd.procs <= lim || nd.est <= horizon) {
+			i = 2 * i
+			continue
+		}
+		if nd := &nodes[2*i+1]; nd.procs <= free && (nd.procs <= lim || nd.est <= horizon) {
+			i = 2*i + 1
+			continue
+		}
+		// Nothing below i passes: on to the right sibling of the nearest
+		// left child on the way up whose sibling passes.
+		for {
+			if i == 1 {
+				return -1
+			}
+			if i&1 == 0 {
+				if nd := &nodes[i+1]; nd.procs <= free && (nd.procs <= lim || nd.est <= horizon) {
+					i++
+					break
+				}
+			}
+			i >>= 1
+		}
+	}
+	return x.base + int64(i-x.n)
+}

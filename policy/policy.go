@@ -468,12 +468,27 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 		lo = max(lo, m.hi+1)
 	}
 	e.miss = idxMiss{}
+	// Over the whole queue on a pool of processors, no job outside the
+	// window may be backfilled (the head does not fit, the jobs ahead of it
+	// left the index, none follow the window), nor any job before lo (it
+	// was rejected with more room, see idxMiss): the search need not keep
+	// to [lo, hi], which costs a search most of its visits.
+	whole := end == v.Len() && lo == v.Job(first).Seq && !isFitter(v)
 	for free > 0 {
 		if lo > hi {
 			e.miss = idxMiss{valid: true, head: head, free: free, extra: extra, shadow: shadow, hi: hi}
 			return
 		}
-		s := e.idx.first(lo, hi, int32(free), int32(min(free, extra)), int64(shadow-now))
+		var s int64
+		if whole {
+			s = e.idx.firstAny(int32(free), int32(min(free, extra)), int64(shadow-now))
+			if s >= 0 && (s < lo || s > hi) {
+				whole = false // cannot happen; keep to the window
+			}
+		}
+		if !whole {
+			s = e.idx.first(lo, hi, int32(free), int32(min(free, extra)), int64(shadow-now))
+		}
 		if s < 0 {
 			e.miss = idxMiss{valid: true, head: head, free: free, extra: extra, shadow: shadow, hi: hi}
 			return
@@ -484,10 +499,12 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 			e.idx.remove(s) // no longer queued
 			continue
 		}
-		f := free
-		free, extra = backfill(v, d, k, now, shadow, free, extra)
-		if free < f {
+		var started bool
+		free, extra, started = backfillStarted(v, d, k, now, shadow, free, extra)
+		if started {
 			e.idx.remove(s)
+		} else {
+			whole = false // s stays in the index: search after it
 		}
 		first = k + 1
 	}
