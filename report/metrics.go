@@ -31,8 +31,8 @@ type Metrics struct {
 
 	firstSubmit, lastEnd workload.Time
 
-	// sortedWaits are the waits sorted by the last Summary, which Waits
-	// returns while no job was added since.
+	// sortedWaits are the waits sorted by the last Summary, which the next
+	// Waits returns (and forgets) while no job was added since.
 	sortedWaits []int64
 }
 
@@ -212,8 +212,9 @@ type ClassStats struct {
 // Waits returns the waits of the jobs that ran, in seconds, sorted ascending,
 // in a new slice.
 func (m *Metrics) Waits() []int64 {
-	if len(m.sortedWaits) == len(m.waits) {
-		return slices.Clone(m.sortedWaits) // sorted by the last Summary
+	if w := m.sortedWaits; w != nil && len(w) == len(m.waits) {
+		m.sortedWaits = nil // sorted by the last Summary: handed over, not copied
+		return w
 	}
 	w := slices.Clone(m.waits)
 	slices.Sort(w)
@@ -322,9 +323,12 @@ func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
 		keys[i], tags[i] = uint64(w), m.cells[i]
 	}
 	radixSortTagged(keys[:n], tags[:n], keys[n:], tags[n:])
-	m.sortedWaits = slices.Grow(m.sortedWaits[:0], n)[:n]
-	for i, k := range keys[:n] {
-		m.sortedWaits[i] = int64(k)
+	m.sortedWaits = nil
+	if n > 0 {
+		m.sortedWaits = make([]int64, n)
+		for i, k := range keys[:n] {
+			m.sortedWaits[i] = int64(k)
+		}
 	}
 	var acc [numClasses]distAcc
 	for i := range acc {

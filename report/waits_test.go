@@ -28,7 +28,10 @@ func TestWaitsAroundSummary(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("after Summary: Waits() = %v, want %v", got, want)
 	}
-	got[0] = 99 // the caller's copy
+	got[0] = 99 // the caller's own slice
+	if got := m.Waits(); !slices.Equal(got, want) {
+		t.Fatalf("Waits() again = %v, want %v", got, want)
+	}
 	add(5)
 	if got, want := m.Waits(), []int64{0, 5, 7, 7, 30, 300}; !slices.Equal(got, want) {
 		t.Fatalf("after another job: Waits() = %v, want %v", got, want)
