@@ -28,6 +28,16 @@ type walkMirror struct {
 	hit  []int // queue indices backfilled in the current pass, increasing
 }
 
+// The mirror pays for its upkeep at every pass only when walks are long:
+// EASY starts using it for a window of mirrorOn jobs or more, and keeps it
+// until the window falls below mirrorOff (so that a queue hovering around
+// one length does not rebuild it again and again). Shorter windows are
+// walked on the View.
+const (
+	mirrorOn  = 32
+	mirrorOff = 16
+)
+
 // mirrored is one queued job as the walk needs it, in 16 bytes. Estimates
 // and processor counts beyond 32 bits are cut to the largest int32: the
 // mirror then lets the job through to backfill, which decides on the real

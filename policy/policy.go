@@ -392,7 +392,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		e.mirror.view = nil
 		e.syncIndex(v, h)
 		e.backfillIndexed(v, d, h+1, end, now, shadow, free, extra)
-	case isArrivalOrdered(v):
+	case isArrivalOrdered(v) && (end-h-1 >= mirrorOn || (mirrored && end-h-1 >= mirrorOff)):
 		e.idxView = nil // rebuilt when a long window needs it again
 		if !mirrored || !e.mirror.check(v, h) {
 			// A new run, or the first walk after passes without the
@@ -402,6 +402,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		e.mirror.walk(v, d, h+1, end, now, shadow, free, extra)
 		e.mirror.end(h)
 	default:
+		e.mirror.view = nil
 		e.idxView = nil
 		for i := h + 1; i < end && free > 0; i++ {
 			free, extra = backfill(v, d, i, now, shadow, free, extra)
