@@ -22,12 +22,25 @@ type arrivalOrdered interface {
 // count and the smallest estimate below it. A job without an estimate, and
 // a position with no queued job, hold +∞: they are never backfilled.
 type fitIndex struct {
-	base  int64   // Seq of leaf 0
-	n     int     // leaves; a power of two
-	procs []int32 // 2n nodes: minimum processors (node 1 is the root)
-	est   []int64 // 2n nodes: minimum estimate
-	tail  int64   // largest Seq inserted, -1 before any
+	base  int64     // Seq of leaf 0
+	n     int       // leaves; a power of two
+	nodes []fitNode // 2n nodes (node 1 is the root)
+	tail  int64     // largest Seq inserted, -1 before any
 }
+
+// fitNode is one node of a fitIndex. Both minimums sit together: a search
+// reads them at once, from one cache line.
+type fitNode struct {
+	est   int64 // minimum estimate
+	procs int32 // minimum processors
+}
+
+// merge returns the node above a and b.
+func merge(a, b fitNode) fitNode {
+	return fitNode{est: min(a.est, b.est), procs: min(a.procs, b.procs)}
+}
+
+var emptyNode = fitNode{est: noEst, procs: noProcs}
 
 const (
 	noProcs = math.MaxInt32
@@ -36,7 +49,7 @@ const (
 
 func (x *fitIndex) reset() {
 	x.base, x.n, x.tail = 0, 0, -1
-	x.procs, x.est = x.procs[:0], x.est[:0]
+	x.nodes = x.nodes[:0]
 }
 
 // add records queued job j, whose Seq is larger than any added before.
@@ -61,11 +74,10 @@ func (x *fitIndex) remove(seq int64) {
 
 func (x *fitIndex) set(seq int64, p int32, e int64) {
 	i := int(seq-x.base) + x.n
-	x.procs[i], x.est[i] = p, e
+	nodes := x.nodes
+	nodes[i] = fitNode{est: e, procs: p}
 	for i >>= 1; i > 0; i >>= 1 {
-		l, r := 2*i, 2*i+1
-		x.procs[i] = min(x.procs[l], x.procs[r])
-		x.est[i] = min(x.est[l], x.est[r])
+		nodes[i] = merge(nodes[2*i], nodes[2*i+1])
 	}
 }
 
@@ -83,20 +95,17 @@ func (x *fitIndex) ensure(seq, lowLive int64) {
 	for seq-base >= int64(n)/2 { // at most half full: rebuilds stay rare
 		n *= 2
 	}
-	procs := make([]int32, 2*n)
-	est := make([]int64, 2*n)
-	for i := range procs {
-		procs[i], est[i] = noProcs, noEst
+	nodes := make([]fitNode, 2*n)
+	for i := range nodes {
+		nodes[i] = emptyNode
 	}
 	for s := max(base, x.base); x.n > 0 && s < x.base+int64(x.n) && s < base+int64(n); s++ {
-		procs[int(s-base)+n] = x.procs[int(s-x.base)+x.n]
-		est[int(s-base)+n] = x.est[int(s-x.base)+x.n]
+		nodes[int(s-base)+n] = x.nodes[int(s-x.base)+x.n]
 	}
 	for i := n - 1; i > 0; i-- {
-		procs[i] = min(procs[2*i], procs[2*i+1])
-		est[i] = min(est[2*i], est[2*i+1])
+		nodes[i] = merge(nodes[2*i], nodes[2*i+1])
 	}
-	x.base, x.n, x.procs, x.est = base, n, procs, est
+	x.base, x.n, x.nodes = base, n, nodes
 }
 
 // first returns the smallest Seq in [lo, hi] of a job that may be backfilled:
@@ -117,8 +126,7 @@ func (x *fitIndex) search(node int, nlo, nhi, lo, hi int64, free, lim int32, hor
 	if nhi < lo || nlo > hi {
 		return -1
 	}
-	p := x.procs[node]
-	if p > free || (p > lim && x.est[node] > horizon) {
+	if nd := &x.nodes[node]; nd.procs > free || (nd.procs > lim && nd.est > horizon) {
 		return -1 // nothing below can be backfilled
 	}
 	if nlo == nhi {
@@ -129,4 +137,65 @@ func (x *fitIndex) search(node int, nlo, nhi, lo, hi int64, free, lim int32, hor
 		return s
 	}
 	return x.search(2*node+1, mid+1, nhi, lo, hi, free, lim, horizon)
+}
+
+// idxMiss records an indexed backfill pass that ended because no job in
+// the window, up to Seq hi, could start with free processors, extra of them
+// usable past the head's shadow time, at that shadow time.
+//
+// Whether a job may be backfilled only gets harder as free, extra and the
+// time left before the shadow shrink (processors ≤ free, and processors ≤
+// min(free, extra) or estimate ≤ shadow − now). So when the next pass has
+// the same head, no job ended or started since (the same free and extra,
+// and the same shadow, while now only moved on), every job up to hi still
+// cannot start: the pass needs to look only at the jobs that joined since.
+// Under overload with arrivals between the ends this skips about half the
+// searches over a queue of thousands.
+type idxMiss struct {
+	valid       bool
+	head        int64 // Seq of the head
+	free, extra int
+	shadow      workload.Time
+	hi          int64 // the last Seq searched
+}
+
+// firstAny returns the smallest Seq of a job anywhere in the index that
+// may be backfilled (as first does), or -1. Without a range to keep to, it
+// goes down from the root to the leftmost node that passes the test, and
+// climbs back only where a node passed without any job below passing
+// (its minimums came from different jobs).
+func (x *fitIndex) firstAny(free, lim int32, horizon int64) int64 {
+	if x.n == 0 {
+		return -1
+	}
+	nodes := x.nodes
+	if nd := &nodes[1]; nd.procs > free || (nd.procs > lim && nd.est > horizon) {
+		return -1
+	}
+	i := 1
+	for i < x.n {
+		if nd := &nodes[2*i]; nd.procs <= free && (nd.procs <= lim || nd.est <= horizon) {
+			i = 2 * i
+			continue
+		}
+		if nd := &nodes[2*i+1]; nd.procs <= free && (nd.procs <= lim || nd.est <= horizon) {
+			i = 2*i + 1
+			continue
+		}
+		// Nothing below i passes: on to the right sibling of the nearest
+		// left child on the way up whose sibling passes.
+		for {
+			if i == 1 {
+				return -1
+			}
+			if i&1 == 0 {
+				if nd := &nodes[i+1]; nd.procs <= free && (nd.procs <= lim || nd.est <= horizon) {
+					i++
+					break
+				}
+			}
+			i >>= 1
+		}
+	}
+	return x.base + int64(i-x.n)
 }

@@ -309,7 +309,12 @@ type EASY struct {
 	// With the engine's arrival-ordered queue and a long window, backfill
 	// candidates come from an index instead of a walk (see fitIndex).
 	idx     fitIndex
-	idxView View // the run idx describes
+	idxView View    // the run idx describes
+	miss    idxMiss // how the previous indexed pass ended
+
+	// With the engine's queue and a short window, the walk reads the
+	// queue from a mirror (see walkMirror).
+	mirror walkMirror
 }
 
 // candidate is a backfill candidate: its estimate and queue index.
@@ -345,9 +350,16 @@ const indexMinWindow = 128
 
 // Schedule implements Policy.
 func (e *EASY) Schedule(v View, d Decisions) {
+	// The walk mirror follows the queue through every pass, whether or
+	// not the pass walks (see walkMirror); it is off for SJBF and for
+	// windows that use the index.
+	mirrored := e.mirror.sync(v)
 	h, free := startHeads(v, d)
 	n := v.Len()
 	if h >= n {
+		if mirrored {
+			e.mirror.end(h)
+		}
 		return
 	}
 	head := v.Job(h)
@@ -356,6 +368,9 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		d.Reserve(h, shadow)
 	}
 	if e.Lookahead == 0 || free == 0 {
+		if mirrored {
+			e.mirror.end(h)
+		}
 		return
 	}
 	if shadow == workload.Forever {
@@ -370,6 +385,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	now := v.Now()
 	switch {
 	case e.SJBF:
+		e.mirror.view = nil
 		cand := e.cand[:0]
 		for i := h + 1; i < end; i++ {
 			if est := v.Job(i).Estimate; est > 0 {
@@ -385,14 +401,32 @@ func (e *EASY) Schedule(v View, d Decisions) {
 			free, extra = backfill(v, d, c.i, now, shadow, free, extra)
 		}
 	case end-(h+1) >= indexMinWindow && isArrivalOrdered(v):
+		e.mirror.view = nil
 		e.syncIndex(v, h)
 		e.backfillIndexed(v, d, h+1, end, now, shadow, free, extra)
-	default:
+	case isArrivalOrdered(v) && (end-h-1 >= mirrorOn || (mirrored && end-h-1 >= mirrorOff)):
 		e.idxView = nil // rebuilt when a long window needs it again
+		if !mirrored || !e.mirror.check(v, h) {
+			// A new run, or the first walk after passes without the
+			// mirror: mirror the queue as it was before this pass.
+			e.mirror.rebuild(v)
+		}
+		e.mirror.walk(v, d, h+1, end, now, shadow, free, extra)
+		e.mirror.end(h)
+	default:
+		e.mirror.view = nil
+		e.idxView = nil
 		for i := h + 1; i < end && free > 0; i++ {
 			free, extra = backfill(v, d, i, now, shadow, free, extra)
 		}
 	}
+}
+
+// isFitter reports whether v's machine has nodes (see Fitter): whether a
+// job fits then depends on more than processor counts.
+func isFitter(v View) bool {
+	_, ok := v.(Fitter)
+	return ok
 }
 
 func isArrivalOrdered(v View) bool {
@@ -407,6 +441,7 @@ func isArrivalOrdered(v View) bool {
 func (e *EASY) syncIndex(v View, h int) {
 	n := v.Len()
 	if v != e.idxView {
+		e.miss = idxMiss{}
 		e.idx.reset()
 		e.idxView = v
 		low := v.Job(h).Seq
@@ -433,12 +468,42 @@ func (e *EASY) syncIndex(v View, h int) {
 // same order, as walking every index.
 func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow workload.Time, free, extra int) {
 	if first >= end {
+		e.miss = idxMiss{}
 		return
 	}
 	lo, hi := v.Job(first).Seq, v.Job(end-1).Seq
+	head := v.Job(first - 1).Seq
+	if m := e.miss; m.valid && m.head == head && m.free == free && m.extra == extra && m.shadow == shadow &&
+		first == 1 && len(v.Ended()) == 0 && !isFitter(v) {
+		// Nothing started or ended since the previous pass found no job
+		// up to m.hi, and the window has not moved: only the jobs that
+		// joined since can be backfilled (see idxMiss).
+		lo = max(lo, m.hi+1)
+	}
+	e.miss = idxMiss{}
+	// Over the whole queue on a pool of processors, no job outside the
+	// window may be backfilled (the head does not fit, the jobs ahead of it
+	// left the index, none follow the window), nor any job before lo (it
+	// was rejected with more room, see idxMiss): the search need not keep
+	// to [lo, hi], which costs a search most of its visits.
+	whole := end == v.Len() && lo == v.Job(first).Seq && !isFitter(v)
 	for free > 0 {
-		s := e.idx.first(lo, hi, int32(free), int32(min(free, extra)), int64(shadow-now))
+		if lo > hi {
+			e.miss = idxMiss{valid: true, head: head, free: free, extra: extra, shadow: shadow, hi: hi}
+			return
+		}
+		var s int64
+		if whole {
+			s = e.idx.firstAny(int32(free), int32(min(free, extra)), int64(shadow-now))
+			if s >= 0 && (s < lo || s > hi) {
+				whole = false // cannot happen; keep to the window
+			}
+		}
+		if !whole {
+			s = e.idx.first(lo, hi, int32(free), int32(min(free, extra)), int64(shadow-now))
+		}
 		if s < 0 {
+			e.miss = idxMiss{valid: true, head: head, free: free, extra: extra, shadow: shadow, hi: hi}
 			return
 		}
 		lo = s + 1
@@ -447,10 +512,12 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 			e.idx.remove(s) // no longer queued
 			continue
 		}
-		f := free
-		free, extra = backfill(v, d, k, now, shadow, free, extra)
-		if free < f {
+		var started bool
+		free, extra, started = backfillStarted(v, d, k, now, shadow, free, extra)
+		if started {
 			e.idx.remove(s)
+		} else {
+			whole = false // s stays in the index: search after it
 		}
 		first = k + 1
 	}
@@ -459,9 +526,15 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 // backfill starts queued job i if it may start now without delaying the
 // head's start at shadow, and returns the free and extra processors left.
 func backfill(v View, d Decisions, i int, now, shadow workload.Time, free, extra int) (int, int) {
+	free, extra, _ = backfillStarted(v, d, i, now, shadow, free, extra)
+	return free, extra
+}
+
+// backfillStarted is backfill that also reports whether it started the job.
+func backfillStarted(v View, d Decisions, i int, now, shadow workload.Time, free, extra int) (int, int, bool) {
 	j := v.Job(i)
 	if j.Procs > free || j.Estimate <= 0 {
-		return free, extra
+		return free, extra, false
 	}
 	useExtra := false
 	switch {
@@ -470,23 +543,23 @@ func backfill(v View, d Decisions, i int, now, shadow workload.Time, free, extra
 	case j.Procs <= extra:
 		useExtra = true
 	default:
-		return free, extra
+		return free, extra, false
 	}
 	if f, ok := v.(Fitter); ok {
 		if !f.Fits(i) {
-			return free, extra
+			return free, extra, false
 		}
 		d.Start(i)
 		if useExtra {
 			extra -= free - v.Free() // the processors it holds
 		}
-		return v.Free(), max(extra, 0)
+		return v.Free(), max(extra, 0), true
 	}
 	if useExtra {
 		extra -= j.Procs
 	}
 	d.Start(i)
-	return free - j.Procs, extra
+	return free - j.Procs, extra, true
 }
 
 // Shadow returns the earliest predicted time at which procs processors are

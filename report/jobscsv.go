@@ -93,16 +93,16 @@ func NewJobsCSV(w io.Writer, workloadName string) *JobsCSV {
 func (c *JobsCSV) JobDone(r *sim.Record) {
 	j := r.Job
 	b := c.row[:0]
-	b = strconv.AppendInt(b, j.ID, 10)
+	b = appendInt(b, j.ID)
 	b = append(b, ',')
 	b = append(b, c.workload...)
 	b = append(b, ",delay,"...)
-	b = strconv.AppendInt(b, int64(j.Submit), 10)
+	b = appendInt(b, int64(j.Submit))
 	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(j.Procs), 10)
+	b = appendInt(b, int64(j.Procs))
 	b = append(b, ',')
 	if j.HasEstimate() {
-		b = strconv.AppendInt(b, int64(j.Estimate), 10)
+		b = appendInt(b, int64(j.Estimate))
 	} else {
 		b = append(b, "-1"...)
 	}
@@ -134,18 +134,18 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	}
 	exec := int64(r.End - r.Start)
 	turnaround := int64(r.End - j.Submit)
-	b = strconv.AppendInt(b, int64(r.Start), 10)
+	b = appendInt(b, int64(r.Start))
 	b = append(b, ',')
-	b = strconv.AppendInt(b, exec, 10)
+	b = appendInt(b, exec)
 	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(r.End), 10)
+	b = appendInt(b, int64(r.End))
 	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(r.Start-j.Submit), 10)
+	b = appendInt(b, int64(r.Start-j.Submit))
 	b = append(b, ',')
-	b = strconv.AppendInt(b, turnaround, 10)
+	b = appendInt(b, turnaround)
 	b = append(b, ',')
 	if exec > 0 {
-		b = strconv.AppendFloat(b, float64(turnaround)/float64(exec), 'g', -1, 64)
+		b = appendStretch(b, turnaround, exec)
 	} else {
 		b = append(b, "-1"...)
 	}

@@ -31,6 +31,10 @@ type Metrics struct {
 	procSec int64   // Σ procs · actual run
 
 	firstSubmit, lastEnd workload.Time
+
+	// sortedWaits are the waits sorted by the last Summary, which the next
+	// Waits returns (and forgets) while no job was added since.
+	sortedWaits []int64
 }
 
 var _ sim.Observer = (*Metrics)(nil)
@@ -229,6 +233,10 @@ type ClassStats struct {
 // Waits returns the waits of the jobs that ran, in seconds, sorted ascending,
 // in a new slice.
 func (m *Metrics) Waits() []int64 {
+	if w := m.sortedWaits; w != nil && len(w) == len(m.waits) {
+		m.sortedWaits = nil // sorted by the last Summary: handed over, not copied
+		return w
+	}
 	w := slices.Clone(m.waits)
 	slices.Sort(w)
 	return w
@@ -337,6 +345,13 @@ func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
 		keys[i], tags[i] = uint64(w), m.cells[i]
 	}
 	radixSortTagged(keys[:n], tags[:n], keys[n:], tags[n:])
+	m.sortedWaits = nil
+	if n > 0 {
+		m.sortedWaits = make([]int64, n)
+		for i, k := range keys[:n] {
+			m.sortedWaits[i] = int64(k)
+		}
+	}
 	var acc [numClasses]distAcc
 	for i := range acc {
 		acc[i].init(count[i])
@@ -372,7 +387,8 @@ func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
 type distAcc struct {
 	n, seen int64
 	sum     float64
-	ranks   [4]int64 // 0-based positions of the median, p90, p95, p99
+	ranks   [4]int64 // 0-based positions of the median, p90, p95, p99 (ascending)
+	next    int      // the first rank not reached yet
 	at      [4]float64
 	max     float64
 }
@@ -381,13 +397,17 @@ func (a *distAcc) init(n int64) {
 	*a = distAcc{n: n}
 	if n > 0 {
 		a.ranks = [4]int64{nearestRank(50, n), nearestRank(90, n), nearestRank(95, n), nearestRank(99, n)}
+	} else {
+		a.next = len(a.ranks)
 	}
 }
 
 func (a *distAcc) add(v float64) {
-	for r, pos := range a.ranks {
-		if pos == a.seen {
-			a.at[r] = v
+	if a.next < len(a.ranks) && a.ranks[a.next] == a.seen {
+		// Several percentiles can share a position in a small class.
+		for a.next < len(a.ranks) && a.ranks[a.next] == a.seen {
+			a.at[a.next] = v
+			a.next++
 		}
 	}
 	a.seen++

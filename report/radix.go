@@ -14,12 +14,16 @@ func radixSortTagged(keys []uint64, tags []uint8, tmpKeys []uint64, tmpTags []ui
 		return
 	}
 	srcK, srcT, dstK, dstT := keys, tags, tmpKeys[:n], tmpTags[:n]
-	var count [256]int
-	for shift := uint(0); shift < 64; shift += 8 {
-		count = [256]int{}
-		for _, k := range srcK {
-			count[byte(k>>shift)]++
+	// Every byte's counts in one read of the keys: a pass reorders the
+	// keys but never changes how many have a given byte.
+	var counts [8][256]int
+	for _, k := range keys {
+		for d := range counts {
+			counts[d][byte(k>>(8*d))]++
 		}
+	}
+	for shift := uint(0); shift < 64; shift += 8 {
+		count := &counts[shift/8]
 		if count[byte(srcK[0]>>shift)] == n {
 			continue // every key has this byte: nothing to reorder
 		}

@@ -42,7 +42,7 @@ func TestEASYIndexEqualsWalk(t *testing.T) {
 			}
 			jobs[i] = job(int64(i+1), t0, 1+r.IntN(procs+procs/4), run, est)
 		}
-		for _, la := range []int{1, 7, policy.LookaheadAll} {
+		for _, la := range []int{1, 7, 40, policy.LookaheadAll} {
 			fast := runCollect(t, procs, &policy.EASY{Lookahead: la}, jobs)
 			slow := runCollect(t, procs, walkOnly{&policy.EASY{Lookahead: la}}, jobs)
 			for i := range fast.Outcomes {

@@ -111,6 +111,8 @@ type SWFReader struct {
 	// strict (set by Open) also rejects negative values other than -1,
 	// binary data and overlong lines.
 	strict bool
+	// general turns parseInts off (tests compare both paths).
+	general bool
 }
 
 // maxStrictLine is the longest line a strict reader accepts: an SWF job line
@@ -344,6 +346,9 @@ func (r *SWFReader) Next(j *Job) error {
 func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 	n := 0
 	i := 0
+	if !r.general && r.parseInts(line) {
+		n, i = 18, len(line) // every field read: skip the general loop
+	}
 	for {
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++

@@ -1,0 +1,69 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// parseBoth parses line with and without the integer fast path and fails
+// the test if the job, the verdict or the error differ.
+func parseBoth(t *testing.T, line string, strict bool) {
+	t.Helper()
+	var got, want Job
+	fast := &SWFReader{path: "t.swf", strict: strict, line: 7}
+	slow := &SWFReader{path: "t.swf", strict: strict, line: 7, general: true}
+	fast.cl.seq, slow.cl.seq = 3, 3
+	keptF, errF := fast.parse([]byte(line), &got)
+	keptS, errS := slow.parse([]byte(line), &want)
+	if keptF != keptS || fmt.Sprint(errF) != fmt.Sprint(errS) || got != want {
+		t.Fatalf("line %q (strict %v): fast path gives kept=%v err=%v job=%+v, general loop kept=%v err=%v job=%+v",
+			line, strict, keptF, errF, got, keptS, errS, want)
+	}
+}
+
+// The integer fast path reads every line exactly as the general loop does,
+// or leaves it to the general loop.
+func TestParseIntsEqualsGeneral(t *testing.T) {
+	lines := []string{
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",
+		"  1\t0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1  ",
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1",                 // 17 fields
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 7",            // 19 fields
+		"1 0 5 100.5 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",            // a fraction
+		"1 0 5 100 4.0 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",            // 4.0 in an integer field
+		"1 0 5 +100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",             // a plus sign
+		"1 0 5 1e3 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",              // an exponent
+		"1 0 5 100 4 -7 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",              // negative, not -1
+		"1 0 5 100 4 -0 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",              // minus zero
+		"1 0 5 1234567890123456 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", // 16 digits
+		"1 0 5 999999999999999 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",  // 15 digits
+		"1 0 5 100 4 - -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",               // a lone minus
+		"1 0 5 100 4 -1 -1 4 200x -1 1 3 2 -1 1 -1 -1 -1",             // trailing junk
+		"; a comment 1 2 3",
+		"",
+		"   ",
+		"1 -5 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", // submit unset
+		"1 0 5 0 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",    // zero run
+		"1 0 5 100 0 -1 -1 0 200 -1 1 3 2 -1 1 -1 -1 -1",  // no processors
+	}
+	for _, strict := range []bool{false, true} {
+		for _, l := range lines {
+			parseBoth(t, l, strict)
+		}
+	}
+}
+
+// FuzzParseInts checks the fast path against the general loop on any line.
+func FuzzParseInts(f *testing.F) {
+	f.Add("1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", false)
+	f.Add("1 0 5 100 4 -0 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", true)
+	f.Add("1 0 5 1.5 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", false)
+	f.Add("1 0 5 100 4 -7 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", true)
+	f.Fuzz(func(t *testing.T, line string, strict bool) {
+		if strings.ContainsAny(line, "\n\r") {
+			return // readLine splits lines there
+		}
+		parseBoth(t, line, strict)
+	})
+}
