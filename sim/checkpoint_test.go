@@ -94,6 +94,7 @@ func checkpointCases(procs int) []checkpointCase {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}}
 		}},
 		{"easy-10", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: 10}} }},
+		{"easy-40", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: 40}} }},
 		{"easy-sjbf", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}}
 		}},
