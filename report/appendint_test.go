@@ -13,6 +13,17 @@ func TestAppendInt(t *testing.T) {
 			t.Errorf("appendInt(%d) = %q, want %q", v, got, want)
 		}
 	}
+	// Every digit count, at both sides of each power of ten, into a
+	// slice with and without room to spare.
+	for p := int64(10); p > 0 && p <= math.MaxInt64/10; p *= 10 {
+		for _, v := range []int64{p - 1, p, p + 1} {
+			for _, b := range [][]byte{nil, make([]byte, 0, 64)} {
+				if got, want := string(appendInt(b, v)), strconv.FormatInt(v, 10); got != want {
+					t.Errorf("appendInt(%d) = %q, want %q", v, got, want)
+				}
+			}
+		}
+	}
 }
 
 func TestAppendStretch(t *testing.T) {
