@@ -208,3 +208,42 @@ func TestCheckpointRefused(t *testing.T) {
 		t.Fatalf("resume: exit %d, %q", code, stderr)
 	}
 }
+
+// A run with node events, killed after some
+// checkpoints and resumed, writes the same files as a run never
+// interrupted: the summary's node-failure figures (jobs killed by a node,
+// capacity out of service) must survive the checkpoint too.
+func TestCheckpointKillResumeNodeEvents(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.swf")
+	if code, _, stderr := run(t, "generate", "--jobs", "2000", "--procs", "64", "--out", big); code != 0 {
+		t.Fatal(stderr)
+	}
+	events := writeFile(t, dir, "ev.nodes", "1d DOWN 0-3 fan\n2d RESUME 0-3\n3d DRAIN 5-10\n4d RESUME 5-10\n5d DOWN 8-15\n6d RESUME 8-15\n")
+	for _, onFail := range []string{"kill", "requeue"} {
+		t.Run(onFail, func(t *testing.T) {
+			whole, resumed := filepath.Join(dir, onFail, "whole"), filepath.Join(dir, onFail, "resumed")
+			ck := filepath.Join(dir, onFail+".ckpt")
+			args := []string{"run", "--trace", big, "-q", "--node-events", events, "--node-size", "4", "--on-node-fail", onFail}
+			if code, _, stderr := run(t, append(args, "--out", whole)...); code != 0 {
+				t.Fatal(stderr)
+			}
+			killAtCheckpoint(t, 14, append(args, "--out", resumed, "--checkpoint", ck, "--checkpoint-every", "12h")...)
+			if code, _, stderr := run(t, "run", "--resume", ck); code != 0 {
+				t.Fatalf("resume: exit %d\n%s", code, stderr)
+			}
+			want, got := readDir(t, whole), readDir(t, resumed)
+			if len(want) < 4 || len(got) != len(want) {
+				t.Fatalf("resumed run wrote %d files, uninterrupted %d", len(got), len(want))
+			}
+			if !bytes.Contains(want["summary.json"], []byte(`"node_failures"`)) {
+				t.Fatal("the run has no node failures: the test does not exercise them")
+			}
+			for name, b := range want {
+				if !bytes.Equal(got[name], b) {
+					t.Errorf("%s differs after kill and resume", name)
+				}
+			}
+		})
+	}
+}
