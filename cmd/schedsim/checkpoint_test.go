@@ -275,3 +275,44 @@ func TestCheckpointKillResumeGrow(t *testing.T) {
 		}
 	}
 }
+
+// A --config without HPC Pack filters or templates (only a [cluster], or
+// only [hpcpack] grow = true) can be checkpointed: the README promises
+// checkpoints with [cluster], and such a file has no filter state to save.
+// Killed and resumed, each run writes the files of an uninterrupted one.
+func TestCheckpointConfigWithoutFilters(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.swf")
+	if code, _, stderr := run(t, "generate", "--jobs", "2000", "--procs", "64", "--out", big); code != 0 {
+		t.Fatal(stderr)
+	}
+	malleable := filepath.Join(dir, "malleable.parquet")
+	writeParquetTrace(t, malleable, 64, growScenarioJobs())
+	cluster := writeFile(t, dir, "cluster.toml", "[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"a\"\ncount = 16\ncores = 4\n")
+	grow := writeFile(t, dir, "grow.toml", "[hpcpack]\ngrow = true\nspeedup = \"amdahl:0.1\"\n")
+	for _, tc := range []struct {
+		name, trace, config string
+	}{{"cluster", big, cluster}, {"hpcpack-grow", malleable, grow}} {
+		t.Run(tc.name, func(t *testing.T) {
+			whole, resumed := filepath.Join(dir, tc.name, "whole"), filepath.Join(dir, tc.name, "resumed")
+			ck := filepath.Join(dir, tc.name+".ckpt")
+			args := []string{"run", "--trace", tc.trace, "-q", "--config", tc.config}
+			if code, _, stderr := run(t, append(args, "--out", whole)...); code != 0 {
+				t.Fatal(stderr)
+			}
+			killAtCheckpoint(t, 3, append(args, "--out", resumed, "--checkpoint", ck, "--checkpoint-every", "12h")...)
+			if code, _, stderr := run(t, "run", "--resume", ck); code != 0 {
+				t.Fatalf("resume: exit %d\n%s", code, stderr)
+			}
+			want, got := readDir(t, whole), readDir(t, resumed)
+			if len(want) < 4 || len(got) != len(want) {
+				t.Fatalf("resumed run wrote %d files, uninterrupted %d", len(got), len(want))
+			}
+			for name, b := range want {
+				if !bytes.Equal(got[name], b) {
+					t.Errorf("%s differs after kill and resume", name)
+				}
+			}
+		})
+	}
+}

@@ -386,7 +386,7 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		return nil, usagef("--grow cannot be combined with --node-events yet")
 	}
 	var hpc *policy.HPCPack
-	if o.config != "" {
+	if o.config != "" && o.configHasFilters() {
 		if hpc, err = o.hpcPack(traceEpoch(rd.Header())); err != nil {
 			return nil, err
 		}
@@ -482,6 +482,15 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		res.filterCalls, res.filterWall = es.Calls, es.Wall
 	}
 	return res, nil
+}
+
+// configHasFilters reports whether --config has HPC Pack filters or
+// templates (a file with only a [cluster] or [hpcpack] has none, and then
+// needs no filter state: its runs can be checkpointed). The file was
+// loaded before, so it loads.
+func (o *runOptions) configHasFilters() bool {
+	c, err := loadRunConfig(o.config)
+	return err != nil || c.hasFilters()
 }
 
 // hpcPack builds the HPC Pack filters and templates of --config for one

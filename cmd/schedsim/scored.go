@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -261,7 +262,13 @@ func scoredName(c *policy.ScoreD) string {
 // hasHPCPackOrCluster reports whether the configuration has anything but
 // [scored]: filters, templates, a cluster.
 func (c *runConfig) hasHPCPackOrCluster() bool {
-	f := c.Filters
-	return len(f.Submission) > 0 || len(f.Activation) > 0 || c.Licenses != nil || c.Quota != nil || c.RequireRuntime != nil ||
-		c.MaxSize != nil || len(c.Programs) > 0 || len(c.Templates) > 0 || len(c.TemplateRules) > 0 || c.Cluster != nil || len(c.Clusters) > 0
+	return c.hasFilters() || c.Cluster != nil || len(c.Clusters) > 0
+}
+
+// hasFilters reports whether the configuration has HPC Pack filters,
+// their settings or job templates: without them its HPC Pack part admits
+// every job as it is and notes nothing.
+func (c *runConfig) hasFilters() bool {
+	return !reflect.ValueOf(c.Filters).IsZero() || c.Licenses != nil || c.Quota != nil || c.RequireRuntime != nil ||
+		c.MaxSize != nil || len(c.Programs) > 0 || len(c.Templates) > 0 || len(c.TemplateRules) > 0
 }
