@@ -29,6 +29,11 @@ import (
 // its HoldUntil; a job's HoldUntil from the trace keeps it out until then
 // too. HoldUntil is cleared when the job starts.
 //
+// When fewer processors are in service than the reservations hold (a
+// node failure, sim.Config.NodeEvents), the reservations that do not fit,
+// last in queue order first, are void: those jobs wait as queued, and
+// their filters are called again when they would start.
+//
 // A job that would start by backfilling (a job ahead of it still waits)
 // starts only with result 0 (HPC Pack's rule for backfill windows): 1 and 2
 // neither block the queue nor reserve anything then, the job only stays
@@ -121,10 +126,17 @@ func (f *Filtered) Schedule(v View, d Decisions) {
 				nt.held += j.HoldUntil - nt.since
 				nt.state = stateQueued
 			case stateReserving:
-				f.reserved += j.Procs
-				f.keep = append(f.keep, i)
-				f.schedule(i, nt)
-				continue
+				if f.reserved+j.Procs <= v.Free() {
+					f.reserved += j.Procs
+					f.keep = append(f.keep, i)
+					f.schedule(i, nt)
+					continue
+				}
+				// The processors in service fell below the reservations
+				// (a node failure, sim.Config.NodeEvents): the later ones
+				// in queue order are void, and their jobs wait as queued.
+				nt.reserving += now - nt.since
+				nt.state = stateQueued
 			case stateBlocked:
 				f.blocked = append(f.blocked, i)
 				f.schedule(i, nt)
@@ -136,9 +148,6 @@ func (f *Filtered) Schedule(v View, d Decisions) {
 			continue
 		}
 		f.vis = append(f.vis, i)
-	}
-	if v.Free() < f.reserved {
-		panic(fmt.Sprintf("policy: %d processors reserved by activation filters, %d free", f.reserved, v.Free()))
 	}
 	// Re-evaluate the blocked and reserving jobs that are due, in queue order.
 	for _, i := range f.due {
