@@ -149,18 +149,27 @@ func (f *Filtered) Schedule(v View, d Decisions) {
 		}
 		f.vis = append(f.vis, i)
 	}
-	// Re-evaluate the blocked and reserving jobs that are due, in queue order.
-	for _, i := range f.due {
-		j := v.Job(i)
-		nt := h.notes[j.Seq]
-		free := v.Free() - f.reserved
-		if nt.state == stateReserving {
-			free += j.Procs
+	// Re-evaluate the blocked and reserving jobs that are due, in queue
+	// order; again while that changed the reservations, for the blocked
+	// jobs that did not fit beside them (nothing else may come to call
+	// them: a pass with nothing running could be the last).
+	for reserved := -1; reserved != f.reserved; {
+		reserved = f.reserved
+		for _, i := range f.due {
+			j := v.Job(i)
+			nt := h.notes[j.Seq]
+			if f.started[i] || nt == nil || nt.tried == f.pass {
+				continue // re-evaluated already in this pass
+			}
+			free := v.Free() - f.reserved
+			if nt.state == stateReserving {
+				free += j.Procs
+			}
+			if j.Procs > free {
+				continue // a blocked job that does not fit: it stays blocked, due
+			}
+			f.activate(i, j, false)
 		}
-		if j.Procs > free {
-			continue // a blocked job that does not fit: it stays blocked, due
-		}
-		f.activate(i, j, false)
 	}
 	f.updateBlocking()
 	f.filterVisible()

@@ -49,13 +49,20 @@ func TestNodeDownUnderReservingFilter(t *testing.T) {
 	}
 }
 
-// randFilter answers 0 (half the time), 1, 2 or 3 at random.
-type randFilter struct{ r *rand.Rand }
+// randFilter answers one of codes at random (0, 1, 2 and 3 by default, 0
+// half the time).
+type randFilter struct {
+	r     *rand.Rand
+	codes []int
+}
 
 func (f *randFilter) Name() string { return "rand" }
 func (f *randFilter) FilterActivation(a *policy.Activation) policy.Result {
-	c := []int{0, 0, 0, 1, 2, 3}[f.r.IntN(6)]
-	return policy.Exit(c, "")
+	codes := f.codes
+	if codes == nil {
+		codes = []int{0, 0, 0, 1, 2, 3}
+	}
+	return policy.Exit(codes[f.r.IntN(len(codes))], "")
 }
 func (f *randFilter) RevertActivation(*policy.Activation) {}
 
@@ -74,7 +81,7 @@ func TestNodeEventsFilteredRandom(t *testing.T) {
 		size := 1 + r.IntN(4)
 		jobs := syntheticJobs(seed, 20+r.IntN(200), procs)
 		span := jobs[len(jobs)-1].Submit + 3600
-		h := &policy.HPCPack{Activation: []policy.ActivationFilter{&randFilter{rand.New(rand.NewPCG(seed, 1))}}, Reevaluate: 60, DefaultHold: 120}
+		h := &policy.HPCPack{Activation: []policy.ActivationFilter{&randFilter{r: rand.New(rand.NewPCG(seed, 1))}}, Reevaluate: 60, DefaultHold: 120}
 		var inner policy.Policy = &policy.EASY{Lookahead: policy.LookaheadAll}
 		if seed%2 == 1 {
 			inner = policy.FCFS{}
