@@ -198,21 +198,30 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 			*d.dst = d.tbl.ms
 		}
 	}
+	// source names where a value came from in errors: the flag, or the
+	// [scored] key of --config.
+	source := func(flagVal, flag, key string) string {
+		if flagVal != "" {
+			return flag
+		}
+		return where + " " + key
+	}
 	if p := first(f.preempt, table.Preempt); p != "" {
 		pm, err := policy.ParsePreemptMode(p)
 		if err != nil {
-			return nil, usagef("--preempt %q: want suspend, requeue, cancel or off", p)
+			return nil, usagef("%s %q: want suspend, requeue, cancel or off", source(f.preempt, "--preempt", "preempt"), p)
 		}
 		cfg.Preempt = pm
 	}
 	if m := first(f.queueMap, table.QueueMap); m != "" {
 		qm, err := policy.ParseQueueMap(m)
 		if err != nil {
-			return nil, usagef("--queue-map: %v", err)
+			return nil, usagef("%s: %v", source(f.queueMap, "--queue-map", "queue_map"), err)
 		}
 		cfg.Map = qm
 	}
-	for _, s := range append(append([]string(nil), table.States...), f.states...) {
+	states := append(append([]string(nil), table.States...), f.states...)
+	for i, s := range states {
 		qi, _, _ := strings.Cut(s, "=")
 		initial := policy.Activated
 		var k int
@@ -221,6 +230,9 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 		}
 		ch, err := policy.ParseQueueChange(s, initial)
 		if err != nil {
+			if i < len(table.States) {
+				return nil, usagef("%s states: %v", where, err)
+			}
 			return nil, usagef("--queue-state: %v", err)
 		}
 		cfg.Changes = append(cfg.Changes, ch...)
