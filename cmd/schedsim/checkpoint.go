@@ -197,6 +197,11 @@ func newCheckpointer(path, every, resume string, args []string, trace string, in
 	}
 	c := &checkpointer{path: path, args: withoutResume(args)}
 	if path != "" {
+		// Found now rather than at the first checkpoint, after a part of
+		// the run.
+		if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+			return nil, usagef("--checkpoint %s: no directory %s to write it in", path, filepath.Dir(path))
+		}
 		if every == "" {
 			every = defaultCheckpointEvery
 		}

@@ -148,6 +148,7 @@ func TestCheckpointRefused(t *testing.T) {
 		{"missing", []string{"run", "--resume", filepath.Join(dir, "nope")}, "no such file"},
 		{"other options", append(append([]string{}, args...), "--lookahead", "all", "--resume", ck), "the checkpoint was taken by `schedsim run --trace"},
 		{"every without checkpoint", []string{"run", "--trace", trace, "--checkpoint-every", "1d"}, "--checkpoint-every needs --checkpoint"},
+		{"no directory", []string{"run", "--trace", trace, "--checkpoint", filepath.Join(dir, "nodir", "x.ckpt")}, "--checkpoint " + filepath.Join(dir, "nodir", "x.ckpt") + ": no directory"},
 		{"bad every", []string{"run", "--trace", trace, "--checkpoint", ck + "2", "--checkpoint-every", "soon"}, "--checkpoint-every \"soon\""},
 		{"parquet", []string{"run", "--trace", trace, "--out", filepath.Join(dir, "pq"), "--format", "parquet", "--checkpoint", ck + "2"}, "jobs.parquet cannot be checkpointed"},
 		{"filters", []string{"run", "--trace", trace, "--config", writeFile(t, dir, "hpc.toml", "[filters]\nsubmission = [\"max-size\"]\n[max_size]\nprocs = 4\n"), "--checkpoint", ck + "2"}, "HPC Pack filters"},
