@@ -81,3 +81,20 @@ func (o *runOptions) growConfig(p policy.Policy) (*sim.Grow, error) {
 	}
 	return g, checkGrowPolicy(p)
 }
+
+// checkGrowWith refuses, in the command line's terms, the options growth
+// cannot be combined with yet (sim.New refuses them too, in Go's terms).
+func checkGrowWith(cfg sim.Config) error {
+	if cfg.Grow == nil {
+		return nil
+	}
+	switch {
+	case len(cfg.NodeEvents) > 0:
+		return usagef("--grow cannot be combined with --node-events yet")
+	case cfg.Estimator != nil:
+		return usagef("--grow cannot be combined with --estimates yet (growth converts the requested time itself)")
+	case cfg.Allocator != nil:
+		return usagef("--grow cannot be combined with a cluster of nodes ([cluster], [[clusters]], --slurm-conf) yet: jobs grow on the processor pool")
+	}
+	return nil
+}

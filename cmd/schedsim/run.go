@@ -382,8 +382,8 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	if sd != nil && (al != nil || est != nil || simCfg.Grow != nil || len(simCfg.NodeEvents) > 0) {
 		return nil, usagef("SCore-D queues (--mode, [scored]) run on one pool of processors with the requested times: not with a [cluster], --slurm-conf, --estimates, --grow or --node-events")
 	}
-	if simCfg.Grow != nil && len(simCfg.NodeEvents) > 0 {
-		return nil, usagef("--grow cannot be combined with --node-events yet")
+	if err := checkGrowWith(simCfg); err != nil {
+		return nil, err
 	}
 	var hpc *policy.HPCPack
 	if o.config != "" && o.configHasFilters() {
