@@ -25,7 +25,7 @@ type growOptions struct {
 }
 
 func (g *growOptions) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&g.grow, "grow", false, "HPC Pack's min/max job model: a job with min_procs/max_procs (Parquet, job XML MinCores/MaxCores) starts on its minimum and running jobs grow toward their maximum before backfilling, each growth passing the activation filters (also [hpcpack] grow = true in --config); not with --backfill conservative or slurm, --estimates, or a cluster of nodes")
+	fs.BoolVar(&g.grow, "grow", false, "HPC Pack's min/max job model: a job with min_procs/max_procs (Parquet, job XML MinCores/MaxCores) starts on its minimum and running jobs grow toward their maximum before backfilling, each growth passing the activation filters (also [hpcpack] grow = true in --config); not with --backfill conservative or slurm, --estimates, --node-events, --mode, or a cluster of nodes")
 	fs.StringVar(&g.speedup, "speedup", "", "with --grow, the run time on a changed processor count, relative to the trace's run time on its own count: linear (default) or amdahl:F with serial fraction F, e.g. amdahl:0.1 (also [hpcpack] speedup in --config)")
 }
 

@@ -61,7 +61,8 @@ Node failures and maintenance (--node-events FILE): at the given times nodes
 go DOWN (the jobs on them are killed, or requeued with --on-node-fail
 requeue), DRAIN (their jobs finish, nothing new starts there) or RESUME. A
 node is --node-size processors of the pool (default 1), or a node of the
-[cluster]; not with a cluster of clusters or conservative backfilling yet.
+[cluster]; not with a cluster of clusters, conservative backfilling,
+--grow or --mode yet.
 
 Real traces are dirty: the cleaning options below choose what happens to
 missing or inconsistent fields, and the summary counts the jobs each rule
