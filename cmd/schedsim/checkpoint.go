@@ -363,5 +363,22 @@ func (c *checkpointer) done() {
 	}
 }
 
+// failed discards the checkpoint and the partial jobs.csv of a run that
+// stopped on bad input (a *workload.ParseError): resuming it could only
+// stop on the same input again. Other errors (an interrupt, a full disk)
+// keep them for --resume.
+func (c *checkpointer) failed(err error) {
+	var pe *workload.ParseError
+	if c == nil || !errors.As(err, &pe) {
+		return
+	}
+	if c.path != "" {
+		os.Remove(c.path)
+	}
+	if c.jobsFile != nil {
+		os.Remove(c.jobsFile.TempName()) // Abort, which keeps it, closes it
+	}
+}
+
 // sameArgs reports whether a and b are the same arguments.
 func sameArgs(a, b []string) bool { return slices.Equal(a, b) }

@@ -317,3 +317,30 @@ func TestCheckpointConfigWithoutFilters(t *testing.T) {
 		})
 	}
 }
+
+// A checkpointed run that stops on bad input (exit 2) leaves nothing
+// behind: resuming it could only stop on the same line again, so its
+// checkpoint and partial jobs.csv go, as the outputs of any failed run do.
+func TestCheckpointBadInputLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.swf")
+	if code, _, stderr := run(t, "generate", "--jobs", "2000", "--procs", "64", "--out", big); code != 0 {
+		t.Fatal(stderr)
+	}
+	b, err := os.ReadFile(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := writeFile(t, dir, "bad.swf", string(b)+"99999 9000000 -1 1x0 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n")
+	out, ck := filepath.Join(dir, "out"), filepath.Join(dir, "run.ckpt")
+	code, _, stderr := run(t, "run", "--trace", bad, "-q", "--out", out, "--checkpoint", ck, "--checkpoint-every", "6h")
+	if code != exitUsage || !strings.Contains(stderr, "1x0") {
+		t.Fatalf("exit %d, stderr %q; want %d and the bad field", code, stderr, exitUsage)
+	}
+	if _, err := os.Stat(ck); err == nil {
+		t.Error("the checkpoint of a run stopped by bad input was left behind")
+	}
+	if left, _ := filepath.Glob(filepath.Join(out, "*")); len(left) > 0 {
+		t.Errorf("files left in %s: %v", out, left)
+	}
+}

@@ -585,6 +585,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		res, err = o.simulate(prog...)
 		progressDone()
 		if err != nil {
+			o.ck.failed(err)
 			return err
 		}
 	} else {
@@ -631,6 +632,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		res, err = o.simulate(append(prog, tables.observers(csv)...)...)
 		progressDone()
 		if err != nil {
+			o.ck.failed(err)
 			return err
 		}
 		if err := csv.Flush(); err != nil {
