@@ -129,6 +129,8 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 	switch {
 	case f.queues < 0:
 		return nil, usagef("--queues %d: want at least 1", f.queues)
+	case table.Queues < 0:
+		return nil, usagef("%s queues = %d: want at least 1", where, table.Queues)
 	case f.queues > 0:
 		n = f.queues
 	case len(table.QueueTable) > 0:

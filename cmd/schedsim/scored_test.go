@@ -129,6 +129,7 @@ func TestRunScoreDUsage(t *testing.T) {
 	badStates := writeFile(t, dir, "s.toml", "[scored]\nstates = [\"1=paused@5\"]\n")
 	badMap := writeFile(t, dir, "m.toml", "[scored]\nqueue_map = \"a=b\"\n")
 	badPreempt := writeFile(t, dir, "p.toml", "[scored]\npreempt = \"kill\"\n")
+	badQueues := writeFile(t, dir, "q.toml", "[scored]\nqueues = -3\n")
 	cases := []struct {
 		args []string
 		msg  string
@@ -146,6 +147,7 @@ func TestRunScoreDUsage(t *testing.T) {
 		{[]string{"--config", badQueue}, "state \"paused\""},
 		{[]string{"--config", badStates}, "--config " + badStates + ": [scored] states: "},
 		{[]string{"--config", badMap}, "--config " + badMap + ": [scored] queue_map: "},
+		{[]string{"--config", badQueues}, "--config " + badQueues + ": [scored] queues = -3: want at least 1"},
 		{[]string{"--config", badPreempt}, "--config " + badPreempt + ": [scored] preempt \"kill\""},
 	}
 	for _, c := range cases {
