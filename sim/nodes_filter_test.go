@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -118,4 +119,58 @@ func TestNodeEventsFilteredRandom(t *testing.T) {
 			}
 		}()
 	}
+}
+
+// TestNodeEventsStranded: jobs that can never start because nodes stay
+// down to the end are rejected with that reason. Machine of 4, one
+// processor per node, FCFS: job 1 (4 processors) runs from 0 and is killed
+// when node 3 goes down at 10, for good; job 2 (4 processors) and job 3 (1
+// processor, behind it) arrive at 20 and never start.
+func TestNodeEventsStranded(t *testing.T) {
+	eng, err := sim.New(sim.Config{Procs: 4, Policy: policy.FCFS{}, NodeEvents: []cluster.NodeEvent{
+		{At: 10, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 3, Hi: 4}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	if _, err := eng.Run(newSource([]workload.Job{job(1, 0, 4, 100, 100), job(2, 20, 4, 50, 50), job(3, 20, 1, 50, 50)}), rec); err != nil {
+		t.Fatal(err)
+	}
+	if r := rec.byID(t, 1); r.State != sim.NodeFail || r.End != 10 {
+		t.Errorf("job 1: %v ending %d, want node_fail at 10", r.State, r.End)
+	}
+	for _, id := range []int64{2, 3} {
+		r := rec.byID(t, id)
+		if r.State != sim.Rejected || !strings.Contains(r.Reason, "3 processors in service after the last node event") {
+			t.Errorf("job %d: %v %q, want rejected for the processors in service", id, r.State, r.Reason)
+		}
+	}
+}
+
+// idle is a broken policy that never starts a job.
+type idle struct{}
+
+func (idle) Name() string                           { return "idle" }
+func (idle) Schedule(policy.View, policy.Decisions) {}
+
+// TestNodeEventsStuckQueueIsABug: with every node back in service at the
+// end, jobs left queued are not victims of the node events but of a policy
+// that starts nothing: the engine's invariant panic, not rejections that
+// blame the nodes.
+func TestNodeEventsStuckQueueIsABug(t *testing.T) {
+	eng, err := sim.New(sim.Config{Procs: 4, Policy: idle{}, NodeEvents: []cluster.NodeEvent{
+		{At: 10, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 3, Hi: 4}}},
+		{At: 30, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 3, Hi: 4}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		p := recover()
+		if s, _ := p.(string); !strings.HasPrefix(s, "sim: run ended with 1 jobs queued") {
+			t.Errorf("panic %v, want the engine's stuck-queue invariant", p)
+		}
+	}()
+	eng.Run(newSource([]workload.Job{job(1, 0, 4, 100, 100)}), &recorder{})
 }
