@@ -523,7 +523,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVarP(&quiet, "quiet", "q", false, "do not print the summary table")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	fs.StringVar(&memProfile, "memprofile", "", "write a heap profile at the end of the run to this file")
-	fs.StringVar(&ckPath, "checkpoint", "", "save the run's whole state to this file (atomically) every --checkpoint-every of simulated time, so that a killed run can go on with --resume; removed when the run completes")
+	fs.StringVar(&ckPath, "checkpoint", "", "save the run's whole state to this file (atomically) every --checkpoint-every of simulated time, so that a killed run can go on with --resume; removed when the run completes or stops on bad input")
 	fs.StringVar(&ckEvery, "checkpoint-every", "", "with --checkpoint, simulated time between checkpoints (units s, m, h, d; default "+defaultCheckpointEvery+"); each checkpoint holds every finished job's wait and slowdown so far, about 17 bytes a job")
 	fs.StringVar(&resume, "resume", "", "continue the run saved in this checkpoint file; alone, it repeats the saved run's options (other options must be the same as the saved run's); the final outputs equal an uninterrupted run's byte for byte")
 	if err := parseFlags(fs, args); err != nil {
