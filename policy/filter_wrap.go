@@ -30,9 +30,10 @@ import (
 // too. HoldUntil is cleared when the job starts.
 //
 // When fewer processors are in service than the reservations hold (a
-// node failure, sim.Config.NodeEvents), the reservations that do not fit,
-// last in queue order first, are void: those jobs wait as queued, and
-// their filters are called again when they would start.
+// node failure, sim.Config.NodeEvents), the reservations are kept in queue
+// order as long as they fit the free processors; each one that does not is
+// void: its job waits as queued, and its filters are called again when it
+// would start.
 //
 // A job that would start by backfilling (a job ahead of it still waits)
 // starts only with result 0 (HPC Pack's rule for backfill windows): 1 and 2
@@ -133,8 +134,8 @@ func (f *Filtered) Schedule(v View, d Decisions) {
 					continue
 				}
 				// The processors in service fell below the reservations
-				// (a node failure, sim.Config.NodeEvents): the later ones
-				// in queue order are void, and their jobs wait as queued.
+				// (a node failure, sim.Config.NodeEvents): one that does
+				// not fit beside the earlier ones is void, its job queued.
 				nt.reserving += now - nt.since
 				nt.state = stateQueued
 			case stateBlocked:
