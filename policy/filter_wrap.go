@@ -29,6 +29,12 @@ import (
 // its HoldUntil; a job's HoldUntil from the trace keeps it out until then
 // too. HoldUntil is cleared when the job starts.
 //
+// When fewer processors are in service than the reservations hold (a
+// node failure, sim.Config.NodeEvents), the reservations are kept in queue
+// order as long as they fit the free processors; each one that does not is
+// void: its job waits as queued, and its filters are called again when it
+// would start.
+//
 // A job that would start by backfilling (a job ahead of it still waits)
 // starts only with result 0 (HPC Pack's rule for backfill windows): 1 and 2
 // neither block the queue nor reserve anything then, the job only stays
@@ -121,10 +127,17 @@ func (f *Filtered) Schedule(v View, d Decisions) {
 				nt.held += j.HoldUntil - nt.since
 				nt.state = stateQueued
 			case stateReserving:
-				f.reserved += j.Procs
-				f.keep = append(f.keep, i)
-				f.schedule(i, nt)
-				continue
+				if f.reserved+j.Procs <= v.Free() {
+					f.reserved += j.Procs
+					f.keep = append(f.keep, i)
+					f.schedule(i, nt)
+					continue
+				}
+				// The processors in service fell below the reservations
+				// (a node failure, sim.Config.NodeEvents): one that does
+				// not fit beside the earlier ones is void, its job queued.
+				nt.reserving += now - nt.since
+				nt.state = stateQueued
 			case stateBlocked:
 				f.blocked = append(f.blocked, i)
 				f.schedule(i, nt)
@@ -137,21 +150,27 @@ func (f *Filtered) Schedule(v View, d Decisions) {
 		}
 		f.vis = append(f.vis, i)
 	}
-	if v.Free() < f.reserved {
-		panic(fmt.Sprintf("policy: %d processors reserved by activation filters, %d free", f.reserved, v.Free()))
-	}
-	// Re-evaluate the blocked and reserving jobs that are due, in queue order.
-	for _, i := range f.due {
-		j := v.Job(i)
-		nt := h.notes[j.Seq]
-		free := v.Free() - f.reserved
-		if nt.state == stateReserving {
-			free += j.Procs
+	// Re-evaluate the blocked and reserving jobs that are due, in queue
+	// order; again while that changed the reservations, for the blocked
+	// jobs that did not fit beside them (nothing else may come to call
+	// them: a pass with nothing running could be the last).
+	for reserved := -1; reserved != f.reserved; {
+		reserved = f.reserved
+		for _, i := range f.due {
+			j := v.Job(i)
+			nt := h.notes[j.Seq]
+			if f.started[i] || nt == nil || nt.tried == f.pass {
+				continue // re-evaluated already in this pass
+			}
+			free := v.Free() - f.reserved
+			if nt.state == stateReserving {
+				free += j.Procs
+			}
+			if j.Procs > free {
+				continue // a blocked job that does not fit: it stays blocked, due
+			}
+			f.activate(i, j, false)
 		}
-		if j.Procs > free {
-			continue // a blocked job that does not fit: it stays blocked, due
-		}
-		f.activate(i, j, false)
 	}
 	f.updateBlocking()
 	f.filterVisible()

@@ -248,6 +248,9 @@ func (c *ScoreD) Validate() error {
 		if q.MaxCPUSec < 0 || q.ResidenceSec < 0 {
 			return fmt.Errorf("policy: SCore-D: queue %d: negative time limit", i)
 		}
+		if q.Group < AnyGroup {
+			return fmt.Errorf("policy: SCore-D: queue %d: group %d: want a Unix group id ≥ 0, or %d for any group", i, q.Group, AnyGroup)
+		}
 	}
 	for _, ch := range c.Changes {
 		if ch.Queue < 0 || ch.Queue >= len(c.Queues) {

@@ -132,6 +132,7 @@ func TestScoreDValidate(t *testing.T) {
 		{"map", func(c *ScoreD) { c.Map, _ = ParseQueueMap("1=5") }, "sends 1 to queue 5"},
 		{"map default", func(c *ScoreD) { c.Map, _ = ParseQueueMap("*=3") }, "default queue 3"},
 		{"negative time", func(c *ScoreD) { c.Queues[0].MaxCPUSec = -1 }, "negative time limit"},
+		{"group", func(c *ScoreD) { c.Queues[2].Group = -7 }, "queue 2: group -7"},
 	}
 	for _, c := range cases {
 		cfg := NewScoreD(3, Gang)

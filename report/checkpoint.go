@@ -18,6 +18,7 @@ import (
 
 type metricsState struct {
 	Jobs, Completed, Killed, Rejected, Failed int64
+	NodeFailed                                int64
 
 	Waits    []int64
 	Bslds    []float64
@@ -35,7 +36,7 @@ type metricsState struct {
 func (m *Metrics) MarshalBinary() ([]byte, error) {
 	return encodeState(metricsState{
 		Jobs: m.jobs, Completed: m.completed, Killed: m.killed, Rejected: m.rejected, Failed: m.failed,
-		Waits: m.waits, Bslds: m.bslds, Cells: m.cells, KilledIn: m.killedIn[:],
+		NodeFailed: m.nodeFailed, Waits: m.waits, Bslds: m.bslds, Cells: m.cells, KilledIn: m.killedIn[:],
 		WaitSum: m.waitSum, RespSum: m.respSum, BsldSum: m.bsldSum, ProcSec: m.procSec,
 		FirstSubmit: m.firstSubmit, LastEnd: m.lastEnd,
 	})
@@ -52,7 +53,7 @@ func (m *Metrics) UnmarshalBinary(b []byte) error {
 	}
 	*m = Metrics{
 		jobs: s.Jobs, completed: s.Completed, killed: s.Killed, rejected: s.Rejected, failed: s.Failed,
-		waits: s.Waits, bslds: s.Bslds, cells: s.Cells,
+		nodeFailed: s.NodeFailed, waits: s.Waits, bslds: s.Bslds, cells: s.Cells,
 		waitSum: s.WaitSum, respSum: s.RespSum, bsldSum: s.BsldSum, procSec: s.ProcSec,
 		firstSubmit: s.FirstSubmit, lastEnd: s.LastEnd,
 	}
@@ -77,7 +78,7 @@ type seriesState struct {
 	Cur              Values
 	LastT, End       workload.Time
 	Samples, Changes int64
-	Loss             int64
+	Loss, Unavail    int64
 }
 
 func toBucketState(b bucket) bucketState {
@@ -92,7 +93,7 @@ func fromBucketState(b bucketState) bucket {
 func (ts *TimeSeries) MarshalBinary() ([]byte, error) {
 	s := seriesState{Procs: ts.procs, MaxPoints: ts.maxPoints, Started: ts.started, Origin: ts.origin, Width: ts.width,
 		Open: toBucketState(ts.open), Cur: ts.cur, LastT: ts.lastT, End: ts.end,
-		Samples: ts.samples, Changes: ts.changes, Loss: ts.loss}
+		Samples: ts.samples, Changes: ts.changes, Loss: ts.loss, Unavail: ts.unavail}
 	for _, b := range ts.closed {
 		s.Closed = append(s.Closed, toBucketState(b))
 	}
@@ -118,7 +119,7 @@ func (ts *TimeSeries) UnmarshalBinary(b []byte) error {
 		ts.closed = append(ts.closed, fromBucketState(b))
 	}
 	ts.open, ts.cur, ts.lastT, ts.end = fromBucketState(s.Open), s.Cur, s.LastT, s.End
-	ts.samples, ts.changes, ts.loss = s.Samples, s.Changes, s.Loss
+	ts.samples, ts.changes, ts.loss, ts.unavail = s.Samples, s.Changes, s.Loss, s.Unavail
 	return nil
 }
 

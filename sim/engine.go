@@ -558,8 +558,8 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			}
 		}
 	}
-	if len(e.queue) > 0 && len(e.nodes.events) > 0 {
-		e.strand(obs)
+	if len(e.queue) > 0 && e.nodes.unavail > 0 {
+		e.strand(obs) // nodes stay out of service to the end
 	}
 	if len(e.queue) > 0 {
 		panic(fmt.Sprintf("sim: run ended with %d jobs queued and nothing running", len(e.queue)))

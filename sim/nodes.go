@@ -39,8 +39,10 @@ import (
 //
 // A job larger than the machine is still rejected at its submission; one
 // that fits the machine but not the processors in service waits. When no
-// job runs, none arrives and no node event is left, jobs still queued can
-// never start: they are recorded as Rejected, their reason saying so.
+// job runs, none arrives and no node event is left while nodes are out of
+// service, jobs still queued can never start: they are recorded as
+// Rejected, their reason saying so. (With every node in service, a queue
+// left so is a policy's bug, and the engine panics as without node events.)
 
 // NodeFailAction is what happens to a job running on a node that goes down.
 type NodeFailAction uint8

@@ -197,6 +197,11 @@ func newCheckpointer(path, every, resume string, args []string, trace string, in
 	}
 	c := &checkpointer{path: path, args: withoutResume(args)}
 	if path != "" {
+		// Found now rather than at the first checkpoint, after a part of
+		// the run.
+		if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+			return nil, usagef("--checkpoint %s: no directory %s to write it in", path, filepath.Dir(path))
+		}
 		if every == "" {
 			every = defaultCheckpointEvery
 		}
@@ -355,6 +360,23 @@ func (c *checkpointer) save(t workload.Time) error {
 func (c *checkpointer) done() {
 	if c != nil && c.path != "" {
 		os.Remove(c.path)
+	}
+}
+
+// failed discards the checkpoint and the partial jobs.csv of a run that
+// stopped on bad input (a *workload.ParseError): resuming it could only
+// stop on the same input again. Other errors (an interrupt, a full disk)
+// keep them for --resume.
+func (c *checkpointer) failed(err error) {
+	var pe *workload.ParseError
+	if c == nil || !errors.As(err, &pe) {
+		return
+	}
+	if c.path != "" {
+		os.Remove(c.path)
+	}
+	if c.jobsFile != nil {
+		os.Remove(c.jobsFile.TempName()) // Abort, which keeps it, closes it
 	}
 }
 

@@ -148,6 +148,7 @@ func TestCheckpointRefused(t *testing.T) {
 		{"missing", []string{"run", "--resume", filepath.Join(dir, "nope")}, "no such file"},
 		{"other options", append(append([]string{}, args...), "--lookahead", "all", "--resume", ck), "the checkpoint was taken by `schedsim run --trace"},
 		{"every without checkpoint", []string{"run", "--trace", trace, "--checkpoint-every", "1d"}, "--checkpoint-every needs --checkpoint"},
+		{"no directory", []string{"run", "--trace", trace, "--checkpoint", filepath.Join(dir, "nodir", "x.ckpt")}, "--checkpoint " + filepath.Join(dir, "nodir", "x.ckpt") + ": no directory"},
 		{"bad every", []string{"run", "--trace", trace, "--checkpoint", ck + "2", "--checkpoint-every", "soon"}, "--checkpoint-every \"soon\""},
 		{"parquet", []string{"run", "--trace", trace, "--out", filepath.Join(dir, "pq"), "--format", "parquet", "--checkpoint", ck + "2"}, "jobs.parquet cannot be checkpointed"},
 		{"filters", []string{"run", "--trace", trace, "--config", writeFile(t, dir, "hpc.toml", "[filters]\nsubmission = [\"max-size\"]\n[max_size]\nprocs = 4\n"), "--checkpoint", ck + "2"}, "HPC Pack filters"},
@@ -206,5 +207,140 @@ func TestCheckpointRefused(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "run", "--resume", ck); code != 0 {
 		t.Fatalf("resume: exit %d, %q", code, stderr)
+	}
+}
+
+// A run with node events, killed after some
+// checkpoints and resumed, writes the same files as a run never
+// interrupted: the summary's node-failure figures (jobs killed by a node,
+// capacity out of service) must survive the checkpoint too.
+func TestCheckpointKillResumeNodeEvents(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.swf")
+	if code, _, stderr := run(t, "generate", "--jobs", "2000", "--procs", "64", "--out", big); code != 0 {
+		t.Fatal(stderr)
+	}
+	events := writeFile(t, dir, "ev.nodes", "1d DOWN 0-3 fan\n2d RESUME 0-3\n3d DRAIN 5-10\n4d RESUME 5-10\n5d DOWN 8-15\n6d RESUME 8-15\n")
+	for _, onFail := range []string{"kill", "requeue"} {
+		t.Run(onFail, func(t *testing.T) {
+			whole, resumed := filepath.Join(dir, onFail, "whole"), filepath.Join(dir, onFail, "resumed")
+			ck := filepath.Join(dir, onFail+".ckpt")
+			args := []string{"run", "--trace", big, "-q", "--node-events", events, "--node-size", "4", "--on-node-fail", onFail}
+			if code, _, stderr := run(t, append(args, "--out", whole)...); code != 0 {
+				t.Fatal(stderr)
+			}
+			killAtCheckpoint(t, 14, append(args, "--out", resumed, "--checkpoint", ck, "--checkpoint-every", "12h")...)
+			if code, _, stderr := run(t, "run", "--resume", ck); code != 0 {
+				t.Fatalf("resume: exit %d\n%s", code, stderr)
+			}
+			want, got := readDir(t, whole), readDir(t, resumed)
+			if len(want) < 4 || len(got) != len(want) {
+				t.Fatalf("resumed run wrote %d files, uninterrupted %d", len(got), len(want))
+			}
+			if !bytes.Contains(want["summary.json"], []byte(`"node_failures"`)) {
+				t.Fatal("the run has no node failures: the test does not exercise them")
+			}
+			for name, b := range want {
+				if !bytes.Equal(got[name], b) {
+					t.Errorf("%s differs after kill and resume", name)
+				}
+			}
+		})
+	}
+}
+
+// A run with growing jobs (--grow, Amdahl), killed after some checkpoints
+// and resumed, writes the same files as a run never interrupted (jobs.csv
+// with the grown jobs' steps, the Gantt chart's pieces, the summary).
+func TestCheckpointKillResumeGrow(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "malleable.parquet")
+	writeParquetTrace(t, trace, 64, growScenarioJobs())
+	whole, resumed := filepath.Join(dir, "whole"), filepath.Join(dir, "resumed")
+	ck := filepath.Join(dir, "grow.ckpt")
+	args := []string{"run", "--trace", trace, "-q", "--grow", "--speedup", "amdahl:0.1"}
+	if code, _, stderr := run(t, append(args, "--out", whole)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	killAtCheckpoint(t, 5, append(args, "--out", resumed, "--checkpoint", ck, "--checkpoint-every", "6h")...)
+	if code, _, stderr := run(t, "run", "--resume", ck); code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, stderr)
+	}
+	want, got := readDir(t, whole), readDir(t, resumed)
+	if len(want) < 4 || len(got) != len(want) {
+		t.Fatalf("resumed run wrote %d files, uninterrupted %d", len(got), len(want))
+	}
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Errorf("%s differs after kill and resume", name)
+		}
+	}
+}
+
+// A --config without HPC Pack filters or templates (only a [cluster], or
+// only [hpcpack] grow = true) can be checkpointed: the README promises
+// checkpoints with [cluster], and such a file has no filter state to save.
+// Killed and resumed, each run writes the files of an uninterrupted one.
+func TestCheckpointConfigWithoutFilters(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.swf")
+	if code, _, stderr := run(t, "generate", "--jobs", "2000", "--procs", "64", "--out", big); code != 0 {
+		t.Fatal(stderr)
+	}
+	malleable := filepath.Join(dir, "malleable.parquet")
+	writeParquetTrace(t, malleable, 64, growScenarioJobs())
+	cluster := writeFile(t, dir, "cluster.toml", "[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"a\"\ncount = 16\ncores = 4\n")
+	grow := writeFile(t, dir, "grow.toml", "[hpcpack]\ngrow = true\nspeedup = \"amdahl:0.1\"\n")
+	for _, tc := range []struct {
+		name, trace, config string
+	}{{"cluster", big, cluster}, {"hpcpack-grow", malleable, grow}} {
+		t.Run(tc.name, func(t *testing.T) {
+			whole, resumed := filepath.Join(dir, tc.name, "whole"), filepath.Join(dir, tc.name, "resumed")
+			ck := filepath.Join(dir, tc.name+".ckpt")
+			args := []string{"run", "--trace", tc.trace, "-q", "--config", tc.config}
+			if code, _, stderr := run(t, append(args, "--out", whole)...); code != 0 {
+				t.Fatal(stderr)
+			}
+			killAtCheckpoint(t, 3, append(args, "--out", resumed, "--checkpoint", ck, "--checkpoint-every", "12h")...)
+			if code, _, stderr := run(t, "run", "--resume", ck); code != 0 {
+				t.Fatalf("resume: exit %d\n%s", code, stderr)
+			}
+			want, got := readDir(t, whole), readDir(t, resumed)
+			if len(want) < 4 || len(got) != len(want) {
+				t.Fatalf("resumed run wrote %d files, uninterrupted %d", len(got), len(want))
+			}
+			for name, b := range want {
+				if !bytes.Equal(got[name], b) {
+					t.Errorf("%s differs after kill and resume", name)
+				}
+			}
+		})
+	}
+}
+
+// A checkpointed run that stops on bad input (exit 2) leaves nothing
+// behind: resuming it could only stop on the same line again, so its
+// checkpoint and partial jobs.csv go, as the outputs of any failed run do.
+func TestCheckpointBadInputLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.swf")
+	if code, _, stderr := run(t, "generate", "--jobs", "2000", "--procs", "64", "--out", big); code != 0 {
+		t.Fatal(stderr)
+	}
+	b, err := os.ReadFile(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := writeFile(t, dir, "bad.swf", string(b)+"99999 9000000 -1 1x0 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n")
+	out, ck := filepath.Join(dir, "out"), filepath.Join(dir, "run.ckpt")
+	code, _, stderr := run(t, "run", "--trace", bad, "-q", "--out", out, "--checkpoint", ck, "--checkpoint-every", "6h")
+	if code != exitUsage || !strings.Contains(stderr, "1x0") {
+		t.Fatalf("exit %d, stderr %q; want %d and the bad field", code, stderr, exitUsage)
+	}
+	if _, err := os.Stat(ck); err == nil {
+		t.Error("the checkpoint of a run stopped by bad input was left behind")
+	}
+	if left, _ := filepath.Glob(filepath.Join(out, "*")); len(left) > 0 {
+		t.Errorf("files left in %s: %v", out, left)
 	}
 }

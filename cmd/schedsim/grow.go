@@ -25,7 +25,7 @@ type growOptions struct {
 }
 
 func (g *growOptions) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&g.grow, "grow", false, "HPC Pack's min/max job model: a job with min_procs/max_procs (Parquet, job XML MinCores/MaxCores) starts on its minimum and running jobs grow toward their maximum before backfilling, each growth passing the activation filters (also [hpcpack] grow = true in --config); not with --backfill conservative or slurm, --estimates, or a cluster of nodes")
+	fs.BoolVar(&g.grow, "grow", false, "HPC Pack's min/max job model: a job with min_procs/max_procs (Parquet, job XML MinCores/MaxCores) starts on its minimum and running jobs grow toward their maximum before backfilling, each growth passing the activation filters (also [hpcpack] grow = true in --config); not with --backfill conservative or slurm, --estimates, --node-events, --mode, or a cluster of nodes")
 	fs.StringVar(&g.speedup, "speedup", "", "with --grow, the run time on a changed processor count, relative to the trace's run time on its own count: linear (default) or amdahl:F with serial fraction F, e.g. amdahl:0.1 (also [hpcpack] speedup in --config)")
 }
 
@@ -80,4 +80,21 @@ func (o *runOptions) growConfig(p policy.Policy) (*sim.Grow, error) {
 		return nil, err
 	}
 	return g, checkGrowPolicy(p)
+}
+
+// checkGrowWith refuses, in the command line's terms, the options growth
+// cannot be combined with yet (sim.New refuses them too, in Go's terms).
+func checkGrowWith(cfg sim.Config) error {
+	if cfg.Grow == nil {
+		return nil
+	}
+	switch {
+	case len(cfg.NodeEvents) > 0:
+		return usagef("--grow cannot be combined with --node-events yet")
+	case cfg.Estimator != nil:
+		return usagef("--grow cannot be combined with --estimates yet (growth converts the requested time itself)")
+	case cfg.Allocator != nil:
+		return usagef("--grow cannot be combined with a cluster of nodes ([cluster], [[clusters]], --slurm-conf) yet: jobs grow on the processor pool")
+	}
+	return nil
 }

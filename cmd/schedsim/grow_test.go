@@ -101,7 +101,8 @@ func TestRunGrowErrors(t *testing.T) {
 		{"serial fraction above 1", []string{"--config", badCfg}, "serial fraction"},
 		{"conservative", []string{"--grow", "--backfill", "conservative"}, "does not grow"},
 		{"slurm", []string{"--grow", "--backfill", "slurm"}, "does not grow"},
-		{"estimates", []string{"--grow", "--estimates", "perfect"}, "Estimator"},
+		{"estimates", []string{"--grow", "--estimates", "perfect"}, "--grow cannot be combined with --estimates"},
+		{"cluster", []string{"--grow", "--config", writeFile(t, dir, "c.toml", "[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"a\"\ncount = 8\ncores = 1\n")}, "--grow cannot be combined with a cluster of nodes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -60,8 +60,11 @@ func (n *nodeOptions) configure(cfg *sim.Config, procs int) error {
 	evs, err := cluster.OpenNodeEvents(n.events, n.nodes)
 	if err != nil {
 		var pe *workload.ParseError
-		if errors.As(err, &pe) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-			return usageError{err}
+		if errors.As(err, &pe) {
+			return usageError{err} // names the file, line and column
+		}
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return usagef("--node-events: %v", err)
 		}
 		return err
 	}

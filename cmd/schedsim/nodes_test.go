@@ -146,7 +146,7 @@ func TestRunNodeEventsErrors(t *testing.T) {
 		{"bad state", []string{"--node-events", writeFile(t, dir, "st.txt", "20 BROKEN 1\n")}, `st.txt:1: column "state"`},
 		{"bad action", []string{"--node-events", good, "--on-node-fail", "ignore"}, `--on-node-fail "ignore"`},
 		{"bad node size", []string{"--node-events", good, "--node-size", "0"}, "--node-size 0"},
-		{"missing file", []string{"--node-events", filepath.Join(dir, "none.txt")}, "none.txt"},
+		{"missing file", []string{"--node-events", filepath.Join(dir, "none.txt")}, "--node-events: open " + filepath.Join(dir, "none.txt")},
 		{"conservative", []string{"--node-events", good, "--backfill", "conservative"}, "conservative backfilling are not supported"},
 	}
 	for _, tc := range tests {

@@ -61,7 +61,8 @@ Node failures and maintenance (--node-events FILE): at the given times nodes
 go DOWN (the jobs on them are killed, or requeued with --on-node-fail
 requeue), DRAIN (their jobs finish, nothing new starts there) or RESUME. A
 node is --node-size processors of the pool (default 1), or a node of the
-[cluster]; not with a cluster of clusters or conservative backfilling yet.
+[cluster]; not with a cluster of clusters, conservative backfilling,
+--grow or --mode yet.
 
 Real traces are dirty: the cleaning options below choose what happens to
 missing or inconsistent fields, and the summary counts the jobs each rule
@@ -382,11 +383,11 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	if sd != nil && (al != nil || est != nil || simCfg.Grow != nil || len(simCfg.NodeEvents) > 0) {
 		return nil, usagef("SCore-D queues (--mode, [scored]) run on one pool of processors with the requested times: not with a [cluster], --slurm-conf, --estimates, --grow or --node-events")
 	}
-	if simCfg.Grow != nil && len(simCfg.NodeEvents) > 0 {
-		return nil, usagef("--grow cannot be combined with --node-events yet")
+	if err := checkGrowWith(simCfg); err != nil {
+		return nil, err
 	}
 	var hpc *policy.HPCPack
-	if o.config != "" {
+	if o.config != "" && o.configHasFilters() {
 		if hpc, err = o.hpcPack(traceEpoch(rd.Header())); err != nil {
 			return nil, err
 		}
@@ -484,6 +485,15 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	return res, nil
 }
 
+// configHasFilters reports whether --config has HPC Pack filters or
+// templates (a file with only a [cluster] or [hpcpack] has none, and then
+// needs no filter state: its runs can be checkpointed). The file was
+// loaded before, so it loads.
+func (o *runOptions) configHasFilters() bool {
+	c, err := loadRunConfig(o.config)
+	return err != nil || c.hasFilters()
+}
+
 // hpcPack builds the HPC Pack filters and templates of --config for one
 // run; epoch is the wall-clock instant of the trace's time 0.
 func (o *runOptions) hpcPack(epoch time.Time) (*policy.HPCPack, error) {
@@ -513,7 +523,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVarP(&quiet, "quiet", "q", false, "do not print the summary table")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	fs.StringVar(&memProfile, "memprofile", "", "write a heap profile at the end of the run to this file")
-	fs.StringVar(&ckPath, "checkpoint", "", "save the run's whole state to this file (atomically) every --checkpoint-every of simulated time, so that a killed run can go on with --resume; removed when the run completes")
+	fs.StringVar(&ckPath, "checkpoint", "", "save the run's whole state to this file (atomically) every --checkpoint-every of simulated time, so that a killed run can go on with --resume; removed when the run completes or stops on bad input")
 	fs.StringVar(&ckEvery, "checkpoint-every", "", "with --checkpoint, simulated time between checkpoints (units s, m, h, d; default "+defaultCheckpointEvery+"); each checkpoint holds every finished job's wait and slowdown so far, about 17 bytes a job")
 	fs.StringVar(&resume, "resume", "", "continue the run saved in this checkpoint file; alone, it repeats the saved run's options (other options must be the same as the saved run's); the final outputs equal an uninterrupted run's byte for byte")
 	if err := parseFlags(fs, args); err != nil {
@@ -575,6 +585,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		res, err = o.simulate(prog...)
 		progressDone()
 		if err != nil {
+			o.ck.failed(err)
 			return err
 		}
 	} else {
@@ -621,6 +632,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		res, err = o.simulate(append(prog, tables.observers(csv)...)...)
 		progressDone()
 		if err != nil {
+			o.ck.failed(err)
 			return err
 		}
 		if err := csv.Flush(); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -128,6 +129,8 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 	switch {
 	case f.queues < 0:
 		return nil, usagef("--queues %d: want at least 1", f.queues)
+	case table.Queues < 0:
+		return nil, usagef("%s queues = %d: want at least 1", where, table.Queues)
 	case f.queues > 0:
 		n = f.queues
 	case len(table.QueueTable) > 0:
@@ -197,21 +200,30 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 			*d.dst = d.tbl.ms
 		}
 	}
+	// source names where a value came from in errors: the flag, or the
+	// [scored] key of --config.
+	source := func(flagVal, flag, key string) string {
+		if flagVal != "" {
+			return flag
+		}
+		return where + " " + key
+	}
 	if p := first(f.preempt, table.Preempt); p != "" {
 		pm, err := policy.ParsePreemptMode(p)
 		if err != nil {
-			return nil, usagef("--preempt %q: want suspend, requeue, cancel or off", p)
+			return nil, usagef("%s %q: want suspend, requeue, cancel or off", source(f.preempt, "--preempt", "preempt"), p)
 		}
 		cfg.Preempt = pm
 	}
 	if m := first(f.queueMap, table.QueueMap); m != "" {
 		qm, err := policy.ParseQueueMap(m)
 		if err != nil {
-			return nil, usagef("--queue-map: %v", err)
+			return nil, usagef("%s: %v", source(f.queueMap, "--queue-map", "queue_map"), err)
 		}
 		cfg.Map = qm
 	}
-	for _, s := range append(append([]string(nil), table.States...), f.states...) {
+	states := append(append([]string(nil), table.States...), f.states...)
+	for i, s := range states {
 		qi, _, _ := strings.Cut(s, "=")
 		initial := policy.Activated
 		var k int
@@ -220,6 +232,9 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 		}
 		ch, err := policy.ParseQueueChange(s, initial)
 		if err != nil {
+			if i < len(table.States) {
+				return nil, usagef("%s states: %v", where, err)
+			}
 			return nil, usagef("--queue-state: %v", err)
 		}
 		cfg.Changes = append(cfg.Changes, ch...)
@@ -261,7 +276,13 @@ func scoredName(c *policy.ScoreD) string {
 // hasHPCPackOrCluster reports whether the configuration has anything but
 // [scored]: filters, templates, a cluster.
 func (c *runConfig) hasHPCPackOrCluster() bool {
-	f := c.Filters
-	return len(f.Submission) > 0 || len(f.Activation) > 0 || c.Licenses != nil || c.Quota != nil || c.RequireRuntime != nil ||
-		c.MaxSize != nil || len(c.Programs) > 0 || len(c.Templates) > 0 || len(c.TemplateRules) > 0 || c.Cluster != nil || len(c.Clusters) > 0
+	return c.hasFilters() || c.Cluster != nil || len(c.Clusters) > 0
+}
+
+// hasFilters reports whether the configuration has HPC Pack filters,
+// their settings or job templates: without them its HPC Pack part admits
+// every job as it is and notes nothing.
+func (c *runConfig) hasFilters() bool {
+	return !reflect.ValueOf(c.Filters).IsZero() || c.Licenses != nil || c.Quota != nil || c.RequireRuntime != nil ||
+		c.MaxSize != nil || len(c.Programs) > 0 || len(c.Templates) > 0 || len(c.TemplateRules) > 0
 }

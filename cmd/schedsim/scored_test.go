@@ -124,6 +124,12 @@ func TestRunScoreDUsage(t *testing.T) {
 	trace := writeFile(t, dir, "q.swf", scoredTrace)
 	withCluster := writeFile(t, dir, "c.toml", "[scored]\nmode = \"gang\"\n[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"n\"\ncount = 1\ncores = 4\n")
 	badQueue := writeFile(t, dir, "b.toml", "[scored]\n[[scored.queue]]\nstate = \"paused\"\n")
+	// Values from [scored] are named by the file and key, not by the flag
+	// the user did not give.
+	badStates := writeFile(t, dir, "s.toml", "[scored]\nstates = [\"1=paused@5\"]\n")
+	badMap := writeFile(t, dir, "m.toml", "[scored]\nqueue_map = \"a=b\"\n")
+	badPreempt := writeFile(t, dir, "p.toml", "[scored]\npreempt = \"kill\"\n")
+	badQueues := writeFile(t, dir, "q.toml", "[scored]\nqueues = -3\n")
 	cases := []struct {
 		args []string
 		msg  string
@@ -139,6 +145,10 @@ func TestRunScoreDUsage(t *testing.T) {
 		{[]string{"--mode", "gang", "--estimates", "perfect"}, "not with"},
 		{[]string{"--config", withCluster}, "cannot be combined"},
 		{[]string{"--config", badQueue}, "state \"paused\""},
+		{[]string{"--config", badStates}, "--config " + badStates + ": [scored] states: "},
+		{[]string{"--config", badMap}, "--config " + badMap + ": [scored] queue_map: "},
+		{[]string{"--config", badQueues}, "--config " + badQueues + ": [scored] queues = -3: want at least 1"},
+		{[]string{"--config", badPreempt}, "--config " + badPreempt + ": [scored] preempt \"kill\""},
 	}
 	for _, c := range cases {
 		code, _, stderr := run(t, append([]string{"run", "--trace", trace}, c.args...)...)

@@ -1,0 +1,71 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// TestCheckpointObserversNodeFailures: metrics and a time series saved in
+// the middle of a run with node failures and restored into new values give
+// the same node-failure figures as values never saved: the jobs killed by
+// a node (1 before the save, 1 after) and the processor-seconds out of
+// service (4 processors for 50 s, then 2 for 100 s, the save in between:
+// 400).
+func TestCheckpointObserversNodeFailures(t *testing.T) {
+	job := func(id int64, st sim.State, start, end workload.Time) *sim.Record {
+		return &sim.Record{Job: &workload.Job{ID: id, Submit: 0, Procs: 2, Run: end - start + 10, Estimate: 1000},
+			State: st, Start: start, End: end}
+	}
+	first := []*sim.Record{job(1, sim.NodeFail, 0, 100), job(2, sim.Completed, 0, 120)}
+	second := []*sim.Record{job(3, sim.NodeFail, 150, 200)}
+	samples1 := []sim.Sample{{Time: 0, Busy: 4}, {Time: 100, Busy: 2, Unavailable: 4}, {Time: 150, Busy: 2, Unavailable: 2}}
+	samples2 := []sim.Sample{{Time: 200, Busy: 0, Unavailable: 2}, {Time: 250, Busy: 0}}
+
+	whole, wholeTS := NewMetrics(), NewTimeSeries(16, 10)
+	for _, r := range append(append([]*sim.Record{}, first...), second...) {
+		whole.JobDone(r)
+	}
+	for _, s := range append(append([]sim.Sample{}, samples1...), samples2...) {
+		wholeTS.Sample(&s)
+	}
+
+	m, ts := NewMetrics(), NewTimeSeries(16, 10)
+	for _, r := range first {
+		m.JobDone(r)
+	}
+	for _, s := range samples1 {
+		ts.Sample(&s)
+	}
+	mb, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := ts.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ts = NewMetrics(), NewTimeSeries(16, 10)
+	if err := m.UnmarshalBinary(mb); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.UnmarshalBinary(tb); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range second {
+		m.JobDone(r)
+	}
+	for _, s := range samples2 {
+		ts.Sample(&s)
+	}
+
+	got := m.Summary("t", "p", 16, sim.Stats{}, workload.CleanStats{})
+	want := whole.Summary("t", "p", 16, sim.Stats{}, workload.CleanStats{})
+	if got.NodeFail != 2 || want.NodeFail != 2 {
+		t.Errorf("node_fail: restored %d, uninterrupted %d, want 2", got.NodeFail, want.NodeFail)
+	}
+	if g, w := ts.UnavailableProcSec(), wholeTS.UnavailableProcSec(); g != 400 || w != 400 {
+		t.Errorf("unavailable processor-seconds: restored %d, uninterrupted %d, want 400", g, w)
+	}
+}
