@@ -71,30 +71,27 @@ func killAtCheckpoint(t *testing.T, n int, args ...string) {
 	cmd.Wait()
 }
 
-// A run of LANL-CM5 under EASY, killed with SIGKILL after some checkpoints
-// and resumed with --resume alone, writes the same files as a run never
-// interrupted, byte for byte (jobs.csv, summary.json, plots and report).
-func TestCheckpointKillResumeLANL(t *testing.T) {
-	trace := filepath.Join("..", "..", "..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
-	if _, err := os.Stat(trace); err != nil {
-		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", trace)
-	}
-	dir := t.TempDir()
+// killResumeCompare runs schedsim with args (a run command without --out)
+// into dir/whole, then again into dir/resumed with checkpoints every
+// `every` of simulated time, killed with SIGKILL just before checkpoint n
+// and resumed with --resume alone; it fails the test unless the two
+// directories hold the same files, byte for byte, and returns the
+// uninterrupted run's files.
+func killResumeCompare(t *testing.T, dir string, n int, every string, args ...string) map[string][]byte {
+	t.Helper()
 	whole, resumed := filepath.Join(dir, "whole"), filepath.Join(dir, "resumed")
 	ck := filepath.Join(dir, "run.ckpt")
-	args := []string{"run", "--trace", trace, "--backfill", "easy", "--lookahead", "all", "-q"}
 	if code, _, stderr := run(t, append(args, "--out", whole)...); code != 0 {
 		t.Fatal(stderr)
 	}
-	killAtCheckpoint(t, 7, append(args, "--out", resumed, "--checkpoint", ck, "--checkpoint-every", "30d")...)
+	killAtCheckpoint(t, n, append(args, "--out", resumed, "--checkpoint", ck, "--checkpoint-every", every)...)
 	if _, err := os.Stat(filepath.Join(resumed, "jobs.csv")); err == nil {
 		t.Fatal("a killed run left a jobs.csv that looks complete")
 	}
 	if _, err := os.Stat(ck); err != nil {
 		t.Fatalf("no checkpoint after the kill: %v", err)
 	}
-	code, _, stderr := run(t, "run", "--resume", ck)
-	if code != 0 {
+	if code, _, stderr := run(t, "run", "--resume", ck); code != 0 {
 		t.Fatalf("resume: exit %d\n%s", code, stderr)
 	}
 	want, got := readDir(t, whole), readDir(t, resumed)
@@ -109,6 +106,18 @@ func TestCheckpointKillResumeLANL(t *testing.T) {
 	if _, err := os.Stat(ck); err == nil {
 		t.Error("the checkpoint of a completed run was left behind")
 	}
+	return want
+}
+
+// A run of LANL-CM5 under EASY, killed with SIGKILL after some checkpoints
+// and resumed with --resume alone, writes the same files as a run never
+// interrupted, byte for byte (jobs.csv, summary.json, plots and report).
+func TestCheckpointKillResumeLANL(t *testing.T) {
+	trace := filepath.Join("..", "..", "..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
+	if _, err := os.Stat(trace); err != nil {
+		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", trace)
+	}
+	killResumeCompare(t, t.TempDir(), 7, "30d", "run", "--trace", trace, "--backfill", "easy", "--lookahead", "all", "-q")
 }
 
 // A checkpoint that cannot be used is refused with exit status 2 and a
@@ -223,27 +232,10 @@ func TestCheckpointKillResumeNodeEvents(t *testing.T) {
 	events := writeFile(t, dir, "ev.nodes", "1d DOWN 0-3 fan\n2d RESUME 0-3\n3d DRAIN 5-10\n4d RESUME 5-10\n5d DOWN 8-15\n6d RESUME 8-15\n")
 	for _, onFail := range []string{"kill", "requeue"} {
 		t.Run(onFail, func(t *testing.T) {
-			whole, resumed := filepath.Join(dir, onFail, "whole"), filepath.Join(dir, onFail, "resumed")
-			ck := filepath.Join(dir, onFail+".ckpt")
-			args := []string{"run", "--trace", big, "-q", "--node-events", events, "--node-size", "4", "--on-node-fail", onFail}
-			if code, _, stderr := run(t, append(args, "--out", whole)...); code != 0 {
-				t.Fatal(stderr)
-			}
-			killAtCheckpoint(t, 14, append(args, "--out", resumed, "--checkpoint", ck, "--checkpoint-every", "12h")...)
-			if code, _, stderr := run(t, "run", "--resume", ck); code != 0 {
-				t.Fatalf("resume: exit %d\n%s", code, stderr)
-			}
-			want, got := readDir(t, whole), readDir(t, resumed)
-			if len(want) < 4 || len(got) != len(want) {
-				t.Fatalf("resumed run wrote %d files, uninterrupted %d", len(got), len(want))
-			}
+			want := killResumeCompare(t, filepath.Join(dir, onFail), 14, "12h",
+				"run", "--trace", big, "-q", "--node-events", events, "--node-size", "4", "--on-node-fail", onFail)
 			if !bytes.Contains(want["summary.json"], []byte(`"node_failures"`)) {
 				t.Fatal("the run has no node failures: the test does not exercise them")
-			}
-			for name, b := range want {
-				if !bytes.Equal(got[name], b) {
-					t.Errorf("%s differs after kill and resume", name)
-				}
 			}
 		})
 	}
@@ -256,25 +248,7 @@ func TestCheckpointKillResumeGrow(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "malleable.parquet")
 	writeParquetTrace(t, trace, 64, growScenarioJobs())
-	whole, resumed := filepath.Join(dir, "whole"), filepath.Join(dir, "resumed")
-	ck := filepath.Join(dir, "grow.ckpt")
-	args := []string{"run", "--trace", trace, "-q", "--grow", "--speedup", "amdahl:0.1"}
-	if code, _, stderr := run(t, append(args, "--out", whole)...); code != 0 {
-		t.Fatal(stderr)
-	}
-	killAtCheckpoint(t, 5, append(args, "--out", resumed, "--checkpoint", ck, "--checkpoint-every", "6h")...)
-	if code, _, stderr := run(t, "run", "--resume", ck); code != 0 {
-		t.Fatalf("resume: exit %d\n%s", code, stderr)
-	}
-	want, got := readDir(t, whole), readDir(t, resumed)
-	if len(want) < 4 || len(got) != len(want) {
-		t.Fatalf("resumed run wrote %d files, uninterrupted %d", len(got), len(want))
-	}
-	for name, b := range want {
-		if !bytes.Equal(got[name], b) {
-			t.Errorf("%s differs after kill and resume", name)
-		}
-	}
+	killResumeCompare(t, dir, 5, "6h", "run", "--trace", trace, "-q", "--grow", "--speedup", "amdahl:0.1")
 }
 
 // A --config without HPC Pack filters or templates (only a [cluster], or
@@ -295,25 +269,7 @@ func TestCheckpointConfigWithoutFilters(t *testing.T) {
 		name, trace, config string
 	}{{"cluster", big, cluster}, {"hpcpack-grow", malleable, grow}} {
 		t.Run(tc.name, func(t *testing.T) {
-			whole, resumed := filepath.Join(dir, tc.name, "whole"), filepath.Join(dir, tc.name, "resumed")
-			ck := filepath.Join(dir, tc.name+".ckpt")
-			args := []string{"run", "--trace", tc.trace, "-q", "--config", tc.config}
-			if code, _, stderr := run(t, append(args, "--out", whole)...); code != 0 {
-				t.Fatal(stderr)
-			}
-			killAtCheckpoint(t, 3, append(args, "--out", resumed, "--checkpoint", ck, "--checkpoint-every", "12h")...)
-			if code, _, stderr := run(t, "run", "--resume", ck); code != 0 {
-				t.Fatalf("resume: exit %d\n%s", code, stderr)
-			}
-			want, got := readDir(t, whole), readDir(t, resumed)
-			if len(want) < 4 || len(got) != len(want) {
-				t.Fatalf("resumed run wrote %d files, uninterrupted %d", len(got), len(want))
-			}
-			for name, b := range want {
-				if !bytes.Equal(got[name], b) {
-					t.Errorf("%s differs after kill and resume", name)
-				}
-			}
+			killResumeCompare(t, filepath.Join(dir, tc.name), 3, "12h", "run", "--trace", tc.trace, "-q", "--config", tc.config)
 		})
 	}
 }
