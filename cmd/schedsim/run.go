@@ -64,6 +64,12 @@ node is --node-size processors of the pool (default 1), or a node of the
 [cluster]; not with a cluster of clusters, conservative backfilling,
 --grow or --mode yet.
 
+Long runs can be checkpointed (--checkpoint FILE, every --checkpoint-every
+of simulated time) and continued after a crash or SIGKILL with --resume FILE
+alone; the outputs equal an uninterrupted run's byte for byte. A checkpoint
+that is corrupt, of another version, or taken with other options or another
+trace is refused.
+
 Real traces are dirty: the cleaning options below choose what happens to
 missing or inconsistent fields, and the summary counts the jobs each rule
 touched.
@@ -77,6 +83,8 @@ Examples:
   schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --mode gang --queues 1 --mpl 4
   schedsim run --trace malleable.parquet --grow --speedup amdahl:0.1
   schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --node-events maintenance.txt --on-node-fail requeue
+  schedsim run --trace big.swf.gz --out res --checkpoint res.ckpt --checkpoint-every 7d
+  schedsim run --resume res.ckpt
 `
 
 // runOptions are the options of a simulation run, shared by the commands
