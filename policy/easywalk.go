@@ -2,6 +2,7 @@ package policy
 
 import (
 	"math"
+	"sort"
 
 	"github.com/schedsim/schedsim/workload"
 )
@@ -128,7 +129,10 @@ func (m *walkMirror) end(h int) {
 // walk is EASY's plain backfill walk over queue indices [first, end) with
 // the mirror as a filter: the same jobs are started, in the same order, as
 // by calling backfill on every index.
-func (m *walkMirror) walk(v View, d Decisions, first, end int, now, shadow workload.Time, free, extra int) {
+//
+// It returns the processors left free and the extra processors left after
+// the walk.
+func (m *walkMirror) walk(v View, d Decisions, first, end int, now, shadow workload.Time, free, extra int) (int, int) {
 	q := m.ents()[:end]
 	for i := first; i < len(q) && free > 0; i++ {
 		j := &q[i]
@@ -142,4 +146,12 @@ func (m *walkMirror) walk(v View, d Decisions, first, end int, now, shadow workl
 			m.hit = append(m.hit, i)
 		}
 	}
+	return free, extra
+}
+
+// after returns the first queue index in [first, end) of a job whose Seq
+// is above seq (end if none): the mirror is in Seq order.
+func (m *walkMirror) after(first, end int, seq int64) int {
+	q := m.ents()
+	return first + sort.Search(end-first, func(k int) bool { return q[first+k].seq > seq })
 }

@@ -313,8 +313,10 @@ type EASY struct {
 	miss    idxMiss // how the previous indexed pass ended
 
 	// With the engine's queue and a short window, the walk reads the
-	// queue from a mirror (see walkMirror).
+	// queue from a mirror (see walkMirror); wmiss is how the previous
+	// mirrored walk ended (see idxMiss).
 	mirror walkMirror
+	wmiss  idxMiss
 }
 
 // candidate is a backfill candidate: its estimate and queue index.
@@ -354,6 +356,8 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	// not the pass walks (see walkMirror); it is off for SJBF and for
 	// windows that use the index.
 	mirrored := e.mirror.sync(v)
+	wmiss := e.wmiss // valid only for a mirrored walk right after another
+	e.wmiss = idxMiss{}
 	h, free := startHeads(v, d)
 	n := v.Len()
 	if h >= n {
@@ -406,12 +410,22 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		e.backfillIndexed(v, d, h+1, end, now, shadow, free, extra)
 	case isArrivalOrdered(v) && (end-h-1 >= mirrorOn || (mirrored && end-h-1 >= mirrorOff)):
 		e.idxView = nil // rebuilt when a long window needs it again
+		first := h + 1
 		if !mirrored || !e.mirror.check(v, h) {
 			// A new run, or the first walk after passes without the
 			// mirror: mirror the queue as it was before this pass.
 			e.mirror.rebuild(v)
+		} else if m := wmiss; m.valid && h == 0 && m.head == head.Seq && m.free == free && m.extra == extra &&
+			m.shadow == shadow && len(v.Ended()) == 0 && !isFitter(v) {
+			// Nothing started or ended since the previous walk, which
+			// went through its whole window: the jobs it passed over are
+			// passed over again (time only moved on), and only the jobs
+			// that joined since can start (see idxMiss).
+			first = e.mirror.after(first, end, m.hi)
 		}
-		e.mirror.walk(v, d, h+1, end, now, shadow, free, extra)
+		if f, x := e.mirror.walk(v, d, first, end, now, shadow, free, extra); f > 0 && end > h+1 {
+			e.wmiss = idxMiss{valid: true, head: head.Seq, free: f, extra: x, shadow: shadow, hi: e.mirror.ents()[end-1].seq}
+		}
 		e.mirror.end(h)
 	default:
 		e.mirror.view = nil
