@@ -240,6 +240,10 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 		cfg.Changes = append(cfg.Changes, ch...)
 	}
 	if err := cfg.Validate(); err != nil {
+		if table != nil {
+			// The value may come from the file or from a flag.
+			return nil, usagef("%s (or its command-line flags): %v", where, err)
+		}
 		return nil, usageError{err}
 	}
 	return &cfg, nil

@@ -130,6 +130,7 @@ func TestRunScoreDUsage(t *testing.T) {
 	badMap := writeFile(t, dir, "m.toml", "[scored]\nqueue_map = \"a=b\"\n")
 	badPreempt := writeFile(t, dir, "p.toml", "[scored]\npreempt = \"kill\"\n")
 	badQueues := writeFile(t, dir, "q.toml", "[scored]\nqueues = -3\n")
+	badPercent := writeFile(t, dir, "pc.toml", "[scored]\n[[scored.queue]]\nmemory_percent = 150\n")
 	cases := []struct {
 		args []string
 		msg  string
@@ -149,6 +150,7 @@ func TestRunScoreDUsage(t *testing.T) {
 		{[]string{"--config", badMap}, "--config " + badMap + ": [scored] queue_map: "},
 		{[]string{"--config", badQueues}, "--config " + badQueues + ": [scored] queues = -3: want at least 1"},
 		{[]string{"--config", badPreempt}, "--config " + badPreempt + ": [scored] preempt \"kill\""},
+		{[]string{"--config", badPercent}, "--config " + badPercent + ": [scored] (or its command-line flags): policy: SCore-D: queue 0: limits are percentages"},
 	}
 	for _, c := range cases {
 		code, _, stderr := run(t, append([]string{"run", "--trace", trace}, c.args...)...)
