@@ -241,11 +241,13 @@ type slot struct {
 	requeues  int32         // times a node failure requeued the job
 }
 
+// endEvent is a job's next event in a heap: its end in Engine, or (in
+// ScoreD, whose at counts microseconds) its next end or limit.
 type endEvent struct {
 	at  workload.Time
 	seq int64
 	id  int32
-	gen uint32 // under Grow, the slot's end generation (stale if behind)
+	gen uint32 // the slot's generation when pushed (Grow, ScoreD): stale if behind
 }
 
 func (a endEvent) less(b endEvent) bool {

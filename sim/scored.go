@@ -97,8 +97,8 @@ type ScoreD struct {
 	slots   []sdSlot
 	freeIDs []int32
 	running []int32 // running jobs, unordered (sdSlot.runIdx)
-	exEnds  sdHeap  // exclusive jobs' next events, real µs
-	gEnds   sdHeap  // gang jobs' next events, gang virtual µs
+	exEnds  endHeap // exclusive jobs' next events (at: real µs, gen: the slot's ver); stale ones are skipped
+	gEnds   endHeap // gang jobs' next events (at: gang virtual µs), as exEnds
 
 	nowMs int64
 	vg    int64  // gang virtual clock: µs of progress of a running gang job …
@@ -184,60 +184,6 @@ type sdSlot struct {
 	alloc     []cluster.Range // an exclusive job's processors in its last stint
 	memKB     int64           // limits held while running
 	diskKB    int64
-}
-
-// sdEvent is a job's next event in one of the heaps.
-type sdEvent struct {
-	at  int64
-	seq int64
-	id  int32
-	ver uint32
-}
-
-func (a sdEvent) less(b sdEvent) bool { return a.at < b.at || (a.at == b.at && a.seq < b.seq) }
-
-// sdHeap is a typed binary min-heap of events; stale entries (an older ver)
-// are skipped when they reach the top.
-type sdHeap []sdEvent
-
-func (h *sdHeap) push(e sdEvent) {
-	*h = append(*h, e)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !s[i].less(s[p]) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *sdHeap) pop() sdEvent {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && s[r].less(s[l]) {
-			m = r
-		}
-		if !s[m].less(s[i]) {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
 }
 
 // u128 is an unsigned 128-bit accumulator.
@@ -326,10 +272,10 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 			t = int64(next.Submit) * 1000
 		}
 		if ev, ok := e.peek(&e.exEnds); ok {
-			t = min(t, ceilDiv(ev.at, 1000))
+			t = min(t, ceilDiv(int64(ev.at), 1000))
 		}
 		if ev, ok := e.peek(&e.gEnds); ok {
-			t = min(t, e.nowMs+e.gangDelayMs(ev.at))
+			t = min(t, e.nowMs+e.gangDelayMs(int64(ev.at)))
 		}
 		if e.ci < len(e.changes) {
 			t = min(t, int64(e.changes[e.ci].At)*1000)
@@ -356,7 +302,7 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		}
 		for {
 			ev, ok := e.peek(&e.exEnds)
-			if !ok || ev.at > e.nowMs*1000 {
+			if !ok || int64(ev.at) > e.nowMs*1000 {
 				break
 			}
 			e.exEnds.pop()
@@ -365,7 +311,7 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		}
 		for {
 			ev, ok := e.peek(&e.gEnds)
-			if !ok || ev.at > e.vg {
+			if !ok || int64(ev.at) > e.vg {
 				break
 			}
 			e.gEnds.pop()
@@ -413,16 +359,16 @@ func (e *ScoreD) read(src Source, j *workload.Job) (bool, error) {
 }
 
 // peek returns the first valid event of h, dropping stale ones.
-func (e *ScoreD) peek(h *sdHeap) (sdEvent, bool) {
+func (e *ScoreD) peek(h *endHeap) (endEvent, bool) {
 	for len(*h) > 0 {
 		ev := (*h)[0]
 		s := &e.slots[ev.id]
-		if s.running && s.ver == ev.ver {
+		if s.running && s.ver == ev.gen {
 			return ev, true
 		}
 		h.pop()
 	}
-	return sdEvent{}, false
+	return endEvent{}, false
 }
 
 func ceilDiv(a, b int64) int64 {
@@ -826,7 +772,7 @@ func (e *ScoreD) start(id int32, row int) {
 // schedule pushes running job id's next event.
 func (e *ScoreD) schedule(id int32) {
 	s := &e.slots[id]
-	ev := sdEvent{at: s.target, seq: s.job.Seq, id: id, ver: s.ver}
+	ev := endEvent{at: workload.Time(s.target), seq: s.job.Seq, id: id, gen: s.ver}
 	if s.gang {
 		e.gEnds.push(ev)
 	} else {
