@@ -181,6 +181,7 @@ type checkpointer struct {
 	gantt    *report.Gantt
 	csv      *report.JobsCSV
 	jobsFile *report.AtomicFile
+	barrier  func() // waits until the observers have seen every record given
 
 	written int
 	stall   int // test hook: SCHEDSIM_TEST_STALL_CHECKPOINT
@@ -316,6 +317,9 @@ func (c *checkpointer) jobsCSV(path, traceName string) (*report.AtomicFile, *rep
 // save writes a checkpoint at the end of instant t.
 func (c *checkpointer) save(t workload.Time) error {
 	c.written++
+	if c.barrier != nil {
+		c.barrier() // the observers have seen every job up to t
+	}
 	if c.jobsFile != nil {
 		if err := c.csv.Flush(); err != nil {
 			return err

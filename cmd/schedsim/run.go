@@ -355,6 +355,8 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Parse the trace on a goroutine of its own, ahead of the engine.
+	rd = workload.Prefetch(rd)
 	defer rd.Close()
 	spec, err := o.clusterSpec()
 	if err != nil {
@@ -446,7 +448,15 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	if o.stop != nil {
 		src = &interruptible{Source: rd, stop: o.stop}
 	}
-	st, err := eng.Run(src, all)
+	// The observers (metrics, jobs.csv, plots' data) run on a goroutine
+	// of their own, behind the engine; a checkpoint waits for them.
+	async := report.NewAsync(all)
+	defer async.Close()
+	if o.ck != nil {
+		o.ck.barrier = async.Sync
+	}
+	st, err := eng.Run(src, async)
+	async.Close()
 	if err != nil {
 		var pe *workload.ParseError
 		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) {

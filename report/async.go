@@ -1,0 +1,201 @@
+package report
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// asyncBatch is how many records and samples Async gathers before handing
+// them over: the hand-over then costs nothing per job.
+const asyncBatch = 512
+
+// asyncDepth is how many full batches may wait for the observers before
+// the engine waits for them in turn.
+const asyncDepth = 8
+
+// obsBatch is a run of records and samples, copied out of the engine's
+// reused memory, in the order the engine gave them.
+type obsBatch struct {
+	isRec    []bool // per item: a record (true) or a sample
+	recs     []sim.Record
+	jobs     []workload.Job  // recs[i].Job
+	allocEnd []int32         // recs[i].Alloc is allocs[allocEnd[i-1]:allocEnd[i]]
+	allocs   []cluster.Range // the records' Alloc, end to end
+	samples  []sim.Sample
+	barrier  chan struct{} // closed once the items before it were handed on
+}
+
+func (b *obsBatch) reset() {
+	b.isRec, b.recs, b.jobs = b.isRec[:0], b.recs[:0], b.jobs[:0]
+	b.allocEnd, b.allocs, b.samples = b.allocEnd[:0], b.allocs[:0], b.samples[:0]
+	b.barrier = nil
+}
+
+// Async is a sim.Observer and sim.Sampler that hands every record and
+// sample to another observer on a goroutine of its own, so that writing
+// jobs.csv and gathering metrics overlap with the simulation. The
+// observer sees exactly the calls it would have seen directly, in the
+// same order, one at a time: results do not change, only where the work
+// is done. It copies each record (the job, its processors and growth
+// steps) since the engine reuses them.
+//
+// Call Sync before reading the observer's state during a run (a
+// checkpoint), and Close once the run is over, before reading its
+// results; a panic in the observer is raised again by Sync or Close.
+type Async struct {
+	obs     sim.Observer
+	sampler sim.Sampler
+	cur     *obsBatch
+	full    chan *obsBatch
+	free    chan *obsBatch
+	done    chan struct{}
+	failure any // the observer's panic, with its stack
+	closed  bool
+}
+
+var (
+	_ sim.Observer = (*Async)(nil)
+	_ sim.Sampler  = (*Async)(nil)
+)
+
+// NewAsync starts a goroutine that hands records and samples to obs (and
+// samples only if obs is a sim.Sampler).
+func NewAsync(obs sim.Observer) *Async {
+	a := &Async{
+		obs:  obs,
+		full: make(chan *obsBatch, asyncDepth),
+		free: make(chan *obsBatch, asyncDepth+2),
+		done: make(chan struct{}),
+	}
+	a.sampler, _ = obs.(sim.Sampler)
+	for range asyncDepth + 1 {
+		a.free <- &obsBatch{}
+	}
+	a.cur = &obsBatch{}
+	go a.run()
+	return a
+}
+
+func (a *Async) run() {
+	defer close(a.done)
+	for b := range a.full {
+		if a.failure == nil {
+			a.deliver(b)
+		}
+		if b.barrier != nil {
+			close(b.barrier)
+		}
+		b.reset()
+		a.free <- b
+	}
+}
+
+// deliver hands b's items to the observer, recording a panic instead of
+// dying of it (Sync and Close raise it on the engine's goroutine).
+func (a *Async) deliver(b *obsBatch) {
+	defer func() {
+		if v := recover(); v != nil {
+			a.failure = fmt.Sprintf("%v\n\nobserver goroutine:\n%s", v, debug.Stack())
+		}
+	}()
+	r, s := 0, 0
+	for _, isRec := range b.isRec {
+		if !isRec {
+			if a.sampler != nil {
+				a.sampler.Sample(&b.samples[s])
+			}
+			s++
+			continue
+		}
+		rec := &b.recs[r]
+		var from int32
+		if r > 0 {
+			from = b.allocEnd[r-1]
+		}
+		rec.Job = &b.jobs[r]
+		rec.Alloc = b.allocs[from:b.allocEnd[r]:b.allocEnd[r]]
+		if len(rec.Alloc) == 0 {
+			rec.Alloc = nil
+		}
+		a.obs.JobDone(rec)
+		r++
+	}
+}
+
+// JobDone copies r for the observer.
+func (a *Async) JobDone(r *sim.Record) {
+	b := a.cur
+	b.isRec = append(b.isRec, true)
+	b.recs = append(b.recs, *r)
+	b.jobs = append(b.jobs, *r.Job)
+	b.allocs = append(b.allocs, r.Alloc...)
+	b.allocEnd = append(b.allocEnd, int32(len(b.allocs)))
+	if len(r.Steps) > 0 {
+		steps := make([]sim.GrowStep, len(r.Steps))
+		for i, st := range r.Steps {
+			steps[i] = sim.GrowStep{At: st.At, Procs: st.Procs, Alloc: append([]cluster.Range(nil), st.Alloc...)}
+		}
+		b.recs[len(b.recs)-1].Steps = steps
+	}
+	if len(b.isRec) >= asyncBatch {
+		a.flush(nil)
+	}
+}
+
+// Sample copies s for the observer.
+func (a *Async) Sample(s *sim.Sample) {
+	if a.sampler == nil {
+		return
+	}
+	b := a.cur
+	b.isRec = append(b.isRec, false)
+	b.samples = append(b.samples, *s)
+	if len(b.isRec) >= asyncBatch {
+		a.flush(nil)
+	}
+}
+
+// flush hands the current batch over (with barrier, if not nil) and takes
+// a free one.
+func (a *Async) flush(barrier chan struct{}) {
+	a.cur.barrier = barrier
+	a.full <- a.cur
+	a.cur = <-a.free
+}
+
+// Sync waits until the observer has seen everything given so far. It
+// panics with the observer's panic, if it had one.
+func (a *Async) Sync() {
+	if a.closed {
+		a.raise()
+		return
+	}
+	done := make(chan struct{})
+	a.flush(done)
+	<-done
+	a.raise()
+}
+
+// Close hands the observer what is left, waits for it and stops the
+// goroutine. It panics with the observer's panic, if it had one. Later
+// calls do nothing more.
+func (a *Async) Close() {
+	if !a.closed {
+		a.closed = true
+		a.full <- a.cur
+		a.cur = nil
+		close(a.full)
+		<-a.done
+	}
+	a.raise()
+}
+
+func (a *Async) raise() {
+	if a.failure != nil {
+		panic(a.failure)
+	}
+}

@@ -1,0 +1,180 @@
+package report
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// callLog is an observer that writes down every call it gets, deeply.
+type callLog struct {
+	calls   []string
+	panicAt int // panic on this call (1-based); 0 never
+}
+
+func (l *callLog) note(s string) {
+	l.calls = append(l.calls, s)
+	if len(l.calls) == l.panicAt {
+		panic("observer broke on " + s)
+	}
+}
+
+func (l *callLog) JobDone(r *sim.Record) {
+	l.note(fmt.Sprintf("job %+v state=%v %d-%d alloc=%v steps=%+v reason=%q note=%q req=%d", *r.Job, r.State, r.Start, r.End, r.Alloc, r.Steps, r.Reason, r.Note, r.Requeues))
+}
+
+func (l *callLog) Sample(s *sim.Sample) { l.note(fmt.Sprintf("sample %+v", *s)) }
+
+// feedAsync gives obs n records and samples that reuse their memory, as the
+// engine does.
+func feedAsync(obs interface {
+	sim.Observer
+	sim.Sampler
+}, n int, mid func(i int)) {
+	var job workload.Job
+	var rec sim.Record
+	var smp sim.Sample
+	alloc := make([]cluster.Range, 0, 8)
+	for i := range n {
+		job = workload.Job{Seq: int64(i), ID: int64(i + 1), Submit: workload.Time(i), Procs: i%5 + 1, Run: 10, User: i % 3}
+		alloc = alloc[:0]
+		for k := range i % 4 {
+			alloc = append(alloc, cluster.Range{Lo: k * 10, Hi: k*10 + i%7})
+		}
+		rec = sim.Record{Job: &job, State: sim.State(i % 3), Start: workload.Time(i), End: workload.Time(i + 10), Alloc: alloc, Reason: strings.Repeat("r", i%2), Requeues: i % 2}
+		if i%97 == 0 {
+			rec.Steps = []sim.GrowStep{{At: 1, Procs: 2, Alloc: alloc}, {At: 5, Procs: 4, Alloc: []cluster.Range{{Lo: 1, Hi: 3}}}}
+		}
+		obs.JobDone(&rec)
+		if i%3 == 0 {
+			smp = sim.Sample{Time: workload.Time(i), Busy: i, Running: i % 11, Queued: i % 13}
+			obs.Sample(&smp)
+		}
+		if mid != nil {
+			mid(i)
+		}
+		// The engine reuses its memory: scribble over it.
+		job, rec, smp = workload.Job{ID: -1}, sim.Record{}, sim.Sample{Time: -1}
+		for k := range alloc {
+			alloc[k] = cluster.Range{Lo: -1, Hi: -1}
+		}
+	}
+}
+
+// TestAsyncSameCalls checks that an observer behind Async sees the calls
+// it sees directly, in the same order, for runs shorter and longer than a
+// batch, and that Sync lets a caller read the observer mid-run.
+func TestAsyncSameCalls(t *testing.T) {
+	for _, n := range []int{0, 1, asyncBatch - 1, asyncBatch, 3*asyncBatch*asyncDepth + 7} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			direct := &callLog{}
+			feedAsync(asyncPair{direct, direct}, n, nil)
+			behind := &callLog{}
+			a := NewAsync(behind)
+			feedAsync(a, n, func(i int) {
+				if i%1000 == 999 {
+					a.Sync()
+					if len(behind.calls) == 0 || behind.calls[len(behind.calls)-1] == "" {
+						t.Fatal("nothing seen after Sync")
+					}
+					if want := direct.upTo(i); len(behind.calls) != want {
+						t.Fatalf("after Sync at record %d the observer saw %d calls, want %d", i, len(behind.calls), want)
+					}
+				}
+			})
+			a.Close()
+			a.Close() // a second Close does nothing
+			if !reflect.DeepEqual(behind.calls, direct.calls) {
+				for i := range min(len(behind.calls), len(direct.calls)) {
+					if behind.calls[i] != direct.calls[i] {
+						t.Fatalf("call %d:\n got %s\nwant %s", i, behind.calls[i], direct.calls[i])
+					}
+				}
+				t.Fatalf("%d calls, want %d", len(behind.calls), len(direct.calls))
+			}
+		})
+	}
+}
+
+// upTo returns how many calls feed makes up to and including record i.
+func (l *callLog) upTo(i int) int { return i + 1 + i/3 + 1 }
+
+// asyncPair joins an observer and a sampler for feed.
+type asyncPair struct {
+	sim.Observer
+	sim.Sampler
+}
+
+// TestAsyncNoSampler checks that samples are dropped for an observer that
+// does not take them, and that records still come in order.
+func TestAsyncNoSampler(t *testing.T) {
+	var got []int64
+	a := NewAsync(observerFunc(func(r *sim.Record) { got = append(got, r.Job.ID) }))
+	feedAsync(a, 2000, nil)
+	a.Close()
+	if len(got) != 2000 {
+		t.Fatalf("%d records, want 2000", len(got))
+	}
+	for i, id := range got {
+		if id != int64(i+1) {
+			t.Fatalf("record %d has job %d", i, id)
+		}
+	}
+}
+
+type observerFunc func(r *sim.Record)
+
+func (f observerFunc) JobDone(r *sim.Record) { f(r) }
+
+// TestAsyncPanic checks that an observer's panic reaches the caller, from
+// Sync or from Close, with the observer's message and stack, and that the
+// caller never blocks on a broken observer.
+func TestAsyncPanic(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		at    int
+		sync  bool
+		calls int
+	}{
+		{"close", 5, false, 4000},
+		{"sync", 3 * asyncBatch, true, 4000},
+		{"late", 5000, false, 4000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &callLog{panicAt: tc.at}
+			a := NewAsync(l)
+			got := func() (v any) {
+				defer func() { v = recover() }()
+				feedAsync(a, tc.calls, func(i int) {
+					if tc.sync && i%500 == 499 {
+						a.Sync()
+					}
+				})
+				a.Close()
+				return nil
+			}()
+			if tc.at > tc.calls*4/3+1 {
+				if got != nil {
+					t.Fatalf("panic %v without a broken observer", got)
+				}
+				return
+			}
+			s, _ := got.(string)
+			if !strings.Contains(s, "observer broke on") || !strings.Contains(s, "observer goroutine") {
+				t.Fatalf("recovered %v, want the observer's panic", got)
+			}
+			if len(l.calls) != tc.at {
+				t.Fatalf("the observer saw %d calls after breaking on call %d", len(l.calls), tc.at)
+			}
+			func() {
+				defer func() { recover() }()
+				a.Close() // does not block
+			}()
+		})
+	}
+}
