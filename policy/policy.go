@@ -317,6 +317,21 @@ type EASY struct {
 	// mirrored walk ended (see idxMiss).
 	mirror walkMirror
 	wmiss  idxMiss
+
+	// aoView is the run whose View's arrivalOrdered side ao is: finding
+	// it costs an interface look-up, at every pass. (Its answer changes
+	// during a run: it is asked every time.)
+	aoView View
+	ao     arrivalOrdered
+}
+
+// arrivalOrdered reports isArrivalOrdered(v), with v's look-up remembered.
+func (e *EASY) arrivalOrdered(v View) bool {
+	if v != e.aoView {
+		e.aoView = v
+		e.ao, _ = v.(arrivalOrdered)
+	}
+	return e.ao != nil && e.ao.ArrivalOrder()
 }
 
 // candidate is a backfill candidate: its estimate and queue index.
@@ -404,11 +419,11 @@ func (e *EASY) Schedule(v View, d Decisions) {
 			}
 			free, extra = backfill(v, d, c.i, now, shadow, free, extra)
 		}
-	case end-(h+1) >= indexMinWindow && isArrivalOrdered(v):
+	case end-(h+1) >= indexMinWindow && e.arrivalOrdered(v):
 		e.mirror.view = nil
 		e.syncIndex(v, h)
 		e.backfillIndexed(v, d, h+1, end, now, shadow, free, extra)
-	case isArrivalOrdered(v) && (end-h-1 >= mirrorOn || (mirrored && end-h-1 >= mirrorOff)):
+	case e.arrivalOrdered(v) && (end-h-1 >= mirrorOn || (mirrored && end-h-1 >= mirrorOff)):
 		e.idxView = nil // rebuilt when a long window needs it again
 		first := h + 1
 		if !mirrored || !e.mirror.check(v, h) {
@@ -521,7 +536,7 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 			return
 		}
 		lo = s + 1
-		k := first + sort.Search(end-first, func(k int) bool { return v.Job(first+k).Seq >= s })
+		k := e.indexOfSeq(v, first, end, s)
 		if k == end || v.Job(k).Seq != s {
 			e.idx.remove(s) // no longer queued
 			continue
@@ -535,6 +550,23 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 		}
 		first = k + 1
 	}
+}
+
+// seqSearcher is implemented by a View that can find a job by Seq in an
+// arrival-ordered queue without an interface call per probe (the engine).
+type seqSearcher interface {
+	// SearchSeq returns the smallest queue index k in [lo, hi) with
+	// Job(k).Seq ≥ seq, or hi if there is none.
+	SearchSeq(lo, hi int, seq int64) int
+}
+
+// indexOfSeq returns the smallest queue index k in [lo, hi) whose job has
+// Seq ≥ s (hi if none), in v's arrival-ordered queue.
+func (e *EASY) indexOfSeq(v View, lo, hi int, s int64) int {
+	if ss, ok := v.(seqSearcher); ok {
+		return ss.SearchSeq(lo, hi, s)
+	}
+	return lo + sort.Search(hi-lo, func(k int) bool { return v.Job(lo+k).Seq >= s })
 }
 
 // backfill starts queued job i if it may start now without delaying the

@@ -319,10 +319,10 @@ func classesOf(cell uint8) [4]int {
 }
 
 // classDists fills the job counts, kills and wait and bounded-slowdown
-// distributions of every class. It sorts the waits and the slowdowns once,
-// each tagged with its job's cell, and reads every class's percentiles in
-// one pass over them: a class's members come in sorted order, so its k-th
-// member is its k-th smallest value.
+// distributions of every class. It sorts the waits and the slowdowns, each
+// tagged with its job's cell, and reads every class's percentiles in one
+// pass over them: a class's members come in sorted order, so its k-th
+// member is its k-th smallest value. The two sorts run side by side.
 func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
 	n := len(m.waits)
 	var count [numClasses]int64
@@ -339,48 +339,81 @@ func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
 	for k, c := range classes {
 		c.Jobs = count[k]
 	}
+	var bsld [numClasses]Dist
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		keys := make([]uint64, 2*n)
+		for i, b := range m.bslds {
+			keys[i] = math.Float64bits(b) // bounded slowdowns are ≥ 1: bits sort as values
+		}
+		bsld, _ = m.sortedDists(keys, math.Float64bits(1), &count, math.Float64frombits)
+	}()
 	keys := make([]uint64, 2*n)
-	tags := make([]uint8, 2*n)
 	for i, w := range m.waits {
-		keys[i], tags[i] = uint64(w), m.cells[i]
+		keys[i] = uint64(w) // waits are ≥ 0
 	}
-	radixSortTagged(keys[:n], tags[:n], keys[n:], tags[n:])
+	wait, sorted := m.sortedDists(keys, 0, &count, func(k uint64) float64 { return float64(k) })
 	m.sortedWaits = nil
 	if n > 0 {
 		m.sortedWaits = make([]int64, n)
-		for i, k := range keys[:n] {
+		for i, k := range sorted {
 			m.sortedWaits[i] = int64(k)
 		}
 	}
+	<-done
+	for k, c := range classes {
+		c.Wait, c.BoundedSlowdown = wait[k], bsld[k]
+	}
+}
+
+// sortedDists returns every class's Dist of the values keys[:n] encode
+// (n the number of jobs; keys has room for 2n, the second half scratch),
+// where keys sort as their values and the job i is in cell m.cells[i], and
+// the keys sorted. The values at the floor (the smallest a value can be:
+// a wait of 0, a slowdown of 1), usually most of them, are counted rather
+// than sorted: they come first in every class, and adding them one by one
+// to a sum starting at 0 gives exactly their count times the floor (0 or 1).
+func (m *Metrics) sortedDists(keys []uint64, floor uint64, count *[numClasses]int64, value func(uint64) float64) ([numClasses]Dist, []uint64) {
+	n := len(m.cells)
+	tags := make([]uint8, 2*n)
+	var atFloor [numClasses]int64
+	rest := 0
+	for i, k := range keys[:n] {
+		cell := m.cells[i]
+		if k == floor {
+			for _, c := range classesOf(cell) {
+				atFloor[c]++
+			}
+			continue
+		}
+		keys[rest], tags[rest] = k, cell
+		rest++
+	}
+	radixSortTagged(keys[:rest], tags[:rest], keys[n:n+rest], tags[n:n+rest])
 	var acc [numClasses]distAcc
-	for i := range acc {
-		acc[i].init(count[i])
+	fv := value(floor)
+	for c := range acc {
+		acc[c].init(count[c])
+		acc[c].addRepeated(fv, atFloor[c])
 	}
-	for i := range n {
-		v := float64(keys[i])
-		for _, k := range classesOf(tags[i]) {
-			acc[k].add(v)
+	for i, k := range keys[:rest] {
+		v := value(k)
+		for _, c := range classesOf(tags[i]) {
+			acc[c].add(v)
 		}
 	}
-	for k, c := range classes {
-		c.Wait = acc[k].dist()
+	var d [numClasses]Dist
+	for c := range acc {
+		d[c] = acc[c].dist()
 	}
-	for i, b := range m.bslds {
-		keys[i], tags[i] = math.Float64bits(b), m.cells[i] // bounded slowdowns are ≥ 1
+	// All the keys sorted: the floor's, then the rest.
+	floors := n - rest
+	copy(keys[floors:n], keys[:rest])
+	for i := range floors {
+		keys[i] = floor
 	}
-	radixSortTagged(keys[:n], tags[:n], keys[n:], tags[n:])
-	for i := range acc {
-		acc[i].init(count[i])
-	}
-	for i := range n {
-		v := math.Float64frombits(keys[i])
-		for _, k := range classesOf(tags[i]) {
-			acc[k].add(v)
-		}
-	}
-	for k, c := range classes {
-		c.BoundedSlowdown = acc[k].dist()
-	}
+	return d, keys[:n]
 }
 
 // distAcc builds a Dist from a class's values given in ascending order.
@@ -412,6 +445,25 @@ func (a *distAcc) add(v float64) {
 	}
 	a.seen++
 	a.sum += v
+	a.max = v
+}
+
+// addRepeated adds v cnt times to a class that has no value yet, with v 0
+// or 1, so that the sum is exactly v·cnt as cnt additions would make it.
+func (a *distAcc) addRepeated(v float64, cnt int64) {
+	if cnt == 0 {
+		return
+	}
+	if a.seen != 0 || (v != 0 && v != 1) {
+		panic("report: addRepeated needs a fresh class and a floor of 0 or 1")
+	}
+	last := cnt - 1
+	for a.next < len(a.ranks) && a.ranks[a.next] <= last {
+		a.at[a.next] = v
+		a.next++
+	}
+	a.seen = cnt
+	a.sum = v * float64(cnt)
 	a.max = v
 }
 

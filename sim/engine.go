@@ -738,6 +738,23 @@ func (e *Engine) removeStarted() {
 		e.queue = e.queue[k:] // a started prefix of a long queue: drop it
 		return
 	}
+	if last := idx[len(idx)-1]; last+1 < len(e.queue)-idx[0] {
+		// The started jobs sit nearer the head than the tail (EASY's
+		// backfill under overload takes the first that fit): close the
+		// gaps by moving the jobs ahead of them back, and drop the front.
+		w := last + 1
+		for n := len(idx) - 1; n >= 0; n-- {
+			prev := -1
+			if n > 0 {
+				prev = idx[n-1]
+			}
+			seg := e.queue[prev+1 : idx[n]]
+			w -= len(seg)
+			copy(e.queue[w:], seg)
+		}
+		e.queue = e.queue[len(idx):]
+		return
+	}
 	w := idx[0]
 	for n, i := range idx {
 		next := len(e.queue)
@@ -778,6 +795,22 @@ func (e *Engine) Running(k int) (workload.Time, int) {
 // while a job requeued after a node failure waits: the queue is still in
 // submission order, but it holds a job such an index has let go of.
 func (e *Engine) ArrivalOrder() bool { return e.nodes.requeued == 0 }
+
+// SearchSeq returns the smallest queue index k in [lo, hi) whose job has
+// Seq ≥ seq, or hi if there is none. The queue must be in arrival order
+// (ArrivalOrder); policies use it to find a job they indexed by Seq.
+func (e *Engine) SearchSeq(lo, hi int, seq int64) int {
+	q := e.queue
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if e.slots[q[m]].job.Seq < seq {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
 
 // Ended implements policy.View.
 func (e *Engine) Ended() []policy.Ended { return e.ended }

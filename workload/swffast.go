@@ -1,6 +1,10 @@
 package workload
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+)
 
 // parseInts is the fast path of parse, for the common line: exactly 18
 // fields, most of them plain integers (an optional '-' and 1 to 15
@@ -35,6 +39,18 @@ func (r *SWFReader) parseInts(line []byte) bool {
 		}
 		start := i
 		var m uint64
+		if i+8 <= end {
+			// Eight bytes at once: find the first non-digit and convert
+			// the digits before it without a branch per digit.
+			x := binary.LittleEndian.Uint64(line[i:]) - 0x3030303030303030
+			if nd := (x | (x + 0x7676767676767676)) & 0x8080808080808080; nd != 0 {
+				if d := bits.TrailingZeros64(nd) >> 3; d > 0 {
+					m = swarDigits(x << (64 - 8*d))
+					i += d
+				}
+				goto digitsRead
+			}
+		}
 		for i < end {
 			c := line[i] - '0'
 			if c > 9 {
@@ -43,6 +59,7 @@ func (r *SWFReader) parseInts(line []byte) bool {
 			m = m*10 + uint64(c)
 			i++
 		}
+	digitsRead:
 		if d := i - start; d == 0 || d > 15 || (i < end && line[i] != ' ' && line[i] != '\t') {
 			// Not a plain integer ("489.00"): this field the general
 			// way; a field that is no number at all leaves the whole line
@@ -67,4 +84,20 @@ func (r *SWFReader) parseInts(line []byte) bool {
 		n++
 	}
 	return n == 18
+}
+
+// swarDigits converts eight digit values (0 to 9), one per byte with the
+// most significant in the lowest byte (a little-endian load of the text,
+// minus '0'), into their number.
+//
+// A byte of x below the first non-digit is its digit; subtracting '0'
+// from the bytes at and after the first non-digit may borrow, but only
+// into later bytes, which the caller shifts out (leading zero digits
+// take their place). The first non-digit is the lowest byte of x that is
+// above 9: adding 0x76 sets its high bit (x ≤ 9 stays below 0x80 and
+// carries nothing), or it already had it (a byte below '0' wrapped).
+func swarDigits(x uint64) uint64 {
+	x = (x*10 + x>>8) & 0x00FF00FF00FF00FF   // pairs: 10·d0 + d1, …
+	x = (x*100 + x>>16) & 0x0000FFFF0000FFFF // quads
+	return (x*10000 + x>>32) & 0xFFFFFFFF
 }

@@ -67,3 +67,53 @@ func FuzzParseInts(f *testing.F) {
 		parseBoth(t, line, strict)
 	})
 }
+
+// TestParseIntsEveryWidth drives the eight-bytes-at-once digit reader
+// through every number width (1 to 17 digits), every kind of byte after a
+// number (blank, tab, other punctuation below and above the digits, a
+// letter, a high byte) and numbers near the line's end, against the
+// general loop.
+func TestParseIntsEveryWidth(t *testing.T) {
+	digits := "98765432109876543"
+	after := []string{" ", "\t", "  ", ".5 ", "/", "!", ":", "a", "~", "\x80", "\xff", "-"}
+	for w := 1; w <= len(digits); w++ {
+		num := digits[:w]
+		for _, a := range after {
+			for pos := range 18 {
+				f := make([]string, 18)
+				for k := range f {
+					f[k] = "-1"
+				}
+				f[0], f[1], f[4], f[7] = "1", "0", "4", "4"
+				f[pos] = num + strings.TrimRight(a, " \t")
+				line := strings.Join(f, strings.Repeat(" ", 1+len(a)-len(strings.TrimRight(a, " \t"))))
+				parseBoth(t, line, false)
+				parseBoth(t, line, true)
+				parseBoth(t, line+" ", false)
+			}
+		}
+	}
+}
+
+// TestSwarDigits checks the eight-digit conversion for every width.
+func TestSwarDigits(t *testing.T) {
+	for _, s := range []string{"0", "7", "10", "99", "123", "4096", "10000", "654321", "1000001", "99999999", "00000001", "12345678"} {
+		var b [8]byte
+		copy(b[:], s)
+		for i := len(s); i < 8; i++ {
+			b[i] = ' '
+		}
+		x := uint64(0)
+		for i := 7; i >= 0; i-- {
+			x = x<<8 | uint64(b[i])
+		}
+		x -= 0x3030303030303030
+		d := len(s)
+		got := swarDigits(x << (64 - 8*d))
+		var want uint64
+		fmt.Sscan(s, &want)
+		if got != want {
+			t.Errorf("swarDigits(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

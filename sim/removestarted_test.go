@@ -1,0 +1,67 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestRemoveStarted checks that removeStarted leaves the queue in order
+// without the started jobs, whichever end it compacts towards: random
+// subsets of queues short and long, started prefixes, jobs near the head,
+// near the tail and spread out.
+func TestRemoveStarted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 3000 {
+		n := 1 + rng.IntN([]int{5, 40, 3000}[trial%3])
+		queue := make([]int32, n)
+		for i := range queue {
+			queue[i] = int32(i * 3)
+		}
+		var idx []int
+		switch trial % 4 {
+		case 0: // a prefix
+			for i := range 1 + rng.IntN(n) {
+				idx = append(idx, i)
+			}
+		case 1: // near the head
+			for i := range min(n, 8) {
+				if rng.IntN(2) == 0 {
+					idx = append(idx, i)
+				}
+			}
+		case 2: // near the tail
+			for i := max(0, n-8); i < n; i++ {
+				if rng.IntN(2) == 0 {
+					idx = append(idx, i)
+				}
+			}
+		default:
+			for i := range n {
+				if rng.IntN(4) == 0 {
+					idx = append(idx, i)
+				}
+			}
+		}
+		if len(idx) == 0 {
+			idx = []int{rng.IntN(n)}
+		}
+		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
+		var want []int32
+		for i, id := range queue {
+			if !slices.Contains(idx, i) {
+				want = append(want, id)
+			}
+		}
+		e := &Engine{queue: slices.Clone(queue), startedAt: slices.Clone(idx)}
+		e.removeStarted()
+		if !slices.Equal(e.queue, want) {
+			t.Fatalf("trial %d: queue of %d without %v: got %v, want %v", trial, n, idx, e.queue, want)
+		}
+		// The queue still takes new jobs at its tail.
+		e.queue = append(e.queue, -1)
+		if e.queue[len(e.queue)-1] != -1 || !slices.Equal(e.queue[:len(want)], want) {
+			t.Fatalf("trial %d: append after removal broke the queue", trial)
+		}
+	}
+}
