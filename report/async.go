@@ -49,12 +49,16 @@ func (b *obsBatch) reset() {
 type Async struct {
 	obs     sim.Observer
 	sampler sim.Sampler
-	cur     *obsBatch
-	full    chan *obsBatch
-	free    chan *obsBatch
-	done    chan struct{}
-	failure any // the observer's panic, with its stack
-	closed  bool
+	// An Observers is called member by member: list are its members,
+	// samplers those that are sim.Samplers, in order.
+	list     Observers
+	samplers []sim.Sampler
+	cur      *obsBatch
+	full     chan *obsBatch
+	free     chan *obsBatch
+	done     chan struct{}
+	failure  any // the observer's panic, with its stack
+	closed   bool
 }
 
 var (
@@ -72,6 +76,16 @@ func NewAsync(obs sim.Observer) *Async {
 		done: make(chan struct{}),
 	}
 	a.sampler, _ = obs.(sim.Sampler)
+	if list, ok := obs.(Observers); ok {
+		// Hand each sample straight to the observers that take samples,
+		// rather than asking every observer at every sample.
+		a.list = list
+		for _, x := range list {
+			if sp, ok := x.(sim.Sampler); ok {
+				a.samplers = append(a.samplers, sp)
+			}
+		}
+	}
 	for range asyncDepth + 1 {
 		a.free <- &obsBatch{}
 	}
@@ -105,7 +119,12 @@ func (a *Async) deliver(b *obsBatch) {
 	r, s := 0, 0
 	for _, isRec := range b.isRec {
 		if !isRec {
-			if a.sampler != nil {
+			switch {
+			case a.list != nil:
+				for _, sp := range a.samplers {
+					sp.Sample(&b.samples[s])
+				}
+			case a.sampler != nil:
 				a.sampler.Sample(&b.samples[s])
 			}
 			s++
@@ -121,7 +140,13 @@ func (a *Async) deliver(b *obsBatch) {
 		if len(rec.Alloc) == 0 {
 			rec.Alloc = nil
 		}
-		a.obs.JobDone(rec)
+		if a.list != nil {
+			for _, x := range a.list {
+				x.JobDone(rec)
+			}
+		} else {
+			a.obs.JobDone(rec)
+		}
 		r++
 	}
 }

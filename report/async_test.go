@@ -178,3 +178,27 @@ func TestAsyncPanic(t *testing.T) {
 		})
 	}
 }
+
+// TestAsyncObservers checks that an Observers behind Async gets every
+// record in member order and every sample only at its samplers, as
+// Observers does directly.
+func TestAsyncObservers(t *testing.T) {
+	var direct, behind []string
+	mk := func(out *[]string) Observers {
+		la, lb := &callLog{}, &callLog{}
+		plain := observerFunc(func(r *sim.Record) { *out = append(*out, fmt.Sprint("plain ", r.Job.ID)) })
+		tail := observerFunc(func(r *sim.Record) {
+			*out = append(*out, la.calls...)
+			*out = append(*out, lb.calls...)
+			la.calls, lb.calls = la.calls[:0], lb.calls[:0]
+		})
+		return Observers{la, plain, lb, tail}
+	}
+	feedAsync(mk(&direct), 3*asyncBatch+5, nil)
+	a := NewAsync(mk(&behind))
+	feedAsync(a, 3*asyncBatch+5, nil)
+	a.Close()
+	if !reflect.DeepEqual(direct, behind) {
+		t.Fatalf("%d calls behind Async, %d directly, or in another order", len(behind), len(direct))
+	}
+}

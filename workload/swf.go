@@ -157,8 +157,10 @@ func newSWFReader(in io.Reader, path string, rules Rules, strict, raw bool) (*SW
 		if err != nil {
 			return nil, &ParseError{Path: path, Err: fmt.Errorf("bad gzip stream: %w", err)}
 		}
-		r.closer = append(r.closer, zr)
-		br = bufio.NewReaderSize(zr, 256<<10)
+		// Decompress on a goroutine of its own, ahead of the parser.
+		ra := newReadAhead(zr)
+		r.closer = append(r.closer, zr, ra)
+		br = bufio.NewReaderSize(ra, 256<<10)
 	}
 	r.br = br
 	if strict {

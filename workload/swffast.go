@@ -23,6 +23,17 @@ import (
 func (r *SWFReader) parseInts(line []byte) bool {
 	n, i, end := 0, 0, len(line)
 	for {
+		// Blanks eight at a time (aligned SWF columns are padded with
+		// runs of them), then one by one (a tab, the line's last bytes).
+		for i+8 <= end {
+			w := binary.LittleEndian.Uint64(line[i:]) ^ 0x2020202020202020
+			nz := ((w & 0x7F7F7F7F7F7F7F7F) + 0x7F7F7F7F7F7F7F7F | w) & 0x8080808080808080
+			if nz != 0 {
+				i += bits.TrailingZeros64(nz) >> 3
+				break
+			}
+			i += 8
+		}
 		for i < end && (line[i] == ' ' || line[i] == '\t') {
 			i++
 		}

@@ -90,6 +90,9 @@ Examples:
 // runOptions are the options of a simulation run, shared by the commands
 // that run simulations.
 type runOptions struct {
+	// afterRun, if set, is called once the engine and the observers are
+	// done with every job, before the summary (cmdRun syncs jobs.csv).
+	afterRun func()
 	// members are the clusters of a cluster of clusters ([[clusters]]),
 	// set by clusterSpec; nil otherwise.
 	members   []*cluster.Spec
@@ -457,6 +460,9 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	}
 	st, err := eng.Run(src, async)
 	async.Close()
+	if err == nil && o.afterRun != nil {
+		o.afterRun()
+	}
 	if err != nil {
 		var pe *workload.ParseError
 		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) {
@@ -651,7 +657,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer tables.abort()
+		// Once the last row is written, jobs.csv goes to disk while the
+		// summary is computed: committing it then waits for no writeback.
+		var synced chan error
+		o.afterRun = func() {
+			synced = make(chan error, 1)
+			go func() {
+				err := csv.Flush()
+				if err == nil {
+					err = jobsFile.Sync()
+				}
+				synced <- err
+			}()
+		}
 		res, err = o.simulate(append(prog, tables.observers(csv)...)...)
+		if synced != nil {
+			if serr := <-synced; err == nil {
+				err = serr
+			}
+		}
 		progressDone()
 		if err != nil {
 			o.ck.failed(err)
