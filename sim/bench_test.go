@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -66,6 +67,60 @@ func BenchmarkLANL(b *testing.B) {
 			n := float64(b.N) * float64(len(jobs))
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/job")
 			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/job")
+		})
+	}
+}
+
+// generated holds generated workloads, made once per configuration.
+var generated struct {
+	sync.Mutex
+	jobs map[float64][]workload.Job
+}
+
+// generatedJobs returns n jobs of the Lublin–Feitelson model at this
+// offered load on 1024 processors (seed 1), generated once.
+func generatedJobs(b *testing.B, n int, load float64) []workload.Job {
+	b.Helper()
+	generated.Lock()
+	defer generated.Unlock()
+	if generated.jobs == nil {
+		generated.jobs = map[float64][]workload.Job{}
+	}
+	if jobs := generated.jobs[load]; len(jobs) == n {
+		return jobs
+	}
+	var jobs []workload.Job
+	err := workload.Generate(workload.GenConfig{Jobs: n, Procs: 1024, Seed: 1, Load: load}, func(j *workload.Job) error {
+		jobs = append(jobs, *j)
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	generated.jobs[load] = jobs
+	return jobs
+}
+
+// BenchmarkOverload replays 200,000 generated jobs at about 110% offered
+// load on 1024 processors under EASY with the whole queue as lookahead:
+// the queue grows to thousands of jobs, which is where EASY's backfill
+// index matters. It reports the time per job.
+func BenchmarkOverload(b *testing.B) {
+	for _, load := range []float64{0.85, 1.10} {
+		b.Run(fmt.Sprintf("load-%.2f", load), func(b *testing.B) {
+			jobs := generatedJobs(b, 200_000, load)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				eng, err := sim.New(sim.Config{Procs: 1024, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := eng.Run(&sliceSource{jobs: jobs}, discard{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(len(jobs))), "ns/job")
 		})
 	}
 }
