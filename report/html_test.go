@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,5 +105,43 @@ func TestRelChange(t *testing.T) {
 				t.Errorf("relChange(%v, %v) = %q %q, want %q %q", tc.base, tc.v, text, class, tc.text, tc.class)
 			}
 		})
+	}
+}
+
+// TestWriteFiguresSideBySide checks that the figures WriteFigures renders
+// side by side are the files each figure renders alone, one at a time, in
+// the figures' order.
+func TestWriteFiguresSideBySide(t *testing.T) {
+	r := tinyReport()
+	figs := RunFigures(r)
+	if len(figs) < 3 {
+		t.Fatalf("only %d figures: nothing renders side by side", len(figs))
+	}
+	dir := t.TempDir()
+	rendered, err := WriteFigures(dir, figs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range RunFigures(r) {
+		svg, err := f.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		png, err := f.PNG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rendered[i].Name != f.Name || !bytes.Equal(rendered[i].SVGBytes, svg) {
+			t.Errorf("figure %d (%s): returned SVG differs from rendering it alone", i, f.Name)
+		}
+		for ext, want := range map[string][]byte{".svg": svg, ".png": png} {
+			got, err := os.ReadFile(filepath.Join(dir, f.Name+ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s%s differs from rendering it alone", f.Name, ext)
+			}
+		}
 	}
 }

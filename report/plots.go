@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"image/png"
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -79,7 +82,10 @@ func (f *Figure) PNG() ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+	// The fastest compression: plots are flat colours, which it packs
+	// nearly as well, at a fraction of the default level's time.
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, c.Image()); err != nil {
 		return nil, fmt.Errorf("report: rendering %s.png: %w", f.Name, err)
 	}
 	return buf.Bytes(), nil
@@ -94,22 +100,39 @@ type Rendered struct {
 
 // WriteFigures renders each figure as DIR/NAME.svg and DIR/NAME.png, each
 // written atomically, and returns the figures with their SVG for an HTML
-// page.
+// page. Figures render side by side, one goroutine per figure and at most
+// one per processor; the files and the result are the same as rendering
+// them one after the other, and the error, if any, is the first figure's.
 func WriteFigures(dir string, figs []*Figure) ([]Rendered, error) {
+	type rendering struct {
+		svg, png []byte
+		err      error
+	}
+	done := make([]rendering, len(figs))
+	slots := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	var wg sync.WaitGroup
+	for i, f := range figs {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			r := &done[i]
+			if r.svg, r.err = f.SVG(); r.err == nil {
+				r.png, r.err = f.PNG()
+			}
+		}()
+	}
+	wg.Wait()
 	out := make([]Rendered, 0, len(figs))
-	for _, f := range figs {
-		svg, err := f.SVG()
-		if err != nil {
-			return nil, err
-		}
-		png, err := f.PNG()
-		if err != nil {
-			return nil, err
+	for i, f := range figs {
+		r := done[i]
+		if r.err != nil {
+			return nil, r.err
 		}
 		for _, file := range []struct {
 			ext string
 			b   []byte
-		}{{".svg", svg}, {".png", png}} {
+		}{{".svg", r.svg}, {".png", r.png}} {
 			err := WriteFileAtomic(filepath.Join(dir, f.Name+file.ext), func(w io.Writer) error {
 				_, err := w.Write(file.b)
 				return err
@@ -118,7 +141,7 @@ func WriteFigures(dir string, figs []*Figure) ([]Rendered, error) {
 				return nil, err
 			}
 		}
-		out = append(out, Rendered{Figure: f, SVGBytes: svg})
+		out = append(out, Rendered{Figure: f, SVGBytes: r.svg})
 	}
 	return out, nil
 }

@@ -129,6 +129,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	for ci, c := range cases {
 		for r := 0; r < *repeat; r++ {
 			out := filepath.Join(dir, fmt.Sprintf("out-%d", ci))
+			// Every run writes a fresh directory: replacing the previous
+			// run's files would time the file system freeing them.
+			if err := os.RemoveAll(out); err != nil {
+				return err
+			}
 			argv := append([]string{"run", "--trace", c.trace, "--out", out, "-q"}, c.args...)
 			cmd := exec.Command(self, argv...)
 			cmd.Env = append(os.Environ(), benchChildEnv+"=1", "CI=true")
