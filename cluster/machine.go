@@ -25,8 +25,12 @@ func (r Range) Len() int { return r.Hi - r.Lo }
 type Machine struct {
 	size int
 	free int
-	// spans are the free ranges, sorted, disjoint and non-adjacent.
+	// spans are the free ranges, sorted, disjoint and non-adjacent. They
+	// sit at the end of base, their backing array: taking the lowest
+	// spans moves their start instead of moving every span after them,
+	// and the room left at the front is reused when the end runs out.
 	spans []Range
+	base  []Range
 }
 
 // NewMachine returns a machine of size processors, all free.
@@ -35,7 +39,8 @@ func NewMachine(size int) *Machine {
 	if size <= 0 {
 		panic(fmt.Sprintf("cluster: machine size %d is not positive", size))
 	}
-	return &Machine{size: size, free: size, spans: []Range{{0, size}}}
+	spans := []Range{{0, size}}
+	return &Machine{size: size, free: size, spans: spans, base: spans}
 }
 
 // Size returns the number of processors.
@@ -77,8 +82,25 @@ func (m *Machine) Alloc(n int, dst []Range) []Range {
 		s.Lo += n
 		n = 0
 	}
-	m.spans = append(m.spans[:0], m.spans[k:]...)
+	m.spans = m.spans[k:]
 	return dst
+}
+
+// room makes room for one more span at the end of m.spans: in the room
+// Alloc left at the front of base, or in a new, larger array.
+func (m *Machine) room() {
+	if len(m.spans) < cap(m.spans) {
+		return
+	}
+	off := cap(m.base) - cap(m.spans)
+	if off > 0 && off <= len(m.base) && len(m.spans) > 0 && &m.base[off] == &m.spans[0] {
+		n := copy(m.base, m.spans)
+		m.spans = m.base[:n]
+		return
+	}
+	base := make([]Range, 2*len(m.spans)+4)
+	n := copy(base, m.spans)
+	m.base, m.spans = base, base[:n]
 }
 
 // Release returns processors taken by Alloc. It panics if any of them is
@@ -110,7 +132,8 @@ func (m *Machine) release(r Range) {
 	case joinNext:
 		m.spans[i].Lo = r.Lo
 	default:
-		m.spans = append(m.spans, Range{})
+		m.room()
+		m.spans = m.spans[:len(m.spans)+1]
 		copy(m.spans[i+1:], m.spans[i:])
 		m.spans[i] = r
 	}
@@ -177,7 +200,8 @@ func (m *Machine) TakeFree(r Range, dst []Range) []Range {
 			m.spans[i].Hi = lo
 			i++
 		default: // r splits the span in two
-			m.spans = append(m.spans, Range{})
+			m.room()
+			m.spans = m.spans[:len(m.spans)+1]
 			copy(m.spans[i+2:], m.spans[i+1:])
 			m.spans[i].Hi = lo
 			m.spans[i+1] = Range{hi, s.Hi}

@@ -45,6 +45,7 @@ func (m *Machine) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("cluster: machine state: free ranges hold %d processors, free count %d", n, s.Free)
 	}
 	m.size, m.free, m.spans = s.Size, s.Free, s.Spans
+	m.base = m.spans
 	return nil
 }
 
