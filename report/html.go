@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sync"
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
 )
@@ -103,9 +104,12 @@ func inlineSVG(svg []byte) template.HTML {
 
 // fontFace declares Liberation Sans, embedded: the plots' text was laid out
 // with its metrics, and a browser without it would draw wider text past
-// the places computed for it.
-var fontFace = template.CSS(`@font-face { font-family: "Liberation Sans"; src: url(data:font/ttf;base64,` +
-	base64.StdEncoding.EncodeToString(liberationsansregular.TTF) + `) format("truetype"); }`)
+// the places computed for it. It is encoded on first use, not at start-up:
+// a run without plots never needs it.
+var fontFace = sync.OnceValue(func() template.CSS {
+	return template.CSS(`@font-face { font-family: "Liberation Sans"; src: url(data:font/ttf;base64,` +
+		base64.StdEncoding.EncodeToString(liberationsansregular.TTF) + `) format("truetype"); }`)
+})
 
 func pageFigures(figs []Rendered) []pageFigure {
 	out := make([]pageFigure, len(figs))
@@ -158,7 +162,7 @@ func classTable(id, title string, names []string, cls []ClassStats) pageTable {
 func WriteRunHTML(w io.Writer, r *Run, figs []Rendered) error {
 	s := &r.Summary
 	p := page{
-		FontFace: fontFace,
+		FontFace: fontFace(),
 		Title:    "schedsim report — " + s.Trace,
 		Sub:      fmt.Sprintf("%s on %d processors · %d jobs", s.Policy, s.Procs, s.Jobs),
 	}
@@ -193,7 +197,7 @@ func WriteRunHTML(w io.Writer, r *Run, figs []Rendered) error {
 // WriteCompareHTML writes compare.html: the comparison table (as
 // WriteCompareTable) and the overlaid figures, inline, self-contained.
 func WriteCompareHTML(w io.Writer, runs []*Run, figs []Rendered) error {
-	p := page{FontFace: fontFace, Title: "schedsim comparison — " + compareSubtitle(runs),
+	p := page{FontFace: fontFace(), Title: "schedsim comparison — " + compareSubtitle(runs),
 		Sub: fmt.Sprintf("%d runs; changes are relative to the first run, %q", len(runs), runName(runs, 0))}
 	head, rows := compareRows(runs)
 	t := pageTable{ID: "compare", Title: "Metrics", Head: head,
