@@ -92,10 +92,14 @@ func (m *Machine) room() {
 	if len(m.spans) < cap(m.spans) {
 		return
 	}
-	off := cap(m.base) - cap(m.spans)
-	if off > 0 && off <= len(m.base) && len(m.spans) > 0 && &m.base[off] == &m.spans[0] {
-		n := copy(m.base, m.spans)
-		m.spans = m.base[:n]
+	full := m.base[:cap(m.base)]
+	switch off := cap(full) - cap(m.spans); {
+	case len(m.spans) == 0 && cap(full) > 0:
+		m.spans = full[:0] // every processor was taken: start over
+		return
+	case len(m.spans) > 0 && off > 0 && &full[off] == &m.spans[0]:
+		n := copy(full, m.spans)
+		m.spans = full[:n]
 		return
 	}
 	base := make([]Range, 2*len(m.spans)+4)

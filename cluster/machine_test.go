@@ -306,3 +306,46 @@ func TestMachineOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestMachineSteadyStateNoAlloc checks that once a machine's free list has
+// had its largest size, allocating and releasing allocate nothing: not
+// when the free list fragments, nor when every processor is taken and the
+// list starts over.
+func TestMachineSteadyStateNoAlloc(t *testing.T) {
+	const size = 512
+	m := NewMachine(size)
+	r := rand.New(rand.NewPCG(3, 4))
+	pool := make([][]Range, size) // every holding's ranges, reused
+	for i := range pool {
+		pool[i] = make([]Range, 0, 32)
+	}
+	held := 0 // pool[:held] are held
+	step := func() {
+		if free := m.Free(); free > 0 && (held == 0 || r.IntN(2) == 0) {
+			n := 1 + r.IntN(min(free, 32))
+			if r.IntN(8) == 0 {
+				n = free // take everything: the free list empties
+			}
+			if n > 32 {
+				n = 32
+			}
+			pool[held] = m.Alloc(n, pool[held][:0])
+			held++
+			return
+		}
+		k := r.IntN(held)
+		m.Release(pool[k])
+		held--
+		pool[k], pool[held] = pool[held], pool[k]
+	}
+	for range 20000 {
+		step()
+	}
+	if n := testing.AllocsPerRun(20, func() {
+		for range 2000 {
+			step()
+		}
+	}); n != 0 {
+		t.Fatalf("2,000 allocations and releases allocate %v times", n)
+	}
+}
