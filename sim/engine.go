@@ -738,10 +738,13 @@ func (e *Engine) removeStarted() {
 		e.queue = e.queue[k:] // a started prefix of a long queue: drop it
 		return
 	}
-	if last := idx[len(idx)-1]; last+1 < len(e.queue)-idx[0] {
-		// The started jobs sit nearer the head than the tail (EASY's
-		// backfill under overload takes the first that fit): close the
-		// gaps by moving the jobs ahead of them back, and drop the front.
+	if last := idx[len(idx)-1]; len(e.queue) > 1024 && last+1 < len(e.queue)-idx[0] {
+		// In a long queue, the started jobs sit nearer the head than the
+		// tail (EASY's backfill under overload takes the first that fit):
+		// close the gaps by moving the jobs ahead of them back, and drop
+		// the front. (The room dropped is regained when appending
+		// reallocates, after about as many submissions as the queue
+		// holds; a short queue is cheaper to close towards the front.)
 		w := last + 1
 		for n := len(idx) - 1; n >= 0; n-- {
 			prev := -1
