@@ -86,6 +86,14 @@ func (m *Metrics) JobDone(r *sim.Record) {
 	if r.State == sim.Killed {
 		m.killedIn[cell]++
 	}
+	if len(m.waits) == cap(m.waits) {
+		// Double, rather than append's quarter for large slices: fewer
+		// copies of what may become millions of values.
+		n := max(2*len(m.waits), 1024)
+		m.waits = append(make([]int64, 0, n), m.waits...)
+		m.bslds = append(make([]float64, 0, n), m.bslds...)
+		m.cells = append(make([]uint8, 0, n), m.cells...)
+	}
 	m.waits = append(m.waits, int64(wait))
 	m.bslds = append(m.bslds, bsld)
 	m.cells = append(m.cells, cell)
