@@ -51,11 +51,12 @@ func (m *fitModel) remove(k int) {
 	m.x.remove(m.jobs[k].Seq)
 }
 
-// scan is the backfill test over every queued job: the first with an
-// estimate, procs ≤ free, and procs ≤ lim or estimate ≤ horizon.
-func (m *fitModel) scan(free, lim int32, horizon int64) int64 {
+// scan is the backfill test over every queued job with Seq in [lo, hi]: the
+// first with an estimate, procs ≤ free, and procs ≤ lim or estimate ≤
+// horizon.
+func (m *fitModel) scan(lo, hi int64, free, lim int32, horizon int64) int64 {
 	for i, j := range m.jobs {
-		if !m.live[i] || j.Estimate <= 0 || j.Procs > noProcs-1 {
+		if !m.live[i] || j.Seq < lo || j.Seq > hi || j.Estimate <= 0 || j.Procs > noProcs-1 {
 			continue
 		}
 		p, e := int64(j.Procs), int64(j.Estimate)
@@ -67,8 +68,8 @@ func (m *fitModel) scan(free, lim int32, horizon int64) int64 {
 }
 
 // check compares firstAny with a scan of the queue and with first over
-// every Seq added.
-func (m *fitModel) check(t *testing.T, free, lim int32, horizon int64) {
+// every Seq added, and first over the window [lo, hi] with a scan of it.
+func (m *fitModel) check(t *testing.T, lo, hi int64, free, lim int32, horizon int64) {
 	t.Helper()
 	got := m.x.firstAny(free, lim, horizon)
 	if other := m.x.first(0, m.next, free, lim, horizon); got != other {
@@ -77,9 +78,35 @@ func (m *fitModel) check(t *testing.T, free, lim int32, horizon int64) {
 	if free >= noProcs {
 		return // an empty position may pass: the scan knows no positions
 	}
-	if want := m.scan(free, lim, horizon); got != want {
+	if want := m.scan(math.MinInt64, math.MaxInt64, free, lim, horizon); got != want {
 		t.Fatalf("firstAny(%d, %d, %d) = %d, a scan finds %d", free, lim, horizon, got, want)
 	}
+	if got, want := m.x.first(lo, hi, free, lim, horizon), m.scan(lo, hi, free, lim, horizon); got != want {
+		t.Fatalf("first(%d, %d, %d, %d, %d) = %d, a scan finds %d", lo, hi, free, lim, horizon, got, want)
+	}
+}
+
+// pickWindow returns a search window: every Seq, or bounds near queued
+// jobs' Seqs, either side of them, before every job and past the last,
+// and now and then an empty one (lo > hi).
+func (m *fitModel) pickWindow(r *rand.Rand) (lo, hi int64) {
+	at := func() int64 {
+		if len(m.jobs) == 0 || r.IntN(6) == 0 {
+			return r.Int64N(m.next+2) - 1
+		}
+		return m.jobs[r.IntN(len(m.jobs))].Seq + int64(r.IntN(3)) - 1
+	}
+	switch r.IntN(4) {
+	case 0:
+		return math.MinInt64, math.MaxInt64
+	case 1:
+		return at(), math.MaxInt64
+	}
+	lo, hi = at(), at()
+	if r.IntN(8) > 0 && lo > hi {
+		lo, hi = hi, lo
+	}
+	return lo, hi
 }
 
 // pickEdge returns a processor count, an estimate or a query value near the
@@ -101,7 +128,8 @@ func pickEdge(r *rand.Rand, lo, hi int64) int64 {
 // without an estimate or with too many processors) and queries at the
 // edges: free 0, 1, powers of two and their neighbours, and the largest;
 // lim below 0, above free and equal to it; horizons below every estimate,
-// equal to one, and the largest.
+// equal to one, and the largest; and first over windows of every Seq or
+// bounded near queued jobs.
 func TestFitIndexFirstAnyRandom(t *testing.T) {
 	for seed := uint64(1); seed <= 120; seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
@@ -148,7 +176,8 @@ func TestFitIndexFirstAnyRandom(t *testing.T) {
 						horizon = int64(m.jobs[r.IntN(len(m.jobs))].Estimate)
 					}
 				}
-				m.check(t, free, lim, horizon)
+				lo, hi := m.pickWindow(r)
+				m.check(t, lo, hi, free, lim, horizon)
 			}
 		}
 	}
@@ -156,7 +185,9 @@ func TestFitIndexFirstAnyRandom(t *testing.T) {
 
 // FuzzFitIndexFirstAny reads operations from the input, 8 bytes each: add a
 // job (procs, estimate, Seq gap), remove one, or query; every query must
-// agree with a scan and with first.
+// agree with a scan and with first. A query's last byte picks a window for
+// first as well: 0 for every Seq, else one of the Seqs used so far (low
+// nibble the start, high nibble the length, in sixteenths).
 func FuzzFitIndexFirstAny(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0, 3, 0, 10, 0, 0, 0, 0, 2, 4, 0, 0, 0, 20, 0, 0})
@@ -168,10 +199,18 @@ func FuzzFitIndexFirstAny(f *testing.F) {
 		1, 2, 0, 0, 0, 0, 0, 0, // remove the band job
 		2, 6, 0, 0, 0, 0, 50, 0,
 	})
+	f.Add([]byte{
+		0, 1, 0, 9, 0, 0, 0, 0, // small, short
+		0, 4, 0, 9, 0, 0, 0, 0,
+		0, 1, 0, 9, 0, 0, 0, 0,
+		2, 4, 0, 0, 0, 0, 50, 0x21, // free 4, window from the second
+		2, 4, 0, 0, 0, 0, 50, 0x1a, // a window past every job
+	})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m := newFitModel()
 		for len(data) >= 8 {
 			op, a, b, c := data[0]%3, binary.BigEndian.Uint16(data[1:]), binary.BigEndian.Uint16(data[3:]), binary.BigEndian.Uint16(data[5:])
+			w := int64(data[7])
 			data = data[8:]
 			switch op {
 			case 0:
@@ -181,7 +220,12 @@ func FuzzFitIndexFirstAny(f *testing.F) {
 			case 1:
 				m.remove(int(a))
 			default:
-				m.check(t, int32(a), int32(int16(b)), int64(int16(c)))
+				lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+				if w != 0 {
+					lo = m.next * (w & 15) / 16
+					hi = lo + m.next*(w>>4)/16
+				}
+				m.check(t, lo, hi, int32(a), int32(int16(b)), int64(int16(c)))
 			}
 		}
 	})
