@@ -29,9 +29,11 @@ type fitIndex struct {
 }
 
 // fitNode is one node of a fitIndex. Both minimums sit together: a search
-// reads them at once, from one cache line.
+// reads them at once, from one cache line. Eight bytes a node: under
+// overload the tree spans megabytes and a search is bound by the memory
+// it reads, so estimates are kept in 32 bits (see clampEst).
 type fitNode struct {
-	est   int64 // minimum estimate
+	est   int32 // minimum estimate, clamped (clampEst)
 	procs int32 // minimum processors
 }
 
@@ -44,8 +46,19 @@ var emptyNode = fitNode{est: noEst, procs: noProcs}
 
 const (
 	noProcs = math.MaxInt32
-	noEst   = math.MaxInt64
+	noEst   = math.MaxInt32
 )
+
+// clampEst is an estimate or a horizon in the 32 bits of a fitNode: values
+// of 2^31 − 2 seconds (68 years) or more become 2^31 − 2. Only the test
+// "estimate ≤ horizon" reads them, and clamping both sides can only make
+// it pass more often: the index may then offer a job that cannot start
+// (with such an estimate and a horizon beyond 68 years), which backfill
+// turns down, as it checks every job it is offered; it never hides one
+// that can.
+func clampEst(v int64) int32 {
+	return int32(max(min(v, math.MaxInt32-1), math.MinInt32))
+}
 
 func (x *fitIndex) reset() {
 	x.base, x.n, x.tail = 0, 0, -1
@@ -57,7 +70,7 @@ func (x *fitIndex) reset() {
 // below it when it needs room.
 func (x *fitIndex) add(j *workload.Job, lowLive int64) {
 	x.ensure(j.Seq, lowLive)
-	p, e := int32(j.Procs), int64(j.Estimate)
+	p, e := int32(j.Procs), clampEst(int64(j.Estimate))
 	if j.Estimate <= 0 || j.Procs > noProcs-1 {
 		p, e = noProcs, noEst
 	}
@@ -72,7 +85,7 @@ func (x *fitIndex) remove(seq int64) {
 	}
 }
 
-func (x *fitIndex) set(seq int64, p int32, e int64) {
+func (x *fitIndex) set(seq int64, p int32, e int32) {
 	i := int(seq-x.base) + x.n
 	nodes := x.nodes
 	nodes[i] = fitNode{est: e, procs: p}
@@ -119,10 +132,10 @@ func (x *fitIndex) first(lo, hi int64, free, lim int32, horizon int64) int64 {
 	if lo > hi {
 		return -1
 	}
-	return x.search(1, x.base, x.base+int64(x.n)-1, lo, hi, free, lim, horizon)
+	return x.search(1, x.base, x.base+int64(x.n)-1, lo, hi, free, lim, clampEst(horizon))
 }
 
-func (x *fitIndex) search(node int, nlo, nhi, lo, hi int64, free, lim int32, horizon int64) int64 {
+func (x *fitIndex) search(node int, nlo, nhi, lo, hi int64, free, lim int32, horizon int32) int64 {
 	if nhi < lo || nlo > hi {
 		return -1
 	}
@@ -130,7 +143,7 @@ func (x *fitIndex) search(node int, nlo, nhi, lo, hi int64, free, lim int32, hor
 		return -1 // nothing below can be backfilled
 	}
 	if nlo == nhi {
-		return nlo // a leaf: the test above is exact
+		return nlo // a leaf: the test above is exact (but for clampEst)
 	}
 	mid := nlo + (nhi-nlo)/2
 	if s := x.search(2*node, nlo, mid, lo, hi, free, lim, horizon); s >= 0 {
@@ -164,10 +177,11 @@ type idxMiss struct {
 // goes down from the root to the leftmost node that passes the test, and
 // climbs back only where a node passed without any job below passing
 // (its minimums came from different jobs).
-func (x *fitIndex) firstAny(free, lim int32, horizon int64) int64 {
+func (x *fitIndex) firstAny(free, lim int32, h int64) int64 {
 	if x.n == 0 {
 		return -1
 	}
+	horizon := clampEst(h)
 	nodes := x.nodes
 	if nd := &nodes[1]; nd.procs > free || (nd.procs > lim && nd.est > horizon) {
 		return -1
