@@ -65,3 +65,37 @@ func TestRemoveStarted(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchSeq checks Engine.SearchSeq against a scan on queues whose Seqs
+// increase with random gaps, for Seqs before, between, on and after the
+// queued ones and for every window.
+func TestSearchSeq(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for trial := range 300 {
+		n := rng.IntN(60)
+		e := &Engine{}
+		seqs := make([]int64, n)
+		var s int64 = int64(rng.IntN(5))
+		for i := range seqs {
+			s += 1 + int64(rng.IntN([]int{1, 3, 40}[trial%3]))
+			seqs[i] = s
+		}
+		for i, q := range seqs {
+			e.slots = append(e.slots, slot{})
+			e.slots[i].job.Seq = q
+			e.queue = append(e.queue, int32(i))
+		}
+		for range 50 {
+			lo := rng.IntN(n + 1)
+			hi := lo + rng.IntN(n-lo+1)
+			seq := int64(rng.IntN(int(s) + 10))
+			want := lo
+			for want < hi && seqs[want] < seq {
+				want++
+			}
+			if got := e.SearchSeq(lo, hi, seq); got != want {
+				t.Fatalf("trial %d: SearchSeq(%d, %d, %d) over %v = %d, want %d", trial, lo, hi, seq, seqs, got, want)
+			}
+		}
+	}
+}
