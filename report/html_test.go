@@ -108,21 +108,39 @@ func TestRelChange(t *testing.T) {
 	}
 }
 
-// TestWriteFiguresSideBySide checks that the figures WriteFigures renders
-// side by side are the files each figure renders alone, one at a time, in
-// the figures' order.
+// TestWriteFiguresSideBySide checks that the figures WriteFigures and
+// RenderFigures render side by side are the files each figure renders
+// alone, one at a time, in the figures' order.
 func TestWriteFiguresSideBySide(t *testing.T) {
 	r := tinyReport()
 	figs := RunFigures(r)
 	if len(figs) < 3 {
 		t.Fatalf("only %d figures: nothing renders side by side", len(figs))
 	}
-	dir := t.TempDir()
-	rendered, err := WriteFigures(dir, figs)
-	if err != nil {
-		t.Fatal(err)
+	for _, viaBuild := range []bool{false, true} {
+		dir := t.TempDir()
+		var rendered []Rendered
+		var err error
+		if viaBuild {
+			rendered, err = RenderFigures(dir, func() []*Figure { return RunFigures(r) })
+		} else {
+			rendered, err = WriteFigures(dir, figs)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRenderedAlone(t, dir, rendered, RunFigures(r))
 	}
-	for i, f := range RunFigures(r) {
+}
+
+// checkRenderedAlone checks the files in dir and rendered against figs
+// rendered one at a time.
+func checkRenderedAlone(t *testing.T, dir string, rendered []Rendered, figs []*Figure) {
+	t.Helper()
+	if len(rendered) != len(figs) {
+		t.Fatalf("%d figures rendered, want %d", len(rendered), len(figs))
+	}
+	for i, f := range figs {
 		svg, err := f.SVG()
 		if err != nil {
 			t.Fatal(err)

@@ -104,30 +104,68 @@ type Rendered struct {
 // one per processor; the files and the result are the same as rendering
 // them one after the other, and the error, if any, is the first figure's.
 func WriteFigures(dir string, figs []*Figure) ([]Rendered, error) {
+	return writeFigures(dir, figs, nil)
+}
+
+// RenderFigures is WriteFigures on the figures build returns. It calls
+// build twice and renders the SVGs from one set and the PNGs from the
+// other: a figure's plots must not be drawn by two goroutines at once, and
+// with two sets every file renders on a goroutine of its own, which
+// spreads a few uneven figures better over the processors. build must
+// return the same figures each time (the figure constructors do).
+func RenderFigures(dir string, build func() []*Figure) ([]Rendered, error) {
+	figs, twins := build(), build()
+	if len(twins) != len(figs) {
+		return nil, fmt.Errorf("report: rendering figures: built %d, then %d", len(figs), len(twins))
+	}
+	for i := range figs {
+		if twins[i].Name != figs[i].Name {
+			return nil, fmt.Errorf("report: rendering figures: built %s, then %s", figs[i].Name, twins[i].Name)
+		}
+	}
+	return writeFigures(dir, figs, twins)
+}
+
+// writeFigures renders figs' SVGs, and their PNGs from twins (from figs if
+// twins is nil, on the same goroutine as the figure's SVG), and writes
+// them in order.
+func writeFigures(dir string, figs, twins []*Figure) ([]Rendered, error) {
 	type rendering struct {
-		svg, png []byte
-		err      error
+		svg, png       []byte
+		svgErr, pngErr error
 	}
 	done := make([]rendering, len(figs))
 	slots := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
 	var wg sync.WaitGroup
-	for i, f := range figs {
+	run := func(task func()) {
 		wg.Add(1)
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			r := &done[i]
-			if r.svg, r.err = f.SVG(); r.err == nil {
-				r.png, r.err = f.PNG()
-			}
+			task()
 		}()
+	}
+	for i, f := range figs {
+		r := &done[i]
+		if twins == nil {
+			run(func() {
+				r.svg, r.svgErr = f.SVG()
+				r.png, r.pngErr = f.PNG()
+			})
+			continue
+		}
+		twin := twins[i]
+		run(func() { r.png, r.pngErr = twin.PNG() }) // PNGs cost the most: first
+		run(func() { r.svg, r.svgErr = f.SVG() })
 	}
 	wg.Wait()
 	out := make([]Rendered, 0, len(figs))
 	for i, f := range figs {
 		r := done[i]
-		if r.err != nil {
-			return nil, r.err
+		for _, err := range []error{r.svgErr, r.pngErr} {
+			if err != nil {
+				return nil, err
+			}
 		}
 		for _, file := range []struct {
 			ext string

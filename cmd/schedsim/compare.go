@@ -118,7 +118,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	rendered, err := report.WriteFigures(out, report.CompareFigures(results))
+	rendered, err := report.RenderFigures(out, func() []*report.Figure { return report.CompareFigures(results) })
 	if err != nil {
 		return err
 	}
@@ -281,7 +281,7 @@ func newProgress(mode string, stderr io.Writer) ([]sim.Observer, func(), error) 
 // writeRunPlots writes a run's figures (NAME.svg, NAME.png) and report.html
 // into dir.
 func writeRunPlots(dir string, r *report.Run) error {
-	rendered, err := report.WriteFigures(dir, report.RunFigures(r))
+	rendered, err := report.RenderFigures(dir, func() []*report.Figure { return report.RunFigures(r) })
 	if err != nil {
 		return err
 	}
