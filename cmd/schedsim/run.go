@@ -675,6 +675,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			}()
 		}
 		res, err = o.simulate(append(prog, tables.observers(csv)...)...)
+		var sumFile *report.AtomicFile
+		if err == nil {
+			// summary.json is written while jobs.csv syncs; both are
+			// committed after.
+			if sumFile, err = report.CreateAtomic(filepath.Join(out, "summary.json")); err == nil {
+				defer sumFile.Abort()
+				err = report.WriteSummaryJSON(sumFile, &res.summary)
+			}
+		}
 		if synced != nil {
 			if serr := <-synced; err == nil {
 				err = serr
@@ -686,14 +695,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if err := csv.Flush(); err != nil {
-			return err
-		}
-		sumFile, err := report.CreateAtomic(filepath.Join(out, "summary.json"))
-		if err != nil {
-			return err
-		}
-		defer sumFile.Abort()
-		if err := report.WriteSummaryJSON(sumFile, &res.summary); err != nil {
 			return err
 		}
 		if err := tables.commit(jobsFile); err != nil {
