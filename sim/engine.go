@@ -259,16 +259,20 @@ type endHeap []endEvent
 
 func (h *endHeap) push(e endEvent) {
 	*h = append(*h, e)
-	s := *h
-	i := len(s) - 1
+	h.up(len(*h) - 1)
+}
+
+// up moves the event at index i up to its place and returns where it went.
+func (h endHeap) up(i int) int {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !s[i].less(s[p]) {
+		if !h[i].less(h[p]) {
 			break
 		}
-		s[i], s[p] = s[p], s[i]
+		h[i], h[p] = h[p], h[i]
 		i = p
 	}
+	return i
 }
 
 func (h *endHeap) pop() endEvent {
@@ -277,24 +281,29 @@ func (h *endHeap) pop() endEvent {
 	n := len(s) - 1
 	s[0] = s[n]
 	s = s[:n]
-	i := 0
+	s.down(0)
+	*h = s
+	return top
+}
+
+// down moves the event at index i down to its place.
+func (h endHeap) down(i int) {
+	n := len(h)
 	for {
 		l := 2*i + 1
 		if l >= n {
-			break
+			return
 		}
 		m := l
-		if r := l + 1; r < n && s[r].less(s[l]) {
+		if r := l + 1; r < n && h[r].less(h[l]) {
 			m = r
 		}
-		if !s[m].less(s[i]) {
-			break
+		if !h[m].less(h[i]) {
+			return
 		}
-		s[i], s[m] = s[m], s[i]
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	*h = s
-	return top
 }
 
 // timeHeap is a typed binary min-heap of times.

@@ -476,28 +476,5 @@ func (h *endHeap) remove(id int32, seq int64) {
 
 // fix restores the heap order around index i.
 func (h endHeap) fix(i int) {
-	for i > 0 { // up
-		p := (i - 1) / 2
-		if !h[i].less(h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	n := len(h)
-	for { // down
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && h[r].less(h[l]) {
-			m = r
-		}
-		if !h[m].less(h[i]) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	h.down(h.up(i))
 }
