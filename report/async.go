@@ -47,10 +47,8 @@ func (b *obsBatch) reset() {
 // checkpoint), and Close once the run is over, before reading its
 // results; a panic in the observer is raised again by Sync or Close.
 type Async struct {
-	obs     sim.Observer
-	sampler sim.Sampler
-	// An Observers is called member by member: list are its members,
-	// samplers those that are sim.Samplers, in order.
+	// list are the observers called in turn (an Observers' members, or
+	// the one observer), samplers those of them that are sim.Samplers.
 	list     Observers
 	samplers []sim.Sampler
 	cur      *obsBatch
@@ -70,20 +68,20 @@ var (
 // samples only if obs is a sim.Sampler).
 func NewAsync(obs sim.Observer) *Async {
 	a := &Async{
-		obs:  obs,
 		full: make(chan *obsBatch, asyncDepth),
 		free: make(chan *obsBatch, asyncDepth+2),
 		done: make(chan struct{}),
 	}
-	a.sampler, _ = obs.(sim.Sampler)
-	if list, ok := obs.(Observers); ok {
-		// Hand each sample straight to the observers that take samples,
-		// rather than asking every observer at every sample.
-		a.list = list
-		for _, x := range list {
-			if sp, ok := x.(sim.Sampler); ok {
-				a.samplers = append(a.samplers, sp)
-			}
+	// An Observers is called member by member, and each sample goes
+	// straight to the members that take samples, rather than asking every
+	// observer at every sample.
+	var ok bool
+	if a.list, ok = obs.(Observers); !ok {
+		a.list = Observers{obs}
+	}
+	for _, x := range a.list {
+		if sp, ok := x.(sim.Sampler); ok {
+			a.samplers = append(a.samplers, sp)
 		}
 	}
 	for range asyncDepth + 1 {
@@ -119,13 +117,8 @@ func (a *Async) deliver(b *obsBatch) {
 	r, s := 0, 0
 	for _, isRec := range b.isRec {
 		if !isRec {
-			switch {
-			case a.list != nil:
-				for _, sp := range a.samplers {
-					sp.Sample(&b.samples[s])
-				}
-			case a.sampler != nil:
-				a.sampler.Sample(&b.samples[s])
+			for _, sp := range a.samplers {
+				sp.Sample(&b.samples[s])
 			}
 			s++
 			continue
@@ -140,12 +133,8 @@ func (a *Async) deliver(b *obsBatch) {
 		if len(rec.Alloc) == 0 {
 			rec.Alloc = nil
 		}
-		if a.list != nil {
-			for _, x := range a.list {
-				x.JobDone(rec)
-			}
-		} else {
-			a.obs.JobDone(rec)
+		for _, x := range a.list {
+			x.JobDone(rec)
 		}
 		r++
 	}
@@ -173,7 +162,7 @@ func (a *Async) JobDone(r *sim.Record) {
 
 // Sample copies s for the observer.
 func (a *Async) Sample(s *sim.Sample) {
-	if a.sampler == nil {
+	if len(a.samplers) == 0 {
 		return
 	}
 	b := a.cur
