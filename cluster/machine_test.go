@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -194,6 +195,20 @@ func TestRanges(t *testing.T) {
 			t.Errorf("ParseRanges(%q) = %v, want an error", bad, got)
 		} else if !strings.HasPrefix(err.Error(), "cluster: ") {
 			t.Errorf("ParseRanges(%q): error %q lacks the package prefix", bad, err)
+		}
+	}
+}
+
+// TestAppendProcEveryWidth checks appendProc against strconv at every digit
+// width and around its boundaries, including the general path beyond 9999.
+func TestAppendProcEveryWidth(t *testing.T) {
+	vals := []int{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1001, 4095, 9999, 10000, 10001, 99999, 123456789, -1}
+	for v := 0; v < 20000; v += 7 {
+		vals = append(vals, v)
+	}
+	for _, v := range vals {
+		if got, want := string(appendProc([]byte("x"), v)), "x"+strconv.Itoa(v); got != want {
+			t.Fatalf("appendProc(%d) = %q, want %q", v, got, want)
 		}
 	}
 }

@@ -109,18 +109,18 @@ func (m *walkMirror) check(v View, h int) bool {
 // packed towards the back, which costs no more than the walk did.
 func (m *walkMirror) end(h int) {
 	q := m.ents()
-	if len(m.hit) > 0 {
-		w := m.hit[len(m.hit)-1] // write position: the last removed slot
-		next := len(m.hit) - 2   // the next removed index, going down
-		for r := w - 1; r >= h; r-- {
-			if next >= 0 && m.hit[next] == r {
-				next--
-				continue
+	if k := len(m.hit); k > 0 {
+		// Move each run of kept jobs between two removed ones back, in
+		// one copy, from the last run to the first.
+		w := m.hit[k-1] + 1 // end of the kept jobs' new place
+		for j := k - 1; j >= 0; j-- {
+			lo := h
+			if j > 0 {
+				lo = m.hit[j-1] + 1
 			}
-			q[w] = q[r]
-			w--
+			w -= copy(q[w-(m.hit[j]-lo):], q[lo:m.hit[j]])
 		}
-		h += len(m.hit)
+		h += k
 		m.hit = m.hit[:0]
 	}
 	m.off += h

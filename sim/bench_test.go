@@ -101,18 +101,24 @@ func generatedJobs(b *testing.B, n int, load float64) []workload.Job {
 	return jobs
 }
 
-// BenchmarkOverload replays 200,000 generated jobs at about 110% offered
-// load on 1024 processors under EASY with the whole queue as lookahead:
-// the queue grows to thousands of jobs, which is where EASY's backfill
-// index matters. It reports the time per job.
+// BenchmarkOverload replays 200,000 generated jobs at about 85% and 110%
+// offered load on 1024 processors under EASY, the engine alone (no
+// observer): at 85% with lookahead 1000 and the whole queue, at 110%
+// (the queue grows to thousands of jobs, which is where EASY's backfill
+// index matters) with the whole queue; the cases of schedsim bench. It
+// reports the time per job.
 func BenchmarkOverload(b *testing.B) {
-	for _, load := range []float64{0.85, 1.10} {
-		b.Run(fmt.Sprintf("load-%.2f", load), func(b *testing.B) {
-			jobs := generatedJobs(b, 200_000, load)
+	cases := []struct {
+		load      float64
+		lookahead int
+	}{{0.85, 1000}, {0.85, policy.LookaheadAll}, {1.10, policy.LookaheadAll}}
+	for _, c := range cases {
+		b.Run(fmt.Sprintf("load-%.2f/lookahead-%s", c.load, policy.FormatLookahead(c.lookahead)), func(b *testing.B) {
+			jobs := generatedJobs(b, 200_000, c.load)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				eng, err := sim.New(sim.Config{Procs: 1024, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}})
+				eng, err := sim.New(sim.Config{Procs: 1024, Policy: &policy.EASY{Lookahead: c.lookahead}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -38,7 +38,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
@@ -708,14 +707,27 @@ func (e *Engine) finish(id int32, obs Observer) {
 
 // findRunning returns the index in e.running of the job with this key.
 func (e *Engine) findRunning(predEnd workload.Time, seq int64) int {
-	k := sort.Search(len(e.running), func(i int) bool {
-		r := e.running[i]
-		return r.predEnd > predEnd || (r.predEnd == predEnd && r.seq >= seq)
-	})
+	k := e.searchRunning(predEnd, seq)
 	if k == len(e.running) || e.running[k].seq != seq {
 		panic(fmt.Sprintf("sim: running job with sequence %d not in the end index", seq))
 	}
 	return k
+}
+
+// searchRunning returns the first index in e.running whose key (predicted
+// end, seq) is at or after (predEnd, seq). It runs at every start and end:
+// the search is written out, without sort.Search's closure call per probe.
+func (e *Engine) searchRunning(predEnd workload.Time, seq int64) int {
+	lo, hi := 0, len(e.running)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r := &e.running[m]; r.predEnd < predEnd || (r.predEnd == predEnd && r.seq < seq) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // pass runs one scheduling pass and removes the started jobs from the queue.
@@ -893,10 +905,8 @@ func (e *Engine) Start(i int) {
 
 // insertRunning puts the running job in slot id into the predicted-end index.
 func (e *Engine) insertRunning(s *slot, id int32) {
-	k := sort.Search(len(e.running), func(k int) bool {
-		r := e.running[k]
-		return r.predEnd > s.predEnd || (r.predEnd == s.predEnd && r.seq > s.job.Seq)
-	})
+	// Seqs are unique: the first key at or after the job's is after it.
+	k := e.searchRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running, byEnd{})
 	copy(e.running[k+1:], e.running[k:])
 	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(s.job.Procs), id: id}
