@@ -639,9 +639,27 @@ func EarliestPossible(v View, procs int) (at workload.Time, extra int) {
 	return at, extra
 }
 
+// shadowView is implemented by a View that computes shadow itself, over
+// its own running jobs, without an interface call per job (the engine: a
+// pass computes the head's shadow over every running job it waits for).
+type shadowView interface {
+	// ShadowOf returns what shadow(v, procs, unknownEndsNow) returns.
+	ShadowOf(procs int, unknownEndsNow bool) (at workload.Time, extra int)
+}
+
 // shadow computes Shadow, or with unknownEndsNow the shadow time if every
 // running job without an estimate ended now.
 func shadow(v View, procs int, unknownEndsNow bool) (at workload.Time, extra int) {
+	if sv, ok := v.(shadowView); ok {
+		return sv.ShadowOf(procs, unknownEndsNow)
+	}
+	return ShadowOver(v, procs, unknownEndsNow)
+}
+
+// ShadowOver computes the head's shadow time as Shadow and EarliestPossible
+// do, reading the View's running jobs one by one: the definition that a
+// View computing it itself (see Engine.ShadowOf in package sim) must match.
+func ShadowOver(v View, procs int, unknownEndsNow bool) (at workload.Time, extra int) {
 	avail := v.Free()
 	at = v.Now()
 	n := v.NumRunning()

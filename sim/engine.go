@@ -814,6 +814,37 @@ func (e *Engine) Running(k int) (workload.Time, int) {
 	return r.predEnd, int(r.procs)
 }
 
+// ShadowOf returns the earliest predicted time at which procs processors
+// are free and how many beyond procs are free then, as policy.ShadowOver
+// computes it from this View (with unknownEndsNow, as if every running job
+// without an estimate ended now): the same loop over the running jobs in
+// predicted-end order, without an interface call per job.
+func (e *Engine) ShadowOf(procs int, unknownEndsNow bool) (at workload.Time, extra int) {
+	avail := e.freeProcs()
+	at = e.now
+	run := e.running
+	if unknownEndsNow {
+		for k := len(run) - 1; k >= 0 && run[k].predEnd >= workload.Forever; k-- {
+			avail += int(run[k].procs)
+		}
+	}
+	if avail >= procs {
+		return at, avail - procs
+	}
+	for k := range run {
+		r := &run[k]
+		if r.predEnd >= workload.Forever || (avail >= procs && r.predEnd > at) {
+			break // jobs ending at the shadow time itself are counted too
+		}
+		avail += int(r.procs)
+		at = r.predEnd
+	}
+	if avail < procs {
+		return workload.Forever, 0
+	}
+	return at, avail - procs
+}
+
 // ArrivalOrder reports that the queue is in submission order, which lets
 // policies keep indexes keyed by Seq (see policy.EASY). It reports false
 // while a job requeued after a node failure waits: the queue is still in
