@@ -85,12 +85,20 @@ func (x *fitIndex) remove(seq int64) {
 	}
 }
 
+// set stores leaf seq and brings the nodes above it up to date. It stops
+// at the first node that does not change, since the ones above it do not
+// either: adding a job rarely lowers a minimum far up, and removing one
+// rarely removes it.
 func (x *fitIndex) set(seq int64, p int32, e int32) {
 	i := int(seq-x.base) + x.n
 	nodes := x.nodes
 	nodes[i] = fitNode{est: e, procs: p}
 	for i >>= 1; i > 0; i >>= 1 {
-		nodes[i] = merge(nodes[2*i], nodes[2*i+1])
+		nd := merge(nodes[2*i], nodes[2*i+1])
+		if nodes[i] == nd {
+			return
+		}
+		nodes[i] = nd
 	}
 }
 
