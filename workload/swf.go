@@ -107,11 +107,16 @@ type SWFReader struct {
 	first  []byte
 	fields [18]float64
 	ints   [18]bool
-	done   bool
+	// vals, frac and lb are parseFast's: the integer fields, the fields
+	// in fields and ints instead, the line's padded copy.
+	vals [18]int64
+	frac uint32
+	lb   [256 + 8]byte
+	done bool
 	// strict (set by Open) also rejects negative values other than -1,
 	// binary data and overlong lines.
 	strict bool
-	// general turns parseInts off (tests compare both paths).
+	// general turns parseFast off (tests compare both paths).
 	general bool
 }
 
@@ -348,8 +353,18 @@ func (r *SWFReader) Next(j *Job) error {
 func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 	n := 0
 	i := 0
-	if !r.general && r.parseInts(line) {
-		n, i = 18, len(line) // every field read: skip the general loop
+	if !r.general {
+		switch r.parseFast(line) {
+		case fastInts:
+			return r.fillInts(j)
+		case fastMixed:
+			for k, v := range r.vals {
+				if r.frac&(1<<k) == 0 {
+					r.fields[k], r.ints[k] = float64(v), true
+				}
+			}
+			n, i = 18, len(line) // every field read: skip the general loop
+		}
 	}
 	for {
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
@@ -414,6 +429,36 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 		ThinkTime:    f[17],
 	}
 	kept, err := r.cl.clean(j, f[1])
+	if err != nil {
+		return false, &ParseError{Path: r.path, Line: r.line, Field: 2, Err: err}
+	}
+	return kept, nil
+}
+
+// fillInts is the end of parse for a line whose fields are all integers,
+// in r.vals: it gives the job and the verdict the float64 path would.
+func (r *SWFReader) fillInts(j *Job) (bool, error) {
+	v := &r.vals
+	*j = Job{
+		ID:           v[0],
+		RawWait:      float64(v[2]),
+		RawRun:       float64(v[3]),
+		AllocProcs:   int(v[4]),
+		AvgCPUSec:    float64(v[5]),
+		UsedMemKB:    float64(v[6]),
+		ReqProcs:     int(v[7]),
+		ReqTime:      float64(v[8]),
+		ReqMemKB:     float64(v[9]),
+		Status:       int(v[10]),
+		User:         int(v[11]),
+		Group:        int(v[12]),
+		Executable:   int(v[13]),
+		Queue:        int(v[14]),
+		Partition:    int(v[15]),
+		PrecedingJob: v[16],
+		ThinkTime:    float64(v[17]),
+	}
+	kept, err := r.cl.clean(j, float64(v[1]))
 	if err != nil {
 		return false, &ParseError{Path: r.path, Line: r.line, Field: 2, Err: err}
 	}
