@@ -439,26 +439,27 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 // in r.vals: it gives the job and the verdict the float64 path would.
 func (r *SWFReader) fillInts(j *Job) (bool, error) {
 	v := &r.vals
-	*j = Job{
-		ID:           v[0],
-		RawWait:      float64(v[2]),
-		RawRun:       float64(v[3]),
-		AllocProcs:   int(v[4]),
-		AvgCPUSec:    float64(v[5]),
-		UsedMemKB:    float64(v[6]),
-		ReqProcs:     int(v[7]),
-		ReqTime:      float64(v[8]),
-		ReqMemKB:     float64(v[9]),
-		Status:       int(v[10]),
-		User:         int(v[11]),
-		Group:        int(v[12]),
-		Executable:   int(v[13]),
-		Queue:        int(v[14]),
-		Partition:    int(v[15]),
-		PrecedingJob: v[16],
-		ThinkTime:    float64(v[17]),
-	}
-	kept, err := r.cl.clean(j, float64(v[1]))
+	// Field by field into a zeroed job: a Job literal would be built on
+	// the stack and copied.
+	*j = Job{}
+	j.ID = v[0]
+	j.RawWait = float64(v[2])
+	j.RawRun = float64(v[3])
+	j.AllocProcs = int(v[4])
+	j.AvgCPUSec = float64(v[5])
+	j.UsedMemKB = float64(v[6])
+	j.ReqProcs = int(v[7])
+	j.ReqTime = float64(v[8])
+	j.ReqMemKB = float64(v[9])
+	j.Status = int(v[10])
+	j.User = int(v[11])
+	j.Group = int(v[12])
+	j.Executable = int(v[13])
+	j.Queue = int(v[14])
+	j.Partition = int(v[15])
+	j.PrecedingJob = v[16]
+	j.ThinkTime = float64(v[17])
+	kept, err := r.cl.cleanTimes(j, v[1] < 0, Time(v[1]), Time(v[3]), Time(v[8]), false)
 	if err != nil {
 		return false, &ParseError{Path: r.path, Line: r.line, Field: 2, Err: err}
 	}
