@@ -10,22 +10,16 @@ import (
 // 100 bytes, aligned columns included; a longer one goes to the general loop.
 const fastLineMax = 240
 
-// parseFast's verdicts.
-const (
-	fastNo    = iota // the line is not read: the general loop reads it
-	fastInts         // all 18 fields are integers, in r.vals
-	fastMixed        // some fields are not plain integers: r.frac marks them, in r.fields and r.ints
-)
-
 // parseFast is the fast path of parse, for the common line: 18 numbers
 // separated by blanks, most of them plain integers (digits only, or "-1").
 // It reads plain integers of up to 15 digits inline, as int64 into r.vals,
 // and any other number (a fraction such as LANL's "489.00", a negative
 // number other than -1) with scanNumber into r.fields and r.ints, marking
-// its bit in r.frac. On anything else (a comment, a blank line, a field
-// that is no number, a wrong field count, a value out of range or one
-// strict mode rejects, a very long line) it returns fastNo without a word,
-// and parse reads the line again the general way, which gives the error.
+// its bit in r.frac, and reports true. On anything else (a comment, a
+// blank line, a field that is no number, a wrong field count, a value out
+// of range or one strict mode rejects, a very long line) it reports false
+// without a word, and parse reads the line again the general way, which
+// gives the error.
 //
 // Per field it costs a few instructions, and the loop has no bounds
 // checks to speak of: it works on a copy of the line in r.lb followed by 8
@@ -34,10 +28,10 @@ const (
 // every field is read with one or two 8-byte loads whatever its position.
 // The values of plain integers are exact (below 10^15 < 2^53), so an int64
 // is what the general loop's float64 converts back to.
-func (r *SWFReader) parseFast(line []byte) int {
+func (r *SWFReader) parseFast(line []byte) bool {
 	n := len(line)
 	if n > fastLineMax {
-		return fastNo
+		return false
 	}
 	b := &r.lb
 	copy(b[:], line)
@@ -66,7 +60,8 @@ func (r *SWFReader) parseFast(line []byte) int {
 			// It ends the field if it is a blank, and then there is
 			// at least one digit: w's first byte is not a blank.
 			z := bits.TrailingZeros64(t) & 56 // 8 × the number of digits
-			if c := byte(w >> z); c == ' ' || c == '\t' {
+			c := byte(w >> z)
+			if c == ' ' || c == '\t' {
 				r.vals[f] = int64(swarDigits(x << (64 - z)))
 				i += z>>3 + 1
 				continue
@@ -92,23 +87,20 @@ func (r *SWFReader) parseFast(line []byte) int {
 		// no field at all (the line ended), leaves the whole line to the
 		// general loop, which reports it.
 		if i >= n {
-			return fastNo
+			return false
 		}
 		v, isInt, e, ok := scanNumber(line, i)
 		if !ok || !(math.Abs(v) <= maxSWFValue) || (r.strict && v < 0 && v != Unknown) {
-			return fastNo
+			return false
 		}
 		r.fields[f], r.ints[f] = v, isInt
 		r.frac |= 1 << f
 		i = e
 	}
 	if skipBlanks(b, i) < n {
-		return fastNo // more than 18 fields, or a control byte
+		return false // more than 18 fields, or a control byte
 	}
-	if r.frac != 0 {
-		return fastMixed
-	}
-	return fastInts
+	return true
 }
 
 // skipBlanks returns the index of the first byte of b at or after i that is

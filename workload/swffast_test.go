@@ -122,27 +122,34 @@ func TestParseFastEqualsGeneral(t *testing.T) {
 func TestParseFastVerdicts(t *testing.T) {
 	for _, c := range []struct {
 		line string
-		want int
+		want string // "ints" (all in r.vals), "mixed" (some in r.fields) or "no"
 	}{
-		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", fastInts},
-		{"  1\t0 5 100\t4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 \t ", fastInts},
-		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\t", fastMixed}, // "-1" and a tab: scanNumber
-		{"    1        0      0   3691  128   3436  6676   -1   3600  5904  1   2   2   2 -1 -1 -1 -1", fastInts},
-		{"1 123456789 5 123456789012345 4 -1 -1 4 12345678 -1 1 3 2 -1 1 -1 -1 -1", fastInts},
-		{"    2      465      5   3362   32 489.00   988   32    900  1024  1   3   3   3  1 -1 -1 -1", fastMixed},
-		{"1 0 5 100 4 -7 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", fastMixed},
-		{"1 0 5 100 4 -0 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", fastMixed},
-		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 1000000000000000", fastMixed},
-		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1", fastNo},
-		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 -1", fastNo},
-		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 x", fastNo},
-		{"; 1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", fastNo},
-		{"", fastNo},
-		{strings.Repeat(" ", fastLineMax) + "1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", fastNo},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "ints"},
+		{"  1\t0 5 100\t4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 \t ", "ints"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\t", "mixed"}, // "-1" and a tab: scanNumber
+		{"    1        0      0   3691  128   3436  6676   -1   3600  5904  1   2   2   2 -1 -1 -1 -1", "ints"},
+		{"1 123456789 5 123456789012345 4 -1 -1 4 12345678 -1 1 3 2 -1 1 -1 -1 -1", "ints"},
+		{"    2      465      5   3362   32 489.00   988   32    900  1024  1   3   3   3  1 -1 -1 -1", "mixed"},
+		{"1 0 5 100 4 -7 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "mixed"},
+		{"1 0 5 100 4 -0 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "mixed"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 1000000000000000", "mixed"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1", "no"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 -1", "no"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 x", "no"},
+		{"; 1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "no"},
+		{"", "no"},
+		{strings.Repeat(" ", fastLineMax) + "1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "no"},
 	} {
 		r := &SWFReader{path: "t.swf"}
-		if got := r.parseFast([]byte(c.line)); got != c.want {
-			t.Errorf("parseFast(%q) = %d, want %d", c.line, got, c.want)
+		got := "no"
+		if r.parseFast([]byte(c.line)) {
+			got = "ints"
+			if r.frac != 0 {
+				got = "mixed"
+			}
+		}
+		if got != c.want {
+			t.Errorf("parseFast(%q): %s, want %s", c.line, got, c.want)
 		}
 	}
 }
