@@ -13,9 +13,10 @@ const fastLineMax = 240
 // parseFast is the fast path of parse, for the common line: 18 numbers
 // separated by blanks, most of them plain integers (digits only, or "-1").
 // It reads plain integers of up to 15 digits inline, as int64 into r.vals,
-// and any other number (a fraction such as LANL's "489.00", a negative
-// number other than -1) with scanNumber into r.fields and r.ints, marking
-// its bit in r.frac, and reports true. On anything else (a comment, a
+// short fractions (LANL's "489.00") inline too, as float64 into r.fields,
+// and any other number (a negative number other than -1, a long fraction)
+// with scanNumber into r.fields and r.ints; it marks the fields in r.fields
+// in r.frac, and reports true. On anything else (a comment, a
 // blank line, a field that is no number, a wrong field count, a value out
 // of range or one strict mode rejects, a very long line) it reports false
 // without a word, and parse reads the line again the general way, which
@@ -65,6 +66,27 @@ func (r *SWFReader) parseFast(line []byte) bool {
 				r.vals[f] = int64(swarDigits(x << (64 - z)))
 				i += z>>3 + 1
 				continue
+			}
+			if c == '.' && z != 0 {
+				// A fraction ("489.00"): 1 to 7 digits after the point,
+				// then a blank, make at most 14 digits in all, so the
+				// value is scanNumber's: the digits as one integer, exact
+				// in a float64, divided by a power of ten.
+				p := i + z>>3 + 1
+				w2 := load64(b, p)
+				x2 := w2 - 0x3030303030303030
+				t2 := (x2 | (x2 + 0x7676767676767676)) & 0x8080808080808080
+				// z2 is 0 without digits, or with eight (t2 == 0).
+				if z2 := bits.TrailingZeros64(t2) & 56; z2 != 0 {
+					if c := byte(w2 >> z2); c == ' ' || c == '\t' {
+						fd := z2 >> 3
+						m := swarDigits(x<<(64-z))*pow10Int[fd] + swarDigits(x2<<(64-z2))
+						r.fields[f], r.ints[f] = float64(int64(m))/pow10[fd], false
+						r.frac |= 1 << f
+						i = p + fd + 1
+						continue
+					}
+				}
 			}
 		} else {
 			// Eight digits: up to seven more in the next eight bytes.
@@ -129,8 +151,9 @@ func load64(b *[256 + 8]byte, i int) uint64 {
 	return binary.LittleEndian.Uint64(b[i&255:])
 }
 
-// pow10Int holds the powers of ten parseFast scales the first eight digits
-// of a longer number by.
+// pow10Int holds the powers of ten parseFast scales the first digits of a
+// number by: the first eight of a longer integer, those before the point of
+// a fraction.
 var pow10Int = [8]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7}
 
 // swarDigits converts eight digit values (0 to 9), one per byte with the

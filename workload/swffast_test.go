@@ -130,6 +130,7 @@ func TestParseFastVerdicts(t *testing.T) {
 		{"    1        0      0   3691  128   3436  6676   -1   3600  5904  1   2   2   2 -1 -1 -1 -1", "ints"},
 		{"1 123456789 5 123456789012345 4 -1 -1 4 12345678 -1 1 3 2 -1 1 -1 -1 -1", "ints"},
 		{"    2      465      5   3362   32 489.00   988   32    900  1024  1   3   3   3  1 -1 -1 -1", "mixed"},
+		{"1 0.5 5 1234567.1234567 4.0 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 9.5", "mixed"},
 		{"1 0 5 100 4 -7 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "mixed"},
 		{"1 0 5 100 4 -0 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "mixed"},
 		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 1000000000000000", "mixed"},
@@ -193,6 +194,28 @@ func TestParseFastEveryWidth(t *testing.T) {
 					parseBoth(t, line, true)
 					parseBoth(t, line+" ", false)
 					parseBoth(t, strings.ReplaceAll(line, " ", "\t"), false)
+				}
+			}
+		}
+	}
+}
+
+// TestParseFastFractions drives the inline fraction reader through every
+// split of digits around the point (none to nine on either side), the
+// bytes that may follow, in every field, against the general loop.
+func TestParseFastFractions(t *testing.T) {
+	digits := "987654321"
+	for a := 0; a <= len(digits); a++ {
+		for b := 0; b <= len(digits); b++ {
+			for _, end := range []string{"", "\t", "x", ".5", "e1"} {
+				num := digits[:a] + "." + digits[len(digits)-b:] + end
+				for pos := range 18 {
+					f := baseFields
+					f[pos] = num
+					line := strings.Join(f[:], " ")
+					parseBoth(t, line, false)
+					parseBoth(t, line, true)
+					parseBoth(t, strings.ReplaceAll(line, " ", "\t")+" ", false)
 				}
 			}
 		}
