@@ -48,8 +48,10 @@ func (r *SWFReader) parseFast(line []byte) bool {
 			i = skipBlanks(b, i)
 			w = load64(b, i)
 		}
-		if w&0xFFFFFF == '-'|'1'<<8|' '<<16 {
-			// "-1 ", SWF's unknown: most fields of most traces.
+		if w<<40 == ('-'|'1'<<8|' '<<16)<<40 {
+			// "-1 ", SWF's unknown: most fields of most traces. (The
+			// first three bytes compared in place, not masked: with a
+			// mask the compiler reloaded six constants after this branch.)
 			r.vals[f] = -1
 			i += 3
 			continue
@@ -63,7 +65,9 @@ func (r *SWFReader) parseFast(line []byte) bool {
 			z := bits.TrailingZeros64(t) & 56 // 8 × the number of digits
 			c := byte(w >> z)
 			if c == ' ' || c == '\t' {
-				r.vals[f] = int64(swarDigits(x << (64 - z)))
+				// z is 8 to 56: "& 63" only spares the code for shifts
+				// of 64 and more.
+				r.vals[f] = int64(swarDigits(x << ((64 - z) & 63)))
 				i += z>>3 + 1
 				continue
 			}
@@ -80,7 +84,7 @@ func (r *SWFReader) parseFast(line []byte) bool {
 				if z2 := bits.TrailingZeros64(t2) & 56; z2 != 0 {
 					if c := byte(w2 >> z2); c == ' ' || c == '\t' {
 						fd := z2 >> 3
-						m := swarDigits(x<<(64-z))*pow10Int[fd] + swarDigits(x2<<(64-z2))
+						m := swarDigits(x<<((64-z)&63))*pow10Int[fd] + swarDigits(x2<<((64-z2)&63))
 						r.fields[f], r.ints[f] = float64(int64(m))/pow10[fd], false
 						r.frac |= 1 << f
 						i = p + fd + 1
