@@ -15,8 +15,8 @@ const fastLineMax = 240
 // It reads plain integers of up to 15 digits inline, as int64 into r.vals,
 // short fractions (LANL's "489.00") inline too, as float64 into r.fields,
 // and any other number (a negative number other than -1, a long fraction)
-// with scanNumber into r.fields and r.ints; it marks the fields in r.fields
-// in r.frac, and reports true. On anything else (a comment, a
+// with scanNumber into r.fields and r.ints; it marks the fields it put in
+// r.fields in r.frac, and reports true. On anything else (a comment, a
 // blank line, a field that is no number, a wrong field count, a value out
 // of range or one strict mode rejects, a very long line) it reports false
 // without a word, and parse reads the line again the general way, which
@@ -130,8 +130,8 @@ func (r *SWFReader) parseFast(line []byte) bool {
 }
 
 // skipBlanks returns the index of the first byte of b at or after i that is
-// not a blank (space or tab): eight spaces at a time, then one by one. The
-// NUL parseFast puts after the line's padding stops it there.
+// not a blank (space or tab): spaces eight at a time, tabs one by one. The
+// NUL parseFast puts after the line's padding stops it there at the latest.
 func skipBlanks(b *[256 + 8]byte, i int) int {
 	for {
 		w := load64(b, i) ^ 0x2020202020202020
