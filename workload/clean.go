@@ -32,15 +32,24 @@ func newCleaner(rules Rules, hdr *Header, records string) cleaner {
 // counts what the rules did, and reports whether the job is kept. The error,
 // when not nil, is about the submit time (unsorted records).
 func (c *cleaner) clean(j *Job, submit float64) (bool, error) {
+	rounded := submit != math.Trunc(submit) || j.RawRun != math.Trunc(j.RawRun) || j.ReqTime != math.Trunc(j.ReqTime)
+	return c.cleanTimes(j, submit < 0, Time(math.Round(submit)), Time(math.Round(j.RawRun)), Time(math.Round(j.ReqTime)), rounded)
+}
+
+// cleanTimes is clean once the raw times are whole seconds: unset says
+// whether the raw submit time is negative, submit, run and estimate are
+// the raw submit time, run time and requested time rounded, and rounded
+// says whether any of them had a fraction. A reader that read them as
+// integers calls it directly, without float64 round trips.
+func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rounded bool) (bool, error) {
 	j.Seq = c.seq
 	c.seq++
 	c.stats.Records++
-	rounded := submit != math.Trunc(submit) || j.RawRun != math.Trunc(j.RawRun) || j.ReqTime != math.Trunc(j.ReqTime)
-	if submit < 0 && !c.raw {
+	if unset && !c.raw {
 		c.stats.DroppedSubmitUnset++
 		return false, nil
 	}
-	j.Submit = Time(math.Round(submit))
+	j.Submit = submit
 	if j.Submit >= 0 {
 		if j.Submit < c.last {
 			return false, fmt.Errorf("submit time %d is earlier than the previous job's %d: %s must be sorted by submit time", j.Submit, c.last, c.records)
@@ -52,8 +61,8 @@ func (c *cleaner) clean(j *Job, submit float64) (bool, error) {
 		if j.Procs <= 0 {
 			j.Procs = j.AllocProcs
 		}
-		j.Run = Time(math.Round(j.RawRun))
-		j.Estimate = Time(math.Round(j.ReqTime))
+		j.Run = run
+		j.Estimate = estimate
 		if j.Estimate <= 0 {
 			j.Estimate = Unknown
 		}
@@ -90,7 +99,7 @@ func (c *cleaner) clean(j *Job, submit float64) (bool, error) {
 		return false, nil
 	}
 
-	j.Run = Time(math.Round(j.RawRun))
+	j.Run = run
 	if j.Run <= 0 {
 		if c.rules.ZeroRun == RunDrop {
 			c.stats.DroppedRun++
@@ -100,7 +109,7 @@ func (c *cleaner) clean(j *Job, submit float64) (bool, error) {
 		c.stats.RunSetToOne++
 	}
 
-	j.Estimate = Time(math.Round(j.ReqTime))
+	j.Estimate = estimate
 	if j.Estimate <= 0 {
 		j.Estimate = Unknown
 		if c.rules.Estimate == EstimateRun {

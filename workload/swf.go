@@ -8,6 +8,7 @@ import (
 	gzip "github.com/klauspost/compress/gzip"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -107,11 +108,17 @@ type SWFReader struct {
 	first  []byte
 	fields [18]float64
 	ints   [18]bool
-	done   bool
+	// vals holds the fields read as integers; frac marks (bit k for field
+	// k+1) those in fields and ints instead. lb is parseFast's copy of the
+	// line.
+	vals [18]int64
+	frac uint32
+	lb   [256 + 8]byte
+	done bool
 	// strict (set by Open) also rejects negative values other than -1,
 	// binary data and overlong lines.
 	strict bool
-	// general turns parseInts off (tests compare both paths).
+	// general turns parseFast off (tests compare both paths).
 	general bool
 }
 
@@ -346,11 +353,11 @@ func (r *SWFReader) Next(j *Job) error {
 // parse reads one line into j and applies the rules. It reports false for
 // comments, blank lines and dropped jobs.
 func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
+	if !r.general && r.parseFast(line) {
+		return r.fill(j)
+	}
 	n := 0
 	i := 0
-	if !r.general && r.parseInts(line) {
-		n, i = 18, len(line) // every field read: skip the general loop
-	}
 	for {
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++
@@ -388,32 +395,84 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 	if n != 18 {
 		return false, &ParseError{Path: r.path, Line: r.line, Err: fmt.Errorf("%d fields, want 18 (is this an SWF file?)", n)}
 	}
-	f := &r.fields
-	for _, k := range [...]int{0, 4, 7, 10, 11, 12, 13, 14, 15, 16} {
-		if !r.ints[k] && f[k] != math.Trunc(f[k]) {
-			return false, &ParseError{Path: r.path, Line: r.line, Field: k + 1, Err: fmt.Errorf("%v is not an integer", f[k])}
+	r.frac = 1<<18 - 1 // every field in r.fields
+	return r.fill(j)
+}
+
+// intFields marks the SWF fields (bit k for field k+1) that a Job holds as
+// integers: the job numbers, processors, status and ids.
+const intFields = 1<<0 | 1<<4 | 1<<7 | 1<<10 | 1<<11 | 1<<12 | 1<<13 | 1<<14 | 1<<15 | 1<<16
+
+// fill is the end of parse: it builds the job from the 18 values of the
+// line, r.vals or, for the fields r.frac marks, r.fields and r.ints, and
+// applies the rules.
+//
+// When every field is an integer (the common line), it works on int64s
+// only: a float64 field is the conversion of its integer, and the cleaner
+// is given whole seconds, which it would otherwise round.
+func (r *SWFReader) fill(j *Job) (bool, error) {
+	v := &r.vals
+	m := r.frac
+	// An integer field read as some other number must be whole ("4.0");
+	// it then joins the integers.
+	for w := m & intFields; w != 0; w &= w - 1 {
+		k := bits.TrailingZeros32(w)
+		f := r.fields[k]
+		if !r.ints[k] && f != math.Trunc(f) {
+			return false, &ParseError{Path: r.path, Line: r.line, Field: k + 1, Err: fmt.Errorf("%v is not an integer", f)}
 		}
+		v[k] = int64(f)
 	}
-	*j = Job{
-		ID:           int64(f[0]),
-		RawWait:      f[2],
-		RawRun:       f[3],
-		AllocProcs:   int(f[4]),
-		AvgCPUSec:    f[5],
-		UsedMemKB:    f[6],
-		ReqProcs:     int(f[7]),
-		ReqTime:      f[8],
-		ReqMemKB:     f[9],
-		Status:       int(f[10]),
-		User:         int(f[11]),
-		Group:        int(f[12]),
-		Executable:   int(f[13]),
-		Queue:        int(f[14]),
-		Partition:    int(f[15]),
-		PrecedingJob: int64(f[16]),
-		ThinkTime:    f[17],
+	m &^= intFields
+	// Field by field into a zeroed job: a Job literal would be built on
+	// the stack and copied.
+	*j = Job{}
+	j.ID = v[0]
+	j.RawWait = float64(v[2])
+	j.RawRun = float64(v[3])
+	j.AllocProcs = int(v[4])
+	j.AvgCPUSec = float64(v[5])
+	j.UsedMemKB = float64(v[6])
+	j.ReqProcs = int(v[7])
+	j.ReqTime = float64(v[8])
+	j.ReqMemKB = float64(v[9])
+	j.Status = int(v[10])
+	j.User = int(v[11])
+	j.Group = int(v[12])
+	j.Executable = int(v[13])
+	j.Queue = int(v[14])
+	j.Partition = int(v[15])
+	j.PrecedingJob = v[16]
+	j.ThinkTime = float64(v[17])
+	var kept bool
+	var err error
+	if m == 0 {
+		kept, err = r.cl.cleanTimes(j, v[1] < 0, Time(v[1]), Time(v[3]), Time(v[8]), false)
+	} else {
+		// The other fields as read, the times rounded by the cleaner.
+		submit := float64(v[1])
+		for w := m; w != 0; w &= w - 1 {
+			switch k := bits.TrailingZeros32(w); k {
+			case 1:
+				submit = r.fields[k]
+			case 2:
+				j.RawWait = r.fields[k]
+			case 3:
+				j.RawRun = r.fields[k]
+			case 5:
+				j.AvgCPUSec = r.fields[k]
+			case 6:
+				j.UsedMemKB = r.fields[k]
+			case 8:
+				j.ReqTime = r.fields[k]
+			case 9:
+				j.ReqMemKB = r.fields[k]
+			case 17:
+				j.ThinkTime = r.fields[k]
+			}
+		}
+		kept, err = r.cl.clean(j, submit)
 	}
-	kept, err := r.cl.clean(j, f[1])
 	if err != nil {
 		return false, &ParseError{Path: r.path, Line: r.line, Field: 2, Err: err}
 	}

@@ -6,96 +6,159 @@ import (
 	"math/bits"
 )
 
-// parseInts is the fast path of parse, for the common line: exactly 18
-// fields, most of them plain integers (an optional '-' and 1 to 15
-// digits), separated by blanks. It reads plain integers inline and any
-// other number (a fraction such as LANL's "489.00") with scanNumber, fills
-// r.fields and r.ints as the general loop would and reports true; on
-// anything else (a comment, a field that is no number, a wrong field
-// count, a value out of range or one strict mode rejects) it reports false
+// fastLineMax is the longest line parseFast reads: an SWF job line is 40 to
+// 100 bytes, aligned columns included; a longer one goes to the general loop.
+const fastLineMax = 240
+
+// parseFast is the fast path of parse, for the common line: 18 numbers
+// separated by blanks, most of them plain integers (digits only, or "-1").
+// It reads plain integers of up to 15 digits inline, as int64 into r.vals,
+// short fractions (LANL's "489.00") inline too, as float64 into r.fields,
+// and any other number (a negative number other than -1, a long fraction)
+// with scanNumber into r.fields and r.ints; it marks the fields it put in
+// r.fields in r.frac, and reports true. On anything else (a comment, a
+// blank line, a field that is no number, a wrong field count, a value out
+// of range or one strict mode rejects, a very long line) it reports false
 // without a word, and parse reads the line again the general way, which
 // gives the error.
 //
-// It runs once per job and has no function call inside: the general loop
-// spent most of a million-job read calling scanNumber and checking each
-// value's range and sign, which plain integers of at most 15 digits cannot
-// fail (they are below maxSWFValue = 1e15).
-func (r *SWFReader) parseInts(line []byte) bool {
-	n, i, end := 0, 0, len(line)
-	for {
-		// Blanks eight at a time (aligned SWF columns are padded with
-		// runs of them), then one by one (a tab, the line's last bytes).
-		for i+8 <= end {
-			w := binary.LittleEndian.Uint64(line[i:]) ^ 0x2020202020202020
-			nz := ((w & 0x7F7F7F7F7F7F7F7F) + 0x7F7F7F7F7F7F7F7F | w) & 0x8080808080808080
-			if nz != 0 {
-				i += bits.TrailingZeros64(nz) >> 3
-				break
-			}
-			i += 8
+// Per field it costs a few instructions, and the loop has no bounds
+// checks to speak of: it works on a copy of the line in r.lb followed by 8
+// blanks (a field at the end of the line ends as any other) and a NUL (every
+// run of blanks stops there), with room after them for 8-byte loads, so that
+// every field is read with one or two 8-byte loads whatever its position.
+// The values of plain integers are exact (below 10^15 < 2^53), so an int64
+// is what the general loop's float64 converts back to.
+func (r *SWFReader) parseFast(line []byte) bool {
+	n := len(line)
+	if n > fastLineMax {
+		return false
+	}
+	b := &r.lb
+	copy(b[:], line)
+	binary.LittleEndian.PutUint64(b[n:], 0x2020202020202020)
+	b[n+8] = 0
+	r.frac = 0
+	i := 0
+	for f := range 18 {
+		w := load64(b, i)
+		if byte(w) <= ' ' {
+			// Blanks before the field (the line's indent, aligned
+			// columns, a tab), or the end of the line, or a control byte.
+			i = skipBlanks(b, i)
+			w = load64(b, i)
 		}
-		for i < end && (line[i] == ' ' || line[i] == '\t') {
-			i++
-		}
-		if i >= end {
-			break
-		}
-		if n == 18 {
-			return false
-		}
-		field := i
-		neg := line[i] == '-'
-		if neg {
-			i++
-		}
-		start := i
-		var m uint64
-		if i+8 <= end {
-			// Eight bytes at once: find the first non-digit and convert
-			// the digits before it without a branch per digit.
-			x := binary.LittleEndian.Uint64(line[i:]) - 0x3030303030303030
-			if nd := (x | (x + 0x7676767676767676)) & 0x8080808080808080; nd != 0 {
-				if d := bits.TrailingZeros64(nd) >> 3; d > 0 {
-					m = swarDigits(x << (64 - 8*d))
-					i += d
-				}
-				goto digitsRead
-			}
-		}
-		for i < end {
-			c := line[i] - '0'
-			if c > 9 {
-				break
-			}
-			m = m*10 + uint64(c)
-			i++
-		}
-	digitsRead:
-		if d := i - start; d == 0 || d > 15 || (i < end && line[i] != ' ' && line[i] != '\t') {
-			// Not a plain integer ("489.00"): this field the general
-			// way; a field that is no number at all leaves the whole line
-			// to the general loop, which reports it.
-			v, isInt, e, ok := scanNumber(line, field)
-			if !ok || !(math.Abs(v) <= maxSWFValue) || (r.strict && v < 0 && v != Unknown) {
-				return false
-			}
-			r.fields[n], r.ints[n] = v, isInt
-			i = e
-			n++
+		if w<<40 == ('-'|'1'<<8|' '<<16)<<40 {
+			// "-1 ", SWF's unknown: most fields of most traces. (The
+			// first three bytes compared in place, not masked: with a
+			// mask the compiler reloaded six constants after this branch.)
+			r.vals[f] = -1
+			i += 3
 			continue
 		}
-		v := float64(m)
-		if neg {
-			if r.strict && m != 1 && m != 0 {
-				return false // the general loop reports the negative value
+		// Digits eight at a time: x holds the byte values minus '0'; the
+		// first non-digit is the lowest byte of x above 9 (see swarDigits).
+		x := w - 0x3030303030303030
+		if t := (x | (x + 0x7676767676767676)) & 0x8080808080808080; t != 0 {
+			// It ends the field if it is a blank, and then there is
+			// at least one digit: w's first byte is not a blank.
+			z := bits.TrailingZeros64(t) & 56 // 8 × the number of digits
+			c := byte(w >> z)
+			if c == ' ' || c == '\t' {
+				// z is 8 to 56: "& 63" only spares the code for shifts
+				// of 64 and more.
+				r.vals[f] = int64(swarDigits(x << ((64 - z) & 63)))
+				i += z>>3 + 1
+				continue
 			}
-			v = -v
+			if c == '.' && z != 0 {
+				// A fraction ("489.00"): 1 to 7 digits after the point,
+				// then a blank, make at most 14 digits in all, so the
+				// value is scanNumber's: the digits as one integer, exact
+				// in a float64, divided by a power of ten.
+				p := i + z>>3 + 1
+				w2 := load64(b, p)
+				x2 := w2 - 0x3030303030303030
+				t2 := (x2 | (x2 + 0x7676767676767676)) & 0x8080808080808080
+				// z2 is 0 without digits, or with eight (t2 == 0).
+				if z2 := bits.TrailingZeros64(t2) & 56; z2 != 0 {
+					if c := byte(w2 >> z2); c == ' ' || c == '\t' {
+						fd := z2 >> 3
+						m := swarDigits(x<<((64-z)&63))*pow10Int[fd] + swarDigits(x2<<((64-z2)&63))
+						r.fields[f], r.ints[f] = float64(int64(m))/pow10[fd], false
+						r.frac |= 1 << f
+						i = p + fd + 1
+						continue
+					}
+				}
+			}
+		} else {
+			// Eight digits: up to seven more in the next eight bytes.
+			w2 := load64(b, i+8)
+			x2 := w2 - 0x3030303030303030
+			t2 := (x2 | (x2 + 0x7676767676767676)) & 0x8080808080808080
+			if d := bits.TrailingZeros64(t2) >> 3; d < 8 {
+				if c := byte(w2 >> (8 * d)); c == ' ' || c == '\t' {
+					m := swarDigits(x)
+					if d > 0 {
+						m = m*pow10Int[d] + swarDigits(x2<<(64-8*d))
+					}
+					r.vals[f] = int64(m)
+					i += 8 + d + 1
+					continue
+				}
+			}
 		}
-		r.fields[n], r.ints[n] = v, true
-		n++
+		// Any other field the general way; one that is no number, or
+		// no field at all (the line ended), leaves the whole line to the
+		// general loop, which reports it.
+		if i >= n {
+			return false
+		}
+		v, isInt, e, ok := scanNumber(line, i)
+		if !ok || !(math.Abs(v) <= maxSWFValue) || (r.strict && v < 0 && v != Unknown) {
+			return false
+		}
+		r.fields[f], r.ints[f] = v, isInt
+		r.frac |= 1 << f
+		i = e
 	}
-	return n == 18
+	if skipBlanks(b, i) < n {
+		return false // more than 18 fields, or a control byte
+	}
+	return true
 }
+
+// skipBlanks returns the index of the first byte of b at or after i that is
+// not a blank (space or tab): spaces eight at a time, tabs one by one. The
+// NUL parseFast puts after the line's padding stops it there at the latest.
+func skipBlanks(b *[256 + 8]byte, i int) int {
+	for {
+		w := load64(b, i) ^ 0x2020202020202020
+		if w == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(w) >> 3
+		if b[i&255] != '\t' {
+			return i
+		}
+		i++
+	}
+}
+
+// load64 returns the eight bytes of b from i on, little-endian. parseFast
+// never reads past the NUL after the line's padding, at most at
+// fastLineMax+8 < 256: masking i with 255 changes nothing but shows the
+// compiler that the load is in bounds, which saves a check per load.
+func load64(b *[256 + 8]byte, i int) uint64 {
+	return binary.LittleEndian.Uint64(b[i&255:])
+}
+
+// pow10Int holds the powers of ten parseFast scales the first digits of a
+// number by: the first eight of a longer integer, those before the point of
+// a fraction.
+var pow10Int = [8]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7}
 
 // swarDigits converts eight digit values (0 to 9), one per byte with the
 // most significant in the lowest byte (a little-endian load of the text,

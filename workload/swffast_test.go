@@ -2,12 +2,14 @@ package workload
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
 
-// parseBoth parses line with and without the integer fast path and fails
-// the test if the job, the verdict or the error differ.
+// parseBoth parses line with and without the fast path and fails the test
+// if the job (negative zeros included), the verdict, the error or the
+// counts differ.
 func parseBoth(t *testing.T, line string, strict bool) {
 	t.Helper()
 	var got, want Job
@@ -16,42 +18,97 @@ func parseBoth(t *testing.T, line string, strict bool) {
 	fast.cl.seq, slow.cl.seq = 3, 3
 	keptF, errF := fast.parse([]byte(line), &got)
 	keptS, errS := slow.parse([]byte(line), &want)
-	if keptF != keptS || fmt.Sprint(errF) != fmt.Sprint(errS) || got != want {
-		t.Fatalf("line %q (strict %v): fast path gives kept=%v err=%v job=%+v, general loop kept=%v err=%v job=%+v",
-			line, strict, keptF, errF, got, keptS, errS, want)
+	if keptF != keptS || fmt.Sprint(errF) != fmt.Sprint(errS) || fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) || fast.cl.stats != slow.cl.stats {
+		t.Fatalf("line %q (strict %v): fast path gives kept=%v err=%v job=%+v stats=%+v, general loop kept=%v err=%v job=%+v stats=%+v",
+			line, strict, keptF, errF, got, fast.cl.stats, keptS, errS, want, slow.cl.stats)
 	}
 }
 
-// The integer fast path reads every line exactly as the general loop does,
-// or leaves it to the general loop.
-func TestParseIntsEqualsGeneral(t *testing.T) {
+// fields18 returns an SWF line of baseFields with field n (1-based) set to
+// v, joined by sep.
+func fields18(n int, v, sep string) string {
+	f := baseFields
+	if n > 0 {
+		f[n-1] = v
+	}
+	return strings.Join(f[:], sep)
+}
+
+// The fast path reads every line exactly as the general loop does, or
+// leaves it to the general loop.
+func TestParseFastEqualsGeneral(t *testing.T) {
 	lines := []string{
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",
 		"  1\t0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1  ",
+		"1\t0\t5\t100\t4\t-1\t-1\t4\t200\t-1\t1\t3\t2\t-1\t1\t-1\t-1\t-1",                             // tabs only
+		"1 0 5 100 4 -1\t-1 4 200 -1 1 3 2 -1 1 -1 -1 -1\t",                                           // "-1" before a tab
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1",                                                 // 17 fields
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 7",                                            // 19 fields
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 -1",                                           // 19, the last "-1"
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 ;",                                            // 19, the last no number
 		"1 0 5 100.5 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                            // a fraction
 		"1 0 5 100 4.0 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                            // 4.0 in an integer field
+		"1 0 5 100 4.5 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                            // 4.5 in an integer field
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 489.00",                                          // a fraction at the end
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1.0",                                            // -1.0
 		"1 0 5 +100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                             // a plus sign
 		"1 0 5 1e3 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                              // an exponent
 		"1 0 5 100 4 -7 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                              // negative, not -1
-		"1 0 5 100 4 -0 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                              // minus zero
+		"1 0 5 100 4 -12345678901 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                    // a long negative
+		"1 0 5 100 4 -0 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                              // minus zero in a float field
+		"1 -0 -0 -0 4 -1 -1 4 200 -1 -0 3 2 -1 1 -1 -0 -00",                                           // minus zero everywhere
+		"-0 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                             // minus zero job number
+		"1 0 5 100 4 -10 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                             // "-1" then a digit
+		"1 0 5 100 4 -1x -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                             // "-1" then junk
+		"1 0 5 100 4 -1-1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                            // "-1-1"
+		"1 0 5 100 4 --1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                             // two signs
 		"1 0 5 1234567890123456 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                 // 16 digits
+		"1 0 5 1000000000000000 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                 // 10^15, the largest value
+		"1 0 5 1000000000000001 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                 // just above
 		"1 0 5 999999999999999 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                  // 15 digits
+		"1 0 5 000000000000000000042 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                            // leading zeros
 		"1 0 5 100 4 - -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                               // a lone minus
 		"1 0 5 100 4 -1 -1 4 200x -1 1 3 2 -1 1 -1 -1 -1",                                             // trailing junk
+		"1 0 5 100 4 -1 -1 4 12345678x -1 1 3 2 -1 1 -1 -1 -1",                                        // junk after 8 digits
+		"1 0 5 100 4 -1 -1 4 123456789x -1 1 3 2 -1 1 -1 -1 -1",                                       // junk after 9 digits
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 12345678",                                        // 8 digits at the end
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 123456789012345",                                 // 15 digits at the end
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 1234567890123456",                                // 16 digits at the end
 		"    1        0      0   3691  128   3436  6676   -1   3600  5904  1   2   2   2 -1 -1 -1 -1", // LANL's padding
 		"    2      465      5   3362   32 489.00   988   32    900  1024  1   3   3   3  1 -1 -1 -1",
 		"1         \t       0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",         // a tab inside a run of blanks
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1                         ", // trailing blanks
 		"                1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",          // leading blanks
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1        \x00       ",       // a NUL after blanks
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\x00",                      // a NUL right after
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r",                        // a CR left over
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r\n",                      // CRLF kept
+		"1 0 5 100\r4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                         // a CR inside
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\v",                        // a vertical tab
+		"1\x0b0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 -1",                    // a control byte as a separator
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 \x00",                        // a NUL as the last field
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 \xff",                        // a high byte as the last field
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\xff",
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -\x31",
 		"; a comment 1 2 3",
+		";1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",
 		"",
 		"   ",
-		"1 -5 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", // submit unset
-		"1 0 5 0 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",    // zero run
-		"1 0 5 100 0 -1 -1 0 200 -1 1 3 2 -1 1 -1 -1 -1",  // no processors
+		"\t",
+		"-1 ",
+		"1 -5 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",     // submit unset (strict: negative)
+		"1 -1 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",     // submit unknown
+		"1 0 5 0 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",        // zero run
+		"1 0 5 100 0 -1 -1 0 200 -1 1 3 2 -1 1 -1 -1 -1",      // no processors
+		"1 0 5 100 4 -1 -1 4 200 -1 3 3 2 -1 1 -1 -1 -1",      // partial status
+		"1 0 5 300 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",      // overrun
+		"1 0.4 5 99.5 4 -1 -1 4 200.5 -1 1 3 2 -1 1 -1 -1 -1", // rounded times
+	}
+	// Lines of every length around fastLineMax, the last field at the very end.
+	for pad := fastLineMax - 60; pad <= fastLineMax-40; pad++ {
+		l := strings.Repeat(" ", pad) + fields18(0, "", " ")
+		lines = append(lines, l, l+" ", fields18(18, "1"+strings.Repeat("0", 14), " ")+strings.Repeat(" ", pad))
+		lines = append(lines, strings.Repeat(" ", pad)+fields18(18, "12345678901", " "))
 	}
 	for _, strict := range []bool{false, true} {
 		for _, l := range lines {
@@ -60,45 +117,164 @@ func TestParseIntsEqualsGeneral(t *testing.T) {
 	}
 }
 
-// FuzzParseInts checks the fast path against the general loop on any line.
-func FuzzParseInts(f *testing.F) {
+// The fast path takes what it is for: integer lines and lines with some
+// other numbers, whatever their blanks; it leaves the rest.
+func TestParseFastVerdicts(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want string // "ints" (all in r.vals), "mixed" (some in r.fields) or "no"
+	}{
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "ints"},
+		{"  1\t0 5 100\t4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 \t ", "ints"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\t", "mixed"}, // "-1" and a tab: scanNumber
+		{"    1        0      0   3691  128   3436  6676   -1   3600  5904  1   2   2   2 -1 -1 -1 -1", "ints"},
+		{"1 123456789 5 123456789012345 4 -1 -1 4 12345678 -1 1 3 2 -1 1 -1 -1 -1", "ints"},
+		{"    2      465      5   3362   32 489.00   988   32    900  1024  1   3   3   3  1 -1 -1 -1", "mixed"},
+		{"1 0.5 5 1234567.1234567 4.0 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 9.5", "mixed"},
+		{"1 0 5 100 4 -7 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "mixed"},
+		{"1 0 5 100 4 -0 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "mixed"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 1000000000000000", "mixed"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1", "no"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 -1", "no"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 x", "no"},
+		{"; 1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "no"},
+		{"", "no"},
+		{strings.Repeat(" ", fastLineMax) + "1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "no"},
+	} {
+		r := &SWFReader{path: "t.swf"}
+		got := "no"
+		if r.parseFast([]byte(c.line)) {
+			got = "ints"
+			if r.frac != 0 {
+				got = "mixed"
+			}
+		}
+		if got != c.want {
+			t.Errorf("parseFast(%q): %s, want %s", c.line, got, c.want)
+		}
+	}
+}
+
+// FuzzParseFast checks the fast path against the general loop on any line.
+func FuzzParseFast(f *testing.F) {
 	f.Add("1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", false)
 	f.Add("1 0 5 100 4 -0 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", true)
 	f.Add("1 0 5 1.5 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", false)
 	f.Add("1 0 5 100 4 -7 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", true)
+	f.Add("    2      465      5   3362   32 489.00   988   32    900  1024  1   3   3   3  1 -1 -1 -1", false)
+	f.Add("1 123456789 5 123456789012345 4 -1 -1 4 12345678 -1 1 3 2 -1 1 -1 -1 -1\t", true)
 	f.Fuzz(func(t *testing.T, line string, strict bool) {
-		if strings.ContainsAny(line, "\n\r") {
+		if strings.ContainsAny(line, "\n") {
 			return // readLine splits lines there
 		}
 		parseBoth(t, line, strict)
 	})
 }
 
-// TestParseIntsEveryWidth drives the eight-bytes-at-once digit reader
+// TestParseFastEveryWidth drives the eight-bytes-at-once digit reader
 // through every number width (1 to 17 digits), every kind of byte after a
 // number (blank, tab, other punctuation below and above the digits, a
 // letter, a high byte) and numbers near the line's end, against the
 // general loop.
-func TestParseIntsEveryWidth(t *testing.T) {
+func TestParseFastEveryWidth(t *testing.T) {
 	digits := "98765432109876543"
-	after := []string{" ", "\t", "  ", ".5 ", "/", "!", ":", "a", "~", "\x80", "\xff", "-"}
+	after := []string{" ", "\t", "  ", ".5 ", "/", "!", ":", "a", "~", "\x80", "\xff", "-", "\x00", "\r"}
 	for w := 1; w <= len(digits); w++ {
-		num := digits[:w]
-		for _, a := range after {
-			for pos := range 18 {
-				f := make([]string, 18)
-				for k := range f {
-					f[k] = "-1"
+		for _, num := range []string{digits[:w], "-" + digits[:w], strings.Repeat("0", w-1) + "1"} {
+			for _, a := range after {
+				for pos := range 18 {
+					f := make([]string, 18)
+					for k := range f {
+						f[k] = "-1"
+					}
+					f[0], f[1], f[4], f[7] = "1", "0", "4", "4"
+					f[pos] = num + strings.TrimRight(a, " \t")
+					line := strings.Join(f, strings.Repeat(" ", 1+len(a)-len(strings.TrimRight(a, " \t"))))
+					parseBoth(t, line, false)
+					parseBoth(t, line, true)
+					parseBoth(t, line+" ", false)
+					parseBoth(t, strings.ReplaceAll(line, " ", "\t"), false)
 				}
-				f[0], f[1], f[4], f[7] = "1", "0", "4", "4"
-				f[pos] = num + strings.TrimRight(a, " \t")
-				line := strings.Join(f, strings.Repeat(" ", 1+len(a)-len(strings.TrimRight(a, " \t"))))
-				parseBoth(t, line, false)
-				parseBoth(t, line, true)
-				parseBoth(t, line+" ", false)
 			}
 		}
 	}
+}
+
+// TestParseFastFractions drives the inline fraction reader through every
+// split of digits around the point (none to nine on either side), the
+// bytes that may follow, in every field, against the general loop.
+func TestParseFastFractions(t *testing.T) {
+	digits := "987654321"
+	for a := 0; a <= len(digits); a++ {
+		for b := 0; b <= len(digits); b++ {
+			for _, end := range []string{"", "\t", "x", ".5", "e1"} {
+				num := digits[:a] + "." + digits[len(digits)-b:] + end
+				for pos := range 18 {
+					f := baseFields
+					f[pos] = num
+					line := strings.Join(f[:], " ")
+					parseBoth(t, line, false)
+					parseBoth(t, line, true)
+					parseBoth(t, strings.ReplaceAll(line, " ", "\t")+" ", false)
+				}
+			}
+		}
+	}
+}
+
+// readBoth reads text through a reader with the fast path and one
+// without, and fails the test if the jobs, the counts or the error differ.
+func readBoth(t *testing.T, text string) {
+	t.Helper()
+	read := func(general bool) ([]Job, CleanStats, error) {
+		r, err := NewSWFReader(strings.NewReader(text), "t.swf", Rules{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		r.general = general
+		var jobs []Job
+		for {
+			var j Job
+			err := r.Next(&j)
+			if err == io.EOF {
+				return jobs, r.Stats(), nil
+			}
+			if err != nil {
+				return jobs, r.Stats(), err
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	jf, sf, ef := read(false)
+	js, ss, es := read(true)
+	if fmt.Sprint(ef) != fmt.Sprint(es) || sf != ss || fmt.Sprintf("%+v", jf) != fmt.Sprintf("%+v", js) {
+		t.Fatalf("fast path: %d jobs, %+v, %v; general loop: %d jobs, %+v, %v", len(jf), sf, ef, len(js), ss, es)
+	}
+}
+
+// Whole traces read the same with and without the fast path: lines of
+// every length (around fastLineMax too), CRLF line ends, lines across the
+// reader's buffer boundaries, a last line without its newline.
+func TestSWFReaderFastEqualsGeneral(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("; MaxProcs: 64\n")
+	for i := 0; b.Len() < 3<<19; i++ {
+		pad := strings.Repeat(" ", i%(fastLineMax+3))
+		end := "\n"
+		if i%7 == 3 {
+			end = "\r\n"
+		}
+		frac := ""
+		if i%5 == 0 {
+			frac = ".25"
+		}
+		fmt.Fprintf(&b, "%s%d %d -1 %d%s %d -1 -1 %d %d -1 1 -1 -1 -1 -1 -1 -1 -1%s", pad, i+1, i*3, 1+i%977, frac, 1+i%64, 1+i%64, 1000+i, end)
+	}
+	text := b.String()
+	readBoth(t, text)
+	readBoth(t, strings.TrimSuffix(text, "\n"))
+	readBoth(t, text+"1 2 3\n")
 }
 
 // TestSwarDigits checks the eight-digit conversion for every width.
