@@ -12,6 +12,7 @@ package policy
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -94,6 +95,49 @@ type Policy interface {
 	Name() string
 	// Schedule runs one scheduling pass.
 	Schedule(v View, d Decisions)
+}
+
+// Quieter is an optional interface of a Policy whose passes can be proved
+// idle in advance. Under load most passes follow only submissions: the
+// queue's head still does not fit, nothing ended, and the jobs passed over
+// before are passed over again. Such a pass can only start a job that
+// joined since, and the rule the previous pass left says which ones could.
+// An engine that sees no such job may skip the pass: the policy must then
+// behave as if it had run and started nothing.
+type Quieter interface {
+	Policy
+	// Quiet returns the rule the pass just run leaves for the passes that
+	// follow it while only jobs join the queue: no job ends or starts, no
+	// prediction changes, no node changes state, no wake-up is due. Its
+	// Valid is false when the policy cannot give one.
+	Quiet() QuietRule
+}
+
+// QuietRule says which joining jobs could make a pass start anything (see
+// Quieter). Positions count queued jobs from the head, 0, once the jobs the
+// pass started have left the queue. The rule holds for every later pass
+// while only jobs join, whether those passes ran or were skipped.
+type QuietRule struct {
+	// Valid reports that the rule holds; without it every pass must run.
+	Valid bool
+	// Limit is the first position the next pass does not examine: jobs
+	// joining at Limit or later cannot start.
+	Limit int
+	// Free and Extra are the processors a joining job may use: all of
+	// Free if it ends by Shadow, else at most Extra. With Free 0 no job
+	// can start.
+	Free, Extra int
+	// Shadow is the time by which a joining job must end to use more
+	// than Extra processors.
+	Shadow workload.Time
+}
+
+// May reports whether job j, joining the queue at position i, could start
+// at time now under the rule. A job it rejects cannot start in a pass the
+// rule holds for; one it accepts may (the pass must run).
+func (r *QuietRule) May(i int, now workload.Time, j *workload.Job) bool {
+	return !r.Valid || (i < r.Limit && r.Free > 0 && j.Procs <= r.Free && j.Estimate > 0 &&
+		(now+j.Estimate <= r.Shadow || j.Procs <= r.Extra))
 }
 
 // Backfill is HPC Pack's backfill setting: off, within a lookahead, or the whole queue.
@@ -323,6 +367,8 @@ type EASY struct {
 	// during a run: it is asked every time.)
 	aoView View
 	ao     arrivalOrdered
+
+	quiet QuietRule // what the last pass leaves (see Quieter)
 }
 
 // arrivalOrdered reports isArrivalOrdered(v), with v's look-up remembered.
@@ -349,7 +395,18 @@ func compareCandidates(a, b candidate) int {
 	}
 }
 
-var _ Policy = (*EASY)(nil)
+var _ Quieter = (*EASY)(nil)
+
+// Quiet implements Quieter. EASY gives a rule after a pass on a pool of
+// processors (no Fitter) whose head did not fit and had a known shadow
+// time, and whose backfill window reached the end of the queue: a job
+// joining behind can start only as a backfilled job, under the shadow
+// time and the processors the pass left. (Its passed-over jobs stay
+// passed over: free, extra and the shadow time do not change while only
+// jobs join, and now only moves on; see idxMiss.) A pass that started
+// nothing behind a blocked head, because no processor was free or it
+// backfills nothing, leaves a rule that no joining job can start.
+func (e *EASY) Quiet() QuietRule { return e.quiet }
 
 // Name implements Policy.
 func (e *EASY) Name() string {
@@ -373,6 +430,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	mirrored := e.mirror.sync(v)
 	wmiss := e.wmiss // valid only for a mirrored walk right after another
 	e.wmiss = idxMiss{}
+	e.quiet = QuietRule{}
 	h, free := startHeads(v, d)
 	n := v.Len()
 	if h >= n {
@@ -390,9 +448,13 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		if mirrored {
 			e.mirror.end(h)
 		}
+		// Nothing can start until something other than a submission
+		// happens: the head does not fit and nothing is backfilled.
+		e.quiet = QuietRule{Valid: !isFitter(v)}
 		return
 	}
-	if shadow == workload.Forever {
+	known := shadow < workload.Forever
+	if !known {
 		// The head waits for a job without an estimate: its start is
 		// unknown, but not before this.
 		shadow, extra = EarliestPossible(v, head.Procs)
@@ -400,6 +462,14 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	end := n
 	if e.Lookahead > 0 && h+1+e.Lookahead < n {
 		end = h + 1 + e.Lookahead
+	}
+	if known && end == n && !isFitter(v) {
+		// The rule for the passes that follow: free and extra are set
+		// once the backfill below is done.
+		e.quiet = QuietRule{Valid: true, Limit: math.MaxInt, Shadow: shadow}
+		if e.Lookahead > 0 {
+			e.quiet.Limit = 1 + e.Lookahead
+		}
 	}
 	now := v.Now()
 	switch {
@@ -422,7 +492,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	case end-(h+1) >= indexMinWindow && e.arrivalOrdered(v):
 		e.mirror.view = nil
 		e.syncIndex(v, h)
-		e.backfillIndexed(v, d, h+1, end, now, shadow, free, extra)
+		free, extra = e.backfillIndexed(v, d, h+1, end, now, shadow, free, extra)
 	case e.arrivalOrdered(v) && (end-h-1 >= mirrorOn || (mirrored && end-h-1 >= mirrorOff)):
 		e.idxView = nil // rebuilt when a long window needs it again
 		first := h + 1
@@ -438,8 +508,9 @@ func (e *EASY) Schedule(v View, d Decisions) {
 			// that joined since can start (see idxMiss).
 			first = e.mirror.after(first, end, m.hi)
 		}
-		if f, x := e.mirror.walk(v, d, first, end, now, shadow, free, extra); f > 0 && end > h+1 {
-			e.wmiss = idxMiss{valid: true, head: head.Seq, free: f, extra: x, shadow: shadow, hi: e.mirror.ents()[end-1].seq}
+		free, extra = e.mirror.walk(v, d, first, end, now, shadow, free, extra)
+		if free > 0 && end > h+1 {
+			e.wmiss = idxMiss{valid: true, head: head.Seq, free: free, extra: extra, shadow: shadow, hi: e.mirror.ents()[end-1].seq}
 		}
 		e.mirror.end(h)
 	default:
@@ -449,6 +520,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 			free, extra = backfill(v, d, i, now, shadow, free, extra)
 		}
 	}
+	e.quiet.Free, e.quiet.Extra = free, extra
 }
 
 // isFitter reports whether v's machine has nodes (see Fitter): whether a
@@ -494,11 +566,12 @@ func (e *EASY) syncIndex(v View, h int) {
 
 // backfillIndexed is the backfill walk over queue indices [first, end),
 // visiting only the jobs the index says may start: the same jobs, in the
-// same order, as walking every index.
-func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow workload.Time, free, extra int) {
+// same order, as walking every index. It returns the free and extra
+// processors left.
+func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow workload.Time, free, extra int) (int, int) {
 	if first >= end {
 		e.miss = idxMiss{}
-		return
+		return free, extra
 	}
 	lo, hi := v.Job(first).Seq, v.Job(end-1).Seq
 	head := v.Job(first - 1).Seq
@@ -519,7 +592,7 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 	for free > 0 {
 		if lo > hi {
 			e.miss = idxMiss{valid: true, head: head, free: free, extra: extra, shadow: shadow, hi: hi}
-			return
+			return free, extra
 		}
 		var s int64
 		if whole {
@@ -533,7 +606,7 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 		}
 		if s < 0 {
 			e.miss = idxMiss{valid: true, head: head, free: free, extra: extra, shadow: shadow, hi: hi}
-			return
+			return free, extra
 		}
 		lo = s + 1
 		k := e.indexOfSeq(v, first, end, s)
@@ -550,6 +623,7 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 		}
 		first = k + 1
 	}
+	return free, extra
 }
 
 // seqSearcher is implemented by a View that can find a job by Seq in an

@@ -419,6 +419,16 @@ type Engine struct {
 	resumed bool          // restored from a checkpoint: Run skips the submitted jobs
 
 	nodes nodes // node failures and maintenance (Config.NodeEvents)
+
+	// A pass that only submissions preceded may be skipped when the
+	// rule the policy left (see policy.Quieter) rejects every job that
+	// joined: quieter is the policy's Quieter when the engine can trust
+	// its rules (a pool of processors, no growth, no node events), quiet
+	// the rule, valid while only submissions happen, and quietLen the
+	// queue length up to which the joining jobs were checked.
+	quieter  policy.Quieter
+	quiet    policy.QuietRule
+	quietLen int
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -449,6 +459,9 @@ func New(cfg Config) (*Engine, error) {
 	if e.alloc != nil {
 		e.view = allocView{e}
 		e.scale, _ = e.alloc.(scaler)
+	}
+	if q, ok := e.pol.(policy.Quieter); ok && e.alloc == nil && e.grow == nil && len(cfg.NodeEvents) == 0 {
+		e.quieter = q
 	}
 	return e, nil
 }
@@ -536,15 +549,24 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			event, expired = true, true
 			e.expire(e.expiry.pop().id)
 		}
+		nodesChanged := false
 		if e.nodes.nextAt() <= t {
-			event = true
+			event, nodesChanged = true, true
 			e.applyNodeEvents(obs)
+		}
+		if woken || expired || nodesChanged || len(e.ended) > 0 {
+			e.quiet.Valid = false // more than submissions since the last pass
 		}
 		// A corrected prediction is news to a policy that plans ahead
 		// (Conservative) even when nothing waits.
 		passed := len(e.queue) > 0 || len(e.ended) > 0 || expired
 		if passed {
-			e.pass()
+			if e.quiet.Valid && e.idlePass() {
+				e.stats.Passes++ // the pass ran, in effect, and started nothing
+				e.started = false
+			} else {
+				e.pass()
+			}
 			if e.grow != nil {
 				e.dropStaleEnds()
 			}
@@ -738,10 +760,27 @@ func (e *Engine) pass() {
 	e.startedAt = e.startedAt[:0]
 	e.pol.Schedule(e.view, e)
 	e.ended = e.ended[:0]
-	if !e.started {
-		return
+	if e.started {
+		e.removeStarted()
 	}
-	e.removeStarted()
+	if e.quieter != nil {
+		e.quiet, e.quietLen = e.quieter.Quiet(), len(e.queue)
+	}
+}
+
+// idlePass reports whether the pass due now would start nothing, by the
+// rule the last pass left (e.quiet, valid: only submissions happened since).
+// The jobs that joined since it checked last are the only ones that could
+// start; with none of them able to, the pass can be skipped.
+func (e *Engine) idlePass() bool {
+	q := e.queue
+	for i := e.quietLen; i < len(q); i++ {
+		if e.quiet.May(i, e.now, &e.slots[q[i]].job) {
+			return false
+		}
+	}
+	e.quietLen = len(q)
+	return true
 }
 
 // removeStarted takes the jobs started in this pass out of the queue. The
