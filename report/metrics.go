@@ -327,11 +327,22 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 const numClasses = 1 + NumSizeClasses*NumRuntimeClasses + NumSizeClasses + NumRuntimeClasses
 
 // classesOf returns the indices in classDists' table of the classes a job
-// of this cell belongs to.
+// of this cell belongs to: all jobs (0) first.
 func classesOf(cell uint8) [4]int {
 	return [4]int{0, 1 + int(cell), 1 + NumSizeClasses*NumRuntimeClasses + int(cell)/NumRuntimeClasses,
 		1 + NumSizeClasses*NumRuntimeClasses + NumSizeClasses + int(cell)%NumRuntimeClasses}
 }
+
+// cellClasses are classesOf of every cell, as small numbers: they index
+// the accumulators of a summary's inner loop.
+var cellClasses = func() (t [numCells][4]uint8) {
+	for c := range t {
+		for i, k := range classesOf(uint8(c)) {
+			t[c][i] = uint8(k)
+		}
+	}
+	return t
+}()
 
 // classDists fills the job counts, kills and wait and bounded-slowdown
 // distributions of every class. It reads every class's percentiles in one
@@ -354,10 +365,10 @@ func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		bsld = m.bslds.dists(bsldFloor, &count, math.Float64frombits, nil)
+		bsld = m.bslds.dists(bsldFloor, true, &count, nil)
 	}()
 	sorted := make([]int64, m.ran)
-	wait := m.waits.dists(waitFloor, &count, func(k uint64) float64 { return float64(k) }, sorted[m.waits.floors():])
+	wait := m.waits.dists(waitFloor, false, &count, sorted[m.waits.floors():])
 	m.sortedWaits = sorted
 	<-done
 	for k, c := range classes {
@@ -365,13 +376,14 @@ func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
 	}
 }
 
-// dists returns every class's Dist of the column's values, where value
-// gives the value of a key, floor is the column's floor, count[k] the
+// dists returns every class's Dist of the column's values, where a key is
+// a float64's bits if isFloat and an integer otherwise, floor is the
+// column's floor, count[k] the
 // number of jobs in class k, and the keys not at the floor, converted to
 // int64, go to out in ascending order if it is not nil. The values at the
 // floor come first in every class, and adding them one by one to a sum
 // starting at 0 gives exactly their count times the floor (0 or 1).
-func (c *column) dists(floor uint64, count *[numClasses]int64, value func(uint64) float64, out []int64) [numClasses]Dist {
+func (c *column) dists(floor uint64, isFloat bool, count *[numClasses]int64, out []int64) [numClasses]Dist {
 	var acc [numClasses]distAcc
 	var atFloor [numClasses]int64
 	for cell, n := range c.atFloor {
@@ -379,17 +391,25 @@ func (c *column) dists(floor uint64, count *[numClasses]int64, value func(uint64
 			atFloor[k] += n
 		}
 	}
-	fv := value(floor)
+	fv := float64(floor)
+	if isFloat {
+		fv = math.Float64frombits(floor)
+	}
 	for k := range acc {
 		acc[k].init(count[k])
 		acc[k].addRepeated(fv, atFloor[k])
 	}
 	c.sorted(func(keys []uint64, tags []uint8) {
 		for i, key := range keys {
-			v := value(key)
-			for _, k := range classesOf(tags[i]) {
-				acc[k].add(v)
+			v := float64(key)
+			if isFloat {
+				v = math.Float64frombits(key)
 			}
+			cl := &cellClasses[tags[i]]
+			acc[0].add(v)
+			acc[cl[1]].add(v)
+			acc[cl[2]].add(v)
+			acc[cl[3]].add(v)
 		}
 		if out != nil {
 			for i, key := range keys {
@@ -409,32 +429,45 @@ func (c *column) dists(floor uint64, count *[numClasses]int64, value func(uint64
 type distAcc struct {
 	n, seen int64
 	sum     float64
-	ranks   [4]int64 // 0-based positions of the median, p90, p95, p99 (ascending)
-	next    int      // the first rank not reached yet
-	at      [4]float64
-	max     float64
+	// ranks are the 0-based positions of the median, p90, p95, p99 and
+	// max (ascending), at the values there.
+	ranks [5]int64
+	at    [5]float64
+	next  int   // the first rank not reached yet
+	due   int64 // ranks[next], or -1 once every rank is reached
 }
 
 func (a *distAcc) init(n int64) {
-	*a = distAcc{n: n}
+	*a = distAcc{n: n, due: -1}
 	if n > 0 {
-		a.ranks = [4]int64{nearestRank(50, n), nearestRank(90, n), nearestRank(95, n), nearestRank(99, n)}
+		a.ranks = [5]int64{nearestRank(50, n), nearestRank(90, n), nearestRank(95, n), nearestRank(99, n), n - 1}
+		a.due = a.ranks[0]
 	} else {
 		a.next = len(a.ranks)
 	}
 }
 
+// add adds the class's next value. It is called for every job of every
+// class: the common case is one comparison, an increment and a sum.
 func (a *distAcc) add(v float64) {
-	if a.next < len(a.ranks) && a.ranks[a.next] == a.seen {
-		// Several percentiles can share a position in a small class.
-		for a.next < len(a.ranks) && a.ranks[a.next] == a.seen {
-			a.at[a.next] = v
-			a.next++
-		}
+	if a.seen == a.due {
+		a.reach(v)
 	}
 	a.seen++
 	a.sum += v
-	a.max = v
+}
+
+// reach records v at the ranks at the current position (several can share
+// one in a small class).
+func (a *distAcc) reach(v float64) {
+	for a.next < len(a.ranks) && a.ranks[a.next] == a.seen {
+		a.at[a.next] = v
+		a.next++
+	}
+	a.due = -1
+	if a.next < len(a.ranks) {
+		a.due = a.ranks[a.next]
+	}
 }
 
 // addRepeated adds v cnt times to a class that has no value yet, with v 0
@@ -451,16 +484,19 @@ func (a *distAcc) addRepeated(v float64, cnt int64) {
 		a.at[a.next] = v
 		a.next++
 	}
+	a.due = -1
+	if a.next < len(a.ranks) {
+		a.due = a.ranks[a.next]
+	}
 	a.seen = cnt
 	a.sum = v * float64(cnt)
-	a.max = v
 }
 
 func (a *distAcc) dist() Dist {
 	if a.n == 0 {
 		return Dist{}
 	}
-	return Dist{Mean: a.sum / float64(a.n), Median: a.at[0], P90: a.at[1], P95: a.at[2], P99: a.at[3], Max: a.max}
+	return Dist{Mean: a.sum / float64(a.n), Median: a.at[0], P90: a.at[1], P95: a.at[2], P99: a.at[3], Max: a.at[4]}
 }
 
 // nearestRank returns the 0-based index of the p-th percentile (0 < p ≤ 100)
