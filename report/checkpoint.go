@@ -72,20 +72,14 @@ func (m *Metrics) perJob() ([]int64, []float64, []uint8) {
 		}
 		start += n
 	}
-	for _, r := range append(m.waits.runs[:len(m.waits.runs):len(m.waits.runs)], m.waits.cur) {
-		for i, k := range r.keys {
-			c := r.tags[i]
-			waits[wAt[c]] = int64(k)
-			wAt[c]++
-		}
-	}
-	for _, r := range append(m.bslds.runs[:len(m.bslds.runs):len(m.bslds.runs)], m.bslds.cur) {
-		for i, k := range r.keys {
-			c := r.tags[i]
-			bslds[bAt[c]] = math.Float64frombits(k)
-			bAt[c]++
-		}
-	}
+	m.waits.each(waitFloor, func(k uint64, c uint8) {
+		waits[wAt[c]] = int64(k)
+		wAt[c]++
+	})
+	m.bslds.each(bsldFloor, func(k uint64, c uint8) {
+		bslds[bAt[c]] = math.Float64frombits(k)
+		bAt[c]++
+	})
 	return waits, bslds, cells
 }
 

@@ -248,12 +248,15 @@ func (m *Metrics) Waits() []int64 {
 	}
 	w := make([]int64, m.ran)
 	rest := w[m.waits.floors():] // after the waits of 0
-	m.waits.sorted(func(keys []uint64, _ []uint8) {
+	wide := m.waits.sorted(func(keys []uint64) {
 		for i, k := range keys {
-			rest[i] = int64(k)
+			rest[i] = int64(k>>tagBits + waitFloor)
 		}
 		rest = rest[len(keys):]
 	})
+	for i, k := range wide.keys {
+		rest[i] = int64(k)
+	}
 	return w
 }
 
@@ -378,51 +381,73 @@ func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
 
 // dists returns every class's Dist of the column's values, where a key is
 // a float64's bits if isFloat and an integer otherwise, floor is the
-// column's floor, count[k] the
-// number of jobs in class k, and the keys not at the floor, converted to
-// int64, go to out in ascending order if it is not nil. The values at the
-// floor come first in every class, and adding them one by one to a sum
-// starting at 0 gives exactly their count times the floor (0 or 1).
+// column's floor and count[k] the number of jobs in class k. The keys not
+// at the floor, as int64, go to out in ascending order if it is not nil.
+// The values at the floor come first in every class, and adding them one
+// by one to a sum starting at 0 gives exactly their count times the floor
+// (0 or 1).
 func (c *column) dists(floor uint64, isFloat bool, count *[numClasses]int64, out []int64) [numClasses]Dist {
-	var acc [numClasses]distAcc
+	var acc classAccs
 	var atFloor [numClasses]int64
 	for cell, n := range c.atFloor {
 		for _, k := range classesOf(uint8(cell)) {
 			atFloor[k] += n
 		}
 	}
-	fv := float64(floor)
-	if isFloat {
-		fv = math.Float64frombits(floor)
-	}
+	fv := keyValue(floor, isFloat)
 	for k := range acc {
 		acc[k].init(count[k])
 		acc[k].addRepeated(fv, atFloor[k])
 	}
-	c.sorted(func(keys []uint64, tags []uint8) {
-		for i, key := range keys {
-			v := float64(key)
-			if isFloat {
-				v = math.Float64frombits(key)
-			}
-			cl := &cellClasses[tags[i]]
+	wide := c.sorted(func(keys []uint64) {
+		for _, k := range keys {
+			// classAccs.add, written out: too large to be inlined.
+			v := keyValue(k>>tagBits+floor, isFloat)
+			cl := &cellClasses[k&tagMask]
 			acc[0].add(v)
 			acc[cl[1]].add(v)
 			acc[cl[2]].add(v)
 			acc[cl[3]].add(v)
 		}
 		if out != nil {
-			for i, key := range keys {
-				out[i] = int64(key)
+			for i, k := range keys {
+				out[i] = int64(k>>tagBits + floor)
 			}
 			out = out[len(keys):]
 		}
 	})
+	for i, k := range wide.keys {
+		acc.add(keyValue(k, isFloat), wide.tags[i])
+		if out != nil {
+			out[i] = int64(k)
+		}
+	}
 	var d [numClasses]Dist
 	for k := range acc {
 		d[k] = acc[k].dist()
 	}
 	return d
+}
+
+// keyValue returns the value of a column's key: a float64's bits if
+// isFloat, else an integer.
+func keyValue(key uint64, isFloat bool) float64 {
+	if isFloat {
+		return math.Float64frombits(key)
+	}
+	return float64(key)
+}
+
+// classAccs are the accumulators of every class (see classesOf).
+type classAccs [numClasses]distAcc
+
+// add adds v, of a job in cell, to the classes the job is in.
+func (a *classAccs) add(v float64, cell uint8) {
+	cl := &cellClasses[cell]
+	a[0].add(v)
+	a[cl[1]].add(v)
+	a[cl[2]].add(v)
+	a[cl[3]].add(v)
 }
 
 // distAcc builds a Dist from a class's values given in ascending order.
@@ -458,7 +483,10 @@ func (a *distAcc) add(v float64) {
 }
 
 // reach records v at the ranks at the current position (several can share
-// one in a small class).
+// one in a small class). It is rare: kept out of line, so that add and
+// its callers stay small enough to be inlined.
+//
+//go:noinline
 func (a *distAcc) reach(v float64) {
 	for a.next < len(a.ranks) && a.ranks[a.next] == a.seen {
 		a.at[a.next] = v

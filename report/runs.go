@@ -15,35 +15,52 @@ import "math/bits"
 // numCells counts the size × runtime cells a job falls in.
 const numCells = NumSizeClasses * NumRuntimeClasses
 
-// runLen is how many keys a column's full run holds. Its keys and tags
-// (9 bytes each, about 0.6 MB) fit in a core's cache while they are
-// sorted, and a million jobs make a few tens of runs, which a merge of
-// four or five comparisons per key puts in order.
+// A kept key is stored packed with its job's cell, as (key − floor) <<
+// tagBits | cell: packed keys sort by key first, and a sort or a merge
+// moves one word per value instead of a key and a tag.
+const (
+	tagBits = 5
+	tagMask = 1<<tagBits - 1
+	// packLimit bounds key − floor for a key to be packed. Waits and
+	// slowdowns stay far below it (a wait of 2⁵⁹ s, a slowdown's float
+	// bits 2⁵⁹ above those of 1, a slowdown of about 2¹²⁸); those above
+	// it are kept apart, unpacked.
+	packLimit = 1 << (64 - tagBits)
+)
+
+// runLen is how many packed keys a column's full run holds. They (0.5 MB)
+// fit in a core's cache while they are sorted, and a million jobs make a
+// few tens of runs, which a merge of four or five comparisons per key
+// puts in order.
 const runLen = 1 << 16
 
 // mergeBlock is how many keys a merge hands over at a time.
 const mergeBlock = 1024
 
+// column is one per-job value of the jobs that ran (the waits, or the
+// bounded slowdowns) as keys that sort as the values do, each tagged with
+// its job's cell. Every key is at least the column's floor, the smallest
+// value it can hold.
+type column struct {
+	// atFloor counts, per cell, the keys equal to the floor, which are
+	// not kept.
+	atFloor [numCells]int64
+	// runs are full runs of packed keys, each sorted ascending.
+	runs [][]uint64
+	// cur is the run being filled, in report order.
+	cur []uint64
+	// wide are the keys too far above the floor to pack, in report order.
+	// They are larger than every packed key.
+	wide keyRun
+	// runLen is how many keys make a full run; 0 means the package's
+	// runLen (tests set less, to cross run boundaries with few jobs).
+	runLen int
+}
+
 // keyRun is a sequence of keys with, for each, the cell of its job.
 type keyRun struct {
 	keys []uint64
 	tags []uint8
-}
-
-// column is one per-job value of the jobs that ran (the waits, or the
-// bounded slowdowns) as keys that sort as the values do, each tagged with
-// its job's cell.
-type column struct {
-	// atFloor counts, per cell, the keys equal to the column's floor
-	// (the smallest value it can hold), which are not kept.
-	atFloor [numCells]int64
-	// runs are full runs, each sorted ascending.
-	runs []keyRun
-	// cur is the run being filled, in report order.
-	cur keyRun
-	// runLen is how many keys make a full run; 0 means the package's
-	// runLen (tests set less, to cross run boundaries with few jobs).
-	runLen int
 }
 
 func (c *column) limit() int {
@@ -53,22 +70,26 @@ func (c *column) limit() int {
 	return runLen
 }
 
-// add records key, of a job in cell, for a column whose floor is floor.
+// add records key (≥ floor), of a job in cell, for a column whose floor is
+// floor.
 func (c *column) add(key, floor uint64, cell uint8) {
 	if key == floor {
 		c.atFloor[cell]++
 		return
 	}
-	if len(c.cur.keys) == cap(c.cur.keys) {
+	d := key - floor
+	if d >= packLimit {
+		c.wide.keys = append(c.wide.keys, key)
+		c.wide.tags = append(c.wide.tags, cell)
+		return
+	}
+	if len(c.cur) == cap(c.cur) {
 		// The first run grows by doubling from a small size, so that a
 		// small trace takes little memory; later ones are made full size.
-		n := min(max(2*len(c.cur.keys), 1024), c.limit())
-		c.cur.keys = append(make([]uint64, 0, n), c.cur.keys...)
-		c.cur.tags = append(make([]uint8, 0, n), c.cur.tags...)
+		c.cur = append(make([]uint64, 0, min(max(2*len(c.cur), 1024), c.limit())), c.cur...)
 	}
-	c.cur.keys = append(c.cur.keys, key)
-	c.cur.tags = append(c.cur.tags, cell)
-	if len(c.cur.keys) == c.limit() {
+	c.cur = append(c.cur, d<<tagBits|uint64(cell))
+	if len(c.cur) == c.limit() {
 		c.seal()
 	}
 }
@@ -76,20 +97,23 @@ func (c *column) add(key, floor uint64, cell uint8) {
 // seal sorts the full current run, keeps it and starts the next, which
 // the sort uses as its scratch first.
 func (c *column) seal() {
-	n := len(c.cur.keys)
-	next := keyRun{make([]uint64, n), make([]uint8, n)}
-	radixSortTagged(c.cur.keys, c.cur.tags, next.keys, next.tags)
+	next := make([]uint64, len(c.cur))
+	radixSort(c.cur, next)
 	c.runs = append(c.runs, c.cur)
-	c.cur = keyRun{next.keys[:0], next.tags[:0]}
+	c.cur = next[:0]
 }
 
-// kept returns how many keys the column keeps (those not at its floor).
-func (c *column) kept() int {
-	n := len(c.cur.keys)
-	for _, r := range c.runs {
-		n += len(r.keys)
+// each calls f with every key the column keeps and its cell, in no
+// particular order, for a column whose floor is floor.
+func (c *column) each(floor uint64, f func(key uint64, cell uint8)) {
+	for _, r := range append(c.runs[:len(c.runs):len(c.runs)], c.cur) {
+		for _, k := range r {
+			f(k>>tagBits+floor, uint8(k&tagMask))
+		}
 	}
-	return n
+	for i, k := range c.wide.keys {
+		f(k, c.wide.tags[i])
+	}
 }
 
 // floors returns how many keys are at the column's floor.
@@ -101,50 +125,54 @@ func (c *column) floors() int64 {
 	return n
 }
 
-// sorted calls emit with the column's kept keys in ascending order, with
-// their tags, a block at a time. It leaves the column as it is: it sorts
-// a copy of the current run.
-func (c *column) sorted(emit func(keys []uint64, tags []uint8)) {
+// sorted calls packed with the column's packed keys in ascending order, a
+// block at a time, then returns the wide keys sorted, with their tags. It
+// leaves the column as it is: it sorts copies of the current run and of
+// the wide keys. packed must not keep or change the block.
+func (c *column) sorted(packed func(keys []uint64)) keyRun {
 	runs := c.runs
-	if n := len(c.cur.keys); n > 0 {
-		buf := keyRun{make([]uint64, 2*n), make([]uint8, 2*n)}
-		last := keyRun{buf.keys[:n], buf.tags[:n]}
-		copy(last.keys, c.cur.keys)
-		copy(last.tags, c.cur.tags)
-		radixSortTagged(last.keys, last.tags, buf.keys[n:], buf.tags[n:])
+	if n := len(c.cur); n > 0 {
+		buf := make([]uint64, 2*n)
+		last := buf[:n]
+		copy(last, c.cur)
+		radixSort(last, buf[n:])
 		runs = append(runs[:len(runs):len(runs)], last)
 	}
-	mergeRuns(runs, emit)
+	mergeRuns(runs, packed)
+	n := len(c.wide.keys)
+	wide := keyRun{make([]uint64, n), make([]uint8, n)}
+	copy(wide.keys, c.wide.keys)
+	copy(wide.tags, c.wide.tags)
+	radixSortTagged(wide.keys, wide.tags, make([]uint64, n), make([]uint8, n))
+	return wide
 }
 
 // mergeRuns calls emit with the keys of runs, each sorted ascending, in
-// ascending order, with their tags, in blocks of at most mergeBlock keys.
-// Equal keys of different runs come in no particular order.
+// ascending order, in blocks of at most mergeBlock keys.
 //
 // It is a tournament of losers: tree[1:k] hold, for each match of a
 // complete binary tree over the k runs' heads (leaf k+i is run i), the run
 // that lost it; the overall winner's head is the smallest key. Taking it
 // replays only the matches on its run's path to the root. When a run runs
 // out, the tree is rebuilt without it, which happens once per run.
-func mergeRuns(runs []keyRun, emit func(keys []uint64, tags []uint8)) {
-	var live []keyRun
+func mergeRuns(runs [][]uint64, emit func(keys []uint64)) {
+	var live [][]uint64
 	for _, r := range runs {
-		if len(r.keys) > 0 {
+		if len(r) > 0 {
 			live = append(live, r)
 		}
 	}
 	if len(live) == 0 {
 		return
 	}
-	outK := make([]uint64, mergeBlock)
-	outT := make([]uint8, mergeBlock)
+	out := make([]uint64, mergeBlock)
 	o := 0
 	head := make([]uint64, len(live)) // each live run's smallest key not taken
 	pos := make([]int, len(live))     // and its position
 	tree := make([]int, len(live))
 	winners := make([]int, 2*len(live))
 	for i, r := range live {
-		head[i] = r.keys[0]
+		head[i] = r[0]
 	}
 	for len(live) > 1 {
 		k := len(live)
@@ -161,15 +189,15 @@ func mergeRuns(runs []keyRun, emit func(keys []uint64, tags []uint8)) {
 		w := winners[1]
 		for {
 			p := pos[w]
-			outK[o], outT[o] = head[w], live[w].tags[p]
+			out[o] = head[w]
 			if o++; o == mergeBlock {
-				emit(outK, outT)
+				emit(out)
 				o = 0
 			}
-			if p++; p == len(live[w].keys) {
+			if p++; p == len(live[w]) {
 				break
 			}
-			hw := live[w].keys[p]
+			hw := live[w][p]
 			pos[w], head[w] = p, hw
 			// Which of two heads is smaller is a coin toss a branch
 			// predictor gets wrong half the time: select without a branch.
@@ -189,13 +217,13 @@ func mergeRuns(runs []keyRun, emit func(keys []uint64, tags []uint8)) {
 		pos = append(pos[:w], pos[w+1:]...)
 	}
 	if o > 0 {
-		emit(outK[:o], outT[:o])
+		emit(out[:o])
 	}
 	// The last run's rest needs no merging: hand it over where it is.
 	r, p := live[0], pos[0]
-	for p < len(r.keys) {
-		e := min(p+mergeBlock, len(r.keys))
-		emit(r.keys[p:e], r.tags[p:e])
+	for p < len(r) {
+		e := min(p+mergeBlock, len(r))
+		emit(r[p:e])
 		p = e
 	}
 }
