@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -169,6 +170,83 @@ func TestClassDistsRuns(t *testing.T) {
 				feedRandom(m, rand.New(rand.NewPCG(uint64(n), 3)), k+2, 0.5, &want)
 				checkNaive(t, label+", then more", m, want)
 			}
+		}
+	}
+}
+
+// TestClassDistsWide checks a run where some jobs waited too long for their
+// wait to be packed with its cell (see packLimit): they come after every
+// other, in the classes and in Waits, with runs of 7 keys around them.
+func TestClassDistsWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	m := NewMetrics()
+	m.waits.runLen, m.bslds.runLen = 7, 7
+	want := naiveRun{waits: map[int][]float64{}, bslds: map[int][]float64{}}
+	for i, r := range randomRecords(rng, 300, 0.3) {
+		if i%7 == 3 {
+			wait := workload.Time(packLimit + rng.Int64N(1<<40))
+			r.Start += wait
+			r.End += wait
+		}
+		m.JobDone(r)
+		wait, run := r.Start-r.Job.Submit, r.End-r.Start
+		for _, c := range classesOf(uint8(SizeClass(r.Job.Procs)*NumRuntimeClasses + RuntimeClass(run))) {
+			want.waits[c] = append(want.waits[c], float64(wait))
+			want.bslds[c] = append(want.bslds[c], BoundedSlowdown(wait, run))
+		}
+	}
+	if len(m.waits.wide.keys) == 0 {
+		t.Fatal("no wait kept wide")
+	}
+	checkNaive(t, "wide waits", m, want)
+}
+
+// TestColumnWide: a column gives its keys sorted, with their cells, packed
+// or kept wide, whatever its floor.
+func TestColumnWide(t *testing.T) {
+	for _, floor := range []uint64{waitFloor, bsldFloor} {
+		rng := rand.New(rand.NewPCG(floor, 8))
+		c := column{runLen: 5}
+		type keyCell struct {
+			k uint64
+			c uint8
+		}
+		var want []keyCell
+		for range 200 {
+			k := floor + []uint64{0, rng.Uint64N(1 << 20), packLimit - 1, packLimit, packLimit + rng.Uint64N(1<<40)}[rng.IntN(5)]
+			cell := uint8(rng.IntN(numCells))
+			c.add(k, floor, cell)
+			if k != floor {
+				want = append(want, keyCell{k, cell})
+			}
+		}
+		slices.SortFunc(want, func(a, b keyCell) int {
+			if a.k != b.k {
+				return cmp.Compare(a.k, b.k)
+			}
+			return cmp.Compare(a.c, b.c)
+		})
+		var got []keyCell
+		wide := c.sorted(func(keys []uint64) {
+			for _, k := range keys {
+				got = append(got, keyCell{k>>tagBits + floor, uint8(k & tagMask)})
+			}
+		})
+		for i, k := range wide.keys {
+			got = append(got, keyCell{k, wide.tags[i]})
+		}
+		if !slices.IsSortedFunc(got, func(a, b keyCell) int { return cmp.Compare(a.k, b.k) }) {
+			t.Fatalf("floor %#x: keys out of order: %v", floor, got)
+		}
+		// Equal keys come in no particular order of their cells.
+		slices.SortFunc(got, func(a, b keyCell) int {
+			if a.k != b.k {
+				return cmp.Compare(a.k, b.k)
+			}
+			return cmp.Compare(a.c, b.c)
+		})
+		if !slices.Equal(got, want) {
+			t.Fatalf("floor %#x: sorted %v\nwant %v", floor, got, want)
 		}
 	}
 }
