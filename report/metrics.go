@@ -13,7 +13,7 @@ const BoundedSlowdownTauSec = 10
 
 // Metrics is a sim.Observer that collects what a run's Summary needs: counts,
 // sums, and for each started job its wait and bounded slowdown tagged with
-// its class, for the percentiles over all jobs and per class (at most 18
+// its class, for the percentiles over all jobs and per class (at most 16
 // bytes per job; a wait of 0 or a slowdown of 1 is only counted). It keeps
 // nothing else per job. It sorts these values as they come, a run of
 // runLen at a time (see column), so that Summary has little left to do.
@@ -245,6 +245,9 @@ func (m *Metrics) Waits() []int64 {
 	if w := m.sortedWaits; w != nil && int64(len(w)) == m.ran {
 		m.sortedWaits = nil // sorted by the last Summary: handed over, not copied
 		return w
+	}
+	if m.ran == 0 {
+		return nil
 	}
 	w := make([]int64, m.ran)
 	rest := w[m.waits.floors():] // after the waits of 0
