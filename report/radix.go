@@ -7,6 +7,20 @@ import "math"
 // few linear passes where a comparison sort of a million values takes a
 // hundred milliseconds.
 
+// radixDigit is radixSort's digit, in bits: six passes cover 64 bits,
+// where bytes take eight, and 2¹¹ counts still sit in a core's first-level
+// cache. It sorts a run of slowdowns (whose bits vary throughout) a quarter
+// faster than bytes do.
+const (
+	radixDigit  = 11
+	radixDigits = (64 + radixDigit - 1) / radixDigit
+	radixMask   = 1<<radixDigit - 1
+)
+
+// radixSort's counting is written out for six digits: this compiles only
+// while there are six.
+const _ = uint(radixDigits-6) + uint(6-radixDigits)
+
 // radixSort sorts keys ascending, using tmp (at least as long) as scratch.
 // It sorts runs of at most 2³² keys (see column).
 func radixSort(keys, tmp []uint64) {
@@ -18,24 +32,23 @@ func radixSort(keys, tmp []uint64) {
 		panic("report: radixSort of more than 2³² keys")
 	}
 	src, dst := keys, tmp[:n]
-	// Every byte's counts in one read of the keys: a pass reorders the
-	// keys but never changes how many have a given byte. Written out, and
+	// Every digit's counts in one read of the keys: a pass reorders the
+	// keys but never changes how many have a given digit. Written out, and
 	// in 32 bits, the counting takes a third less time than as a loop.
-	var counts [8][256]uint32
+	var counts [radixDigits][1 << radixDigit]uint32
 	for _, k := range keys {
-		counts[0][byte(k)]++
-		counts[1][byte(k>>8)]++
-		counts[2][byte(k>>16)]++
-		counts[3][byte(k>>24)]++
-		counts[4][byte(k>>32)]++
-		counts[5][byte(k>>40)]++
-		counts[6][byte(k>>48)]++
-		counts[7][byte(k>>56)]++
+		counts[0][k&radixMask]++
+		counts[1][k>>radixDigit&radixMask]++
+		counts[2][k>>(2*radixDigit)&radixMask]++
+		counts[3][k>>(3*radixDigit)&radixMask]++
+		counts[4][k>>(4*radixDigit)&radixMask]++
+		counts[5][k>>(5*radixDigit)&radixMask]++
 	}
-	for shift := uint(0); shift < 64; shift += 8 {
-		count := &counts[shift/8]
-		if int(count[byte(src[0]>>shift)]) == n {
-			continue // every key has this byte: nothing to reorder
+	for d := range counts {
+		shift := uint(d * radixDigit)
+		count := &counts[d]
+		if int(count[src[0]>>shift&radixMask]) == n {
+			continue // every key has this digit: nothing to reorder
 		}
 		var pos uint32
 		for b := range count {
@@ -44,7 +57,7 @@ func radixSort(keys, tmp []uint64) {
 			pos += c
 		}
 		for _, k := range src {
-			b := byte(k >> shift)
+			b := k >> shift & radixMask
 			dst[count[b]] = k
 			count[b]++
 		}
