@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// cputime returns the user and system CPU time the process used so far.
+// cpuTime returns the user and system CPU time the process used so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
