@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -32,17 +33,58 @@ type metricsState struct {
 	FirstSubmit, LastEnd workload.Time
 }
 
-// MarshalBinary encodes what m has gathered.
+// MarshalBinary encodes what m has gathered. Metrics keeps the waits and
+// the slowdowns apart, each sorted by value, no longer as pairs of one job
+// each, so it writes them grouped by cell, the i-th wait and the i-th
+// slowdown of a cell side by side. Jobs may thus be paired otherwise than
+// they ran, which no summary can tell: it depends on each cell's waits and
+// each cell's slowdowns, not on which went with which. The state keeps the
+// form of one value per job that earlier versions wrote, and reads theirs.
 func (m *Metrics) MarshalBinary() ([]byte, error) {
+	waits, bslds, cells := m.perJob()
 	return encodeState(metricsState{
 		Jobs: m.jobs, Completed: m.completed, Killed: m.killed, Rejected: m.rejected, Failed: m.failed,
-		NodeFailed: m.nodeFailed, Waits: m.waits, Bslds: m.bslds, Cells: m.cells, KilledIn: m.killedIn[:],
+		NodeFailed: m.nodeFailed, Waits: waits, Bslds: bslds, Cells: cells, KilledIn: m.killedIn[:],
 		WaitSum: m.waitSum, RespSum: m.respSum, BsldSum: m.bsldSum, ProcSec: m.procSec,
 		FirstSubmit: m.firstSubmit, LastEnd: m.lastEnd,
 	})
 }
 
-// UnmarshalBinary restores what MarshalBinary encoded.
+// perJob returns a wait, a bounded slowdown and a cell for every job that
+// ran, grouped by cell (see MarshalBinary).
+func (m *Metrics) perJob() ([]int64, []float64, []uint8) {
+	waits := make([]int64, m.ran)
+	bslds := make([]float64, m.ran)
+	cells := make([]uint8, m.ran)
+	// wAt and bAt are where each cell's next wait and slowdown go: a
+	// cell's jobs start with those at the floor.
+	var wAt, bAt [numCells]int64
+	var start int64
+	for c, n := range m.cellJobs {
+		for i := start; i < start+n; i++ {
+			cells[i] = uint8(c)
+		}
+		wAt[c] = start + m.waits.atFloor[c] // the waits of 0 are there
+		bAt[c] = start
+		for range m.bslds.atFloor[c] {
+			bslds[bAt[c]] = 1
+			bAt[c]++
+		}
+		start += n
+	}
+	m.waits.each(waitFloor, func(k uint64, c uint8) {
+		waits[wAt[c]] = int64(k)
+		wAt[c]++
+	})
+	m.bslds.each(bsldFloor, func(k uint64, c uint8) {
+		bslds[bAt[c]] = math.Float64frombits(k)
+		bAt[c]++
+	})
+	return waits, bslds, cells
+}
+
+// UnmarshalBinary restores what MarshalBinary encoded, in this version or
+// an earlier one.
 func (m *Metrics) UnmarshalBinary(b []byte) error {
 	var s metricsState
 	if err := decodeState("metrics", b, &s); err != nil {
@@ -51,13 +93,26 @@ func (m *Metrics) UnmarshalBinary(b []byte) error {
 	if len(s.Bslds) != len(s.Waits) || len(s.Cells) != len(s.Waits) || len(s.KilledIn) != len(m.killedIn) {
 		return fmt.Errorf("report: metrics state: columns of different lengths")
 	}
+	for _, c := range s.Cells {
+		if c >= numCells {
+			return fmt.Errorf("report: metrics state: cell %d out of range", c)
+		}
+	}
+	// Tests set shorter runs on a new Metrics: keep them.
+	waitRuns, bsldRuns := m.waits.runLen, m.bslds.runLen
 	*m = Metrics{
 		jobs: s.Jobs, completed: s.Completed, killed: s.Killed, rejected: s.Rejected, failed: s.Failed,
-		nodeFailed: s.NodeFailed, waits: s.Waits, bslds: s.Bslds, cells: s.Cells,
+		nodeFailed: s.NodeFailed, ran: int64(len(s.Waits)),
 		waitSum: s.WaitSum, respSum: s.RespSum, bsldSum: s.BsldSum, procSec: s.ProcSec,
 		firstSubmit: s.FirstSubmit, lastEnd: s.LastEnd,
 	}
 	copy(m.killedIn[:], s.KilledIn)
+	m.waits.runLen, m.bslds.runLen = waitRuns, bsldRuns
+	for i, c := range s.Cells {
+		m.cellJobs[c]++
+		m.waits.add(uint64(s.Waits[i]), waitFloor, c)
+		m.bslds.add(math.Float64bits(s.Bslds[i]), bsldFloor, c)
+	}
 	return nil
 }
 

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/schedsim/schedsim/sim"
@@ -67,5 +69,67 @@ func TestCheckpointObserversNodeFailures(t *testing.T) {
 	}
 	if g, w := ts.UnavailableProcSec(), wholeTS.UnavailableProcSec(); g != 400 || w != 400 {
 		t.Errorf("unavailable processor-seconds: restored %d, uninterrupted %d, want 400", g, w)
+	}
+}
+
+// TestCheckpointMetricsRuns: metrics saved in the middle of a run, with
+// some runs of values sorted and some not, and restored into a new value
+// give the same summary and sorted waits as metrics never saved, once the
+// rest of the run is added; so does a state in the form earlier versions
+// wrote (one wait, slowdown and cell per job, in report order).
+func TestCheckpointMetricsRuns(t *testing.T) {
+	for _, n := range []int{0, 1, 40, 1000} {
+		whole, m := NewMetrics(), NewMetrics()
+		whole.waits.runLen, whole.bslds.runLen = 7, 7
+		m.waits.runLen, m.bslds.runLen = 7, 7
+		var want, ignored naiveRun
+		feedRandom(whole, rand.New(rand.NewPCG(uint64(n), 1)), n, 0.4, &want)
+		feedRandom(m, rand.New(rand.NewPCG(uint64(n), 1)), n, 0.4, &ignored)
+		b, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		restored := NewMetrics()
+		restored.waits.runLen, restored.bslds.runLen = 7, 7
+		if err := restored.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		feedRandom(whole, rand.New(rand.NewPCG(uint64(n), 2)), 30, 0.4, &want)
+		feedRandom(restored, rand.New(rand.NewPCG(uint64(n), 2)), 30, 0.4, &ignored)
+		checkNaive(t, fmt.Sprintf("%d jobs, restored", n), restored, want)
+		if got, w := restored.Summary("t", "p", 64, sim.Stats{}, workload.CleanStats{}), whole.Summary("t", "p", 64, sim.Stats{}, workload.CleanStats{}); got != w {
+			t.Fatalf("%d jobs: restored summary\n%+v\nwant\n%+v", n, got, w)
+		}
+	}
+
+	// The earlier form: the jobs' values side by side, in report order.
+	m := NewMetrics()
+	var want naiveRun
+	feedRandom(m, rand.New(rand.NewPCG(9, 9)), 500, 0.5, &want)
+	old := metricsState{Jobs: m.jobs, Completed: m.completed, KilledIn: make([]int64, numCells),
+		WaitSum: m.waitSum, RespSum: m.respSum, BsldSum: m.bsldSum, ProcSec: m.procSec,
+		FirstSubmit: m.firstSubmit, LastEnd: m.lastEnd}
+	for _, r := range randomRecords(rand.New(rand.NewPCG(9, 9)), 500, 0.5) {
+		wait, run := r.Start-r.Job.Submit, r.End-r.Start
+		old.Waits = append(old.Waits, int64(wait))
+		old.Bslds = append(old.Bslds, BoundedSlowdown(wait, run))
+		old.Cells = append(old.Cells, uint8(SizeClass(r.Job.Procs)*NumRuntimeClasses+RuntimeClass(run)))
+	}
+	b, err := encodeState(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored := NewMetrics()
+	if err := restored.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	checkNaive(t, "earlier form", restored, want)
+
+	old.Cells[3] = numCells
+	if b, err = encodeState(old); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewMetrics().UnmarshalBinary(b); err == nil {
+		t.Error("a state with a cell out of range was restored")
 	}
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"slices"
 
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
@@ -13,17 +12,20 @@ import (
 const BoundedSlowdownTauSec = 10
 
 // Metrics is a sim.Observer that collects what a run's Summary needs: counts,
-// sums, and for each started job its wait, bounded slowdown and class (17
-// bytes per job, for the percentiles over all jobs and per class). It keeps
-// nothing else per job.
+// sums, and for each started job its wait and bounded slowdown tagged with
+// its class, for the percentiles over all jobs and per class (at most 16
+// bytes per job; a wait of 0 or a slowdown of 1 is only counted). It keeps
+// nothing else per job. It sorts these values as they come, a run of
+// runLen at a time (see column), so that Summary has little left to do.
 type Metrics struct {
 	jobs, completed, killed, rejected, failed int64
 	nodeFailed                                int64 // killed by a node failure
 
-	waits    []int64   // wait of every job that ran, in report order
-	bslds    []float64 // bounded slowdown of every job that ran, in report order
-	cells    []uint8   // size class · NumRuntimeClasses + runtime class
-	killedIn [NumSizeClasses * NumRuntimeClasses]int64
+	ran      int64  // jobs that ran: each has a wait and a slowdown below
+	waits    column // keys: the waits, as uint64 (≥ 0: they sort as values)
+	bslds    column // keys: the bounded slowdowns' bits (≥ 1: they sort as values)
+	cellJobs [numCells]int64
+	killedIn [numCells]int64
 
 	waitSum int64
 	respSum int64
@@ -36,6 +38,12 @@ type Metrics struct {
 	// Waits returns (and forgets) while no job was added since.
 	sortedWaits []int64
 }
+
+// The floors of the columns: a job that did not wait, a slowdown of 1.
+const (
+	waitFloor uint64 = 0
+	bsldFloor uint64 = 0x3FF0000000000000 // math.Float64bits(1)
+)
 
 var _ sim.Observer = (*Metrics)(nil)
 
@@ -68,12 +76,13 @@ func (m *Metrics) JobDone(r *sim.Record) {
 	j := r.Job
 	wait := r.Start - j.Submit
 	run := r.End - r.Start
-	if len(m.waits) == 0 || j.Submit < m.firstSubmit {
+	if m.ran == 0 || j.Submit < m.firstSubmit {
 		m.firstSubmit = j.Submit
 	}
-	if len(m.waits) == 0 || r.End > m.lastEnd {
+	if m.ran == 0 || r.End > m.lastEnd {
 		m.lastEnd = r.End
 	}
+	m.ran++
 	bsld := BoundedSlowdown(wait, run)
 	used := run
 	if r.ScoreD {
@@ -86,17 +95,9 @@ func (m *Metrics) JobDone(r *sim.Record) {
 	if r.State == sim.Killed {
 		m.killedIn[cell]++
 	}
-	if len(m.waits) == cap(m.waits) {
-		// Double, rather than append's quarter for large slices: fewer
-		// copies of what may become millions of values.
-		n := max(2*len(m.waits), 1024)
-		m.waits = append(make([]int64, 0, n), m.waits...)
-		m.bslds = append(make([]float64, 0, n), m.bslds...)
-		m.cells = append(make([]uint8, 0, n), m.cells...)
-	}
-	m.waits = append(m.waits, int64(wait))
-	m.bslds = append(m.bslds, bsld)
-	m.cells = append(m.cells, cell)
+	m.cellJobs[cell]++
+	m.waits.add(uint64(wait), waitFloor, cell)
+	m.bslds.add(math.Float64bits(bsld), bsldFloor, cell)
 	m.waitSum += int64(wait)
 	m.respSum += int64(wait + run)
 	if r.ScoreD {
@@ -241,19 +242,31 @@ type ClassStats struct {
 // Waits returns the waits of the jobs that ran, in seconds, sorted ascending,
 // in a new slice.
 func (m *Metrics) Waits() []int64 {
-	if w := m.sortedWaits; w != nil && len(w) == len(m.waits) {
+	if w := m.sortedWaits; w != nil && int64(len(w)) == m.ran {
 		m.sortedWaits = nil // sorted by the last Summary: handed over, not copied
 		return w
 	}
-	w := slices.Clone(m.waits)
-	slices.Sort(w)
+	if m.ran == 0 {
+		return nil
+	}
+	w := make([]int64, m.ran)
+	rest := w[m.waits.floors():] // after the waits of 0
+	wide := m.waits.sorted(func(keys []uint64) {
+		for i, k := range keys {
+			rest[i] = int64(k>>tagBits + waitFloor)
+		}
+		rest = rest[len(keys):]
+	})
+	for i, k := range wide.keys {
+		rest[i] = int64(k)
+	}
 	return w
 }
 
 // Summary returns the run's summary for a run of trace under policy on procs
 // processors, with the engine's statistics st and the trace's cleaning counts.
-// It leaves m unchanged; calling it again gives the same result. It sorts
-// copies of the per-job values, so it needs about 24 bytes per job that ran.
+// It leaves m unchanged; calling it again gives the same result. It needs
+// about 8 bytes per job that ran, for the sorted waits it keeps for Waits.
 func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleaning workload.CleanStats) Summary {
 	s := Summary{
 		Trace:     trace,
@@ -280,7 +293,7 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 	for k := range s.ByRuntime {
 		s.ByRuntime[k].Runtime = RuntimeClassNames[k]
 	}
-	n := int64(len(m.waits))
+	n := m.ran
 	if n == 0 {
 		return s
 	}
@@ -320,28 +333,35 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 const numClasses = 1 + NumSizeClasses*NumRuntimeClasses + NumSizeClasses + NumRuntimeClasses
 
 // classesOf returns the indices in classDists' table of the classes a job
-// of this cell belongs to.
+// of this cell belongs to: all jobs (0) first.
 func classesOf(cell uint8) [4]int {
 	return [4]int{0, 1 + int(cell), 1 + NumSizeClasses*NumRuntimeClasses + int(cell)/NumRuntimeClasses,
 		1 + NumSizeClasses*NumRuntimeClasses + NumSizeClasses + int(cell)%NumRuntimeClasses}
 }
 
-// classDists fills the job counts, kills and wait and bounded-slowdown
-// distributions of every class. It sorts the waits and the slowdowns, each
-// tagged with its job's cell, and reads every class's percentiles in one
-// pass over them: a class's members come in sorted order, so its k-th
-// member is its k-th smallest value. The two sorts run side by side.
-func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
-	n := len(m.waits)
-	var count [numClasses]int64
-	for _, cell := range m.cells {
-		for _, k := range classesOf(cell) {
-			count[k]++
+// cellClasses are classesOf of every cell, as small numbers: they index
+// the accumulators of a summary's inner loop.
+var cellClasses = func() (t [numCells][4]uint8) {
+	for c := range t {
+		for i, k := range classesOf(uint8(c)) {
+			t[c][i] = uint8(k)
 		}
 	}
-	for cell, killed := range m.killedIn {
+	return t
+}()
+
+// classDists fills the job counts, kills and wait and bounded-slowdown
+// distributions of every class. It reads every class's percentiles in one
+// pass over the waits in ascending order, and another over the slowdowns,
+// each tagged with its job's cell: a class's members come in sorted order,
+// so its k-th member is its k-th smallest value. The two passes run side
+// by side. It keeps the sorted waits for Waits.
+func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
+	var count [numClasses]int64
+	for cell := range numCells {
 		for _, k := range classesOf(uint8(cell)) {
-			classes[k].Killed += killed
+			count[k] += m.cellJobs[cell]
+			classes[k].Killed += m.killedIn[cell]
 		}
 	}
 	for k, c := range classes {
@@ -351,109 +371,134 @@ func (m *Metrics) classDists(classes *[numClasses]*ClassStats) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		keys := make([]uint64, 2*n)
-		for i, b := range m.bslds {
-			keys[i] = math.Float64bits(b) // bounded slowdowns are ≥ 1: bits sort as values
-		}
-		bsld, _ = m.sortedDists(keys, math.Float64bits(1), &count, math.Float64frombits)
+		bsld = m.bslds.dists(bsldFloor, true, &count, nil)
 	}()
-	keys := make([]uint64, 2*n)
-	for i, w := range m.waits {
-		keys[i] = uint64(w) // waits are ≥ 0
-	}
-	wait, sorted := m.sortedDists(keys, 0, &count, func(k uint64) float64 { return float64(k) })
-	m.sortedWaits = nil
-	if n > 0 {
-		m.sortedWaits = make([]int64, n)
-		for i, k := range sorted {
-			m.sortedWaits[i] = int64(k)
-		}
-	}
+	sorted := make([]int64, m.ran)
+	wait := m.waits.dists(waitFloor, false, &count, sorted[m.waits.floors():])
+	m.sortedWaits = sorted
 	<-done
 	for k, c := range classes {
 		c.Wait, c.BoundedSlowdown = wait[k], bsld[k]
 	}
 }
 
-// sortedDists returns every class's Dist of the values keys[:n] encode
-// (n the number of jobs; keys has room for 2n, the second half scratch),
-// where keys sort as their values and the job i is in cell m.cells[i], and
-// the keys sorted. The values at the floor (the smallest a value can be:
-// a wait of 0, a slowdown of 1), usually most of them, are counted rather
-// than sorted: they come first in every class, and adding them one by one
-// to a sum starting at 0 gives exactly their count times the floor (0 or 1).
-func (m *Metrics) sortedDists(keys []uint64, floor uint64, count *[numClasses]int64, value func(uint64) float64) ([numClasses]Dist, []uint64) {
-	n := len(m.cells)
-	tags := make([]uint8, 2*n)
+// dists returns every class's Dist of the column's values, where a key is
+// a float64's bits if isFloat and an integer otherwise, floor is the
+// column's floor and count[k] the number of jobs in class k. The keys not
+// at the floor, as int64, go to out in ascending order if it is not nil.
+// The values at the floor come first in every class, and adding them one
+// by one to a sum starting at 0 gives exactly their count times the floor
+// (0 or 1).
+func (c *column) dists(floor uint64, isFloat bool, count *[numClasses]int64, out []int64) [numClasses]Dist {
+	var acc classAccs
 	var atFloor [numClasses]int64
-	rest := 0
-	for i, k := range keys[:n] {
-		cell := m.cells[i]
-		if k == floor {
-			for _, c := range classesOf(cell) {
-				atFloor[c]++
-			}
-			continue
+	for cell, n := range c.atFloor {
+		for _, k := range classesOf(uint8(cell)) {
+			atFloor[k] += n
 		}
-		keys[rest], tags[rest] = k, cell
-		rest++
 	}
-	radixSortTagged(keys[:rest], tags[:rest], keys[n:n+rest], tags[n:n+rest])
-	var acc [numClasses]distAcc
-	fv := value(floor)
-	for c := range acc {
-		acc[c].init(count[c])
-		acc[c].addRepeated(fv, atFloor[c])
+	fv := keyValue(floor, isFloat)
+	for k := range acc {
+		acc[k].init(count[k])
+		acc[k].addRepeated(fv, atFloor[k])
 	}
-	for i, k := range keys[:rest] {
-		v := value(k)
-		for _, c := range classesOf(tags[i]) {
-			acc[c].add(v)
+	wide := c.sorted(func(keys []uint64) {
+		for _, k := range keys {
+			// classAccs.add, written out: too large to be inlined.
+			v := keyValue(k>>tagBits+floor, isFloat)
+			cl := &cellClasses[k&tagMask]
+			acc[0].add(v)
+			acc[cl[1]].add(v)
+			acc[cl[2]].add(v)
+			acc[cl[3]].add(v)
+		}
+		if out != nil {
+			for i, k := range keys {
+				out[i] = int64(k>>tagBits + floor)
+			}
+			out = out[len(keys):]
+		}
+	})
+	for i, k := range wide.keys {
+		acc.add(keyValue(k, isFloat), wide.tags[i])
+		if out != nil {
+			out[i] = int64(k)
 		}
 	}
 	var d [numClasses]Dist
-	for c := range acc {
-		d[c] = acc[c].dist()
+	for k := range acc {
+		d[k] = acc[k].dist()
 	}
-	// All the keys sorted: the floor's, then the rest.
-	floors := n - rest
-	copy(keys[floors:n], keys[:rest])
-	for i := range floors {
-		keys[i] = floor
+	return d
+}
+
+// keyValue returns the value of a column's key: a float64's bits if
+// isFloat, else an integer.
+func keyValue(key uint64, isFloat bool) float64 {
+	if isFloat {
+		return math.Float64frombits(key)
 	}
-	return d, keys[:n]
+	return float64(key)
+}
+
+// classAccs are the accumulators of every class (see classesOf).
+type classAccs [numClasses]distAcc
+
+// add adds v, of a job in cell, to the classes the job is in.
+func (a *classAccs) add(v float64, cell uint8) {
+	cl := &cellClasses[cell]
+	a[0].add(v)
+	a[cl[1]].add(v)
+	a[cl[2]].add(v)
+	a[cl[3]].add(v)
 }
 
 // distAcc builds a Dist from a class's values given in ascending order.
 type distAcc struct {
 	n, seen int64
 	sum     float64
-	ranks   [4]int64 // 0-based positions of the median, p90, p95, p99 (ascending)
-	next    int      // the first rank not reached yet
-	at      [4]float64
-	max     float64
+	// ranks are the 0-based positions of the median, p90, p95, p99 and
+	// max (ascending), at the values there.
+	ranks [5]int64
+	at    [5]float64
+	next  int   // the first rank not reached yet
+	due   int64 // ranks[next], or -1 once every rank is reached
 }
 
 func (a *distAcc) init(n int64) {
-	*a = distAcc{n: n}
+	*a = distAcc{n: n, due: -1}
 	if n > 0 {
-		a.ranks = [4]int64{nearestRank(50, n), nearestRank(90, n), nearestRank(95, n), nearestRank(99, n)}
+		a.ranks = [5]int64{nearestRank(50, n), nearestRank(90, n), nearestRank(95, n), nearestRank(99, n), n - 1}
+		a.due = a.ranks[0]
 	} else {
 		a.next = len(a.ranks)
 	}
 }
 
+// add adds the class's next value. It is called for every job of every
+// class: the common case is one comparison, an increment and a sum.
 func (a *distAcc) add(v float64) {
-	if a.next < len(a.ranks) && a.ranks[a.next] == a.seen {
-		// Several percentiles can share a position in a small class.
-		for a.next < len(a.ranks) && a.ranks[a.next] == a.seen {
-			a.at[a.next] = v
-			a.next++
-		}
+	if a.seen == a.due {
+		a.reach(v)
 	}
 	a.seen++
 	a.sum += v
-	a.max = v
+}
+
+// reach records v at the ranks at the current position (several can share
+// one in a small class). It is rare: kept out of line, so that add and
+// its callers stay small enough to be inlined.
+//
+//go:noinline
+func (a *distAcc) reach(v float64) {
+	for a.next < len(a.ranks) && a.ranks[a.next] == a.seen {
+		a.at[a.next] = v
+		a.next++
+	}
+	a.due = -1
+	if a.next < len(a.ranks) {
+		a.due = a.ranks[a.next]
+	}
 }
 
 // addRepeated adds v cnt times to a class that has no value yet, with v 0
@@ -470,16 +515,19 @@ func (a *distAcc) addRepeated(v float64, cnt int64) {
 		a.at[a.next] = v
 		a.next++
 	}
+	a.due = -1
+	if a.next < len(a.ranks) {
+		a.due = a.ranks[a.next]
+	}
 	a.seen = cnt
 	a.sum = v * float64(cnt)
-	a.max = v
 }
 
 func (a *distAcc) dist() Dist {
 	if a.n == 0 {
 		return Dist{}
 	}
-	return Dist{Mean: a.sum / float64(a.n), Median: a.at[0], P90: a.at[1], P95: a.at[2], P99: a.at[3], Max: a.max}
+	return Dist{Mean: a.sum / float64(a.n), Median: a.at[0], P90: a.at[1], P95: a.at[2], P99: a.at[3], Max: a.at[4]}
 }
 
 // nearestRank returns the 0-based index of the p-th percentile (0 < p ≤ 100)
