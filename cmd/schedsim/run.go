@@ -492,14 +492,6 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 			polName += fmt.Sprintf("+clusters=%d", len(o.members))
 		}
 	}
-	// The run's queue, slots and batches are garbage now: collect them
-	// before the summary allocates its sort buffers (about 36 bytes per
-	// job), so that the heap reuses their room instead of growing. Below
-	// a few hundred thousand jobs the buffers are small and the
-	// collection would only cost time.
-	if st.Jobs > 1<<18 {
-		runtime.GC()
-	}
 	s := m.Summary(o.traceName(), polName, procs, st, rd.Stats())
 	s.SetPredictions(st)
 	if al != nil {
