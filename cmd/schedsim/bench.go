@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -144,8 +143,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("%s: schedsim %s: %v\n%s", c.name, strings.Join(argv, " "), err, errb.String())
 			}
 			results[ci].wall = append(results[ci].wall, time.Since(t0))
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				results[ci].maxRSS = append(results[ci].maxRSS, ru.Maxrss)
+			if kib, ok := peakRSS(cmd.ProcessState); ok {
+				results[ci].maxRSS = append(results[ci].maxRSS, kib)
 			}
 		}
 	}

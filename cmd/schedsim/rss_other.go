@@ -1,0 +1,9 @@
+//go:build !unix
+
+package main
+
+import "os"
+
+// peakRSS reports that the peak resident set size of a child process is
+// not known here (the bench table then shows "-" for it).
+func peakRSS(*os.ProcessState) (int64, bool) { return 0, false }
