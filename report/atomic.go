@@ -30,7 +30,18 @@ type AtomicFile struct {
 	n     int64  // bytes written, when tracking
 	crc   uint32 // their CRC-32 (IEEE), when tracking
 	keep  bool   // Abort keeps the temporary file (KeepOnAbort)
+
+	// written counts the bytes written; the first hinted of them were
+	// handed to the kernel's writeback already (see writebackChunk).
+	written, hinted int64
 }
+
+// writebackChunk is how many bytes an AtomicFile lets accumulate before
+// it asks the kernel to start writing them to disk (where it can, see
+// startWriteback). Commit's sync then finds most of a large file on disk
+// already: for a million-job jobs.csv (125 MB) it waited tens of
+// milliseconds for the writeback at the end of a run.
+const writebackChunk = 4 << 20
 
 // AtomicMode is the permission of a committed AtomicFile.
 const AtomicMode os.FileMode = 0o644
@@ -60,6 +71,10 @@ func (a *AtomicFile) Write(p []byte) (int, error) {
 	if a.track {
 		a.n += int64(n)
 		a.crc = crc32.Update(a.crc, crc32.IEEETable, p[:n])
+	}
+	if a.written += int64(n); a.written-a.hinted >= writebackChunk {
+		startWriteback(a.f, a.hinted, a.written-a.hinted)
+		a.hinted = a.written
 	}
 	return n, err
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -132,5 +133,42 @@ func TestCreateAtomicMissingDir(t *testing.T) {
 	_, err := CreateAtomic(filepath.Join(t.TempDir(), "no", "such", "out.csv"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("err = %v, want ErrNotExist", err)
+	}
+}
+
+// A file several writeback chunks long, written in odd-sized pieces that
+// straddle the chunks' ends, commits whole: starting its writeback early
+// changes nothing in it.
+func TestAtomicFileWriteback(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.csv")
+	a, err := CreateAtomic(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Abort()
+	want := make([]byte, 0, 3*writebackChunk+12345)
+	piece := make([]byte, 65537)
+	for i := 0; len(want) < cap(want); i++ {
+		p := piece[:min(len(piece), cap(want)-len(want))]
+		for k := range p {
+			p[k] = byte(i + k)
+		}
+		if n, err := a.Write(p); err != nil || n != len(p) {
+			t.Fatalf("write %d: %d, %v", i, n, err)
+		}
+		want = append(want, p...)
+	}
+	if a.hinted < 3*writebackChunk {
+		t.Errorf("writeback started for %d bytes of %d, want at least %d", a.hinted, len(want), 3*writebackChunk)
+	}
+	if err := a.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("committed %d bytes, not the %d written", len(got), len(want))
 	}
 }
