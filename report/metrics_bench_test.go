@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"runtime"
 	"sync"
 	"testing"
@@ -34,21 +33,6 @@ func (s *recSink) JobDone(r *sim.Record) {
 	s.recs = append(s.recs, benchRec{r.Job.Submit, r.Start, r.End, int32(r.Job.Procs), r.State})
 }
 
-// genSource streams generated jobs.
-type genSource struct {
-	jobs []workload.Job
-	i    int
-}
-
-func (s *genSource) Next(j *workload.Job) error {
-	if s.i == len(s.jobs) {
-		return io.EOF
-	}
-	*j = s.jobs[s.i]
-	s.i++
-	return nil
-}
-
 // simulatedRecords returns the records, in report order, of n jobs of the
 // Lublin–Feitelson model at 85 % offered load on 1024 processors run under
 // EASY with a lookahead of 1000: realistic waits (about 40 % of them 0)
@@ -73,7 +57,7 @@ func simulatedRecords(b *testing.B, n int) []benchRec {
 		b.Fatal(err)
 	}
 	sink := &recSink{recs: make([]benchRec, 0, n)}
-	if _, err := eng.Run(&genSource{jobs: jobs}, sink); err != nil {
+	if _, err := eng.Run(&sliceSource{jobs: jobs}, sink); err != nil {
 		b.Fatal(err)
 	}
 	if benchRecs.recs == nil {
