@@ -2,156 +2,67 @@ package policy
 
 import (
 	"math"
-	"sort"
 
 	"github.com/schedsim/schedsim/workload"
 )
 
-// walkMirror lets EASY walk a short backfill window without asking the View
-// for every job. At normal load a pass happens at almost every submission
-// and end, and each walks the few dozen jobs behind the head; most of them
-// are rejected at once because they need more processors than are free.
-// Reading them through View.Job cost an interface call and a cache miss
-// per job, which made the walk the largest cost of a run.
-//
-// The mirror holds the processors and estimate of every queued job, in
-// queue order, in one dense slice. It follows the queue from pass to pass
-// without reading it again: EASY knows every job the engine starts (it
-// starts them), jobs that join come at the tail (the queue is in
-// submission order, arrivalOrdered), and a pass removes the jobs it started
-// when it ends. Its head and tail are checked against the View at every
-// walk, and it is rebuilt when they differ. The mirror only filters: a job
-// it passes is checked again, on the View's own job, by backfill.
-type walkMirror struct {
-	view View       // the run the mirror follows; nil: rebuild before use
-	buf  []mirrored // buf[off:] are the queued jobs, ents[k] is queue index k
-	off  int
-	hit  []int // queue indices backfilled in the current pass, increasing
+// DenseQueue is an optional interface of a View that keeps, beside its
+// queue, what a backfill scan reads of every queued job in one dense slice
+// (the engine). At normal load a pass happens at almost every submission
+// and end, and each walks the few dozen jobs behind a blocked head, most of
+// which need more processors than are free. Reading them through View.Job
+// costs an interface call and a cache miss per job; reading Queued costs
+// neither.
+type DenseQueue interface {
+	// Queued returns the first n jobs of the queue as it was at the start
+	// of the pass (n ≤ Len()): entry i describes Job(i). The slice is
+	// valid during the pass only and must not be modified.
+	Queued(n int) []Queued
 }
 
-// The mirror pays for its upkeep at every pass only when walks are long:
-// EASY starts using it for a window of mirrorOn jobs or more, and keeps it
-// until the window falls below mirrorOff (so that a queue hovering around
-// one length does not rebuild it again and again). Shorter windows are
-// walked on the View.
-const (
-	mirrorOn  = 32
-	mirrorOff = 16
-)
+// Queued is what a backfill scan reads of a queued job, in 8 bytes.
+type Queued struct {
+	// Est is the job's Estimate, cut to the largest int32; ≤ 0 means none
+	// (the job is never backfilled).
+	Est int32
+	// Procs is the job's Procs, cut to the largest int32.
+	Procs int32
+}
 
-// mirrored is one queued job as the walk needs it, in 16 bytes. Estimates
-// and processor counts beyond 32 bits are cut to the largest int32: the
-// mirror then lets the job through to backfill, which decides on the real
-// values.
-type mirrored struct {
-	seq   int64
-	est   int32 // ≤ 0: none (never backfilled)
-	procs int32
+// QueuedOf returns what a DenseQueue holds for j.
+func QueuedOf(j *workload.Job) Queued {
+	return Queued{Est: clamp32(int64(j.Estimate)), Procs: clamp32(int64(j.Procs))}
 }
 
 // clamp32 returns v cut to the largest int32.
 func clamp32(v int64) int32 { return int32(min(v, math.MaxInt32)) }
 
-// ents returns the mirrored queue.
-func (m *walkMirror) ents() []mirrored { return m.buf[m.off:] }
-
-// rebuild mirrors the whole queue of v.
-func (m *walkMirror) rebuild(v View) {
-	m.view = v
-	m.buf, m.off = m.buf[:0], 0
-	m.extend(v, 0)
-}
-
-// extend appends the queued jobs from index k to the end of v's queue.
-func (m *walkMirror) extend(v View, k int) {
-	n := v.Len()
-	if k < n && len(m.buf) == cap(m.buf) && m.off > 0 {
-		// Reuse the room the removed head jobs left instead of growing.
-		m.buf = m.buf[:copy(m.buf, m.buf[m.off:])]
-		m.off = 0
-	}
-	for ; k < n; k++ {
-		j := v.Job(k)
-		m.buf = append(m.buf, mirrored{seq: j.Seq, est: clamp32(int64(j.Estimate)), procs: clamp32(int64(j.Procs))})
-	}
-}
-
-// sync brings the mirror up to date at the start of a pass whose queue
-// (before the pass started anything) is v's: it appends the jobs that joined
-// since the previous pass. It reports false if the mirror does not describe
-// v's queue, which is then not mirrored any more.
-func (m *walkMirror) sync(v View) bool {
-	if m.view == nil || m.view != v {
-		return false
-	}
-	q := m.ents()
-	n := v.Len()
-	if len(q) > n {
-		m.view = nil
-		return false
-	}
-	// Jobs that joined: everything after the mirror's last job.
-	m.extend(v, len(q))
-	m.hit = m.hit[:0]
-	return true
-}
-
-// check reports whether the mirror's head job h and last job are v's.
-func (m *walkMirror) check(v View, h int) bool {
-	q := m.ents()
-	n := v.Len()
-	return len(q) == n && q[h].seq == v.Job(h).Seq && q[n-1].seq == v.Job(n-1).Seq
-}
-
-// end removes the jobs the pass started: the h jobs ahead of the head, and
-// the backfilled ones (m.hit). The backfilled jobs sit between the head and
-// the end of the walk, so the jobs from the head up to the last of them are
-// packed towards the back, which costs no more than the walk did.
-func (m *walkMirror) end(h int) {
-	q := m.ents()
-	if k := len(m.hit); k > 0 {
-		// Move each run of kept jobs between two removed ones back, in
-		// one copy, from the last run to the first.
-		w := m.hit[k-1] + 1 // end of the kept jobs' new place
-		for j := k - 1; j >= 0; j-- {
-			lo := h
-			if j > 0 {
-				lo = m.hit[j-1] + 1
-			}
-			w -= copy(q[w-(m.hit[j]-lo):], q[lo:m.hit[j]])
-		}
-		h += k
-		m.hit = m.hit[:0]
-	}
-	m.off += h
-}
-
-// walk is EASY's plain backfill walk over queue indices [first, end) with
-// the mirror as a filter: the same jobs are started, in the same order, as
-// by calling backfill on every index.
+// walkDense is EASY's backfill walk over queue indices [first, len(q)),
+// with q the View's dense queue as a filter: it starts the same jobs, in
+// the same order, as calling backfillStarted on every index. A job the
+// filter lets through is checked again on the View's own job, whose values
+// the clamped ones can only understate; fit is v as a Fitter, nil for a
+// pool of processors.
 //
-// It returns the processors left free and the extra processors left after
-// the walk.
-func (m *walkMirror) walk(v View, d Decisions, first, end int, now, shadow workload.Time, free, extra int) (int, int) {
-	q := m.ents()[:end]
+// It returns the processors left free and the extra processors left.
+func walkDense(v View, d Decisions, fit Fitter, q []Queued, first int, now, shadow workload.Time, free, extra int) (int, int) {
+	// A job may start if it fits (Procs ≤ free) and has an estimate, and
+	// either ends by the shadow time (Est ≤ horizon) or uses no more than
+	// the extra processors (Procs ≤ lim). Most jobs fail the first test:
+	// the scan does one compare for them.
+	horizon := int64(shadow - now)
 	for i := first; i < len(q) && free > 0; i++ {
-		j := &q[i]
-		p := int(j.procs)
-		if p > free || j.est <= 0 || (now+workload.Time(j.est) > shadow && p > extra) {
-			continue // backfill would not start it
+		lim := min(free, extra)
+		for ; i < len(q); i++ {
+			j := &q[i]
+			if int(j.Procs) <= free && j.Est > 0 && (int64(j.Est) <= horizon || int(j.Procs) <= lim) {
+				break
+			}
 		}
-		var started bool
-		free, extra, started = backfillStarted(v, d, i, now, shadow, free, extra)
-		if started {
-			m.hit = append(m.hit, i)
+		if i == len(q) {
+			break
 		}
+		free, extra, _ = backfillStarted(v, d, fit, i, now, shadow, free, extra)
 	}
 	return free, extra
-}
-
-// after returns the first queue index in [first, end) of a job whose Seq
-// is above seq (end if none): the mirror is in Seq order.
-func (m *walkMirror) after(first, end int, seq int64) int {
-	q := m.ents()
-	return first + sort.Search(end-first, func(k int) bool { return q[first+k].seq > seq })
 }

@@ -291,17 +291,18 @@ func (FCFS) Schedule(v View, d Decisions) {
 // first job that did not fit (v.Len() if all started) and the processors
 // left.
 func startHeads(v View, d Decisions) (int, int) {
-	i, free := startHeadsOnly(v, d)
+	fit, _ := v.(Fitter)
+	i, free := startHeadsOnly(v, d, fit)
 	return i, growRunning(v, d, free)
 }
 
 // startHeadsOnly starts jobs from the head while they fit and returns the
-// index of the first job that does not and the processors left.
-func startHeadsOnly(v View, d Decisions) (int, int) {
+// index of the first job that does not and the processors left; fit is v
+// as a Fitter, nil for a pool of processors.
+func startHeadsOnly(v View, d Decisions, fit Fitter) (int, int) {
 	free := v.Free()
 	n := v.Len()
 	i := 0
-	fit, _ := v.(Fitter)
 	for ; i < n; i++ {
 		p := v.Job(i).Procs
 		if p > free || (fit != nil && !fit.Fits(i)) {
@@ -356,29 +357,43 @@ type EASY struct {
 	idxView View    // the run idx describes
 	miss    idxMiss // how the previous indexed pass ended
 
-	// With the engine's queue and a short window, the walk reads the
-	// queue from a mirror (see walkMirror); wmiss is how the previous
-	// mirrored walk ended (see idxMiss).
-	mirror walkMirror
-	wmiss  idxMiss
+	// wmiss is how the previous walk over a DenseQueue ended (see
+	// idxMiss).
+	wmiss idxMiss
 
-	// aoView is the run whose View's arrivalOrdered side ao is: finding
-	// it costs an interface look-up, at every pass. (Its answer changes
-	// during a run: it is asked every time.)
-	aoView View
-	ao     arrivalOrdered
+	// caps are the optional interfaces of the View (and Decisions) the
+	// last pass ran on: looking them up costs a few interface look-ups,
+	// at every pass. (ArrivalOrder's answer changes during a run: it is
+	// asked every time.)
+	caps viewCaps
 
 	quiet QuietRule // what the last pass leaves (see Quieter)
 }
 
-// arrivalOrdered reports isArrivalOrdered(v), with v's look-up remembered.
-func (e *EASY) arrivalOrdered(v View) bool {
-	if v != e.aoView {
-		e.aoView = v
-		e.ao, _ = v.(arrivalOrdered)
-	}
-	return e.ao != nil && e.ao.ArrivalOrder()
+// viewCaps are the optional interfaces of a pass's View and Decisions.
+type viewCaps struct {
+	v     View
+	d     Decisions
+	fit   Fitter         // nil: a pool of processors
+	ao    arrivalOrdered // nil: the View never says its queue is in arrival order
+	dense DenseQueue     // nil: the View has no dense queue
 }
+
+// capsOf returns the optional interfaces of v and d, looked up again only
+// when they are not those of the previous pass.
+func (e *EASY) capsOf(v View, d Decisions) *viewCaps {
+	if c := &e.caps; c.v == v && c.d == d {
+		return c
+	}
+	e.caps = viewCaps{v: v, d: d}
+	e.caps.fit, _ = v.(Fitter)
+	e.caps.ao, _ = v.(arrivalOrdered)
+	e.caps.dense, _ = v.(DenseQueue)
+	return &e.caps
+}
+
+// arrivalOrdered reports whether the queue of the pass is in arrival order.
+func (c *viewCaps) arrivalOrdered() bool { return c.ao != nil && c.ao.ArrivalOrder() }
 
 // candidate is a backfill candidate: its estimate and queue index.
 type candidate struct {
@@ -424,19 +439,14 @@ const indexMinWindow = 128
 
 // Schedule implements Policy.
 func (e *EASY) Schedule(v View, d Decisions) {
-	// The walk mirror follows the queue through every pass, whether or
-	// not the pass walks (see walkMirror); it is off for SJBF and for
-	// windows that use the index.
-	mirrored := e.mirror.sync(v)
-	wmiss := e.wmiss // valid only for a mirrored walk right after another
+	c := e.capsOf(v, d)
+	wmiss := e.wmiss // valid only for a dense walk right after another
 	e.wmiss = idxMiss{}
 	e.quiet = QuietRule{}
-	h, free := startHeads(v, d)
+	h, free := startHeadsOnly(v, d, c.fit)
+	free = growRunning(v, d, free)
 	n := v.Len()
 	if h >= n {
-		if mirrored {
-			e.mirror.end(h)
-		}
 		return
 	}
 	head := v.Job(h)
@@ -445,12 +455,9 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		d.Reserve(h, shadow)
 	}
 	if e.Lookahead == 0 || free == 0 {
-		if mirrored {
-			e.mirror.end(h)
-		}
 		// Nothing can start until something other than a submission
 		// happens: the head does not fit and nothing is backfilled.
-		e.quiet = QuietRule{Valid: !isFitter(v)}
+		e.quiet = QuietRule{Valid: c.fit == nil}
 		return
 	}
 	known := shadow < workload.Forever
@@ -463,7 +470,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	if e.Lookahead > 0 && h+1+e.Lookahead < n {
 		end = h + 1 + e.Lookahead
 	}
-	if known && end == n && !isFitter(v) {
+	if known && end == n && c.fit == nil {
 		// The rule for the passes that follow: free and extra are set
 		// once the backfill below is done.
 		e.quiet = QuietRule{Valid: true, Limit: math.MaxInt, Shadow: shadow}
@@ -474,7 +481,6 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	now := v.Now()
 	switch {
 	case e.SJBF:
-		e.mirror.view = nil
 		cand := e.cand[:0]
 		for i := h + 1; i < end; i++ {
 			if est := v.Job(i).Estimate; est > 0 {
@@ -483,41 +489,36 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		}
 		slices.SortFunc(cand, compareCandidates)
 		e.cand = cand
-		for _, c := range cand {
+		for _, k := range cand {
 			if free == 0 {
 				break
 			}
-			free, extra = backfill(v, d, c.i, now, shadow, free, extra)
+			free, extra, _ = backfillStarted(v, d, c.fit, k.i, now, shadow, free, extra)
 		}
-	case end-(h+1) >= indexMinWindow && e.arrivalOrdered(v):
-		e.mirror.view = nil
+	case end-(h+1) >= indexMinWindow && c.arrivalOrdered():
 		e.syncIndex(v, h)
-		free, extra = e.backfillIndexed(v, d, h+1, end, now, shadow, free, extra)
-	case e.arrivalOrdered(v) && (end-h-1 >= mirrorOn || (mirrored && end-h-1 >= mirrorOff)):
+		free, extra = e.backfillIndexed(v, d, c.fit, h+1, end, now, shadow, free, extra)
+	case c.dense != nil:
 		e.idxView = nil // rebuilt when a long window needs it again
+		q := c.dense.Queued(end)
 		first := h + 1
-		if !mirrored || !e.mirror.check(v, h) {
-			// A new run, or the first walk after passes without the
-			// mirror: mirror the queue as it was before this pass.
-			e.mirror.rebuild(v)
-		} else if m := wmiss; m.valid && h == 0 && m.head == head.Seq && m.free == free && m.extra == extra &&
-			m.shadow == shadow && len(v.Ended()) == 0 && !isFitter(v) {
+		ao := c.arrivalOrdered()
+		if m := wmiss; ao && m.valid && h == 0 && m.head == head.Seq && m.free == free && m.extra == extra &&
+			m.shadow == shadow && len(v.Ended()) == 0 && c.fit == nil {
 			// Nothing started or ended since the previous walk, which
 			// went through its whole window: the jobs it passed over are
 			// passed over again (time only moved on), and only the jobs
 			// that joined since can start (see idxMiss).
-			first = e.mirror.after(first, end, m.hi)
+			first = e.indexOfSeq(v, first, end, m.hi+1)
 		}
-		free, extra = e.mirror.walk(v, d, first, end, now, shadow, free, extra)
-		if free > 0 && end > h+1 {
-			e.wmiss = idxMiss{valid: true, head: head.Seq, free: free, extra: extra, shadow: shadow, hi: e.mirror.ents()[end-1].seq}
+		free, extra = walkDense(v, d, c.fit, q, first, now, shadow, free, extra)
+		if ao && free > 0 && end > h+1 {
+			e.wmiss = idxMiss{valid: true, head: head.Seq, free: free, extra: extra, shadow: shadow, hi: v.Job(end - 1).Seq}
 		}
-		e.mirror.end(h)
 	default:
-		e.mirror.view = nil
 		e.idxView = nil
 		for i := h + 1; i < end && free > 0; i++ {
-			free, extra = backfill(v, d, i, now, shadow, free, extra)
+			free, extra, _ = backfillStarted(v, d, c.fit, i, now, shadow, free, extra)
 		}
 	}
 	e.quiet.Free, e.quiet.Extra = free, extra
@@ -568,7 +569,7 @@ func (e *EASY) syncIndex(v View, h int) {
 // visiting only the jobs the index says may start: the same jobs, in the
 // same order, as walking every index. It returns the free and extra
 // processors left.
-func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow workload.Time, free, extra int) (int, int) {
+func (e *EASY) backfillIndexed(v View, d Decisions, fit Fitter, first, end int, now, shadow workload.Time, free, extra int) (int, int) {
 	if first >= end {
 		e.miss = idxMiss{}
 		return free, extra
@@ -576,7 +577,7 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 	lo, hi := v.Job(first).Seq, v.Job(end-1).Seq
 	head := v.Job(first - 1).Seq
 	if m := e.miss; m.valid && m.head == head && m.free == free && m.extra == extra && m.shadow == shadow &&
-		first == 1 && len(v.Ended()) == 0 && !isFitter(v) {
+		first == 1 && len(v.Ended()) == 0 && fit == nil {
 		// Nothing started or ended since the previous pass found no job
 		// up to m.hi, and the window has not moved: only the jobs that
 		// joined since can be backfilled (see idxMiss).
@@ -588,7 +589,7 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 	// left the index, none follow the window), nor any job before lo (it
 	// was rejected with more room, see idxMiss): the search need not keep
 	// to [lo, hi], which costs a search most of its visits.
-	whole := end == v.Len() && lo == v.Job(first).Seq && !isFitter(v)
+	whole := end == v.Len() && lo == v.Job(first).Seq && fit == nil
 	for free > 0 {
 		if lo > hi {
 			e.miss = idxMiss{valid: true, head: head, free: free, extra: extra, shadow: shadow, hi: hi}
@@ -615,7 +616,7 @@ func (e *EASY) backfillIndexed(v View, d Decisions, first, end int, now, shadow 
 			continue
 		}
 		var started bool
-		free, extra, started = backfillStarted(v, d, k, now, shadow, free, extra)
+		free, extra, started = backfillStarted(v, d, fit, k, now, shadow, free, extra)
 		if started {
 			e.idx.remove(s)
 		} else {
@@ -643,15 +644,11 @@ func (e *EASY) indexOfSeq(v View, lo, hi int, s int64) int {
 	return lo + sort.Search(hi-lo, func(k int) bool { return v.Job(lo+k).Seq >= s })
 }
 
-// backfill starts queued job i if it may start now without delaying the
-// head's start at shadow, and returns the free and extra processors left.
-func backfill(v View, d Decisions, i int, now, shadow workload.Time, free, extra int) (int, int) {
-	free, extra, _ = backfillStarted(v, d, i, now, shadow, free, extra)
-	return free, extra
-}
-
-// backfillStarted is backfill that also reports whether it started the job.
-func backfillStarted(v View, d Decisions, i int, now, shadow workload.Time, free, extra int) (int, int, bool) {
+// backfillStarted starts queued job i if it may start now without delaying
+// the head's start at shadow, and returns the free and extra processors
+// left and whether it started the job; fit is v as a Fitter, nil for a pool
+// of processors.
+func backfillStarted(v View, d Decisions, fit Fitter, i int, now, shadow workload.Time, free, extra int) (int, int, bool) {
 	j := v.Job(i)
 	if j.Procs > free || j.Estimate <= 0 {
 		return free, extra, false
@@ -665,8 +662,8 @@ func backfillStarted(v View, d Decisions, i int, now, shadow workload.Time, free
 	default:
 		return free, extra, false
 	}
-	if f, ok := v.(Fitter); ok {
-		if !f.Fits(i) {
+	if fit != nil {
+		if !fit.Fits(i) {
 			return free, extra, false
 		}
 		d.Start(i)

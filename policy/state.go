@@ -24,13 +24,13 @@ func (FCFS) MarshalBinary() ([]byte, error) { return nil, nil }
 func (FCFS) UnmarshalBinary(b []byte) error { return noState("fcfs", b) }
 
 // MarshalBinary implements encoding.BinaryMarshaler: EASY keeps no state
-// between passes (its backfill index and queue mirror are rebuilt from the
-// queue).
+// between passes (its backfill index is rebuilt from the queue, and what
+// its previous pass found is forgotten).
 func (e *EASY) MarshalBinary() ([]byte, error) { return nil, nil }
 
 // UnmarshalBinary implements encoding.BinaryUnmarshaler.
 func (e *EASY) UnmarshalBinary(b []byte) error {
-	e.idxView, e.miss, e.mirror.view = nil, idxMiss{}, nil
+	e.idxView, e.miss, e.wmiss, e.caps = nil, idxMiss{}, idxMiss{}, viewCaps{}
 	return noState("easy", b)
 }
 

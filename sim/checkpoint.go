@@ -268,6 +268,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	if e.expiry, err = unevents(s.Expiry, n); err != nil {
 		return nil, bad("%v", err)
 	}
+	e.dense = nil // built again as policies ask (see Queued)
 	e.running = make([]byEnd, len(s.Running))
 	for i, r := range s.Running {
 		if r.ID < 0 || int(r.ID) >= n {

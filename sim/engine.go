@@ -389,9 +389,10 @@ type Engine struct {
 	now     workload.Time
 	slots   []slot
 	freeIDs []int32
-	queue   []int32 // slot ids in queue order
-	passLen int     // queue length frozen for the current pass
-	started bool    // a job started during the current pass
+	queue   []int32         // slot ids in queue order
+	dense   []policy.Queued // dense[i] describes the job of queue[i], for a prefix of the queue (see Queued)
+	passLen int             // queue length frozen for the current pass
+	started bool            // a job started during the current pass
 	ends    endHeap
 	expiry  endHeap // predicted ends of running jobs that will outlive them (Estimator only)
 	epoch   uint32  // promises made in an earlier epoch are void
@@ -675,6 +676,9 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 		e.grow.submitted(e, s, id)
 	}
 	e.queue = append(e.queue, id)
+	if len(e.dense) == len(e.queue)-1 && len(e.dense) < denseKeep {
+		e.dense = append(e.dense, policy.QueuedOf(&s.job))
+	}
 	e.queuedProcs += int64(s.job.Procs)
 	if len(e.queue) > e.stats.MaxQueue {
 		e.stats.MaxQueue = len(e.queue)
@@ -783,22 +787,34 @@ func (e *Engine) idlePass() bool {
 	return true
 }
 
-// removeStarted takes the jobs started in this pass out of the queue. The
-// queue can hold many thousands of jobs under overload, so it moves whole
-// runs of waiting jobs at once, and a started prefix (FCFS's usual case)
-// costs nothing at all.
+// removeStarted takes the jobs started in this pass out of the queue (and
+// its dense copy).
 func (e *Engine) removeStarted() {
 	idx := e.startedAt
 	slices.Sort(idx)
+	e.queue = removeAt(e.queue, idx)
+	k := 0
+	for k < len(idx) && idx[k] < len(e.dense) {
+		k++
+	}
+	if k > 0 {
+		e.dense = removeAt(e.dense, idx[:k])
+	}
+}
+
+// removeAt removes the elements at the increasing indices idx from q. The
+// queue can hold many thousands of jobs under overload, so it moves whole
+// runs of waiting jobs at once, and a started prefix (FCFS's usual case)
+// costs nothing at all.
+func removeAt[T any](q []T, idx []int) []T {
 	k := 0
 	for k < len(idx) && idx[k] == k {
 		k++
 	}
-	if k == len(idx) && len(e.queue)-k > 1024 {
-		e.queue = e.queue[k:] // a started prefix of a long queue: drop it
-		return
+	if k == len(idx) && len(q)-k > 1024 {
+		return q[k:] // a started prefix of a long queue: drop it
 	}
-	if last := idx[len(idx)-1]; len(e.queue) > 1024 && last+1 < len(e.queue)-idx[0] {
+	if last := idx[len(idx)-1]; len(q) > 1024 && last+1 < len(q)-idx[0] {
 		// In a long queue, the started jobs sit nearer the head than the
 		// tail (EASY's backfill under overload takes the first that fit):
 		// close the gaps by moving the jobs ahead of them back, and drop
@@ -811,22 +827,21 @@ func (e *Engine) removeStarted() {
 			if n > 0 {
 				prev = idx[n-1]
 			}
-			seg := e.queue[prev+1 : idx[n]]
+			seg := q[prev+1 : idx[n]]
 			w -= len(seg)
-			copy(e.queue[w:], seg)
+			copy(q[w:], seg)
 		}
-		e.queue = e.queue[len(idx):]
-		return
+		return q[len(idx):]
 	}
 	w := idx[0]
 	for n, i := range idx {
-		next := len(e.queue)
+		next := len(q)
 		if n+1 < len(idx) {
 			next = idx[n+1]
 		}
-		w += copy(e.queue[w:], e.queue[i+1:next])
+		w += copy(q[w:], q[i+1:next])
 	}
-	e.queue = e.queue[:w]
+	return q[:w]
 }
 
 // Now implements policy.View.
@@ -843,6 +858,26 @@ func (e *Engine) Len() int { return e.passLen }
 
 // Job implements policy.View.
 func (e *Engine) Job(i int) *workload.Job { return &e.slots[e.queue[i]].job }
+
+// denseKeep is how long a prefix of the queue the engine keeps in its
+// dense copy as jobs join; Queued extends it on demand. EASY reads it only
+// for windows of up to indexMinWindow jobs behind the head, and keeping
+// the copy of a queue of thousands under overload would cost more, at
+// every removal, than it saves.
+const denseKeep = 512
+
+// Queued implements policy.DenseQueue: the engine keeps a dense copy of a
+// prefix of the queue, from the jobs' slots, and extends it when a policy
+// asks for more.
+func (e *Engine) Queued(n int) []policy.Queued {
+	if n > e.passLen {
+		panic(fmt.Sprintf("sim: policy %s asked for %d queued jobs of %d", e.pol.Name(), n, e.passLen))
+	}
+	for k := len(e.dense); k < n; k++ {
+		e.dense = append(e.dense, policy.QueuedOf(&e.slots[e.queue[k]].job))
+	}
+	return e.dense[:n]
+}
 
 // NumRunning implements policy.View.
 func (e *Engine) NumRunning() int { return len(e.running) }
@@ -1068,7 +1103,8 @@ func (e *Engine) Reserve(i int, at workload.Time) {
 }
 
 var (
-	_ policy.View      = (*Engine)(nil)
-	_ policy.Decisions = (*Engine)(nil)
-	_ policy.Failer    = (*Engine)(nil)
+	_ policy.View       = (*Engine)(nil)
+	_ policy.Decisions  = (*Engine)(nil)
+	_ policy.Failer     = (*Engine)(nil)
+	_ policy.DenseQueue = (*Engine)(nil)
 )

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -430,9 +431,10 @@ func (e *Engine) requeue(id int32) {
 	s.alloc = s.alloc[:0]
 	seq := s.job.Seq
 	k := sort.Search(len(e.queue), func(i int) bool { return e.slots[e.queue[i]].job.Seq > seq })
-	e.queue = append(e.queue, 0)
-	copy(e.queue[k+1:], e.queue[k:])
-	e.queue[k] = id
+	e.queue = slices.Insert(e.queue, k, id)
+	if k <= len(e.dense) {
+		e.dense = slices.Insert(e.dense, k, policy.QueuedOf(&s.job))
+	}
 	e.queuedProcs += int64(s.job.Procs)
 	e.stats.MaxQueue = max(e.stats.MaxQueue, len(e.queue))
 	e.nodes.requeued++
@@ -451,7 +453,7 @@ func (e *Engine) strand(obs Observer) {
 		obs.JobDone(&e.rec)
 		e.freeIDs = append(e.freeIDs, id)
 	}
-	e.queue = e.queue[:0]
+	e.queue, e.dense = e.queue[:0], e.dense[:0]
 	e.queuedProcs = 0
 	e.nodes.requeued = 0
 }

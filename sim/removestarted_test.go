@@ -4,10 +4,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/schedsim/schedsim/policy"
 )
 
-// TestRemoveStarted checks that removeStarted leaves the queue in order
-// without the started jobs, whichever end it compacts towards: random
+// TestRemoveStarted checks that removeStarted leaves the queue and its
+// dense copy in order without the started jobs, whichever end it compacts
+// towards: random
 // subsets of queues short and long, started prefixes, jobs near the head,
 // near the tail and spread out.
 func TestRemoveStarted(t *testing.T) {
@@ -53,10 +56,34 @@ func TestRemoveStarted(t *testing.T) {
 				want = append(want, id)
 			}
 		}
-		e := &Engine{queue: slices.Clone(queue), startedAt: slices.Clone(idx)}
+		// The dense copy covers a prefix of the queue: all of it, or
+		// fewer jobs than some of the started ones.
+		dn := n
+		if trial%5 == 0 {
+			dn = rng.IntN(n + 1)
+		}
+		dense := make([]policy.Queued, dn)
+		for i, id := range queue[:dn] {
+			dense[i] = policy.Queued{Est: id, Procs: id + 1}
+		}
+		dwant := 0
+		for i := range dn {
+			if !slices.Contains(idx, i) {
+				dwant++
+			}
+		}
+		e := &Engine{queue: slices.Clone(queue), dense: dense, startedAt: slices.Clone(idx)}
 		e.removeStarted()
 		if !slices.Equal(e.queue, want) {
 			t.Fatalf("trial %d: queue of %d without %v: got %v, want %v", trial, n, idx, e.queue, want)
+		}
+		if len(e.dense) != dwant {
+			t.Fatalf("trial %d: dense prefix of %d of a queue of %d without %v: %d left, want %d", trial, dn, n, idx, len(e.dense), dwant)
+		}
+		for i, id := range want[:dwant] {
+			if d := e.dense[i]; d.Est != id || d.Procs != id+1 {
+				t.Fatalf("trial %d: dense queue of %d without %v: entry %d is %+v, want job %d", trial, n, idx, i, d, id)
+			}
 		}
 		// The queue still takes new jobs at its tail.
 		e.queue = append(e.queue, -1)
