@@ -46,23 +46,43 @@ func clamp32(v int64) int32 { return int32(min(v, math.MaxInt32)) }
 //
 // It returns the processors left free and the extra processors left.
 func walkDense(v View, d Decisions, fit Fitter, q []Queued, first int, now, shadow workload.Time, free, extra int) (int, int) {
-	// A job may start if it fits (Procs ≤ free) and has an estimate, and
-	// either ends by the shadow time (Est ≤ horizon) or uses no more than
-	// the extra processors (Procs ≤ lim). Most jobs fail the first test:
-	// the scan does one compare for them.
 	horizon := int64(shadow - now)
 	for i := first; i < len(q) && free > 0; i++ {
-		lim := min(free, extra)
-		for ; i < len(q); i++ {
-			j := &q[i]
-			if int(j.Procs) <= free && j.Est > 0 && (int64(j.Est) <= horizon || int(j.Procs) <= lim) {
-				break
-			}
-		}
-		if i == len(q) {
+		if i = nextCandidate(q, i, free, min(free, extra), horizon); i == len(q) {
 			break
 		}
 		free, extra, _ = backfillStarted(v, d, fit, i, now, shadow, free, extra)
 	}
 	return free, extra
+}
+
+// nextCandidate returns the first index k ≥ i of q whose job may be
+// backfilled with free processors, lim of them usable past the shadow
+// time, horizon seconds before it (len(q) if none): one that fits and has
+// an estimate, and either ends by the shadow time or uses no more than lim
+// processors. Most jobs need more than free: the scan does one compare
+// for them. It is kept out of line so that the scan holds its bounds in
+// registers.
+//
+//go:noinline
+func nextCandidate(q []Queued, i, free, lim int, horizon int64) int {
+	// Queued's fields are at most the largest int32, so bounds cut to it
+	// give the same answers.
+	f := int32(min(free, math.MaxInt32))
+	l := int32(min(max(lim, -1), math.MaxInt32))
+	h := uint32(min(max(horizon, 0), math.MaxInt32))
+	rest := q[i:]
+	for k := range rest {
+		j := &rest[k]
+		if j.Procs > f {
+			continue
+		}
+		// Est in [1, h], or Est > 0 and Procs ≤ l: uint32(Est-1) is
+		// below h exactly for Est in [1, h], and at least 2³¹−1 for
+		// Est ≤ 0.
+		if e := uint32(j.Est - 1); e < h || (e < math.MaxInt32 && j.Procs <= l) {
+			return i + k
+		}
+	}
+	return len(q)
 }
