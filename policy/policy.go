@@ -377,6 +377,7 @@ type viewCaps struct {
 	fit   Fitter         // nil: a pool of processors
 	ao    arrivalOrdered // nil: the View never says its queue is in arrival order
 	dense DenseQueue     // nil: the View has no dense queue
+	grow  Grower         // d as a Grower, or nil
 }
 
 // capsOf returns the optional interfaces of v and d, looked up again only
@@ -389,6 +390,7 @@ func (e *EASY) capsOf(v View, d Decisions) *viewCaps {
 	e.caps.fit, _ = v.(Fitter)
 	e.caps.ao, _ = v.(arrivalOrdered)
 	e.caps.dense, _ = v.(DenseQueue)
+	e.caps.grow, _ = d.(Grower)
 	return &e.caps
 }
 
@@ -444,7 +446,9 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	e.wmiss = idxMiss{}
 	e.quiet = QuietRule{}
 	h, free := startHeadsOnly(v, d, c.fit)
-	free = growRunning(v, d, free)
+	if c.grow != nil && free > 0 && c.grow.GrowRunning(free) > 0 {
+		free = v.Free() // as growRunning does
+	}
 	n := v.Len()
 	if h >= n {
 		return

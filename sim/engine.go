@@ -430,6 +430,11 @@ type Engine struct {
 	quieter  policy.Quieter
 	quiet    policy.QuietRule
 	quietLen int
+	// quietDue reports that the rule is the one the policy's last pass
+	// left, not yet fetched: most passes are followed by an end, which
+	// voids the rule, so it is asked for only when a pass that only
+	// submissions preceded is due.
+	quietDue bool
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -556,12 +561,15 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			e.applyNodeEvents(obs)
 		}
 		if woken || expired || nodesChanged || len(e.ended) > 0 {
-			e.quiet.Valid = false // more than submissions since the last pass
+			e.quiet.Valid, e.quietDue = false, false // more than submissions since the last pass
 		}
 		// A corrected prediction is news to a policy that plans ahead
 		// (Conservative) even when nothing waits.
 		passed := len(e.queue) > 0 || len(e.ended) > 0 || expired
 		if passed {
+			if e.quietDue {
+				e.quiet, e.quietDue = e.quieter.Quiet(), false
+			}
 			if e.quiet.Valid && e.idlePass() {
 				e.stats.Passes++ // the pass ran, in effect, and started nothing
 				e.started = false
@@ -768,7 +776,7 @@ func (e *Engine) pass() {
 		e.removeStarted()
 	}
 	if e.quieter != nil {
-		e.quiet, e.quietLen = e.quieter.Quiet(), len(e.queue)
+		e.quietDue, e.quietLen = true, len(e.queue)
 	}
 }
 
@@ -905,16 +913,18 @@ func (e *Engine) ShadowOf(procs int, unknownEndsNow bool) (at workload.Time, ext
 	if avail >= procs {
 		return at, avail - procs
 	}
-	for k := range run {
-		r := &run[k]
-		if r.predEnd >= workload.Forever || (avail >= procs && r.predEnd > at) {
-			break // jobs ending at the shadow time itself are counted too
+	// Add the running jobs in predicted-end order until procs are free,
+	// then those that end at that same time.
+	k := 0
+	for ; avail < procs; k++ {
+		if k == len(run) || run[k].predEnd >= workload.Forever {
+			return workload.Forever, 0
 		}
-		avail += int(r.procs)
-		at = r.predEnd
+		avail += int(run[k].procs)
 	}
-	if avail < procs {
-		return workload.Forever, 0
+	at = run[k-1].predEnd
+	for ; k < len(run) && run[k].predEnd == at; k++ {
+		avail += int(run[k].procs)
 	}
 	return at, avail - procs
 }
