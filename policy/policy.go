@@ -378,6 +378,8 @@ type viewCaps struct {
 	ao    arrivalOrdered // nil: the View never says its queue is in arrival order
 	dense DenseQueue     // nil: the View has no dense queue
 	grow  Grower         // d as a Grower, or nil
+	sv    shadowView     // nil: shadows are computed through the View
+	seq   seqSearcher    // nil: jobs are found by Seq through the View
 }
 
 // capsOf returns the optional interfaces of v and d, looked up again only
@@ -391,6 +393,8 @@ func (e *EASY) capsOf(v View, d Decisions) *viewCaps {
 	e.caps.ao, _ = v.(arrivalOrdered)
 	e.caps.dense, _ = v.(DenseQueue)
 	e.caps.grow, _ = d.(Grower)
+	e.caps.sv, _ = v.(shadowView)
+	e.caps.seq, _ = v.(seqSearcher)
 	return &e.caps
 }
 
@@ -454,7 +458,13 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		return
 	}
 	head := v.Job(h)
-	shadow, extra := Shadow(v, head.Procs)
+	var shadow workload.Time
+	var extra int
+	if c.sv != nil {
+		shadow, extra = c.sv.ShadowOf(head.Procs, false) // Shadow, without looking up c.sv again
+	} else {
+		shadow, extra = ShadowOver(v, head.Procs, false)
+	}
 	if shadow < workload.Forever {
 		d.Reserve(h, shadow)
 	}
@@ -641,8 +651,9 @@ type seqSearcher interface {
 
 // indexOfSeq returns the smallest queue index k in [lo, hi) whose job has
 // Seq ≥ s (hi if none), in v's arrival-ordered queue.
+// It is called during a pass of Schedule, whose View e.caps describes.
 func (e *EASY) indexOfSeq(v View, lo, hi int, s int64) int {
-	if ss, ok := v.(seqSearcher); ok {
+	if ss := e.caps.seq; ss != nil {
 		return ss.SearchSeq(lo, hi, s)
 	}
 	return lo + sort.Search(hi-lo, func(k int) bool { return v.Job(lo+k).Seq >= s })
