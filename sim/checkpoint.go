@@ -57,6 +57,9 @@ func CanCheckpoint(cfg Config) error {
 	if cfg.Admission != nil || cfg.Annotator != nil {
 		return fmt.Errorf("%w: runs with HPC Pack filters or templates cannot be checkpointed yet", ErrNoCheckpoint)
 	}
+	if cfg.DeferPlacement {
+		return fmt.Errorf("%w: with deferred placement the processor numbers are the Placer's, not the engine's", ErrNoCheckpoint)
+	}
 	return nil
 }
 

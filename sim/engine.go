@@ -130,6 +130,11 @@ type Record struct {
 	// Requeues is how often a node failure requeued the job before this
 	// run (Config.OnNodeFail).
 	Requeues int
+	// Deferred reports the record of a job that ran, under
+	// Config.DeferPlacement, whose Alloc the engine left to a Placer; Slot
+	// is then the slot Starter.JobStarted named the job by.
+	Deferred bool
+	Slot     int32
 }
 
 // Wait returns the time the job spent queued.
@@ -196,6 +201,14 @@ type Config struct {
 	// OnNodeFail is what happens to the jobs running on a node that goes
 	// down: killed (the default) or requeued.
 	OnNodeFail NodeFailAction
+
+	// DeferPlacement makes the engine count the processors of its pool
+	// without numbering them: it tells the run's Observer, which must be
+	// a Starter, of every start, and gives the records of the jobs that
+	// ran no Alloc but a Slot; a Placer behind it numbers them as the
+	// engine would have. Only on a pool of processors (no Allocator), and
+	// not with Grow, NodeEvents or CheckpointEvery.
+	DeferPlacement bool
 }
 
 // Stats summarises a finished run.
@@ -435,6 +448,12 @@ type Engine struct {
 	// voids the rule, so it is asked for only when a pass that only
 	// submissions preceded is due.
 	quietDue bool
+
+	// starter is the Observer as a Starter under Config.DeferPlacement
+	// (nil otherwise): the engine counts the pool's idle processors in
+	// idle instead of numbering them.
+	starter Starter
+	idle    int
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -457,6 +476,9 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.DeferPlacement && (cfg.Allocator != nil || cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.CheckpointEvery > 0) {
+		return nil, errors.New("sim: deferred placement needs a pool of processors without growth, node events or checkpoints")
+	}
 	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator, grow: g}
 	if err := e.initNodes(&cfg); err != nil {
 		return nil, err
@@ -474,8 +496,11 @@ func New(cfg Config) (*Engine, error) {
 
 // freeProcs returns the idle processors.
 func (e *Engine) freeProcs() int {
-	if e.alloc != nil {
+	switch {
+	case e.alloc != nil:
 		return e.alloc.Free()
+	case e.starter != nil:
+		return e.idle
 	}
 	return e.machine.Free()
 }
@@ -506,6 +531,13 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		e.nextCk = next.Submit + e.cfg.CheckpointEvery
 	}
 	e.resumed = false
+	if e.cfg.DeferPlacement && e.starter == nil {
+		st, ok := obs.(Starter)
+		if !ok {
+			return e.stats, fmt.Errorf("sim: deferred placement needs an Observer that is a Starter (a Placer behind it), not %T", obs)
+		}
+		e.starter, e.idle = st, e.machine.Free()
+	}
 	sampler, _ := obs.(Sampler)
 	e.obs = obs
 	idleWakes := 0
@@ -701,9 +733,12 @@ func (e *Engine) touch(t workload.Time) {
 
 func (e *Engine) finish(id int32, obs Observer) {
 	s := &e.slots[id]
-	if e.alloc != nil {
+	switch {
+	case e.alloc != nil:
 		e.alloc.Release(cluster.RequestOf(&s.job), s.alloc)
-	} else {
+	case e.starter != nil:
+		e.idle += s.job.Procs
+	default:
 		e.machine.Release(s.alloc)
 	}
 	e.nodes.released(s.alloc)
@@ -723,7 +758,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.stats.Killed++
 	}
 	e.touch(s.end)
-	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues)}
+	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.starter != nil, Slot: id}
 	e.recordGrowth(id)
 	if s.predicted >= 0 {
 		e.rec.Predicted, e.rec.HasPrediction = s.predicted, true
@@ -964,8 +999,8 @@ func (e *Engine) Start(i int) {
 	if s.started {
 		panic(fmt.Sprintf("sim: policy %s started job %d twice", e.pol.Name(), s.job.ID))
 	}
-	if e.alloc == nil && s.job.Procs > e.machine.Free() {
-		panic(fmt.Sprintf("sim: policy %s started job %d (%d processors) at %d with %d free", e.pol.Name(), s.job.ID, s.job.Procs, e.now, e.machine.Free()))
+	if e.alloc == nil && s.job.Procs > e.freeProcs() {
+		panic(fmt.Sprintf("sim: policy %s started job %d (%d processors) at %d with %d free", e.pol.Name(), s.job.ID, s.job.Procs, e.now, e.freeProcs()))
 	}
 	if e.now < s.job.Submit {
 		panic(fmt.Sprintf("sim: job %d started at %d before its submission at %d", s.job.ID, e.now, s.job.Submit))
@@ -1004,6 +1039,9 @@ func (e *Engine) Start(i int) {
 	case e.scale != nil: // allocated above
 	case e.alloc != nil:
 		held = e.allocate(s)
+	case e.starter != nil:
+		e.idle -= s.job.Procs
+		e.starter.JobStarted(id, s.job.Procs)
 	default:
 		s.alloc = e.machine.Alloc(s.job.Procs, s.alloc[:0])
 	}

@@ -1,0 +1,88 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/schedsim/schedsim/cluster"
+)
+
+// Processor numbers on the pool of processors do not change what the
+// engine decides: a job starts when enough processors are free, whichever
+// they are. Which ones a job gets (the first free ones, cluster.Machine)
+// depends only on the order of the starts and ends. With
+// Config.DeferPlacement the engine counts processors and leaves the
+// numbering to a Placer, which replays that order behind it, usually on
+// the observers' goroutine (report.Async): a run's records are the same,
+// and the engine's goroutine does less.
+
+// Starter is an optional interface of an Observer: with
+// Config.DeferPlacement the engine calls JobStarted for every job it
+// starts, in order with the records it gives JobDone.
+type Starter interface {
+	// JobStarted tells that a job started on procs processors; slot names
+	// it until its record (Record.Slot) ends it.
+	JobStarted(slot int32, procs int)
+}
+
+// Placer numbers the processors of a run whose engine deferred it
+// (Config.DeferPlacement): it gives every record of a job that ran the
+// processors the engine would have given it (Record.Alloc), and hands the
+// record on. Samples go on too, when the observer behind takes them.
+type Placer struct {
+	m    *cluster.Machine
+	held [][]cluster.Range // by slot: the processors of the job running there
+	next Observer
+	smp  Sampler // next as a Sampler, or nil
+}
+
+var (
+	_ Observer = (*Placer)(nil)
+	_ Starter  = (*Placer)(nil)
+	_ Sampler  = (*Placer)(nil)
+)
+
+// NewPlacer returns a Placer for a pool of procs processors (the run's
+// Config.Procs) that hands records on to next.
+func NewPlacer(procs int, next Observer) *Placer {
+	p := &Placer{m: cluster.NewMachine(procs), next: next}
+	p.smp, _ = next.(Sampler)
+	return p
+}
+
+// JobStarted implements Starter: it takes the first procs free processors.
+func (p *Placer) JobStarted(slot int32, procs int) {
+	if slot < 0 {
+		panic(fmt.Sprintf("sim: job started in slot %d", slot))
+	}
+	for int(slot) >= len(p.held) {
+		p.held = append(p.held, nil)
+	}
+	if len(p.held[slot]) > 0 {
+		panic(fmt.Sprintf("sim: job started in slot %d, which a running job holds", slot))
+	}
+	p.held[slot] = p.m.Alloc(procs, p.held[slot])
+}
+
+// JobDone implements Observer: a job that ran gets its processors, which
+// are free again once the observer behind has seen the record.
+func (p *Placer) JobDone(r *Record) {
+	if !r.Deferred {
+		p.next.JobDone(r)
+		return
+	}
+	if r.Slot < 0 || int(r.Slot) >= len(p.held) || len(p.held[r.Slot]) == 0 {
+		panic(fmt.Sprintf("sim: job %d ended in slot %d, where no job started", r.Job.ID, r.Slot))
+	}
+	a := p.held[r.Slot]
+	r.Alloc, r.Deferred = a, false
+	p.next.JobDone(r)
+	p.m.Release(a)
+	p.held[r.Slot] = a[:0]
+}
+
+// Sample implements Sampler.
+func (p *Placer) Sample(s *Sample) {
+	if p.smp != nil {
+		p.smp.Sample(s)
+	}
+}
