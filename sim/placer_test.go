@@ -108,9 +108,13 @@ func TestDeferredPlacementRefused(t *testing.T) {
 		name string
 		cfg  func(c *sim.Config)
 	}{
-		{"allocator", func(c *sim.Config) { c.Allocator = cluster.NewLinear(&cluster.Spec{Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 4}}}) }},
+		{"allocator", func(c *sim.Config) {
+			c.Allocator = cluster.NewLinear(&cluster.Spec{Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 4}}})
+		}},
 		{"growth", func(c *sim.Config) { c.Grow = &sim.Grow{} }},
-		{"node events", func(c *sim.Config) { c.NodeEvents = []cluster.NodeEvent{{At: 10, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 0, Hi: 1}}}} }},
+		{"node events", func(c *sim.Config) {
+			c.NodeEvents = []cluster.NodeEvent{{At: 10, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 0, Hi: 1}}}}
+		}},
 		{"checkpoints", func(c *sim.Config) { c.CheckpointEvery = 100 }},
 	}
 	for _, b := range bad {
