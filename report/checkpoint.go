@@ -223,9 +223,7 @@ func (g *Gantt) UnmarshalBinary(b []byte) error {
 // whose header and first rows a checkpointed run wrote (see ResumeAtomic);
 // it writes no header.
 func ResumeJobsCSV(w io.Writer, workloadName string) *JobsCSV {
-	c := NewJobsCSV(io.Discard, workloadName)
-	c.w.Reset(w)
-	return c
+	return newJobsCSV(w, workloadName)
 }
 
 // Track makes a keep a running length and CRC-32 (IEEE) of what is written
