@@ -45,11 +45,22 @@ func appendInt(b []byte, v int64) []byte {
 		binary.LittleEndian.PutUint64(b[l:l+8], (d+ascii8)>>(8*z))
 		return b[:l+8-z]
 	}
-	hi := u / 1e8
-	d := digits8(uint32(hi)) // hi ≥ 1
-	z := bits.TrailingZeros64(d) >> 3
-	binary.LittleEndian.PutUint64(b[l:l+8], (d+ascii8)>>(8*z))
-	l += 8 - z
+	hi := u / 1e8 // ≥ 1
+	switch {
+	case hi < 10: // times of a trace up to 31 years
+		b = b[:l+1]
+		b[l] = byte('0' + hi)
+		l++
+	case hi < 100:
+		b = b[:l+2]
+		b[l], b[l+1] = digitPairs[2*hi], digitPairs[2*hi+1]
+		l += 2
+	default:
+		d := digits8(uint32(hi))
+		z := bits.TrailingZeros64(d) >> 3
+		binary.LittleEndian.PutUint64(b[l:l+8], (d+ascii8)>>(8*z))
+		l += 8 - z
+	}
 	binary.LittleEndian.PutUint64(b[l:l+8], digits8(uint32(u-hi*1e8))+ascii8)
 	return b[:l+8]
 }
