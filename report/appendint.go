@@ -40,10 +40,11 @@ func appendInt(b []byte, v int64) []byte {
 	if u < 1e8 {
 		d := digits8(uint32(u))
 		// The leading zeros are the low zero bytes of d, before '0' is
-		// added; 0 keeps one.
-		z := min(bits.TrailingZeros64(d)>>3, 7)
-		binary.LittleEndian.PutUint64(b[l:l+8], (d+ascii8)>>(8*z))
-		return b[:l+8-z]
+		// added; 0 keeps one (the bit set in the last byte). Masking
+		// the shift, below 64 anyway, spares the compiler's check.
+		z := uint(bits.TrailingZeros64(d|1<<56) >> 3)
+		binary.LittleEndian.PutUint64(b[l:l+8], (d+ascii8)>>(8*z&63))
+		return b[:l+8-int(z)]
 	}
 	hi := u / 1e8 // ≥ 1
 	switch {
@@ -57,9 +58,9 @@ func appendInt(b []byte, v int64) []byte {
 		l += 2
 	default:
 		d := digits8(uint32(hi))
-		z := bits.TrailingZeros64(d) >> 3
-		binary.LittleEndian.PutUint64(b[l:l+8], (d+ascii8)>>(8*z))
-		l += 8 - z
+		z := uint(bits.TrailingZeros64(d|1<<56) >> 3)
+		binary.LittleEndian.PutUint64(b[l:l+8], (d+ascii8)>>(8*z&63))
+		l += 8 - int(z)
 	}
 	binary.LittleEndian.PutUint64(b[l:l+8], digits8(uint32(u-hi*1e8))+ascii8)
 	return b[:l+8]
@@ -269,6 +270,6 @@ func appendPadded8(b []byte, v uint32, w int) []byte {
 	if cap(b)-l < 8 {
 		b = slices.Grow(b, 8)
 	}
-	binary.LittleEndian.PutUint64(b[l:l+8], (digits8(v)+ascii8)>>(8*(8-w)))
+	binary.LittleEndian.PutUint64(b[l:l+8], (digits8(v)+ascii8)>>(8*uint(8-w)&63))
 	return b[:l+w]
 }
