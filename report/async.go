@@ -18,20 +18,36 @@ const asyncBatch = 512
 const asyncDepth = 8
 
 // obsBatch is a run of records and samples, copied out of the engine's
-// reused memory, in the order the engine gave them.
+// reused memory, in the order the engine gave them. Its arrays are made
+// asyncBatch long once and written by index (but allocs, which grows).
 type obsBatch struct {
-	isRec    []bool // per item: a record (true) or a sample
-	recs     []sim.Record
-	jobs     []workload.Job  // recs[i].Job
-	allocEnd []int32         // recs[i].Alloc is allocs[allocEnd[i-1]:allocEnd[i]]
-	allocs   []cluster.Range // the records' Alloc, end to end
-	samples  []sim.Sample
+	nrec, nsmp int
+	recs       []sim.Record
+	jobs       []workload.Job  // recs[i].Job
+	allocEnd   []int32         // recs[i].Alloc is allocs[allocEnd[i-1]:allocEnd[i]]
+	allocs     []cluster.Range // the records' Alloc, end to end
+	samples    []sim.Sample
+	// sampleAt is, for each sample, how many of the batch's records came
+	// before it.
+	sampleAt []int32
 	barrier  chan struct{} // closed once the items before it were handed on
 }
 
+func newObsBatch() *obsBatch {
+	return &obsBatch{
+		recs:     make([]sim.Record, asyncBatch),
+		jobs:     make([]workload.Job, asyncBatch),
+		allocEnd: make([]int32, asyncBatch),
+		samples:  make([]sim.Sample, asyncBatch),
+		sampleAt: make([]int32, asyncBatch),
+	}
+}
+
+// reset empties b. The records keep pointers (Reason, Note, Steps) until
+// they are overwritten: at most asyncBatch of them per batch.
 func (b *obsBatch) reset() {
-	b.isRec, b.recs, b.jobs = b.isRec[:0], b.recs[:0], b.jobs[:0]
-	b.allocEnd, b.allocs, b.samples = b.allocEnd[:0], b.allocs[:0], b.samples[:0]
+	b.nrec, b.nsmp = 0, 0
+	b.allocs = b.allocs[:0]
 	b.barrier = nil
 }
 
@@ -85,9 +101,9 @@ func NewAsync(obs sim.Observer) *Async {
 		}
 	}
 	for range asyncDepth + 1 {
-		a.free <- &obsBatch{}
+		a.free <- newObsBatch()
 	}
-	a.cur = &obsBatch{}
+	a.cur = newObsBatch()
 	go a.run()
 	return a
 }
@@ -114,48 +130,54 @@ func (a *Async) deliver(b *obsBatch) {
 			a.failure = fmt.Sprintf("%v\n\nobserver goroutine:\n%s", v, debug.Stack())
 		}
 	}()
-	r, s := 0, 0
-	for _, isRec := range b.isRec {
-		if !isRec {
-			for _, sp := range a.samplers {
-				sp.Sample(&b.samples[s])
-			}
-			s++
-			continue
+	r := 0
+	for i, at := range b.sampleAt[:b.nsmp] {
+		for ; r < int(at); r++ {
+			a.deliverRecord(b, r)
 		}
-		rec := &b.recs[r]
-		var from int32
-		if r > 0 {
-			from = b.allocEnd[r-1]
+		for _, sp := range a.samplers {
+			sp.Sample(&b.samples[i])
 		}
-		rec.Job = &b.jobs[r]
-		rec.Alloc = b.allocs[from:b.allocEnd[r]:b.allocEnd[r]]
-		if len(rec.Alloc) == 0 {
-			rec.Alloc = nil
-		}
-		for _, x := range a.list {
-			x.JobDone(rec)
-		}
-		r++
+	}
+	for ; r < b.nrec; r++ {
+		a.deliverRecord(b, r)
+	}
+}
+
+// deliverRecord hands b's record r to the observers.
+func (a *Async) deliverRecord(b *obsBatch, r int) {
+	rec := &b.recs[r]
+	var from int32
+	if r > 0 {
+		from = b.allocEnd[r-1]
+	}
+	rec.Job = &b.jobs[r]
+	rec.Alloc = b.allocs[from:b.allocEnd[r]:b.allocEnd[r]]
+	if len(rec.Alloc) == 0 {
+		rec.Alloc = nil
+	}
+	for _, x := range a.list {
+		x.JobDone(rec)
 	}
 }
 
 // JobDone copies r for the observer.
 func (a *Async) JobDone(r *sim.Record) {
 	b := a.cur
-	b.isRec = append(b.isRec, true)
-	b.recs = append(b.recs, *r)
-	b.jobs = append(b.jobs, *r.Job)
+	n := b.nrec
+	b.recs[n] = *r
+	b.jobs[n] = *r.Job
 	b.allocs = append(b.allocs, r.Alloc...)
-	b.allocEnd = append(b.allocEnd, int32(len(b.allocs)))
+	b.allocEnd[n] = int32(len(b.allocs))
 	if len(r.Steps) > 0 {
 		steps := make([]sim.GrowStep, len(r.Steps))
 		for i, st := range r.Steps {
 			steps[i] = sim.GrowStep{At: st.At, Procs: st.Procs, Alloc: append([]cluster.Range(nil), st.Alloc...)}
 		}
-		b.recs[len(b.recs)-1].Steps = steps
+		b.recs[n].Steps = steps
 	}
-	if len(b.isRec) >= asyncBatch {
+	b.nrec = n + 1
+	if n+1+b.nsmp >= asyncBatch {
 		a.flush(nil)
 	}
 }
@@ -166,9 +188,11 @@ func (a *Async) Sample(s *sim.Sample) {
 		return
 	}
 	b := a.cur
-	b.isRec = append(b.isRec, false)
-	b.samples = append(b.samples, *s)
-	if len(b.isRec) >= asyncBatch {
+	n := b.nsmp
+	b.samples[n] = *s
+	b.sampleAt[n] = int32(b.nrec)
+	b.nsmp = n + 1
+	if b.nrec+n+1 >= asyncBatch {
 		a.flush(nil)
 	}
 }

@@ -55,6 +55,10 @@ func feedAsync(obs interface {
 			smp = sim.Sample{Time: workload.Time(i), Busy: i, Running: i % 11, Queued: i % 13}
 			obs.Sample(&smp)
 		}
+		if i%7 == 0 { // samples in a row, with no record between them
+			smp = sim.Sample{Time: workload.Time(i), Busy: i + 1, Running: i % 5}
+			obs.Sample(&smp)
+		}
 		if mid != nil {
 			mid(i)
 		}
@@ -102,7 +106,7 @@ func TestAsyncSameCalls(t *testing.T) {
 }
 
 // upTo returns how many calls feed makes up to and including record i.
-func (l *callLog) upTo(i int) int { return i + 1 + i/3 + 1 }
+func (l *callLog) upTo(i int) int { return i + 1 + i/3 + 1 + i/7 + 1 }
 
 // asyncPair joins an observer and a sampler for feed.
 type asyncPair struct {

@@ -165,7 +165,8 @@ func (ts *TimeSeries) UnmarshalBinary(b []byte) error {
 	if s.Procs != ts.procs || s.MaxPoints != ts.maxPoints {
 		return fmt.Errorf("report: time series state of %d processors and %d points, want %d and %d", s.Procs, s.MaxPoints, ts.procs, ts.maxPoints)
 	}
-	if s.Width < 1 || len(s.Closed) > s.MaxPoints {
+	// Sample divides by the width with a shift: it must be a power of two.
+	if s.Width < 1 || s.Width&(s.Width-1) != 0 || len(s.Closed) > s.MaxPoints {
 		return fmt.Errorf("report: time series state: bucket width %d, %d buckets", s.Width, len(s.Closed))
 	}
 	ts.started, ts.origin, ts.width = s.Started, s.Origin, s.Width
@@ -223,9 +224,7 @@ func (g *Gantt) UnmarshalBinary(b []byte) error {
 // whose header and first rows a checkpointed run wrote (see ResumeAtomic);
 // it writes no header.
 func ResumeJobsCSV(w io.Writer, workloadName string) *JobsCSV {
-	c := NewJobsCSV(io.Discard, workloadName)
-	c.w.Reset(w)
-	return c
+	return newJobsCSV(w, workloadName)
 }
 
 // Track makes a keep a running length and CRC-32 (IEEE) of what is written

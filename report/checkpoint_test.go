@@ -133,3 +133,33 @@ func TestCheckpointMetricsRuns(t *testing.T) {
 		t.Error("a state with a cell out of range was restored")
 	}
 }
+
+// TestTimeSeriesStateWidth checks that a time series state is restored
+// only with a bucket width that is a power of two, as Sample needs.
+func TestTimeSeriesStateWidth(t *testing.T) {
+	ts := NewTimeSeries(64, 16)
+	for _, s := range randomSamples(3, 200) {
+		ts.Sample(&s)
+	}
+	b, err := ts.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st seriesState
+	if err := decodeState("time series", b, &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		width workload.Time
+		ok    bool
+	}{{1, true}, {2, true}, {64, true}, {0, false}, {-4, false}, {3, false}, {96, false}} {
+		st.Width = tc.width
+		b, err := encodeState(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := NewTimeSeries(64, 16).UnmarshalBinary(b); (err == nil) != tc.ok {
+			t.Errorf("width %d: restore error %v, want ok = %v", tc.width, err, tc.ok)
+		}
+	}
+}

@@ -7,7 +7,6 @@
 package report
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -23,8 +22,13 @@ const jobsCSVHeader = "job_id,workload_name,profile,submission_time,requested_nu
 	"requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time," +
 	"turnaround_time,stretch,allocated_resources,consumed_energy,metadata\n"
 
-// jobsCSVBuffer is the size of JobsCSV's output buffer.
+// jobsCSVBuffer is how many bytes of rows JobsCSV gathers before it
+// writes them.
 const jobsCSVBuffer = 256 << 10
+
+// jobsCSVSlack is room in JobsCSV's buffer beyond jobsCSVBuffer, for the
+// row that crosses it.
+const jobsCSVSlack = 4 << 10
 
 // Batsim's final_state values.
 const (
@@ -69,10 +73,13 @@ const (
 // metadata of a run with a node selector). Write errors are
 // kept and returned by Flush, which must be called at the end of the run.
 type JobsCSV struct {
-	w        *bufio.Writer
+	w io.Writer
+	// buf holds the rows not yet written: each row is built in place at
+	// its end, and buf is written once it holds jobsCSVBuffer bytes.
+	buf      []byte
+	err      error  // the first write error; nothing is written after it
 	workload []byte // workload_name, already quoted if needed
-	row      []byte
-	scored   bool // SCore-D columns after Batsim's (NewScoreDJobsCSV)
+	scored   bool   // SCore-D columns after Batsim's (NewScoreDJobsCSV)
 }
 
 var _ sim.Observer = (*JobsCSV)(nil)
@@ -80,19 +87,46 @@ var _ sim.Observer = (*JobsCSV)(nil)
 // NewJobsCSV returns a JobsCSV writing to w, with workloadName in every row's
 // workload_name column. It writes the header line at once, into its buffer.
 func NewJobsCSV(w io.Writer, workloadName string) *JobsCSV {
-	c := &JobsCSV{
-		w:        bufio.NewWriterSize(w, jobsCSVBuffer),
-		workload: appendField(nil, workloadName),
-		row:      make([]byte, 0, 512),
-	}
-	c.w.WriteString(jobsCSVHeader) // an error sticks in c.w; Flush returns it
+	c := newJobsCSV(w, workloadName)
+	c.buf = append(c.buf, jobsCSVHeader...)
 	return c
+}
+
+// newJobsCSV returns a JobsCSV writing to w that has written nothing.
+func newJobsCSV(w io.Writer, workloadName string) *JobsCSV {
+	return &JobsCSV{
+		w:        w,
+		buf:      make([]byte, 0, jobsCSVBuffer+jobsCSVSlack),
+		workload: appendField(nil, workloadName),
+	}
+}
+
+// endRow keeps b, c's buffer with one more row at its end, and writes it
+// once it is full.
+func (c *JobsCSV) endRow(b []byte) {
+	c.buf = b
+	if len(b) >= jobsCSVBuffer {
+		c.write()
+	}
+}
+
+// write writes the buffered rows, unless a write failed before, and
+// empties the buffer.
+func (c *JobsCSV) write() {
+	if c.err == nil && len(c.buf) > 0 {
+		n, err := c.w.Write(c.buf)
+		if err == nil && n < len(c.buf) {
+			err = io.ErrShortWrite
+		}
+		c.err = err
+	}
+	c.buf = c.buf[:0]
 }
 
 // JobDone appends r's row. It panics if r.State is not a known sim.State.
 func (c *JobsCSV) JobDone(r *sim.Record) {
 	j := r.Job
-	b := c.row[:0]
+	b := c.buf
 	b = appendInt(b, j.ID)
 	b = append(b, ',')
 	b = append(b, c.workload...)
@@ -116,18 +150,18 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	case sim.Rejected:
 		b = append(b, ",0,"+finalRejected+",-1,-1,-1,-1,-1,-1,,-1,"...)
 		b = appendField(b, r.Reason)
-		b = c.appendScoreD(b, r)
-		b = append(b, '\n')
-		c.row = b
-		c.w.Write(b)
+		if c.scored {
+			b = c.appendScoreD(b, r)
+		}
+		c.endRow(append(b, '\n'))
 		return
 	case sim.Failed:
 		b = append(b, ",0,"+finalFailed+",-1,-1,-1,-1,-1,-1,,-1,"...)
 		b = appendField(b, FailedMetadata(r))
-		b = c.appendScoreD(b, r)
-		b = append(b, '\n')
-		c.row = b
-		c.w.Write(b)
+		if c.scored {
+			b = c.appendScoreD(b, r)
+		}
+		c.endRow(append(b, '\n'))
 		return
 	default:
 		panic(fmt.Sprintf("report: job %d has unknown state %v", j.ID, r.State))
@@ -157,10 +191,10 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	} else if r.Note != "" {
 		b = appendField(b, r.Note)
 	}
-	b = c.appendScoreD(b, r)
-	b = append(b, '\n')
-	c.row = b
-	c.w.Write(b)
+	if c.scored {
+		b = c.appendScoreD(b, r)
+	}
+	c.endRow(append(b, '\n'))
 }
 
 // RanMetadata is the metadata of the row of a job that ran: with a
@@ -207,7 +241,10 @@ func FailedMetadata(r *sim.Record) string {
 }
 
 // Flush writes any buffered rows and returns the first write error, if any.
-func (c *JobsCSV) Flush() error { return c.w.Flush() }
+func (c *JobsCSV) Flush() error {
+	c.write()
+	return c.err
+}
 
 // appendField appends s to b as one CSV field, quoted only when RFC 4180
 // requires it (s holds a comma, a double quote, CR or LF).

@@ -129,6 +129,74 @@ func TestJobsCSVWriteError(t *testing.T) {
 	}
 }
 
+// countWriter counts the writes it gets and keeps what they wrote.
+type countWriter struct {
+	bytes.Buffer
+	writes, largest int
+}
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	w.writes++
+	w.largest = max(w.largest, len(p))
+	return w.Buffer.Write(p)
+}
+
+// TestJobsCSVBuffer checks that JobsCSV streams: it writes whole rows in
+// order, about jobsCSVBuffer bytes at a time, rows longer than the room
+// it keeps beyond that included, and the rest at Flush.
+func TestJobsCSVBuffer(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		noteLen int // of every 7th row's note
+		rows    int
+	}{
+		{"short rows", 0, 20000},
+		{"rows longer than the slack", 3 * jobsCSVSlack, 2000},
+		{"rows longer than the buffer", jobsCSVBuffer + 1, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs := tinyRun()[1:] // not the rejected one
+			// Each record's row, with and without the note, written alone.
+			var rows [2][]string
+			for noted := range 2 {
+				for _, r := range recs {
+					if noted == 1 {
+						r.Note = strings.Repeat("n", tc.noteLen)
+					}
+					var one bytes.Buffer
+					single := NewJobsCSV(&one, "w")
+					single.JobDone(&r)
+					single.Flush()
+					rows[noted] = append(rows[noted], strings.TrimPrefix(one.String(), jobsCSVHeader))
+				}
+			}
+			w := &countWriter{}
+			c := NewJobsCSV(w, "w")
+			want := []byte(jobsCSVHeader)
+			for i := range tc.rows {
+				r, noted := recs[i%len(recs)], 0
+				if i%7 == 0 {
+					r.Note, noted = strings.Repeat("n", tc.noteLen), 1
+				}
+				want = append(want, rows[noted][i%len(recs)]...)
+				c.JobDone(&r)
+			}
+			if w.writes == 0 {
+				t.Fatal("nothing written before Flush")
+			}
+			if err := c.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(w.Bytes(), want) {
+				t.Fatalf("wrote %d bytes, want %d, or other bytes", w.Len(), len(want))
+			}
+			if lo := len(want) / (jobsCSVBuffer + tc.noteLen + 1024); w.writes < lo || w.writes > len(want)/jobsCSVBuffer+1 {
+				t.Errorf("%d writes of at most %d bytes for %d bytes, want %d to %d", w.writes, w.largest, len(want), lo, len(want)/jobsCSVBuffer+1)
+			}
+		})
+	}
+}
+
 func TestJobsCSVNoAllocs(t *testing.T) {
 	c := NewJobsCSV(io.Discard, "w")
 	recs := tinyRun()

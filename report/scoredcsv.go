@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"io"
 	"strconv"
 
@@ -18,21 +17,15 @@ const scoredCSVColumns = ",queue,demotions,suspensions,cpu_time,end_reason\n"
 // end_reason (why a job was killed or rejected; empty for a completed job).
 // Runs without SCore-D queues write NewJobsCSV's columns only.
 func NewScoreDJobsCSV(w io.Writer, workloadName string) *JobsCSV {
-	c := &JobsCSV{
-		w:        bufio.NewWriterSize(w, jobsCSVBuffer),
-		workload: appendField(nil, workloadName),
-		row:      make([]byte, 0, 512),
-		scored:   true,
-	}
-	c.w.WriteString(jobsCSVHeader[:len(jobsCSVHeader)-1] + scoredCSVColumns)
+	c := newJobsCSV(w, workloadName)
+	c.scored = true
+	c.buf = append(c.buf, jobsCSVHeader[:len(jobsCSVHeader)-1]+scoredCSVColumns...)
 	return c
 }
 
-// appendScoreD appends the SCore-D columns of r's row, if c has them.
+// appendScoreD appends the SCore-D columns of r's row (for a c that has
+// them).
 func (c *JobsCSV) appendScoreD(b []byte, r *sim.Record) []byte {
-	if !c.scored {
-		return b
-	}
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(r.Queue), 10)
 	b = append(b, ',')

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"math/bits"
+
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -131,21 +133,24 @@ func (ts *TimeSeries) Sample(s *sim.Sample) {
 		panic("report: TimeSeries samples out of time order")
 	}
 	ts.end = t
-	if v == ts.cur {
-		return
+	if c := &ts.cur; v[0] == c[0] && v[1] == c[1] && v[2] == c[2] && v[3] == c[3] && v[4] == c[4] {
+		return // v == ts.cur, without a call to memequal
 	}
 	ts.changes++
 	dt := int64(t - ts.lastT)
 	ts.loss += min(ts.procs-ts.cur[Busy]-ts.cur[Unavailable], ts.cur[QueuedProcs]) * dt
 	ts.unavail += ts.cur[Unavailable] * dt
-	k := int64(t-ts.origin) / int64(ts.width)
+	// The width is a power of two and t ≥ origin: a shift divides.
+	k := int64(t-ts.origin) >> bits.TrailingZeros64(uint64(ts.width))
 	if k == ts.open.k {
-		b := &ts.open
-		for i := range v {
-			b.sum[i] += float64(ts.cur[i]) * float64(dt)
-			b.min[i] = min(b.min[i], v[i])
-			b.max[i] = max(b.max[i], v[i])
-		}
+		// Most samples stay in the open bucket: each quantity written
+		// out, with no loop.
+		b, c, fdt := &ts.open, &ts.cur, float64(dt)
+		b.add(0, c[0], v[0], fdt)
+		b.add(1, c[1], v[1], fdt)
+		b.add(2, c[2], v[2], fdt)
+		b.add(3, c[3], v[3], fdt)
+		b.add(4, c[4], v[4], fdt)
 		b.last = v
 	} else {
 		b := &ts.open
@@ -169,6 +174,21 @@ func (ts *TimeSeries) Sample(s *sim.Sample) {
 	}
 	ts.cur = v
 	ts.lastT = t
+}
+
+// Sample writes out each of the NumSeries = 5 quantities: these fail to
+// compile if that changes.
+var (
+	_ [NumSeries - 5]struct{}
+	_ [5 - NumSeries]struct{}
+)
+
+// add adds to b quantity i's integral over dt seconds at value prev, and
+// its new value x to its extremes.
+func (b *bucket) add(i int, prev, x int64, dt float64) {
+	b.sum[i] += float64(prev) * dt
+	b.min[i] = min(b.min[i], x)
+	b.max[i] = max(b.max[i], x)
 }
 
 // double doubles the bucket width, merging neighbouring buckets in place,
