@@ -27,10 +27,22 @@ type obsBatch struct {
 	allocEnd   []int32         // recs[i].Alloc is allocs[allocEnd[i-1]:allocEnd[i]]
 	allocs     []cluster.Range // the records' Alloc, end to end
 	samples    []sim.Sample
-	// sampleAt is, for each sample, how many of the batch's records came
-	// before it.
+	// sampleAt and sampleSt are, for each sample, how many of the batch's
+	// records and starts came before it.
 	sampleAt []int32
-	barrier  chan struct{} // closed once the items before it were handed on
+	sampleSt []int32
+	// starts are the starts told (sim.Starter, under deferred placement),
+	// startAt how many of the batch's records came before each.
+	nst     int
+	starts  []asyncStart
+	startAt []int32
+	barrier chan struct{} // closed once the items before it were handed on
+}
+
+// asyncStart is one sim.Starter.JobStarted call.
+type asyncStart struct {
+	slot  int32
+	procs int
 }
 
 func newObsBatch() *obsBatch {
@@ -40,13 +52,16 @@ func newObsBatch() *obsBatch {
 		allocEnd: make([]int32, asyncBatch),
 		samples:  make([]sim.Sample, asyncBatch),
 		sampleAt: make([]int32, asyncBatch),
+		sampleSt: make([]int32, asyncBatch),
+		starts:   make([]asyncStart, asyncBatch),
+		startAt:  make([]int32, asyncBatch),
 	}
 }
 
 // reset empties b. The records keep pointers (Reason, Note, Steps) until
 // they are overwritten: at most asyncBatch of them per batch.
 func (b *obsBatch) reset() {
-	b.nrec, b.nsmp = 0, 0
+	b.nrec, b.nsmp, b.nst = 0, 0, 0
 	b.allocs = b.allocs[:0]
 	b.barrier = nil
 }
@@ -67,6 +82,7 @@ type Async struct {
 	// the one observer), samplers those of them that are sim.Samplers.
 	list     Observers
 	samplers []sim.Sampler
+	starters []sim.Starter
 	cur      *obsBatch
 	full     chan *obsBatch
 	free     chan *obsBatch
@@ -78,10 +94,12 @@ type Async struct {
 var (
 	_ sim.Observer = (*Async)(nil)
 	_ sim.Sampler  = (*Async)(nil)
+	_ sim.Starter  = (*Async)(nil)
 )
 
 // NewAsync starts a goroutine that hands records and samples to obs (and
-// samples only if obs is a sim.Sampler).
+// samples only if obs is a sim.Sampler, starts only if it is a
+// sim.Starter, such as a sim.Placer).
 func NewAsync(obs sim.Observer) *Async {
 	a := &Async{
 		full: make(chan *obsBatch, asyncDepth),
@@ -98,6 +116,9 @@ func NewAsync(obs sim.Observer) *Async {
 	for _, x := range a.list {
 		if sp, ok := x.(sim.Sampler); ok {
 			a.samplers = append(a.samplers, sp)
+		}
+		if st, ok := x.(sim.Starter); ok {
+			a.starters = append(a.starters, st)
 		}
 	}
 	for range asyncDepth + 1 {
@@ -130,17 +151,36 @@ func (a *Async) deliver(b *obsBatch) {
 			a.failure = fmt.Sprintf("%v\n\nobserver goroutine:\n%s", v, debug.Stack())
 		}
 	}()
-	r := 0
-	for i, at := range b.sampleAt[:b.nsmp] {
-		for ; r < int(at); r++ {
+	// Each sample after the records and starts before it, and each record
+	// after the starts before it.
+	r, k := 0, 0
+	for i := 0; i <= b.nsmp; i++ {
+		end, endSt := b.nrec, b.nst
+		if i < b.nsmp {
+			end, endSt = int(b.sampleAt[i]), int(b.sampleSt[i])
+		}
+		for ; r < end; r++ {
+			for ; k < endSt && int(b.startAt[k]) <= r; k++ {
+				a.deliverStart(b, k)
+			}
 			a.deliverRecord(b, r)
 		}
-		for _, sp := range a.samplers {
-			sp.Sample(&b.samples[i])
+		for ; k < endSt; k++ {
+			a.deliverStart(b, k)
+		}
+		if i < b.nsmp {
+			for _, sp := range a.samplers {
+				sp.Sample(&b.samples[i])
+			}
 		}
 	}
-	for ; r < b.nrec; r++ {
-		a.deliverRecord(b, r)
+}
+
+// deliverStart hands b's start k to the observers that are Starters.
+func (a *Async) deliverStart(b *obsBatch, k int) {
+	st := b.starts[k]
+	for _, x := range a.starters {
+		x.JobStarted(st.slot, st.procs)
 	}
 }
 
@@ -177,7 +217,20 @@ func (a *Async) JobDone(r *sim.Record) {
 		b.recs[n].Steps = steps
 	}
 	b.nrec = n + 1
-	if n+1+b.nsmp >= asyncBatch {
+	if n+1+b.nsmp+b.nst >= asyncBatch {
+		a.flush(nil)
+	}
+}
+
+// JobStarted implements sim.Starter: the start is handed to the observers
+// that are Starters, in order with the records.
+func (a *Async) JobStarted(slot int32, procs int) {
+	b := a.cur
+	n := b.nst
+	b.starts[n] = asyncStart{slot: slot, procs: procs}
+	b.startAt[n] = int32(b.nrec)
+	b.nst = n + 1
+	if b.nrec+b.nsmp+n+1 >= asyncBatch {
 		a.flush(nil)
 	}
 }
@@ -190,9 +243,9 @@ func (a *Async) Sample(s *sim.Sample) {
 	b := a.cur
 	n := b.nsmp
 	b.samples[n] = *s
-	b.sampleAt[n] = int32(b.nrec)
+	b.sampleAt[n], b.sampleSt[n] = int32(b.nrec), int32(b.nst)
 	b.nsmp = n + 1
-	if b.nrec+n+1 >= asyncBatch {
+	if b.nrec+n+1+b.nst >= asyncBatch {
 		a.flush(nil)
 	}
 }

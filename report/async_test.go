@@ -223,3 +223,71 @@ func BenchmarkAsync(b *testing.B) {
 	}
 	a.Close()
 }
+
+// startLog is a callLog that also takes starts (a sim.Starter).
+type startLog struct{ callLog }
+
+func (l *startLog) JobStarted(slot int32, procs int) {
+	l.note(fmt.Sprintf("start slot=%d procs=%d", slot, procs))
+}
+
+// TestAsyncStarts checks that starts reach a Starter behind Async in order
+// with the records: before the records that followed them, after those that
+// came before, across batches (runs of starts longer than a batch
+// included), and that an observer that is no Starter sees none.
+func TestAsyncStarts(t *testing.T) {
+	feed := func(obs interface {
+		sim.Observer
+		sim.Sampler
+		sim.Starter
+	}) {
+		var job workload.Job
+		var rec sim.Record
+		var smp sim.Sample
+		for i := range 5 * asyncBatch {
+			job = workload.Job{ID: int64(i + 1), Procs: i%4 + 1}
+			rec = sim.Record{Job: &job, State: sim.Completed, Start: workload.Time(i), End: workload.Time(i + 3)}
+			switch {
+			case i%5 == 0:
+				obs.JobDone(&rec)
+				obs.JobStarted(int32(i%9), i%4+1)
+			case i%5 == 1:
+				obs.JobStarted(int32(i%9), 2)
+				obs.JobStarted(int32(i%9+1), 3)
+				smp = sim.Sample{Time: workload.Time(i), Busy: i}
+				obs.Sample(&smp)
+			case i >= 2*asyncBatch && i < 3*asyncBatch+9:
+				obs.JobStarted(int32(i), 1) // a run of starts alone, longer than a batch
+			default:
+				obs.JobDone(&rec)
+			}
+		}
+	}
+	direct := &startLog{}
+	feed(struct {
+		sim.Observer
+		sim.Sampler
+		sim.Starter
+	}{direct, direct, direct})
+	behind := &startLog{}
+	a := NewAsync(behind)
+	feed(a)
+	a.Close()
+	if !reflect.DeepEqual(behind.calls, direct.calls) {
+		for i := range min(len(behind.calls), len(direct.calls)) {
+			if behind.calls[i] != direct.calls[i] {
+				t.Fatalf("call %d:\n got %s\nwant %s", i, behind.calls[i], direct.calls[i])
+			}
+		}
+		t.Fatalf("%d calls, want %d", len(behind.calls), len(direct.calls))
+	}
+	plain := &callLog{}
+	a = NewAsync(plain)
+	feed(a)
+	a.Close()
+	for _, c := range plain.calls {
+		if strings.HasPrefix(c, "start") {
+			t.Fatalf("an observer that is no Starter saw %q", c)
+		}
+	}
+}

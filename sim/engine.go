@@ -450,10 +450,11 @@ type Engine struct {
 	quietDue bool
 
 	// starter is the Observer as a Starter under Config.DeferPlacement
-	// (nil otherwise): the engine counts the pool's idle processors in
-	// idle instead of numbering them.
-	starter Starter
-	idle    int
+	// (nil otherwise): the engine then counts the processors the running
+	// jobs hold in deferHeld instead of numbering them (its machine stays all
+	// free; deferHeld is 0 otherwise).
+	starter   Starter
+	deferHeld int
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -496,13 +497,10 @@ func New(cfg Config) (*Engine, error) {
 
 // freeProcs returns the idle processors.
 func (e *Engine) freeProcs() int {
-	switch {
-	case e.alloc != nil:
+	if e.alloc != nil {
 		return e.alloc.Free()
-	case e.starter != nil:
-		return e.idle
 	}
-	return e.machine.Free()
+	return e.machine.Free() - e.deferHeld
 }
 
 // Run replays src to the end, calling obs for every job, and returns the
@@ -536,7 +534,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		if !ok {
 			return e.stats, fmt.Errorf("sim: deferred placement needs an Observer that is a Starter (a Placer behind it), not %T", obs)
 		}
-		e.starter, e.idle = st, e.machine.Free()
+		e.starter = st
 	}
 	sampler, _ := obs.(Sampler)
 	e.obs = obs
@@ -737,7 +735,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 	case e.alloc != nil:
 		e.alloc.Release(cluster.RequestOf(&s.job), s.alloc)
 	case e.starter != nil:
-		e.idle += s.job.Procs
+		e.deferHeld -= s.job.Procs
 	default:
 		e.machine.Release(s.alloc)
 	}
@@ -1040,7 +1038,7 @@ func (e *Engine) Start(i int) {
 	case e.alloc != nil:
 		held = e.allocate(s)
 	case e.starter != nil:
-		e.idle -= s.job.Procs
+		e.deferHeld += s.job.Procs
 		e.starter.JobStarted(id, s.job.Procs)
 	default:
 		s.alloc = e.machine.Alloc(s.job.Procs, s.alloc[:0])

@@ -27,12 +27,13 @@ type Starter interface {
 // Placer numbers the processors of a run whose engine deferred it
 // (Config.DeferPlacement): it gives every record of a job that ran the
 // processors the engine would have given it (Record.Alloc), and hands the
-// record on. Samples go on too, when the observer behind takes them.
+// record on to the observers behind it, in turn. Samples go on to those of
+// them that take samples.
 type Placer struct {
-	m    *cluster.Machine
-	held [][]cluster.Range // by slot: the processors of the job running there
-	next Observer
-	smp  Sampler // next as a Sampler, or nil
+	m        *cluster.Machine
+	held     [][]cluster.Range // by slot: the processors of the job running there
+	next     []Observer
+	samplers []Sampler // the members of next that are Samplers
 }
 
 var (
@@ -42,10 +43,14 @@ var (
 )
 
 // NewPlacer returns a Placer for a pool of procs processors (the run's
-// Config.Procs) that hands records on to next.
-func NewPlacer(procs int, next Observer) *Placer {
+// Config.Procs) that hands records on to the observers next.
+func NewPlacer(procs int, next ...Observer) *Placer {
 	p := &Placer{m: cluster.NewMachine(procs), next: next}
-	p.smp, _ = next.(Sampler)
+	for _, x := range next {
+		if sp, ok := x.(Sampler); ok {
+			p.samplers = append(p.samplers, sp)
+		}
+	}
 	return p
 }
 
@@ -67,7 +72,7 @@ func (p *Placer) JobStarted(slot int32, procs int) {
 // are free again once the observer behind has seen the record.
 func (p *Placer) JobDone(r *Record) {
 	if !r.Deferred {
-		p.next.JobDone(r)
+		p.hand(r)
 		return
 	}
 	if r.Slot < 0 || int(r.Slot) >= len(p.held) || len(p.held[r.Slot]) == 0 {
@@ -75,14 +80,21 @@ func (p *Placer) JobDone(r *Record) {
 	}
 	a := p.held[r.Slot]
 	r.Alloc, r.Deferred = a, false
-	p.next.JobDone(r)
+	p.hand(r)
 	p.m.Release(a)
 	p.held[r.Slot] = a[:0]
 }
 
+// hand gives r to the observers behind.
+func (p *Placer) hand(r *Record) {
+	for _, x := range p.next {
+		x.JobDone(r)
+	}
+}
+
 // Sample implements Sampler.
 func (p *Placer) Sample(s *Sample) {
-	if p.smp != nil {
-		p.smp.Sample(s)
+	for _, sp := range p.samplers {
+		sp.Sample(s)
 	}
 }

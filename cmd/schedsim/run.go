@@ -426,6 +426,13 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 		gantt = report.NewGantt(o.ganttMaxJobs)
 		all = append(all, gantt)
 	}
+	// On a pool of processors the processors' numbers are given behind
+	// the engine, on the observers' goroutine (see sim.Placer).
+	var sink sim.Observer = all
+	if sd == nil && o.ck == nil && simCfg.Allocator == nil && simCfg.Grow == nil && len(simCfg.NodeEvents) == 0 {
+		simCfg.DeferPlacement = true
+		sink = sim.NewPlacer(procs, all...)
+	}
 	var eng interface {
 		Run(sim.Source, sim.Observer) (sim.Stats, error)
 	}
@@ -453,7 +460,7 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	}
 	// The observers (metrics, jobs.csv, plots' data) run on a goroutine
 	// of their own, behind the engine; a checkpoint waits for them.
-	async := report.NewAsync(all)
+	async := report.NewAsync(sink)
 	defer async.Close()
 	if o.ck != nil {
 		o.ck.barrier = async.Sync
