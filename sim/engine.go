@@ -50,6 +50,16 @@ type Source interface {
 	Next(j *workload.Job) error
 }
 
+// RefSource is an optional interface of a Source that lends its next job
+// instead of copying it (workload.Prefetch): the engine copies each job
+// once, into its own memory, at its submission.
+type RefSource interface {
+	Source
+	// NextRef returns the next job (io.EOF after the last), which stays
+	// valid, and may be modified, until the next call of Next or NextRef.
+	NextRef() (*workload.Job, error)
+}
+
 // State is how a job left the simulation.
 type State uint8
 
@@ -291,10 +301,30 @@ func (h *endHeap) pop() endEvent {
 	s := *h
 	top := s[0]
 	n := len(s) - 1
-	s[0] = s[n]
+	last := s[n]
 	s = s[:n]
-	s.down(0)
 	*h = s
+	if n == 0 {
+		return top
+	}
+	// Move the hole at the root down to a leaf, the smaller child up at
+	// each level (one comparison, not two: the last event, which fills
+	// the hole, nearly always belongs near the bottom), then let the last
+	// event rise from there.
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && s[r].less(s[c]) {
+			c = r
+		}
+		s[i] = s[c]
+		i = c
+	}
+	s[i] = last
+	s.up(i)
 	return top
 }
 
@@ -506,12 +536,14 @@ func (e *Engine) freeProcs() int {
 // Run replays src to the end, calling obs for every job, and returns the
 // run's statistics. An error from src stops the run and is returned as is.
 func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
-	var next workload.Job
+	var buf workload.Job
+	next := &buf
+	ref, _ := src.(RefSource)
 	if e.resumed {
 		// The jobs the saved engine had submitted, read again to bring
 		// the source (and its cleaning statistics) to where it was.
 		for range e.stats.Jobs {
-			if have, err := e.read(src, &next); err != nil || !have {
+			if have, err := e.read(src, ref, &next); err != nil || !have {
 				if err == nil {
 					err = fmt.Errorf("sim: resuming: the source ended before the %d jobs the checkpoint had read", e.stats.Jobs)
 				}
@@ -519,7 +551,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			}
 		}
 	}
-	have, err := e.read(src, &next)
+	have, err := e.read(src, ref, &next)
 	if err != nil {
 		return e.stats, err
 	}
@@ -565,8 +597,8 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		event := false
 		for have && next.Submit == t {
 			event = true
-			e.submit(&next, obs)
-			if have, err = e.read(src, &next); err != nil {
+			e.submit(next, obs)
+			if have, err = e.read(src, ref, &next); err != nil {
 				return e.stats, err
 			}
 			if have && next.Submit < t {
@@ -641,8 +673,18 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	return e.stats, nil
 }
 
-func (e *Engine) read(src Source, j *workload.Job) (bool, error) {
-	err := src.Next(j)
+// read reads the next job into **j, or points *j at it when ref (src as a
+// RefSource) is not nil, and reports whether there was one.
+func (e *Engine) read(src Source, ref RefSource, j **workload.Job) (bool, error) {
+	var err error
+	if ref != nil {
+		var p *workload.Job
+		if p, err = ref.NextRef(); err == nil {
+			*j = p
+		}
+	} else {
+		err = src.Next(*j)
+	}
 	if err == io.EOF {
 		return false, nil
 	}
@@ -832,6 +874,15 @@ func (e *Engine) idlePass() bool {
 // its dense copy).
 func (e *Engine) removeStarted() {
 	idx := e.startedAt
+	if len(idx) == 1 {
+		// One job started (most passes that start any).
+		i := idx[0]
+		e.queue = removeOne(e.queue, i)
+		if i < len(e.dense) {
+			e.dense = removeOne(e.dense, i)
+		}
+		return
+	}
 	slices.Sort(idx)
 	e.queue = removeAt(e.queue, idx)
 	k := 0
@@ -841,6 +892,17 @@ func (e *Engine) removeStarted() {
 	if k > 0 {
 		e.dense = removeAt(e.dense, idx[:k])
 	}
+}
+
+// removeOne removes q[i], moving the shorter side of q: the jobs ahead of
+// it back (the front is dropped; see removeAt) or those after it forward.
+func removeOne[T any](q []T, i int) []T {
+	if i < len(q)-1-i {
+		copy(q[1:i+1], q[:i])
+		return q[1:]
+	}
+	copy(q[i:], q[i+1:])
+	return q[:len(q)-1]
 }
 
 // removeAt removes the elements at the increasing indices idx from q. The

@@ -42,7 +42,9 @@ type prefetch struct {
 // batch of jobs ahead of Next until Next has returned io.EOF (or another
 // error); from then on they are r's final counts. Close stops the
 // goroutine and closes r. A Prefetch is used by one goroutine at a time,
-// as any Reader, and r must not be used by anyone else meanwhile.
+// as any Reader, and r must not be used by anyone else meanwhile. The
+// Reader it returns also lends its jobs without copying them, through a
+// method NextRef (see sim.RefSource).
 func Prefetch(r Reader) Reader {
 	p := &prefetch{
 		r:     r,
@@ -92,12 +94,22 @@ func (p *prefetch) run() {
 // Next returns the next job read ahead, or the reader's error where the
 // reader gave it.
 func (p *prefetch) Next(j *Job) error {
+	r, err := p.NextRef()
+	if err == nil {
+		*j = *r
+	}
+	return err
+}
+
+// NextRef is Next without the copy: it returns the next job in the batch
+// that holds it, valid (and free to modify) until the next call of Next or
+// NextRef, which may hand the batch back to the reading goroutine.
+func (p *prefetch) NextRef() (*Job, error) {
 	for p.err == nil {
 		if p.cur != nil {
 			if p.i < len(p.cur.jobs) {
-				*j = p.cur.jobs[p.i]
 				p.i++
-				return nil
+				return &p.cur.jobs[p.i-1], nil
 			}
 			if p.cur.err != nil {
 				p.err = p.cur.err
@@ -114,7 +126,7 @@ func (p *prefetch) Next(j *Job) error {
 		}
 		p.cur, p.i, p.stats = b, 0, b.stats
 	}
-	return p.err
+	return nil, p.err
 }
 
 // errPrefetchClosed is what Next returns after Close.

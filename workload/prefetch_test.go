@@ -86,6 +86,35 @@ func TestPrefetchSameAsDirect(t *testing.T) {
 			if err := p.Close(); err != nil {
 				t.Error(err)
 			}
+
+			// NextRef lends the same jobs, each valid until the next
+			// call (scribbled over after it is copied), and the same
+			// error at the same place.
+			r, err = NewReader(bytes.NewReader(tc.data), "x.swf", Rules{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr := Prefetch(r).(interface{ NextRef() (*Job, error) })
+			var refs []Job
+			var refErr error
+			for {
+				j, err := pr.NextRef()
+				if err != nil {
+					refErr = err
+					break
+				}
+				refs = append(refs, *j)
+				*j = Job{ID: -7}
+			}
+			if !reflect.DeepEqual(refs, want) {
+				t.Errorf("jobs differ: %d lent, %d direct", len(refs), len(want))
+			}
+			if refErr != wantErr && (refErr == nil || wantErr == nil || refErr.Error() != wantErr.Error()) {
+				t.Errorf("NextRef: error %v, want %v", refErr, wantErr)
+			}
+			if err := pr.(Reader).Close(); err != nil {
+				t.Error(err)
+			}
 		})
 	}
 }

@@ -44,6 +44,7 @@ type interruptible struct {
 	sim.Source
 	stop *atomic.Bool
 	n    uint32
+	buf  workload.Job // NextRef's job when Source is no sim.RefSource
 }
 
 func (s *interruptible) Next(j *workload.Job) error {
@@ -52,4 +53,20 @@ func (s *interruptible) Next(j *workload.Job) error {
 		return errInterrupted
 	}
 	return s.Source.Next(j)
+}
+
+// NextRef implements sim.RefSource: the source's own NextRef if it has
+// one, else Next into a job of its own.
+func (s *interruptible) NextRef() (*workload.Job, error) {
+	s.n++
+	if s.n&1023 == 0 && s.stop.Load() {
+		return nil, errInterrupted
+	}
+	if r, ok := s.Source.(sim.RefSource); ok {
+		return r.NextRef()
+	}
+	if err := s.Source.Next(&s.buf); err != nil {
+		return nil, err
+	}
+	return &s.buf, nil
 }
