@@ -44,22 +44,8 @@ func simulatedRecords(b *testing.B, n int) []benchRec {
 	if r := benchRecs.recs[n]; r != nil {
 		return r
 	}
-	var jobs []workload.Job
-	err := workload.Generate(workload.GenConfig{Jobs: n, Procs: 1024, Seed: 1, Load: 0.85}, func(j *workload.Job) error {
-		jobs = append(jobs, *j)
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	eng, err := sim.New(sim.Config{Procs: 1024, Policy: &policy.EASY{Lookahead: 1000}})
-	if err != nil {
-		b.Fatal(err)
-	}
 	sink := &recSink{recs: make([]benchRec, 0, n)}
-	if _, err := eng.Run(&sliceSource{jobs: jobs}, sink); err != nil {
-		b.Fatal(err)
-	}
+	runLublin(b, n, sink)
 	if benchRecs.recs == nil {
 		benchRecs.recs = map[int][]benchRec{}
 	}
@@ -120,5 +106,27 @@ func BenchmarkMetrics(b *testing.B) {
 				b.ReportMetric(ms(waitsCPU), "waits-cpu-ms")
 			}
 		})
+	}
+}
+
+// runLublin runs n jobs of the Lublin–Feitelson model (seed 1) at 85 %
+// offered load on 1024 processors under EASY with a lookahead of 1000, the
+// run of issue #11 scaled down to n, and gives its records to obs.
+func runLublin(b *testing.B, n int, obs sim.Observer) {
+	b.Helper()
+	var jobs []workload.Job
+	err := workload.Generate(workload.GenConfig{Jobs: n, Procs: 1024, Seed: 1, Load: 0.85}, func(j *workload.Job) error {
+		jobs = append(jobs, *j)
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	eng, err := sim.New(sim.Config{Procs: 1024, Policy: &policy.EASY{Lookahead: 1000}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := eng.Run(&sliceSource{jobs: jobs}, obs); err != nil {
+		b.Fatal(err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
-	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -72,23 +71,9 @@ func simulatedStream(b *testing.B, n int) *runStream {
 	if s := benchStreams.m[n]; s != nil {
 		return s
 	}
-	var jobs []workload.Job
-	err := workload.Generate(workload.GenConfig{Jobs: n, Procs: 1024, Seed: 1, Load: 0.85}, func(j *workload.Job) error {
-		jobs = append(jobs, *j)
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	eng, err := sim.New(sim.Config{Procs: 1024, Policy: &policy.EASY{Lookahead: 1000}})
-	if err != nil {
-		b.Fatal(err)
-	}
 	s := &runStream{}
 	sink := &streamSink{s: s, jobs: make([]workload.Job, 0, n), allocs: make([]cluster.Range, 0, 4*n)}
-	if _, err := eng.Run(&sliceSource{jobs: jobs}, sink); err != nil {
-		b.Fatal(err)
-	}
+	runLublin(b, n, sink)
 	if len(sink.jobs) != n || cap(sink.jobs) != n {
 		b.Fatalf("%d records for %d jobs", len(sink.jobs), n)
 	}
