@@ -538,17 +538,6 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	e.quiet.Free, e.quiet.Extra = free, extra
 }
 
-// isFitter reports whether v's machine has nodes (see Fitter): whether a
-// job fits then depends on more than processor counts.
-func isFitter(v View) bool {
-	_, ok := v.(Fitter)
-	return ok
-}
-
-func isArrivalOrdered(v View) bool {
-	ao, ok := v.(arrivalOrdered)
-	return ok && ao.ArrivalOrder()
-}
 
 // syncIndex brings the index up to date with the queue, whose head (index
 // h) did not fit: it forgets the jobs started ahead of it in this pass and
