@@ -446,9 +446,11 @@ const indexMinWindow = 128
 // Schedule implements Policy.
 func (e *EASY) Schedule(v View, d Decisions) {
 	c := e.capsOf(v, d)
-	wmiss := e.wmiss // valid only for a dense walk right after another
-	e.wmiss = idxMiss{}
-	e.quiet = QuietRule{}
+	// wmiss is valid only for a dense walk right after another; the rule
+	// left is void until this pass gives one. (Only the flags are reset:
+	// the fields are read before they are written again, if at all.)
+	wmissValid := e.wmiss.valid
+	e.wmiss.valid, e.quiet.Valid = false, false
 	h, free := startHeadsOnly(v, d, c.fit)
 	if c.grow != nil && free > 0 && c.grow.GrowRunning(free) > 0 {
 		free = v.Free() // as growRunning does
@@ -517,7 +519,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		q := c.dense.Queued(end)
 		first := h + 1
 		ao := c.arrivalOrdered()
-		if m := wmiss; ao && m.valid && h == 0 && m.head == head.Seq && m.free == free && m.extra == extra &&
+		if m := &e.wmiss; ao && wmissValid && h == 0 && m.head == head.Seq && m.free == free && m.extra == extra &&
 			m.shadow == shadow && len(v.Ended()) == 0 && c.fit == nil {
 			// Nothing started or ended since the previous walk, which
 			// went through its whole window: the jobs it passed over are
