@@ -540,7 +540,6 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	e.quiet.Free, e.quiet.Extra = free, extra
 }
 
-
 // syncIndex brings the index up to date with the queue, whose head (index
 // h) did not fit: it forgets the jobs started ahead of it in this pass and
 // adds the jobs that joined since the previous pass, or builds the index
