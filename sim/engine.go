@@ -141,10 +141,11 @@ type Record struct {
 	// run (Config.OnNodeFail).
 	Requeues int
 	// Deferred reports the record of a job that ran, under
-	// Config.DeferPlacement, whose Alloc the engine left to a Placer; Slot
-	// is then the slot Starter.JobStarted named the job by.
+	// Config.DeferPlacement, whose Alloc the engine left to a Placer.
 	Deferred bool
-	Slot     int32
+	// Slot is the engine's slot of a job that ran: the one
+	// Starter.JobStarted named it by.
+	Slot int32
 }
 
 // Wait returns the time the job spent queued.
