@@ -875,16 +875,9 @@ func (e *Engine) idlePass() bool {
 // its dense copy).
 func (e *Engine) removeStarted() {
 	idx := e.startedAt
-	if len(idx) == 1 {
-		// One job started (most passes that start any).
-		i := idx[0]
-		e.queue = removeOne(e.queue, i)
-		if i < len(e.dense) {
-			e.dense = removeOne(e.dense, i)
-		}
-		return
+	if len(idx) > 1 {
+		slices.Sort(idx)
 	}
-	slices.Sort(idx)
 	e.queue = removeAt(e.queue, idx)
 	k := 0
 	for k < len(idx) && idx[k] < len(e.dense) {
@@ -896,7 +889,8 @@ func (e *Engine) removeStarted() {
 }
 
 // removeOne removes q[i], moving the shorter side of q: the jobs ahead of
-// it back (the front is dropped; see removeAt) or those after it forward.
+// it back (the front is dropped, as removeAt does for a long queue) or
+// those after it forward.
 func removeOne[T any](q []T, i int) []T {
 	if i < len(q)-1-i {
 		copy(q[1:i+1], q[:i])
@@ -911,6 +905,9 @@ func removeOne[T any](q []T, i int) []T {
 // runs of waiting jobs at once, and a started prefix (FCFS's usual case)
 // costs nothing at all.
 func removeAt[T any](q []T, idx []int) []T {
+	if len(idx) == 1 {
+		return removeOne(q, idx[0]) // one job started: most passes that start any
+	}
 	k := 0
 	for k < len(idx) && idx[k] == k {
 		k++
