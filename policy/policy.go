@@ -113,6 +113,20 @@ type Quieter interface {
 	Quiet() QuietRule
 }
 
+// RoomBound is an optional interface of a Quieter whose passes, on a pool
+// of processors, start no job while every queued job needs more processors
+// than are free, whatever happened since its last pass. At normal load
+// most jobs that end leave too few processors for any waiting job, and an
+// engine that keeps the smallest request in its queue may skip the pass
+// that follows such an end. The policy must then behave as if the pass had
+// run and started nothing; the engine hands the jobs that ended meanwhile
+// (View.Ended) to the next pass that runs, all at once.
+type RoomBound interface {
+	Quieter
+	// NeedsRoom reports whether the policy's passes follow the rule.
+	NeedsRoom() bool
+}
+
 // QuietRule says which joining jobs could make a pass start anything (see
 // Quieter). Positions count queued jobs from the head, 0, once the jobs the
 // pass started have left the queue. The rule holds for every later pass
@@ -428,6 +442,15 @@ var _ Quieter = (*EASY)(nil)
 // nothing behind a blocked head, because no processor was free or it
 // backfills nothing, leaves a rule that no joining job can start.
 func (e *EASY) Quiet() QuietRule { return e.quiet }
+
+var _ RoomBound = (*EASY)(nil)
+
+// NeedsRoom implements RoomBound: EASY starts queued jobs only, each on the
+// processors it asks for, out of those free. What it keeps between passes
+// (the walk's and the index's misses) is checked against View.Ended, which
+// holds the ends of the passes an engine skipped; a reservation it would
+// have made in a skipped pass is only promised again at the next.
+func (e *EASY) NeedsRoom() bool { return true }
 
 // Name implements Policy.
 func (e *EASY) Name() string {

@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -470,7 +471,9 @@ type Engine struct {
 	// joined: quieter is the policy's Quieter when the engine can trust
 	// its rules (a pool of processors, no growth, no node events), quiet
 	// the rule, valid while only submissions happen, and quietLen the
-	// queue length up to which the joining jobs were checked.
+	// queue length up to which the joining jobs were checked. After ends,
+	// quiet is the engine's own rule when it skipped the pass (see
+	// roomRule).
 	quieter  policy.Quieter
 	quiet    policy.QuietRule
 	quietLen int
@@ -479,6 +482,12 @@ type Engine struct {
 	// voids the rule, so it is asked for only when a pass that only
 	// submissions preceded is due.
 	quietDue bool
+	// roomBound reports that the quieter is a policy.RoomBound: a pass
+	// that only ends and submissions preceded is skipped too when no
+	// queued job fits the free processors, which room tells.
+	roomBound bool
+	room      roomIndex
+	skipped   int64 // passes skipped, among stats.Passes
 
 	// starter is the Observer as a Starter under Config.DeferPlacement
 	// (nil otherwise): the engine then counts the processors the running
@@ -522,6 +531,12 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if q, ok := e.pol.(policy.Quieter); ok && e.alloc == nil && e.grow == nil && len(cfg.NodeEvents) == 0 {
 		e.quieter = q
+		// A checkpoint is taken between instants, with no end left for
+		// the next pass: passes after ends run when it may be taken.
+		if r, ok := q.(policy.RoomBound); ok && r.NeedsRoom() && cfg.CheckpointEvery == 0 && cfg.OnCheckpoint == nil {
+			e.roomBound = true
+			e.room.reset(cfg.Procs)
+		}
 	}
 	return e, nil
 }
@@ -606,8 +621,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 				return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, t)
 			}
 		}
+		endedNow := false
 		for len(e.ends) > 0 && e.ends[0].at == t {
-			event = true
+			event, endedNow = true, true
 			e.finish(e.ends.pop().id, obs)
 			if e.grow != nil {
 				e.dropStaleEnds()
@@ -623,8 +639,12 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			event, nodesChanged = true, true
 			e.applyNodeEvents(obs)
 		}
-		if woken || expired || nodesChanged || len(e.ended) > 0 {
+		switch {
+		case woken || expired || nodesChanged:
 			e.quiet.Valid, e.quietDue = false, false // more than submissions since the last pass
+		case endedNow:
+			e.quietDue = false
+			e.quiet = e.roomRule()
 		}
 		// A corrected prediction is news to a policy that plans ahead
 		// (Conservative) even when nothing waits.
@@ -635,6 +655,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			}
 			if e.quiet.Valid && e.idlePass() {
 				e.stats.Passes++ // the pass ran, in effect, and started nothing
+				e.skipped++
 				e.started = false
 			} else {
 				e.pass()
@@ -761,6 +782,9 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 		e.dense = append(e.dense, policy.QueuedOf(&s.job))
 	}
 	e.queuedProcs += int64(s.job.Procs)
+	if e.roomBound {
+		e.room.add(s.job.Procs)
+	}
 	if len(e.queue) > e.stats.MaxQueue {
 		e.stats.MaxQueue = len(e.queue)
 	}
@@ -856,6 +880,27 @@ func (e *Engine) pass() {
 	}
 }
 
+// maxSkippedEnds bounds the ends the engine keeps for the next pass while it
+// skips passes (see roomRule): a pass runs when that many have piled up.
+const maxSkippedEnds = 4096
+
+// roomRule returns the rule for the pass due after jobs ended: one under
+// which every pass skips until a job that fits the free processors joins,
+// if the policy is a policy.RoomBound and no queued job fits them now, or
+// else no rule (the pass must run). A job joining behind the head can
+// start only backfilled: with an estimate, and on free processors.
+func (e *Engine) roomRule() policy.QuietRule {
+	if !e.roomBound || len(e.queue) == 0 || len(e.ended) > maxSkippedEnds {
+		return policy.QuietRule{}
+	}
+	free := e.freeProcs()
+	if e.room.anyFits(free) {
+		return policy.QuietRule{}
+	}
+	e.quietLen = len(e.queue) // every queued job was just checked
+	return policy.QuietRule{Valid: true, Limit: math.MaxInt, Free: free, Extra: free, Shadow: workload.Forever}
+}
+
 // idlePass reports whether the pass due now would start nothing, by the
 // rule the last pass left (e.quiet, valid: only submissions happened since).
 // The jobs that joined since it checked last are the only ones that could
@@ -877,6 +922,11 @@ func (e *Engine) removeStarted() {
 	idx := e.startedAt
 	if len(idx) > 1 {
 		slices.Sort(idx)
+	}
+	if e.roomBound {
+		for _, i := range idx {
+			e.room.remove(e.slots[e.queue[i]].job.Procs)
+		}
 	}
 	e.queue = removeAt(e.queue, idx)
 	k := 0

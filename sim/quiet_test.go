@@ -76,3 +76,73 @@ func TestQuietPassesStartNothing(t *testing.T) {
 		}
 	}
 }
+
+// quietOnly hides a policy's RoomBound side: the engine then skips passes
+// only by the policy's quiet rule, never after an end.
+type quietOnly struct{ policy.Quieter }
+
+// The passes the engine skips after ends because no queued job fits the
+// free processors (policy.RoomBound) would have started nothing: every
+// job starts at the same instant as when only the quiet rule skips passes
+// and as when every pass runs, the pass counts agree, and skipping after
+// ends does happen.
+func TestRoomPassesStartNothing(t *testing.T) {
+	cases := 80
+	if testing.Short() {
+		cases = 15
+	}
+	var skipped, quietSkipped int64
+	for seed := uint64(1); seed <= uint64(cases); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x5eed))
+		procs := 8 + r.IntN(120)
+		n := 200 + r.IntN(800)
+		gap := 1 + r.IntN(40)
+		wide := 1 + r.IntN(procs) // the largest request
+		jobs := make([]workload.Job, n)
+		var t0 workload.Time
+		for i := range jobs {
+			t0 += workload.Time(r.IntN(gap))
+			run := workload.Time(1 + r.IntN(400))
+			est := run + workload.Time(r.IntN(300))
+			if r.IntN(20) == 0 {
+				est = workload.Unknown
+			}
+			jobs[i] = job(int64(i+1), t0, 1+r.IntN(wide), run, est)
+		}
+		for _, la := range []int{0, 3, 50, policy.LookaheadAll} {
+			for _, sjbf := range []bool{false, true} {
+				run := func(p policy.Policy) (*sim.Collector, sim.Stats, int64) {
+					eng, err := sim.New(sim.Config{Procs: procs, Policy: p})
+					if err != nil {
+						t.Fatal(err)
+					}
+					c := &sim.Collector{}
+					st, err := eng.Run(newSource(jobs), c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return c, st, sim.SkippedPasses(eng)
+				}
+				room, rst, rsk := run(&policy.EASY{Lookahead: la, SJBF: sjbf})
+				quiet, qst, qsk := run(quietOnly{&policy.EASY{Lookahead: la, SJBF: sjbf}})
+				all, ast, ask := run(noQuiet{&policy.EASY{Lookahead: la, SJBF: sjbf}})
+				if rst != ast || qst != ast || ask != 0 {
+					t.Fatalf("seed %d, lookahead %d, sjbf %v: stats %+v (%d passes skipped) with room skipping, %+v (%d) by the quiet rule only, %+v (%d) without",
+						seed, la, sjbf, rst, rsk, qst, qsk, ast, ask)
+				}
+				skipped += rsk
+				quietSkipped += qsk
+				for i := range all.Outcomes {
+					a, q, b := room.Outcomes[i], quiet.Outcomes[i], all.Outcomes[i]
+					if a.Job.ID != b.Job.ID || a.Start != b.Start || q.Job.ID != b.Job.ID || q.Start != b.Start {
+						t.Fatalf("seed %d, lookahead %d, sjbf %v: record %d: job %d at %d with room skipping, job %d at %d by the quiet rule, job %d at %d without",
+							seed, la, sjbf, i, a.Job.ID, a.Start, q.Job.ID, q.Start, b.Job.ID, b.Start)
+					}
+				}
+			}
+		}
+	}
+	if skipped <= quietSkipped {
+		t.Errorf("room skipping skipped %d passes, the quiet rule alone %d: no pass after an end was skipped", skipped, quietSkipped)
+	}
+}
