@@ -8,62 +8,104 @@ import (
 	"strconv"
 )
 
-// digitPairs holds "00" to "99": appendInt writes two digits at a time.
-const digitPairs = "00010203040506070809" +
-	"10111213141516171819" +
-	"20212223242526272829" +
-	"30313233343536373839" +
-	"40414243444546474849" +
-	"50515253545556575859" +
-	"60616263646566676869" +
-	"70717273747576777879" +
-	"80818283848586878889" +
-	"90919293949596979899"
+// intRoom is the room putInt needs from where it writes: the 20 bytes
+// of the longest int64, math.MinInt64 (its eight-byte stores stay within
+// them too).
+const intRoom = 20
 
-// appendInt appends v in decimal, as strconv.AppendInt(b, v, 10) does. A
-// jobs.csv row holds nine integers, times up to 10^9 and more among them:
-// each run of eight digits is made at once by digits8 and stored with one
-// write of eight bytes, the leading zeros shifted out, which costs a
-// fraction of strconv's loop over pairs of digits.
+// appendInt appends v in decimal, as strconv.AppendInt(b, v, 10) does
+// (see putInt).
 func appendInt(b []byte, v int64) []byte {
-	if uint64(v) >= 1e16 { // negative, or 17 digits and more
-		if v < 0 {
-			return strconv.AppendInt(b, v, 10)
-		}
-		return appendUint(b, uint64(v))
-	}
 	l := len(b)
-	if cap(b)-l < 16 {
-		b = slices.Grow(b, 16)
+	if cap(b)-l < intRoom {
+		b = slices.Grow(b, intRoom)
 	}
+	return b[:putInt(b[:cap(b)], l, v)]
+}
+
+// putInt writes v in decimal at b[n:], as strconv.AppendInt(b[:n], v, 10)
+// would append it, and returns the index after it; b must have intRoom
+// bytes from n, which it may write past the digits. A jobs.csv row
+// reserves the room of all its numbers at once (JobsCSV.JobDone), so
+// that each is written with no check of its own. A single digit (a wait
+// of 0, a job on one processor, a stretch of 1: a third of a row's
+// numbers) is written here, inline in the caller; the others by
+// putIntLong.
+func putInt(b []byte, n int, v int64) int {
+	if uint64(v) < 10 {
+		b[n] = byte('0' + v)
+		return n + 1
+	}
+	return putIntLong(b, n, v)
+}
+
+// putIntLong is putInt for any v. It calls nothing, so that it needs no
+// stack frame: a row calls it up to ten times. Numbers below 10^4 (a job's
+// processors, most runs) take four digits at once from digits4, and each
+// run of eight digits of a larger one (times reach 10^9 and more) comes
+// from digits8, each stored with one write, the leading zeros shifted
+// out: a fraction of strconv's loop over pairs of digits.
+func putIntLong(b []byte, n int, v int64) int {
 	u := uint64(v)
-	if u < 1e8 {
-		d := digits8(uint32(u))
+	if v < 0 {
+		b[n] = '-'
+		n++
+		u = -u // math.MinInt64 too: 2^63 as a uint64
+	}
+	if u < 1e4 {
+		d := digits4(uint32(u))
 		// The leading zeros are the low zero bytes of d, before '0' is
 		// added; 0 keeps one (the bit set in the last byte). Masking
-		// the shift, below 64 anyway, spares the compiler's check.
+		// the shift, below 32 anyway, spares the compiler's check.
+		z := uint(bits.TrailingZeros32(d|1<<24) >> 3)
+		binary.LittleEndian.PutUint32(b[n:n+4], (d+ascii4)>>(8*z&31))
+		return n + 4 - int(z)
+	}
+	if u < 1e8 {
+		d := digits8(uint32(u))
 		z := uint(bits.TrailingZeros64(d|1<<56) >> 3)
-		binary.LittleEndian.PutUint64(b[l:l+8], (d+ascii8)>>(8*z&63))
-		return b[:l+8-int(z)]
+		binary.LittleEndian.PutUint64(b[n:n+8], (d+ascii8)>>(8*z&63))
+		return n + 8 - int(z)
+	}
+	if u >= 1e16 {
+		// 17 to 20 digits: the first four at most, then twice eight.
+		top := u / 1e16
+		d := digits4(uint32(top))
+		z := uint(bits.TrailingZeros32(d|1<<24) >> 3)
+		binary.LittleEndian.PutUint32(b[n:n+4], (d+ascii4)>>(8*z&31))
+		n += 4 - int(z)
+		u -= top * 1e16
+		mid := u / 1e8
+		binary.LittleEndian.PutUint64(b[n:n+8], digits8(uint32(mid))+ascii8)
+		binary.LittleEndian.PutUint64(b[n+8:n+16], digits8(uint32(u-mid*1e8))+ascii8)
+		return n + 16
 	}
 	hi := u / 1e8 // ≥ 1
-	switch {
-	case hi < 10: // times of a trace up to 31 years
-		b = b[:l+1]
-		b[l] = byte('0' + hi)
-		l++
-	case hi < 100:
-		b = b[:l+2]
-		b[l], b[l+1] = digitPairs[2*hi], digitPairs[2*hi+1]
-		l += 2
-	default:
+	if hi < 10 {  // times of a trace up to 31 years
+		b[n] = byte('0' + hi)
+		n++
+	} else {
 		d := digits8(uint32(hi))
 		z := uint(bits.TrailingZeros64(d|1<<56) >> 3)
-		binary.LittleEndian.PutUint64(b[l:l+8], (d+ascii8)>>(8*z&63))
-		l += 8 - int(z)
+		binary.LittleEndian.PutUint64(b[n:n+8], (d+ascii8)>>(8*z&63))
+		n += 8 - int(z)
 	}
-	binary.LittleEndian.PutUint64(b[l:l+8], digits8(uint32(u-hi*1e8))+ascii8)
-	return b[:l+8]
+	binary.LittleEndian.PutUint64(b[n:n+8], digits8(uint32(u-hi*1e8))+ascii8)
+	return n + 8
+}
+
+// ascii4 adds '0' to each of four digits.
+const ascii4 = 0x30303030
+
+// digits4 returns the four decimal digits of v < 10^4, with leading
+// zeros, one per byte from the lowest byte (the first digit) up, as
+// digits8 does for eight: two pairs in 16-bit lanes, each pair split in
+// two digits, both lanes at once (x·103>>10 is x/10 for x < 100, and a
+// lane's product, below 2^14, stays in its lane).
+func digits4(v uint32) uint32 {
+	x := v/100 | (v%100)<<16
+	hi := (x * 103 >> 10) & 0x000F000F
+	return hi | (x-hi*10)<<8
 }
 
 // ascii8 adds '0' to each of eight digits.
@@ -84,62 +126,41 @@ func digits8(v uint32) uint64 {
 	return hi | (x-hi*10)<<8
 }
 
-// appendUint appends u ≥ 1 in decimal, writing the digits straight into
-// b's spare room, two at a time.
-func appendUint(b []byte, u uint64) []byte {
-	n := decimalDigits(u)
-	l := len(b)
-	if cap(b)-l < n {
-		b = slices.Grow(b, n)
-	}
-	b = b[:l+n]
-	i := l + n
-	for u >= 100 {
-		q := u / 100
-		r := (u - q*100) * 2
-		i -= 2
-		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
-		u = q
-	}
-	if u >= 10 {
-		b[i-2], b[i-1] = digitPairs[2*u], digitPairs[2*u+1]
-	} else {
-		b[i-1] = byte('0' + u)
-	}
-	return b
-}
-
-// decimalDigits returns the number of decimal digits of u (u ≥ 1).
-func decimalDigits(u uint64) int {
-	n := 1
-	for u >= 10000 {
-		u /= 10000
-		n += 4
-	}
-	for u >= 10 {
-		u /= 10
-		n++
-	}
-	return n
-}
+// stretchRoom is the room putStretch needs from where it writes: the 24
+// bytes of the longest float64 in 'g' form, "-2.2250738585072014e-308".
+const stretchRoom = 24
 
 // appendStretch appends turnaround/exec (exec > 0) as
 // strconv.AppendFloat(b, float64(turnaround)/float64(exec), 'g', -1, 64)
-// does. When the quotient is a whole number below 10^6 (a job that did not
-// wait has stretch 1), 'g' writes its decimal digits, without an exponent;
-// the other quotients in (1, 10^6), most of the others, go through
-// appendShortest, and what it declines through strconv.
+// does (see putStretch).
 func appendStretch(b []byte, turnaround, exec int64) []byte {
+	l := len(b)
+	if cap(b)-l < stretchRoom {
+		b = slices.Grow(b, stretchRoom)
+	}
+	return b[:putStretch(b[:cap(b)], l, turnaround, exec)]
+}
+
+// putStretch writes turnaround/exec (exec > 0) at b[n:] as
+// strconv.AppendFloat(b[:n], float64(turnaround)/float64(exec), 'g', -1,
+// 64) would append it, and returns the index after it; b must have
+// stretchRoom bytes from n. When the quotient is a whole number below
+// 10^6 (a job that did not wait has stretch 1), 'g' writes its decimal
+// digits, without an exponent; the other quotients in (1, 10^6), most of
+// the others, go through putShortest, and what it declines through
+// strconv.
+func putStretch(b []byte, n int, turnaround, exec int64) int {
 	f := float64(turnaround) / float64(exec)
 	if f >= 0 && f < 1e6 {
 		if w := int64(f); float64(w) == f {
-			return appendInt(b, w)
+			return putInt(b, n, w)
 		}
-		if out, ok := appendShortest(b, f); ok {
-			return out
+		if end, ok := putShortest(b, n, f); ok {
+			return end
 		}
 	}
-	return strconv.AppendFloat(b, f, 'g', -1, 64)
+	var s [stretchRoom]byte
+	return n + copy(b[n:n+stretchRoom], strconv.AppendFloat(s[:0], f, 'g', -1, 64))
 }
 
 // pow10 holds 10^0 to 10^19.
@@ -147,9 +168,22 @@ var pow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
 // appendShortest appends f as strconv.AppendFloat(b, f, 'g', -1, 64)
-// does, and reports true, for f in (1, 10^6) that is not a whole number
-// and whose shortest representation is not a tie; otherwise it returns b
-// unchanged and false, and the caller asks strconv.
+// does, and reports true, when putShortest does; otherwise it returns b
+// unchanged and false.
+func appendShortest(b []byte, f float64) ([]byte, bool) {
+	l := len(b)
+	if cap(b)-l < stretchRoom {
+		b = slices.Grow(b, stretchRoom)
+	}
+	n, ok := putShortest(b[:cap(b)], l, f)
+	return b[:n], ok
+}
+
+// putShortest writes f at b[n:] (which has stretchRoom bytes) as
+// strconv.AppendFloat(b[:n], f, 'g', -1, 64) would append it, returns the
+// index after it and reports true, for f in (1, 10^6) that is not a whole number
+// and whose shortest representation is not a tie; otherwise it returns n
+// and false, and the caller asks strconv.
 //
 // 'g' writes the shortest decimal that parses back to f, the one closest
 // to f if there are several (a tie goes to the even one: left to
@@ -169,16 +203,16 @@ var pow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // does (the range is symmetric about f·10^F), unless f·10^F is exactly
 // halfway between two of them. Its integer part is f's: the interval
 // holds no whole number, as f is none.
-func appendShortest(b []byte, f float64) ([]byte, bool) {
+func putShortest(b []byte, n int, f float64) (int, bool) {
 	if !(f > 1 && f < 1e6) {
-		return b, false
+		return n, false
 	}
 	fb := math.Float64bits(f)
 	m := fb&(1<<52-1) | 1<<52
 	s := uint(1075 - fb>>52) // f = m/2^s, 33 ≤ s ≤ 52
 	mask := uint64(1)<<s - 1
 	if m&mask == 0 { // f is whole (a power of two among them)
-		return b, false
+		return n, false
 	}
 	ip := m >> s // f's integer part, 1 ≤ ip < 10^6
 	p := 1
@@ -208,7 +242,7 @@ func appendShortest(b []byte, f float64) ([]byte, bool) {
 	c := xHi<<(64-s) | xLo>>s
 	last, below := uint64(0), xLo&mask != 0
 	if lo > hi {
-		return b, false // cannot happen (see above)
+		return n, false // cannot happen (see above)
 	}
 	// j digits dropped while the range, in units of 10^j, still holds a
 	// multiple of 10.
@@ -227,14 +261,14 @@ func appendShortest(b []byte, f float64) ([]byte, bool) {
 		half := uint64(1) << (s - 1)
 		r := xLo & mask
 		if r == half {
-			return b, false // a tie
+			return n, false // a tie
 		}
 		if r > half {
 			c++
 		}
 	} else {
 		if last == 5 && !below {
-			return b, false // a tie
+			return n, false // a tie
 		}
 		if last >= 5 {
 			c++
@@ -242,34 +276,32 @@ func appendShortest(b []byte, f float64) ([]byte, bool) {
 	}
 	fd := 17 - j - p // fractional digits
 	if c < lo || c > hi || fd <= 0 {
-		return b, false // cannot happen (see above)
+		return n, false // cannot happen (see above)
 	}
 	frac := c - ip*pow10[fd]
 	if frac >= pow10[fd] {
-		return b, false // cannot happen (see above)
+		return n, false // cannot happen (see above)
 	}
-	b = appendInt(b, int64(ip))
-	b = append(b, '.')
-	return appendPadded(b, frac, fd), true
+	n = putInt(b, n, int64(ip))
+	b[n] = '.'
+	return putPadded(b, n+1, frac, fd), true
 }
 
-// appendPadded appends v < 10^w (w ≤ 16) as exactly w decimal digits,
-// with leading zeros.
-func appendPadded(b []byte, v uint64, w int) []byte {
+// putPadded writes v < 10^w (w ≤ 16) at b[n:] as exactly w decimal
+// digits, with leading zeros, and returns the index after them; it may
+// write up to 16 bytes.
+func putPadded(b []byte, n int, v uint64, w int) int {
 	if w <= 8 {
-		return appendPadded8(b, uint32(v), w)
+		return putPadded8(b, n, uint32(v), w)
 	}
 	hi := v / 1e8
-	return appendPadded8(appendPadded8(b, uint32(hi), w-8), uint32(v-hi*1e8), 8)
+	return putPadded8(b, putPadded8(b, n, uint32(hi), w-8), uint32(v-hi*1e8), 8)
 }
 
-// appendPadded8 appends v < 10^w (1 ≤ w ≤ 8) as exactly w decimal
-// digits, with leading zeros.
-func appendPadded8(b []byte, v uint32, w int) []byte {
-	l := len(b)
-	if cap(b)-l < 8 {
-		b = slices.Grow(b, 8)
-	}
-	binary.LittleEndian.PutUint64(b[l:l+8], (digits8(v)+ascii8)>>(8*uint(8-w)&63))
-	return b[:l+w]
+// putPadded8 writes v < 10^w (1 ≤ w ≤ 8) at b[n:] as exactly w decimal
+// digits, with leading zeros, and returns the index after them; it
+// writes eight bytes.
+func putPadded8(b []byte, n int, v uint32, w int) int {
+	binary.LittleEndian.PutUint64(b[n:n+8], (digits8(v)+ascii8)>>(8*uint(8-w)&63))
+	return n + w
 }

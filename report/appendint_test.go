@@ -29,6 +29,68 @@ func TestAppendInt(t *testing.T) {
 	}
 }
 
+// TestPutInt checks putInt against strconv on the edges of every path
+// (one digit, four, eight, the split at 10^8 and at 10^16, negatives,
+// math.MinInt64), at an offset, and that it writes nothing beyond its
+// intRoom bytes.
+func TestPutInt(t *testing.T) {
+	vals := []int64{0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99999999, 1e8, 1e8 + 1,
+		999999999, 1e9, 1e9 + 7, 9999999999, 1e10, 1e15, 1e16 - 1, 1e16, 1e16 + 1, 1e17 + 12345,
+		1e18, math.MaxInt64, math.MaxInt64 - 1, -1, -9, -10, -9999, -10000, -1e8, -1e16,
+		math.MinInt64, math.MinInt64 + 1}
+	for p := int64(10); p > 0 && p <= math.MaxInt64/10; p *= 10 {
+		vals = append(vals, p-1, p, p+1, -p+1, -p, -p-1)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100_000 {
+		vals = append(vals, int64(r.Uint64())>>r.IntN(64))
+	}
+	for _, v := range vals {
+		want := strconv.FormatInt(v, 10)
+		for _, at := range []int{0, 3} {
+			b := make([]byte, at+intRoom+8)
+			for i := range b {
+				b[i] = 'x'
+			}
+			n := putInt(b, at, v)
+			if got := string(b[at:n]); got != want {
+				t.Fatalf("putInt(%d) at %d = %q, want %q", v, at, got, want)
+			}
+			for i := at + intRoom; i < len(b); i++ {
+				if b[i] != 'x' {
+					t.Fatalf("putInt(%d) at %d wrote byte %d, beyond its room", v, at, i)
+				}
+			}
+		}
+	}
+}
+
+// FuzzPutInt checks putInt against strconv on any int64.
+func FuzzPutInt(f *testing.F) {
+	for _, v := range []int64{0, 7, 1234, 1e8, 1089170657, math.MaxInt64, math.MinInt64} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v int64) {
+		b := make([]byte, intRoom)
+		if got, want := string(b[:putInt(b, 0, v)]), strconv.FormatInt(v, 10); got != want {
+			t.Fatalf("putInt(%d) = %q, want %q", v, got, want)
+		}
+	})
+}
+
+// TestDigits4 checks digits4 on every v below 10^4.
+func TestDigits4(t *testing.T) {
+	for v := uint32(0); v < 1e4; v++ {
+		want := []byte{byte(v / 1000), byte(v / 100 % 10), byte(v / 10 % 10), byte(v % 10)}
+		d := digits4(v)
+		for i := range 4 {
+			if got := byte(d >> (8 * i)); got != want[i] {
+				t.Fatalf("digits4(%d): digit %d is %d, want %d", v, i, got, want[i])
+			}
+		}
+	}
+}
+
 // TestDigits8 checks digits8 on every v below 10^8, against a decimal
 // counter.
 func TestDigits8(t *testing.T) {

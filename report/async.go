@@ -154,6 +154,13 @@ func (a *Async) deliver(b *obsBatch) {
 	// Each sample after the records and starts before it, and each record
 	// after the starts before it.
 	r, k := 0, 0
+	// A run has one sampler (a sim.Placer, or an Observers): it is called
+	// directly, without a loop over the list at each of the samples, about
+	// two per job.
+	var sampler sim.Sampler
+	if len(a.samplers) == 1 {
+		sampler = a.samplers[0]
+	}
 	for i := 0; i <= b.nsmp; i++ {
 		end, endSt := b.nrec, b.nst
 		if i < b.nsmp {
@@ -168,10 +175,15 @@ func (a *Async) deliver(b *obsBatch) {
 		for ; k < endSt; k++ {
 			a.deliverStart(b, k)
 		}
-		if i < b.nsmp {
-			for _, sp := range a.samplers {
-				sp.Sample(&b.samples[i])
-			}
+		if i == b.nsmp {
+			break
+		}
+		if sampler != nil {
+			sampler.Sample(&b.samples[i])
+			continue
+		}
+		for _, sp := range a.samplers {
+			sp.Sample(&b.samples[i])
 		}
 	}
 }
@@ -196,6 +208,10 @@ func (a *Async) deliverRecord(b *obsBatch, r int) {
 	if len(rec.Alloc) == 0 {
 		rec.Alloc = nil
 	}
+	if len(a.list) == 1 { // a sim.Placer, most runs: no loop
+		a.list[0].JobDone(rec)
+		return
+	}
 	for _, x := range a.list {
 		x.JobDone(rec)
 	}
@@ -207,7 +223,9 @@ func (a *Async) JobDone(r *sim.Record) {
 	n := b.nrec
 	b.recs[n] = *r
 	b.jobs[n] = *r.Job
-	b.allocs = append(b.allocs, r.Alloc...)
+	if len(r.Alloc) > 0 { // none under deferred placement: spare the call to memmove
+		b.allocs = append(b.allocs, r.Alloc...)
+	}
 	b.allocEnd[n] = int32(len(b.allocs))
 	if len(r.Steps) > 0 {
 		steps := make([]sim.GrowStep, len(r.Steps))

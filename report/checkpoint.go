@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -170,6 +171,7 @@ func (ts *TimeSeries) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("report: time series state: bucket width %d, %d buckets", s.Width, len(s.Closed))
 	}
 	ts.started, ts.origin, ts.width = s.Started, s.Origin, s.Width
+	ts.shift = uint(bits.TrailingZeros64(uint64(s.Width)))
 	ts.closed = ts.closed[:0]
 	for _, b := range s.Closed {
 		ts.closed = append(ts.closed, fromBucketState(b))

@@ -1,6 +1,10 @@
 package report
 
-import "github.com/schedsim/schedsim/workload"
+import (
+	"math/bits"
+
+	"github.com/schedsim/schedsim/workload"
+)
 
 // Job classes (SPEC §7): metrics are also given per job size class and per
 // runtime class, and per cell of the two crossed.
@@ -29,22 +33,37 @@ var runtimeClassEnd = [NumRuntimeClasses - 1]workload.Time{10 * 60, 60 * 60, 10 
 
 // SizeClass returns the size class (0 to NumSizeClasses−1) of a job on procs
 // processors. Counts below 1 fall in class 0.
+//
+// The class bounds (sizeClassMax) are powers of four: procs − 1 has at
+// most 0, 2, 4, 6 bits in classes 0 to 3, so the class is half that bit
+// length, rounded up (Metrics.JobDone classes every job: this spares a
+// loop; TestSizeClassBounds checks it against the bounds).
 func SizeClass(procs int) int {
-	for i, m := range sizeClassMax {
-		if procs <= m {
-			return i
-		}
+	if procs <= 1 {
+		return 0
 	}
-	return NumSizeClasses - 1
+	return min((bits.Len(uint(procs-1))+1)/2, NumSizeClasses-1)
 }
 
 // RuntimeClass returns the runtime class (0 to NumRuntimeClasses−1) of a job
 // that ran for run seconds (its actual execution time, end − start).
 func RuntimeClass(run workload.Time) int {
-	for i, end := range runtimeClassEnd {
-		if run < end {
-			return i
-		}
+	// The number of bounds run reaches, counted without a loop or a
+	// branch.
+	return b2i(run >= runtimeClassEnd[0]) + b2i(run >= runtimeClassEnd[1]) + b2i(run >= runtimeClassEnd[2])
+}
+
+// RuntimeClass counts NumRuntimeClasses − 1 = 3 bounds: these fail to
+// compile if that changes.
+var (
+	_ [NumRuntimeClasses - 4]struct{}
+	_ [4 - NumRuntimeClasses]struct{}
+)
+
+// b2i is 1 for true and 0 for false (the compiler makes it a SETcc).
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	return NumRuntimeClasses - 1
+	return 0
 }

@@ -9,6 +9,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,10 +77,17 @@ type JobsCSV struct {
 	w io.Writer
 	// buf holds the rows not yet written: each row is built in place at
 	// its end, and buf is written once it holds jobsCSVBuffer bytes.
-	buf      []byte
-	err      error  // the first write error; nothing is written after it
-	workload []byte // workload_name, already quoted if needed
-	scored   bool   // SCore-D columns after Batsim's (NewScoreDJobsCSV)
+	buf []byte
+	err error // the first write error; nothing is written after it
+	// middle is the fields between job_id and submission_time, with the
+	// commas around them: workload_name (quoted if needed) and profile.
+	middle string
+	// middle32 is middle padded to 32 bytes when it fits (short32): a
+	// row copies it with two moves of 16 bytes instead of a call to
+	// memmove, and the bytes beyond middle are overwritten next.
+	middle32 [32]byte
+	short32  bool
+	scored   bool // SCore-D columns after Batsim's (NewScoreDJobsCSV)
 }
 
 var _ sim.Observer = (*JobsCSV)(nil)
@@ -94,11 +102,13 @@ func NewJobsCSV(w io.Writer, workloadName string) *JobsCSV {
 
 // newJobsCSV returns a JobsCSV writing to w that has written nothing.
 func newJobsCSV(w io.Writer, workloadName string) *JobsCSV {
-	return &JobsCSV{
-		w:        w,
-		buf:      make([]byte, 0, jobsCSVBuffer+jobsCSVSlack),
-		workload: appendField(nil, workloadName),
+	c := &JobsCSV{
+		w:      w,
+		buf:    make([]byte, 0, jobsCSVBuffer+jobsCSVSlack),
+		middle: "," + string(appendField(nil, workloadName)) + ",delay,",
 	}
+	c.short32 = copy(c.middle32[:], c.middle) == len(c.middle)
+	return c
 }
 
 // endRow keeps b, c's buffer with one more row at its end, and writes it
@@ -123,32 +133,67 @@ func (c *JobsCSV) write() {
 	c.buf = c.buf[:0]
 }
 
+// rowRoom bounds the bytes of a row of a job that ran up to its
+// allocated_resources, but for its workload_name and profile (JobsCSV's
+// middle, of which it holds 32 bytes): nine numbers of at most intRoom
+// bytes and a stretch of stretchRoom, the final_state field, the other
+// constant fields. A row reserves it, with rangeRoom per range of
+// processors, once (see JobDone).
+const rowRoom = 9*intRoom + stretchRoom + 32 + len(",0,"+finalWalltime+",") + 16
+
+// rangeRoom bounds the bytes of one range of allocated_resources: two
+// processor numbers, a space and a dash.
+const rangeRoom = 2*intRoom + 2
+
+// The final_state fields of the jobs that ran, with the success field
+// before them and the commas around both.
+const (
+	completedField = ",1," + finalCompleted + ","
+	walltimeField  = ",0," + finalWalltime + ","
+	nodeFailField  = ",0," + finalNodeFail + ","
+)
+
 // JobDone appends r's row. It panics if r.State is not a known sim.State.
+//
+// The row of a job that ran is written in place, in room reserved once
+// for all its fields but the metadata (rowRoom and rangeRoom): each
+// number, constant and range is written at an index with no check of
+// room of its own (see putInt). The fields of a rejected or failed job,
+// and every metadata, are appended as usual.
 func (c *JobsCSV) JobDone(r *sim.Record) {
 	j := r.Job
 	b := c.buf
-	b = appendInt(b, j.ID)
-	b = append(b, ',')
-	b = append(b, c.workload...)
-	b = append(b, ",delay,"...)
-	b = appendInt(b, int64(j.Submit))
-	b = append(b, ',')
-	b = appendInt(b, int64(j.Procs))
-	b = append(b, ',')
-	if j.HasEstimate() {
-		b = appendInt(b, int64(j.Estimate))
+	if need := rowRoom + len(c.middle) + rangeRoom*len(r.Alloc); cap(b)-len(b) < need {
+		b = slices.Grow(b, need)
+	}
+	n := len(b)
+	b = b[:cap(b)]
+	n = putInt(b, n, j.ID)
+	if c.short32 {
+		*(*[32]byte)(b[n:]) = c.middle32
+		n += len(c.middle)
 	} else {
-		b = append(b, "-1"...)
+		n = put(b, n, c.middle)
+	}
+	n = putInt(b, n, int64(j.Submit))
+	b[n] = ','
+	n = putInt(b, n+1, int64(j.Procs))
+	b[n] = ','
+	n++
+	if j.HasEstimate() {
+		n = putInt(b, n, int64(j.Estimate))
+	} else {
+		n = put(b, n, "-1")
 	}
 	switch r.State {
 	case sim.Completed:
-		b = append(b, ",1,"+finalCompleted+","...)
+		n = put(b, n, completedField)
 	case sim.Killed:
-		b = append(b, ",0,"+finalWalltime+","...)
+		n = put(b, n, walltimeField)
 	case sim.NodeFail:
-		b = append(b, ",0,"+finalNodeFail+","...)
+		n = put(b, n, nodeFailField)
 	case sim.Rejected:
-		b = append(b, ",0,"+finalRejected+",-1,-1,-1,-1,-1,-1,,-1,"...)
+		b = append(b[:n], ",0,"+finalRejected+",-1,-1,-1,-1,-1,-1,,-1,"...)
 		b = appendField(b, r.Reason)
 		if c.scored {
 			b = c.appendScoreD(b, r)
@@ -156,7 +201,7 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 		c.endRow(append(b, '\n'))
 		return
 	case sim.Failed:
-		b = append(b, ",0,"+finalFailed+",-1,-1,-1,-1,-1,-1,,-1,"...)
+		b = append(b[:n], ",0,"+finalFailed+",-1,-1,-1,-1,-1,-1,,-1,"...)
 		b = appendField(b, FailedMetadata(r))
 		if c.scored {
 			b = c.appendScoreD(b, r)
@@ -168,33 +213,70 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	}
 	exec := int64(r.End - r.Start)
 	turnaround := int64(r.End - j.Submit)
-	b = appendInt(b, int64(r.Start))
-	b = append(b, ',')
-	b = appendInt(b, exec)
-	b = append(b, ',')
-	b = appendInt(b, int64(r.End))
-	b = append(b, ',')
-	b = appendInt(b, int64(r.Start-j.Submit))
-	b = append(b, ',')
-	b = appendInt(b, turnaround)
-	b = append(b, ',')
+	n = putInt(b, n, int64(r.Start))
+	b[n] = ','
+	n = putInt(b, n+1, exec)
+	b[n] = ','
+	n = putInt(b, n+1, int64(r.End))
+	b[n] = ','
+	n = putInt(b, n+1, int64(r.Start-j.Submit))
+	b[n] = ','
+	n = putInt(b, n+1, turnaround)
+	b[n] = ','
+	n++
 	if exec > 0 {
-		b = appendStretch(b, turnaround, exec)
+		n = putStretch(b, n, turnaround, exec)
 	} else {
-		b = append(b, "-1"...)
+		n = put(b, n, "-1")
 	}
-	b = append(b, ',')
-	b = cluster.FormatRanges(b, r.Alloc)
-	b = append(b, ",-1,"...)
+	b[n] = ','
+	n = putRanges(b, n+1, r.Alloc)
+	n = put(b, n, ",-1,")
 	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail {
-		b = appendField(b, RanMetadata(r))
+		b = appendField(b[:n], RanMetadata(r))
 	} else if r.Note != "" {
-		b = appendField(b, r.Note)
+		b = appendField(b[:n], r.Note)
+	} else if !c.scored {
+		b[n] = '\n' // the common row: no metadata, no SCore-D columns
+		c.endRow(b[:n+1])
+		return
+	} else {
+		b = b[:n]
 	}
 	if c.scored {
 		b = c.appendScoreD(b, r)
 	}
 	c.endRow(append(b, '\n'))
+}
+
+// put writes s at b[n:] and returns the index after it. Inlined with a
+// constant s, it stores s's bytes with a few moves (the compiler calls
+// memmove for a copy of more than 16 constant bytes, which the split
+// avoids).
+func put(b []byte, n int, s string) int {
+	if len(s) > 16 {
+		n += copy(b[n:n+16], s[:16])
+		s = s[16:]
+	}
+	return n + copy(b[n:n+len(s)], s)
+}
+
+// putRanges writes rs at b[n:] as cluster.FormatRanges appends them
+// (Batsim's interval set, "0-3 8 10-11") and returns the index after
+// them; b has rangeRoom bytes from n per range.
+func putRanges(b []byte, n int, rs []cluster.Range) int {
+	for i, r := range rs {
+		if i > 0 {
+			b[n] = ' '
+			n++
+		}
+		n = putInt(b, n, int64(r.Lo))
+		if r.Hi-1 > r.Lo {
+			b[n] = '-'
+			n = putInt(b, n+1, int64(r.Hi-1))
+		}
+	}
+	return n
 }
 
 // RanMetadata is the metadata of the row of a job that ran: with a

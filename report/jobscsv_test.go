@@ -222,3 +222,24 @@ func BenchmarkJobsCSV(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// TestPutRanges checks putRanges against cluster.FormatRanges, the
+// interval set's home, on single processors, ranges, numbers of every
+// digit count and many ranges, each written in exactly its rangeRoom.
+func TestPutRanges(t *testing.T) {
+	for _, rs := range [][]cluster.Range{
+		nil,
+		{rg(0, 1)},
+		{rg(0, 2)},
+		{rg(0, 4), rg(8, 9), rg(10, 12)},
+		{rg(9, 10), rg(10, 11), rg(99, 101), rg(999, 1001), rg(9999, 10001), rg(123456789, 1234567890)},
+		{rg(1<<40, 1<<41), rg(1<<62, 1<<62+1)},
+	} {
+		want := string(cluster.FormatRanges([]byte("x,"), rs))
+		b := make([]byte, 2+rangeRoom*len(rs))
+		copy(b, "x,")
+		if got := string(b[:putRanges(b, 2, rs)]); got != want {
+			t.Errorf("putRanges(%v) = %q, want %q", rs, got, want)
+		}
+	}
+}

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"math/bits"
-
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -76,6 +74,7 @@ type TimeSeries struct {
 	started bool
 	origin  workload.Time // time of the first sample
 	width   workload.Time // bucket width, a power of two seconds
+	shift   uint          // log2(width): a sample's bucket is its offset >> shift
 	closed  []bucket      // stored buckets before the open one, by index
 	open    bucket        // the bucket of the latest change
 	cur     Values        // values since lastT
@@ -141,7 +140,7 @@ func (ts *TimeSeries) Sample(s *sim.Sample) {
 	ts.loss += min(ts.procs-ts.cur[Busy]-ts.cur[Unavailable], ts.cur[QueuedProcs]) * dt
 	ts.unavail += ts.cur[Unavailable] * dt
 	// The width is a power of two and t ≥ origin: a shift divides.
-	k := int64(t-ts.origin) >> bits.TrailingZeros64(uint64(ts.width))
+	k := int64(t-ts.origin) >> (ts.shift & 63) // the mask spares the compiler's check
 	if k == ts.open.k {
 		// Most samples stay in the open bucket: each quantity written
 		// out, with no loop.
@@ -259,6 +258,7 @@ func (ts *TimeSeries) merge() {
 	}
 	ts.closed = out
 	ts.width *= 2
+	ts.shift++
 }
 
 // Width returns the current bucket width, in seconds.
