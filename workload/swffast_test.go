@@ -7,17 +7,58 @@ import (
 	"testing"
 )
 
+// testTexts are the text buffers of the readers tests make by hand (see
+// handReader), shared (the tests of this package run one at a time) since
+// a buffer is large.
+var testTexts [2]*swfText
+
+// handReader returns a reader, as newSWFReader makes one, of no input,
+// with testTexts[k] for its buffer.
+func handReader(k int, strict, general bool) *SWFReader {
+	if testTexts[k] == nil {
+		testTexts[k] = new(swfText)
+	}
+	t := testTexts[k]
+	t.strict = strict
+	return &SWFReader{path: "t.swf", swfText: t, general: general}
+}
+
+// nextText is the text testLine puts after a line, as the next line of a
+// trace: a parser that reads past the line's end finds numbers there.
+const nextText = "2 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\n3 0 5 100 4"
+
+// testLine puts line in r's buffer, as readLine would find it in a trace,
+// followed by nextText, and returns the arguments of parseFast for it;
+// n-s is less than len(line) if the line does not fit.
+func testLine(r *SWFReader, line string) (s, n, e int) {
+	s = len(nextText) % 7 // not at the buffer's start
+	n = s + copy(r.buf[s:swfBufText-len(nextText)-1], line)
+	r.buf[n] = '\n'
+	end := n + 1 + copy(r.buf[n+1:], nextText)
+	r.buf[end] = 0
+	return s, n, n
+}
+
+// parseLine parses line as Next does: with parseFast in place if it can,
+// else the general way.
+func parseLine(r *SWFReader, line string, j *Job) (bool, error) {
+	if s, n, e := testLine(r, line); n-s == len(line) && !r.general && r.parseFast(s, n, e) {
+		return r.fill(j)
+	}
+	return r.parse([]byte(line), j)
+}
+
 // parseBoth parses line with and without the fast path and fails the test
 // if the job (negative zeros included), the verdict, the error or the
 // counts differ.
 func parseBoth(t *testing.T, line string, strict bool) {
 	t.Helper()
 	var got, want Job
-	fast := &SWFReader{path: "t.swf", strict: strict, line: 7}
-	slow := &SWFReader{path: "t.swf", strict: strict, line: 7, general: true}
+	fast, slow := handReader(0, strict, false), handReader(1, strict, true)
+	fast.line, slow.line = 7, 7
 	fast.cl.seq, slow.cl.seq = 3, 3
-	keptF, errF := fast.parse([]byte(line), &got)
-	keptS, errS := slow.parse([]byte(line), &want)
+	keptF, errF := parseLine(fast, line, &got)
+	keptS, errS := parseLine(slow, line, &want)
 	if keptF != keptS || fmt.Sprint(errF) != fmt.Sprint(errS) || fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) || fast.cl.stats != slow.cl.stats {
 		t.Fatalf("line %q (strict %v): fast path gives kept=%v err=%v job=%+v stats=%+v, general loop kept=%v err=%v job=%+v stats=%+v",
 			line, strict, keptF, errF, got, fast.cl.stats, keptS, errS, want, slow.cl.stats)
@@ -141,9 +182,9 @@ func TestParseFastVerdicts(t *testing.T) {
 		{"", "no"},
 		{strings.Repeat(" ", fastLineMax) + "1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "no"},
 	} {
-		r := &SWFReader{path: "t.swf"}
+		r := handReader(0, false, false)
 		got := "no"
-		if r.parseFast([]byte(c.line)) {
+		if r.parseFast(testLine(r, c.line)) {
 			got = "ints"
 			if r.frac != 0 {
 				got = "mixed"
