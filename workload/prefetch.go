@@ -71,13 +71,10 @@ func (p *prefetch) run() {
 		case <-p.quit:
 			return
 		}
-		b.jobs, b.err = b.jobs[:0], nil
-		for len(b.jobs) < prefetchBatch {
-			b.jobs = append(b.jobs, Job{})
-			if err := p.r.Next(&b.jobs[len(b.jobs)-1]); err != nil {
-				b.jobs, b.err = b.jobs[:len(b.jobs)-1], err
-				break
-			}
+		if br, ok := p.r.(batchReader); ok {
+			b.jobs, b.err = br.readBatch(b.jobs[:0])
+		} else {
+			b.jobs, b.err = readBatch(p.r, b.jobs[:0])
 		}
 		b.stats = p.r.Stats()
 		select {
