@@ -251,9 +251,22 @@ type dupCheck struct {
 // keep applies the rule to j, the next job its source kept: it reports
 // whether j stays, or returns the error about j's job number (field 1).
 func (d *dupCheck) keep(j *Job) (bool, error) {
-	if d.raw || (j.Status >= 2 && j.Status <= 4) || !d.ids.add(j.ID) {
+	if d.raw || !d.seen(j) {
 		return true, nil
 	}
+	return d.duplicate(j)
+}
+
+// seen reports whether an earlier job has j's number, unless j is a part
+// of a job (status 2 to 4), and records j's number: whether the rule
+// applies to j, unless raw records are read. (SWFReader.readJobs has it
+// written out.)
+func (d *dupCheck) seen(j *Job) bool {
+	return (j.Status < 2 || j.Status > 4) && d.ids.add(j.ID)
+}
+
+// duplicate is keep for a job that seen reports.
+func (d *dupCheck) duplicate(j *Job) (bool, error) {
 	switch d.rule {
 	case DuplicateKeep:
 		d.kept++
@@ -285,6 +298,9 @@ func (c *checked) Next(j *Job) error {
 // checking each job as it goes; another source goes job by job.
 func (c *checked) readBatch(jobs []Job) ([]Job, error) {
 	if r, ok := c.source.(*SWFReader); ok {
+		if c.dup.raw {
+			return r.readJobs(jobs, nil) // raw records are not checked
+		}
 		return r.readJobs(jobs, &c.dup)
 	}
 	return readBatch(c, jobs)
@@ -342,17 +358,23 @@ type idSet struct {
 func (s *idSet) add(id int64) bool {
 	k, bit := id>>6, uint64(1)<<(uint64(id)&63)
 	if !s.have || k != s.key {
-		if s.words == nil {
-			s.words = make(map[int64]uint64)
-		}
-		if s.have {
-			s.words[s.key] = s.word
-		}
-		s.key, s.word, s.have = k, s.words[k], true
+		s.load(k)
 	}
 	if s.word&bit != 0 {
 		return true
 	}
 	s.word |= bit
 	return false
+}
+
+// load makes the word of key k the word in use, and stores the one it
+// replaces. (Apart from add, so that add is small enough to be inlined.)
+func (s *idSet) load(k int64) {
+	if s.words == nil {
+		s.words = make(map[int64]uint64)
+	}
+	if s.have {
+		s.words[s.key] = s.word
+	}
+	s.key, s.word, s.have = k, s.words[k], true
 }

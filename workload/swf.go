@@ -502,8 +502,9 @@ func (r *SWFReader) Next(j *Job) error {
 // readBatch implements batchReader.
 func (r *SWFReader) readBatch(jobs []Job) ([]Job, error) { return r.readJobs(jobs, nil) }
 
-// readJobs is readBatch with the checks of Open's reader, d, when not nil:
-// it applies d to each job kept, and returns its error as that reader does.
+// readJobs is readBatch with the checks of Open's reader, d, when not nil
+// (and not for raw records): it applies d to each job kept, and returns
+// its error as that reader does.
 //
 // It is Next's loop and readLine's common case, fused and without a call
 // per job: a line it finds whole in buf it parses right into its place in
@@ -539,8 +540,9 @@ func (r *SWFReader) readJobs(jobs []Job, d *dupCheck) ([]Job, error) {
 				continue
 			}
 		}
-		if d != nil {
-			keep, err := d.keep(j)
+		// d.seen(j) written out, which the compiler does not inline.
+		if d != nil && (j.Status < 2 || j.Status > 4) && d.ids.add(j.ID) {
+			keep, err := d.duplicate(j)
 			if err != nil {
 				return jobs[:k], r.errorAt(1, err)
 			}
