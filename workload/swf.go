@@ -626,10 +626,14 @@ func (r *SWFReader) fill(j *Job) (bool, error) {
 		v[k] = int64(f)
 	}
 	m &^= intFields
-	// Field by field into a zeroed job: a Job literal would be built on
-	// the stack and copied.
-	*j = Job{}
+	// Every field of j, in order, one by one: a Job literal would be
+	// built on the stack and copied, and zeroing j first costs as much
+	// again as these stores. The fields the cleaner sets (Seq, Submit,
+	// Procs, Run, Estimate) are zero until it does, as the fields SWF
+	// lacks. (TestFillEveryField checks that none is left out.)
+	j.Seq = 0
 	j.ID = v[0]
+	j.Submit, j.Procs, j.Run, j.Estimate = 0, 0, 0, 0
 	j.RawWait = float64(v[2])
 	j.RawRun = float64(v[3])
 	j.AllocProcs = int(v[4])
@@ -646,6 +650,16 @@ func (r *SWFReader) fill(j *Job) (bool, error) {
 	j.Partition = int(v[15])
 	j.PrecedingJob = v[16]
 	j.ThinkTime = float64(v[17])
+	j.MinProcs, j.MaxProcs, j.ReqNodes, j.MemPerNodeKB = 0, 0, 0, 0
+	// A string is stored only when not empty already: storing a pointer,
+	// even nil, costs a write barrier while the collector marks.
+	if j.Licenses != "" {
+		j.Licenses = ""
+	}
+	if j.Template != "" {
+		j.Template = ""
+	}
+	j.Priority, j.HoldUntil, j.WaitResources = 0, 0, 0
 	var kept bool
 	var err error
 	if m == 0 {

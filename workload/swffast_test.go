@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -337,6 +338,29 @@ func TestSwarDigits(t *testing.T) {
 		fmt.Sscan(s, &want)
 		if got != want {
 			t.Errorf("swarDigits(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// TestFillEveryField checks that parsing a line into a job sets every
+// field of the job, whatever it held: the job is the one parsed into a
+// zeroed Job, for kept and dropped lines, by either path.
+func TestFillEveryField(t *testing.T) {
+	for _, line := range []string{
+		rec(nil),                                  // kept, the fast path
+		rec(map[int]string{4: "0"}),               // dropped: no run time
+		rec(map[int]string{2: "-1"}),              // dropped: no submit time
+		rec(map[int]string{4: "12.5", 6: "3.25"}), // fractions
+		rec(map[int]string{5: "4.0"}),             // the general path
+	} {
+		for _, general := range []bool{false, true} {
+			var want, got Job
+			keptW, errW := parseLine(handReader(0, false, general), line, &want)
+			scribble(&got)
+			keptG, errG := parseLine(handReader(0, false, general), line, &got)
+			if keptG != keptW || errG != errW || !reflect.DeepEqual(got, want) {
+				t.Errorf("%q (general %v): parsed over another job: %v %v %+v; into a zero job: %v %v %+v", line, general, keptG, errG, got, keptW, errW, want)
+			}
 		}
 	}
 }
