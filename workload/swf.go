@@ -110,8 +110,7 @@ type SWFReader struct {
 	// parsed; rerr is the error that ended src, once met, which comes
 	// after the text in buf.
 	*swfText
-	pos, end int
-	rerr     error
+	rerr error
 	// long gathers a line too long for buf; first is the first job line
 	// when readHeader met it there (else readHeader puts it back in buf).
 	long  []byte
@@ -131,8 +130,8 @@ type swfText struct {
 	// k+1) those in fields and ints instead.
 	vals [18]int64
 	frac uint32
-	// n and e are parseFast's, kept here for its slow paths.
-	n, e int
+	// buf[pos:end] is the text not parsed yet.
+	pos, end int
 	// strict (set by Open) also rejects negative values other than -1,
 	// binary data and overlong lines.
 	strict bool
@@ -484,7 +483,7 @@ func (r *SWFReader) Next(j *Job) error {
 			return err
 		}
 		var kept bool
-		if s >= 0 && !r.general && r.parseFast(s, n, e) {
+		if s >= 0 && !r.general && r.parseFast(s) == e+1 {
 			kept, err = r.fill(j)
 		} else {
 			kept, err = r.parse(r.text(s, n), j)
@@ -506,39 +505,28 @@ func (r *SWFReader) readBatch(jobs []Job) ([]Job, error) { return r.readJobs(job
 // (and not for raw records): it applies d to each job kept, and returns
 // its error as that reader does.
 //
-// It is Next's loop and readLine's common case, fused and without a call
-// per job: a line it finds whole in buf it parses right into its place in
-// jobs; anything else (reading more text, a long line, the end, the first
-// line that readHeader kept aside) it leaves to Next.
+// It is Next's loop, fused and without a call per job: it parses each line
+// right into its place in jobs, with parseFast where the line is, and
+// leaves anything else to nextSlow.
 func (r *SWFReader) readJobs(jobs []Job, d *dupCheck) ([]Job, error) {
 	k := len(jobs)
 	jobs = jobs[:cap(jobs)]
 	for k < len(jobs) {
 		j := &jobs[k]
-		s := r.pos
-		i := bytes.IndexByte(r.buf[s:r.end], '\n')
-		if i < 0 || r.first != nil || r.general {
-			if err := r.Next(j); err != nil {
-				return jobs[:k], err
-			}
-		} else {
-			e := s + i
-			r.pos = e + 1
+		var kept bool
+		var err error
+		if next := r.nextFast(); next > 0 {
+			r.pos = next
 			r.line++
-			n := trimCR(&r.buf, s, e)
-			var kept bool
-			var err error
-			if r.parseFast(s, n, e) {
-				kept, err = r.fill(j)
-			} else {
-				kept, err = r.parse(r.buf[s:n], j)
-			}
-			if err != nil {
-				return jobs[:k], err
-			}
-			if !kept {
-				continue
-			}
+			kept, err = r.fill(j)
+		} else {
+			kept, err = r.nextSlow(j)
+		}
+		if err != nil {
+			return jobs[:k], err
+		}
+		if !kept {
+			continue
 		}
 		// d.seen(j) written out, which the compiler does not inline.
 		if d != nil && (j.Status < 2 || j.Status > 4) && d.ids.add(j.ID) {
@@ -553,6 +541,33 @@ func (r *SWFReader) readJobs(jobs []Job, d *dupCheck) ([]Job, error) {
 		k++
 	}
 	return jobs, nil
+}
+
+// nextFast parses the next line with parseFast where it is, if it may,
+// and returns the index after it, or -1.
+func (r *SWFReader) nextFast() int {
+	if r.first != nil || r.general {
+		return -1
+	}
+	return r.parseFast(r.pos)
+}
+
+// nextSlow reads the next line into j the general way, if it is whole in
+// buf, else with Next (which reads on to a kept job), and reports whether
+// j holds a kept job.
+func (r *SWFReader) nextSlow(j *Job) (bool, error) {
+	s := r.pos
+	i := bytes.IndexByte(r.buf[s:r.end], '\n')
+	if i < 0 || r.first != nil {
+		if err := r.Next(j); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	e := s + i
+	r.pos = e + 1
+	r.line++
+	return r.parse(r.buf[s:trimCR(&r.buf, s, e)], j)
 }
 
 // parse reads one line the general way into j and applies the rules. It

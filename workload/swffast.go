@@ -1,14 +1,11 @@
 package workload
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
 )
-
-// fastLineMax is the longest line parseFast reads: an SWF job line is 40 to
-// 100 bytes, aligned columns included; a longer one goes to the general loop.
-const fastLineMax = 240
 
 // parseFast is the fast path of parse, for the common line: 18 numbers
 // separated by blanks, most of them plain integers (digits only, or "-1").
@@ -16,35 +13,24 @@ const fastLineMax = 240
 // short fractions (LANL's "489.00") inline too, as float64 into t.fields,
 // and any other number (a negative number other than -1, a long fraction)
 // with scanNumber into t.fields and t.ints; it marks the fields it put in
-// t.fields in t.frac, and reports true. On anything else (a comment, a
-// blank line, a field that is no number, a wrong field count, a value out
-// of range or one strict mode rejects, a very long line) it reports false
-// without a word, and parse reads the line again the general way, which
-// gives the error.
+// t.fields in t.frac. On anything else (a comment, a blank line, a field
+// that is no number, a wrong field count, a value out of range or one
+// strict mode rejects, a line not whole in buf) it returns -1 without a
+// word, and parse reads the line again the general way, which gives the
+// error.
 //
-// It reads the line where readLine found it, in t.buf: its text is
-// buf[s:n], and its end-of-line bytes buf[n:e+1], which parseFast
-// overwrites with blanks, so that a field at the end of the line ends as
-// any other. Per field it costs a few instructions, and the loop has no
-// bounds checks to speak of: every field is read with one or two 8-byte
-// loads whatever its position, which may reach past the line into the
-// text after it; the NUL after the text in buf stops every run of digits
-// and of blanks at the latest. A field that starts past the line's end
-// (the line has fewer than 18 fields) is read from the lines after it,
-// and the check after the loop (the last field must end by e) rejects the
-// line then. The values of plain integers are exact (below 10^15 <
-// 2^53), so an int64 is what the general loop's float64 converts back to.
-func (t *swfText) parseFast(s, n, e int) bool {
-	if n-s > fastLineMax {
-		return false
-	}
+// It reads the line that starts at s in t.buf where it is, and finds its
+// end itself: the field after which, past blanks and '\r's, comes a '\n';
+// it returns the index after that '\n'. Finding the end first would cost
+// a search per line. Per field it costs a few instructions, and the loop
+// has no bounds checks to speak of: every field is read with one or two
+// 8-byte loads whatever its position, which may reach past the line into
+// the text after it, or past the text (the NUL after it stops every run
+// of digits and of blanks at the latest). The values of plain integers are
+// exact (below 10^15 < 2^53), so an int64 is what the general loop's
+// float64 converts back to.
+func (t *swfText) parseFast(s int) int {
 	b := &t.buf
-	for k := n; k <= e; k++ {
-		b[k&(swfBufSize-1)] = ' '
-	}
-	// The loop reads n and e back from t where it needs them, on its slow
-	// paths: values fewer to keep in registers, which spares spills.
-	t.n, t.e = n, e
 	t.frac = 0
 	i := s
 	// Each way through the loop counts its field itself (f++ before each
@@ -83,6 +69,12 @@ func (t *swfText) parseFast(s, n, e int) bool {
 				i += z>>3 + 1
 				f++
 				continue
+			}
+			if (c == '\n' || c == '\r') && f == 17 && z != 0 {
+				// The last field, at the end of the line.
+				t.vals[f] = int64(swarDigits(x << ((64 - z) & 63)))
+				i += z >> 3
+				break
 			}
 			if c == '.' && z != 0 {
 				// A fraction ("489.00"): 1 to 7 digits after the point,
@@ -124,27 +116,51 @@ func (t *swfText) parseFast(s, n, e int) bool {
 				}
 			}
 		}
-		// Any other field the general way; one that is no number, or
-		// no field at all (the line ended), leaves the whole line to the
-		// general loop, which reports it.
-		if i >= t.n {
-			return false
+		if f == 17 && (w<<40 == ('-'|'1'<<8|'\n'<<16)<<40 || w<<40 == ('-'|'1'<<8|'\r'<<16)<<40) {
+			// "-1" as the last field, at the end of the line.
+			t.vals[f] = -1
+			i += 2
+			break
 		}
-		v, isInt, end, ok := scanNumber(t.buf[:t.n], i)
+		// Any other field the general way, up to the line's end; one
+		// that is no number, or no field at all (the line ended), leaves
+		// the whole line to the general loop, which reports it.
+		n := t.lineEnd(i)
+		if i >= n {
+			return -1
+		}
+		v, isInt, end, ok := scanNumber(b[:n], i)
 		if !ok || !(math.Abs(v) <= maxSWFValue) || (t.strict && v < 0 && v != Unknown) {
-			return false
+			return -1
 		}
 		t.fields[f], t.ints[f] = v, isInt
 		t.frac |= 1 << f
 		i = end
 		f++
 	}
-	// The last field ended at e, the blank that was the '\n', or before;
-	// then only blanks may follow it on the line.
-	if i > t.e+1 || i <= t.e && skipBlanks(b, i) < t.n {
-		return false // fewer than 18 fields, or more, or a control byte
+	// After the last field, only blanks, then the line's end.
+	if b[i&(swfBufSize-1)] == '\n' {
+		return i + 1
 	}
-	return true
+	i = skipBlanks(b, i)
+	for b[i&(swfBufSize-1)] == '\r' {
+		i++
+	}
+	if b[i&(swfBufSize-1)] != '\n' {
+		return -1 // fewer than 18 fields, or more, or a control byte
+	}
+	return i + 1
+}
+
+// lineEnd returns the end of the text of the line that i is in, from i
+// on: the index of its '\n' less the '\r's before it, or -1 if the line
+// is not whole in buf.
+func (t *swfText) lineEnd(i int) int {
+	e := bytes.IndexByte(t.buf[i:t.end], '\n')
+	if e < 0 {
+		return -1
+	}
+	return trimCR(&t.buf, i, i+e)
 }
 
 // skipBlanks returns the index of the first byte of b at or after i that is

@@ -37,16 +37,31 @@ func testLine(r *SWFReader, line string) (s, n, e int) {
 	r.buf[n] = '\n'
 	end := n + 1 + copy(r.buf[n+1:], nextText)
 	r.buf[end] = 0
+	r.pos, r.end = s, end
 	return s, n, n
 }
 
-// parseLine parses line as Next does: with parseFast in place if it can,
-// else the general way.
+// fastOK reports whether parseFast takes line, which testLine puts in
+// r's buffer.
+func fastOK(r *SWFReader, line string) bool {
+	s, n, e := testLine(r, line)
+	if n-s < len(line) {
+		return false
+	}
+	next := r.parseFast(s)
+	if next >= 0 && next != e+1 {
+		panic(fmt.Sprintf("parseFast(%q) ends the line at %d, not at %d", line, next, e+1))
+	}
+	return next == e+1
+}
+
+// parseLine parses line, followed by a '\n', as Next does: with parseFast
+// in place if it can, else the general way, without the '\r's at its end.
 func parseLine(r *SWFReader, line string, j *Job) (bool, error) {
-	if s, n, e := testLine(r, line); n-s == len(line) && !r.general && r.parseFast(s, n, e) {
+	if !r.general && fastOK(r, line) {
 		return r.fill(j)
 	}
-	return r.parse([]byte(line), j)
+	return r.parse([]byte(strings.TrimRight(line, "\r")), j)
 }
 
 // parseBoth parses line with and without the fast path and fails the test
@@ -124,7 +139,10 @@ func TestParseFastEqualsGeneral(t *testing.T) {
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1        \x00       ",       // a NUL after blanks
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\x00",                      // a NUL right after
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r",                        // a CR left over
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r\n",                      // CRLF kept
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r",                        // CRLF
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 \r\r",                     // blank, CRs
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r ",                       // CR, blank
+		"1 0 5 100\r 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                        // a CR inside
 		"1 0 5 100\r4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                         // a CR inside
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\v",                        // a vertical tab
 		"1\x0b0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 -1",                    // a control byte as a separator
@@ -146,8 +164,9 @@ func TestParseFastEqualsGeneral(t *testing.T) {
 		"1 0 5 300 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",      // overrun
 		"1 0.4 5 99.5 4 -1 -1 4 200.5 -1 1 3 2 -1 1 -1 -1 -1", // rounded times
 	}
-	// Lines of every length around fastLineMax, the last field at the very end.
-	for pad := fastLineMax - 60; pad <= fastLineMax-40; pad++ {
+	// Lines of every length from 180 to 200 bytes, the last field at the
+	// very end.
+	for pad := 180; pad <= 200; pad++ {
 		l := strings.Repeat(" ", pad) + fields18(0, "", " ")
 		lines = append(lines, l, l+" ", fields18(18, "1"+strings.Repeat("0", 14), " ")+strings.Repeat(" ", pad))
 		lines = append(lines, strings.Repeat(" ", pad)+fields18(18, "12345678901", " "))
@@ -181,11 +200,16 @@ func TestParseFastVerdicts(t *testing.T) {
 		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 x", "no"},
 		{"; 1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "no"},
 		{"", "no"},
-		{strings.Repeat(" ", fastLineMax) + "1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "no"},
+		{strings.Repeat(" ", 240) + "1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "ints"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r", "ints"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 7\r\r", "ints"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r ", "no"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 12.5", "mixed"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1\r-1", "no"},
 	} {
 		r := handReader(0, false, false)
 		got := "no"
-		if r.parseFast(testLine(r, c.line)) {
+		if fastOK(r, c.line) {
 			got = "ints"
 			if r.frac != 0 {
 				got = "mixed"
@@ -296,13 +320,13 @@ func readBoth(t *testing.T, text string) {
 }
 
 // Whole traces read the same with and without the fast path: lines of
-// every length (around fastLineMax too), CRLF line ends, lines across the
+// every length (up to 240 bytes and more), CRLF line ends, lines across the
 // reader's buffer boundaries, a last line without its newline.
 func TestSWFReaderFastEqualsGeneral(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("; MaxProcs: 64\n")
 	for i := 0; b.Len() < 3<<19; i++ {
-		pad := strings.Repeat(" ", i%(fastLineMax+3))
+		pad := strings.Repeat(" ", i%243)
 		end := "\n"
 		if i%7 == 3 {
 			end = "\r\n"
