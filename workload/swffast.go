@@ -37,7 +37,7 @@ func (t *swfText) parseFast(s int) int {
 	// continue) rather than in a post statement: with one increment that
 	// all the ways share, the compiler loads the SWAR constants again on
 	// the way of "-1", which costs about 5% of the loop.
-	for f := 0; f < 18; {
+	for f := 0; f < 17; {
 		w := load64(b, i)
 		if byte(w) <= ' ' {
 			// Blanks before the field (the line's indent, aligned
@@ -69,12 +69,6 @@ func (t *swfText) parseFast(s int) int {
 				i += z>>3 + 1
 				f++
 				continue
-			}
-			if (c == '\n' || c == '\r') && f == 17 && z != 0 {
-				// The last field, at the end of the line.
-				t.vals[f] = int64(swarDigits(x << ((64 - z) & 63)))
-				i += z >> 3
-				break
 			}
 			if c == '.' && z != 0 {
 				// A fraction ("489.00"): 1 to 7 digits after the point,
@@ -116,27 +110,31 @@ func (t *swfText) parseFast(s int) int {
 				}
 			}
 		}
-		if f == 17 && (w<<40 == ('-'|'1'<<8|'\n'<<16)<<40 || w<<40 == ('-'|'1'<<8|'\r'<<16)<<40) {
-			// "-1" as the last field, at the end of the line.
-			t.vals[f] = -1
-			i += 2
-			break
-		}
-		// Any other field the general way, up to the line's end; one
-		// that is no number, or no field at all (the line ended), leaves
-		// the whole line to the general loop, which reports it.
-		n := t.lineEnd(i)
-		if i >= n {
+		// Any other field the general way.
+		if i = t.other(f, i); i < 0 {
 			return -1
 		}
-		v, isInt, end, ok := scanNumber(b[:n], i)
-		if !ok || !(math.Abs(v) <= maxSWFValue) || (t.strict && v < 0 && v != Unknown) {
-			return -1
-		}
-		t.fields[f], t.ints[f] = v, isInt
-		t.frac |= 1 << f
-		i = end
 		f++
+	}
+	// The last field, which the line's end may end: "-1" and short
+	// integers inline, anything else the general way. (Apart from the
+	// loop, so that the loop's fields need not look for the end.)
+	w := load64(b, i)
+	if byte(w) <= ' ' {
+		i = skipBlanks(b, i)
+		w = load64(b, i)
+	}
+	x := w - 0x3030303030303030
+	nd := (x | (x + 0x7676767676767676)) & 0x8080808080808080
+	z := bits.TrailingZeros64(nd) & 56
+	if c := byte(w >> 16); w<<48 == ('-'|'1'<<8)<<48 && (c == '\n' || c == ' ' || c == '\r' || c == '\t') {
+		t.vals[17] = -1
+		i += 2
+	} else if c := byte(w >> z); z != 0 && (c == '\n' || c == ' ' || c == '\r' || c == '\t') {
+		t.vals[17] = int64(swarDigits(x << ((64 - z) & 63)))
+		i += z >> 3
+	} else if i = t.other(17, i); i < 0 {
+		return -1
 	}
 	// After the last field, only blanks, then the line's end.
 	if b[i&(swfBufSize-1)] == '\n' {
@@ -150,6 +148,25 @@ func (t *swfText) parseFast(s int) int {
 		return -1 // fewer than 18 fields, or more, or a control byte
 	}
 	return i + 1
+}
+
+// other is parseFast's way for a field it does not read inline, f at i:
+// scanNumber reads it, up to the line's end, into t.fields and t.ints,
+// and other returns the index after it, or -1 if it is no number
+// parseFast may take, or no field at all (the line ended): parse then
+// reads the line the general way, which reports it.
+func (t *swfText) other(f, i int) int {
+	n := t.lineEnd(i)
+	if i >= n {
+		return -1
+	}
+	v, isInt, end, ok := scanNumber(t.buf[:n], i)
+	if !ok || !(math.Abs(v) <= maxSWFValue) || (t.strict && v < 0 && v != Unknown) {
+		return -1
+	}
+	t.fields[f], t.ints[f] = v, isInt
+	t.frac |= 1 << f
+	return end
 }
 
 // lineEnd returns the end of the text of the line that i is in, from i
