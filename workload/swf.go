@@ -142,8 +142,8 @@ type swfText struct {
 // are there only for 8-byte loads at its last indexes: a power of two, so
 // that parseFast can mask its indexes into it (see load64). The text in it
 // stops swfBufSlack bytes before swfBufSize: parseFast reads at most 15
-// bytes past the NUL that follows the text, the last line may be given a
-// '\n' there, and a test puts text after a line.
+// bytes past the NUL that follows the text, and the last line may be given
+// a '\n' there.
 const (
 	swfBufSize  = 64 << 10
 	swfBufSlack = 64
@@ -152,9 +152,9 @@ const (
 
 // maxStrictLine is, about, the longest line a strict reader accepts: an SWF
 // job line is about a hundred bytes, so anything longer is not SWF. The
-// line it rejects is one of strictLineReject bytes or more before its '\n'
-// (the limit was checked in steps of 256 KiB, and the first step past
-// maxStrictLine is the one that fails).
+// line it rejects is one of strictLineReject bytes or more before its '\n':
+// the reader used to check the limit after each 256 KiB of a long line it
+// gathered, and keeps the length at which that check failed.
 const (
 	maxStrictLine    = 1 << 20
 	strictLineReject = maxStrictLine + 256<<10
