@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 )
@@ -62,6 +63,7 @@ func FuzzSWFReader(f *testing.F) {
 		if mode&64 != 0 {
 			rules.Statuses = []int{0, 1, 5}
 		}
+		checkFuzzBatch(t, data, rules)
 		r, err := NewSWFReader(bytes.NewReader(data), "fuzz.swf", rules)
 		if err != nil {
 			checkFuzzError(t, err)
@@ -104,6 +106,33 @@ func FuzzSWFReader(f *testing.F) {
 			t.Fatalf("stats %+v: kept %d, dropped %d", st, kept, dropped)
 		}
 	})
+}
+
+// checkFuzzBatch reads data with Open's checks (under each duplicate
+// rule) job by job and through Prefetch, which reads a batch at
+// a time: the jobs, the error and the counts must be the same.
+func checkFuzzBatch(t *testing.T, data []byte, rules Rules) {
+	t.Helper()
+	for _, dup := range []DuplicateRule{DuplicateError, DuplicateKeep, DuplicateDrop} {
+		rules.Duplicate = dup
+		direct, err := NewReader(bytes.NewReader(data), "fuzz.swf", rules)
+		if err != nil {
+			checkFuzzError(t, err)
+			return
+		}
+		want, wantErr := readEvery(direct)
+		r, err := NewReader(bytes.NewReader(data), "fuzz.swf", rules)
+		if err != nil {
+			t.Fatalf("second NewReader: %v", err)
+		}
+		p := Prefetch(r)
+		got, gotErr := readEvery(p)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) || p.Stats() != direct.Stats() {
+			t.Fatalf("rule %s: Prefetch gives %d jobs, %v, %+v; Next %d jobs, %v, %+v", dup, len(got), gotErr, p.Stats(), len(want), wantErr, direct.Stats())
+		}
+		p.Close()
+		direct.Close()
+	}
 }
 
 func checkFuzzError(t *testing.T, err error) {

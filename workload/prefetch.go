@@ -30,7 +30,8 @@ type prefetch struct {
 	wg    sync.WaitGroup
 	once  sync.Once
 	cur   *jobBatch
-	i     int
+	jobs  []Job      // cur.jobs, or nil
+	i     int        // the next job in jobs
 	err   error      // the terminal error, once reached
 	stats CleanStats // the counts as of the batch last taken
 }
@@ -71,13 +72,10 @@ func (p *prefetch) run() {
 		case <-p.quit:
 			return
 		}
-		b.jobs, b.err = b.jobs[:0], nil
-		for len(b.jobs) < prefetchBatch {
-			b.jobs = append(b.jobs, Job{})
-			if err := p.r.Next(&b.jobs[len(b.jobs)-1]); err != nil {
-				b.jobs, b.err = b.jobs[:len(b.jobs)-1], err
-				break
-			}
+		if br, ok := p.r.(batchReader); ok {
+			b.jobs, b.err = br.readBatch(b.jobs[:0])
+		} else {
+			b.jobs, b.err = readBatch(p.r, b.jobs[:0])
 		}
 		b.stats = p.r.Stats()
 		select {
@@ -105,6 +103,16 @@ func (p *prefetch) Next(j *Job) error {
 // that holds it, valid (and free to modify) until the next call of Next or
 // NextRef, which may hand the batch back to the reading goroutine.
 func (p *prefetch) NextRef() (*Job, error) {
+	if p.i < len(p.jobs) {
+		p.i++
+		return &p.jobs[p.i-1], nil
+	}
+	return p.nextBatch()
+}
+
+// nextBatch is NextRef at the end of a batch: it hands the batch back
+// and takes the next, or returns the error that ended the batch.
+func (p *prefetch) nextBatch() (*Job, error) {
 	for p.err == nil {
 		if p.cur != nil {
 			if p.i < len(p.cur.jobs) {
@@ -117,14 +125,14 @@ func (p *prefetch) NextRef() (*Job, error) {
 				break
 			}
 			p.free <- p.cur
-			p.cur = nil
+			p.cur, p.jobs = nil, nil
 		}
 		b, ok := <-p.full
 		if !ok { // stopped by Close
 			p.err = errPrefetchClosed
 			break
 		}
-		p.cur, p.i, p.stats = b, 0, b.stats
+		p.cur, p.jobs, p.i, p.stats = b, b.jobs, 0, b.stats
 	}
 	return nil, p.err
 }

@@ -22,6 +22,24 @@ func readEvery(r Reader) ([]Job, error) {
 	}
 }
 
+// scribble sets every field of j to a value no reader gives, as a user of
+// a lent job may: the job the reader puts there next must not show it.
+func scribble(j *Job) {
+	v := reflect.ValueOf(j).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int64:
+			f.SetInt(-7)
+		case reflect.Float64:
+			f.SetFloat(-7.5)
+		case reflect.String:
+			f.SetString("scribbled")
+		default:
+			panic("scribble: a Job field of kind " + f.Kind().String())
+		}
+	}
+}
+
 // TestPrefetchSameAsDirect checks that Prefetch yields the reader's jobs,
 // error and final counts, at the same position, for inputs shorter than,
 // equal to and longer than a batch, and for an error inside and at the
@@ -42,27 +60,52 @@ func TestPrefetchSameAsDirect(t *testing.T) {
 		}
 		return []byte(b.String())
 	}
+	// mixed has duplicate job numbers, CRLF ends, comments and blank
+	// lines among the jobs, and lines with fractions (the general path).
+	mixed := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString("; MaxProcs: 64\n")
+		for i := 1; i <= n; i++ {
+			f := map[int]string{1: strconv.Itoa(i - i%5/4), 2: strconv.Itoa(i * 3)}
+			if i%11 == 0 {
+				f[4] = "12.5"
+			}
+			end := "\n"
+			if i%3 == 0 {
+				end = "\r\n"
+			}
+			if i%13 == 0 {
+				end += "; a comment\n\n"
+			}
+			b.WriteString(rec(f) + end)
+		}
+		return []byte(b.String())
+	}
 	tests := []struct {
-		name string
-		data []byte
+		name  string
+		data  []byte
+		rules Rules
 	}{
-		{"every job dropped", []byte("; MaxProcs: 64\n" + rec(map[int]string{1: "1", 4: "0"}) + "\n")},
-		{"one job", lines(1, 0)},
-		{"one batch", lines(prefetchBatch, 0)},
-		{"batch plus one", lines(prefetchBatch+1, 0)},
-		{"many batches", lines(prefetchBatch*(prefetchDepth+5)+17, 0)},
-		{"error in the first batch", lines(3000, 12)},
-		{"error in a later batch", lines(9000, 2*prefetchBatch+5)},
-		{"error at a batch edge", lines(9000, prefetchBatch)},
+		{"every job dropped", []byte("; MaxProcs: 64\n" + rec(map[int]string{1: "1", 4: "0"}) + "\n"), Rules{}},
+		{"one job", lines(1, 0), Rules{}},
+		{"one batch", lines(prefetchBatch, 0), Rules{}},
+		{"batch plus one", lines(prefetchBatch+1, 0), Rules{}},
+		{"many batches", lines(prefetchBatch*(prefetchDepth+5)+17, 0), Rules{}},
+		{"error in the first batch", lines(3000, 12), Rules{}},
+		{"error in a later batch", lines(9000, 2*prefetchBatch+5), Rules{}},
+		{"error at a batch edge", lines(9000, prefetchBatch), Rules{}},
+		{"duplicate job number", mixed(9000), Rules{}},
+		{"duplicates dropped", mixed(9000), Rules{Duplicate: DuplicateDrop}},
+		{"duplicates kept", mixed(9000), Rules{Duplicate: DuplicateKeep}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			direct, err := NewReader(bytes.NewReader(tc.data), "x.swf", Rules{})
+			direct, err := NewReader(bytes.NewReader(tc.data), "x.swf", tc.rules)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want, wantErr := readEvery(direct)
-			r, err := NewReader(bytes.NewReader(tc.data), "x.swf", Rules{})
+			r, err := NewReader(bytes.NewReader(tc.data), "x.swf", tc.rules)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +133,7 @@ func TestPrefetchSameAsDirect(t *testing.T) {
 			// NextRef lends the same jobs, each valid until the next
 			// call (scribbled over after it is copied), and the same
 			// error at the same place.
-			r, err = NewReader(bytes.NewReader(tc.data), "x.swf", Rules{})
+			r, err = NewReader(bytes.NewReader(tc.data), "x.swf", tc.rules)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +147,7 @@ func TestPrefetchSameAsDirect(t *testing.T) {
 					break
 				}
 				refs = append(refs, *j)
-				*j = Job{ID: -7}
+				scribble(j)
 			}
 			if !reflect.DeepEqual(refs, want) {
 				t.Errorf("jobs differ: %d lent, %d direct", len(refs), len(want))

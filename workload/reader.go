@@ -183,7 +183,7 @@ func open(in io.Reader, ra io.ReaderAt, size int64, closer io.Closer, name strin
 		src.Close()
 		return nil, &ParseError{Path: name, Err: fmt.Errorf("%w: the file holds no job record (it is empty, or has only header comments)", ErrNoJobs)}
 	}
-	return &checked{source: src, rule: rules.Duplicate, raw: cfg.raw}, nil
+	return &checked{source: src, dup: dupCheck{rule: rules.Duplicate, raw: cfg.raw}}, nil
 }
 
 // detect returns the format the first bytes of a file say, else its name.
@@ -237,10 +237,45 @@ type source interface {
 // duplicate job numbers.
 type checked struct {
 	source
+	dup dupCheck
+}
+
+// dupCheck applies the rule on duplicate job numbers, job by job.
+type dupCheck struct {
 	rule          DuplicateRule
 	raw           bool
 	ids           idSet
 	kept, dropped int64
+}
+
+// keep applies the rule to j, the next job its source kept: it reports
+// whether j stays, or returns the error about j's job number (field 1).
+func (d *dupCheck) keep(j *Job) (bool, error) {
+	if d.raw || !d.seen(j) {
+		return true, nil
+	}
+	return d.duplicate(j)
+}
+
+// seen reports whether an earlier job has j's number, unless j is a part
+// of a job (status 2 to 4), and records j's number: whether the rule
+// applies to j, unless raw records are read. (SWFReader.readJobs has it
+// written out.)
+func (d *dupCheck) seen(j *Job) bool {
+	return (j.Status < 2 || j.Status > 4) && d.ids.add(j.ID)
+}
+
+// duplicate is keep for a job that seen reports.
+func (d *dupCheck) duplicate(j *Job) (bool, error) {
+	switch d.rule {
+	case DuplicateKeep:
+		d.kept++
+		return true, nil
+	case DuplicateDrop:
+		d.dropped++
+		return false, nil
+	}
+	return false, fmt.Errorf("job number %d is already used by an earlier job (--duplicate-id keep or drop accepts such traces)", j.ID)
 }
 
 // Next implements Reader.
@@ -249,28 +284,62 @@ func (c *checked) Next(j *Job) error {
 		if err := c.source.Next(j); err != nil {
 			return err
 		}
-		if c.raw || (j.Status >= 2 && j.Status <= 4) || !c.ids.add(j.ID) {
+		keep, err := c.dup.keep(j)
+		if err != nil {
+			return c.errorAt(1, err)
+		}
+		if keep {
 			return nil
 		}
-		switch c.rule {
-		case DuplicateKeep:
-			c.kept++
-			return nil
-		case DuplicateDrop:
-			c.dropped++
-			continue
-		}
-		return c.errorAt(1, fmt.Errorf("job number %d is already used by an earlier job (--duplicate-id keep or drop accepts such traces)", j.ID))
 	}
+}
+
+// readBatch implements batchReader: an SWF source reads the batch itself,
+// checking each job as it goes; another source goes job by job.
+func (c *checked) readBatch(jobs []Job) ([]Job, error) {
+	if r, ok := c.source.(*SWFReader); ok {
+		if c.dup.raw {
+			return r.readJobs(jobs, nil) // raw records are not checked
+		}
+		return r.readJobs(jobs, &c.dup)
+	}
+	return readBatch(c, jobs)
 }
 
 // Stats implements Reader.
 func (c *checked) Stats() CleanStats {
 	s := c.source.Stats()
-	s.DuplicateIDs = c.kept
-	s.DroppedDuplicate = c.dropped
-	s.Kept -= c.dropped
+	s.DuplicateIDs = c.dup.kept
+	s.DroppedDuplicate = c.dup.dropped
+	s.Kept -= c.dup.dropped
 	return s
+}
+
+// batchReader is a Reader that also reads jobs many at a time, which
+// spares the calls and copies of Next per job; Prefetch uses it.
+type batchReader interface {
+	Reader
+	// readBatch appends to jobs the next kept jobs, as Next would read them
+	// one by one, until len(jobs) == cap(jobs) or Next would return an
+	// error, which it returns then (io.EOF after the last job) with the
+	// jobs before it. It may use jobs[len(jobs):cap(jobs)] as scratch.
+	readBatch(jobs []Job) ([]Job, error)
+}
+
+var (
+	_ batchReader = (*checked)(nil)
+	_ batchReader = (*SWFReader)(nil)
+)
+
+// readBatch is readBatch for any Reader, one Next at a time.
+func readBatch(r Reader, jobs []Job) ([]Job, error) {
+	for len(jobs) < cap(jobs) {
+		jobs = jobs[:len(jobs)+1]
+		if err := r.Next(&jobs[len(jobs)-1]); err != nil {
+			return jobs[:len(jobs)-1], err
+		}
+	}
+	return jobs, nil
 }
 
 // idSet is a set of job numbers. Real traces number their jobs nearly
@@ -289,17 +358,23 @@ type idSet struct {
 func (s *idSet) add(id int64) bool {
 	k, bit := id>>6, uint64(1)<<(uint64(id)&63)
 	if !s.have || k != s.key {
-		if s.words == nil {
-			s.words = make(map[int64]uint64)
-		}
-		if s.have {
-			s.words[s.key] = s.word
-		}
-		s.key, s.word, s.have = k, s.words[k], true
+		s.load(k)
 	}
 	if s.word&bit != 0 {
 		return true
 	}
 	s.word |= bit
 	return false
+}
+
+// load makes the word of key k the word in use, and stores the one it
+// replaces. (Apart from add, so that add is small enough to be inlined.)
+func (s *idSet) load(k int64) {
+	if s.words == nil {
+		s.words = make(map[int64]uint64)
+	}
+	if s.have {
+		s.words[s.key] = s.word
+	}
+	s.key, s.word, s.have = k, s.words[k], true
 }

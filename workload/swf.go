@@ -100,31 +100,65 @@ func (h *Header) Get(key string) string {
 // memory does not grow with the trace.
 type SWFReader struct {
 	path   string
-	br     *bufio.Reader
+	src    io.Reader // the text, decompressed
 	closer []io.Closer
 	hdr    Header
 	cl     cleaner
 	line   int64
-	first  []byte
-	fields [18]float64
-	ints   [18]bool
-	// vals holds the fields read as integers; frac marks (bit k for field
-	// k+1) those in fields and ints instead. lb is parseFast's copy of the
-	// line.
-	vals [18]int64
-	frac uint32
-	lb   [256 + 8]byte
-	done bool
-	// strict (set by Open) also rejects negative values other than -1,
-	// binary data and overlong lines.
-	strict bool
+	// *swfText holds the text read ahead, buf[pos:end] not parsed yet,
+	// followed by a NUL (see parseFast), and the fields of the line last
+	// parsed; rerr is the error that ended src, once met, which comes
+	// after the text in buf.
+	*swfText
+	rerr error
+	// long gathers a line too long for buf; first is the first job line
+	// when readHeader met it there (else readHeader puts it back in buf).
+	long  []byte
+	first []byte
+	done  bool
 	// general turns parseFast off (tests compare both paths).
 	general bool
 }
 
-// maxStrictLine is the longest line a strict reader accepts: an SWF job line
-// is about a hundred bytes, so anything longer is not SWF.
-const maxStrictLine = 1 << 20
+// swfText is an SWFReader's text buffer and the values of the line last
+// parsed: parseFast reaches both from one pointer, which leaves more
+// registers to its loop.
+type swfText struct {
+	fields [18]float64
+	ints   [18]bool
+	// vals holds the fields read as integers; frac marks (bit k for field
+	// k+1) those in fields and ints instead.
+	vals [18]int64
+	frac uint32
+	// buf[pos:end] is the text not parsed yet.
+	pos, end int
+	// strict (set by Open) also rejects negative values other than -1,
+	// binary data and overlong lines.
+	strict bool
+	buf    [swfBufSize + 8]byte
+}
+
+// swfBufSize is the size of an SWFReader's text buffer, less 8 bytes that
+// are there only for 8-byte loads at its last indexes: a power of two, so
+// that parseFast can mask its indexes into it (see load64). The text in it
+// stops swfBufSlack bytes before swfBufSize: parseFast reads at most 15
+// bytes past the NUL that follows the text, and the last line may be given
+// a '\n' there.
+const (
+	swfBufSize  = 64 << 10
+	swfBufSlack = 64
+	swfBufText  = swfBufSize - swfBufSlack // room for text
+)
+
+// maxStrictLine is, about, the longest line a strict reader accepts: an SWF
+// job line is about a hundred bytes, so anything longer is not SWF. The
+// line it rejects is one of strictLineReject bytes or more before its '\n':
+// the reader used to check the limit after each 256 KiB of a long line it
+// gathered, and keeps the length at which that check failed.
+const (
+	maxStrictLine    = 1 << 20
+	strictLineReject = maxStrictLine + 256<<10
+)
 
 var _ Reader = (*SWFReader)(nil)
 
@@ -155,7 +189,7 @@ func newSWFReader(in io.Reader, path string, rules Rules, strict, raw bool) (*SW
 	if err := rules.Validate(); err != nil {
 		return nil, err
 	}
-	r := &SWFReader{path: path, strict: strict}
+	r := &SWFReader{path: path, swfText: &swfText{strict: strict}}
 	r.cl = newCleaner(rules, &r.hdr, "SWF lines")
 	r.cl.raw = raw
 	br := bufio.NewReaderSize(in, 256<<10)
@@ -169,9 +203,9 @@ func newSWFReader(in io.Reader, path string, rules Rules, strict, raw bool) (*SW
 		r.closer = append(r.closer, zr, ra)
 		br = bufio.NewReaderSize(ra, 256<<10)
 	}
-	r.br = br
+	r.src = br
 	if strict {
-		if err := r.sniff(); err != nil {
+		if err := r.sniff(br); err != nil {
 			r.Close()
 			return nil, err
 		}
@@ -185,8 +219,8 @@ func newSWFReader(in io.Reader, path string, rules Rules, strict, raw bool) (*SW
 
 // sniff rejects binary input before lines are read: a NUL byte in the first
 // 4 KiB of (decompressed) text.
-func (r *SWFReader) sniff() error {
-	head, err := r.br.Peek(4096)
+func (r *SWFReader) sniff(br *bufio.Reader) error {
+	head, err := br.Peek(4096)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return &ParseError{Path: r.path, Line: 1, Err: err}
 	}
@@ -227,38 +261,139 @@ func (r *SWFReader) Close() error {
 	return first
 }
 
-// readLine returns the next line without its end-of-line bytes; the slice is
-// valid until the next call. It returns io.EOF after the last line.
-func (r *SWFReader) readLine() ([]byte, error) {
-	line, err := r.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		// A very long line: gather it whole.
-		buf := append([]byte(nil), line...)
-		for err == bufio.ErrBufferFull {
-			if r.strict && len(buf) > maxStrictLine {
-				return nil, &ParseError{Path: r.path, Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes: not an SWF text trace", maxStrictLine)}
+// readLine returns the next line: its text, without its end-of-line bytes
+// ('\n' and the '\r's before it), is buf[s:n], and its '\n' is at e (r.pos
+// is then e+1; a last line without one is given one). A line too long for
+// buf comes back as r.long, with s = -1 (n and e are then meaningless).
+// The text is valid until the next call. It returns io.EOF after the last
+// line.
+func (r *SWFReader) readLine() (s, n, e int, err error) {
+	s = r.pos
+	i := bytes.IndexByte(r.buf[s:r.end], '\n')
+	if i < 0 {
+		return r.readLineMore()
+	}
+	e = s + i
+	r.pos = e + 1
+	r.line++
+	return s, trimCR(&r.buf, s, e), e, nil
+}
+
+// trimCR returns the end of the text of the line b[s:e] without the '\r's
+// at its end. (The mask, which changes nothing, spares a bounds check.)
+func trimCR(b *[swfBufSize + 8]byte, s, e int) int {
+	for e > s && b[(e-1)&(swfBufSize-1)] == '\r' {
+		e--
+	}
+	return e
+}
+
+// readLineMore is readLine when buf holds no whole line: it reads more text
+// (moving the start of the line to the front of buf first), gathers a line
+// longer than buf into r.long, ends the last line, and reports the error
+// that ended the input, on the line it cut short.
+func (r *SWFReader) readLineMore() (s, n, e int, err error) {
+	b := &r.buf
+	for {
+		if r.rerr != nil {
+			if r.rerr != io.EOF {
+				return 0, 0, 0, &ParseError{Path: r.path, Line: r.line + 1, Err: r.rerr}
 			}
-			line, err = r.br.ReadSlice('\n')
-			buf = append(buf, line...)
+			if r.pos == r.end {
+				return 0, 0, 0, io.EOF
+			}
+			// The last line, without a '\n': give it one (there is room
+			// in the slack, even after a full buffer).
+			b[r.end] = '\n'
+			r.end++
+			b[r.end] = 0
+			return r.readLine()
 		}
-		line = buf
+		if r.pos > 0 {
+			copy(b[:], b[r.pos:r.end])
+			r.end -= r.pos
+			r.pos = 0
+		}
+		if r.end == swfBufText {
+			return r.readLong()
+		}
+		from := r.end
+		r.read()
+		if i := bytes.IndexByte(b[from:r.end], '\n'); i >= 0 {
+			return r.readLine()
+		}
 	}
-	if err != nil && err != io.EOF {
-		return nil, &ParseError{Path: r.path, Line: r.line + 1, Err: err}
-	}
-	if len(line) == 0 && err == io.EOF {
-		return nil, io.EOF
+}
+
+// readLong gathers the line that fills buf, and the rest of it, into
+// r.long; a strict reader rejects it once it is strictLineReject bytes long.
+func (r *SWFReader) readLong() (s, n, e int, err error) {
+	b := &r.buf
+	r.long = r.long[:0]
+	for {
+		i := bytes.IndexByte(b[r.pos:r.end], '\n')
+		if i < 0 {
+			i = r.end - r.pos
+		}
+		r.long = append(r.long, b[r.pos:r.pos+i]...)
+		r.pos += i
+		if r.strict && len(r.long) >= strictLineReject {
+			return 0, 0, 0, &ParseError{Path: r.path, Line: r.line + 1, Err: fmt.Errorf("line longer than %d bytes: not an SWF text trace", maxStrictLine)}
+		}
+		if r.pos < r.end {
+			r.pos++ // the '\n'
+			break
+		}
+		if r.rerr != nil {
+			if r.rerr != io.EOF {
+				return 0, 0, 0, &ParseError{Path: r.path, Line: r.line + 1, Err: r.rerr}
+			}
+			break
+		}
+		r.pos, r.end = 0, 0
+		r.read()
 	}
 	r.line++
-	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
-		line = line[:len(line)-1]
+	for len(r.long) > 0 && r.long[len(r.long)-1] == '\r' {
+		r.long = r.long[:len(r.long)-1]
 	}
-	return line, nil
+	return -1, 0, 0, nil
+}
+
+// read reads more text into buf after r.end, up to swfBufText, and puts the
+// NUL after it; at the end of the input it sets r.rerr. As bufio does, it
+// gives up on a source that returns nothing many times in a row.
+func (r *SWFReader) read() {
+	for range 100 {
+		k, err := r.src.Read(r.buf[r.end:swfBufText])
+		if k < 0 || k > swfBufText-r.end {
+			err = errors.New("workload: the input returned an invalid count from Read")
+			k = 0
+		}
+		r.end += k
+		r.buf[r.end] = 0
+		if err != nil {
+			r.rerr = err
+			return
+		}
+		if k > 0 {
+			return
+		}
+	}
+	r.rerr = io.ErrNoProgress
+}
+
+// text returns the text of the line readLine returned as s and n.
+func (r *SWFReader) text(s, n int) []byte {
+	if s < 0 {
+		return r.long
+	}
+	return r.buf[s:n]
 }
 
 func (r *SWFReader) readHeader() error {
 	for {
-		line, err := r.readLine()
+		s, n, _, err := r.readLine()
 		if err == io.EOF {
 			r.done = true
 			return nil
@@ -266,12 +401,19 @@ func (r *SWFReader) readHeader() error {
 		if err != nil {
 			return err
 		}
+		line := r.text(s, n)
 		t := bytes.TrimSpace(line)
 		if len(t) == 0 {
 			continue
 		}
 		if t[0] != ';' {
-			r.first = append([]byte(nil), line...)
+			// The first job line: put it back for Next.
+			if s >= 0 {
+				r.pos = s
+				r.line--
+			} else {
+				r.first = line
+			}
 			return nil
 		}
 		r.hdr.addComment(string(t[1:]))
@@ -324,22 +466,28 @@ func firstInt(s string) int {
 // Next reads the next kept job into j. It returns io.EOF after the last job,
 // and a *ParseError for a malformed line.
 func (r *SWFReader) Next(j *Job) error {
-	for !r.done {
-		var line []byte
-		if r.first != nil {
-			line, r.first = r.first, nil
-		} else {
-			var err error
-			line, err = r.readLine()
-			if err == io.EOF {
-				r.done = true
-				break
-			}
-			if err != nil {
-				return err
-			}
+	if r.first != nil {
+		line := r.first
+		r.first = nil
+		if kept, err := r.parse(line, j); err != nil || kept {
+			return err
 		}
-		kept, err := r.parse(line, j)
+	}
+	for !r.done {
+		s, n, e, err := r.readLine()
+		if err == io.EOF {
+			r.done = true
+			break
+		}
+		if err != nil {
+			return err
+		}
+		var kept bool
+		if s >= 0 && !r.general && r.parseFast(s) == e+1 {
+			kept, err = r.fill(j)
+		} else {
+			kept, err = r.parse(r.text(s, n), j)
+		}
 		if err != nil {
 			return err
 		}
@@ -350,12 +498,81 @@ func (r *SWFReader) Next(j *Job) error {
 	return io.EOF
 }
 
-// parse reads one line into j and applies the rules. It reports false for
-// comments, blank lines and dropped jobs.
-func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
-	if !r.general && r.parseFast(line) {
-		return r.fill(j)
+// readBatch implements batchReader.
+func (r *SWFReader) readBatch(jobs []Job) ([]Job, error) { return r.readJobs(jobs, nil) }
+
+// readJobs is readBatch with the checks of Open's reader, d, when not nil
+// (and not for raw records): it applies d to each job kept, and returns
+// its error as that reader does.
+//
+// It is Next's loop, fused and without a call per job: it parses each line
+// right into its place in jobs, with parseFast where the line is, and
+// leaves anything else to nextSlow.
+func (r *SWFReader) readJobs(jobs []Job, d *dupCheck) ([]Job, error) {
+	k := len(jobs)
+	jobs = jobs[:cap(jobs)]
+	for k < len(jobs) {
+		j := &jobs[k]
+		var kept bool
+		var err error
+		if next := r.nextFast(); next > 0 {
+			r.pos = next
+			r.line++
+			kept, err = r.fill(j)
+		} else {
+			kept, err = r.nextSlow(j)
+		}
+		if err != nil {
+			return jobs[:k], err
+		}
+		if !kept {
+			continue
+		}
+		// d.seen(j) written out, which the compiler does not inline.
+		if d != nil && (j.Status < 2 || j.Status > 4) && d.ids.add(j.ID) {
+			keep, err := d.duplicate(j)
+			if err != nil {
+				return jobs[:k], r.errorAt(1, err)
+			}
+			if !keep {
+				continue
+			}
+		}
+		k++
 	}
+	return jobs, nil
+}
+
+// nextFast parses the next line with parseFast where it is, if it may,
+// and returns the index after it, or -1.
+func (r *SWFReader) nextFast() int {
+	if r.first != nil || r.general {
+		return -1
+	}
+	return r.parseFast(r.pos)
+}
+
+// nextSlow reads the next line into j the general way, if it is whole in
+// buf, else with Next (which reads on to a kept job), and reports whether
+// j holds a kept job.
+func (r *SWFReader) nextSlow(j *Job) (bool, error) {
+	s := r.pos
+	i := bytes.IndexByte(r.buf[s:r.end], '\n')
+	if i < 0 || r.first != nil {
+		if err := r.Next(j); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	e := s + i
+	r.pos = e + 1
+	r.line++
+	return r.parse(r.buf[s:trimCR(&r.buf, s, e)], j)
+}
+
+// parse reads one line the general way into j and applies the rules. It
+// reports false for comments, blank lines and dropped jobs.
+func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 	n := 0
 	i := 0
 	for {
@@ -424,10 +641,14 @@ func (r *SWFReader) fill(j *Job) (bool, error) {
 		v[k] = int64(f)
 	}
 	m &^= intFields
-	// Field by field into a zeroed job: a Job literal would be built on
-	// the stack and copied.
-	*j = Job{}
+	// Every field of j, in order, one by one: a Job literal would be
+	// built on the stack and copied, and zeroing j first costs as much
+	// again as these stores. The fields the cleaner sets (Seq, Submit,
+	// Procs, Run, Estimate) are zero until it does, as the fields SWF
+	// lacks. (TestFillEveryField checks that none is left out.)
+	j.Seq = 0
 	j.ID = v[0]
+	j.Submit, j.Procs, j.Run, j.Estimate = 0, 0, 0, 0
 	j.RawWait = float64(v[2])
 	j.RawRun = float64(v[3])
 	j.AllocProcs = int(v[4])
@@ -444,6 +665,16 @@ func (r *SWFReader) fill(j *Job) (bool, error) {
 	j.Partition = int(v[15])
 	j.PrecedingJob = v[16]
 	j.ThinkTime = float64(v[17])
+	j.MinProcs, j.MaxProcs, j.ReqNodes, j.MemPerNodeKB = 0, 0, 0, 0
+	// A string is stored only when not empty already: storing a pointer,
+	// even nil, costs a write barrier while the collector marks.
+	if j.Licenses != "" {
+		j.Licenses = ""
+	}
+	if j.Template != "" {
+		j.Template = ""
+	}
+	j.Priority, j.HoldUntil, j.WaitResources = 0, 0, 0
 	var kept bool
 	var err error
 	if m == 0 {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // baseFields is a clean job: id 1, submit 0, run 100 s on 4 processors
@@ -383,6 +384,105 @@ func TestSWFLongLine(t *testing.T) {
 	jobs, _, _ := mustRead(t, text, Rules{})
 	if len(jobs) != 3 || jobs[1].AvgCPUSec != 1 || jobs[2].ID != 3 {
 		t.Fatalf("got %d jobs (%+v)", len(jobs), jobs)
+	}
+}
+
+// TestSWFStrictLineLimit checks where a strict reader starts to reject a
+// long line: at strictLineReject bytes before its '\n', not one byte less,
+// whatever the line's end and wherever the line starts in the buffer.
+func TestSWFStrictLineLimit(t *testing.T) {
+	job := rec(map[int]string{1: "2"})
+	for _, tc := range []struct {
+		name   string
+		length int    // of the long line, its '\r's included
+		end    string // after the long line
+		ok     bool
+	}{
+		{"one short", strictLineReject - 1, "\n", true},
+		{"at the limit", strictLineReject, "\n", false},
+		{"one short, CRLF", strictLineReject - 1, "\r\n", false},
+		{"two short, CRLF", strictLineReject - 2, "\r\n", true},
+		{"one short, last line", strictLineReject - 1, "", true},
+		{"at the limit, last line", strictLineReject, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			long := strings.Repeat(" ", tc.length-len(job)) + job
+			text := rec(nil) + "\n" + long + tc.end
+			r, err := NewReader(strings.NewReader(text), "t.swf", Rules{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var j Job
+			if err := r.Next(&j); err != nil {
+				t.Fatal(err)
+			}
+			err = r.Next(&j)
+			if tc.ok && (err != nil || j.ID != 2) {
+				t.Errorf("long line: job %d, error %v; want job 2", j.ID, err)
+			}
+			var pe *ParseError
+			if !tc.ok && (!errors.As(err, &pe) || pe.Line != 2 || !strings.Contains(err.Error(), "longer than")) {
+				t.Errorf("long line: error %v; want a ParseError on line 2, too long", err)
+			}
+		})
+	}
+}
+
+// TestSWFReaderChunks reads one text through readers that return it in
+// pieces of every size, with and without an error alongside the last
+// bytes: the jobs and counts are those of reading it at once. The text
+// spans many buffers, has lines across their ends, CRLF ends, comments
+// and blank lines among the jobs, and a last line without its '\n'.
+func TestSWFReaderChunks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("; MaxProcs: 64\r\n;\n\n")
+	for i := 0; b.Len() < 3*swfBufSize; i++ {
+		switch i % 101 {
+		case 7:
+			b.WriteString("; a comment\n")
+		case 8:
+			b.WriteString("  \t\n")
+		}
+		end := "\n"
+		if i%3 == 0 {
+			end = "\r\n"
+		}
+		fmt.Fprintf(&b, "%s%s", rec(map[int]string{1: strconv.Itoa(i + 1), 2: strconv.Itoa(i), 4: strconv.Itoa(1 + i%97)}), end)
+	}
+	b.WriteString(rec(map[int]string{1: "999999999", 2: "99999999"}))
+	text := b.String()
+	want, wantStats, _ := mustRead(t, text, Rules{})
+	for _, tc := range []struct {
+		name string
+		in   func(io.Reader) io.Reader
+	}{
+		{"one byte at a time", iotest.OneByteReader},
+		{"halves", iotest.HalfReader},
+		{"EOF with the data", iotest.DataErrReader},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := NewSWFReader(tc.in(strings.NewReader(text)), "t.swf", Rules{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var got []Job
+			for {
+				var j Job
+				err := r.Next(&j)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, j)
+			}
+			if !reflect.DeepEqual(got, want) || r.Stats() != wantStats {
+				t.Errorf("%d jobs (%+v), want %d (%+v)", len(got), r.Stats(), len(want), wantStats)
+			}
+		})
 	}
 }
 

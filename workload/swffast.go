@@ -1,46 +1,43 @@
 package workload
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
 )
 
-// fastLineMax is the longest line parseFast reads: an SWF job line is 40 to
-// 100 bytes, aligned columns included; a longer one goes to the general loop.
-const fastLineMax = 240
-
 // parseFast is the fast path of parse, for the common line: 18 numbers
 // separated by blanks, most of them plain integers (digits only, or "-1").
-// It reads plain integers of up to 15 digits inline, as int64 into r.vals,
-// short fractions (LANL's "489.00") inline too, as float64 into r.fields,
+// It reads plain integers of up to 15 digits inline, as int64 into t.vals,
+// short fractions (LANL's "489.00") inline too, as float64 into t.fields,
 // and any other number (a negative number other than -1, a long fraction)
-// with scanNumber into r.fields and r.ints; it marks the fields it put in
-// r.fields in r.frac, and reports true. On anything else (a comment, a
-// blank line, a field that is no number, a wrong field count, a value out
-// of range or one strict mode rejects, a very long line) it reports false
-// without a word, and parse reads the line again the general way, which
-// gives the error.
+// with scanNumber into t.fields and t.ints; it marks the fields it put in
+// t.fields in t.frac. On anything else (a comment, a blank line, a field
+// that is no number, a wrong field count, a value out of range or one
+// strict mode rejects, a line not whole in buf) it returns -1 without a
+// word, and parse reads the line again the general way, which gives the
+// error.
 //
-// Per field it costs a few instructions, and the loop has no bounds
-// checks to speak of: it works on a copy of the line in r.lb followed by 8
-// blanks (a field at the end of the line ends as any other) and a NUL (every
-// run of blanks stops there), with room after them for 8-byte loads, so that
-// every field is read with one or two 8-byte loads whatever its position.
-// The values of plain integers are exact (below 10^15 < 2^53), so an int64
-// is what the general loop's float64 converts back to.
-func (r *SWFReader) parseFast(line []byte) bool {
-	n := len(line)
-	if n > fastLineMax {
-		return false
-	}
-	b := &r.lb
-	copy(b[:], line)
-	binary.LittleEndian.PutUint64(b[n:], 0x2020202020202020)
-	b[n+8] = 0
-	r.frac = 0
-	i := 0
-	for f := range 18 {
+// It reads the line that starts at s in t.buf where it is, and finds its
+// end itself: the field after which, past blanks and '\r's, comes a '\n';
+// it returns the index after that '\n'. Finding the end first would cost
+// a search per line. Per field it costs a few instructions, and the loop
+// has no bounds checks to speak of: every field is read with one or two
+// 8-byte loads whatever its position, which may reach past the line into
+// the text after it, or past the text (the NUL after it stops every run
+// of digits and of blanks at the latest). The values of plain integers are
+// exact (below 10^15 < 2^53), so an int64 is what the general loop's
+// float64 converts back to.
+func (t *swfText) parseFast(s int) int {
+	b := &t.buf
+	t.frac = 0
+	i := s
+	// Each way through the loop counts its field itself (f++ before each
+	// continue) rather than in a post statement: with one increment that
+	// all the ways share, the compiler loads the SWAR constants again on
+	// the way of "-1", which costs about 5% of the loop.
+	for f := 0; f < 17; {
 		w := load64(b, i)
 		if byte(w) <= ' ' {
 			// Blanks before the field (the line's indent, aligned
@@ -52,23 +49,25 @@ func (r *SWFReader) parseFast(line []byte) bool {
 			// "-1 ", SWF's unknown: most fields of most traces. (The
 			// first three bytes compared in place, not masked: with a
 			// mask the compiler reloaded six constants after this branch.)
-			r.vals[f] = -1
+			t.vals[f] = -1
 			i += 3
+			f++
 			continue
 		}
 		// Digits eight at a time: x holds the byte values minus '0'; the
 		// first non-digit is the lowest byte of x above 9 (see swarDigits).
 		x := w - 0x3030303030303030
-		if t := (x | (x + 0x7676767676767676)) & 0x8080808080808080; t != 0 {
+		if nd := (x | (x + 0x7676767676767676)) & 0x8080808080808080; nd != 0 {
 			// It ends the field if it is a blank, and then there is
 			// at least one digit: w's first byte is not a blank.
-			z := bits.TrailingZeros64(t) & 56 // 8 × the number of digits
+			z := bits.TrailingZeros64(nd) & 56 // 8 × the number of digits
 			c := byte(w >> z)
 			if c == ' ' || c == '\t' {
 				// z is 8 to 56: "& 63" only spares the code for shifts
 				// of 64 and more.
-				r.vals[f] = int64(swarDigits(x << ((64 - z) & 63)))
+				t.vals[f] = int64(swarDigits(x << ((64 - z) & 63)))
 				i += z>>3 + 1
+				f++
 				continue
 			}
 			if c == '.' && z != 0 {
@@ -79,15 +78,16 @@ func (r *SWFReader) parseFast(line []byte) bool {
 				p := i + z>>3 + 1
 				w2 := load64(b, p)
 				x2 := w2 - 0x3030303030303030
-				t2 := (x2 | (x2 + 0x7676767676767676)) & 0x8080808080808080
-				// z2 is 0 without digits, or with eight (t2 == 0).
-				if z2 := bits.TrailingZeros64(t2) & 56; z2 != 0 {
+				nd2 := (x2 | (x2 + 0x7676767676767676)) & 0x8080808080808080
+				// z2 is 0 without digits, or with eight (nd2 == 0).
+				if z2 := bits.TrailingZeros64(nd2) & 56; z2 != 0 {
 					if c := byte(w2 >> z2); c == ' ' || c == '\t' {
 						fd := z2 >> 3
 						m := swarDigits(x<<((64-z)&63))*pow10Int[fd] + swarDigits(x2<<((64-z2)&63))
-						r.fields[f], r.ints[f] = float64(int64(m))/pow10[fd], false
-						r.frac |= 1 << f
+						t.fields[f], t.ints[f] = float64(int64(m))/pow10[fd], false
+						t.frac |= 1 << f
 						i = p + fd + 1
+						f++
 						continue
 					}
 				}
@@ -96,43 +96,94 @@ func (r *SWFReader) parseFast(line []byte) bool {
 			// Eight digits: up to seven more in the next eight bytes.
 			w2 := load64(b, i+8)
 			x2 := w2 - 0x3030303030303030
-			t2 := (x2 | (x2 + 0x7676767676767676)) & 0x8080808080808080
-			if d := bits.TrailingZeros64(t2) >> 3; d < 8 {
+			nd2 := (x2 | (x2 + 0x7676767676767676)) & 0x8080808080808080
+			if d := bits.TrailingZeros64(nd2) >> 3; d < 8 {
 				if c := byte(w2 >> (8 * d)); c == ' ' || c == '\t' {
 					m := swarDigits(x)
 					if d > 0 {
 						m = m*pow10Int[d] + swarDigits(x2<<(64-8*d))
 					}
-					r.vals[f] = int64(m)
+					t.vals[f] = int64(m)
 					i += 8 + d + 1
+					f++
 					continue
 				}
 			}
 		}
-		// Any other field the general way; one that is no number, or
-		// no field at all (the line ended), leaves the whole line to the
-		// general loop, which reports it.
-		if i >= n {
-			return false
+		// Any other field the general way.
+		if i = t.other(f, i); i < 0 {
+			return -1
 		}
-		v, isInt, e, ok := scanNumber(line, i)
-		if !ok || !(math.Abs(v) <= maxSWFValue) || (r.strict && v < 0 && v != Unknown) {
-			return false
-		}
-		r.fields[f], r.ints[f] = v, isInt
-		r.frac |= 1 << f
-		i = e
+		f++
 	}
-	if skipBlanks(b, i) < n {
-		return false // more than 18 fields, or a control byte
+	// The last field, which the line's end may end: "-1" and short
+	// integers inline, anything else the general way. (Apart from the
+	// loop, so that the loop's fields need not look for the end.)
+	w := load64(b, i)
+	if byte(w) <= ' ' {
+		i = skipBlanks(b, i)
+		w = load64(b, i)
 	}
-	return true
+	x := w - 0x3030303030303030
+	nd := (x | (x + 0x7676767676767676)) & 0x8080808080808080
+	z := bits.TrailingZeros64(nd) & 56
+	if c := byte(w >> 16); w<<48 == ('-'|'1'<<8)<<48 && (c == '\n' || c == ' ' || c == '\r' || c == '\t') {
+		t.vals[17] = -1
+		i += 2
+	} else if c := byte(w >> z); z != 0 && (c == '\n' || c == ' ' || c == '\r' || c == '\t') {
+		t.vals[17] = int64(swarDigits(x << ((64 - z) & 63)))
+		i += z >> 3
+	} else if i = t.other(17, i); i < 0 {
+		return -1
+	}
+	// After the last field, only blanks, then the line's end.
+	if b[i&(swfBufSize-1)] == '\n' {
+		return i + 1
+	}
+	i = skipBlanks(b, i)
+	for b[i&(swfBufSize-1)] == '\r' {
+		i++
+	}
+	if b[i&(swfBufSize-1)] != '\n' {
+		return -1 // fewer than 18 fields, or more, or a control byte
+	}
+	return i + 1
+}
+
+// other is parseFast's way for a field it does not read inline, f at i:
+// scanNumber reads it, up to the line's end, into t.fields and t.ints,
+// and other returns the index after it, or -1 if it is no number
+// parseFast may take, or no field at all (the line ended): parse then
+// reads the line the general way, which reports it.
+func (t *swfText) other(f, i int) int {
+	n := t.lineEnd(i)
+	if i >= n {
+		return -1
+	}
+	v, isInt, end, ok := scanNumber(t.buf[:n], i)
+	if !ok || !(math.Abs(v) <= maxSWFValue) || (t.strict && v < 0 && v != Unknown) {
+		return -1
+	}
+	t.fields[f], t.ints[f] = v, isInt
+	t.frac |= 1 << f
+	return end
+}
+
+// lineEnd returns the end of the text of the line that i is in, from i
+// on: the index of its '\n' less the '\r's before it, or -1 if the line
+// is not whole in buf.
+func (t *swfText) lineEnd(i int) int {
+	e := bytes.IndexByte(t.buf[i:t.end], '\n')
+	if e < 0 {
+		return -1
+	}
+	return trimCR(&t.buf, i, i+e)
 }
 
 // skipBlanks returns the index of the first byte of b at or after i that is
 // not a blank (space or tab): spaces eight at a time, tabs one by one. The
-// NUL parseFast puts after the line's padding stops it there at the latest.
-func skipBlanks(b *[256 + 8]byte, i int) int {
+// NUL after the text in b stops it there at the latest.
+func skipBlanks(b *[swfBufSize + 8]byte, i int) int {
 	for {
 		w := load64(b, i) ^ 0x2020202020202020
 		if w == 0 {
@@ -140,7 +191,7 @@ func skipBlanks(b *[256 + 8]byte, i int) int {
 			continue
 		}
 		i += bits.TrailingZeros64(w) >> 3
-		if b[i&255] != '\t' {
+		if b[i&(swfBufSize-1)] != '\t' {
 			return i
 		}
 		i++
@@ -148,11 +199,12 @@ func skipBlanks(b *[256 + 8]byte, i int) int {
 }
 
 // load64 returns the eight bytes of b from i on, little-endian. parseFast
-// never reads past the NUL after the line's padding, at most at
-// fastLineMax+8 < 256: masking i with 255 changes nothing but shows the
-// compiler that the load is in bounds, which saves a check per load.
-func load64(b *[256 + 8]byte, i int) uint64 {
-	return binary.LittleEndian.Uint64(b[i&255:])
+// never loads from past the NUL after the text, which is at most at
+// swfBufText+1, so i < swfBufSize: masking i with swfBufSize-1 changes
+// nothing but shows the compiler that the load is in bounds, which saves a
+// check per load.
+func load64(b *[swfBufSize + 8]byte, i int) uint64 {
+	return binary.LittleEndian.Uint64(b[i&(swfBufSize-1):])
 }
 
 // pow10Int holds the powers of ten parseFast scales the first digits of a
@@ -173,5 +225,5 @@ var pow10Int = [8]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7}
 func swarDigits(x uint64) uint64 {
 	x = (x*10 + x>>8) & 0x00FF00FF00FF00FF   // pairs: 10·d0 + d1, …
 	x = (x*100 + x>>16) & 0x0000FFFF0000FFFF // quads
-	return (x*10000 + x>>32) & 0xFFFFFFFF
+	return uint64(uint32(x*10000 + x>>32))
 }

@@ -3,9 +3,66 @@ package workload
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
+
+// testTexts are the text buffers of the readers tests make by hand (see
+// handReader), shared (the tests of this package run one at a time) since
+// a buffer is large.
+var testTexts [2]*swfText
+
+// handReader returns a reader, as newSWFReader makes one, of no input,
+// with testTexts[k] for its buffer.
+func handReader(k int, strict, general bool) *SWFReader {
+	if testTexts[k] == nil {
+		testTexts[k] = new(swfText)
+	}
+	t := testTexts[k]
+	t.strict = strict
+	return &SWFReader{path: "t.swf", swfText: t, general: general}
+}
+
+// nextText is the text testLine puts after a line, as the next line of a
+// trace: a parser that reads past the line's end finds numbers there.
+const nextText = "2 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\n3 0 5 100 4"
+
+// testLine puts line in r's buffer, as readLine would find it in a trace,
+// followed by nextText, and returns the arguments of parseFast for it;
+// n-s is less than len(line) if the line does not fit.
+func testLine(r *SWFReader, line string) (s, n, e int) {
+	s = len(nextText) % 7 // not at the buffer's start
+	n = s + copy(r.buf[s:swfBufText-len(nextText)-1], line)
+	r.buf[n] = '\n'
+	end := n + 1 + copy(r.buf[n+1:], nextText)
+	r.buf[end] = 0
+	r.pos, r.end = s, end
+	return s, n, n
+}
+
+// fastOK reports whether parseFast takes line, which testLine puts in
+// r's buffer.
+func fastOK(r *SWFReader, line string) bool {
+	s, n, e := testLine(r, line)
+	if n-s < len(line) {
+		return false
+	}
+	next := r.parseFast(s)
+	if next >= 0 && next != e+1 {
+		panic(fmt.Sprintf("parseFast(%q) ends the line at %d, not at %d", line, next, e+1))
+	}
+	return next == e+1
+}
+
+// parseLine parses line, followed by a '\n', as Next does: with parseFast
+// in place if it can, else the general way, without the '\r's at its end.
+func parseLine(r *SWFReader, line string, j *Job) (bool, error) {
+	if !r.general && fastOK(r, line) {
+		return r.fill(j)
+	}
+	return r.parse([]byte(strings.TrimRight(line, "\r")), j)
+}
 
 // parseBoth parses line with and without the fast path and fails the test
 // if the job (negative zeros included), the verdict, the error or the
@@ -13,11 +70,11 @@ import (
 func parseBoth(t *testing.T, line string, strict bool) {
 	t.Helper()
 	var got, want Job
-	fast := &SWFReader{path: "t.swf", strict: strict, line: 7}
-	slow := &SWFReader{path: "t.swf", strict: strict, line: 7, general: true}
+	fast, slow := handReader(0, strict, false), handReader(1, strict, true)
+	fast.line, slow.line = 7, 7
 	fast.cl.seq, slow.cl.seq = 3, 3
-	keptF, errF := fast.parse([]byte(line), &got)
-	keptS, errS := slow.parse([]byte(line), &want)
+	keptF, errF := parseLine(fast, line, &got)
+	keptS, errS := parseLine(slow, line, &want)
 	if keptF != keptS || fmt.Sprint(errF) != fmt.Sprint(errS) || fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) || fast.cl.stats != slow.cl.stats {
 		t.Fatalf("line %q (strict %v): fast path gives kept=%v err=%v job=%+v stats=%+v, general loop kept=%v err=%v job=%+v stats=%+v",
 			line, strict, keptF, errF, got, fast.cl.stats, keptS, errS, want, slow.cl.stats)
@@ -82,7 +139,10 @@ func TestParseFastEqualsGeneral(t *testing.T) {
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1        \x00       ",       // a NUL after blanks
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\x00",                      // a NUL right after
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r",                        // a CR left over
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r\n",                      // CRLF kept
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r",                        // CRLF
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 \r\r",                     // blank, CRs
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r ",                       // CR, blank
+		"1 0 5 100\r 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                        // a CR inside
 		"1 0 5 100\r4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                         // a CR inside
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\v",                        // a vertical tab
 		"1\x0b0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 -1",                    // a control byte as a separator
@@ -104,8 +164,9 @@ func TestParseFastEqualsGeneral(t *testing.T) {
 		"1 0 5 300 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",      // overrun
 		"1 0.4 5 99.5 4 -1 -1 4 200.5 -1 1 3 2 -1 1 -1 -1 -1", // rounded times
 	}
-	// Lines of every length around fastLineMax, the last field at the very end.
-	for pad := fastLineMax - 60; pad <= fastLineMax-40; pad++ {
+	// Lines of every length from 180 to 200 bytes, the last field at the
+	// very end.
+	for pad := 180; pad <= 200; pad++ {
 		l := strings.Repeat(" ", pad) + fields18(0, "", " ")
 		lines = append(lines, l, l+" ", fields18(18, "1"+strings.Repeat("0", 14), " ")+strings.Repeat(" ", pad))
 		lines = append(lines, strings.Repeat(" ", pad)+fields18(18, "12345678901", " "))
@@ -126,7 +187,8 @@ func TestParseFastVerdicts(t *testing.T) {
 	}{
 		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "ints"},
 		{"  1\t0 5 100\t4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 \t ", "ints"},
-		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\t", "mixed"}, // "-1" and a tab: scanNumber
+		{"1 0 5 100 4 -1\t-1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "mixed"}, // "-1" and a tab: scanNumber
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\t", "ints"}, // but not at the end
 		{"    1        0      0   3691  128   3436  6676   -1   3600  5904  1   2   2   2 -1 -1 -1 -1", "ints"},
 		{"1 123456789 5 123456789012345 4 -1 -1 4 12345678 -1 1 3 2 -1 1 -1 -1 -1", "ints"},
 		{"    2      465      5   3362   32 489.00   988   32    900  1024  1   3   3   3  1 -1 -1 -1", "mixed"},
@@ -139,11 +201,16 @@ func TestParseFastVerdicts(t *testing.T) {
 		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 x", "no"},
 		{"; 1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "no"},
 		{"", "no"},
-		{strings.Repeat(" ", fastLineMax) + "1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "no"},
+		{strings.Repeat(" ", 240) + "1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "ints"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r", "ints"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 7\r\r", "ints"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r ", "no"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 12.5", "mixed"},
+		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1\r-1", "no"},
 	} {
-		r := &SWFReader{path: "t.swf"}
+		r := handReader(0, false, false)
 		got := "no"
-		if r.parseFast([]byte(c.line)) {
+		if fastOK(r, c.line) {
 			got = "ints"
 			if r.frac != 0 {
 				got = "mixed"
@@ -254,13 +321,13 @@ func readBoth(t *testing.T, text string) {
 }
 
 // Whole traces read the same with and without the fast path: lines of
-// every length (around fastLineMax too), CRLF line ends, lines across the
+// every length (up to 240 bytes and more), CRLF line ends, lines across the
 // reader's buffer boundaries, a last line without its newline.
 func TestSWFReaderFastEqualsGeneral(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("; MaxProcs: 64\n")
 	for i := 0; b.Len() < 3<<19; i++ {
-		pad := strings.Repeat(" ", i%(fastLineMax+3))
+		pad := strings.Repeat(" ", i%243)
 		end := "\n"
 		if i%7 == 3 {
 			end = "\r\n"
@@ -296,6 +363,29 @@ func TestSwarDigits(t *testing.T) {
 		fmt.Sscan(s, &want)
 		if got != want {
 			t.Errorf("swarDigits(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// TestFillEveryField checks that parsing a line into a job sets every
+// field of the job, whatever it held: the job is the one parsed into a
+// zeroed Job, for kept and dropped lines, by either path.
+func TestFillEveryField(t *testing.T) {
+	for _, line := range []string{
+		rec(nil),                                  // kept, the fast path
+		rec(map[int]string{4: "0"}),               // dropped: no run time
+		rec(map[int]string{2: "-1"}),              // dropped: no submit time
+		rec(map[int]string{4: "12.5", 6: "3.25"}), // fractions
+		rec(map[int]string{5: "4.0"}),             // the general path
+	} {
+		for _, general := range []bool{false, true} {
+			var want, got Job
+			keptW, errW := parseLine(handReader(0, false, general), line, &want)
+			scribble(&got)
+			keptG, errG := parseLine(handReader(0, false, general), line, &got)
+			if keptG != keptW || errG != errW || !reflect.DeepEqual(got, want) {
+				t.Errorf("%q (general %v): parsed over another job: %v %v %+v; into a zero job: %v %v %+v", line, general, keptG, errG, got, keptW, errW, want)
+			}
 		}
 	}
 }
