@@ -9,6 +9,24 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
+// randomJobs returns n jobs from r, submitted gaps below gap apart, each on
+// 1 to wide processors for 1 to run seconds, with an estimate up to over
+// seconds longer, and one in noEst of them without an estimate.
+func randomJobs(r *rand.Rand, n, gap, wide, run, over, noEst int) []workload.Job {
+	jobs := make([]workload.Job, n)
+	var t0 workload.Time
+	for i := range jobs {
+		t0 += workload.Time(r.IntN(gap))
+		rt := workload.Time(1 + r.IntN(run))
+		est := rt + workload.Time(r.IntN(over))
+		if r.IntN(noEst) == 0 {
+			est = workload.Unknown
+		}
+		jobs[i] = job(int64(i+1), t0, 1+r.IntN(wide), rt, est)
+	}
+	return jobs
+}
+
 // noQuiet hides a policy's Quieter side: the engine then runs every pass.
 type noQuiet struct{ policy.Policy }
 
@@ -26,19 +44,7 @@ func TestQuietPassesStartNothing(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x91e7))
 		procs := 4 + r.IntN(60)
-		n := 100 + r.IntN(900)
-		gap := 1 + r.IntN(60)
-		jobs := make([]workload.Job, n)
-		var t0 workload.Time
-		for i := range jobs {
-			t0 += workload.Time(r.IntN(gap))
-			run := workload.Time(1 + r.IntN(300))
-			est := run + workload.Time(r.IntN(200))
-			if r.IntN(15) == 0 {
-				est = workload.Unknown
-			}
-			jobs[i] = job(int64(i+1), t0, 1+r.IntN(procs), run, est)
-		}
+		jobs := randomJobs(r, 100+r.IntN(900), 1+r.IntN(60), procs, 300, 200, 15)
 		for _, la := range []int{0, 1, 5, 40, 200, policy.LookaheadAll} {
 			for _, sjbf := range []bool{false, true} {
 				for _, withEst := range []bool{false, true} {
@@ -95,20 +101,8 @@ func TestRoomPassesStartNothing(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
 		procs := 8 + r.IntN(120)
-		n := 200 + r.IntN(800)
-		gap := 1 + r.IntN(40)
 		wide := 1 + r.IntN(procs) // the largest request
-		jobs := make([]workload.Job, n)
-		var t0 workload.Time
-		for i := range jobs {
-			t0 += workload.Time(r.IntN(gap))
-			run := workload.Time(1 + r.IntN(400))
-			est := run + workload.Time(r.IntN(300))
-			if r.IntN(20) == 0 {
-				est = workload.Unknown
-			}
-			jobs[i] = job(int64(i+1), t0, 1+r.IntN(wide), run, est)
-		}
+		jobs := randomJobs(r, 200+r.IntN(800), 1+r.IntN(40), wide, 400, 300, 20)
 		for _, la := range []int{0, 3, 50, policy.LookaheadAll} {
 			for _, sjbf := range []bool{false, true} {
 				run := func(p policy.Policy) (*sim.Collector, sim.Stats, int64) {

@@ -467,17 +467,9 @@ func TestSWFReaderChunks(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			var got []Job
-			for {
-				var j Job
-				err := r.Next(&j)
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, j)
+			got, err := readEvery(r)
+			if err != io.EOF {
+				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, want) || r.Stats() != wantStats {
 				t.Errorf("%d jobs (%+v), want %d (%+v)", len(got), r.Stats(), len(want), wantStats)
