@@ -27,6 +27,22 @@ func randomJobs(r *rand.Rand, n, gap, wide, run, over, noEst int) []workload.Job
 	return jobs
 }
 
+// runSkips runs jobs under cfg and returns the records, the statistics
+// and the passes the engine skipped.
+func runSkips(t *testing.T, cfg sim.Config, jobs []workload.Job) (*sim.Collector, sim.Stats, int64) {
+	t.Helper()
+	eng, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &sim.Collector{}
+	st, err := eng.Run(newSource(jobs), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, st, sim.SkippedPasses(eng)
+}
+
 // noQuiet hides a policy's Quieter side: the engine then runs every pass.
 type noQuiet struct{ policy.Policy }
 
@@ -53,15 +69,7 @@ func TestQuietPassesStartNothing(t *testing.T) {
 						if withEst {
 							cfg.Estimator = &policy.Factor{F: 0.5, Correction: policy.CorrectGradual}
 						}
-						eng, err := sim.New(cfg)
-						if err != nil {
-							t.Fatal(err)
-						}
-						c := &sim.Collector{}
-						st, err := eng.Run(newSource(jobs), c)
-						if err != nil {
-							t.Fatal(err)
-						}
+						c, st, _ := runSkips(t, cfg, jobs)
 						return c, st
 					}
 					fast, fst := run(&policy.EASY{Lookahead: la, SJBF: sjbf})
@@ -106,16 +114,7 @@ func TestRoomPassesStartNothing(t *testing.T) {
 		for _, la := range []int{0, 3, 50, policy.LookaheadAll} {
 			for _, sjbf := range []bool{false, true} {
 				run := func(p policy.Policy) (*sim.Collector, sim.Stats, int64) {
-					eng, err := sim.New(sim.Config{Procs: procs, Policy: p})
-					if err != nil {
-						t.Fatal(err)
-					}
-					c := &sim.Collector{}
-					st, err := eng.Run(newSource(jobs), c)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return c, st, sim.SkippedPasses(eng)
+					return runSkips(t, sim.Config{Procs: procs, Policy: p}, jobs)
 				}
 				room, rst, rsk := run(&policy.EASY{Lookahead: la, SJBF: sjbf})
 				quiet, qst, qsk := run(quietOnly{&policy.EASY{Lookahead: la, SJBF: sjbf}})
