@@ -24,7 +24,7 @@ func TestBenchCommand(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"lublin 3000 jobs, load 0.85", "lublin 3000 jobs, load 1.10", "small.swf", "--lookahead all", "--lookahead 1000", "MiB", "2 runs per case"} {
+	for _, want := range []string{"lublin 3000 jobs, load 0.85", "lublin 3000 jobs, load 1.10", "small.swf", "--lookahead all", "--lookahead 1000", "MiB", "CPU median", "2 runs per case"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("bench table lacks %q:\n%s", want, stdout)
 		}
