@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
-	"slices"
 	"strconv"
 )
 
@@ -12,16 +11,6 @@ import (
 // of the longest int64, math.MinInt64 (its eight-byte stores stay within
 // them too).
 const intRoom = 20
-
-// appendInt appends v in decimal, as strconv.AppendInt(b, v, 10) does
-// (see putInt).
-func appendInt(b []byte, v int64) []byte {
-	l := len(b)
-	if cap(b)-l < intRoom {
-		b = slices.Grow(b, intRoom)
-	}
-	return b[:putInt(b[:cap(b)], l, v)]
-}
 
 // putInt writes v in decimal at b[n:], as strconv.AppendInt(b[:n], v, 10)
 // would append it, and returns the index after it; b must have intRoom
@@ -130,17 +119,6 @@ func digits8(v uint32) uint64 {
 // bytes of the longest float64 in 'g' form, "-2.2250738585072014e-308".
 const stretchRoom = 24
 
-// appendStretch appends turnaround/exec (exec > 0) as
-// strconv.AppendFloat(b, float64(turnaround)/float64(exec), 'g', -1, 64)
-// does (see putStretch).
-func appendStretch(b []byte, turnaround, exec int64) []byte {
-	l := len(b)
-	if cap(b)-l < stretchRoom {
-		b = slices.Grow(b, stretchRoom)
-	}
-	return b[:putStretch(b[:cap(b)], l, turnaround, exec)]
-}
-
 // putStretch writes turnaround/exec (exec > 0) at b[n:] as
 // strconv.AppendFloat(b[:n], float64(turnaround)/float64(exec), 'g', -1,
 // 64) would append it, and returns the index after it; b must have
@@ -166,18 +144,6 @@ func putStretch(b []byte, n int, turnaround, exec int64) int {
 // pow10 holds 10^0 to 10^19.
 var pow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
-
-// appendShortest appends f as strconv.AppendFloat(b, f, 'g', -1, 64)
-// does, and reports true, when putShortest does; otherwise it returns b
-// unchanged and false.
-func appendShortest(b []byte, f float64) ([]byte, bool) {
-	l := len(b)
-	if cap(b)-l < stretchRoom {
-		b = slices.Grow(b, stretchRoom)
-	}
-	n, ok := putShortest(b[:cap(b)], l, f)
-	return b[:n], ok
-}
 
 // putShortest writes f at b[n:] (which has stretchRoom bytes) as
 // strconv.AppendFloat(b[:n], f, 'g', -1, 64) would append it, returns the

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -344,4 +345,40 @@ func FuzzAppendShortest(f *testing.F) {
 			t.Fatalf("appendShortest(%b) = %q, want %q", x, got, want)
 		}
 	})
+}
+
+// The append forms below are the put functions with the room they need
+// grown first, for the tests, which compare them with strconv.
+
+// appendInt appends v in decimal, as strconv.AppendInt(b, v, 10) does
+// (see putInt).
+func appendInt(b []byte, v int64) []byte {
+	l := len(b)
+	if cap(b)-l < intRoom {
+		b = slices.Grow(b, intRoom)
+	}
+	return b[:putInt(b[:cap(b)], l, v)]
+}
+
+// appendStretch appends turnaround/exec (exec > 0) as
+// strconv.AppendFloat(b, float64(turnaround)/float64(exec), 'g', -1, 64)
+// does (see putStretch).
+func appendStretch(b []byte, turnaround, exec int64) []byte {
+	l := len(b)
+	if cap(b)-l < stretchRoom {
+		b = slices.Grow(b, stretchRoom)
+	}
+	return b[:putStretch(b[:cap(b)], l, turnaround, exec)]
+}
+
+// appendShortest appends f as strconv.AppendFloat(b, f, 'g', -1, 64)
+// does, and reports true, when putShortest does; otherwise it returns b
+// unchanged and false.
+func appendShortest(b []byte, f float64) ([]byte, bool) {
+	l := len(b)
+	if cap(b)-l < stretchRoom {
+		b = slices.Grow(b, stretchRoom)
+	}
+	n, ok := putShortest(b[:cap(b)], l, f)
+	return b[:n], ok
 }
