@@ -41,6 +41,17 @@ thousands of jobs — run with EASY and lookahead all; then every TRACE given,
 run with --trace-args (default: EASY, lookahead all). Use it in CI to
 benchmark your own trace files.
 
+Profiles: with --cpuprofile-dir DIR every run also writes its CPU profile
+(schedsim run --cpuprofile), for go tool pprof. schedsim itself is built
+with profile-guided optimisation from cmd/schedsim/default.pgo, which go
+build and go run use by themselves: the merged profiles of the default
+cases and of LANL-CM5. After a change to the hot paths, refresh it from
+the repository's root with
+
+  go run ./cmd/schedsim bench --repeat 1 --cpuprofile-dir prof \
+      ../shared/traces/LANL-CM5-1994-4.1-cln.swf.gz
+  go tool pprof -proto prof/*.pprof > cmd/schedsim/default.pgo
+
 Examples:
   schedsim bench                                     # 1M-job traces, 5 runs each
   schedsim bench --jobs 100000 --repeat 3 LANL-CM5-1994-4.1-cln.swf.gz
@@ -73,6 +84,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	repeat := fs.Int("repeat", 5, "runs per case; the table shows the median")
 	traceArgs := fs.String("trace-args", "--backfill easy --lookahead all", "options of schedsim run for the TRACE files")
 	keep := fs.String("keep", "", "keep the generated traces and outputs in this directory (default: a temporary one, removed)")
+	profDir := fs.String("cpuprofile-dir", "", "write every run's CPU profile to this directory, as case<N>-run<R>.pprof (see Profiles below)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
@@ -92,6 +104,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		dir = d
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	if *profDir != "" {
+		if err := os.MkdirAll(*profDir, 0o755); err != nil {
+			return err
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -143,6 +160,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			argv := append([]string{"run", "--trace", c.trace, "--out", out, "-q"}, c.args...)
+			if *profDir != "" {
+				argv = append(argv, "--cpuprofile", filepath.Join(*profDir, fmt.Sprintf("case%d-run%d.pprof", ci+1, r+1)))
+			}
 			cmd := exec.Command(self, argv...)
 			cmd.Env = append(os.Environ(), benchChildEnv+"=1", "CI=true")
 			var errb strings.Builder

@@ -33,6 +33,14 @@ func TestBenchCommand(t *testing.T) {
 	if code, _, stderr := run(t, "verify", filepath.Join(keep, "out-1")); code != exitOK {
 		t.Errorf("verify of the overload run: %s", stderr)
 	}
+	// Every run's CPU profile is written, gzip-compressed as pprof writes it.
+	prof := filepath.Join(dir, "prof")
+	if code, _, stderr := run(t, "bench", "--jobs", "2000", "--procs", "64", "--repeat", "1", "--loads", "0.85", "--cpuprofile-dir", prof); code != exitOK {
+		t.Fatalf("bench --cpuprofile-dir: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(prof, "case1-run1.pprof")); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("case1-run1.pprof: %d bytes, %v; want a gzip-compressed profile", len(b), err)
+	}
 	for _, bad := range [][]string{{"bench", "--repeat", "0"}, {"bench", "--loads", "x"}, {"bench", "--loads", ""}} {
 		if code, _, _ := run(t, bad...); code != exitUsage {
 			t.Errorf("%v: exit %d, want 2", bad, code)
