@@ -48,7 +48,7 @@ build and go run use by themselves: the merged profiles of the default
 cases and of LANL-CM5. After a change to the hot paths, refresh it from
 the repository's root with
 
-  go run ./cmd/schedsim bench --repeat 1 --cpuprofile-dir prof \
+  go run ./cmd/schedsim bench --repeat 3 --cpuprofile-dir prof \
       ../shared/traces/LANL-CM5-1994-4.1-cln.swf.gz
   go tool pprof -proto prof/*.pprof > cmd/schedsim/default.pgo
 
