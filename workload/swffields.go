@@ -47,7 +47,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[0] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[0] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -62,7 +62,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[1] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[1] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -77,7 +77,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[2] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[2] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -92,7 +92,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[3] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[3] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -107,7 +107,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[4] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[4] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -122,7 +122,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[5] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[5] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -137,7 +137,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[6] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[6] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -152,7 +152,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[7] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[7] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -167,7 +167,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[8] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[8] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -182,7 +182,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[9] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[9] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -197,7 +197,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[10] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[10] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -212,7 +212,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[11] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[11] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -227,7 +227,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[12] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[12] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -242,7 +242,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[13] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[13] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -257,7 +257,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[14] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[14] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -272,7 +272,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[15] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[15] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -287,7 +287,7 @@ func (t *swfText) parseFast(s int) int {
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[16] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[16] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -303,7 +303,7 @@ func (t *swfText) parseFast(s int) int {
 		t.vals[17] = -1
 		return i + 3
 	}
-	if x, z, c := digitsEnd(w); c == '\n' && z != 0 {
+	if x, z, c := digitsEnd(w); c == '\n' {
 		t.vals[17] = int64(swarDigits(x << ((64 - z) & 63)))
 		return i + z>>3 + 1
 	}

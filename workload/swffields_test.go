@@ -66,7 +66,7 @@ const swfFieldCode = `
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[{F}] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' && z != 0 {
+	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[{F}] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
@@ -86,7 +86,7 @@ const swfLastFieldCode = `
 		t.vals[{F}] = -1
 		return i + 3
 	}
-	if x, z, c := digitsEnd(w); c == '\n' && z != 0 {
+	if x, z, c := digitsEnd(w); c == '\n' {
 		t.vals[{F}] = int64(swarDigits(x << ((64 - z) & 63)))
 		return i + z>>3 + 1
 	}
