@@ -122,7 +122,7 @@ type SWFReader struct {
 
 // swfText is an SWFReader's text buffer and the values of the line last
 // parsed: parseFast reaches both from one pointer, which leaves more
-// registers to its loop.
+// registers to its fields.
 type swfText struct {
 	fields [18]float64
 	ints   [18]bool
@@ -544,7 +544,7 @@ func (r *SWFReader) readJobs(jobs []Job, d *dupCheck) ([]Job, error) {
 }
 
 // nextFast parses the next line with parseFast where it is, if it may,
-// and returns the index after it, or -1.
+// and returns the index after it, or a negative number.
 func (r *SWFReader) nextFast() int {
 	if r.first != nil || r.general {
 		return -1

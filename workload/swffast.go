@@ -28,12 +28,13 @@ const (
 const failed = -1 << 40
 
 // fieldMore is parseFast's way for field f (0 to 16), at i, when it is
-// not "-1" or an integer of up to fifteen digits followed by a space:
-// blanks before the field, a tab after it, and a short fraction inline,
-// any other number the general way (see other). It puts an
-// integer in t.vals[f], any other number in t.fields[f] (see other), and
-// returns the index of the next field, or failed if the field is none
-// parseFast takes, or if i is negative already.
+// not "-1" or an integer of up to fifteen digits followed by a space
+// (after spaces, which the blocks skip themselves): it reads tabs before
+// the field, a tab after it, and a short fraction inline, any other
+// number the general way (see other). It puts an integer in t.vals[f], any other
+// number in t.fields[f] (see other), and returns the index of the next
+// field, or failed if the field is none parseFast takes, or if i is
+// negative already.
 func (t *swfText) fieldMore(i, f int) int {
 	if i < 0 {
 		return failed

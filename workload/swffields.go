@@ -32,8 +32,10 @@ package workload
 // mispredicted about once a field). Inline they read "-1" and integers of
 // up to fifteen digits followed by a space (eight digits and more with a
 // second load and conversion, whose digits count 0 to 7, so that
-// swarDigits(x2<<(64-z2)) is 0 for none); anything else goes to fieldMore
-// (lastField for the last field). A field that fails makes the index
+// swarDigits(x2<<(64-z2)) is 0 for none), and they skip the spaces before
+// a field (aligned columns) and read it again (digitsEnd's c is ' '|0x80
+// for a field that starts with a space, or with 0xA0, which is no
+// blank); anything else goes to fieldMore (lastField for the last field). A field that fails makes the index
 // negative for good (see failed), so that one test at the end does for
 // all.
 func (t *swfText) parseFast(s int) int {
@@ -43,6 +45,7 @@ func (t *swfText) parseFast(s int) int {
 	var w uint64
 
 	// Field 1.
+field1:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[0] = -1
@@ -50,6 +53,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[0] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field1
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[0] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -58,6 +64,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 2.
+field2:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[1] = -1
@@ -65,6 +72,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[1] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field2
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[1] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -73,6 +83,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 3.
+field3:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[2] = -1
@@ -80,6 +91,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[2] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field3
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[2] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -88,6 +102,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 4.
+field4:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[3] = -1
@@ -95,6 +110,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[3] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field4
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[3] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -103,6 +121,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 5.
+field5:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[4] = -1
@@ -110,6 +129,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[4] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field5
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[4] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -118,6 +140,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 6.
+field6:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[5] = -1
@@ -125,6 +148,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[5] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field6
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[5] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -133,6 +159,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 7.
+field7:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[6] = -1
@@ -140,6 +167,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[6] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field7
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[6] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -148,6 +178,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 8.
+field8:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[7] = -1
@@ -155,6 +186,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[7] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field8
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[7] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -163,6 +197,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 9.
+field9:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[8] = -1
@@ -170,6 +205,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[8] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field9
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[8] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -178,6 +216,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 10.
+field10:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[9] = -1
@@ -185,6 +224,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[9] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field10
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[9] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -193,6 +235,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 11.
+field11:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[10] = -1
@@ -200,6 +243,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[10] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field11
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[10] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -208,6 +254,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 12.
+field12:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[11] = -1
@@ -215,6 +262,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[11] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field12
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[11] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -223,6 +273,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 13.
+field13:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[12] = -1
@@ -230,6 +281,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[12] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field13
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[12] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -238,6 +292,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 14.
+field14:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[13] = -1
@@ -245,6 +300,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[13] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field14
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[13] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -253,6 +311,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 15.
+field15:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[14] = -1
@@ -260,6 +319,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[14] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field15
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[14] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -268,6 +330,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 16.
+field16:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[15] = -1
@@ -275,6 +338,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[15] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field16
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[15] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
@@ -283,6 +349,7 @@ func (t *swfText) parseFast(s int) int {
 	}
 
 	// Field 17.
+field17:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[16] = -1
@@ -290,6 +357,9 @@ func (t *swfText) parseFast(s int) int {
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[16] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field17
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[16] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9

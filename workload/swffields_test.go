@@ -47,8 +47,10 @@ package workload
 // mispredicted about once a field). Inline they read "-1" and integers of
 // up to fifteen digits followed by a space (eight digits and more with a
 // second load and conversion, whose digits count 0 to 7, so that
-// swarDigits(x2<<(64-z2)) is 0 for none); anything else goes to fieldMore
-// (lastField for the last field). A field that fails makes the index
+// swarDigits(x2<<(64-z2)) is 0 for none), and they skip the spaces before
+// a field (aligned columns) and read it again (digitsEnd's c is ' '|0x80
+// for a field that starts with a space, or with 0xA0, which is no
+// blank); anything else goes to fieldMore (lastField for the last field). A field that fails makes the index
 // negative for good (see failed), so that one test at the end does for
 // all.
 func (t *swfText) parseFast(s int) int {
@@ -62,6 +64,7 @@ func (t *swfText) parseFast(s int) int {
 // index, {F1} its number.
 const swfFieldCode = `
 	// Field {F1}.
+field{F1}:
 	w = load64(b, i)
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[{F}] = -1
@@ -69,6 +72,9 @@ const swfFieldCode = `
 	} else if x, z, c := digitsEnd(w); c == ' ' {
 		t.vals[{F}] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
+	} else if c == ' '|0x80 && byte(w) == ' ' {
+		i = skipBlanks(b, i)
+		goto field{F1}
 	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[{F}] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
