@@ -206,15 +206,16 @@ func load64(b *[swfBufSize + 8]byte, i int) uint64 {
 // the number of digits w starts with, and c, the byte after them,
 // byte(w>>z): all for fewer than seven digits; for seven or eight, z is
 // 56, and c the eighth byte, which may be a digit. Without digits, c is
-// the first byte with its high bit set, so that it is no blank or '\n':
-// a caller that finds one after the digits need not check that there are
-// any. (The bit set above the eighth byte spares the test for no
-// non-digit: the compiler then counts the zeros with one instruction.)
-func digitsEnd(w uint64) (x uint64, z int, c byte) {
+// the first byte or'ed with mark: with mark 0x80, c is then no blank or
+// '\n', and a caller that finds one after the digits need not check that
+// there are any (mark 0 for the second word of a number, which may have
+// no more digits). (The bit set above the eighth byte spares the test for
+// no non-digit: the compiler then counts the zeros with one instruction.)
+func digitsEnd(w uint64, mark byte) (x uint64, z int, c byte) {
 	x = w - 0x3030303030303030
 	nd := (x | (x + 0x7676767676767676)) & 0x8080808080808080
 	z = bits.TrailingZeros64(nd>>7 | 1<<56)
-	return x, z, byte((w | 0x80) >> z)
+	return x, z, byte((w | uint64(mark)) >> z)
 }
 
 // pow10Int holds the powers of ten parseFast scales the first digits of a

@@ -50,13 +50,13 @@ field1:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[0] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[0] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field1
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[0] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -69,13 +69,13 @@ field2:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[1] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[1] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field2
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[1] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -88,13 +88,13 @@ field3:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[2] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[2] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field3
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[2] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -107,13 +107,13 @@ field4:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[3] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[3] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field4
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[3] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -126,13 +126,13 @@ field5:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[4] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[4] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field5
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[4] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -145,13 +145,13 @@ field6:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[5] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[5] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field6
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[5] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -164,13 +164,13 @@ field7:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[6] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[6] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field7
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[6] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -183,13 +183,13 @@ field8:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[7] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[7] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field8
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[7] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -202,13 +202,13 @@ field9:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[8] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[8] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field9
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[8] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -221,13 +221,13 @@ field10:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[9] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[9] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field10
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[9] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -240,13 +240,13 @@ field11:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[10] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[10] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field11
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[10] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -259,13 +259,13 @@ field12:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[11] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[11] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field12
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[11] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -278,13 +278,13 @@ field13:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[12] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[12] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field13
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[12] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -297,13 +297,13 @@ field14:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[13] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[13] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field14
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[13] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -316,13 +316,13 @@ field15:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[14] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[14] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field15
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[14] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -335,13 +335,13 @@ field16:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[15] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[15] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field16
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[15] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -354,13 +354,13 @@ field17:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[16] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[16] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field17
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[16] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -373,7 +373,7 @@ field17:
 		t.vals[17] = -1
 		return i + 3
 	}
-	if x, z, c := digitsEnd(w); c == '\n' {
+	if x, z, c := digitsEnd(w, 0x80); c == '\n' {
 		t.vals[17] = int64(swarDigits(x << ((64 - z) & 63)))
 		return i + z>>3 + 1
 	}

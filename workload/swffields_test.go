@@ -69,13 +69,13 @@ field{F1}:
 	if uint32(w)<<8 == minusOneBlank {
 		t.vals[{F}] = -1
 		i += 3
-	} else if x, z, c := digitsEnd(w); c == ' ' {
+	} else if x, z, c := digitsEnd(w, 0x80); c == ' ' {
 		t.vals[{F}] = int64(swarDigits(x << ((64 - z) & 63)))
 		i += z>>3 + 1
 	} else if c == ' '|0x80 && byte(w) == ' ' {
 		i = skipBlanks(b, i)
 		goto field{F1}
-	} else if x2, z2, c2 := digitsEnd(load64(b, i+8)); c2 == ' ' && z == 56 && c-'0' <= 9 {
+	} else if x2, z2, c2 := digitsEnd(load64(b, i+8), 0); c2 == ' ' && z == 56 && c-'0' <= 9 {
 		t.vals[{F}] = int64(swarDigits(x)*pow10Int[z2>>3&7] + swarDigits(x2<<(64-z2)))
 		i += z2>>3 + 9
 	} else {
@@ -92,7 +92,7 @@ const swfLastFieldCode = `
 		t.vals[{F}] = -1
 		return i + 3
 	}
-	if x, z, c := digitsEnd(w); c == '\n' {
+	if x, z, c := digitsEnd(w, 0x80); c == '\n' {
 		t.vals[{F}] = int64(swarDigits(x << ((64 - z) & 63)))
 		return i + z>>3 + 1
 	}
