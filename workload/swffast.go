@@ -31,10 +31,11 @@ const failed = -1 << 40
 // not "-1" or an integer of up to fifteen digits followed by a space
 // (after spaces, which the blocks skip themselves): it reads tabs before
 // the field, a tab after it, and a short fraction inline, any other
-// number the general way (see other). It puts an integer in t.vals[f], any other
-// number in t.fields[f] (see other), and returns the index of the next
-// field, or failed if the field is none parseFast takes, or if i is
-// negative already.
+// number the general way (see other). It puts an integer in t.vals[f],
+// any other number in t.fields[f] (see other), and returns the index of
+// the next field, or failed if the field is none parseFast takes, or if i
+// is negative already. (It is the body of the loop that read all fields
+// before the blocks.)
 func (t *swfText) fieldMore(i, f int) int {
 	if i < 0 {
 		return failed
@@ -48,15 +49,21 @@ func (t *swfText) fieldMore(i, f int) int {
 		w = load64(b, i)
 	}
 	if w<<40 == ('-'|'1'<<8|' '<<16)<<40 {
+		// "-1 ", SWF's unknown.
 		t.vals[f] = -1
 		return i + 3
 	}
+	// Digits eight at a time: x holds the byte values minus '0'; the
+	// first non-digit is the lowest byte of x above 9 (see swarDigits).
 	x := w - 0x3030303030303030
 	if nd := (x | (x + 0x7676767676767676)) & 0x8080808080808080; nd != 0 {
-		// Up to seven digits, then the first non-digit.
-		z := bits.TrailingZeros64(nd) & 56
+		// It ends the field if it is a blank, and then there is at
+		// least one digit: w's first byte is not a blank.
+		z := bits.TrailingZeros64(nd) & 56 // 8 × the number of digits
 		c := byte(w >> z)
-		if (c == ' ' || c == '\t') && z != 0 {
+		if c == ' ' || c == '\t' {
+			// z is 8 to 56: "& 63" only spares the code for shifts
+			// of 64 and more.
 			t.vals[f] = int64(swarDigits(x << ((64 - z) & 63)))
 			return i + z>>3 + 1
 		}
