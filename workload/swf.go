@@ -122,7 +122,7 @@ type SWFReader struct {
 
 // swfText is an SWFReader's text buffer and the values of the line last
 // parsed: parseFast reaches both from one pointer, which leaves more
-// registers to its loop.
+// registers to its fields.
 type swfText struct {
 	fields [18]float64
 	ints   [18]bool
@@ -544,7 +544,7 @@ func (r *SWFReader) readJobs(jobs []Job, d *dupCheck) ([]Job, error) {
 }
 
 // nextFast parses the next line with parseFast where it is, if it may,
-// and returns the index after it, or -1.
+// and returns the index after it, or a negative number.
 func (r *SWFReader) nextFast() int {
 	if r.first != nil || r.general {
 		return -1
@@ -630,17 +630,12 @@ const intFields = 1<<0 | 1<<4 | 1<<7 | 1<<10 | 1<<11 | 1<<12 | 1<<13 | 1<<14 | 1
 func (r *SWFReader) fill(j *Job) (bool, error) {
 	v := &r.vals
 	m := r.frac
-	// An integer field read as some other number must be whole ("4.0");
-	// it then joins the integers.
-	for w := m & intFields; w != 0; w &= w - 1 {
-		k := bits.TrailingZeros32(w)
-		f := r.fields[k]
-		if !r.ints[k] && f != math.Trunc(f) {
-			return false, &ParseError{Path: r.path, Line: r.line, Field: k + 1, Err: fmt.Errorf("%v is not an integer", f)}
+	if m&intFields != 0 {
+		if err := r.fracInts(); err != nil {
+			return false, err
 		}
-		v[k] = int64(f)
+		m &^= intFields
 	}
-	m &^= intFields
 	// Every field of j, in order, one by one: a Job literal would be
 	// built on the stack and copied, and zeroing j first costs as much
 	// again as these stores. The fields the cleaner sets (Seq, Submit,
@@ -705,9 +700,25 @@ func (r *SWFReader) fill(j *Job) (bool, error) {
 		kept, err = r.cl.clean(j, submit)
 	}
 	if err != nil {
-		return false, &ParseError{Path: r.path, Line: r.line, Field: 2, Err: err}
+		return false, r.errorAt(2, err)
 	}
 	return kept, nil
+}
+
+// fracInts is fill's way for the integer fields read as some other number
+// (r.frac marks them): each must be whole ("4.0"), and then joins the
+// integers in r.vals. (Apart from fill, which then needs no room on its
+// stack for the error.)
+func (r *SWFReader) fracInts() error {
+	for w := r.frac & intFields; w != 0; w &= w - 1 {
+		k := bits.TrailingZeros32(w)
+		f := r.fields[k]
+		if !r.ints[k] && f != math.Trunc(f) {
+			return &ParseError{Path: r.path, Line: r.line, Field: k + 1, Err: fmt.Errorf("%v is not an integer", f)}
+		}
+		r.vals[k] = int64(f)
+	}
+	return nil
 }
 
 // isBinary reports whether b holds bytes no text trace has: control

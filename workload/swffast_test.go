@@ -133,21 +133,27 @@ func TestParseFastEqualsGeneral(t *testing.T) {
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 1234567890123456",                                // 16 digits at the end
 		"    1        0      0   3691  128   3436  6676   -1   3600  5904  1   2   2   2 -1 -1 -1 -1", // LANL's padding
 		"    2      465      5   3362   32 489.00   988   32    900  1024  1   3   3   3  1 -1 -1 -1",
-		"1         \t       0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",         // a tab inside a run of blanks
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1                         ", // trailing blanks
-		"                1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",          // leading blanks
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1        \x00       ",       // a NUL after blanks
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\x00",                      // a NUL right after
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r",                        // a CR left over
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r",                        // CRLF
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 \r\r",                     // blank, CRs
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r ",                       // CR, blank
-		"1 0 5 100\r 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                        // a CR inside
-		"1 0 5 100\r4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                         // a CR inside
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\v",                        // a vertical tab
-		"1\x0b0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 -1",                    // a control byte as a separator
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 \x00",                        // a NUL as the last field
-		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 \xff",                        // a high byte as the last field
+		"1         \t       0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                       // a tab inside a run of blanks
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1                         ",               // trailing blanks
+		"1 0 5 1x0 4        -1    -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                              // aligned columns after a field parseFast leaves
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 1x     7    8",                          // and after the last field
+		"   12345678 123456789012345      123456789 1 1 -1 -1 1 12345678 -1 1 1 1 1 1 -1 -1 -1", // long integers in columns
+		"1 0\t\t5  \t 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                 // blanks and tabs mixed
+		"1 0 \xa05 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                                    // a high byte, a space once its high bit is set
+		"\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0",
+		"                1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",    // leading blanks
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1        \x00       ", // a NUL after blanks
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\x00",                // a NUL right after
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r",                  // a CR left over
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r",                  // CRLF
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 \r\r",               // blank, CRs
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\r ",                 // CR, blank
+		"1 0 5 100\r 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                  // a CR inside
+		"1 0 5 100\r4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1",                   // a CR inside
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\v",                  // a vertical tab
+		"1\x0b0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1 -1",              // a control byte as a separator
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 \x00",                  // a NUL as the last field
+		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 \xff",                  // a high byte as the last field
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\xff",
 		"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -\x31",
 		"; a comment 1 2 3",
@@ -191,6 +197,8 @@ func TestParseFastVerdicts(t *testing.T) {
 		{"1 0 5 100 4 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1\t", "ints"}, // but not at the end
 		{"    1        0      0   3691  128   3436  6676   -1   3600  5904  1   2   2   2 -1 -1 -1 -1", "ints"},
 		{"1 123456789 5 123456789012345 4 -1 -1 4 12345678 -1 1 3 2 -1 1 -1 -1 -1", "ints"},
+		{"   12345678 123456789012345      123456789 1 1 -1 -1 1 12345678 -1 1 1 1 1 1 -1 -1 -1", "ints"},
+		{"1 0 5 1x0 4        -1    -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "no"},
 		{"    2      465      5   3362   32 489.00   988   32    900  1024  1   3   3   3  1 -1 -1 -1", "mixed"},
 		{"1 0.5 5 1234567.1234567 4.0 -1 -1 4 200 -1 1 3 2 -1 1 -1 -1 9.5", "mixed"},
 		{"1 0 5 100 4 -7 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", "mixed"},
@@ -230,6 +238,8 @@ func FuzzParseFast(f *testing.F) {
 	f.Add("1 0 5 100 4 -7 -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", true)
 	f.Add("    2      465      5   3362   32 489.00   988   32    900  1024  1   3   3   3  1 -1 -1 -1", false)
 	f.Add("1 123456789 5 123456789012345 4 -1 -1 4 12345678 -1 1 3 2 -1 1 -1 -1 -1\t", true)
+	f.Add("  12345678   2 -1  1234567890123456 4 -1 -1 4 12345678 -1 1 3 2 -1 1 -1 -1 -1", false)
+	f.Add("1 0 5 1x0 4        -1    -1 4 200 -1 1 3 2 -1 1 -1 -1 -1", false)
 	f.Fuzz(func(t *testing.T, line string, strict bool) {
 		if strings.ContainsAny(line, "\n") {
 			return // readLine splits lines there
@@ -245,7 +255,7 @@ func FuzzParseFast(f *testing.F) {
 // general loop.
 func TestParseFastEveryWidth(t *testing.T) {
 	digits := "98765432109876543"
-	after := []string{" ", "\t", "  ", ".5 ", "/", "!", ":", "a", "~", "\x80", "\xff", "-", "\x00", "\r"}
+	after := []string{" ", "\t", "  ", ".5 ", "/", "!", ":", "a", "~", "\x80", "\xa0", "\xff", "-", "\x00", "\r"}
 	for w := 1; w <= len(digits); w++ {
 		for _, num := range []string{digits[:w], "-" + digits[:w], strings.Repeat("0", w-1) + "1"} {
 			for _, a := range after {

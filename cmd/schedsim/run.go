@@ -456,7 +456,7 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	}
 	var src sim.Source = rd
 	if o.stop != nil {
-		src = &interruptible{Source: rd, stop: o.stop}
+		src = newInterruptible(rd, o.stop)
 	}
 	// The observers (metrics, jobs.csv, plots' data) run on a goroutine
 	// of their own, behind the engine; a checkpoint waits for them.
