@@ -75,12 +75,33 @@ func (p *Placer) JobDone(r *Record) {
 		p.hand(r)
 		return
 	}
+	p.Place(r)
+	p.hand(r)
+	p.Release(r)
+}
+
+// Observers returns the observers the Placer hands the records on to, in
+// order. A caller that hands records to them itself (report.Async, which
+// calls each by its type) gives each record of a job that ran under
+// deferred placement (Record.Deferred) its processors with Place first and
+// frees them with Release after, as JobDone does.
+func (p *Placer) Observers() []Observer { return p.next }
+
+// Place gives r, the record of a job that ran under deferred placement
+// (Record.Deferred), the processors the job ran on: it sets r.Alloc, which
+// stays valid until Release(r), and clears r.Deferred. It panics if no job
+// started in r's slot.
+func (p *Placer) Place(r *Record) {
 	if r.Slot < 0 || int(r.Slot) >= len(p.held) || len(p.held[r.Slot]) == 0 {
 		panic(fmt.Sprintf("sim: job %d ended in slot %d, where no job started", r.Job.ID, r.Slot))
 	}
+	r.Alloc, r.Deferred = p.held[r.Slot], false
+}
+
+// Release frees the processors Place gave r, once every observer has seen
+// it: the next job started in r's slot reuses the memory of r.Alloc.
+func (p *Placer) Release(r *Record) {
 	a := p.held[r.Slot]
-	r.Alloc, r.Deferred = a, false
-	p.hand(r)
 	p.m.Release(a)
 	p.held[r.Slot] = a[:0]
 }
