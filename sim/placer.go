@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/schedsim/schedsim/cluster"
 )
@@ -30,6 +31,9 @@ type Starter interface {
 // record on to the observers behind it, in turn. Samples go on to those of
 // them that take samples.
 type Placer struct {
+	// pool numbers the processors of a pool of at most bitPoolMax of
+	// them, m those of a larger one.
+	pool     *bitPool
 	m        *cluster.Machine
 	held     [][]cluster.Range // by slot: the processors of the job running there
 	next     []Observer
@@ -45,7 +49,12 @@ var (
 // NewPlacer returns a Placer for a pool of procs processors (the run's
 // Config.Procs) that hands records on to the observers next.
 func NewPlacer(procs int, next ...Observer) *Placer {
-	p := &Placer{m: cluster.NewMachine(procs), next: next}
+	p := &Placer{next: next}
+	if procs <= bitPoolMax {
+		p.pool = newBitPool(procs)
+	} else {
+		p.m = cluster.NewMachine(procs)
+	}
 	for _, x := range next {
 		if sp, ok := x.(Sampler); ok {
 			p.samplers = append(p.samplers, sp)
@@ -65,7 +74,11 @@ func (p *Placer) JobStarted(slot int32, procs int) {
 	if len(p.held[slot]) > 0 {
 		panic(fmt.Sprintf("sim: job started in slot %d, which a running job holds", slot))
 	}
-	p.held[slot] = p.m.Alloc(procs, p.held[slot])
+	if p.pool != nil {
+		p.held[slot] = p.pool.alloc(procs, p.held[slot])
+	} else {
+		p.held[slot] = p.m.Alloc(procs, p.held[slot])
+	}
 }
 
 // JobDone implements Observer: a job that ran gets its processors, which
@@ -102,7 +115,11 @@ func (p *Placer) Place(r *Record) {
 // it: the next job started in r's slot reuses the memory of r.Alloc.
 func (p *Placer) Release(r *Record) {
 	a := p.held[r.Slot]
-	p.m.Release(a)
+	if p.pool != nil {
+		p.pool.release(a)
+	} else {
+		p.m.Release(a)
+	}
 	p.held[r.Slot] = a[:0]
 }
 
@@ -117,5 +134,107 @@ func (p *Placer) hand(r *Record) {
 func (p *Placer) Sample(s *Sample) {
 	for _, sp := range p.samplers {
 		sp.Sample(s)
+	}
+}
+
+// bitPoolMax is the largest pool of processors a Placer numbers with a
+// bitPool (a variable: the tests lower it to check the other way).
+var bitPoolMax = 64 * 64
+
+// bitPool is a pool of processors as a bitmap, a bit per processor, set
+// while it is free, with a bit per word of them, set while the word has
+// a free processor. It gives the processors cluster.Machine gives, the
+// lowest free numbers, as the same ranges (the runs of consecutive
+// numbers among them), for a fraction of its work: a job's start takes
+// the runs of the lowest words with free processors, its end sets its
+// ranges' bits, where a Machine searches and moves its list of free
+// ranges.
+type bitPool struct {
+	size, free int
+	words      [64]uint64 // bit i of words[w]: processor 64w+i is free
+	nonzero    uint64     // bit w: words[w] != 0
+}
+
+func newBitPool(size int) *bitPool {
+	if size <= 0 || size > 64*64 {
+		panic(fmt.Sprintf("sim: a bitPool of %d processors", size))
+	}
+	p := &bitPool{size: size, free: size}
+	for lo := 0; lo < size; lo += 64 {
+		p.set(lo, min(lo+64, size))
+	}
+	return p
+}
+
+// alloc takes the n lowest free processors, appends their ranges to dst and
+// returns it, as cluster.Machine.Alloc does. It panics if fewer than n are
+// free: an over-allocation is a simulator bug.
+//
+// (Shift counts are masked with 63 where they are below 64 anyway: it
+// spares the compiler's code for counts of 64 and more.)
+func (p *bitPool) alloc(n int, dst []cluster.Range) []cluster.Range {
+	if n <= 0 || n > p.free {
+		panic(fmt.Sprintf("sim: allocating %d processors with %d free of %d", n, p.free, p.size))
+	}
+	p.free -= n
+	// The run taken last, [lo, hi), is appended once the next one does
+	// not continue it: a run can go on from one word to the next.
+	lo, hi := -1, -1
+	for n > 0 {
+		w := bits.TrailingZeros64(p.nonzero) & 63 // a word with a free processor: n ≤ free
+		x := p.words[w]
+		for x != 0 && n > 0 {
+			i := bits.TrailingZeros64(x) // x's lowest run is [i, j)
+			y := x + x&-x                // x with that run carried past its end
+			l := bits.TrailingZeros64(y) - i
+			if l <= n {
+				x &= y
+				n -= l
+			} else {
+				x &^= (1<<uint(n&63) - 1) << uint(i&63)
+				l, n = n, 0
+			}
+			if start := 64*w + i; start != hi {
+				if hi >= 0 {
+					dst = append(dst, cluster.Range{Lo: lo, Hi: hi})
+				}
+				lo, hi = start, start
+			}
+			hi += l
+		}
+		p.words[w] = x
+		if x == 0 {
+			p.nonzero &^= 1 << uint(w)
+		}
+	}
+	return append(dst, cluster.Range{Lo: lo, Hi: hi})
+}
+
+// release returns the processors of rs, taken by alloc. It panics if a
+// range is not within the pool or any of its processors is free.
+func (p *bitPool) release(rs []cluster.Range) {
+	for _, r := range rs {
+		if r.Lo < 0 || r.Hi > p.size || r.Lo >= r.Hi {
+			panic(fmt.Sprintf("sim: releasing bad range %v of a %d-processor pool", r, p.size))
+		}
+		p.free += r.Hi - r.Lo
+		p.set(r.Lo, r.Hi)
+	}
+}
+
+// set marks processors [lo, hi) free, which must be within the pool, a
+// word at a time. It panics if any of them is free already.
+func (p *bitPool) set(lo, hi int) {
+	for lo < hi {
+		w := lo >> 6 & 63
+		end := min(hi, lo|63+1) // within lo's word
+		// Bits lo%64 to (end−1)%64 of the word.
+		m := ^uint64(0) >> uint((63-(end-1)&63)&63) & (^uint64(0) << uint(lo&63))
+		if p.words[w]&m != 0 {
+			panic(fmt.Sprintf("sim: releasing processors [%d, %d), some of them free", lo, end))
+		}
+		p.words[w] |= m
+		p.nonzero |= 1 << uint(w)
+		lo = end
 	}
 }
