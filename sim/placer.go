@@ -35,7 +35,7 @@ type Placer struct {
 	// them, m those of a larger one.
 	pool     *bitPool
 	m        *cluster.Machine
-	held     [][]cluster.Range // by slot: the processors of the job running there
+	held     []heldSlot // by slot
 	next     []Observer
 	samplers []Sampler // the members of next that are Samplers
 }
@@ -63,21 +63,38 @@ func NewPlacer(procs int, next ...Observer) *Placer {
 	return p
 }
 
+// heldSlot is one of the engine's slots: the processors of the job
+// running there (busy), or the memory of the last one's, which the next
+// reuses.
+type heldSlot struct {
+	alloc []cluster.Range
+	busy  bool
+}
+
 // JobStarted implements Starter: it takes the first procs free processors.
 func (p *Placer) JobStarted(slot int32, procs int) {
+	if uint(slot) >= uint(len(p.held)) {
+		p.grow(slot)
+	}
+	h := &p.held[slot]
+	if h.busy {
+		panic(fmt.Sprintf("sim: job started in slot %d, which a running job holds", slot))
+	}
+	h.busy = true
+	if p.pool != nil {
+		h.alloc = p.pool.alloc(procs, h.alloc[:0])
+	} else {
+		h.alloc = p.m.Alloc(procs, h.alloc[:0])
+	}
+}
+
+// grow makes room for slot, which must not be negative.
+func (p *Placer) grow(slot int32) {
 	if slot < 0 {
 		panic(fmt.Sprintf("sim: job started in slot %d", slot))
 	}
 	for int(slot) >= len(p.held) {
-		p.held = append(p.held, nil)
-	}
-	if len(p.held[slot]) > 0 {
-		panic(fmt.Sprintf("sim: job started in slot %d, which a running job holds", slot))
-	}
-	if p.pool != nil {
-		p.held[slot] = p.pool.alloc(procs, p.held[slot])
-	} else {
-		p.held[slot] = p.m.Alloc(procs, p.held[slot])
+		p.held = append(p.held, heldSlot{})
 	}
 }
 
@@ -105,22 +122,31 @@ func (p *Placer) Observers() []Observer { return p.next }
 // stays valid until Release(r), and clears r.Deferred. It panics if no job
 // started in r's slot.
 func (p *Placer) Place(r *Record) {
-	if r.Slot < 0 || int(r.Slot) >= len(p.held) || len(p.held[r.Slot]) == 0 {
-		panic(fmt.Sprintf("sim: job %d ended in slot %d, where no job started", r.Job.ID, r.Slot))
+	if s := uint(r.Slot); s < uint(len(p.held)) && p.held[s].busy {
+		r.Alloc, r.Deferred = p.held[s].alloc, false
+		return
 	}
-	r.Alloc, r.Deferred = p.held[r.Slot], false
+	p.noJob(r)
+}
+
+// noJob panics: r ended in a slot where no job started. It is apart from
+// Place so that Place, small, is inlined.
+//
+//go:noinline
+func (p *Placer) noJob(r *Record) {
+	panic(fmt.Sprintf("sim: job %d ended in slot %d, where no job started", r.Job.ID, r.Slot))
 }
 
 // Release frees the processors Place gave r, once every observer has seen
 // it: the next job started in r's slot reuses the memory of r.Alloc.
 func (p *Placer) Release(r *Record) {
-	a := p.held[r.Slot]
+	h := &p.held[r.Slot]
 	if p.pool != nil {
-		p.pool.release(a)
+		p.pool.release(h.alloc)
 	} else {
-		p.m.Release(a)
+		p.m.Release(h.alloc)
 	}
-	p.held[r.Slot] = a[:0]
+	h.busy = false
 }
 
 // hand gives r to the observers behind.
@@ -159,10 +185,8 @@ func newBitPool(size int) *bitPool {
 	if size <= 0 || size > 64*64 {
 		panic(fmt.Sprintf("sim: a bitPool of %d processors", size))
 	}
-	p := &bitPool{size: size, free: size}
-	for lo := 0; lo < size; lo += 64 {
-		p.set(lo, min(lo+64, size))
-	}
+	p := &bitPool{size: size}
+	p.release([]cluster.Range{{Lo: 0, Hi: size}})
 	return p
 }
 
@@ -210,31 +234,39 @@ func (p *bitPool) alloc(n int, dst []cluster.Range) []cluster.Range {
 	return append(dst, cluster.Range{Lo: lo, Hi: hi})
 }
 
-// release returns the processors of rs, taken by alloc. It panics if a
-// range is not within the pool or any of its processors is free.
+// release returns the processors of rs, taken by alloc, a word at a
+// time. It panics if a range is not within the pool or any of its
+// processors is free.
 func (p *bitPool) release(rs []cluster.Range) {
 	for _, r := range rs {
-		if r.Lo < 0 || r.Hi > p.size || r.Lo >= r.Hi {
+		lo, hi := r.Lo, r.Hi
+		if lo < 0 || hi > p.size || lo >= hi {
 			panic(fmt.Sprintf("sim: releasing bad range %v of a %d-processor pool", r, p.size))
 		}
-		p.free += r.Hi - r.Lo
-		p.set(r.Lo, r.Hi)
+		p.free += hi - lo
+		for {
+			w := lo >> 6 & 63
+			m := ^uint64(0) << uint(lo&63) // bits lo%64 and up
+			last := hi-lo <= 64-lo&63      // the range ends within this word
+			if last {
+				m &= ^uint64(0) >> uint(-hi&63) // and below hi%64 (all if 0)
+			}
+			if p.words[w]&m != 0 {
+				p.twice(lo, hi)
+			}
+			p.words[w] |= m
+			p.nonzero |= 1 << uint(w)
+			if last {
+				break
+			}
+			lo = lo | 63 + 1
+		}
 	}
 }
 
-// set marks processors [lo, hi) free, which must be within the pool, a
-// word at a time. It panics if any of them is free already.
-func (p *bitPool) set(lo, hi int) {
-	for lo < hi {
-		w := lo >> 6 & 63
-		end := min(hi, lo|63+1) // within lo's word
-		// Bits lo%64 to (end−1)%64 of the word.
-		m := ^uint64(0) >> uint((63-(end-1)&63)&63) & (^uint64(0) << uint(lo&63))
-		if p.words[w]&m != 0 {
-			panic(fmt.Sprintf("sim: releasing processors [%d, %d), some of them free", lo, end))
-		}
-		p.words[w] |= m
-		p.nonzero |= 1 << uint(w)
-		lo = end
-	}
+// twice panics: some of processors [lo, hi) are free already.
+//
+//go:noinline
+func (p *bitPool) twice(lo, hi int) {
+	panic(fmt.Sprintf("sim: releasing processors [%d, %d), some of them free", lo, hi))
 }
