@@ -280,10 +280,7 @@ func (a *Async) deliver(b *obsBatch) {
 	}
 	if !a.inOrder {
 		for i := range a.samples {
-			ts := a.samples[i].series
-			for k := range b.samples[:b.nsmp] {
-				ts.Sample(&b.samples[k])
-			}
+			a.samples[i].series.sampleAll(b.samples[:b.nsmp])
 		}
 	}
 }
