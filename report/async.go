@@ -25,26 +25,26 @@ const (
 )
 
 // obsBatch is a run of records, starts and samples, copied out of the
-// engine's reused memory. Its arrays are made asyncBatch long once and
-// written by index (but allocs, which grows).
+// engine's reused memory. Its arrays are asyncBatch long, written by
+// index (but allocs, which grows).
 type obsBatch struct {
 	// kinds are the kinds of the batch's n items, in the order the engine
 	// gave them (but the samples, unless Async.inOrder); the items of each
 	// kind are in the arrays below, in order.
 	n     int
-	kinds []uint8
+	kinds [asyncBatch]uint8
 	nrec  int
-	recs  []sim.Record
+	recs  [asyncBatch]sim.Record
 	// jobs are the records' jobs (recs[i].Job), or only their heads (see
 	// Async.heads).
-	jobs     []workload.Job
-	allocEnd []int32         // recs[i].Alloc is allocs[allocEnd[i-1]:allocEnd[i]]
-	allocs   []cluster.Range // the records' Alloc, end to end
+	jobs     [asyncBatch]workload.Job
+	allocEnd [asyncBatch]int32 // recs[i].Alloc is allocs[allocEnd[i-1]:allocEnd[i]]
+	allocs   []cluster.Range   // the records' Alloc, end to end
 	nsmp     int
-	samples  []sim.Sample
+	samples  [asyncBatch]sim.Sample
 	// starts are the starts told (sim.Starter, under deferred placement).
 	nst     int
-	starts  []asyncStart
+	starts  [asyncBatch]asyncStart
 	barrier chan struct{} // closed once the items before it were handed on
 }
 
@@ -54,16 +54,12 @@ type asyncStart struct {
 	procs int
 }
 
-func newObsBatch() *obsBatch {
-	return &obsBatch{
-		kinds:    make([]uint8, asyncBatch),
-		recs:     make([]sim.Record, asyncBatch),
-		jobs:     make([]workload.Job, asyncBatch),
-		allocEnd: make([]int32, asyncBatch),
-		samples:  make([]sim.Sample, asyncBatch),
-		starts:   make([]asyncStart, asyncBatch),
-	}
-}
+func newObsBatch() *obsBatch { return &obsBatch{} }
+
+// The engine's side of Async indexes a batch's arrays with counts masked
+// by asyncBatch−1, below asyncBatch anyway, which spares the compiler's
+// checks: this compiles only while asyncBatch is a power of two.
+const _ = -(asyncBatch & (asyncBatch - 1))
 
 // reset empties b. The records keep pointers (Reason, Note, Steps) until
 // they are overwritten: at most asyncBatch of them per batch.
@@ -337,7 +333,7 @@ func (a *Async) sample(s *sim.Sample) {
 // JobDone copies r for the observer.
 func (a *Async) JobDone(r *sim.Record) {
 	b := a.cur
-	n := b.nrec
+	n := b.nrec & (asyncBatch - 1)
 	b.recs[n] = *r
 	if a.heads {
 		jobHead(&b.jobs[n], r.Job)
@@ -361,7 +357,7 @@ func (a *Async) JobDone(r *sim.Record) {
 
 // push notes an item of kind k in b, a.cur, and hands b over once full.
 func (a *Async) push(b *obsBatch, k uint8) {
-	b.kinds[b.n] = k
+	b.kinds[b.n&(asyncBatch-1)] = k
 	if b.n++; b.n == asyncBatch {
 		a.flush(nil)
 	}
@@ -371,7 +367,7 @@ func (a *Async) push(b *obsBatch, k uint8) {
 // that are Starters, in order with the records.
 func (a *Async) JobStarted(slot int32, procs int) {
 	b := a.cur
-	b.starts[b.nst] = asyncStart{slot: slot, procs: procs}
+	b.starts[b.nst&(asyncBatch-1)] = asyncStart{slot: slot, procs: procs}
 	b.nst++
 	a.push(b, itemStart)
 }
@@ -382,7 +378,7 @@ func (a *Async) Sample(s *sim.Sample) {
 		return
 	}
 	b := a.cur
-	b.samples[b.nsmp] = *s
+	b.samples[b.nsmp&(asyncBatch-1)] = *s
 	if b.nsmp++; a.inOrder {
 		a.push(b, itemSample)
 	} else if b.nsmp == asyncBatch {
