@@ -247,7 +247,8 @@ func (p *bitPool) release(rs []cluster.Range) {
 		for {
 			w := lo >> 6 & 63
 			m := ^uint64(0) << uint(lo&63) // bits lo%64 and up
-			last := hi-lo <= 64-lo&63      // the range ends within this word
+			next := lo | 63 + 1            // the next word's first processor
+			last := hi <= next             // the range ends within this word
 			if last {
 				m &= ^uint64(0) >> uint(-hi&63) // and below hi%64 (all if 0)
 			}
@@ -259,7 +260,7 @@ func (p *bitPool) release(rs []cluster.Range) {
 			if last {
 				break
 			}
-			lo = lo | 63 + 1
+			lo = next
 		}
 	}
 }
