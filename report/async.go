@@ -77,6 +77,10 @@ func (b *obsBatch) reset() {
 // is done. It copies each record (the job, its processors and growth
 // steps) since the engine reuses them.
 //
+// A Progress, whose output depends on the wall clock rather than on the
+// order of its calls, is the exception: it counts a batch of records and
+// samples at once.
+//
 // Call Sync before reading the observer's state during a run (a
 // checkpoint), and Close once the run is over, before reading its
 // results; a panic in the observer is raised again by Sync or Close.
@@ -92,6 +96,9 @@ type Async struct {
 	records  []target
 	samples  []target
 	starters []sim.Starter
+	// progress are the observers that show progress: each gets a batch
+	// at once, after the others.
+	progress []*Progress
 	// inOrder reports that a sample must reach its observers in order
 	// with the records: some take both. Otherwise (all take samples only:
 	// a TimeSeries) a batch's samples go to them in a row, after its
@@ -99,7 +106,7 @@ type Async struct {
 	inOrder bool
 	// pair holds the observers that take records when they are a Metrics
 	// and a JobsCSV, in this order (those of `schedsim run` but for a
-	// Gantt chart or progress), which hand calls with no loop.
+	// Gantt chart), which hand calls with no loop.
 	pair *recordPair
 	// heads reports that every observer reads only the head of a job
 	// (jobHead): Async then copies only that.
@@ -117,13 +124,12 @@ type Async struct {
 // the interface: two calls per job and two per sample, from one call
 // site each, that a branch predictor cannot tell apart.
 type target struct {
-	kind     targetKind
-	metrics  *Metrics
-	csv      *JobsCSV
-	series   *TimeSeries
-	progress *Progress
-	obs      sim.Observer
-	sampler  sim.Sampler // obs as a sim.Sampler, or nil
+	kind    targetKind
+	metrics *Metrics
+	csv     *JobsCSV
+	series  *TimeSeries
+	obs     sim.Observer
+	sampler sim.Sampler // obs as a sim.Sampler, or nil
 }
 
 // recordPair is a Metrics and a JobsCSV, the observers that take records
@@ -141,7 +147,6 @@ const (
 	metricsTarget
 	csvTarget
 	seriesTarget
-	progressTarget
 )
 
 var (
@@ -185,7 +190,8 @@ func NewAsync(obs sim.Observer) *Async {
 		case *TimeSeries:
 			t.kind, t.series = seriesTarget, x
 		case *Progress:
-			t.kind, t.progress = progressTarget, x
+			a.progress = append(a.progress, x)
+			continue
 		default:
 			a.heads = false
 		}
@@ -293,6 +299,9 @@ func (a *Async) deliver(b *obsBatch) {
 			a.samples[i].series.sampleAll(b.samples[:b.nsmp])
 		}
 	}
+	for _, p := range a.progress {
+		p.batch(b.nrec, b.samples[:b.nsmp])
+	}
 }
 
 // hand gives rec to the observers that take records.
@@ -308,8 +317,6 @@ func (a *Async) hand(rec *sim.Record) {
 			t.metrics.JobDone(rec)
 		case csvTarget:
 			t.csv.JobDone(rec)
-		case progressTarget:
-			t.progress.JobDone(rec)
 		default:
 			t.obs.JobDone(rec)
 		}
@@ -322,8 +329,6 @@ func (a *Async) sample(s *sim.Sample) {
 		switch t := &a.samples[i]; t.kind {
 		case seriesTarget:
 			t.series.Sample(s)
-		case progressTarget:
-			t.progress.Sample(s)
 		default:
 			t.sampler.Sample(s)
 		}
@@ -374,7 +379,7 @@ func (a *Async) JobStarted(slot int32, procs int) {
 
 // Sample copies s for the observer.
 func (a *Async) Sample(s *sim.Sample) {
-	if len(a.samples) == 0 {
+	if len(a.samples) == 0 && len(a.progress) == 0 {
 		return
 	}
 	b := a.cur
