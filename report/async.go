@@ -121,8 +121,8 @@ type Async struct {
 
 // target is one observer behind Async. The observers of a run of the
 // command line, of known types, are called directly rather than through
-// the interface: two calls per job and two per sample, from one call
-// site each, that a branch predictor cannot tell apart.
+// the interface: several calls per job, from one call site, that a branch
+// predictor cannot tell apart.
 type target struct {
 	kind    targetKind
 	metrics *Metrics
@@ -171,12 +171,18 @@ func NewAsync(obs sim.Observer) *Async {
 		a.placer = p
 		list = flatten(nil, p.Observers())
 	} else {
-		list = flatten(nil, []sim.Observer{obs})
-		for _, x := range list {
+		// The starts go to the observer, or an Observers' members, that
+		// are Starters (an Observers within is none).
+		top, ok := obs.(Observers)
+		if !ok {
+			top = Observers{obs}
+		}
+		for _, x := range top {
 			if st, ok := x.(sim.Starter); ok {
 				a.starters = append(a.starters, st)
 			}
 		}
+		list = flatten(nil, top)
 	}
 	a.heads = true
 	for _, x := range list {
