@@ -346,14 +346,30 @@ func (a *Async) JobDone(r *sim.Record) {
 	b := a.cur
 	n := b.nrec & (asyncBatch - 1)
 	b.recs[n] = *r
+	if a.heads && len(r.Alloc) == 0 && len(r.Steps) == 0 {
+		// Most records: a job's head, no processors (deferred
+		// placement), no growth.
+		jobHead(&b.jobs[n], r.Job)
+		b.allocEnd[n] = int32(len(b.allocs))
+	} else {
+		a.copyRest(b, n, r)
+	}
+	b.nrec = n + 1
+	a.push(b, itemRecord)
+}
+
+// copyRest copies what JobDone left of r, record n of b: its job, its
+// processors and its growth steps. It is apart from JobDone so that the
+// code the engine's goroutine runs at every record is short.
+//
+//go:noinline
+func (a *Async) copyRest(b *obsBatch, n int, r *sim.Record) {
 	if a.heads {
 		jobHead(&b.jobs[n], r.Job)
 	} else {
 		b.jobs[n] = *r.Job
 	}
-	if len(r.Alloc) > 0 { // none under deferred placement: spare the call to memmove
-		b.allocs = append(b.allocs, r.Alloc...)
-	}
+	b.allocs = append(b.allocs, r.Alloc...)
 	b.allocEnd[n] = int32(len(b.allocs))
 	if len(r.Steps) > 0 {
 		steps := make([]sim.GrowStep, len(r.Steps))
@@ -362,8 +378,6 @@ func (a *Async) JobDone(r *sim.Record) {
 		}
 		b.recs[n].Steps = steps
 	}
-	b.nrec = n + 1
-	a.push(b, itemRecord)
 }
 
 // push notes an item of kind k in b, a.cur, and hands b over once full.
