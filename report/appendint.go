@@ -31,30 +31,42 @@ func putInt(b []byte, n int, v int64) int {
 // putIntLong is putInt for any v. It calls nothing, so that it needs no
 // stack frame: a row calls it up to ten times. Numbers below 10^4 (a job's
 // processors, most runs) take four digits at once from digits4, and each
-// run of eight digits of a larger one (times reach 10^9 and more) comes
+// run of eight digits of a larger one (times reach 10^8 and more) comes
 // from digits8, each stored with one write, the leading zeros shifted
-// out: a fraction of strconv's loop over pairs of digits.
+// out: a fraction of strconv's loop over pairs of digits. The numbers of
+// nine digits at most, all of a row's but rare ones, come first, with no
+// test of the sign (a negative one is above them as a uint64).
 func putIntLong(b []byte, n int, v int64) int {
 	u := uint64(v)
-	if v < 0 {
+	for {
+		if u < 1e4 {
+			d := digits4(uint32(u))
+			// The leading zeros are the low zero bytes of d, before '0' is
+			// added; 0 keeps one (the bit set in the last byte). Masking
+			// the shift, below 32 anyway, spares the compiler's check.
+			z := uint(bits.TrailingZeros32(d|1<<24) >> 3)
+			binary.LittleEndian.PutUint32(b[n:n+4], (d+ascii4)>>(8*z&31))
+			return n + 4 - int(z)
+		}
+		if u < 1e8 {
+			d := digits8(uint32(u))
+			z := uint(bits.TrailingZeros64(d|1<<56) >> 3)
+			binary.LittleEndian.PutUint64(b[n:n+8], (d+ascii8)>>(8*z&63))
+			return n + 8 - int(z)
+		}
+		if u < 1e9 { // times of a trace up to 31 years
+			hi := u / 1e8
+			b[n] = byte('0' + hi)
+			binary.LittleEndian.PutUint64(b[n+1:n+9], digits8(uint32(u-hi*1e8))+ascii8)
+			return n + 9
+		}
+		if v >= 0 {
+			break
+		}
+		// A negative number: its sign, then its magnitude as above.
 		b[n] = '-'
 		n++
-		u = -u // math.MinInt64 too: 2^63 as a uint64
-	}
-	if u < 1e4 {
-		d := digits4(uint32(u))
-		// The leading zeros are the low zero bytes of d, before '0' is
-		// added; 0 keeps one (the bit set in the last byte). Masking
-		// the shift, below 32 anyway, spares the compiler's check.
-		z := uint(bits.TrailingZeros32(d|1<<24) >> 3)
-		binary.LittleEndian.PutUint32(b[n:n+4], (d+ascii4)>>(8*z&31))
-		return n + 4 - int(z)
-	}
-	if u < 1e8 {
-		d := digits8(uint32(u))
-		z := uint(bits.TrailingZeros64(d|1<<56) >> 3)
-		binary.LittleEndian.PutUint64(b[n:n+8], (d+ascii8)>>(8*z&63))
-		return n + 8 - int(z)
+		u, v = -u, 0 // math.MinInt64 too: 2^63 as a uint64
 	}
 	if u >= 1e16 {
 		// 17 to 20 digits: the first four at most, then twice eight.
@@ -69,16 +81,12 @@ func putIntLong(b []byte, n int, v int64) int {
 		binary.LittleEndian.PutUint64(b[n+8:n+16], digits8(uint32(u-mid*1e8))+ascii8)
 		return n + 16
 	}
-	hi := u / 1e8 // ≥ 1
-	if hi < 10 {  // times of a trace up to 31 years
-		b[n] = byte('0' + hi)
-		n++
-	} else {
-		d := digits8(uint32(hi))
-		z := uint(bits.TrailingZeros64(d|1<<56) >> 3)
-		binary.LittleEndian.PutUint64(b[n:n+8], (d+ascii8)>>(8*z&63))
-		n += 8 - int(z)
-	}
+	// 10 to 16 digits: up to eight, then eight.
+	hi := u / 1e8 // ≥ 10
+	d := digits8(uint32(hi))
+	z := uint(bits.TrailingZeros64(d|1<<56) >> 3)
+	binary.LittleEndian.PutUint64(b[n:n+8], (d+ascii8)>>(8*z&63))
+	n += 8 - int(z)
 	binary.LittleEndian.PutUint64(b[n:n+8], digits8(uint32(u-hi*1e8))+ascii8)
 	return n + 8
 }

@@ -9,33 +9,42 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// asyncBatch is how many records and samples Async gathers before handing
-// them over: the hand-over then costs nothing per job.
+// asyncBatch is how many records, starts and samples Async gathers before
+// handing them over: the hand-over then costs nothing per job.
 const asyncBatch = 512
 
 // asyncDepth is how many full batches may wait for the observers before
 // the engine waits for them in turn.
 const asyncDepth = 8
 
-// obsBatch is a run of records and samples, copied out of the engine's
-// reused memory, in the order the engine gave them. Its arrays are made
-// asyncBatch long once and written by index (but allocs, which grows).
+// The kinds of a batch's items.
+const (
+	itemRecord uint8 = iota
+	itemStart
+	itemSample
+)
+
+// obsBatch is a run of records, starts and samples, copied out of the
+// engine's reused memory. Its arrays are asyncBatch long, written by
+// index (but allocs, which grows).
 type obsBatch struct {
-	nrec, nsmp int
-	recs       []sim.Record
-	jobs       []workload.Job  // recs[i].Job
-	allocEnd   []int32         // recs[i].Alloc is allocs[allocEnd[i-1]:allocEnd[i]]
-	allocs     []cluster.Range // the records' Alloc, end to end
-	samples    []sim.Sample
-	// sampleAt and sampleSt are, for each sample, how many of the batch's
-	// records and starts came before it.
-	sampleAt []int32
-	sampleSt []int32
-	// starts are the starts told (sim.Starter, under deferred placement),
-	// startAt how many of the batch's records came before each.
+	// kinds are the kinds of the batch's n items, in the order the engine
+	// gave them (but the samples, unless Async.inOrder); the items of each
+	// kind are in the arrays below, in order.
+	n     int
+	kinds [asyncBatch]uint8
+	nrec  int
+	recs  [asyncBatch]sim.Record
+	// jobs are the records' jobs (recs[i].Job), or only their heads (see
+	// Async.heads).
+	jobs     [asyncBatch]workload.Job
+	allocEnd [asyncBatch]int32 // recs[i].Alloc is allocs[allocEnd[i-1]:allocEnd[i]]
+	allocs   []cluster.Range   // the records' Alloc, end to end
+	nsmp     int
+	samples  [asyncBatch]sim.Sample
+	// starts are the starts told (sim.Starter, under deferred placement).
 	nst     int
-	starts  []asyncStart
-	startAt []int32
+	starts  [asyncBatch]asyncStart
 	barrier chan struct{} // closed once the items before it were handed on
 }
 
@@ -45,23 +54,17 @@ type asyncStart struct {
 	procs int
 }
 
-func newObsBatch() *obsBatch {
-	return &obsBatch{
-		recs:     make([]sim.Record, asyncBatch),
-		jobs:     make([]workload.Job, asyncBatch),
-		allocEnd: make([]int32, asyncBatch),
-		samples:  make([]sim.Sample, asyncBatch),
-		sampleAt: make([]int32, asyncBatch),
-		sampleSt: make([]int32, asyncBatch),
-		starts:   make([]asyncStart, asyncBatch),
-		startAt:  make([]int32, asyncBatch),
-	}
-}
+func newObsBatch() *obsBatch { return &obsBatch{} }
+
+// The engine's side of Async indexes a batch's arrays with counts masked
+// by asyncBatch−1, below asyncBatch anyway, which spares the compiler's
+// checks: this compiles only while asyncBatch is a power of two.
+const _ = -(asyncBatch & (asyncBatch - 1))
 
 // reset empties b. The records keep pointers (Reason, Note, Steps) until
 // they are overwritten: at most asyncBatch of them per batch.
 func (b *obsBatch) reset() {
-	b.nrec, b.nsmp, b.nst = 0, 0, 0
+	b.n, b.nrec, b.nsmp, b.nst = 0, 0, 0, 0
 	b.allocs = b.allocs[:0]
 	b.barrier = nil
 }
@@ -74,22 +77,77 @@ func (b *obsBatch) reset() {
 // is done. It copies each record (the job, its processors and growth
 // steps) since the engine reuses them.
 //
+// A Progress, whose output depends on the wall clock rather than on the
+// order of its calls, is the exception: it counts a batch of records and
+// samples at once.
+//
 // Call Sync before reading the observer's state during a run (a
 // checkpoint), and Close once the run is over, before reading its
 // results; a panic in the observer is raised again by Sync or Close.
 type Async struct {
-	// list are the observers called in turn (an Observers' members, or
-	// the one observer), samplers those of them that are sim.Samplers.
-	list     Observers
-	samplers []sim.Sampler
+	// placer is the observer when it is a sim.Placer: Async then places
+	// the processors with it and hands the records to the observers
+	// behind it itself.
+	placer *sim.Placer
+	// records and samples are the observers (an Observers' members, or
+	// the Placer's, or the one observer) that take records, and those
+	// that take samples, in order; starters those that take starts,
+	// without a Placer.
+	records  []target
+	samples  []target
 	starters []sim.Starter
-	cur      *obsBatch
-	full     chan *obsBatch
-	free     chan *obsBatch
-	done     chan struct{}
-	failure  any // the observer's panic, with its stack
-	closed   bool
+	// progress are the observers that show progress: each gets a batch
+	// at once, after the others.
+	progress []*Progress
+	// inOrder reports that a sample must reach its observers in order
+	// with the records: some take both. Otherwise (all take samples only:
+	// a TimeSeries) a batch's samples go to them in a row, after its
+	// records, and the batch does not note where each came.
+	inOrder bool
+	// pair holds the observers that take records when they are a Metrics
+	// and a JobsCSV, in this order (those of `schedsim run` but for a
+	// Gantt chart), which hand calls with no loop.
+	pair *recordPair
+	// heads reports that every observer reads only the head of a job
+	// (jobHead): Async then copies only that.
+	heads   bool
+	cur     *obsBatch
+	full    chan *obsBatch
+	free    chan *obsBatch
+	done    chan struct{}
+	failure any // the observer's panic, with its stack
+	closed  bool
 }
+
+// target is one observer behind Async. The observers of a run of the
+// command line, of known types, are called directly rather than through
+// the interface: several calls per job, from one call site, that a branch
+// predictor cannot tell apart.
+type target struct {
+	kind    targetKind
+	metrics *Metrics
+	csv     *JobsCSV
+	series  *TimeSeries
+	obs     sim.Observer
+	sampler sim.Sampler // obs as a sim.Sampler, or nil
+}
+
+// recordPair is a Metrics and a JobsCSV, the observers that take records
+// in most runs.
+type recordPair struct {
+	metrics *Metrics
+	csv     *JobsCSV
+}
+
+// targetKind is the type of a target's observer.
+type targetKind uint8
+
+const (
+	otherTarget targetKind = iota
+	metricsTarget
+	csvTarget
+	seriesTarget
+)
 
 var (
 	_ sim.Observer = (*Async)(nil)
@@ -106,20 +164,53 @@ func NewAsync(obs sim.Observer) *Async {
 		free: make(chan *obsBatch, asyncDepth+2),
 		done: make(chan struct{}),
 	}
-	// An Observers is called member by member, and each sample goes
-	// straight to the members that take samples, rather than asking every
-	// observer at every sample.
-	var ok bool
-	if a.list, ok = obs.(Observers); !ok {
-		a.list = Observers{obs}
+	// An Observers (behind a Placer or not) is called member by member,
+	// and each sample goes straight to the members that take samples.
+	var list []sim.Observer
+	if p, ok := obs.(*sim.Placer); ok {
+		a.placer = p
+		list = flatten(nil, p.Observers())
+	} else {
+		// The starts go to the observer, or an Observers' members, that
+		// are Starters (an Observers within is none).
+		top, ok := obs.(Observers)
+		if !ok {
+			top = Observers{obs}
+		}
+		for _, x := range top {
+			if st, ok := x.(sim.Starter); ok {
+				a.starters = append(a.starters, st)
+			}
+		}
+		list = flatten(nil, top)
 	}
-	for _, x := range a.list {
-		if sp, ok := x.(sim.Sampler); ok {
-			a.samplers = append(a.samplers, sp)
+	a.heads = true
+	for _, x := range list {
+		t := target{obs: x}
+		t.sampler, _ = x.(sim.Sampler)
+		switch x := x.(type) {
+		case *Metrics:
+			t.kind, t.metrics = metricsTarget, x
+		case *JobsCSV:
+			t.kind, t.csv = csvTarget, x
+		case *TimeSeries:
+			t.kind, t.series = seriesTarget, x
+		case *Progress:
+			a.progress = append(a.progress, x)
+			continue
+		default:
+			a.heads = false
 		}
-		if st, ok := x.(sim.Starter); ok {
-			a.starters = append(a.starters, st)
+		if t.kind != seriesTarget { // a TimeSeries' JobDone does nothing
+			a.records = append(a.records, t)
 		}
+		if t.sampler != nil {
+			a.samples = append(a.samples, t)
+			a.inOrder = a.inOrder || t.kind != seriesTarget
+		}
+	}
+	if r := a.records; len(r) == 2 && r[0].kind == metricsTarget && r[1].kind == csvTarget {
+		a.pair = &recordPair{r[0].metrics, r[1].csv}
 	}
 	for range asyncDepth + 1 {
 		a.free <- newObsBatch()
@@ -127,6 +218,29 @@ func NewAsync(obs sim.Observer) *Async {
 	a.cur = newObsBatch()
 	go a.run()
 	return a
+}
+
+// flatten appends the observers of list to dst, each Observers' members
+// in its place, in order: handing them a record, or a sample, in turn is
+// what the Observers does.
+func flatten(dst, list []sim.Observer) []sim.Observer {
+	for _, x := range list {
+		if o, ok := x.(Observers); ok {
+			dst = flatten(dst, o)
+		} else {
+			dst = append(dst, x)
+		}
+	}
+	return dst
+}
+
+// jobHead copies the fields of a job that the report's observers read
+// (Metrics, JobsCSV, TimeSeries, Progress): behind them only, Async copies
+// no more of the engine's job (TestAsyncJobHeads checks them against
+// copies of the whole job).
+func jobHead(dst, src *workload.Job) {
+	dst.Seq, dst.ID, dst.Submit = src.Seq, src.ID, src.Submit
+	dst.Procs, dst.Run, dst.Estimate = src.Procs, src.Run, src.Estimate
 }
 
 func (a *Async) run() {
@@ -151,81 +265,111 @@ func (a *Async) deliver(b *obsBatch) {
 			a.failure = fmt.Sprintf("%v\n\nobserver goroutine:\n%s", v, debug.Stack())
 		}
 	}()
-	// Each sample after the records and starts before it, and each record
-	// after the starts before it.
-	r, k := 0, 0
-	// A run has one sampler (a sim.Placer, or an Observers): it is called
-	// directly, without a loop over the list at each of the samples, about
-	// two per job.
-	var sampler sim.Sampler
-	if len(a.samplers) == 1 {
-		sampler = a.samplers[0]
-	}
-	for i := 0; i <= b.nsmp; i++ {
-		end, endSt := b.nrec, b.nst
-		if i < b.nsmp {
-			end, endSt = int(b.sampleAt[i]), int(b.sampleSt[i])
-		}
-		for ; r < end; r++ {
-			for ; k < endSt && int(b.startAt[k]) <= r; k++ {
-				a.deliverStart(b, k)
+	r, s, k := 0, 0, 0
+	var from int32 // where record r's processors start in allocs
+	for _, kind := range b.kinds[:b.n] {
+		switch kind {
+		case itemRecord:
+			rec := &b.recs[r]
+			rec.Job = &b.jobs[r]
+			rec.Alloc = nil
+			if end := b.allocEnd[r]; end > from {
+				rec.Alloc = b.allocs[from:end:end]
+				from = end
 			}
-			a.deliverRecord(b, r)
+			r++
+			if a.placer != nil && rec.Deferred {
+				a.placer.Place(rec)
+				a.hand(rec)
+				a.placer.Release(rec)
+			} else {
+				a.hand(rec)
+			}
+		case itemStart:
+			st := b.starts[k]
+			k++
+			if a.placer != nil {
+				a.placer.JobStarted(st.slot, st.procs)
+				continue
+			}
+			for _, x := range a.starters {
+				x.JobStarted(st.slot, st.procs)
+			}
+		default:
+			a.sample(&b.samples[s])
+			s++
 		}
-		for ; k < endSt; k++ {
-			a.deliverStart(b, k)
+	}
+	if !a.inOrder {
+		for i := range a.samples {
+			a.samples[i].series.sampleAll(b.samples[:b.nsmp])
 		}
-		if i == b.nsmp {
-			break
-		}
-		if sampler != nil {
-			sampler.Sample(&b.samples[i])
-			continue
-		}
-		for _, sp := range a.samplers {
-			sp.Sample(&b.samples[i])
-		}
+	}
+	for _, p := range a.progress {
+		p.batch(b.nrec, b.samples[:b.nsmp])
 	}
 }
 
-// deliverStart hands b's start k to the observers that are Starters.
-func (a *Async) deliverStart(b *obsBatch, k int) {
-	st := b.starts[k]
-	for _, x := range a.starters {
-		x.JobStarted(st.slot, st.procs)
-	}
-}
-
-// deliverRecord hands b's record r to the observers.
-func (a *Async) deliverRecord(b *obsBatch, r int) {
-	rec := &b.recs[r]
-	var from int32
-	if r > 0 {
-		from = b.allocEnd[r-1]
-	}
-	rec.Job = &b.jobs[r]
-	rec.Alloc = b.allocs[from:b.allocEnd[r]:b.allocEnd[r]]
-	if len(rec.Alloc) == 0 {
-		rec.Alloc = nil
-	}
-	if len(a.list) == 1 { // a sim.Placer, most runs: no loop
-		a.list[0].JobDone(rec)
+// hand gives rec to the observers that take records.
+func (a *Async) hand(rec *sim.Record) {
+	if a.pair != nil {
+		a.pair.metrics.JobDone(rec)
+		a.pair.csv.JobDone(rec)
 		return
 	}
-	for _, x := range a.list {
-		x.JobDone(rec)
+	for i := range a.records {
+		switch t := &a.records[i]; t.kind {
+		case metricsTarget:
+			t.metrics.JobDone(rec)
+		case csvTarget:
+			t.csv.JobDone(rec)
+		default:
+			t.obs.JobDone(rec)
+		}
+	}
+}
+
+// sample gives s to the observers that take samples.
+func (a *Async) sample(s *sim.Sample) {
+	for i := range a.samples {
+		switch t := &a.samples[i]; t.kind {
+		case seriesTarget:
+			t.series.Sample(s)
+		default:
+			t.sampler.Sample(s)
+		}
 	}
 }
 
 // JobDone copies r for the observer.
 func (a *Async) JobDone(r *sim.Record) {
 	b := a.cur
-	n := b.nrec
+	n := b.nrec & (asyncBatch - 1)
 	b.recs[n] = *r
-	b.jobs[n] = *r.Job
-	if len(r.Alloc) > 0 { // none under deferred placement: spare the call to memmove
-		b.allocs = append(b.allocs, r.Alloc...)
+	if a.heads && len(r.Alloc) == 0 && len(r.Steps) == 0 {
+		// Most records: a job's head, no processors (deferred
+		// placement), no growth.
+		jobHead(&b.jobs[n], r.Job)
+		b.allocEnd[n] = int32(len(b.allocs))
+	} else {
+		a.copyRest(b, n, r)
 	}
+	b.nrec = n + 1
+	a.push(b, itemRecord)
+}
+
+// copyRest copies what JobDone left of r, record n of b: its job, its
+// processors and its growth steps. It is apart from JobDone so that the
+// code the engine's goroutine runs at every record is short.
+//
+//go:noinline
+func (a *Async) copyRest(b *obsBatch, n int, r *sim.Record) {
+	if a.heads {
+		jobHead(&b.jobs[n], r.Job)
+	} else {
+		b.jobs[n] = *r.Job
+	}
+	b.allocs = append(b.allocs, r.Alloc...)
 	b.allocEnd[n] = int32(len(b.allocs))
 	if len(r.Steps) > 0 {
 		steps := make([]sim.GrowStep, len(r.Steps))
@@ -234,8 +378,12 @@ func (a *Async) JobDone(r *sim.Record) {
 		}
 		b.recs[n].Steps = steps
 	}
-	b.nrec = n + 1
-	if n+1+b.nsmp+b.nst >= asyncBatch {
+}
+
+// push notes an item of kind k in b, a.cur, and hands b over once full.
+func (a *Async) push(b *obsBatch, k uint8) {
+	b.kinds[b.n&(asyncBatch-1)] = k
+	if b.n++; b.n == asyncBatch {
 		a.flush(nil)
 	}
 }
@@ -244,26 +392,21 @@ func (a *Async) JobDone(r *sim.Record) {
 // that are Starters, in order with the records.
 func (a *Async) JobStarted(slot int32, procs int) {
 	b := a.cur
-	n := b.nst
-	b.starts[n] = asyncStart{slot: slot, procs: procs}
-	b.startAt[n] = int32(b.nrec)
-	b.nst = n + 1
-	if b.nrec+b.nsmp+n+1 >= asyncBatch {
-		a.flush(nil)
-	}
+	b.starts[b.nst&(asyncBatch-1)] = asyncStart{slot: slot, procs: procs}
+	b.nst++
+	a.push(b, itemStart)
 }
 
 // Sample copies s for the observer.
 func (a *Async) Sample(s *sim.Sample) {
-	if len(a.samplers) == 0 {
+	if len(a.samples) == 0 && len(a.progress) == 0 {
 		return
 	}
 	b := a.cur
-	n := b.nsmp
-	b.samples[n] = *s
-	b.sampleAt[n], b.sampleSt[n] = int32(b.nrec), int32(b.nst)
-	b.nsmp = n + 1
-	if b.nrec+n+1+b.nst >= asyncBatch {
+	b.samples[b.nsmp&(asyncBatch-1)] = *s
+	if b.nsmp++; a.inOrder {
+		a.push(b, itemSample)
+	} else if b.nsmp == asyncBatch {
 		a.flush(nil)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -289,5 +290,75 @@ func TestAsyncStarts(t *testing.T) {
 		if strings.HasPrefix(c, "start") {
 			t.Fatalf("an observer that is no Starter saw %q", c)
 		}
+	}
+}
+
+// TestAsyncJobHeads checks that the report's observers behind Async (a
+// Placer over Metrics, TimeSeries and JobsCSV, as `schedsim run` has
+// them), to which Async copies only the head of each job (jobHead), give
+// the jobs.csv, summary and series they give called directly, for jobs
+// whose every other field is set: none of them reads another field.
+func TestAsyncJobHeads(t *testing.T) {
+	const procs = 64
+	jobs := syntheticJobs(7, 3000, procs)
+	head := map[string]bool{"Seq": true, "ID": true, "Submit": true, "Procs": true, "Run": true, "Estimate": true}
+	for i := range jobs {
+		v := reflect.ValueOf(&jobs[i]).Elem()
+		for f := range v.NumField() {
+			if head[v.Type().Field(f).Name] {
+				continue
+			}
+			switch x := v.Field(f); x.Kind() {
+			case reflect.Int, reflect.Int8, reflect.Int64:
+				x.SetInt(int64(1 + i%3))
+			case reflect.Float64:
+				x.SetFloat(float64(i) + 0.5)
+			case reflect.String:
+				x.SetString(fmt.Sprint("x,", i))
+			default:
+				t.Fatalf("workload.Job.%s: a %v, which the test cannot set", v.Type().Field(f).Name, x.Kind())
+			}
+		}
+	}
+	run := func(async bool) (string, Summary, []Point) {
+		m, ts := NewMetrics(), NewTimeSeries(procs, 64)
+		var buf strings.Builder
+		c := NewJobsCSV(&buf, "heads")
+		p := sim.NewPlacer(procs, m, ts, c)
+		eng, err := sim.New(sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: 10}, DeferPlacement: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var obs sim.Observer = p
+		var a *Async
+		if async {
+			a = NewAsync(p)
+			if !a.heads {
+				t.Fatal("Async copies whole jobs for the report's observers")
+			}
+			obs = a
+		}
+		st, err := eng.Run(&sliceSource{jobs: jobs}, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a != nil {
+			a.Close()
+		}
+		if err := c.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String(), m.Summary("heads", "easy", procs, st, workload.CleanStats{}), ts.Points(nil)
+	}
+	csv, sum, pts := run(false)
+	csvA, sumA, ptsA := run(true)
+	if csvA != csv {
+		t.Error("jobs.csv differs behind Async")
+	}
+	if sumA != sum {
+		t.Errorf("summary behind Async:\n%+v\nwant\n%+v", sumA, sum)
+	}
+	if !reflect.DeepEqual(ptsA, pts) {
+		t.Error("time series differs behind Async")
 	}
 }

@@ -62,9 +62,34 @@ func (p *Progress) tick() {
 	if p.calls++; p.calls&1023 != 0 {
 		return
 	}
+	p.check()
+}
+
+// check reads the clock and prints, if the interval has passed.
+func (p *Progress) check() {
 	if t := p.now(); t.Sub(p.last) >= p.every {
 		p.last = t
 		p.print(t)
+	}
+}
+
+// batch counts jobs jobs done and the samples ss, as that many calls of
+// JobDone and Sample would, but reads the clock at most once: Async hands
+// a Progress each batch at once. (What a Progress shows depends on the
+// wall clock, not on the order of its calls within a batch.)
+func (p *Progress) batch(jobs int, ss []sim.Sample) {
+	if len(ss) > 0 {
+		if !p.sampled {
+			p.sampled = true
+			p.simStart = ss[0].Time
+		}
+		p.simNow = ss[len(ss)-1].Time
+	}
+	p.jobs += int64(jobs)
+	before := p.calls
+	p.calls += uint32(jobs + len(ss))
+	if p.calls>>10 != before>>10 { // a multiple of 1024 calls was passed
+		p.check()
 	}
 }
 

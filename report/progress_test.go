@@ -48,3 +48,44 @@ func TestProgress(t *testing.T) {
 		})
 	}
 }
+
+// A Progress that counts its jobs and samples a batch at a time (as Async
+// hands them) ends on the line it ends on one call at a time.
+func TestProgressBatch(t *testing.T) {
+	run := func(batch int) string {
+		var buf bytes.Buffer
+		now := time.Unix(0, 0)
+		p := NewProgress(&buf, time.Second)
+		p.now = func() time.Time { return now }
+		p.start, p.last = now, now
+		var ss []sim.Sample
+		jobs := 0
+		for i := range 5000 {
+			now = now.Add(time.Millisecond)
+			s := sim.Sample{Time: workload.Time(2 * i)}
+			if batch == 0 {
+				p.Sample(&s)
+				p.JobDone(nil)
+				continue
+			}
+			ss = append(ss, s)
+			if jobs++; jobs == batch {
+				p.batch(jobs, ss)
+				ss, jobs = ss[:0], 0
+			}
+		}
+		p.batch(jobs, ss)
+		p.Done()
+		out := buf.String()
+		if strings.Count(out, "\r") < 2 {
+			t.Fatalf("batches of %d: output %q, want updates", batch, out)
+		}
+		return out[strings.LastIndex(out, "\r"):]
+	}
+	want := run(0)
+	for _, batch := range []int{1, 7, 300, 1024} {
+		if got := run(batch); got != want {
+			t.Errorf("batches of %d end on %q, want %q", batch, got, want)
+		}
+	}
+}

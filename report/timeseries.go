@@ -117,62 +117,76 @@ func (ts *TimeSeries) JobDone(*sim.Record) {}
 
 // Sample records the state after one instant. Samples must come in time
 // order, as the engine gives them.
-func (ts *TimeSeries) Sample(s *sim.Sample) {
-	v := Values{int64(s.Busy), int64(s.Running), int64(s.Queued), s.QueuedProcs, int64(s.Unavailable)}
-	t := s.Time
-	ts.samples++
-	if !ts.started {
-		ts.started = true
-		ts.origin, ts.lastT, ts.end, ts.cur = t, t, t, v
-		ts.open = bucket{min: v, max: v, last: v}
-		ts.changes++
-		return
-	}
-	if t < ts.end {
-		panic("report: TimeSeries samples out of time order")
-	}
-	ts.end = t
-	if c := &ts.cur; v[0] == c[0] && v[1] == c[1] && v[2] == c[2] && v[3] == c[3] && v[4] == c[4] {
-		return // v == ts.cur, without a call to memequal
-	}
-	ts.changes++
-	dt := int64(t - ts.lastT)
-	ts.loss += min(ts.procs-ts.cur[Busy]-ts.cur[Unavailable], ts.cur[QueuedProcs]) * dt
-	ts.unavail += ts.cur[Unavailable] * dt
-	// The width is a power of two and t ≥ origin: a shift divides.
-	k := int64(t-ts.origin) >> (ts.shift & 63) // the mask spares the compiler's check
-	if k == ts.open.k {
-		// Most samples stay in the open bucket: each quantity written
-		// out, with no loop.
-		b, c, fdt := &ts.open, &ts.cur, float64(dt)
-		b.add(0, c[0], v[0], fdt)
-		b.add(1, c[1], v[1], fdt)
-		b.add(2, c[2], v[2], fdt)
-		b.add(3, c[3], v[3], fdt)
-		b.add(4, c[4], v[4], fdt)
-		b.last = v
-	} else {
-		b := &ts.open
-		end := ts.origin + workload.Time(b.k+1)*ts.width
-		for i := range v {
-			b.sum[i] += float64(ts.cur[i]) * float64(end-ts.lastT)
+func (ts *TimeSeries) Sample(s *sim.Sample) { ts.sampleAll([]sim.Sample{*s}) }
+
+// sampleAll records samples ss in turn, as Sample does: Async hands a
+// TimeSeries a batch's samples with one call. While it runs, the open
+// bucket's last value is ts.cur, set in the bucket when it closes and on
+// return (rather than at every sample).
+func (ts *TimeSeries) sampleAll(ss []sim.Sample) {
+	c := &ts.cur
+	for i := range ss {
+		s := &ss[i]
+		// The values one by one, in registers rather than a Values.
+		v0, v1, v2, v3, v4 := int64(s.Busy), int64(s.Running), int64(s.Queued), s.QueuedProcs, int64(s.Unavailable)
+		t := s.Time
+		ts.samples++
+		if !ts.started {
+			v := Values{v0, v1, v2, v3, v4}
+			ts.started = true
+			ts.origin, ts.lastT, ts.end, ts.cur = t, t, t, v
+			ts.open = bucket{min: v, max: v, last: v}
+			ts.changes++
+			continue
 		}
-		ts.closed = append(ts.closed, *b)
-		start := ts.origin + workload.Time(k)*ts.width
-		*b = bucket{k: k, min: v, max: v, last: v}
-		if t > start { // the previous values held from the bucket's start
+		if t < ts.end {
+			panic("report: TimeSeries samples out of time order")
+		}
+		ts.end = t
+		if v0 == c[0] && v1 == c[1] && v2 == c[2] && v3 == c[3] && v4 == c[4] {
+			continue // v == ts.cur
+		}
+		ts.changes++
+		dt := int64(t - ts.lastT)
+		ts.loss += min(ts.procs-c[Busy]-c[Unavailable], c[QueuedProcs]) * dt
+		ts.unavail += c[Unavailable] * dt
+		// The width is a power of two and t ≥ origin: a shift divides.
+		k := int64(t-ts.origin) >> (ts.shift & 63) // the mask spares the compiler's check
+		if k == ts.open.k {
+			// Most samples stay in the open bucket: each quantity written
+			// out, with no loop.
+			b, fdt := &ts.open, float64(dt)
+			b.add(0, c[0], v0, fdt)
+			b.add(1, c[1], v1, fdt)
+			b.add(2, c[2], v2, fdt)
+			b.add(3, c[3], v3, fdt)
+			b.add(4, c[4], v4, fdt)
+		} else {
+			v := Values{v0, v1, v2, v3, v4}
+			b := &ts.open
+			b.last = *c
+			end := ts.origin + workload.Time(b.k+1)*ts.width
 			for i := range v {
-				b.sum[i] = float64(ts.cur[i]) * float64(t-start)
-				b.min[i] = min(v[i], ts.cur[i])
-				b.max[i] = max(v[i], ts.cur[i])
+				b.sum[i] += float64(c[i]) * float64(end-ts.lastT)
+			}
+			ts.closed = append(ts.closed, *b)
+			start := ts.origin + workload.Time(k)*ts.width
+			*b = bucket{k: k, min: v, max: v, last: v}
+			if t > start { // the previous values held from the bucket's start
+				for i := range v {
+					b.sum[i] = float64(c[i]) * float64(t-start)
+					b.min[i] = min(v[i], c[i])
+					b.max[i] = max(v[i], c[i])
+				}
+			}
+			if len(ts.closed)+1 > ts.maxPoints {
+				ts.double()
 			}
 		}
-		if len(ts.closed)+1 > ts.maxPoints {
-			ts.double()
-		}
+		c[0], c[1], c[2], c[3], c[4] = v0, v1, v2, v3, v4
+		ts.lastT = t
 	}
-	ts.cur = v
-	ts.lastT = t
+	ts.open.last = *c
 }
 
 // Sample writes out each of the NumSeries = 5 quantities: these fail to
