@@ -22,7 +22,9 @@ import (
 const benchUsage = `Usage: schedsim bench [options] [TRACE...]
 
 Measures schedsim end to end, the way a user runs it: for each case it runs
-"schedsim run ... --out DIR" as a child process, --repeat times, and prints
+"schedsim run ... --out DIR" as a child process, --repeat times (with
+--plots=false, without the plots and report.html, whose drawing takes a
+fixed few tenths of a second after the simulation), and prints
 the median wall time, jobs per second, the median CPU time (the child's
 user and system time, over all its threads) and peak memory (the child's
 maximum resident set size) as a table.
@@ -84,6 +86,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	repeat := fs.Int("repeat", 5, "runs per case; the table shows the median")
 	traceArgs := fs.String("trace-args", "--backfill easy --lookahead all", "options of schedsim run for the TRACE files")
 	keep := fs.String("keep", "", "keep the generated traces and outputs in this directory (default: a temporary one, removed)")
+	plots := fs.Bool("plots", true, "let every run write its plots and report.html, as schedsim run does; --plots=false times the simulation and its tables (jobs.csv, summary.json) alone")
 	profDir := fs.String("cpuprofile-dir", "", "write every run's CPU profile to this directory, as case<N>-run<R>.pprof (see Profiles below)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -160,6 +163,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			argv := append([]string{"run", "--trace", c.trace, "--out", out, "-q"}, c.args...)
+			if !*plots {
+				argv = append(argv, "--plots=false")
+			}
 			if *profDir != "" {
 				argv = append(argv, "--cpuprofile", filepath.Join(*profDir, fmt.Sprintf("case%d-run%d.pprof", ci+1, r+1)))
 			}
@@ -195,7 +201,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 			med.Seconds(), res.wall[0].Seconds(), res.wall[len(res.wall)-1].Seconds(),
 			humanCount(int64(float64(c.jobs)/med.Seconds())), res.cpu[len(res.cpu)/2].Seconds(), rss)
 	}
-	fmt.Fprintf(tw, "(%d runs per case; peak RSS is the largest of them)\t\t\t\t\t\t\t\t\t\n", *repeat)
+	what := "with plots"
+	if !*plots {
+		what = "without plots"
+	}
+	fmt.Fprintf(tw, "(%d runs per case, %s; peak RSS is the largest of them)\t\t\t\t\t\t\t\t\t\n", *repeat, what)
 	return tw.Flush()
 }
 
