@@ -41,13 +41,7 @@ func (t *swfText) fieldMore(i, f int) int {
 		return failed
 	}
 	b := &t.buf
-	w := load64(b, i)
-	if byte(w) <= ' ' {
-		// Blanks before the field (the line's indent, aligned
-		// columns, a tab), or the end of the line, or a control byte.
-		i = skipBlanks(b, i)
-		w = load64(b, i)
-	}
+	i, w := t.fieldAt(i)
 	if w<<40 == ('-'|'1'<<8|' '<<16)<<40 {
 		// "-1 ", SWF's unknown.
 		t.vals[f] = -1
@@ -110,6 +104,18 @@ func (t *swfText) fieldMore(i, f int) int {
 	return i
 }
 
+// fieldAt returns where the field at or after i starts, past the blanks
+// before it (the line's indent, aligned columns, a tab), and its first
+// eight bytes; at the end of the line or at a control byte, that byte's.
+func (t *swfText) fieldAt(i int) (int, uint64) {
+	w := load64(&t.buf, i)
+	if byte(w) <= ' ' {
+		i = skipBlanks(&t.buf, i)
+		w = load64(&t.buf, i)
+	}
+	return i, w
+}
+
 // lastField is parseFast's way for the last field when it is not "-1" or
 // a short integer right before the line's '\n': it reads the field as
 // fieldMore does, but lets the line's end end it too, then checks that
@@ -120,11 +126,7 @@ func (t *swfText) lastField(i int) int {
 		return failed
 	}
 	b := &t.buf
-	w := load64(b, i)
-	if byte(w) <= ' ' {
-		i = skipBlanks(b, i)
-		w = load64(b, i)
-	}
+	i, w := t.fieldAt(i)
 	x := w - 0x3030303030303030
 	nd := (x | (x + 0x7676767676767676)) & 0x8080808080808080
 	z := bits.TrailingZeros64(nd) & 56
