@@ -104,10 +104,6 @@ type Async struct {
 	// a TimeSeries) a batch's samples go to them in a row, after its
 	// records, and the batch does not note where each came.
 	inOrder bool
-	// pair holds the observers that take records when they are a Metrics
-	// and a JobsCSV, in this order (those of `schedsim run` but for a
-	// Gantt chart), which hand calls with no loop.
-	pair *recordPair
 	// heads reports that every observer reads only the head of a job
 	// (jobHead): Async then copies only that.
 	heads   bool
@@ -130,13 +126,6 @@ type target struct {
 	series  *TimeSeries
 	obs     sim.Observer
 	sampler sim.Sampler // obs as a sim.Sampler, or nil
-}
-
-// recordPair is a Metrics and a JobsCSV, the observers that take records
-// in most runs.
-type recordPair struct {
-	metrics *Metrics
-	csv     *JobsCSV
 }
 
 // targetKind is the type of a target's observer.
@@ -208,9 +197,6 @@ func NewAsync(obs sim.Observer) *Async {
 			a.samples = append(a.samples, t)
 			a.inOrder = a.inOrder || t.kind != seriesTarget
 		}
-	}
-	if r := a.records; len(r) == 2 && r[0].kind == metricsTarget && r[1].kind == csvTarget {
-		a.pair = &recordPair{r[0].metrics, r[1].csv}
 	}
 	for range asyncDepth + 1 {
 		a.free <- newObsBatch()
@@ -312,11 +298,6 @@ func (a *Async) deliver(b *obsBatch) {
 
 // hand gives rec to the observers that take records.
 func (a *Async) hand(rec *sim.Record) {
-	if a.pair != nil {
-		a.pair.metrics.JobDone(rec)
-		a.pair.csv.JobDone(rec)
-		return
-	}
 	for i := range a.records {
 		switch t := &a.records[i]; t.kind {
 		case metricsTarget:
