@@ -228,7 +228,7 @@ func (o *runOptions) policy() (policy.Policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Slurm = mergeSlurmParams(cfg.Slurm, sc.params)
+		cfg.Slurm = mergeSlurmParams(cfg.Slurm, sc.Params)
 	}
 	p, err := policy.New(cfg)
 	if err != nil {

@@ -1,0 +1,202 @@
+package slurmconf
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/workload"
+)
+
+func TestParseSlurmConfSample(t *testing.T) {
+	sc, err := Read("testdata/slurm-hetero.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantGroups := []cluster.NodeGroup{
+		{Name: "thin[001-096]", Count: 96, Cores: 32, MemoryMB: 191000, Features: []string{"skylake", "ib"}},
+		{Name: "thin[097-128]", Count: 32, Cores: 48, MemoryMB: 257000, Features: []string{"cascadelake", "ib"}},
+		{Name: "fat[01-04]", Count: 4, Cores: 72, MemoryMB: 1536000, Features: []string{"skylake", "bigmem"}},
+		{Name: "gpu[01-08]", Count: 8, Cores: 80, MemoryMB: 384000, Features: []string{"gpu"}},
+	}
+	if len(sc.Spec.Groups) != len(wantGroups) {
+		t.Fatalf("%d node groups, want %d: %+v", len(sc.Spec.Groups), len(wantGroups), sc.Spec.Groups)
+	}
+	for i, w := range wantGroups {
+		g := sc.Spec.Groups[i]
+		if g.Name != w.Name || g.Count != w.Count || g.Cores != w.Cores || g.MemoryMB != w.MemoryMB || !slices.Equal(g.Features, w.Features) {
+			t.Errorf("group %d: %+v, want %+v", i, g, w)
+		}
+	}
+	if sc.Spec.Select != cluster.SelectConsRes || sc.Scheduler != "sched/backfill" {
+		t.Errorf("select %q, scheduler %q", sc.Spec.Select, sc.Scheduler)
+	}
+	wantParts := []cluster.Partition{
+		{Name: "batch", Groups: []string{"thin[001-096]", "thin[097-128]"}, MaxTime: 2 * 86400, DefaultTime: 3600, PriorityTier: 1, OverSubscribe: "NO", Default: true},
+		{Name: "bigmem", Groups: []string{"fat[01-04]"}, MaxTime: 7 * 86400, DefaultTime: 3600, PriorityTier: 1, OverSubscribe: "YES"},
+		{Name: "gpu", Groups: []string{"gpu[01-08]"}, MaxTime: 86400, DefaultTime: 1800, PriorityTier: 2},
+		{Name: "debug", Groups: []string{"thin[001-096]", "gpu[01-08]"}, MaxTime: 1800, DefaultTime: 600, PriorityTier: 10, OverSubscribe: "FORCE"},
+	}
+	for i, w := range wantParts {
+		if i >= len(sc.Spec.Partitions) {
+			t.Fatalf("%d partitions, want %d", len(sc.Spec.Partitions), len(wantParts))
+		}
+		p := sc.Spec.Partitions[i]
+		if p.Name != w.Name || !slices.Equal(p.Groups, w.Groups) || p.MaxTime != w.MaxTime || p.DefaultTime != w.DefaultTime ||
+			p.PriorityTier != w.PriorityTier || p.OverSubscribe != w.OverSubscribe || p.Default != w.Default {
+			t.Errorf("partition %d: %+v, want %+v", i, p, w)
+		}
+	}
+	wantParams := policy.SlurmParams{MaxJobTest: 1000, Window: 2880 * 60, Resolution: 300, Interval: 60, Continue: true, QueueDepth: 200}
+	if sc.Params != wantParams {
+		t.Errorf("scheduler parameters %+v, want %+v", sc.Params, wantParams)
+	}
+	unknown := strings.Join(sc.Unknown, "; ")
+	for _, k := range []string{"line 3: ClusterName", "SchedulerParameters max_rpc_cnt", "line 19: PriorityType", "NodeName State", "NodeName Gres", "PartitionName State"} {
+		if !strings.Contains(unknown, k) {
+			t.Errorf("unknown keys %q lack %q", unknown, k)
+		}
+	}
+	if got := sc.Spec.Cores(); got != 96*32+32*48+4*72+8*80 {
+		t.Errorf("%d cores", got)
+	}
+}
+
+func TestParseSlurmConfBroken(t *testing.T) {
+	_, err := Read("testdata/slurm-broken.conf")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		"slurm-broken.conf:4: CPUs=thirtytwo: want a positive whole number",
+		"slurm-broken.conf:5: NodeName=m[5-2]",
+		"slurm-broken.conf:6: NodeName=x[01-04",
+		"slurm-broken.conf:7: \"this\": want Key=Value",
+		"slurm-broken.conf:8: MaxTime=2-xx",
+		"slurm-broken.conf:9: SchedulerParameters bf_window=-5",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q\nlacks %q", err, want)
+		}
+	}
+}
+
+func TestParseSlurmConfLines(t *testing.T) {
+	tests := []struct {
+		name string
+		conf string
+		err  string // "" = parses
+		sel  string
+		mem  int64 // memory of the first group
+	}{
+		{"linear by default", "NodeName=a[1-4] CPUs=4 RealMemory=100", "", cluster.SelectLinear, 100},
+		{"cons_res without memory drops it", "SelectType=select/cons_res\nSelectTypeParameters=CR_Core\nNodeName=a[1-4] CPUs=4 RealMemory=100", "", cluster.SelectConsRes, 0},
+		{"cores from sockets", "NodeName=DEFAULT Sockets=2 CoresPerSocket=8\nNodeName=a1", "", cluster.SelectLinear, 0},
+		{"quoted values", "NodeName=a1 CPUs=2 Feature=\"x,y\"", "", cluster.SelectLinear, 0},
+		{"no nodes", "ClusterName=x", ":1: no NodeName lines", "", 0},
+		{"node twice", "NodeName=a[1-2] CPUs=1\nNodeName=a2 CPUs=1", ":2: NodeName=a2: node a2 defined twice", "", 0},
+		{"unknown partition node", "NodeName=a1 CPUs=1\nPartitionName=p Nodes=b1", ":2: PartitionName=p: node b1 has no NodeName line", "", 0},
+		{"bad select", "SelectType=select/cray_aries\nNodeName=a1", ":1: SelectType=select/cray_aries", "", 0},
+		{"bad oversubscribe", "NodeName=a1\nPartitionName=p Nodes=ALL OverSubscribe=MAYBE", ":2: OverSubscribe=MAYBE", "", 0},
+		{"default beyond max", "NodeName=a1\nPartitionName=p Nodes=ALL MaxTime=10 DefaultTime=20", "default time 1200 exceeds max time 600", "", 0},
+		{"window beyond Slurm's maximum", "NodeName=a1\nSchedulerParameters=bf_window=50000", "bf_window", "", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := Parse(strings.NewReader(tc.conf), "s.conf")
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.Spec.Select != tc.sel || sc.Spec.Groups[0].MemoryMB != tc.mem {
+				t.Errorf("select %q memory %d, want %q %d", sc.Spec.Select, sc.Spec.Groups[0].MemoryMB, tc.sel, tc.mem)
+			}
+		})
+	}
+}
+
+func TestExpandHostlist(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // names joined by spaces; "!" = error
+	}{
+		{"n1", "n1"},
+		{"n[1-3]", "n1 n2 n3"},
+		{"n[008-010]", "n008 n009 n010"},
+		{"n[1-2,5],gpu[01-02]-ib", "n1 n2 n5 gpu01-ib gpu02-ib"},
+		{"a,b", "a b"},
+		{"n[3-1]", "!"},
+		{"n[1-2", "!"},
+		{"n1]", "!"},
+		{"n[x-2]", "!"},
+		{"a,,b", "!"},
+		{"n[0-99999999]", "!"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ExpandHostlist(tc.in)
+			if tc.want == "!" {
+				if err == nil {
+					t.Errorf("expanded to %v, want an error", got)
+				}
+				return
+			}
+			if err != nil || strings.Join(got, " ") != tc.want {
+				t.Errorf("= %v, %v; want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseSlurmTime(t *testing.T) {
+	tests := []struct {
+		in   string
+		want workload.Time // -1 = error
+	}{
+		{"30", 1800}, {"30:15", 1815}, {"01:00:00", 3600}, {"2-00:00:00", 2 * 86400},
+		{"1-12", 86400 + 12*3600}, {"1-0:30", 86400 + 1800}, {"UNLIMITED", 0}, {"infinite", 0},
+		{"", -1}, {"x", -1}, {"1:2:3:4", -1}, {"-5", -1}, {"2-xx", -1},
+	}
+	for _, tc := range tests {
+		got, err := ParseTime(tc.in)
+		if (err != nil) != (tc.want < 0) || (err == nil && got != tc.want) {
+			t.Errorf("ParseTime(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// FuzzParseSlurmConf checks that no input makes the parser panic, and that
+// whatever it accepts is a valid cluster description.
+func FuzzParseSlurmConf(f *testing.F) {
+	for _, p := range []string{"testdata/slurm-hetero.conf", "testdata/slurm-broken.conf"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add("NodeName=n[1-2,4] CPUs=2\nPartitionName=p Nodes=n[1-2] MaxTime=1-0")
+	f.Fuzz(func(t *testing.T, s string) {
+		sc, err := Parse(strings.NewReader(s), "f")
+		if err != nil {
+			return
+		}
+		if err := sc.Spec.Validate(); err != nil {
+			t.Fatalf("accepted an invalid description: %v", err)
+		}
+		if sc.Spec.Cores() > 1<<16 {
+			return // valid, but too big to allocate at fuzzing speed
+		}
+		if _, err := sc.Spec.NewAllocator(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
