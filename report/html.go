@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"sync"
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
@@ -217,4 +218,16 @@ func WriteCompareHTML(w io.Writer, runs []*Run, figs []Rendered) error {
 	p.Tables = append(p.Tables, t)
 	p.Figures = pageFigures(figs)
 	return pageTemplate.Execute(w, &p)
+}
+
+// WriteRunPlots writes a run's figures (NAME.svg, NAME.png) and
+// report.html into dir, each file atomically.
+func WriteRunPlots(dir string, r *Run) error {
+	rendered, err := RenderFigures(dir, func() []*Figure { return RunFigures(r) })
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, "report.html"), func(w io.Writer) error {
+		return WriteRunHTML(w, r, rendered)
+	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
 )
 
@@ -278,11 +280,11 @@ func writeCheckTable(w io.Writer, base, cur *report.Summary, rows []checkRow) er
 var errRegression = errors.New("regression")
 
 func cmdCheck(args []string, stdout, stderr io.Writer) error {
-	var o runOptions
+	o := schedsim.Default()
 	var baseline, write string
 	var tolTexts []string
 	fs := newFlagSet("check", checkUsage, stdout)
-	o.register(fs)
+	registerScenario(fs, &o)
 	fs.StringVar(&baseline, "baseline", "", "the baseline to compare with: a file --write-baseline wrote, or a summary.json")
 	fs.StringVar(&write, "write-baseline", "", "write the run's metrics to this file as a baseline, and compare nothing")
 	fs.StringArrayVar(&tolTexts, "tolerance", nil, "METRIC=T% (relative), METRIC=T (absolute, in the metric's unit) or METRIC=off; repeatable (defaults: "+strings.ReplaceAll(defaultTolerancesText, "\n", " ")+")")
@@ -320,11 +322,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	} else {
-		res, err := o.simulate()
+		res, err := schedsim.Run(context.Background(), &o, schedsim.Options{})
 		if err != nil {
 			return err
 		}
-		cur = res.summary
+		cur = res.Summary
 	}
 	if write != "" {
 		if err := writeJSONAtomic(write, &baselineFile{Format: baselineFormat, Options: runArgs, Summary: cur}); err != nil {

@@ -143,7 +143,7 @@ func TestCheckpointRefused(t *testing.T) {
 	}
 	flip := variant("flipped", func(b []byte) []byte { b[len(b)/2] ^= 0x40; return b })
 	trunc := variant("truncated", func(b []byte) []byte { return b[:len(b)-9] })
-	version := variant("version", func(b []byte) []byte { b[len(checkpointMagic)+3] = 99; return b })
+	version := variant("version", func(b []byte) []byte { b[len("schedsim-checkpoint\n")+3] = 99; return b })
 	notCk := writeFile(t, dir, "notck", smallTrace)
 	tests := []struct {
 		name string
@@ -155,7 +155,7 @@ func TestCheckpointRefused(t *testing.T) {
 		{"version", []string{"run", "--resume", version}, "format version 99"},
 		{"not a checkpoint", []string{"run", "--resume", notCk}, "not a schedsim checkpoint"},
 		{"missing", []string{"run", "--resume", filepath.Join(dir, "nope")}, "no such file"},
-		{"other options", append(append([]string{}, args...), "--lookahead", "all", "--resume", ck), "the checkpoint was taken by `schedsim run --trace"},
+		{"other options", append(append([]string{}, args...), "--lookahead", "all", "--resume", ck), "the checkpoint was taken with other options (lookahead: saved \"1000\", now \"all\")"},
 		{"every without checkpoint", []string{"run", "--trace", trace, "--checkpoint-every", "1d"}, "--checkpoint-every needs --checkpoint"},
 		{"no directory", []string{"run", "--trace", trace, "--checkpoint", filepath.Join(dir, "nodir", "x.ckpt")}, "--checkpoint " + filepath.Join(dir, "nodir", "x.ckpt") + ": no directory"},
 		{"bad every", []string{"run", "--trace", trace, "--checkpoint", ck + "2", "--checkpoint-every", "soon"}, "--checkpoint-every \"soon\""},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -50,13 +52,13 @@ DIR/compare_queue (each .svg and .png) and DIR/compare.html.
 `
 
 func cmdCompare(args []string, stdout, stderr io.Writer) error {
-	var base runOptions
+	base := schedsim.Default()
 	var runs []string
 	var dirs, plots bool
 	var out, progress string
 	jobs := runtime.GOMAXPROCS(0)
 	fs := newFlagSet("compare", compareUsage, stdout)
-	base.register(fs)
+	registerScenario(fs, &base)
 	fs.StringArrayVar(&runs, "run", nil, "a run: 'NAME: OPTIONS' (repeat for each run)")
 	fs.BoolVar(&dirs, "dirs", false, "compare the result directories given as arguments instead of running simulations")
 	fs.StringVar(&out, "out", "", "write the overlaid plots and compare.html into this directory (created if needed)")
@@ -133,7 +135,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 // runSpec is one --run: its name and options.
 type runSpec struct {
 	name string
-	opts runOptions
+	sc   schedsim.Scenario
 }
 
 // parseRunSpecs parses each --run text into options: the run options set
@@ -141,7 +143,8 @@ type runSpec struct {
 func parseRunSpecs(top *pflag.FlagSet, runs []string) ([]runSpec, error) {
 	var common []string
 	probe := pflag.NewFlagSet("probe", pflag.ContinueOnError)
-	(&runOptions{}).register(probe)
+	probeSc := schedsim.Default()
+	registerScenario(probe, &probeSc)
 	top.Visit(func(f *pflag.Flag) {
 		if probe.Lookup(f.Name) != nil {
 			common = append(common, "--"+f.Name+"="+f.Value.String())
@@ -165,7 +168,8 @@ func parseRunSpecs(top *pflag.FlagSet, runs []string) ([]runSpec, error) {
 		s.name = name
 		fs := pflag.NewFlagSet("compare --run", pflag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		s.opts.register(fs)
+		s.sc = schedsim.Default()
+		registerScenario(fs, &s.sc)
 		if err := fs.Parse(append(append([]string(nil), common...), opts...)); err != nil {
 			return nil, usagef("--run %q: %v (a run takes the options of schedsim run)", text, err)
 		}
@@ -204,13 +208,13 @@ func simulateAll(specs []runSpec, jobs int, show bool, stderr io.Writer) ([]*rep
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			start := time.Now()
-			res, err := specs[i].opts.simulate()
+			res, err := schedsim.Run(context.Background(), &specs[i].sc, schedsim.Options{})
 			if err != nil {
 				errs[i] = err
 				return
 			}
-			res.run.Name = specs[i].name
-			results[i] = res.run
+			res.Run.Name = specs[i].name
+			results[i] = res.Run
 			if show {
 				mu.Lock()
 				done++
@@ -276,16 +280,4 @@ func newProgress(mode string, stderr io.Writer) ([]sim.Observer, func(), error) 
 	}
 	p := report.NewProgress(stderr, 500*time.Millisecond)
 	return []sim.Observer{p}, p.Done, nil
-}
-
-// writeRunPlots writes a run's figures (NAME.svg, NAME.png) and report.html
-// into dir.
-func writeRunPlots(dir string, r *report.Run) error {
-	rendered, err := report.RenderFigures(dir, func() []*report.Figure { return report.RunFigures(r) })
-	if err != nil {
-		return err
-	}
-	return report.WriteFileAtomic(filepath.Join(dir, "report.html"), func(w io.Writer) error {
-		return report.WriteRunHTML(w, r, rendered)
-	})
 }

@@ -211,35 +211,3 @@ func TestGrowScenario(t *testing.T) {
 		t.Errorf("linear growth: utilisation %.3f, rigid %.3f: want higher", l.Utilisation, r.Utilisation)
 	}
 }
-
-// The README's [hpcpack] example loads and turns growth on with its model:
-// the documentation is tested.
-func TestReadmeGrowExample(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "### Minimum and maximum resources")
-	if i < 0 {
-		t.Fatal("README has no section on minimum and maximum resources")
-	}
-	s = s[i:]
-	i = strings.Index(s, "```toml\n")
-	if i < 0 {
-		t.Fatal("the section has no toml block")
-	}
-	j := strings.Index(s[i+8:], "```")
-	if j < 0 {
-		t.Fatal("the section's toml block does not end")
-	}
-	cfg, err := loadRunConfig(writeFile(t, t.TempDir(), "grow.toml", s[i+8:i+8+j]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var o runOptions
-	g, err := o.growSettings(cfg)
-	if err != nil || g == nil || g.Speedup.Name() != "amdahl:0.1" {
-		t.Errorf("growth %+v, %v; want on with amdahl:0.1", g, err)
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/schedsim/schedsim"
 	"github.com/spf13/pflag"
 )
 
@@ -95,11 +96,12 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "schedsim %s: %v\n", c.name, err)
-		if errors.Is(err, errInterrupted) {
+		if errors.Is(err, schedsim.ErrInterrupted) {
 			return exitInterrupted
 		}
 		var ue usageError
-		if errors.As(err, &ue) {
+		var ie *schedsim.InputError
+		if errors.As(err, &ue) || errors.As(err, &ie) {
 			return exitUsage
 		}
 		return exitError

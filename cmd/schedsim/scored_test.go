@@ -160,40 +160,6 @@ func TestRunScoreDUsage(t *testing.T) {
 	}
 }
 
-// TestReadmeScoreDConfig checks the README's SCore-D example configuration:
-// the documentation is tested.
-func TestReadmeScoreDConfig(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "## SCore-D queues")
-	if i < 0 {
-		t.Fatal("README has no SCore-D queues section")
-	}
-	s = s[i:]
-	i = strings.Index(s, "```toml\n")
-	j := strings.Index(s[i+8:], "```")
-	if i < 0 || j < 0 {
-		t.Fatal("README's SCore-D section has no toml block")
-	}
-	o := runOptions{config: writeFile(t, t.TempDir(), "scored.toml", s[i+8:i+8+j])}
-	c, err := o.scoreD()
-	if err != nil {
-		t.Fatal(err)
-	}
-	q0, q1 := c.Queues[0], c.Queues[1]
-	if len(c.Queues) != 2 || q0.Mode.String() != "gang" || q1.Mode.String() != "exclusive" || q0.MaxCPUSec != 3600 || q0.ResidenceSec != 600 ||
-		q0.MemPercent != 50 || q0.Group != 100 || q1.Group != -1 || q1.Reject || c.MPL != 2 || c.QuantumMs != 100 || c.SwitchMs != 5 ||
-		c.MemKB != 33554432 || len(c.Changes) != 2 || c.Map.QueueOf(1, 2) != 0 || c.Map.QueueOf(3, 2) != 1 {
-		t.Errorf("README configuration read as %+v", c)
-	}
-	if got := scoredName(c); got != "scored(queues=2,mode=gang/exclusive,mpl=2,quantum=100ms,switch=5ms,preempt=suspend)" {
-		t.Errorf("name %q", got)
-	}
-}
-
 // TestRunScoreDDeterministic runs a multi-queue gang run three times and
 // compares jobs.csv and summary.json byte for byte.
 func TestRunScoreDDeterministic(t *testing.T) {

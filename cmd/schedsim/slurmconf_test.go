@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/schedsim/schedsim/cluster"
 )
 
 // TestRunSlurmConf imports the sample heterogeneous cluster and runs the
@@ -107,35 +105,6 @@ default = true
 	code, _, stderr = run(t, "run", "--trace", trace, "--config", conf, "--procs", "8")
 	if code != 2 || !strings.Contains(stderr, "--procs") {
 		t.Errorf("--procs with a cluster: status %d, stderr %s", code, stderr)
-	}
-}
-
-// TestReadmeClusterExample loads the README's [cluster] example: the
-// documentation is tested.
-func TestReadmeClusterExample(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "### The cluster: nodes")
-	if i < 0 {
-		t.Fatal("README has no cluster section")
-	}
-	s = s[i:]
-	i = strings.Index(s, "```toml\n")
-	j := strings.Index(s[i+8:], "```")
-	if i < 0 || j < 0 {
-		t.Fatal("README's cluster section has no toml block")
-	}
-	path := writeFile(t, t.TempDir(), "c.toml", s[i+8:i+8+j])
-	cfg, err := loadRunConfig(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := cfg.Cluster.spec()
-	if spec.Select != cluster.SelectConsRes || spec.Cores() != 128*32+4*72 || len(spec.Partitions) != 1 || spec.Partitions[0].MaxTime != 2*86400 {
-		t.Errorf("README example read as %+v", spec)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
 )
 
@@ -129,7 +130,8 @@ type sweepPoint struct {
 func runOptionProbe() *pflag.FlagSet {
 	probe := pflag.NewFlagSet("probe", pflag.ContinueOnError)
 	probe.SetOutput(io.Discard)
-	(&runOptions{}).register(probe)
+	sc := schedsim.Default()
+	registerScenario(probe, &sc)
 	return probe
 }
 
@@ -307,16 +309,16 @@ func pointKey(args []string) string {
 
 // options parses a point's run options; a relative trace is taken relative
 // to workdir when workdir is not empty.
-func (pt *sweepPoint) options(workdir string) (*runOptions, error) {
-	var o runOptions
+func (pt *sweepPoint) options(workdir string) (*schedsim.Scenario, error) {
+	o := schedsim.Default()
 	fs := pflag.NewFlagSet("sweep point", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	o.register(fs)
+	registerScenario(fs, &o)
 	if err := fs.Parse(pt.args); err != nil {
 		return nil, usagef("point %s: %v", pt.label, err)
 	}
-	if workdir != "" && o.trace != "" && !filepath.IsAbs(o.trace) {
-		o.trace = filepath.Join(workdir, o.trace)
+	if workdir != "" && o.Trace != "" && !filepath.IsAbs(o.Trace) {
+		o.Trace = filepath.Join(workdir, o.Trace)
 	}
 	return &o, nil
 }
@@ -331,18 +333,14 @@ func (s *sweepSpec) validate(workdir string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := o.rules(); err != nil {
+		trace := o.Trace
+		o.Trace = ""
+		if err := o.Check(); err != nil {
 			return usagef("point %s: %v", pt.label, err)
 		}
-		if _, err := o.policy(); err != nil {
-			return usagef("point %s: %v", pt.label, err)
-		}
-		if _, err := o.estimator(); err != nil {
-			return usagef("point %s: %v", pt.label, err)
-		}
-		if o.trace != "" && !seen[o.trace] {
-			seen[o.trace] = true
-			if _, err := os.Stat(o.trace); err != nil {
+		if trace != "" && !seen[trace] {
+			seen[trace] = true
+			if _, err := os.Stat(trace); err != nil {
 				return usagef("point %s: %v", pt.label, err)
 			}
 		}
@@ -353,9 +351,13 @@ func (s *sweepSpec) validate(workdir string) error {
 // pointFile is a point's result as kept in DIR/points/KEY.json and in the
 // parts of a Slurm sweep.
 type pointFile struct {
-	Format  string         `json:"format"`
-	Key     string         `json:"key"`
-	Options []string       `json:"options"`
+	Format  string   `json:"format"`
+	Key     string   `json:"key"`
+	Options []string `json:"options"`
+	// Inputs is the point's scenario hash (schedsim.Scenario.Hash): its
+	// options and the content of every file they name. A kept point
+	// whose inputs changed is run again.
+	Inputs  string         `json:"inputs"`
 	Summary report.Summary `json:"summary"`
 }
 
@@ -383,7 +385,7 @@ type sweepStats struct {
 
 // loadPoint reads a kept point result; ok is false when there is none, or
 // when it is unreadable or of other options (the point is then run again).
-func loadPoint(path string, pt *sweepPoint) (report.Summary, bool) {
+func loadPoint(path string, pt *sweepPoint, workdir string) (report.Summary, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return report.Summary{}, false
@@ -392,7 +394,20 @@ func loadPoint(path string, pt *sweepPoint) (report.Summary, bool) {
 	if err := json.Unmarshal(b, &f); err != nil || f.Format != sweepPointFormat || f.Key != pt.key || !slices.Equal(f.Options, pt.args) {
 		return report.Summary{}, false
 	}
+	if h, err := pointInputs(pt, workdir); err != nil || h != f.Inputs {
+		return report.Summary{}, false
+	}
 	return f.Summary, true
+}
+
+// pointInputs returns the scenario hash of a point: its options and the
+// content of every file they name.
+func pointInputs(pt *sweepPoint, workdir string) (string, error) {
+	sc, err := pt.options(workdir)
+	if err != nil {
+		return "", err
+	}
+	return sc.Hash()
 }
 
 // run returns the summaries of pts, in their order: each point kept from an
@@ -408,7 +423,7 @@ func (r *sweepRunner) run(ctx context.Context, pts []*sweepPoint) ([]report.Summ
 	sums := make([]report.Summary, len(pts))
 	var todo []int
 	for i, pt := range pts {
-		if s, ok := loadPoint(filepath.Join(r.pointsDir, pt.key+".json"), pt); ok {
+		if s, ok := loadPoint(filepath.Join(r.pointsDir, pt.key+".json"), pt, r.workdir); ok {
 			sums[i] = s
 			st.reused++
 			if r.done != nil {
@@ -487,15 +502,19 @@ func (r *sweepRunner) compute(pt *sweepPoint) (report.Summary, error) {
 	if err != nil {
 		return report.Summary{}, err
 	}
-	res, err := o.simulate()
+	inputs, err := o.Hash()
 	if err != nil {
 		return report.Summary{}, err
 	}
-	f := pointFile{Format: sweepPointFormat, Key: pt.key, Options: pt.args, Summary: res.summary}
+	res, err := schedsim.Run(context.Background(), o, schedsim.Options{})
+	if err != nil {
+		return report.Summary{}, err
+	}
+	f := pointFile{Format: sweepPointFormat, Key: pt.key, Options: pt.args, Inputs: inputs, Summary: res.Summary}
 	if err := writeJSONAtomic(path, &f); err != nil {
 		return report.Summary{}, err
 	}
-	return res.summary, nil
+	return res.Summary, nil
 }
 
 // writeJSONAtomic writes v as indented JSON to path, atomically.
@@ -594,10 +613,10 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 // sweepMain is schedsim sweep with a context (cancelled on Ctrl-C) and, for
 // tests, a hook called as each point is done.
 func sweepMain(ctx context.Context, args []string, stdout, stderr io.Writer, hook func(*sweepPoint, bool, time.Duration)) error {
-	var base runOptions
+	base := schedsim.Default()
 	var f sweepFlags
 	fs := newFlagSet("sweep", sweepUsage, stdout)
-	base.register(fs)
+	registerScenario(fs, &base)
 	fs.StringArrayVar(&f.params, "param", nil, "a swept option of schedsim run and its values: NAME=V1,V2,... (repeat for each parameter)")
 	fs.StringVar(&f.file, "file", "", "read the parameters from this sweep file, one NAME = V1, V2, ... per line")
 	fs.StringVar(&f.out, "out", "", "results directory: DIR/points/ (one file per finished point), DIR/sweep.csv, DIR/sweep.parquet and the plots")

@@ -1,4 +1,4 @@
-package main
+package schedsim
 
 import (
 	"fmt"
@@ -6,31 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/schedsim/schedsim/policy"
 )
-
-// scoredOptions are the flags of SCore-D's priority queues (SPEC §4). A
-// run uses SCore-D queues (sim.ScoreD instead of the backfilling engine)
-// when --mode is given or --config has a [scored] table; the other flags
-// then override the table's values.
-type scoredOptions struct {
-	mode, queueMap, quantum, switchCost, preempt string
-	queues, mpl                                  int
-	states                                       []string
-}
-
-func (s *scoredOptions) register(fs *pflag.FlagSet) {
-	fs.StringVar(&s.mode, "mode", "", "SCore-D priority queues in this mode, gang (time sharing) or exclusive (space sharing): replaces --backfill and the other policy options (see the README's SCore-D queues section)")
-	fs.IntVar(&s.queues, "queues", 0, fmt.Sprintf("with SCore-D queues, the number of priority queues, 0 highest (default %d, or the [[scored.queue]] tables of --config)", policy.DefaultQueues))
-	fs.IntVar(&s.mpl, "mpl", 0, fmt.Sprintf("with SCore-D queues, the gang multiprogramming level: rows of the Ousterhout matrix (default %d)", policy.DefaultMPL))
-	fs.StringVar(&s.quantum, "quantum", "", fmt.Sprintf("with SCore-D queues, the gang time quantum in milliseconds, units ms, s, m allowed (default %dms)", policy.DefaultQuantumMs))
-	fs.StringVar(&s.switchCost, "switch-overhead", "", fmt.Sprintf("with SCore-D queues, the cost of one gang switch in milliseconds (default %dms)", policy.DefaultSwitchMs))
-	fs.StringVar(&s.preempt, "preempt", "", "with SCore-D queues, what a blocked higher-priority job does to lower-priority running jobs: suspend (default), requeue, cancel or off")
-	fs.StringVar(&s.queueMap, "queue-map", "", "with SCore-D queues, trace queue numbers (SWF field 15, Parquet column queue) to queue indices, e.g. 1=0,2=1,*=2 (default: the same number if it names a queue, else the last queue)")
-	fs.StringArrayVar(&s.states, "queue-state", nil, "with SCore-D queues, a scheduled queue state change Q=STATE@FROM[-TO], STATE activated, deactivated or disabled, e.g. 2=deactivated@86400-172800 (repeatable)")
-}
 
 // scoredConfig is [scored] in --config.
 type scoredConfig struct {
@@ -88,30 +65,30 @@ func (d *msDuration) UnmarshalTOML(v any) error {
 }
 
 // used reports whether any SCore-D flag was given.
-func (s *scoredOptions) used() bool {
-	return s.mode != "" || s.queues != 0 || s.mpl != 0 || s.quantum != "" || s.switchCost != "" || s.preempt != "" || s.queueMap != "" || len(s.states) > 0
+func (s *ScoreDOptions) used() bool {
+	return s.Mode != "" || s.Queues != 0 || s.MPL != 0 || s.Quantum != "" || s.SwitchOverhead != "" || s.Preempt != "" || s.QueueMap != "" || len(s.QueueStates) > 0
 }
 
 // scoreD returns the SCore-D configuration of the run, or nil when the run
 // does not use SCore-D queues.
-func (o *runOptions) scoreD() (*policy.ScoreD, error) {
+func (o *runner) scoreD() (*policy.ScoreD, error) {
 	var table *scoredConfig
 	where := "[scored]"
-	if o.config != "" {
-		c, err := loadRunConfig(o.config)
+	if o.Config != "" {
+		c, err := loadRunConfig(o.Config)
 		if err != nil {
 			return nil, err
 		}
 		table = c.ScoreD
-		where = "--config " + o.config + ": [scored]"
+		where = "--config " + o.Config + ": [scored]"
 		if table != nil && c.hasHPCPackOrCluster() {
 			return nil, c.errorf("[scored] cannot be combined with HPC Pack filters, job templates or a [cluster] yet: SCore-D queues run on one pool of processors")
 		}
 	}
-	f := &o.sd
-	if table == nil && f.mode == "" {
+	f := &o.ScoreDOptions
+	if table == nil && f.Mode == "" {
 		if f.used() {
-			return nil, usagef("--queues, --mpl, --quantum, --switch-overhead, --preempt, --queue-map and --queue-state apply to SCore-D queues: give --mode gang or exclusive, or a [scored] table in --config")
+			return nil, inputf("--queues, --mpl, --quantum, --switch-overhead, --preempt, --queue-map and --queue-state apply to SCore-D queues: give --mode gang or exclusive, or a [scored] table in --config")
 		}
 		return nil, nil
 	}
@@ -119,36 +96,36 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 		table = &scoredConfig{}
 	}
 	mode := policy.Exclusive
-	if m := first(f.mode, table.Mode); m != "" {
+	if m := first(f.Mode, table.Mode); m != "" {
 		var err error
 		if mode, err = policy.ParseQueueMode(m); err != nil {
-			return nil, usagef("--mode %q: want gang or exclusive", m)
+			return nil, inputf("--mode %q: want gang or exclusive", m)
 		}
 	}
 	n := policy.DefaultQueues
 	switch {
-	case f.queues < 0:
-		return nil, usagef("--queues %d: want at least 1", f.queues)
+	case f.Queues < 0:
+		return nil, inputf("--queues %d: want at least 1", f.Queues)
 	case table.Queues < 0:
-		return nil, usagef("%s queues = %d: want at least 1", where, table.Queues)
-	case f.queues > 0:
-		n = f.queues
+		return nil, inputf("%s queues = %d: want at least 1", where, table.Queues)
+	case f.Queues > 0:
+		n = f.Queues
 	case len(table.QueueTable) > 0:
 		n = len(table.QueueTable)
 	case table.Queues > 0:
 		n = table.Queues
 	}
 	if len(table.QueueTable) > 0 && n != len(table.QueueTable) {
-		return nil, usagef("--queues %d: %s has %d [[scored.queue]] tables", n, o.config, len(table.QueueTable))
+		return nil, inputf("--queues %d: %s has %d [[scored.queue]] tables", n, o.Config, len(table.QueueTable))
 	}
 	if n > 1024 {
-		return nil, usagef("--queues %d: at most 1024", n)
+		return nil, inputf("--queues %d: at most 1024", n)
 	}
 	cfg := policy.NewScoreD(n, mode)
 	for i, qt := range table.QueueTable {
 		q := &cfg.Queues[i]
 		bad := func(key, val, want string) error {
-			return usagef("%s queue %d: %s %q: want %s", where, i, key, val, want)
+			return inputf("%s queue %d: %s %q: want %s", where, i, key, val, want)
 		}
 		q.Name = qt.Name
 		if qt.State != "" {
@@ -158,7 +135,7 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 			}
 			q.State = st
 		}
-		if qt.Mode != "" && f.mode == "" {
+		if qt.Mode != "" && f.Mode == "" {
 			m, err := policy.ParseQueueMode(qt.Mode)
 			if err != nil {
 				return nil, bad("mode", qt.Mode, "gang or exclusive")
@@ -179,8 +156,8 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 		}
 	}
 	cfg.MemKB, cfg.DiskKB = table.MemoryKB, table.DiskKB
-	if f.mpl != 0 {
-		cfg.MPL = f.mpl
+	if f.MPL != 0 {
+		cfg.MPL = f.MPL
 	} else if table.MPL != 0 {
 		cfg.MPL = table.MPL
 	}
@@ -188,12 +165,12 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 		flag, val string
 		tbl       msDuration
 		dst       *int64
-	}{{"quantum", f.quantum, table.Quantum, &cfg.QuantumMs}, {"switch-overhead", f.switchCost, table.Switch, &cfg.SwitchMs}} {
+	}{{"quantum", string(f.Quantum), table.Quantum, &cfg.QuantumMs}, {"switch-overhead", string(f.SwitchOverhead), table.Switch, &cfg.SwitchMs}} {
 		switch {
 		case d.val != "":
 			ms, err := policy.ParseMillis(d.val)
 			if err != nil {
-				return nil, usagef("--%s %q: want whole milliseconds, optionally with a unit ms, s or m (e.g. 5ms, 2s)", d.flag, d.val)
+				return nil, inputf("--%s %q: want whole milliseconds, optionally with a unit ms, s or m (e.g. 5ms, 2s)", d.flag, d.val)
 			}
 			*d.dst = ms
 		case d.tbl.set:
@@ -208,21 +185,21 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 		}
 		return where + " " + key
 	}
-	if p := first(f.preempt, table.Preempt); p != "" {
+	if p := first(f.Preempt, table.Preempt); p != "" {
 		pm, err := policy.ParsePreemptMode(p)
 		if err != nil {
-			return nil, usagef("%s %q: want suspend, requeue, cancel or off", source(f.preempt, "--preempt", "preempt"), p)
+			return nil, inputf("%s %q: want suspend, requeue, cancel or off", source(f.Preempt, "--preempt", "preempt"), p)
 		}
 		cfg.Preempt = pm
 	}
-	if m := first(f.queueMap, table.QueueMap); m != "" {
+	if m := first(f.QueueMap, table.QueueMap); m != "" {
 		qm, err := policy.ParseQueueMap(m)
 		if err != nil {
-			return nil, usagef("%s: %v", source(f.queueMap, "--queue-map", "queue_map"), err)
+			return nil, inputf("%s: %v", source(f.QueueMap, "--queue-map", "queue_map"), err)
 		}
 		cfg.Map = qm
 	}
-	states := append(append([]string(nil), table.States...), f.states...)
+	states := append(append([]string(nil), table.States...), f.QueueStates...)
 	for i, s := range states {
 		qi, _, _ := strings.Cut(s, "=")
 		initial := policy.Activated
@@ -233,18 +210,18 @@ func (o *runOptions) scoreD() (*policy.ScoreD, error) {
 		ch, err := policy.ParseQueueChange(s, initial)
 		if err != nil {
 			if i < len(table.States) {
-				return nil, usagef("%s states: %v", where, err)
+				return nil, inputf("%s states: %v", where, err)
 			}
-			return nil, usagef("--queue-state: %v", err)
+			return nil, inputf("--queue-state: %v", err)
 		}
 		cfg.Changes = append(cfg.Changes, ch...)
 	}
 	if err := cfg.Validate(); err != nil {
 		if table != nil {
 			// The value may come from the file or from a flag.
-			return nil, usagef("%s (or its command-line flags): %v", where, err)
+			return nil, inputf("%s (or its command-line flags): %v", where, err)
 		}
-		return nil, usageError{err}
+		return nil, &InputError{err}
 	}
 	return &cfg, nil
 }

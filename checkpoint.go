@@ -1,10 +1,11 @@
-package main
+package schedsim
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/gob"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -34,16 +35,20 @@ import (
 // the previous one or the new one, never half of one.
 const (
 	checkpointMagic   = "schedsim-checkpoint\n"
-	checkpointVersion = 1
+	checkpointVersion = 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// checkpointFile is what a checkpoint holds: the run's arguments, the trace
+// checkpointFile is what a checkpoint holds: the run's scenario, the trace
 // it reads, and the state of the engine and of every observer, with where
 // the partial jobs.csv ended.
 type checkpointFile struct {
-	Args   []string // the run's arguments, without --resume
+	Scenario []byte // the run's scenario, canonical JSON (Scenario.Canonical)
+	// Path and Every are where and how often the run takes its
+	// checkpoints: a resumed run goes on taking them.
+	Path   string
+	Every  workload.Time
 	Trace  traceFingerprint
 	Inputs []traceFingerprint // the other files the run reads (--node-events, --slurm-conf, --config)
 	At     workload.Time      // the last instant simulated
@@ -116,10 +121,10 @@ var errCheckpoint = errors.New("cannot resume")
 func readCheckpoint(path string) (*checkpointFile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--resume: %w", err)}
+		return nil, &InputError{fmt.Errorf("--resume: %w", err)}
 	}
 	bad := func(format string, a ...any) error {
-		return usageError{fmt.Errorf("--resume %s: %w: "+format, append([]any{path, errCheckpoint}, a...)...)}
+		return &InputError{fmt.Errorf("--resume %s: %w: "+format, append([]any{path, errCheckpoint}, a...)...)}
 	}
 	m := len(checkpointMagic)
 	if len(b) < m || string(b[:m]) != checkpointMagic {
@@ -146,33 +151,15 @@ func readCheckpoint(path string) (*checkpointFile, error) {
 	return &c, nil
 }
 
-// withoutResume returns args without --resume and its value.
-func withoutResume(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return append(out, args[i:]...)
-		case a == "--resume":
-			i++
-		case strings.HasPrefix(a, "--resume="):
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
 // checkpointer takes a run's checkpoints (--checkpoint) and resumes it
 // (--resume).
 type checkpointer struct {
-	path   string        // --checkpoint FILE, "" for none
-	every  workload.Time // --checkpoint-every
-	args   []string      // the run's arguments, without --resume
-	from   *checkpointFile
-	trace  traceFingerprint
-	inputs []traceFingerprint
+	path     string        // --checkpoint FILE, "" for none
+	every    workload.Time // --checkpoint-every
+	scenario []byte        // the run's scenario, canonical JSON
+	from     *checkpointFile
+	trace    traceFingerprint
+	inputs   []traceFingerprint
 
 	// Set up by the run.
 	eng      *sim.Engine
@@ -189,32 +176,32 @@ type checkpointer struct {
 
 // newCheckpointer parses --checkpoint, --checkpoint-every and --resume.
 // It returns nil if none is given.
-func newCheckpointer(path, every, resume string, args []string, trace string, inputs ...string) (*checkpointer, error) {
+func newCheckpointer(path, every, resume string, sc *Scenario, trace string, inputs ...string) (*checkpointer, error) {
 	if path == "" && resume == "" {
 		if every != "" {
-			return nil, usagef("--checkpoint-every needs --checkpoint FILE")
+			return nil, inputf("--checkpoint-every needs --checkpoint FILE")
 		}
 		return nil, nil
 	}
-	c := &checkpointer{path: path, args: withoutResume(args)}
+	c := &checkpointer{path: path, scenario: sc.Canonical()}
 	if path != "" {
 		// Found now rather than at the first checkpoint, after a part of
 		// the run.
 		if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
-			return nil, usagef("--checkpoint %s: no directory %s to write it in", path, filepath.Dir(path))
+			return nil, inputf("--checkpoint %s: no directory %s to write it in", path, filepath.Dir(path))
 		}
 		if every == "" {
 			every = defaultCheckpointEvery
 		}
 		t, err := policy.ParseDuration(every)
 		if err != nil || t <= 0 {
-			return nil, usagef("--checkpoint-every %q: want a positive simulated time such as 3600, 12h or 7d", every)
+			return nil, inputf("--checkpoint-every %q: want a positive simulated time such as 3600, 12h or 7d", every)
 		}
 		c.every = t
 	}
 	var err error
 	if c.trace, err = fingerprint(trace); err != nil {
-		return nil, usageError{fmt.Errorf("--checkpoint: %w", err)}
+		return nil, &InputError{fmt.Errorf("--checkpoint: %w", err)}
 	}
 	for _, in := range inputs {
 		if in == "" {
@@ -222,7 +209,7 @@ func newCheckpointer(path, every, resume string, args []string, trace string, in
 		}
 		fp, err := fingerprint(in)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("--checkpoint: %w", err)}
+			return nil, &InputError{fmt.Errorf("--checkpoint: %w", err)}
 		}
 		c.inputs = append(c.inputs, fp)
 	}
@@ -230,11 +217,17 @@ func newCheckpointer(path, every, resume string, args []string, trace string, in
 		if c.from, err = readCheckpoint(resume); err != nil {
 			return nil, err
 		}
+		if !bytes.Equal(c.from.Scenario, c.scenario) {
+			return nil, inputf("--resume %s: %v: the checkpoint was taken with other options (%s); give --resume alone, or the same options", resume, errCheckpoint, scenarioDiff(c.from.Scenario, c.scenario))
+		}
+		if c.path == "" && c.from.Path != "" {
+			c.path, c.every = c.from.Path, c.from.Every
+		}
 		if c.from.Trace != c.trace {
-			return nil, usagef("--resume %s: %v: the checkpoint was taken on %v, the trace is now %v", resume, errCheckpoint, c.from.Trace, c.trace)
+			return nil, inputf("--resume %s: %v: the checkpoint was taken on %v, the trace is now %v", resume, errCheckpoint, c.from.Trace, c.trace)
 		}
 		if !slices.Equal(c.from.Inputs, c.inputs) {
-			return nil, usagef("--resume %s: %v: an input file changed since the checkpoint: it read %v, now %v", resume, errCheckpoint, c.from.Inputs, c.inputs)
+			return nil, inputf("--resume %s: %v: an input file changed since the checkpoint: it read %v, now %v", resume, errCheckpoint, c.from.Inputs, c.inputs)
 		}
 	}
 	if s := os.Getenv("SCHEDSIM_TEST_STALL_CHECKPOINT"); s != "" {
@@ -258,32 +251,32 @@ func (c *checkpointer) config(cfg *sim.Config) {
 // engine returns the run's engine: new, or restored from the checkpoint.
 func (c *checkpointer) engine(cfg sim.Config, m *report.Metrics, ts *report.TimeSeries, gantt *report.Gantt) (*sim.Engine, error) {
 	if err := sim.CanCheckpoint(cfg); err != nil {
-		return nil, usageError{fmt.Errorf("--checkpoint: %w", err)}
+		return nil, &InputError{fmt.Errorf("--checkpoint: %w", err)}
 	}
 	c.m, c.ts, c.gantt = m, ts, gantt
 	var err error
 	if c.from == nil {
 		c.eng, err = sim.New(cfg)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, &InputError{err}
 		}
 		return c.eng, nil
 	}
 	if c.eng, err = sim.Restore(cfg, c.from.Engine); err != nil {
-		return nil, usageError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+		return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
 	}
 	if err := m.UnmarshalBinary(c.from.Metrics); err != nil {
-		return nil, usageError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+		return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
 	}
 	if err := ts.UnmarshalBinary(c.from.Series); err != nil {
-		return nil, usageError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+		return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
 	}
 	if (gantt == nil) != (c.from.Gantt == nil) {
-		return nil, usagef("--resume: %v: the Gantt chart was kept in one run and not in the other", errCheckpoint)
+		return nil, inputf("--resume: %v: the Gantt chart was kept in one run and not in the other", errCheckpoint)
 	}
 	if gantt != nil {
 		if err := gantt.UnmarshalBinary(c.from.Gantt); err != nil {
-			return nil, usageError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+			return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
 		}
 	}
 	return c.eng, nil
@@ -296,10 +289,10 @@ func (c *checkpointer) jobsCSV(path, traceName string) (*report.AtomicFile, *rep
 	var err error
 	if c.from != nil {
 		if c.from.JobsTemp == "" {
-			return nil, nil, usagef("--resume: %v: the checkpointed run wrote no jobs.csv (it had no --out)", errCheckpoint)
+			return nil, nil, inputf("--resume: %v: the checkpointed run wrote no jobs.csv (it had no --out)", errCheckpoint)
 		}
 		if f, err = report.ResumeAtomic(path, c.from.JobsTemp, c.from.JobsSize, c.from.JobsCRC); err != nil {
-			return nil, nil, usageError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+			return nil, nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
 		}
 		c.csv = report.ResumeJobsCSV(f, traceName)
 	} else {
@@ -331,7 +324,7 @@ func (c *checkpointer) save(t workload.Time) error {
 		fmt.Fprintf(os.Stderr, "schedsim: stalled before checkpoint %d\n", c.written)
 		select {}
 	}
-	ck := checkpointFile{Args: c.args, Trace: c.trace, Inputs: c.inputs, At: t}
+	ck := checkpointFile{Scenario: c.scenario, Path: c.path, Every: c.every, Trace: c.trace, Inputs: c.inputs, At: t}
 	var err error
 	if ck.Engine, err = c.eng.MarshalBinary(); err != nil {
 		return err
@@ -384,5 +377,45 @@ func (c *checkpointer) failed(err error) {
 	}
 }
 
-// sameArgs reports whether a and b are the same arguments.
-func sameArgs(a, b []string) bool { return slices.Equal(a, b) }
+// CheckpointScenario returns the scenario saved in the checkpoint file at
+// path, to resume the run with Options.Resume. A file that is not a whole
+// checkpoint of this version is an *InputError.
+func CheckpointScenario(path string) (Scenario, error) {
+	c, err := readCheckpoint(path)
+	if err != nil {
+		return Scenario{}, err
+	}
+	var sc Scenario
+	if err := json.Unmarshal(c.Scenario, &sc); err != nil {
+		return Scenario{}, inputf("--resume %s: %v: its scenario does not decode: %v", path, errCheckpoint, err)
+	}
+	return sc, nil
+}
+
+// scenarioDiff lists the keys whose values differ between two canonical
+// scenarios, "key: saved X, now Y; …".
+func scenarioDiff(saved, now []byte) string {
+	var a, b map[string]any
+	if json.Unmarshal(saved, &a) != nil || json.Unmarshal(now, &b) != nil {
+		return "undecodable scenario"
+	}
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var diffs []string
+	for _, k := range keys {
+		x, _ := json.Marshal(a[k])
+		y, _ := json.Marshal(b[k])
+		if !bytes.Equal(x, y) {
+			diffs = append(diffs, fmt.Sprintf("%s: saved %s, now %s", k, x, y))
+		}
+	}
+	return strings.Join(diffs, "; ")
+}

@@ -1,4 +1,4 @@
-package main
+package schedsim
 
 import (
 	"errors"
@@ -237,16 +237,16 @@ func loadRunConfig(path string) (*runConfig, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, usagef("--config %s: line %d: %s", path, pe.Position.Line, pe.Message)
+			return nil, inputf("--config %s: line %d: %s", path, pe.Position.Line, pe.Message)
 		}
-		return nil, usagef("--config %s: %v", path, err)
+		return nil, inputf("--config %s: %v", path, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return nil, usagef("--config %s: unknown key %s (see the README's HPC Pack filters section)", path, strings.Join(keys, ", "))
+		return nil, inputf("--config %s: unknown key %s (see the README's HPC Pack filters section)", path, strings.Join(keys, ", "))
 	}
 	c.path = path
 	if c.Cluster != nil {
@@ -282,7 +282,7 @@ func loadRunConfig(path string) (*runConfig, error) {
 
 // errorf returns a usage error naming the configuration file.
 func (c *runConfig) errorf(format string, a ...any) error {
-	return usagef("--config %s: %s", c.path, fmt.Sprintf(format, a...))
+	return inputf("--config %s: %s", c.path, fmt.Sprintf(format, a...))
 }
 
 // build makes a fresh HPCPack from the configuration: new filter instances

@@ -1,8 +1,6 @@
-package main
+package schedsim
 
 import (
-	"github.com/spf13/pflag"
-
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
 )
@@ -18,21 +16,10 @@ type hpcpackConfig struct {
 	Speedup string `toml:"speedup"`
 }
 
-// growOptions are the --grow and --speedup flags.
-type growOptions struct {
-	grow    bool
-	speedup string
-}
-
-func (g *growOptions) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&g.grow, "grow", false, "HPC Pack's min/max job model: a job with min_procs/max_procs (Parquet, job XML MinCores/MaxCores) starts on its minimum and running jobs grow toward their maximum before backfilling, each growth passing the activation filters (also [hpcpack] grow = true in --config); not with --backfill conservative or slurm, --estimates, --node-events, --mode, or a cluster of nodes")
-	fs.StringVar(&g.speedup, "speedup", "", "with --grow, the run time on a changed processor count, relative to the trace's run time on its own count: linear (default) or amdahl:F with serial fraction F, e.g. amdahl:0.1 (also [hpcpack] speedup in --config)")
-}
-
 // growSettings returns the growth of the run (flags over [hpcpack] of
 // cfg, which may be nil), or nil when it is off.
-func (o *runOptions) growSettings(cfg *runConfig) (*sim.Grow, error) {
-	on, model := o.growth.grow, o.growth.speedup
+func (o *runner) growSettings(cfg *runConfig) (*sim.Grow, error) {
+	on, model := o.Grow, o.Speedup
 	if cfg != nil && cfg.HPCPack != nil {
 		on = on || cfg.HPCPack.Grow
 		if model == "" {
@@ -41,13 +28,13 @@ func (o *runOptions) growSettings(cfg *runConfig) (*sim.Grow, error) {
 	}
 	if !on {
 		if model != "" {
-			return nil, usagef("--speedup %s: needs --grow (or [hpcpack] grow = true)", model)
+			return nil, inputf("--speedup %s: needs --grow (or [hpcpack] grow = true)", model)
 		}
 		return nil, nil
 	}
 	m, err := policy.ParseSpeedup(model)
 	if err != nil {
-		return nil, usagef("--speedup: %v", err)
+		return nil, inputf("--speedup: %v", err)
 	}
 	return &sim.Grow{Speedup: m}, nil
 }
@@ -61,17 +48,17 @@ func checkGrowPolicy(p policy.Policy) error {
 	}
 	switch inner.(type) {
 	case *policy.Conservative, *policy.Slurm:
-		return usagef("--grow: %s does not grow running jobs (use --backfill off or easy)", p.Name())
+		return inputf("--grow: %s does not grow running jobs (use --backfill off or easy)", p.Name())
 	}
 	return nil
 }
 
 // growConfig returns the run's growth for policy p (nil when off).
-func (o *runOptions) growConfig(p policy.Policy) (*sim.Grow, error) {
+func (o *runner) growConfig(p policy.Policy) (*sim.Grow, error) {
 	var cfg *runConfig
-	if o.config != "" {
+	if o.Config != "" {
 		var err error
-		if cfg, err = loadRunConfig(o.config); err != nil {
+		if cfg, err = loadRunConfig(o.Config); err != nil {
 			return nil, err
 		}
 	}
@@ -90,11 +77,11 @@ func checkGrowWith(cfg sim.Config) error {
 	}
 	switch {
 	case len(cfg.NodeEvents) > 0:
-		return usagef("--grow cannot be combined with --node-events yet")
+		return inputf("--grow cannot be combined with --node-events yet")
 	case cfg.Estimator != nil:
-		return usagef("--grow cannot be combined with --estimates yet (growth converts the requested time itself)")
+		return inputf("--grow cannot be combined with --estimates yet (growth converts the requested time itself)")
 	case cfg.Allocator != nil:
-		return usagef("--grow cannot be combined with a cluster of nodes ([cluster], [[clusters]], --slurm-conf) yet: jobs grow on the processor pool")
+		return inputf("--grow cannot be combined with a cluster of nodes ([cluster], [[clusters]], --slurm-conf) yet: jobs grow on the processor pool")
 	}
 	return nil
 }

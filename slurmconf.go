@@ -1,4 +1,4 @@
-package main
+package schedsim
 
 import (
 	"fmt"
@@ -11,20 +11,20 @@ import (
 
 // readSlurmConf reads --slurm-conf; a bad file is a usage error, and the
 // keys schedsim does not model are listed on standard error.
-func (o *runOptions) readSlurmConf() (*slurmconf.Conf, error) {
-	sc, err := slurmconf.Read(o.slurmConf)
+func (o *runner) readSlurmConf() (*slurmconf.Conf, error) {
+	sc, err := slurmconf.Read(o.SlurmConf)
 	if err != nil {
-		return nil, usagef("--slurm-conf: %v", err)
+		return nil, inputf("--slurm-conf: %v", err)
 	}
 	return sc, nil
 }
 
 // clusterSpec returns the cluster description of the run: --config's
 // [cluster] table or --slurm-conf; nil for the single processor pool.
-func (o *runOptions) clusterSpec() (*cluster.Spec, error) {
+func (o *runner) clusterSpec() (*cluster.Spec, error) {
 	var spec *cluster.Spec
-	if o.config != "" {
-		cfg, err := loadRunConfig(o.config)
+	if o.Config != "" {
+		cfg, err := loadRunConfig(o.Config)
 		if err != nil {
 			return nil, err
 		}
@@ -35,21 +35,21 @@ func (o *runOptions) clusterSpec() (*cluster.Spec, error) {
 			spec, o.members = cfg.federation()
 		}
 	}
-	if o.slurmConf != "" {
+	if o.SlurmConf != "" {
 		if spec != nil {
-			return nil, usagef("--slurm-conf and a [cluster] table in --config both describe the machine: give one")
+			return nil, inputf("--slurm-conf and a [cluster] table in --config both describe the machine: give one")
 		}
 		sc, err := o.readSlurmConf()
 		if err != nil {
 			return nil, err
 		}
 		if len(sc.Unknown) > 0 {
-			o.warnf("schedsim: %s: not modelled: %s\n", o.slurmConf, strings.Join(sc.Unknown, "; "))
+			o.warnf("schedsim: %s: not modelled: %s\n", o.SlurmConf, strings.Join(sc.Unknown, "; "))
 		}
 		spec = sc.Spec
 	}
-	if spec != nil && o.procs != 0 {
-		return nil, usagef("--procs: the cluster description sets the machine (%d processors)", spec.Cores())
+	if spec != nil && o.Procs != 0 {
+		return nil, inputf("--procs: the cluster description sets the machine (%d processors)", spec.Cores())
 	}
 	return spec, nil
 }
@@ -57,8 +57,8 @@ func (o *runOptions) clusterSpec() (*cluster.Spec, error) {
 // allocator returns the node selector of spec for pol. The policy must ask
 // policy.Fitter before starting a job: FCFS and EASY without a priority
 // order, and Slurm's backfill with any.
-func (o *runOptions) allocator(spec *cluster.Spec, pol policy.Policy) (cluster.Allocator, error) {
-	bad := usagef("a cluster of nodes needs --backfill off, easy (reservation depth 1, submission order) or slurm, not %s", pol.Name())
+func (o *runner) allocator(spec *cluster.Spec, pol policy.Policy) (cluster.Allocator, error) {
+	bad := inputf("a cluster of nodes needs --backfill off, easy (reservation depth 1, submission order) or slurm, not %s", pol.Name())
 	switch p := pol.(type) {
 	case policy.FCFS, *policy.EASY, *policy.Slurm:
 	case *policy.Ordered:
@@ -73,7 +73,7 @@ func (o *runOptions) allocator(spec *cluster.Spec, pol policy.Policy) (cluster.A
 		for i, s := range o.members {
 			m, err := cluster.MemberOf(s)
 			if err != nil {
-				return nil, usageError{err}
+				return nil, &InputError{err}
 			}
 			ms[i] = m
 		}
@@ -81,7 +81,7 @@ func (o *runOptions) allocator(spec *cluster.Spec, pol policy.Policy) (cluster.A
 	}
 	al, err := spec.NewAllocator()
 	if err != nil {
-		return nil, usageError{err}
+		return nil, &InputError{err}
 	}
 	return al, nil
 }
@@ -108,9 +108,9 @@ func mergeSlurmParams(flags, conf policy.SlurmParams) policy.SlurmParams {
 	return flags
 }
 
-// warnf writes a warning line to o.warn, else to standard error.
-func (o *runOptions) warnf(format string, a ...any) {
-	w := o.warn
+// warnf writes a warning line to o.opt.Warn, else to standard error.
+func (o *runner) warnf(format string, a ...any) {
+	w := o.opt.Warn
 	if w == nil {
 		w = stderrLog
 	}

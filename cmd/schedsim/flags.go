@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/schedsim/schedsim"
+	"github.com/schedsim/schedsim/policy"
+)
+
+// param lets a flag set a schedsim.Param as a string.
+func param(p *schedsim.Param) *string { return (*string)(p) }
+
+// registerScenario defines the flags of a scenario's fields on fs, bound to
+// sc: each flag's default is sc's value, so that flags override a scenario
+// file loaded into sc before. A flag's name is its TOML key with '-' for
+// '_' (TestFlagsAreScenarioKeys holds them together).
+func registerScenario(fs *pflag.FlagSet, sc *schedsim.Scenario) {
+	fs.StringVar(&sc.Trace, "trace", sc.Trace, "trace file: SWF (plain or gzip) or Parquet, detected from its content (default: the embedded sample trace)")
+	fs.IntVar(&sc.Procs, "procs", sc.Procs, "machine size in processors (default: the trace header's MaxProcs, else MaxNodes)")
+	fs.StringVar(&sc.Backfill, "backfill", sc.Backfill, "backfilling: off (strict FCFS), easy (reservations for the first --reservation-depth jobs, backfill behind them) or conservative (a reservation for every job)")
+	fs.StringVar(param(&sc.Lookahead), "lookahead", string(sc.Lookahead), "how many queued jobs behind the head are examined for backfilling: a number or all (HPC Pack's default is 1000)")
+	fs.StringVar(param(&sc.ReservationDepth), "reservation-depth", string(sc.ReservationDepth), "with --backfill easy, how many queued jobs get reservations (Maui's RESERVATIONDEPTH): 1 is EASY, all is conservative backfilling")
+	fs.StringVar(&sc.Order, "order", sc.Order, "queue priority order: fcfs (submission), sjf (shortest requested time), smallest or largest (processors), wfp3 or unicep (Tang et al. 2009), f1 (Carastan-Santos & de Camargo 2017) or multifactor (Slurm's priority/multifactor, see --priority); not with conservative")
+	fs.StringVar(&sc.Priority, "priority", sc.Priority, "with --order multifactor, settings key=value,…: weight-age, weight-fairshare, weight-jobsize, weight-partition (default 1000, 10000, 1000, 1000), max-age, half-life (default 7d each), calc-period (default 5m), favor-small (yes/no)")
+	fs.BoolVar(&sc.SJBF, "sjbf", sc.SJBF, "with --backfill easy (depth 1), examine backfill candidates shortest first (by estimate) instead of in queue order")
+	fs.StringVar(&sc.Estimates, "estimates", sc.Estimates, "runtime estimates the scheduler plans with (jobs are still killed only at their requested time): user (the requested time), perfect (the run time), factor:F (F × run time, e.g. factor:2) or predict (average of the user's last two jobs, EASY++); factor and predict take :gradual (default), :requested or :double for a job that outlives its prediction")
+	fs.StringVar(param(&sc.BFInterval), "bf-interval", string(sc.BFInterval), "with --backfill slurm, bf_interval: a backfill cycle every this many seconds (units s, m, h, d allowed; default 30s)")
+	fs.StringVar(param(&sc.BFMaxJobTest), "bf-max-job-test", string(sc.BFMaxJobTest), "with --backfill slurm, bf_max_job_test: jobs examined per backfill cycle, a number or all (default 500)")
+	fs.StringVar(param(&sc.BFWindow), "bf-window", string(sc.BFWindow), "with --backfill slurm, bf_window: reservations only for jobs that can start within this time (default 1d)")
+	fs.StringVar(param(&sc.BFResolution), "bf-resolution", string(sc.BFResolution), "with --backfill slurm, bf_resolution: time granularity of the backfill plan (default 60s)")
+	fs.BoolVar(&sc.BFContinue, "bf-continue", sc.BFContinue, "with --backfill slurm, bf_continue (no effect on the schedule: a simulated cycle is instantaneous; recorded in the policy name)")
+	fs.StringVar(param(&sc.DefaultQueueDepth), "default-queue-depth", string(sc.DefaultQueueDepth), "with --backfill slurm, default_queue_depth: jobs the main scheduler examines at each event, a number or all (default 100)")
+	fs.StringVar(&sc.ProcsFrom, "procs-from", sc.ProcsFrom, "processor count from: requested (field 8, else allocated) or allocated (field 5, else requested)")
+	fs.StringVar(&sc.ZeroRun, "zero-run", sc.ZeroRun, "jobs with run time ≤ 0: drop, or one (run 1 s)")
+	fs.StringVar(&sc.MissingEstimate, "missing-estimate", sc.MissingEstimate, "jobs without requested time: none (never backfilled, never killed) or runtime (use the run time)")
+	fs.StringVar(&sc.Overrun, "overrun", sc.Overrun, "jobs running longer than requested: kill (at the requested time) or extend (raise the request)")
+	fs.StringVar(&sc.Partial, "partial", sc.Partial, "partial records (status 2/3/4): auto (drop under 'Preemption: Double'), drop or keep")
+	fs.StringVar(param(&sc.Status), "status", string(sc.Status), "keep only jobs with these statuses, e.g. 1 or 0,1,5 (default: all)")
+	fs.StringVar(&sc.DuplicateID, "duplicate-id", sc.DuplicateID, "jobs whose job number an earlier job has: error (stop with a message), keep or drop (counted in the summary)")
+	fs.StringVar(&sc.SlurmConf, "slurm-conf", sc.SlurmConf, "model the machine of this slurm.conf: NodeName and PartitionName lines, SelectType (linear or cons_res), and with --backfill slurm its SchedulerParameters (flags override them); unknown keys are listed")
+	fs.StringVar(&sc.Config, "config", sc.Config, "run configuration file (TOML): HPC Pack submission and activation filters, job templates (see the README's HPC Pack filters section)")
+	fs.StringVar(&sc.Columns, "columns", sc.Columns, "Parquet column mapping: a preset (pm100, fdata) or target=column[:unit][?],… (see the README's Workloads section; default: schedsim's own schema)")
+	fs.StringVar(&sc.Mode, "mode", sc.Mode, "SCore-D priority queues in this mode, gang (time sharing) or exclusive (space sharing): replaces --backfill and the other policy options (see the README's SCore-D queues section)")
+	fs.IntVar(&sc.Queues, "queues", sc.Queues, fmt.Sprintf("with SCore-D queues, the number of priority queues, 0 highest (default %d, or the [[scored.queue]] tables of --config)", policy.DefaultQueues))
+	fs.IntVar(&sc.MPL, "mpl", sc.MPL, fmt.Sprintf("with SCore-D queues, the gang multiprogramming level: rows of the Ousterhout matrix (default %d)", policy.DefaultMPL))
+	fs.StringVar(param(&sc.Quantum), "quantum", string(sc.Quantum), fmt.Sprintf("with SCore-D queues, the gang time quantum in milliseconds, units ms, s, m allowed (default %dms)", policy.DefaultQuantumMs))
+	fs.StringVar(param(&sc.SwitchOverhead), "switch-overhead", string(sc.SwitchOverhead), fmt.Sprintf("with SCore-D queues, the cost of one gang switch in milliseconds (default %dms)", policy.DefaultSwitchMs))
+	fs.StringVar(&sc.Preempt, "preempt", sc.Preempt, "with SCore-D queues, what a blocked higher-priority job does to lower-priority running jobs: suspend (default), requeue, cancel or off")
+	fs.StringVar(&sc.QueueMap, "queue-map", sc.QueueMap, "with SCore-D queues, trace queue numbers (SWF field 15, Parquet column queue) to queue indices, e.g. 1=0,2=1,*=2 (default: the same number if it names a queue, else the last queue)")
+	fs.StringArrayVar(&sc.QueueStates, "queue-state", sc.QueueStates, "with SCore-D queues, a scheduled queue state change Q=STATE@FROM[-TO], STATE activated, deactivated or disabled, e.g. 2=deactivated@86400-172800 (repeatable)")
+	fs.BoolVar(&sc.Grow, "grow", sc.Grow, "HPC Pack's min/max job model: a job with min_procs/max_procs (Parquet, job XML MinCores/MaxCores) starts on its minimum and running jobs grow toward their maximum before backfilling, each growth passing the activation filters (also [hpcpack] grow = true in --config); not with --backfill conservative or slurm, --estimates, --node-events, --mode, or a cluster of nodes")
+	fs.StringVar(&sc.Speedup, "speedup", sc.Speedup, "with --grow, the run time on a changed processor count, relative to the trace's run time on its own count: linear (default) or amdahl:F with serial fraction F, e.g. amdahl:0.1 (also [hpcpack] speedup in --config)")
+	fs.StringVar(&sc.NodeEvents, "node-events", sc.NodeEvents, "node failures and maintenance: a file of lines TIME STATE NODES [REASON] (STATE DOWN, DRAIN or RESUME; NODES 17, 0-102 or 0-9,20-29; TIME in seconds, units s, m, h, d allowed; # comments), or a Parquet table with columns time, state, nodes, reason; see the README's Node failures section")
+	fs.StringVar(&sc.OnNodeFail, "on-node-fail", sc.OnNodeFail, "with --node-events, the jobs running on a node that goes down are killed (kill) or put back in the queue at their place to run again (requeue)")
+	fs.IntVar(&sc.NodeSize, "node-size", sc.NodeSize, "with --node-events on the processor pool, processors per node: node n is processors n·N to n·N+N-1 (a [cluster] has its own nodes)")
+}
+
+// registerOutputs defines the flags of a scenario's outputs on fs.
+func registerOutputs(fs *pflag.FlagSet, sc *schedsim.Scenario) {
+	fs.StringVar(&sc.Out, "out", sc.Out, "write DIR/jobs.csv (Batsim's columns) and DIR/summary.json; the directory is created if needed")
+	fs.StringVar(&sc.Format, "format", sc.Format, "with --out, the per-job tables to write: csv (jobs.csv), parquet (jobs.parquet, same columns, typed) or csv,parquet")
+	fs.BoolVar(&sc.Plots, "plots", sc.Plots, "with --out, also write the plots (NAME.svg and NAME.png) and DIR/report.html; --plots=false skips them")
+	fs.IntVar(&sc.GanttMaxJobs, "gantt-max-jobs", sc.GanttMaxJobs, "draw the Gantt chart only for runs of at most this many jobs (0: never)")
+}

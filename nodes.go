@@ -1,0 +1,70 @@
+package schedsim
+
+import (
+	"errors"
+	"io/fs"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// nodeRun is the node-event schedule of a run, set by configureNodes.
+type nodeRun struct {
+	schedule []cluster.NodeEvent
+	action   sim.NodeFailAction
+	nodes    int
+}
+
+// configure reads the node-event schedule for a pool of procs processors,
+// or for the nodes of cfg.Allocator, and sets it in cfg.
+func (o *runner) configureNodes(cfg *sim.Config, procs int) error {
+	n := &o.nodes
+	opt := &o.NodeOptions
+	if opt.NodeEvents == "" {
+		if opt.OnNodeFail != "kill" && opt.OnNodeFail != "requeue" {
+			return inputf("--on-node-fail %q: want kill or requeue", opt.OnNodeFail)
+		}
+		return nil
+	}
+	if opt.NodeSize < 1 {
+		return inputf("--node-size %d: want at least 1 processor per node", opt.NodeSize)
+	}
+	n.nodes = (procs + opt.NodeSize - 1) / opt.NodeSize
+	if cfg.Allocator != nil {
+		ns, ok := cfg.Allocator.(cluster.NodeStates)
+		if !ok {
+			return inputf("--node-events %s: node events on a cluster of clusters are not supported yet", opt.NodeEvents)
+		}
+		if opt.NodeSize != 1 {
+			return inputf("--node-size %d with a cluster of nodes: the nodes are the cluster's", opt.NodeSize)
+		}
+		n.nodes = ns.Nodes()
+	}
+	a, err := sim.ParseNodeFailAction(opt.OnNodeFail)
+	if err != nil {
+		return inputf("--on-node-fail %q: want kill or requeue", opt.OnNodeFail)
+	}
+	evs, err := cluster.OpenNodeEvents(opt.NodeEvents, n.nodes)
+	if err != nil {
+		var pe *workload.ParseError
+		if errors.As(err, &pe) {
+			return &InputError{err} // names the file, line and column
+		}
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return inputf("--node-events: %v", err)
+		}
+		return err
+	}
+	n.schedule, n.action = evs, a
+	cfg.NodeEvents, cfg.NodeSize, cfg.OnNodeFail = evs, opt.NodeSize, a
+	return nil
+}
+
+// summarise records the run's node failures in s.
+func (o *runner) summariseNodes(s *report.Summary, st sim.Stats, ts *report.TimeSeries) {
+	if n := &o.nodes; o.NodeEvents != "" {
+		s.SetNodeFailures(n.schedule, n.nodes, o.NodeSize, n.action, st, ts)
+	}
+}

@@ -1,0 +1,486 @@
+package schedsim
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/traces"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// runner is one run of a scenario: the scenario, the caller's options, and
+// what the run finds out as it is set up.
+type runner struct {
+	*Scenario
+	opt Options
+	// members are the clusters of a cluster of clusters ([[clusters]]),
+	// set by clusterSpec; nil otherwise.
+	members []*cluster.Spec
+	// ck takes checkpoints or resumes from one; nil without them.
+	ck *checkpointer
+	// stop, when set, interrupts the run.
+	stop *atomic.Bool
+	// afterRun, if set, is called once the engine and the observers are
+	// done with every job, before the summary (Run syncs jobs.csv).
+	afterRun func()
+	// ganttMaxJobs > 0 keeps the allocations for a Gantt chart of a run
+	// with at most that many jobs.
+	ganttMaxJobs int
+	// nodes is the node-event schedule, set by configureNodes.
+	nodes nodeRun
+}
+
+func (o *runner) rules() (workload.Rules, error) {
+	st, err := workload.ParseStatuses(string(o.Status))
+	if err != nil {
+		return workload.Rules{}, &InputError{err}
+	}
+	r := workload.Rules{
+		Procs:    workload.ProcsSource(o.ProcsFrom),
+		ZeroRun:  workload.RunRule(o.ZeroRun),
+		Estimate: workload.EstimateRule(o.MissingEstimate),
+		Overrun:  workload.OverrunRule(o.Overrun),
+		Partial:  workload.PartialRule(o.Partial),
+		Statuses: st,
+	}
+	r.Duplicate = workload.DuplicateRule(o.DuplicateID)
+	if err := r.Validate(); err != nil {
+		return r, &InputError{err}
+	}
+	return r, nil
+}
+
+func (o *runner) policy() (policy.Policy, error) {
+	la, err := policy.ParseLookahead(string(o.Lookahead))
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	depth, err := policy.ParseLookahead(string(o.ReservationDepth))
+	if err != nil || depth == 0 {
+		return nil, inputf("--reservation-depth %q: want a number of jobs ≥ 1 or all", string(o.ReservationDepth))
+	}
+	cfg := policy.Config{Backfill: policy.Backfill(o.Backfill), Lookahead: la, Depth: depth, Order: o.Order, SJBF: o.SJBF}
+	if o.Priority != "" {
+		if !strings.EqualFold(o.Order, policy.OrderMultiFactor) {
+			return nil, inputf("--priority %q: applies to --order multifactor only", o.Priority)
+		}
+		prio, err := policy.ParsePriority(o.Priority, policy.DefaultPriorityParams())
+		if err != nil {
+			return nil, inputf("--priority: %v", err)
+		}
+		cfg.Priority = &prio
+	}
+	if cfg.Slurm, err = o.slurmParams(); err != nil {
+		return nil, err
+	}
+	if o.SlurmConf != "" && cfg.Backfill == policy.BackfillSlurm {
+		sc, err := o.readSlurmConf()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Slurm = mergeSlurmParams(cfg.Slurm, sc.Params)
+	}
+	p, err := policy.New(cfg)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	return p, nil
+}
+
+// slurmParams parses the --bf-* and --default-queue-depth flags, which need
+// --backfill slurm.
+func (o *runner) slurmParams() (policy.SlurmParams, error) {
+	var sp policy.SlurmParams
+	durations := []struct {
+		flag, val string
+		dst       *workload.Time
+	}{{"bf-interval", string(o.BFInterval), &sp.Interval}, {"bf-window", string(o.BFWindow), &sp.Window}, {"bf-resolution", string(o.BFResolution), &sp.Resolution}}
+	counts := []struct {
+		flag, val string
+		dst       *int
+	}{{"bf-max-job-test", string(o.BFMaxJobTest), &sp.MaxJobTest}, {"default-queue-depth", string(o.DefaultQueueDepth), &sp.QueueDepth}}
+	slurm := policy.Backfill(o.Backfill) == policy.BackfillSlurm
+	for _, d := range durations {
+		if d.val == "" {
+			continue
+		}
+		if !slurm {
+			return sp, inputf("--%s: applies to --backfill slurm only", d.flag)
+		}
+		t, err := policy.ParseDuration(d.val)
+		if err != nil || t == 0 {
+			return sp, inputf("--%s %q: want a positive duration in seconds, e.g. 30, 30s, 5m, 1d", d.flag, d.val)
+		}
+		*d.dst = t
+	}
+	for _, c := range counts {
+		if c.val == "" {
+			continue
+		}
+		if !slurm {
+			return sp, inputf("--%s: applies to --backfill slurm only", c.flag)
+		}
+		n, err := policy.ParseLookahead(c.val)
+		if err != nil || n == 0 {
+			return sp, inputf("--%s %q: want a number of jobs ≥ 1 or all", c.flag, c.val)
+		}
+		*c.dst = n
+	}
+	if o.BFContinue && !slurm {
+		return sp, inputf("--bf-continue: applies to --backfill slurm only")
+	}
+	sp.Continue = o.BFContinue
+	return sp, nil
+}
+
+// estimator parses --estimates: nil plans with the requested times.
+func (o *runner) estimator() (policy.Estimator, error) {
+	e, err := policy.ParseEstimator(o.Estimates)
+	if err != nil {
+		return nil, inputf("--estimates: %v", err)
+	}
+	return e, nil
+}
+
+// openTrace opens the trace the options name: SWF (plain or gzip) or
+// Parquet, detected from the file's content.
+func (o *runner) openTrace(rules workload.Rules) (workload.Reader, error) {
+	var opts []workload.Option
+	if o.Columns != "" {
+		m, err := workload.ParseColumns(o.Columns)
+		if err != nil {
+			return nil, inputf("--columns: %v", err)
+		}
+		opts = append(opts, workload.WithColumns(m))
+	}
+	var r workload.Reader
+	var err error
+	if o.Trace == "" {
+		r, err = workload.NewReader(traces.Sample(), "embedded:"+traces.SampleName, rules, opts...)
+	} else {
+		r, err = workload.Open(o.Trace, rules, opts...)
+	}
+	if err != nil {
+		var pe *workload.ParseError
+		if errors.As(err, &pe) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return nil, &InputError{err}
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+// traceName is the workload's name in reports: the trace's base name.
+func (o *runner) traceName() string {
+	if o.Trace == "" {
+		return traces.SampleName
+	}
+	return filepath.Base(o.Trace)
+}
+
+// Result is what a finished run found.
+type Result struct {
+	// Summary is summary.json's content.
+	Summary report.Summary
+	// Run holds what the plots and report.html show.
+	Run *report.Run
+	// FilterCalls and FilterWall count the filter programs' calls and
+	// the wall time they took (HPC Pack filter programs only).
+	FilterCalls int64
+	FilterWall  time.Duration
+	// Wrote lists the files written into Scenario.Out, in order.
+	Wrote []string
+}
+
+// simulate runs the simulation, feeding every record to obs as well as to
+// the metrics it keeps itself.
+func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
+	rules, err := o.rules()
+	if err != nil {
+		return nil, err
+	}
+	pol, err := o.policy()
+	if err != nil {
+		return nil, err
+	}
+	est, err := o.estimator()
+	if err != nil {
+		return nil, err
+	}
+	rd, err := o.openTrace(rules)
+	if err != nil {
+		return nil, err
+	}
+	// Parse the trace on a goroutine of its own, ahead of the engine.
+	rd = workload.Prefetch(rd)
+	defer rd.Close()
+	spec, err := o.clusterSpec()
+	if err != nil {
+		return nil, err
+	}
+	procs := o.Procs
+	var al cluster.Allocator
+	if spec != nil {
+		if al, err = o.allocator(spec, pol); err != nil {
+			return nil, err
+		}
+		procs = spec.Cores()
+	}
+	switch {
+	case procs < 0:
+		return nil, inputf("--procs %d: the machine needs at least one processor", procs)
+	case procs == 0:
+		procs = rd.Header().MachineSize()
+		if procs == 0 {
+			return nil, inputf("%s declares no machine size (no MaxProcs or MaxNodes header line): give it with --procs N", rd.Path())
+		}
+	}
+	sd, err := o.scoreD()
+	if err != nil {
+		return nil, err
+	}
+	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al}
+	if err := o.configureNodes(&simCfg, procs); err != nil {
+		return nil, err
+	}
+	if simCfg.Grow, err = o.growConfig(pol); err != nil {
+		return nil, err
+	}
+	if sd != nil && (al != nil || est != nil || simCfg.Grow != nil || len(simCfg.NodeEvents) > 0) {
+		return nil, inputf("SCore-D queues (--mode, [scored]) run on one pool of processors with the requested times: not with a [cluster], --slurm-conf, --estimates, --grow or --node-events")
+	}
+	if err := checkGrowWith(simCfg); err != nil {
+		return nil, err
+	}
+	var hpc *policy.HPCPack
+	if o.Config != "" && o.configHasFilters() {
+		if hpc, err = o.hpcPack(traceEpoch(rd.Header())); err != nil {
+			return nil, err
+		}
+		defer hpc.Close()
+		if hpc.HasActivation() {
+			if al != nil {
+				return nil, inputf("--config %s: activation filters cannot be combined with a cluster of nodes yet", o.Config)
+			}
+			if pol, err = hpc.Wrap(pol); err != nil {
+				return nil, &InputError{err}
+			}
+		}
+		simCfg.Policy, simCfg.Admission, simCfg.Annotator = pol, hpc, hpc
+		if simCfg.Grow != nil {
+			simCfg.Grow.Filter = hpc
+		}
+	}
+	m := report.NewMetrics()
+	ts := report.NewTimeSeries(procs, report.DefaultSeriesPoints)
+	all := append(report.Observers{m, ts}, obs...)
+	var gantt *report.Gantt
+	if o.ganttMaxJobs > 0 {
+		gantt = report.NewGantt(o.ganttMaxJobs)
+		all = append(all, gantt)
+	}
+	// On a pool of processors the processors' numbers are given behind
+	// the engine, on the observers' goroutine (see sim.Placer).
+	var sink sim.Observer = all
+	if sd == nil && o.ck == nil && simCfg.Allocator == nil && simCfg.Grow == nil && len(simCfg.NodeEvents) == 0 {
+		simCfg.DeferPlacement = true
+		sink = sim.NewPlacer(procs, all...)
+	}
+	var eng interface {
+		Run(sim.Source, sim.Observer) (sim.Stats, error)
+	}
+	switch {
+	case sd != nil && o.ck != nil:
+		return nil, inputf("--checkpoint and --resume do not work with SCore-D queues (--mode) yet")
+	case sd != nil:
+		if eng, err = sim.NewScoreD(procs, *sd); err != nil {
+			err = &InputError{err}
+		}
+	case o.ck != nil:
+		o.ck.config(&simCfg)
+		eng, err = o.ck.engine(simCfg, m, ts, gantt)
+	default:
+		if eng, err = sim.New(simCfg); err != nil {
+			err = &InputError{err}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var src sim.Source = rd
+	if o.stop != nil {
+		src = newInterruptible(rd, o.stop)
+	}
+	// The observers (metrics, jobs.csv, plots' data) run on a goroutine
+	// of their own, behind the engine; a checkpoint waits for them.
+	async := report.NewAsync(sink)
+	defer async.Close()
+	if o.ck != nil {
+		o.ck.barrier = async.Sync
+	}
+	st, err := eng.Run(src, async)
+	async.Close()
+	if err == nil && o.afterRun != nil {
+		o.afterRun()
+	}
+	if err != nil {
+		var pe *workload.ParseError
+		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) {
+			return nil, &InputError{err}
+		}
+		return nil, err
+	}
+	polName := pol.Name()
+	if sd != nil {
+		polName = scoredName(sd)
+	}
+	if est != nil {
+		polName += "+estimates=" + est.Name()
+	}
+	if o.Config != "" {
+		polName += "+config=" + filepath.Base(o.Config)
+	}
+	if o.SlurmConf != "" {
+		polName += "+slurm-conf=" + filepath.Base(o.SlurmConf)
+	}
+	if simCfg.Grow != nil {
+		polName += "+grow=" + simCfg.Grow.Speedup.Name()
+	}
+	if al != nil {
+		polName += "+select=" + spec.Select
+		if len(o.members) > 0 {
+			polName += fmt.Sprintf("+clusters=%d", len(o.members))
+		}
+	}
+	s := m.Summary(o.traceName(), polName, procs, st, rd.Stats())
+	s.SetPredictions(st)
+	if al != nil {
+		s.Cluster = report.NewClusterInfo(spec)
+		s.Cluster.Clusters = len(o.members)
+	}
+	ts.AddTo(&s)
+	o.summariseNodes(&s, st, ts)
+	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt}
+	res := &Result{Summary: s, Run: run}
+	if hpc != nil {
+		es := hpc.ExecStats()
+		res.FilterCalls, res.FilterWall = es.Calls, es.Wall
+	}
+	return res, nil
+}
+
+// configHasFilters reports whether --config has HPC Pack filters or
+// templates (a file with only a [cluster] or [hpcpack] has none, and then
+// needs no filter state: its runs can be checkpointed). The file was
+// loaded before, so it loads.
+func (o *runner) configHasFilters() bool {
+	c, err := loadRunConfig(o.Config)
+	return err != nil || c.hasFilters()
+}
+
+// hpcPack builds the HPC Pack filters and templates of --config for one
+// run; epoch is the wall-clock instant of the trace's time 0.
+func (o *runner) hpcPack(epoch time.Time) (*policy.HPCPack, error) {
+	cfg, err := loadRunConfig(o.Config)
+	if err != nil {
+		return nil, err
+	}
+	log := o.opt.FilterLog
+	if log == nil {
+		log = stderrLog
+	}
+	return cfg.build(log, epoch)
+}
+
+// jobTables are the per-job tables --format asks for: jobs.csv (whose
+// observer cmdRun makes) and jobs.parquet.
+type jobTables struct {
+	csv, parquet bool
+	pqFile       *report.AtomicFile
+	pq           *report.JobsParquet
+}
+
+// parseJobTables parses --format: csv, parquet or both, comma-separated.
+func parseJobTables(formats string) (*jobTables, error) {
+	t := &jobTables{}
+	for _, f := range strings.Split(formats, ",") {
+		switch strings.TrimSpace(f) {
+		case "csv":
+			t.csv = true
+		case "parquet":
+			t.parquet = true
+		default:
+			return nil, inputf("--format %q: want csv, parquet or csv,parquet", formats)
+		}
+	}
+	return t, nil
+}
+
+// open starts DIR/jobs.parquet if asked for.
+func (t *jobTables) open(dir, traceName string) error {
+	if !t.parquet {
+		return nil
+	}
+	f, err := report.CreateAtomic(filepath.Join(dir, "jobs.parquet"))
+	if err != nil {
+		return err
+	}
+	t.pqFile, t.pq = f, report.NewJobsParquet(f, traceName)
+	return nil
+}
+
+// observers returns the observers that write the tables asked for.
+func (t *jobTables) observers(csv sim.Observer) []sim.Observer {
+	var obs []sim.Observer
+	if t.csv {
+		obs = append(obs, csv)
+	}
+	if t.pq != nil {
+		obs = append(obs, t.pq)
+	}
+	return obs
+}
+
+// commit finishes the tables asked for: jobsCSV, and jobs.parquet.
+func (t *jobTables) commit(jobsCSV *report.AtomicFile) error {
+	if t.pq != nil {
+		if err := t.pq.Close(); err != nil {
+			return err
+		}
+		if err := t.pqFile.Commit(); err != nil {
+			return err
+		}
+	}
+	if t.csv {
+		return jobsCSV.Commit()
+	}
+	return nil
+}
+
+// abort removes an unfinished jobs.parquet.
+func (t *jobTables) abort() {
+	if t.pqFile != nil {
+		t.pqFile.Abort()
+	}
+}
+
+// files lists the tables written.
+func (t *jobTables) files(dir string) []string {
+	var names []string
+	if t.csv {
+		names = append(names, filepath.Join(dir, "jobs.csv"))
+	}
+	if t.parquet {
+		names = append(names, filepath.Join(dir, "jobs.parquet"))
+	}
+	return names
+}

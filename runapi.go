@@ -1,0 +1,216 @@
+package schedsim
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// Options are how a run is carried out, beside what it simulates: none of
+// them changes a result.
+type Options struct {
+	// Observers receive every job's record, after the built-in metrics
+	// and writers (e.g. a progress display, or a user's own observer).
+	Observers []sim.Observer
+	// Warn receives warnings (nil: standard error).
+	Warn io.Writer
+	// FilterLog receives the standard error of HPC Pack filter programs
+	// (nil: DIR/filters.log with an output directory, else standard
+	// error).
+	FilterLog io.Writer
+	// Checkpoint saves the run's whole state to this file every
+	// CheckpointEvery of simulated time (default 30d), so that a killed
+	// run can go on with Resume.
+	Checkpoint      string
+	CheckpointEvery string
+	// Resume continues the run saved in this checkpoint file. The
+	// scenario must be the one saved (CheckpointScenario reads it).
+	Resume string
+}
+
+// Run replays the scenario's trace under its policy. With sc.Out set it
+// writes the per-job tables, summary.json and (with sc.Plots) the plots
+// and report.html there, each file to a temporary name renamed when whole;
+// without, it writes nothing. It returns the run's summary. Cancelling ctx
+// stops the run with ErrInterrupted and leaves nothing half-written. An
+// error in the scenario or its input files is an *InputError.
+func Run(ctx context.Context, sc *Scenario, opt Options) (*Result, error) {
+	o := &runner{Scenario: sc, opt: opt}
+	if ctx != nil && ctx.Done() != nil {
+		stop := new(atomic.Bool)
+		defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		o.stop = stop
+	}
+	ck, err := newCheckpointer(opt.Checkpoint, opt.CheckpointEvery, opt.Resume, sc, sc.Trace, sc.NodeEvents, sc.SlurmConf, sc.Config)
+	if err != nil {
+		return nil, err
+	}
+	o.ck = ck
+	tables, err := parseJobTables(sc.Format)
+	if err != nil {
+		return nil, err
+	}
+	if o.ck != nil {
+		if sd, err := o.scoreD(); err != nil {
+			return nil, err
+		} else if sd != nil {
+			return nil, inputf("--checkpoint and --resume do not work with SCore-D queues (--mode) yet")
+		}
+		if tables.parquet {
+			return nil, inputf("--format %s: jobs.parquet cannot be checkpointed yet; use --format csv with --checkpoint or --resume", sc.Format)
+		}
+	}
+	if sc.Plots && sc.Out != "" {
+		o.ganttMaxJobs = sc.GanttMaxJobs
+	}
+	if sc.Out == "" {
+		res, err := o.simulate(opt.Observers...)
+		if err == nil && o.interrupted() {
+			err = ErrInterrupted
+		}
+		if err != nil {
+			o.ck.failed(err)
+			return nil, err
+		}
+		o.ck.done()
+		return res, nil
+	}
+	res, err := o.writeRun(tables, sc.Out)
+	if err != nil {
+		return nil, err
+	}
+	o.ck.done()
+	return res, nil
+}
+
+// writeRun simulates and writes the outputs into dir.
+func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	if o.Config != "" && o.opt.FilterLog == nil {
+		// Filter programs' standard error goes to DIR/filters.log,
+		// which is removed if they wrote nothing.
+		logPath := filepath.Join(out, "filters.log")
+		logFile, err := os.Create(logPath)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			logFile.Close()
+			if fi, err := os.Stat(logPath); err == nil && fi.Size() == 0 {
+				os.Remove(logPath)
+			}
+		}()
+		o.opt.FilterLog = logFile
+	}
+	newCSV := report.NewJobsCSV
+	if sd, err := o.scoreD(); err != nil {
+		return nil, err
+	} else if sd != nil {
+		newCSV = report.NewScoreDJobsCSV // SCore-D's columns too
+	}
+	var jobsFile *report.AtomicFile
+	var csv *report.JobsCSV
+	var err error
+	if o.ck != nil {
+		jobsFile, csv, err = o.ck.jobsCSV(filepath.Join(out, "jobs.csv"), o.traceName())
+	} else if jobsFile, err = report.CreateAtomic(filepath.Join(out, "jobs.csv")); err == nil {
+		csv = newCSV(jobsFile, o.traceName())
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer jobsFile.Abort()
+	if err := tables.open(out, o.traceName()); err != nil {
+		return nil, err
+	}
+	defer tables.abort()
+	// Once the last row is written, jobs.csv goes to disk while the
+	// summary is computed: committing it then waits for no writeback.
+	var synced chan error
+	o.afterRun = func() {
+		synced = make(chan error, 1)
+		go func() {
+			err := csv.Flush()
+			if err == nil {
+				err = jobsFile.Sync()
+			}
+			synced <- err
+		}()
+	}
+	res, err := o.simulate(append(tables.observers(csv), o.opt.Observers...)...)
+	if err == nil && o.interrupted() {
+		// A signal after the last job was read still stops the run:
+		// nothing is committed.
+		err = ErrInterrupted
+	}
+	var sumFile *report.AtomicFile
+	if err == nil {
+		// summary.json is written while jobs.csv syncs; both are
+		// committed after.
+		if sumFile, err = report.CreateAtomic(filepath.Join(out, "summary.json")); err == nil {
+			defer sumFile.Abort()
+			err = report.WriteSummaryJSON(sumFile, &res.Summary)
+		}
+	}
+	if synced != nil {
+		if serr := <-synced; err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
+		o.ck.failed(err)
+		return nil, err
+	}
+	if err := csv.Flush(); err != nil {
+		return nil, err
+	}
+	if err := tables.commit(jobsFile); err != nil {
+		return nil, err
+	}
+	if err := sumFile.Commit(); err != nil {
+		return nil, err
+	}
+	res.Wrote = append(tables.files(out), filepath.Join(out, "summary.json"))
+	if o.Plots {
+		if err := report.WriteRunPlots(out, res.Run); err != nil {
+			return nil, err
+		}
+		res.Wrote = append(res.Wrote, filepath.Join(out, "report.html"))
+	}
+	return res, nil
+}
+
+// Check validates the scenario's options without running it: the cleaning
+// rules, the policy and its parameters, the estimator, and that the trace
+// exists. A bad value is an *InputError.
+func (sc *Scenario) Check() error {
+	o := &runner{Scenario: sc}
+	if _, err := o.rules(); err != nil {
+		return err
+	}
+	if _, err := o.policy(); err != nil {
+		return err
+	}
+	if _, err := o.estimator(); err != nil {
+		return err
+	}
+	if sc.Trace != "" {
+		if _, err := os.Stat(sc.Trace); err != nil {
+			return &InputError{err}
+		}
+	}
+	return nil
+}
+
+// interrupted reports whether the run's context was cancelled.
+func (o *runner) interrupted() bool { return o.stop != nil && o.stop.Load() }

@@ -1,0 +1,390 @@
+// Package schedsim is the composition root of the schedsim simulator: the
+// typed description of a run (Scenario), loaded from a TOML file or filled
+// from the command line's flags, and Run, which replays the scenario's
+// trace under its policy and writes its outputs. `schedsim run` is
+// flags → Scenario → Run; a Go program that wants a run as the command line
+// makes it calls the same function.
+//
+// The lower packages are the model: workload (jobs, traces), cluster
+// (machines, node selection), policy (queues, backfilling), sim (the
+// engine) and report (metrics, tables, plots).
+package schedsim
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Param is a scenario value that the command line gives as text and a TOML
+// file as a string or a number: a count that may be "all" (lookahead =
+// 100, lookahead = "all") or a duration with a unit (bf_interval = 30,
+// bf_interval = "30s"). Its meaning is checked when the run is built.
+type Param string
+
+// UnmarshalTOML implements toml.Unmarshaler: a string, an integer or a
+// float is kept as its text.
+func (p *Param) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		*p = Param(x)
+	case int64:
+		*p = Param(strconv.FormatInt(x, 10))
+	case float64:
+		*p = Param(strconv.FormatFloat(x, 'g', -1, 64))
+	case bool:
+		*p = Param(strconv.FormatBool(x))
+	default:
+		return fmt.Errorf("%v: want a string or a number", v)
+	}
+	return nil
+}
+
+// Scenario is the typed description of one run: the trace and its cleaning
+// rules, the machine, the policy and its parameters, the estimator, the
+// SCore-D queues, HPC Pack's job model, node events, and the outputs. Each
+// field is one option of `schedsim run`: the TOML key is the flag's name
+// with '_' for '-', and the command line's flags override a scenario
+// file's values. The run configuration file (Config: HPC Pack's filters
+// and templates, [cluster], [[clusters]], [scored], [hpcpack]) may be a
+// separate file or the scenario file itself.
+//
+// The zero value is not a valid scenario; start from Default.
+type Scenario struct {
+	// Trace is the workload: SWF (plain or gzip) or Parquet, detected from
+	// its content; "" replays the embedded sample trace.
+	Trace string `toml:"trace" json:"trace"`
+	// Columns maps a Parquet file's columns onto schedsim's (a preset or
+	// target=column[:unit][?],…).
+	Columns string `toml:"columns" json:"columns,omitempty"`
+
+	// Cleaning rules (SPEC §1): each names what happens to missing or
+	// inconsistent fields; see workload.Rules.
+	ProcsFrom       string `toml:"procs_from" json:"procs_from"`
+	ZeroRun         string `toml:"zero_run" json:"zero_run"`
+	MissingEstimate string `toml:"missing_estimate" json:"missing_estimate"`
+	Overrun         string `toml:"overrun" json:"overrun"`
+	Partial         string `toml:"partial" json:"partial"`
+	Status          Param  `toml:"status" json:"status,omitempty"`
+	DuplicateID     string `toml:"duplicate_id" json:"duplicate_id"`
+
+	// Procs is the machine size in processors; 0 takes the trace
+	// header's MaxProcs, else its MaxNodes.
+	Procs int `toml:"procs" json:"procs,omitempty"`
+	// SlurmConf models the machine (and, with Backfill "slurm", the
+	// backfill parameters) of a slurm.conf.
+	SlurmConf string `toml:"slurm_conf" json:"slurm_conf,omitempty"`
+	// Config is the run configuration file (TOML): HPC Pack's filters and
+	// job templates, [cluster], [[clusters]], [scored], [hpcpack].
+	Config string `toml:"config" json:"config,omitempty"`
+
+	// Backfill is off, easy, conservative or slurm (policy.Backfill).
+	Backfill string `toml:"backfill" json:"backfill"`
+	// Lookahead is how many queued jobs behind the head are examined for
+	// backfilling: a number or all.
+	Lookahead Param `toml:"lookahead" json:"lookahead"`
+	// ReservationDepth is how many queued jobs get reservations under
+	// easy: a number or all.
+	ReservationDepth Param `toml:"reservation_depth" json:"reservation_depth"`
+	// Order is the queue's priority order (policy.OrderNames).
+	Order string `toml:"order" json:"order"`
+	// Priority holds multifactor's settings, key=value,….
+	Priority string `toml:"priority" json:"priority,omitempty"`
+	// SJBF examines backfill candidates shortest first.
+	SJBF bool `toml:"sjbf" json:"sjbf,omitempty"`
+	// Estimates is what the scheduler plans with (policy.ParseEstimator).
+	Estimates string `toml:"estimates" json:"estimates"`
+
+	// Slurm's backfill parameters (Backfill "slurm"); "" takes Slurm's
+	// default or the slurm.conf's.
+	BFInterval        Param `toml:"bf_interval" json:"bf_interval,omitempty"`
+	BFMaxJobTest      Param `toml:"bf_max_job_test" json:"bf_max_job_test,omitempty"`
+	BFWindow          Param `toml:"bf_window" json:"bf_window,omitempty"`
+	BFResolution      Param `toml:"bf_resolution" json:"bf_resolution,omitempty"`
+	DefaultQueueDepth Param `toml:"default_queue_depth" json:"default_queue_depth,omitempty"`
+	BFContinue        bool  `toml:"bf_continue" json:"bf_continue,omitempty"`
+
+	// ScoreDOptions are SCore-D's priority queues (SPEC §4).
+	ScoreDOptions
+	// GrowOptions are HPC Pack's job model with minimum and maximum
+	// resources.
+	GrowOptions
+	// NodeOptions are node failures and maintenance.
+	NodeOptions
+
+	// Out is the output directory; "" writes nothing (the summary is
+	// returned, and printed by the command line).
+	Out string `toml:"out" json:"out,omitempty"`
+	// Format lists the per-job tables: csv, parquet or csv,parquet.
+	Format string `toml:"format" json:"format"`
+	// Plots also writes the plots and report.html.
+	Plots bool `toml:"plots" json:"plots"`
+	// GanttMaxJobs draws the Gantt chart only for runs of at most this
+	// many jobs (0: never).
+	GanttMaxJobs int `toml:"gantt_max_jobs" json:"gantt_max_jobs"`
+}
+
+// ScoreDOptions are the options of SCore-D's priority queues (SPEC §4). A
+// run uses SCore-D queues when Mode is set or the run configuration has a
+// [scored] table; these options then override the table's values.
+type ScoreDOptions struct {
+	// Mode is gang (time sharing) or exclusive (space sharing).
+	Mode string `toml:"mode" json:"mode,omitempty"`
+	// Queues is the number of priority queues (0: the default or the
+	// [[scored.queue]] tables).
+	Queues int `toml:"queues" json:"queues,omitempty"`
+	// MPL is the gang multiprogramming level.
+	MPL int `toml:"mpl" json:"mpl,omitempty"`
+	// Quantum is the gang time quantum (milliseconds, units allowed).
+	Quantum Param `toml:"quantum" json:"quantum,omitempty"`
+	// SwitchOverhead is the cost of one gang switch (milliseconds).
+	SwitchOverhead Param `toml:"switch_overhead" json:"switch_overhead,omitempty"`
+	// Preempt is suspend, requeue, cancel or off.
+	Preempt string `toml:"preempt" json:"preempt,omitempty"`
+	// QueueMap maps trace queue numbers to queue indices (1=0,2=1,*=2).
+	QueueMap string `toml:"queue_map" json:"queue_map,omitempty"`
+	// QueueStates are scheduled queue state changes Q=STATE@FROM[-TO].
+	QueueStates []string `toml:"queue_state" json:"queue_state,omitempty"`
+}
+
+// GrowOptions are HPC Pack's min/max job model (sim.Grow).
+type GrowOptions struct {
+	// Grow starts jobs on their minimum and grows running jobs toward
+	// their maximum before backfilling.
+	Grow bool `toml:"grow" json:"grow,omitempty"`
+	// Speedup is the run-time model: linear or amdahl:F.
+	Speedup string `toml:"speedup" json:"speedup,omitempty"`
+}
+
+// NodeOptions are the node failure and maintenance options of a run.
+type NodeOptions struct {
+	// NodeEvents is a file of node events (DOWN, DRAIN, RESUME).
+	NodeEvents string `toml:"node_events" json:"node_events,omitempty"`
+	// OnNodeFail is kill or requeue.
+	OnNodeFail string `toml:"on_node_fail" json:"on_node_fail"`
+	// NodeSize is processors per node on the processor pool.
+	NodeSize int `toml:"node_size" json:"node_size"`
+}
+
+// Default returns the scenario of `schedsim run` without options: the
+// embedded sample trace under EASY backfilling with HPC Pack's default
+// lookahead, the trace's machine, and the default cleaning rules.
+func Default() Scenario {
+	return Scenario{
+		ProcsFrom:        string(workload.ProcsRequested),
+		ZeroRun:          string(workload.RunDrop),
+		MissingEstimate:  string(workload.EstimateNone),
+		Overrun:          string(workload.OverrunKill),
+		Partial:          string(workload.PartialAuto),
+		DuplicateID:      string(workload.DuplicateError),
+		Backfill:         string(policy.BackfillEASY),
+		Lookahead:        Param(strconv.Itoa(policy.DefaultLookahead)),
+		ReservationDepth: "1",
+		Order:            policy.OrderFCFS,
+		Estimates:        policy.EstimatesUser,
+		NodeOptions:      NodeOptions{OnNodeFail: "kill", NodeSize: 1},
+		Format:           "csv",
+		Plots:            true,
+		GanttMaxJobs:     report.DefaultGanttMaxJobs,
+	}
+}
+
+// scenarioKeys are the TOML keys of a Scenario, found from its tags.
+var scenarioKeys = func() map[string]bool {
+	keys := map[string]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Anonymous {
+				walk(f.Type)
+				continue
+			}
+			if k := f.Tag.Get("toml"); k != "" && k != "-" {
+				keys[k] = true
+			}
+		}
+	}
+	walk(reflect.TypeOf(Scenario{}))
+	return keys
+}()
+
+// Keys returns the TOML keys of a scenario, which are also the names of
+// the command line's options with '_' for '-'.
+func Keys() []string {
+	var ks []string
+	for k := range scenarioKeys {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// LoadScenario reads a scenario file (TOML) over base: every key the file
+// sets replaces base's value. The file may also hold the run
+// configuration's tables ([filters], [cluster], [scored], …); Config then
+// names the file itself. Relative paths in the file (trace, config,
+// slurm_conf, node_events, out) are relative to the file's directory. A
+// malformed file, an unknown key or a bad value is an *InputError naming
+// the file, its line and the key.
+func LoadScenario(path string, base Scenario) (Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return base, &InputError{err}
+	}
+	if err := checkTOMLDepth(path, data); err != nil {
+		return base, err
+	}
+	sc := base
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&sc)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return base, inputf("%s: line %d: %s", path, pe.Position.Line, pe.Message)
+		}
+		return base, inputf("%s: %v", path, err)
+	}
+	var unknown []string
+	configTables := false
+	for _, k := range md.Undecoded() {
+		top := k[0]
+		if isConfigTable(top) {
+			configTables = true
+			continue
+		}
+		unknown = append(unknown, k.String())
+	}
+	if len(unknown) > 0 {
+		return base, inputf("%s: unknown key %s (the keys are the options of `schedsim run --help`, with '_' for '-', and the run configuration's tables)", path, strings.Join(unknown, ", "))
+	}
+	dir := filepath.Dir(path)
+	for _, f := range []struct {
+		key string
+		p   *string
+	}{{"trace", &sc.Trace}, {"config", &sc.Config}, {"slurm_conf", &sc.SlurmConf}, {"node_events", &sc.NodeEvents}, {"out", &sc.Out}} {
+		if md.IsDefined(f.key) && *f.p != "" && !filepath.IsAbs(*f.p) {
+			*f.p = filepath.Join(dir, *f.p)
+		}
+	}
+	if configTables {
+		if sc.Config != "" && sc.Config != base.Config {
+			return base, inputf("%s: config = %q and the file's own run configuration tables: give one", path, sc.Config)
+		}
+		sc.Config = path
+	}
+	return sc, nil
+}
+
+// isConfigTable reports whether key is a top-level table of the run
+// configuration file (config.go), which a scenario file may hold.
+func isConfigTable(key string) bool {
+	switch key {
+	case "filters", "licenses", "quota", "require_runtime", "max_size", "programs",
+		"templates", "template_rules", "cluster", "hpcpack", "clusters", "scored":
+		return true
+	}
+	return false
+}
+
+// maxTOMLDepth bounds the nesting of tables and arrays in a TOML file:
+// deeper files are refused before they are parsed, which keeps parsing
+// time and memory bounded (the TOML library's cost grows faster than the
+// depth). No configuration of schedsim nests more than four levels.
+const maxTOMLDepth = 64
+
+// checkTOMLDepth refuses a TOML file whose brackets or braces nest deeper
+// than maxTOMLDepth, naming the line. Strings and comments are skipped.
+func checkTOMLDepth(path string, data []byte) error {
+	depth, line := 0, 1
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '\n':
+			line++
+		case '#':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			i--
+		case '"', '\'':
+			// Skip the string (multi-line strings count their lines).
+			q := c
+			multi := i+2 < len(data) && data[i+1] == q && data[i+2] == q
+			if multi {
+				i += 3
+				for i+2 < len(data) && !(data[i] == q && data[i+1] == q && data[i+2] == q) {
+					if data[i] == '\n' {
+						line++
+					}
+					if q == '"' && data[i] == '\\' {
+						i++
+					}
+					i++
+				}
+				i += 2
+				continue
+			}
+			for i++; i < len(data) && data[i] != q && data[i] != '\n'; i++ {
+				if q == '"' && data[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+			if depth > maxTOMLDepth {
+				return inputf("%s: line %d: tables or arrays nested more than %d deep", path, line, maxTOMLDepth)
+			}
+		case ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return nil
+}
+
+// Canonical returns the scenario as canonical JSON: the same scenario
+// gives the same bytes. Checkpoints store it, and a resumed run must have
+// the same.
+func (sc *Scenario) Canonical() []byte {
+	b, err := json.Marshal(sc)
+	if err != nil {
+		panic("schedsim: a Scenario always encodes: " + err.Error())
+	}
+	return b
+}
+
+// Hash returns a content hash of the scenario and of every input file it
+// names (trace, config, slurm_conf, node_events), so that a stored result
+// can tell whether it is still the result of this scenario. A file that
+// cannot be read is an error.
+func (sc *Scenario) Hash() (string, error) {
+	h := sha256.New()
+	h.Write(sc.Canonical())
+	for _, p := range []string{sc.Trace, sc.Config, sc.SlurmConf, sc.NodeEvents} {
+		h.Write([]byte{0})
+		if p == "" {
+			continue
+		}
+		fp, err := fingerprint(p)
+		if err != nil {
+			return "", &InputError{err}
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%08x", fp.Name, fp.Size, fp.CRC)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
