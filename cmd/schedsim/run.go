@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -173,8 +174,11 @@ func parseScenario(name, usage string, args []string, stdout io.Writer, register
 	probe := schedsim.Default()
 	fs := newFlagSet(name, usage, stdout)
 	register(fs, &probe)
-	if err := parseFlags(fs, args); err != nil {
-		return nil, err
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usagef("%v (see schedsim %s --help)", err, name)
 	}
 	base := schedsim.Default()
 	if f := fs.Lookup("resume"); f != nil && f.Value.String() != "" {
@@ -198,8 +202,8 @@ func parseScenario(name, usage string, args []string, stdout io.Writer, register
 	sc := base
 	fs = newFlagSet(name, usage, stdout)
 	register(fs, &sc)
-	if err := parseFlags(fs, args); err != nil {
-		return nil, err
+	if err := fs.Parse(args); err != nil {
+		return nil, usagef("%v (see schedsim %s --help)", err, name)
 	}
 	return &sc, nil
 }
