@@ -116,7 +116,9 @@ func job(id int64, submit workload.Time, procs int, run workload.Time) workload.
 // printer prints each job's record as the engine reports it, at its end.
 type printer struct{}
 
-func (printer) JobDone(r *sim.Record) { fmt.Printf("job %d ran from %d to %d\n", r.Job.ID, r.Start, r.End) }
+func (printer) JobDone(r *sim.Record) {
+	fmt.Printf("job %d ran from %d to %d\n", r.Job.ID, r.Start, r.End)
+}
 
 // Drive the engine directly with a policy and a job source of your own.
 func Example_customPolicy() {
