@@ -18,6 +18,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/traces"
@@ -399,7 +400,7 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	if err := checkGrowWith(simCfg); err != nil {
 		return nil, err
 	}
-	var hpc *policy.HPCPack
+	var hpc *hpcpack.Model
 	if o.config != "" && o.configHasFilters() {
 		if hpc, err = o.hpcPack(traceEpoch(rd.Header())); err != nil {
 			return nil, err
@@ -527,7 +528,7 @@ func (o *runOptions) configHasFilters() bool {
 
 // hpcPack builds the HPC Pack filters and templates of --config for one
 // run; epoch is the wall-clock instant of the trace's time 0.
-func (o *runOptions) hpcPack(epoch time.Time) (*policy.HPCPack, error) {
+func (o *runOptions) hpcPack(epoch time.Time) (*hpcpack.Model, error) {
 	cfg, err := loadRunConfig(o.config)
 	if err != nil {
 		return nil, err
