@@ -14,6 +14,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -287,7 +288,7 @@ func (c *runConfig) errorf(format string, a ...any) error {
 
 // build makes a fresh HPCPack from the configuration: new filter instances
 // (they keep state), program filters writing their standard error to log.
-func (c *runConfig) build(log io.Writer, epoch time.Time) (*policy.HPCPack, error) {
+func (c *runConfig) build(log io.Writer, epoch time.Time) (*hpcpack.Model, error) {
 	f := c.Filters
 	if f.Epoch != "" {
 		t, err := time.Parse(time.RFC3339, f.Epoch)
@@ -296,40 +297,40 @@ func (c *runConfig) build(log io.Writer, epoch time.Time) (*policy.HPCPack, erro
 		}
 		epoch = t
 	}
-	h := &policy.HPCPack{DefaultHold: f.DefaultHold.t, Reevaluate: f.Reevaluate.t, Templates: map[string]*policy.Template{}}
-	if f.DefaultHold.set && (f.DefaultHold.t < policy.MinHoldSec || f.DefaultHold.t > policy.MaxHoldSec) {
-		return nil, c.errorf("filters.default_hold %d s: must be between %d s and %d s (HPC Pack's limits)", f.DefaultHold.t, policy.MinHoldSec, policy.MaxHoldSec)
+	h := &hpcpack.Model{DefaultHold: f.DefaultHold.t, Reevaluate: f.Reevaluate.t, Templates: map[string]*hpcpack.Template{}}
+	if f.DefaultHold.set && (f.DefaultHold.t < hpcpack.MinHoldSec || f.DefaultHold.t > hpcpack.MaxHoldSec) {
+		return nil, c.errorf("filters.default_hold %d s: must be between %d s and %d s (HPC Pack's limits)", f.DefaultHold.t, hpcpack.MinHoldSec, hpcpack.MaxHoldSec)
 	}
 	if f.Reevaluate.set && f.Reevaluate.t == 0 {
 		return nil, c.errorf("filters.reevaluate: must be positive")
 	}
-	subs := map[string]policy.SubmissionFilter{}
-	acts := map[string]policy.ActivationFilter{}
+	subs := map[string]hpcpack.SubmissionFilter{}
+	acts := map[string]hpcpack.ActivationFilter{}
 	if l := c.Licenses; l != nil {
-		p := &policy.LicensePool{Total: l.Pool, WhenShort: l.WhenShort}
+		p := &hpcpack.LicensePool{Total: l.Pool, WhenShort: l.WhenShort}
 		if err := p.Validate(); err != nil {
 			return nil, c.errorf("[licenses]: %v", err)
 		}
-		acts[policy.FilterLicenses] = p
+		acts[hpcpack.FilterLicenses] = p
 	}
 	if q := c.Quota; q != nil {
-		qf := &policy.Quota{Limit: q.ProcSeconds, Window: q.Window.t}
+		qf := &hpcpack.Quota{Limit: q.ProcSeconds, Window: q.Window.t}
 		if err := qf.Validate(); err != nil {
 			return nil, c.errorf("[quota]: %v", err)
 		}
-		acts[policy.FilterQuota] = qf
+		acts[hpcpack.FilterQuota] = qf
 	}
 	if r := c.RequireRuntime; r != nil {
 		if r.Template != "" && !c.hasTemplate(r.Template) {
 			return nil, c.errorf("require_runtime.template %q: no such template", r.Template)
 		}
-		subs[policy.FilterRequireRuntime] = &policy.RequireRuntime{Runtime: r.Runtime.t, Template: r.Template}
+		subs[hpcpack.FilterRequireRuntime] = &hpcpack.RequireRuntime{Runtime: r.Runtime.t, Template: r.Template}
 	}
 	if m := c.MaxSize; m != nil {
 		if m.Procs <= 0 {
 			return nil, c.errorf("max_size.procs %d: must be positive", m.Procs)
 		}
-		subs[policy.FilterMaxSize] = &policy.MaxSize{Procs: m.Procs}
+		subs[hpcpack.FilterMaxSize] = &hpcpack.MaxSize{Procs: m.Procs}
 	}
 	for _, name := range sortedNames(c.Programs) {
 		p := c.Programs[name]
@@ -343,7 +344,7 @@ func (c *runConfig) build(log io.Writer, epoch time.Time) (*policy.HPCPack, erro
 		if p.Timeout.d > 0 {
 			timeout = p.Timeout.d
 		}
-		x := &policy.ExecFilter{FilterName: name, Program: p.Path, Args: p.Args, Timeout: timeout, Revert: p.Revert, Epoch: epoch, Log: log}
+		x := &hpcpack.ExecFilter{FilterName: name, Program: p.Path, Args: p.Args, Timeout: timeout, Revert: p.Revert, Epoch: epoch, Log: log}
 		subs[name], acts[name] = x, x
 	}
 	var err error
@@ -355,11 +356,11 @@ func (c *runConfig) build(log io.Writer, epoch time.Time) (*policy.HPCPack, erro
 	}
 	for _, name := range sortedNames(c.Templates) {
 		tc := c.Templates[name]
-		t := &policy.Template{Name: name, DefaultRun: tc.DefaultRuntime.t, MaxRun: tc.MaxRuntime.t, Licenses: tc.Licenses}
+		t := &hpcpack.Template{Name: name, DefaultRun: tc.DefaultRuntime.t, MaxRun: tc.MaxRuntime.t, Licenses: tc.Licenses}
 		if tc.Priority != nil {
 			t.Priority, t.HasPriority = *tc.Priority, true
 		}
-		if _, err := policy.ParseLicenses(tc.Licenses); err != nil {
+		if _, err := hpcpack.ParseLicenses(tc.Licenses); err != nil {
 			return nil, c.errorf("templates.%s.licenses: %v", name, err)
 		}
 		if t.Submission, err = c.submissionChain("templates."+name+".submission", tc.Submission, subs); err != nil {
@@ -374,7 +375,7 @@ func (c *runConfig) build(log io.Writer, epoch time.Time) (*policy.HPCPack, erro
 		if rc.Template == "" {
 			return nil, c.errorf("template_rules[%d]: template is missing", k)
 		}
-		h.Rules = append(h.Rules, policy.TemplateRule{Template: rc.Template, MinProcs: rc.MinProcs, MaxProcs: rc.MaxProcs,
+		h.Rules = append(h.Rules, hpcpack.TemplateRule{Template: rc.Template, MinProcs: rc.MinProcs, MaxProcs: rc.MaxProcs,
 			MaxEstimate: rc.MaxEstimate.t, NoEstimate: rc.NoEstimate, Users: rc.Users, Queues: rc.Queues, Executables: rc.Executables})
 	}
 	if err := h.Validate(); err != nil {
@@ -390,19 +391,19 @@ func (c *runConfig) hasTemplate(name string) bool {
 
 func isBuiltin(name string) bool {
 	switch name {
-	case policy.FilterLicenses, policy.FilterQuota, policy.FilterRequireRuntime, policy.FilterMaxSize:
+	case hpcpack.FilterLicenses, hpcpack.FilterQuota, hpcpack.FilterRequireRuntime, hpcpack.FilterMaxSize:
 		return true
 	}
 	return false
 }
 
 // submissionChain resolves a list of submission filter names.
-func (c *runConfig) submissionChain(key string, names []string, subs map[string]policy.SubmissionFilter) ([]policy.SubmissionFilter, error) {
-	var out []policy.SubmissionFilter
+func (c *runConfig) submissionChain(key string, names []string, subs map[string]hpcpack.SubmissionFilter) ([]hpcpack.SubmissionFilter, error) {
+	var out []hpcpack.SubmissionFilter
 	for _, n := range names {
 		f, ok := subs[n]
 		if !ok {
-			return nil, c.errorf("%s: %q is not a submission filter (built-in: %s, %s, each needing its own section; or a [programs.%s] section)", key, n, policy.FilterRequireRuntime, policy.FilterMaxSize, n)
+			return nil, c.errorf("%s: %q is not a submission filter (built-in: %s, %s, each needing its own section; or a [programs.%s] section)", key, n, hpcpack.FilterRequireRuntime, hpcpack.FilterMaxSize, n)
 		}
 		out = append(out, f)
 	}
@@ -410,12 +411,12 @@ func (c *runConfig) submissionChain(key string, names []string, subs map[string]
 }
 
 // activationChain resolves a list of activation filter names.
-func (c *runConfig) activationChain(key string, names []string, acts map[string]policy.ActivationFilter) ([]policy.ActivationFilter, error) {
-	var out []policy.ActivationFilter
+func (c *runConfig) activationChain(key string, names []string, acts map[string]hpcpack.ActivationFilter) ([]hpcpack.ActivationFilter, error) {
+	var out []hpcpack.ActivationFilter
 	for _, n := range names {
 		f, ok := acts[n]
 		if !ok {
-			return nil, c.errorf("%s: %q is not an activation filter (built-in: %s, %s, each needing its own section; or a [programs.%s] section)", key, n, policy.FilterLicenses, policy.FilterQuota, n)
+			return nil, c.errorf("%s: %q is not an activation filter (built-in: %s, %s, each needing its own section; or a [programs.%s] section)", key, n, hpcpack.FilterLicenses, hpcpack.FilterQuota, n)
 		}
 		out = append(out, f)
 	}
@@ -448,4 +449,4 @@ func traceEpoch(h *workload.Header) time.Time {
 // stderrLog is the log of filter programs' standard error when a run has
 // no --out directory: the process's standard error, shared by parallel
 // runs a line at a time.
-var stderrLog = &policy.SyncWriter{W: os.Stderr}
+var stderrLog = &hpcpack.SyncWriter{W: os.Stderr}

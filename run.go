@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/traces"
@@ -261,7 +262,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if err := checkGrowWith(simCfg); err != nil {
 		return nil, err
 	}
-	var hpc *policy.HPCPack
+	var hpc *hpcpack.Model
 	if o.Config != "" && o.configHasFilters() {
 		if hpc, err = o.hpcPack(traceEpoch(rd.Header())); err != nil {
 			return nil, err
@@ -389,7 +390,7 @@ func (o *runner) configHasFilters() bool {
 
 // hpcPack builds the HPC Pack filters and templates of --config for one
 // run; epoch is the wall-clock instant of the trace's time 0.
-func (o *runner) hpcPack(epoch time.Time) (*policy.HPCPack, error) {
+func (o *runner) hpcPack(epoch time.Time) (*hpcpack.Model, error) {
 	cfg, err := loadRunConfig(o.Config)
 	if err != nil {
 		return nil, err

@@ -245,7 +245,7 @@ func Keys() []string {
 func LoadScenario(path string, base Scenario) (Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return base, &InputError{err}
+		return base, inputf("scenario file: %w", err)
 	}
 	if err := checkTOMLDepth(path, data); err != nil {
 		return base, err

@@ -67,7 +67,7 @@ const (
 // filter's message, the instant it failed, the record's Note). A job that
 // ran has RanMetadata as metadata: with a node selector, the start WILL_RUN
 // predicted at its submission ("predicted_start=T"), then its record's
-// Note, if any (the filter results it saw, see policy.HPCPack.AppendNote).
+// Note, if any (the filter results it saw, see hpcpack.Model.AppendNote).
 //
 // Lines end in "\n"; a field is quoted (RFC 4180) only when it holds a comma,
 // a double quote, CR or LF. Writing a row allocates nothing (but the

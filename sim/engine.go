@@ -170,7 +170,7 @@ type Config struct {
 	Estimator policy.Estimator
 	// Admission, if not nil, admits every job at its submission, before
 	// the machine-size check: HPC Pack's submission filters and job
-	// templates (policy.HPCPack). A job it refuses is recorded as Failed.
+	// templates (hpcpack.Model). A job it refuses is recorded as Failed.
 	Admission policy.Admission
 	// Annotator, if not nil, gives every record its Note.
 	Annotator policy.Annotator

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -14,11 +15,11 @@ import (
 type passAll struct{ calls int }
 
 func (p *passAll) Name() string { return "pass-all" }
-func (p *passAll) FilterActivation(*policy.Activation) policy.Result {
+func (p *passAll) FilterActivation(*hpcpack.Activation) hpcpack.Result {
 	p.calls++
-	return policy.Exit(0, "")
+	return hpcpack.Exit(0, "")
 }
-func (p *passAll) RevertActivation(*policy.Activation) {}
+func (p *passAll) RevertActivation(*hpcpack.Activation) {}
 
 // TestFilteredReference runs the reference traces through the activation
 // filter machinery with a filter that always answers 0 (and an empty
@@ -45,7 +46,7 @@ func TestFilteredReference(t *testing.T) {
 					inner = &policy.EASY{Lookahead: policy.LookaheadAll}
 				}
 				f := &passAll{}
-				h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}}
+				h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}}
 				p, err := h.Wrap(inner)
 				if err != nil {
 					t.Fatal(err)

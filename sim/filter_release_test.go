@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -21,15 +22,15 @@ import (
 func TestBlockedJobAfterReservationReleased(t *testing.T) {
 	for _, inner := range []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll}} {
 		t.Run(inner.Name(), func(t *testing.T) {
-			f := &scripted{name: "s", script: map[int64][]policy.Result{
-				1: {policy.Exit(1, "")},
-				2: {policy.Exit(2, ""), policy.Exit(4, "")},
+			f := &scripted{name: "s", script: map[int64][]hpcpack.Result{
+				1: {hpcpack.Exit(1, "")},
+				2: {hpcpack.Exit(2, ""), hpcpack.Exit(4, "")},
 			}}
-			h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}, Reevaluate: 60, DefaultHold: 120}
+			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60, DefaultHold: 120}
 			jobs := []workload.Job{job(1, 0, 2, 100, 100), job(2, 0, 3, 50, 50)}
 			jobs[1].Priority = 1
 			rec := hpcRun(t, 3, h, inner, jobs)
-			checkOutcomes(t, rec, map[int64]outcome{1: {start: 60}, 2: {failed: policy.MsgActivationFailed}})
+			checkOutcomes(t, rec, map[int64]outcome{1: {start: 60}, 2: {failed: hpcpack.MsgActivationFailed}})
 			if want := []int64{1, 2, 2, 1}; !equalIDs(f.ids, want) {
 				t.Errorf("filter calls for jobs %v, want %v", f.ids, want)
 			}
@@ -57,7 +58,7 @@ func TestFilteredRandom(t *testing.T) {
 			}
 			jobs[i].Priority = int64(r.IntN(3))
 		}
-		h := &policy.HPCPack{Activation: []policy.ActivationFilter{&randFilter{r: rand.New(rand.NewPCG(seed, 1)), codes: []int{0, 0, 0, 1, 2, 3, 4}}},
+		h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{&randFilter{r: rand.New(rand.NewPCG(seed, 1)), codes: []int{0, 0, 0, 1, 2, 3, 4}}},
 			Reevaluate: 60, DefaultHold: 120}
 		var inner policy.Policy = &policy.EASY{Lookahead: policy.LookaheadAll}
 		switch seed % 3 {

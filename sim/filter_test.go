@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -16,33 +17,33 @@ import (
 // without one) it answers 0. It logs every call and revert.
 type scripted struct {
 	name    string
-	script  map[int64][]policy.Result
+	script  map[int64][]hpcpack.Result
 	change  func(j *workload.Job) // applied when a submission answers 1
-	calls   []policy.Activation   // activation calls, Job pointer dropped
+	calls   []hpcpack.Activation  // activation calls, Job pointer dropped
 	ids     []int64               // job of each call, submission or activation
 	reverts *[]string             // shared log of reverts: "name:jobID"
 }
 
 var (
-	_ policy.SubmissionFilter = (*scripted)(nil)
-	_ policy.ActivationFilter = (*scripted)(nil)
+	_ hpcpack.SubmissionFilter = (*scripted)(nil)
+	_ hpcpack.ActivationFilter = (*scripted)(nil)
 )
 
 func (s *scripted) Name() string { return s.name }
 
-func (s *scripted) next(id int64) policy.Result {
+func (s *scripted) next(id int64) hpcpack.Result {
 	s.ids = append(s.ids, id)
 	rs := s.script[id]
 	if len(rs) == 0 {
-		return policy.Exit(0, "")
+		return hpcpack.Exit(0, "")
 	}
 	s.script[id] = rs[1:]
 	return rs[0]
 }
 
-func (s *scripted) FilterSubmission(j *workload.Job) policy.Result {
+func (s *scripted) FilterSubmission(j *workload.Job) hpcpack.Result {
 	r := s.next(j.ID)
-	if r.Status == policy.Exited && r.Code == policy.SubmitChanged && s.change != nil {
+	if r.Status == hpcpack.Exited && r.Code == hpcpack.SubmitChanged && s.change != nil {
 		s.change(j)
 	}
 	return r
@@ -54,14 +55,14 @@ func (s *scripted) RevertSubmission(j *workload.Job) {
 	}
 }
 
-func (s *scripted) FilterActivation(a *policy.Activation) policy.Result {
+func (s *scripted) FilterActivation(a *hpcpack.Activation) hpcpack.Result {
 	c := *a
 	c.Job = nil
 	s.calls = append(s.calls, c)
 	return s.next(a.Job.ID)
 }
 
-func (s *scripted) RevertActivation(a *policy.Activation) {
+func (s *scripted) RevertActivation(a *hpcpack.Activation) {
 	if s.reverts != nil {
 		*s.reverts = append(*s.reverts, fmt.Sprintf("%s:%d", s.name, a.Job.ID))
 	}
@@ -69,7 +70,7 @@ func (s *scripted) RevertActivation(a *policy.Activation) {
 
 // hpcRun runs jobs under inner with h's filters, checks the schedule of the
 // jobs that ran, and returns the records.
-func hpcRun(t *testing.T, procs int, h *policy.HPCPack, inner policy.Policy, jobs []workload.Job) *recorder {
+func hpcRun(t *testing.T, procs int, h *hpcpack.Model, inner policy.Policy, jobs []workload.Job) *recorder {
 	t.Helper()
 	pol, err := h.Wrap(inner)
 	if err != nil {
@@ -148,31 +149,31 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 func TestSubmissionResults(t *testing.T) {
 	tests := []struct {
 		name   string
-		result policy.Result
+		result hpcpack.Result
 		want   map[int64]outcome
 	}{
-		{"0 enters as is", policy.Exit(0, ""), map[int64]outcome{1: {start: 0}, 2: {start: 10}}},
-		{"1 the changed job enters", policy.Exit(1, ""), map[int64]outcome{1: {start: 0}, 2: {start: 10}}},
-		{"other fails", policy.Exit(7, "no"), map[int64]outcome{1: {failed: policy.MsgSubmissionFailed}, 2: {start: 0}}},
-		{"-1 (FailJob) fails", policy.Exit(-1, ""), map[int64]outcome{1: {failed: policy.MsgSubmissionFailed}, 2: {start: 0}}},
-		{"timeout fails", policy.Result{Status: policy.TimedOut}, map[int64]outcome{1: {failed: policy.MsgSubmissionTimedOut}, 2: {start: 0}}},
-		{"not found fails", policy.Result{Status: policy.NotFound}, map[int64]outcome{1: {failed: policy.MsgFilterNotFound}, 2: {start: 0}}},
+		{"0 enters as is", hpcpack.Exit(0, ""), map[int64]outcome{1: {start: 0}, 2: {start: 10}}},
+		{"1 the changed job enters", hpcpack.Exit(1, ""), map[int64]outcome{1: {start: 0}, 2: {start: 10}}},
+		{"other fails", hpcpack.Exit(7, "no"), map[int64]outcome{1: {failed: hpcpack.MsgSubmissionFailed}, 2: {start: 0}}},
+		{"-1 (FailJob) fails", hpcpack.Exit(-1, ""), map[int64]outcome{1: {failed: hpcpack.MsgSubmissionFailed}, 2: {start: 0}}},
+		{"timeout fails", hpcpack.Result{Status: hpcpack.TimedOut}, map[int64]outcome{1: {failed: hpcpack.MsgSubmissionTimedOut}, 2: {start: 0}}},
+		{"not found fails", hpcpack.Result{Status: hpcpack.NotFound}, map[int64]outcome{1: {failed: hpcpack.MsgFilterNotFound}, 2: {start: 0}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &scripted{name: "s", script: map[int64][]policy.Result{1: {tt.result}}}
+			f := &scripted{name: "s", script: map[int64][]hpcpack.Result{1: {tt.result}}}
 			// Result 1 makes job 1 a 4-processor job: job 2 must wait for it.
 			f.change = func(j *workload.Job) { j.Procs = 4 }
-			if tt.result.Code == 0 && tt.result.Status == policy.Exited {
+			if tt.result.Code == 0 && tt.result.Status == hpcpack.Exited {
 				// As is: job 2 fits beside job 1 (2 + 3 > 4 does not:
 				// make job 1 1-processor wide so both start at 0).
 				tt.want[2] = outcome{start: 0}
 			}
-			h := &policy.HPCPack{Submission: []policy.SubmissionFilter{f}}
+			h := &hpcpack.Model{Submission: []hpcpack.SubmissionFilter{f}}
 			jobs := []workload.Job{job(1, 0, 1, 10, 10), job(2, 0, 3, 10, 10)}
 			rec := hpcRun(t, 4, h, &policy.EASY{Lookahead: policy.LookaheadAll}, jobs)
 			checkOutcomes(t, rec, tt.want)
-			if tt.result.Code == 1 && tt.result.Status == policy.Exited {
+			if tt.result.Code == 1 && tt.result.Status == hpcpack.Exited {
 				if got := rec.byID(t, 1).Job.Procs; got != 4 {
 					t.Errorf("changed job runs on %d processors, want 4", got)
 				}
@@ -186,11 +187,11 @@ func TestSubmissionResults(t *testing.T) {
 // runs.
 func TestSubmissionChainReverts(t *testing.T) {
 	var reverts []string
-	a := &scripted{name: "a", script: map[int64][]policy.Result{1: {policy.Exit(1, "")}}, reverts: &reverts}
-	b := &scripted{name: "b", script: map[int64][]policy.Result{}, reverts: &reverts}
-	c := &scripted{name: "c", script: map[int64][]policy.Result{1: {policy.Exit(2, "too big")}}, reverts: &reverts}
-	d := &scripted{name: "d", script: map[int64][]policy.Result{}, reverts: &reverts}
-	h := &policy.HPCPack{Submission: []policy.SubmissionFilter{a, b, c, d}}
+	a := &scripted{name: "a", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(1, "")}}, reverts: &reverts}
+	b := &scripted{name: "b", script: map[int64][]hpcpack.Result{}, reverts: &reverts}
+	c := &scripted{name: "c", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(2, "too big")}}, reverts: &reverts}
+	d := &scripted{name: "d", script: map[int64][]hpcpack.Result{}, reverts: &reverts}
+	h := &hpcpack.Model{Submission: []hpcpack.SubmissionFilter{a, b, c, d}}
 	rec := hpcRun(t, 4, h, policy.FCFS{}, []workload.Job{job(1, 0, 1, 10, 10), job(2, 5, 1, 10, 10)})
 	if want := []string{"b:1", "a:1"}; !slices.Equal(reverts, want) {
 		t.Errorf("reverts %v, want %v", reverts, want)
@@ -218,38 +219,38 @@ func TestActivationResults(t *testing.T) {
 	keep := map[int64]outcome{1: {start: 60}, 2: {start: 0}, 3: {start: 50}}
 	tests := []struct {
 		name   string
-		result policy.Result
+		result hpcpack.Result
 		prio3  int64 // job 3's priority
 		want   map[int64]outcome
 		note   string // job 1's note
 	}{
 		// 0: job 1 starts on the candidate resources.
-		{"0 start", policy.Exit(0, ""), 0, map[int64]outcome{1: {start: 0}, 2: {start: 0}, 3: {start: 50}}, "activate=0x1"},
+		{"0 start", hpcpack.Exit(0, ""), 0, map[int64]outcome{1: {start: 0}, 2: {start: 0}, 3: {start: 50}}, "activate=0x1"},
 		// 1: nothing of equal or lower priority starts until job 1 does:
 		// at the re-evaluation at 60 it passes; 2 starts beside it; 3
 		// when 2 ends at 110.
-		{"1 blocks the queue", policy.Exit(1, ""), 0, map[int64]outcome{1: {start: 60}, 2: {start: 60}, 3: {start: 110}}, "activate=0x1,1x1 blocked_sec=60"},
+		{"1 blocks the queue", hpcpack.Exit(1, ""), 0, map[int64]outcome{1: {start: 60}, 2: {start: 60}, 3: {start: 110}}, "activate=0x1,1x1 blocked_sec=60"},
 		// 1 with job 3 of higher priority: 3 is not blocked and starts at
 		// 0; 2 is, and starts with 1 at 60 (3 ended at 50).
-		{"1 lets higher priority pass", policy.Exit(1, ""), 1, map[int64]outcome{1: {start: 60}, 2: {start: 60}, 3: {start: 0}}, "activate=0x1,1x1 blocked_sec=60"},
+		{"1 lets higher priority pass", hpcpack.Exit(1, ""), 1, map[int64]outcome{1: {start: 60}, 2: {start: 60}, 3: {start: 0}}, "activate=0x1,1x1 blocked_sec=60"},
 		// 2: job 1's 2 processors stay reserved; 2 starts on the others; 3
 		// takes them when 2 ends at 50; job 1 passes at 60 on its own.
-		{"2 keeps the resources", policy.Exit(2, ""), 0, keep, "activate=0x1,2x1 reserving_sec=60"},
+		{"2 keeps the resources", hpcpack.Exit(2, ""), 0, keep, "activate=0x1,2x1 reserving_sec=60"},
 		// 3: job 1 is held for the default 120 s, its processors go to 2
 		// and 3; it starts at 120.
-		{"3 holds", policy.Exit(3, ""), 0, map[int64]outcome{1: {start: 120}, 2: {start: 0}, 3: {start: 0}}, "activate=0x1,3x1 held_sec=120"},
+		{"3 holds", hpcpack.Exit(3, ""), 0, map[int64]outcome{1: {start: 120}, 2: {start: 0}, 3: {start: 0}}, "activate=0x1,3x1 held_sec=120"},
 		// 4: job 1 fails; 2 and 3 start at 0.
-		{"4 fails", policy.Exit(4, "license server says no"), 0, map[int64]outcome{1: {failed: policy.MsgActivationFailed}, 2: {start: 0}, 3: {start: 0}}, ""},
+		{"4 fails", hpcpack.Exit(4, "license server says no"), 0, map[int64]outcome{1: {failed: hpcpack.MsgActivationFailed}, 2: {start: 0}, 3: {start: 0}}, ""},
 		// Any other code, a timeout and a missing filter act as 2.
-		{"other acts as 2", policy.Exit(9, ""), 0, keep, "activate=0x1,otherx1 reserving_sec=60"},
-		{"-1 acts as 2", policy.Exit(-1, ""), 0, keep, "activate=0x1,otherx1 reserving_sec=60"},
-		{"timeout acts as 2", policy.Result{Status: policy.TimedOut}, 0, keep, "activate=0x1,timeoutx1 reserving_sec=60"},
-		{"not found acts as 2", policy.Result{Status: policy.NotFound}, 0, keep, "activate=0x1,not-foundx1 reserving_sec=60"},
+		{"other acts as 2", hpcpack.Exit(9, ""), 0, keep, "activate=0x1,otherx1 reserving_sec=60"},
+		{"-1 acts as 2", hpcpack.Exit(-1, ""), 0, keep, "activate=0x1,otherx1 reserving_sec=60"},
+		{"timeout acts as 2", hpcpack.Result{Status: hpcpack.TimedOut}, 0, keep, "activate=0x1,timeoutx1 reserving_sec=60"},
+		{"not found acts as 2", hpcpack.Result{Status: hpcpack.NotFound}, 0, keep, "activate=0x1,not-foundx1 reserving_sec=60"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &scripted{name: "s", script: map[int64][]policy.Result{1: {tt.result}}}
-			h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}, Reevaluate: 60, DefaultHold: 120}
+			f := &scripted{name: "s", script: map[int64][]hpcpack.Result{1: {tt.result}}}
+			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60, DefaultHold: 120}
 			jobs := []workload.Job{job(1, 0, 2, 100, 100), job(2, 0, 2, 50, 50), job(3, 0, 2, 50, 50)}
 			jobs[2].Priority = tt.prio3
 			rec := hpcRun(t, 4, h, &policy.EASY{Lookahead: policy.LookaheadAll}, jobs)
@@ -275,20 +276,20 @@ type holdFilter struct {
 }
 
 func (h *holdFilter) Name() string { return "hold" }
-func (h *holdFilter) FilterActivation(a *policy.Activation) policy.Result {
+func (h *holdFilter) FilterActivation(a *hpcpack.Activation) hpcpack.Result {
 	if a.Job.ID != 1 || h.done {
-		return policy.Exit(0, "")
+		return hpcpack.Exit(0, "")
 	}
 	h.done = true
 	a.Job.HoldUntil = h.until
-	return policy.Exit(policy.ActivateHold, "")
+	return hpcpack.Exit(hpcpack.ActivateHold, "")
 }
-func (h *holdFilter) RevertActivation(*policy.Activation) {}
+func (h *holdFilter) RevertActivation(*hpcpack.Activation) {}
 
 // A filter that sets Hold Until itself: job 1 is held until 30, then waits
 // for processors (jobs 2 and 3 hold all 4 until 50).
 func TestActivationHoldUntilFromFilter(t *testing.T) {
-	h := &policy.HPCPack{Activation: []policy.ActivationFilter{&holdFilter{until: 30}}}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{&holdFilter{until: 30}}}
 	jobs := []workload.Job{job(1, 0, 2, 100, 100), job(2, 0, 2, 50, 50), job(3, 0, 2, 50, 50)}
 	rec := hpcRun(t, 4, h, &policy.EASY{Lookahead: policy.LookaheadAll}, jobs)
 	checkOutcomes(t, rec, map[int64]outcome{1: {start: 50}, 2: {start: 0}, 3: {start: 0}})
@@ -299,7 +300,7 @@ func TestActivationHoldUntilFromFilter(t *testing.T) {
 
 // A job's Hold Until from the trace keeps it out of the queue until then.
 func TestTraceHoldUntil(t *testing.T) {
-	h := &policy.HPCPack{Activation: []policy.ActivationFilter{&scripted{name: "s", script: map[int64][]policy.Result{}}}}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{&scripted{name: "s", script: map[int64][]hpcpack.Result{}}}}
 	jobs := []workload.Job{job(1, 0, 2, 100, 100), job(2, 0, 2, 50, 50)}
 	jobs[0].HoldUntil = 40
 	rec := hpcRun(t, 4, h, policy.FCFS{}, jobs)
@@ -315,17 +316,17 @@ func TestTraceHoldUntil(t *testing.T) {
 func TestActivationBackfillOnlyWithZero(t *testing.T) {
 	tests := []struct {
 		name   string
-		result policy.Result
+		result hpcpack.Result
 		want3  workload.Time
 	}{
-		{"0 backfills", policy.Exit(0, ""), 2},
-		{"2 only waits", policy.Exit(2, ""), 100},
-		{"1 only waits", policy.Exit(1, ""), 100},
+		{"0 backfills", hpcpack.Exit(0, ""), 2},
+		{"2 only waits", hpcpack.Exit(2, ""), 100},
+		{"1 only waits", hpcpack.Exit(1, ""), 100},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &backfillOnly{result: tt.result}
-			h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}}
+			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}}
 			jobs := []workload.Job{job(1, 0, 3, 100, 100), job(2, 1, 2, 100, 100), job(3, 2, 1, 10, 10), job(4, 3, 1, 10, 10)}
 			rec := hpcRun(t, 4, h, &policy.EASY{Lookahead: policy.LookaheadAll}, jobs)
 			// Job 4 backfills at 3 in every case: job 3 blocks nothing.
@@ -338,7 +339,7 @@ func TestActivationBackfillOnlyWithZero(t *testing.T) {
 			checkOutcomes(t, rec, map[int64]outcome{1: {start: 0}, 2: {start: 100}, 3: {start: tt.want3}, 4: {start: want4}})
 			// The filter's arguments: job 3's first call is a backfill on
 			// 1 candidate processor at queue index 1 (behind job 2).
-			var first *policy.Activation
+			var first *hpcpack.Activation
 			for k := range f.calls {
 				if f.ids[k] == 3 {
 					first = &f.calls[k]
@@ -354,32 +355,32 @@ func TestActivationBackfillOnlyWithZero(t *testing.T) {
 
 // backfillOnly answers result to job 3's backfill starts, 0 otherwise.
 type backfillOnly struct {
-	result policy.Result
-	calls  []policy.Activation
+	result hpcpack.Result
+	calls  []hpcpack.Activation
 	ids    []int64
 }
 
 func (b *backfillOnly) Name() string { return "backfill-only" }
-func (b *backfillOnly) FilterActivation(a *policy.Activation) policy.Result {
+func (b *backfillOnly) FilterActivation(a *hpcpack.Activation) hpcpack.Result {
 	c := *a
 	c.Job = nil
 	b.calls, b.ids = append(b.calls, c), append(b.ids, a.Job.ID)
 	if a.Job.ID == 3 && a.Backfill {
 		return b.result
 	}
-	return policy.Exit(0, "")
+	return hpcpack.Exit(0, "")
 }
-func (b *backfillOnly) RevertActivation(*policy.Activation) {}
+func (b *backfillOnly) RevertActivation(*hpcpack.Activation) {}
 
 // The activation chain runs in order while results are 0 and reverts the
 // filters that passed, in reverse order, at the first other result; the
 // pass number grows by one per pass.
 func TestActivationChainReverts(t *testing.T) {
 	var reverts []string
-	a := &scripted{name: "a", script: map[int64][]policy.Result{}, reverts: &reverts}
-	b := &scripted{name: "b", script: map[int64][]policy.Result{}, reverts: &reverts}
-	c := &scripted{name: "c", script: map[int64][]policy.Result{1: {policy.Exit(2, "")}}, reverts: &reverts}
-	h := &policy.HPCPack{Activation: []policy.ActivationFilter{a, b, c}, Reevaluate: 60}
+	a := &scripted{name: "a", script: map[int64][]hpcpack.Result{}, reverts: &reverts}
+	b := &scripted{name: "b", script: map[int64][]hpcpack.Result{}, reverts: &reverts}
+	c := &scripted{name: "c", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(2, "")}}, reverts: &reverts}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{a, b, c}, Reevaluate: 60}
 	rec := hpcRun(t, 4, h, policy.FCFS{}, []workload.Job{job(1, 0, 4, 10, 10)})
 	checkOutcomes(t, rec, map[int64]outcome{1: {start: 60}})
 	if want := []string{"b:1", "a:1"}; !slices.Equal(reverts, want) {
@@ -399,8 +400,8 @@ func TestActivationChainReverts(t *testing.T) {
 func TestLicensePool(t *testing.T) {
 	for _, short := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("short=%d", short), func(t *testing.T) {
-			pool := &policy.LicensePool{Total: map[string]int{"fluent": 8}, WhenShort: short}
-			h := &policy.HPCPack{Activation: []policy.ActivationFilter{pool}, Reevaluate: 60, DefaultHold: 300}
+			pool := &hpcpack.LicensePool{Total: map[string]int{"fluent": 8}, WhenShort: short}
+			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{pool}, Reevaluate: 60, DefaultHold: 300}
 			jobs := []workload.Job{
 				job(1, 0, 2, 100, 100), job(2, 0, 2, 100, 100), job(3, 0, 2, 100, 100),
 				job(4, 10, 2, 50, 50), job(5, 20, 2, 50, 50),
@@ -432,22 +433,22 @@ func TestLicensePool(t *testing.T) {
 
 // A request the pool can never satisfy fails the job (result 4).
 func TestLicensePoolImpossible(t *testing.T) {
-	pool := &policy.LicensePool{Total: map[string]int{"fluent": 8}}
-	h := &policy.HPCPack{Activation: []policy.ActivationFilter{pool}}
+	pool := &hpcpack.LicensePool{Total: map[string]int{"fluent": 8}}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{pool}}
 	jobs := []workload.Job{job(1, 0, 1, 10, 10), job(2, 0, 1, 10, 10), job(3, 0, 1, 10, 10)}
 	jobs[0].Licenses = "fluent:26"
 	jobs[1].Licenses = "invalidname:6"
 	jobs[2].Licenses = "fluent:*" // one per processor
 	rec := hpcRun(t, 4, h, policy.FCFS{}, jobs)
-	checkOutcomes(t, rec, map[int64]outcome{1: {failed: policy.MsgActivationFailed}, 2: {failed: policy.MsgActivationFailed}, 3: {start: 0}})
+	checkOutcomes(t, rec, map[int64]outcome{1: {failed: hpcpack.MsgActivationFailed}, 2: {failed: hpcpack.MsgActivationFailed}, 3: {start: 0}})
 }
 
 // A license taken by the pool is given back when a later filter of the
 // chain refuses the start.
 func TestLicensePoolRevert(t *testing.T) {
-	pool := &policy.LicensePool{Total: map[string]int{"fluent": 4}}
-	deny := &scripted{name: "deny", script: map[int64][]policy.Result{1: {policy.Exit(3, "")}}}
-	h := &policy.HPCPack{Activation: []policy.ActivationFilter{pool, deny}, DefaultHold: 60}
+	pool := &hpcpack.LicensePool{Total: map[string]int{"fluent": 4}}
+	deny := &scripted{name: "deny", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(3, "")}}}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{pool, deny}, DefaultHold: 60}
 	jobs := []workload.Job{job(1, 0, 1, 10, 10), job(2, 0, 1, 10, 10)}
 	jobs[0].Licenses, jobs[1].Licenses = "fluent:4", "fluent:4"
 	rec := hpcRun(t, 4, h, policy.FCFS{}, jobs)
@@ -459,8 +460,8 @@ func TestLicensePoolRevert(t *testing.T) {
 // job (10 processors, 100 s) uses it up by 100; the second is held until
 // the next window at 1000; user 2 is not affected.
 func TestQuota(t *testing.T) {
-	q := &policy.Quota{Limit: 1000, Window: 1000}
-	h := &policy.HPCPack{Activation: []policy.ActivationFilter{q}}
+	q := &hpcpack.Quota{Limit: 1000, Window: 1000}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{q}}
 	jobs := []workload.Job{job(1, 0, 10, 100, 100), job(2, 150, 1, 10, 10), job(3, 160, 1, 10, 10)}
 	jobs[0].User, jobs[1].User, jobs[2].User = 1, 1, 2
 	rec := hpcRun(t, 16, h, policy.FCFS{}, jobs)
@@ -477,14 +478,14 @@ func TestTemplates(t *testing.T) {
 	var order []string
 	tf := &orderFilter{name: "template", log: &order}
 	cf := &orderFilter{name: "cluster", log: &order}
-	h := &policy.HPCPack{
-		Submission: []policy.SubmissionFilter{cf},
-		Templates: map[string]*policy.Template{
-			"BigJob":    {Name: "BigJob", DefaultRun: 86400, MaxRun: 86400, Submission: []policy.SubmissionFilter{tf}},
+	h := &hpcpack.Model{
+		Submission: []hpcpack.SubmissionFilter{cf},
+		Templates: map[string]*hpcpack.Template{
+			"BigJob":    {Name: "BigJob", DefaultRun: 86400, MaxRun: 86400, Submission: []hpcpack.SubmissionFilter{tf}},
 			"SmallJob":  {Name: "SmallJob", DefaultRun: 60, MaxRun: 60, Priority: 5, HasPriority: true},
 			"MediumJob": {Name: "MediumJob", DefaultRun: 3600, MaxRun: 3600, Licenses: "matlab:1"},
 		},
-		Rules: []policy.TemplateRule{{Template: "BigJob", MinProcs: 8}, {Template: "SmallJob", MaxProcs: 1}, {Template: "MediumJob"}},
+		Rules: []hpcpack.TemplateRule{{Template: "BigJob", MinProcs: 8}, {Template: "SmallJob", MaxProcs: 1}, {Template: "MediumJob"}},
 	}
 	jobs := []workload.Job{
 		job(1, 0, 8, 100, none),  // BigJob by rule: estimate 86400
@@ -523,9 +524,9 @@ type orderFilter struct {
 }
 
 func (o *orderFilter) Name() string { return o.name }
-func (o *orderFilter) FilterSubmission(j *workload.Job) policy.Result {
+func (o *orderFilter) FilterSubmission(j *workload.Job) hpcpack.Result {
 	*o.log = append(*o.log, fmt.Sprintf("%s:%d", o.name, j.ID))
-	return policy.Exit(0, "")
+	return hpcpack.Exit(0, "")
 }
 func (o *orderFilter) RevertSubmission(*workload.Job) {}
 
@@ -533,19 +534,19 @@ func (o *orderFilter) RevertSubmission(*workload.Job) {}
 func TestRequireRuntimeAndMaxSize(t *testing.T) {
 	tests := []struct {
 		name string
-		rr   *policy.RequireRuntime
+		rr   *hpcpack.RequireRuntime
 		want map[int64]outcome
 		est  workload.Time // job 1's estimate when it ran
 	}{
-		{"fail", &policy.RequireRuntime{}, map[int64]outcome{1: {failed: policy.MsgSubmissionFailed}, 2: {start: 0}, 3: {failed: policy.MsgSubmissionFailed}}, 0},
-		{"set", &policy.RequireRuntime{Runtime: 600}, map[int64]outcome{1: {start: 0}, 2: {start: 0}, 3: {failed: policy.MsgSubmissionFailed}}, 600},
-		{"template", &policy.RequireRuntime{Template: "SmallJob"}, map[int64]outcome{1: {start: 0}, 2: {start: 0}, 3: {failed: policy.MsgSubmissionFailed}}, 60},
+		{"fail", &hpcpack.RequireRuntime{}, map[int64]outcome{1: {failed: hpcpack.MsgSubmissionFailed}, 2: {start: 0}, 3: {failed: hpcpack.MsgSubmissionFailed}}, 0},
+		{"set", &hpcpack.RequireRuntime{Runtime: 600}, map[int64]outcome{1: {start: 0}, 2: {start: 0}, 3: {failed: hpcpack.MsgSubmissionFailed}}, 600},
+		{"template", &hpcpack.RequireRuntime{Template: "SmallJob"}, map[int64]outcome{1: {start: 0}, 2: {start: 0}, 3: {failed: hpcpack.MsgSubmissionFailed}}, 60},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &policy.HPCPack{
-				Submission: []policy.SubmissionFilter{tt.rr, &policy.MaxSize{Procs: 4}},
-				Templates:  map[string]*policy.Template{"SmallJob": {Name: "SmallJob", DefaultRun: 60}},
+			h := &hpcpack.Model{
+				Submission: []hpcpack.SubmissionFilter{tt.rr, &hpcpack.MaxSize{Procs: 4}},
+				Templates:  map[string]*hpcpack.Template{"SmallJob": {Name: "SmallJob", DefaultRun: 60}},
 			}
 			jobs := []workload.Job{job(1, 0, 1, 30, none), job(2, 0, 1, 30, 30), job(3, 0, 5, 30, 30)}
 			rec := hpcRun(t, 8, h, policy.FCFS{}, jobs)
@@ -560,13 +561,13 @@ func TestRequireRuntimeAndMaxSize(t *testing.T) {
 // A job a filter keeps waiting forever on an idle machine fails after
 // StallLimit re-evaluations instead of hanging the run.
 func TestActivationStallGuard(t *testing.T) {
-	never := &scripted{name: "never", script: map[int64][]policy.Result{}}
+	never := &scripted{name: "never", script: map[int64][]hpcpack.Result{}}
 	for k := 0; k < 100; k++ {
-		never.script[1] = append(never.script[1], policy.Exit(2, ""))
+		never.script[1] = append(never.script[1], hpcpack.Exit(2, ""))
 	}
-	h := &policy.HPCPack{Activation: []policy.ActivationFilter{never}, Reevaluate: 60}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{never}, Reevaluate: 60}
 	rec := hpcRun(t, 4, h, policy.FCFS{}, []workload.Job{job(1, 0, 1, 10, 10), job(2, 0, 1, 10, 10)})
-	checkOutcomes(t, rec, map[int64]outcome{1: {failed: policy.MsgActivationFailed}, 2: {start: 0}})
+	checkOutcomes(t, rec, map[int64]outcome{1: {failed: hpcpack.MsgActivationFailed}, 2: {start: 0}})
 	if r := rec.byID(t, 1); r.End != 600 {
 		t.Errorf("job 1 failed at %d, want 600 (10 idle re-evaluations, 60 s apart)", r.End)
 	}
@@ -577,8 +578,8 @@ func TestActivationStallGuard(t *testing.T) {
 func TestFiltersOrderedDeterministic(t *testing.T) {
 	var first []sim.Record
 	for run := 0; run < 3; run++ {
-		pool := &policy.LicensePool{Total: map[string]int{"a": 4}, WhenShort: 2}
-		h := &policy.HPCPack{Activation: []policy.ActivationFilter{pool}, Reevaluate: 30}
+		pool := &hpcpack.LicensePool{Total: map[string]int{"a": 4}, WhenShort: 2}
+		h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{pool}, Reevaluate: 30}
 		inner, err := policy.New(policy.Config{Backfill: policy.BackfillEASY, Lookahead: policy.LookaheadAll, Order: policy.OrderSJF})
 		if err != nil {
 			t.Fatal(err)
@@ -607,13 +608,13 @@ func TestFiltersOrderedDeterministic(t *testing.T) {
 
 // Result 4 under an order: Ordered passes the failure on to the engine.
 func TestActivationFailOrdered(t *testing.T) {
-	f := &scripted{name: "s", script: map[int64][]policy.Result{2: {policy.Exit(4, "")}}}
-	h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}}
+	f := &scripted{name: "s", script: map[int64][]hpcpack.Result{2: {hpcpack.Exit(4, "")}}}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}}
 	inner, err := policy.New(policy.Config{Backfill: policy.BackfillEASY, Lookahead: policy.LookaheadAll, Order: policy.OrderSJF})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// SJF: job 2 (10 s) comes before job 1 (20 s) and fails; job 1 starts.
 	rec := hpcRun(t, 4, h, inner, []workload.Job{job(1, 0, 4, 20, 20), job(2, 0, 4, 10, 10)})
-	checkOutcomes(t, rec, map[int64]outcome{1: {start: 0}, 2: {failed: policy.MsgActivationFailed}})
+	checkOutcomes(t, rec, map[int64]outcome{1: {start: 0}, 2: {failed: hpcpack.MsgActivationFailed}})
 }

@@ -55,7 +55,7 @@ import (
 //
 // Only policies that call policy.Grower between their head starts and
 // backfilling grow jobs: FCFS, EASY and Depth, also under policy.Ordered
-// and policy.Filtered (which grows once more after its last round);
+// and hpcpack.Filtered (which grows once more after its last round);
 // Conservative and Slurm plan with fixed processor counts and never do
 // (their jobs run on their minimum). Activation filters reserve (result 2)
 // a queued job's minimum.
@@ -65,7 +65,7 @@ import (
 type Grow struct {
 	// Speedup is the run-time model; nil is policy.Linear.
 	Speedup policy.Speedup
-	// Filter, if not nil, decides every growth (policy.HPCPack does:
+	// Filter, if not nil, decides every growth (hpcpack.Model does:
 	// its activation filters).
 	Filter policy.GrowFilter
 }
@@ -96,7 +96,6 @@ type growState struct {
 	filter  policy.GrowFilter
 	slots   []growSlot // by slot id
 	order   []int32    // running jobs below their maximum, by (priority desc, seq)
-	act     policy.Activation
 }
 
 // errGrowWith is returned by New for a Grow it cannot combine.
@@ -290,8 +289,7 @@ func (e *Engine) GrowRunning(spare int) int {
 			panic(fmt.Sprintf("sim: job %d in the growth order at its maximum %d", s.job.ID, gs.maxP))
 		}
 		if g.filter != nil {
-			g.act = policy.Activation{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Index: -1, Resources: s.job.Procs + add, Grow: true}
-			if !g.filter.FilterGrow(&g.act) {
+			if !g.filter.FilterGrow(policy.GrowOffer{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Procs: s.job.Procs + add}) {
 				k++
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -59,14 +60,14 @@ func TestGrowReferenceUnchanged(t *testing.T) {
 type randomFilter struct{ rng *rand.Rand }
 
 func (f *randomFilter) Name() string { return "random" }
-func (f *randomFilter) FilterActivation(a *policy.Activation) policy.Result {
+func (f *randomFilter) FilterActivation(a *hpcpack.Activation) hpcpack.Result {
 	if a.Grow {
-		return policy.Exit(f.rng.Intn(2), "")
+		return hpcpack.Exit(f.rng.Intn(2), "")
 	}
 	codes := []int{0, 0, 0, 0, 0, 1, 2, 3}
-	return policy.Exit(codes[f.rng.Intn(len(codes))], "")
+	return hpcpack.Exit(codes[f.rng.Intn(len(codes))], "")
 }
-func (f *randomFilter) RevertActivation(*policy.Activation) {}
+func (f *randomFilter) RevertActivation(*hpcpack.Activation) {}
 
 // randomMalleable returns n seeded jobs for a machine of procs: a third
 // rigid, the rest with a processor range around their trace count; some
@@ -122,9 +123,9 @@ func TestGrowRandom(t *testing.T) {
 					once := func() string {
 						rng := rand.New(rand.NewSource(seed))
 						jobs := randomMalleable(rng, 300, 16+int(seed%5)*7)
-						var h *policy.HPCPack
+						var h *hpcpack.Model
 						if filtered {
-							h = &policy.HPCPack{Activation: []policy.ActivationFilter{&randomFilter{rand.New(rand.NewSource(seed))}}, Reevaluate: 30, DefaultHold: 60}
+							h = &hpcpack.Model{Activation: []hpcpack.ActivationFilter{&randomFilter{rand.New(rand.NewSource(seed))}}, Reevaluate: 30, DefaultHold: 60}
 						}
 						rec, st := growRun(t, 16+int(seed%5)*7, mk(), &sim.Grow{Speedup: policy.Amdahl{Serial: 0.2}}, h, jobs)
 						grew := 0
@@ -163,7 +164,7 @@ func TestGrowFiltersTransparent(t *testing.T) {
 				size := 16 + int(seed%5)*7
 				plain, _ := growRun(t, size, mk(), &sim.Grow{}, nil, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
 				f := &passAll{}
-				h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}}
+				h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}}
 				filtered, _ := growRun(t, size, mk(), &sim.Grow{}, h, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
 				for k := range plain.recs {
 					a, b := plain.recs[k], filtered.recs[k]

@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -22,7 +23,7 @@ func malleable(id int64, submit workload.Time, procs int, run, estimate workload
 // growRun runs jobs on procs processors under pol with growth g (and h's
 // filters and admission when h is not nil), checks the schedule with
 // sim.Verify, and returns the records.
-func growRun(t *testing.T, procs int, pol policy.Policy, g *sim.Grow, h *policy.HPCPack, jobs []workload.Job) (*recorder, sim.Stats) {
+func growRun(t *testing.T, procs int, pol policy.Policy, g *sim.Grow, h *hpcpack.Model, jobs []workload.Job) (*recorder, sim.Stats) {
 	t.Helper()
 	if g.Speedup == nil {
 		g.Speedup = policy.Linear{}
@@ -243,21 +244,21 @@ func TestGrowResults(t *testing.T) {
 	refused := map[int64][2]workload.Time{1: {0, 100}, 2: {5, 15}}
 	tests := []struct {
 		name   string
-		result policy.Result
+		result hpcpack.Result
 		want   map[int64][2]workload.Time
 		note   string
 	}{
-		{"0 grows", policy.Exit(0, ""), map[int64][2]workload.Time{1: {0, 25}, 2: {25, 35}}, "activate=0x1 grow=0x1"},
-		{"1 does not grow", policy.Exit(1, ""), refused, "activate=0x1 grow=1x1"},
-		{"2 (undefined) acts as 1", policy.Exit(2, ""), refused, "activate=0x1 grow=2x1"},
-		{"3 (undefined) acts as 1", policy.Exit(3, ""), refused, "activate=0x1 grow=3x1"},
-		{"4 (undefined) acts as 1", policy.Exit(4, ""), refused, "activate=0x1 grow=4x1"},
-		{"timeout acts as 1", policy.Result{Status: policy.TimedOut}, refused, "activate=0x1 grow=timeoutx1"},
+		{"0 grows", hpcpack.Exit(0, ""), map[int64][2]workload.Time{1: {0, 25}, 2: {25, 35}}, "activate=0x1 grow=0x1"},
+		{"1 does not grow", hpcpack.Exit(1, ""), refused, "activate=0x1 grow=1x1"},
+		{"2 (undefined) acts as 1", hpcpack.Exit(2, ""), refused, "activate=0x1 grow=2x1"},
+		{"3 (undefined) acts as 1", hpcpack.Exit(3, ""), refused, "activate=0x1 grow=3x1"},
+		{"4 (undefined) acts as 1", hpcpack.Exit(4, ""), refused, "activate=0x1 grow=4x1"},
+		{"timeout acts as 1", hpcpack.Result{Status: hpcpack.TimedOut}, refused, "activate=0x1 grow=timeoutx1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &scripted{name: "s", script: map[int64][]policy.Result{1: {policy.Exit(0, ""), tt.result}}}
-			h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}, Reevaluate: 60}
+			f := &scripted{name: "s", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(0, ""), tt.result}}}
+			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60}
 			jobs := []workload.Job{malleable(1, 0, 2, 100, 1000, 2, 8), job(2, 5, 6, 10, 10)}
 			rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, jobs)
 			for id, w := range tt.want {
@@ -269,7 +270,7 @@ func TestGrowResults(t *testing.T) {
 				t.Errorf("job 1 note %q, want %q", r.Note, tt.note)
 			}
 			// The growth call: job 1 running, asking for 8 processors.
-			var grow []policy.Activation
+			var grow []hpcpack.Activation
 			for k, c := range f.calls {
 				if c.Grow {
 					if f.ids[k] != 1 {
@@ -292,8 +293,8 @@ func TestGrowResults(t *testing.T) {
 // and grows to 7 (140 done, 660 left / 7 = 94.3: 95 → 165). At 80 job 2
 // ends and job 1 grows to 8: 70 more done, 590 left / 8 = 73.75: 74 → 154.
 func TestGrowReevaluated(t *testing.T) {
-	f := &scripted{name: "s", script: map[int64][]policy.Result{1: {policy.Exit(0, ""), policy.Exit(1, "")}}}
-	h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}, Reevaluate: 60}
+	f := &scripted{name: "s", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(0, ""), hpcpack.Exit(1, "")}}}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60}
 	jobs := []workload.Job{malleable(1, 0, 2, 400, 1000, 2, 8), job(2, 70, 1, 10, 10)}
 	rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, jobs)
 	r := rec.byID(t, 1)
@@ -395,12 +396,12 @@ func TestVerifyGrown(t *testing.T) {
 // reverse order, as for a queued job.
 func TestGrowChainReverts(t *testing.T) {
 	var reverts []string
-	tpl := &scripted{name: "tpl", script: map[int64][]policy.Result{}, reverts: &reverts}
-	a := &scripted{name: "a", script: map[int64][]policy.Result{}, reverts: &reverts}
-	b := &scripted{name: "b", script: map[int64][]policy.Result{1: {policy.Exit(0, ""), policy.Exit(1, "no license for 8")}}, reverts: &reverts}
-	h := &policy.HPCPack{
-		Activation: []policy.ActivationFilter{a, b},
-		Templates:  map[string]*policy.Template{"Big": {Name: "Big", Activation: []policy.ActivationFilter{tpl}}},
+	tpl := &scripted{name: "tpl", script: map[int64][]hpcpack.Result{}, reverts: &reverts}
+	a := &scripted{name: "a", script: map[int64][]hpcpack.Result{}, reverts: &reverts}
+	b := &scripted{name: "b", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(0, ""), hpcpack.Exit(1, "no license for 8")}}, reverts: &reverts}
+	h := &hpcpack.Model{
+		Activation: []hpcpack.ActivationFilter{a, b},
+		Templates:  map[string]*hpcpack.Template{"Big": {Name: "Big", Activation: []hpcpack.ActivationFilter{tpl}}},
 		Reevaluate: 60,
 	}
 	j := malleable(1, 0, 2, 100, 1000, 2, 8)
@@ -427,9 +428,9 @@ func TestGrowChainReverts(t *testing.T) {
 // back at 100: it starts at 125. Had the refusal given back all of job 1's
 // licenses, job 2 would have started at 5.
 func TestGrowLicensesReverted(t *testing.T) {
-	pool := &policy.LicensePool{Total: map[string]int{"fluent": 8}, WhenShort: policy.ActivateKeepResources}
-	deny := &scripted{name: "deny", script: map[int64][]policy.Result{1: {policy.Exit(0, ""), policy.Exit(1, ""), policy.Exit(1, ""), policy.Exit(1, "")}}}
-	h := &policy.HPCPack{Activation: []policy.ActivationFilter{pool, deny}, Reevaluate: 60}
+	pool := &hpcpack.LicensePool{Total: map[string]int{"fluent": 8}, WhenShort: hpcpack.ActivateKeepResources}
+	deny := &scripted{name: "deny", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(0, ""), hpcpack.Exit(1, ""), hpcpack.Exit(1, ""), hpcpack.Exit(1, "")}}}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{pool, deny}, Reevaluate: 60}
 	jobs := []workload.Job{malleable(1, 0, 2, 100, 1000, 2, 8), job(2, 5, 1, 10, 10)}
 	jobs[0].Licenses, jobs[1].Licenses = "fluent:*", "fluent:7"
 	rec, _ := growRun(t, 9, policy.FCFS{}, &sim.Grow{}, h, jobs)

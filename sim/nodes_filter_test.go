@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -22,8 +23,8 @@ import (
 func TestNodeDownUnderReservingFilter(t *testing.T) {
 	for _, inner := range []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll}} {
 		t.Run(inner.Name(), func(t *testing.T) {
-			f := &scripted{name: "s", script: map[int64][]policy.Result{2: {policy.Exit(2, "")}}}
-			h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}, Reevaluate: 60, DefaultHold: 120}
+			f := &scripted{name: "s", script: map[int64][]hpcpack.Result{2: {hpcpack.Exit(2, "")}}}
+			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60, DefaultHold: 120}
 			pol, err := h.Wrap(inner)
 			if err != nil {
 				t.Fatal(err)
@@ -58,14 +59,14 @@ type randFilter struct {
 }
 
 func (f *randFilter) Name() string { return "rand" }
-func (f *randFilter) FilterActivation(a *policy.Activation) policy.Result {
+func (f *randFilter) FilterActivation(a *hpcpack.Activation) hpcpack.Result {
 	codes := f.codes
 	if codes == nil {
 		codes = []int{0, 0, 0, 1, 2, 3}
 	}
-	return policy.Exit(codes[f.r.IntN(len(codes))], "")
+	return hpcpack.Exit(codes[f.r.IntN(len(codes))], "")
 }
-func (f *randFilter) RevertActivation(*policy.Activation) {}
+func (f *randFilter) RevertActivation(*hpcpack.Activation) {}
 
 // TestNodeEventsFilteredRandom runs random node failures under random
 // activation filter results (blocking, reserving, holding), under FCFS,
@@ -82,7 +83,7 @@ func TestNodeEventsFilteredRandom(t *testing.T) {
 		size := 1 + r.IntN(4)
 		jobs := syntheticJobs(seed, 20+r.IntN(200), procs)
 		span := jobs[len(jobs)-1].Submit + 3600
-		h := &policy.HPCPack{Activation: []policy.ActivationFilter{&randFilter{r: rand.New(rand.NewPCG(seed, 1))}}, Reevaluate: 60, DefaultHold: 120}
+		h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{&randFilter{r: rand.New(rand.NewPCG(seed, 1))}}, Reevaluate: 60, DefaultHold: 120}
 		var inner policy.Policy = &policy.EASY{Lookahead: policy.LookaheadAll}
 		if seed%2 == 1 {
 			inner = policy.FCFS{}

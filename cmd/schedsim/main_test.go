@@ -52,7 +52,7 @@ func TestExitStatus(t *testing.T) {
 		{"help run", []string{"help", "run"}, exitOK, "", "--backfill"},
 		{"unknown command", []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`, ""},
 		{"unknown flag", []string{"run", "--nope"}, exitUsage, "unknown flag: --nope", ""},
-		{"stray argument", []string{"run", "extra"}, exitUsage, `unexpected argument "extra"`, ""},
+		{"stray argument", []string{"run", "extra"}, exitUsage, `scenario file: open extra: no such file`, ""},
 		{"bad backfill", []string{"run", "--trace", good, "--backfill", "sometimes"}, exitUsage, `unknown backfill "sometimes"`, ""},
 		{"bad lookahead", []string{"run", "--trace", good, "--lookahead", "-3"}, exitUsage, "lookahead", ""},
 		{"bad depth", []string{"run", "--trace", good, "--reservation-depth", "0"}, exitUsage, "--reservation-depth", ""},

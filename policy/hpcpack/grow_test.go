@@ -1,8 +1,9 @@
-package policy
+package hpcpack
 
 import (
 	"testing"
 
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -36,7 +37,7 @@ func TestLicensePoolGrow(t *testing.T) {
 	if r := pool.FilterActivation(&Activation{Job: &j, Resources: 8, Grow: true, Index: -1}); r.Code != ActivateStart || pool.Free("fs") != 0 {
 		t.Errorf("grow to 8: %+v, %d fs free, want 0", r, pool.Free("fs"))
 	}
-	pool.JobEnded(Ended{Seq: 1})
+	pool.JobEnded(policy.Ended{Seq: 1})
 	if pool.Free("fs") != 8 || pool.Free("mat") != 2 {
 		t.Errorf("after the end: %d fs, %d mat free, want 8 and 2", pool.Free("fs"), pool.Free("mat"))
 	}
@@ -66,7 +67,7 @@ func TestQuotaGrow(t *testing.T) {
 	if r := q.FilterActivation(&Activation{Job: &j, Now: 500, Resources: 8, Grow: true, Index: -1}); r.Code != ActivateBlockQueue || j.HoldUntil != 0 {
 		t.Errorf("grow at 500: %+v, hold until %d; want 1 and no hold", r, j.HoldUntil)
 	}
-	q.JobEnded(Ended{Seq: 1, User: 4, Start: 0, End: 600, Procs: 2})
+	q.JobEnded(policy.Ended{Seq: 1, User: 4, Start: 0, End: 600, Procs: 2})
 	if got := q.Used(4, 600); got != 1200 {
 		t.Errorf("used after the end: %.0f, want 1200", got)
 	}

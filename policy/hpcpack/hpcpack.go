@@ -1,10 +1,25 @@
-package policy
+// Package hpcpack is Microsoft HPC Pack's job model around a scheduling
+// policy (SPEC §3 and §6): submission and activation filters, job
+// templates, the job XML that filter programs receive, and the filter
+// programs themselves.
+//
+// A Model holds the filter chains, templates and cluster settings of one
+// run. It is the engine's policy.Admission (submission filters, then the
+// job's template) and policy.Annotator (the filter results each job saw),
+// its Wrap puts the activation filters around a policy (Filtered), and it
+// decides the growth of running jobs (policy.GrowFilter).
+//
+// This is the one place of schedsim with I/O and the wall clock: an
+// ExecFilter runs a program, with a job file and a timeout. Everything else
+// is as deterministic as the engine: only the filters' exit codes decide.
+package hpcpack
 
 import (
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -24,16 +39,16 @@ const (
 	DefaultTemplate = "Default"
 )
 
-// HPCPack is HPC Pack's job model around a scheduler: cluster-wide
+// Model is HPC Pack's job model around a scheduler: cluster-wide
 // submission and activation filters, job templates and the rules that
 // assign them, and the cluster settings that go with them (SPEC §6).
 //
-// It is the engine's Admission (Admit: the submission filters, then the
-// job template) and Annotator (the filter results each job saw), and
-// Wrap puts its activation filters around a policy. One HPCPack serves one
+// It is the engine's policy.Admission (Admit: the submission filters, then the
+// job template) and policy.Annotator (the filter results each job saw), and
+// Wrap puts its activation filters around a policy. One Model serves one
 // run: it keeps notes about the jobs, and its filters may keep state
 // (licenses taken).
-type HPCPack struct {
+type Model struct {
 	// Submission and Activation are the cluster-wide filter chains; a
 	// template's own filters run before them.
 	Submission []SubmissionFilter
@@ -50,9 +65,10 @@ type HPCPack struct {
 	// reserving job (0: DefaultReevaluateSec).
 	Reevaluate workload.Time
 
-	notes  map[int64]*jobNote
-	enders []JobEnder // the activation filters that track running jobs, once each
-	init   bool
+	notes   map[int64]*jobNote
+	enders  []JobEnder // the activation filters that track running jobs, once each
+	init    bool
+	growAct Activation // FilterGrow's call, reused
 }
 
 // Template is a job template: defaults and limits for the jobs assigned to
@@ -122,21 +138,21 @@ func inList(list []int, x int) bool {
 // Validate checks the settings: the default hold period must lie in
 // [MinHoldSec, MaxHoldSec], the re-evaluation interval be positive, every
 // template referenced by a rule exist.
-func (h *HPCPack) Validate() error {
+func (h *Model) Validate() error {
 	if h.DefaultHold != 0 && (h.DefaultHold < MinHoldSec || h.DefaultHold > MaxHoldSec) {
-		return fmt.Errorf("policy: default hold period %d s: must be between %d and %d s", h.DefaultHold, MinHoldSec, MaxHoldSec)
+		return fmt.Errorf("hpcpack: default hold period %d s: must be between %d and %d s", h.DefaultHold, MinHoldSec, MaxHoldSec)
 	}
 	if h.Reevaluate < 0 {
-		return fmt.Errorf("policy: re-evaluation interval %d s: must be positive", h.Reevaluate)
+		return fmt.Errorf("hpcpack: re-evaluation interval %d s: must be positive", h.Reevaluate)
 	}
 	for _, r := range h.Rules {
 		if h.Templates[r.Template] == nil {
-			return fmt.Errorf("policy: template rule names template %q, which is not defined", r.Template)
+			return fmt.Errorf("hpcpack: template rule names template %q, which is not defined", r.Template)
 		}
 	}
 	for _, name := range sortedKeys(h.Templates) {
 		if t := h.Templates[name]; t.MaxRun > 0 && t.DefaultRun > t.MaxRun {
-			return fmt.Errorf("policy: template %s: default run time %d s above its maximum %d s", name, t.DefaultRun, t.MaxRun)
+			return fmt.Errorf("hpcpack: template %s: default run time %d s above its maximum %d s", name, t.DefaultRun, t.MaxRun)
 		}
 	}
 	return nil
@@ -144,7 +160,7 @@ func (h *HPCPack) Validate() error {
 
 // HasActivation reports whether any activation filter is configured, in
 // the cluster or a template.
-func (h *HPCPack) HasActivation() bool {
+func (h *Model) HasActivation() bool {
 	if len(h.Activation) > 0 {
 		return true
 	}
@@ -157,20 +173,20 @@ func (h *HPCPack) HasActivation() bool {
 }
 
 // Wrap returns p with h's activation filters around it (see Filtered);
-// under Ordered they go inside, so that they see the queue in priority
-// order. Conservative cannot be wrapped.
-func (h *HPCPack) Wrap(p Policy) (Policy, error) {
+// under policy.Ordered they go inside, so that they see the queue in priority
+// order. policy.Conservative cannot be wrapped.
+func (h *Model) Wrap(p policy.Policy) (policy.Policy, error) {
 	if err := h.Validate(); err != nil {
 		return nil, err
 	}
 	h.setup()
 	inner := p
-	o, ordered := p.(*Ordered)
+	o, ordered := p.(*policy.Ordered)
 	if ordered {
 		inner = o.Inner
 	}
-	if _, ok := inner.(*Conservative); ok {
-		return nil, fmt.Errorf("policy: activation filters need a policy that plans at every pass (off, easy, slurm), not conservative backfilling")
+	if _, ok := inner.(*policy.Conservative); ok {
+		return nil, fmt.Errorf("hpcpack: activation filters need a policy that plans at every pass (off, easy, slurm), not conservative backfilling")
 	}
 	f := &Filtered{Inner: inner, HPC: h}
 	if ordered {
@@ -181,7 +197,7 @@ func (h *HPCPack) Wrap(p Policy) (Policy, error) {
 }
 
 // setup prepares the chains and the notes, once.
-func (h *HPCPack) setup() {
+func (h *Model) setup() {
 	if h.init {
 		return
 	}
@@ -207,7 +223,7 @@ func (h *HPCPack) setup() {
 
 // ActivationChain returns the activation filters of j: its template's,
 // then the cluster's.
-func (h *HPCPack) ActivationChain(j *workload.Job) []ActivationFilter {
+func (h *Model) ActivationChain(j *workload.Job) []ActivationFilter {
 	if t := h.Templates[j.Template]; t != nil {
 		return t.activation
 	}
@@ -217,7 +233,7 @@ func (h *HPCPack) ActivationChain(j *workload.Job) []ActivationFilter {
 // template returns the template j names, or the one a rule or the default
 // assigns; nil when there is none. ok is false when j names a template
 // that does not exist (with templates configured).
-func (h *HPCPack) template(j *workload.Job) (t *Template, ok bool) {
+func (h *Model) template(j *workload.Job) (t *Template, ok bool) {
 	if j.Template != "" {
 		t = h.Templates[j.Template]
 		return t, t != nil || len(h.Templates) == 0 || j.Template == DefaultTemplate
@@ -230,12 +246,12 @@ func (h *HPCPack) template(j *workload.Job) (t *Template, ok bool) {
 	return h.Templates[DefaultTemplate], true
 }
 
-// Admit implements Admission: the template's submission filters, then the
+// Admit implements policy.Admission: the template's submission filters, then the
 // cluster's (SPEC §6: 0 as is, 1 changed, anything else fails the job,
 // reverting the filters that ran); then the job's template (the one it
 // names after the filters, or the one a rule assigns) gives its defaults
 // and checks its maximum run time.
-func (h *HPCPack) Admit(j *workload.Job) (bool, string) {
+func (h *Model) Admit(j *workload.Job) (bool, string) {
 	h.setup()
 	// An unknown template is checked after the filters, which may change it.
 	t, ok := h.template(j)
@@ -291,21 +307,21 @@ func (h *HPCPack) Admit(j *workload.Job) (bool, string) {
 
 // jobEnded tells the filters that keep running jobs that e ended, and
 // drops the notes about it.
-func (h *HPCPack) jobEnded(e Ended) {
+func (h *Model) jobEnded(e policy.Ended) {
 	for _, f := range h.enders {
 		f.JobEnded(e)
 	}
 	h.forget(e.Seq)
 }
 
-func (h *HPCPack) defaultHold() workload.Time {
+func (h *Model) defaultHold() workload.Time {
 	if h.DefaultHold > 0 {
 		return h.DefaultHold
 	}
 	return DefaultHoldSec
 }
 
-func (h *HPCPack) reevaluate() workload.Time {
+func (h *Model) reevaluate() workload.Time {
 	if h.Reevaluate > 0 {
 		return h.Reevaluate
 	}
@@ -328,7 +344,7 @@ const (
 	numCounts
 )
 
-// jobNote is what HPCPack knows of a job that met a filter.
+// jobNote is what Model knows of a job that met a filter.
 type jobNote struct {
 	state uint8
 	since workload.Time // when the job entered state
@@ -359,7 +375,7 @@ func (n *jobNote) count(r Result) {
 }
 
 // note returns the note about the job with sequence seq, making it.
-func (h *HPCPack) note(seq int64) *jobNote {
+func (h *Model) note(seq int64) *jobNote {
 	if h.notes == nil {
 		h.notes = map[int64]*jobNote{}
 	}
@@ -371,11 +387,11 @@ func (h *HPCPack) note(seq int64) *jobNote {
 	return n
 }
 
-func (h *HPCPack) forget(seq int64) { delete(h.notes, seq) }
+func (h *Model) forget(seq int64) { delete(h.notes, seq) }
 
 var (
-	_ Admission = (*HPCPack)(nil)
-	_ Annotator = (*HPCPack)(nil)
+	_ policy.Admission = (*Model)(nil)
+	_ policy.Annotator = (*Model)(nil)
 )
 
 // countNames name the counters in notes.
@@ -388,7 +404,7 @@ var countNames = [numCounts]string{"0", "1", "2", "3", "4", "other", "timeout", 
 // "submit=0 activate=2x3,0x1 reserving_sec=180"; then, for a running job
 // that was offered processors to grow (sim.Grow), the growth results with
 // their counts ("grow=0x1,1x2").
-func (h *HPCPack) AppendNote(dst []byte, j *workload.Job) []byte {
+func (h *Model) AppendNote(dst []byte, j *workload.Job) []byte {
 	n := h.notes[j.Seq]
 	if n == nil {
 		return dst
@@ -440,7 +456,7 @@ func (h *HPCPack) AppendNote(dst []byte, j *workload.Job) []byte {
 
 // filters returns every filter of h, cluster-wide then by template name,
 // each once.
-func (h *HPCPack) filters() []any {
+func (h *Model) filters() []any {
 	var out []any
 	seen := map[any]bool{}
 	add := func(f any) {
@@ -468,7 +484,7 @@ func (h *HPCPack) filters() []any {
 }
 
 // ExecStats sums the calls and wall time of h's filter programs.
-func (h *HPCPack) ExecStats() ExecStats {
+func (h *Model) ExecStats() ExecStats {
 	var s ExecStats
 	for _, f := range h.filters() {
 		if x, ok := f.(*ExecFilter); ok {
@@ -481,7 +497,7 @@ func (h *HPCPack) ExecStats() ExecStats {
 
 // Close closes the filters that hold resources (the job files of filter
 // programs) and returns the first error.
-func (h *HPCPack) Close() error {
+func (h *Model) Close() error {
 	var first error
 	for _, f := range h.filters() {
 		if c, ok := f.(io.Closer); ok {

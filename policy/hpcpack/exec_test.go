@@ -1,6 +1,6 @@
 //go:build unix
 
-package policy
+package hpcpack
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -157,7 +158,7 @@ func TestExecRevert(t *testing.T) {
 }
 
 // TestExecGrow runs a shell-script filter for both rows of SPEC §6's
-// "running job (grow)" column, through HPCPack.FilterGrow: the script sees
+// "running job (grow)" column, through Model.FilterGrow: the script sees
 // a running job (State Running, queue index -1, not a backfill) and the
 // processor count it would grow to. 0 grows; 1 does not; 3 (undefined for
 // a running job) does not either, and a Hold Until it writes is ignored.
@@ -179,9 +180,9 @@ func TestExecGrow(t *testing.T) {
 			prog := script(t, dir, strings.ReplaceAll(tt.name, " ", "_"), tt.body)
 			x := &ExecFilter{FilterName: "f", Program: prog, Epoch: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)}
 			defer x.Close()
-			h := &HPCPack{Activation: []ActivationFilter{x}}
+			h := &Model{Activation: []ActivationFilter{x}}
 			j := execJob()
-			if got := h.FilterGrow(&Activation{Job: &j, Now: 200, Pass: 7, Index: -1, Resources: 32, Grow: true}); got != tt.grow {
+			if got := h.FilterGrow(policy.GrowOffer{Job: &j, Now: 200, Pass: 7, Procs: 32}); got != tt.grow {
 				t.Errorf("FilterGrow = %v, want %v", got, tt.grow)
 			}
 			if j.HoldUntil != 0 {

@@ -1,4 +1,4 @@
-package policy
+package hpcpack
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -237,7 +238,7 @@ func (p *LicensePool) RevertActivation(a *Activation) {
 }
 
 // JobEnded implements JobEnder: it gives back what the job held.
-func (p *LicensePool) JobEnded(e Ended) { p.release(e.Seq) }
+func (p *LicensePool) JobEnded(e policy.Ended) { p.release(e.Seq) }
 
 func (p *LicensePool) release(seq int64) {
 	for _, r := range p.held[seq] {
@@ -386,7 +387,7 @@ func (q *Quota) RevertActivation(a *Activation) {
 }
 
 // JobEnded implements JobEnder: the job's run in the current window counts.
-func (q *Quota) JobEnded(e Ended) {
+func (q *Quota) JobEnded(e policy.Ended) {
 	delete(q.undo, e.Seq)
 	u := q.user(e.User, e.End)
 	r, ok := q.remove(u, e.Seq)

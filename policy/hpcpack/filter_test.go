@@ -1,9 +1,10 @@
-package policy
+package hpcpack
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -126,16 +127,16 @@ func countReverts(calls []string) int {
 func TestHPCPackValidate(t *testing.T) {
 	tests := []struct {
 		name string
-		h    HPCPack
+		h    Model
 		ok   bool
 	}{
-		{"defaults", HPCPack{}, true},
-		{"hold 60", HPCPack{DefaultHold: 60}, true},
-		{"hold 604800", HPCPack{DefaultHold: 604800}, true},
-		{"hold 59", HPCPack{DefaultHold: 59}, false},
-		{"hold 604801", HPCPack{DefaultHold: 604801}, false},
-		{"rule to nowhere", HPCPack{Rules: []TemplateRule{{Template: "x"}}}, false},
-		{"default above max", HPCPack{Templates: map[string]*Template{"t": {Name: "t", DefaultRun: 10, MaxRun: 5}}}, false},
+		{"defaults", Model{}, true},
+		{"hold 60", Model{DefaultHold: 60}, true},
+		{"hold 604800", Model{DefaultHold: 604800}, true},
+		{"hold 59", Model{DefaultHold: 59}, false},
+		{"hold 604801", Model{DefaultHold: 604801}, false},
+		{"rule to nowhere", Model{Rules: []TemplateRule{{Template: "x"}}}, false},
+		{"default above max", Model{Templates: map[string]*Template{"t": {Name: "t", DefaultRun: 10, MaxRun: 5}}}, false},
 	}
 	for _, tt := range tests {
 		if err := tt.h.Validate(); (err == nil) != tt.ok {
@@ -146,8 +147,8 @@ func TestHPCPackValidate(t *testing.T) {
 
 // Wrap puts the filters inside Ordered and refuses conservative backfilling.
 func TestWrap(t *testing.T) {
-	h := &HPCPack{Activation: []ActivationFilter{&LicensePool{}}}
-	p, err := New(Config{Backfill: BackfillEASY, Lookahead: LookaheadAll, Order: OrderSJF})
+	h := &Model{Activation: []ActivationFilter{&LicensePool{}}}
+	p, err := policy.New(policy.Config{Backfill: policy.BackfillEASY, Lookahead: policy.LookaheadAll, Order: policy.OrderSJF})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,14 +156,14 @@ func TestWrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, ok := w.(*Ordered)
+	o, ok := w.(*policy.Ordered)
 	if !ok {
-		t.Fatalf("wrapped %T, want *Ordered outside", w)
+		t.Fatalf("wrapped %T, want *policy.Ordered outside", w)
 	}
 	if _, ok := o.Inner.(*Filtered); !ok {
 		t.Errorf("inner %T, want *Filtered", o.Inner)
 	}
-	if _, err := h.Wrap(&Conservative{}); err == nil {
+	if _, err := h.Wrap(&policy.Conservative{}); err == nil {
 		t.Error("conservative backfilling wrapped without error")
 	}
 }

@@ -1,4 +1,4 @@
-package policy
+package hpcpack
 
 import (
 	"bytes"

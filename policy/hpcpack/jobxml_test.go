@@ -1,4 +1,4 @@
-package policy
+package hpcpack
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 // jobXMLDir holds real job XML files of HPC Pack's samples, beside the
 // repository.
-const jobXMLDir = "../../shared/hpcpack-jobxml"
+const jobXMLDir = "../../../shared/hpcpack-jobxml"
 
 // TestParseJobXMLSamples parses HPC Pack's own job files (with their byte
 // order marks) and reads the properties a filter looks at.

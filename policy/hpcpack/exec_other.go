@@ -1,6 +1,6 @@
 //go:build !unix
 
-package policy
+package hpcpack
 
 import "os/exec"
 

@@ -1,16 +1,17 @@
-package policy
+package hpcpack
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
 // Filtered runs HPC Pack's activation filters (SPEC §6) around a
 // backfilling policy. Inner decides, as always, which queued jobs start;
 // each start goes through the activation chain of the job's template and of
-// the cluster (HPCPack.ActivationChain), and the chain's result decides:
+// the cluster (Model.ActivationChain), and the chain's result decides:
 //
 //   - 0: the job starts.
 //   - 1: it does not start, and no job of equal or lower priority
@@ -18,13 +19,13 @@ import (
 //   - 2 (and any other code, a timeout, a missing filter): it does not
 //     start, and the processors stay reserved for it while other jobs
 //     start on the others.
-//   - 3: it is held until its HoldUntil, or for HPCPack.DefaultHold when
+//   - 3: it is held until its HoldUntil, or for Model.DefaultHold when
 //     that is not later than now; its processors go to other jobs.
 //   - 4: it fails, "activation filter failed the job".
 //
 // Blocked and reserving jobs are re-evaluated (their chain is called
 // again, with the same candidate resources) at the first pass at least
-// HPCPack.Reevaluate after the previous call; Filtered asks the engine for
+// Model.Reevaluate after the previous call; Filtered asks the engine for
 // that pass (Decisions.WakeAt). A held job comes back into the queue at
 // its HoldUntil; a job's HoldUntil from the trace keeps it out until then
 // too. HoldUntil is cleared when the job starts.
@@ -42,27 +43,27 @@ import (
 //
 // Inner sees the queue without the jobs that are held, blocked (and, while
 // a job is blocked, the jobs of equal or lower priority), reserving, or
-// already refused in this pass; reserved processors are busy in its View,
+// already refused in this pass; reserved processors are busy in its policy.View,
 // as running jobs of unknown end. When a start is refused, Inner's picture
 // of the pass is wrong (it counted the job's processors as taken), so Inner
 // runs again, on the updated queue, until a round refuses nothing. Inner's
 // reservations are plans, not promises (a filter may delay any job), so
 // they are not passed on, and Inner must plan from scratch at every pass:
-// FCFS, EASY, Depth, Slurm, each possibly under Ordered (Ordered goes
-// outside: Ordered{Inner: Filtered{Inner: EASY}}). Conservative cannot be
+// FCFS, EASY, Depth, Slurm, each possibly under policy.Ordered (policy.Ordered goes
+// outside: policy.Ordered{Inner: Filtered{Inner: EASY}}). policy.Conservative cannot be
 // filtered.
 //
-// The Decisions Filtered gets must implement Failer (the engine does, and
-// Ordered passes it on).
+// The policy.Decisions Filtered gets must implement policy.Failer (the engine does, and
+// policy.Ordered passes it on).
 type Filtered struct {
 	// Inner is the backfilling policy.
-	Inner Policy
+	Inner policy.Policy
 	// HPC holds the filters, templates and settings.
-	HPC *HPCPack
+	HPC *Model
 
 	pass     int64
-	v        View
-	d        Decisions
+	v        policy.View
+	d        policy.Decisions
 	now      workload.Time
 	reserved int    // processors reserved for jobs that got result 2
 	keep     []int  // queue indices of the reserving jobs
@@ -83,9 +84,9 @@ type Filtered struct {
 }
 
 var (
-	_ Policy    = (*Filtered)(nil)
-	_ View      = (*filteredView)(nil)
-	_ Decisions = (*filteredView)(nil)
+	_ policy.Policy    = (*Filtered)(nil)
+	_ policy.View      = (*filteredView)(nil)
+	_ policy.Decisions = (*filteredView)(nil)
 )
 
 // StallLimit is how many times in a row a blocked or reserving job may be
@@ -94,11 +95,11 @@ var (
 // filter's mind, and the run would otherwise never end.
 const StallLimit = 10
 
-// Name implements Policy: Inner's name with "+filters".
+// Name implements policy.Policy: Inner's name with "+filters".
 func (f *Filtered) Name() string { return f.Inner.Name() + "+filters" }
 
 // Schedule implements Policy.
-func (f *Filtered) Schedule(v View, d Decisions) {
+func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 	f.pass++
 	f.v, f.d = v, d
 	now := v.Now()
@@ -301,9 +302,9 @@ func (f *Filtered) activate(i int, j *workload.Job, backfill bool) bool {
 		nt.state, nt.since = stateHeld, f.now
 		f.wake = min(f.wake, j.HoldUntil)
 	case Fail:
-		fl, ok := f.d.(Failer)
+		fl, ok := f.d.(policy.Failer)
 		if !ok {
-			panic(fmt.Sprintf("policy: %s cannot fail job %d: its Decisions do not implement Failer", f.Name(), j.ID))
+			panic(fmt.Sprintf("hpcpack: %s cannot fail job %d: its Decisions do not implement policy.Failer", f.Name(), j.ID))
 		}
 		f.started[i] = true
 		fl.Fail(i, failReason(MsgActivationFailed, by, r))
@@ -357,7 +358,7 @@ func (f *Filtered) stallGuard() {
 		}
 		f.leave(i, j, nt)
 		f.started[i] = true
-		f.d.(Failer).Fail(i, fmt.Sprintf("%s: still not started after %d re-evaluations with nothing running", MsgActivationFailed, nt.stall))
+		f.d.(policy.Failer).Fail(i, fmt.Sprintf("%s: still not started after %d re-evaluations with nothing running", MsgActivationFailed, nt.stall))
 		f.HPC.forget(j.Seq)
 	}
 }
@@ -371,7 +372,7 @@ func failReason(msg, by string, r Result) string {
 	return s + ")"
 }
 
-// filteredView is the View and Decisions Filtered hands Inner.
+// filteredView is the policy.View and policy.Decisions Filtered hands Inner.
 type filteredView struct {
 	f *Filtered
 }
@@ -382,7 +383,7 @@ func (w *filteredView) Now() workload.Time { return w.f.now }
 // Capacity implements View.
 func (w *filteredView) Capacity() int { return w.f.v.Capacity() }
 
-// Free implements View: the idle processors not reserved by a filter.
+// Free implements policy.View: the idle processors not reserved by a filter.
 func (w *filteredView) Free() int { return w.f.v.Free() - w.f.reserved }
 
 // Len implements View.
@@ -391,10 +392,10 @@ func (w *filteredView) Len() int { return len(w.f.vis) }
 // Job implements View.
 func (w *filteredView) Job(i int) *workload.Job { return w.f.v.Job(w.f.vis[i]) }
 
-// NumRunning implements View: the running jobs and the reserving ones.
+// NumRunning implements policy.View: the running jobs and the reserving ones.
 func (w *filteredView) NumRunning() int { return w.f.v.NumRunning() + len(w.f.keep) }
 
-// Running implements View: the running jobs, then the reserving jobs with
+// Running implements policy.View: the running jobs, then the reserving jobs with
 // an unknown end.
 func (w *filteredView) Running(k int) (workload.Time, int) {
 	if n := w.f.v.NumRunning(); k >= n {
@@ -403,25 +404,25 @@ func (w *filteredView) Running(k int) (workload.Time, int) {
 	return w.f.v.Running(k)
 }
 
-// Ended implements View: the ended jobs, in the first round of a pass only.
-func (w *filteredView) Ended() []Ended {
+// Ended implements policy.View: the ended jobs, in the first round of a pass only.
+func (w *filteredView) Ended() []policy.Ended {
 	if w.f.round == 0 {
 		return w.f.v.Ended()
 	}
 	return nil
 }
 
-// Start implements Decisions: the job starts only if its activation filters
+// Start implements policy.Decisions: the job starts only if its activation filters
 // let it.
 func (w *filteredView) Start(vi int) {
 	f := w.f
 	i := f.vis[vi]
 	j := f.v.Job(i)
 	if f.started[i] {
-		panic(fmt.Sprintf("policy: %s started job %d twice", f.Inner.Name(), j.ID))
+		panic(fmt.Sprintf("hpcpack: %s started job %d twice", f.Inner.Name(), j.ID))
 	}
 	if j.Procs > f.v.Free()-f.reserved {
-		panic(fmt.Sprintf("policy: %s started job %d (%d processors) with %d free and %d reserved by activation filters", f.Inner.Name(), j.ID, j.Procs, f.v.Free(), f.reserved))
+		panic(fmt.Sprintf("hpcpack: %s started job %d (%d processors) with %d free and %d reserved by activation filters", f.Inner.Name(), j.ID, j.Procs, f.v.Free(), f.reserved))
 	}
 	if f.blocking && j.Priority <= f.blockPri {
 		f.refused = true // blocked in this round: hidden in the next
@@ -442,7 +443,7 @@ func (f *Filtered) skipped(i int) bool {
 	return nt != nil && nt.tried == f.pass
 }
 
-// Reserve implements Decisions: a filter may delay any job, so Inner's
+// Reserve implements policy.Decisions: a filter may delay any job, so Inner's
 // reservations are plans and are not passed on.
 func (w *filteredView) Reserve(int, workload.Time) {}
 

@@ -1,0 +1,110 @@
+package hpcpack
+
+import (
+	"strconv"
+
+	"github.com/schedsim/schedsim/policy"
+)
+
+// This file holds the filters' side of HPC Pack's job model with minimum
+// and maximum resources (SPEC §3 and §6): each growth of a running job
+// passes its activation chain (Model.FilterGrow), and Filtered passes the
+// growth step on to the engine with the processors the filters do not
+// reserve.
+
+// GrowRunning implements policy.Grower: Inner's growth with the idle
+// processors the activation filters do not reserve. In a round that
+// refused a start (another round follows) it grows nothing: the refused
+// job's processors go to the next job of the queue first. When Inner's
+// last round did not grow the running jobs (no round ran, or it refused a
+// start before its growth), Schedule grows them after it.
+func (w *filteredView) GrowRunning(spare int) int {
+	f := w.f
+	if f.refused {
+		return 0
+	}
+	f.grewIn = f.round
+	return f.grow(spare)
+}
+
+// grow passes growth on to the engine, with at most the unreserved idle
+// processors.
+func (f *Filtered) grow(spare int) int {
+	g, ok := f.d.(policy.Grower)
+	spare = min(spare, f.v.Free()-f.reserved)
+	if !ok || spare <= 0 {
+		return 0
+	}
+	return g.GrowRunning(spare)
+}
+
+var (
+	_ policy.Grower     = (*filteredView)(nil)
+	_ policy.GrowFilter = (*Model)(nil)
+)
+
+// FilterGrow implements policy.GrowFilter: the job's activation chain (its
+// template's filters, then the cluster's) decides, SPEC §6's "running job
+// (grow)" column: 0 grows the job; 1 does not, the queue is not blocked and
+// the processors go to others. Results SPEC §6 leaves undefined for a
+// running job (2, 3, 4, any other code, a timeout, a missing filter) are
+// treated as 1, and the job's note counts them under their own code. After
+// a refusal the job is not offered processors again before
+// Model.Reevaluate has passed, as blocked jobs are re-evaluated; the
+// refusal is reverted in the chain as for a queued job.
+//
+// The filters get an Activation with Grow set, Index -1, Backfill false
+// and Resources the processor count the job would grow to.
+func (h *Model) FilterGrow(o policy.GrowOffer) bool {
+	h.setup()
+	chain := h.ActivationChain(o.Job)
+	if len(chain) == 0 {
+		return true
+	}
+	nt := h.note(o.Job.Seq)
+	if nt.growNext > o.Now {
+		return false
+	}
+	h.growAct = Activation{Job: o.Job, Now: o.Now, Pass: o.Pass, Index: -1, Resources: o.Procs, Grow: true}
+	r, _ := ActivationChain(chain, &h.growAct, nil)
+	k := countOther
+	switch {
+	case r.Status == TimedOut:
+		k = countTimeout
+	case r.Status == NotFound:
+		k = countNotFound
+	case r.Code >= 0 && r.Code < 5:
+		k = r.Code
+	}
+	nt.grow[k]++
+	if r.Status == Exited && r.Code == ActivateStart {
+		nt.growNext = 0
+		return true
+	}
+	nt.growNext = o.Now + h.reevaluate()
+	return false
+}
+
+// appendGrowNote appends "grow=0x2,1x1" (the grow results and their
+// counts) when n saw any, after a space when dst grew beyond start.
+func appendGrowNote(dst []byte, start int, n *jobNote) []byte {
+	first := true
+	for k, c := range n.grow {
+		if c == 0 {
+			continue
+		}
+		if first {
+			if len(dst) > start {
+				dst = append(dst, ' ')
+			}
+			dst = append(dst, "grow="...)
+			first = false
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, countNames[k]...)
+		dst = append(dst, 'x')
+		dst = strconv.AppendInt(dst, int64(c), 10)
+	}
+	return dst
+}
