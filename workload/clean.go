@@ -23,11 +23,29 @@ type cleaner struct {
 	// allocFirst is rules.Procs == ProcsAllocated, which every record
 	// asks: a bool is cheaper to test than the string.
 	allocFirst bool
+	// sel is the selection rules resolved against the header (see
+	// prepare), nil when they select every job.
+	sel *selection
 }
 
 func newCleaner(rules Rules, hdr *Header, records string) cleaner {
 	rules = rules.WithDefaults()
 	return cleaner{rules: rules, hdr: hdr, last: math.MinInt64, records: records, allocFirst: rules.Procs == ProcsAllocated}
+}
+
+// prepare resolves the selection rules against the header, which must be
+// whole: every reader calls it once it has read the header, before the
+// first record. Its error is about the rules and the header, not a record.
+func (c *cleaner) prepare() error {
+	if c.raw {
+		return nil
+	}
+	sel, err := newSelection(c.rules, c.hdr)
+	if err != nil {
+		return err
+	}
+	c.sel = sel
+	return nil
 }
 
 // clean turns the raw record in j into the job the simulator runs. The raw
@@ -74,6 +92,9 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 		return true, nil
 	}
 
+	if c.sel != nil && !c.sel.selects(j, &c.stats) {
+		return false, nil
+	}
 	if len(c.rules.Statuses) > 0 && !containsInt(c.rules.Statuses, j.Status) {
 		c.stats.DroppedStatus++
 		return false, nil
@@ -130,11 +151,29 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 			c.stats.Overrun++
 		}
 	}
+	if c.sel != nil && c.sel.maxJobs > 0 && c.stats.Kept >= c.sel.maxJobs {
+		c.stats.DroppedMaxJobs++
+		return false, nil
+	}
+	if uint(j.Status+1) > 6 {
+		// Not -1 to 5: a status SWF does not define (-4 in some archive
+		// logs). The job is kept, its status as recorded.
+		c.stats.StatusUnknown++
+	}
 	if rounded {
 		c.stats.RoundedFractional++
 	}
 	c.stats.Kept++
 	return true, nil
+}
+
+// drop counts a record that its reader drops before the rules see it
+// (counter, one of c.stats' fields, says why): it takes a place in the
+// trace's order (Seq) as any record does.
+func (c *cleaner) drop(counter *int64) {
+	c.seq++
+	c.stats.Records++
+	*counter++
 }
 
 func containsInt(s []int, v int) bool {

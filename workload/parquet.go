@@ -125,6 +125,9 @@ func newParquetReader(ra io.ReaderAt, size int64, path string, rules Rules, m *C
 			r.hdr.Fields = append(r.hdr.Fields, HeaderField{Key: "UnixStartTime", Value: strconv.FormatInt(r.origin, 10)})
 		}
 	}
+	if err := r.cl.prepare(); err != nil {
+		return nil, &ParseError{Path: path, Err: err}
+	}
 	return r, nil
 }
 
@@ -721,7 +724,7 @@ func (b *pqBinding) number(v parquet.Value) (float64, error) {
 	if !(math.Abs(x) <= maxSWFValue) {
 		return 0, fmt.Errorf("%v is out of range", x)
 	}
-	if x < 0 && x != Unknown && b.kind != kSigned {
+	if x < 0 && x != Unknown && b.kind != kSigned && b.kind != kStatus {
 		return 0, fmt.Errorf("%v is negative (null or -1 means unknown)", x)
 	}
 	switch b.kind {

@@ -9,6 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+
+	gzip "github.com/klauspost/compress/gzip"
 )
 
 // Reader streams the cleaned jobs of a trace, whatever its format.
@@ -48,6 +51,8 @@ type openConfig struct {
 	format  Format
 	columns *ColumnMap
 	raw     bool
+	tz      *time.Location
+	speed   float64
 }
 
 // WithFormat reads the input as format f instead of detecting it.
@@ -74,18 +79,68 @@ var (
 )
 
 // Open opens the trace file at path for reading with rules. It detects the
-// format from the file's first bytes — "PAR1" is Parquet, anything else SWF
-// (plain or gzip) — and falls back to the name (.parquet, .pq) only to
-// explain a file that does not start as its name says. Close the reader when
-// done.
+// format from the file's first bytes — "PAR1" is Parquet; text (plain or
+// gzip) whose first character is '{' is a Batsim JSON workload, whose
+// first line names '|'-separated columns among which JobID or JobIDRaw is
+// Slurm accounting output (sacct); any other text is SWF — and falls back
+// to the name (.parquet, .pq, .json, .sacct) only to explain a file that
+// does not start as its name says. Close the reader when done.
 //
 // Beyond what the format's reader checks, the reader Open returns rejects
 // what no run can use, each as a *ParseError naming the file and, for a
 // record, its line or row and field: a file without any job record
 // (ErrNoJobs; an empty or header-only file), binary data or an unsupported
 // compression (ErrNotTrace), values below -1 (SWF's "unknown") in any SWF
-// field, and a job number an earlier kept job has (unless Rules.Duplicate
-// says keep or drop).
+// field but the status (which the cleaner counts, see
+// CleanStats.StatusUnknown), and a job number an earlier kept job has
+// (unless Rules.Duplicate says keep or drop).
+//
+// Slurm accounting output is what "sacct --allusers --parsable2" (or
+// --parsable) prints with its header line, the columns in any order; the
+// reader needs JobID or JobIDRaw, Submit, a run time (Elapsed, ElapsedRaw,
+// or Start and End) and a processor count (NCPUS, AllocCPUS, ReqCPUS,
+// ReqTRES or AllocTRES), and reads Eligible, Timelimit(Raw), State,
+// ExitCode, NNodes, ReqNodes, ReqMem, User, UID, Group, GID, Partition,
+// QOS, Priority, JobName, MaxRSS and TotalCPU when present, ignoring other
+// columns. Each job becomes one SWF record: job number JobIDRaw (else the
+// JobID's; array tasks without JobIDRaw are numbered after the largest
+// number in the file, in file order); times in seconds from the first
+// submission (the header's UnixStartTime; see WithTimeZone); wait = Start
+// − Submit, the recorded start; run time = Elapsed for a job that started
+// (else -1); processors allocated = NCPUS (AllocTRES cpu), requested =
+// ReqCPUS (ReqTRES cpu); requested time = Timelimit; memory per processor
+// from ReqTRES mem (the job's total) or ReqMem (c: per CPU, n or none: per
+// node); the state as an SWF status (see sacctStatus: COMPLETED 1, FAILED,
+// TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED … 0, CANCELLED 5 whether
+// or not it had started, REQUEUED 2); users and groups by UID and GID (else
+// their names numbered in order of appearance, from 1), queues by QOS and
+// partitions by name, numbered so too and listed in the header ("Queue: 1
+// normal"), executables by JobName; Priority as Job.Priority; ReqNodes (or
+// NNodes) as Job.ReqNodes; Eligible, when after Submit, as Job.HoldUntil.
+// Job steps (123.batch, 123.0) fold into their job (the largest MaxRSS of
+// its steps is its used memory); the components of a heterogeneous job
+// (123+0, 123+1) fold into one job (processors, nodes and memory added,
+// the longest run and limit; a failed component fails it); an earlier run
+// of a requeued job (sacct --duplicates: the same JobID again later) is a
+// partial record, status 2. Jobs not finished when sacct ran (PENDING,
+// RUNNING, SUSPENDED, …, and REVOKED ones) are dropped and counted
+// (CleanStats.DroppedUnfinished). "Unknown", "None" and empty values are
+// unknown (-1).
+//
+// A Batsim workload is a JSON object with "jobs" (id, subtime, res,
+// profile, and walltime if any), "profiles" and "nb_res" (the header's
+// MaxProcs). A job's run time is its profile's: a delay profile's delay,
+// a parallel_homogeneous profile's computation at the hosts' speed (see
+// WithBatsimSpeed) or, without one, its "runtime" field, a composed
+// profile's parts in sequence. Batsim's times are seconds and may be
+// fractional: submit, run and requested times are rounded to whole
+// seconds as SWF's fractional times are (half away from zero, counted in
+// CleanStats.RoundedFractional). A profile's non-zero "ret" makes the job
+// failed (status 0), else completed (1). Jobs are replayed in submission
+// order, ties in file order.
+//
+// Both are read whole into memory (about 250 bytes a job), unlike SWF and
+// Parquet, which stream.
 func Open(path string, rules Rules, opts ...Option) (Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -143,16 +198,38 @@ func open(in io.Reader, ra io.ReaderAt, size int64, closer io.Closer, name strin
 	format := cfg.format
 	if format == "" {
 		format = detect(magic, name)
+		if format == FormatSWF {
+			format = detectText(br, name)
+		}
 	}
 	if err := checkMagic(magic, name, format); err != nil {
 		return nil, err
 	}
+	if cfg.columns != nil && format != FormatParquet {
+		return nil, &ParseError{Path: name, Err: fmt.Errorf("a column mapping applies to Parquet traces only, and this is %s", formatName(format))}
+	}
 	var src source
 	switch format {
-	case FormatSWF:
-		if cfg.columns != nil {
-			return nil, &ParseError{Path: name, Err: errors.New("a column mapping applies to Parquet traces only, and this is SWF")}
+	case FormatSacct, FormatBatsim:
+		text, cl, err := textReader(br, name)
+		if err != nil {
+			return nil, err
 		}
+		var r *memSource
+		if format == FormatSacct {
+			r, err = newSacctReader(text, name, rules, cfg.raw, cfg.tz)
+		} else {
+			r, err = newBatsimReader(text, name, rules, cfg.raw, cfg.speed)
+		}
+		if cl != nil {
+			cl.Close()
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.closer = closer
+		src = r
+	case FormatSWF:
 		r, err := newSWFReader(br, name, rules, true, cfg.raw)
 		if err != nil {
 			return nil, err
@@ -177,7 +254,7 @@ func open(in io.Reader, ra io.ReaderAt, size int64, closer io.Closer, name strin
 		r.closer = closer
 		src = r
 	default:
-		return nil, fmt.Errorf("workload: unknown format %q (want swf or parquet)", format)
+		return nil, fmt.Errorf("workload: unknown format %q (want swf, parquet, sacct or batsim)", format)
 	}
 	if src.empty() {
 		src.Close()
@@ -186,7 +263,8 @@ func open(in io.Reader, ra io.ReaderAt, size int64, closer io.Closer, name strin
 	return &checked{source: src, dup: dupCheck{rule: rules.Duplicate, raw: cfg.raw}}, nil
 }
 
-// detect returns the format the first bytes of a file say, else its name.
+// detect returns the format the first bytes of a file say, else its name;
+// FormatSWF for any text (see detectText).
 func detect(magic []byte, name string) Format {
 	if bytes.HasPrefix(magic, []byte("PAR1")) {
 		return FormatParquet
@@ -196,6 +274,75 @@ func detect(magic []byte, name string) Format {
 		return FormatParquet
 	}
 	return FormatSWF
+}
+
+// sniffSize is how much text detectText looks at: the first line of sacct
+// output, its header, has a name for each column.
+const sniffSize = 16 << 10
+
+// detectText tells the text formats apart from the text's first bytes
+// (gzip-compressed or not), without consuming them: Batsim's JSON starts
+// with '{', sacct output with its header line; anything else is SWF. The
+// name (.json, .sacct, with .gz or not) decides only when the text says
+// nothing.
+func detectText(br *bufio.Reader, name string) Format {
+	head, _ := br.Peek(sniffSize)
+	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+		// The start of the compressed text: enough for its first line.
+		zr, err := gzip.NewReader(bytes.NewReader(head))
+		if err != nil {
+			return FormatSWF
+		}
+		buf := make([]byte, sniffSize)
+		n, _ := io.ReadFull(zr, buf)
+		head = buf[:n]
+	}
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	if len(t) > 0 && t[0] == '{' {
+		return FormatBatsim
+	}
+	first, _, _ := bytes.Cut(t, []byte{'\n'})
+	if isSacctHeader(first) {
+		return FormatSacct
+	}
+	if len(t) == 0 || t[0] != ';' {
+		ext := strings.ToLower(strings.TrimSuffix(strings.ToLower(name), ".gz"))
+		switch strings.ToLower(filepath.Ext(ext)) {
+		case ".json":
+			return FormatBatsim
+		case ".sacct":
+			return FormatSacct
+		}
+	}
+	return FormatSWF
+}
+
+// textReader returns the text of br, decompressed when it is gzip; the
+// closer, when not nil, is the decompressor's.
+func textReader(br *bufio.Reader, name string) (io.Reader, io.Closer, error) {
+	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, &ParseError{Path: name, Err: fmt.Errorf("bad gzip stream: %w", err)}
+		}
+		return zr, zr, nil
+	}
+	return br, nil, nil
+}
+
+// formatName names a format in messages.
+func formatName(f Format) string {
+	switch f {
+	case FormatSWF:
+		return "SWF"
+	case FormatParquet:
+		return "Parquet"
+	case FormatSacct:
+		return "sacct output"
+	case FormatBatsim:
+		return "a Batsim workload"
+	}
+	return string(f)
 }
 
 // checkMagic rejects inputs whose first bytes say they are not format.
@@ -211,14 +358,14 @@ func checkMagic(magic []byte, name string, format Format) error {
 		{"7z\xbc\xaf\x27\x1c", "a 7-zip archive"},
 	} {
 		if bytes.HasPrefix(magic, []byte(m.magic)) {
-			return &ParseError{Path: name, Err: fmt.Errorf("%w: the file is %s; schedsim reads SWF (plain or gzip) and Parquet: decompress it first", ErrNotTrace, m.what)}
+			return &ParseError{Path: name, Err: fmt.Errorf("%w: the file is %s; schedsim reads SWF, sacct output and Batsim workloads (plain or gzip) and Parquet: decompress it first", ErrNotTrace, m.what)}
 		}
 	}
 	if format == FormatParquet && len(magic) > 0 && !bytes.HasPrefix(magic, []byte("PAR1")) {
 		return &ParseError{Path: name, Err: fmt.Errorf("%w: the file does not start with Parquet's magic bytes \"PAR1\"", ErrNotTrace)}
 	}
-	if format == FormatSWF && bytes.HasPrefix(magic, []byte("PAR1")) {
-		return &ParseError{Path: name, Err: fmt.Errorf("%w: the file is Parquet, not SWF", ErrNotTrace)}
+	if format != FormatParquet && bytes.HasPrefix(magic, []byte("PAR1")) {
+		return &ParseError{Path: name, Err: fmt.Errorf("%w: the file is Parquet, not %s", ErrNotTrace, formatName(format))}
 	}
 	return nil
 }

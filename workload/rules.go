@@ -97,6 +97,21 @@ const (
 	DuplicateDrop DuplicateRule = "drop"
 )
 
+// ExtraFieldsRule says what happens to an SWF job line with more than 18
+// fields, as the extended SWF of some simulators has.
+type ExtraFieldsRule string
+
+// Values of ExtraFieldsRule.
+const (
+	// ExtraFieldsError stops the read with a *ParseError naming the line
+	// (default): a line with more fields may be no SWF at all.
+	ExtraFieldsError ExtraFieldsRule = "error"
+	// ExtraFieldsIgnore reads the first 18 fields of such a line and ignores
+	// the rest, which need not be numbers; the lines are counted
+	// (CleanStats.ExtraFields).
+	ExtraFieldsIgnore ExtraFieldsRule = "ignore"
+)
+
 // Rules are the cleaning rules applied while reading a trace. The zero value
 // means the defaults.
 type Rules struct {
@@ -106,8 +121,35 @@ type Rules struct {
 	Overrun   OverrunRule   // default OverrunKill
 	Partial   PartialRule   // default PartialAuto
 	Duplicate DuplicateRule // "" means DuplicateError (applied by Open's readers)
+	// ExtraFields says what an SWF line with more than 18 fields is;
+	// "" means ExtraFieldsError. It applies to raw records (Raw) too.
+	ExtraFields ExtraFieldsRule
 	// Statuses, when not empty, keeps only jobs whose status (field 11) is listed.
 	Statuses []int
+
+	// Selection: which part of the trace to replay. Each rule drops the
+	// jobs it does not select and counts them (CleanStats.DroppedBeforeFrom
+	// and so on); none applies to raw records (Raw). Jobs keep their
+	// submit times: a window is not moved to time 0.
+
+	// From and Until select the jobs submitted in [From, Until): each is
+	// empty (no bound), seconds from the log's start (time 0 of its submit
+	// times) with an optional unit s, m, h or d ("3600", "90m", "2d"), or
+	// a date ("2002-08-01") or date-time ("2002-08-01T12:00:00", a space
+	// for the T, an optional "Z" or "+02:00") when the header gives
+	// UnixStartTime. A date-time without a zone is in the header's
+	// TimeZoneString, else its TimeZone (seconds east of UTC), else UTC.
+	From, Until string
+	// MaxJobs, when positive, keeps the first MaxJobs jobs that every
+	// other rule keeps (in submission order) and drops the rest.
+	MaxJobs int64
+	// Users, Queues and Partitions, when not empty, keep only the jobs
+	// whose user id (field 12), queue (field 15) or partition (field 16)
+	// is listed: each entry is a number, or a name that the header's
+	// "User:", "Queue:" or "Partition:" lines give a number ("; Queue: 2
+	// production", as the Parallel Workloads Archive writes them, and as
+	// the sacct reader writes its QOS and partition names).
+	Users, Queues, Partitions []string
 }
 
 // WithDefaults returns r with every empty rule set to its default.
@@ -158,7 +200,15 @@ func (r Rules) Validate() error {
 			return err
 		}
 	}
-	return check("partial", string(r.Partial), string(PartialAuto), string(PartialDrop), string(PartialKeep))
+	if r.ExtraFields != "" {
+		if err := check("extra-fields", string(r.ExtraFields), string(ExtraFieldsError), string(ExtraFieldsIgnore)); err != nil {
+			return err
+		}
+	}
+	if err := check("partial", string(r.Partial), string(PartialAuto), string(PartialDrop), string(PartialKeep)); err != nil {
+		return err
+	}
+	return r.validateSelection()
 }
 
 // ParseStatuses parses a comma-separated list of SWF status codes such as "0,1,5".
@@ -198,4 +248,22 @@ type CleanStats struct {
 	// when zero.
 	DuplicateIDs     int64 `json:"duplicate_ids,omitempty"`        // kept although an earlier job has its number (rule keep)
 	DroppedDuplicate int64 `json:"dropped_duplicate_id,omitempty"` // dropped: an earlier job has its number (rule drop)
+
+	// The counts below are left out of JSON when zero, so that the summary
+	// of a trace none of them touches is what it was before they existed.
+
+	StatusUnknown int64 `json:"status_unknown,omitempty"`       // kept with a status SWF does not define (below -1, or above 5; -4 in some archive logs)
+	ExtraFields   int64 `json:"extra_fields_ignored,omitempty"` // SWF lines with more than 18 fields, read up to the 18th (rule ExtraFields ignore)
+	// Selection rules (Rules.From, Until, MaxJobs, Users, Queues,
+	// Partitions).
+	DroppedBeforeFrom int64 `json:"dropped_before_from,omitempty"` // dropped: submitted before From
+	DroppedAfterUntil int64 `json:"dropped_after_until,omitempty"` // dropped: submitted at or after Until
+	DroppedUser       int64 `json:"dropped_user,omitempty"`        // dropped: user not among Users
+	DroppedQueue      int64 `json:"dropped_queue,omitempty"`       // dropped: queue not among Queues
+	DroppedPartition  int64 `json:"dropped_partition,omitempty"`   // dropped: partition not among Partitions
+	DroppedMaxJobs    int64 `json:"dropped_max_jobs,omitempty"`    // dropped: MaxJobs jobs were kept before it
+	// Slurm accounting (sacct) input.
+	DroppedUnfinished int64 `json:"dropped_unfinished,omitempty"` // dropped: not finished when sacct ran (PENDING, RUNNING, SUSPENDED, …), or revoked
+	StepsFolded       int64 `json:"sacct_steps_folded,omitempty"` // job step lines (123.batch, 123.0) folded into their job
+	HetFolded         int64 `json:"sacct_het_folded,omitempty"`   // heterogeneous job components (123+1, …) folded into their job's first
 }

@@ -29,21 +29,26 @@ const maxSWFValue = 1e15
 // ErrNoJobs is returned by readers of a trace that holds no job at all.
 var ErrNoJobs = errors.New("workload: trace has no jobs")
 
-// ParseError is a bad input record: the file, the line (1-based) of an SWF
-// file or the row (1-based) of a Parquet file, and the field: the 1-based SWF
-// field number (0 when the whole record is at fault or the field is not one
-// of SWF's) and, for Parquet, the column's name.
+// ParseError is a bad input record: the file, the line (1-based) of a text
+// file (SWF, sacct output, Batsim's JSON) or the row (1-based) of a Parquet
+// file, and the field: the 1-based SWF field number (0 when the whole record
+// is at fault or the field is not one of SWF's), the column's name for
+// Parquet and sacct output, or the key of a JSON value for Batsim
+// ("jobs[3].subtime").
 type ParseError struct {
 	Path   string
 	Line   int64
 	Row    int64
 	Field  int
 	Column string
+	Key    string
 	Err    error
 }
 
 // Error implements error, in the form "path:line: field N (name): reason" for
-// SWF and "path: row N: column "name": reason" for Parquet.
+// SWF, "path: row N: column "name": reason" for Parquet, "path:line: column
+// "name": reason" for sacct output and "path:line: key "jobs[3].res":
+// reason" for Batsim.
 func (e *ParseError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
@@ -53,7 +58,9 @@ func (e *ParseError) Error() string {
 	if e.Row > 0 {
 		fmt.Fprintf(&b, ": row %d", e.Row)
 	}
-	if e.Column != "" {
+	if e.Key != "" {
+		fmt.Fprintf(&b, ": key %q", e.Key)
+	} else if e.Column != "" {
 		fmt.Fprintf(&b, ": column %q", e.Column)
 	} else if e.Field > 0 && e.Field <= len(SWFFieldNames) {
 		fmt.Fprintf(&b, ": field %d (%s)", e.Field, SWFFieldNames[e.Field-1])
@@ -118,6 +125,9 @@ type SWFReader struct {
 	done  bool
 	// general turns parseFast off (tests compare both paths).
 	general bool
+	// extra is the rule ExtraFieldsIgnore: fields after the 18th are
+	// ignored.
+	extra bool
 }
 
 // swfText is an SWFReader's text buffer and the values of the line last
@@ -214,6 +224,11 @@ func newSWFReader(in io.Reader, path string, rules Rules, strict, raw bool) (*SW
 		r.Close()
 		return nil, err
 	}
+	if err := r.cl.prepare(); err != nil {
+		r.Close()
+		return nil, &ParseError{Path: path, Err: err}
+	}
+	r.extra = rules.ExtraFields == ExtraFieldsIgnore
 	return r, nil
 }
 
@@ -586,7 +601,11 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 			return false, nil
 		}
 		if n == 18 {
-			return false, &ParseError{Path: r.path, Line: r.line, Err: fmt.Errorf("more than 18 fields (an SWF job line has exactly 18)")}
+			if r.extra {
+				r.cl.stats.ExtraFields++
+				break
+			}
+			return false, &ParseError{Path: r.path, Line: r.line, Err: fmt.Errorf("more than 18 fields (an SWF job line has exactly 18; the extra-fields rule \"ignore\", --extra-fields ignore, reads the first 18 and ignores the rest)")}
 		}
 		start := i
 		v, isInt, end, ok := scanNumber(line, i)
@@ -600,7 +619,8 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 		if !(math.Abs(v) <= maxSWFValue) {
 			return false, &ParseError{Path: r.path, Line: r.line, Field: n + 1, Err: fmt.Errorf("%v is out of range", v)}
 		}
-		if r.strict && v < 0 && v != Unknown {
+		if r.strict && v < 0 && v != Unknown && n != 10 {
+			// (A negative status, field 11, is counted by the cleaner.)
 			return false, &ParseError{Path: r.path, Line: r.line, Field: n + 1, Err: fmt.Errorf("%s is negative: SWF writes -1 for an unknown value", line[start:i])}
 		}
 		r.fields[n], r.ints[n] = v, isInt
