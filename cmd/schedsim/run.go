@@ -41,8 +41,10 @@ where jobs arrive or end, one pass starts jobs from the head while they fit.
 With --backfill easy the blocked head gets a reservation at the earliest time
 the running jobs' requested times free enough processors, and up to
 --lookahead jobs behind it start early if they fit now without delaying it
-(EASY backfilling, as in HPC Pack and pyss). Jobs without a requested time are
-never backfilled. --backfill slurm runs Slurm's sched/backfill instead: strict
+(EASY backfilling, as in pyss). --backfill hpcpack is HPC Pack's stricter
+window: a job behind the head starts only if it fits the processors free now
+and ends, by its requested time, before the head's start. Jobs without a
+requested time are never backfilled. --backfill slurm runs Slurm's sched/backfill instead: strict
 priority order at every event, and a backfill cycle every --bf-interval.
 --order sets the queue's priority order (e.g. sjf, wfp3, multifactor), and
 --estimates what the scheduler plans with (e.g. perfect, predict).
@@ -153,7 +155,7 @@ type runOptions struct {
 func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.trace, "trace", "", "trace file: SWF (plain or gzip) or Parquet, detected from its content (default: the embedded sample trace)")
 	fs.IntVar(&o.procs, "procs", 0, "machine size in processors (default: the trace header's MaxProcs, else MaxNodes)")
-	fs.StringVar(&o.backfill, "backfill", string(policy.BackfillEASY), "backfilling: off (strict FCFS), easy (reservations for the first --reservation-depth jobs, backfill behind them) or conservative (a reservation for every job)")
+	fs.StringVar(&o.backfill, "backfill", string(policy.BackfillEASY), "backfilling: off (strict FCFS), easy (reservations for the first --reservation-depth jobs, backfill behind them), hpcpack (HPC Pack's window: a backfilled job must end by the head's start), conservative (a reservation for every job) or slurm")
 	fs.StringVar(&o.lookahead, "lookahead", fmt.Sprint(policy.DefaultLookahead), "how many queued jobs behind the head are examined for backfilling: a number or all (HPC Pack's default is 1000)")
 	fs.StringVar(&o.depth, "reservation-depth", "1", "with --backfill easy, how many queued jobs get reservations (Maui's RESERVATIONDEPTH): 1 is EASY, all is conservative backfilling")
 	fs.StringVar(&o.order, "order", policy.OrderFCFS, "queue priority order: fcfs (submission), sjf (shortest requested time), smallest or largest (processors), wfp3 or unicep (Tang et al. 2009), f1 (Carastan-Santos & de Camargo 2017) or multifactor (Slurm's priority/multifactor, see --priority); not with conservative")

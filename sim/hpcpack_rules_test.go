@@ -1,0 +1,160 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// This file holds HPC Pack's rules as its documentation states them (issue
+// #22 items 1, 3, 4 and 5; SPEC §3 and §6), each with a schedule computed by
+// hand in the comments: the start, end and final state of every job.
+
+// sched is a job's expected record: its state, start and end.
+type sched struct {
+	id         int64
+	state      sim.State
+	start, end workload.Time
+}
+
+// checkSched compares every job's record with want, and that there is no
+// other record.
+func checkSched(t *testing.T, rec *recorder, want []sched) {
+	t.Helper()
+	if len(rec.recs) != len(want) {
+		t.Errorf("%d records, want %d", len(rec.recs), len(want))
+	}
+	for _, w := range want {
+		r := rec.byID(t, w.id)
+		if r.State != w.state || r.Start != w.start || r.End != w.end {
+			t.Errorf("job %d: %v [%d, %d], want %v [%d, %d]", w.id, r.State, r.Start, r.End, w.state, w.start, w.end)
+		}
+	}
+	if t.Failed() {
+		t.Log("\n" + formatRecords(rec.recs))
+	}
+}
+
+// runRules runs jobs on procs processors under pol with the HPC Pack model
+// h (nil: none; its activation filters, if any, wrap pol).
+func runRules(t *testing.T, procs int, pol policy.Policy, h *hpcpack.Model, jobs []workload.Job) *recorder {
+	t.Helper()
+	cfg := sim.Config{Procs: procs, Policy: pol}
+	if h != nil {
+		if h.HasActivation() {
+			var err error
+			if cfg.Policy, err = h.Wrap(pol); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg.Admission, cfg.Annotator = h, h
+	}
+	eng, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	if _, err := eng.Run(newSource(jobs), rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// TestHPCPackBackfillWindow (item 1): HPC Pack's backfill window is the
+// processors free now × the time until the head's start, and a job behind
+// the head starts only if it completes inside it; EASY also starts a job
+// that runs past the head's start on processors the head will not need.
+//
+// Machine of 10. Job 1 (6 procs) runs 0–100; at 1 the head, job 2 (8
+// procs, 50 s), waits for it: its start (shadow) is 100, and 2 processors
+// are left over then (EASY's extra). Behind it, each of 2 procs: job 3
+// asks 200 s, job 4 asks 90 s (runs 80), job 5 asks 99 s.
+//
+// EASY: job 3 runs past 100 on the extra 2 → starts at 1; job 4 ends by
+// 100 → starts at 1; no processor is left for job 5. At 81 job 4 ends:
+// job 5 would end at 180 > 100 and the extra is used up. At 100 job 1 ends,
+// job 2 runs 100–150; at 150 job 5 runs 150–249.
+//
+// HPC Pack: the window is 4 processors × 99 s. Job 3 cannot complete in
+// it; job 4 (ends 91) starts at 1; job 5 (ends at 100, the head's start)
+// starts at 1 and takes the rest. At 100 jobs 1 and 5 end: job 2 runs
+// 100–150 and job 3, now the head's successor, fits beside it: 100–300.
+//
+// Without a known shadow (job 1 has no requested time), the head could
+// start as soon as job 1 ends, at best now: HPC Pack's window is empty and
+// nothing backfills, while EASY still starts job 3 on the extra 2 (one
+// running job without an estimate, EarliestPossible). EASY: job 3 1–201;
+// job 2 100–150; jobs 4 and 5 at 150 (150–230, 150–249). HPC Pack: job 2
+// 100–150, job 3 100–300, jobs 4 and 5 150–230 and 150–249.
+func TestHPCPackBackfillWindow(t *testing.T) {
+	jobs := func(est1 workload.Time) []workload.Job {
+		return []workload.Job{
+			job(1, 0, 6, 100, est1),
+			job(2, 1, 8, 50, 50),
+			job(3, 1, 2, 200, 200),
+			job(4, 1, 2, 80, 90),
+			job(5, 1, 2, 99, 99),
+		}
+	}
+	easy, err := policy.New(policy.Config{Backfill: policy.BackfillEASY, Lookahead: policy.LookaheadAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict, err := policy.New(policy.Config{Backfill: policy.BackfillHPCPack, Lookahead: policy.LookaheadAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strict.Name(); got != "hpcpack(lookahead=all)" {
+		t.Errorf("name %q, want hpcpack(lookahead=all)", got)
+	}
+	c := sim.Completed
+	tests := []struct {
+		name string
+		pol  func() policy.Policy
+		h    func() *hpcpack.Model
+		est1 workload.Time
+		want []sched
+	}{
+		{"easy", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }, nil, 100,
+			[]sched{{1, c, 0, 100}, {2, c, 100, 150}, {3, c, 1, 201}, {4, c, 1, 81}, {5, c, 150, 249}}},
+		{"hpcpack", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll, Strict: true} }, nil, 100,
+			[]sched{{1, c, 0, 100}, {2, c, 100, 150}, {3, c, 100, 300}, {4, c, 1, 81}, {5, c, 1, 100}}},
+		{"hpcpack with activation filters", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll, Strict: true} },
+			func() *hpcpack.Model {
+				return &hpcpack.Model{Activation: []hpcpack.ActivationFilter{&passAll{}}}
+			}, 100,
+			[]sched{{1, c, 0, 100}, {2, c, 100, 150}, {3, c, 100, 300}, {4, c, 1, 81}, {5, c, 1, 100}}},
+		{"easy, unknown shadow", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }, nil, none,
+			[]sched{{1, c, 0, 100}, {2, c, 100, 150}, {3, c, 1, 201}, {4, c, 150, 230}, {5, c, 150, 249}}},
+		{"hpcpack, unknown shadow", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll, Strict: true} }, nil, none,
+			[]sched{{1, c, 0, 100}, {2, c, 100, 150}, {3, c, 100, 300}, {4, c, 150, 230}, {5, c, 150, 249}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h *hpcpack.Model
+			if tt.h != nil {
+				h = tt.h()
+			}
+			checkSched(t, runRules(t, 10, tt.pol(), h, jobs(tt.est1)), tt.want)
+		})
+	}
+	// policy.New builds the same policies.
+	if e, ok := easy.(*policy.EASY); !ok || e.Strict {
+		t.Errorf("backfill easy: %#v", easy)
+	}
+	if e, ok := strict.(*policy.EASY); !ok || !e.Strict {
+		t.Errorf("backfill hpcpack: %#v", strict)
+	}
+	for _, bad := range []policy.Config{
+		{Backfill: policy.BackfillHPCPack, Depth: 2},
+		{Backfill: policy.BackfillHPCPack, Depth: policy.DepthAll},
+		{Backfill: policy.BackfillHPCPack, SJBF: true},
+	} {
+		if _, err := policy.New(bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
