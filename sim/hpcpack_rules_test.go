@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/schedsim/schedsim/policy"
@@ -155,6 +156,118 @@ func TestHPCPackBackfillWindow(t *testing.T) {
 	} {
 		if _, err := policy.New(bad); err == nil {
 			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+// holdSub is a submission filter that sets Hold Until (result 1) on the
+// jobs it names.
+type holdSub map[int64]workload.Time
+
+func (h holdSub) Name() string { return "hold-sub" }
+func (h holdSub) FilterSubmission(j *workload.Job) hpcpack.Result {
+	if t, ok := h[j.ID]; ok {
+		j.HoldUntil = t
+		return hpcpack.Exit(hpcpack.SubmitChanged, "")
+	}
+	return hpcpack.Exit(hpcpack.SubmitAsIs, "")
+}
+func (h holdSub) RevertSubmission(*workload.Job) {}
+
+// TestHoldUntilIsAJobProperty (item 4): a job whose Hold Until lies in the
+// future does not start before it, with or without filters; it then
+// queues at its submission-order place.
+//
+// Machine of 4. Job 1 (2 procs, 100 s) is held until 40; job 2 (2 procs,
+// 50 s) starts at 0; job 3 (4 procs, 10 s) arrives at 10 and waits for job
+// 2 (EASY reserves it at 50). At 40 job 1 leaves its hold ahead of job 3
+// (submitted before it) and starts on the 2 free processors: 40–140; job
+// 3's reservation is void, and it runs 140–150. Job 4 (1 proc, 5 s, at 10)
+// has a Hold Until at its submission, which holds nothing: it backfills at
+// 10 (ends 15 ≤ 50). Before, a trace's Hold Until was ignored without
+// activation filters: job 1 ran 0–100, job 3 100–110.
+func TestHoldUntilIsAJobProperty(t *testing.T) {
+	c := sim.Completed
+	want := []sched{{1, c, 40, 140}, {2, c, 0, 50}, {3, c, 140, 150}, {4, c, 10, 15}}
+	tests := []struct {
+		name  string
+		trace bool // Hold Until from the trace (else a submission filter sets it)
+		h     func() *hpcpack.Model
+		pol   func() policy.Policy
+	}{
+		{"trace, no HPC Pack model", true, nil, func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }},
+		{"trace, FCFS", true, nil, func() policy.Policy { return policy.FCFS{} }},
+		{"trace, templates only", true, func() *hpcpack.Model {
+			return &hpcpack.Model{Templates: map[string]*hpcpack.Template{"Default": {Name: "Default"}}}
+		}, func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }},
+		{"trace, activation filters", true, func() *hpcpack.Model {
+			return &hpcpack.Model{Activation: []hpcpack.ActivationFilter{&passAll{}}}
+		}, func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }},
+		{"submission filter, no activation filter", false, func() *hpcpack.Model {
+			return &hpcpack.Model{Submission: []hpcpack.SubmissionFilter{holdSub{1: 40, 4: 10}}}
+		}, func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }},
+		{"submission filter, activation filters", false, func() *hpcpack.Model {
+			return &hpcpack.Model{Submission: []hpcpack.SubmissionFilter{holdSub{1: 40, 4: 10}}, Activation: []hpcpack.ActivationFilter{&passAll{}}}
+		}, func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			jobs := []workload.Job{job(1, 0, 2, 100, 100), job(2, 0, 2, 50, 50), job(3, 10, 4, 10, 10), job(4, 10, 1, 5, 5)}
+			if tt.trace {
+				jobs[0].HoldUntil, jobs[3].HoldUntil = 40, 10
+			}
+			var h *hpcpack.Model
+			if tt.h != nil {
+				h = tt.h()
+			}
+			w := want
+			if tt.name == "trace, FCFS" {
+				// FCFS: job 4 waits behind job 3: 150–155.
+				w = []sched{{1, c, 40, 140}, {2, c, 0, 50}, {3, c, 140, 150}, {4, c, 150, 155}}
+			}
+			checkSched(t, runRules(t, 4, tt.pol(), h, jobs), w)
+		})
+	}
+}
+
+// TestHoldUntilFastPaths: with held jobs released into long queues, EASY
+// (index, dense walk, skipped passes) starts every job when EASY under
+// Ordered (the plain walk) does, and no job starts before its Hold Until.
+func TestHoldUntilFastPaths(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 600
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x401d))
+		jobs := make([]workload.Job, n)
+		at := workload.Time(0)
+		for i := range jobs {
+			at += workload.Time(r.IntN(40))
+			run := workload.Time(1 + r.IntN(2000))
+			jobs[i] = job(int64(i+1), at, 1+r.IntN(64), run, run+workload.Time(r.IntN(500)))
+			if r.IntN(10) == 0 {
+				jobs[i].HoldUntil = at + workload.Time(r.IntN(5000))
+			}
+		}
+		var starts [2][]workload.Time
+		for k, pol := range []policy.Policy{
+			&policy.EASY{Lookahead: policy.LookaheadAll},
+			&policy.Ordered{Order: policy.Arrival{}, Inner: &policy.EASY{Lookahead: policy.LookaheadAll}},
+		} {
+			rec := runRules(t, 128, pol, nil, append([]workload.Job(nil), jobs...))
+			starts[k] = make([]workload.Time, n)
+			for _, x := range rec.recs {
+				if x.Start < x.Job.HoldUntil {
+					t.Fatalf("seed %d, %s: job %d starts at %d before its Hold Until %d", seed, pol.Name(), x.Job.ID, x.Start, x.Job.HoldUntil)
+				}
+				starts[k][x.Job.ID-1] = x.Start
+			}
+		}
+		for i := range n {
+			if starts[0][i] != starts[1][i] {
+				t.Fatalf("seed %d: job %d starts at %d under EASY, %d under the plain walk", seed, i+1, starts[0][i], starts[1][i])
+			}
 		}
 	}
 }

@@ -27,8 +27,10 @@ import (
 // again, with the same candidate resources) at the first pass at least
 // Model.Reevaluate after the previous call; Filtered asks the engine for
 // that pass (Decisions.WakeAt). A held job comes back into the queue at
-// its HoldUntil; a job's HoldUntil from the trace keeps it out until then
-// too. HoldUntil is cleared when the job starts.
+// its HoldUntil, which is cleared when the job starts. (A Hold Until the
+// job had at its submission, from the trace or a submission filter, is the
+// engine's: the job joins the queue only then, filters or not; see package
+// sim.)
 //
 // When fewer processors are in service than the reservations hold (a
 // node failure, sim.Config.NodeEvents), the reservations are kept in queue
