@@ -85,6 +85,12 @@ const (
 	// NodeFail: a node the job ran on went down and the job was killed
 	// (Config.NodeEvents); Record.Reason names the node.
 	NodeFail
+	// Pending: the job was still queued when the run ended, kept waiting
+	// by the policy's own answers with nothing left that could change
+	// them (a policy.Settler: HPC Pack's activation results 1 and 2); it
+	// never ran. Record.Reason says why; Start and End are the end of the
+	// run.
+	Pending
 )
 
 // String returns the state's name.
@@ -100,6 +106,8 @@ func (s State) String() string {
 		return "failed"
 	case NodeFail:
 		return "node_fail"
+	case Pending:
+		return "pending"
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
@@ -237,6 +245,7 @@ type Stats struct {
 	Killed     int64         // jobs killed at their requested time
 	Rejected   int64         // jobs refused at submission
 	Failed     int64         // jobs failed by a filter (never ran)
+	Pending    int64         // jobs still queued at the end (State Pending)
 	FirstEvent workload.Time // first submission
 	LastEvent  workload.Time // last end (or submission)
 	// ProcSeconds is Σ procs · actual run over the jobs that ran.
@@ -468,6 +477,12 @@ type Engine struct {
 	holds    endHeap
 	released int
 
+	// settler is the policy as a policy.Settler (nil if it is not one),
+	// and lastEvent the last instant at which anything but a wake-up
+	// happened.
+	settler   policy.Settler
+	lastEvent workload.Time
+
 	rec   Record
 	obs   Observer // the run's observer, for jobs failed during a pass
 	note  []byte
@@ -539,6 +554,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.view = e
+	e.settler, _ = e.pol.(policy.Settler)
 	if e.alloc != nil {
 		e.view = allocView{e}
 		e.scale, _ = e.alloc.(scaler)
@@ -686,6 +702,13 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 				e.dropStaleEnds()
 			}
 		}
+		if event {
+			e.lastEvent = t
+		}
+		if e.settler != nil && passed && !have && e.idleButWakes() && e.settler.Settled(e.lastEvent) {
+			e.settle(obs)
+			break
+		}
 		if woken && !event && !(passed && e.started) {
 			if idleWakes++; idleWakes > 1<<22 {
 				panic(fmt.Sprintf("sim: policy %s keeps waking the engine at %d without starting anything", e.pol.Name(), t))
@@ -715,6 +738,33 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		panic(fmt.Sprintf("sim: processor-seconds not conserved: busy integral %.0f, jobs used %.0f", e.busy, e.stats.ProcSeconds))
 	}
 	return e.stats, nil
+}
+
+// idleButWakes reports whether, the source read to its end, the run has
+// nothing left to do but the policy's wake-ups: no job to release from its
+// hold, none running, no node event to come, jobs queued.
+func (e *Engine) idleButWakes() bool {
+	return len(e.ends) == 0 && len(e.expiry) == 0 && len(e.holds) == 0 &&
+		!e.nodes.pending() && len(e.queue) > 0
+}
+
+// settle ends a run that only the policy's wake-ups would go on with (see
+// policy.Settler): every queued job is recorded as Pending, in queue
+// order, with the policy's reason.
+func (e *Engine) settle(obs Observer) {
+	for _, id := range e.queue {
+		s := &e.slots[id]
+		reason := e.settler.Strand(&s.job)
+		e.stats.Pending++
+		e.touch(e.now)
+		s.job.Estimate = s.limit // the job as the trace gave it
+		e.rec = Record{Job: &s.job, State: Pending, Start: e.now, End: e.now, Reason: reason, Note: e.noteOf(&s.job), Requeues: int(s.requeues)}
+		obs.JobDone(&e.rec)
+		e.dequeued(s)
+		e.freeIDs = append(e.freeIDs, id)
+	}
+	e.queue, e.dense = e.queue[:0], e.dense[:0]
+	e.queuedProcs = 0
 }
 
 // read reads the next job into **j, or points *j at it when ref (src as a

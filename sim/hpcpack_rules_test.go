@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/policy"
@@ -269,5 +270,118 @@ func TestHoldUntilFastPaths(t *testing.T) {
 				t.Fatalf("seed %d: job %d starts at %d under EASY, %d under the plain walk", seed, i+1, starts[0][i], starts[1][i])
 			}
 		}
+	}
+}
+
+// answers is an activation filter that answers from a script per job ID:
+// the results of its successive calls, the last one repeated forever (0
+// for a job without a script). It counts its calls per job.
+type answers struct {
+	script map[int64][]int
+	calls  map[int64]int
+}
+
+func (a *answers) Name() string { return "script" }
+func (a *answers) FilterActivation(x *hpcpack.Activation) hpcpack.Result {
+	if a.calls == nil {
+		a.calls = map[int64]int{}
+	}
+	s := a.script[x.Job.ID]
+	k := a.calls[x.Job.ID]
+	a.calls[x.Job.ID]++
+	if len(s) == 0 {
+		return hpcpack.Exit(0, "")
+	}
+	return hpcpack.Exit(s[min(k, len(s)-1)], "")
+}
+func (a *answers) RevertActivation(*hpcpack.Activation) {}
+
+// repeat returns code n times, then last.
+func repeat(code, n, last int) []int {
+	s := make([]int, n, n+1)
+	for k := range s {
+		s[k] = code
+	}
+	return append(s, last)
+}
+
+// TestNoRetryLimit (item 3): results 1 and 2 are re-evaluated every
+// Reevaluate (60 s) until the job starts, however often; a job still kept
+// waiting when the trace and the machine have nothing left to do (no job
+// to come, none running, no hold to end) is reported as never started
+// (sim.Pending) once each waiting job was asked again after the last
+// event, and the run ends. Machine of 4, FCFS inside the filters.
+//
+//   - "2 forever": job 1 (1 proc) answers 2 and keeps 1 processor; job 2
+//     (1 proc, 10 s) runs 0–10; job 3 (4 procs) never fits beside the
+//     reservation. At 10 job 2 ends (the last event); job 1 is asked again
+//     at 60 and answers 2: jobs 1 and 3 end the run at 60, never started.
+//     (schedsim failed job 1 after 10 idle re-evaluations, at 600, and
+//     then ran job 3.)
+//   - "1 forever": job 1 (2 procs, 100 s) runs 0–100; job 2 (2 procs)
+//     answers 1 and blocks job 3 (priority 0, same as its own); job 4
+//     (priority 5) is not blocked: 0–10. Job 2 is asked at 0, 60, 120:
+//     job 1 ends at 100, job 2 is asked again at 120: jobs 2 and 3 never
+//     start, reported at 120.
+//   - "1 sixteen times": job 1 (1 proc) runs 0–1000; job 2 (1 proc, 10 s)
+//     answers 1 at 1, 61, …, 841 (15 calls) and 0 at 901: it runs 901–911.
+//     No limit stops it.
+//   - "a hold keeps the run going": job 1 answers 2 forever; job 2 answers
+//     3 (held for the default 900 s), then 0. Nothing runs, but job 2's
+//     hold ends at 900: it runs 900–910; job 1, asked at 900 and 960, is
+//     reported at 960.
+func TestNoRetryLimit(t *testing.T) {
+	c, p := sim.Completed, sim.Pending
+	withPrio := func(j workload.Job, prio int64) workload.Job { j.Priority = prio; return j }
+	tests := []struct {
+		name   string
+		jobs   []workload.Job
+		script map[int64][]int
+		want   []sched
+		notes  map[int64]string
+		reason map[int64]string
+	}{
+		{"2 forever",
+			[]workload.Job{job(1, 0, 1, 10, 10), job(2, 0, 1, 10, 10), job(3, 0, 4, 5, 5)},
+			map[int64][]int{1: {2}},
+			[]sched{{1, p, 60, 60}, {2, c, 0, 10}, {3, p, 60, 60}},
+			map[int64]string{1: "activate=2x2 reserving_sec=60"},
+			map[int64]string{1: "its activation filters keep it waiting (keeps its processors reserved) (script: 2)", 3: "it waits behind"}},
+		{"1 forever",
+			[]workload.Job{job(1, 0, 2, 100, 100), job(2, 0, 2, 10, 10), job(3, 0, 1, 10, 10), withPrio(job(4, 0, 1, 10, 10), 5)},
+			map[int64][]int{2: {1}},
+			[]sched{{1, c, 0, 100}, {2, p, 120, 120}, {3, p, 120, 120}, {4, c, 0, 10}},
+			map[int64]string{2: "activate=1x3 blocked_sec=120"},
+			map[int64]string{2: "(blocks the queue) (script: 1)", 3: "it waits behind"}},
+		{"1 sixteen times",
+			[]workload.Job{job(1, 0, 1, 1000, 1000), job(2, 1, 1, 10, 10)},
+			map[int64][]int{2: repeat(1, 15, 0)},
+			[]sched{{1, c, 0, 1000}, {2, c, 901, 911}},
+			map[int64]string{2: "activate=0x1,1x15 blocked_sec=900"},
+			nil},
+		{"a hold keeps the run going",
+			[]workload.Job{job(1, 0, 1, 10, 10), job(2, 0, 1, 10, 10)},
+			map[int64][]int{1: {2}, 2: {3, 0}},
+			[]sched{{1, p, 960, 960}, {2, c, 900, 910}},
+			map[int64]string{1: "activate=2x17 reserving_sec=960", 2: "activate=0x1,3x1 held_sec=900"},
+			nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{&answers{script: tt.script}}, Reevaluate: 60}
+			rec := runRules(t, 4, policy.FCFS{}, h, tt.jobs)
+			checkSched(t, rec, tt.want)
+			for id, want := range tt.notes {
+				if got := rec.byID(t, id).Note; got != want {
+					t.Errorf("job %d note %q, want %q", id, got, want)
+				}
+			}
+			for id, want := range tt.reason {
+				r := rec.byID(t, id)
+				if !strings.HasPrefix(r.Reason, hpcpack.MsgStillQueued) || !strings.Contains(r.Reason, want) {
+					t.Errorf("job %d reason %q, want %q…%q", id, r.Reason, hpcpack.MsgStillQueued, want)
+				}
+			}
+		})
 	}
 }

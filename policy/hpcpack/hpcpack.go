@@ -350,7 +350,10 @@ type jobNote struct {
 	since workload.Time // when the job entered state
 	next  workload.Time // next re-evaluation (blocked, reserving)
 	tried int64         // the last pass in which the job was refused
-	stall int32         // re-evaluations in a row on an idle machine
+	seen  workload.Time // the last pass at which it was refused, or could not be asked (blocked, no room)
+
+	last   Result // its last refusal
+	lastBy string // the filter that gave it
 
 	blocked, held, reserving workload.Time // time spent in each state
 	act                      [numCounts]int32
