@@ -705,10 +705,6 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		if event {
 			e.lastEvent = t
 		}
-		if e.settler != nil && passed && !have && e.idleButWakes() && e.settler.Settled(e.lastEvent) {
-			e.settle(obs)
-			break
-		}
 		if woken && !event && !(passed && e.started) {
 			if idleWakes++; idleWakes > 1<<22 {
 				panic(fmt.Sprintf("sim: policy %s keeps waking the engine at %d without starting anything", e.pol.Name(), t))
@@ -726,6 +722,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			if err := e.cfg.OnCheckpoint(t); err != nil {
 				return e.stats, err
 			}
+		}
+		if e.settler != nil && passed && !have && e.idleButWakes() && e.settler.Settled(e.lastEvent) {
+			e.settle(obs)
+			break
 		}
 	}
 	if len(e.queue) > 0 && e.nodes.unavail > 0 {
