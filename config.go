@@ -151,7 +151,10 @@ type programConfig struct {
 	Path    string       `toml:"path"`
 	Args    []string     `toml:"args"`
 	Timeout wallDuration `toml:"timeout"`
-	Revert  bool         `toml:"revert"`
+	// Revert is a key that is gone: a program is always called again to
+	// undo, as HPC Pack calls every filter that ran. Its presence is an
+	// error that says so.
+	Revert *bool `toml:"revert"`
 }
 
 // templateConfig is [templates.NAME]: a job template.
@@ -340,11 +343,14 @@ func (c *runConfig) build(log io.Writer, epoch time.Time) (*hpcpack.Model, error
 		if p.Path == "" {
 			return nil, c.errorf("programs.%s.path: the program to run is missing", name)
 		}
+		if p.Revert != nil {
+			return nil, c.errorf("programs.%s.revert: no longer a setting: a program is always called again to undo (SCHEDSIM_FILTER_REVERT=1) when a later filter stops the chain, as HPC Pack calls every filter that ran; a program with nothing to undo exits 0 at once", name)
+		}
 		timeout := f.Timeout.d
 		if p.Timeout.d > 0 {
 			timeout = p.Timeout.d
 		}
-		x := &hpcpack.ExecFilter{FilterName: name, Program: p.Path, Args: p.Args, Timeout: timeout, Revert: p.Revert, Epoch: epoch, Log: log}
+		x := &hpcpack.ExecFilter{FilterName: name, Program: p.Path, Args: p.Args, Timeout: timeout, Epoch: epoch, Log: log}
 		subs[name], acts[name] = x, x
 	}
 	var err error

@@ -76,6 +76,7 @@ func TestLoadRunConfig(t *testing.T) {
 		{"rule to nowhere", "[[template_rules]]\ntemplate = \"Huge\"\n", `template "Huge", which is not defined`},
 		{"bad duration", "[quota]\nproc_seconds = 5\nwindow = \"1w\"\n", `duration "1w"`},
 		{"program without path", "[programs.x]\nargs = []\n", "programs.x.path"},
+		{"revert is always made", "[programs.x]\npath = \"/bin/true\"\nrevert = false\n", "programs.x.revert: no longer a setting"},
 		{"syntax", "[filters\n", "line 2"},
 	}
 	for _, tt := range bad {

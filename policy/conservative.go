@@ -78,16 +78,22 @@ func (c *Conservative) Schedule(v View, d Decisions) {
 		c.prof.Remove(now, e.PredictedEnd, e.Procs)
 	}
 	c.endedNow = endedNow
-	// New jobs are at the tail of the queue.
+	// New jobs are at the tail of the queue, but for a job whose Hold Until
+	// ended (sim): it joins at its submission-order place. Each is planned
+	// as it joins, in queue order, after the plans made before.
 	n := v.Len()
 	if len(c.plan) > n {
 		panic(fmt.Sprintf("policy: conservative plan has %d jobs, queue %d", len(c.plan), n))
 	}
-	for i := len(c.plan); i < n; i++ {
-		j := v.Job(i)
-		p := planned{seq: j.Seq, procs: j.Procs, dur: j.Limit()}
-		c.place(&p)
-		c.plan = append(c.plan, p)
+	if k := len(c.plan); k == 0 || v.Job(k-1).Seq == c.plan[k-1].seq {
+		for i := k; i < n; i++ {
+			j := v.Job(i)
+			p := planned{seq: j.Seq, procs: j.Procs, dur: j.Limit()}
+			c.place(&p)
+			c.plan = append(c.plan, p)
+		}
+	} else {
+		c.merge(v)
 	}
 	// pyss handles the ends of one instant one by one, in order of start.
 	sort.SliceStable(endedNow, func(a, b int) bool { return endedNow[a].Start < endedNow[b].Start })
@@ -115,6 +121,29 @@ func (c *Conservative) Schedule(v View, d Decisions) {
 		w++
 	}
 	c.plan = c.plan[:w]
+}
+
+// merge puts the jobs that joined the queue anywhere into the plan, at
+// their queue index, and plans them in queue order.
+func (c *Conservative) merge(v View) {
+	n := v.Len()
+	plan := make([]planned, 0, n)
+	k := 0
+	for i := 0; i < n; i++ {
+		j := v.Job(i)
+		if k < len(c.plan) && c.plan[k].seq == j.Seq {
+			plan = append(plan, c.plan[k])
+			k++
+			continue
+		}
+		p := planned{seq: j.Seq, procs: j.Procs, dur: j.Limit()}
+		c.place(&p)
+		plan = append(plan, p)
+	}
+	if k != len(c.plan) {
+		panic(fmt.Sprintf("policy: conservative plan out of step with the queue: %d of %d planned jobs found", k, len(c.plan)))
+	}
+	c.plan = plan
 }
 
 // outlived reports whether a running job outlived its place in the plan:

@@ -30,3 +30,24 @@ type Annotator interface {
 	// to dst and returns it.
 	AppendNote(dst []byte, j *workload.Job) []byte
 }
+
+// Settler is an optional interface of a Policy that can keep queued jobs
+// waiting on its own answers alone, however long nothing else happens: HPC
+// Pack's activation filters re-evaluate a job they refused with result 1
+// or 2 periodically, with no limit (SPEC §6). When the engine has nothing
+// left to do but wake the policy (no job to submit or release from its
+// hold, none running, no node event to come), it asks Settled after each
+// pass; once that reports true, it records every job still queued as never
+// started (sim.Pending), with the reason Strand gives, and the run ends.
+type Settler interface {
+	Policy
+	// Settled reports whether every job the policy keeps waiting was
+	// refused again (or could not be asked again) at a pass after since,
+	// the last instant at which anything but a wake-up happened, and
+	// nothing of its own but such re-evaluations is to come (the end of a
+	// hold would be).
+	Settled(since workload.Time) bool
+	// Strand is called once for each job still queued when the run ends
+	// so, in queue order; it returns why the job never started.
+	Strand(j *workload.Job) string
+}

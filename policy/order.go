@@ -285,6 +285,24 @@ func (o *orderedView) Start(i int) { o.d.Start(o.items[i].i) }
 // WakeAt implements Decisions.
 func (o *orderedView) WakeAt(t workload.Time) { o.d.WakeAt(t) }
 
+// Settled implements Settler: Inner's answer; false when Inner is not a
+// Settler.
+func (o *Ordered) Settled(since workload.Time) bool {
+	s, ok := o.Inner.(Settler)
+	return ok && s.Settled(since)
+}
+
+// Strand implements Settler: Inner's reason ("" when Inner is not a
+// Settler).
+func (o *Ordered) Strand(j *workload.Job) string {
+	if s, ok := o.Inner.(Settler); ok {
+		return s.Strand(j)
+	}
+	return ""
+}
+
+var _ Settler = (*Ordered)(nil)
+
 // Fail implements Failer, for a policy inside Ordered that fails jobs
 // (Filtered); it panics if Ordered's own Decisions cannot.
 func (o *orderedView) Fail(i int, reason string) {

@@ -195,6 +195,12 @@ func FormatLookahead(n int) string {
 // (conservative backfilling, reservation depth "all").
 const BackfillConservative Backfill = "conservative"
 
+// BackfillHPCPack is HPC Pack's own backfill window (SPEC §3, "Understanding
+// backfilling"): the blocked head reserves the processors free now, and a
+// job behind it starts only if it fits them and completes, by its requested
+// time, before the head's start (EASY with Strict).
+const BackfillHPCPack Backfill = "hpcpack"
+
 // BackfillSlurm is Slurm's sched/backfill: a main scheduler in strict
 // priority order at every event, and a backfill cycle every bf_interval
 // (see Slurm).
@@ -205,7 +211,7 @@ const DepthAll = -1
 
 // Config selects a policy by its settings.
 type Config struct {
-	// Backfill is off, easy, conservative or slurm.
+	// Backfill is off, easy, hpcpack, conservative or slurm.
 	Backfill Backfill
 	// Lookahead is how many queued jobs behind the head backfilling examines,
 	// or LookaheadAll (not for slurm, which has Slurm.MaxJobTest).
@@ -236,7 +242,7 @@ func New(c Config) (Policy, error) {
 	}
 	if c.SJBF {
 		e, ok := p.(*EASY)
-		if !ok {
+		if !ok || e.Strict {
 			return nil, fmt.Errorf("policy: shortest-first backfilling (SJBF) needs easy backfilling with reservation depth 1, not %s", p.Name())
 		}
 		e.SJBF = true
@@ -270,6 +276,11 @@ func newBackfill(c Config) (Policy, error) {
 		return &Conservative{}, nil
 	case BackfillSlurm:
 		return NewSlurm(c.Slurm)
+	case BackfillHPCPack:
+		if c.Depth > 1 || c.Depth == DepthAll {
+			return nil, fmt.Errorf("policy: hpcpack backfilling reserves for the head only: reservation depth %s needs easy", FormatLookahead(c.Depth))
+		}
+		return &EASY{Lookahead: c.Lookahead, Strict: true}, nil
 	case BackfillEASY:
 		switch {
 		case c.Depth == DepthAll:
@@ -282,7 +293,7 @@ func newBackfill(c Config) (Policy, error) {
 			return &Depth{Depth: c.Depth, Lookahead: c.Lookahead}, nil
 		}
 	}
-	return nil, fmt.Errorf("policy: unknown backfill %q (want off, easy, conservative or slurm)", string(c.Backfill))
+	return nil, fmt.Errorf("policy: unknown backfill %q (want off, easy, hpcpack, conservative or slurm)", string(c.Backfill))
 }
 
 // FCFS starts jobs from the head of the queue while the head fits, and never
@@ -355,6 +366,17 @@ func startHeadsOnly(v View, d Decisions, fit Fitter) (int, int) {
 // start as soon as that job ends: jobs that end by the earliest time the head
 // could start are backfilled, and longer ones only within the extra that
 // EarliestPossible proves safe.
+//
+// With Strict, EASY is HPC Pack's own backfill window instead (SPEC §3,
+// BackfillHPCPack; HPC Pack's "Understanding backfilling"): the blocked head
+// reserves the processors free now, the window is those processors × the
+// time until the head's start (the shadow time), and a job behind the head
+// starts only if it fits the processors left in the window and completes,
+// by its estimate, no later than the head's start. There are no extra
+// processors: a job that would run past the head's start never backfills,
+// even on processors the head will not need. Jobs started take their part
+// of the window for the candidates after them. With an unknown shadow time
+// the window ends at the earliest time the head could start.
 type EASY struct {
 	// Lookahead is how many queued jobs behind the head are examined for
 	// backfilling: 0 backfills nothing, LookaheadAll the whole queue.
@@ -362,6 +384,9 @@ type EASY struct {
 	// SJBF examines the backfill candidates shortest first instead of in
 	// queue order.
 	SJBF bool
+	// Strict is HPC Pack's backfill window: a backfilled job must end by
+	// the head's start (no extra processors).
+	Strict bool
 
 	cand []candidate // SJBF's candidates, reused between passes
 
@@ -455,6 +480,9 @@ func (e *EASY) NeedsRoom() bool { return true }
 // Name implements Policy.
 func (e *EASY) Name() string {
 	n := "easy(lookahead=" + FormatLookahead(e.Lookahead)
+	if e.Strict {
+		n = "hpcpack(lookahead=" + FormatLookahead(e.Lookahead)
+	}
 	if e.SJBF {
 		n += ",sjbf"
 	}
@@ -493,6 +521,9 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	if shadow < workload.Forever {
 		d.Reserve(h, shadow)
 	}
+	if e.Strict {
+		extra = 0 // HPC Pack's window: nothing may run past the head's start
+	}
 	if e.Lookahead == 0 || free == 0 {
 		// Nothing can start until something other than a submission
 		// happens: the head does not fit and nothing is backfilled.
@@ -504,6 +535,9 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		// The head waits for a job without an estimate: its start is
 		// unknown, but not before this.
 		shadow, extra = EarliestPossible(v, head.Procs)
+		if e.Strict {
+			extra = 0
+		}
 	}
 	end := n
 	if e.Lookahead > 0 && h+1+e.Lookahead < n {

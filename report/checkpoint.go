@@ -20,7 +20,7 @@ import (
 
 type metricsState struct {
 	Jobs, Completed, Killed, Rejected, Failed int64
-	NodeFailed                                int64
+	NodeFailed, Pending                       int64
 
 	Waits    []int64
 	Bslds    []float64
@@ -45,7 +45,7 @@ func (m *Metrics) MarshalBinary() ([]byte, error) {
 	waits, bslds, cells := m.perJob()
 	return encodeState(metricsState{
 		Jobs: m.jobs, Completed: m.completed, Killed: m.killed, Rejected: m.rejected, Failed: m.failed,
-		NodeFailed: m.nodeFailed, Waits: waits, Bslds: bslds, Cells: cells, KilledIn: m.killedIn[:],
+		NodeFailed: m.nodeFailed, Pending: m.pending, Waits: waits, Bslds: bslds, Cells: cells, KilledIn: m.killedIn[:],
 		WaitSum: m.waitSum, RespSum: m.respSum, BsldSum: m.bsldSum, ProcSec: m.procSec,
 		FirstSubmit: m.firstSubmit, LastEnd: m.lastEnd,
 	})
@@ -103,7 +103,7 @@ func (m *Metrics) UnmarshalBinary(b []byte) error {
 	waitRuns, bsldRuns := m.waits.runLen, m.bslds.runLen
 	*m = Metrics{
 		jobs: s.Jobs, completed: s.Completed, killed: s.Killed, rejected: s.Rejected, failed: s.Failed,
-		nodeFailed: s.NodeFailed, ran: int64(len(s.Waits)),
+		nodeFailed: s.NodeFailed, pending: s.Pending, ran: int64(len(s.Waits)),
 		waitSum: s.WaitSum, respSum: s.RespSum, bsldSum: s.BsldSum, procSec: s.ProcSec,
 		firstSubmit: s.FirstSubmit, lastEnd: s.LastEnd,
 	}

@@ -40,7 +40,7 @@ func NewGantt(maxJobs int) *Gantt { return &Gantt{limit: maxJobs} }
 
 // JobDone keeps r's allocation if the limit allows.
 func (g *Gantt) JobDone(r *sim.Record) {
-	if r.State == sim.Rejected || r.State == sim.Failed {
+	if r.State == sim.Rejected || r.State == sim.Failed || r.State == sim.Pending {
 		return
 	}
 	g.seen++

@@ -40,6 +40,9 @@ const (
 	// (sim.Failed): it never ran, like REJECTED, but was failed by a
 	// filter (HPC Pack's Failed state), not refused for its size.
 	finalFailed = "COMPLETED_FAILED"
+	// finalPending is a job still queued when the run ended (sim.Pending):
+	// Batsim's state of a job submitted that has not started.
+	finalPending = "SUBMITTED"
 )
 
 // JobsCSV is a sim.Observer that streams Batsim's jobs.csv, one row per job in
@@ -64,7 +67,10 @@ const (
 //
 // A job failed by a filter (sim.Failed) is written like a rejected one, with
 // final_state COMPLETED_FAILED and metadata "REASON failed_at=T NOTE" (the
-// filter's message, the instant it failed, the record's Note). A job that
+// filter's message, the instant it failed, the record's Note). A job still
+// queued when the run ended (sim.Pending, kept waiting by its activation
+// filters) is written so too, with final_state SUBMITTED (Batsim's state of
+// a job not yet started) and metadata "REASON pending_at=T NOTE". A job that
 // ran has RanMetadata as metadata: with a node selector, the start WILL_RUN
 // predicted at its submission ("predicted_start=T"), then its record's
 // Note, if any (the filter results it saw, see hpcpack.Model.AppendNote).
@@ -200,8 +206,12 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 		}
 		c.endRow(append(b, '\n'))
 		return
-	case sim.Failed:
-		b = append(b[:n], ",0,"+finalFailed+",-1,-1,-1,-1,-1,-1,,-1,"...)
+	case sim.Failed, sim.Pending:
+		final := finalFailed
+		if r.State == sim.Pending {
+			final = finalPending
+		}
+		b = append(append(append(b[:n], ",0,"...), final...), ",-1,-1,-1,-1,-1,-1,,-1,"...)
 		b = appendField(b, FailedMetadata(r))
 		if c.scored {
 			b = c.appendScoreD(b, r)
@@ -313,9 +323,14 @@ func RanMetadata(r *sim.Record) string {
 }
 
 // FailedMetadata is the metadata of a failed job's row: its reason, the
-// instant it failed and its note.
+// instant it failed ("failed_at=T") and its note; for a job still queued at
+// the end of the run (sim.Pending), "pending_at=T" with that instant.
 func FailedMetadata(r *sim.Record) string {
-	s := r.Reason + " failed_at=" + strconv.FormatInt(int64(r.End), 10)
+	at := " failed_at="
+	if r.State == sim.Pending {
+		at = " pending_at="
+	}
+	s := r.Reason + at + strconv.FormatInt(int64(r.End), 10)
 	if r.Note != "" {
 		s += " " + r.Note
 	}

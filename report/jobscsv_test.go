@@ -59,6 +59,12 @@ func TestJobsCSVRows(t *testing.T) {
 		{"rejected with quoted reason",
 			sim.Record{Job: job, State: sim.Rejected, Start: 10, End: 10, Reason: `too "big", sorry`},
 			`42,w,delay,10,3,-1,0,REJECTED,-1,-1,-1,-1,-1,-1,,-1,"too ""big"", sorry"`},
+		{"failed by a filter",
+			sim.Record{Job: job, State: sim.Failed, Start: 30, End: 30, Reason: "activation filter failed the job (f: 4)", Note: "activate=4x1"},
+			"42,w,delay,10,3,-1,0,COMPLETED_FAILED,-1,-1,-1,-1,-1,-1,,-1,activation filter failed the job (f: 4) failed_at=30 activate=4x1"},
+		{"still queued at the end",
+			sim.Record{Job: job, State: sim.Pending, Start: 70, End: 70, Reason: "still queued (f: 2)", Note: "activate=2x2 reserving_sec=60"},
+			"42,w,delay,10,3,-1,0,SUBMITTED,-1,-1,-1,-1,-1,-1,,-1,still queued (f: 2) pending_at=70 activate=2x2 reserving_sec=60"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer

@@ -79,13 +79,17 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 	case sim.NodeFail:
 		t.Int64(0)
 		t.String(finalNodeFail)
-	case sim.Rejected, sim.Failed:
+	case sim.Rejected, sim.Failed, sim.Pending:
 		t.Int64(0)
 		meta := r.Reason
-		if r.State == sim.Failed {
+		switch r.State {
+		case sim.Failed:
 			t.String(finalFailed)
 			meta = FailedMetadata(r)
-		} else {
+		case sim.Pending:
+			t.String(finalPending)
+			meta = FailedMetadata(r)
+		default:
 			t.String(finalRejected)
 		}
 		for range 5 {

@@ -20,6 +20,7 @@ const BoundedSlowdownTauSec = 10
 type Metrics struct {
 	jobs, completed, killed, rejected, failed int64
 	nodeFailed                                int64 // killed by a node failure
+	pending                                   int64 // still queued at the end (sim.Pending)
 
 	ran      int64  // jobs that ran: each has a wait and a slowdown below
 	waits    column // keys: the waits, as uint64 (≥ 0: they sort as values)
@@ -65,6 +66,9 @@ func (m *Metrics) JobDone(r *sim.Record) {
 		return
 	case sim.Failed:
 		m.failed++
+		return
+	case sim.Pending:
+		m.pending++
 		return
 	case sim.Killed:
 		m.killed++
@@ -138,6 +142,10 @@ type Summary struct {
 	// Failed counts the jobs a submission or activation filter failed
 	// (they never ran; omitted when 0).
 	Failed int64 `json:"failed,omitempty"`
+	// Pending counts the jobs still queued when the run ended, kept
+	// waiting by activation filters with nothing left that could change
+	// their answer (they never ran; omitted when 0).
+	Pending int64 `json:"pending,omitempty"`
 	// NodeFail counts the jobs killed by a node failure (they ran until
 	// then; omitted when 0).
 	NodeFail int64 `json:"node_fail,omitempty"`
@@ -278,6 +286,7 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 		Killed:    m.killed,
 		Rejected:  m.rejected,
 		Failed:    m.failed,
+		Pending:   m.pending,
 		NodeFail:  m.nodeFailed,
 		Cleaning:  cleaning,
 		Passes:    st.Passes,

@@ -108,7 +108,7 @@ func readJobsCSV(r io.Reader, path string) ([]csvJob, error) {
 			}
 		}
 		j := csvJob{submit: workload.Time(v[0]), procs: v[1], start: workload.Time(v[3]), end: workload.Time(v[4]),
-			rejected: rec[idx[2]] == finalRejected || rec[idx[2]] == finalFailed}
+			rejected: rec[idx[2]] == finalRejected || rec[idx[2]] == finalFailed || rec[idx[2]] == finalPending}
 		if !j.rejected && (j.start < j.submit || j.end < j.start) {
 			return nil, fmt.Errorf("report: %s:%d: times out of order (submit %d, start %d, end %d)", path, line, j.submit, j.start, j.end)
 		}

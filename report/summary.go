@@ -66,6 +66,9 @@ func summaryRows(s *Summary) []tableRow {
 	if s.Failed > 0 {
 		row(1, "failed by a filter", "%d", s.Failed)
 	}
+	if s.Pending > 0 {
+		row(1, "never started (kept waiting by filters)", "%d", s.Pending)
+	}
 	row(0, "wait mean", "%.1f s", s.Wait.Mean)
 	row(0, "wait median", "%.0f s", s.Wait.Median)
 	row(0, "wait p90", "%.0f s", s.Wait.P90)

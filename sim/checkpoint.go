@@ -74,6 +74,7 @@ type engineState struct {
 	Queue   []int32
 	Ends    []eventState
 	Expiry  []eventState
+	Holds   []eventState // jobs held until their HoldUntil
 	Epoch   uint32
 	Running []runningState
 	LastSeq int64
@@ -115,6 +116,7 @@ type slotState struct {
 	Held                                int32
 	Predicted                           workload.Time
 	Requeues                            int32
+	Released                            bool
 }
 
 type eventState struct {
@@ -163,7 +165,7 @@ func (e *Engine) MarshalBinary() ([]byte, error) {
 		x := &e.slots[i]
 		s.Slots[i] = slotState{Job: x.job, Start: x.start, End: x.end, PredEnd: x.predEnd, Limit: x.limit,
 			Reserve: x.reserved, Epoch: x.epoch, Alloc: x.alloc, Started: x.started, Held: x.held, Predicted: x.predicted,
-			Requeues: x.requeues}
+			Requeues: x.requeues, Released: x.released}
 	}
 	if len(e.cfg.NodeEvents) > 0 {
 		ns := &e.nodes
@@ -179,6 +181,7 @@ func (e *Engine) MarshalBinary() ([]byte, error) {
 	}
 	s.Ends = events(e.ends)
 	s.Expiry = events(e.expiry)
+	s.Holds = events(e.holds)
 	s.Running = make([]runningState, len(e.running))
 	for i, r := range e.running {
 		s.Running[i] = runningState{PredEnd: r.predEnd, Seq: r.seq, Procs: r.procs, ID: r.id}
@@ -250,7 +253,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	for i, x := range s.Slots {
 		e.slots[i] = slot{job: x.Job, start: x.Start, end: x.End, predEnd: x.PredEnd, limit: x.Limit,
 			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted,
-			requeues: x.Requeues}
+			requeues: x.Requeues, released: x.Released}
 	}
 	if err := e.restoreNodes(s.Nodes); err != nil {
 		return nil, bad("%v", err)
@@ -270,6 +273,15 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	}
 	if e.expiry, err = unevents(s.Expiry, n); err != nil {
 		return nil, bad("%v", err)
+	}
+	if e.holds, err = unevents(s.Holds, n); err != nil {
+		return nil, bad("%v", err)
+	}
+	e.released = 0
+	for _, id := range e.queue {
+		if e.slots[id].released {
+			e.released++
+		}
 	}
 	e.dense = nil // built again as policies ask (see Queued)
 	e.running = make([]byEnd, len(s.Running))

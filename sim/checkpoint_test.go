@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -112,6 +113,11 @@ func checkpointCases(procs int) []checkpointCase {
 			return sim.Config{Procs: procs, Policy: &policy.Depth{Depth: 3, Lookahead: policy.LookaheadAll}}
 		}},
 		{"conservative", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.Conservative{}} }},
+		// Jobs held until their Hold Until (see TestCheckpointChain).
+		{"easy-all-holds", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}}
+		}},
+		{"conservative-holds", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.Conservative{}} }},
 		{"slurm", func() sim.Config { return sim.Config{Procs: procs, Policy: slurm()} }},
 		{"easy-perfect", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Estimator: est("perfect")}
@@ -138,6 +144,9 @@ func TestCheckpointChain(t *testing.T) {
 				for i := range jobs {
 					jobs[i].Seq = int64(i)
 					jobs[i].User = i % 7
+					if strings.HasSuffix(tc.name, "-holds") && i%5 == 0 {
+						jobs[i].HoldUntil = jobs[i].Submit + workload.Time(i*37%7200)
+					}
 					if tc.cfg().Grow != nil && i%3 != 0 && jobs[i].Procs <= procs {
 						p := int64(jobs[i].Procs)
 						jobs[i].MinProcs, jobs[i].MaxProcs = (p+1)/2, min(2*p, procs)
@@ -210,6 +219,20 @@ func TestCheckpointChain(t *testing.T) {
 					}
 					if hit == 0 {
 						t.Fatalf("no job was hit by a node failure: the test does not exercise them")
+					}
+				}
+				if strings.HasSuffix(tc.name, "-holds") {
+					late := 0
+					for _, r := range want.recs {
+						if r.State != sim.Rejected && r.Start < r.Job.HoldUntil {
+							t.Fatalf("job %d starts at %d before its Hold Until %d", r.Job.ID, r.Start, r.Job.HoldUntil)
+						}
+						if r.Job.HoldUntil-r.Job.Submit >= 3600 {
+							late++ // held across a checkpoint
+						}
+					}
+					if late < 10 {
+						t.Fatalf("only %d jobs held across a checkpoint: the test does not exercise holds", late)
 					}
 				}
 				if resumes < 5 {

@@ -9,6 +9,13 @@
 // order, then every job end at t, then (with an Estimator) every running job
 // reaching its predicted end at t without ending, then one scheduling pass.
 //
+// Hold Until: a job whose HoldUntil (workload.Job; the Parquet hold_until
+// column, or set by Config.Admission) lies after its submission is held
+// out of the queue until then, whatever the policy: it enters the queue at
+// its HoldUntil, in its submission-order place, after that instant's
+// submissions and ends (HPC Pack: "the scheduler does not start a job
+// before its Hold Until", SPEC §6).
+//
 // Runtime estimates: without an Estimator a job's estimate is its requested
 // time, which is also when it is killed. With one (Config.Estimator), the
 // policies plan with the estimator's prediction (it replaces the job's
@@ -78,6 +85,12 @@ const (
 	// NodeFail: a node the job ran on went down and the job was killed
 	// (Config.NodeEvents); Record.Reason names the node.
 	NodeFail
+	// Pending: the job was still queued when the run ended, kept waiting
+	// by the policy's own answers with nothing left that could change
+	// them (a policy.Settler: HPC Pack's activation results 1 and 2); it
+	// never ran. Record.Reason says why; Start and End are the end of the
+	// run.
+	Pending
 )
 
 // String returns the state's name.
@@ -93,6 +106,8 @@ func (s State) String() string {
 		return "failed"
 	case NodeFail:
 		return "node_fail"
+	case Pending:
+		return "pending"
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
@@ -230,6 +245,7 @@ type Stats struct {
 	Killed     int64         // jobs killed at their requested time
 	Rejected   int64         // jobs refused at submission
 	Failed     int64         // jobs failed by a filter (never ran)
+	Pending    int64         // jobs still queued at the end (State Pending)
 	FirstEvent workload.Time // first submission
 	LastEvent  workload.Time // last end (or submission)
 	// ProcSeconds is Σ procs · actual run over the jobs that ran.
@@ -263,6 +279,7 @@ type slot struct {
 	held      int32         // processors the allocator charged (Config.Allocator only)
 	predicted workload.Time // WILL_RUN's start at submission (Config.Allocator only), else −1
 	requeues  int32         // times a node failure requeued the job
+	released  bool          // queued out of arrival order at the end of its hold (see Engine.release)
 }
 
 // endEvent is a job's next event in a heap: its end in Engine, or (in
@@ -451,8 +468,20 @@ type Engine struct {
 
 	startedAt   []int    // queue indices started in the current pass
 	wakes       timeHeap // times a policy asked to be woken at
-	queuedProcs int64    // Σ procs over the queue
+	queuedProcs int64    // Σ procs over the queue and the held jobs
 	sample      Sample
+
+	// holds are the jobs held until their HoldUntil (at), not yet queued;
+	// released counts the queued jobs that a release put before others
+	// (slot.released), which ArrivalOrder reports.
+	holds    endHeap
+	released int
+
+	// settler is the policy as a policy.Settler (nil if it is not one),
+	// and lastEvent the last instant at which anything but a wake-up
+	// happened.
+	settler   policy.Settler
+	lastEvent workload.Time
 
 	rec   Record
 	obs   Observer // the run's observer, for jobs failed during a pass
@@ -525,6 +554,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.view = e
+	e.settler, _ = e.pol.(policy.Settler)
 	if e.alloc != nil {
 		e.view = allocView{e}
 		e.scale, _ = e.alloc.(scaler)
@@ -587,13 +617,16 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	sampler, _ := obs.(Sampler)
 	e.obs = obs
 	idleWakes := 0
-	for have || len(e.ends) > 0 || (len(e.queue) > 0 && (len(e.wakes) > 0 || e.nodes.pending())) {
+	for have || len(e.ends) > 0 || len(e.holds) > 0 || (len(e.queue) > 0 && (len(e.wakes) > 0 || e.nodes.pending())) {
 		t := workload.Forever
 		if have {
 			t = next.Submit
 		}
 		if len(e.ends) > 0 && e.ends[0].at < t {
 			t = e.ends[0].at
+		}
+		if len(e.holds) > 0 && e.holds[0].at < t {
+			t = e.holds[0].at
 		}
 		if len(e.expiry) > 0 && e.expiry[0].at < t {
 			t = e.expiry[0].at
@@ -629,6 +662,11 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 				e.dropStaleEnds()
 			}
 		}
+		releasedNow := false
+		for len(e.holds) > 0 && e.holds[0].at == t {
+			event, releasedNow = true, true
+			e.release(e.holds.pop().id)
+		}
 		expired := false
 		for len(e.expiry) > 0 && e.expiry[0].at == t {
 			event, expired = true, true
@@ -640,7 +678,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			e.applyNodeEvents(obs)
 		}
 		switch {
-		case woken || expired || nodesChanged:
+		case woken || expired || nodesChanged || releasedNow:
 			e.quiet.Valid, e.quietDue = false, false // more than submissions since the last pass
 		case endedNow:
 			e.quietDue = false
@@ -664,6 +702,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 				e.dropStaleEnds()
 			}
 		}
+		if event {
+			e.lastEvent = t
+		}
 		if woken && !event && !(passed && e.started) {
 			if idleWakes++; idleWakes > 1<<22 {
 				panic(fmt.Sprintf("sim: policy %s keeps waking the engine at %d without starting anything", e.pol.Name(), t))
@@ -672,7 +713,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			idleWakes = 0
 		}
 		if sampler != nil && (event || passed) {
-			e.sample = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
+			e.sample = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue) + len(e.holds), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
 			sampler.Sample(&e.sample)
 		}
 		if e.cfg.CheckpointEvery > 0 && t >= e.nextCk && e.cfg.OnCheckpoint != nil {
@@ -681,6 +722,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			if err := e.cfg.OnCheckpoint(t); err != nil {
 				return e.stats, err
 			}
+		}
+		if e.settler != nil && passed && !have && e.idleButWakes() && e.settler.Settled(e.lastEvent) {
+			e.settle(obs)
+			break
 		}
 	}
 	if len(e.queue) > 0 && e.nodes.unavail > 0 {
@@ -693,6 +738,33 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		panic(fmt.Sprintf("sim: processor-seconds not conserved: busy integral %.0f, jobs used %.0f", e.busy, e.stats.ProcSeconds))
 	}
 	return e.stats, nil
+}
+
+// idleButWakes reports whether, the source read to its end, the run has
+// nothing left to do but the policy's wake-ups: no job to release from its
+// hold, none running, no node event to come, jobs queued.
+func (e *Engine) idleButWakes() bool {
+	return len(e.ends) == 0 && len(e.expiry) == 0 && len(e.holds) == 0 &&
+		!e.nodes.pending() && len(e.queue) > 0
+}
+
+// settle ends a run that only the policy's wake-ups would go on with (see
+// policy.Settler): every queued job is recorded as Pending, in queue
+// order, with the policy's reason.
+func (e *Engine) settle(obs Observer) {
+	for _, id := range e.queue {
+		s := &e.slots[id]
+		reason := e.settler.Strand(&s.job)
+		e.stats.Pending++
+		e.touch(e.now)
+		s.job.Estimate = s.limit // the job as the trace gave it
+		e.rec = Record{Job: &s.job, State: Pending, Start: e.now, End: e.now, Reason: reason, Note: e.noteOf(&s.job), Requeues: int(s.requeues)}
+		obs.JobDone(&e.rec)
+		e.dequeued(s)
+		e.freeIDs = append(e.freeIDs, id)
+	}
+	e.queue, e.dense = e.queue[:0], e.dense[:0]
+	e.queuedProcs = 0
 }
 
 // read reads the next job into **j, or points *j at it when ref (src as a
@@ -771,11 +843,21 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 		s.job.Estimate = min(max(e.est.Predict(j), 1), j.Estimate)
 	}
 	s.predicted = -1
+	s.released = false
 	if e.alloc != nil {
 		s.predicted = e.predict(&s.job)
+		if s.job.HoldUntil > s.predicted && s.predicted < workload.Forever {
+			s.predicted = s.job.HoldUntil
+		}
 	}
 	if e.grow != nil {
 		e.grow.submitted(e, s, id)
+	}
+	if s.job.HoldUntil > e.now {
+		// Held until then: it joins the queue at its release.
+		e.holds.push(endEvent{at: s.job.HoldUntil, seq: s.job.Seq, id: id})
+		e.queuedProcs += int64(s.job.Procs)
+		return
 	}
 	e.queue = append(e.queue, id)
 	if len(e.dense) == len(e.queue)-1 && len(e.dense) < denseKeep {
@@ -787,6 +869,42 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	}
 	if len(e.queue) > e.stats.MaxQueue {
 		e.stats.MaxQueue = len(e.queue)
+	}
+}
+
+// release puts held job id into the queue at the end of its hold, at its
+// submission-order place (before the jobs submitted after it): the
+// scheduler orders HPC Pack's queue by submission, holds or not.
+func (e *Engine) release(id int32) {
+	s := &e.slots[id]
+	seq := s.job.Seq
+	k := e.SearchSeq(0, len(e.queue), seq+1)
+	e.queue = slices.Insert(e.queue, k, id)
+	if k <= len(e.dense) {
+		e.dense = slices.Insert(e.dense, k, policy.QueuedOf(&s.job))
+	}
+	if k < len(e.queue)-1 {
+		// It goes before jobs that may hold reservations: they were
+		// planned without it, and are void.
+		s.released = true
+		e.released++
+		e.epoch++
+	}
+	if e.roomBound {
+		e.room.add(s.job.Procs)
+	}
+	e.stats.MaxQueue = max(e.stats.MaxQueue, len(e.queue))
+}
+
+// dequeued does what every way out of the queue (a start, a failure)
+// must: the counts of jobs queued out of order.
+func (e *Engine) dequeued(s *slot) {
+	if s.requeues > 0 {
+		e.nodes.requeued--
+	}
+	if s.released {
+		s.released = false
+		e.released--
 	}
 }
 
@@ -1074,9 +1192,10 @@ func (e *Engine) ShadowOf(procs int, unknownEndsNow bool) (at workload.Time, ext
 
 // ArrivalOrder reports that the queue is in submission order, which lets
 // policies keep indexes keyed by Seq (see policy.EASY). It reports false
-// while a job requeued after a node failure waits: the queue is still in
-// submission order, but it holds a job such an index has let go of.
-func (e *Engine) ArrivalOrder() bool { return e.nodes.requeued == 0 }
+// while a job requeued after a node failure, or released from its hold
+// before jobs submitted after it, waits: the queue is still in submission
+// order, but it holds a job such an index has let go of or never saw.
+func (e *Engine) ArrivalOrder() bool { return e.nodes.requeued == 0 && e.released == 0 }
 
 // SearchSeq returns the smallest queue index k in [lo, hi) whose job has
 // Seq ≥ seq, or hi if there is none. The queue must be in arrival order
@@ -1120,9 +1239,7 @@ func (e *Engine) Start(i int) {
 	e.started = true
 	e.startedAt = append(e.startedAt, i)
 	e.queuedProcs -= int64(s.job.Procs)
-	if s.requeues > 0 {
-		e.nodes.requeued--
-	}
+	e.dequeued(s)
 	s.start = e.now
 	held := s.job.Procs
 	if e.scale != nil {
@@ -1225,9 +1342,7 @@ func (e *Engine) Fail(i int, reason string) {
 	e.started = true
 	e.startedAt = append(e.startedAt, i)
 	e.queuedProcs -= int64(s.job.Procs)
-	if s.requeues > 0 {
-		e.nodes.requeued--
-	}
+	e.dequeued(s)
 	e.stats.Failed++
 	e.touch(e.now)
 	s.job.Estimate = s.limit // the job as the trace gave it

@@ -455,7 +455,7 @@ func (e *Engine) strand(obs Observer) {
 	}
 	e.queue, e.dense = e.queue[:0], e.dense[:0]
 	e.queuedProcs = 0
-	e.nodes.requeued = 0
+	e.nodes.requeued, e.released = 0, 0
 }
 
 // remove deletes the event of job id with sequence seq from the heap, if

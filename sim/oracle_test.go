@@ -32,12 +32,14 @@ func (j ojob) actual() int {
 
 // oracle settings: easy false is FCFS; lookahead < 0 is the whole queue;
 // sjf orders the queue by estimate at every pass (no estimate last, ties in
-// submission order); sjbf examines the backfill candidates by estimate.
+// submission order); sjbf examines the backfill candidates by estimate;
+// strict is HPC Pack's window: a candidate must end by the head's start.
 type oracleConfig struct {
 	capacity  int
 	easy      bool
 	lookahead int
 	sjf, sjbf bool
+	strict    bool
 }
 
 // oracleKey is a job's estimate for sjf and sjbf; no estimate sorts last.
@@ -176,6 +178,9 @@ func oracleSchedule(cfg oracleConfig, jobs []ojob) []int {
 				window[k] -= head.procs
 			}
 			fits = func(c ojob) bool {
+				if cfg.strict && c.est > shadow {
+					return false // HPC Pack: it must complete inside the window
+				}
 				for k := 0; k < c.est; k++ {
 					if window[k] < c.procs {
 						return false
@@ -210,7 +215,7 @@ func oracleSchedule(cfg oracleConfig, jobs []ojob) []int {
 					unknown++
 				}
 			}
-			if unknown > 1 {
+			if unknown > 1 || cfg.strict {
 				extra = 0
 			}
 			fits = func(c ojob) bool {
@@ -318,6 +323,10 @@ var oraclePolicies = []struct {
 	{&policy.EASY{Lookahead: 2, SJBF: true}, oracleConfig{easy: true, lookahead: 2, sjbf: true}},
 	{&policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}, oracleConfig{easy: true, lookahead: -1, sjbf: true}},
 	{&policy.Ordered{Order: policy.SJF{}, Inner: &policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}}, oracleConfig{easy: true, lookahead: -1, sjf: true, sjbf: true}},
+	// HPC Pack's backfill window.
+	{&policy.EASY{Lookahead: 2, Strict: true}, oracleConfig{easy: true, lookahead: 2, strict: true}},
+	{&policy.EASY{Lookahead: policy.LookaheadAll, Strict: true}, oracleConfig{easy: true, lookahead: -1, strict: true}},
+	{&policy.Ordered{Order: policy.SJF{}, Inner: &policy.EASY{Lookahead: policy.LookaheadAll, Strict: true}}, oracleConfig{easy: true, lookahead: -1, sjf: true, strict: true}},
 }
 
 // compareOracle runs one case under every policy and reports the first
@@ -441,28 +450,33 @@ func TestOracleSelf(t *testing.T) {
 		jobs []ojob
 		want []int
 	}{
-		{"fcfs no overtaking", oracleConfig{4, false, 0, false, false},
+		{"fcfs no overtaking", oracleConfig{4, false, 0, false, false, false},
 			[]ojob{{0, 3, 10, 10}, {0, 2, 5, 5}, {0, 1, 5, 5}}, []int{0, 10, 10}},
-		{"easy ends at shadow", oracleConfig{4, true, -1, false, false},
+		{"easy ends at shadow", oracleConfig{4, true, -1, false, false, false},
 			[]ojob{{0, 2, 10, 10}, {0, 4, 10, 10}, {0, 2, 10, 10}}, []int{0, 10, 0}},
-		{"easy crossing uses extra", oracleConfig{10, true, -1, false, false},
+		{"easy crossing uses extra", oracleConfig{10, true, -1, false, false, false},
 			[]ojob{{0, 6, 10, 10}, {0, 8, 10, 10}, {0, 1, 100, 100}, {0, 2, 100, 100}, {0, 1, 100, 100}, {0, 2, 5, 5}},
 			[]int{0, 10, 0, 20, 0, 0}},
-		{"lookahead 2", oracleConfig{8, true, 2, false, false},
+		// HPC Pack's window: only job 6 (ends at 5) completes before the
+		// head's start at 10; 3 starts beside the head at 10, 4 and 5 at 20.
+		{"hpcpack window, no extra", oracleConfig{10, true, -1, false, false, true},
+			[]ojob{{0, 6, 10, 10}, {0, 8, 10, 10}, {0, 1, 100, 100}, {0, 2, 100, 100}, {0, 1, 100, 100}, {0, 2, 5, 5}},
+			[]int{0, 10, 10, 20, 20, 0}},
+		{"lookahead 2", oracleConfig{8, true, 2, false, false, false},
 			[]ojob{{0, 5, 10, 10}, {0, 8, 10, 10}, {0, 1, 5, 5}, {0, 1, 20, 20}, {0, 1, 5, 5}, {0, 1, 5, 5}},
 			[]int{0, 10, 0, 20, 5, 20}},
-		{"unknown shadow, extra held across passes", oracleConfig{10, true, -1, false, false},
+		{"unknown shadow, extra held across passes", oracleConfig{10, true, -1, false, false, false},
 			[]ojob{{0, 6, 100, -1}, {0, 8, 10, 10}, {0, 2, 1000, 1000}, {1, 2, 1000, 1000}}, []int{0, 100, 0, 110}},
-		{"rejected", oracleConfig{2, false, 0, false, false}, []ojob{{0, 3, 1, 1}, {0, 2, 1, 1}}, []int{-1, 0}},
-		{"killed", oracleConfig{2, false, 0, false, false}, []ojob{{0, 2, 100, 10}, {0, 2, 1, 1}}, []int{0, 10}},
+		{"rejected", oracleConfig{2, false, 0, false, false, false}, []ojob{{0, 3, 1, 1}, {0, 2, 1, 1}}, []int{-1, 0}},
+		{"killed", oracleConfig{2, false, 0, false, false, false}, []ojob{{0, 2, 100, 10}, {0, 2, 1, 1}}, []int{0, 10}},
 		// sjf at 0: 3 (est 5) and 1 (est 10) fill the machine; 2 (est 50) waits.
-		{"sjf", oracleConfig{4, false, 0, true, false},
+		{"sjf", oracleConfig{4, false, 0, true, false, false},
 			[]ojob{{0, 3, 10, 10}, {0, 2, 5, 50}, {0, 1, 5, 5}}, []int{0, 10, 0}},
 		// Head 2 reserved at 10 with no extra; 3 and 4 both end by 10 but only
 		// 2 processors are free: queue order takes 3, shortest first 4.
-		{"easy queue order", oracleConfig{4, true, -1, false, false},
+		{"easy queue order", oracleConfig{4, true, -1, false, false, false},
 			[]ojob{{0, 2, 10, 10}, {0, 4, 10, 10}, {0, 2, 10, 10}, {0, 2, 5, 5}}, []int{0, 10, 0, 20}},
-		{"easy sjbf", oracleConfig{4, true, -1, false, true},
+		{"easy sjbf", oracleConfig{4, true, -1, false, true, false},
 			[]ojob{{0, 2, 10, 10}, {0, 4, 10, 10}, {0, 2, 10, 10}, {0, 2, 5, 5}}, []int{0, 10, 20, 0}},
 	}
 	for _, c := range cases {

@@ -160,8 +160,8 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	for _, i := range order {
 		o := &outs[i]
 		j := &o.Job
-		if o.State == Failed {
-			continue // a filter failed it: it never ran
+		if o.State == Failed || o.State == Pending {
+			continue // a filter failed it, or kept it waiting to the end: it never ran
 		}
 		if o.State == Rejected {
 			if j.Procs <= procs && !(nt != nil && strings.Contains(o.Reason, "in service")) && !(memOK && strings.Contains(o.Reason, "memory")) && !(opts.Cluster != nil && strings.Contains(o.Reason, "partition")) && !largerThanEach(j.Procs, opts.Members) && !(opts.Speedup != nil && j.MinProcs > int64(procs)) {

@@ -19,7 +19,7 @@ func param(p *schedsim.Param) *string { return (*string)(p) }
 func registerScenario(fs *pflag.FlagSet, sc *schedsim.Scenario) {
 	fs.StringVar(&sc.Trace, "trace", sc.Trace, "trace file: SWF (plain or gzip) or Parquet, detected from its content (default: the embedded sample trace)")
 	fs.IntVar(&sc.Procs, "procs", sc.Procs, "machine size in processors (default: the trace header's MaxProcs, else MaxNodes)")
-	fs.StringVar(&sc.Backfill, "backfill", sc.Backfill, "backfilling: off (strict FCFS), easy (reservations for the first --reservation-depth jobs, backfill behind them) or conservative (a reservation for every job)")
+	fs.StringVar(&sc.Backfill, "backfill", sc.Backfill, "backfilling: off (strict FCFS), easy (reservations for the first --reservation-depth jobs, backfill behind them), hpcpack (HPC Pack's window: a backfilled job must end by the head's start), conservative (a reservation for every job) or slurm")
 	fs.StringVar(param(&sc.Lookahead), "lookahead", string(sc.Lookahead), "how many queued jobs behind the head are examined for backfilling: a number or all (HPC Pack's default is 1000)")
 	fs.StringVar(param(&sc.ReservationDepth), "reservation-depth", string(sc.ReservationDepth), "with --backfill easy, how many queued jobs get reservations (Maui's RESERVATIONDEPTH): 1 is EASY, all is conservative backfilling")
 	fs.StringVar(&sc.Order, "order", sc.Order, "queue priority order: fcfs (submission), sjf (shortest requested time), smallest or largest (processors), wfp3 or unicep (Tang et al. 2009), f1 (Carastan-Santos & de Camargo 2017) or multifactor (Slurm's priority/multifactor, see --priority); not with conservative")

@@ -34,8 +34,10 @@ where jobs arrive or end, one pass starts jobs from the head while they fit.
 With --backfill easy the blocked head gets a reservation at the earliest time
 the running jobs' requested times free enough processors, and up to
 --lookahead jobs behind it start early if they fit now without delaying it
-(EASY backfilling, as in HPC Pack and pyss). Jobs without a requested time are
-never backfilled. --backfill slurm runs Slurm's sched/backfill instead: strict
+(EASY backfilling, as in pyss). --backfill hpcpack is HPC Pack's stricter
+window: a job behind the head starts only if it fits the processors free now
+and ends, by its requested time, before the head's start. Jobs without a
+requested time are never backfilled. --backfill slurm runs Slurm's sched/backfill instead: strict
 priority order at every event, and a backfill cycle every --bf-interval.
 --order sets the queue's priority order (e.g. sjf, wfp3, multifactor), and
 --estimates what the scheduler plans with (e.g. perfect, predict).

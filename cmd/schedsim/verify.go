@@ -235,13 +235,16 @@ func readJobsCSV(path string) ([]sim.Outcome, error) {
 		case "COMPLETED_FAILED": // failed by a filter; it never ran
 			o.State = sim.Failed
 			o.Start, o.End = o.Job.Submit, o.Job.Submit
+		case "SUBMITTED": // still queued at the end, kept waiting by filters; it never ran
+			o.State = sim.Pending
+			o.Start, o.End = o.Job.Submit, o.Job.Submit
 		default:
 			return nil, usagef("%s:%d: final_state: unknown state %q", path, line, st)
 		}
 		if k, ok := col["metadata"]; ok {
 			o.Requeues = requeuesOf(rec[k])
 		}
-		if o.State != sim.Rejected && o.State != sim.Failed {
+		if o.State != sim.Rejected && o.State != sim.Failed && o.State != sim.Pending {
 			if o.Alloc, err = cluster.ParseRanges(rec[col["allocated_resources"]]); err != nil {
 				return nil, usagef("%s:%d: allocated_resources: %v", path, line, err)
 			}

@@ -39,7 +39,7 @@ const DefaultFilterTimeout = 15 * time.Second
 // (BACKFILL is 1 or 0) with the job in state Queued; when it exits with 3
 // and changed HoldUntil in the file, the job is held until then. The
 // environment carries SCHEDSIM_FILTER_KIND (submission or activation),
-// SCHEDSIM_FILTER_REVERT (1 when called to undo, see Revert) and
+// SCHEDSIM_FILTER_REVERT (1 when called to undo, see below) and
 // SCHEDSIM_TIME (the simulated instant, seconds).
 //
 // A program that does not answer within Timeout is killed (its whole
@@ -48,6 +48,12 @@ const DefaultFilterTimeout = 15 * time.Second
 // signal exits with code -1. What it writes to standard error goes to Log,
 // each line prefixed with the filter's name and the job; its last line is
 // the result's message. Standard output is discarded.
+//
+// When a later filter of the chain stops it, the program is called again to
+// undo what it did (RevertSubmission, RevertActivation), as HPC Pack calls
+// every filter that ran (SPEC §6): with the same arguments and
+// SCHEDSIM_FILTER_REVERT=1; that call's exit code is ignored, and a program
+// with nothing to undo should exit at once.
 //
 // Only the exit code (and the file, for a changed job) decides; the wall
 // time a program takes matters only against Timeout. Calling a program is
@@ -61,11 +67,6 @@ type ExecFilter struct {
 	Args []string
 	// Timeout is the wall-clock limit of a call (0: DefaultFilterTimeout).
 	Timeout time.Duration
-	// Revert, when true, calls the program again to undo (a later filter
-	// refused the job), with SCHEDSIM_FILTER_REVERT=1 and the same
-	// arguments; its result is ignored. HPC Pack's executable filters have
-	// no revert, so the default is false.
-	Revert bool
 	// Epoch is the wall-clock instant of simulated time 0, for the times
 	// in the job XML.
 	Epoch time.Time
@@ -158,9 +159,6 @@ func (x *ExecFilter) readBack(j *workload.Job, path string) error {
 
 // RevertSubmission implements SubmissionFilter.
 func (x *ExecFilter) RevertSubmission(j *workload.Job) {
-	if !x.Revert {
-		return
-	}
 	if path, err := x.jobFile(j, XMLValidating); err == nil {
 		x.run(j, "submission", true, j.Submit, path)
 	}
@@ -206,9 +204,6 @@ func (x *ExecFilter) FilterActivation(a *Activation) Result {
 
 // RevertActivation implements ActivationFilter.
 func (x *ExecFilter) RevertActivation(a *Activation) {
-	if !x.Revert {
-		return
-	}
 	if path, err := x.jobFile(a.Job, activationState(a)); err == nil {
 		x.run(a.Job, "activation", true, a.Now, path, activationArgs(a)...)
 	}

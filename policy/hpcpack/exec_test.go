@@ -3,6 +3,7 @@
 package hpcpack
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,13 +132,12 @@ func TestExecActivationHoldUntil(t *testing.T) {
 	}
 }
 
-// With Revert, the program is called again to undo, with
-// SCHEDSIM_FILTER_REVERT=1.
+// A revert calls the program again, with SCHEDSIM_FILTER_REVERT=1.
 func TestExecRevert(t *testing.T) {
 	dir := t.TempDir()
 	marks := filepath.Join(dir, "marks")
 	prog := script(t, dir, "rev", `echo "$SCHEDSIM_FILTER_KIND $SCHEDSIM_FILTER_REVERT $SCHEDSIM_TIME" >> `+marks+`; exit 0`)
-	x := &ExecFilter{FilterName: "f", Program: prog, Revert: true}
+	x := &ExecFilter{FilterName: "f", Program: prog}
 	defer x.Close()
 	j := execJob()
 	a := &Activation{Job: &j, Now: 200, Resources: 16}
@@ -187,6 +187,60 @@ func TestExecGrow(t *testing.T) {
 			}
 			if j.HoldUntil != 0 {
 				t.Errorf("a growth call set Hold Until %d", j.HoldUntil)
+			}
+		})
+	}
+}
+
+// TestExecChainRevertsAlways: when a chain of programs stops, every program
+// that already answered is called again to undo, in reverse order, by
+// default (SPEC §6, "Revert"); the program that stopped the chain is not.
+// Each program appends "NAME REVERT" to a log.
+func TestExecChainRevertsAlways(t *testing.T) {
+	tests := []struct {
+		name  string
+		kind  string // submission or activation
+		codes []int  // exit codes of programs a, b, c
+		want  string // the log
+		code  int    // the chain's result
+	}{
+		{"activation 1 at c", "activation", []int{0, 0, 1}, "a 0\nb 0\nc 0\nb 1\na 1\n", 1},
+		{"activation 2 at b", "activation", []int{0, 2, 0}, "a 0\nb 0\na 1\n", 2},
+		{"activation 3 at b", "activation", []int{0, 3, 0}, "a 0\nb 0\na 1\n", 3},
+		{"activation 4 at c", "activation", []int{0, 0, 4}, "a 0\nb 0\nc 0\nb 1\na 1\n", 4},
+		{"activation 9 at a", "activation", []int{9, 0, 0}, "a 0\n", 9},
+		{"activation all 0", "activation", []int{0, 0, 0}, "a 0\nb 0\nc 0\n", 0},
+		{"submission fail at c", "submission", []int{0, 0, 2}, "a 0\nb 0\nc 0\nb 1\na 1\n", 2},
+		{"submission fail at b", "submission", []int{1, 5, 0}, "a 0\nb 0\na 1\n", 5},
+		{"submission all pass", "submission", []int{1, 0, 1}, "a 0\nb 0\nc 0\n", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			log := filepath.Join(dir, "log")
+			var xs []*ExecFilter
+			for k, name := range []string{"a", "b", "c"} {
+				body := fmt.Sprintf(`echo "%s $SCHEDSIM_FILTER_REVERT" >> %s; [ "$SCHEDSIM_FILTER_REVERT" = 1 ] && exit 0; exit %d`, name, log, tt.codes[k])
+				x := &ExecFilter{FilterName: name, Program: script(t, dir, name, body)}
+				defer x.Close()
+				xs = append(xs, x)
+			}
+			j := execJob()
+			var r Result
+			if tt.kind == "submission" {
+				r, _, _ = SubmissionChain([]SubmissionFilter{xs[0], xs[1], xs[2]}, &j, nil)
+			} else {
+				r, _ = ActivationChain([]ActivationFilter{xs[0], xs[1], xs[2]}, &Activation{Job: &j, Now: 200, Resources: 16}, nil)
+			}
+			if r.Code != tt.code {
+				t.Errorf("chain result %d, want %d", r.Code, tt.code)
+			}
+			b, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tt.want {
+				t.Errorf("calls:\n%s\nwant:\n%s", b, tt.want)
 			}
 		})
 	}

@@ -106,6 +106,12 @@ const (
 	MsgActivationFailed   = "activation filter failed the job"
 )
 
+// MsgStillQueued starts the reason of a job still queued when the run
+// ended (sim.Pending): its activation filters kept it (or the jobs ahead
+// of it) waiting, with nothing left in the trace or the machine that could
+// change their answer.
+const MsgStillQueued = "still queued when nothing was left to change the activation filters' answer"
+
 // SubmissionFilter checks a job once, when it is submitted, before its job
 // template is applied (HPC Pack's ISubmissionFilter). FilterSubmission may
 // change the job and then answers SubmitChanged. When a later filter of the

@@ -27,8 +27,10 @@ import (
 // again, with the same candidate resources) at the first pass at least
 // Model.Reevaluate after the previous call; Filtered asks the engine for
 // that pass (Decisions.WakeAt). A held job comes back into the queue at
-// its HoldUntil; a job's HoldUntil from the trace keeps it out until then
-// too. HoldUntil is cleared when the job starts.
+// its HoldUntil, which is cleared when the job starts. (A Hold Until the
+// job had at its submission, from the trace or a submission filter, is the
+// engine's: the job joins the queue only then, filters or not; see package
+// sim.)
 //
 // When fewer processors are in service than the reservations hold (a
 // node failure, sim.Config.NodeEvents), the reservations are kept in queue
@@ -73,6 +75,7 @@ type Filtered struct {
 	started  []bool // by queue index: started or failed in this pass
 	blockPri int64  // jobs of at most this priority may not start
 	blocking bool   // some job blocks the queue
+	holds    bool   // some job is held until a later time
 	refused  bool   // a start was refused in this round
 	head     int    // index in vis of the first job neither started nor refused
 	round    int    // Inner's run within the pass, from 0
@@ -85,15 +88,10 @@ type Filtered struct {
 
 var (
 	_ policy.Policy    = (*Filtered)(nil)
+	_ policy.Settler   = (*Filtered)(nil)
 	_ policy.View      = (*filteredView)(nil)
 	_ policy.Decisions = (*filteredView)(nil)
 )
-
-// StallLimit is how many times in a row a blocked or reserving job may be
-// re-evaluated with nothing running and nothing starting before Filtered
-// fails it: on an idle machine nothing the simulation models can change a
-// filter's mind, and the run would otherwise never end.
-const StallLimit = 10
 
 // Name implements policy.Policy: Inner's name with "+filters".
 func (f *Filtered) Name() string { return f.Inner.Name() + "+filters" }
@@ -115,14 +113,14 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 	f.started = f.started[:n]
 	clear(f.started)
 	f.reserved, f.keep, f.blocked, f.due, f.vis = 0, f.keep[:0], f.blocked[:0], f.due[:0], f.vis[:0]
-	f.wake = workload.Forever
+	f.wake, f.holds = workload.Forever, false
 	for i := 0; i < n; i++ {
 		j := v.Job(i)
 		if nt := h.notes[j.Seq]; nt != nil {
 			switch nt.state {
 			case stateHeld:
 				if j.HoldUntil > now {
-					f.wake = min(f.wake, j.HoldUntil)
+					f.wake, f.holds = min(f.wake, j.HoldUntil), true
 					continue
 				}
 				nt.held += j.HoldUntil - nt.since
@@ -146,7 +144,7 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 			}
 		}
 		if j.HoldUntil > now {
-			f.wake = min(f.wake, j.HoldUntil)
+			f.wake, f.holds = min(f.wake, j.HoldUntil), true
 			continue
 		}
 		f.vis = append(f.vis, i)
@@ -168,7 +166,8 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 				free += j.Procs
 			}
 			if j.Procs > free {
-				continue // a blocked job that does not fit: it stays blocked, due
+				nt.seen = f.now // it stays blocked, due, and could not be asked
+				continue
 			}
 			f.activate(i, j, false)
 		}
@@ -192,7 +191,6 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 	if f.grewIn < 0 || f.grewIn != last {
 		f.grow(v.Free()) // Inner's last round did not grow the running jobs
 	}
-	f.stallGuard()
 	if f.wake < workload.Forever && (f.asked <= now || f.wake < f.asked) {
 		d.WakeAt(f.wake)
 		f.asked = f.wake
@@ -262,6 +260,7 @@ func (f *Filtered) activate(i int, j *workload.Job, backfill bool) bool {
 	f.act = Activation{Job: j, Now: f.now, Pass: f.pass, Index: i, Backfill: backfill, Resources: j.Procs}
 	r, by := ActivationChain(chain, &f.act, nil)
 	nt.count(r)
+	nt.seen, nt.last, nt.lastBy = f.now, r, by
 	action := ActivationAction(r)
 	if backfill && (action == BlockQueue || action == KeepResources) {
 		nt.tried = f.pass
@@ -273,7 +272,6 @@ func (f *Filtered) activate(i int, j *workload.Job, backfill bool) bool {
 	}
 	switch action {
 	case Start:
-		nt.stall = 0
 		j.HoldUntil = 0
 		f.started[i] = true
 		f.d.Start(i)
@@ -335,32 +333,51 @@ func (f *Filtered) leave(i int, j *workload.Job, nt *jobNote) {
 	nt.state = stateQueued
 }
 
-// stallGuard fails blocked and reserving jobs that were re-evaluated
-// StallLimit times in a row on an idle machine (see StallLimit).
-func (f *Filtered) stallGuard() {
-	v := f.v
-	idle := v.NumRunning() == 0
-	for _, i := range f.due {
-		if f.started[i] {
-			continue
-		}
-		j := v.Job(i)
-		nt := f.HPC.notes[j.Seq]
-		if nt == nil || (nt.state != stateBlocked && nt.state != stateReserving) || nt.tried != f.pass {
-			continue
-		}
-		if !idle {
-			nt.stall = 0
-			continue
-		}
-		if nt.stall++; nt.stall < StallLimit {
-			continue
-		}
-		f.leave(i, j, nt)
-		f.started[i] = true
-		f.d.(policy.Failer).Fail(i, fmt.Sprintf("%s: still not started after %d re-evaluations with nothing running", MsgActivationFailed, nt.stall))
-		f.HPC.forget(j.Seq)
+// Settled implements policy.Settler: no job is held until a later time,
+// some job is blocked or reserving, and each of them was re-evaluated (or,
+// blocked without room, could not be) at a periodic pass after since. The
+// engine then ends the run: with nothing else to come, their filters would
+// be asked the same question again and again (SPEC §6: no retry limit).
+func (f *Filtered) Settled(since workload.Time) bool {
+	if f.holds {
+		return false
 	}
+	waiting := 0
+	for _, nt := range f.HPC.notes {
+		switch nt.state {
+		case stateHeld:
+			return false
+		case stateBlocked, stateReserving:
+			if nt.seen <= since {
+				return false
+			}
+			waiting++
+		}
+	}
+	return waiting > 0
+}
+
+// Strand implements policy.Settler: why queued job j never started. A
+// blocked or reserving job gives its filters' last answer (and the time it
+// spent so counts in its note); a job refused as a backfill in the last
+// pass gives that answer; any other job waits behind them.
+func (f *Filtered) Strand(j *workload.Job) string {
+	nt := f.HPC.notes[j.Seq]
+	switch {
+	case nt != nil && (nt.state == stateBlocked || nt.state == stateReserving):
+		what := "blocks the queue"
+		if nt.state == stateReserving {
+			what = "keeps its processors reserved"
+			nt.reserving += f.now - nt.since
+		} else {
+			nt.blocked += f.now - nt.since
+		}
+		nt.since = f.now
+		return failReason(MsgStillQueued+": its activation filters keep it waiting ("+what+")", nt.lastBy, nt.last)
+	case nt != nil && nt.tried == f.pass && nt.lastBy != "":
+		return failReason(MsgStillQueued+": refused as a backfill", nt.lastBy, nt.last)
+	}
+	return MsgStillQueued + ": it waits behind jobs that activation filters keep waiting (the queue blocked, or the processors reserved)"
 }
 
 // failReason is the reason a job fails with: msg, the filter and its words.

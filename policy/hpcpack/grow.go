@@ -1,10 +1,6 @@
 package hpcpack
 
-import (
-	"strconv"
-
-	"github.com/schedsim/schedsim/policy"
-)
+import "github.com/schedsim/schedsim/policy"
 
 // This file holds the filters' side of HPC Pack's job model with minimum
 // and maximum resources (SPEC §3 and §6): each growth of a running job
@@ -67,44 +63,11 @@ func (h *Model) FilterGrow(o policy.GrowOffer) bool {
 	}
 	h.growAct = Activation{Job: o.Job, Now: o.Now, Pass: o.Pass, Index: -1, Resources: o.Procs, Grow: true}
 	r, _ := ActivationChain(chain, &h.growAct, nil)
-	k := countOther
-	switch {
-	case r.Status == TimedOut:
-		k = countTimeout
-	case r.Status == NotFound:
-		k = countNotFound
-	case r.Code >= 0 && r.Code < 5:
-		k = r.Code
-	}
-	nt.grow[k]++
+	nt.grow[counter(r)]++
 	if r.Status == Exited && r.Code == ActivateStart {
 		nt.growNext = 0
 		return true
 	}
 	nt.growNext = o.Now + h.reevaluate()
 	return false
-}
-
-// appendGrowNote appends "grow=0x2,1x1" (the grow results and their
-// counts) when n saw any, after a space when dst grew beyond start.
-func appendGrowNote(dst []byte, start int, n *jobNote) []byte {
-	first := true
-	for k, c := range n.grow {
-		if c == 0 {
-			continue
-		}
-		if first {
-			if len(dst) > start {
-				dst = append(dst, ' ')
-			}
-			dst = append(dst, "grow="...)
-			first = false
-		} else {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, countNames[k]...)
-		dst = append(dst, 'x')
-		dst = strconv.AppendInt(dst, int64(c), 10)
-	}
-	return dst
 }

@@ -350,7 +350,10 @@ type jobNote struct {
 	since workload.Time // when the job entered state
 	next  workload.Time // next re-evaluation (blocked, reserving)
 	tried int64         // the last pass in which the job was refused
-	stall int32         // re-evaluations in a row on an idle machine
+	seen  workload.Time // the last pass at which it was refused, or could not be asked (blocked, no room)
+
+	last   Result // its last refusal
+	lastBy string // the filter that gave it
 
 	blocked, held, reserving workload.Time // time spent in each state
 	act                      [numCounts]int32
@@ -361,17 +364,45 @@ type jobNote struct {
 }
 
 // count counts an activation result.
-func (n *jobNote) count(r Result) {
+func (n *jobNote) count(r Result) { n.act[counter(r)]++ }
+
+// counter returns the counter of a jobNote that result r counts in: its
+// code 0–4, or other, timeout, not found.
+func counter(r Result) int {
 	switch {
 	case r.Status == TimedOut:
-		n.act[countTimeout]++
+		return countTimeout
 	case r.Status == NotFound:
-		n.act[countNotFound]++
+		return countNotFound
 	case r.Code >= 0 && r.Code < 5:
-		n.act[r.Code]++
-	default:
-		n.act[countOther]++
+		return r.Code
 	}
+	return countOther
+}
+
+// appendCounts appends "name=0x2,1x1", the counters of c that are not 0
+// with their counts, after a space when dst grew beyond start; nothing
+// when every counter is 0.
+func appendCounts(dst []byte, start int, name string, c *[numCounts]int32) []byte {
+	first := true
+	for k, n := range c {
+		if n == 0 {
+			continue
+		}
+		if first {
+			if len(dst) > start {
+				dst = append(dst, ' ')
+			}
+			dst = append(append(dst, name...), '=')
+			first = false
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, countNames[k]...)
+		dst = append(dst, 'x')
+		dst = strconv.AppendInt(dst, int64(n), 10)
+	}
+	return dst
 }
 
 // note returns the note about the job with sequence seq, making it.
@@ -419,24 +450,7 @@ func (h *Model) AppendNote(dst []byte, j *workload.Job) []byte {
 		dst = append(dst, "submit="...)
 		dst = append(dst, n.sub...)
 	}
-	first := true
-	for k, c := range n.act {
-		if c == 0 {
-			continue
-		}
-		if first {
-			if len(dst) > start {
-				sep()
-			}
-			dst = append(dst, "activate="...)
-			first = false
-		} else {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, countNames[k]...)
-		dst = append(dst, 'x')
-		dst = strconv.AppendInt(dst, int64(c), 10)
-	}
+	dst = appendCounts(dst, start, "activate", &n.act)
 	for _, d := range []struct {
 		name string
 		sec  workload.Time
@@ -451,7 +465,7 @@ func (h *Model) AppendNote(dst []byte, j *workload.Job) []byte {
 		dst = append(dst, '=')
 		dst = strconv.AppendInt(dst, int64(d.sec), 10)
 	}
-	return appendGrowNote(dst, start, n)
+	return appendCounts(dst, start, "grow", &n.grow)
 }
 
 // filters returns every filter of h, cluster-wide then by template name,
