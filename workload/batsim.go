@@ -120,7 +120,12 @@ func newBatsimReader(in io.Reader, path string, rules Rules, raw bool, speed flo
 		}
 		recs = append(recs, rec)
 	}
-	return newMemSource(path, hdr, recs, rules, raw, "Batsim jobs", batsimKey)
+	src, err := newMemSource(path, hdr, recs, rules, raw, "Batsim jobs", batsimKey)
+	if err != nil {
+		return nil, err
+	}
+	src.keys = true
+	return src, nil
 }
 
 // batsimKey names the job field that holds SWF field f, for errors.
