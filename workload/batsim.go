@@ -107,6 +107,7 @@ func newBatsimReader(in io.Reader, path string, rules Rules, raw bool, speed flo
 	if err != nil {
 		return nil, &ParseError{Path: path, Err: err}
 	}
+	data = bytes.TrimPrefix(data, utf8BOM)
 	r := &batsimReader{path: path, data: data, speed: speed, lines: lineCounter{data: data}, profiles: map[string]*batsimProfile{}}
 	jobs, hdr, err := r.parse()
 	if err != nil {

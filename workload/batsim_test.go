@@ -40,6 +40,10 @@ const batsimDoc = `{
 }
 `
 
+// batsimNoSpeed is batsimDoc without the job whose profile has no run
+// time unless the hosts' speed is known.
+var batsimNoSpeed = strings.Replace(batsimDoc, `    {"id": 6, "subtime": 41, "res": 4, "profile": "total"},`+"\n", "", 1)
+
 // batsimGot is what a test checks of a job read from a Batsim workload.
 type batsimGot struct {
 	ID       int64
@@ -90,8 +94,7 @@ func TestBatsimRead(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := batsimDoc
 			if tc.opts == nil {
-				// Without a speed, the total profile has no run time.
-				doc = strings.Replace(doc, `    {"id": 6, "subtime": 41, "res": 4, "profile": "total"},`+"\n", "", 1)
+				doc = batsimNoSpeed
 			}
 			jobs, r, err := readText(t, doc, "w.json", Rules{}, tc.opts...)
 			if err != nil {

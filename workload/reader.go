@@ -283,8 +283,10 @@ const sniffSize = 16 << 10
 // detectText tells the text formats apart from the text's first bytes
 // (gzip-compressed or not), without consuming them: Batsim's JSON starts
 // with '{', sacct output with its header line; anything else is SWF. The
-// name (.json, .sacct, with .gz or not) decides only when the text says
-// nothing.
+// name (.json, .sacct, with .gz or not) decides only for a text that
+// starts as no SWF does (with a comment or a number) or, for .sacct,
+// whose first line has a '|', so that the error is the one its name
+// says.
 func detectText(br *bufio.Reader, name string) Format {
 	head, _ := br.Peek(sniffSize)
 	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
@@ -297,7 +299,7 @@ func detectText(br *bufio.Reader, name string) Format {
 		n, _ := io.ReadFull(zr, buf)
 		head = buf[:n]
 	}
-	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
 	if len(t) > 0 && t[0] == '{' {
 		return FormatBatsim
 	}
@@ -305,12 +307,15 @@ func detectText(br *bufio.Reader, name string) Format {
 	if isSacctHeader(first) {
 		return FormatSacct
 	}
-	if len(t) == 0 || t[0] != ';' {
-		ext := strings.ToLower(strings.TrimSuffix(strings.ToLower(name), ".gz"))
-		switch strings.ToLower(filepath.Ext(ext)) {
-		case ".json":
+	// SWF text starts with a comment or a number.
+	swfLike := len(t) > 0 && strings.IndexByte(";0123456789+-.", t[0]) >= 0
+	switch filepath.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz")) {
+	case ".json":
+		if !swfLike {
 			return FormatBatsim
-		case ".sacct":
+		}
+	case ".sacct":
+		if !swfLike || bytes.IndexByte(first, '|') >= 0 {
 			return FormatSacct
 		}
 	}
