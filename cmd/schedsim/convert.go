@@ -110,7 +110,8 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	if err := rules.Validate(); err != nil {
 		return usagef("--extra-fields: %v", err)
 	}
-	if _, err := outputFormat(out); err != nil {
+	format, err := convertFormat(out)
+	if err != nil {
 		return err
 	}
 	rd, err := workload.Open(in, rules, opts...)
@@ -118,7 +119,7 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 		return inputError(err)
 	}
 	defer rd.Close()
-	w, err := createTrace(out, rd.Header())
+	w, err := createTraceAs(out, format, rd.Header())
 	if err != nil {
 		return err
 	}
@@ -155,18 +156,31 @@ func inputError(err error) error {
 	return err
 }
 
-// outputFormat returns the format a trace file's name says.
+// outputFormat returns the format a trace file's name says: SWF or
+// Parquet.
 func outputFormat(path string) (workload.Format, error) {
 	name := strings.ToLower(filepath.Base(path))
 	switch {
 	case strings.HasSuffix(name, ".parquet"), strings.HasSuffix(name, ".pq"):
 		return workload.FormatParquet, nil
-	case strings.HasSuffix(name, ".json"), strings.HasSuffix(name, ".json.gz"):
-		return workload.FormatBatsim, nil
 	case strings.HasSuffix(name, ".swf"), strings.HasSuffix(name, ".gz"):
 		return workload.FormatSWF, nil
 	}
-	return "", usagef("output %q: name it .swf, .swf.gz, .parquet or .json (a Batsim workload; .json.gz compressed) to say its format", path)
+	return "", usagef("output %q: name it .swf, .swf.gz or .parquet to say its format", path)
+}
+
+// convertFormat is outputFormat for convert, which also writes Batsim
+// workloads (.json, .json.gz).
+func convertFormat(path string) (workload.Format, error) {
+	name := strings.ToLower(filepath.Base(path))
+	if strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".json.gz") {
+		return workload.FormatBatsim, nil
+	}
+	f, err := outputFormat(path)
+	if err != nil {
+		return "", usagef("output %q: name it .swf, .swf.gz, .parquet or .json (a Batsim workload; .json.gz compressed) to say its format", path)
+	}
+	return f, nil
 }
 
 // traceWriter writes a trace file atomically, in the format its name says.
@@ -178,12 +192,19 @@ type traceWriter struct {
 	bat  *workload.BatsimWriter
 }
 
-// createTrace starts writing the trace file path with header h.
+// createTrace starts writing the trace file path, SWF or Parquet as its
+// name says, with header h.
 func createTrace(path string, h *workload.Header) (*traceWriter, error) {
 	format, err := outputFormat(path)
 	if err != nil {
 		return nil, err
 	}
+	return createTraceAs(path, format, h)
+}
+
+// createTraceAs starts writing the trace file path in format (gzip
+// compressed when its name ends with .gz) with header h.
+func createTraceAs(path string, format workload.Format, h *workload.Header) (*traceWriter, error) {
 	f, err := report.CreateAtomic(path)
 	if err != nil {
 		return nil, err
