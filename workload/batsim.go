@@ -107,6 +107,7 @@ func newBatsimReader(in io.Reader, path string, rules Rules, raw bool, speed flo
 	if err != nil {
 		return nil, &ParseError{Path: path, Err: err}
 	}
+	data = bytes.TrimPrefix(data, utf8BOM)
 	r := &batsimReader{path: path, data: data, speed: speed, lines: lineCounter{data: data}, profiles: map[string]*batsimProfile{}}
 	jobs, hdr, err := r.parse()
 	if err != nil {
@@ -120,7 +121,12 @@ func newBatsimReader(in io.Reader, path string, rules Rules, raw bool, speed flo
 		}
 		recs = append(recs, rec)
 	}
-	return newMemSource(path, hdr, recs, rules, raw, "Batsim jobs", batsimKey)
+	src, err := newMemSource(path, hdr, recs, rules, raw, "Batsim jobs", batsimKey)
+	if err != nil {
+		return nil, err
+	}
+	src.keys = true
+	return src, nil
 }
 
 // batsimKey names the job field that holds SWF field f, for errors.
@@ -185,19 +191,23 @@ func (r *batsimReader) parse() ([]batsimJob, Header, error) {
 		seen[key] = true
 		switch key {
 		case "jobs":
-			if err := r.delim(dec, '[', "jobs"); err != nil {
-				return nil, hdr, err
+			// The whole array at once (the decoder checks it), then each
+			// job's place in it: a decoder call per job costs more than
+			// the rest of the reading.
+			from := skipJSONBlank(r.data, int(dec.InputOffset()))
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, hdr, r.syntaxError(dec, err)
 			}
-			for dec.More() {
-				line := r.lines.at(dec.InputOffset())
-				var raw json.RawMessage
-				if err := dec.Decode(&raw); err != nil {
-					return nil, hdr, r.syntaxError(dec, err)
+			if raw[0] != '[' {
+				return nil, hdr, &ParseError{Path: r.path, Line: lineOf(r.data, int64(from)), Key: "jobs", Err: fmt.Errorf("want an array, not %s", truncate(raw, 40))}
+			}
+			for i := skipJSONBlank(raw, 1); i < len(raw) && raw[i] != ']'; {
+				end := skipJSONValue(raw, i)
+				jobs = append(jobs, batsimJob{raw: raw[i:end], line: r.lines.at(int64(from + i))})
+				if i = skipJSONBlank(raw, end); i < len(raw) && raw[i] == ',' {
+					i = skipJSONBlank(raw, i+1)
 				}
-				jobs = append(jobs, batsimJob{raw: raw, line: line})
-			}
-			if err := r.delim(dec, ']', "jobs"); err != nil {
-				return nil, hdr, err
 			}
 		case "profiles":
 			if err := r.delim(dec, '{', "profiles"); err != nil {
@@ -293,16 +303,40 @@ func setMaxProcs(h *Header, n int64) {
 // job reads the i-th job (0-based) into a record.
 func (r *batsimReader) job(b *batsimJob, i int) (memRecord, error) {
 	rec := memRecord{line: b.line}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b.raw, &fields); err != nil || fields == nil {
+	if b.raw[0] != '{' {
 		return rec, &ParseError{Path: r.path, Line: b.line, Key: fmt.Sprintf("jobs[%d]", i), Err: errors.New("a job is a JSON object")}
 	}
+	var idRaw, subRaw, resRaw, wallRaw, profRaw json.RawMessage
+	jsonFields(b.raw, func(key string, v []byte) {
+		switch key {
+		case "id":
+			idRaw = v
+		case "subtime":
+			subRaw = v
+		case "res":
+			resRaw = v
+		case "walltime":
+			wallRaw = v
+		case "profile":
+			profRaw = v
+		}
+	})
 	fail := func(key string, format string, args ...any) error {
 		return &ParseError{Path: r.path, Line: b.line, Key: fmt.Sprintf("jobs[%d].%s", i, key), Err: fmt.Errorf(format, args...)}
 	}
 	need := func(key string) (json.RawMessage, error) {
-		v, ok := fields[key]
-		if !ok || string(v) == "null" {
+		var v json.RawMessage
+		switch key {
+		case "id":
+			v = idRaw
+		case "subtime":
+			v = subRaw
+		case "res":
+			v = resRaw
+		case "profile":
+			v = profRaw
+		}
+		if v == nil || string(v) == "null" {
 			return nil, fail(key, "missing (a Batsim job has id, subtime, res and profile)")
 		}
 		return v, nil
@@ -331,18 +365,18 @@ func (r *batsimReader) job(b *batsimJob, i int) (memRecord, error) {
 		return rec, fail("res", "%s is not a number of resources (an integer ≥ 0)", truncate(raw, 40))
 	}
 	wall := float64(Unknown)
-	if raw, ok := fields["walltime"]; ok && string(raw) != "null" {
-		w, err := jsonNumber(raw)
+	if wallRaw != nil && string(wallRaw) != "null" {
+		w, err := jsonNumber(wallRaw)
 		if err != nil || (w < 0 && w != Unknown) || w > maxSWFValue {
-			return rec, fail("walltime", "%s is not a walltime (seconds ≥ 0, or -1 for none)", truncate(raw, 40))
+			return rec, fail("walltime", "%s is not a walltime (seconds ≥ 0, or -1 for none)", truncate(wallRaw, 40))
 		}
 		wall = w
 	}
 	if raw, err = need("profile"); err != nil {
 		return rec, err
 	}
-	var name string
-	if err := json.Unmarshal(raw, &name); err != nil {
+	name, ok := jsonString(raw)
+	if !ok {
 		return rec, fail("profile", "%s is not a profile's name (a string)", truncate(raw, 40))
 	}
 	p := r.profiles[name]
@@ -364,6 +398,86 @@ func (r *batsimReader) job(b *batsimJob, i int) (memRecord, error) {
 		Executable: Unknown, Queue: Unknown, Partition: Unknown, PrecedingJob: Unknown, ThinkTime: Unknown,
 	}
 	return rec, nil
+}
+
+// skipJSONBlank returns the index of the first byte of b at or after i
+// that is not JSON whitespace, a ':' or — between values — nothing else;
+// len(b) at the end.
+func skipJSONBlank(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n' || b[i] == ':') {
+		i++
+	}
+	return i
+}
+
+// skipJSONValue returns the index after the JSON value that starts at
+// b[i]. b must be valid JSON from there (the decoder checked it).
+func skipJSONValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipJSONString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipJSONString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(b[i])) {
+		i++
+	}
+	return i
+}
+
+// skipJSONString returns the index after the JSON string that starts at
+// b[i], its opening quote.
+func skipJSONString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// jsonString returns the string the JSON value v is, if it is one.
+func jsonString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), true
+	}
+	var s string
+	err := json.Unmarshal(v, &s)
+	return s, err == nil
+}
+
+// jsonFields calls f with the key and the value of each member of obj, a
+// valid JSON object, in order.
+func jsonFields(obj []byte, f func(key string, v []byte)) {
+	for i := skipJSONBlank(obj, 1); i < len(obj) && obj[i] != '}'; {
+		end := skipJSONString(obj, i)
+		key, _ := jsonString(obj[i:end])
+		i = skipJSONBlank(obj, end)
+		end = skipJSONValue(obj, i)
+		f(key, obj[i:end])
+		if i = skipJSONBlank(obj, end); i < len(obj) && obj[i] == ',' {
+			i = skipJSONBlank(obj, i+1)
+		}
+	}
 }
 
 // batsimID reads a job's id: an integer, or a string that holds one.

@@ -26,11 +26,14 @@ type cleaner struct {
 	// sel is the selection rules resolved against the header (see
 	// prepare), nil when they select every job.
 	sel *selection
+	// maxKept is the selection's MaxJobs, else MaxInt64: one comparison
+	// with the count of kept jobs does for both.
+	maxKept int64
 }
 
 func newCleaner(rules Rules, hdr *Header, records string) cleaner {
 	rules = rules.WithDefaults()
-	return cleaner{rules: rules, hdr: hdr, last: math.MinInt64, records: records, allocFirst: rules.Procs == ProcsAllocated}
+	return cleaner{rules: rules, hdr: hdr, last: math.MinInt64, records: records, allocFirst: rules.Procs == ProcsAllocated, maxKept: math.MaxInt64}
 }
 
 // prepare resolves the selection rules against the header, which must be
@@ -45,6 +48,9 @@ func (c *cleaner) prepare() error {
 		return err
 	}
 	c.sel = sel
+	if sel != nil && sel.maxJobs > 0 {
+		c.maxKept = sel.maxJobs
+	}
 	return nil
 }
 
@@ -99,7 +105,11 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 		c.stats.DroppedStatus++
 		return false, nil
 	}
-	if j.Status >= 2 && j.Status <= 4 {
+	if uint(j.Status+1) > 6 {
+		// Not -1 to 5: a status SWF does not define (-4 in some archive
+		// logs). The job is read as any other, its status as recorded.
+		c.stats.StatusUnknown++
+	} else if j.Status >= 2 && j.Status <= 4 {
 		drop := c.rules.Partial == PartialDrop ||
 			(c.rules.Partial == PartialAuto && strings.EqualFold(c.hdr.Preemption, "double"))
 		if drop {
@@ -151,14 +161,9 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 			c.stats.Overrun++
 		}
 	}
-	if c.sel != nil && c.sel.maxJobs > 0 && c.stats.Kept >= c.sel.maxJobs {
+	if c.stats.Kept >= c.maxKept {
 		c.stats.DroppedMaxJobs++
 		return false, nil
-	}
-	if uint(j.Status+1) > 6 {
-		// Not -1 to 5: a status SWF does not define (-4 in some archive
-		// logs). The job is kept, its status as recorded.
-		c.stats.StatusUnknown++
 	}
 	if rounded {
 		c.stats.RoundedFractional++

@@ -30,8 +30,10 @@ type memSource struct {
 	recs []memRecord
 	next int
 	cur  *memRecord
-	// column names SWF field f (1-based) in errors, "" for none.
+	// column names SWF field f (1-based) in errors, "" for none; keys
+	// says that the names are JSON keys (ParseError.Key), not columns.
 	column func(f int) string
+	keys   bool
 	closer io.Closer
 }
 
@@ -101,10 +103,16 @@ func (s *memSource) errorAt(f int, err error) *ParseError {
 	if s.cur != nil {
 		pe.Line = s.cur.line
 	}
+	name := ""
 	if s.column != nil {
-		pe.Column = s.column(f)
+		name = s.column(f)
 	}
-	if pe.Column == "" && f > 0 {
+	if s.keys {
+		pe.Key = name
+	} else {
+		pe.Column = name
+	}
+	if name == "" && f > 0 {
 		pe.Err = fmt.Errorf("%s: %w", SWFFieldNames[f-1], err)
 	}
 	return pe

@@ -109,14 +109,19 @@ var (
 // − Submit, the recorded start; run time = Elapsed for a job that started
 // (else -1); processors allocated = NCPUS (AllocTRES cpu), requested =
 // ReqCPUS (ReqTRES cpu); requested time = Timelimit; memory per processor
-// from ReqTRES mem (the job's total) or ReqMem (c: per CPU, n or none: per
-// node); the state as an SWF status (see sacctStatus: COMPLETED 1, FAILED,
-// TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED … 0, CANCELLED 5 whether
-// or not it had started, REQUEUED 2); users and groups by UID and GID (else
+// from ReqTRES mem (the job's total) or ReqMem (suffix c: per CPU; n or no
+// suffix: per node); the state as an SWF status (COMPLETED 1; FAILED,
+// TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, PREEMPTED 0;
+// CANCELLED 5, whether or not it had started; REQUEUED 2; another state
+// -1; without State, ExitCode 0:0 is 1, another 0); users and groups by UID and GID (else
 // their names numbered in order of appearance, from 1), queues by QOS and
 // partitions by name, numbered so too and listed in the header ("Queue: 1
-// normal"), executables by JobName; Priority as Job.Priority; ReqNodes (or
-// NNodes) as Job.ReqNodes; Eligible, when after Submit, as Job.HoldUntil.
+// normal"), executables by JobName; TotalCPU / NCPUS as the average CPU
+// time; Priority as Job.Priority; ReqNodes (or NNodes) as Job.ReqNodes
+// and the memory per node as Job.MemPerNodeKB; Eligible, when after
+// Submit, as Job.HoldUntil. Other columns (Account, Reservation,
+// Constraints, …) have no place in a Job and are ignored; so are GPUs
+// (gres/gpu in the TRES lists).
 // Job steps (123.batch, 123.0) fold into their job (the largest MaxRSS of
 // its steps is its used memory); the components of a heterogeneous job
 // (123+0, 123+1) fold into one job (processors, nodes and memory added,
@@ -136,8 +141,8 @@ var (
 // fractional: submit, run and requested times are rounded to whole
 // seconds as SWF's fractional times are (half away from zero, counted in
 // CleanStats.RoundedFractional). A profile's non-zero "ret" makes the job
-// failed (status 0), else completed (1). Jobs are replayed in submission
-// order, ties in file order.
+// failed (status 0), else completed (1). Jobs are replayed in the order of
+// their submit times as written (before rounding), ties in file order.
 //
 // Both are read whole into memory (about 250 bytes a job), unlike SWF and
 // Parquet, which stream.
@@ -283,8 +288,10 @@ const sniffSize = 16 << 10
 // detectText tells the text formats apart from the text's first bytes
 // (gzip-compressed or not), without consuming them: Batsim's JSON starts
 // with '{', sacct output with its header line; anything else is SWF. The
-// name (.json, .sacct, with .gz or not) decides only when the text says
-// nothing.
+// name (.json, .sacct, with .gz or not) decides only for a text that
+// starts as no SWF does (with a comment or a number) or, for .sacct,
+// whose first line has a '|', so that the error is the one its name
+// says.
 func detectText(br *bufio.Reader, name string) Format {
 	head, _ := br.Peek(sniffSize)
 	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
@@ -297,7 +304,7 @@ func detectText(br *bufio.Reader, name string) Format {
 		n, _ := io.ReadFull(zr, buf)
 		head = buf[:n]
 	}
-	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
 	if len(t) > 0 && t[0] == '{' {
 		return FormatBatsim
 	}
@@ -305,12 +312,15 @@ func detectText(br *bufio.Reader, name string) Format {
 	if isSacctHeader(first) {
 		return FormatSacct
 	}
-	if len(t) == 0 || t[0] != ';' {
-		ext := strings.ToLower(strings.TrimSuffix(strings.ToLower(name), ".gz"))
-		switch strings.ToLower(filepath.Ext(ext)) {
-		case ".json":
+	// SWF text starts with a comment or a number.
+	swfLike := len(t) > 0 && strings.IndexByte(";0123456789+-.", t[0]) >= 0
+	switch filepath.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz")) {
+	case ".json":
+		if !swfLike {
 			return FormatBatsim
-		case ".sacct":
+		}
+	case ".sacct":
+		if !swfLike || bytes.IndexByte(first, '|') >= 0 {
 			return FormatSacct
 		}
 	}

@@ -252,7 +252,7 @@ type CleanStats struct {
 	// The counts below are left out of JSON when zero, so that the summary
 	// of a trace none of them touches is what it was before they existed.
 
-	StatusUnknown int64 `json:"status_unknown,omitempty"`       // kept with a status SWF does not define (below -1, or above 5; -4 in some archive logs)
+	StatusUnknown int64 `json:"status_unknown,omitempty"`       // read with a status SWF does not define (below -1, or above 5; -4 in some archive logs), and cleaned as any other job
 	ExtraFields   int64 `json:"extra_fields_ignored,omitempty"` // SWF lines with more than 18 fields, read up to the 18th (rule ExtraFields ignore)
 	// Selection rules (Rules.From, Until, MaxJobs, Users, Queues,
 	// Partitions).

@@ -95,6 +95,9 @@ var sacctColumns = map[string]sacctCol{
 	"qos": scQOS, "priority": scPriority, "jobname": scJobName, "maxrss": scMaxRSS, "totalcpu": scTotalCPU,
 }
 
+// utf8BOM is the byte order mark some editors put at the start of a text.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // isSacctHeader reports whether line is the header line of sacct
 // --parsable(2) output: '|'-separated names, one of them JobID or
 // JobIDRaw.
@@ -247,6 +250,9 @@ func newSacctReader(in io.Reader, path string, rules Rules, raw bool, loc *time.
 	for sc.Scan() {
 		r.line++
 		text := strings.TrimRight(sc.Text(), "\r")
+		if r.line == 1 {
+			text = strings.TrimPrefix(text, string(utf8BOM))
+		}
 		if strings.TrimSpace(text) == "" {
 			continue
 		}

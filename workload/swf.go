@@ -602,7 +602,9 @@ func (r *SWFReader) parse(line []byte, j *Job) (bool, error) {
 		}
 		if n == 18 {
 			if r.extra {
-				r.cl.stats.ExtraFields++
+				if !r.cl.raw {
+					r.cl.stats.ExtraFields++
+				}
 				break
 			}
 			return false, &ParseError{Path: r.path, Line: r.line, Err: fmt.Errorf("more than 18 fields (an SWF job line has exactly 18; the extra-fields rule \"ignore\", --extra-fields ignore, reads the first 18 and ignores the rest)")}

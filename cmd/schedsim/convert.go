@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"strings"
+	"time"
 
 	gzip "github.com/klauspost/compress/gzip"
 	"github.com/spf13/pflag"
@@ -17,21 +19,43 @@ import (
 
 const convertUsage = `Usage: schedsim convert [options] IN OUT
 
-Converts a trace between SWF and Parquet. IN is SWF (plain or gzip) or
-Parquet, detected from its content; OUT's name says what to write: .swf,
-.swf.gz (or .gz) for SWF, .parquet (or .pq) for Parquet in schedsim's job
-schema (see the README's Workloads section).
+Converts a trace between SWF, Parquet and Batsim's JSON workloads, and
+turns Slurm accounting output into any of them. IN is SWF, sacct output
+(sacct --allusers --parsable2, with its header line) or a Batsim workload,
+plain or gzip, or Parquet, detected from its content; OUT's name says what
+to write: .swf, .swf.gz (or .gz) for SWF, .parquet (or .pq) for Parquet in
+schedsim's job schema (see the README's Workloads section), .json for a
+Batsim workload.
 
-The conversion is lossless: every record is carried over as it is, none is
-cleaned or dropped (the cleaning rules apply when a trace is run), and the
-SWF header is kept (in Parquet, in the file's key/value metadata). Converting
-SWF to Parquet and back gives the same jobs, and "schedsim run" gives the
-same results on both forms. (Parquet's columns beyond SWF's 18 fields, such
-as licenses or priority, have no place in SWF and are left out of it.)
+Between SWF and Parquet the conversion is lossless: every record is carried
+over as it is, none is cleaned or dropped (the cleaning rules apply when a
+trace is run), and the SWF header is kept (in Parquet, in the file's
+key/value metadata). Converting SWF to Parquet and back gives the same
+jobs, and "schedsim run" gives the same results on both forms. (Parquet's
+columns beyond SWF's 18 fields, such as licenses or priority, have no place
+in SWF and are left out of it.)
+
+sacct output becomes one record per job, its steps and the components of
+a heterogeneous job folded into it. It needs JobID (or JobIDRaw), Submit,
+Elapsed (or Start and End) and NCPUS (or ReqCPUS, ReqTRES); Start (the
+recorded wait), Timelimit, State, ReqMem, ReqTRES, NNodes, UID or User,
+GID or Group, QOS, Partition, Priority and Eligible are read when present.
+Times count from the first submission, QOS and partition names are
+numbered and listed in the header. --timezone says which zone the
+wall-clock times are in (it matters across a change to or from summer
+time).
 
 With --columns, IN is a Parquet dataset in its own schema (a preset such as
 pm100 or fdata, or a mapping), so a dataset can be converted to SWF or to
 schedsim's schema once and run many times.
+
+A Batsim workload holds, for each job, its number, submit time, processors,
+requested time and run time (a delay profile; Batsim reads fractional
+times, schedsim rounds them to whole seconds when it reads them, as it
+rounds SWF's). Records Batsim has no place for — no submit time, no
+processors, no run time, or a job number already written (SWF's partial
+records) — are left out and counted. The SWF header is kept in the
+workload's "swf_header", which Batsim ignores and schedsim reads back.
 
 OUT is written to a temporary file and renamed when complete: a failed
 conversion leaves nothing behind.
@@ -40,12 +64,18 @@ Examples:
   schedsim convert LANL-CM5-1994-4.1-cln.swf.gz lanl.parquet
   schedsim convert lanl.parquet lanl.swf.gz
   schedsim convert --columns pm100 job_table.parquet pm100.swf.gz
+  schedsim convert --timezone Europe/Paris jobs.sacct jobs.swf.gz
+  schedsim convert lanl.swf.gz lanl.json
 `
 
 func cmdConvert(args []string, stdout, stderr io.Writer) error {
-	var columns string
+	var columns, extra, tz string
+	var speed float64
 	fs := newFlagSet("convert", convertUsage, stdout)
 	fs.StringVar(&columns, "columns", "", "IN's column mapping, for a Parquet dataset in its own schema: a preset (pm100, fdata) or target=column[:unit][?],…")
+	fs.StringVar(&extra, "extra-fields", "error", "an SWF line with more than 18 fields: error, or ignore (read the first 18)")
+	fs.StringVar(&tz, "timezone", "UTC", "the time zone of sacct's times (the zone of the host that ran sacct), such as Europe/Paris")
+	fs.Float64Var(&speed, "batsim-speed", 0, "the speed of Batsim's hosts in flops per second, for parallel_homogeneous profiles (their run time is cpu/speed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
@@ -65,15 +95,31 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 		}
 		opts = append(opts, workload.WithColumns(m))
 	}
-	if _, err := outputFormat(out); err != nil {
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return usagef("--timezone %q: %v", tz, err)
+	}
+	opts = append(opts, workload.WithTimeZone(loc))
+	if speed < 0 || math.IsNaN(speed) || math.IsInf(speed, 0) {
+		return usagef("--batsim-speed %v: want a speed in flops per second > 0", speed)
+	}
+	if speed > 0 {
+		opts = append(opts, workload.WithBatsimSpeed(speed))
+	}
+	rules := workload.Rules{ExtraFields: workload.ExtraFieldsRule(extra)}
+	if err := rules.Validate(); err != nil {
+		return usagef("--extra-fields: %v", err)
+	}
+	format, err := convertFormat(out)
+	if err != nil {
 		return err
 	}
-	rd, err := workload.Open(in, workload.Rules{}, opts...)
+	rd, err := workload.Open(in, rules, opts...)
 	if err != nil {
 		return inputError(err)
 	}
 	defer rd.Close()
-	w, err := createTrace(out, rd.Header())
+	w, err := createTraceAs(out, format, rd.Header())
 	if err != nil {
 		return err
 	}
@@ -95,6 +141,9 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "converted %d records from %s to %s\n", rd.Stats().Records, in, out)
+	if w.bat != nil && w.bat.Skipped() > 0 {
+		fmt.Fprintf(stderr, "left out %d records a Batsim workload has no place for (no submit time, processors or run time, or a job number already written)\n", w.bat.Skipped())
+	}
 	return nil
 }
 
@@ -107,7 +156,8 @@ func inputError(err error) error {
 	return err
 }
 
-// outputFormat returns the format a trace file's name says.
+// outputFormat returns the format a trace file's name says: SWF or
+// Parquet.
 func outputFormat(path string) (workload.Format, error) {
 	name := strings.ToLower(filepath.Base(path))
 	switch {
@@ -119,34 +169,61 @@ func outputFormat(path string) (workload.Format, error) {
 	return "", usagef("output %q: name it .swf, .swf.gz or .parquet to say its format", path)
 }
 
+// convertFormat is outputFormat for convert, which also writes Batsim
+// workloads (.json, .json.gz).
+func convertFormat(path string) (workload.Format, error) {
+	name := strings.ToLower(filepath.Base(path))
+	if strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".json.gz") {
+		return workload.FormatBatsim, nil
+	}
+	f, err := outputFormat(path)
+	if err != nil {
+		return "", usagef("output %q: name it .swf, .swf.gz, .parquet or .json (a Batsim workload; .json.gz compressed) to say its format", path)
+	}
+	return f, nil
+}
+
 // traceWriter writes a trace file atomically, in the format its name says.
 type traceWriter struct {
 	file *report.AtomicFile
 	gz   *gzip.Writer
 	swf  *workload.SWFWriter
 	pq   *workload.ParquetWriter
+	bat  *workload.BatsimWriter
 }
 
-// createTrace starts writing the trace file path with header h.
+// createTrace starts writing the trace file path, SWF or Parquet as its
+// name says, with header h.
 func createTrace(path string, h *workload.Header) (*traceWriter, error) {
 	format, err := outputFormat(path)
 	if err != nil {
 		return nil, err
 	}
+	return createTraceAs(path, format, h)
+}
+
+// createTraceAs starts writing the trace file path in format (gzip
+// compressed when its name ends with .gz) with header h.
+func createTraceAs(path string, format workload.Format, h *workload.Header) (*traceWriter, error) {
 	f, err := report.CreateAtomic(path)
 	if err != nil {
 		return nil, err
 	}
 	w := &traceWriter{file: f}
-	if format == workload.FormatParquet {
+	switch format {
+	case workload.FormatParquet:
 		w.pq, err = workload.NewParquetWriter(f, h)
-	} else {
+	default:
 		var out io.Writer = f
 		if strings.HasSuffix(strings.ToLower(path), ".gz") {
 			w.gz = gzip.NewWriter(f)
 			out = w.gz
 		}
-		w.swf, err = workload.NewSWFWriter(out, h)
+		if format == workload.FormatBatsim {
+			w.bat, err = workload.NewBatsimWriter(out, h)
+		} else {
+			w.swf, err = workload.NewSWFWriter(out, h)
+		}
 	}
 	if err != nil {
 		f.Abort()
@@ -157,8 +234,11 @@ func createTrace(path string, h *workload.Header) (*traceWriter, error) {
 
 // Write writes one job.
 func (w *traceWriter) Write(j *workload.Job) error {
-	if w.pq != nil {
+	switch {
+	case w.pq != nil:
 		return w.pq.Write(j)
+	case w.bat != nil:
+		return w.bat.Write(j)
 	}
 	return w.swf.Write(j)
 }
@@ -166,9 +246,15 @@ func (w *traceWriter) Write(j *workload.Job) error {
 // Commit finishes the file and renames it into place.
 func (w *traceWriter) Commit() error {
 	var err error
-	if w.pq != nil {
+	switch {
+	case w.pq != nil:
 		err = w.pq.Close()
-	} else {
+	case w.bat != nil:
+		err = w.bat.Close()
+		if w.gz != nil && err == nil {
+			err = w.gz.Close()
+		}
+	default:
 		err = w.swf.Flush()
 		if w.gz != nil && err == nil {
 			err = w.gz.Close()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -221,5 +222,152 @@ func TestRunParquet(t *testing.T) {
 				t.Errorf("a failed run left %d files", len(ents))
 			}
 		})
+	}
+}
+
+// TestConvertBatsim converts SWF to a Batsim workload (plain and gzip) and
+// back: the jobs a run keeps are the same, the header travels with them,
+// and "schedsim run" reads the workload and the SWF form alike.
+func TestConvertBatsim(t *testing.T) {
+	dir := t.TempDir()
+	src := writeFile(t, dir, "t.swf", smallTrace+"5 7 -1 -1 4 -1 -1 4 60 -1 5 1 1 -1 -1 -1 -1 -1\n")
+	for _, name := range []string{"t.json", "t.json.gz"} {
+		js := filepath.Join(dir, name)
+		back := filepath.Join(dir, "back-"+name+".swf")
+		code, _, stderr := run(t, "convert", src, js)
+		if code != exitOK || !strings.Contains(stderr, "left out 1 records") {
+			t.Fatalf("convert to %s: exit %d: %s", name, code, stderr)
+		}
+		if code, _, stderr := run(t, "convert", js, back); code != exitOK {
+			t.Fatalf("convert back: exit %d: %s", code, stderr)
+		}
+		b, _ := os.ReadFile(js)
+		if gzipped := bytes.HasPrefix(b, []byte{0x1f, 0x8b}); gzipped != strings.HasSuffix(name, ".gz") {
+			t.Errorf("%s: gzip %v", name, gzipped)
+		}
+		want, rw := readJobs(t, src)
+		for _, p := range []string{js, back} {
+			got, r := readJobs(t, p)
+			if len(got) != len(want) || r.Header().MachineSize() != 8 || r.Header().Get("Version") != "2.2" {
+				t.Fatalf("%s: %d jobs, header %+v", filepath.Base(p), len(got), r.Header().Fields)
+			}
+			for i := range want {
+				w, g := want[i], got[i]
+				if g.ID != w.ID || g.Submit != w.Submit || g.Procs != w.Procs || g.Run != w.Run || g.Estimate != w.Estimate {
+					t.Errorf("%s: job %d: %+v, from SWF %+v", filepath.Base(p), i, g, w)
+				}
+			}
+			if r.Stats().Kept != rw.Stats().Kept {
+				t.Errorf("%s: kept %d, SWF %d", filepath.Base(p), r.Stats().Kept, rw.Stats().Kept)
+			}
+		}
+		out := filepath.Join(dir, "res-"+name)
+		if code, _, stderr := run(t, "run", "--trace", js, "--out", out, "-q", "--plots=false"); code != exitOK {
+			t.Fatalf("run on %s: exit %d: %s", name, code, stderr)
+		}
+	}
+}
+
+// sacctSmall is smallTrace's jobs as "sacct --allusers --parsable2"
+// prints them, with the batch step of each and a job still pending.
+const sacctSmall = `JobID|JobIDRaw|User|Partition|Submit|Start|End|Elapsed|Timelimit|State|ExitCode|NCPUS|ReqCPUS
+1|1|u1|batch|2024-05-01T12:00:00|2024-05-01T12:00:00|2024-05-01T12:01:40|00:01:40|00:01:40|COMPLETED|0:0|4|4
+1.batch|1.batch|||2024-05-01T12:00:00|2024-05-01T12:00:00|2024-05-01T12:01:40|00:01:40||COMPLETED|0:0|4|4
+2|2|u1|batch|2024-05-01T12:00:00|2024-05-01T12:01:40|2024-05-01T12:03:20|00:01:40|00:03:20|COMPLETED|0:0|8|8
+3|3|u1|batch|2024-05-01T12:00:05|2024-05-01T12:03:20|2024-05-01T12:04:10|00:00:50|00:01:00|COMPLETED|0:0|4|4
+4|4|u1|batch|2024-05-01T12:00:06|2024-05-01T12:03:20|2024-05-01T12:03:30|00:00:10|00:01:00|COMPLETED|0:0|16|16
+5|5|u2|batch|2024-05-01T12:00:07|Unknown|Unknown|00:00:00|00:01:00|PENDING|0:0|4|4
+`
+
+// TestConvertSacct converts sacct output to SWF and to a Batsim workload:
+// the jobs are smallTrace's, the recorded starts kept as waits, and a run
+// of the sacct file itself gives the SWF form's jobs.csv.
+func TestConvertSacct(t *testing.T) {
+	dir := t.TempDir()
+	src := writeFile(t, dir, "jobs.txt", sacctSmall)
+	swf := filepath.Join(dir, "jobs.swf")
+	if code, _, stderr := run(t, "convert", "--timezone", "Europe/Paris", src, swf); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "convert", src, filepath.Join(dir, "jobs.json")); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, r := readJobs(t, swf, workload.Raw())
+	waits := []float64{0, 100, 195, 194, -1}
+	if len(got) != 5 || r.Header().Get("TimeZoneString") != "Europe/Paris" {
+		t.Fatalf("%d records, header %+v", len(got), r.Header().Fields)
+	}
+	small := writeFile(t, dir, "small.swf", smallTrace)
+	want, _ := readJobs(t, small)
+	for i, j := range got {
+		if j.RawWait != waits[i] {
+			t.Errorf("job %d: wait %v, want %v", j.ID, j.RawWait, waits[i])
+		}
+		if i < len(want) && (j.ID != want[i].ID || j.Submit != want[i].Submit || j.Procs != want[i].Procs || j.Run != want[i].Run || j.Estimate != want[i].Estimate) {
+			t.Errorf("job %d: %+v, want smallTrace's %+v", j.ID, j, want[i])
+		}
+	}
+
+	// Run the sacct file and smallTrace, both named "trace": the same
+	// schedule.
+	var starts [2]string
+	for i, data := range []string{sacctSmall, smallTrace} {
+		d := filepath.Join(dir, fmt.Sprint("run", i))
+		os.Mkdir(d, 0o755)
+		trace := writeFile(t, d, "trace", data)
+		code, _, stderr := run(t, "run", "--trace", trace, "--procs", "8", "--out", filepath.Join(d, "out"), "-q", "--plots=false")
+		if code != exitOK {
+			t.Fatalf("run: exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(d, "out", "jobs.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// job_id, submission_time, starting_time, finish_time.
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+			f := strings.Split(line, ",")
+			starts[i] += strings.Join([]string{f[0], f[3], f[8], f[10]}, " ") + "\n"
+		}
+	}
+	if starts[0] != starts[1] || starts[0] == "" {
+		t.Errorf("schedules differ:\nsacct:\n%sSWF:\n%s", starts[0], starts[1])
+	}
+}
+
+// TestConvertTextErrors checks that bad sacct and Batsim input, and bad
+// options, exit with status 2 and a message naming the line and the
+// column or key, leaving no file behind.
+func TestConvertTextErrors(t *testing.T) {
+	dir := t.TempDir()
+	badSacct := writeFile(t, dir, "bad.sacct", strings.Replace(sacctSmall, "00:00:50", "00:0x:50", 1))
+	badJSON := writeFile(t, dir, "bad.json", `{"jobs": [{"id": 1, "subtime": 0, "res": 2, "profile": "p"}], "profiles": {"p": {"type": "smpi"}}}`)
+	extra := writeFile(t, dir, "extra.swf", "; MaxProcs: 8\n1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1 3 4\n")
+	out := filepath.Join(dir, "out.swf")
+	tests := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"sacct field", []string{"convert", badSacct, out}, `bad.sacct:5: column "Elapsed": "00:0x:50" is not a duration`},
+		{"Batsim profile", []string{"convert", badJSON, out}, `bad.json:1: key "profiles.p.type"`},
+		{"extra fields", []string{"convert", extra, out}, "--extra-fields ignore"},
+		{"time zone", []string{"convert", "--timezone", "Mars/Olympus", badSacct, out}, "--timezone"},
+		{"speed", []string{"convert", "--batsim-speed", "-1", badJSON, out}, "--batsim-speed"},
+		{"extra-fields value", []string{"convert", "--extra-fields", "maybe", extra, out}, "--extra-fields"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.msg) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.msg)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a failed conversion left its output")
+			}
+		})
+	}
+	// The rule reads the first 18 fields.
+	if code, _, stderr := run(t, "convert", "--extra-fields", "ignore", extra, out); code != exitOK {
+		t.Errorf("--extra-fields ignore: exit %d: %s", code, stderr)
 	}
 }
