@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -54,6 +55,9 @@ func (o *runner) rules() (workload.Rules, error) {
 		Statuses: st,
 	}
 	r.Duplicate = workload.DuplicateRule(o.DuplicateID)
+	r.ExtraFields = workload.ExtraFieldsRule(o.ExtraFields)
+	r.From, r.Until, r.MaxJobs = string(o.From), string(o.Until), o.MaxJobs
+	r.Users, r.Queues, r.Partitions = workload.ParseList(o.Users), workload.ParseList(o.JobQueues), workload.ParseList(o.Partitions)
 	if err := r.Validate(); err != nil {
 		return r, &InputError{err}
 	}
@@ -162,6 +166,19 @@ func (o *runner) openTrace(rules workload.Rules) (workload.Reader, error) {
 			return nil, inputf("--columns: %v", err)
 		}
 		opts = append(opts, workload.WithColumns(m))
+	}
+	if o.TimeZone != "" {
+		loc, err := time.LoadLocation(o.TimeZone)
+		if err != nil {
+			return nil, inputf("--timezone %q: %v", o.TimeZone, err)
+		}
+		opts = append(opts, workload.WithTimeZone(loc))
+	}
+	if sp := o.BatsimSpeed; sp != 0 {
+		if !(sp > 0) || math.IsInf(sp, 0) {
+			return nil, inputf("--batsim-speed %v: want a speed in flops per second > 0", sp)
+		}
+		opts = append(opts, workload.WithBatsimSpeed(sp))
 	}
 	var r workload.Reader
 	var err error

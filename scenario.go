@@ -82,6 +82,28 @@ type Scenario struct {
 	Partial         string `toml:"partial" json:"partial"`
 	Status          Param  `toml:"status" json:"status,omitempty"`
 	DuplicateID     string `toml:"duplicate_id" json:"duplicate_id"`
+	// ExtraFields is error or ignore: an SWF line with more than 18
+	// fields (extended SWF of other simulators).
+	ExtraFields string `toml:"extra_fields" json:"extra_fields,omitempty"`
+
+	// Selection of a window and subsets of the trace (workload.Rules):
+	// From and Until are seconds from the log's start (units allowed) or,
+	// when the header has UnixStartTime, a date-time; MaxJobs keeps the
+	// first jobs; Users, JobQueues and Partitions keep the jobs whose
+	// field is in the comma-separated list (numbers, or names the
+	// header's Queue/Partition lines give).
+	From       Param  `toml:"from" json:"from,omitempty"`
+	Until      Param  `toml:"until" json:"until,omitempty"`
+	MaxJobs    int64  `toml:"max_jobs" json:"max_jobs,omitempty"`
+	Users      string `toml:"users" json:"users,omitempty"`
+	JobQueues  string `toml:"job_queues" json:"job_queues,omitempty"`
+	Partitions string `toml:"partitions" json:"partitions,omitempty"`
+
+	// TimeZone is the zone of a sacct file's times (default UTC).
+	TimeZone string `toml:"timezone" json:"timezone,omitempty"`
+	// BatsimSpeed is the hosts' speed in flops per second, for Batsim's
+	// parallel_homogeneous profiles.
+	BatsimSpeed float64 `toml:"batsim_speed" json:"batsim_speed,omitempty"`
 
 	// Procs is the machine size in processors; 0 takes the trace
 	// header's MaxProcs, else its MaxNodes.

@@ -17,7 +17,7 @@ func param(p *schedsim.Param) *string { return (*string)(p) }
 // file loaded into sc before. A flag's name is its TOML key with '-' for
 // '_' (TestFlagsAreScenarioKeys holds them together).
 func registerScenario(fs *pflag.FlagSet, sc *schedsim.Scenario) {
-	fs.StringVar(&sc.Trace, "trace", sc.Trace, "trace file: SWF (plain or gzip) or Parquet, detected from its content (default: the embedded sample trace)")
+	fs.StringVar(&sc.Trace, "trace", sc.Trace, "trace file: SWF (plain or gzip), Parquet, Slurm accounting (sacct --parsable2 or --parsable) or a Batsim JSON workload, detected from its content (default: the embedded sample trace)")
 	fs.IntVar(&sc.Procs, "procs", sc.Procs, "machine size in processors (default: the trace header's MaxProcs, else MaxNodes)")
 	fs.StringVar(&sc.Backfill, "backfill", sc.Backfill, "backfilling: off (strict FCFS), easy (reservations for the first --reservation-depth jobs, backfill behind them), hpcpack (HPC Pack's window: a backfilled job must end by the head's start), conservative (a reservation for every job) or slurm")
 	fs.StringVar(param(&sc.Lookahead), "lookahead", string(sc.Lookahead), "how many queued jobs behind the head are examined for backfilling: a number or all (HPC Pack's default is 1000)")
@@ -39,6 +39,15 @@ func registerScenario(fs *pflag.FlagSet, sc *schedsim.Scenario) {
 	fs.StringVar(&sc.Partial, "partial", sc.Partial, "partial records (status 2/3/4): auto (drop under 'Preemption: Double'), drop or keep")
 	fs.StringVar(param(&sc.Status), "status", string(sc.Status), "keep only jobs with these statuses, e.g. 1 or 0,1,5 (default: all)")
 	fs.StringVar(&sc.DuplicateID, "duplicate-id", sc.DuplicateID, "jobs whose job number an earlier job has: error (stop with a message), keep or drop (counted in the summary)")
+	fs.StringVar(&sc.ExtraFields, "extra-fields", sc.ExtraFields, "an SWF line with more than 18 fields (extended SWF of other simulators): error (default; the message names the line), or ignore (read the first 18, counted in the summary)")
+	fs.StringVar(param(&sc.From), "from", string(sc.From), "replay only the jobs submitted at or after this time: seconds from the log's start (units s, m, h, d allowed) or, when the header has UnixStartTime, a date-time such as 1996-07-01 or 1996-07-01T08:00:00")
+	fs.StringVar(param(&sc.Until), "until", string(sc.Until), "replay only the jobs submitted before this time (same forms as --from)")
+	fs.Int64Var(&sc.MaxJobs, "max-jobs", sc.MaxJobs, "replay only the first N jobs that the other rules keep (0: all)")
+	fs.StringVar(&sc.Users, "users", sc.Users, "replay only these users' jobs: user numbers (SWF field 12), comma-separated")
+	fs.StringVar(&sc.JobQueues, "job-queues", sc.JobQueues, "replay only the jobs of these trace queues (SWF field 15): numbers, or names from the header's Queue lines, comma-separated (--queues is SCore-D's number of priority queues)")
+	fs.StringVar(&sc.Partitions, "partitions", sc.Partitions, "replay only the jobs of these trace partitions (SWF field 16): numbers, or names from the header's Partition lines, comma-separated")
+	fs.StringVar(&sc.TimeZone, "timezone", sc.TimeZone, "the time zone of a Slurm accounting file's times (sacct --parsable2: the zone of the host that ran sacct), such as Europe/Paris (default UTC)")
+	fs.Float64Var(&sc.BatsimSpeed, "batsim-speed", sc.BatsimSpeed, "the speed of Batsim's hosts in flops per second, for a Batsim workload's parallel_homogeneous profiles (their run time is cpu/speed)")
 	fs.StringVar(&sc.SlurmConf, "slurm-conf", sc.SlurmConf, "model the machine of this slurm.conf: NodeName and PartitionName lines, SelectType (linear or cons_res), and with --backfill slurm its SchedulerParameters (flags override them); unknown keys are listed")
 	fs.StringVar(&sc.Config, "config", sc.Config, "run configuration file (TOML): HPC Pack submission and activation filters, job templates (see the README's HPC Pack filters section)")
 	fs.StringVar(&sc.Columns, "columns", sc.Columns, "Parquet column mapping: a preset (pm100, fdata) or target=column[:unit][?],… (see the README's Workloads section; default: schedsim's own schema)")

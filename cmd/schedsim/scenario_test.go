@@ -70,3 +70,36 @@ func TestRunScenarioFile(t *testing.T) {
 		t.Errorf("bad key: exit %d, %q", code, stderr)
 	}
 }
+
+// TestRunSelection replays windows and subsets of the embedded sample: the
+// summary counts the jobs each selection rule dropped.
+func TestRunSelection(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string // a line of summary.json
+	}{
+		{"max jobs", []string{"--max-jobs", "100"}, `"dropped_max_jobs": 1900`},
+		{"until", []string{"--until", "1d"}, `"dropped_after_until": `},
+		{"users", []string{"--users", "999999"}, `"dropped_user": 2000`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "o")
+			args := append([]string{"run", "-q", "--plots=false", "--out", out}, tt.args...)
+			if code, _, stderr := run(t, args...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), tt.want) {
+				t.Errorf("summary.json lacks %q", tt.want)
+			}
+		})
+	}
+	if code, _, stderr := run(t, "run", "--max-jobs", "-3"); code != 2 || !strings.Contains(stderr, "max") {
+		t.Errorf("--max-jobs -3: exit %d, %q", code, stderr)
+	}
+}
