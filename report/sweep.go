@@ -106,29 +106,53 @@ type SweepTable struct {
 // named so that no schedsim run option has their name.
 var sweepFixedColumns = []string{"trace_name", "policy_name", "machine_procs"}
 
-// cleaningColumns returns the names of the cleaning counts' columns,
-// "cleaning_" and the key each count has in summary.json, in field order.
-func cleaningColumns() []string {
-	t := reflect.TypeFor[workload.CleanStats]()
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		if t.Field(i).Type.Kind() != reflect.Int64 {
+// cleaningFields returns the indices of the CleanStats counts that are
+// columns of t: every count, except that one tagged sweep:"ifused" is a
+// column only if some point has it non-zero, so that a sweep of traces no
+// such rule touched keeps the columns it had before the rule existed.
+func (t *SweepTable) cleaningFields() []int {
+	typ := reflect.TypeFor[workload.CleanStats]()
+	var idx []int
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		if f.Type.Kind() != reflect.Int64 {
 			continue
 		}
-		key, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if f.Tag.Get("sweep") == "ifused" {
+			used := false
+			for k := range t.Points {
+				if reflect.ValueOf(&t.Points[k].Summary.Cleaning).Elem().Field(i).Int() != 0 {
+					used = true
+					break
+				}
+			}
+			if !used {
+				continue
+			}
+		}
+		idx = append(idx, i)
+	}
+	return idx
+}
+
+// cleaningColumns returns the names of the cleaning counts' columns,
+// "cleaning_" and the key each count has in summary.json, in field order.
+func cleaningColumns(idx []int) []string {
+	typ := reflect.TypeFor[workload.CleanStats]()
+	names := make([]string, 0, len(idx))
+	for _, i := range idx {
+		key, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 		names = append(names, "cleaning_"+key)
 	}
 	return names
 }
 
 // cleaningValues returns the cleaning counts of c in cleaningColumns' order.
-func cleaningValues(c *workload.CleanStats) []int64 {
+func cleaningValues(c *workload.CleanStats, idx []int) []int64 {
 	v := reflect.ValueOf(c).Elem()
-	var out []int64
-	for i := 0; i < v.NumField(); i++ {
-		if v.Field(i).Kind() == reflect.Int64 {
-			out = append(out, v.Field(i).Int())
-		}
+	out := make([]int64, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, v.Field(i).Int())
 	}
 	return out
 }
@@ -143,7 +167,7 @@ func (t *SweepTable) Columns() ([]string, error) {
 	for _, m := range SweepMetrics {
 		cols = append(cols, m.Name)
 	}
-	cols = append(cols, cleaningColumns()...)
+	cols = append(cols, cleaningColumns(t.cleaningFields())...)
 	seen := map[string]bool{}
 	for _, c := range cols {
 		if seen[c] {
@@ -180,6 +204,7 @@ func WriteSweepCSV(w io.Writer, t *SweepTable) error {
 		return err
 	}
 	rec := make([]string, 0, len(cols))
+	clean := t.cleaningFields()
 	for i := range t.Points {
 		p := &t.Points[i]
 		s := &p.Summary
@@ -189,7 +214,7 @@ func WriteSweepCSV(w io.Writer, t *SweepTable) error {
 		for k := range SweepMetrics {
 			rec = append(rec, formatMetric(&SweepMetrics[k], SweepMetrics[k].Value(s)))
 		}
-		for _, c := range cleaningValues(&s.Cleaning) {
+		for _, c := range cleaningValues(&s.Cleaning, clean) {
 			rec = append(rec, strconv.FormatInt(c, 10))
 		}
 		if err := cw.Write(rec); err != nil {
@@ -229,6 +254,7 @@ func WriteSweepParquet(w io.Writer, t *SweepTable) error {
 	if err != nil {
 		return err
 	}
+	clean := t.cleaningFields()
 	for i := range t.Points {
 		p := &t.Points[i]
 		s := &p.Summary
@@ -248,7 +274,7 @@ func WriteSweepParquet(w io.Writer, t *SweepTable) error {
 				pt.Double(m.Value(s))
 			}
 		}
-		for _, c := range cleaningValues(&s.Cleaning) {
+		for _, c := range cleaningValues(&s.Cleaning, clean) {
 			pt.Int64(c)
 		}
 		if err := pt.EndRow(); err != nil {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -107,5 +108,39 @@ func TestSweepFigures(t *testing.T) {
 		if _, err := SweepFigures(tb, tc.x, tc.metrics); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("SweepFigures(%s, %v): %v, want %q", tc.x, tc.metrics, err, tc.err)
 		}
+	}
+}
+
+// TestSweepCleaningColumnsIfUsed: a count tagged sweep:"ifused" is a column
+// only when some point has it, so older sweeps keep their columns.
+func TestSweepCleaningColumnsIfUsed(t *testing.T) {
+	tests := []struct {
+		name    string
+		dropped int64
+		want    bool
+	}{{"unused", 0, false}, {"used", 3, true}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tbl := &SweepTable{Params: []string{"lookahead"}, Points: []SweepPoint{{Key: "a", Values: []string{"1"}}, {Key: "b", Values: []string{"2"}}}}
+			tbl.Points[1].Summary.Cleaning.DroppedUser = tt.dropped
+			cols, err := tbl.Columns()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Contains(cols, "cleaning_dropped_user"); got != tt.want {
+				t.Errorf("column cleaning_dropped_user present %v, want %v", got, tt.want)
+			}
+			if !slices.Contains(cols, "cleaning_dropped_duplicate_id") {
+				t.Error("an always-present column is missing")
+			}
+			var buf bytes.Buffer
+			if err := WriteSweepCSV(&buf, tbl); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+			if n := strings.Count(lines[0], ","); n != strings.Count(lines[2], ",") {
+				t.Errorf("header has %d commas, rows %d", n, strings.Count(lines[2], ","))
+			}
+		})
 	}
 }

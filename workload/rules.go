@@ -249,21 +249,23 @@ type CleanStats struct {
 	DuplicateIDs     int64 `json:"duplicate_ids,omitempty"`        // kept although an earlier job has its number (rule keep)
 	DroppedDuplicate int64 `json:"dropped_duplicate_id,omitempty"` // dropped: an earlier job has its number (rule drop)
 
-	// The counts below are left out of JSON when zero, so that the summary
-	// of a trace none of them touches is what it was before they existed.
+	// The counts below are left out of JSON when zero, and out of a sweep's
+	// table unless a point has one (tag sweep:"ifused"), so that the
+	// outputs of a trace none of them touches are what they were before
+	// they existed.
 
-	StatusUnknown int64 `json:"status_unknown,omitempty"`       // read with a status SWF does not define (below -1, or above 5; -4 in some archive logs), and cleaned as any other job
-	ExtraFields   int64 `json:"extra_fields_ignored,omitempty"` // SWF lines with more than 18 fields, read up to the 18th (rule ExtraFields ignore)
+	StatusUnknown int64 `json:"status_unknown,omitempty" sweep:"ifused"`       // read with a status SWF does not define (below -1, or above 5; -4 in some archive logs), and cleaned as any other job
+	ExtraFields   int64 `json:"extra_fields_ignored,omitempty" sweep:"ifused"` // SWF lines with more than 18 fields, read up to the 18th (rule ExtraFields ignore)
 	// Selection rules (Rules.From, Until, MaxJobs, Users, Queues,
 	// Partitions).
-	DroppedBeforeFrom int64 `json:"dropped_before_from,omitempty"` // dropped: submitted before From
-	DroppedAfterUntil int64 `json:"dropped_after_until,omitempty"` // dropped: submitted at or after Until
-	DroppedUser       int64 `json:"dropped_user,omitempty"`        // dropped: user not among Users
-	DroppedQueue      int64 `json:"dropped_queue,omitempty"`       // dropped: queue not among Queues
-	DroppedPartition  int64 `json:"dropped_partition,omitempty"`   // dropped: partition not among Partitions
-	DroppedMaxJobs    int64 `json:"dropped_max_jobs,omitempty"`    // dropped: MaxJobs jobs were kept before it
+	DroppedBeforeFrom int64 `json:"dropped_before_from,omitempty" sweep:"ifused"` // dropped: submitted before From
+	DroppedAfterUntil int64 `json:"dropped_after_until,omitempty" sweep:"ifused"` // dropped: submitted at or after Until
+	DroppedUser       int64 `json:"dropped_user,omitempty" sweep:"ifused"`        // dropped: user not among Users
+	DroppedQueue      int64 `json:"dropped_queue,omitempty" sweep:"ifused"`       // dropped: queue not among Queues
+	DroppedPartition  int64 `json:"dropped_partition,omitempty" sweep:"ifused"`   // dropped: partition not among Partitions
+	DroppedMaxJobs    int64 `json:"dropped_max_jobs,omitempty" sweep:"ifused"`    // dropped: MaxJobs jobs were kept before it
 	// Slurm accounting (sacct) input.
-	DroppedUnfinished int64 `json:"dropped_unfinished,omitempty"` // dropped: not finished when sacct ran (PENDING, RUNNING, SUSPENDED, …), or revoked
-	StepsFolded       int64 `json:"sacct_steps_folded,omitempty"` // job step lines (123.batch, 123.0) folded into their job
-	HetFolded         int64 `json:"sacct_het_folded,omitempty"`   // heterogeneous job components (123+1, …) folded into their job's first
+	DroppedUnfinished int64 `json:"dropped_unfinished,omitempty" sweep:"ifused"` // dropped: not finished when sacct ran (PENDING, RUNNING, SUSPENDED, …), or revoked
+	StepsFolded       int64 `json:"sacct_steps_folded,omitempty" sweep:"ifused"` // job step lines (123.batch, 123.0) folded into their job
+	HetFolded         int64 `json:"sacct_het_folded,omitempty" sweep:"ifused"`   // heterogeneous job components (123+1, …) folded into their job's first
 }
