@@ -170,6 +170,8 @@ type checkpointer struct {
 	jobsFile *report.AtomicFile
 	barrier  func() // waits until the observers have seen every record given
 
+	outDir *report.OutDir // the run's output directory, being written
+
 	written int
 	stall   int // test hook: SCHEDSIM_TEST_STALL_CHECKPOINT
 }
@@ -374,6 +376,9 @@ func (c *checkpointer) failed(err error) {
 	}
 	if c.jobsFile != nil {
 		os.Remove(c.jobsFile.TempName()) // Abort, which keeps it, closes it
+	}
+	if c.outDir != nil {
+		c.outDir.Discard()
 	}
 }
 

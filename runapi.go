@@ -2,6 +2,7 @@ package schedsim
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -91,11 +92,30 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// writeRun simulates and writes the outputs into dir.
+// writeRun simulates and writes the outputs into the directory out: into
+// a staging directory beside it, renamed into place when every file is
+// whole (report.OutDir).
 func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	var od *report.OutDir
+	var err error
+	if o.ck != nil && o.ck.from != nil && o.ck.from.JobsTemp != "" {
+		od, err = report.ResumeOutDir(out, filepath.Dir(o.ck.from.JobsTemp))
+		if err != nil {
+			return nil, inputf("--resume: %v: %v", errCheckpoint, err)
+		}
+	} else if od, err = report.CreateOutDir(out); err != nil {
+		if errors.Is(err, report.ErrForeignFiles) {
+			return nil, inputf("--out %v", err)
+		}
 		return nil, err
 	}
+	defer od.Abort()
+	if o.ck != nil {
+		od.KeepOnAbort() // a killed or interrupted run goes on there
+		o.ck.outDir = od
+	}
+	final := out
+	out = od.Path()
 	if o.Config != "" && o.opt.FilterLog == nil {
 		// Filter programs' standard error goes to DIR/filters.log,
 		// which is removed if they wrote nothing.
@@ -120,7 +140,6 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 	}
 	var jobsFile *report.AtomicFile
 	var csv *report.JobsCSV
-	var err error
 	if o.ck != nil {
 		jobsFile, csv, err = o.ck.jobsCSV(filepath.Join(out, "jobs.csv"), o.traceName())
 	} else if jobsFile, err = report.CreateAtomic(filepath.Join(out, "jobs.csv")); err == nil {
@@ -180,12 +199,21 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 	if err := sumFile.Commit(); err != nil {
 		return nil, err
 	}
-	res.Wrote = append(tables.files(out), filepath.Join(out, "summary.json"))
+	res.Wrote = append(tables.files(final), filepath.Join(final, "summary.json"))
 	if o.Plots {
 		if err := report.WriteRunPlots(out, res.Run); err != nil {
 			return nil, err
 		}
-		res.Wrote = append(res.Wrote, filepath.Join(out, "report.html"))
+		res.Wrote = append(res.Wrote, filepath.Join(final, "report.html"))
+	}
+	if o.interrupted() {
+		// A signal while the plots were drawn: the previous results stay.
+		return nil, ErrInterrupted
+	}
+	jobsFile.Abort() // the temporary jobs.csv of a run that writes Parquet only
+	tables.abort()
+	if err := od.Commit(); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -198,7 +198,7 @@ func TestCheckpointRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The partial jobs.csv is gone.
-	partial, _ := filepath.Glob(filepath.Join(out, ".jobs.csv.tmp-*"))
+	partial, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".staging-*", ".jobs.csv.tmp-*"))
 	if len(partial) != 1 {
 		t.Fatalf("partial files: %v", partial)
 	}

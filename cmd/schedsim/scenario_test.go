@@ -103,3 +103,51 @@ func TestRunSelection(t *testing.T) {
 		t.Errorf("--max-jobs -3: exit %d, %q", code, stderr)
 	}
 }
+
+// TestOutputDirectoryWhole: a run's --out is one run's results, whole, or
+// what it was before (issue: an output directory could end up mixed).
+func TestOutputDirectoryWhole(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "res")
+	bad := writeFile(t, dir, "bad.swf", "; MaxProcs: 4\n1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 1 1 1 -1 -1\n2 5 -1 1x 1 -1 -1 1 20 -1 1 1 1 1 1 1 -1 -1\n")
+	// Bad input: no directory at all.
+	if code, _, _ := run(t, "run", "--trace", bad, "--out", out, "-q"); code != exitUsage {
+		t.Fatalf("bad trace: exit %d", code)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("a run stopped by bad input left %s (%v)", out, err)
+	}
+	// A good run, then a bad one into the same directory: the first
+	// one's results stay as they were.
+	if code, _, stderr := run(t, "run", "--out", out, "-q", "--plots=false"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	before, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if code, _, _ := run(t, "run", "--trace", bad, "--out", out, "-q"); code != exitUsage {
+		t.Fatalf("bad trace: exit %d", code)
+	}
+	after, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if len(before) == 0 || string(before) != string(after) {
+		t.Error("a failed run changed the previous results")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("staging directories left beside the results: %d entries", len(ents))
+	}
+	// A second good run with plots replaces the first whole.
+	if code, _, stderr := run(t, "run", "--out", out, "-q", "--lookahead", "all"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Error(err)
+	}
+	// A directory holding other files is refused, untouched.
+	mine := filepath.Join(dir, "mine")
+	os.Mkdir(mine, 0o755)
+	writeFile(t, mine, "notes.md", "keep me")
+	if code, _, stderr := run(t, "run", "--out", mine, "-q"); code != exitUsage || !strings.Contains(stderr, "notes.md") {
+		t.Errorf("foreign files: exit %d, %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(mine, "notes.md")); string(b) != "keep me" {
+		t.Error("notes.md was touched")
+	}
+}
