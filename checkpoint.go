@@ -58,6 +58,21 @@ type checkpointFile struct {
 	JobsTemp string // the partial jobs.csv (absolute), "" without --out
 	JobsSize int64
 	JobsCRC  uint32
+
+	// Journal is the file (absolute) of every finished job's wait and
+	// slowdown (report.Metrics.Journal), appended at each checkpoint;
+	// Metrics holds the rest. JournalSize and JournalCRC (CRC-32C) say how
+	// much of it this checkpoint covers: bytes after it, from a checkpoint
+	// that a kill stopped half-way, are cut off on resume.
+	Journal     string
+	JournalSize int64
+	JournalCRC  uint32
+
+	// Done marks a run that finished: its whole output is in Stage (the
+	// staging directory, absolute), about to be renamed into place, or
+	// already there. A run killed between the two is completed on resume.
+	Done  bool
+	Stage string
 }
 
 // traceFingerprint identifies a trace's content.
@@ -172,6 +187,11 @@ type checkpointer struct {
 
 	outDir *report.OutDir // the run's output directory, being written
 
+	journal     *os.File // the metrics' journal, appended at each checkpoint
+	journalPath string
+	journalSize int64
+	journalCRC  uint32
+
 	written int
 	stall   int // test hook: SCHEDSIM_TEST_STALL_CHECKPOINT
 }
@@ -262,17 +282,18 @@ func (c *checkpointer) engine(cfg sim.Config, m *report.Metrics, ts *report.Time
 		if err != nil {
 			return nil, &InputError{err}
 		}
+		if err := c.openJournal(); err != nil {
+			return nil, err
+		}
 		return c.eng, nil
 	}
 	if c.eng, err = sim.Restore(cfg, c.from.Engine); err != nil {
 		return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
 	}
-	if err := m.UnmarshalBinary(c.from.Metrics); err != nil {
-		return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+	if err := c.resumeJournal(); err != nil {
+		return nil, err
 	}
-	if err := ts.UnmarshalBinary(c.from.Series); err != nil {
-		return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
-	}
+
 	if (gantt == nil) != (c.from.Gantt == nil) {
 		return nil, inputf("--resume: %v: the Gantt chart was kept in one run and not in the other", errCheckpoint)
 	}
@@ -292,6 +313,12 @@ func (c *checkpointer) jobsCSV(path, traceName string) (*report.AtomicFile, *rep
 	if c.from != nil {
 		if c.from.JobsTemp == "" {
 			return nil, nil, inputf("--resume: %v: the checkpointed run wrote no jobs.csv (it had no --out)", errCheckpoint)
+		}
+		if _, err := os.Stat(c.from.JobsTemp); errors.Is(err, os.ErrNotExist) {
+			// A kill after the finished jobs.csv was renamed into the
+			// staging directory, before the run was marked done: the
+			// whole file begins with the partial one.
+			os.Rename(filepath.Join(filepath.Dir(c.from.JobsTemp), "jobs.csv"), c.from.JobsTemp)
 		}
 		if f, err = report.ResumeAtomic(path, c.from.JobsTemp, c.from.JobsSize, c.from.JobsCRC); err != nil {
 			return nil, nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
@@ -331,10 +358,14 @@ func (c *checkpointer) save(t workload.Time) error {
 	if ck.Engine, err = c.eng.MarshalBinary(); err != nil {
 		return err
 	}
-	if ck.Metrics, err = c.m.MarshalBinary(); err != nil {
+	if err := c.appendJournal(); err != nil {
 		return err
 	}
-	if ck.Series, err = c.ts.MarshalBinary(); err != nil {
+	ck.Journal, ck.JournalSize, ck.JournalCRC = c.journalPath, c.journalSize, c.journalCRC
+	if ck.Metrics, err = c.m.MarshalCounts(); err != nil {
+		return err
+	}
+	if ck.Series, err = c.ts.MarshalCounts(); err != nil {
 		return err
 	}
 	if c.gantt != nil {
@@ -359,6 +390,7 @@ func (c *checkpointer) save(t workload.Time) error {
 func (c *checkpointer) done() {
 	if c != nil && c.path != "" {
 		os.Remove(c.path)
+		c.closeJournal(true)
 	}
 }
 
@@ -373,6 +405,7 @@ func (c *checkpointer) failed(err error) {
 	}
 	if c.path != "" {
 		os.Remove(c.path)
+		c.closeJournal(true)
 	}
 	if c.jobsFile != nil {
 		os.Remove(c.jobsFile.TempName()) // Abort, which keeps it, closes it
@@ -423,4 +456,173 @@ func scenarioDiff(saved, now []byte) string {
 		}
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// openJournal starts the metrics' journal of a run that takes checkpoints:
+// CHECKPOINT.journal, new and empty.
+func (c *checkpointer) openJournal() error {
+	if c.path == "" {
+		return nil
+	}
+	path, err := filepath.Abs(c.path + ".journal")
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("--checkpoint: %w", err)
+	}
+	c.journal, c.journalPath, c.journalSize, c.journalCRC = f, path, 0, 0
+	c.m.Journal()
+	c.ts.Journal()
+	return nil
+}
+
+// resumeJournal restores the metrics from the checkpoint and its journal,
+// cut to the size the checkpoint covers, and goes on appending to it.
+func (c *checkpointer) resumeJournal() error {
+	bad := func(format string, a ...any) error {
+		return inputf("--resume: %v: %s", errCheckpoint, fmt.Sprintf(format, a...))
+	}
+	f, err := os.OpenFile(c.from.Journal, os.O_RDWR, 0)
+	if err != nil {
+		return bad("its journal of finished jobs: %v", err)
+	}
+	data := make([]byte, c.from.JournalSize)
+	if _, err := io.ReadFull(f, data); err != nil {
+		f.Close()
+		return bad("its journal %s is shorter than the %d bytes the checkpoint covers", c.from.Journal, c.from.JournalSize)
+	}
+	if crc := crc32.Checksum(data, castagnoli); crc != c.from.JournalCRC {
+		f.Close()
+		return bad("its journal %s differs from what the checkpoint recorded (CRC %08x, recorded %08x)", c.from.Journal, crc, c.from.JournalCRC)
+	}
+	metrics, series, err := splitJournal(data)
+	if err == nil {
+		err = c.m.UnmarshalJournal(c.from.Metrics, metrics)
+	}
+	if err == nil {
+		err = c.ts.UnmarshalJournal(c.from.Series, series)
+	}
+	if err != nil {
+		f.Close()
+		return bad("%v", err)
+	}
+	// Bytes past the checkpoint came from one a kill stopped half-way.
+	if err := f.Truncate(c.from.JournalSize); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Seek(c.from.JournalSize, io.SeekStart); err != nil {
+		f.Close()
+		return err
+	}
+	c.journal, c.journalPath = f, c.from.Journal
+	c.journalSize, c.journalCRC = c.from.JournalSize, c.from.JournalCRC
+	if c.path != "" {
+		c.m.Journal()
+	}
+	return nil
+}
+
+// appendJournal appends what finished since the last checkpoint to the
+// journal and syncs it: one chunk, the metrics' entries then the series'
+// closed buckets, each preceded by its length (uint64, little-endian).
+func (c *checkpointer) appendJournal() error {
+	m, ts := c.m.TakeJournal(), c.ts.TakeJournal()
+	b := make([]byte, 0, 16+len(m)+len(ts))
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(m)))
+	b = append(b, m...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(ts)))
+	b = append(b, ts...)
+	if _, err := c.journal.Write(b); err != nil {
+		return err
+	}
+	if err := c.journal.Sync(); err != nil {
+		return err
+	}
+	c.journalSize += int64(len(b))
+	c.journalCRC = crc32.Update(c.journalCRC, castagnoli, b)
+	return nil
+}
+
+// splitJournal splits a journal into the metrics' entries, all of them,
+// and the series' chunks.
+func splitJournal(data []byte) (metrics []byte, series [][]byte, err error) {
+	next := func() ([]byte, error) {
+		if len(data) < 8 {
+			return nil, fmt.Errorf("journal cut inside a chunk")
+		}
+		n := binary.LittleEndian.Uint64(data)
+		if n > uint64(len(data)-8) {
+			return nil, fmt.Errorf("journal chunk of %d bytes past its end", n)
+		}
+		part := data[8 : 8+n]
+		data = data[8+n:]
+		return part, nil
+	}
+	for len(data) > 0 {
+		m, err := next()
+		if err != nil {
+			return nil, nil, err
+		}
+		ts, err := next()
+		if err != nil {
+			return nil, nil, err
+		}
+		metrics = append(metrics, m...)
+		series = append(series, ts)
+	}
+	return metrics, series, nil
+}
+
+// closeJournal closes the journal, and removes it with remove.
+func (c *checkpointer) closeJournal(remove bool) {
+	if c.journal == nil {
+		return
+	}
+	c.journal.Close()
+	if remove {
+		os.Remove(c.journalPath)
+	}
+	c.journal = nil
+}
+
+// markDone records that the run finished and its outputs are whole in the
+// staging directory stage, just before it is renamed into place.
+func (c *checkpointer) markDone(stage string) error {
+	if c.path == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(stage)
+	if err != nil {
+		return err
+	}
+	return writeCheckpoint(c.path, &checkpointFile{Scenario: c.scenario, Path: c.path, Every: c.every,
+		Trace: c.trace, Inputs: c.inputs, Done: true, Stage: abs})
+}
+
+// finishDone completes a run whose checkpoint says it finished: the staging
+// directory is renamed into place if a kill came before, and the results
+// are read back from the output directory.
+func (o *runner) finishDone() (*Result, error) {
+	c := o.ck
+	if o.Out == "" {
+		return nil, inputf("--resume: %v: the checkpointed run wrote its results to a directory; give its --out", errCheckpoint)
+	}
+	if fi, err := os.Stat(c.from.Stage); err == nil && fi.IsDir() {
+		od, err := report.ResumeOutDir(o.Out, c.from.Stage)
+		if err != nil {
+			return nil, inputf("--resume: %v: %v", errCheckpoint, err)
+		}
+		if err := od.Commit(); err != nil {
+			return nil, err
+		}
+	}
+	r, err := report.ReadRunDir(o.Out, report.DefaultSeriesPoints)
+	if err != nil {
+		return nil, inputf("--resume: %v: the run had finished, but its results in %s cannot be read: %v", errCheckpoint, o.Out, err)
+	}
+	c.done()
+	return &Result{Summary: r.Summary, Run: r}, nil
 }

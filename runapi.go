@@ -55,6 +55,9 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*Result, error) {
 		return nil, err
 	}
 	o.ck = ck
+	if ck != nil && ck.from != nil && ck.from.Done {
+		return o.finishDone()
+	}
 	tables, err := parseJobTables(sc.Format)
 	if err != nil {
 		return nil, err
@@ -212,6 +215,11 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 	}
 	jobsFile.Abort() // the temporary jobs.csv of a run that writes Parquet only
 	tables.abort()
+	if o.ck != nil {
+		if err := o.ck.markDone(od.Path()); err != nil {
+			return nil, err
+		}
+	}
 	if err := od.Commit(); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/gob"
 	"fmt"
 	"hash/crc32"
@@ -82,6 +83,166 @@ func (m *Metrics) perJob() ([]int64, []float64, []uint8) {
 		bAt[c]++
 	})
 	return waits, bslds, cells
+}
+
+// JournalRecordSize is the size of one job's entry in a Metrics journal:
+// its wait (int64), bounded slowdown (float64 bits) and cell, little-endian.
+const JournalRecordSize = 17
+
+// appendJournal appends one job's entry to b.
+func appendJournal(b []byte, wait int64, bsld float64, cell uint8) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(wait))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(bsld))
+	return append(b, cell)
+}
+
+// Journal turns on m's journal: from now on each job that ran is also
+// kept, in the order it came, until TakeJournal hands it over. A
+// checkpointed run keeps the journal in a file of its own, appended at each
+// checkpoint, so that a checkpoint costs what changed since the last one
+// rather than every finished job again (see MarshalCounts).
+func (m *Metrics) Journal() { m.journalOn = true }
+
+// TakeJournal returns the entries gathered since the last call and starts
+// a new, empty journal. The bytes are m's own until the next job.
+func (m *Metrics) TakeJournal() []byte {
+	b := m.journal
+	m.journal = m.journal[:0]
+	return b
+}
+
+// MarshalCounts encodes what m has gathered except the per-job waits and
+// slowdowns, which a journal holds: a checkpoint that keeps the journal
+// apart restores m with UnmarshalJournal.
+func (m *Metrics) MarshalCounts() ([]byte, error) {
+	return encodeState(metricsState{
+		Jobs: m.jobs, Completed: m.completed, Killed: m.killed, Rejected: m.rejected, Failed: m.failed,
+		NodeFailed: m.nodeFailed, Pending: m.pending, KilledIn: m.killedIn[:],
+		WaitSum: m.waitSum, RespSum: m.respSum, BsldSum: m.bsldSum, ProcSec: m.procSec,
+		FirstSubmit: m.firstSubmit, LastEnd: m.lastEnd,
+	})
+}
+
+// UnmarshalJournal restores what MarshalCounts encoded, with the per-job
+// entries of journal (every entry the run's journal ever had, in order).
+func (m *Metrics) UnmarshalJournal(counts, journal []byte) error {
+	if len(journal)%JournalRecordSize != 0 {
+		return fmt.Errorf("report: metrics journal: %d bytes is not a whole number of entries", len(journal))
+	}
+	n := len(journal) / JournalRecordSize
+	s := metricsState{Waits: make([]int64, n), Bslds: make([]float64, n), Cells: make([]uint8, n)}
+	for i := range n {
+		e := journal[i*JournalRecordSize:]
+		s.Waits[i] = int64(binary.LittleEndian.Uint64(e))
+		s.Bslds[i] = math.Float64frombits(binary.LittleEndian.Uint64(e[8:]))
+		s.Cells[i] = e[16]
+	}
+	var c metricsState
+	if err := decodeState("metrics", counts, &c); err != nil {
+		return err
+	}
+	c.Waits, c.Bslds, c.Cells = s.Waits, s.Bslds, s.Cells
+	b, err := encodeState(c)
+	if err != nil {
+		return err
+	}
+	on := m.journalOn
+	if err := m.UnmarshalBinary(b); err != nil {
+		return err
+	}
+	m.journalOn = on
+	return nil
+}
+
+// bucketSize is the size of one closed bucket in a series journal chunk.
+const bucketSize = 8 + int(NumSeries)*8*4
+
+// Chunk kinds of a series journal.
+const (
+	seriesAppend byte = 'A' // closed buckets after those before
+	seriesReset  byte = 'R' // every closed bucket, after a change of width
+)
+
+// Journal turns on the series' journal: each TakeJournal hands over the
+// buckets closed since the last one, so that a checkpoint writes what
+// changed (see MarshalCounts). Closed buckets change only when the series
+// doubles its bucket width, a few times a run; the chunk then holds them all.
+func (ts *TimeSeries) Journal() { ts.journaled, ts.journalWidth = 0, ts.width }
+
+// TakeJournal returns the chunk of closed buckets since the last call.
+func (ts *TimeSeries) TakeJournal() []byte {
+	kind, from := seriesAppend, ts.journaled
+	if ts.width != ts.journalWidth || from > len(ts.closed) {
+		kind, from = seriesReset, 0
+	}
+	b := make([]byte, 0, 5+(len(ts.closed)-from)*bucketSize)
+	b = append(b, kind)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(ts.closed)-from))
+	for _, k := range ts.closed[from:] {
+		b = binary.LittleEndian.AppendUint64(b, uint64(k.k))
+		for i := range NumSeries {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(k.sum[i]))
+		}
+		for _, v := range [...]*Values{&k.min, &k.max, &k.last} {
+			for i := range NumSeries {
+				b = binary.LittleEndian.AppendUint64(b, uint64(v[i]))
+			}
+		}
+	}
+	ts.journaled, ts.journalWidth = len(ts.closed), ts.width
+	return b
+}
+
+// MarshalCounts encodes the series' state except its closed buckets, which
+// its journal holds (see UnmarshalJournal).
+func (ts *TimeSeries) MarshalCounts() ([]byte, error) {
+	closed := ts.closed
+	ts.closed = nil
+	b, err := ts.MarshalBinary()
+	ts.closed = closed
+	return b, err
+}
+
+// UnmarshalJournal restores what MarshalCounts encoded, with the closed
+// buckets of the journal's chunks, applied in order.
+func (ts *TimeSeries) UnmarshalJournal(counts []byte, chunks [][]byte) error {
+	if err := ts.UnmarshalBinary(counts); err != nil {
+		return err
+	}
+	var closed []bucket
+	for _, c := range chunks {
+		if len(c) < 5 || (c[0] != seriesAppend && c[0] != seriesReset) {
+			return fmt.Errorf("report: series journal: malformed chunk")
+		}
+		n := int(binary.LittleEndian.Uint32(c[1:]))
+		if len(c) != 5+n*bucketSize {
+			return fmt.Errorf("report: series journal: chunk of %d bytes for %d buckets", len(c), n)
+		}
+		if c[0] == seriesReset {
+			closed = closed[:0]
+		}
+		p := c[5:]
+		u := func() uint64 { x := binary.LittleEndian.Uint64(p); p = p[8:]; return x }
+		for range n {
+			var k bucket
+			k.k = int64(u())
+			for i := range NumSeries {
+				k.sum[i] = math.Float64frombits(u())
+			}
+			for _, v := range [...]*Values{&k.min, &k.max, &k.last} {
+				for i := range NumSeries {
+					v[i] = int64(u())
+				}
+			}
+			closed = append(closed, k)
+		}
+	}
+	if len(closed) > ts.maxPoints {
+		return fmt.Errorf("report: series journal: %d buckets, at most %d", len(closed), ts.maxPoints)
+	}
+	ts.closed = closed
+	ts.journaled, ts.journalWidth = len(closed), ts.width
+	return nil
 }
 
 // UnmarshalBinary restores what MarshalBinary encoded, in this version or

@@ -38,6 +38,12 @@ type Metrics struct {
 	// sortedWaits are the waits sorted by the last Summary, which the next
 	// Waits returns (and forgets) while no job was added since.
 	sortedWaits []int64
+
+	// journal, when on (Journal), keeps each job's wait, slowdown and
+	// cell in the order they came since the last TakeJournal, so that a
+	// checkpoint writes only what changed.
+	journal   []byte
+	journalOn bool
 }
 
 // The floors of the columns: a job that did not wait, a slowdown of 1.
@@ -102,6 +108,9 @@ func (m *Metrics) JobDone(r *sim.Record) {
 	m.cellJobs[cell]++
 	m.waits.add(uint64(wait), waitFloor, cell)
 	m.bslds.add(math.Float64bits(bsld), bsldFloor, cell)
+	if m.journalOn {
+		m.journal = appendJournal(m.journal, int64(wait), bsld, cell)
+	}
 	m.waitSum += int64(wait)
 	m.respSum += int64(wait + run)
 	if r.ScoreD {

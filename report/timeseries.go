@@ -84,6 +84,11 @@ type TimeSeries struct {
 	samples, changes int64
 	loss             int64 // ∫ min(idle in service, queued procs) dt, processor-seconds
 	unavail          int64 // ∫ unavailable dt, processor-seconds
+
+	// journaled is how many closed buckets the journal holds (Journal),
+	// at bucket width journalWidth.
+	journaled    int
+	journalWidth workload.Time
 }
 
 // bucket is a stored bucket: k is its index on the grid, sum each quantity's
