@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -92,7 +93,7 @@ func TestFilteredRandom(t *testing.T) {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			col := &sim.Collector{}
-			if _, err := eng.Run(newSource(jobs), col); err != nil {
+			if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			if len(col.Outcomes) != len(jobs) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -128,7 +129,7 @@ func TestGrowRandom(t *testing.T) {
 						}
 						rec, st := growRun(t, 16+int(seed%5)*7, mk(), &sim.Grow{Speedup: policy.Amdahl{Serial: 0.2}}, h, jobs)
 						grew := 0
-						for _, r := range rec.recs {
+						for _, r := range rec.Records {
 							if len(r.Steps) > 1 {
 								grew++
 							}
@@ -136,7 +137,7 @@ func TestGrowRandom(t *testing.T) {
 						if grew == 0 {
 							t.Errorf("no job grew")
 						}
-						return formatRecords(rec.recs) + fmt.Sprintf("%+v", st)
+						return simtest.Format(rec.Records) + fmt.Sprintf("%+v", st)
 					}
 					if a, b := once(), once(); a != b {
 						t.Errorf("two runs differ")
@@ -165,8 +166,8 @@ func TestGrowFiltersTransparent(t *testing.T) {
 				f := &passAll{}
 				h := &policy.HPCPack{Activation: []policy.ActivationFilter{f}}
 				filtered, _ := growRun(t, size, mk(), &sim.Grow{}, h, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
-				for k := range plain.recs {
-					a, b := plain.recs[k], filtered.recs[k]
+				for k := range plain.Records {
+					a, b := plain.Records[k], filtered.Records[k]
 					if a.Job.ID != b.Job.ID || a.Start != b.Start || a.End != b.End || len(a.Steps) != len(b.Steps) {
 						t.Fatalf("job %d: %d–%d in %d steps without filters, job %d: %d–%d in %d steps with", a.Job.ID, a.Start, a.End, len(a.Steps), b.Job.ID, b.Start, b.End, len(b.Steps))
 					}
@@ -186,7 +187,7 @@ func TestGrowDepthOneIsEASY(t *testing.T) {
 		size := 16 + int(seed%5)*7
 		easy, _ := growRun(t, size, &policy.EASY{Lookahead: policy.LookaheadAll}, &sim.Grow{}, nil, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
 		depth, _ := growRun(t, size, &policy.Depth{Depth: 1, Lookahead: policy.LookaheadAll}, &sim.Grow{}, nil, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
-		if a, b := formatRecords(easy.recs), formatRecords(depth.recs); a != b {
+		if a, b := simtest.Format(easy.Records), simtest.Format(depth.Records); a != b {
 			t.Errorf("seed %d: EASY and depth 1 differ:\n%s\n%s", seed, a, b)
 		}
 	}

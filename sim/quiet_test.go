@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -36,7 +37,7 @@ func runSkips(t *testing.T, cfg sim.Config, jobs []workload.Job) (*sim.Collector
 		t.Fatal(err)
 	}
 	c := &sim.Collector{}
-	st, err := eng.Run(newSource(jobs), c)
+	st, err := eng.Run(simtest.NewSource(jobs), c)
 	if err != nil {
 		t.Fatal(err)
 	}

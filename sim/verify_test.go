@@ -8,6 +8,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -29,7 +30,7 @@ func runCollect(t testing.TB, procs int, p policy.Policy, jobs []workload.Job) *
 		t.Fatal(err)
 	}
 	c := &sim.Collector{}
-	if _, err := eng.Run(newSource(jobs), c); err != nil {
+	if _, err := eng.Run(simtest.NewSource(jobs), c); err != nil {
 		t.Fatal(err)
 	}
 	return c
