@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -18,20 +19,35 @@ var errInterrupted = errors.New("interrupted (SIGINT or SIGTERM): stopped, no ou
 // exitInterrupted is the conventional status of a program stopped by SIGINT.
 const exitInterrupted = 130
 
+// interruptReadyEnv is a test hook: when it is set, onInterrupt writes
+// interruptReadyLine to stderr once its handler is installed, then waits
+// for the signal before it returns. A test can then signal a run at a
+// known point, after the handler is in place, without sleeping.
+const interruptReadyEnv = "SCHEDSIM_TEST_INTERRUPT_READY"
+
+// interruptReadyLine is what onInterrupt writes under interruptReadyEnv.
+const interruptReadyLine = "schedsim: test hook: signal handler installed, waiting for SIGINT or SIGTERM"
+
 // onInterrupt returns a flag that becomes true when the process gets SIGINT
 // or SIGTERM, and a function that stops listening.
 func onInterrupt() (*atomic.Bool, func()) {
 	stop := new(atomic.Bool)
 	sigs := make(chan os.Signal, 1)
 	done := make(chan struct{})
+	got := make(chan struct{})
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {
 		case <-sigs:
 			stop.Store(true)
+			close(got)
 		case <-done:
 		}
 	}()
+	if os.Getenv(interruptReadyEnv) != "" {
+		fmt.Fprintln(os.Stderr, interruptReadyLine)
+		<-got
+	}
 	return stop, func() {
 		signal.Stop(sigs)
 		close(done)
