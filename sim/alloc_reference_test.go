@@ -16,7 +16,7 @@ import (
 // the base case, so every start equals pyss's.
 func TestReferenceLinearSinglePool(t *testing.T) {
 	needShared(t)
-	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
+	traces := wholeTraces()
 	for _, kind := range []string{"norm", "exact"} {
 		for _, tr := range traces {
 			for _, pol := range []string{"fcfs", "easy"} {

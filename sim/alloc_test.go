@@ -174,10 +174,7 @@ func BenchmarkConsResLANL(b *testing.B) {
 // the cluster is idle at the end (the selector panics on any memory
 // over-allocation).
 func TestConsResRandomWorkloads(t *testing.T) {
-	cases := 300
-	if testing.Short() {
-		cases = 30
-	}
+	cases := simtest.Cases(300, 30)
 	for seed := uint32(1); seed <= uint32(cases); seed++ {
 		s := seed*2654435761 + 1
 		rnd := func(n int) int { s = s*1664525 + 1013904223; return int(s>>8) % n }

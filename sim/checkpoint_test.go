@@ -132,8 +132,9 @@ func checkpointCases(procs int) []checkpointCase {
 // records (in order) and the statistics must be the same.
 func TestCheckpointChain(t *testing.T) {
 	const procs = 64
+	seeds := uint64(simtest.Cases(3, 1))
 	for _, tc := range checkpointCases(procs) {
-		for seed := uint64(1); seed <= 3; seed++ {
+		for seed := uint64(1); seed <= seeds; seed++ {
 			t.Run(fmt.Sprintf("%s/seed%d", tc.name, seed), func(t *testing.T) {
 				jobs := syntheticJobs(seed, 400, procs)
 				for i := range jobs {

@@ -98,10 +98,7 @@ func TestSlurm(t *testing.T) {
 // schedule is valid, the head's reservation is kept, and a job that
 // overtakes an earlier one starts only at a backfill cycle.
 func TestSlurmInvariants(t *testing.T) {
-	n := oracleCases / 4
-	if testing.Short() {
-		n /= 10
-	}
+	n := simtest.Cases(oracleCases/4, oracleCases/40)
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x51e))
 		capacity, js := randomCase(r, 0.2)
@@ -279,10 +276,7 @@ func TestFamilyInvariants(t *testing.T) {
 		return append(ps, &policy.Conservative{})
 	}
 	ests := []string{"user", "perfect", "factor:0.5", "factor:3:requested", "predict", "predict:double"}
-	n := 600
-	if testing.Short() {
-		n = 150
-	}
+	n := simtest.Cases(600, 150)
 	jobs := syntheticJobs(7, n, 64)
 	for i := range jobs {
 		jobs[i].User = int(jobs[i].ID % 9)

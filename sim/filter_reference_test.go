@@ -29,7 +29,7 @@ func TestFilteredReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the reference traces in -short mode")
 	}
-	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
+	traces := wholeTraces()
 	for _, tr := range traces {
 		for _, pol := range []string{"fcfs", "easy"} {
 			name := fmt.Sprintf("norm/%s/%s", tr, pol)

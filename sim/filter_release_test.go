@@ -42,10 +42,7 @@ func TestBlockedJobAfterReservationReleased(t *testing.T) {
 // FCFS, EASY, Depth and Ordered, with and without growing jobs: no panic,
 // and every job ends with an outcome (none left queued for good).
 func TestFilteredRandom(t *testing.T) {
-	n := uint64(600)
-	if testing.Short() {
-		n = 60
-	}
+	n := uint64(simtest.Cases(600, 60))
 	for seed := range n {
 		r := rand.New(rand.NewPCG(seed, 0xf17e))
 		procs := 2 + r.IntN(64)

@@ -19,7 +19,7 @@ func TestGrowReferenceUnchanged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the reference traces in -short mode")
 	}
-	for _, tr := range []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"} {
+	for _, tr := range wholeTraces() {
 		for _, pol := range []string{"fcfs", "easy"} {
 			t.Run(tr+"/"+pol, func(t *testing.T) {
 				in := filepath.Join(sharedDir, "reference/inputs/norm", tr+".swf.gz")

@@ -73,10 +73,7 @@ func (f *randFilter) RevertActivation(*policy.Activation) {}
 // EASY and Ordered: no panic, every job has an outcome, and the schedule
 // verifies against the node events.
 func TestNodeEventsFilteredRandom(t *testing.T) {
-	n := uint64(300)
-	if testing.Short() {
-		n = 40
-	}
+	n := uint64(simtest.Cases(300, 40))
 	for seed := range n {
 		r := rand.New(rand.NewPCG(seed, 0xfa11))
 		procs := 1 + r.IntN(64)

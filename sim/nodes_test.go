@@ -367,10 +367,7 @@ func TestNodeEventsRandom(t *testing.T) {
 		func() policy.Policy { return &policy.Depth{Depth: 3, Lookahead: policy.LookaheadAll} },
 		func() policy.Policy { return slurm(policy.SlurmParams{}) },
 	}
-	n := 2000
-	if testing.Short() {
-		n = 40
-	}
+	n := simtest.Cases(2000, 200)
 	// hits counts, on the pool [0] and on clusters [1], the jobs killed
 	// and requeued by node failures: the cases must exercise both.
 	var killed, requeued [2]int

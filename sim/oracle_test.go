@@ -367,16 +367,14 @@ func compareOracle(t *testing.T, seed uint64, capacity int, js []ojob, only func
 	return promises
 }
 
-// oracleCases is how many random cases each oracle test runs.
+// oracleCases is how many random cases each oracle test runs in full
+// (simtest.Full); a tenth of them otherwise.
 const oracleCases = 20000
 
 // TestOracle compares the engine with the brute-force scheduler on random
 // tiny workloads where every job has an estimate.
 func TestOracle(t *testing.T) {
-	n := oracleCases
-	if testing.Short() {
-		n /= 10
-	}
+	n := simtest.Cases(oracleCases, oracleCases/10)
 	promises := 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
@@ -394,10 +392,7 @@ func TestOracle(t *testing.T) {
 // estimates and must match the oracle always; under EASY such a job must
 // never overtake a job queued before it (it is never backfilled).
 func TestOracleNoEstimate(t *testing.T) {
-	n := oracleCases
-	if testing.Short() {
-		n /= 10
-	}
+	n := simtest.Cases(oracleCases, oracleCases/10)
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x40e5))
 		capacity, js := randomCase(r, 0.3)
@@ -426,7 +421,8 @@ func TestOracleNoEstimate(t *testing.T) {
 // TestOracleNoEstimateEASY compares EASY with the oracle when running jobs
 // have no estimate, which makes the head's shadow time unknown.
 func TestOracleNoEstimateEASY(t *testing.T) {
-	for seed := uint64(1); seed <= oracleCases; seed++ {
+	n := simtest.Cases(oracleCases, oracleCases/10)
+	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x40e5))
 		capacity, js := randomCase(r, 0.3)
 		compareOracle(t, seed, capacity, js, func(p policy.Policy) bool { return p != fcfs })

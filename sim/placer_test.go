@@ -34,10 +34,7 @@ func TestDeferredPlacementSameRecords(t *testing.T) {
 			return p
 		},
 	}
-	cases := 60
-	if testing.Short() {
-		cases = 12
-	}
+	cases := simtest.Cases(60, 12)
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0xd1ce))
 		procs := 4 + r.IntN(100)

@@ -19,7 +19,7 @@ import (
 //     exact inputs (requested time = run time), under fcfs, easy and cons.
 func TestReferenceFamily(t *testing.T) {
 	needShared(t)
-	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
+	traces := wholeTraces()
 	cases := []struct {
 		name      string
 		input     string // norm or exact

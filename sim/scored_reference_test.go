@@ -15,7 +15,7 @@ import (
 // reference input: the same schedule as the spine's FCFS.
 func TestScoreDExclusiveIsFCFS(t *testing.T) {
 	needShared(t)
-	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
+	traces := wholeTraces()
 	for _, kind := range []string{"norm", "exact"} {
 		for _, tr := range traces {
 			name := kind + "/" + tr

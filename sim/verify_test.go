@@ -38,10 +38,7 @@ func runCollect(t testing.TB, procs int, p policy.Policy, jobs []workload.Job) *
 
 // Seeded random workloads under every policy: the checker finds nothing.
 func TestVerifyRandom(t *testing.T) {
-	cases := 10000
-	if testing.Short() {
-		cases = 300
-	}
+	cases := simtest.Cases(10000, 1000)
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x7e51f))
 		procs := 1 + r.IntN(16)

@@ -309,6 +309,7 @@ func TestSharedTracesParquet(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join(dir, name)
+			skipBig(t, src)
 			raw, r, err := openAll(t, src, Rules{}, Raw())
 			if err != nil {
 				t.Fatal(err)

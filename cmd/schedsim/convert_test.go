@@ -54,6 +54,7 @@ func TestConvertSharedTraces(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tmp := t.TempDir()
 			src := filepath.Join(dir, name)
+			skipBigTrace(t, src)
 			pq := filepath.Join(tmp, "t.parquet")
 			back := filepath.Join(tmp, "back.swf.gz")
 			for _, args := range [][]string{{"convert", src, pq}, {"convert", pq, back}} {

@@ -171,9 +171,7 @@ func TestNodeEventsLANL(t *testing.T) {
 	if _, err := os.Stat(trace); err != nil {
 		t.Skipf("skipping: %s not found (../shared is the project's shared data)", trace)
 	}
-	if testing.Short() {
-		t.Skip("skipping the LANL-CM5 runs in -short mode")
-	}
+	skipBigTrace(t, trace)
 	dir := t.TempDir()
 	events := filepath.Join("testdata", "lanl-10pct-down-1day.nodes")
 	sums := map[string]report.Summary{}
