@@ -37,6 +37,8 @@ import (
 // it: CI=true, as CI services and .ci/run set it) and go test runs without
 // -short. Otherwise they run a quick sample, so that go test ./... stays
 // within a few minutes on a laptop; CI=true go test ./... runs everything.
+// Call it from a test: it asks testing.Short, which panics before the test
+// flags are parsed.
 func Full() bool {
 	if testing.Short() {
 		return false

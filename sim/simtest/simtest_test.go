@@ -304,3 +304,48 @@ func FuzzParseScenario(f *testing.F) {
 		}
 	})
 }
+
+// picky starts, in queue order, every job that fits but job 2, which it
+// fails, and asks for a pass 5 s later while any job waits.
+type picky struct{}
+
+func (picky) Name() string { return "picky" }
+
+func (picky) Schedule(v policy.View, d policy.Decisions) {
+	waiting := false
+	for i := range v.Len() {
+		switch j := v.Job(i); {
+		case j.ID == 2:
+			d.(policy.Failer).Fail(i, "two is right out")
+		case j.Procs <= v.Free():
+			d.Start(i)
+		default:
+			waiting = true
+		}
+	}
+	if waiting {
+		d.WakeAt(v.Now() + 5)
+	}
+}
+
+// TestSpyLogsEveryKind: the Spy logs wake-ups and failures as well as
+// starts, and hands each on (the failed job is recorded failed).
+func TestSpyLogsEveryKind(t *testing.T) {
+	jobs := []workload.Job{simtest.Job(1, 0, 1, 10, 10), simtest.Job(2, 0, 1, 10, 10), simtest.Job(3, 0, 2, 10, 10)}
+	spy := &simtest.Spy{Policy: picky{}}
+	rec, _ := simtest.Run(t, sim.Config{Procs: 2, Policy: spy}, simtest.NewSource(jobs).Jobs)
+	var log []string
+	for _, d := range spy.Log {
+		log = append(log, d.String())
+	}
+	want := []string{"0: start job 1", "0: fail job 2: two is right out", "0: wake at 5", "5: wake at 10", "10: start job 3"}
+	if !reflect.DeepEqual(log, want) {
+		t.Errorf("decisions %q, want %q", log, want)
+	}
+	if r := rec.ByID(t, 2); r.State != sim.Failed || !strings.Contains(r.Reason, "two is right out") {
+		t.Errorf("job 2: %v %q, want failed with the policy's reason", r.State, r.Reason)
+	}
+	if r := rec.ByID(t, 3); r.Start != 10 {
+		t.Errorf("job 3 starts at %d, want 10", r.Start)
+	}
+}

@@ -14,22 +14,22 @@ type DecisionKind uint8
 // Values of DecisionKind, one for each method of policy.Decisions and of
 // policy.Failer.
 const (
-	Start   DecisionKind = iota // the job starts now
-	Reserve                     // the job is promised a start no later than Decision.At
-	Wake                        // a pass is asked for at Decision.At
-	Fail                        // the job leaves the queue, failed, for Decision.Reason
+	KindStart   DecisionKind = iota // the job starts now
+	KindReserve                     // the job is promised a start no later than Decision.At
+	KindWake                        // a pass is asked for at Decision.At
+	KindFail                        // the job leaves the queue, failed, for Decision.Reason
 )
 
 // String returns the kind's name.
 func (k DecisionKind) String() string {
 	switch k {
-	case Start:
+	case KindStart:
 		return "start"
-	case Reserve:
+	case KindReserve:
 		return "reserve"
-	case Wake:
+	case KindWake:
 		return "wake"
-	case Fail:
+	case KindFail:
 		return "fail"
 	}
 	return fmt.Sprintf("DecisionKind(%d)", uint8(k))
@@ -50,11 +50,11 @@ type Decision struct {
 // String returns the decision in the form "10: reserve job 4 at 20".
 func (d Decision) String() string {
 	switch d.Kind {
-	case Reserve:
+	case KindReserve:
 		return fmt.Sprintf("%d: reserve job %d at %d", d.Now, d.Job, d.At)
-	case Wake:
+	case KindWake:
 		return fmt.Sprintf("%d: wake at %d", d.Now, d.At)
-	case Fail:
+	case KindFail:
 		return fmt.Sprintf("%d: fail job %d: %s", d.Now, d.Job, d.Reason)
 	}
 	return fmt.Sprintf("%d: %v job %d", d.Now, d.Kind, d.Job)
@@ -83,7 +83,7 @@ func (s *Spy) Schedule(v policy.View, d policy.Decisions) {
 func (s *Spy) Promised() map[int64]workload.Time {
 	out := make(map[int64]workload.Time)
 	for _, d := range s.Log {
-		if d.Kind != Reserve {
+		if d.Kind != KindReserve {
 			continue
 		}
 		if at, ok := out[d.Job]; !ok || d.At < at {
@@ -121,24 +121,24 @@ func (x spyDecisions) log(kind DecisionKind, i int, at workload.Time, reason str
 }
 
 func (x spyDecisions) Start(i int) {
-	x.log(Start, i, 0, "")
+	x.log(KindStart, i, 0, "")
 	x.d.Start(i)
 }
 
 func (x spyDecisions) Reserve(i int, at workload.Time) {
-	x.log(Reserve, i, at, "")
+	x.log(KindReserve, i, at, "")
 	x.d.Reserve(i, at)
 }
 
 func (x spyDecisions) WakeAt(t workload.Time) {
-	x.log(Wake, -1, t, "")
+	x.log(KindWake, -1, t, "")
 	x.d.WakeAt(t)
 }
 
 // Fail implements policy.Failer. It panics if the engine's decisions are
 // no Failer (the engine's always are).
 func (x spyDecisions) Fail(i int, reason string) {
-	x.log(Fail, i, 0, reason)
+	x.log(KindFail, i, 0, reason)
 	x.d.(policy.Failer).Fail(i, reason)
 }
 
