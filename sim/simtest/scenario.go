@@ -80,9 +80,43 @@ type Scenario struct {
 // ParseScenario reads a scenario file's text (see Scenario). An error is
 // a *workload.ParseError naming path, the line and the field.
 func ParseScenario(path string, data []byte) (*Scenario, error) {
+	return parse(path, data, false)
+}
+
+// ParseJobs reads jobs written as a scenario file's job lines (job ID
+// SUBMIT PROCS RUN ESTIMATE, in submission order; # comments and blank
+// lines), and nothing else: a compact form for a test's workload. It
+// returns them numbered (Seq) in order. An error is a
+// *workload.ParseError naming path, the line and the field.
+func ParseJobs(path string, data []byte) ([]workload.Job, error) {
+	s, err := parse(path, data, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.Jobs, nil
+}
+
+// Jobs returns the jobs of text, as ParseJobs reads them; an error fails
+// t.
+func Jobs(t testing.TB, text string) []workload.Job {
+	t.Helper()
+	jobs, err := ParseJobs("jobs", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jobs
+}
+
+// parse reads a scenario file, or only job lines if jobsOnly.
+func parse(path string, data []byte, jobsOnly bool) (*Scenario, error) {
 	s := &Scenario{Path: path, Policy: policy.Config{Backfill: policy.BackfillEASY, Lookahead: policy.DefaultLookahead, Depth: 1}}
-	head, want, found := cutSchedule(data)
-	s.head, s.Want, s.HasSchedule = head, string(want), found
+	head := data
+	if !jobsOnly {
+		var want []byte
+		head, want, s.HasSchedule = cutSchedule(data)
+		s.Want = string(want)
+	}
+	s.head = head
 	var seenProcs bool
 	policyLine := int64(0) // the policy line's number, 0 before it
 	ids := make(map[int64]int)
@@ -98,6 +132,9 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 		fs := strings.Fields(text)
 		if len(fs) == 0 {
 			continue
+		}
+		if jobsOnly && fs[0] != "job" {
+			return nil, fail("", "unknown statement %q (want job ID SUBMIT PROCS RUN ESTIMATE)", fs[0])
 		}
 		switch fs[0] {
 		case "procs":
@@ -150,6 +187,9 @@ func ParseScenario(path string, data []byte) (*Scenario, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fail("", "%v", err)
+	}
+	if jobsOnly {
+		return s, nil
 	}
 	line = 0
 	if !seenProcs {

@@ -1,10 +1,10 @@
 // Package simtest is a harness for testing schedulers on package sim's
 // engine, for schedsim's own tests and for anyone writing a policy or an
-// observer: jobs written compactly (Job, ParseJobs), a Source over a slice
-// of jobs, an Observer that keeps every record (Recorder), a Policy
-// wrapper that keeps every decision (Spy), the checks every schedule must
-// pass whatever the policy (CheckSchedule), and a runner that does all of
-// it at once (Simulate).
+// observer: jobs written compactly (Job, or as text: ParseJobs, Jobs), a
+// Source over a slice of jobs, an Observer that keeps every record
+// (Recorder), a Policy wrapper that keeps every decision (Spy), the checks
+// every schedule must pass whatever the policy (CheckSchedule), and a
+// runner that does all of it at once (Simulate).
 //
 // Scenario files are small test cases a person can check by hand: a
 // machine, a policy and a few jobs, followed by the schedule they must

@@ -349,3 +349,59 @@ func TestSpyLogsEveryKind(t *testing.T) {
 		t.Errorf("job 3 starts at %d, want 10", r.Start)
 	}
 }
+
+func TestParseJobs(t *testing.T) {
+	jobs := simtest.Jobs(t, `
+		# id  submit  procs  run  estimate
+		job 7  0  2  10  20   # the first
+		job 3  5  1  4   -
+	`)
+	want := []workload.Job{withSeq(simtest.Job(7, 0, 2, 10, 20), 0), withSeq(simtest.Job(3, 5, 1, 4, workload.Unknown), 1)}
+	if !reflect.DeepEqual(jobs, want) {
+		t.Errorf("jobs %+v, want %+v", jobs, want)
+	}
+	for _, c := range []struct {
+		name, text string
+		line       int64
+		field      string
+	}{
+		{"a scenario statement", "job 1 0 1 1 1\nprocs 4\n", 2, ""},
+		{"a schedule marker is no job", "job 1 0 1 1 1\n-- schedule --\n", 2, ""},
+		{"a bad field", "job 1 0 x 1 1\n", 1, "procs"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := simtest.ParseJobs("j.txt", []byte(c.text))
+			var pe *workload.ParseError
+			if !errors.As(err, &pe) || pe.Line != c.line || pe.Column != c.field || pe.Path != "j.txt" {
+				t.Errorf("error %v, want a *workload.ParseError at j.txt line %d, field %q", err, c.line, c.field)
+			}
+		})
+	}
+}
+
+// FuzzParseJobs: whatever the text, ParseJobs returns jobs or a
+// *workload.ParseError, never panics; the jobs it returns are numbered in
+// order, in submission order, with distinct ids.
+func FuzzParseJobs(f *testing.F) {
+	f.Add([]byte("job 1 0 2 10 10\njob 2 0 4 10 -\n"))
+	f.Add([]byte("# nothing\n\n"))
+	f.Add([]byte("job 1 5 1 1 1\njob 2 4 1 1 1\n"))
+	f.Add([]byte("job 9223372036854775807 1000000000000 65536 1 0"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		jobs, err := simtest.ParseJobs("f.txt", b)
+		if err != nil {
+			var pe *workload.ParseError
+			if !errors.As(err, &pe) || pe.Path != "f.txt" || pe.Line < 1 {
+				t.Fatalf("error %v (%T), want a *workload.ParseError naming the file and line", err, err)
+			}
+			return
+		}
+		ids := map[int64]bool{}
+		for i, j := range jobs {
+			if j.Seq != int64(i) || ids[j.ID] || (i > 0 && j.Submit < jobs[i-1].Submit) {
+				t.Fatalf("job %d of %d: %+v", i, len(jobs), j)
+			}
+			ids[j.ID] = true
+		}
+	})
+}
