@@ -13,7 +13,8 @@ import (
 
 // TestReferenceLinearSinglePool runs the reference inputs on one node group
 // of P single-core nodes under cluster.Linear: the node model must not change
-// the base case, so every start equals pyss's.
+// the base case, so every start equals pyss's. (The big traces in full
+// runs only: see wholeTraces.)
 func TestReferenceLinearSinglePool(t *testing.T) {
 	needShared(t)
 	traces := wholeTraces()

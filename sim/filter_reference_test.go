@@ -23,7 +23,8 @@ func (p *passAll) RevertActivation(*policy.Activation) {}
 // TestFilteredReference runs the reference traces through the activation
 // filter machinery with a filter that always answers 0 (and an empty
 // submission chain): every start goes through Filtered, and the schedule
-// must still be pyss's, job for job, under FCFS and EASY.
+// must still be pyss's, job for job, under FCFS and EASY. (The big traces
+// in full runs only: see wholeTraces.)
 func TestFilteredReference(t *testing.T) {
 	needShared(t)
 	if testing.Short() {

@@ -13,7 +13,8 @@ import (
 )
 
 // With growth configured, a trace without processor ranges (every SWF
-// trace) gives pyss's start times, job for job, as without it.
+// trace) gives pyss's start times, job for job, as without it. (The big
+// traces in full runs only: see wholeTraces.)
 func TestGrowReferenceUnchanged(t *testing.T) {
 	needShared(t)
 	if testing.Short() {

@@ -17,6 +17,8 @@ import (
 //   - the perfect estimator on the norm inputs (requested time ≥ run time,
 //     so nobody is killed) plans with the run times: pyss's schedule on the
 //     exact inputs (requested time = run time), under fcfs, easy and cons.
+//
+// The big traces run in full runs only: see wholeTraces.
 func TestReferenceFamily(t *testing.T) {
 	needShared(t)
 	traces := wholeTraces()

@@ -12,7 +12,8 @@ import (
 
 // TestScoreDExclusiveIsFCFS checks that SCore-D's exclusive mode with one
 // queue and no limits gives pyss's FCFS start times, job by job, on every
-// reference input: the same schedule as the spine's FCFS.
+// reference input (the big ones in full runs only: see wholeTraces): the
+// same schedule as the spine's FCFS.
 func TestScoreDExclusiveIsFCFS(t *testing.T) {
 	needShared(t)
 	traces := wholeTraces()

@@ -193,7 +193,8 @@ func TestRunDeterministic(t *testing.T) {
 
 // Every raw trace of ../shared/traces runs end to end with the default
 // cleaning rules and reports what they changed; the trace without a header
-// asks for --procs and runs once it has it.
+// asks for --procs and runs once it has it. The big traces in full runs
+// only (skipBigTrace).
 func TestRawTraces(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "shared", "traces")
 	if _, err := os.Stat(dir); err != nil {

@@ -27,7 +27,8 @@ func child(t *testing.T, env []string, args ...string) *exec.Cmd {
 }
 
 // The same run gives byte-identical files, plots and report included,
-// whatever GOMAXPROCS is.
+// whatever GOMAXPROCS is: 1, 2 and 4 in full runs (simtest.Full), 1 and 4
+// otherwise.
 func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 	dir := t.TempDir()
 	var first map[string][]byte
