@@ -127,7 +127,7 @@ func checkReferenceStarts(t *testing.T, name string, jobs []workload.Job, procs 
 	if err != nil {
 		t.Fatal(err)
 	}
-	col := &sim.Collector{}
+	col := &sim.Collector{Outcomes: make([]sim.Outcome, 0, len(jobs))} // no copying as it grows
 	if _, err := eng.Run(&simtest.Source{Jobs: jobs}, col); err != nil {
 		t.Fatal(err)
 	}
