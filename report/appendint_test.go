@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/schedsim/schedsim/sim/simtest"
 )
 
 func TestAppendInt(t *testing.T) {
@@ -92,13 +94,10 @@ func TestDigits4(t *testing.T) {
 	}
 }
 
-// TestDigits8 checks digits8 on every v below 10^8, against a decimal
-// counter.
+// TestDigits8 checks digits8 on every v below 10^8 (every 997th unless
+// simtest.Full), against a decimal counter.
 func TestDigits8(t *testing.T) {
-	step := uint32(1)
-	if testing.Short() {
-		step = 997
-	}
+	step := uint32(simtest.Cases(1, 997))
 	var want [8]byte // v's digits, most significant first
 	counter := uint32(0)
 	for v := uint32(0); v < 1e8; v += step {
@@ -210,10 +209,7 @@ func TestAppendShortestCases(t *testing.T) {
 // number of integer digits, the interval's shape or the digits' carries
 // change.
 func TestAppendShortestRandom(t *testing.T) {
-	n := 2_000_000
-	if testing.Short() {
-		n = 100_000
-	}
+	n := simtest.Cases(2_000_000, 100_000)
 	r := rand.New(rand.NewPCG(11, 12))
 	check := func(f float64) bool {
 		got, ok := appendShortest(nil, f)
@@ -266,10 +262,7 @@ func TestAppendShortestRandom(t *testing.T) {
 // no run gives: huge operands, exec of 1, turnaround below exec or
 // negative.
 func TestAppendStretchRandom(t *testing.T) {
-	n := 3_000_000
-	if testing.Short() {
-		n = 100_000
-	}
+	n := simtest.Cases(3_000_000, 100_000)
 	r := rand.New(rand.NewPCG(7, 8))
 	logUniform := func(max float64) int64 { return int64(math.Exp(r.Float64() * math.Log(max))) }
 	for i := range n {

@@ -9,6 +9,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -338,7 +339,7 @@ func TestAsyncJobHeads(t *testing.T) {
 			}
 			obs = a
 		}
-		st, err := eng.Run(&sliceSource{jobs: jobs}, obs)
+		st, err := eng.Run(&simtest.Source{Jobs: jobs}, obs)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -117,16 +117,20 @@ func startBrowser(t *testing.T) *webDriver {
 		cancel()
 	})
 	d := &webDriver{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", port), client: &http.Client{Timeout: time.Minute}}
-	for i := 0; ; i++ {
+	// Poll the driver's readiness endpoint until it answers: no fixed
+	// number of tries, which a loaded machine can outlast; the context's
+	// deadline bounds the wait.
+	for {
 		resp, err := d.client.Get(d.base + "/status")
 		if err == nil {
 			resp.Body.Close()
 			break
 		}
-		if i == 100 {
+		select {
+		case <-ctx.Done():
 			t.Fatalf("chromedriver did not answer on port %d: %v\n%s", port, err, logs.String())
+		case <-time.After(50 * time.Millisecond):
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	args := append(append([]string(nil), chromiumFlags...), "--user-data-dir="+t.TempDir())
 	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -126,7 +127,7 @@ func runLublin(b *testing.B, n int, obs sim.Observer) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := eng.Run(&sliceSource{jobs: jobs}, obs); err != nil {
+	if _, err := eng.Run(&simtest.Source{Jobs: jobs}, obs); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -45,7 +46,7 @@ func syntheticReport(t *testing.T, name string, n, bound int, cfg policy.Config)
 	m := NewMetrics()
 	ts := NewTimeSeries(procs, bound)
 	g := NewGantt(DefaultGanttMaxJobs)
-	st, err := eng.Run(&sliceSource{jobs: syntheticJobs(11, n, procs)}, Observers{m, ts, g})
+	st, err := eng.Run(&simtest.Source{Jobs: syntheticJobs(11, n, procs)}, Observers{m, ts, g})
 	if err != nil {
 		t.Fatal(err)
 	}

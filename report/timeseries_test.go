@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -272,21 +272,6 @@ func TestResample(t *testing.T) {
 	}
 }
 
-// sliceSource feeds jobs to the engine.
-type sliceSource struct {
-	jobs []workload.Job
-	i    int
-}
-
-func (s *sliceSource) Next(j *workload.Job) error {
-	if s.i == len(s.jobs) {
-		return io.EOF
-	}
-	*j = s.jobs[s.i]
-	s.i++
-	return nil
-}
-
 // syntheticJobs returns n seeded random jobs for a machine of procs.
 func syntheticJobs(seed uint64, n, procs int) []workload.Job {
 	r := rand.New(rand.NewPCG(seed, 2))
@@ -319,7 +304,7 @@ func simulateTo(t *testing.T, jobs []workload.Job, procs int, obs sim.Observer) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := eng.Run(&sliceSource{jobs: jobs}, obs)
+	st, err := eng.Run(&simtest.Source{Jobs: jobs}, obs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -32,7 +33,7 @@ func TestFederationRun(t *testing.T) {
 		job(3, 0, 2, 100, 1000), // the fast one is full: the slow one, 200 s
 	}
 	col := &sim.Collector{}
-	if _, err := eng.Run(newSource(jobs), col); err != nil {
+	if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
 		t.Fatal(err)
 	}
 	want := map[int64]struct {

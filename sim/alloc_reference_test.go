@@ -13,10 +13,11 @@ import (
 
 // TestReferenceLinearSinglePool runs the reference inputs on one node group
 // of P single-core nodes under cluster.Linear: the node model must not change
-// the base case, so every start equals pyss's.
+// the base case, so every start equals pyss's. (The big traces in full
+// runs only: see wholeTraces.)
 func TestReferenceLinearSinglePool(t *testing.T) {
 	needShared(t)
-	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
+	traces := wholeTraces()
 	for _, kind := range []string{"norm", "exact"} {
 		for _, tr := range traces {
 			for _, pol := range []string{"fcfs", "easy"} {

@@ -6,6 +6,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -68,12 +69,12 @@ func TestSlurmOnNodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &recorder{}
-			if _, err := eng.Run(newSource(append([]workload.Job(nil), tc.jobs...)), rec); err != nil {
+			rec := &simtest.Recorder{}
+			if _, err := eng.Run(simtest.NewSource(append([]workload.Job(nil), tc.jobs...)), rec); err != nil {
 				t.Fatal(err)
 			}
 			for id, start := range tc.want {
-				r := rec.byID(t, id)
+				r := rec.ByID(t, id)
 				if r.State != sim.Completed || r.Start != start {
 					t.Errorf("job %d: %v at %d, want completed at %d", id, r.State, r.Start, start)
 				}

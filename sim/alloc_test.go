@@ -8,6 +8,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -86,8 +87,8 @@ func TestAllocatorScenarios(t *testing.T) {
 					t.Fatal(err)
 				}
 				jobs := append([]workload.Job(nil), tc.jobs...)
-				rec := &recorder{}
-				st, err := eng.Run(newSource(jobs), rec)
+				rec := &simtest.Recorder{}
+				st, err := eng.Run(simtest.NewSource(jobs), rec)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -95,7 +96,7 @@ func TestAllocatorScenarios(t *testing.T) {
 					t.Errorf("%d of %d processors free at the end", al.Free(), al.Capacity())
 				}
 				for _, w := range tc.want {
-					r := rec.byID(t, w.id)
+					r := rec.ByID(t, w.id)
 					start := w.start
 					if _, fcfs := pol.(policy.FCFS); fcfs && w.id == 4 && tc.name == "cons_res memory holds a job although cores are idle" {
 						start = 50 // FCFS does not backfill: after job 3
@@ -159,7 +160,7 @@ func BenchmarkConsResLANL(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := eng.Run(&sliceSource{jobs: jobs}, discard{}); err != nil {
+		if _, err := eng.Run(&simtest.Source{Jobs: jobs}, simtest.Discard{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -173,10 +174,7 @@ func BenchmarkConsResLANL(b *testing.B) {
 // the cluster is idle at the end (the selector panics on any memory
 // over-allocation).
 func TestConsResRandomWorkloads(t *testing.T) {
-	cases := 300
-	if testing.Short() {
-		cases = 30
-	}
+	cases := simtest.Cases(300, 30)
 	for seed := uint32(1); seed <= uint32(cases); seed++ {
 		s := seed*2654435761 + 1
 		rnd := func(n int) int { s = s*1664525 + 1013904223; return int(s>>8) % n }
@@ -207,7 +205,7 @@ func TestConsResRandomWorkloads(t *testing.T) {
 				t.Fatal(err)
 			}
 			col := &sim.Collector{}
-			if _, err := eng.Run(newSource(append([]workload.Job(nil), jobs...)), col); err != nil {
+			if _, err := eng.Run(simtest.NewSource(append([]workload.Job(nil), jobs...)), col); err != nil {
 				t.Fatal(err)
 			}
 			_, fcfs := pol.(policy.FCFS)

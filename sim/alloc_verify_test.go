@@ -9,6 +9,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -83,7 +84,7 @@ func TestPartitionRouting(t *testing.T) {
 		t.Fatal(err)
 	}
 	col := &sim.Collector{}
-	if _, err := eng.Run(newSource(jobs), col); err != nil {
+	if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
 		t.Fatal(err)
 	}
 	want := map[int64]string{1: "0 0-3", 2: "40 0-1", 3: "40 4-7", 4: "rejected MaxTime of 50 s", 5: "rejected partition long has 4"}
@@ -138,7 +139,7 @@ func TestVerifyClusterRuns(t *testing.T) {
 					t.Fatal(err)
 				}
 				col := &sim.Collector{}
-				if _, err := eng.Run(newSource(append([]workload.Job(nil), jobs...)), col); err != nil {
+				if _, err := eng.Run(simtest.NewSource(append([]workload.Job(nil), jobs...)), col); err != nil {
 					t.Fatal(err)
 				}
 				_, fcfs := pol.(policy.FCFS)

@@ -8,6 +8,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -138,7 +139,7 @@ func TestPredictedStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			col := &sim.Collector{}
-			st, err := eng.Run(newSource(tc.jobs), col)
+			st, err := eng.Run(simtest.NewSource(tc.jobs), col)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,8 +160,8 @@ func TestPredictedStart(t *testing.T) {
 }
 
 func TestNoPredictionWithoutAllocator(t *testing.T) {
-	rec, st := simulate(t, 4, policy.FCFS{}, []workload.Job{job(1, 0, 2, 10, 10), job(2, 0, 4, 10, 10)})
-	for _, r := range rec.recs {
+	rec, st := simtest.Simulate(t, 4, policy.FCFS{}, []workload.Job{job(1, 0, 2, 10, 10), job(2, 0, 4, 10, 10)})
+	for _, r := range rec.Records {
 		if r.HasPrediction {
 			t.Errorf("job %d has a prediction without an allocator", r.Job.ID)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -40,7 +41,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if _, err := eng.Run(&sliceSource{jobs: jobs[:n]}, discard{}); err != nil {
+					if _, err := eng.Run(&simtest.Source{Jobs: jobs[:n]}, simtest.Discard{}); err != nil {
 						t.Fatal(err)
 					}
 				})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -58,7 +59,7 @@ func BenchmarkLANL(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := eng.Run(&sliceSource{jobs: jobs}, discard{}); err != nil {
+				if _, err := eng.Run(&simtest.Source{Jobs: jobs}, simtest.Discard{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -122,7 +123,7 @@ func BenchmarkOverload(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := eng.Run(&sliceSource{jobs: jobs}, discard{}); err != nil {
+				if _, err := eng.Run(&simtest.Source{Jobs: jobs}, simtest.Discard{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -137,8 +138,9 @@ func checkpointCases(procs int) []checkpointCase {
 // records (in order) and the statistics must be the same.
 func TestCheckpointChain(t *testing.T) {
 	const procs = 64
+	seeds := uint64(simtest.Cases(3, 1))
 	for _, tc := range checkpointCases(procs) {
-		for seed := uint64(1); seed <= 3; seed++ {
+		for seed := uint64(1); seed <= seeds; seed++ {
 			t.Run(fmt.Sprintf("%s/seed%d", tc.name, seed), func(t *testing.T) {
 				jobs := syntheticJobs(seed, 400, procs)
 				for i := range jobs {
@@ -152,17 +154,17 @@ func TestCheckpointChain(t *testing.T) {
 						jobs[i].MinProcs, jobs[i].MaxProcs = (p+1)/2, min(2*p, procs)
 					}
 				}
-				want := &recorder{}
+				want := &simtest.Recorder{}
 				eng, err := sim.New(tc.cfg())
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantStats, err := eng.Run(&sliceSource{jobs: jobs}, want)
+				wantStats, err := eng.Run(&simtest.Source{Jobs: jobs}, want)
 				if err != nil {
 					t.Fatal(err)
 				}
 
-				got := &recorder{}
+				got := &simtest.Recorder{}
 				var state []byte
 				resumes := 0
 				for {
@@ -187,7 +189,7 @@ func TestCheckpointChain(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					st, err := e.Run(&sliceSource{jobs: jobs}, got)
+					st, err := e.Run(&simtest.Source{Jobs: jobs}, got)
 					if err == nil {
 						if !reflect.DeepEqual(st, wantStats) {
 							t.Fatalf("stats after %d resumes:\n got %+v\nwant %+v", resumes, st, wantStats)
@@ -201,7 +203,7 @@ func TestCheckpointChain(t *testing.T) {
 				}
 				if tc.cfg().Grow != nil {
 					grown := 0
-					for _, r := range want.recs {
+					for _, r := range want.Records {
 						if len(r.Steps) > 1 {
 							grown++
 						}
@@ -212,7 +214,7 @@ func TestCheckpointChain(t *testing.T) {
 				}
 				if len(tc.cfg().NodeEvents) > 0 {
 					hit := 0
-					for _, r := range want.recs {
+					for _, r := range want.Records {
 						if r.State == sim.NodeFail || r.Requeues > 0 {
 							hit++
 						}
@@ -223,7 +225,7 @@ func TestCheckpointChain(t *testing.T) {
 				}
 				if strings.HasSuffix(tc.name, "-holds") {
 					late := 0
-					for _, r := range want.recs {
+					for _, r := range want.Records {
 						if r.State != sim.Rejected && r.Start < r.Job.HoldUntil {
 							t.Fatalf("job %d starts at %d before its Hold Until %d", r.Job.ID, r.Start, r.Job.HoldUntil)
 						}
@@ -238,12 +240,12 @@ func TestCheckpointChain(t *testing.T) {
 				if resumes < 5 {
 					t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)
 				}
-				if len(got.recs) != len(want.recs) {
-					t.Fatalf("%d records, want %d", len(got.recs), len(want.recs))
+				if len(got.Records) != len(want.Records) {
+					t.Fatalf("%d records, want %d", len(got.Records), len(want.Records))
 				}
-				for i := range want.recs {
-					if !reflect.DeepEqual(got.recs[i], want.recs[i]) {
-						t.Fatalf("record %d after resuming:\n got %+v %+v\nwant %+v %+v", i, got.recs[i], *got.recs[i].Job, want.recs[i], *want.recs[i].Job)
+				for i := range want.Records {
+					if !reflect.DeepEqual(got.Records[i], want.Records[i]) {
+						t.Fatalf("record %d after resuming:\n got %+v %+v\nwant %+v %+v", i, got.Records[i], *got.Records[i].Job, want.Records[i], *want.Records[i].Job)
 					}
 				}
 			})
@@ -265,15 +267,15 @@ func TestConservativeCorrectionEmptyQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{}
-	if _, err := eng.Run(newSource(jobs), rec); err != nil {
+	rec := &simtest.Recorder{}
+	if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []struct {
 		id         int64
 		start, end workload.Time
 	}{{1, 0, 100}, {2, 150, 160}} {
-		if r := rec.byID(t, w.id); r.Start != w.start || r.End != w.end {
+		if r := rec.ByID(t, w.id); r.Start != w.start || r.End != w.end {
 			t.Errorf("job %d: %d–%d, want %d–%d", w.id, r.Start, r.End, w.start, w.end)
 		}
 	}
@@ -298,7 +300,7 @@ func FuzzRestore(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := e.Run(&sliceSource{jobs: jobs}, discard{}); err != nil {
+	if _, err := e.Run(&simtest.Source{Jobs: jobs}, simtest.Discard{}); err != nil {
 		f.Fatal(err)
 	}
 	f.Add([]byte{})

@@ -12,6 +12,7 @@ import (
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -46,15 +47,6 @@ func syntheticJobs(seed uint64, n, procs int) []workload.Job {
 	return jobs
 }
 
-// tee sends each record to several observers.
-type tee []sim.Observer
-
-func (t tee) JobDone(r *sim.Record) {
-	for _, o := range t {
-		o.JobDone(r)
-	}
-}
-
 // runOnce replays jobs and returns the records, the stats and jobs.csv.
 func runOnce(t *testing.T, procs int, pol policy.Policy, jobs []workload.Job) ([]sim.Record, sim.Stats, []byte) {
 	t.Helper()
@@ -62,17 +54,17 @@ func runOnce(t *testing.T, procs int, pol policy.Policy, jobs []workload.Job) ([
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{}
+	rec := &simtest.Recorder{}
 	var csv bytes.Buffer
 	w := report.NewJobsCSV(&csv, "determinism")
-	st, err := eng.Run(&sliceSource{jobs: jobs}, tee{rec, w})
+	st, err := eng.Run(&simtest.Source{Jobs: jobs}, simtest.Tee{rec, w})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	return rec.recs, st, csv.Bytes()
+	return rec.Records, st, csv.Bytes()
 }
 
 // TestDeterminism runs the same workload three times under each policy,
@@ -86,7 +78,7 @@ func TestDeterminism(t *testing.T) {
 		jobs  []workload.Job
 	}
 	cases := []workloadCase{{"synthetic", 64, syntheticJobs(42, 3000, 64)}}
-	newSource(cases[0].jobs) // number them
+	simtest.NewSource(cases[0].jobs) // number them
 	if in := filepath.Join(sharedDir, "reference/inputs/norm/hpc2n.swf.gz"); fileExists(in) {
 		jobs, procs := readTrace(t, in)
 		cases = append(cases, workloadCase{"hpc2n", procs, jobs})
@@ -100,7 +92,7 @@ func TestDeterminism(t *testing.T) {
 		for _, newPol := range pols {
 			t.Run(c.name+"/"+newPol().Name(), func(t *testing.T) {
 				recs0, st0, csv0 := runOnce(t, c.procs, newPol(), c.jobs)
-				if err := checkSchedule(c.procs, c.jobs, recs0); err != nil {
+				if err := simtest.CheckSchedule(c.procs, c.jobs, recs0); err != nil {
 					t.Fatal(err)
 				}
 				if len(csv0) == 0 || bytes.Count(csv0, []byte("\n")) != len(c.jobs)+1 {
@@ -120,7 +112,7 @@ func TestDeterminism(t *testing.T) {
 					for i := range recs {
 						if !reflect.DeepEqual(recs[i], recs0[i]) {
 							t.Fatalf("run %d: record %d is\n%s  run 0 has\n%s", run, i,
-								formatRecords(recs[i:i+1]), formatRecords(recs0[i:i+1]))
+								simtest.Format(recs[i:i+1]), simtest.Format(recs0[i:i+1]))
 						}
 					}
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -19,21 +20,18 @@ func slurm(p policy.SlurmParams) policy.Policy {
 }
 
 // TestReservationDepth: a second reservation protects the second job from a
-// backfill that EASY allows.
+// backfill that EASY allows. EASY and depth 2 on these jobs are scenario
+// files: testdata/scenarios/easy-backfill-delays-the-second-job.txt and
+// depth-2-protects-the-second-job.txt.
 func TestReservationDepth(t *testing.T) {
 	// 1 runs 0–100 on 6 of 10; head 2 needs 8: shadow 100, extra 2. 3 needs
 	// all 10. 4 (2 procs, 1000 s) crosses the shadow within the extra.
-	// EASY: 4 backfills at 0 and holds 2 processors until 1000, so 3 waits
-	// until 1000. Depth 2: 3 is reserved at 110 (after 2, 100–110), 4 would
-	// overlap it and waits: 3 runs 110–120, 4 at 120.
+	// Depth 2: 3 is reserved at 110 (after 2, 100–110), 4 would overlap it
+	// and waits: 3 runs 110–120, 4 at 120.
 	jobs := func() []workload.Job {
 		return []workload.Job{job(1, 0, 6, 100, 100), job(2, 0, 8, 10, 10), job(3, 0, 10, 10, 10), job(4, 0, 2, 1000, 1000)}
 	}
 	runScenarios(t, []scenario{
-		{name: "easy backfills 4, delaying 3", procs: 10, pol: easyAll, jobs: jobs(),
-			starts: map[int64]workload.Time{1: 0, 2: 100, 3: 1000, 4: 0}},
-		{name: "depth 2 protects 3", procs: 10, pol: &policy.Depth{Depth: 2, Lookahead: policy.LookaheadAll}, jobs: jobs(),
-			starts: map[int64]workload.Time{1: 0, 2: 100, 3: 110, 4: 120}},
 		{name: "depth 2 under slurm's exact knobs: the same", procs: 10, jobs: jobs(),
 			pol:    slurm(policy.SlurmParams{Interval: 1, Resolution: 1, MaxJobTest: policy.LookaheadAll, QueueDepth: policy.LookaheadAll}),
 			starts: map[int64]workload.Time{1: 0, 2: 100, 3: 110, 4: 120}},
@@ -100,10 +98,7 @@ func TestSlurm(t *testing.T) {
 // schedule is valid, the head's reservation is kept, and a job that
 // overtakes an earlier one starts only at a backfill cycle.
 func TestSlurmInvariants(t *testing.T) {
-	n := oracleCases / 4
-	if testing.Short() {
-		n /= 10
-	}
+	n := simtest.Cases(oracleCases/4, oracleCases/40)
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x51e))
 		capacity, js := randomCase(r, 0.2)
@@ -112,22 +107,22 @@ func TestSlurmInvariants(t *testing.T) {
 			{Interval: 3, Resolution: 4, Window: 10, MaxJobTest: 3, QueueDepth: 1},
 			{Interval: 5, Resolution: 1, MaxJobTest: policy.LookaheadAll},
 		} {
-			spy := &reserveSpy{Policy: slurm(p), promised: map[int64]workload.Time{}}
+			spy := &simtest.Spy{Policy: slurm(p)}
 			jobs := toJobs(js)
-			rec, _ := simulate(t, capacity, spy, jobs)
-			if err := checkPromises(spy, rec.recs); err != nil {
-				t.Fatalf("seed %d, %s: %v\n%s%s", seed, spy.Name(), err, formatCase(capacity, js), formatRecords(rec.recs))
+			rec, _ := simtest.Simulate(t, capacity, spy, jobs)
+			if err := spy.CheckPromises(rec.Records); err != nil {
+				t.Fatalf("seed %d, %s: %v\n%s%s", seed, spy.Name(), err, formatCase(capacity, js), simtest.Format(rec.Records))
 			}
 			for i := range js {
-				ri := rec.byID(t, int64(i+1))
+				ri := rec.ByID(t, int64(i+1))
 				if ri.State == sim.Rejected {
 					continue
 				}
 				for k := range i {
-					rk := rec.byID(t, int64(k+1))
+					rk := rec.ByID(t, int64(k+1))
 					if rk.State != sim.Rejected && rk.Start > ri.Start && ri.Start%p.Interval != 0 {
 						t.Fatalf("seed %d, %s: job %d overtook job %d at %d, between backfill cycles\n%s%s",
-							seed, spy.Name(), i+1, k+1, ri.Start, formatCase(capacity, js), formatRecords(rec.recs))
+							seed, spy.Name(), i+1, k+1, ri.Start, formatCase(capacity, js), simtest.Format(rec.Records))
 					}
 				}
 			}
@@ -189,22 +184,22 @@ func TestPredictions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &recorder{}
+			rec := &simtest.Recorder{}
 			js := jobs()
-			if _, err := eng.Run(newSource(js), rec); err != nil {
+			if _, err := eng.Run(simtest.NewSource(js), rec); err != nil {
 				t.Fatal(err)
 			}
-			if err := checkSchedule(2, js, rec.recs); err != nil {
-				t.Fatalf("%v\n%s", err, formatRecords(rec.recs))
+			if err := simtest.CheckSchedule(2, js, rec.Records); err != nil {
+				t.Fatalf("%v\n%s", err, simtest.Format(rec.Records))
 			}
 			if got := fmt.Sprint(spy.seen); got != c.want {
 				t.Errorf("predicted ends %s, want %s", got, c.want)
 			}
-			r3 := rec.byID(t, 3)
+			r3 := rec.ByID(t, 3)
 			if r3.State != sim.Completed || r3.Start != 400 || r3.End != 900 || r3.Job.Estimate != 1000 {
 				t.Errorf("job 3: %v %d–%d, estimate %d in its record; want completed 400–900 with its requested 1000", r3.State, r3.Start, r3.End, r3.Job.Estimate)
 			}
-			if r4 := rec.byID(t, 4); r4.Start != 900 {
+			if r4 := rec.ByID(t, 4); r4.Start != 900 {
 				t.Errorf("job 4 starts at %d, want 900", r4.Start)
 			}
 		})
@@ -234,21 +229,21 @@ func TestPredictionsBackfill(t *testing.T) {
 	} {
 		est, _ := policy.ParseEstimator(c.est)
 		eng, _ := sim.New(sim.Config{Procs: 4, Policy: easyAll, Estimator: est})
-		rec := &recorder{}
+		rec := &simtest.Recorder{}
 		js := jobs()
-		st, err := eng.Run(newSource(js), rec)
+		st, err := eng.Run(simtest.NewSource(js), rec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := checkSchedule(4, js, rec.recs); err != nil {
-			t.Fatalf("%s: %v\n%s", c.est, err, formatRecords(rec.recs))
+		if err := simtest.CheckSchedule(4, js, rec.Records); err != nil {
+			t.Fatalf("%s: %v\n%s", c.est, err, simtest.Format(rec.Records))
 		}
 		for id, w := range c.want {
-			if got := rec.byID(t, id).Start; got != w {
+			if got := rec.ByID(t, id).Start; got != w {
 				t.Errorf("%s: job %d starts at %d, want %d", c.est, id, got, w)
 			}
 		}
-		if r := rec.byID(t, 6); r.State != sim.Killed || r.End != 205 || st.Killed != 1 {
+		if r := rec.ByID(t, 6); r.State != sim.Killed || r.End != 205 || st.Killed != 1 {
 			t.Errorf("%s: job 6 %v at %d (%d killed), want killed at 205", c.est, r.State, r.End, st.Killed)
 		}
 	}
@@ -281,10 +276,7 @@ func TestFamilyInvariants(t *testing.T) {
 		return append(ps, &policy.Conservative{})
 	}
 	ests := []string{"user", "perfect", "factor:0.5", "factor:3:requested", "predict", "predict:double"}
-	n := 600
-	if testing.Short() {
-		n = 150
-	}
+	n := simtest.Cases(600, 150)
 	jobs := syntheticJobs(7, n, 64)
 	for i := range jobs {
 		jobs[i].User = int(jobs[i].ID % 9)
@@ -300,21 +292,21 @@ func TestFamilyInvariants(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rec := &recorder{}
+				rec := &simtest.Recorder{}
 				js := append([]workload.Job(nil), jobs...)
-				if _, err := eng.Run(newSource(js), rec); err != nil {
+				if _, err := eng.Run(simtest.NewSource(js), rec); err != nil {
 					t.Fatal(err)
 				}
-				if err := checkSchedule(64, js, rec.recs); err != nil {
+				if err := simtest.CheckSchedule(64, js, rec.Records); err != nil {
 					t.Fatal(err)
 				}
 				if first == nil {
-					first = rec.recs
+					first = rec.Records
 					continue
 				}
 				for i := range first {
-					if first[i].Job.ID != rec.recs[i].Job.ID || first[i].Start != rec.recs[i].Start {
-						t.Fatalf("second run differs at record %d: job %d at %d, then job %d at %d", i, first[i].Job.ID, first[i].Start, rec.recs[i].Job.ID, rec.recs[i].Start)
+					if first[i].Job.ID != rec.Records[i].Job.ID || first[i].Start != rec.Records[i].Start {
+						t.Fatalf("second run differs at record %d: job %d at %d, then job %d at %d", i, first[i].Job.ID, first[i].Start, rec.Records[i].Job.ID, rec.Records[i].Start)
 					}
 				}
 			}

@@ -24,13 +24,14 @@ func (p *passAll) RevertActivation(*hpcpack.Activation) {}
 // TestFilteredReference runs the reference traces through the activation
 // filter machinery with a filter that always answers 0 (and an empty
 // submission chain): every start goes through Filtered, and the schedule
-// must still be pyss's, job for job, under FCFS and EASY.
+// must still be pyss's, job for job, under FCFS and EASY. (The big traces
+// in full runs only: see wholeTraces.)
 func TestFilteredReference(t *testing.T) {
 	needShared(t)
 	if testing.Short() {
 		t.Skip("skipping the reference traces in -short mode")
 	}
-	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
+	traces := wholeTraces()
 	for _, tr := range traces {
 		for _, pol := range []string{"fcfs", "easy"} {
 			name := fmt.Sprintf("norm/%s/%s", tr, pol)

@@ -7,6 +7,7 @@ import (
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -42,10 +43,7 @@ func TestBlockedJobAfterReservationReleased(t *testing.T) {
 // FCFS, EASY, Depth and Ordered, with and without growing jobs: no panic,
 // and every job ends with an outcome (none left queued for good).
 func TestFilteredRandom(t *testing.T) {
-	n := uint64(600)
-	if testing.Short() {
-		n = 60
-	}
+	n := uint64(simtest.Cases(600, 60))
 	for seed := range n {
 		r := rand.New(rand.NewPCG(seed, 0xf17e))
 		procs := 2 + r.IntN(64)
@@ -93,7 +91,7 @@ func TestFilteredRandom(t *testing.T) {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			col := &sim.Collector{}
-			if _, err := eng.Run(newSource(jobs), col); err != nil {
+			if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			if len(col.Outcomes) != len(jobs) {

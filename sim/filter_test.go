@@ -9,6 +9,7 @@ import (
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -70,7 +71,7 @@ func (s *scripted) RevertActivation(a *hpcpack.Activation) {
 
 // hpcRun runs jobs under inner with h's filters, checks the schedule of the
 // jobs that ran, and returns the records.
-func hpcRun(t *testing.T, procs int, h *hpcpack.Model, inner policy.Policy, jobs []workload.Job) *recorder {
+func hpcRun(t *testing.T, procs int, h *hpcpack.Model, inner policy.Policy, jobs []workload.Job) *simtest.Recorder {
 	t.Helper()
 	pol, err := h.Wrap(inner)
 	if err != nil {
@@ -80,16 +81,16 @@ func hpcRun(t *testing.T, procs int, h *hpcpack.Model, inner policy.Policy, jobs
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{}
-	if _, err := eng.Run(newSource(jobs), rec); err != nil {
+	rec := &simtest.Recorder{}
+	if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.recs) != len(jobs) {
-		t.Fatalf("%d records for %d jobs\n%s", len(rec.recs), len(jobs), formatRecords(rec.recs))
+	if len(rec.Records) != len(jobs) {
+		t.Fatalf("%d records for %d jobs\n%s", len(rec.Records), len(jobs), simtest.Format(rec.Records))
 	}
 	var ran []sim.Record
 	var ranJobs []workload.Job
-	for _, r := range rec.recs {
+	for _, r := range rec.Records {
 		if r.State == sim.Failed || r.State == sim.Pending {
 			if r.Reason == "" || len(r.Alloc) != 0 {
 				t.Errorf("failed job %d: reason %q alloc %v", r.Job.ID, r.Reason, r.Alloc)
@@ -99,8 +100,8 @@ func hpcRun(t *testing.T, procs int, h *hpcpack.Model, inner policy.Policy, jobs
 		ran = append(ran, r)
 		ranJobs = append(ranJobs, *r.Job)
 	}
-	if err := checkSchedule(procs, ranJobs, ran); err != nil {
-		t.Fatalf("%v\n%s", err, formatRecords(rec.recs))
+	if err := simtest.CheckSchedule(procs, ranJobs, ran); err != nil {
+		t.Fatalf("%v\n%s", err, simtest.Format(rec.Records))
 	}
 	return rec
 }
@@ -111,11 +112,11 @@ type outcome struct {
 	failed string // a failed job's reason starts with this
 }
 
-func checkOutcomes(t *testing.T, rec *recorder, want map[int64]outcome) {
+func checkOutcomes(t *testing.T, rec *simtest.Recorder, want map[int64]outcome) {
 	t.Helper()
 	for _, id := range slices.Sorted(mapKeys(want)) {
 		w := want[id]
-		r := rec.byID(t, id)
+		r := rec.ByID(t, id)
 		switch {
 		case w.failed != "":
 			if r.State != sim.Failed || !strings.HasPrefix(r.Reason, w.failed) {
@@ -128,7 +129,7 @@ func checkOutcomes(t *testing.T, rec *recorder, want map[int64]outcome) {
 		}
 	}
 	if t.Failed() {
-		t.Log("\n" + formatRecords(rec.recs))
+		t.Log("\n" + simtest.Format(rec.Records))
 	}
 }
 
@@ -174,7 +175,7 @@ func TestSubmissionResults(t *testing.T) {
 			rec := hpcRun(t, 4, h, &policy.EASY{Lookahead: policy.LookaheadAll}, jobs)
 			checkOutcomes(t, rec, tt.want)
 			if tt.result.Code == 1 && tt.result.Status == hpcpack.Exited {
-				if got := rec.byID(t, 1).Job.Procs; got != 4 {
+				if got := rec.ByID(t, 1).Job.Procs; got != 4 {
 					t.Errorf("changed job runs on %d processors, want 4", got)
 				}
 			}
@@ -199,11 +200,11 @@ func TestSubmissionChainReverts(t *testing.T) {
 	if len(d.ids) != 1 || d.ids[0] != 2 {
 		t.Errorf("filter after the failing one saw jobs %v, want only job 2", d.ids)
 	}
-	r := rec.byID(t, 1)
+	r := rec.ByID(t, 1)
 	if want := "submission filter failed the job (c: 2, too big); submit=1,0,2"; r.Reason != want {
 		t.Errorf("reason %q, want %q", r.Reason, want)
 	}
-	if r := rec.byID(t, 2); r.Note != "submit=0,0,0,0" {
+	if r := rec.ByID(t, 2); r.Note != "submit=0,0,0,0" {
 		t.Errorf("job 2 note %q, want submit=0,0,0,0", r.Note)
 	}
 }
@@ -255,7 +256,7 @@ func TestActivationResults(t *testing.T) {
 			jobs[2].Priority = tt.prio3
 			rec := hpcRun(t, 4, h, &policy.EASY{Lookahead: policy.LookaheadAll}, jobs)
 			checkOutcomes(t, rec, tt.want)
-			r := rec.byID(t, 1)
+			r := rec.ByID(t, 1)
 			if r.State != sim.Failed && r.Note != tt.note {
 				t.Errorf("job 1 note %q, want %q", r.Note, tt.note)
 			}
@@ -293,7 +294,7 @@ func TestActivationHoldUntilFromFilter(t *testing.T) {
 	jobs := []workload.Job{job(1, 0, 2, 100, 100), job(2, 0, 2, 50, 50), job(3, 0, 2, 50, 50)}
 	rec := hpcRun(t, 4, h, &policy.EASY{Lookahead: policy.LookaheadAll}, jobs)
 	checkOutcomes(t, rec, map[int64]outcome{1: {start: 50}, 2: {start: 0}, 3: {start: 0}})
-	if n := rec.byID(t, 1).Note; n != "activate=0x1,3x1 held_sec=30" {
+	if n := rec.ByID(t, 1).Note; n != "activate=0x1,3x1 held_sec=30" {
 		t.Errorf("note %q", n)
 	}
 }
@@ -420,7 +421,7 @@ func TestLicensePool(t *testing.T) {
 				3: {0, 0, 300, 10, 20},
 			}[short]
 			for k, w := range want {
-				if r := rec.byID(t, int64(k+1)); r.Start != w {
+				if r := rec.ByID(t, int64(k+1)); r.Start != w {
 					t.Errorf("job %d starts at %d, want %d", k+1, r.Start, w)
 				}
 			}
@@ -466,7 +467,7 @@ func TestQuota(t *testing.T) {
 	jobs[0].User, jobs[1].User, jobs[2].User = 1, 1, 2
 	rec := hpcRun(t, 16, h, policy.FCFS{}, jobs)
 	checkOutcomes(t, rec, map[int64]outcome{1: {start: 0}, 2: {start: 1000}, 3: {start: 160}})
-	if n := rec.byID(t, 2).Note; n != "activate=0x1,3x1 held_sec=850" {
+	if n := rec.ByID(t, 2).Note; n != "activate=0x1,3x1 held_sec=850" {
 		t.Errorf("note %q", n)
 	}
 }
@@ -498,17 +499,17 @@ func TestTemplates(t *testing.T) {
 	jobs[4].Template = "Nonexistent"
 	jobs[5].Template = "BigJob"
 	rec := hpcRun(t, 16, h, policy.FCFS{}, jobs)
-	if e := rec.byID(t, 1).Job.Estimate; e != 86400 {
+	if e := rec.ByID(t, 1).Job.Estimate; e != 86400 {
 		t.Errorf("job 1 estimate %d, want BigJob's 86400", e)
 	}
-	if r := rec.byID(t, 2); r.Job.Estimate != 60 || r.Job.Priority != 5 || r.Job.Template != "SmallJob" {
+	if r := rec.ByID(t, 2); r.Job.Estimate != 60 || r.Job.Priority != 5 || r.Job.Template != "SmallJob" {
 		t.Errorf("job 2: estimate %d priority %d template %q", r.Job.Estimate, r.Job.Priority, r.Job.Template)
 	}
-	if r := rec.byID(t, 4); r.Job.Licenses != "matlab:1" || r.Job.Estimate != 3600 {
+	if r := rec.ByID(t, 4); r.Job.Licenses != "matlab:1" || r.Job.Estimate != 3600 {
 		t.Errorf("job 4: licenses %q estimate %d", r.Job.Licenses, r.Job.Estimate)
 	}
 	for _, id := range []int64{3, 5, 6} {
-		if r := rec.byID(t, id); r.State != sim.Failed {
+		if r := rec.ByID(t, id); r.State != sim.Failed {
 			t.Errorf("job %d: %v, want failed", id, r.State)
 		}
 	}
@@ -551,7 +552,7 @@ func TestRequireRuntimeAndMaxSize(t *testing.T) {
 			jobs := []workload.Job{job(1, 0, 1, 30, none), job(2, 0, 1, 30, 30), job(3, 0, 5, 30, 30)}
 			rec := hpcRun(t, 8, h, policy.FCFS{}, jobs)
 			checkOutcomes(t, rec, tt.want)
-			if r := rec.byID(t, 1); tt.est > 0 && r.Job.Estimate != tt.est {
+			if r := rec.ByID(t, 1); tt.est > 0 && r.Job.Estimate != tt.est {
 				t.Errorf("job 1 estimate %d, want %d", r.Job.Estimate, tt.est)
 			}
 		})
@@ -579,11 +580,11 @@ func TestFiltersOrderedDeterministic(t *testing.T) {
 		}
 		rec := hpcRun(t, 8, h, inner, jobs)
 		if run == 0 {
-			first = rec.recs
+			first = rec.Records
 			continue
 		}
 		for i := range first {
-			a, b := first[i], rec.recs[i]
+			a, b := first[i], rec.Records[i]
 			if a.Job.ID != b.Job.ID || a.Start != b.Start || a.State != b.State || a.Note != b.Note {
 				t.Fatalf("run %d record %d differs: %+v vs %+v", run, i, b, a)
 			}

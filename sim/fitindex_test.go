@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -22,10 +23,7 @@ func (w walkOnly) Schedule(v policy.View, d policy.Decisions) { w.Policy.Schedul
 // of hundreds of jobs), with and without estimates (some beyond 68 years),
 // for several lookaheads.
 func TestEASYIndexEqualsWalk(t *testing.T) {
-	cases := 200
-	if testing.Short() {
-		cases = 30
-	}
+	cases := simtest.Cases(200, 30)
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0xfa57))
 		procs := 4 + r.IntN(60)

@@ -9,17 +9,19 @@ import (
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
 // With growth configured, a trace without processor ranges (every SWF
-// trace) gives pyss's start times, job for job, as without it.
+// trace) gives pyss's start times, job for job, as without it. (The big
+// traces in full runs only: see wholeTraces.)
 func TestGrowReferenceUnchanged(t *testing.T) {
 	needShared(t)
 	if testing.Short() {
 		t.Skip("skipping the reference traces in -short mode")
 	}
-	for _, tr := range []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"} {
+	for _, tr := range wholeTraces() {
 		for _, pol := range []string{"fcfs", "easy"} {
 			t.Run(tr+"/"+pol, func(t *testing.T) {
 				in := filepath.Join(sharedDir, "reference/inputs/norm", tr+".swf.gz")
@@ -129,7 +131,7 @@ func TestGrowRandom(t *testing.T) {
 						}
 						rec, st := growRun(t, 16+int(seed%5)*7, mk(), &sim.Grow{Speedup: policy.Amdahl{Serial: 0.2}}, h, jobs)
 						grew := 0
-						for _, r := range rec.recs {
+						for _, r := range rec.Records {
 							if len(r.Steps) > 1 {
 								grew++
 							}
@@ -137,7 +139,7 @@ func TestGrowRandom(t *testing.T) {
 						if grew == 0 {
 							t.Errorf("no job grew")
 						}
-						return formatRecords(rec.recs) + fmt.Sprintf("%+v", st)
+						return simtest.Format(rec.Records) + fmt.Sprintf("%+v", st)
 					}
 					if a, b := once(), once(); a != b {
 						t.Errorf("two runs differ")
@@ -166,8 +168,8 @@ func TestGrowFiltersTransparent(t *testing.T) {
 				f := &passAll{}
 				h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}}
 				filtered, _ := growRun(t, size, mk(), &sim.Grow{}, h, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
-				for k := range plain.recs {
-					a, b := plain.recs[k], filtered.recs[k]
+				for k := range plain.Records {
+					a, b := plain.Records[k], filtered.Records[k]
 					if a.Job.ID != b.Job.ID || a.Start != b.Start || a.End != b.End || len(a.Steps) != len(b.Steps) {
 						t.Fatalf("job %d: %d–%d in %d steps without filters, job %d: %d–%d in %d steps with", a.Job.ID, a.Start, a.End, len(a.Steps), b.Job.ID, b.Start, b.End, len(b.Steps))
 					}
@@ -187,7 +189,7 @@ func TestGrowDepthOneIsEASY(t *testing.T) {
 		size := 16 + int(seed%5)*7
 		easy, _ := growRun(t, size, &policy.EASY{Lookahead: policy.LookaheadAll}, &sim.Grow{}, nil, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
 		depth, _ := growRun(t, size, &policy.Depth{Depth: 1, Lookahead: policy.LookaheadAll}, &sim.Grow{}, nil, randomMalleable(rand.New(rand.NewSource(seed)), 300, size))
-		if a, b := formatRecords(easy.recs), formatRecords(depth.recs); a != b {
+		if a, b := simtest.Format(easy.Records), simtest.Format(depth.Records); a != b {
 			t.Errorf("seed %d: EASY and depth 1 differ:\n%s\n%s", seed, a, b)
 		}
 	}

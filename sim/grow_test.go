@@ -9,6 +9,7 @@ import (
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -23,7 +24,7 @@ func malleable(id int64, submit workload.Time, procs int, run, estimate workload
 // growRun runs jobs on procs processors under pol with growth g (and h's
 // filters and admission when h is not nil), checks the schedule with
 // sim.Verify, and returns the records.
-func growRun(t *testing.T, procs int, pol policy.Policy, g *sim.Grow, h *hpcpack.Model, jobs []workload.Job) (*recorder, sim.Stats) {
+func growRun(t *testing.T, procs int, pol policy.Policy, g *sim.Grow, h *hpcpack.Model, jobs []workload.Job) (*simtest.Recorder, sim.Stats) {
 	t.Helper()
 	if g.Speedup == nil {
 		g.Speedup = policy.Linear{}
@@ -43,20 +44,20 @@ func growRun(t *testing.T, procs int, pol policy.Policy, g *sim.Grow, h *hpcpack
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{}
+	rec := &simtest.Recorder{}
 	col := &sim.Collector{}
-	st, err := eng.Run(newSource(jobs), teeObserver{rec, col})
+	st, err := eng.Run(simtest.NewSource(jobs), teeObserver{rec, col})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.recs) != len(jobs) {
-		t.Fatalf("%d records for %d jobs", len(rec.recs), len(jobs))
+	if len(rec.Records) != len(jobs) {
+		t.Fatalf("%d records for %d jobs", len(rec.Records), len(jobs))
 	}
 	if vs := sim.Verify(procs, col.Outcomes, sim.VerifyOptions{Speedup: g.Speedup}); len(vs) > 0 {
-		t.Fatalf("verify: %v\n%s", vs, formatRecords(rec.recs))
+		t.Fatalf("verify: %v\n%s", vs, simtest.Format(rec.Records))
 	}
 	var ps int64
-	for _, r := range rec.recs {
+	for _, r := range rec.Records {
 		ps += r.ProcSeconds()
 	}
 	if float64(ps) != st.ProcSeconds {
@@ -173,7 +174,7 @@ func TestGrowStartAndSpeedup(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{Speedup: tt.speedup}, nil, tt.jobs)
 			for k := range tt.jobs {
-				r := rec.byID(t, int64(k+1))
+				r := rec.ByID(t, int64(k+1))
 				var at []workload.Time
 				if lo := int(tt.jobs[k].MinProcs); lo > 0 && (len(r.Steps) == 0 || r.Steps[0].At != r.Start || r.Steps[0].Procs != lo) {
 					t.Errorf("job %d: steps %+v, want the first at its start on its minimum %d", k+1, r.Steps, lo)
@@ -194,7 +195,7 @@ func TestGrowStartAndSpeedup(t *testing.T) {
 				}
 			}
 			if t.Failed() {
-				t.Log("\n" + formatRecords(rec.recs))
+				t.Log("\n" + simtest.Format(rec.Records))
 			}
 		})
 	}
@@ -217,15 +218,15 @@ func TestGrowBeforeBackfill(t *testing.T) {
 	want := map[int64][2]workload.Time{10: {0, 10}, 1: {0, 100}, 2: {0, 37}, 3: {100, 110}, 4: {37, 42}}
 	for _, id := range slices.Sorted(mapKeys(want)) {
 		w := want[id]
-		if r := rec.byID(t, id); r.Start != w[0] || r.End != w[1] {
+		if r := rec.ByID(t, id); r.Start != w[0] || r.End != w[1] {
 			t.Errorf("job %d runs %d–%d, want %d–%d", id, r.Start, r.End, w[0], w[1])
 		}
 	}
-	if r := rec.byID(t, 2); len(r.Steps) != 3 || r.Steps[0].Procs != 2 || r.Steps[1].At != 0 || r.Steps[1].Procs != 4 || r.Steps[2].At != 10 || r.Steps[2].Procs != 6 {
+	if r := rec.ByID(t, 2); len(r.Steps) != 3 || r.Steps[0].Procs != 2 || r.Steps[1].At != 0 || r.Steps[1].Procs != 4 || r.Steps[2].At != 10 || r.Steps[2].Procs != 6 {
 		t.Errorf("job 2 steps %+v, want a start on 2 at 0, growths to 4 at 0 and to 6 at 10", r.Steps)
 	}
 	if t.Failed() {
-		t.Log("\n" + formatRecords(rec.recs))
+		t.Log("\n" + simtest.Format(rec.Records))
 	}
 }
 
@@ -262,11 +263,11 @@ func TestGrowResults(t *testing.T) {
 			jobs := []workload.Job{malleable(1, 0, 2, 100, 1000, 2, 8), job(2, 5, 6, 10, 10)}
 			rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, jobs)
 			for id, w := range tt.want {
-				if r := rec.byID(t, id); r.Start != w[0] || r.End != w[1] {
-					t.Errorf("job %d runs %d–%d, want %d–%d\n%s", id, r.Start, r.End, w[0], w[1], formatRecords(rec.recs))
+				if r := rec.ByID(t, id); r.Start != w[0] || r.End != w[1] {
+					t.Errorf("job %d runs %d–%d, want %d–%d\n%s", id, r.Start, r.End, w[0], w[1], simtest.Format(rec.Records))
 				}
 			}
-			if r := rec.byID(t, 1); r.Note != tt.note {
+			if r := rec.ByID(t, 1); r.Note != tt.note {
 				t.Errorf("job 1 note %q, want %q", r.Note, tt.note)
 			}
 			// The growth call: job 1 running, asking for 8 processors.
@@ -297,9 +298,9 @@ func TestGrowReevaluated(t *testing.T) {
 	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60}
 	jobs := []workload.Job{malleable(1, 0, 2, 400, 1000, 2, 8), job(2, 70, 1, 10, 10)}
 	rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, jobs)
-	r := rec.byID(t, 1)
+	r := rec.ByID(t, 1)
 	if r.End != 154 || len(r.Steps) != 3 || r.Steps[1].At != 70 || r.Steps[1].Procs != 7 || r.Steps[2].At != 80 || r.Steps[2].Procs != 8 {
-		t.Errorf("job 1 ends at %d with growths %+v, want 154 after growing to 7 at 70 and 8 at 80\n%s", r.End, r.Steps, formatRecords(rec.recs))
+		t.Errorf("job 1 ends at %d with growths %+v, want 154 after growing to 7 at 70 and 8 at 80\n%s", r.End, r.Steps, simtest.Format(rec.Records))
 	}
 	if r.Note != "activate=0x1 grow=0x2,1x1" {
 		t.Errorf("note %q", r.Note)
@@ -315,10 +316,10 @@ func TestGrowRigidUnchanged(t *testing.T) {
 			job(4, 3, 1, 40, 50), job(5, 3, 2, 5, none), job(6, 10, 9, 50, 50),
 		}
 	}
-	base, bst := simulate(t, 8, &policy.EASY{Lookahead: policy.LookaheadAll}, mk())
+	base, bst := simtest.Simulate(t, 8, &policy.EASY{Lookahead: policy.LookaheadAll}, mk())
 	got, gst := growRun(t, 8, &policy.EASY{Lookahead: policy.LookaheadAll}, &sim.Grow{}, nil, mk())
-	if formatRecords(base.recs) != formatRecords(got.recs) || bst != gst {
-		t.Errorf("with Grow:\n%s%+v\nwithout:\n%s%+v", formatRecords(got.recs), gst, formatRecords(base.recs), bst)
+	if simtest.Format(base.Records) != simtest.Format(got.Records) || bst != gst {
+		t.Errorf("with Grow:\n%s%+v\nwithout:\n%s%+v", simtest.Format(got.Records), gst, simtest.Format(base.Records), bst)
 	}
 }
 
@@ -327,7 +328,7 @@ func TestGrowRigidUnchanged(t *testing.T) {
 // when it has done 100 s of work on 2: 200/4 = 50 s.
 func TestGrowKilled(t *testing.T) {
 	rec, st := growRun(t, 4, policy.FCFS{}, &sim.Grow{}, nil, []workload.Job{malleable(1, 0, 2, 200, 100, 2, 4)})
-	r := rec.byID(t, 1)
+	r := rec.ByID(t, 1)
 	if r.State != sim.Killed || r.End != 50 || st.Killed != 1 {
 		t.Errorf("job 1 %v at %d (killed %d), want killed at 50", r.State, r.End, st.Killed)
 	}
@@ -357,7 +358,7 @@ func TestVerifyGrown(t *testing.T) {
 		t.Fatal(err)
 	}
 	col := &sim.Collector{}
-	if _, err := eng.Run(newSource(jobs), col); err != nil {
+	if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
 		t.Fatal(err)
 	}
 	opts := sim.VerifyOptions{Speedup: policy.Linear{}}
@@ -410,7 +411,7 @@ func TestGrowChainReverts(t *testing.T) {
 	if want := []string{"a:1", "tpl:1"}; !slices.Equal(reverts, want) {
 		t.Errorf("reverts %v, want %v", reverts, want)
 	}
-	if r := rec.byID(t, 1); r.End != 100 || len(r.Steps) != 1 {
+	if r := rec.ByID(t, 1); r.End != 100 || len(r.Steps) != 1 {
 		t.Errorf("job 1 ends at %d with steps %+v, want 100 without growing", r.End, r.Steps)
 	}
 	if len(tpl.calls) != 2 || !tpl.calls[1].Grow || tpl.calls[1].Resources != 8 {
@@ -434,11 +435,11 @@ func TestGrowLicensesReverted(t *testing.T) {
 	jobs := []workload.Job{malleable(1, 0, 2, 100, 1000, 2, 8), job(2, 5, 1, 10, 10)}
 	jobs[0].Licenses, jobs[1].Licenses = "fluent:*", "fluent:7"
 	rec, _ := growRun(t, 9, policy.FCFS{}, &sim.Grow{}, h, jobs)
-	if r := rec.byID(t, 1); r.End != 100 || len(r.Steps) != 1 || r.Note != "activate=0x1 grow=1x2" {
+	if r := rec.ByID(t, 1); r.End != 100 || len(r.Steps) != 1 || r.Note != "activate=0x1 grow=1x2" {
 		t.Errorf("job 1 ends at %d, steps %+v, note %q; want 100, never grown, grow=1x2", r.End, r.Steps, r.Note)
 	}
-	if r := rec.byID(t, 2); r.Start != 125 {
-		t.Errorf("job 2 starts at %d, want 125\n%s", r.Start, formatRecords(rec.recs))
+	if r := rec.ByID(t, 2); r.Start != 125 {
+		t.Errorf("job 2 starts at %d, want 125\n%s", r.Start, simtest.Format(rec.Records))
 	}
 	if pool.Free("fluent") != 8 {
 		t.Errorf("%d licenses free at the end, want 8", pool.Free("fluent"))

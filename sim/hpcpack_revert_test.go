@@ -73,7 +73,7 @@ exit 0`)
 			rec := runRules(t, 4, policy.FCFS{}, h, []workload.Job{job(1, 0, 1, 10, 10), job(2, 0, 1, 10, 10)})
 			checkSched(t, rec, want)
 			if kind == "activation" {
-				if r := rec.byID(t, 1); r.Note != "activate=2x2 reserving_sec=60" {
+				if r := rec.ByID(t, 1); r.Note != "activate=2x2 reserving_sec=60" {
 					t.Errorf("job 1 note %q", r.Note)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -24,25 +25,25 @@ type sched struct {
 
 // checkSched compares every job's record with want, and that there is no
 // other record.
-func checkSched(t *testing.T, rec *recorder, want []sched) {
+func checkSched(t *testing.T, rec *simtest.Recorder, want []sched) {
 	t.Helper()
-	if len(rec.recs) != len(want) {
-		t.Errorf("%d records, want %d", len(rec.recs), len(want))
+	if len(rec.Records) != len(want) {
+		t.Errorf("%d records, want %d", len(rec.Records), len(want))
 	}
 	for _, w := range want {
-		r := rec.byID(t, w.id)
+		r := rec.ByID(t, w.id)
 		if r.State != w.state || r.Start != w.start || r.End != w.end {
 			t.Errorf("job %d: %v [%d, %d], want %v [%d, %d]", w.id, r.State, r.Start, r.End, w.state, w.start, w.end)
 		}
 	}
 	if t.Failed() {
-		t.Log("\n" + formatRecords(rec.recs))
+		t.Log("\n" + simtest.Format(rec.Records))
 	}
 }
 
 // runRules runs jobs on procs processors under pol with the HPC Pack model
 // h (nil: none; its activation filters, if any, wrap pol).
-func runRules(t *testing.T, procs int, pol policy.Policy, h *hpcpack.Model, jobs []workload.Job) *recorder {
+func runRules(t *testing.T, procs int, pol policy.Policy, h *hpcpack.Model, jobs []workload.Job) *simtest.Recorder {
 	t.Helper()
 	cfg := sim.Config{Procs: procs, Policy: pol}
 	if h != nil {
@@ -58,8 +59,8 @@ func runRules(t *testing.T, procs int, pol policy.Policy, h *hpcpack.Model, jobs
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{}
-	if _, err := eng.Run(newSource(jobs), rec); err != nil {
+	rec := &simtest.Recorder{}
+	if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
 		t.Fatal(err)
 	}
 	return rec
@@ -258,7 +259,7 @@ func TestHoldUntilFastPaths(t *testing.T) {
 		} {
 			rec := runRules(t, 128, pol, nil, append([]workload.Job(nil), jobs...))
 			starts[k] = make([]workload.Time, n)
-			for _, x := range rec.recs {
+			for _, x := range rec.Records {
 				if x.Start < x.Job.HoldUntil {
 					t.Fatalf("seed %d, %s: job %d starts at %d before its Hold Until %d", seed, pol.Name(), x.Job.ID, x.Start, x.Job.HoldUntil)
 				}
@@ -372,12 +373,12 @@ func TestNoRetryLimit(t *testing.T) {
 			rec := runRules(t, 4, policy.FCFS{}, h, tt.jobs)
 			checkSched(t, rec, tt.want)
 			for id, want := range tt.notes {
-				if got := rec.byID(t, id).Note; got != want {
+				if got := rec.ByID(t, id).Note; got != want {
 					t.Errorf("job %d note %q, want %q", id, got, want)
 				}
 			}
 			for id, want := range tt.reason {
-				r := rec.byID(t, id)
+				r := rec.ByID(t, id)
 				if !strings.HasPrefix(r.Reason, hpcpack.MsgStillQueued) || !strings.Contains(r.Reason, want) {
 					t.Errorf("job %d reason %q, want %q…%q", id, r.Reason, hpcpack.MsgStillQueued, want)
 				}

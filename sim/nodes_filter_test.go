@@ -9,6 +9,7 @@ import (
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -36,11 +37,11 @@ func TestNodeDownUnderReservingFilter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &recorder{}
-			if _, err := eng.Run(newSource([]workload.Job{job(1, 0, 2, 1000, 1000), job(2, 0, 2, 50, 50)}), rec); err != nil {
+			rec := &simtest.Recorder{}
+			if _, err := eng.Run(simtest.NewSource([]workload.Job{job(1, 0, 2, 1000, 1000), job(2, 0, 2, 50, 50)}), rec); err != nil {
 				t.Fatal(err)
 			}
-			r := rec.byID(t, 2)
+			r := rec.ByID(t, 2)
 			if r.State != sim.Completed || r.Start != 20 || r.End != 70 {
 				t.Errorf("job 2: %v %d–%d, want completed 20–70", r.State, r.Start, r.End)
 			}
@@ -73,10 +74,7 @@ func (f *randFilter) RevertActivation(*hpcpack.Activation) {}
 // EASY and Ordered: no panic, every job has an outcome, and the schedule
 // verifies against the node events.
 func TestNodeEventsFilteredRandom(t *testing.T) {
-	n := uint64(300)
-	if testing.Short() {
-		n = 40
-	}
+	n := uint64(simtest.Cases(300, 40))
 	for seed := range n {
 		r := rand.New(rand.NewPCG(seed, 0xfa11))
 		procs := 1 + r.IntN(64)
@@ -109,7 +107,7 @@ func TestNodeEventsFilteredRandom(t *testing.T) {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			col := &sim.Collector{}
-			if _, err := eng.Run(newSource(jobs), col); err != nil {
+			if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			if len(col.Outcomes) != len(jobs) {
@@ -134,15 +132,15 @@ func TestNodeEventsStranded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{}
-	if _, err := eng.Run(newSource([]workload.Job{job(1, 0, 4, 100, 100), job(2, 20, 4, 50, 50), job(3, 20, 1, 50, 50)}), rec); err != nil {
+	rec := &simtest.Recorder{}
+	if _, err := eng.Run(simtest.NewSource([]workload.Job{job(1, 0, 4, 100, 100), job(2, 20, 4, 50, 50), job(3, 20, 1, 50, 50)}), rec); err != nil {
 		t.Fatal(err)
 	}
-	if r := rec.byID(t, 1); r.State != sim.NodeFail || r.End != 10 {
+	if r := rec.ByID(t, 1); r.State != sim.NodeFail || r.End != 10 {
 		t.Errorf("job 1: %v ending %d, want node_fail at 10", r.State, r.End)
 	}
 	for _, id := range []int64{2, 3} {
-		r := rec.byID(t, id)
+		r := rec.ByID(t, id)
 		if r.State != sim.Rejected || !strings.Contains(r.Reason, "3 processors in service after the last node event") {
 			t.Errorf("job %d: %v %q, want rejected for the processors in service", id, r.State, r.Reason)
 		}
@@ -173,5 +171,5 @@ func TestNodeEventsStuckQueueIsABug(t *testing.T) {
 			t.Errorf("panic %v, want the engine's stuck-queue invariant", p)
 		}
 	}()
-	eng.Run(newSource([]workload.Job{job(1, 0, 4, 100, 100)}), &recorder{})
+	eng.Run(simtest.NewSource([]workload.Job{job(1, 0, 4, 100, 100)}), &simtest.Recorder{})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -39,17 +40,17 @@ func runWithNodes(t *testing.T, cfg sim.Config, jobs []workload.Job, want map[in
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{}
+	rec := &simtest.Recorder{}
 	col := &sim.Collector{}
-	st, err := eng.Run(newSource(jobs), tee{rec, col})
+	st, err := eng.Run(simtest.NewSource(jobs), simtest.Tee{rec, col})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.recs) != len(jobs) {
-		t.Errorf("%d records for %d jobs", len(rec.recs), len(jobs))
+	if len(rec.Records) != len(jobs) {
+		t.Errorf("%d records for %d jobs", len(rec.Records), len(jobs))
 	}
 	for id, w := range want {
-		r := rec.byID(t, id)
+		r := rec.ByID(t, id)
 		if r.State != w.state || r.Start != w.start || r.End != w.end || r.Requeues != w.requeues {
 			t.Errorf("job %d: %v %d-%d requeues %d, want %v %d-%d requeues %d", id, r.State, r.Start, r.End, r.Requeues, w.state, w.start, w.end, w.requeues)
 		}
@@ -65,7 +66,7 @@ func runWithNodes(t *testing.T, cfg sim.Config, jobs []workload.Job, want map[in
 		t.Errorf("verify: %v", v)
 	}
 	if t.Failed() {
-		t.Logf("records:\n%s", formatRecords(rec.recs))
+		t.Logf("records:\n%s", simtest.Format(rec.Records))
 	}
 	return st
 }
@@ -246,10 +247,10 @@ func TestNodeEventsSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &nodeSamples{}
+	s := &simtest.SampleRecorder{}
 	// 1 holds 0-1 until 20; at 5 nodes 0-2 drain: processor 2 leaves
 	// service at once, 0-1 when 1 ends.
-	if _, err := eng.Run(newSource([]workload.Job{job(1, 0, 2, 20, 20)}), s); err != nil {
+	if _, err := eng.Run(simtest.NewSource([]workload.Job{job(1, 0, 2, 20, 20)}), s); err != nil {
 		t.Fatal(err)
 	}
 	want := []sim.Sample{
@@ -257,20 +258,15 @@ func TestNodeEventsSample(t *testing.T) {
 		{Time: 5, Busy: 2, Running: 1, Unavailable: 1},
 		{Time: 20, Busy: 0, Unavailable: 3},
 	}
-	if len(s.got) != len(want) {
-		t.Fatalf("samples %+v, want %+v", s.got, want)
+	if len(s.Samples) != len(want) {
+		t.Fatalf("samples %+v, want %+v", s.Samples, want)
 	}
 	for i := range want {
-		if s.got[i] != want[i] {
-			t.Errorf("sample %d: %+v, want %+v", i, s.got[i], want[i])
+		if s.Samples[i] != want[i] {
+			t.Errorf("sample %d: %+v, want %+v", i, s.Samples[i], want[i])
 		}
 	}
 }
-
-type nodeSamples struct{ got []sim.Sample }
-
-func (s *nodeSamples) JobDone(*sim.Record)  {}
-func (s *nodeSamples) Sample(x *sim.Sample) { s.got = append(s.got, *x) }
 
 func TestNodeEventsConfigErrors(t *testing.T) {
 	ev := []cluster.NodeEvent{{At: 0, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 0, Hi: 1}}}}
@@ -371,10 +367,7 @@ func TestNodeEventsRandom(t *testing.T) {
 		func() policy.Policy { return &policy.Depth{Depth: 3, Lookahead: policy.LookaheadAll} },
 		func() policy.Policy { return slurm(policy.SlurmParams{}) },
 	}
-	n := 2000
-	if testing.Short() {
-		n = 40
-	}
+	n := simtest.Cases(2000, 200)
 	// hits counts, on the pool [0] and on clusters [1], the jobs killed
 	// and requeued by node failures: the cases must exercise both.
 	var killed, requeued [2]int
@@ -413,7 +406,7 @@ func TestNodeEventsRandom(t *testing.T) {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			col := &sim.Collector{}
-			if _, err := eng.Run(newSource(jobs), col); err != nil {
+			if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			if len(col.Outcomes) != len(jobs) {
@@ -432,7 +425,7 @@ func TestNodeEventsRandom(t *testing.T) {
 					t.Fatal(err)
 				}
 				again := &sim.Collector{}
-				if _, err := eng.Run(newSource(jobs), again); err != nil {
+				if _, err := eng.Run(simtest.NewSource(jobs), again); err != nil {
 					t.Fatal(err)
 				}
 				if !reflect.DeepEqual(again.Outcomes, col.Outcomes) {
@@ -560,14 +553,14 @@ func TestNodeEventsOnClusters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &recorder{}
+			rec := &simtest.Recorder{}
 			col := &sim.Collector{}
-			st, err := eng.Run(newSource(c.jobs), tee{rec, col})
+			st, err := eng.Run(simtest.NewSource(c.jobs), simtest.Tee{rec, col})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for id, w := range c.want {
-				r := rec.byID(t, id)
+				r := rec.ByID(t, id)
 				if r.State != w.state || r.Start != w.start || r.End != w.end || r.Requeues != w.requeues {
 					t.Errorf("job %d: %v %d-%d requeues %d, want %v %d-%d requeues %d", id, r.State, r.Start, r.End, r.Requeues, w.state, w.start, w.end, w.requeues)
 				}
@@ -585,7 +578,7 @@ func TestNodeEventsOnClusters(t *testing.T) {
 				t.Errorf("verify: %v", v)
 			}
 			if t.Failed() {
-				t.Logf("records:\n%s", formatRecords(rec.recs))
+				t.Logf("records:\n%s", simtest.Format(rec.Records))
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -340,24 +341,24 @@ func compareOracle(t *testing.T, seed uint64, capacity int, js []ojob, only func
 		cfg := p.cfg
 		cfg.capacity = capacity
 		want := oracleSchedule(cfg, js)
-		spy := &reserveSpy{Policy: p.pol, promised: map[int64]workload.Time{}}
-		rec, _ := simulate(t, capacity, spy, toJobs(js))
-		promises += len(spy.promised)
-		if err := checkPromises(spy, rec.recs); err != nil {
-			t.Fatalf("seed %d, %s: %v\n%s%s", seed, p.pol.Name(), err, formatCase(capacity, js), formatRecords(rec.recs))
+		spy := &simtest.Spy{Policy: p.pol}
+		rec, _ := simtest.Simulate(t, capacity, spy, toJobs(js))
+		promises += len(spy.Promised())
+		if err := spy.CheckPromises(rec.Records); err != nil {
+			t.Fatalf("seed %d, %s: %v\n%s%s", seed, p.pol.Name(), err, formatCase(capacity, js), simtest.Format(rec.Records))
 		}
 		if !cfg.easy && !cfg.sjf {
 			// FCFS: no job starts before one queued ahead of it.
 			for i := range js {
 				for k := range i {
-					if js[i].procs <= capacity && js[k].procs <= capacity && rec.byID(t, int64(k+1)).Start > rec.byID(t, int64(i+1)).Start {
-						t.Fatalf("seed %d, fcfs: job %d overtook job %d\n%s%s", seed, i+1, k+1, formatCase(capacity, js), formatRecords(rec.recs))
+					if js[i].procs <= capacity && js[k].procs <= capacity && rec.ByID(t, int64(k+1)).Start > rec.ByID(t, int64(i+1)).Start {
+						t.Fatalf("seed %d, fcfs: job %d overtook job %d\n%s%s", seed, i+1, k+1, formatCase(capacity, js), simtest.Format(rec.Records))
 					}
 				}
 			}
 		}
 		for i := range js {
-			r := rec.byID(t, int64(i+1))
+			r := rec.ByID(t, int64(i+1))
 			got := int(r.Start)
 			if want[i] < 0 {
 				got = -1
@@ -368,23 +369,21 @@ func compareOracle(t *testing.T, seed uint64, capacity int, js []ojob, only func
 					ws = append(ws, fmt.Sprintf("%d:%d", k+1, w))
 				}
 				t.Fatalf("seed %d, %s: job %d starts at %d, oracle says %d\n%soracle starts (id:start, -1 rejected): %s\nengine records:\n%s",
-					seed, p.pol.Name(), i+1, got, want[i], formatCase(capacity, js), strings.Join(ws, " "), formatRecords(rec.recs))
+					seed, p.pol.Name(), i+1, got, want[i], formatCase(capacity, js), strings.Join(ws, " "), simtest.Format(rec.Records))
 			}
 		}
 	}
 	return promises
 }
 
-// oracleCases is how many random cases each oracle test runs.
+// oracleCases is how many random cases each oracle test runs in full
+// (simtest.Full); a tenth of them otherwise.
 const oracleCases = 20000
 
 // TestOracle compares the engine with the brute-force scheduler on random
 // tiny workloads where every job has an estimate.
 func TestOracle(t *testing.T) {
-	n := oracleCases
-	if testing.Short() {
-		n /= 10
-	}
+	n := simtest.Cases(oracleCases, oracleCases/10)
 	promises := 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
@@ -402,28 +401,25 @@ func TestOracle(t *testing.T) {
 // estimates and must match the oracle always; under EASY such a job must
 // never overtake a job queued before it (it is never backfilled).
 func TestOracleNoEstimate(t *testing.T) {
-	n := oracleCases
-	if testing.Short() {
-		n /= 10
-	}
+	n := simtest.Cases(oracleCases, oracleCases/10)
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x40e5))
 		capacity, js := randomCase(r, 0.3)
 		compareOracle(t, seed, capacity, js, func(p policy.Policy) bool { return p == fcfs })
 		for _, p := range []policy.Policy{easy(1), easyAll} {
-			rec, _ := simulate(t, capacity, p, toJobs(js))
+			rec, _ := simtest.Simulate(t, capacity, p, toJobs(js))
 			for i, j := range js {
 				if j.est > 0 || j.procs > capacity {
 					continue
 				}
-				ri := rec.byID(t, int64(i+1))
+				ri := rec.ByID(t, int64(i+1))
 				for k := range i {
 					if js[k].procs > capacity {
 						continue
 					}
-					if rk := rec.byID(t, int64(k+1)); rk.Start > ri.Start {
+					if rk := rec.ByID(t, int64(k+1)); rk.Start > ri.Start {
 						t.Fatalf("seed %d, %s: job %d without estimate starts at %d before job %d queued ahead of it (starts %d)\n%s%s",
-							seed, p.Name(), i+1, ri.Start, k+1, rk.Start, formatCase(capacity, js), formatRecords(rec.recs))
+							seed, p.Name(), i+1, ri.Start, k+1, rk.Start, formatCase(capacity, js), simtest.Format(rec.Records))
 					}
 				}
 			}
@@ -434,7 +430,8 @@ func TestOracleNoEstimate(t *testing.T) {
 // TestOracleNoEstimateEASY compares EASY with the oracle when running jobs
 // have no estimate, which makes the head's shadow time unknown.
 func TestOracleNoEstimateEASY(t *testing.T) {
-	for seed := uint64(1); seed <= oracleCases; seed++ {
+	n := simtest.Cases(oracleCases, oracleCases/10)
+	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x40e5))
 		capacity, js := randomCase(r, 0.3)
 		compareOracle(t, seed, capacity, js, func(p policy.Policy) bool { return p != fcfs })

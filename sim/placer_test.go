@@ -9,19 +9,12 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
-// sampleRec keeps every record and sample, to check that a Placer hands them on.
-type sampleRec struct {
-	recorder
-	got []sim.Sample
-}
-
-func (s *sampleRec) Sample(x *sim.Sample) { s.got = append(s.got, *x) }
-
 // A run with deferred placement, through a Placer, gives the same records
-// (processor numbers included) and sampleRec as the engine numbering the
+// (processor numbers included) and samples as the engine numbering the
 // processors itself: seeded workloads from light load to overload, with
 // and without estimates, killed jobs and jobs too large for the machine,
 // under FCFS, EASY (several lookaheads, SJBF), conservative backfilling and
@@ -41,10 +34,7 @@ func TestDeferredPlacementSameRecords(t *testing.T) {
 			return p
 		},
 	}
-	cases := 60
-	if testing.Short() {
-		cases = 12
-	}
+	cases := simtest.Cases(60, 12)
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0xd1ce))
 		procs := 4 + r.IntN(100)
@@ -65,31 +55,31 @@ func TestDeferredPlacementSameRecords(t *testing.T) {
 			jobs[i] = job(int64(i+1), t0, 1+r.IntN(procs+procs/8), run, est) // some never fit: rejected
 		}
 		for pi, pol := range pols {
-			var want, got sampleRec
+			var want, got simtest.SampleRecorder
 			run := func(cfg sim.Config, obs sim.Observer) {
 				t.Helper()
 				eng, err := sim.New(cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := eng.Run(newSource(slices.Clone(jobs)), obs); err != nil {
+				if _, err := eng.Run(simtest.NewSource(slices.Clone(jobs)), obs); err != nil {
 					t.Fatal(err)
 				}
 			}
 			run(sim.Config{Procs: procs, Policy: pol()}, &want)
 			run(sim.Config{Procs: procs, Policy: pol(), DeferPlacement: true}, sim.NewPlacer(procs, &got))
-			if len(got.recs) != len(want.recs) || len(got.got) != len(want.got) {
-				t.Fatalf("seed %d, policy %d: %d records and %d sampleRec deferred, %d and %d not", seed, pi, len(got.recs), len(got.got), len(want.recs), len(want.got))
+			if len(got.Records) != len(want.Records) || len(got.Samples) != len(want.Samples) {
+				t.Fatalf("seed %d, policy %d: %d records and %d samples deferred, %d and %d not", seed, pi, len(got.Records), len(got.Samples), len(want.Records), len(want.Samples))
 			}
-			for i := range want.recs {
-				a, b := want.recs[i], got.recs[i]
+			for i := range want.Records {
+				a, b := want.Records[i], got.Records[i]
 				if a.Job.ID != b.Job.ID || a.State != b.State || a.Start != b.Start || a.End != b.End || !slices.Equal(a.Alloc, b.Alloc) || b.Deferred {
 					t.Fatalf("seed %d, policy %d: record %d: job %d %v [%d, %d) on %v, deferred: job %d %v [%d, %d) on %v (deferred %v)",
 						seed, pi, i, a.Job.ID, a.State, a.Start, a.End, a.Alloc, b.Job.ID, b.State, b.Start, b.End, b.Alloc, b.Deferred)
 				}
 			}
-			if !slices.Equal(got.got, want.got) {
-				t.Fatalf("seed %d, policy %d: sampleRec differ", seed, pi)
+			if !slices.Equal(got.Samples, want.Samples) {
+				t.Fatalf("seed %d, policy %d: samples differ", seed, pi)
 			}
 		}
 	}
@@ -130,7 +120,7 @@ func TestDeferredPlacementRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = eng.Run(newSource([]workload.Job{job(1, 0, 2, 5, 5)}), &countOnly{})
+	_, err = eng.Run(simtest.NewSource([]workload.Job{job(1, 0, 2, 5, 5)}), &countOnly{})
 	if err == nil || !strings.Contains(err.Error(), "Starter") {
 		t.Fatalf("Run with an Observer that is no Starter: got %v, want an error", err)
 	}

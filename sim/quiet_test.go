@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -36,7 +37,7 @@ func runSkips(t *testing.T, cfg sim.Config, jobs []workload.Job) (*sim.Collector
 		t.Fatal(err)
 	}
 	c := &sim.Collector{}
-	st, err := eng.Run(newSource(jobs), c)
+	st, err := eng.Run(simtest.NewSource(jobs), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +54,7 @@ type noQuiet struct{ policy.Policy }
 // without an estimate (unknown shadows) and an Estimator whose
 // predictions expire.
 func TestQuietPassesStartNothing(t *testing.T) {
-	cases := 120
-	if testing.Short() {
-		cases = 20
-	}
+	cases := simtest.Cases(120, 20)
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x91e7))
 		procs := 4 + r.IntN(60)
@@ -101,10 +99,7 @@ type quietOnly struct{ policy.Quieter }
 // and as when every pass runs, the pass counts agree, and skipping after
 // ends does happen.
 func TestRoomPassesStartNothing(t *testing.T) {
-	cases := 80
-	if testing.Short() {
-		cases = 15
-	}
+	cases := simtest.Cases(80, 15)
 	var skipped, quietSkipped int64
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x5eed))

@@ -17,9 +17,11 @@ import (
 //   - the perfect estimator on the norm inputs (requested time ≥ run time,
 //     so nobody is killed) plans with the run times: pyss's schedule on the
 //     exact inputs (requested time = run time), under fcfs, easy and cons.
+//
+// The big traces run in full runs only: see wholeTraces.
 func TestReferenceFamily(t *testing.T) {
 	needShared(t)
-	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
+	traces := wholeTraces()
 	cases := []struct {
 		name      string
 		input     string // norm or exact

@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -25,17 +26,42 @@ func needShared(t testing.TB) {
 	}
 }
 
+// referenceTraces names the inputs of ../shared/reference, smallest run
+// first.
+var referenceTraces = []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
+
+// wholeTraces returns the reference traces that the whole-trace tests other
+// than TestReferenceStartTimes replay: all of them in full runs
+// (simtest.Full: CI), else the three that take about a second each
+// (lublin_256's and LANL-CM5's long queues take ten times that).
+// TestReferenceStartTimes, the proof of the engine's schedules, always
+// replays every trace.
+func wholeTraces() []string {
+	if simtest.Full() {
+		return referenceTraces
+	}
+	return referenceTraces[:3]
+}
+
 // referenceStarts reads a pyss output: job id → start time.
 func referenceStarts(t testing.TB, path string) map[int64]int64 {
 	t.Helper()
-	f, err := os.Open(path)
+	starts, err := readStarts(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return starts
+}
+
+func readStarts(path string) (map[int64]int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
 	if err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	out := make(map[int64]int64)
 	sc := bufio.NewScanner(zr)
@@ -51,72 +77,78 @@ func referenceStarts(t testing.TB, path string) map[int64]int64 {
 		out[id] = sub + wait
 	}
 	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return out
+	return out, nil
 }
 
+// TestReferenceStartTimes replays every reference input under FCFS, EASY,
+// conservative backfilling and reservation depth 1, and compares every
+// job's start with pyss's: there must be no mismatch. It always runs in
+// full. Each input is read once, for its four policies, which run in
+// parallel.
 func TestReferenceStartTimes(t *testing.T) {
 	needShared(t)
-	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
 	for _, kind := range []string{"norm", "exact"} {
-		for _, tr := range traces {
-			for _, pol := range []string{"fcfs", "easy", "cons", "depth1"} {
-				name := fmt.Sprintf("%s/%s/%s", kind, tr, pol)
-				t.Run(name, func(t *testing.T) {
-					in := filepath.Join(sharedDir, "reference/inputs", kind, tr+".swf.gz")
-					refPol := pol
-					if pol == "depth1" {
-						// The profile-based reservation-depth policy at depth 1
-						// must give EASY's schedule.
-						refPol = "easy"
-					}
-					ref := filepath.Join(sharedDir, "reference/outputs", fmt.Sprintf("pyss_%s_%s_%s.swf.gz", kind, tr, refPol))
-					want := referenceStarts(t, ref)
-					rd, err := workload.OpenSWF(in, workload.Rules{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer rd.Close()
-					var p policy.Policy = policy.FCFS{}
-					switch pol {
-					case "easy":
-						p = &policy.EASY{Lookahead: policy.LookaheadAll}
-					case "cons":
-						p = &policy.Conservative{}
-					case "depth1":
-						p = &policy.Depth{Depth: 1, Lookahead: policy.LookaheadAll}
-					}
-					eng, err := sim.New(sim.Config{Procs: rd.Header().MachineSize(), Policy: p})
-					if err != nil {
-						t.Fatal(err)
-					}
-					col := &sim.Collector{}
-					if _, err := eng.Run(rd, col); err != nil {
-						t.Fatal(err)
-					}
-					got := make(map[int64]int64, len(col.Outcomes))
-					for _, o := range col.Outcomes {
-						got[o.Job.ID] = int64(o.Start)
-					}
-					if vs := sim.Verify(rd.Header().MachineSize(), col.Outcomes, verifyOpts(p)); len(vs) > 0 {
-						t.Errorf("%d invariant violations, first: %v", len(vs), vs[0])
-					}
-					mism := 0
-					for id, w := range want {
-						if g, ok := got[id]; !ok || g != w {
-							if mism < 5 {
-								t.Errorf("job %d: start %d, reference %d (present %v)", id, g, w, ok)
-							}
-							mism++
-						}
-					}
-					t.Logf("%s: %d jobs, %d mismatches against pyss", name, len(want), mism)
-					if len(got) != len(want) {
-						t.Errorf("simulated %d jobs, reference has %d", len(got), len(want))
-					}
-				})
-			}
+		for _, tr := range referenceTraces {
+			t.Run(kind+"/"+tr, func(t *testing.T) {
+				jobs, procs := readTrace(t, filepath.Join(sharedDir, "reference/inputs", kind, tr+".swf.gz"))
+				want := map[string]map[int64]int64{}
+				for _, pol := range []string{"fcfs", "easy", "cons"} {
+					want[pol] = referenceStarts(t, filepath.Join(sharedDir, "reference/outputs", fmt.Sprintf("pyss_%s_%s_%s.swf.gz", kind, tr, pol)))
+				}
+				// The profile-based reservation-depth policy at depth 1 must
+				// give EASY's schedule.
+				want["depth1"] = want["easy"]
+				for _, pol := range []string{"fcfs", "easy", "cons", "depth1"} {
+					t.Run(pol, func(t *testing.T) {
+						t.Parallel()
+						checkReferenceStarts(t, kind+"/"+tr+"/"+pol, jobs, procs, pol, want[pol])
+					})
+				}
+			})
 		}
+	}
+}
+
+// checkReferenceStarts replays jobs (shared: it does not change them) on
+// procs processors under pol and compares every start with want's.
+func checkReferenceStarts(t *testing.T, name string, jobs []workload.Job, procs int, pol string, want map[int64]int64) {
+	var p policy.Policy = policy.FCFS{}
+	switch pol {
+	case "easy":
+		p = &policy.EASY{Lookahead: policy.LookaheadAll}
+	case "cons":
+		p = &policy.Conservative{}
+	case "depth1":
+		p = &policy.Depth{Depth: 1, Lookahead: policy.LookaheadAll}
+	}
+	eng, err := sim.New(sim.Config{Procs: procs, Policy: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := &sim.Collector{Outcomes: make([]sim.Outcome, 0, len(jobs))} // no copying as it grows
+	if _, err := eng.Run(&simtest.Source{Jobs: jobs}, col); err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[int64]int64, len(col.Outcomes))
+	for _, o := range col.Outcomes {
+		got[o.Job.ID] = int64(o.Start)
+	}
+	if vs := sim.Verify(procs, col.Outcomes, verifyOpts(p)); len(vs) > 0 {
+		t.Errorf("%d invariant violations, first: %v", len(vs), vs[0])
+	}
+	mism := 0
+	for id, w := range want {
+		if g, ok := got[id]; !ok || g != w {
+			if mism < 5 {
+				t.Errorf("job %d: start %d, reference %d (present %v)", id, g, w, ok)
+			}
+			mism++
+		}
+	}
+	t.Logf("%s: %d jobs, %d mismatches against pyss", name, len(want), mism)
+	if len(got) != len(want) {
+		t.Errorf("simulated %d jobs, reference has %d", len(got), len(want))
 	}
 }

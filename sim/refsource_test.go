@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -47,12 +48,12 @@ func TestRefSourceSameRun(t *testing.T) {
 		run := workload.Time(1 + r.IntN(300))
 		jobs[i] = job(int64(i+1), t0, 1+r.IntN(70), run, run+workload.Time(r.IntN(100)))
 	}
-	newSource(jobs)
-	var want, got recorder
+	simtest.NewSource(jobs)
+	var want, got simtest.Recorder
 	for _, c := range []struct {
 		src sim.Source
-		rec *recorder
-	}{{&sliceSource{jobs: jobs}, &want}, {&lender{jobs: jobs}, &got}} {
+		rec *simtest.Recorder
+	}{{&simtest.Source{Jobs: jobs}, &want}, {&lender{jobs: jobs}, &got}} {
 		eng, err := sim.New(sim.Config{Procs: 64, Policy: &policy.EASY{Lookahead: 20}})
 		if err != nil {
 			t.Fatal(err)
@@ -61,11 +62,11 @@ func TestRefSourceSameRun(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(got.recs) != len(want.recs) {
-		t.Fatalf("%d records lent, %d copied", len(got.recs), len(want.recs))
+	if len(got.Records) != len(want.Records) {
+		t.Fatalf("%d records lent, %d copied", len(got.Records), len(want.Records))
 	}
-	for i := range want.recs {
-		a, b := want.recs[i], got.recs[i]
+	for i := range want.Records {
+		a, b := want.Records[i], got.Records[i]
 		if a.Job.ID != b.Job.ID || a.Start != b.Start || a.End != b.End || !slices.Equal(a.Alloc, b.Alloc) {
 			t.Fatalf("record %d: job %d at %d, lent: job %d at %d", i, a.Job.ID, a.Start, b.Job.ID, b.Start)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -35,21 +36,21 @@ func runScenarios(t *testing.T, cases []scenario) {
 			if len(c.starts) != len(c.jobs) {
 				t.Fatalf("scenario gives %d starts for %d jobs", len(c.starts), len(c.jobs))
 			}
-			rec, _ := simulate(t, c.procs, c.pol, c.jobs)
+			rec, _ := simtest.Simulate(t, c.procs, c.pol, c.jobs)
 			for _, j := range c.jobs {
-				if got, want := rec.byID(t, j.ID).Start, c.starts[j.ID]; got != want {
+				if got, want := rec.ByID(t, j.ID).Start, c.starts[j.ID]; got != want {
 					t.Errorf("%s: job %d starts at %d, want %d", c.pol.Name(), j.ID, got, want)
 				}
 			}
 			if t.Failed() {
-				t.Logf("records:\n%s", formatRecords(rec.recs))
+				t.Logf("records:\n%s", simtest.Format(rec.Records))
 			}
 		})
 	}
 }
 
 // TestInstantRule checks SPEC §2: at t, all submissions (trace order), then
-// all ends, then one pass.
+// all ends, then one pass. (And testdata/scenarios/instant-rule-*.txt.)
 func TestInstantRule(t *testing.T) {
 	runScenarios(t, []scenario{
 		{
@@ -57,14 +58,6 @@ func TestInstantRule(t *testing.T) {
 			procs: 4, pol: fcfs,
 			jobs:   []workload.Job{job(1, 0, 4, 10, 10), job(2, 10, 4, 5, 5)},
 			starts: map[int64]workload.Time{1: 0, 2: 10},
-		},
-		{
-			name:  "easy/end and submission at the same instant: job 3 backfills at 10 into job 1's processors",
-			procs: 4, pol: easyAll,
-			// 1 runs 0–10 and 2 runs 0–20, 2 procs each; head 4 (4 procs, queued at 5) has shadow 20.
-			// 3, submitted at 10 as 1 ends, fits in 1's processors and ends by 20: backfills at 10.
-			jobs:   []workload.Job{job(1, 0, 2, 10, 10), job(2, 0, 2, 20, 20), job(4, 5, 4, 5, 5), job(3, 10, 2, 10, 10)},
-			starts: map[int64]workload.Time{1: 0, 2: 0, 4: 20, 3: 10},
 		},
 		{
 			name:  "fcfs/same-instant submissions queue in trace order, not by id: 9 (3 procs) before 2 (2 procs)",
@@ -129,7 +122,7 @@ func TestOnePassPerInstant(t *testing.T) {
 	for _, inner := range []policy.Policy{fcfs, easyAll} {
 		t.Run(inner.Name(), func(t *testing.T) {
 			sp := &spy{Policy: inner}
-			rec, st := simulate(t, 4, sp, jobs)
+			rec, st := simtest.Simulate(t, 4, sp, jobs)
 			if int(st.Passes) != len(sp.passes) {
 				t.Errorf("stats count %d passes, the policy saw %d", st.Passes, len(sp.passes))
 			}
@@ -161,7 +154,7 @@ func TestOnePassPerInstant(t *testing.T) {
 			}
 			starts := map[int64]workload.Time{1: 0, 2: 0, 3: 10, 4: 15, 5: 15, 6: 20}
 			for id, w := range starts {
-				if got := rec.byID(t, id).Start; got != w {
+				if got := rec.ByID(t, id).Start; got != w {
 					t.Errorf("job %d starts at %d, want %d", id, got, w)
 				}
 			}
@@ -172,22 +165,9 @@ func TestOnePassPerInstant(t *testing.T) {
 	}
 }
 
+// More hand-worked cases are scenario files: testdata/scenarios/fcfs-*.txt.
 func TestFCFS(t *testing.T) {
 	runScenarios(t, []scenario{
-		{
-			name:  "a small job that fits never overtakes a blocked head",
-			procs: 4, pol: fcfs,
-			// 2 (2 procs) blocked by 1 until 10; 3 (1 proc) would fit at 0 but waits for 2.
-			jobs:   []workload.Job{job(1, 0, 3, 10, 10), job(2, 0, 2, 5, 5), job(3, 0, 1, 5, 5)},
-			starts: map[int64]workload.Time{1: 0, 2: 10, 3: 10},
-		},
-		{
-			name:  "heads start while they fit: 1, 2 at 0, 3 blocks 4",
-			procs: 6, pol: fcfs,
-			// 1+2 = 5 of 6; 3 (2 procs) blocked until 1 ends at 10; 4 (1 proc) waits behind it.
-			jobs:   []workload.Job{job(1, 0, 3, 10, 10), job(2, 0, 2, 30, 30), job(3, 0, 2, 5, 5), job(4, 0, 1, 5, 5)},
-			starts: map[int64]workload.Time{1: 0, 2: 0, 3: 10, 4: 10},
-		},
 		{
 			name:  "a later job waits even when it arrives at an idle-enough machine",
 			procs: 4, pol: fcfs,
@@ -204,21 +184,9 @@ func TestFCFS(t *testing.T) {
 	})
 }
 
+// More hand-worked cases are scenario files: testdata/scenarios/easy-*.txt.
 func TestEASY(t *testing.T) {
 	runScenarios(t, []scenario{
-		{
-			name:  "head reservation kept: 3 would end at 20 > shadow 10 with no extra processors, so it waits",
-			procs: 4, pol: easyAll,
-			// 1 runs 0–10 on 2; head 2 needs 4: shadow 10, extra 0.
-			jobs:   []workload.Job{job(1, 0, 2, 10, 10), job(2, 0, 4, 10, 10), job(3, 0, 2, 20, 20)},
-			starts: map[int64]workload.Time{1: 0, 2: 10, 3: 20},
-		},
-		{
-			name:  "a job ending exactly at the shadow time backfills: 3 ends at 10 = shadow",
-			procs: 4, pol: easyAll,
-			jobs:   []workload.Job{job(1, 0, 2, 10, 10), job(2, 0, 4, 10, 10), job(3, 0, 2, 10, 10)},
-			starts: map[int64]workload.Time{1: 0, 2: 10, 3: 0},
-		},
 		{
 			name:  "one second past the shadow time does not backfill: 3 would end at 11 > 10",
 			procs: 4, pol: easyAll,
@@ -230,19 +198,6 @@ func TestEASY(t *testing.T) {
 			procs: 4, pol: easyAll,
 			jobs:   []workload.Job{job(1, 0, 2, 10, 10), job(2, 0, 4, 10, 10), job(3, 0, 2, 5, 20)},
 			starts: map[int64]workload.Time{1: 0, 2: 10, 3: 20},
-		},
-		{
-			name:  "crossing jobs use only the extra processors and consume them",
-			procs: 10, pol: easyAll,
-			// 1 runs 0–10 on 6 (free 4); head 2 needs 8: shadow 10, extra 10-8 = 2.
-			// 3 (1, crossing) takes extra → 1; 4 (2, crossing) > 1 skipped; 5 (1, crossing) takes
-			// the last extra; 6 (2) ends at 5 ≤ 10 so needs no extra. At 5 (6 ends) extra is 0:
-			// 4 still waits. 2 runs 10–20, then 4 starts at 20.
-			jobs: []workload.Job{
-				job(1, 0, 6, 10, 10), job(2, 0, 8, 10, 10), job(3, 0, 1, 100, 100),
-				job(4, 0, 2, 100, 100), job(5, 0, 1, 100, 100), job(6, 0, 2, 5, 5),
-			},
-			starts: map[int64]workload.Time{1: 0, 2: 10, 3: 0, 4: 20, 5: 0, 6: 0},
 		},
 		{
 			name:  "crossing job that needs more than the extra waits though it fits now",
@@ -258,14 +213,6 @@ func TestEASY(t *testing.T) {
 			// 5 (extra 1), but 2's end counts too: avail 8, extra 4, so 4 (2 procs) may cross.
 			jobs:   []workload.Job{job(1, 0, 3, 10, 10), job(2, 0, 3, 10, 10), job(3, 0, 4, 10, 10), job(4, 0, 2, 100, 100)},
 			starts: map[int64]workload.Time{1: 0, 2: 0, 3: 10, 4: 0},
-		},
-		{
-			name:  "a job without an estimate is never backfilled, but starts as head",
-			procs: 4, pol: easyAll,
-			// 3 (1 proc, runs 2 s) would fit before the shadow 10 if it had an estimate; it waits
-			// behind 2 (10–20) and starts as head at 20.
-			jobs:   []workload.Job{job(1, 0, 2, 10, 10), job(2, 0, 4, 10, 10), job(3, 0, 1, 2, none)},
-			starts: map[int64]workload.Time{1: 0, 2: 10, 3: 20},
 		},
 		{
 			name:  "estimate 0 counts as no estimate",
@@ -359,6 +306,7 @@ func lookaheadJobs() []workload.Job {
 	}
 }
 
+// More hand-worked cases are scenario files: testdata/scenarios/easy-lookahead-2.txt.
 func TestLookahead(t *testing.T) {
 	runScenarios(t, []scenario{
 		{
@@ -370,11 +318,6 @@ func TestLookahead(t *testing.T) {
 			name:  "1: only the job right behind the head: 3 at 0; at 5 only 4 is looked at",
 			procs: 8, pol: easy(1), jobs: lookaheadJobs(),
 			starts: map[int64]workload.Time{1: 0, 2: 10, 3: 0, 4: 20, 5: 20, 6: 20},
-		},
-		{
-			name:  "2: 3 at 0 (4 looked at, refused); at 5 the window 4, 5 lets 5 in",
-			procs: 8, pol: easy(2), jobs: lookaheadJobs(),
-			starts: map[int64]workload.Time{1: 0, 2: 10, 3: 0, 4: 20, 5: 5, 6: 20},
 		},
 		{
 			name:  "3: 3 and 5 at 0; at 5 the window 4, 6 lets 6 in",
@@ -415,7 +358,7 @@ func TestKill(t *testing.T) {
 	}
 	for _, pol := range []policy.Policy{fcfs, easyAll} {
 		t.Run(pol.Name(), func(t *testing.T) {
-			rec, st := simulate(t, 5, pol, jobs)
+			rec, st := simtest.Simulate(t, 5, pol, jobs)
 			want := []struct {
 				id         int64
 				start, end workload.Time
@@ -424,7 +367,7 @@ func TestKill(t *testing.T) {
 				{1, 0, 10, sim.Killed}, {2, 0, 10, sim.Completed}, {3, 3, 8, sim.Completed}, {4, 10, 16, sim.Killed},
 			}
 			for _, w := range want {
-				r := rec.byID(t, w.id)
+				r := rec.ByID(t, w.id)
 				if r.Start != w.start || r.End != w.end || r.State != w.state {
 					t.Errorf("job %d: %v %d–%d, want %v %d–%d", w.id, r.State, r.Start, r.End, w.state, w.start, w.end)
 				}
@@ -455,9 +398,9 @@ func TestOversizeRejected(t *testing.T) {
 	}
 	for _, pol := range []policy.Policy{fcfs, easyAll, easy(0)} {
 		t.Run(pol.Name(), func(t *testing.T) {
-			rec, st := simulate(t, 4, pol, jobs)
+			rec, st := simtest.Simulate(t, 4, pol, jobs)
 			for id, want := range map[int64]workload.Time{1: 0, 3: 0, 5: 10} {
-				if r := rec.byID(t, id); r.Start != want || r.State != sim.Completed {
+				if r := rec.ByID(t, id); r.Start != want || r.State != sim.Completed {
 					t.Errorf("job %d: %v at %d, want completed, started at %d", id, r.State, r.Start, want)
 				}
 			}
@@ -466,7 +409,7 @@ func TestOversizeRejected(t *testing.T) {
 				at    workload.Time
 				procs string
 			}{{2, 0, "5"}, {4, 3, "9"}} {
-				r := rec.byID(t, c.id)
+				r := rec.ByID(t, c.id)
 				if r.State != sim.Rejected || r.Start != c.at || r.End != c.at {
 					t.Errorf("job %d: %v %d–%d, want rejected at %d", c.id, r.State, r.Start, r.End, c.at)
 				}
@@ -490,9 +433,9 @@ func TestOversizeRejected(t *testing.T) {
 func TestRecordOrder(t *testing.T) {
 	t.Run("ends at one instant in submission order", func(t *testing.T) {
 		jobs := []workload.Job{job(1, 0, 1, 10, 10), job(2, 0, 1, 5, 5), job(3, 0, 1, 10, 10), job(4, 5, 1, 5, 5)}
-		rec, _ := simulate(t, 4, fcfs, jobs)
+		rec, _ := simtest.Simulate(t, 4, fcfs, jobs)
 		var got []int64
-		for _, r := range rec.recs {
+		for _, r := range rec.Records {
 			got = append(got, r.Job.ID)
 		}
 		if want := []int64{2, 1, 3, 4}; !equalIDs(got, want) {
@@ -503,9 +446,9 @@ func TestRecordOrder(t *testing.T) {
 		// The engine applies submissions before ends (SPEC §2), so the
 		// rejection at 10 is recorded before the end at 10.
 		jobs := []workload.Job{job(1, 0, 4, 10, 10), job(2, 10, 8, 1, 1)}
-		rec, _ := simulate(t, 4, fcfs, jobs)
+		rec, _ := simtest.Simulate(t, 4, fcfs, jobs)
 		var got []int64
-		for _, r := range rec.recs {
+		for _, r := range rec.Records {
 			got = append(got, r.Job.ID)
 		}
 		if want := []int64{2, 1}; !equalIDs(got, want) {
@@ -535,9 +478,9 @@ func TestAllocation(t *testing.T) {
 		job(3, 0, 2, 20, 20), // 5-6
 		job(4, 6, 4, 5, 5),   // at 6: free 2-4 and 7: "2-4 7"
 	}
-	rec, _ := simulate(t, 8, fcfs, jobs)
+	rec, _ := simtest.Simulate(t, 8, fcfs, jobs)
 	for id, want := range map[int64]string{1: "0-1", 2: "2-4", 3: "5-6", 4: "2-4 7"} {
-		r := rec.byID(t, id)
+		r := rec.ByID(t, id)
 		if got := string(cluster.FormatRanges(nil, r.Alloc)); got != want {
 			t.Errorf("job %d on %q, want %q", id, got, want)
 		}
@@ -555,22 +498,22 @@ func TestEngineErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = eng.Run(newSource([]workload.Job{job(1, 5, 1, 1, 1), job(2, 4, 1, 1, 1)}), discard{})
+	_, err = eng.Run(simtest.NewSource([]workload.Job{job(1, 5, 1, 1, 1), job(2, 4, 1, 1, 1)}), simtest.Discard{})
 	if !errors.Is(err, sim.ErrUnsorted) {
 		t.Errorf("unsorted source: error %v, want ErrUnsorted", err)
 	}
 	boom := errors.New("boom")
 	eng, _ = sim.New(sim.Config{Procs: 4})
-	if _, err := eng.Run(failingSource{boom}, discard{}); !errors.Is(err, boom) {
+	if _, err := eng.Run(failingSource{boom}, simtest.Discard{}); !errors.Is(err, boom) {
 		t.Errorf("failing source: error %v, want the source's", err)
 	}
 	// nil policy means FCFS
 	eng, _ = sim.New(sim.Config{Procs: 4})
-	rec := &recorder{}
-	if _, err := eng.Run(newSource([]workload.Job{job(1, 0, 3, 10, 10), job(2, 0, 2, 5, 5), job(3, 0, 1, 5, 5)}), rec); err != nil {
+	rec := &simtest.Recorder{}
+	if _, err := eng.Run(simtest.NewSource([]workload.Job{job(1, 0, 3, 10, 10), job(2, 0, 2, 5, 5), job(3, 0, 1, 5, 5)}), rec); err != nil {
 		t.Fatal(err)
 	}
-	if r := rec.byID(t, 3); r.Start != 10 {
+	if r := rec.ByID(t, 3); r.Start != 10 {
 		t.Errorf("nil policy: job 3 starts at %d, want 10 as under FCFS", r.Start)
 	}
 }

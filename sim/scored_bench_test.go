@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -24,7 +25,7 @@ func benchScoreD(b *testing.B, procs int, cfg policy.ScoreD, jobs []workload.Job
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := eng.Run(&sliceSource{jobs: jobs}, discard{}); err != nil {
+		if _, err := eng.Run(&simtest.Source{Jobs: jobs}, simtest.Discard{}); err != nil {
 			b.Fatal(err)
 		}
 	}

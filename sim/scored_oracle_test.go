@@ -112,7 +112,7 @@ func TestScoreDGangOracle(t *testing.T) {
 			cfg := policy.NewScoreD(1, policy.Gang)
 			cfg.MPL, cfg.QuantumMs, cfg.SwitchMs = mpl, q, s
 			rec, _ := runScoreD(t, procs, cfg, jobs)
-			for _, rc := range rec.recs {
+			for _, rc := range rec.Records {
 				w, _ := want[rc.Job.ID].Float64()
 				// Events happen on whole milliseconds: an end comes up to
 				// 1 ms late, which slows the jobs sharing its time slices
@@ -153,7 +153,7 @@ func TestScoreDDeterminism(t *testing.T) {
 	for run := range 3 {
 		rec, _ := runScoreD(t, 16, cfg, append([]workload.Job(nil), jobs...))
 		var got []string
-		for _, rc := range rec.recs {
+		for _, rc := range rec.Records {
 			got = append(got, fmt.Sprintf("%d %v %d %d %d %d %d %d %s", rc.Job.ID, rc.State, rc.Start, rc.End, rc.Queue, rc.Demotions, rc.Suspensions, rc.CPUTime, rc.Reason))
 		}
 		if len(got) != len(jobs) {

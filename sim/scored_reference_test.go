@@ -12,10 +12,11 @@ import (
 
 // TestScoreDExclusiveIsFCFS checks that SCore-D's exclusive mode with one
 // queue and no limits gives pyss's FCFS start times, job by job, on every
-// reference input: the same schedule as the spine's FCFS.
+// reference input (the big ones in full runs only: see wholeTraces): the
+// same schedule as the spine's FCFS.
 func TestScoreDExclusiveIsFCFS(t *testing.T) {
 	needShared(t)
-	traces := []string{"hpc2n", "NASA-iPSC-1993-3.1-cln", "log", "lublin_256", "LANL-CM5-1994-4.1-cln"}
+	traces := wholeTraces()
 	for _, kind := range []string{"norm", "exact"} {
 		for _, tr := range traces {
 			name := kind + "/" + tr

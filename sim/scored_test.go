@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -34,14 +35,14 @@ func sdConfig(n int, m policy.QueueMode, mpl int) policy.ScoreD {
 	return c
 }
 
-func runScoreD(t *testing.T, procs int, cfg policy.ScoreD, jobs []workload.Job) (*recorder, sim.Stats) {
+func runScoreD(t *testing.T, procs int, cfg policy.ScoreD, jobs []workload.Job) (*simtest.Recorder, sim.Stats) {
 	t.Helper()
 	eng, err := sim.NewScoreD(procs, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{}
-	st, err := eng.Run(newSource(jobs), rec)
+	rec := &simtest.Recorder{}
+	st, err := eng.Run(simtest.NewSource(jobs), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,11 +385,11 @@ func TestScoreDRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rec, st := runScoreD(t, c.procs, c.cfg(), c.jobs)
-			if len(rec.recs) != len(c.want) {
-				t.Fatalf("%d records, want %d", len(rec.recs), len(c.want))
+			if len(rec.Records) != len(c.want) {
+				t.Fatalf("%d records, want %d", len(rec.Records), len(c.want))
 			}
 			for _, w := range c.want {
-				r := rec.byID(t, w.id)
+				r := rec.ByID(t, w.id)
 				got := sdWant{id: w.id, state: r.State, start: r.Start, end: r.End, queue: r.Queue, demoted: r.Demotions, susp: r.Suspensions, cpu: r.CPUTime, reason: w.reason}
 				if got != w {
 					t.Errorf("job %d: got %+v, want %+v (reason %q)", w.id, got, w, r.Reason)
@@ -413,7 +414,7 @@ func TestScoreDRecordOrder(t *testing.T) {
 	cfg := sdConfig(1, policy.Gang, 2)
 	rec, _ := runScoreD(t, 4, cfg, []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 0, 4, 100, none, 0), sdJob(3, 0, 8, 1, none, 0)})
 	var ids []int64
-	for _, r := range rec.recs {
+	for _, r := range rec.Records {
 		ids = append(ids, r.Job.ID)
 	}
 	if !slices.Equal(ids, []int64{3, 1, 2}) {

@@ -8,6 +8,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -29,7 +30,7 @@ func runCollect(t testing.TB, procs int, p policy.Policy, jobs []workload.Job) *
 		t.Fatal(err)
 	}
 	c := &sim.Collector{}
-	if _, err := eng.Run(newSource(jobs), c); err != nil {
+	if _, err := eng.Run(simtest.NewSource(jobs), c); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -37,10 +38,7 @@ func runCollect(t testing.TB, procs int, p policy.Policy, jobs []workload.Job) *
 
 // Seeded random workloads under every policy: the checker finds nothing.
 func TestVerifyRandom(t *testing.T) {
-	cases := 10000
-	if testing.Short() {
-		cases = 300
-	}
+	cases := simtest.Cases(10000, 1000)
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x7e51f))
 		procs := 1 + r.IntN(16)

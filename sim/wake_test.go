@@ -5,6 +5,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -33,13 +34,6 @@ func (p periodic) Schedule(v policy.View, d policy.Decisions) {
 	}
 }
 
-type samples struct {
-	recorder
-	got []sim.Sample
-}
-
-func (s *samples) Sample(x *sim.Sample) { s.got = append(s.got, *x) }
-
 func TestWakeAndSample(t *testing.T) {
 	jobs := []workload.Job{
 		job(1, 5, 2, 40, 40), // waits for the pass at 30, ends at 70
@@ -50,12 +44,12 @@ func TestWakeAndSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obs := &samples{}
-	if _, err := eng.Run(newSource(jobs), obs); err != nil {
+	obs := &simtest.SampleRecorder{}
+	if _, err := eng.Run(simtest.NewSource(jobs), obs); err != nil {
 		t.Fatal(err)
 	}
 	want := map[int64]workload.Time{1: 30, 2: 90, 3: 120}
-	for _, r := range obs.recs {
+	for _, r := range obs.Records {
 		if r.Start != want[r.Job.ID] {
 			t.Errorf("job %d starts at %d, want %d", r.Job.ID, r.Start, want[r.Job.ID])
 		}
@@ -73,12 +67,12 @@ func TestWakeAndSample(t *testing.T) {
 		{Time: 120, Busy: 1, Running: 1},
 		{Time: 125},
 	}
-	if len(obs.got) != len(wantSamples) {
-		t.Fatalf("got %d samples %+v, want %d", len(obs.got), obs.got, len(wantSamples))
+	if len(obs.Samples) != len(wantSamples) {
+		t.Fatalf("got %d samples %+v, want %d", len(obs.Samples), obs.Samples, len(wantSamples))
 	}
 	for i := range wantSamples {
-		if obs.got[i] != wantSamples[i] {
-			t.Errorf("sample %d: %+v, want %+v", i, obs.got[i], wantSamples[i])
+		if obs.Samples[i] != wantSamples[i] {
+			t.Errorf("sample %d: %+v, want %+v", i, obs.Samples[i], wantSamples[i])
 		}
 	}
 }
@@ -92,7 +86,7 @@ func TestWakeWithoutProgressPanics(t *testing.T) {
 		}
 	}()
 	eng, _ := sim.New(sim.Config{Procs: 4, Policy: stuck{}})
-	eng.Run(newSource([]workload.Job{job(1, 0, 1, 1, 1)}), &recorder{})
+	eng.Run(simtest.NewSource([]workload.Job{job(1, 0, 1, 1, 1)}), &simtest.Recorder{})
 }
 
 type stuck struct{}

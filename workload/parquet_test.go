@@ -511,7 +511,7 @@ func TestParquetCorrupt(t *testing.T) {
 	pmMap, _ := ParseColumns("pm100")
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := 3000
-	if testing.Short() {
+	if !full() {
 		n = 300
 	}
 	for it := range n {

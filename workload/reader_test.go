@@ -295,6 +295,7 @@ func TestRaw(t *testing.T) {
 // TestSharedTracesParquet converts every trace of ../shared/traces to
 // Parquet and back, record by record (Raw), and checks that the jobs are
 // identical in all three forms, read raw and read with the default rules.
+// The big traces in full runs only (skipBig).
 func TestSharedTracesParquet(t *testing.T) {
 	dir := sharedPath(t, "traces")
 	ents, err := os.ReadDir(dir)
@@ -309,6 +310,7 @@ func TestSharedTracesParquet(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join(dir, name)
+			skipBig(t, src)
 			raw, r, err := openAll(t, src, Rules{}, Raw())
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,30 @@ func sharedPath(t testing.TB, rel string) string {
 		t.Skipf("skipped: %s not found (%v); the shared traces sit beside the repository, at ../shared", p, err)
 	}
 	return p
+}
+
+// full reports whether long tests run in full: simtest.Full's rule (the
+// environment variable CI is true, and no -short), which this package's
+// tests cannot import (simtest imports workload).
+func full() bool {
+	if testing.Short() {
+		return false
+	}
+	ci, err := strconv.ParseBool(os.Getenv("CI"))
+	return err == nil && ci
+}
+
+// bigTrace is the compressed size above which a shared trace is big:
+// LANL-CM5, CTC-SP2 and the whole HPC2N-2002 log, 77,000 to 203,000 jobs.
+const bigTrace = 1 << 20
+
+// skipBig skips a whole-trace test of the trace at path when it is big and
+// the run is not full (see full): CI runs them all.
+func skipBig(t *testing.T, path string) {
+	t.Helper()
+	if fi, err := os.Stat(path); err == nil && fi.Size() > bigTrace && !full() {
+		t.Skipf("skipped: %s is big; CI=true go test runs it", filepath.Base(path))
+	}
 }
 
 // countRecords counts the job lines of a trace the way SWF defines them,

@@ -40,7 +40,8 @@ func readJobs(t *testing.T, path string, opts ...workload.Option) ([]workload.Jo
 // Parquet → SWF: the job fields are identical in the three forms, and
 // "schedsim run" gives a byte-identical jobs.csv on the SWF and the Parquet
 // form (both named "trace", so that workload_name matches: the format is
-// detected from the content).
+// detected from the content). The big traces in full runs only
+// (skipBigTrace).
 func TestConvertSharedTraces(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "shared", "traces")
 	ents, err := os.ReadDir(dir)
@@ -55,6 +56,7 @@ func TestConvertSharedTraces(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tmp := t.TempDir()
 			src := filepath.Join(dir, name)
+			skipBigTrace(t, src)
 			pq := filepath.Join(tmp, "t.parquet")
 			back := filepath.Join(tmp, "back.swf.gz")
 			for _, args := range [][]string{{"convert", src, pq}, {"convert", pq, back}} {

@@ -1,31 +1,33 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/signal"
-	"sync/atomic"
 	"syscall"
 )
 
 // exitInterrupted is the conventional status of a program stopped by SIGINT.
 const exitInterrupted = 130
 
-// onInterrupt returns a flag that becomes true when the process gets SIGINT
-// or SIGTERM, and a function that stops listening.
-func onInterrupt() (*atomic.Bool, func()) {
-	stop := new(atomic.Bool)
-	sigs := make(chan os.Signal, 1)
-	done := make(chan struct{})
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case <-sigs:
-			stop.Store(true)
-		case <-done:
-		}
-	}()
-	return stop, func() {
-		signal.Stop(sigs)
-		close(done)
+// interruptReadyEnv is a test hook: when it is set, interruptContext writes
+// interruptReadyLine to stderr once its handler is installed, then waits
+// for the signal before it returns. A test can then signal a run at a
+// known point, after the handler is in place, without sleeping.
+const interruptReadyEnv = "SCHEDSIM_TEST_INTERRUPT_READY"
+
+// interruptReadyLine is what interruptContext writes under interruptReadyEnv.
+const interruptReadyLine = "schedsim: test hook: signal handler installed, waiting for SIGINT or SIGTERM"
+
+// interruptContext returns a context cancelled by SIGINT or SIGTERM, and a
+// function that stops listening. Every command that runs for long uses it,
+// and stops with schedsim.ErrInterrupted (exit status 130).
+func interruptContext() (context.Context, func()) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if os.Getenv(interruptReadyEnv) != "" {
+		fmt.Fprintln(os.Stderr, interruptReadyLine)
+		<-ctx.Done()
 	}
+	return ctx, stop
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedsim/schedsim/sim/simtest"
 )
 
 // run runs the command line and returns its status, stdout and stderr.
@@ -15,6 +17,16 @@ func run(t *testing.T, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := mainWith(args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// skipBigTrace skips a whole-trace test of the shared trace at path when
+// it is big (more than 1 MB compressed: LANL-CM5, CTC-SP2, the whole
+// HPC2N-2002 log) and the run is not full (simtest.Full): CI runs them.
+func skipBigTrace(t *testing.T, path string) {
+	t.Helper()
+	if fi, err := os.Stat(path); err == nil && fi.Size() > 1<<20 && !simtest.Full() {
+		t.Skipf("skipping %s, a big trace: CI=true go test runs it", filepath.Base(path))
+	}
 }
 
 func writeFile(t *testing.T, dir, name, text string) string {
@@ -181,7 +193,8 @@ func TestRunDeterministic(t *testing.T) {
 
 // Every raw trace of ../shared/traces runs end to end with the default
 // cleaning rules and reports what they changed; the trace without a header
-// asks for --procs and runs once it has it.
+// asks for --procs and runs once it has it. The big traces in full runs
+// only (skipBigTrace).
 func TestRawTraces(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "shared", "traces")
 	if _, err := os.Stat(dir); err != nil {
@@ -203,6 +216,7 @@ func TestRawTraces(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+strings.Join(tc.extra, ""), func(t *testing.T) {
+			skipBigTrace(t, filepath.Join(dir, tc.file))
 			out := filepath.Join(t.TempDir(), "res")
 			args := append([]string{"run", "--trace", filepath.Join(dir, tc.file), "--out", out}, tc.extra...)
 			code, stdout, stderr := run(t, args...)

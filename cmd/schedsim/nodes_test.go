@@ -166,14 +166,13 @@ func TestRunNodeEventsErrors(t *testing.T) {
 // TestNodeEventsLANL runs the failure scenario of issue 8 on LANL-CM5 with
 // EASY: 10 % of the nodes (0-102 of 1024) down for day 346, killed or
 // requeued, against the run without failure; every run passes verify.
+// LANL-CM5 is a big trace: in full runs only (CI=true go test).
 func TestNodeEventsLANL(t *testing.T) {
 	trace := filepath.Join("..", "..", "..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
 	if _, err := os.Stat(trace); err != nil {
 		t.Skipf("skipping: %s not found (../shared is the project's shared data)", trace)
 	}
-	if testing.Short() {
-		t.Skip("skipping the LANL-CM5 runs in -short mode")
-	}
+	skipBigTrace(t, trace)
 	dir := t.TempDir()
 	events := filepath.Join("testdata", "lanl-10pct-down-1day.nodes")
 	sums := map[string]report.Summary{}

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 
 	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
@@ -208,12 +205,6 @@ func parseScenario(name, usage string, args []string, stdout io.Writer, register
 		return nil, usagef("%v (see schedsim %s --help)", err, name)
 	}
 	return &sc, nil
-}
-
-// interruptContext returns a context cancelled by SIGINT or SIGTERM, and a
-// function that stops listening.
-func interruptContext() (context.Context, func()) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // writeHeapProfile writes a heap profile to path.

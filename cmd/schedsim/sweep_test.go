@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -271,21 +272,31 @@ func TestSweepSIGKILL(t *testing.T) {
 	trace := genTrace(t, dir, "t.swf", 20000, "4") // about 0.1 s a point
 	out := filepath.Join(dir, "out")
 	args := []string{"sweep", "--trace", trace, "--param", "lookahead=1,2,5,10,20,50,200,all", "--jobs", "1", "--out", out, "-q", "--plots=false", "--progress", "never"}
-	cmd := exec.Command(os.Args[0], args...)
+	// The child says on stderr as each point is done (after writing its
+	// file): it is killed as soon as it says the third is, with five of
+	// about 0.1 s each to go.
+	childArgs := append(slices.Clone(args[:len(args)-2]), "--progress", "always")
+	cmd := exec.Command(os.Args[0], childArgs...)
 	cmd.Env = append(os.Environ(), benchChildEnv+"=1")
-	var childErr bytes.Buffer
-	cmd.Stderr = &childErr
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for countPoints(t, out) < 3 && time.Now().Before(deadline) {
-		time.Sleep(2 * time.Millisecond)
+	var childErr strings.Builder
+	third := false
+	for sc := bufio.NewScanner(pipe); !third && sc.Scan(); {
+		childErr.WriteString(sc.Text() + "\n")
+		third = strings.HasPrefix(sc.Text(), "[3/8] ")
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+	if third {
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
 	}
-	err := cmd.Wait()
+	err = cmd.Wait()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
 		t.Fatalf("the child was not killed (it finished first?): %v\n%s", err, childErr.String())
 	}
