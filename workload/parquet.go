@@ -112,7 +112,7 @@ func newParquetReader(ra io.ReaderAt, size int64, path string, rules Rules, m *C
 	if text, ok := f.Lookup(MetaSWFHeader); ok {
 		for _, line := range strings.Split(text, "\n") {
 			if t := strings.TrimSpace(line); strings.HasPrefix(t, ";") {
-				r.hdr.addComment(t[1:])
+				r.hdr.addComment(t[1:], path, 0)
 			}
 		}
 	}
@@ -551,7 +551,7 @@ func (r *ParquetReader) Next(j *Job) (err error) {
 		}
 		kept, err := r.cl.clean(j, submit)
 		if err != nil {
-			return r.errorAt(2, err)
+			return r.errorAt(errField(err), err)
 		}
 		if kept {
 			return nil
@@ -598,6 +598,9 @@ func (r *ParquetReader) decode(j *Job) (float64, error) {
 			case tEnd:
 				end = x
 			case tHoldUntil:
+				if x > float64(MaxTime) {
+					return 0, r.colError(r.row, b, limitf("%v s exceeds %d s (about 3,170 years), the longest time schedsim simulates", x, MaxTime))
+				}
 				if x > 0 {
 					j.HoldUntil = Time(math.Round(x))
 				}
