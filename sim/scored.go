@@ -223,10 +223,13 @@ func lcmUpTo(n int) int64 {
 // NewScoreD returns a SCore-D engine for a machine of procs processors.
 // It returns an error for a configuration a user could have got wrong.
 func NewScoreD(procs int, cfg policy.ScoreD) (*ScoreD, error) {
-	if procs <= 0 {
-		return nil, fmt.Errorf("sim: machine size %d: need at least one processor", procs)
+	if err := checkMachine(procs); err != nil {
+		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkScoreD(&cfg); err != nil {
 		return nil, err
 	}
 	n := len(cfg.Queues)
@@ -280,8 +283,11 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		if e.ci < len(e.changes) {
 			t = min(t, int64(e.changes[e.ci].At)*1000)
 		}
-		if t >= int64(workload.Forever) {
-			break
+		if t > maxClockMs {
+			if t >= int64(workload.Forever) {
+				break
+			}
+			return e.stats, pastMaxTime(workload.Time(ceilDiv(t, 1000)))
 		}
 		e.advance(max(t, e.nowMs))
 		event := false
@@ -355,8 +361,17 @@ func (e *ScoreD) read(src Source, j *workload.Job) (bool, error) {
 	if err == io.EOF {
 		return false, nil
 	}
+	if err == nil {
+		err = checkJobLimits(j)
+	}
 	return err == nil, err
 }
+
+// maxClockMs is workload.MaxTime in milliseconds: the clock never passes
+// it (a run that would stops with an error), so that every instant in
+// microseconds, plus a job's work in microseconds (at most MaxTime too),
+// fits an int64 many times over.
+const maxClockMs = int64(workload.MaxTime) * 1000
 
 // peek returns the first valid event of h, dropping stale ones.
 func (e *ScoreD) peek(h *endHeap) (endEvent, bool) {
