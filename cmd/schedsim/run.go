@@ -376,8 +376,13 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	switch {
 	case procs < 0:
 		return nil, usagef("--procs %d: the machine needs at least one processor", procs)
+	case procs > workload.MaxMachineProcs:
+		return nil, usagef("--procs %d: more than %d processors, the largest machine schedsim simulates", procs, workload.MaxMachineProcs)
 	case procs == 0:
 		procs = rd.Header().MachineSize()
+		if err := rd.Header().MachineSizeError(); err != nil {
+			return nil, usagef("%v: give the machine size with --procs N", err)
+		}
 		if procs == 0 {
 			return nil, usagef("%s declares no machine size (no MaxProcs or MaxNodes header line): give it with --procs N", rd.Path())
 		}
@@ -472,7 +477,7 @@ func (o *runOptions) simulate(obs ...sim.Observer) (*result, error) {
 	}
 	if err != nil {
 		var pe *workload.ParseError
-		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) {
+		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) || errors.Is(err, workload.ErrLimit) {
 			return nil, usageError{err}
 		}
 		return nil, err
