@@ -61,6 +61,10 @@ type pqColumn struct {
 	perSec int64 // ticks per second of a TIMESTAMP column, 0 if not one
 	int96  bool
 	date   bool
+	// unsigned marks an INT32 or INT64 column of an unsigned logical type
+	// (INT(32, false), UINT_64, …): its values are the bits read as
+	// unsigned, 4294967295 in INT32 and not -1.
+	unsigned bool
 }
 
 // pqBinding is a target read from a column.
@@ -301,6 +305,7 @@ func (c *pqColumn) describe() {
 			c.date = true
 		}
 	}
+	c.unsigned = isUnsigned(c.typ)
 	if ct := c.typ.ConvertedType(); ct != nil && c.perSec == 0 {
 		switch *ct {
 		case deprecated.TimestampMillis:
@@ -312,6 +317,24 @@ func (c *pqColumn) describe() {
 		}
 	}
 	c.int96 = c.typ.Kind() == parquet.Int96
+}
+
+// isUnsigned reports whether t is an integer type that holds unsigned
+// values (INT(n, false), or the converted types UINT_8 to UINT_64): its
+// INT32 or INT64 bits are to be read as unsigned.
+func isUnsigned(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil {
+		if it, ok := lt.Value.(*format.IntType); ok {
+			return !it.IsSigned
+		}
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.Uint8, deprecated.Uint16, deprecated.Uint32, deprecated.Uint64:
+			return true
+		}
+	}
+	return false
 }
 
 // typeName describes the column's type for messages: "INT64", "BYTE_ARRAY
@@ -406,7 +429,7 @@ func (b *pqBinding) checkType() error {
 func (r *ParquetReader) findOrigin() error {
 	b := r.by[tSubmit]
 	c := &pqColumn{name: b.col.name, index: b.col.index, typ: b.col.typ, buf: make([]parquet.Value, 64),
-		perSec: b.col.perSec, int96: b.col.int96, date: b.col.date}
+		perSec: b.col.perSec, int96: b.col.int96, date: b.col.date, unsigned: b.col.unsigned}
 	pb := *b
 	pb.col = c
 	defer c.close()
@@ -703,20 +726,28 @@ func (b *pqBinding) text(v []byte) string {
 // 1e15.
 func (b *pqBinding) number(v parquet.Value) (float64, error) {
 	var x float64
-	switch v.Kind() {
-	case parquet.Int32:
+	switch k := v.Kind(); {
+	case k == parquet.Int32 && b.col.unsigned:
+		x = float64(uint32(v.Int32()))
+	case k == parquet.Int32:
 		x = float64(v.Int32())
-	case parquet.Int64:
+	case k == parquet.Int64 && b.col.unsigned:
+		u := uint64(v.Int64())
+		if u > maxSWFValue {
+			return 0, fmt.Errorf("%d is out of range", u)
+		}
+		x = float64(u)
+	case k == parquet.Int64:
 		i := v.Int64()
 		if i > maxSWFValue || i < -maxSWFValue {
 			return 0, fmt.Errorf("%d is out of range", i)
 		}
 		x = float64(i)
-	case parquet.Float:
+	case k == parquet.Float:
 		x = float64(v.Float())
-	case parquet.Double:
+	case k == parquet.Double:
 		x = v.Double()
-	case parquet.ByteArray:
+	case k == parquet.ByteArray:
 		return b.fromText(v.ByteArray())
 	default:
 		return 0, fmt.Errorf("unexpected %s value", v.Kind())
@@ -800,6 +831,8 @@ func (b *pqBinding) absolute(v parquet.Value) (int64, float64, error) {
 		return sec, float64(rem) / float64(perSec), nil
 	}
 	switch {
+	case c.perSec > 0 && c.unsigned && v.Int64() < 0:
+		return 0, 0, fmt.Errorf("timestamp %d (%d per second) is out of range", uint64(v.Int64()), c.perSec)
 	case c.perSec > 0:
 		return ticks(v.Int64(), c.perSec)
 	case c.int96:
@@ -822,10 +855,14 @@ func (b *pqBinding) absolute(v parquet.Value) (int64, float64, error) {
 		return ticks(t.Unix(), 1)
 	}
 	// A plain number: Unix seconds or the unit's ticks.
-	switch v.Kind() {
-	case parquet.Int32:
+	switch k := v.Kind(); {
+	case k == parquet.Int32 && c.unsigned:
+		return ticks(int64(uint32(v.Int32())), b.unit.perSec)
+	case k == parquet.Int32:
 		return ticks(int64(v.Int32()), b.unit.perSec)
-	case parquet.Int64:
+	case k == parquet.Int64 && c.unsigned && v.Int64() < 0:
+		return 0, 0, fmt.Errorf("%d is out of range", uint64(v.Int64()))
+	case k == parquet.Int64:
 		return ticks(v.Int64(), b.unit.perSec)
 	}
 	var x float64
