@@ -37,18 +37,26 @@ func optTimestamp(u parquet.TimeUnit) parquet.Node {
 // rowsPerGroup > 0 splits the rows into row groups of that size.
 func writePQ(t testing.TB, cols []pqCol, rows [][]any, rowsPerGroup int, meta ...[2]string) []byte {
 	t.Helper()
-	g := orderedGroup{Group: parquet.Group{}}
-	for _, c := range cols {
-		g.Group[c.name] = c.node
-		g.order = append(g.order, c.name)
-	}
-	opts := []parquet.WriterOption{parquet.NewSchema("test", g)}
+	var opts []parquet.WriterOption
 	if rowsPerGroup > 0 {
 		opts = append(opts, parquet.MaxRowsPerRowGroup(int64(rowsPerGroup)))
 	}
 	for _, kv := range meta {
 		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
 	}
+	return writePQWith(t, cols, rows, opts...)
+}
+
+// writePQWith is writePQ with the writer's options (compression, page
+// sizes, row groups) given as they are.
+func writePQWith(t testing.TB, cols []pqCol, rows [][]any, options ...parquet.WriterOption) []byte {
+	t.Helper()
+	g := orderedGroup{Group: parquet.Group{}}
+	for _, c := range cols {
+		g.Group[c.name] = c.node
+		g.order = append(g.order, c.name)
+	}
+	opts := append([]parquet.WriterOption{parquet.NewSchema("test", g)}, options...)
 	var b bytes.Buffer
 	w := parquet.NewWriter(&b, opts...)
 	for _, r := range rows {
