@@ -43,6 +43,14 @@ type ParquetReader struct {
 	// Absolute instants: origin is the first submit time, in Unix seconds.
 	absolute bool
 	origin   int64
+	// pages[g] is the sum over the columns read of their largest page in
+	// row group g (uncompressed): what reading the row group a page of
+	// each column at a time may hold at once. A row group whose sum
+	// passes pageBudget is read in windows of rows (see pqWindow), with
+	// windowBudget bytes of values.
+	pages                    []int64
+	pageBudget, windowBudget int64
+	scratch                  pqScratch // the buffers of the windows' pqDirects
 }
 
 var _ Reader = (*ParquetReader)(nil)
@@ -57,6 +65,8 @@ type pqColumn struct {
 	buf    []parquet.Value
 	i, n   int
 	cur    parquet.Value
+	win    *pqWindow // the values of a row group read in windows, else nil
+	maxDef int       // the column's maximum definition level
 	// How the column's values read as instants.
 	perSec int64 // ticks per second of a TIMESTAMP column, 0 if not one
 	int96  bool
@@ -104,7 +114,7 @@ func newParquetReader(ra io.ReaderAt, size int64, path string, rules Rules, m *C
 	if err != nil {
 		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: not a readable Parquet file: %v", ErrNotTrace, err)}
 	}
-	r = &ParquetReader{path: path, ra: ra, file: f, groups: f.RowGroups()}
+	r = &ParquetReader{path: path, ra: ra, file: f, groups: f.RowGroups(), pageBudget: pqPageBudget, windowBudget: pqWindowBudget}
 	r.cl = newCleaner(rules, &r.hdr, "Parquet rows")
 	r.cl.raw = raw
 	if err := r.bind(m); err != nil {
@@ -155,7 +165,7 @@ func (r *ParquetReader) bind(m *ColumnMap) error {
 			if !col.Leaf() || col.MaxRepetitionLevel() > 0 {
 				return &ParseError{Path: r.path, Field: info.field, Column: b.source, Err: fmt.Errorf("is a group or a list, want one value per row for %s", info.name)}
 			}
-			c = &pqColumn{name: b.source, index: col.Index(), typ: col.Type(), buf: make([]parquet.Value, 512)}
+			c = &pqColumn{name: b.source, index: col.Index(), typ: col.Type(), buf: make([]parquet.Value, 512), maxDef: col.MaxDefinitionLevel()}
 			c.describe()
 			byName[b.source] = c
 			r.cols = append(r.cols, c)
@@ -208,8 +218,17 @@ func checkFooter(ra io.ReaderAt, size int64) error {
 
 // checkPages walks the page headers of the column chunk at [start, end) and
 // checks each (see checkThrift) and its sizes, before parquet-go allocates
-// buffers of those sizes.
-func checkPages(ra io.ReaderAt, start, end, maxUncompressed, maxValues int64) error {
+// buffers of those sizes. It returns the largest uncompressed page size.
+func checkPages(ra io.ReaderAt, start, end, maxUncompressed, maxValues int64) (largest int64, err error) {
+	err = walkPages(ra, start, end, maxUncompressed, maxValues, func(_ int64, fields map[int32]int64) {
+		largest = max(largest, fields[2])
+	})
+	return largest, err
+}
+
+// walkPages is checkPages calling visit with each page's checked header:
+// the offset of its data and its fields (see checkThrift).
+func walkPages(ra io.ReaderAt, start, end, maxUncompressed, maxValues int64, visit func(data int64, fields map[int32]int64)) error {
 	var buf []byte
 	for pos := start; pos < end; {
 		for want := min(end-pos, 1024); ; want = min(end-pos, 4*want) {
@@ -238,6 +257,7 @@ func checkPages(ra io.ReaderAt, start, end, maxUncompressed, maxValues int64) er
 			if v := fields[7<<16|1]; v < 0 || v > unc {
 				return fmt.Errorf("page header at byte %d: %w: a dictionary of %d values in %d bytes", pos, errThrift, v, unc)
 			}
+			visit(pos+int64(n), fields)
 			pos += int64(n) + comp
 			break
 		}
@@ -251,9 +271,11 @@ func checkPages(ra io.ReaderAt, start, end, maxUncompressed, maxValues int64) er
 const maxChunkBytes = 1 << 30
 
 // checkChunks checks the metadata of the column chunks to be read: within
-// the file, of a sane size, one value per row.
+// the file, of a sane size, one value per row. It sets r.pages.
 func (r *ParquetReader) checkChunks(size int64) error {
 	var rows int64
+	pages := make([]int64, len(r.file.Metadata().RowGroups))
+	r.pages = pages
 	for i, g := range r.file.Metadata().RowGroups {
 		if g.NumRows < 0 || len(g.Columns) != len(r.file.Schema().Columns()) {
 			return &ParseError{Path: r.path, Err: fmt.Errorf("%w: row group %d is corrupt", ErrNotTrace, i)}
@@ -269,9 +291,11 @@ func (r *ParquetReader) checkChunks(size int64) error {
 				md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > maxChunkBytes || md.NumValues != g.NumRows {
 				return &ParseError{Path: r.path, Column: c.name, Err: fmt.Errorf("%w: the metadata of row group %d is corrupt", ErrNotTrace, i)}
 			}
-			if err := checkPages(r.ra, start, start+md.TotalCompressedSize, md.TotalUncompressedSize, md.NumValues); err != nil {
+			largest, err := checkPages(r.ra, start, start+md.TotalCompressedSize, md.TotalUncompressedSize, md.NumValues)
+			if err != nil {
 				return &ParseError{Path: r.path, Column: c.name, Err: fmt.Errorf("%w: row group %d: %v", ErrNotTrace, i, err)}
 			}
+			pages[i] += largest
 		}
 	}
 	if rows != r.file.NumRows() {
@@ -462,11 +486,14 @@ func (c *pqColumn) close() {
 	if c.pages != nil {
 		c.pages.Close()
 	}
-	c.pages, c.values, c.i, c.n = nil, nil, 0, 0
+	c.pages, c.values, c.i, c.n, c.win = nil, nil, 0, 0, nil
 }
 
 // next returns the column's next value.
 func (c *pqColumn) next() (parquet.Value, error) {
+	if c.win != nil {
+		return c.win.next(c.buf)
+	}
 	for c.i == c.n {
 		if c.values != nil {
 			n, err := c.values.ReadValues(c.buf)
@@ -553,9 +580,25 @@ func (r *ParquetReader) Next(j *Job) (err error) {
 			g := r.groups[r.group]
 			r.group++
 			chunks := g.ColumnChunks()
+			// Pages too large to hold one of each column at once are
+			// read in windows of rows, one column at a time.
+			var rows int
+			if r.pages[r.group-1] > r.pageBudget {
+				rows = max(int(float64(r.windowBudget)/(pqWindowValueBytes*float64(len(r.cols)))), 1)
+			}
 			for _, c := range r.cols {
 				c.close()
-				c.pages = chunks[c.index].Pages()
+				if rows > 0 {
+					c.win = newPQWindow(chunks[c.index], c.typ.Kind(), g.NumRows(), rows)
+					md := &r.file.Metadata().RowGroups[r.group-1].Columns[c.index].MetaData
+					start := md.DataPageOffset
+					if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
+						start = md.DictionaryPageOffset
+					}
+					c.win.direct = newPQDirect(r.ra, start, start+md.TotalCompressedSize, md.TotalUncompressedSize, md.Codec, c.typ.Kind(), c.maxDef, g.NumRows(), &r.scratch)
+				} else {
+					c.pages = chunks[c.index].Pages()
+				}
 			}
 			r.left = g.NumRows()
 		}

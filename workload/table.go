@@ -157,7 +157,7 @@ func checkTableChunks(f *parquet.File, ra io.ReaderAt, size int64) error {
 				md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > maxChunkBytes || md.NumValues != g.NumRows {
 				return fmt.Errorf("the metadata of row group %d, column %d is corrupt", i, k)
 			}
-			if err := checkPages(ra, start, start+md.TotalCompressedSize, md.TotalUncompressedSize, md.NumValues); err != nil {
+			if _, err := checkPages(ra, start, start+md.TotalCompressedSize, md.TotalUncompressedSize, md.NumValues); err != nil {
 				return fmt.Errorf("row group %d, column %d: %v", i, k, err)
 			}
 		}
