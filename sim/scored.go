@@ -25,7 +25,10 @@ import (
 // microseconds. Submissions and scheduled queue changes happen on whole
 // seconds (the trace's unit). A record's Start and End are the job's first
 // start and its end rounded up to whole seconds, CPUTime its CPU time
-// rounded down. No float time is used anywhere.
+// rounded down. No float time is used anywhere. Times are bounded by
+// workload.MaxTime (10^11 s, 10^17 µs): a job's times are checked when it
+// is read, and a run whose clock would pass MaxTime stops with an error, so
+// that no instant plus a job's work, in microseconds, can overflow.
 //
 // The instant rule (SPEC §2) holds at every millisecond instant: first the
 // submissions, then the ends (and demotions, kills), then the scheduled
