@@ -256,7 +256,12 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	switch {
 	case procs < 0:
 		return nil, inputf("--procs %d: the machine needs at least one processor", procs)
+	case procs > workload.MaxMachineProcs:
+		return nil, inputf("--procs %d: more than %d processors, the largest machine schedsim simulates", procs, workload.MaxMachineProcs)
 	case procs == 0:
+		if err := rd.Header().MachineSizeError(); err != nil {
+			return nil, inputf("%v: give the machine size with --procs N", err)
+		}
 		procs = rd.Header().MachineSize()
 		if procs == 0 {
 			return nil, inputf("%s declares no machine size (no MaxProcs or MaxNodes header line): give it with --procs N", rd.Path())
@@ -352,7 +357,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	if err != nil {
 		var pe *workload.ParseError
-		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) {
+		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) || errors.Is(err, workload.ErrLimit) {
 			return nil, &InputError{err}
 		}
 		return nil, err

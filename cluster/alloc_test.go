@@ -1,8 +1,12 @@
 package cluster
 
 import (
+	"errors"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/schedsim/schedsim/workload"
 )
 
 func fmtRanges(rs []Range) string { return string(FormatRanges(nil, rs)) }
@@ -222,12 +226,28 @@ func TestSpecValidate(t *testing.T) {
 		{"unknown group in partition", Spec{Groups: g, Partitions: []Partition{{Name: "p", Groups: []string{"b"}}}}, "unknown node group"},
 		{"default over max", Spec{Groups: g, Partitions: []Partition{{Name: "p", MaxTime: 10, DefaultTime: 20}}}, "exceeds"},
 		{"bad oversubscribe", Spec{Groups: g, Partitions: []Partition{{Name: "p", OverSubscribe: "MAYBE"}}}, "oversubscribe"},
+		{"cores overflowing int", Spec{Groups: []NodeGroup{{Name: "a", Count: 2, Cores: math.MaxInt}}}, "more than 67108864 cores"},
+		{"one node of MaxInt cores", Spec{Groups: []NodeGroup{{Name: "a", Count: 1, Cores: math.MaxInt}}}, "more than 67108864 cores"},
+		{"count × cores overflowing to a small number", Spec{Groups: []NodeGroup{{Name: "a", Count: 1 << 33, Cores: 1 << 31}}}, "more than 67108864 cores"},
+		{"groups summing past the limit", Spec{Groups: []NodeGroup{{Name: "a", Count: 1 << 13, Cores: 1 << 13}, {Name: "b", Count: 1, Cores: 1}}}, `node group "b"`},
+		{"at the limit", Spec{Groups: []NodeGroup{{Name: "a", Count: 1 << 13, Cores: 1 << 13}}}, ""},
+		{"memory past the limit", Spec{Groups: []NodeGroup{{Name: "a", Count: 1, Cores: 1, MemoryMB: 1<<26 + 1}}}, "64 TiB"},
+		{"speed NaN", Spec{Groups: []NodeGroup{{Name: "a", Count: 1, Cores: 1, Speed: math.NaN()}}}, "speed NaN"},
+		{"speed +Inf", Spec{Groups: []NodeGroup{{Name: "a", Count: 1, Cores: 1, Speed: math.Inf(1)}}}, "speed +Inf"},
+		{"speed negative", Spec{Groups: []NodeGroup{{Name: "a", Count: 1, Cores: 1, Speed: -1}}}, "speed -1"},
+		{"speed 1e-15", Spec{Groups: []NodeGroup{{Name: "a", Count: 1, Cores: 1, Speed: 1e-15}}}, "from 0.001 to 1000"},
+		{"speed 1e300", Spec{Groups: []NodeGroup{{Name: "a", Count: 1, Cores: 1, Speed: 1e300}}}, "from 0.001 to 1000"},
+		{"speed at the bounds", Spec{Groups: []NodeGroup{{Name: "a", Count: 1, Cores: 1, Speed: MinSpeed}, {Name: "b", Count: 1, Cores: 1, Speed: MaxSpeed}}}, ""},
+		{"partition max time past MaxTime", Spec{Groups: g, Partitions: []Partition{{Name: "p", MaxTime: workload.MaxTime + 1}}}, "workload.MaxTime"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.spec.Validate()
 			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 				t.Errorf("Validate() = %v, want %q", err, tc.want)
+			}
+			if err != nil && !errors.Is(err, ErrSpec) {
+				t.Errorf("Validate() = %v does not wrap ErrSpec", err)
 			}
 		})
 	}

@@ -68,16 +68,13 @@ type NodeEvent struct {
 	Reason string
 }
 
-// maxNodeEventTime bounds an event's time, far beyond any trace but far
-// from overflowing workload.Time.
-const maxNodeEventTime = workload.Forever / 4
-
-// ParseNodeTime parses an event time: whole seconds ≥ 0, optionally
-// followed by a unit s, m, h or d ("3600", "90m", "2d").
+// ParseNodeTime parses an event time: whole seconds from 0 to
+// workload.MaxTime, optionally followed by a unit s, m, h or d ("3600",
+// "90m", "2d").
 func ParseNodeTime(s string) (workload.Time, error) {
-	t, ok := workload.ParseSeconds(s, maxNodeEventTime)
+	t, ok := workload.ParseSeconds(s, workload.MaxTime)
 	if !ok {
-		return 0, fmt.Errorf("time %q: want whole seconds ≥ 0, optionally with a unit s, m, h or d (e.g. 3600, 90m, 2d)", s)
+		return 0, fmt.Errorf("time %q: want whole seconds from 0 to %d (workload.MaxTime), optionally with a unit s, m, h or d (e.g. 3600, 90m, 2d)", s, workload.MaxTime)
 	}
 	return t, nil
 }

@@ -52,7 +52,9 @@ func TestReadNodeEventsErrors(t *testing.T) {
 	}{
 		{"too few fields", "\n10 DOWN\n", 2, "", "want TIME STATE NODES"},
 		{"bad time", "ten DOWN 1\n", 1, "time", `time "ten"`},
-		{"negative time", "-5 DOWN 1\n", 1, "time", "whole seconds ≥ 0"},
+		{"negative time", "-5 DOWN 1\n", 1, "time", "whole seconds from 0"},
+		{"time past MaxTime", "100000000001 DOWN 1\n", 1, "time", "workload.MaxTime"},
+		{"days past MaxTime", "1157408d DOWN 1\n", 1, "time", "workload.MaxTime"},
 		{"bad unit", "5w DOWN 1\n", 1, "time", "unit s, m, h or d"},
 		{"bad state", "5 IDLE 1\n", 1, "state", "want DOWN, DRAIN or RESUME"},
 		{"node past the machine", "# c\n5 DOWN 0-16\n", 2, "nodes", "the machine has nodes 0-15"},
@@ -80,7 +82,10 @@ func TestParseNodeTime(t *testing.T) {
 			t.Errorf("ParseNodeTime(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "d", "1.5h", "-1", "99999999999999999d"} {
+	if got, err := ParseNodeTime("100000000000"); err != nil || got != workload.MaxTime {
+		t.Errorf("ParseNodeTime(MaxTime) = %d, %v; want %d", got, err, workload.MaxTime)
+	}
+	for _, in := range []string{"", "d", "1.5h", "-1", "99999999999999999d", "100000000001", "1157408d"} {
 		if _, err := ParseNodeTime(in); err == nil {
 			t.Errorf("ParseNodeTime(%q): no error", in)
 		}

@@ -17,9 +17,19 @@ const (
 	SelectConsRes = "cons_res"
 )
 
-// MaxCores is the most cores a Spec may describe (2^26, some 67 million:
-// hundreds of times today's largest machines).
-const MaxCores = 1 << 26
+// MaxCores is the most cores a Spec may describe: workload.MaxMachineProcs
+// (2^26, some 67 million: hundreds of times today's largest machines).
+const MaxCores = workload.MaxMachineProcs
+
+// MinSpeed and MaxSpeed bound a node group's relative speed (NodeGroup.Speed,
+// 0 meaning 1): a job's run time on a member of a cluster of clusters is
+// scaled by 1 / its speed, and a factor beyond 1000 either way is no model
+// of real hosts. (A scaled run time that takes a run past workload.MaxTime
+// stops the run with an error.)
+const (
+	MinSpeed = 1e-3
+	MaxSpeed = 1e3
+)
 
 // ErrSpec is wrapped by every error of Spec.Validate.
 var ErrSpec = errors.New("cluster: bad cluster description")
@@ -113,14 +123,17 @@ func (s *Spec) Validate() error {
 			return fmt.Errorf("%w: node group %q: cores %d, want ≥ 1", ErrSpec, g.Name, g.Cores)
 		case g.MemoryMB < 0:
 			return fmt.Errorf("%w: node group %q: memory_mb %d is negative", ErrSpec, g.Name, g.MemoryMB)
-		case g.Speed < 0:
-			return fmt.Errorf("%w: node group %q: speed %g is negative", ErrSpec, g.Name, g.Speed)
+		case g.MemoryMB > workload.MaxMemKB/1024:
+			return fmt.Errorf("%w: node group %q: memory_mb %d is %w: at most %d MB (64 TiB) per node", ErrSpec, g.Name, g.MemoryMB, workload.ErrLimit, workload.MaxMemKB/1024)
+		case g.Speed != 0 && !(g.Speed >= MinSpeed && g.Speed <= MaxSpeed):
+			return fmt.Errorf("%w: node group %q: speed %g: want a relative speed from %g to %g (or 0, which means 1)", ErrSpec, g.Name, g.Speed, MinSpeed, MaxSpeed)
 		}
 		names[g.Name] = true
-		total += g.Count * g.Cores
-		if total > MaxCores {
-			return fmt.Errorf("%w: more than %d cores", ErrSpec, MaxCores)
+		// Each factor first, so that the product cannot overflow.
+		if g.Count > MaxCores || g.Cores > MaxCores || g.Count*g.Cores > MaxCores-total {
+			return fmt.Errorf("%w: node group %q: %d nodes of %d cores take the cluster %w: more than %d cores", ErrSpec, g.Name, g.Count, g.Cores, workload.ErrLimit, MaxCores)
 		}
+		total += g.Count * g.Cores
 	}
 	parts := make(map[string]bool, len(s.Partitions))
 	for i, p := range s.Partitions {
@@ -133,6 +146,8 @@ func (s *Spec) Validate() error {
 			return fmt.Errorf("%w: partition %q: swf %d is negative", ErrSpec, p.Name, p.SWF)
 		case p.MaxTime < 0 || p.DefaultTime < 0:
 			return fmt.Errorf("%w: partition %q: negative time limit", ErrSpec, p.Name)
+		case p.MaxTime > workload.MaxTime || p.DefaultTime > workload.MaxTime:
+			return fmt.Errorf("%w: partition %q: a time limit is %w: at most %d s (workload.MaxTime)", ErrSpec, p.Name, workload.ErrLimit, workload.MaxTime)
 		case p.MaxTime > 0 && p.DefaultTime > p.MaxTime:
 			return fmt.Errorf("%w: partition %q: default time %d exceeds max time %d", ErrSpec, p.Name, p.DefaultTime, p.MaxTime)
 		}

@@ -536,8 +536,8 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Allocator != nil {
 		cfg.Procs = cfg.Allocator.Capacity()
 	}
-	if cfg.Procs <= 0 {
-		return nil, fmt.Errorf("sim: machine size %d: need at least one processor", cfg.Procs)
+	if err := checkMachine(cfg.Procs); err != nil {
+		return nil, err
 	}
 	if cfg.Policy == nil {
 		cfg.Policy = policy.FCFS{}
@@ -641,6 +641,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 				e.wakes.pop()
 			}
 			woken = true
+		}
+		if t > workload.MaxTime {
+			return e.stats, pastMaxTime(t)
 		}
 		e.advance(t)
 		event := false

@@ -25,7 +25,10 @@ import (
 // microseconds. Submissions and scheduled queue changes happen on whole
 // seconds (the trace's unit). A record's Start and End are the job's first
 // start and its end rounded up to whole seconds, CPUTime its CPU time
-// rounded down. No float time is used anywhere.
+// rounded down. No float time is used anywhere. Times are bounded by
+// workload.MaxTime (10^11 s, 10^17 µs): a job's times are checked when it
+// is read, and a run whose clock would pass MaxTime stops with an error, so
+// that no instant plus a job's work, in microseconds, can overflow.
 //
 // The instant rule (SPEC §2) holds at every millisecond instant: first the
 // submissions, then the ends (and demotions, kills), then the scheduled
@@ -223,10 +226,13 @@ func lcmUpTo(n int) int64 {
 // NewScoreD returns a SCore-D engine for a machine of procs processors.
 // It returns an error for a configuration a user could have got wrong.
 func NewScoreD(procs int, cfg policy.ScoreD) (*ScoreD, error) {
-	if procs <= 0 {
-		return nil, fmt.Errorf("sim: machine size %d: need at least one processor", procs)
+	if err := checkMachine(procs); err != nil {
+		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkScoreD(&cfg); err != nil {
 		return nil, err
 	}
 	n := len(cfg.Queues)
@@ -280,8 +286,11 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		if e.ci < len(e.changes) {
 			t = min(t, int64(e.changes[e.ci].At)*1000)
 		}
-		if t >= int64(workload.Forever) {
-			break
+		if t > maxClockMs {
+			if t >= int64(workload.Forever) {
+				break
+			}
+			return e.stats, pastMaxTime(workload.Time(ceilDiv(t, 1000)))
 		}
 		e.advance(max(t, e.nowMs))
 		event := false
@@ -355,8 +364,17 @@ func (e *ScoreD) read(src Source, j *workload.Job) (bool, error) {
 	if err == io.EOF {
 		return false, nil
 	}
+	if err == nil {
+		err = checkJobLimits(j)
+	}
 	return err == nil, err
 }
+
+// maxClockMs is workload.MaxTime in milliseconds: the clock never passes
+// it (a run that would stops with an error), so that every instant in
+// microseconds, plus a job's work in microseconds (at most MaxTime too),
+// fits an int64 many times over.
+const maxClockMs = int64(workload.MaxTime) * 1000
 
 // peek returns the first valid event of h, dropping stale ones.
 func (e *ScoreD) peek(h *endHeap) (endEvent, bool) {

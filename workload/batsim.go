@@ -251,7 +251,7 @@ func (r *batsimReader) parse() ([]batsimJob, Header, error) {
 			}
 			for _, l := range lines {
 				if t := strings.TrimSpace(l); strings.HasPrefix(t, ";") && !strings.ContainsAny(t, "\r\n") {
-					hdr.addComment(t[1:])
+					hdr.addComment(t[1:], r.path, int64(line))
 				}
 			}
 		default:
@@ -271,7 +271,7 @@ func (r *batsimReader) parse() ([]batsimJob, Header, error) {
 		return nil, hdr, &ParseError{Path: r.path, Err: errors.New("not a Batsim JSON workload: no \"jobs\" array")}
 	}
 	if len(hdr.Comments) == 0 {
-		hdr.addComment(" Note: Batsim workload, read by schedsim")
+		hdr.addComment(" Note: Batsim workload, read by schedsim", r.path, 0)
 	}
 	if nbRes > 0 && int64(hdr.MaxProcs) != nbRes {
 		setMaxProcs(&hdr, nbRes)
@@ -292,9 +292,9 @@ func setMaxProcs(h *Header, n int64) {
 	old := *h
 	*h = Header{}
 	for _, c := range keep {
-		h.addComment(c)
+		h.addComment(c, "", 0)
 	}
-	h.addComment(" MaxProcs: " + strconv.FormatInt(n, 10))
+	h.addComment(" MaxProcs: "+strconv.FormatInt(n, 10), "", 0)
 	if old.MaxNodes > 0 && h.MaxNodes == 0 {
 		h.MaxNodes = old.MaxNodes
 	}

@@ -70,6 +70,9 @@ func (c *cleaner) clean(j *Job, submit float64) (bool, error) {
 // says whether any of them had a fraction. A reader that read them as
 // integers calls it directly, without float64 round trips.
 func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rounded bool) (bool, error) {
+	if submit > MaxTime || run > MaxTime || estimate > MaxTime || !(j.UsedMemKB <= MaxMemKB) || !(j.ReqMemKB <= MaxMemKB) {
+		return false, beyondLimits(j, submit, run, estimate)
+	}
 	j.Seq = c.seq
 	c.seq++
 	c.stats.Records++
@@ -179,6 +182,43 @@ func (c *cleaner) drop(counter *int64) {
 	c.seq++
 	c.stats.Records++
 	*counter++
+}
+
+// fieldError is an error of the cleaner about one field of the record (SWF's
+// numbering, from 1); readers report it on that field. The cleaner's other
+// errors are about the submit time.
+type fieldError struct {
+	field int
+	err   error
+}
+
+func (e *fieldError) Error() string { return e.err.Error() }
+func (e *fieldError) Unwrap() error { return e.err }
+
+// errField returns the SWF field an error of the cleaner is about.
+func errField(err error) int {
+	if fe, ok := err.(*fieldError); ok {
+		return fe.field
+	}
+	return 2
+}
+
+// beyondLimits returns the error about the first of a record's times and
+// memory sizes that is beyond MaxTime or MaxMemKB.
+func beyondLimits(j *Job, submit, run, estimate Time) error {
+	for _, f := range [...]struct {
+		field int
+		v     Time
+	}{{2, submit}, {4, run}, {9, estimate}} {
+		if f.v > MaxTime {
+			return &fieldError{f.field, limitf("%d s exceeds %d s (about 3,170 years), the longest time schedsim simulates", f.v, MaxTime)}
+		}
+	}
+	field, kb := 7, j.UsedMemKB
+	if kb <= MaxMemKB {
+		field, kb = 10, j.ReqMemKB
+	}
+	return &fieldError{field, limitf("%v KB per processor exceeds %d KB (64 TiB), the most memory schedsim accepts", kb, int64(MaxMemKB))}
 }
 
 func containsInt(s []int, v int) bool {

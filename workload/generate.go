@@ -160,6 +160,8 @@ func (c GenConfig) withDefaults() (GenConfig, error) {
 		return c, fmt.Errorf("workload: generate: Jobs = %d, want ≥ 0", c.Jobs)
 	case c.Procs < 1:
 		return c, fmt.Errorf("workload: generate: Procs = %d, want ≥ 1", c.Procs)
+	case c.Procs > MaxMachineProcs:
+		return c, fmt.Errorf("workload: generate: Procs = %d is %w: at most %d processors", c.Procs, ErrLimit, MaxMachineProcs)
 	case !(c.Load >= 0 && c.Load <= 1000):
 		return c, fmt.Errorf("workload: generate: Load = %v, want 0 (the model's rate) or a target in (0, 1000]", c.Load)
 	case !(c.EstimateFactorMax >= 1 && c.EstimateFactorMax <= 1e6):

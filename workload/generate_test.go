@@ -278,6 +278,8 @@ func TestGenerateErrors(t *testing.T) {
 	}{
 		{"negative jobs", GenConfig{Jobs: -1, Procs: 4}, "Jobs"},
 		{"no processors", GenConfig{Jobs: 1}, "Procs"},
+		{"beyond the largest machine", GenConfig{Jobs: 1, Procs: MaxMachineProcs + 1}, "beyond schedsim's limits"},
+		{"10^14 processors", GenConfig{Jobs: 1, Procs: 100000000000000}, "Procs = 100000000000000"},
 		{"negative load", GenConfig{Jobs: 1, Procs: 4, Load: -0.5}, "Load"},
 		{"NaN load", GenConfig{Jobs: 1, Procs: 4, Load: math.NaN()}, "Load"},
 		{"estimate factor below 1", GenConfig{Jobs: 1, Procs: 4, EstimateFactorMax: 0.5}, "EstimateFactorMax"},

@@ -43,6 +43,14 @@ type ParquetReader struct {
 	// Absolute instants: origin is the first submit time, in Unix seconds.
 	absolute bool
 	origin   int64
+	// pages[g] is the sum over the columns read of their largest page in
+	// row group g (uncompressed): what reading the row group a page of
+	// each column at a time may hold at once. A row group whose sum
+	// passes pageBudget is read in windows of rows (see pqWindow), with
+	// windowBudget bytes of values.
+	pages                    []int64
+	pageBudget, windowBudget int64
+	scratch                  pqScratch // the buffers of the windows' pqDirects
 }
 
 var _ Reader = (*ParquetReader)(nil)
@@ -57,10 +65,16 @@ type pqColumn struct {
 	buf    []parquet.Value
 	i, n   int
 	cur    parquet.Value
+	win    *pqWindow // the values of a row group read in windows, else nil
+	maxDef int       // the column's maximum definition level
 	// How the column's values read as instants.
 	perSec int64 // ticks per second of a TIMESTAMP column, 0 if not one
 	int96  bool
 	date   bool
+	// unsigned marks an INT32 or INT64 column of an unsigned logical type
+	// (INT(32, false), UINT_64, …): its values are the bits read as
+	// unsigned, 4294967295 in INT32 and not -1.
+	unsigned bool
 }
 
 // pqBinding is a target read from a column.
@@ -100,7 +114,7 @@ func newParquetReader(ra io.ReaderAt, size int64, path string, rules Rules, m *C
 	if err != nil {
 		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: not a readable Parquet file: %v", ErrNotTrace, err)}
 	}
-	r = &ParquetReader{path: path, ra: ra, file: f, groups: f.RowGroups()}
+	r = &ParquetReader{path: path, ra: ra, file: f, groups: f.RowGroups(), pageBudget: pqPageBudget, windowBudget: pqWindowBudget}
 	r.cl = newCleaner(rules, &r.hdr, "Parquet rows")
 	r.cl.raw = raw
 	if err := r.bind(m); err != nil {
@@ -112,7 +126,7 @@ func newParquetReader(ra io.ReaderAt, size int64, path string, rules Rules, m *C
 	if text, ok := f.Lookup(MetaSWFHeader); ok {
 		for _, line := range strings.Split(text, "\n") {
 			if t := strings.TrimSpace(line); strings.HasPrefix(t, ";") {
-				r.hdr.addComment(t[1:])
+				r.hdr.addComment(t[1:], path, 0)
 			}
 		}
 	}
@@ -154,7 +168,7 @@ func (r *ParquetReader) bind(m *ColumnMap) error {
 			if !col.Leaf() || col.MaxRepetitionLevel() > 0 {
 				return &ParseError{Path: r.path, Field: info.field, Column: b.source, Err: fmt.Errorf("is a group or a list, want one value per row for %s", info.name)}
 			}
-			c = &pqColumn{name: b.source, index: col.Index(), typ: col.Type(), buf: make([]parquet.Value, 512)}
+			c = &pqColumn{name: b.source, index: col.Index(), typ: col.Type(), buf: make([]parquet.Value, 512), maxDef: col.MaxDefinitionLevel()}
 			c.describe()
 			byName[b.source] = c
 			r.cols = append(r.cols, c)
@@ -207,8 +221,17 @@ func checkFooter(ra io.ReaderAt, size int64) error {
 
 // checkPages walks the page headers of the column chunk at [start, end) and
 // checks each (see checkThrift) and its sizes, before parquet-go allocates
-// buffers of those sizes.
-func checkPages(ra io.ReaderAt, start, end, maxUncompressed, maxValues int64) error {
+// buffers of those sizes. It returns the largest uncompressed page size.
+func checkPages(ra io.ReaderAt, start, end, maxUncompressed, maxValues int64) (largest int64, err error) {
+	err = walkPages(ra, start, end, maxUncompressed, maxValues, func(_ int64, fields map[int32]int64) {
+		largest = max(largest, fields[2])
+	})
+	return largest, err
+}
+
+// walkPages is checkPages calling visit with each page's checked header:
+// the offset of its data and its fields (see checkThrift).
+func walkPages(ra io.ReaderAt, start, end, maxUncompressed, maxValues int64, visit func(data int64, fields map[int32]int64)) error {
 	var buf []byte
 	for pos := start; pos < end; {
 		for want := min(end-pos, 1024); ; want = min(end-pos, 4*want) {
@@ -237,6 +260,7 @@ func checkPages(ra io.ReaderAt, start, end, maxUncompressed, maxValues int64) er
 			if v := fields[7<<16|1]; v < 0 || v > unc {
 				return fmt.Errorf("page header at byte %d: %w: a dictionary of %d values in %d bytes", pos, errThrift, v, unc)
 			}
+			visit(pos+int64(n), fields)
 			pos += int64(n) + comp
 			break
 		}
@@ -250,9 +274,11 @@ func checkPages(ra io.ReaderAt, start, end, maxUncompressed, maxValues int64) er
 const maxChunkBytes = 1 << 30
 
 // checkChunks checks the metadata of the column chunks to be read: within
-// the file, of a sane size, one value per row.
+// the file, of a sane size, one value per row. It sets r.pages.
 func (r *ParquetReader) checkChunks(size int64) error {
 	var rows int64
+	pages := make([]int64, len(r.file.Metadata().RowGroups))
+	r.pages = pages
 	for i, g := range r.file.Metadata().RowGroups {
 		if g.NumRows < 0 || len(g.Columns) != len(r.file.Schema().Columns()) {
 			return &ParseError{Path: r.path, Err: fmt.Errorf("%w: row group %d is corrupt", ErrNotTrace, i)}
@@ -268,9 +294,11 @@ func (r *ParquetReader) checkChunks(size int64) error {
 				md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > maxChunkBytes || md.NumValues != g.NumRows {
 				return &ParseError{Path: r.path, Column: c.name, Err: fmt.Errorf("%w: the metadata of row group %d is corrupt", ErrNotTrace, i)}
 			}
-			if err := checkPages(r.ra, start, start+md.TotalCompressedSize, md.TotalUncompressedSize, md.NumValues); err != nil {
+			largest, err := checkPages(r.ra, start, start+md.TotalCompressedSize, md.TotalUncompressedSize, md.NumValues)
+			if err != nil {
 				return &ParseError{Path: r.path, Column: c.name, Err: fmt.Errorf("%w: row group %d: %v", ErrNotTrace, i, err)}
 			}
+			pages[i] += largest
 		}
 	}
 	if rows != r.file.NumRows() {
@@ -304,6 +332,7 @@ func (c *pqColumn) describe() {
 			c.date = true
 		}
 	}
+	c.unsigned = isUnsigned(c.typ)
 	if ct := c.typ.ConvertedType(); ct != nil && c.perSec == 0 {
 		switch *ct {
 		case deprecated.TimestampMillis:
@@ -315,6 +344,24 @@ func (c *pqColumn) describe() {
 		}
 	}
 	c.int96 = c.typ.Kind() == parquet.Int96
+}
+
+// isUnsigned reports whether t is an integer type that holds unsigned
+// values (INT(n, false), or the converted types UINT_8 to UINT_64): its
+// INT32 or INT64 bits are to be read as unsigned.
+func isUnsigned(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil {
+		if it, ok := lt.Value.(*format.IntType); ok {
+			return !it.IsSigned
+		}
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.Uint8, deprecated.Uint16, deprecated.Uint32, deprecated.Uint64:
+			return true
+		}
+	}
+	return false
 }
 
 // typeName describes the column's type for messages: "INT64", "BYTE_ARRAY
@@ -409,7 +456,7 @@ func (b *pqBinding) checkType() error {
 func (r *ParquetReader) findOrigin() error {
 	b := r.by[tSubmit]
 	c := &pqColumn{name: b.col.name, index: b.col.index, typ: b.col.typ, buf: make([]parquet.Value, 64),
-		perSec: b.col.perSec, int96: b.col.int96, date: b.col.date}
+		perSec: b.col.perSec, int96: b.col.int96, date: b.col.date, unsigned: b.col.unsigned}
 	pb := *b
 	pb.col = c
 	defer c.close()
@@ -442,11 +489,14 @@ func (c *pqColumn) close() {
 	if c.pages != nil {
 		c.pages.Close()
 	}
-	c.pages, c.values, c.i, c.n = nil, nil, 0, 0
+	c.pages, c.values, c.i, c.n, c.win = nil, nil, 0, 0, nil
 }
 
 // next returns the column's next value.
 func (c *pqColumn) next() (parquet.Value, error) {
+	if c.win != nil {
+		return c.win.next(c.buf)
+	}
 	for c.i == c.n {
 		if c.values != nil {
 			n, err := c.values.ReadValues(c.buf)
@@ -533,9 +583,25 @@ func (r *ParquetReader) Next(j *Job) (err error) {
 			g := r.groups[r.group]
 			r.group++
 			chunks := g.ColumnChunks()
+			// Pages too large to hold one of each column at once are
+			// read in windows of rows, one column at a time.
+			var rows int
+			if r.pages[r.group-1] > r.pageBudget {
+				rows = max(int(float64(r.windowBudget)/(pqWindowValueBytes*float64(len(r.cols)))), 1)
+			}
 			for _, c := range r.cols {
 				c.close()
-				c.pages = chunks[c.index].Pages()
+				if rows > 0 {
+					c.win = newPQWindow(chunks[c.index], c.typ.Kind(), g.NumRows(), rows)
+					md := &r.file.Metadata().RowGroups[r.group-1].Columns[c.index].MetaData
+					start := md.DataPageOffset
+					if md.DictionaryPageOffset > 0 && md.DictionaryPageOffset < start {
+						start = md.DictionaryPageOffset
+					}
+					c.win.direct = newPQDirect(r.ra, start, start+md.TotalCompressedSize, md.TotalUncompressedSize, md.Codec, c.typ.Kind(), c.maxDef, g.NumRows(), &r.scratch)
+				} else {
+					c.pages = chunks[c.index].Pages()
+				}
 			}
 			r.left = g.NumRows()
 		}
@@ -554,7 +620,7 @@ func (r *ParquetReader) Next(j *Job) (err error) {
 		}
 		kept, err := r.cl.clean(j, submit)
 		if err != nil {
-			return r.errorAt(2, err)
+			return r.errorAt(errField(err), err)
 		}
 		if kept {
 			return nil
@@ -601,6 +667,9 @@ func (r *ParquetReader) decode(j *Job) (float64, error) {
 			case tEnd:
 				end = x
 			case tHoldUntil:
+				if x > float64(MaxTime) {
+					return 0, r.colError(r.row, b, limitf("%v s exceeds %d s (about 3,170 years), the longest time schedsim simulates", x, MaxTime))
+				}
 				if x > 0 {
 					j.HoldUntil = Time(math.Round(x))
 				}
@@ -703,20 +772,28 @@ func (b *pqBinding) text(v []byte) string {
 // 1e15.
 func (b *pqBinding) number(v parquet.Value) (float64, error) {
 	var x float64
-	switch v.Kind() {
-	case parquet.Int32:
+	switch k := v.Kind(); {
+	case k == parquet.Int32 && b.col.unsigned:
+		x = float64(uint32(v.Int32()))
+	case k == parquet.Int32:
 		x = float64(v.Int32())
-	case parquet.Int64:
+	case k == parquet.Int64 && b.col.unsigned:
+		u := uint64(v.Int64())
+		if u > maxSWFValue {
+			return 0, fmt.Errorf("%d is out of range", u)
+		}
+		x = float64(u)
+	case k == parquet.Int64:
 		i := v.Int64()
 		if i > maxSWFValue || i < -maxSWFValue {
 			return 0, fmt.Errorf("%d is out of range", i)
 		}
 		x = float64(i)
-	case parquet.Float:
+	case k == parquet.Float:
 		x = float64(v.Float())
-	case parquet.Double:
+	case k == parquet.Double:
 		x = v.Double()
-	case parquet.ByteArray:
+	case k == parquet.ByteArray:
 		return b.fromText(v.ByteArray())
 	default:
 		return 0, fmt.Errorf("unexpected %s value", v.Kind())
@@ -800,6 +877,8 @@ func (b *pqBinding) absolute(v parquet.Value) (int64, float64, error) {
 		return sec, float64(rem) / float64(perSec), nil
 	}
 	switch {
+	case c.perSec > 0 && c.unsigned && v.Int64() < 0:
+		return 0, 0, fmt.Errorf("timestamp %d (%d per second) is out of range", uint64(v.Int64()), c.perSec)
 	case c.perSec > 0:
 		return ticks(v.Int64(), c.perSec)
 	case c.int96:
@@ -822,10 +901,14 @@ func (b *pqBinding) absolute(v parquet.Value) (int64, float64, error) {
 		return ticks(t.Unix(), 1)
 	}
 	// A plain number: Unix seconds or the unit's ticks.
-	switch v.Kind() {
-	case parquet.Int32:
+	switch k := v.Kind(); {
+	case k == parquet.Int32 && c.unsigned:
+		return ticks(int64(uint32(v.Int32())), b.unit.perSec)
+	case k == parquet.Int32:
 		return ticks(int64(v.Int32()), b.unit.perSec)
-	case parquet.Int64:
+	case k == parquet.Int64 && c.unsigned && v.Int64() < 0:
+		return 0, 0, fmt.Errorf("%d is out of range", uint64(v.Int64()))
+	case k == parquet.Int64:
 		return ticks(v.Int64(), b.unit.perSec)
 	}
 	var x float64

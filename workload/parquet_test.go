@@ -37,18 +37,26 @@ func optTimestamp(u parquet.TimeUnit) parquet.Node {
 // rowsPerGroup > 0 splits the rows into row groups of that size.
 func writePQ(t testing.TB, cols []pqCol, rows [][]any, rowsPerGroup int, meta ...[2]string) []byte {
 	t.Helper()
-	g := orderedGroup{Group: parquet.Group{}}
-	for _, c := range cols {
-		g.Group[c.name] = c.node
-		g.order = append(g.order, c.name)
-	}
-	opts := []parquet.WriterOption{parquet.NewSchema("test", g)}
+	var opts []parquet.WriterOption
 	if rowsPerGroup > 0 {
 		opts = append(opts, parquet.MaxRowsPerRowGroup(int64(rowsPerGroup)))
 	}
 	for _, kv := range meta {
 		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
 	}
+	return writePQWith(t, cols, rows, opts...)
+}
+
+// writePQWith is writePQ with the writer's options (compression, page
+// sizes, row groups) given as they are.
+func writePQWith(t testing.TB, cols []pqCol, rows [][]any, options ...parquet.WriterOption) []byte {
+	t.Helper()
+	g := orderedGroup{Group: parquet.Group{}}
+	for _, c := range cols {
+		g.Group[c.name] = c.node
+		g.order = append(g.order, c.name)
+	}
+	opts := append([]parquet.WriterOption{parquet.NewSchema("test", g)}, options...)
 	var b bytes.Buffer
 	w := parquet.NewWriter(&b, opts...)
 	for _, r := range rows {
@@ -131,7 +139,7 @@ func TestParquetRoundtrip(t *testing.T) {
 		"2 0 -1 -1 -1 -1 -1 4 -1 -1 0 -1 -1 -1 -1 -1 -1 -1\n" +
 		"3 5 0 1e-7 1 -0 0.001 1 3599.9 0 5 0 0 0 0 0 0 123456.789012345678\n" +
 		"4 7 -1 100 4 -1 -1 4 200 -1 2 1 1 -1 -1 -1 -1 -1\n" +
-		"5 999999999999 -1 999999999999999 1 -1 -1 1 1 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+		"5 100000000000 -1 100000000000 1 -1 -1 1 1 -1 1 -1 -1 -1 -1 -1 -1 -1\n" // MaxTime
 	for _, rules := range []Rules{{}, {Partial: PartialKeep, ZeroRun: RunOneSecond, Estimate: EstimateRun}} {
 		swfJobs, h, err := readAllJobs([]byte(text), rules)
 		if err != nil {
@@ -420,6 +428,13 @@ func TestParquetErrors(t *testing.T) {
 		{name: "text job number", data: file(with(0, pqCol{"job_id", optString()}), goodRow(map[int]any{0: "j-17"})), row: 1, column: "job_id", msg: "not a job number"},
 		{name: "bad date-time", m: "job_id=job_id,submit_time=when:timestamp,run_time=run_time,requested_procs=requested_procs",
 			data: file(with(1, pqCol{"when", optString()}), goodRow(map[int]any{1: "yesterday"})), row: 1, column: "when", msg: "not a date-time"},
+		{name: "submit time beyond MaxTime", data: file(good, goodRow(nil), goodRow(map[int]any{0: int64(2), 1: int64(1e13)})), row: 2, column: "submit_time", msg: "longest time", is: ErrLimit},
+		{name: "run time beyond MaxTime", data: file(good, goodRow(map[int]any{2: 1e14})), row: 1, column: "run_time", msg: "longest time", is: ErrLimit},
+		{name: "UINT64 run time 2^64-1", data: file(with(2, pqCol{"run_time", parquet.Optional(parquet.Uint(64))}), goodRow(map[int]any{2: int64(-1)})), row: 1, column: "run_time", msg: "18446744073709551615 is out of range"},
+		{name: "UINT64 submit time 2^63", data: file(with(1, pqCol{"submit_time", parquet.Optional(parquet.Uint(64))}), goodRow(map[int]any{1: int64(math.MinInt64)})), row: 1, column: "submit_time", msg: "9223372036854775808 is out of range"},
+		{name: "UINT64 timestamp 2^64-1", m: "job_id=job_id,submit_time=submit_time:timestamp,run_time=run_time,requested_procs=requested_procs",
+			data: file(with(1, pqCol{"submit_time", parquet.Optional(parquet.Uint(64))}), goodRow(map[int]any{1: int64(-1)})), row: 1, column: "submit_time", msg: "18446744073709551615 is out of range"},
+		{name: "hold_until beyond MaxTime", data: file(append(good[:4:4], pqCol{"hold_until", optInt64()}), []any{int64(1), int64(0), 10.0, int64(4), int64(2e11)}), row: 1, column: "hold_until", is: ErrLimit},
 		{name: "end before start", m: "job_id=job_id,submit_time=s,start_time=a,end_time=b,requested_procs=requested_procs",
 			data: file([]pqCol{{"job_id", optInt64()}, {"s", optInt64()}, {"a", optInt64()}, {"b", optInt64()}, {"requested_procs", optInt64()}},
 				[]any{int64(1), int64(0), int64(10), int64(5), int64(1)}), row: 1, column: "b", msg: "before the start"},

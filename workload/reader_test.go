@@ -78,6 +78,13 @@ func TestOpenBadInput(t *testing.T) {
 		{name: "duplicate after other ids", data: []byte(strings.Repeat("", 0) + lines.String() + rec(map[int]string{1: "70", 2: "3000"}) + "\n"), line: 3001, field: 1},
 		{name: "2^62 processors", data: []byte(rec(map[int]string{8: "4611686018427387904"})), line: 1, field: 8, msg: "out of range"},
 		{name: "overlong line", data: []byte(strings.Repeat("1 ", 700000)), line: 1, msg: "longer than"},
+		{name: "submit time beyond MaxTime", data: []byte(ok + "\n" + rec(map[int]string{1: "2", 2: "10000000000000"}) + "\n"), line: 2, field: 2, msg: "10000000000000 s exceeds 100000000000 s", is: ErrLimit},
+		{name: "run time beyond MaxTime", data: []byte(rec(map[int]string{4: "1e13"})), line: 1, field: 4, msg: "longest time schedsim simulates", is: ErrLimit},
+		{name: "run time of 1e14 s", data: []byte(rec(map[int]string{4: "100000000000000"})), line: 1, field: 4, is: ErrLimit},
+		{name: "requested time beyond MaxTime", data: []byte(rec(map[int]string{9: "100000000001"})), line: 1, field: 9, is: ErrLimit},
+		{name: "fractional time beyond MaxTime", data: []byte(rec(map[int]string{2: "100000000000.7"})), line: 1, field: 2, is: ErrLimit},
+		{name: "used memory beyond MaxMemKB", data: []byte(rec(map[int]string{7: "1e15"})), line: 1, field: 7, msg: "64 TiB", is: ErrLimit},
+		{name: "requested memory beyond MaxMemKB", data: []byte(rec(map[int]string{10: "68719476737"})), line: 1, field: 10, is: ErrLimit},
 	}
 	dir := t.TempDir()
 	for i, tc := range tests {

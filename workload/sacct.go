@@ -95,9 +95,6 @@ var sacctColumns = map[string]sacctCol{
 	"qos": scQOS, "priority": scPriority, "jobname": scJobName, "maxrss": scMaxRSS, "totalcpu": scTotalCPU,
 }
 
-// utf8BOM is the byte order mark some editors put at the start of a text.
-var utf8BOM = []byte("\xef\xbb\xbf")
-
 // isSacctHeader reports whether line is the header line of sacct
 // --parsable(2) output: '|'-separated names, one of them JobID or
 // JobIDRaw.
@@ -694,10 +691,10 @@ func (r *sacctReader) finish() (Header, []memRecord) {
 		origin = 0
 	}
 	var h Header
-	h.addComment(" Note: Slurm accounting records (sacct), read by schedsim")
-	h.addComment(" UnixStartTime: " + strconv.FormatInt(origin, 10))
-	h.addComment(" TimeZoneString: " + r.loc.String())
-	h.addComment(" StartTime: " + time.Unix(origin, 0).In(r.loc).Format(time.UnixDate))
+	h.addComment(" Note: Slurm accounting records (sacct), read by schedsim", r.path, 0)
+	h.addComment(" UnixStartTime: "+strconv.FormatInt(origin, 10), r.path, 0)
+	h.addComment(" TimeZoneString: "+r.loc.String(), r.path, 0)
+	h.addComment(" StartTime: "+time.Unix(origin, 0).In(r.loc).Format(time.UnixDate), r.path, 0)
 	for _, d := range []struct {
 		which                   int
 		what, plural, max, each string
@@ -706,10 +703,10 @@ func (r *sacctReader) finish() (Header, []memRecord) {
 		if len(names) == 0 {
 			continue
 		}
-		h.addComment(" " + d.plural + ": " + d.what)
-		h.addComment(" " + d.max + ": " + strconv.Itoa(len(names)))
+		h.addComment(" "+d.plural+": "+d.what, r.path, 0)
+		h.addComment(" "+d.max+": "+strconv.Itoa(len(names)), r.path, 0)
 		for i, name := range names {
-			h.addComment(" " + d.each + ": " + strconv.Itoa(i+1) + " " + name)
+			h.addComment(" "+d.each+": "+strconv.Itoa(i+1)+" "+name, r.path, 0)
 		}
 	}
 

@@ -85,11 +85,18 @@ type Header struct {
 	Fields []HeaderField
 	// Comments are all leading comment lines as written, without the ';'.
 	Comments []string
-	// MaxProcs and MaxNodes are the machine size directives, 0 when absent or
-	// not positive (the first integer of the value counts; text after it is ignored).
+	// MaxProcs and MaxNodes are the machine size directives, 0 when absent,
+	// unknown (-1) or not a machine size (see MachineSize). The value's first
+	// number counts: text before and after it is ignored ("338 (batch
+	// partition; 512 total)" is 338), and it may be written as SWF's job
+	// lines write numbers ("1e3" and "1000.0" are 1000).
 	MaxProcs, MaxNodes int
 	// Preemption is the value of the Preemption directive ("No", "Yes", "Double"), or "".
 	Preemption string
+
+	// procsErr and nodesErr are the errors of MaxProcs and MaxNodes
+	// directives whose value is not a machine size.
+	procsErr, nodesErr error
 }
 
 // Get returns the value of the first directive named key (case-insensitive), or "".
@@ -417,6 +424,13 @@ func (r *SWFReader) readHeader() error {
 			return err
 		}
 		line := r.text(s, n)
+		if r.line == 1 && bytes.HasPrefix(line, utf8BOM) {
+			// A byte order mark, which some editors write first: not text.
+			line = line[len(utf8BOM):]
+			if s >= 0 {
+				s += len(utf8BOM)
+			}
+		}
 		t := bytes.TrimSpace(line)
 		if len(t) == 0 {
 			continue
@@ -431,13 +445,17 @@ func (r *SWFReader) readHeader() error {
 			}
 			return nil
 		}
-		r.hdr.addComment(string(t[1:]))
+		r.hdr.addComment(string(t[1:]), r.path, r.line)
 	}
 }
 
+// utf8BOM is the UTF-8 byte order mark.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
 // addComment adds one header comment line, text without its ';', and the
-// "Key: value" directive it holds, if any.
-func (h *Header) addComment(text string) {
+// "Key: value" directive it holds, if any; line is its line number (0 when
+// the header does not come from a file's lines) in the file path.
+func (h *Header) addComment(text, path string, line int64) {
 	h.Comments = append(h.Comments, text)
 	key, val, ok := strings.Cut(text, ":")
 	key = strings.TrimSpace(key)
@@ -448,34 +466,103 @@ func (h *Header) addComment(text string) {
 	h.Fields = append(h.Fields, HeaderField{Key: key, Value: val})
 	switch strings.ToLower(key) {
 	case "maxprocs":
-		h.MaxProcs = firstInt(val)
+		h.MaxProcs, h.procsErr = sizeDirective(key, val, path, line)
 	case "maxnodes":
-		h.MaxNodes = firstInt(val)
+		h.MaxNodes, h.nodesErr = sizeDirective(key, val, path, line)
 	case "preemption":
 		h.Preemption = val
 	}
 }
 
-// firstInt returns the first integer in s if it is positive, else 0: the
-// first run of digits, negative when a '-' stands right before it. Text
-// before and after the number is ignored ("128 (some text)" gives 128).
-func firstInt(s string) int {
-	i := 0
-	for i < len(s) && (s[i] < '0' || s[i] > '9') {
-		i++
+// sizeDirective reads the value of a machine size directive: the size, 0
+// with a nil error when it is -1 (unknown), or 0 and a *ParseError naming
+// the line and the directive.
+func sizeDirective(key, val, path string, line int64) (int, error) {
+	n, err := parseSize(val)
+	if err != nil {
+		return 0, &ParseError{Path: path, Line: line, Err: fmt.Errorf("header %s %q: %w", key, val, err)}
 	}
-	if i > 0 && s[i-1] == '-' {
-		return 0
+	if n == Unknown {
+		return 0, nil
+	}
+	return n, nil
+}
+
+// parseSize reads a machine size: the first number of s (text before and
+// after it is ignored), written as SWF's job lines write numbers; it must
+// be a whole number from 1 to MaxMachineProcs, or -1 (unknown, returned
+// as is).
+func parseSize(s string) (int, error) {
+	i := strings.IndexAny(s, "0123456789")
+	if i < 0 {
+		return 0, errors.New("no number of processors")
+	}
+	if i > 0 && s[i-1] == '.' {
+		i--
+	}
+	if i > 0 && (s[i-1] == '-' || s[i-1] == '+') {
+		i--
 	}
 	j := i
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+	if s[j] == '-' || s[j] == '+' {
 		j++
 	}
-	v, err := strconv.Atoi(s[i:j])
-	if err != nil || v <= 0 {
-		return 0
+	digits := func() {
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
 	}
-	return v
+	digits()
+	whole := true
+	if j < len(s) && s[j] == '.' {
+		j++
+		digits()
+		whole = false
+	}
+	if j+1 < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if s[k] == '-' || s[k] == '+' {
+			k++
+		}
+		if k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			j = k
+			digits()
+			whole = false
+		}
+	}
+	if j+1 < len(s) && s[j] == ',' && s[j+1] >= '0' && s[j+1] <= '9' {
+		return 0, errors.New("not a number (no thousands separators: write 1024, not 1,024)")
+	}
+	lit := s[i:j]
+	var v float64
+	if whole {
+		n, err := strconv.ParseInt(lit, 10, 64)
+		if err != nil && lit[0] == '-' {
+			return 0, fmt.Errorf("%s processors: a machine has at least one (-1 means unknown)", lit)
+		}
+		if err != nil || n > MaxMachineProcs {
+			return 0, limitf("more than %d processors, the largest machine schedsim simulates", MaxMachineProcs)
+		}
+		v = float64(n)
+	} else {
+		f, err := strconv.ParseFloat(lit, 64)
+		switch {
+		case err != nil && !errors.Is(err, strconv.ErrRange):
+			return 0, errors.New("no number of processors")
+		case f > MaxMachineProcs || f < -MaxMachineProcs || err != nil:
+			return 0, limitf("more than %d processors, the largest machine schedsim simulates", MaxMachineProcs)
+		case f != math.Trunc(f):
+			return 0, fmt.Errorf("%s is not a whole number of processors", lit)
+		}
+		v = f
+	}
+	switch {
+	case v == Unknown:
+		return Unknown, nil
+	case v < 1:
+		return 0, fmt.Errorf("%s processors: a machine has at least one (-1 means unknown)", lit)
+	}
+	return int(v), nil
 }
 
 // Next reads the next kept job into j. It returns io.EOF after the last job,
@@ -722,7 +809,7 @@ func (r *SWFReader) fill(j *Job) (bool, error) {
 		kept, err = r.cl.clean(j, submit)
 	}
 	if err != nil {
-		return false, r.errorAt(2, err)
+		return false, r.errorAt(errField(err), err)
 	}
 	return kept, nil
 }
@@ -823,10 +910,29 @@ func scanNumber(b []byte, i int) (v float64, isInt bool, end int, ok bool) {
 var pow10 = [16]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // MachineSize returns the machine size the header declares: MaxProcs, else
-// MaxNodes, else 0.
+// MaxNodes, else 0. It is 0 too when the directive it would use has a value
+// that is not a machine size; MachineSizeError then says why. (-1, unknown,
+// counts as absent.)
 func (h *Header) MachineSize() int {
+	if h.procsErr != nil {
+		return 0
+	}
 	if h.MaxProcs > 0 {
 		return h.MaxProcs
 	}
+	if h.nodesErr != nil {
+		return 0
+	}
 	return h.MaxNodes
+}
+
+// MachineSizeError returns nil, or the error of the directive MachineSize
+// would use when its value is not a machine size (not a whole number from
+// 1 to MaxMachineProcs, nor -1): a *ParseError naming the header line and
+// the directive, which wraps ErrLimit for a size beyond MaxMachineProcs.
+func (h *Header) MachineSizeError() error {
+	if h.procsErr != nil || h.MaxProcs > 0 {
+		return h.procsErr
+	}
+	return h.nodesErr
 }

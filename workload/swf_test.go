@@ -73,6 +73,7 @@ func TestSWFHeader(t *testing.T) {
 		fields     []HeaderField
 		comments   int
 		get        map[string]string
+		sizeErr    string // in MachineSizeError's message, with the header line ("t.swf:N: header ")
 	}{
 		{
 			name:     "plain",
@@ -130,6 +131,7 @@ func TestSWFHeader(t *testing.T) {
 			preemption: "Double",
 			fields:     []HeaderField{{"Preemption", "Double"}, {"MaxProcs", "0"}},
 			comments:   2,
+			sizeErr:    `t.swf:2: header MaxProcs "0": 0 processors: a machine has at least one`,
 		},
 		{
 			name:     "blank lines inside and before the header",
@@ -153,9 +155,85 @@ func TestSWFHeader(t *testing.T) {
 			comments: 1,
 		},
 		{
-			name:     "negative and unparsable sizes are 0",
+			name:     "-1 is unknown, a word is no size",
 			text:     "; MaxProcs: -1\n; MaxNodes: unknown\n" + job,
 			fields:   []HeaderField{{"MaxProcs", "-1"}, {"MaxNodes", "unknown"}},
+			comments: 2,
+			sizeErr:  `t.swf:2: header MaxNodes "unknown": no number of processors`,
+		},
+		{
+			name:     "MaxProcs -1 (unknown) leaves MaxNodes",
+			text:     "; MaxProcs: -1 (unknown)\n; MaxNodes: 64\n" + job,
+			maxNodes: 64, size: 64,
+			fields:   []HeaderField{{"MaxProcs", "-1 (unknown)"}, {"MaxNodes", "64"}},
+			comments: 2,
+		},
+		{
+			name:     "after a byte order mark",
+			text:     "\xef\xbb\xbf; Version: 2.2\n; MaxProcs: 128\n" + job,
+			maxProcs: 128, size: 128,
+			fields:   []HeaderField{{"Version", "2.2"}, {"MaxProcs", "128"}},
+			comments: 2,
+		},
+		{
+			name: "a byte order mark before the first job",
+			text: "\xef\xbb\xbf" + job,
+		},
+		{
+			name:     "exponent",
+			text:     "; MaxProcs: 1e3\n; MaxNodes: 2.5E2 nodes\n" + job,
+			maxProcs: 1000, maxNodes: 250, size: 1000,
+			fields:   []HeaderField{{"MaxProcs", "1e3"}, {"MaxNodes", "2.5E2 nodes"}},
+			comments: 2,
+		},
+		{
+			name:     "overflowing exponent",
+			text:     "; MaxProcs: 1e400\n" + job,
+			fields:   []HeaderField{{"MaxProcs", "1e400"}},
+			comments: 1,
+			sizeErr:  `t.swf:1: header MaxProcs "1e400": more than 67108864 processors`,
+		},
+		{
+			name:     "beyond the largest machine",
+			text:     "; Version: 2.2\n; MaxProcs: 1000000000000\n" + job,
+			fields:   []HeaderField{{"Version", "2.2"}, {"MaxProcs", "1000000000000"}},
+			comments: 2,
+			sizeErr:  `t.swf:2: header MaxProcs "1000000000000": more than 67108864 processors, the largest machine schedsim simulates`,
+		},
+		{
+			name:     "beyond int64",
+			text:     "; MaxProcs: 99999999999999999999\n; MaxNodes: 16\n" + job,
+			maxNodes: 16,
+			fields:   []HeaderField{{"MaxProcs", "99999999999999999999"}, {"MaxNodes", "16"}},
+			comments: 2,
+			sizeErr:  `t.swf:1: header MaxProcs "99999999999999999999": more than 67108864 processors`,
+		},
+		{
+			name:     "negative",
+			text:     "; MaxProcs: -5\n" + job,
+			fields:   []HeaderField{{"MaxProcs", "-5"}},
+			comments: 1,
+			sizeErr:  `t.swf:1: header MaxProcs "-5": -5 processors: a machine has at least one`,
+		},
+		{
+			name:     "NaN",
+			text:     "; MaxNodes: NaN\n" + job,
+			fields:   []HeaderField{{"MaxNodes", "NaN"}},
+			comments: 1,
+			sizeErr:  `t.swf:1: header MaxNodes "NaN": no number of processors`,
+		},
+		{
+			name:     "fraction",
+			text:     "; MaxProcs: 3.5\n" + job,
+			fields:   []HeaderField{{"MaxProcs", "3.5"}},
+			comments: 1,
+			sizeErr:  `header MaxProcs "3.5": 3.5 is not a whole number`,
+		},
+		{
+			name:     "a bad MaxNodes does not matter beside a good MaxProcs",
+			text:     "; MaxProcs: 64\n; MaxNodes: lots\n" + job,
+			maxProcs: 64, size: 64,
+			fields:   []HeaderField{{"MaxProcs", "64"}, {"MaxNodes", "lots"}},
 			comments: 2,
 		},
 	}
@@ -171,6 +249,21 @@ func TestSWFHeader(t *testing.T) {
 			if h.MaxProcs != tc.maxProcs || h.MaxNodes != tc.maxNodes || h.MachineSize() != tc.size {
 				t.Errorf("MaxProcs, MaxNodes, MachineSize = %d, %d, %d; want %d, %d, %d",
 					h.MaxProcs, h.MaxNodes, h.MachineSize(), tc.maxProcs, tc.maxNodes, tc.size)
+			}
+			err := h.MachineSizeError()
+			switch {
+			case tc.sizeErr == "" && err != nil:
+				t.Errorf("MachineSizeError = %v, want nil", err)
+			case tc.sizeErr != "" && (err == nil || !strings.Contains(err.Error(), tc.sizeErr)):
+				t.Errorf("MachineSizeError = %v, want one with %q", err, tc.sizeErr)
+			case err != nil:
+				var pe *ParseError
+				if !errors.As(err, &pe) || pe.Line < 1 {
+					t.Errorf("MachineSizeError = %v (%T), want a *ParseError naming the line", err, err)
+				}
+				if strings.Contains(tc.sizeErr, "more than") && !errors.Is(err, ErrLimit) {
+					t.Errorf("MachineSizeError = %v does not wrap ErrLimit", err)
+				}
 			}
 			if h.Preemption != tc.preemption {
 				t.Errorf("Preemption = %q, want %q", h.Preemption, tc.preemption)
@@ -689,35 +782,75 @@ func TestParseErrorMessage(t *testing.T) {
 	}
 }
 
-func TestFirstInt(t *testing.T) {
+func TestParseSize(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
 		want int
+		err  string
 	}{
-		{"plain", "128", 128},
-		{"padded", "  128  ", 128},
-		{"text after", "128 (some text)", 128},
-		{"text before", "about 64 nodes", 64},
-		{"fraction", "3.5", 3},
-		{"thousands separator", "1,024", 1},
-		{"empty", "", 0},
-		{"no digits", "unknown", 0},
-		{"zero", "0", 0},
-		{"negative", "-5", 0},
-		{"negative after text", "size -5 (unknown)", 0},
-		{"dash before text", "n-a 32", 32},
-		{"lone dash", "-", 0},
-		{"overflow", "99999999999999999999999", 0},
-		{"largest", strconv.Itoa(math.MaxInt32), math.MaxInt32},
+		{"plain", "128", 128, ""},
+		{"padded", "  128  ", 128, ""},
+		{"text after", "128 (some text)", 128, ""},
+		{"text before", "about 64 nodes", 64, ""},
+		{"letters after", "512procs", 512, ""},
+		{"dash before text", "n-a 32", 32, ""},
+		{"whole fraction", "128.0", 128, ""},
+		{"exponent", "1e3", 1000, ""},
+		{"exponent with sign", "2E+2 cores", 200, ""},
+		{"e without digits", "16e", 16, ""},
+		{"unknown", "-1", Unknown, ""},
+		{"unknown with text", "-1 (not recorded)", Unknown, ""},
+		{"largest", strconv.Itoa(MaxMachineProcs), MaxMachineProcs, ""},
+		{"fraction", "3.5", 0, "not a whole number"},
+		{"leading point", ".5", 0, "not a whole number"},
+		{"thousands separator", "1,024", 0, "thousands separators"},
+		{"empty", "", 0, "no number"},
+		{"no digits", "unknown", 0, "no number"},
+		{"NaN", "NaN", 0, "no number"},
+		{"infinity", "Inf", 0, "no number"},
+		{"lone dash", "-", 0, "no number"},
+		{"zero", "0", 0, "at least one"},
+		{"negative", "-5", 0, "at least one"},
+		{"negative after text", "size -5 (unknown)", 0, "at least one"},
+		{"negative exponent", "1e-3", 0, "not a whole number"},
+		{"beyond the limit", strconv.Itoa(MaxMachineProcs + 1), 0, "more than 67108864"},
+		{"beyond int64", "99999999999999999999999", 0, "more than 67108864"},
+		{"below int64", "-99999999999999999999999", 0, "at least one"},
+		{"overflowing exponent", "1e400", 0, "more than 67108864"},
+		{"huge exponent form", "1.5e12", 0, "more than 67108864"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := firstInt(tc.in); got != tc.want {
-				t.Errorf("firstInt(%q) = %d, want %d", tc.in, got, tc.want)
+			got, err := parseSize(tc.in)
+			if tc.err == "" {
+				if err != nil || got != tc.want {
+					t.Errorf("parseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("parseSize(%q) = %d, %v; want an error with %q", tc.in, got, err, tc.err)
+			}
+			if strings.Contains(tc.err, "more than") != errors.Is(err, ErrLimit) {
+				t.Errorf("parseSize(%q): error %v, wraps ErrLimit: %v", tc.in, err, errors.Is(err, ErrLimit))
 			}
 		})
 	}
+}
+
+// FuzzParseSize checks that parseSize never panics and returns a size in
+// range or an error.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"128", "1e3", "1e400", "-5", "0", "99999999999999999999", "NaN", "338 (batch partition; 512 total)", "1,024", ".5e1", "-1", "+7"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseSize(s)
+		if err == nil && n != Unknown && (n < 1 || n > MaxMachineProcs) {
+			t.Fatalf("parseSize(%q) = %d without an error", s, n)
+		}
+	})
 }
 
 // parseNumber parses b whole as one SWF number.

@@ -41,7 +41,8 @@ func ReadParquetTable(ra io.ReaderAt, size int64, path string, columns []string,
 	if f.NumRows() > maxTableRows {
 		return nil, &ParseError{Path: path, Err: fmt.Errorf("%d rows: too many for a schedule (at most %d)", f.NumRows(), maxTableRows)}
 	}
-	pos := map[int]int{} // leaf column index → position in columns
+	pos := map[int]int{}       // leaf column index → position in columns
+	unsigned := map[int]bool{} // leaf column index → holds unsigned integers
 	for i, name := range columns {
 		c := f.Root().Column(name)
 		switch {
@@ -58,6 +59,7 @@ func ReadParquetTable(ra io.ReaderAt, size int64, path string, columns []string,
 			return nil, &ParseError{Path: path, Column: name, Err: fmt.Errorf("has type %v, want an integer or a string", c.Type())}
 		}
 		pos[c.Index()] = i
+		unsigned[c.Index()] = isUnsigned(c.Type())
 	}
 	buf := make([]parquet.Row, 64)
 	for _, rg := range f.RowGroups() {
@@ -71,14 +73,18 @@ func ReadParquetTable(ra io.ReaderAt, size int64, path string, columns []string,
 					if !ok || v.IsNull() {
 						continue
 					}
-					switch v.Kind() {
-					case parquet.Int32:
+					switch k := v.Kind(); {
+					case k == parquet.Int32 && unsigned[v.Column()]:
+						out[i] = strconv.FormatUint(uint64(uint32(v.Int32())), 10)
+					case k == parquet.Int32:
 						out[i] = strconv.FormatInt(int64(v.Int32()), 10)
-					case parquet.Int64:
+					case k == parquet.Int64 && unsigned[v.Column()]:
+						out[i] = strconv.FormatUint(uint64(v.Int64()), 10)
+					case k == parquet.Int64:
 						out[i] = strconv.FormatInt(v.Int64(), 10)
-					case parquet.Float:
+					case k == parquet.Float:
 						out[i] = strconv.FormatFloat(float64(v.Float()), 'g', -1, 32)
-					case parquet.Double:
+					case k == parquet.Double:
 						out[i] = strconv.FormatFloat(v.Double(), 'g', -1, 64)
 					default:
 						out[i] = string(v.ByteArray())
@@ -151,7 +157,7 @@ func checkTableChunks(f *parquet.File, ra io.ReaderAt, size int64) error {
 				md.TotalUncompressedSize < 0 || md.TotalUncompressedSize > maxChunkBytes || md.NumValues != g.NumRows {
 				return fmt.Errorf("the metadata of row group %d, column %d is corrupt", i, k)
 			}
-			if err := checkPages(ra, start, start+md.TotalCompressedSize, md.TotalUncompressedSize, md.NumValues); err != nil {
+			if _, err := checkPages(ra, start, start+md.TotalCompressedSize, md.TotalUncompressedSize, md.NumValues); err != nil {
 				return fmt.Errorf("row group %d, column %d: %v", i, k, err)
 			}
 		}

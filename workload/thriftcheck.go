@@ -23,7 +23,7 @@ const maxThriftDepth = 32
 type thriftWalker struct {
 	b   []byte
 	i   int
-	top map[int32]int64 // integer fields of the top struct (id) and of its structs (parent<<16 | id)
+	top map[int32]int64 // integer and bool (1, 0) fields of the top struct (id) and of its structs (parent<<16 | id)
 }
 
 func (w *thriftWalker) byte() (byte, error) {
@@ -153,7 +153,7 @@ func (w *thriftWalker) value(t byte, depth int, parent int32) (int64, error) {
 	return 0, fmt.Errorf("%w: unknown type %d", errThrift, t)
 }
 
-// structure skips a struct and records its integer fields when it is the
+// structure skips a struct and records its integer and bool fields when it is the
 // top struct (key: id) or one of its fields (parent >= 0; key: parent<<16 | id).
 func (w *thriftWalker) structure(depth int, parent int32) error {
 	var id int16
@@ -183,7 +183,10 @@ func (w *thriftWalker) structure(depth int, parent int32) error {
 		if err != nil {
 			return err
 		}
-		if t >= 4 && t <= 6 {
+		if t == 1 {
+			v = 1 // a bool field: true (1) or false (2, 0)
+		}
+		if t >= 1 && t <= 6 && t != 3 {
 			switch {
 			case depth == 0:
 				w.top[int32(id)] = v
@@ -195,9 +198,9 @@ func (w *thriftWalker) structure(depth int, parent int32) error {
 }
 
 // checkThrift checks the compact-protocol struct at the start of b and
-// returns its length in bytes and its integer fields: those of the struct
-// (key: the field id) and of the structs among its fields (key: the
-// field's id << 16 | the id within).
+// returns its length in bytes and its integer and bool (1 or 0) fields:
+// those of the struct (key: the field id) and of the structs among its
+// fields (key: the field's id << 16 | the id within).
 func checkThrift(b []byte) (int, map[int32]int64, error) {
 	w := thriftWalker{b: b, top: make(map[int32]int64)}
 	if err := w.structure(0, -1); err != nil {

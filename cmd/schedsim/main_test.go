@@ -51,6 +51,25 @@ func TestExitStatus(t *testing.T) {
 	good := writeFile(t, dir, "good.swf", smallTrace)
 	bad := writeFile(t, dir, "bad.swf", "; MaxProcs: 8\n1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n2 0 -1 1x0 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n")
 	noSize := writeFile(t, dir, "nosize.swf", "1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n")
+	// Traces that differ from smallTrace in their header or in one field
+	// (issue 21, items 4 and 5).
+	header := func(name, line string) string {
+		return writeFile(t, dir, name, strings.Replace(smallTrace, "; MaxProcs: 8\n", line, 1))
+	}
+	jobLine := func(name, from, to string) string {
+		return writeFile(t, dir, name, strings.Replace(smallTrace, from, to, 1))
+	}
+	sizeExp := header("exp.swf", "; MaxProcs: 1e3\n")
+	sizeHuge := header("huge.swf", "; MaxProcs: 1000000000000\n")
+	sizeInf := header("inf.swf", "; MaxProcs: 1e400\n")
+	sizeNeg := header("neg.swf", "; MaxProcs: -5\n")
+	sizeZero := header("zero.swf", "; MaxProcs: 0\n")
+	sizeBig := header("big.swf", "; MaxProcs: 99999999999999999999\n")
+	sizeNaN := header("nan.swf", "; MaxNodes: NaN\n")
+	bom := writeFile(t, dir, "bom.swf", "\ufeff"+smallTrace)
+	submitFar := jobLine("submit.swf", "3 5 -1 50", "3 10000000000000 -1 50")
+	runFar := jobLine("runfar.swf", "1 0 -1 100 4", "1 0 -1 1e13 4")
+	reqFar := jobLine("reqfar.swf", "-1 4 100 -1", "-1 4 100000000000000 -1")
 	tests := []struct {
 		name     string
 		args     []string
@@ -77,6 +96,22 @@ func TestExitStatus(t *testing.T) {
 		{"no machine size given", []string{"run", "--trace", noSize, "--procs", "4"}, exitOK, "", "jobs"},
 		{"good", []string{"run", "--trace", good}, exitOK, "", "rejected"},
 		{"default trace", []string{"run"}, exitOK, "", "sample"},
+		{"procs 10^14", []string{"run", "--trace", good, "--procs", "100000000000000"}, exitUsage, "--procs 100000000000000: more than 67108864 processors", ""},
+		{"procs one past the limit", []string{"run", "--trace", good, "--procs", "67108865"}, exitUsage, "largest machine", ""},
+		{"procs 10^14 SCore-D", []string{"run", "--trace", good, "--procs", "100000000000000", "--mode", "gang"}, exitUsage, "--procs 100000000000000", ""},
+		{"MaxProcs 1e3", []string{"run", "--trace", sizeExp}, exitOK, "", "processors                           1000\n"},
+		{"MaxProcs beyond the limit", []string{"run", "--trace", sizeHuge}, exitUsage, `huge.swf:2: header MaxProcs "1000000000000": more than 67108864 processors`, ""},
+		{"MaxProcs 1e400", []string{"run", "--trace", sizeInf}, exitUsage, `inf.swf:2: header MaxProcs "1e400"`, ""},
+		{"MaxProcs -5", []string{"run", "--trace", sizeNeg}, exitUsage, `neg.swf:2: header MaxProcs "-5": -5 processors`, ""},
+		{"MaxProcs 0", []string{"run", "--trace", sizeZero}, exitUsage, `zero.swf:2: header MaxProcs "0"`, ""},
+		{"MaxProcs beyond int64", []string{"run", "--trace", sizeBig}, exitUsage, `big.swf:2: header MaxProcs "99999999999999999999"`, ""},
+		{"MaxNodes NaN", []string{"run", "--trace", sizeNaN}, exitUsage, `nan.swf:2: header MaxNodes "NaN": no number of processors`, ""},
+		{"bad MaxProcs with --procs", []string{"run", "--trace", sizeNaN, "--procs", "16"}, exitOK, "", "processors                           16\n"},
+		{"header after a byte order mark", []string{"run", "--trace", bom}, exitOK, "", "processors                           8\n"},
+		{"submit time 10^13 s", []string{"run", "--trace", submitFar}, exitUsage, "submit.swf:5: field 2 (submit time): 10000000000000 s exceeds", ""},
+		{"submit time 10^13 s exclusive", []string{"run", "--trace", submitFar, "--mode", "exclusive"}, exitUsage, "submit.swf:5: field 2", ""},
+		{"run time 10^13 s gang", []string{"run", "--trace", runFar, "--mode", "gang"}, exitUsage, "runfar.swf:3: field 4 (run time)", ""},
+		{"requested time 10^14 s", []string{"run", "--trace", reqFar, "--mode", "exclusive"}, exitUsage, "reqfar.swf:3: field 9 (requested time)", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -102,6 +102,21 @@ default = true
 	if code != 2 || !strings.Contains(stderr, "count 0") {
 		t.Errorf("bad [cluster]: status %d, stderr %s", code, stderr)
 	}
+	// Groups beyond schedsim's limits (issue 21, item 4).
+	for _, c := range []struct{ name, group, msg string }{
+		{"cores", "count = 2\ncores = 9223372036854775807\n", "more than 67108864 cores"},
+		{"one node of MaxInt64 cores", "count = 1\ncores = 9223372036854775807\n", "more than 67108864 cores"},
+		{"speed nan", "count = 1\ncores = 4\nspeed = nan\n", "speed NaN"},
+		{"speed inf", "count = 1\ncores = 4\nspeed = inf\n", "speed +Inf"},
+		{"speed 1e-15", "count = 1\ncores = 4\nspeed = 1e-15\n", "speed 1e-15: want a relative speed from 0.001 to 1000"},
+		{"memory", "count = 1\ncores = 4\nmemory_mb = 9223372036854775807\n", "64 TiB"},
+	} {
+		p := writeFile(t, dir, "limits.toml", "[cluster]\n[[cluster.groups]]\nname = \"n\"\n"+c.group)
+		code, _, stderr = run(t, "run", "--trace", trace, "--config", p)
+		if code != 2 || !strings.Contains(stderr, c.msg) || strings.Contains(stderr, "--procs") {
+			t.Errorf("%s: status %d, stderr %s; want 2 and %q", c.name, code, stderr, c.msg)
+		}
+	}
 	code, _, stderr = run(t, "run", "--trace", trace, "--config", conf, "--procs", "8")
 	if code != 2 || !strings.Contains(stderr, "--procs") {
 		t.Errorf("--procs with a cluster: status %d, stderr %s", code, stderr)
