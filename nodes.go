@@ -34,8 +34,8 @@ func (o *runner) configureNodes(cfg *sim.Config, procs int) error {
 	n.nodes = (procs + opt.NodeSize - 1) / opt.NodeSize
 	if cfg.Allocator != nil {
 		ns, ok := cfg.Allocator.(cluster.NodeStates)
-		if !ok {
-			return inputf("--node-events %s: node events on a cluster of clusters are not supported yet", opt.NodeEvents)
+		if !ok { // refused by checkCombinations
+			return inputf("--node-events %s: %s and %s are not combined", opt.NodeEvents, FeatureClusters, FeatureNodeEvents)
 		}
 		if opt.NodeSize != 1 {
 			return inputf("--node-size %d with a cluster of nodes: the nodes are the cluster's", opt.NodeSize)

@@ -278,12 +278,6 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if simCfg.Grow, err = o.growConfig(pol); err != nil {
 		return nil, err
 	}
-	if sd != nil && (al != nil || est != nil || simCfg.Grow != nil || len(simCfg.NodeEvents) > 0) {
-		return nil, inputf("SCore-D queues (--mode, [scored]) run on one pool of processors with the requested times: not with a [cluster], --slurm-conf, --estimates, --grow or --node-events")
-	}
-	if err := checkGrowWith(simCfg); err != nil {
-		return nil, err
-	}
 	var hpc *hpcpack.Model
 	if o.Config != "" && o.configHasFilters() {
 		if hpc, err = o.hpcPack(traceEpoch(rd.Header())); err != nil {
@@ -291,9 +285,6 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 		defer hpc.Close()
 		if hpc.HasActivation() {
-			if al != nil {
-				return nil, inputf("--config %s: activation filters cannot be combined with a cluster of nodes yet", o.Config)
-			}
 			if pol, err = hpc.Wrap(pol); err != nil {
 				return nil, &InputError{err}
 			}
@@ -322,8 +313,6 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		Run(sim.Source, sim.Observer) (sim.Stats, error)
 	}
 	switch {
-	case sd != nil && o.ck != nil:
-		return nil, inputf("--checkpoint and --resume do not work with SCore-D queues (--mode) yet")
 	case sd != nil:
 		if eng, err = sim.NewScoreD(procs, *sd); err != nil {
 			err = &InputError{err}

@@ -58,19 +58,12 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*Result, error) {
 	if ck != nil && ck.from != nil && ck.from.Done {
 		return o.finishDone()
 	}
+	if err := o.checkCombinations(); err != nil {
+		return nil, err
+	}
 	tables, err := parseJobTables(sc.Format)
 	if err != nil {
 		return nil, err
-	}
-	if o.ck != nil {
-		if sd, err := o.scoreD(); err != nil {
-			return nil, err
-		} else if sd != nil {
-			return nil, inputf("--checkpoint and --resume do not work with SCore-D queues (--mode) yet")
-		}
-		if tables.parquet {
-			return nil, inputf("--format %s: jobs.parquet cannot be checkpointed yet; use --format csv with --checkpoint or --resume", sc.Format)
-		}
 	}
 	if sc.Plots && sc.Out != "" {
 		o.ganttMaxJobs = sc.GanttMaxJobs

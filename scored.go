@@ -81,9 +81,6 @@ func (o *runner) scoreD() (*policy.ScoreD, error) {
 		}
 		table = c.ScoreD
 		where = "--config " + o.Config + ": [scored]"
-		if table != nil && c.hasHPCPackOrCluster() {
-			return nil, c.errorf("[scored] cannot be combined with HPC Pack filters, job templates or a [cluster] yet: SCore-D queues run on one pool of processors")
-		}
 	}
 	f := &o.ScoreDOptions
 	if table == nil && f.Mode == "" {
@@ -252,12 +249,6 @@ func scoredName(c *policy.ScoreD) string {
 		s += ",preempt=" + c.Preempt.String()
 	}
 	return s + ")"
-}
-
-// hasHPCPackOrCluster reports whether the configuration has anything but
-// [scored]: filters, templates, a cluster.
-func (c *runConfig) hasHPCPackOrCluster() bool {
-	return c.hasFilters() || c.Cluster != nil || len(c.Clusters) > 0
 }
 
 // hasFilters reports whether the configuration has HPC Pack filters,

@@ -99,10 +99,10 @@ func TestRunGrowErrors(t *testing.T) {
 		{"speedup without grow", []string{"--speedup", "amdahl:0.1"}, "needs --grow"},
 		{"bad model", []string{"--grow", "--speedup", "quadratic"}, "want linear or amdahl"},
 		{"serial fraction above 1", []string{"--config", badCfg}, "serial fraction"},
-		{"conservative", []string{"--grow", "--backfill", "conservative"}, "does not grow"},
-		{"slurm", []string{"--grow", "--backfill", "slurm"}, "does not grow"},
-		{"estimates", []string{"--grow", "--estimates", "perfect"}, "--grow cannot be combined with --estimates"},
-		{"cluster", []string{"--grow", "--config", writeFile(t, dir, "c.toml", "[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"a\"\ncount = 8\ncores = 1\n")}, "--grow cannot be combined with a cluster of nodes"},
+		{"conservative", []string{"--grow", "--backfill", "conservative"}, "growing jobs (--grow, [hpcpack] grow) and conservative backfilling cannot be combined"},
+		{"slurm", []string{"--grow", "--backfill", "slurm"}, "and Slurm's backfill (--backfill slurm) cannot be combined"},
+		{"estimates", []string{"--grow", "--estimates", "perfect"}, "growing jobs (--grow, [hpcpack] grow) and runtime estimates (--estimates other than user) are not combined"},
+		{"cluster", []string{"--grow", "--config", writeFile(t, dir, "c.toml", "[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"a\"\ncount = 8\ncores = 1\n")}, "a cluster of nodes ([cluster], --slurm-conf) and growing jobs (--grow, [hpcpack] grow) are not combined"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

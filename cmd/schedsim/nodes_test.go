@@ -147,7 +147,7 @@ func TestRunNodeEventsErrors(t *testing.T) {
 		{"bad action", []string{"--node-events", good, "--on-node-fail", "ignore"}, `--on-node-fail "ignore"`},
 		{"bad node size", []string{"--node-events", good, "--node-size", "0"}, "--node-size 0"},
 		{"missing file", []string{"--node-events", filepath.Join(dir, "none.txt")}, "--node-events: open " + filepath.Join(dir, "none.txt")},
-		{"conservative", []string{"--node-events", good, "--backfill", "conservative"}, "conservative backfilling are not supported"},
+		{"conservative", []string{"--node-events", good, "--backfill", "conservative"}, "node events (--node-events) and conservative backfilling are not combined"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

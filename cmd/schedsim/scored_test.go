@@ -143,7 +143,7 @@ func TestRunScoreDUsage(t *testing.T) {
 		{[]string{"--mode", "gang", "--queue-state", "1=paused@5"}, "unknown state"},
 		{[]string{"--mode", "gang", "--queue-state", "7=disabled@5"}, "state change of queue 7"},
 		{[]string{"--mode", "gang", "--mpl", "-1"}, "multiprogramming level"},
-		{[]string{"--mode", "gang", "--estimates", "perfect"}, "not with"},
+		{[]string{"--mode", "gang", "--estimates", "perfect"}, "SCore-D queues (--mode, [scored]) and runtime estimates (--estimates other than user) cannot be combined"},
 		{[]string{"--config", withCluster}, "cannot be combined"},
 		{[]string{"--config", badQueue}, "state \"paused\""},
 		{[]string{"--config", badStates}, "--config " + badStates + ": [scored] states: "},

@@ -41,7 +41,7 @@ func TestRunSlurmConf(t *testing.T) {
 		t.Errorf("--backfill slurm: summary lacks %s:\n%s", want, stdout)
 	}
 	code, _, stderr = run(t, "run", "--slurm-conf", "testdata/slurm-hetero.conf", "--backfill", "conservative")
-	if code != 2 || !strings.Contains(stderr, "needs --backfill off, easy") {
+	if code != 2 || !strings.Contains(stderr, "a cluster of nodes ([cluster], --slurm-conf) and conservative backfilling are not combined") {
 		t.Errorf("--backfill conservative: status %d, stderr %s", code, stderr)
 	}
 }

@@ -1,0 +1,164 @@
+package schedsim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/schedsim/schedsim/policy"
+)
+
+// Feature is one capability a scenario may use; Combinations says which
+// pairs of them a run refuses, and why.
+type Feature string
+
+// The features of a scenario that some other feature refuses.
+const (
+	FeatureScoreD       Feature = "SCore-D queues (--mode, [scored])"
+	FeatureNodes        Feature = "a cluster of nodes ([cluster], --slurm-conf)"
+	FeatureClusters     Feature = "a cluster of clusters ([[clusters]])"
+	FeatureNodeEvents   Feature = "node events (--node-events)"
+	FeatureCheckpoint   Feature = "checkpoints (--checkpoint, --resume)"
+	FeatureEstimates    Feature = "runtime estimates (--estimates other than user)"
+	FeatureGrow         Feature = "growing jobs (--grow, [hpcpack] grow)"
+	FeatureFilters      Feature = "HPC Pack filters or templates (--config)"
+	FeatureActivation   Feature = "HPC Pack activation filters"
+	FeatureParquetOut   Feature = "jobs.parquet (--format parquet)"
+	FeatureConservative Feature = "conservative backfilling"
+	FeatureSlurm        Feature = "Slurm's backfill (--backfill slurm)"
+	FeatureOrder        Feature = "a priority order other than fcfs (--order)"
+	FeatureDepth        Feature = "a reservation depth above 1"
+	FeatureSJBF         Feature = "shortest-first backfilling (--sjbf)"
+)
+
+// Combination is a pair of features a run refuses together.
+type Combination struct {
+	A, B Feature
+	// Reason says why, in the terms of the schedulers' semantics where
+	// the refusal lies in them.
+	Reason string
+	// Semantic is true when the refusal lies in what the features mean;
+	// false when schedsim does not implement the pair (yet).
+	Semantic bool
+}
+
+// Combinations is the one table of refused pairs of features. The README's
+// "What combines with what" section is this table; TestCombinationsREADME
+// holds them together. Every other pair of features runs.
+var Combinations = []Combination{
+	{FeatureScoreD, FeatureNodes, "SCore-D's queues place a job on a count of processors of one pool (its clusters of clusters aside); node selection is Slurm's model, not SCore-D's", true},
+	{FeatureScoreD, FeatureEstimates, "SCore-D schedules by queue priority and never plans ahead, so it has no use for a runtime estimate; a job's limit is its queue's maximum CPU time", true},
+	{FeatureScoreD, FeatureGrow, "SCore-D's jobs run on the processors they were given; growing jobs is HPC Pack's model", true},
+	{FeatureScoreD, FeatureFilters, "HPC Pack's filters and templates belong to HPC Pack's scheduler, not to SCore-D's queues", true},
+	{FeatureScoreD, FeatureNodeEvents, "SCore-D's engine does not model node failures", false},
+	{FeatureScoreD, FeatureCheckpoint, "SCore-D's engine does not save its state", false},
+	{FeatureNodes, FeatureConservative, "node selection needs a policy that asks where a job fits (FCFS, EASY or Slurm's backfill); conservative backfilling plans processor counts", false},
+	{FeatureNodes, FeatureDepth, "node selection needs a policy that asks where a job fits; reservations for several jobs are planned on processor counts", false},
+	{FeatureNodes, FeatureOrder, "under FCFS and EASY a cluster of nodes keeps the submission order; use --backfill slurm for priority orders", false},
+	{FeatureNodes, FeatureSJBF, "node selection needs a policy that asks where a job fits; shortest-first backfilling walks estimates only", false},
+	{FeatureNodes, FeatureActivation, "activation filters reserve on the processor pool", false},
+	{FeatureNodes, FeatureGrow, "growing jobs grow on the processor pool", false},
+	{FeatureClusters, FeatureNodeEvents, "node events name the nodes of one cluster", false},
+	{FeatureNodeEvents, FeatureConservative, "conservative backfilling's plan is made once per job; with nodes going down it would have to be re-made for the jobs that a failure requeues", false},
+	{FeatureNodeEvents, FeatureGrow, "growing jobs are not requeued by node failures", false},
+	{FeatureGrow, FeatureEstimates, "a growing job's run time is converted by its speedup model from the requested time; an estimator's prediction would have to be converted the same way", false},
+	{FeatureGrow, FeatureConservative, "conservative backfilling plans every job on a fixed processor count, which growth changes under the plan", true},
+	{FeatureGrow, FeatureSlurm, "Slurm's backfill plans every job on a fixed processor count, which growth changes under the plan", true},
+	{FeatureCheckpoint, FeatureFilters, "the state of filter programs, which run outside schedsim, cannot be saved; the built-in filters' state (license pools, quotas) is not saved", false},
+	{FeatureCheckpoint, FeatureParquetOut, "jobs.parquet is written whole at the end and cannot be resumed part-way", false},
+}
+
+// features returns the features the scenario uses, in the order of the
+// constants.
+func (o *runner) features() ([]Feature, error) {
+	var fs []Feature
+	add := func(on bool, f Feature) {
+		if on {
+			fs = append(fs, f)
+		}
+	}
+	sd, err := o.scoreD()
+	if err != nil {
+		return nil, err
+	}
+	var cfg *runConfig
+	if o.Config != "" {
+		if cfg, err = loadRunConfig(o.Config); err != nil {
+			return nil, err
+		}
+	}
+	backfill := policy.Backfill(strings.ToLower(o.Backfill))
+	grow := o.Grow || (cfg != nil && cfg.HPCPack != nil && cfg.HPCPack.Grow)
+	add(sd != nil, FeatureScoreD)
+	add(o.SlurmConf != "" || (cfg != nil && (cfg.Cluster != nil || len(cfg.Clusters) > 0)), FeatureNodes)
+	add(cfg != nil && len(cfg.Clusters) > 0, FeatureClusters)
+	add(o.NodeEvents != "", FeatureNodeEvents)
+	add(o.opt.Checkpoint != "" || o.opt.Resume != "", FeatureCheckpoint)
+	add(o.Estimates != "" && !strings.EqualFold(o.Estimates, policy.EstimatesUser), FeatureEstimates)
+	add(grow, FeatureGrow)
+	add(cfg != nil && cfg.hasFilters(), FeatureFilters)
+	add(cfg != nil && (len(cfg.Filters.Activation) > 0 || cfg.hasTemplateActivation()), FeatureActivation)
+	add(strings.Contains(o.Format, "parquet"), FeatureParquetOut)
+	add(sd == nil && backfill == policy.BackfillConservative, FeatureConservative)
+	add(sd == nil && backfill == policy.BackfillSlurm, FeatureSlurm)
+	add(sd == nil && backfill != policy.BackfillSlurm && o.Order != "" && !strings.EqualFold(o.Order, policy.OrderFCFS), FeatureOrder)
+	add(sd == nil && backfill == policy.BackfillEASY && o.ReservationDepth != "" && o.ReservationDepth != "1", FeatureDepth)
+	add(sd == nil && o.SJBF, FeatureSJBF)
+	return fs, nil
+}
+
+// checkCombinations refuses the first pair of the scenario's features that
+// Combinations lists, with its reason: the one place a combination is
+// refused.
+func (o *runner) checkCombinations() error {
+	fs, err := o.features()
+	if err != nil {
+		return err
+	}
+	has := map[Feature]bool{}
+	for _, f := range fs {
+		has[f] = true
+	}
+	for _, c := range Combinations {
+		if !has[c.A] || !has[c.B] {
+			continue
+		}
+		how := "cannot be combined"
+		if !c.Semantic {
+			how = "are not combined by schedsim"
+		}
+		// A cluster of clusters is a cluster of nodes too: name what the
+		// user wrote.
+		a := c.A
+		if a == FeatureNodes && has[FeatureClusters] {
+			a = FeatureClusters
+		}
+		return inputf("%s and %s %s: %s", a, c.B, how, c.Reason)
+	}
+	return nil
+}
+
+// CombinationsTable returns Combinations as a Markdown table, as the README
+// shows it.
+func CombinationsTable() string {
+	var b strings.Builder
+	b.WriteString("| with | refuses | why | |\n|---|---|---|---|\n")
+	for _, c := range Combinations {
+		kind := "semantics"
+		if !c.Semantic {
+			kind = "not implemented"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.A, c.B, c.Reason, kind)
+	}
+	return b.String()
+}
+
+// hasTemplateActivation reports whether a job template has activation
+// filters of its own.
+func (c *runConfig) hasTemplateActivation() bool {
+	for _, t := range c.Templates {
+		if len(t.Activation) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,106 @@
+package schedsim
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// withFeature sets up feature f in sc and opt; config gathers the run
+// configuration file's tables.
+func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options, config *strings.Builder) {
+	t.Helper()
+	switch f {
+	case FeatureScoreD:
+		sc.Mode = "gang"
+	case FeatureNodes:
+		config.WriteString("[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"n\"\ncount = 256\ncores = 1\n")
+	case FeatureClusters:
+		config.WriteString("[[clusters]]\n[[clusters.groups]]\nname = \"a\"\ncount = 128\ncores = 1\n[[clusters]]\n[[clusters.groups]]\nname = \"b\"\ncount = 128\ncores = 1\n")
+	case FeatureNodeEvents:
+		sc.NodeEvents = writeFile(t, dir, "events.txt", "100 DOWN 1\n")
+	case FeatureCheckpoint:
+		opt.Checkpoint = filepath.Join(dir, "run.ckpt")
+	case FeatureEstimates:
+		sc.Estimates = "perfect"
+	case FeatureGrow:
+		sc.Grow = true
+	case FeatureFilters:
+		config.WriteString("[max_size]\nprocs = 64\n")
+	case FeatureActivation:
+		config.WriteString("[licenses]\npool = { fluent = 4 }\n[filters]\nactivation = [\"licenses\"]\n")
+	case FeatureParquetOut:
+		sc.Format, sc.Out = "parquet", filepath.Join(dir, "out")
+	case FeatureConservative:
+		sc.Backfill = "conservative"
+	case FeatureSlurm:
+		sc.Backfill = "slurm"
+	case FeatureOrder:
+		sc.Order = "sjf"
+	case FeatureDepth:
+		sc.ReservationDepth = "2"
+	case FeatureSJBF:
+		sc.SJBF = true
+	default:
+		t.Fatalf("no setup for feature %q", f)
+	}
+}
+
+// TestCombinations runs every refused pair of Combinations and expects the
+// one refusal, with the pair's reason, before anything runs.
+func TestCombinations(t *testing.T) {
+	for _, c := range Combinations {
+		t.Run(string(c.A)+"+"+string(c.B), func(t *testing.T) {
+			dir := t.TempDir()
+			sc, opt := Default(), Options{}
+			var config strings.Builder
+			withFeature(t, dir, c.A, &sc, &opt, &config)
+			withFeature(t, dir, c.B, &sc, &opt, &config)
+			if config.Len() > 0 {
+				sc.Config = writeFile(t, dir, "config.toml", config.String())
+			}
+			_, err := Run(context.Background(), &sc, opt)
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.Reason) {
+				t.Fatalf("error %v, want an InputError with %q", err, c.Reason)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+				t.Error("a refused run wrote its output directory")
+			}
+		})
+	}
+}
+
+// TestCombinationsRun: each feature alone runs on the embedded sample (the
+// table refuses only pairs).
+func TestCombinationsRun(t *testing.T) {
+	for _, f := range []Feature{FeatureScoreD, FeatureNodes, FeatureNodeEvents, FeatureCheckpoint, FeatureEstimates,
+		FeatureGrow, FeatureFilters, FeatureActivation, FeatureConservative, FeatureSlurm, FeatureOrder, FeatureDepth, FeatureSJBF} {
+		t.Run(string(f), func(t *testing.T) {
+			dir := t.TempDir()
+			sc, opt := Default(), Options{}
+			var config strings.Builder
+			withFeature(t, dir, f, &sc, &opt, &config)
+			if config.Len() > 0 {
+				sc.Config = writeFile(t, dir, "config.toml", config.String())
+			}
+			if _, err := Run(context.Background(), &sc, opt); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestCombinationsREADME: the README's table is Combinations.
+func TestCombinationsREADME(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), CombinationsTable()) {
+		t.Errorf("README.md lacks the table of refused combinations; it is:\n%s", CombinationsTable())
+	}
+}
