@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	gzip "github.com/klauspost/compress/gzip"
 	"github.com/spf13/pflag"
 
+	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -68,7 +70,7 @@ Examples:
   schedsim convert lanl.swf.gz lanl.json
 `
 
-func cmdConvert(args []string, stdout, stderr io.Writer) error {
+func cmdConvert(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var columns, extra, tz string
 	var speed float64
 	fs := newFlagSet("convert", convertUsage, stdout)
@@ -125,7 +127,7 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	}
 	defer w.Abort()
 	var j workload.Job
-	for {
+	for n := 0; ; n++ {
 		err := rd.Next(&j)
 		if err == io.EOF {
 			break
@@ -136,8 +138,14 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 		if err := w.Write(&j); err != nil {
 			return err
 		}
+		if n == 0 {
+			ready(ctx, "convert:record")
+		}
+		if n&1023 == 1023 && ctx.Err() != nil {
+			return schedsim.ErrInterrupted
+		}
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "converted %d records from %s to %s\n", rd.Stats().Records, in, out)
@@ -243,8 +251,10 @@ func (w *traceWriter) Write(j *workload.Job) error {
 	return w.swf.Write(j)
 }
 
-// Commit finishes the file and renames it into place.
-func (w *traceWriter) Commit() error {
+// Commit finishes the file and renames it into place, unless ctx was
+// cancelled meanwhile: the file is then removed, and the error wraps
+// schedsim.ErrInterrupted.
+func (w *traceWriter) Commit(ctx context.Context) error {
 	var err error
 	switch {
 	case w.pq != nil:
@@ -262,6 +272,10 @@ func (w *traceWriter) Commit() error {
 	}
 	if err != nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		w.file.Abort()
+		return schedsim.ErrInterrupted
 	}
 	return w.file.Commit()
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
+	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -28,7 +30,7 @@ Examples:
   schedsim generate --jobs 2000 --procs 128 --load 0.9 --seed 2003 --estimate-round 60 --out sample.parquet
 `
 
-func cmdGenerate(args []string, stdout, stderr io.Writer) error {
+func cmdGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg workload.GenConfig
 	var model, out string
 	fs := newFlagSet("generate", generateUsage, stdout)
@@ -75,10 +77,23 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer w.Abort()
-	if err := workload.Generate(cfg, w.Write); err != nil {
+	n := 0
+	err = workload.Generate(cfg, func(j *workload.Job) error {
+		if err := w.Write(j); err != nil {
+			return err
+		}
+		if n++; n == 1 {
+			ready(ctx, "generate:job")
+		}
+		if n&1023 == 0 && ctx.Err() != nil {
+			return schedsim.ErrInterrupted
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "generated %d jobs on %d processors into %s\n", cfg.Jobs, cfg.Procs, out)

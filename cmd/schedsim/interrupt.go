@@ -1,31 +1,25 @@
 package main
 
 import (
-	"os"
-	"os/signal"
-	"sync/atomic"
-	"syscall"
+	"context"
+	"sync"
+
+	"github.com/schedsim/schedsim/sim"
 )
 
-// exitInterrupted is the conventional status of a program stopped by SIGINT.
-const exitInterrupted = 130
-
-// onInterrupt returns a flag that becomes true when the process gets SIGINT
-// or SIGTERM, and a function that stops listening.
-func onInterrupt() (*atomic.Bool, func()) {
-	stop := new(atomic.Bool)
-	sigs := make(chan os.Signal, 1)
-	done := make(chan struct{})
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case <-sigs:
-			stop.Store(true)
-		case <-done:
-		}
-	}()
-	return stop, func() {
-		signal.Stop(sigs)
-		close(done)
+// readyObservers returns, in tests that wait at stage, an observer that
+// marks it ready when the first job ends (ready); none otherwise.
+func readyObservers(ctx context.Context, stage string) []sim.Observer {
+	if testHook == nil {
+		return nil
 	}
+	return []sim.Observer{&readyObserver{ctx: ctx, stage: stage}}
 }
+
+type readyObserver struct {
+	ctx   context.Context
+	stage string
+	once  sync.Once
+}
+
+func (o *readyObserver) JobDone(*sim.Record) { o.once.Do(func() { ready(o.ctx, o.stage) }) }
