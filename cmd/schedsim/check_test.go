@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // TestCheckCommand writes a baseline from a fresh run, passes on the same
