@@ -65,14 +65,15 @@ func cmdGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case cfg.Load < 0:
 		return usagef("--load %v: want 0 (the model's rate) or a positive target", cfg.Load)
 	}
-	if _, err := outputFormat(out); err != nil {
-		return err
+	format, err := schedsim.TraceFormat(out)
+	if err != nil || format == workload.FormatBatsim {
+		return usagef("output %q: name it .swf, .swf.gz or .parquet to say its format", out)
 	}
 	if err := workload.Generate(workload.GenConfig{Jobs: 0, Procs: cfg.Procs, Load: cfg.Load, Model: cfg.Model,
 		EstimateFactorMax: cfg.EstimateFactorMax, EstimateRoundSec: cfg.EstimateRoundSec}, nil); err != nil {
 		return usageError{err}
 	}
-	w, err := createTrace(out, cfg.Header())
+	w, err := schedsim.CreateTrace(out, format, cfg.Header())
 	if err != nil {
 		return err
 	}
