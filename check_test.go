@@ -306,3 +306,26 @@ func FuzzDecodeSummary(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseTolerances checks that any text gives tolerances ≥ 0 of known
+// metrics, or an InputError.
+func FuzzParseTolerances(f *testing.F) {
+	for _, s := range []string{"wait_mean=10%", "wait_p95=600,utilisation=off", "x=1", "wait_mean=-1", "=", "wait_mean=1e400"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		tols, err := ParseTolerances([]string{text})
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("%q: %v is no InputError", text, err)
+			}
+			return
+		}
+		for name, tol := range tols {
+			if _, ok := report.LookupSweepMetric(name); !ok || tol.Metric != name || !(tol.Value >= 0) {
+				t.Fatalf("%q: tolerance %+v", text, tol)
+			}
+		}
+	})
+}

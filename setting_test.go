@@ -62,3 +62,20 @@ func TestEveryKeySets(t *testing.T) {
 		}
 	}
 }
+
+// FuzzScenarioSet checks that any key and value either set a field or are
+// an InputError.
+func FuzzScenarioSet(f *testing.F) {
+	for _, kv := range [][2]string{{"lookahead", "all"}, {"procs", "0x40"}, {"sjbf", "maybe"}, {"queue_state", "a;b"}, {"frobs", ""}} {
+		f.Add(kv[0], kv[1])
+	}
+	f.Fuzz(func(t *testing.T, key, value string) {
+		sc := Default()
+		if err := sc.Set(key, value); err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("Set(%q, %q): %v is no InputError", key, value, err)
+			}
+		}
+	})
+}

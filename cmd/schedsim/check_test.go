@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +18,11 @@ func TestCheckCommand(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "wrote baseline") {
 		t.Fatalf("write baseline: exit %d: %s %s", code, stdout, stderr)
 	}
+	b, err := os.ReadFile(baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nullUtil := writeFile(t, dir, "null.json", strings.Replace(string(b), `"utilisation": 0.`, `"utilisation": null, "x": 0.`, 1))
 	res := filepath.Join(dir, "res")
 	if code, _, stderr := run(t, "run", "--trace", trace, "--lookahead", "0", "--out", res, "-q", "--plots=false"); code != exitOK {
 		t.Fatal(stderr)
@@ -36,6 +42,10 @@ func TestCheckCommand(t *testing.T) {
 		{"summary and options", []string{res, "--lookahead", "1"}, exitUsage, "", "not both"},
 		{"missing baseline", []string{"--trace", trace, "--baseline", filepath.Join(dir, "absent.json")}, exitUsage, "", "absent.json"},
 		{"baseline is no baseline", []string{"--trace", trace, "--baseline", trace}, exitUsage, "", "not a baseline"},
+		{"same options", []string{"--trace", trace, "--lookahead", "all"}, exitOK, "scenario: the baseline's, with the same input files", ""},
+		{"other options", []string{"--trace", trace, "--lookahead", "all", "--sjbf"}, exitOK, `scenario: DIFFERS from the baseline's: sjbf: saved null, now true`, ""},
+		{"utilisation null", []string{"--trace", trace, "--baseline", nullUtil}, exitUsage, "", "has no utilisation (absent or null)"},
+		{"utilisation null, unchecked", []string{"--trace", trace, "--baseline", nullUtil, "--tolerance", "utilisation=off"}, exitOK, "not in the baseline", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"check", "--baseline", baseline}, tc.args...)

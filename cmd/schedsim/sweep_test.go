@@ -48,6 +48,7 @@ func TestSweepUsage(t *testing.T) {
 	good := writeFile(t, dir, "good.swf", smallTrace)
 	out := filepath.Join(dir, "out")
 	badFile := writeFile(t, dir, "bad.sweep", "lookahead = 1, 2\nnonsense\n")
+	scenario := writeFile(t, dir, "s.toml", "backfill = \"easy\"\n")
 	for _, tc := range []struct {
 		name     string
 		args     []string
@@ -68,6 +69,9 @@ func TestSweepUsage(t *testing.T) {
 		{"merge with params", []string{"--merge", dir, "--param", "lookahead=1"}, "take the sweep from the manifest"},
 		{"merge without manifest", []string{"--merge", dir}, "manifest.json"},
 		{"bad chunk", []string{"--trace", good, "--param", "lookahead=1,2", "--emit-slurm", out, "--chunk", "0"}, "--chunk"},
+		{"output key", []string{"--trace", good, "--param", "plots=true,false", "--out", out}, "writes no run outputs"},
+		{"bad number", []string{"--trace", good, "--param", "procs=8,many", "--out", out}, "procs=many: want a whole number"},
+		{"scenario file and merge", []string{scenario, "--merge", dir}, "give no scenario file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := run(t, append([]string{"sweep"}, tc.args...)...)
@@ -238,5 +242,33 @@ func TestSweepSlurmEmitTaskMerge(t *testing.T) {
 	os.WriteFile(filepath.Join(em, "parts", "part-1.json"), []byte(`{"format":"schedsim-sweep-part/1","task":1,"points":[]}`), 0o644)
 	if code, _, stderr := run(t, "sweep", "--merge", em); code != exitError || !strings.Contains(stderr, "is not this sweep's part") {
 		t.Errorf("merge with a foreign part: exit %d: %s", code, stderr)
+	}
+}
+
+// TestSweepScenarioFile sweeps TOML keys over a scenario file: the file is
+// every point's base, and a key and its option name are one parameter.
+func TestSweepScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	genTrace(t, dir, "t.swf", 800, "12")
+	file := writeFile(t, dir, "s.toml", "trace = \"t.swf\"\norder = \"sjf\"\nout = \"ignored\"\n")
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := run(t, "sweep", file, "--param", "reservation_depth=1,2", "--out", out, "--plots=false")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	csv := string(readFile(t, filepath.Join(out, "sweep.csv")))
+	if !strings.HasPrefix(csv, "point,key,reservation-depth,trace_name,") || !strings.Contains(csv, "order=sjf") {
+		t.Errorf("sweep.csv: want a reservation-depth column and the file's order in every policy:\n%s", csv)
+	}
+	if !strings.Contains(stdout, "reservation-depth") {
+		t.Errorf("table: %s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ignored")); err == nil {
+		t.Errorf("a point wrote the scenario file's out")
+	}
+	// The same points under the option's name are kept, not simulated again.
+	code, _, stderr = run(t, "sweep", file, "--param", "reservation-depth=1,2", "--out", out, "--plots=false", "-q")
+	if code != exitOK || !strings.Contains(stderr, "2 points: 0 simulated, 2 already done") {
+		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
