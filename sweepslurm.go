@@ -222,8 +222,9 @@ func OpenSlurmSweep(path string) (*SlurmSweep, error) {
 	return ss, nil
 }
 
-// taskPoints returns the indexes of task k's points.
-func (ss *SlurmSweep) taskPoints(k int) (from, to int) {
+// TaskPoints returns the grid indexes of task k's points: from up to, not
+// including, to.
+func (ss *SlurmSweep) TaskPoints(k int) (from, to int) {
 	from = k * ss.m.PointsPerTask
 	return from, min(from+ss.m.PointsPerTask, len(ss.points))
 }
@@ -244,7 +245,7 @@ func (ss *SlurmSweep) RunTask(ctx context.Context, k int) (*TaskResult, error) {
 	if k < 0 || k >= ss.Tasks {
 		return nil, inputf("--task %d: the manifest has tasks 0 to %d", k, ss.Tasks-1)
 	}
-	from, to := ss.taskPoints(k)
+	from, to := ss.TaskPoints(k)
 	pts := ss.points[from:to]
 	if err := checkPoints(pts); err != nil {
 		return nil, err
@@ -320,7 +321,7 @@ func (ss *SlurmSweep) Merge() (*SweepResult, error) {
 	fp := newFingerprints()
 	missing := &MissingPartsError{Of: ss.Tasks, Dir: ss.Dir}
 	for k := 0; k < ss.Tasks; k++ {
-		from, to := ss.taskPoints(k)
+		from, to := ss.TaskPoints(k)
 		path := partPath(ss.Dir, k)
 		why, err := ss.readPart(path, k, sums[from:to], fp)
 		if err != nil {
@@ -354,7 +355,7 @@ func (ss *SlurmSweep) readPart(path string, k int, sums []report.Summary, fp *fi
 	} else if err != nil {
 		return "", err
 	}
-	from, _ := ss.taskPoints(k)
+	from, _ := ss.TaskPoints(k)
 	var part partFile
 	if json.Unmarshal(b, &part) != nil || part.Format != partFormat || part.Task != k || len(part.Points) != len(sums) {
 		return path + " is not this sweep's part", nil

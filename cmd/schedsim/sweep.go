@@ -160,7 +160,12 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		f.setUp(ctx, &ss.Sweep, stderr)
+		total := 0 // the grid's
+		if f.task >= 0 {
+			from, to := ss.TaskPoints(f.task)
+			total = to - from
+		}
+		f.setUp(ctx, &ss.Sweep, total, stderr)
 		if f.merge != "" {
 			return sweepMerge(ss, f, stdout, stderr)
 		}
@@ -194,7 +199,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "submit: sbatch %s\nthen:   schedsim sweep --merge %s\n", e.Script, filepath.Dir(e.Manifest))
 		return nil
 	}
-	f.setUp(ctx, sw, stderr)
+	f.setUp(ctx, sw, 0, stderr)
 	return sweepLocal(ctx, sw, f, stdout, stderr)
 }
 
@@ -216,16 +221,19 @@ func scenarioSettings(fs *pflag.FlagSet) []schedsim.Setting {
 }
 
 // setUp sets the sweep's options that do not change its results: jobs,
-// plots, warnings, and progress on stderr (and the tests' ready hook).
-func (f sweepFlags) setUp(ctx context.Context, sw *schedsim.Sweep, stderr io.Writer) {
+// plots, warnings, and progress on stderr over total points (≤ 0: the
+// grid's), and the tests' ready hook.
+func (f sweepFlags) setUp(ctx context.Context, sw *schedsim.Sweep, total int, stderr io.Writer) {
 	sw.Jobs, sw.NoPlots, sw.Warn = f.jobs, !f.plots, stderr
 	show := progressShown(f.progress, stderr)
-	pts, _ := sw.Points() // an error stops the sweep before any point is done
+	if pts, _ := sw.Points(); total <= 0 {
+		total = len(pts) // an error stops the sweep before any point is done
+	}
 	n := 0
 	sw.Done = func(pt *schedsim.Point, reused bool, took time.Duration) {
 		n++
 		if show && !reused {
-			fmt.Fprintf(stderr, "[%d/%d] %s: done in %.1f s\n", n, len(pts), pt.Label, took.Seconds())
+			fmt.Fprintf(stderr, "[%d/%d] %s: done in %.1f s\n", n, total, pt.Label, took.Seconds())
 		}
 		if !reused {
 			ready(ctx, "sweep:point")
