@@ -268,6 +268,7 @@ func (t Tolerance) format(m *report.SweepMetric) string {
 
 // CheckRow is one metric's line of a check.
 type CheckRow struct {
+	// Metric is the row's metric.
 	Metric *report.SweepMetric
 	// Base and Cur are the display values (report.SweepMetric.Display).
 	Base, Cur float64
@@ -284,6 +285,7 @@ type CheckRow struct {
 
 // Check is the outcome of CheckRegression.
 type Check struct {
+	// Base and Cur are the baseline and the run checked against it.
 	Base, Cur *Baseline
 	// Rows has a row per metric with a direction or a tolerance, in
 	// report.SweepMetrics' order.

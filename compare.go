@@ -11,7 +11,9 @@ import (
 
 // Named is a scenario with a name, one run of a comparison.
 type Named struct {
-	Name     string
+	// Name names the run in the table and the plots.
+	Name string
+	// Scenario is what it simulates; its outputs are not written.
 	Scenario Scenario
 }
 

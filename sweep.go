@@ -41,7 +41,8 @@ const MaxGridPoints = 1_000_000
 // (Scenario.Set).
 type Axis struct {
 	// Key is a scenario key, in its TOML form or as the option's name.
-	Key    string   `json:"name"`
+	Key string `json:"name"`
+	// Values are the values it takes, as text, in the grid's order.
 	Values []string `json:"values"`
 }
 

@@ -298,6 +298,7 @@ type MissingPartsError struct {
 	Dir string
 }
 
+// Error says how many tasks lack a part, and where.
 func (e *MissingPartsError) Error() string {
 	return fmt.Sprintf("%d of %d tasks have no part in %s: parts are missing", len(e.Tasks), e.Of, filepath.Join(e.Dir, "parts"))
 }
