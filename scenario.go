@@ -394,7 +394,11 @@ func (sc *Scenario) Canonical() []byte {
 // names (trace, config, slurm_conf, node_events), so that a stored result
 // can tell whether it is still the result of this scenario. A file that
 // cannot be read is an error.
-func (sc *Scenario) Hash() (string, error) {
+func (sc *Scenario) Hash() (string, error) { return sc.hashWith(fingerprint) }
+
+// hashWith is Hash with the files' fingerprints taken by take (a sweep
+// takes each file's once).
+func (sc *Scenario) hashWith(take func(string) (traceFingerprint, error)) (string, error) {
 	h := sha256.New()
 	h.Write(sc.Canonical())
 	for _, p := range []string{sc.Trace, sc.Config, sc.SlurmConf, sc.NodeEvents} {
@@ -402,7 +406,7 @@ func (sc *Scenario) Hash() (string, error) {
 		if p == "" {
 			continue
 		}
-		fp, err := fingerprint(p)
+		fp, err := take(p)
 		if err != nil {
 			return "", &InputError{err}
 		}

@@ -1,108 +1,11 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/schedsim/schedsim/report"
 )
-
-func TestParseTolerances(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		texts []string
-		want  map[string]tolerance
-		err   string
-	}{
-		{"defaults", nil, map[string]tolerance{
-			"wait_mean":             {"wait_mean", 5, true},
-			"bounded_slowdown_mean": {"bounded_slowdown_mean", 5, true},
-			"utilisation":           {"utilisation", 1, false},
-		}, ""},
-		{"override and add", []string{"wait_mean=10%", "wait_p95=600,utilisation=off"}, map[string]tolerance{
-			"wait_mean":             {"wait_mean", 10, true},
-			"bounded_slowdown_mean": {"bounded_slowdown_mean", 5, true},
-			"wait_p95":              {"wait_p95", 600, false},
-		}, ""},
-		{"unknown metric", []string{"speed=5%"}, nil, `unknown metric "speed"`},
-		{"negative", []string{"wait_mean=-5%"}, nil, "not a number ≥ 0"},
-		{"not a number", []string{"wait_mean=lots"}, nil, "not a number"},
-		{"no value", []string{"wait_mean"}, nil, "want METRIC=T%"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseTolerances(tc.texts)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one containing %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %v, want %v", got, tc.want)
-			}
-			for k, v := range tc.want {
-				if got[k] != v {
-					t.Errorf("%s: got %+v, want %+v", k, got[k], v)
-				}
-			}
-		})
-	}
-}
-
-func TestCheckMetrics(t *testing.T) {
-	base := report.Summary{Wait: report.Dist{Mean: 1000, P95: 5000}, MeanBoundedSlowdown: 10, Utilisation: 0.80, MaxQueue: 10}
-	tols, err := parseTolerances([]string{"wait_p95=100"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name    string
-		change  func(s *report.Summary)
-		metric  string
-		verdict string
-	}{
-		{"same", func(s *report.Summary) {}, "wait_mean", "="},
-		{"wait within 5%", func(s *report.Summary) { s.Wait.Mean = 1049 }, "wait_mean", "worse, within tolerance"},
-		{"wait at exactly 5%", func(s *report.Summary) { s.Wait.Mean = 1050 }, "wait_mean", "worse, within tolerance"},
-		{"wait beyond 5%", func(s *report.Summary) { s.Wait.Mean = 1051 }, "wait_mean", "REGRESSION"},
-		{"wait better", func(s *report.Summary) { s.Wait.Mean = 500 }, "wait_mean", "better"},
-		{"slowdown beyond 5%", func(s *report.Summary) { s.MeanBoundedSlowdown = 10.6 }, "bounded_slowdown_mean", "REGRESSION"},
-		{"utilisation down 0.9 pt", func(s *report.Summary) { s.Utilisation = 0.791 }, "utilisation", "worse, within tolerance"},
-		{"utilisation down 1.1 pt", func(s *report.Summary) { s.Utilisation = 0.789 }, "utilisation", "REGRESSION"},
-		{"utilisation up", func(s *report.Summary) { s.Utilisation = 0.9 }, "utilisation", "better"},
-		{"absolute tolerance", func(s *report.Summary) { s.Wait.P95 = 5101 }, "wait_p95", "REGRESSION"},
-		{"unchecked metric worse", func(s *report.Summary) { s.MaxQueue = 100 }, "max_queue", "worse"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cur := base
-			tc.change(&cur)
-			var found bool
-			nbad := 0
-			for _, r := range checkMetrics(&base, &cur, tols) {
-				if r.regressed {
-					nbad++
-				}
-				if r.metric.Name != tc.metric {
-					continue
-				}
-				found = true
-				if r.verdict != tc.verdict || r.regressed != (tc.verdict == "REGRESSION") {
-					t.Errorf("%s: verdict %q (regressed %v), want %q", tc.metric, r.verdict, r.regressed, tc.verdict)
-				}
-			}
-			if !found {
-				t.Fatalf("no row for %s", tc.metric)
-			}
-			if want := map[bool]int{true: 1, false: 0}[tc.verdict == "REGRESSION"]; nbad != want {
-				t.Errorf("%d regressions, want %d", nbad, want)
-			}
-		})
-	}
-}
 
 // TestCheckCommand writes a baseline from a fresh run, passes on the same
 // configuration, fails on a worse one, and refuses a run of another trace.
@@ -115,6 +18,11 @@ func TestCheckCommand(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "wrote baseline") {
 		t.Fatalf("write baseline: exit %d: %s %s", code, stdout, stderr)
 	}
+	b, err := os.ReadFile(baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nullUtil := writeFile(t, dir, "null.json", strings.Replace(string(b), `"utilisation": 0.`, `"utilisation": null, "x": 0.`, 1))
 	res := filepath.Join(dir, "res")
 	if code, _, stderr := run(t, "run", "--trace", trace, "--lookahead", "0", "--out", res, "-q", "--plots=false"); code != exitOK {
 		t.Fatal(stderr)
@@ -134,6 +42,10 @@ func TestCheckCommand(t *testing.T) {
 		{"summary and options", []string{res, "--lookahead", "1"}, exitUsage, "", "not both"},
 		{"missing baseline", []string{"--trace", trace, "--baseline", filepath.Join(dir, "absent.json")}, exitUsage, "", "absent.json"},
 		{"baseline is no baseline", []string{"--trace", trace, "--baseline", trace}, exitUsage, "", "not a baseline"},
+		{"same options", []string{"--trace", trace, "--lookahead", "all"}, exitOK, "scenario: the baseline's, with the same input files", ""},
+		{"other options", []string{"--trace", trace, "--lookahead", "all", "--sjbf"}, exitOK, `scenario: DIFFERS from the baseline's: sjbf: saved null, now true`, ""},
+		{"utilisation null", []string{"--trace", trace, "--baseline", nullUtil}, exitUsage, "", "has no utilisation (absent or null)"},
+		{"utilisation null, unchecked", []string{"--trace", trace, "--baseline", nullUtil, "--tolerance", "utilisation=off"}, exitOK, "not in the baseline", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"check", "--baseline", baseline}, tc.args...)

@@ -8,15 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
-	"github.com/schedsim/schedsim/sim"
 )
 
 const compareUsage = `Usage: schedsim compare [options] --run 'NAME: OPTIONS' --run 'NAME: OPTIONS' ...
@@ -51,7 +50,7 @@ With --out DIR it writes DIR/compare_wait_cdf, DIR/compare_utilisation and
 DIR/compare_queue (each .svg and .png) and DIR/compare.html.
 `
 
-func cmdCompare(args []string, stdout, stderr io.Writer) error {
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	base := schedsim.Default()
 	var runs []string
 	var dirs, plots bool
@@ -103,11 +102,17 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		if len(runs) == 0 {
 			return usagef("nothing to compare: give --run 'NAME: OPTIONS' for each run, or --dirs DIR ... (see schedsim compare --help)")
 		}
-		specs, err := parseRunSpecs(fs, runs)
+		named, err := parseRuns(&base, runs)
 		if err != nil {
 			return err
 		}
-		if results, err = simulateAll(specs, jobs, show, stderr); err != nil {
+		results, err = schedsim.Compare(ctx, named, jobs, func(i int, took time.Duration) {
+			if show {
+				fmt.Fprintf(stderr, "run %q done in %.1f s\n", named[i].Name, took.Seconds())
+			}
+			ready(ctx, "compare:run")
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -124,6 +129,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if ctx.Err() != nil {
+		return schedsim.ErrInterrupted
+	}
 	page := filepath.Join(out, "compare.html")
 	if err := report.WriteFileAtomic(page, func(w io.Writer) error { return report.WriteCompareHTML(w, results, rendered) }); err != nil {
 		return err
@@ -132,25 +140,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// runSpec is one --run: its name and options.
-type runSpec struct {
-	name string
-	sc   schedsim.Scenario
-}
-
-// parseRunSpecs parses each --run text into options: the run options set
-// outside --run first, then the run's own.
-func parseRunSpecs(top *pflag.FlagSet, runs []string) ([]runSpec, error) {
-	var common []string
-	probe := pflag.NewFlagSet("probe", pflag.ContinueOnError)
-	probeSc := schedsim.Default()
-	registerScenario(probe, &probeSc)
-	top.Visit(func(f *pflag.Flag) {
-		if probe.Lookup(f.Name) != nil {
-			common = append(common, "--"+f.Name+"="+f.Value.String())
-		}
-	})
-	specs := make([]runSpec, 0, len(runs))
+// parseRuns returns the scenario of each --run text: base (the options
+// given outside --run) with the run's own options over it.
+func parseRuns(base *schedsim.Scenario, runs []string) ([]schedsim.Named, error) {
+	named := make([]schedsim.Named, 0, len(runs))
 	seen := map[string]bool{}
 	for i, text := range runs {
 		name, opts := splitRunSpec(text)
@@ -164,21 +157,20 @@ func parseRunSpecs(top *pflag.FlagSet, runs []string) ([]runSpec, error) {
 			return nil, usagef("--run %q: two runs are named %q", text, name)
 		}
 		seen[name] = true
-		var s runSpec
-		s.name = name
+		n := schedsim.Named{Name: name, Scenario: *base}
+		n.Scenario.QueueStates = slices.Clone(base.QueueStates)
 		fs := pflag.NewFlagSet("compare --run", pflag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		s.sc = schedsim.Default()
-		registerScenario(fs, &s.sc)
-		if err := fs.Parse(append(append([]string(nil), common...), opts...)); err != nil {
+		registerScenario(fs, &n.Scenario)
+		if err := fs.Parse(opts); err != nil {
 			return nil, usagef("--run %q: %v (a run takes the options of schedsim run)", text, err)
 		}
 		if fs.NArg() > 0 {
 			return nil, usagef("--run %q: unexpected argument %q", text, fs.Arg(0))
 		}
-		specs = append(specs, s)
+		named = append(named, n)
 	}
-	return specs, nil
+	return named, nil
 }
 
 // splitRunSpec splits "NAME: OPTIONS" into the name and the options. Text
@@ -189,95 +181,4 @@ func splitRunSpec(text string) (string, []string) {
 		return strings.TrimSpace(name), strings.Fields(rest)
 	}
 	return "", strings.Fields(text)
-}
-
-// simulateAll runs the specs, at most jobs at a time, each in its own
-// goroutine, and returns their results in the specs' order. The first error
-// in that order is returned, naming its run.
-func simulateAll(specs []runSpec, jobs int, show bool, stderr io.Writer) ([]*report.Run, error) {
-	results := make([]*report.Run, len(specs))
-	errs := make([]error, len(specs))
-	sem := make(chan struct{}, jobs)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for i := range specs {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			start := time.Now()
-			res, err := schedsim.Run(context.Background(), &specs[i].sc, schedsim.Options{})
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			res.Run.Name = specs[i].name
-			results[i] = res.Run
-			if show {
-				mu.Lock()
-				done++
-				fmt.Fprintf(stderr, "run %q done in %.1f s (%d of %d)\n", specs[i].name, time.Since(start).Seconds(), done, len(specs))
-				mu.Unlock()
-			}
-		}(i)
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err == nil {
-			continue
-		}
-		err = fmt.Errorf("run %q: %w", specs[i].name, err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			return nil, usageError{err}
-		}
-		return nil, err
-	}
-	return results, nil
-}
-
-// Progress modes of --progress.
-const (
-	progressAuto   = "auto"
-	progressAlways = "always"
-	progressNever  = "never"
-)
-
-// progressShown reports whether progress goes to stderr in mode: always;
-// never; or, for auto, when stderr is a terminal and the CI environment
-// variable is unset or empty.
-func progressShown(mode string, stderr io.Writer) bool {
-	switch mode {
-	case progressAlways:
-		return true
-	case progressAuto:
-		if os.Getenv("CI") != "" {
-			return false
-		}
-		f, ok := stderr.(*os.File)
-		if !ok {
-			return false
-		}
-		fi, err := f.Stat()
-		return err == nil && fi.Mode()&os.ModeCharDevice != 0
-	}
-	return false
-}
-
-// newProgress returns the observers that show a run's progress on stderr
-// under mode (none when it is not shown) and the function to call when the
-// run is over. An unknown mode is a usage error.
-func newProgress(mode string, stderr io.Writer) ([]sim.Observer, func(), error) {
-	switch mode {
-	case progressAuto, progressAlways, progressNever:
-	default:
-		return nil, nil, usagef("--progress %q: want auto, always or never", mode)
-	}
-	if !progressShown(mode, stderr) {
-		return nil, func() {}, nil
-	}
-	p := report.NewProgress(stderr, 500*time.Millisecond)
-	return []sim.Observer{p}, p.Done, nil
 }

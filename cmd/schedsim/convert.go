@@ -1,19 +1,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
-	"path/filepath"
-	"strings"
 	"time"
 
-	gzip "github.com/klauspost/compress/gzip"
 	"github.com/spf13/pflag"
 
-	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -68,7 +66,7 @@ Examples:
   schedsim convert lanl.swf.gz lanl.json
 `
 
-func cmdConvert(args []string, stdout, stderr io.Writer) error {
+func cmdConvert(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var columns, extra, tz string
 	var speed float64
 	fs := newFlagSet("convert", convertUsage, stdout)
@@ -110,7 +108,7 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	if err := rules.Validate(); err != nil {
 		return usagef("--extra-fields: %v", err)
 	}
-	format, err := convertFormat(out)
+	format, err := schedsim.TraceFormat(out)
 	if err != nil {
 		return err
 	}
@@ -119,13 +117,13 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 		return inputError(err)
 	}
 	defer rd.Close()
-	w, err := createTraceAs(out, format, rd.Header())
+	w, err := schedsim.CreateTrace(out, format, rd.Header())
 	if err != nil {
 		return err
 	}
 	defer w.Abort()
 	var j workload.Job
-	for {
+	for n := 0; ; n++ {
 		err := rd.Next(&j)
 		if err == io.EOF {
 			break
@@ -136,13 +134,19 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 		if err := w.Write(&j); err != nil {
 			return err
 		}
+		if n == 0 {
+			ready(ctx, "convert:record")
+		}
+		if n&1023 == 1023 && ctx.Err() != nil {
+			return schedsim.ErrInterrupted
+		}
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "converted %d records from %s to %s\n", rd.Stats().Records, in, out)
-	if w.bat != nil && w.bat.Skipped() > 0 {
-		fmt.Fprintf(stderr, "left out %d records a Batsim workload has no place for (no submit time, processors or run time, or a job number already written)\n", w.bat.Skipped())
+	if n := w.Skipped(); n > 0 {
+		fmt.Fprintf(stderr, "left out %d records a Batsim workload has no place for (no submit time, processors or run time, or a job number already written)\n", n)
 	}
 	return nil
 }
@@ -155,116 +159,3 @@ func inputError(err error) error {
 	}
 	return err
 }
-
-// outputFormat returns the format a trace file's name says: SWF or
-// Parquet.
-func outputFormat(path string) (workload.Format, error) {
-	name := strings.ToLower(filepath.Base(path))
-	switch {
-	case strings.HasSuffix(name, ".parquet"), strings.HasSuffix(name, ".pq"):
-		return workload.FormatParquet, nil
-	case strings.HasSuffix(name, ".swf"), strings.HasSuffix(name, ".gz"):
-		return workload.FormatSWF, nil
-	}
-	return "", usagef("output %q: name it .swf, .swf.gz or .parquet to say its format", path)
-}
-
-// convertFormat is outputFormat for convert, which also writes Batsim
-// workloads (.json, .json.gz).
-func convertFormat(path string) (workload.Format, error) {
-	name := strings.ToLower(filepath.Base(path))
-	if strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".json.gz") {
-		return workload.FormatBatsim, nil
-	}
-	f, err := outputFormat(path)
-	if err != nil {
-		return "", usagef("output %q: name it .swf, .swf.gz, .parquet or .json (a Batsim workload; .json.gz compressed) to say its format", path)
-	}
-	return f, nil
-}
-
-// traceWriter writes a trace file atomically, in the format its name says.
-type traceWriter struct {
-	file *report.AtomicFile
-	gz   *gzip.Writer
-	swf  *workload.SWFWriter
-	pq   *workload.ParquetWriter
-	bat  *workload.BatsimWriter
-}
-
-// createTrace starts writing the trace file path, SWF or Parquet as its
-// name says, with header h.
-func createTrace(path string, h *workload.Header) (*traceWriter, error) {
-	format, err := outputFormat(path)
-	if err != nil {
-		return nil, err
-	}
-	return createTraceAs(path, format, h)
-}
-
-// createTraceAs starts writing the trace file path in format (gzip
-// compressed when its name ends with .gz) with header h.
-func createTraceAs(path string, format workload.Format, h *workload.Header) (*traceWriter, error) {
-	f, err := report.CreateAtomic(path)
-	if err != nil {
-		return nil, err
-	}
-	w := &traceWriter{file: f}
-	switch format {
-	case workload.FormatParquet:
-		w.pq, err = workload.NewParquetWriter(f, h)
-	default:
-		var out io.Writer = f
-		if strings.HasSuffix(strings.ToLower(path), ".gz") {
-			w.gz = gzip.NewWriter(f)
-			out = w.gz
-		}
-		if format == workload.FormatBatsim {
-			w.bat, err = workload.NewBatsimWriter(out, h)
-		} else {
-			w.swf, err = workload.NewSWFWriter(out, h)
-		}
-	}
-	if err != nil {
-		f.Abort()
-		return nil, err
-	}
-	return w, nil
-}
-
-// Write writes one job.
-func (w *traceWriter) Write(j *workload.Job) error {
-	switch {
-	case w.pq != nil:
-		return w.pq.Write(j)
-	case w.bat != nil:
-		return w.bat.Write(j)
-	}
-	return w.swf.Write(j)
-}
-
-// Commit finishes the file and renames it into place.
-func (w *traceWriter) Commit() error {
-	var err error
-	switch {
-	case w.pq != nil:
-		err = w.pq.Close()
-	case w.bat != nil:
-		err = w.bat.Close()
-		if w.gz != nil && err == nil {
-			err = w.gz.Close()
-		}
-	default:
-		err = w.swf.Flush()
-		if w.gz != nil && err == nil {
-			err = w.gz.Close()
-		}
-	}
-	if err != nil {
-		return err
-	}
-	return w.file.Commit()
-}
-
-// Abort removes the unfinished file; it does nothing after Commit.
-func (w *traceWriter) Abort() { w.file.Abort() }

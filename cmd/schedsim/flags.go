@@ -73,3 +73,17 @@ func registerOutputs(fs *pflag.FlagSet, sc *schedsim.Scenario) {
 	fs.BoolVar(&sc.Plots, "plots", sc.Plots, "with --out, also write the plots (NAME.svg and NAME.png) and DIR/report.html; --plots=false skips them")
 	fs.IntVar(&sc.GanttMaxJobs, "gantt-max-jobs", sc.GanttMaxJobs, "draw the Gantt chart only for runs of at most this many jobs (0: never)")
 }
+
+// scenarioFlags are the names of registerScenario's flags.
+var scenarioFlags = func() map[string]bool {
+	fs := pflag.NewFlagSet("probe", pflag.ContinueOnError)
+	sc := schedsim.Default()
+	registerScenario(fs, &sc)
+	names := map[string]bool{}
+	fs.VisitAll(func(f *pflag.Flag) { names[f.Name] = true })
+	return names
+}()
+
+// isScenarioFlag reports whether name is a flag of registerScenario: a
+// scenario key that changes a run's result.
+func isScenarioFlag(name string) bool { return scenarioFlags[name] }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
+	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -28,7 +30,7 @@ Examples:
   schedsim generate --jobs 2000 --procs 128 --load 0.9 --seed 2003 --estimate-round 60 --out sample.parquet
 `
 
-func cmdGenerate(args []string, stdout, stderr io.Writer) error {
+func cmdGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg workload.GenConfig
 	var model, out string
 	fs := newFlagSet("generate", generateUsage, stdout)
@@ -63,22 +65,36 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	case cfg.Load < 0:
 		return usagef("--load %v: want 0 (the model's rate) or a positive target", cfg.Load)
 	}
-	if _, err := outputFormat(out); err != nil {
-		return err
+	format, err := schedsim.TraceFormat(out)
+	if err != nil || format == workload.FormatBatsim {
+		return usagef("output %q: name it .swf, .swf.gz or .parquet to say its format", out)
 	}
 	if err := workload.Generate(workload.GenConfig{Jobs: 0, Procs: cfg.Procs, Load: cfg.Load, Model: cfg.Model,
 		EstimateFactorMax: cfg.EstimateFactorMax, EstimateRoundSec: cfg.EstimateRoundSec}, nil); err != nil {
 		return usageError{err}
 	}
-	w, err := createTrace(out, cfg.Header())
+	w, err := schedsim.CreateTrace(out, format, cfg.Header())
 	if err != nil {
 		return err
 	}
 	defer w.Abort()
-	if err := workload.Generate(cfg, w.Write); err != nil {
+	n := 0
+	err = workload.Generate(cfg, func(j *workload.Job) error {
+		if err := w.Write(j); err != nil {
+			return err
+		}
+		if n++; n == 1 {
+			ready(ctx, "generate:job")
+		}
+		if n&1023 == 0 && ctx.Err() != nil {
+			return schedsim.ErrInterrupted
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.Commit(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "generated %d jobs on %d processors into %s\n", cfg.Jobs, cfg.Procs, out)

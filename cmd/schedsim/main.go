@@ -6,10 +6,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/schedsim/schedsim"
 	"github.com/spf13/pflag"
@@ -17,9 +20,10 @@ import (
 
 // Exit statuses.
 const (
-	exitOK    = 0
-	exitError = 1 // the run failed for a reason outside the input (I/O)
-	exitUsage = 2 // bad input or usage: the message says what to fix
+	exitOK          = 0
+	exitError       = 1   // the run failed for a reason outside the input (I/O)
+	exitUsage       = 2   // bad input or usage: the message says what to fix
+	exitInterrupted = 130 // stopped by SIGINT or SIGTERM, as a shell reports it
 )
 
 // usageError marks an error the user can fix by changing the command or its
@@ -31,10 +35,13 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
+// command is a subcommand. Its context is cancelled on SIGINT or SIGTERM:
+// the command stops, removes what it had not finished writing, and
+// returns an error wrapping schedsim.ErrInterrupted.
 type command struct {
 	name    string
 	summary string
-	run     func(args []string, stdout, stderr io.Writer) error
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 var commands = []command{
@@ -44,8 +51,8 @@ var commands = []command{
 	{"compare", "compare several runs side by side: a table and overlaid plots", cmdCompare},
 	{"sweep", "run a grid of parameters in parallel, resumable, or as a Slurm job array", cmdSweep},
 	{"check", "compare a run with a baseline under tolerances; exit 1 on a regression", cmdCheck},
-	{"verify", "check a run's jobs.csv against the simulator's invariants", cmdVerify},
-	{"bench", "measure wall time, jobs/s and peak memory of end-to-end runs", cmdBench},
+	{"verify", "check a run's jobs.csv against the simulator's invariants", whole(cmdVerify)},
+	{"bench", "measure wall time, jobs/s and peak memory of end-to-end runs", whole(cmdBench)},
 }
 
 const topUsage = `schedsim — a discrete-event simulator of HPC batch schedulers.
@@ -70,11 +77,20 @@ func main() {
 	os.Exit(mainWith(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// mainWith runs the command line args and returns the exit status.
+// mainWith runs the command line args and returns the exit status. The
+// command's context is cancelled on SIGINT or SIGTERM, which exit with
+// status 130: the one signal path of every subcommand.
 func mainWith(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return mainCtx(ctx, args, stdout, stderr)
+}
+
+// mainCtx is mainWith under ctx.
+func mainCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
-			return mainWith([]string{args[1], "--help"}, stdout, stderr)
+			return mainCtx(ctx, []string{args[1], "--help"}, stdout, stderr)
 		}
 		w := stdout
 		status := exitOK
@@ -88,7 +104,8 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(args[1:], stdout, stderr)
+		ready(ctx, c.name)
+		err := c.run(ctx, args[1:], stdout, stderr)
 		switch {
 		case err == nil:
 			return exitOK
@@ -109,6 +126,32 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "schedsim: unknown command %q\n\n", args[0])
 	printTopUsage(stderr)
 	return exitUsage
+}
+
+// whole adapts a command that does not watch its context and writes no
+// file a signal could cut: it runs to its end, and a signal meanwhile
+// still exits with status 130.
+func whole(run func(args []string, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer) error {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		err := run(args, stdout, stderr)
+		if ctx.Err() != nil && !errors.Is(err, pflag.ErrHelp) {
+			return schedsim.ErrInterrupted
+		}
+		return err
+	}
+}
+
+// testHook, set by tests only, is called by ready.
+var testHook func(ctx context.Context, stage string)
+
+// ready marks a stage of a command (its start, a first record written, a
+// first point done) where a test may interrupt it: a child process of the
+// tests says it is there, and waits for the signal. It does nothing
+// outside tests.
+func ready(ctx context.Context, stage string) {
+	if testHook != nil {
+		testHook(ctx, stage)
+	}
 }
 
 func printTopUsage(w io.Writer) {

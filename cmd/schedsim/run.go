@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,9 +9,11 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"time"
 
 	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/traces"
 	"github.com/spf13/pflag"
 )
@@ -89,9 +92,9 @@ Examples:
 
 // cmdRun is `schedsim run`: flags (over a scenario file) → scenario → Run
 // → print.
-func cmdRun(args []string, stdout, stderr io.Writer) error {
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cl cliOptions
-	sc, err := parseScenario("run", runUsage, args, stdout, func(fs *pflag.FlagSet, sc *schedsim.Scenario) {
+	sc, _, err := parseScenario("run", runUsage, args, stdout, func(fs *pflag.FlagSet, sc *schedsim.Scenario) {
 		registerScenario(fs, sc)
 		registerOutputs(fs, sc)
 		cl.register(fs)
@@ -99,8 +102,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stopListening := interruptContext()
-	defer stopListening()
 	prog, progressDone, err := newProgress(cl.progress, stderr)
 	if err != nil {
 		return err
@@ -117,7 +118,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		defer pprof.StopCPUProfile()
 	}
 	res, err := schedsim.Run(ctx, sc, schedsim.Options{
-		Observers: prog, Warn: stderr,
+		Observers: append(prog, readyObservers(ctx, "run:job")...), Warn: stderr,
 		Checkpoint: cl.checkpoint, CheckpointEvery: cl.checkpointEvery, Resume: cl.resume,
 	})
 	progressDone()
@@ -166,8 +167,9 @@ func (c *cliOptions) register(fs *pflag.FlagSet) {
 // defaults, then the scenario file given as the one positional argument
 // (or the scenario saved in a --resume checkpoint), then the flags, which
 // override the file's values. register defines the command's flags, bound
-// to the scenario it is given.
-func parseScenario(name, usage string, args []string, stdout io.Writer, register func(*pflag.FlagSet, *schedsim.Scenario)) (*schedsim.Scenario, error) {
+// to the scenario it is given. It returns the scenario and the flag set
+// that parsed the flags.
+func parseScenario(name, usage string, args []string, stdout io.Writer, register func(*pflag.FlagSet, *schedsim.Scenario)) (*schedsim.Scenario, *pflag.FlagSet, error) {
 	// First pass: find the scenario file and --resume; the values are
 	// thrown away.
 	probe := schedsim.Default()
@@ -175,15 +177,15 @@ func parseScenario(name, usage string, args []string, stdout io.Writer, register
 	register(fs, &probe)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, usagef("%v (see schedsim %s --help)", err, name)
+		return nil, nil, usagef("%v (see schedsim %s --help)", err, name)
 	}
 	base := schedsim.Default()
 	if f := fs.Lookup("resume"); f != nil && f.Value.String() != "" {
 		saved, err := schedsim.CheckpointScenario(f.Value.String())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		base = saved
 	}
@@ -192,19 +194,19 @@ func parseScenario(name, usage string, args []string, stdout io.Writer, register
 	case 1:
 		var err error
 		if base, err = schedsim.LoadScenario(rest[0], base); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	default:
-		return nil, usagef("%s takes at most one scenario file, not %q (see schedsim %s --help)", name, rest, name)
+		return nil, nil, usagef("%s takes at most one scenario file, not %q (see schedsim %s --help)", name, rest, name)
 	}
 	// Second pass: the flags, over the file's values.
 	sc := base
 	fs = newFlagSet(name, usage, stdout)
 	register(fs, &sc)
 	if err := fs.Parse(args); err != nil {
-		return nil, usagef("%v (see schedsim %s --help)", err, name)
+		return nil, nil, usagef("%v (see schedsim %s --help)", err, name)
 	}
-	return &sc, nil
+	return &sc, fs, nil
 }
 
 // writeHeapProfile writes a heap profile to path.
@@ -219,4 +221,48 @@ func writeHeapProfile(path string) error {
 		err = cerr
 	}
 	return err
+}
+
+// Progress modes of --progress.
+const (
+	progressAuto   = "auto"
+	progressAlways = "always"
+	progressNever  = "never"
+)
+
+// progressShown reports whether progress goes to stderr in mode: always;
+// never; or, for auto, when stderr is a terminal and the CI environment
+// variable is unset or empty.
+func progressShown(mode string, stderr io.Writer) bool {
+	switch mode {
+	case progressAlways:
+		return true
+	case progressAuto:
+		if os.Getenv("CI") != "" {
+			return false
+		}
+		f, ok := stderr.(*os.File)
+		if !ok {
+			return false
+		}
+		fi, err := f.Stat()
+		return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	}
+	return false
+}
+
+// newProgress returns the observers that show a run's progress on stderr
+// under mode (none when it is not shown) and the function to call when the
+// run is over. An unknown mode is a usage error.
+func newProgress(mode string, stderr io.Writer) ([]sim.Observer, func(), error) {
+	switch mode {
+	case progressAuto, progressAlways, progressNever:
+	default:
+		return nil, nil, usagef("--progress %q: want auto, always or never", mode)
+	}
+	if !progressShown(mode, stderr) {
+		return nil, func() {}, nil
+	}
+	p := report.NewProgress(stderr, 500*time.Millisecond)
+	return []sim.Observer{p}, p.Done, nil
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // genTrace writes a seeded Lublin–Feitelson trace of jobs jobs on 64
@@ -46,83 +43,12 @@ func countPoints(t *testing.T, dir string) int {
 	return len(m)
 }
 
-func TestParseParam(t *testing.T) {
-	for _, tc := range []struct {
-		text   string
-		name   string
-		values []string
-		err    string
-	}{
-		{"lookahead=1,10,all", "lookahead", []string{"1", "10", "all"}, ""},
-		{" --order = fcfs , sjf ", "order", []string{"fcfs", "sjf"}, ""},
-		{"status=1|0,1,5", "status", []string{"1", "0,1,5"}, ""},
-		{"trace=a.swf", "trace", []string{"a.swf"}, ""},
-		{"lookahead", "", nil, "want NAME=V1"},
-		{"=1,2", "", nil, "want NAME=V1"},
-		{"lookahead=1,,2", "", nil, "empty value"},
-		{"lookahead=1,1", "", nil, "given twice"},
-	} {
-		t.Run(tc.text, func(t *testing.T) {
-			p, err := parseParam(tc.text)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one containing %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil || p.Name != tc.name || !slices.Equal(p.Values, tc.values) {
-				t.Errorf("parseParam(%q) = %+v, %v; want %s %q", tc.text, p, err, tc.name, tc.values)
-			}
-		})
-	}
-}
-
-func TestSweepGrid(t *testing.T) {
-	spec, err := newSweepSpec([]sweepParam{{"lookahead", []string{"1", "all"}}, {"order", []string{"fcfs", "sjf", "wfp3"}}},
-		[]sweepOption{{"procs", "64"}, {"backfill", "easy"}, {"order", "largest"}}, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"lookahead", "order", "backfill", "procs"}; !slices.Equal(spec.table, want) {
-		t.Errorf("table columns %q, want %q", spec.table, want)
-	}
-	if len(spec.points) != 6 {
-		t.Fatalf("%d points, want 6", len(spec.points))
-	}
-	// The first parameter varies slowest; a swept option overrides the
-	// same option given outside --param; options are sorted by name.
-	if got, want := spec.points[1].args, []string{"--backfill=easy", "--lookahead=1", "--order=sjf", "--procs=64"}; !slices.Equal(got, want) {
-		t.Errorf("point 1 options %q, want %q", got, want)
-	}
-	if got, want := spec.points[5].values, []string{"all", "wfp3", "easy", "64"}; !slices.Equal(got, want) {
-		t.Errorf("point 5 values %q, want %q", got, want)
-	}
-	if spec.X != "lookahead" {
-		t.Errorf("x = %q, want lookahead", spec.X)
-	}
-	keys := map[string]bool{}
-	for _, pt := range spec.points {
-		keys[pt.key] = true
-	}
-	if len(keys) != 6 {
-		t.Errorf("%d distinct keys for 6 points", len(keys))
-	}
-	// The same grid given in another order of options has the same keys.
-	spec2, err := newSweepSpec([]sweepParam{{"lookahead", []string{"1", "all"}}, {"order", []string{"fcfs", "sjf", "wfp3"}}},
-		[]sweepOption{{"backfill", "easy"}, {"procs", "64"}}, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if spec2.points[3].key != spec.points[3].key {
-		t.Errorf("key depends on the order of the options")
-	}
-}
-
 func TestSweepUsage(t *testing.T) {
 	dir := t.TempDir()
 	good := writeFile(t, dir, "good.swf", smallTrace)
 	out := filepath.Join(dir, "out")
 	badFile := writeFile(t, dir, "bad.sweep", "lookahead = 1, 2\nnonsense\n")
+	scenario := writeFile(t, dir, "s.toml", "backfill = \"easy\"\n")
 	for _, tc := range []struct {
 		name     string
 		args     []string
@@ -143,6 +69,9 @@ func TestSweepUsage(t *testing.T) {
 		{"merge with params", []string{"--merge", dir, "--param", "lookahead=1"}, "take the sweep from the manifest"},
 		{"merge without manifest", []string{"--merge", dir}, "manifest.json"},
 		{"bad chunk", []string{"--trace", good, "--param", "lookahead=1,2", "--emit-slurm", out, "--chunk", "0"}, "--chunk"},
+		{"output key", []string{"--trace", good, "--param", "plots=true,false", "--out", out}, "writes no run outputs"},
+		{"bad number", []string{"--trace", good, "--param", "procs=8,many", "--out", out}, "procs=many: want a whole number"},
+		{"scenario file and merge", []string{scenario, "--merge", dir}, "give no scenario file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := run(t, append([]string{"sweep"}, tc.args...)...)
@@ -199,65 +128,6 @@ func TestSweepDeterministic(t *testing.T) {
 		if !strings.Contains(svg, want) {
 			t.Errorf("sweep_wait_mean.svg lacks %q", want)
 		}
-	}
-}
-
-// TestSweepResumeAfterCancel cancels a sweep after two points and runs it
-// again: only the missing points are simulated, and the table equals that
-// of a sweep never interrupted.
-func TestSweepResumeAfterCancel(t *testing.T) {
-	dir := t.TempDir()
-	trace := genTrace(t, dir, "t.swf", 1500, "3")
-	out := filepath.Join(dir, "out")
-	args := []string{"--trace", trace, "--param", "lookahead=0,1,10,100,all", "--param", "order=fcfs,sjf", "--jobs", "1", "--out", out, "-q", "--plots=false"}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := 0
-	err := sweepMain(ctx, args, io.Discard, io.Discard, func(_ *sweepPoint, reused bool, _ time.Duration) {
-		if done++; done == 2 {
-			cancel()
-		}
-	})
-	if err == nil || !strings.Contains(err.Error(), "interrupted: 2 of 10 points are done") {
-		t.Fatalf("cancelled sweep: %v", err)
-	}
-	if n := countPoints(t, out); n != 2 {
-		t.Fatalf("%d points kept after the cancel, want 2", n)
-	}
-	if _, err := os.Stat(filepath.Join(out, "sweep.csv")); err == nil {
-		t.Errorf("an interrupted sweep wrote sweep.csv")
-	}
-	var computed, reused int
-	var stderr bytes.Buffer
-	err = sweepMain(context.Background(), append(args, "--jobs", "3"), io.Discard, &stderr, func(_ *sweepPoint, r bool, _ time.Duration) {
-		if r {
-			reused++
-		} else {
-			computed++
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if computed != 8 || reused != 2 {
-		t.Errorf("resumed sweep simulated %d and reused %d points, want 8 and 2", computed, reused)
-	}
-	if !strings.Contains(stderr.String(), "10 points: 8 simulated, 2 already done") {
-		t.Errorf("stderr: %s", stderr.String())
-	}
-	fresh := filepath.Join(dir, "fresh")
-	if code, _, errs := run(t, "sweep", "--trace", trace, "--param", "lookahead=0,1,10,100,all", "--param", "order=fcfs,sjf", "--out", fresh, "-q", "--plots=false"); code != exitOK {
-		t.Fatal(errs)
-	}
-	if !bytes.Equal(readFile(t, filepath.Join(out, "sweep.csv")), readFile(t, filepath.Join(fresh, "sweep.csv"))) {
-		t.Errorf("the resumed sweep's table differs from an uninterrupted one")
-	}
-	// Once complete, a rerun simulates nothing.
-	stderr.Reset()
-	if err := sweepMain(context.Background(), args, io.Discard, &stderr, nil); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(stderr.String(), "10 points: 0 simulated, 10 already done") {
-		t.Errorf("complete rerun: %s", stderr.String())
 	}
 }
 
@@ -382,5 +252,33 @@ func TestSweepSlurmEmitTaskMerge(t *testing.T) {
 	os.WriteFile(filepath.Join(em, "parts", "part-1.json"), []byte(`{"format":"schedsim-sweep-part/1","task":1,"points":[]}`), 0o644)
 	if code, _, stderr := run(t, "sweep", "--merge", em); code != exitError || !strings.Contains(stderr, "is not this sweep's part") {
 		t.Errorf("merge with a foreign part: exit %d: %s", code, stderr)
+	}
+}
+
+// TestSweepScenarioFile sweeps TOML keys over a scenario file: the file is
+// every point's base, and a key and its option name are one parameter.
+func TestSweepScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	genTrace(t, dir, "t.swf", 800, "12")
+	file := writeFile(t, dir, "s.toml", "trace = \"t.swf\"\norder = \"sjf\"\nout = \"ignored\"\n")
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := run(t, "sweep", file, "--param", "reservation_depth=1,2", "--out", out, "--plots=false")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	csv := string(readFile(t, filepath.Join(out, "sweep.csv")))
+	if !strings.HasPrefix(csv, "point,key,reservation-depth,trace_name,") || !strings.Contains(csv, "order=sjf") {
+		t.Errorf("sweep.csv: want a reservation-depth column and the file's order in every policy:\n%s", csv)
+	}
+	if !strings.Contains(stdout, "reservation-depth") {
+		t.Errorf("table: %s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ignored")); err == nil {
+		t.Errorf("a point wrote the scenario file's out")
+	}
+	// The same points under the option's name are kept, not simulated again.
+	code, _, stderr = run(t, "sweep", file, "--param", "reservation-depth=1,2", "--out", out, "--plots=false", "-q")
+	if code != exitOK || !strings.Contains(stderr, "2 points: 0 simulated, 2 already done") {
+		t.Errorf("exit %d: %s", code, stderr)
 	}
 }

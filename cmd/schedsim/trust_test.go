@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/schedsim/schedsim/sim/simtest"
 )
@@ -68,78 +64,6 @@ func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 			if !bytes.Equal(files[name], b) {
 				t.Errorf("GOMAXPROCS=%s: %s differs from GOMAXPROCS=1", procs, name)
 			}
-		}
-	}
-}
-
-// SIGINT or SIGTERM in the middle of a run stops it with status 130 and a
-// message, and leaves neither output nor temporary files. The child says
-// when its handler is installed (interruptReadyEnv) and waits for the
-// signal there: the test signals then, never after a guessed delay.
-func TestInterruptLeavesNothing(t *testing.T) {
-	dir := t.TempDir()
-	trace := filepath.Join(dir, "t.swf")
-	// More than the 1024 jobs after which the run first looks at its stop flag.
-	if code, _, stderr := run(t, "generate", "--jobs", "5000", "--procs", "256", "--load", "1.1", "--out", trace); code != 0 {
-		t.Fatal(stderr)
-	}
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		out := filepath.Join(dir, "out-"+sig.String())
-		cmd := child(t, []string{interruptReadyEnv + "=1"}, "run", "--trace", trace, "--lookahead", "all", "--out", out, "-q")
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Read stderr until the ready line, then keep the rest.
-		ready := make(chan bool, 1)
-		rest := make(chan string, 1)
-		go func() {
-			var all strings.Builder
-			sc := bufio.NewScanner(stderr)
-			seen := false
-			for sc.Scan() {
-				all.WriteString(sc.Text() + "\n")
-				if !seen && sc.Text() == interruptReadyLine {
-					seen = true
-					ready <- true
-				}
-			}
-			if !seen {
-				ready <- false
-			}
-			rest <- all.String()
-		}()
-		select {
-		case ok := <-ready:
-			if !ok {
-				msg := <-rest
-				cmd.Wait()
-				t.Fatalf("%v: the run ended without installing its handler:\n%s", sig, msg)
-			}
-		case <-time.After(2 * time.Minute): // a safety net, not a synchronisation
-			cmd.Process.Kill()
-			msg := <-rest
-			cmd.Wait()
-			t.Fatalf("%v: the run never said its handler was installed:\n%s", sig, msg)
-		}
-		if err := cmd.Process.Signal(sig); err != nil {
-			t.Fatal(err)
-		}
-		msg := <-rest // stderr is closed: the child is done writing
-		err = cmd.Wait()
-		ee, ok := err.(*exec.ExitError)
-		if !ok || ee.ExitCode() != exitInterrupted {
-			t.Fatalf("%v: exit %v, want status %d\n%s", sig, err, exitInterrupted, msg)
-		}
-		if !strings.Contains(msg, "interrupted") {
-			t.Errorf("%v: no message: %q", sig, msg)
-		}
-		entries, _ := os.ReadDir(out)
-		for _, e := range entries {
-			t.Errorf("%v: left %s behind", sig, e.Name())
 		}
 	}
 }

@@ -1,0 +1,67 @@
+package schedsim
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/schedsim/schedsim/report"
+)
+
+// Named is a scenario with a name, one run of a comparison.
+type Named struct {
+	// Name names the run in the table and the plots.
+	Name string
+	// Scenario is what it simulates; its outputs are not written.
+	Scenario Scenario
+}
+
+// Compare simulates the runs, jobs at a time (less than 1: one), each in
+// its own goroutine, and returns their results in the runs' order, each
+// named by its run, whatever order they finish in. done, when set, is
+// called as each run finishes, one call at a time, with its index. The
+// first error in the runs' order is returned, naming its run (an
+// *InputError stays one). When ctx is cancelled the runs stop and Compare
+// returns ErrInterrupted.
+func Compare(ctx context.Context, runs []Named, jobs int, done func(i int, took time.Duration)) ([]*report.Run, error) {
+	results := make([]*report.Run, len(runs))
+	errs := make([]error, len(runs))
+	sem := make(chan struct{}, max(jobs, 1))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i := range runs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			sc := runs[i].Scenario
+			sc.Out = ""
+			res, err := Run(ctx, &sc, Options{})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			res.Run.Name = runs[i].Name
+			results[i] = res.Run
+			if done != nil {
+				mu.Lock()
+				done(i, time.Since(start))
+				mu.Unlock()
+			}
+		}(i)
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted
+	}
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		return nil, fmt.Errorf("run %q: %w", runs[i].Name, err)
+	}
+	return results, nil
+}
