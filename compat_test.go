@@ -3,10 +3,13 @@ package schedsim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedsim/schedsim/sim"
 )
 
 // withFeature sets up feature f in sc and opt; config gathers the run
@@ -102,5 +105,32 @@ func TestCombinationsREADME(t *testing.T) {
 	}
 	if !strings.Contains(string(b), CombinationsTable()) {
 		t.Errorf("README.md lacks the table of refused combinations; it is:\n%s", CombinationsTable())
+	}
+}
+
+// countEvents counts events.
+type countEvents int
+
+func (c *countEvents) Event(*sim.Event) { *c++ }
+
+// TestEventsChangeNothing: observing a run's events leaves every output as
+// it was (the engine then places jobs itself instead of deferring it).
+func TestEventsChangeNothing(t *testing.T) {
+	dir := t.TempDir()
+	var outs [2]string
+	for i, ev := range []sim.EventObserver{nil, new(countEvents)} {
+		sc := Default()
+		sc.Out, sc.Plots = filepath.Join(dir, fmt.Sprint(i)), false
+		if _, err := Run(context.Background(), &sc, Options{Events: ev}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(sc.Out, "jobs.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs[i] = string(b)
+	}
+	if outs[0] != outs[1] {
+		t.Error("jobs.csv differs when the run's events are observed")
 	}
 }

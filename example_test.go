@@ -136,3 +136,21 @@ func Example_customPolicy() {
 	// job 2 ran from 0 to 50
 	// job 1 ran from 50 to 150
 }
+
+// kinds counts the events of a run by kind.
+type kinds map[sim.EventKind]int
+
+func (k kinds) Event(e *sim.Event) { k[e.Kind]++ }
+
+// Follow every job through the run: its submission, start, the
+// reservations the policy promised it, and its end.
+func ExampleOptions_events() {
+	sc := schedsim.Default()
+	k := kinds{}
+	if _, err := schedsim.Run(context.Background(), &sc, schedsim.Options{Events: k}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(k[sim.EventSubmitted], k[sim.EventStarted], k[sim.EventEnded], k[sim.EventReserved] > 0)
+	// Output: 2000 2000 2000 true
+}

@@ -305,7 +305,8 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	// On a pool of processors the processors' numbers are given behind
 	// the engine, on the observers' goroutine (see sim.Placer).
 	var sink sim.Observer = all
-	if sd == nil && o.ck == nil && simCfg.Allocator == nil && simCfg.Grow == nil && len(simCfg.NodeEvents) == 0 {
+	simCfg.Events = o.opt.Events
+	if sd == nil && o.ck == nil && simCfg.Allocator == nil && simCfg.Grow == nil && len(simCfg.NodeEvents) == 0 && simCfg.Events == nil {
 		simCfg.DeferPlacement = true
 		sink = sim.NewPlacer(procs, all...)
 	}
@@ -339,7 +340,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if o.ck != nil {
 		o.ck.barrier = async.Sync
 	}
-	st, err := eng.Run(src, async)
+	var engObs sim.Observer = async
+	if sd != nil && o.opt.Events != nil {
+		engObs = sim.RecordEvents(async, o.opt.Events)
+	}
+	st, err := eng.Run(src, engObs)
 	async.Close()
 	if err == nil && o.afterRun != nil {
 		o.afterRun()

@@ -32,6 +32,11 @@ type Options struct {
 	// Resume continues the run saved in this checkpoint file. The
 	// scenario must be the one saved (CheckpointScenario reads it).
 	Resume string
+	// Events, if set, receives every event of the run — each job's
+	// submission, start, reservations and end or refusal — on the
+	// engine's goroutine, in order (sim.EventObserver). SCore-D's engine
+	// sends the ends and refusals only.
+	Events sim.EventObserver
 }
 
 // Run replays the scenario's trace under its policy. With sc.Out set it

@@ -236,6 +236,10 @@ type Config struct {
 	// engine would have. Only on a pool of processors (no Allocator), and
 	// not with Grow, NodeEvents or CheckpointEvery.
 	DeferPlacement bool
+	// Events, if set, receives every event of the run (submitted,
+	// started, reserved, ended, refused) on the engine's goroutine, in
+	// order; see EventObserver. Not with DeferPlacement.
+	Events EventObserver
 }
 
 // Stats summarises a finished run.
@@ -524,6 +528,8 @@ type Engine struct {
 	// free; deferHeld is 0 otherwise).
 	starter   Starter
 	deferHeld int
+
+	ev Event // the event being sent (Config.Events)
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -541,6 +547,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.Policy == nil {
 		cfg.Policy = policy.FCFS{}
+	}
+	if cfg.Events != nil && cfg.DeferPlacement {
+		return nil, errors.New("sim: Config.Events needs the engine to place jobs itself, not DeferPlacement")
 	}
 	g, err := newGrowState(&cfg)
 	if err != nil {
@@ -613,6 +622,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			return e.stats, fmt.Errorf("sim: deferred placement needs an Observer that is a Starter (a Placer behind it), not %T", obs)
 		}
 		e.starter = st
+	}
+	if e.cfg.Events != nil {
+		obs = &eventTee{next: obs, ev: e.cfg.Events}
 	}
 	sampler, _ := obs.(Sampler)
 	e.obs = obs
@@ -860,7 +872,13 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 		// Held until then: it joins the queue at its release.
 		e.holds.push(endEvent{at: s.job.HoldUntil, seq: s.job.Seq, id: id})
 		e.queuedProcs += int64(s.job.Procs)
+		if e.cfg.Events != nil {
+			e.emit(EventSubmitted, &s.job, s.job.Procs, s.job.HoldUntil)
+		}
 		return
+	}
+	if e.cfg.Events != nil {
+		e.emit(EventSubmitted, &s.job, s.job.Procs, 0)
 	}
 	e.queue = append(e.queue, id)
 	if len(e.dense) == len(e.queue)-1 && len(e.dense) < denseKeep {
@@ -1282,6 +1300,9 @@ func (e *Engine) Start(i int) {
 	}
 	e.ends.push(endEvent{at: s.end, seq: s.job.Seq, id: id, gen: gen})
 	e.insertRunning(s, id)
+	if e.cfg.Events != nil {
+		e.emit(EventStarted, &s.job, int(held), 0)
+	}
 }
 
 // insertRunning puts the running job in slot id into the predicted-end index.
@@ -1373,6 +1394,9 @@ func (e *Engine) Reserve(i int, at workload.Time) {
 	}
 	if at < s.reserved {
 		s.reserved = at
+	}
+	if e.cfg.Events != nil {
+		e.emit(EventReserved, &s.job, s.job.Procs, at)
 	}
 }
 

@@ -1,0 +1,77 @@
+package sim_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// eventLog keeps every event as a line "T kind job [procs|at]".
+type eventLog struct{ lines []string }
+
+func (l *eventLog) Event(e *sim.Event) {
+	s := fmt.Sprintf("%d %s %d", e.Time, e.Kind, e.Job.ID)
+	switch e.Kind {
+	case sim.EventStarted:
+		s += fmt.Sprintf(" procs=%d", e.Procs)
+	case sim.EventReserved:
+		s += fmt.Sprintf(" at=%d", e.At)
+	case sim.EventEnded, sim.EventRefused:
+		s += " " + e.Record.State.String()
+	}
+	l.lines = append(l.lines, s)
+}
+
+// TestEvents: on a hand-worked EASY schedule (4 processors), the event
+// stream says what happened to every job, in the engine's order.
+//
+//	job 1: 0 s, 3 procs, 100 s      starts at 0
+//	job 2: 1 s, 2 procs, 50 s       waits: reserved at 100 (job 1's end)
+//	job 3: 2 s, 1 proc, 10 s        backfills at 2, ends at 12 < 100
+//	job 4: 3 s, 8 procs             larger than the machine: refused
+func TestEvents(t *testing.T) {
+	jobs := []workload.Job{job(1, 0, 3, 100, 100), job(2, 1, 2, 50, 50), job(3, 2, 1, 10, 10), job(4, 3, 8, 10, 10)}
+	var log eventLog
+	rec, _ := simtest.Run(t, sim.Config{Procs: 4, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Events: &log}, jobs)
+	got := strings.Join(log.lines, "\n")
+	for _, want := range []string{
+		"0 submitted 1\n0 started 1 procs=3",
+		"1 submitted 2\n1 reserved 2 at=100",
+		"2 submitted 3\n2 reserved 2 at=100\n2 started 3 procs=1",
+		"3 refused 4 rejected",
+		"12 ended 3 completed",
+		"100 ended 1 completed",
+		"100 started 2 procs=2",
+		"150 ended 2 completed",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("events lack\n%s\ngot:\n%s", want, got)
+		}
+	}
+	// Every record came as an event too, and times never go back.
+	ends := strings.Count(got, " ended ") + strings.Count(got, " refused ")
+	if ends != len(rec.Records) {
+		t.Errorf("%d ended or refused events, %d records", ends, len(rec.Records))
+	}
+	var last int
+	for _, l := range log.lines {
+		var tm int
+		fmt.Sscan(l, &tm)
+		if tm < last {
+			t.Fatalf("event %q goes back in time", l)
+		}
+		last = tm
+	}
+}
+
+// TestEventsNeedPlacement: events and deferred placement do not mix.
+func TestEventsNeedPlacement(t *testing.T) {
+	if _, err := sim.New(sim.Config{Procs: 4, Events: &eventLog{}, DeferPlacement: true}); err == nil {
+		t.Error("no error for Events with DeferPlacement")
+	}
+}
