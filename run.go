@@ -315,8 +315,14 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	switch {
 	case sd != nil:
-		if eng, err = sim.NewScoreD(procs, *sd); err != nil {
+		var s *sim.ScoreD
+		if s, err = sim.NewScoreD(procs, *sd); err != nil {
 			err = &InputError{err}
+		} else {
+			if o.opt.Events != nil {
+				s.SetEvents(o.opt.Events)
+			}
+			eng = s
 		}
 	case o.ck != nil:
 		o.ck.config(&simCfg)
@@ -340,11 +346,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if o.ck != nil {
 		o.ck.barrier = async.Sync
 	}
-	var engObs sim.Observer = async
-	if sd != nil && o.opt.Events != nil {
-		engObs = sim.RecordEvents(async, o.opt.Events)
-	}
-	st, err := eng.Run(src, engObs)
+	st, err := eng.Run(src, async)
 	async.Close()
 	if err == nil && o.afterRun != nil {
 		o.afterRun()

@@ -33,9 +33,9 @@ type Options struct {
 	// scenario must be the one saved (CheckpointScenario reads it).
 	Resume string
 	// Events, if set, receives every event of the run — each job's
-	// submission, start, reservations and end or refusal — on the
-	// engine's goroutine, in order (sim.EventObserver). SCore-D's engine
-	// sends the ends and refusals only.
+	// submission, start, reservations, suspensions and preemptions,
+	// resumptions, and end or refusal — on the engine's goroutine, in
+	// order (sim.EventObserver).
 	Events sim.EventObserver
 }
 

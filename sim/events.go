@@ -22,6 +22,15 @@ const (
 	// large for the machine), failed by a filter, or still waiting when
 	// the run ended; Record is its record, Record.Reason says why.
 	EventRefused
+	// EventSuspended: a running job was stopped for a higher-priority
+	// queue's job, keeping its progress (SCore-D, preempt suspend).
+	EventSuspended
+	// EventPreempted: a running job was stopped for a higher-priority
+	// queue's job and put back in its queue to start over (SCore-D,
+	// preempt requeue).
+	EventPreempted
+	// EventResumed: a suspended or preempted job started again.
+	EventResumed
 )
 
 // String returns the kind's name.
@@ -37,6 +46,12 @@ func (k EventKind) String() string {
 		return "ended"
 	case EventRefused:
 		return "refused"
+	case EventSuspended:
+		return "suspended"
+	case EventPreempted:
+		return "preempted"
+	case EventResumed:
+		return "resumed"
 	}
 	return "unknown"
 }
@@ -65,13 +80,6 @@ type Event struct {
 // too, so an EventObserver sees all a JobDone observer sees, and more.
 type EventObserver interface {
 	Event(e *Event)
-}
-
-// RecordEvents returns an Observer that hands each record to next and, as
-// an EventEnded or EventRefused event, to ev: the events of an engine that
-// sends no others (ScoreD).
-func RecordEvents(next Observer, ev EventObserver) Observer {
-	return &eventTee{next: next, ev: ev}
 }
 
 // eventTee hands each record to the run's observer and, as an event, to

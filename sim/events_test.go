@@ -75,3 +75,30 @@ func TestEventsNeedPlacement(t *testing.T) {
 		t.Error("no error for Events with DeferPlacement")
 	}
 }
+
+// TestScoreDEvents: SCore-D's events on a hand-worked preemption (4
+// processors, two exclusive queues, preempt suspend).
+//
+//	job 1: 0 s, queue 1, 4 procs, 100 s    starts at 0, suspended at 10
+//	job 2: 10 s, queue 0, 4 procs, 20 s    starts at 10, ends at 30
+//	                                       job 1 resumes at 30, ends at 120
+func TestScoreDEvents(t *testing.T) {
+	j1, j2 := job(1, 0, 4, 100, 100), job(2, 10, 4, 20, 20)
+	j1.Queue, j2.Queue = 1, 0
+	jobs := []workload.Job{j1, j2}
+	cfg := policy.NewScoreD(2, policy.Exclusive)
+	e, err := sim.NewScoreD(4, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log eventLog
+	e.SetEvents(&log)
+	var rec simtest.Recorder
+	if _, err := e.Run(simtest.NewSource(jobs), &rec); err != nil {
+		t.Fatal(err)
+	}
+	want := "0 submitted 1\n0 started 1 procs=4\n10 submitted 2\n10 suspended 1\n10 started 2 procs=4\n30 ended 2 completed\n30 resumed 1\n120 ended 1 completed"
+	if got := strings.Join(log.lines, "\n"); got != want {
+		t.Errorf("events:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -91,6 +91,8 @@ import (
 // the machine gave equals the CPU time the jobs received. A broken
 // invariant panics with "sim:".
 type ScoreD struct {
+	events EventObserver // SetEvents
+	ev     Event
 	cfg    policy.ScoreD
 	procs  int
 	mpl    int
@@ -260,6 +262,9 @@ func NewScoreD(procs int, cfg policy.ScoreD) (*ScoreD, error) {
 // Run replays src to the end, calling obs for every job, and returns the
 // run's statistics. An error from src stops the run and is returned as is.
 func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
+	if e.events != nil {
+		obs = &eventTee{next: obs, ev: e.events}
+	}
 	e.obs = obs
 	sampler, _ := obs.(Sampler)
 	var next workload.Job
@@ -509,6 +514,7 @@ func (e *ScoreD) submit(j *workload.Job) {
 	q.wait = append(q.wait, id)
 	e.queuedProcs += int64(j.Procs)
 	e.arrived = append(e.arrived, id)
+	e.emit(EventSubmitted, id)
 	if n := e.queued(); n > e.stats.MaxQueue {
 		e.stats.MaxQueue = n
 	}
@@ -711,8 +717,27 @@ func (e *ScoreD) preempt(id int32, by *sdSlot) {
 		return
 	case policy.PreemptRequeue:
 		v.cpuUs, v.resUs = 0, 0
+		e.emit(EventPreempted, id)
+	default:
+		e.emit(EventSuspended, id)
 	}
 	e.requeue(id)
+}
+
+// SetEvents makes the engine send every event of its run to ev: each
+// job's submission, start, suspension or preemption by a higher queue,
+// resumption, and end or refusal (see EventObserver). Gang scheduling's
+// time slices are not events: a job keeps its row while it runs.
+func (e *ScoreD) SetEvents(ev EventObserver) { e.events = ev }
+
+// emit sends an event about job id, if the run has an event observer.
+func (e *ScoreD) emit(k EventKind, id int32) {
+	if e.events == nil {
+		return
+	}
+	s := &e.slots[id]
+	e.ev = Event{Kind: k, Time: workload.Time(ceilDiv(e.nowMs, 1000)), Job: &s.job, Procs: s.job.Procs}
+	e.events.Event(&e.ev)
 }
 
 // requeue puts a stopped job back in its queue, in submission order.
@@ -746,6 +771,9 @@ func (e *ScoreD) start(id int32, row int) {
 	if s.firstMs < 0 {
 		s.firstMs = e.nowMs
 		e.stats.Started++
+		e.emit(EventStarted, id)
+	} else {
+		e.emit(EventResumed, id)
 	}
 	s.lastMs = e.nowMs
 	s.running = true
