@@ -20,27 +20,34 @@ func writeFile(t *testing.T, dir, name, text string) string {
 	return path
 }
 
-// readmeConfig returns the example configuration of the README's "HPC
-// Pack filters" section: the documentation is tested.
-func readmeConfig(t *testing.T) string {
+// readmeTOML returns the first TOML block after the heading section of
+// the README: the documentation's examples are tested.
+func readmeTOML(t *testing.T, section string) string {
 	t.Helper()
 	b, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
-	i := strings.Index(s, "### The configuration file")
+	i := strings.Index(s, section)
 	if i < 0 {
-		t.Fatal("README has no configuration file section")
+		t.Fatalf("README has no section %q", section)
 	}
 	s = s[i:]
 	i = strings.Index(s, "```toml\n")
+	if i < 0 {
+		t.Fatalf("README's section %q has no toml block", section)
+	}
 	j := strings.Index(s[i+8:], "```")
-	if i < 0 || j < 0 {
-		t.Fatal("README's configuration section has no toml block")
+	if j < 0 {
+		t.Fatalf("README's section %q: the toml block does not end", section)
 	}
 	return s[i+8 : i+8+j]
 }
+
+// readmeConfig returns the example configuration of the README's "HPC
+// Pack filters" section.
+func readmeConfig(t *testing.T) string { return readmeTOML(t, "### The configuration file") }
 
 func TestLoadRunConfig(t *testing.T) {
 	dir := t.TempDir()
@@ -95,25 +102,7 @@ func TestLoadRunConfig(t *testing.T) {
 // The README's [hpcpack] example loads and turns growth on with its model:
 // the documentation is tested.
 func TestReadmeGrowExample(t *testing.T) {
-	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "### Minimum and maximum resources")
-	if i < 0 {
-		t.Fatal("README has no section on minimum and maximum resources")
-	}
-	s = s[i:]
-	i = strings.Index(s, "```toml\n")
-	if i < 0 {
-		t.Fatal("the section has no toml block")
-	}
-	j := strings.Index(s[i+8:], "```")
-	if j < 0 {
-		t.Fatal("the section's toml block does not end")
-	}
-	cfg, err := loadRunConfig(writeFile(t, t.TempDir(), "grow.toml", s[i+8:i+8+j]))
+	cfg, err := loadRunConfig(writeFile(t, t.TempDir(), "grow.toml", readmeTOML(t, "### Minimum and maximum resources")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,22 +116,7 @@ func TestReadmeGrowExample(t *testing.T) {
 // TestReadmeClusterExample loads the README's [cluster] example: the
 // documentation is tested.
 func TestReadmeClusterExample(t *testing.T) {
-	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "### The cluster: nodes")
-	if i < 0 {
-		t.Fatal("README has no cluster section")
-	}
-	s = s[i:]
-	i = strings.Index(s, "```toml\n")
-	j := strings.Index(s[i+8:], "```")
-	if i < 0 || j < 0 {
-		t.Fatal("README's cluster section has no toml block")
-	}
-	path := writeFile(t, t.TempDir(), "c.toml", s[i+8:i+8+j])
+	path := writeFile(t, t.TempDir(), "c.toml", readmeTOML(t, "### The cluster: nodes"))
 	cfg, err := loadRunConfig(path)
 	if err != nil {
 		t.Fatal(err)
@@ -156,22 +130,7 @@ func TestReadmeClusterExample(t *testing.T) {
 // TestReadmeScoreDConfig checks the README's SCore-D example configuration:
 // the documentation is tested.
 func TestReadmeScoreDConfig(t *testing.T) {
-	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "## SCore-D queues")
-	if i < 0 {
-		t.Fatal("README has no SCore-D queues section")
-	}
-	s = s[i:]
-	i = strings.Index(s, "```toml\n")
-	j := strings.Index(s[i+8:], "```")
-	if i < 0 || j < 0 {
-		t.Fatal("README's SCore-D section has no toml block")
-	}
-	o := &runner{Scenario: &Scenario{Config: writeFile(t, t.TempDir(), "scored.toml", s[i+8:i+8+j])}}
+	o := &runner{Scenario: &Scenario{Config: writeFile(t, t.TempDir(), "scored.toml", readmeTOML(t, "## SCore-D queues"))}}
 	c, err := o.scoreD()
 	if err != nil {
 		t.Fatal(err)
