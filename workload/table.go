@@ -100,6 +100,7 @@ func ReadParquetTable(ra io.ReaderAt, size int64, path string, columns []string,
 // WriteParquetTable writes rows as a flat Parquet table of string columns
 // named columns, the inverse of ReadParquetTable for text tables (a node
 // event schedule, for example). Every row must hold one value per column.
+// The file records the schedsim build as NewParquetTable's do.
 func WriteParquetTable(w io.Writer, columns []string, rows [][]string) error {
 	g := parquet.Group{}
 	for _, c := range columns {
@@ -114,7 +115,7 @@ func WriteParquetTable(w io.Writer, columns []string, rows [][]string) error {
 		}
 		idx[i] = leaf.ColumnIndex
 	}
-	pw := parquet.NewWriter(w, schema)
+	pw := parquet.NewWriter(w, append([]parquet.WriterOption{schema}, versionOptions()...)...)
 	row := make(parquet.Row, len(columns))
 	for _, r := range rows {
 		if len(r) != len(columns) {

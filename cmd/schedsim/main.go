@@ -46,6 +46,7 @@ var commands = []command{
 	{"check", "compare a run with a baseline under tolerances; exit 1 on a regression", cmdCheck},
 	{"verify", "check a run's jobs.csv against the simulator's invariants", cmdVerify},
 	{"bench", "measure wall time, jobs/s and peak memory of end-to-end runs", cmdBench},
+	{"version", "print the version of schedsim, its commit and its Go toolchain", cmdVersion},
 }
 
 const topUsage = `schedsim — a discrete-event simulator of HPC batch schedulers.
@@ -83,6 +84,9 @@ func mainWith(args []string, stdout, stderr io.Writer) int {
 		}
 		printTopUsage(w)
 		return status
+	}
+	if args[0] == "--version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	for _, c := range commands {
 		if c.name != args[0] {
