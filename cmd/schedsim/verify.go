@@ -415,8 +415,8 @@ func outcomeOf(vals []string, where string) (sim.Outcome, error) {
 	var nums [jobNumbers]int64
 	for k := range nums {
 		v, err := strconv.ParseFloat(vals[k], 64)
-		if err != nil {
-			return sim.Outcome{}, usagef("%s: %s: %q is not a number", where, jobColumns[k], vals[k])
+		if err != nil || !(math.Abs(v) <= 1<<62) {
+			return sim.Outcome{}, usagef("%s: %s: %q is not a number within ±2^62", where, jobColumns[k], vals[k])
 		}
 		nums[k] = int64(v)
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -280,4 +282,28 @@ func TestVerifySummary(t *testing.T) {
 	if code, _, stderr := run(t, "verify", empty); code != exitUsage || !strings.Contains(stderr, "jobs.csv") || !strings.Contains(stderr, "jobs.parquet") {
 		t.Errorf("verify without a table: exit %d: %s", code, stderr)
 	}
+}
+
+// FuzzVerifyJobsCSV: verify reads any jobs.csv beside a valid summary.json
+// without panicking; what it cannot read is bad input (exit 2), and a
+// table it reads is checked.
+func FuzzVerifyJobsCSV(f *testing.F) {
+	header := "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata\n"
+	f.Add(header + "1,w,delay,0,4,100,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,0-3,-1,\n")
+	f.Add(header + "1,w,delay,0,4,100,0,COMPLETED_WALLTIME_REACHED,5,100,105,5,105,1.05,4-7,-1,\n2,w,delay,1,16,-1,0,REJECTED,-1,-1,-1,-1,-1,-1,,-1,too large\n")
+	f.Add(header + "1,w,delay,0,4,100,1,COMPLETED_KILLED,0,10,10,0,10,1,0-3,-1,requeues=2\n")
+	f.Add(header + "x,w,delay,NaN,1e300,100,1,SUBMITTED,0,100,100,0,100,1,0-3 9-8,-1,\n")
+	f.Add("job_id\n1\n")
+	summary := `{"trace": "t", "policy": "easy(lookahead=1000)", "procs": 8, "jobs": 1, "started": 1, "completed": 1}`
+	f.Fuzz(func(t *testing.T, jobs string) {
+		dir := t.TempDir()
+		writeFile(t, dir, "summary.json", summary)
+		writeFile(t, dir, "jobs.csv", jobs)
+		var out bytes.Buffer
+		_, err := verifyDir(dir, 0, &out)
+		var ue usageError
+		if err != nil && !errors.As(err, &ue) {
+			t.Fatalf("error %v is not bad input", err)
+		}
+	})
 }
