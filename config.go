@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -350,7 +351,7 @@ func (c *runConfig) build(log io.Writer, epoch time.Time) (*hpcpack.Model, error
 		if p.Timeout.d > 0 {
 			timeout = p.Timeout.d
 		}
-		x := &hpcpack.ExecFilter{FilterName: name, Program: p.Path, Args: p.Args, Timeout: timeout, Epoch: epoch, Log: log}
+		x := &hpcpack.ExecFilter{FilterName: name, Program: c.programPath(p.Path), Args: p.Args, Timeout: timeout, Epoch: epoch, Log: log}
 		subs[name], acts[name] = x, x
 	}
 	var err error
@@ -427,6 +428,23 @@ func (c *runConfig) activationChain(key string, names []string, acts map[string]
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// programPath resolves a [programs.NAME] path: a relative path with a
+// slash ("filters/check.sh", "./check.sh") is relative to the directory of
+// the configuration file, wherever schedsim runs; a bare name ("check.sh",
+// "python3") is looked up in PATH when called, as a shell does; an absolute
+// path stays. The result keeps a slash, so that it is never looked up in
+// PATH.
+func (c *runConfig) programPath(p string) string {
+	if filepath.IsAbs(p) || !strings.ContainsAny(p, "/"+string(filepath.Separator)) {
+		return p
+	}
+	q := filepath.Join(filepath.Dir(c.path), p)
+	if !strings.ContainsRune(q, filepath.Separator) {
+		q = "." + string(filepath.Separator) + q
+	}
+	return q
 }
 
 // hasPrograms reports whether the configuration runs filter programs.

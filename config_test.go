@@ -1,12 +1,17 @@
 package schedsim
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -143,5 +148,75 @@ func TestReadmeScoreDConfig(t *testing.T) {
 	}
 	if got := scoredName(c); got != "scored(queues=2,mode=gang/exclusive,mpl=2,quantum=100ms,switch=5ms,preempt=suspend)" {
 		t.Errorf("name %q", got)
+	}
+}
+
+// TestProgramPaths: a program's relative path is relative to the
+// configuration file's directory, wherever schedsim runs; a bare name is
+// looked up in PATH; an absolute path stays. Each program answers with its
+// own exit code, so the test sees which file ran.
+func TestProgramPaths(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipping: the programs are shell scripts")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "conf", "filters"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe := func(path string, code int) string {
+		if err := os.WriteFile(path, []byte(fmt.Sprintf("#!/bin/sh\nexit %d\n", code)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	exe(filepath.Join(dir, "conf", "filters", "f.sh"), 11)
+	exe(filepath.Join(dir, "conf", "here.sh"), 12)
+	abs := exe(filepath.Join(dir, "abs.sh"), 13)
+	// Files of the same names in the working directory must not run.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path string
+		code       int
+		status     hpcpack.Status
+	}{
+		{"beside the file", "filters/f.sh", 11, hpcpack.Exited},
+		{"dot slash", "./here.sh", 12, hpcpack.Exited},
+		{"parent", "../abs.sh", 13, hpcpack.Exited},
+		{"absolute", abs, 13, hpcpack.Exited},
+		{"bare name in PATH", "true", 0, hpcpack.Exited},
+		{"bare name not in PATH", "here.sh", 0, hpcpack.NotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.path == "true" {
+				if _, err := exec.LookPath("true"); err != nil {
+					t.Skip("skipping: no true in PATH")
+				}
+			}
+			conf := writeFile(t, filepath.Join(dir, "conf"), "c.toml", fmt.Sprintf("[programs.p]\npath = %q\n[filters]\nsubmission = [\"p\"]\n", tt.path))
+			rel, err := filepath.Rel(wd, conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, path := range []string{conf, rel} {
+				c, err := loadRunConfig(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h, err := c.build(nil, time.Unix(0, 0))
+				if err != nil {
+					t.Fatal(err)
+				}
+				j := workload.Job{ID: 1, Procs: 1, Run: 1}
+				r := h.Submission[0].FilterSubmission(&j)
+				h.Close()
+				if r.Status != tt.status || (r.Status == hpcpack.Exited && r.Code != tt.code) {
+					t.Errorf("--config %s: result %+v, want %v %d", path, r, tt.status, tt.code)
+				}
+			}
+		})
 	}
 }

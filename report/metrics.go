@@ -131,6 +131,11 @@ func (m *Metrics) JobDone(r *sim.Record) {
 // Summary is comparable with ==: its class tables are arrays (Cluster, a
 // pointer, compares by identity).
 type Summary struct {
+	// SchedsimVersion is the version of schedsim that made the run
+	// (workload.Version): Summary sets it. It describes the build, not the
+	// run: comparisons of runs (check, compare, sweeps) ignore it. Omitted
+	// when empty, as in a summary.json written before it existed.
+	SchedsimVersion string `json:"schedsim_version,omitempty"`
 	// Trace names the workload.
 	Trace string `json:"trace"`
 	// Policy is the policy's name with its settings.
@@ -281,25 +286,27 @@ func (m *Metrics) Waits() []int64 {
 }
 
 // Summary returns the run's summary for a run of trace under policy on procs
-// processors, with the engine's statistics st and the trace's cleaning counts.
-// It leaves m unchanged; calling it again gives the same result. It needs
-// about 8 bytes per job that ran, for the sorted waits it keeps for Waits.
+// processors, with the engine's statistics st and the trace's cleaning counts,
+// made by this build of schedsim (SchedsimVersion). It leaves m unchanged;
+// calling it again gives the same result. It needs about 8 bytes per job
+// that ran, for the sorted waits it keeps for Waits.
 func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleaning workload.CleanStats) Summary {
 	s := Summary{
-		Trace:     trace,
-		Policy:    policy,
-		Procs:     procs,
-		Jobs:      m.jobs,
-		Started:   m.completed + m.killed + m.nodeFailed,
-		Completed: m.completed,
-		Killed:    m.killed,
-		Rejected:  m.rejected,
-		Failed:    m.failed,
-		Pending:   m.pending,
-		NodeFail:  m.nodeFailed,
-		Cleaning:  cleaning,
-		Passes:    st.Passes,
-		MaxQueue:  st.MaxQueue,
+		SchedsimVersion: workload.Version(),
+		Trace:           trace,
+		Policy:          policy,
+		Procs:           procs,
+		Jobs:            m.jobs,
+		Started:         m.completed + m.killed + m.nodeFailed,
+		Completed:       m.completed,
+		Killed:          m.killed,
+		Rejected:        m.rejected,
+		Failed:          m.failed,
+		Pending:         m.pending,
+		NodeFail:        m.nodeFailed,
+		Cleaning:        cleaning,
+		Passes:          st.Passes,
+		MaxQueue:        st.MaxQueue,
 	}
 	for i := range s.BySize {
 		s.BySize[i].Size = SizeClassNames[i]

@@ -64,9 +64,10 @@ func TestMetricsTiny(t *testing.T) {
 	}
 }
 
-// withClassNames returns s with the class names set in its class tables,
-// as Summary sets them.
+// withClassNames returns s with the class names set in its class tables
+// and the version of schedsim, as Summary sets them.
 func withClassNames(s Summary) Summary {
+	s.SchedsimVersion = workload.Version()
 	for i := range s.BySize {
 		s.BySize[i].Size = SizeClassNames[i]
 		for k := range s.BySizeRuntime[i] {

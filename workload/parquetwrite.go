@@ -61,7 +61,9 @@ type ParquetTable struct {
 }
 
 // NewParquetTable returns a table writing to w with the given columns and
-// key/value metadata (written in the footer; keys in the order given).
+// key/value metadata (written in the footer; keys in the order given). The
+// file's created_by and its MetaVersion metadata name the schedsim build
+// (Version).
 func NewParquetTable(w io.Writer, cols []ParquetColumn, metadata ...[2]string) (*ParquetTable, error) {
 	if len(cols) == 0 {
 		return nil, fmt.Errorf("workload: Parquet table without columns")
@@ -95,8 +97,8 @@ func NewParquetTable(w io.Writer, cols []ParquetColumn, metadata ...[2]string) (
 		parquet.NewSchema("schedsim", g),
 		parquet.Compression(&parquet.Snappy),
 		parquet.MaxRowsPerRowGroup(parquetRowGroupRows),
-		parquet.CreatedBy("schedsim", "", ""),
 	}
+	opts = append(opts, versionOptions()...)
 	for _, kv := range metadata {
 		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
 	}
@@ -105,6 +107,16 @@ func NewParquetTable(w io.Writer, cols []ParquetColumn, metadata ...[2]string) (
 		t.rows[i] = make(parquet.Row, len(cols))
 	}
 	return t, nil
+}
+
+// versionOptions are the writer options that record the schedsim build in
+// a Parquet file: created_by (Build.CreatedBy) and MetaVersion.
+func versionOptions() []parquet.WriterOption {
+	b := thisBuild()
+	return []parquet.WriterOption{
+		&parquet.WriterConfig{CreatedBy: b.CreatedBy()},
+		parquet.KeyValueMetadata(MetaVersion, b.Version()),
+	}
 }
 
 // orderedGroup is a parquet.Group whose fields keep the order given
@@ -225,6 +237,10 @@ const (
 	MetaSWFHeader = "schedsim.swf_header"
 	// MetaSchema names the schema version: "schedsim.job/1".
 	MetaSchema = "schedsim.schema"
+	// MetaVersion holds the version of schedsim that wrote the file
+	// (Version). Every Parquet file schedsim writes has it, traces and
+	// result tables alike.
+	MetaVersion = "schedsim.version"
 )
 
 // parquetSchemaVersion is the value of MetaSchema.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
@@ -23,23 +24,45 @@ const maxTableRows = 1 << 20
 // file or a table of more than a million rows is a *ParseError naming
 // path and the column or row.
 func ReadParquetTable(ra io.ReaderAt, size int64, path string, columns []string, optional []bool) (rows [][]string, err error) {
+	err = scanParquetTable(ra, size, path, columns, optional, maxTableRows, func(row []string) error {
+		rows = append(rows, slices.Clone(row))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// ScanParquetTable reads the named columns of a flat Parquet table of any
+// length as ReadParquetTable does, streaming: it calls fn with each row's
+// values in the order of columns, in a slice it reuses for the next row,
+// and stops at fn's first error, which it returns. It holds about one page
+// of each column in memory, whatever the table's length.
+func ScanParquetTable(ra io.ReaderAt, size int64, path string, columns []string, optional []bool, fn func(row []string) error) error {
+	return scanParquetTable(ra, size, path, columns, optional, -1, fn)
+}
+
+// scanParquetTable is ScanParquetTable, refusing a table of more than
+// maxRows rows (none when maxRows < 0).
+func scanParquetTable(ra io.ReaderAt, size int64, path string, columns []string, optional []bool, maxRows int64, fn func(row []string) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			rows, err = nil, &ParseError{Path: path, Err: fmt.Errorf("corrupt Parquet file: %v", p)}
+			err = &ParseError{Path: path, Err: fmt.Errorf("corrupt Parquet file: %v", p)}
 		}
 	}()
 	if err := checkFooter(ra, size); err != nil {
-		return nil, &ParseError{Path: path, Err: fmt.Errorf("not a readable Parquet file: %v", err)}
+		return &ParseError{Path: path, Err: fmt.Errorf("not a readable Parquet file: %v", err)}
 	}
 	f, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return nil, &ParseError{Path: path, Err: fmt.Errorf("not a readable Parquet file: %v", err)}
+		return &ParseError{Path: path, Err: fmt.Errorf("not a readable Parquet file: %v", err)}
 	}
 	if err := checkTableChunks(f, ra, size); err != nil {
-		return nil, &ParseError{Path: path, Err: fmt.Errorf("not a readable Parquet file: %v", err)}
+		return &ParseError{Path: path, Err: fmt.Errorf("not a readable Parquet file: %v", err)}
 	}
-	if f.NumRows() > maxTableRows {
-		return nil, &ParseError{Path: path, Err: fmt.Errorf("%d rows: too many for a schedule (at most %d)", f.NumRows(), maxTableRows)}
+	if maxRows >= 0 && f.NumRows() > maxRows {
+		return &ParseError{Path: path, Err: fmt.Errorf("%d rows: too many for a schedule (at most %d)", f.NumRows(), maxRows)}
 	}
 	pos := map[int]int{}       // leaf column index → position in columns
 	unsigned := map[int]bool{} // leaf column index → holds unsigned integers
@@ -49,25 +72,27 @@ func ReadParquetTable(ra io.ReaderAt, size int64, path string, columns []string,
 		case c == nil && i < len(optional) && optional[i]:
 			continue
 		case c == nil:
-			return nil, &ParseError{Path: path, Column: name, Err: fmt.Errorf("no such column (the file has %s)", columnList(f.Root()))}
+			return &ParseError{Path: path, Column: name, Err: fmt.Errorf("no such column (the file has %s)", columnList(f.Root()))}
 		case !c.Leaf() || c.Repeated():
-			return nil, &ParseError{Path: path, Column: name, Err: errors.New("is a group or a list, want one value per row")}
+			return &ParseError{Path: path, Column: name, Err: errors.New("is a group or a list, want one value per row")}
 		}
 		switch c.Type().Kind() {
 		case parquet.Int32, parquet.Int64, parquet.Float, parquet.Double, parquet.ByteArray:
 		default:
-			return nil, &ParseError{Path: path, Column: name, Err: fmt.Errorf("has type %v, want an integer or a string", c.Type())}
+			return &ParseError{Path: path, Column: name, Err: fmt.Errorf("has type %v, want an integer or a string", c.Type())}
 		}
 		pos[c.Index()] = i
 		unsigned[c.Index()] = isUnsigned(c.Type())
 	}
 	buf := make([]parquet.Row, 64)
+	out := make([]string, len(columns))
+	var rows int64
 	for _, rg := range f.RowGroups() {
 		r := parquet.NewRowGroupReader(rg)
 		for {
 			n, err := r.ReadRows(buf)
 			for _, row := range buf[:n] {
-				out := make([]string, len(columns))
+				clear(out)
 				for _, v := range row {
 					i, ok := pos[v.Column()]
 					if !ok || v.IsNull() {
@@ -90,22 +115,26 @@ func ReadParquetTable(ra io.ReaderAt, size int64, path string, columns []string,
 						out[i] = string(v.ByteArray())
 					}
 				}
-				rows = append(rows, out)
+				rows++
+				if err := fn(out); err != nil {
+					return err
+				}
 			}
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
-				return nil, &ParseError{Path: path, Row: int64(len(rows)) + 1, Err: err}
+				return &ParseError{Path: path, Row: rows + 1, Err: err}
 			}
 		}
 	}
-	return rows, nil
+	return nil
 }
 
 // WriteParquetTable writes rows as a flat Parquet table of string columns
 // named columns, the inverse of ReadParquetTable for text tables (a node
 // event schedule, for example). Every row must hold one value per column.
+// The file records the schedsim build as NewParquetTable's do.
 func WriteParquetTable(w io.Writer, columns []string, rows [][]string) error {
 	g := parquet.Group{}
 	for _, c := range columns {
@@ -120,7 +149,7 @@ func WriteParquetTable(w io.Writer, columns []string, rows [][]string) error {
 		}
 		idx[i] = leaf.ColumnIndex
 	}
-	pw := parquet.NewWriter(w, schema)
+	pw := parquet.NewWriter(w, append([]parquet.WriterOption{schema}, versionOptions()...)...)
 	row := make(parquet.Row, len(columns))
 	for _, r := range rows {
 		if len(r) != len(columns) {

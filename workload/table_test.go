@@ -66,3 +66,57 @@ func TestReadParquetTable(t *testing.T) {
 		})
 	}
 }
+
+// TestScanParquetTable: the streaming reader gives ReadParquetTable's rows,
+// across row groups, and stops at the callback's first error.
+func TestScanParquetTable(t *testing.T) {
+	var rows [][]any
+	for i := range 300 {
+		var v any = int64(i)
+		if i%7 == 0 {
+			v = nil
+		}
+		rows = append(rows, []any{v, "s" + strings.Repeat("x", i%3)})
+	}
+	data := writePQ(t, []pqCol{{"n", parquet.Optional(parquet.Int(64))}, {"s", parquet.String()}}, rows, 50)
+	cols := []string{"s", "n", "absent"}
+	want, err := ReadParquetTable(bytes.NewReader(data), int64(len(data)), "t.parquet", cols, []bool{2: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 300 || want[0][1] != "" || want[1][1] != "1" || want[2][0] != "sxx" {
+		t.Fatalf("ReadParquetTable: %d rows, first %q %q %q", len(want), want[0], want[1], want[2])
+	}
+	stop := errors.New("stop")
+	tests := []struct {
+		name    string
+		stopAt  int // 0: never
+		rows    int
+		wantErr error
+	}{
+		{"whole", 0, 300, nil},
+		{"stops", 120, 120, stop},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got [][]string
+			err := ScanParquetTable(bytes.NewReader(data), int64(len(data)), "t.parquet", cols, []bool{2: true}, func(row []string) error {
+				got = append(got, append([]string(nil), row...))
+				if len(got) == tt.stopAt {
+					return stop
+				}
+				return nil
+			})
+			if err != tt.wantErr {
+				t.Fatalf("error %v, want %v", err, tt.wantErr)
+			}
+			if !reflect.DeepEqual(got, want[:tt.rows]) {
+				t.Errorf("rows differ from ReadParquetTable's")
+			}
+		})
+	}
+	var pe *ParseError
+	if err := ScanParquetTable(bytes.NewReader(data), int64(len(data)), "t.parquet", []string{"when"}, nil, func([]string) error { return nil }); !errors.As(err, &pe) || pe.Column != "when" {
+		t.Errorf("missing column: %v", err)
+	}
+}

@@ -51,8 +51,9 @@ var commands = []command{
 	{"compare", "compare several runs side by side: a table and overlaid plots", cmdCompare},
 	{"sweep", "run a grid of parameters in parallel, resumable, or as a Slurm job array", cmdSweep},
 	{"check", "compare a run with a baseline under tolerances; exit 1 on a regression", cmdCheck},
-	{"verify", "check a run's jobs.csv against the simulator's invariants", whole(cmdVerify)},
+	{"verify", "check a run's jobs.csv or jobs.parquet against the simulator's invariants and its summary.json", whole(cmdVerify)},
 	{"bench", "measure wall time, jobs/s and peak memory of end-to-end runs", whole(cmdBench)},
+	{"version", "print the version of schedsim, its commit and its Go toolchain", whole(cmdVersion)},
 }
 
 const topUsage = `schedsim — a discrete-event simulator of HPC batch schedulers.
@@ -99,6 +100,9 @@ func mainCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		printTopUsage(w)
 		return status
+	}
+	if args[0] == "--version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	for _, c := range commands {
 		if c.name != args[0] {

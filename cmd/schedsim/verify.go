@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,9 +25,16 @@ import (
 
 const verifyUsage = `Usage: schedsim verify DIR...
 
-Checks the schedule a run wrote to DIR (jobs.csv and summary.json, as written
-by "schedsim run --out DIR") against the simulator's invariants:
+Checks the schedule a run wrote to DIR (summary.json and the per-job table,
+jobs.csv or jobs.parquet, as written by "schedsim run --out DIR" with any
+--format) against the simulator's invariants:
 
+  - summary.json agrees with the table: the number of jobs, of jobs
+    started, completed, killed, rejected, failed and pending, the first
+    submission, last end and makespan, the waits (mean, median, p90, p95,
+    p99, max), the mean response and bounded slowdown, the utilisation
+    and the throughput, recomputed from the table's rows (a table cut
+    short, or a summary edited, fails here);
   - no processor runs two jobs at once, and every job runs on exactly the
     processors it asked for, all on the machine;
   - no job starts before its submission; every job that was not rejected
@@ -51,8 +61,10 @@ because too few processors stayed in service are validly rejected; head
 reservations are not checked (a failure voids them) and the FCFS check
 skips requeued jobs.
 
-Jobs submitted at the same second are taken in job-id order. It prints every
-violation and exits 1 if there is any, 2 if a file cannot be read.
+A directory with both tables has each checked, its lines labelled with the
+table. Jobs submitted at the same second are taken in job-id order. It
+prints every violation and exits 1 if there is any, 2 if a file cannot be
+read.
 
 Example:
   schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --out res && schedsim verify res
@@ -60,7 +72,7 @@ Example:
 
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("verify", verifyUsage, stdout)
-	maxShown := fs.Int("max", 20, "print at most this many violations per directory (0: all)")
+	maxShown := fs.Int("max", 20, "print at most this many violations per table (0: all)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
@@ -72,16 +84,22 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	bad := 0
 	for _, dir := range fs.Args() {
-		n, total, err := verifyDir(dir, *maxShown, stdout)
+		results, err := verifyDir(dir, *maxShown, stdout)
 		if err != nil {
 			return err
 		}
-		if total == 0 {
-			fmt.Fprintf(stdout, "%s: %d jobs, all invariants hold\n", dir, n)
-			continue
+		broken := false
+		for _, r := range results {
+			if r.violations == 0 {
+				fmt.Fprintf(stdout, "%s: %d jobs, all invariants hold\n", r.label, r.jobs)
+				continue
+			}
+			fmt.Fprintf(stdout, "%s: %d jobs, %d violations\n", r.label, r.jobs, r.violations)
+			broken = true
 		}
-		fmt.Fprintf(stdout, "%s: %d jobs, %d violations\n", dir, n, total)
-		bad++
+		if broken {
+			bad++
+		}
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d of %d result directories break invariants", bad, fs.NArg())
@@ -89,35 +107,50 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// verifyDir checks one result directory and returns the number of jobs and
-// of violations.
-func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err error) {
-	var sum struct {
-		Policy  string               `json:"policy"`
-		Procs   int                  `json:"procs"`
-		Cluster *report.ClusterInfo  `json:"cluster"`
-		Nodes   *report.NodeFailures `json:"node_failures"`
-	}
+// jobTableNames are the per-job tables a run writes (--format), in the
+// order verify checks them.
+var jobTableNames = []string{"jobs.csv", "jobs.parquet"}
+
+// tableResult is what verify found in one per-job table of a directory.
+type tableResult struct {
+	label      string // the directory, or its table's path when it has two
+	jobs       int
+	violations int
+}
+
+// verifyDir checks each per-job table of one result directory against the
+// invariants and against summary.json, prints the violations, and returns
+// the number of jobs and of violations of each table.
+func verifyDir(dir string, maxShown int, w io.Writer) ([]tableResult, error) {
+	var sum report.Summary
 	sp := filepath.Join(dir, "summary.json")
 	b, err := os.ReadFile(sp)
 	if err != nil {
-		return 0, 0, usageError{err}
+		return nil, usageError{err}
 	}
 	if err := json.Unmarshal(b, &sum); err != nil {
-		return 0, 0, usagef("%s: %v", sp, err)
+		return nil, usagef("%s: %v", sp, err)
 	}
 	if sum.Procs <= 0 {
-		return 0, 0, usagef("%s: no machine size (procs)", sp)
+		return nil, usagef("%s: no machine size (procs)", sp)
 	}
 	if strings.HasPrefix(sum.Policy, "scored(") {
-		return 0, 0, usagef("%s: a run of SCore-D queues (%s): verify checks space-shared schedules only; the SCore-D engine checks its invariants as it runs", dir, sum.Policy)
+		return nil, usagef("%s: a run of SCore-D queues (%s): verify checks space-shared schedules only; the SCore-D engine checks its invariants as it runs", dir, sum.Policy)
 	}
 	if strings.Contains(sum.Policy, "+grow=") {
-		return 0, 0, usagef("%s: a run with --grow cannot be checked from jobs.csv (it does not record when jobs grew)", dir)
+		return nil, usagef("%s: a run with --grow cannot be checked from jobs.csv (it does not record when jobs grew)", dir)
 	}
-	outs, err := readJobsCSV(filepath.Join(dir, "jobs.csv"))
-	if err != nil {
-		return 0, 0, err
+	var tables []string
+	for _, name := range jobTableNames {
+		switch _, err := os.Stat(filepath.Join(dir, name)); {
+		case err == nil:
+			tables = append(tables, name)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, usageError{err}
+		}
+	}
+	if len(tables) == 0 {
+		return nil, usagef("%s: neither %s nor %s: no per-job table to check", dir, jobTableNames[0], jobTableNames[1])
 	}
 	var opts sim.VerifyOptions
 	// Only submission order with the requested times as estimates makes
@@ -135,33 +168,160 @@ func verifyDir(dir string, maxShown int, w io.Writer) (jobs, violations int, err
 	if sum.Cluster != nil {
 		spec := sum.Cluster.Spec()
 		if err := spec.Validate(); err != nil {
-			return 0, 0, usagef("%s: cluster: %v", sp, err)
+			return nil, usagef("%s: cluster: %v", sp, err)
 		}
 		if spec.Cores() != sum.Procs {
-			return 0, 0, usagef("%s: cluster has %d cores, procs says %d", sp, spec.Cores(), sum.Procs)
+			return nil, usagef("%s: cluster has %d cores, procs says %d", sp, spec.Cores(), sum.Procs)
 		}
 		opts.Cluster = spec
 		opts.Members = sum.Cluster.Members()
 	}
-	if sum.Nodes != nil {
-		if opts.NodeEvents, err = sum.Nodes.Schedule(); err != nil {
-			return 0, 0, usagef("%s: node_failures: %v", sp, err)
+	if sum.NodeFailures != nil {
+		if opts.NodeEvents, err = sum.NodeFailures.Schedule(); err != nil {
+			return nil, usagef("%s: node_failures: %v", sp, err)
 		}
-		opts.NodeSize = sum.Nodes.NodeSize
+		opts.NodeSize = sum.NodeFailures.NodeSize
 	}
-	vs := sim.Verify(sum.Procs, outs, opts)
-	for i, v := range vs {
-		if maxShown > 0 && i == maxShown {
-			fmt.Fprintf(w, "%s: … and %d more\n", dir, len(vs)-i)
-			break
+	var results []tableResult
+	for _, name := range tables {
+		path := filepath.Join(dir, name)
+		var outs []sim.Outcome
+		if name == "jobs.parquet" {
+			outs, err = readJobsParquet(path)
+		} else {
+			outs, err = readJobsCSV(path)
 		}
-		fmt.Fprintf(w, "%s: %v\n", dir, v)
+		if err != nil {
+			return nil, err
+		}
+		label := dir
+		if len(tables) > 1 {
+			label = path
+		}
+		msgs := summaryMismatches(&sum, outs, name)
+		for _, v := range sim.Verify(sum.Procs, outs, opts) {
+			msgs = append(msgs, v.Error())
+		}
+		for i, m := range msgs {
+			if maxShown > 0 && i == maxShown {
+				fmt.Fprintf(w, "%s: … and %d more\n", label, len(msgs)-i)
+				break
+			}
+			fmt.Fprintf(w, "%s: %s\n", label, m)
+		}
+		results = append(results, tableResult{label: label, jobs: len(outs), violations: len(msgs)})
 	}
-	return len(outs), len(vs), nil
+	return results, nil
 }
 
+// summaryMismatches recomputes from a per-job table (named table) what
+// summary.json states that the table can confirm — the job counts by final
+// state, the first submission, last end and makespan, the wait
+// distribution, the mean response and bounded slowdown, the utilisation
+// and the throughput — as report.Metrics computes them, and returns a
+// message for each value that differs.
+func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string) []string {
+	var jobs, completed, killed, nodeFail, rejected, failed, pending int64
+	var waitSum, respSum, procSec int64
+	var bsldSum float64
+	var first, last workload.Time
+	waits := make([]int64, 0, len(outs))
+	for i := range outs {
+		o := &outs[i]
+		jobs++
+		switch o.State {
+		case sim.Rejected:
+			rejected++
+			continue
+		case sim.Failed:
+			failed++
+			continue
+		case sim.Pending:
+			pending++
+			continue
+		case sim.Killed:
+			killed++
+		case sim.NodeFail:
+			nodeFail++
+		default:
+			completed++
+		}
+		wait, run := o.Start-o.Job.Submit, o.End-o.Start
+		if len(waits) == 0 || o.Job.Submit < first {
+			first = o.Job.Submit
+		}
+		if len(waits) == 0 || o.End > last {
+			last = o.End
+		}
+		waits = append(waits, int64(wait))
+		waitSum += int64(wait)
+		respSum += int64(wait + run)
+		procSec += int64(o.Job.Procs) * int64(run)
+		bsldSum += report.BoundedSlowdown(wait, run)
+	}
+	var msgs []string
+	ints := func(key string, said, got int64) {
+		if said != got {
+			msgs = append(msgs, fmt.Sprintf("summary.json says %s = %d, %s gives %d", key, said, table, got))
+		}
+	}
+	floats := func(key string, said, got float64) {
+		if said != got && !(math.Abs(said-got) <= 1e-9*math.Max(math.Abs(said), math.Abs(got))) {
+			msgs = append(msgs, fmt.Sprintf("summary.json says %s = %s, %s gives %s", key,
+				strconv.FormatFloat(said, 'g', -1, 64), table, strconv.FormatFloat(got, 'g', -1, 64)))
+		}
+	}
+	started := completed + killed + nodeFail
+	ints("jobs", s.Jobs, jobs)
+	ints("started", s.Started, started)
+	ints("completed", s.Completed, completed)
+	ints("killed", s.Killed, killed)
+	ints("node_fail", s.NodeFail, nodeFail)
+	ints("rejected", s.Rejected, rejected)
+	ints("failed", s.Failed, failed)
+	ints("pending", s.Pending, pending)
+	n := int64(len(waits))
+	var wait report.Dist
+	var meanResp, meanBsld, util, throughput float64
+	var makespan int64
+	if n > 0 {
+		slices.Sort(waits)
+		rank := func(p int64) float64 { return float64(waits[max(1, (p*n+99)/100)-1]) }
+		wait = report.Dist{Mean: float64(waitSum) / float64(n), Median: rank(50), P90: rank(90), P95: rank(95), P99: rank(99), Max: float64(waits[n-1])}
+		meanResp = float64(respSum) / float64(n)
+		meanBsld = bsldSum / float64(n)
+		makespan = int64(last - first)
+		if makespan > 0 {
+			throughput = float64(started) * 3600 / float64(makespan)
+			util = float64(procSec) / (float64(s.Procs) * float64(makespan))
+		}
+	}
+	ints("first_submit", int64(s.FirstSubmit), int64(first))
+	ints("last_end", int64(s.LastEnd), int64(last))
+	ints("makespan_sec", s.MakespanSec, makespan)
+	floats("wait.mean", s.Wait.Mean, wait.Mean)
+	floats("wait.median", s.Wait.Median, wait.Median)
+	floats("wait.p90", s.Wait.P90, wait.P90)
+	floats("wait.p95", s.Wait.P95, wait.P95)
+	floats("wait.p99", s.Wait.P99, wait.P99)
+	floats("wait.max", s.Wait.Max, wait.Max)
+	floats("mean_response", s.MeanResponse, meanResp)
+	floats("mean_bounded_slowdown", s.MeanBoundedSlowdown, meanBsld)
+	floats("utilisation", s.Utilisation, util)
+	floats("throughput_jobs_per_hour", s.ThroughputPerHour, throughput)
+	return msgs
+}
+
+// jobColumns are the columns of a per-job table verify reads, found by
+// name (other columns may be there too): the first seven are numbers.
+var jobColumns = []string{"job_id", "submission_time", "requested_number_of_resources", "requested_time",
+	"starting_time", "execution_time", "finish_time", "final_state", "allocated_resources", "metadata"}
+
+// jobNumbers counts the numeric columns at the start of jobColumns.
+const jobNumbers = 7
+
 // readJobsCSV reads a Batsim jobs.csv into outcomes. Columns are found by
-// name, so extra columns are fine.
+// name, so extra columns are fine; metadata may be missing.
 func readJobsCSV(path string) ([]sim.Outcome, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -178,14 +338,19 @@ func readJobsCSV(path string) ([]sim.Outcome, error) {
 	for i, h := range head {
 		col[h] = i
 	}
-	need := []string{"job_id", "submission_time", "requested_number_of_resources", "requested_time",
-		"final_state", "starting_time", "execution_time", "finish_time", "allocated_resources"}
-	for _, n := range need {
-		if _, ok := col[n]; !ok {
+	idx := make([]int, len(jobColumns))
+	for k, n := range jobColumns {
+		i, ok := col[n]
+		switch {
+		case !ok && n == "metadata":
+			i = -1
+		case !ok:
 			return nil, usagef("%s: no %s column", path, n)
 		}
+		idx[k] = i
 	}
 	var outs []sim.Outcome
+	vals := make([]string, len(jobColumns))
 	line := 1
 	for {
 		rec, err := r.Read()
@@ -196,62 +361,109 @@ func readJobsCSV(path string) ([]sim.Outcome, error) {
 		if err != nil {
 			return nil, usagef("%s: %v", path, err)
 		}
-		num := func(name string) (int64, error) {
-			v, err := strconv.ParseFloat(rec[col[name]], 64)
-			if err != nil {
-				return 0, usagef("%s:%d: %s: %q is not a number", path, line, name, rec[col[name]])
-			}
-			return int64(v), nil
-		}
-		var o sim.Outcome
-		var vals [7]int64
-		for k, n := range []string{"job_id", "submission_time", "requested_number_of_resources", "requested_time", "starting_time", "execution_time", "finish_time"} {
-			if vals[k], err = num(n); err != nil {
-				return nil, err
+		for k, i := range idx {
+			vals[k] = ""
+			if i >= 0 {
+				vals[k] = rec[i]
 			}
 		}
-		o.Job = workload.Job{ID: vals[0], Submit: workload.Time(vals[1]), Procs: int(vals[2]), Estimate: workload.Time(vals[3])}
-		if o.Job.Estimate <= 0 {
-			o.Job.Estimate = workload.Unknown
-		}
-		o.Start, o.End = workload.Time(vals[4]), workload.Time(vals[6])
-		exec := workload.Time(vals[5])
-		switch st := rec[col["final_state"]]; st {
-		case "COMPLETED_SUCCESSFULLY":
-			o.State = sim.Completed
-			o.Job.Run = exec
-		case "COMPLETED_WALLTIME_REACHED":
-			o.State = sim.Killed
-			o.Job.Run = exec + 1 // it would have run longer than its limit
-		case "COMPLETED_KILLED": // killed by a node failure, before its end
-			o.State = sim.NodeFail
-			o.Job.Run = exec + 1
-		case "REJECTED":
-			o.State = sim.Rejected
-			o.Start, o.End = o.Job.Submit, o.Job.Submit
-			if k, ok := col["metadata"]; ok {
-				o.Reason = rec[k]
-			}
-		case "COMPLETED_FAILED": // failed by a filter; it never ran
-			o.State = sim.Failed
-			o.Start, o.End = o.Job.Submit, o.Job.Submit
-		case "SUBMITTED": // still queued at the end, kept waiting by filters; it never ran
-			o.State = sim.Pending
-			o.Start, o.End = o.Job.Submit, o.Job.Submit
-		default:
-			return nil, usagef("%s:%d: final_state: unknown state %q", path, line, st)
-		}
-		if k, ok := col["metadata"]; ok {
-			o.Requeues = requeuesOf(rec[k])
-		}
-		if o.State != sim.Rejected && o.State != sim.Failed && o.State != sim.Pending {
-			if o.Alloc, err = cluster.ParseRanges(rec[col["allocated_resources"]]); err != nil {
-				return nil, usagef("%s:%d: allocated_resources: %v", path, line, err)
-			}
+		o, err := outcomeOf(vals, fmt.Sprintf("%s:%d", path, line))
+		if err != nil {
+			return nil, err
 		}
 		outs = append(outs, o)
 	}
-	// Submission order: by submit time, then job id.
+	return inSubmissionOrder(outs), nil
+}
+
+// readJobsParquet reads a jobs.parquet (report.JobsParquet) into outcomes,
+// streaming.
+func readJobsParquet(path string) ([]sim.Outcome, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	var outs []sim.Outcome
+	optional := make([]bool, len(jobColumns))
+	optional[len(jobColumns)-1] = true // metadata
+	err = workload.ScanParquetTable(f, fi.Size(), path, jobColumns, optional, func(row []string) error {
+		o, err := outcomeOf(row, fmt.Sprintf("%s: row %d", path, len(outs)+1))
+		if err != nil {
+			return err
+		}
+		outs = append(outs, o)
+		return nil
+	})
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return nil, err
+		}
+		return nil, usageError{err}
+	}
+	return inSubmissionOrder(outs), nil
+}
+
+// outcomeOf makes the outcome of one job from its values in jobColumns'
+// order; where names the row in errors ("jobs.csv:12").
+func outcomeOf(vals []string, where string) (sim.Outcome, error) {
+	var nums [jobNumbers]int64
+	for k := range nums {
+		v, err := strconv.ParseFloat(vals[k], 64)
+		if err != nil || !(math.Abs(v) <= 1<<62) {
+			return sim.Outcome{}, usagef("%s: %s: %q is not a number within ±2^62", where, jobColumns[k], vals[k])
+		}
+		nums[k] = int64(v)
+	}
+	var o sim.Outcome
+	o.Job = workload.Job{ID: nums[0], Submit: workload.Time(nums[1]), Procs: int(nums[2]), Estimate: workload.Time(nums[3])}
+	if o.Job.Estimate <= 0 {
+		o.Job.Estimate = workload.Unknown
+	}
+	o.Start, o.End = workload.Time(nums[4]), workload.Time(nums[6])
+	exec := workload.Time(nums[5])
+	meta := vals[9]
+	switch st := vals[7]; st {
+	case "COMPLETED_SUCCESSFULLY":
+		o.State = sim.Completed
+		o.Job.Run = exec
+	case "COMPLETED_WALLTIME_REACHED":
+		o.State = sim.Killed
+		o.Job.Run = exec + 1 // it would have run longer than its limit
+	case "COMPLETED_KILLED": // killed by a node failure, before its end
+		o.State = sim.NodeFail
+		o.Job.Run = exec + 1
+	case "REJECTED":
+		o.State = sim.Rejected
+		o.Start, o.End = o.Job.Submit, o.Job.Submit
+		o.Reason = meta
+	case "COMPLETED_FAILED": // failed by a filter; it never ran
+		o.State = sim.Failed
+		o.Start, o.End = o.Job.Submit, o.Job.Submit
+	case "SUBMITTED": // still queued at the end, kept waiting by filters; it never ran
+		o.State = sim.Pending
+		o.Start, o.End = o.Job.Submit, o.Job.Submit
+	default:
+		return o, usagef("%s: final_state: unknown state %q", where, st)
+	}
+	o.Requeues = requeuesOf(meta)
+	if o.State != sim.Rejected && o.State != sim.Failed && o.State != sim.Pending {
+		var err error
+		if o.Alloc, err = cluster.ParseRanges(vals[8]); err != nil {
+			return o, usagef("%s: allocated_resources: %v", where, err)
+		}
+	}
+	return o, nil
+}
+
+// inSubmissionOrder numbers outs (Seq) in submission order: by submit
+// time, then job id. It returns outs.
+func inSubmissionOrder(outs []sim.Outcome) []sim.Outcome {
 	idx := make([]int, len(outs))
 	for i := range idx {
 		idx[i] = i
@@ -263,7 +475,7 @@ func readJobsCSV(path string) ([]sim.Outcome, error) {
 	for seq, i := range idx {
 		outs[i].Job.Seq = int64(seq)
 	}
-	return outs, nil
+	return outs
 }
 
 // requeuesOf returns N from a "requeues=N" word of a jobs.csv metadata

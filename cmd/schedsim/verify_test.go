@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -142,4 +146,164 @@ func TestVerifyOrdersAndPredictions(t *testing.T) {
 			t.Errorf("%v: verify exit %d:\n%s", args, code, stdout)
 		}
 	}
+}
+
+// TestVerifySummary: verify cross-checks summary.json against the per-job
+// table (jobs.csv, jobs.parquet, or both): a table cut short, a job whose
+// state changed, or a summary whose counts, times or means were edited
+// fail with the key, the summary's value and the table's.
+func TestVerifySummary(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.swf")
+	if code, _, stderr := run(t, "generate", "--jobs", "2000", "--procs", "64", "--load", "0.9", "--seed", "3", "--out", trace); code != exitOK {
+		t.Fatalf("generate: %s", stderr)
+	}
+	// Three jobs that outrun their requested time (killed), after the rest.
+	lines := strings.Split(strings.TrimSpace(string(readFile(t, trace))), "\n")
+	last, err := strconv.Atoi(strings.Fields(lines[len(lines)-1])[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 3 {
+		lines = append(lines, fmt.Sprintf("%d %d -1 500 8 -1 -1 8 100 -1 1 1 1 -1 -1 -1 -1 -1", 2001+k, last+10+k))
+	}
+	writeFile(t, dir, "t.swf", strings.Join(lines, "\n")+"\n")
+	base := map[string]string{}
+	for _, format := range []string{"csv", "parquet", "csv,parquet"} {
+		out := filepath.Join(dir, "base-"+format)
+		if code, _, stderr := run(t, "run", "--trace", trace, "--out", out, "-q", "--plots=false", "--format", format); code != exitOK {
+			t.Fatalf("run --format %s: %s", format, stderr)
+		}
+		base[format] = out
+	}
+	var sum struct {
+		Jobs, Started, Completed, Killed int64
+		MakespanSec                      int64 `json:"makespan_sec"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(base["csv"], "summary.json")), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Jobs != 2003 || sum.Killed < 3 {
+		t.Fatalf("the run has %d jobs, %d killed: want 2003 and at least 3 killed", sum.Jobs, sum.Killed)
+	}
+	// cutCSV keeps the header and the first n rows of jobs.csv.
+	cutCSV := func(n int) func(t *testing.T, out string) {
+		return func(t *testing.T, out string) {
+			p := filepath.Join(out, "jobs.csv")
+			lines := strings.SplitAfter(string(readFile(t, p)), "\n")
+			writeFile(t, out, "jobs.csv", strings.Join(lines[:n+1], ""))
+		}
+	}
+	// editSummary sets summary.json's key (a top-level key, or
+	// "wait.mean") to v.
+	editSummary := func(key string, v any) func(t *testing.T, out string) {
+		return func(t *testing.T, out string) {
+			var m map[string]any
+			if err := json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &m); err != nil {
+				t.Fatal(err)
+			}
+			if k, sub, ok := strings.Cut(key, "."); ok {
+				m[k].(map[string]any)[sub] = v
+			} else {
+				m[key] = v
+			}
+			b, err := json.MarshalIndent(m, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, out, "summary.json", string(b))
+		}
+	}
+	// killedToCompleted records the first killed job as completed.
+	killedToCompleted := func(t *testing.T, out string) {
+		p := filepath.Join(out, "jobs.csv")
+		s := string(readFile(t, p))
+		writeFile(t, out, "jobs.csv", strings.Replace(s, ",COMPLETED_WALLTIME_REACHED,", ",COMPLETED_SUCCESSFULLY,", 1))
+	}
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
+	tests := []struct {
+		name   string
+		format string
+		edit   func(t *testing.T, out string)
+		want   []string // in stdout; none: all invariants hold
+	}{
+		{"whole csv", "csv", nil, nil},
+		{"whole parquet", "parquet", nil, nil},
+		{"whole csv and parquet", "csv,parquet", nil, nil},
+		{"jobs.csv cut to 999 rows", "csv", cutCSV(999), []string{
+			"summary.json says jobs = 2003, jobs.csv gives 999",
+			"summary.json says started = " + n(sum.Started) + ", jobs.csv gives ",
+			"summary.json says makespan_sec = " + n(sum.MakespanSec) + ", jobs.csv gives "}},
+		{"jobs.csv without its last row", "csv", cutCSV(2002), []string{"summary.json says jobs = 2003, jobs.csv gives 2002"}},
+		{"a killed job recorded as completed", "csv", killedToCompleted, []string{
+			"summary.json says completed = " + n(sum.Completed) + ", jobs.csv gives " + n(sum.Completed+1),
+			"summary.json says killed = " + n(sum.Killed) + ", jobs.csv gives " + n(sum.Killed-1)}},
+		{"summary jobs edited", "csv", editSummary("jobs", 2004), []string{"summary.json says jobs = 2004, jobs.csv gives 2003"}},
+		{"summary rejected edited", "parquet", editSummary("rejected", 77), []string{"summary.json says rejected = 77, jobs.parquet gives "}},
+		{"summary wait mean edited", "csv", editSummary("wait.mean", 1.5), []string{"summary.json says wait.mean = 1.5, jobs.csv gives "}},
+		{"summary utilisation edited", "parquet", editSummary("utilisation", 0.5), []string{"summary.json says utilisation = 0.5, jobs.parquet gives "}},
+		{"summary makespan edited", "csv,parquet", editSummary("makespan_sec", 12), []string{
+			"summary.json says makespan_sec = 12, jobs.csv gives " + n(sum.MakespanSec),
+			"summary.json says makespan_sec = 12, jobs.parquet gives " + n(sum.MakespanSec)}},
+		{"summary null utilisation", "csv", editSummary("utilisation", nil), []string{"summary.json says utilisation = 0, jobs.csv gives "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_"))
+			if err := os.CopyFS(out, os.DirFS(base[tt.format])); err != nil {
+				t.Fatal(err)
+			}
+			if tt.edit != nil {
+				tt.edit(t, out)
+			}
+			code, stdout, stderr := run(t, "verify", "--max", "0", out)
+			if len(tt.want) == 0 {
+				if code != exitOK || !strings.Contains(stdout, "2003 jobs, all invariants hold") {
+					t.Errorf("verify: exit %d:\n%s%s", code, stdout, stderr)
+				}
+				return
+			}
+			if code != exitError {
+				t.Errorf("verify: exit %d, want %d:\n%s%s", code, exitError, stdout, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+		})
+	}
+	// A directory with no per-job table is bad input.
+	empty := filepath.Join(dir, "no-table")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, empty, "summary.json", string(readFile(t, filepath.Join(base["csv"], "summary.json"))))
+	if code, _, stderr := run(t, "verify", empty); code != exitUsage || !strings.Contains(stderr, "jobs.csv") || !strings.Contains(stderr, "jobs.parquet") {
+		t.Errorf("verify without a table: exit %d: %s", code, stderr)
+	}
+}
+
+// FuzzVerifyJobsCSV: verify reads any jobs.csv beside a valid summary.json
+// without panicking; what it cannot read is bad input (exit 2), and a
+// table it reads is checked.
+func FuzzVerifyJobsCSV(f *testing.F) {
+	header := "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata\n"
+	f.Add(header + "1,w,delay,0,4,100,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,0-3,-1,\n")
+	f.Add(header + "1,w,delay,0,4,100,0,COMPLETED_WALLTIME_REACHED,5,100,105,5,105,1.05,4-7,-1,\n2,w,delay,1,16,-1,0,REJECTED,-1,-1,-1,-1,-1,-1,,-1,too large\n")
+	f.Add(header + "1,w,delay,0,4,100,1,COMPLETED_KILLED,0,10,10,0,10,1,0-3,-1,requeues=2\n")
+	f.Add(header + "x,w,delay,NaN,1e300,100,1,SUBMITTED,0,100,100,0,100,1,0-3 9-8,-1,\n")
+	f.Add("job_id\n1\n")
+	summary := `{"trace": "t", "policy": "easy(lookahead=1000)", "procs": 8, "jobs": 1, "started": 1, "completed": 1}`
+	f.Fuzz(func(t *testing.T, jobs string) {
+		dir := t.TempDir()
+		writeFile(t, dir, "summary.json", summary)
+		writeFile(t, dir, "jobs.csv", jobs)
+		var out bytes.Buffer
+		_, err := verifyDir(dir, 0, &out)
+		var ue usageError
+		if err != nil && !errors.As(err, &ue) {
+			t.Fatalf("error %v is not bad input", err)
+		}
+	})
 }

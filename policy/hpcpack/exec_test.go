@@ -5,8 +5,10 @@ package hpcpack
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -241,6 +243,228 @@ func TestExecChainRevertsAlways(t *testing.T) {
 			}
 			if string(b) != tt.want {
 				t.Errorf("calls:\n%s\nwant:\n%s", b, tt.want)
+			}
+		})
+	}
+}
+
+// alive reports whether process pid still runs: it exists and is not a
+// zombie (an orphan waits for its reaper, which may be slow or absent in a
+// container). Without /proc it skips the test.
+func alive(t *testing.T, pid int) bool {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("skipping: no /proc to tell whether a process runs")
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which is in parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// readPid reads the process id a script wrote to path.
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(b), &pid); err != nil || pid <= 0 {
+		t.Fatalf("%s: %q is not a process id", path, b)
+	}
+	return pid
+}
+
+// waitDead polls until process pid no longer runs, for at most 5 s: the
+// group was sent SIGKILL, and a signal is delivered asynchronously.
+func waitDead(t *testing.T, pid int) bool {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if !alive(t, pid) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestExecBackgroundChild: a program that answers but leaves a child
+// behind that holds its standard error (and output) open is recorded by
+// its exit code, at once, and the child does not outlive the call; a
+// program that times out takes its children with it.
+func TestExecBackgroundChild(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		body    string // $PIDFILE receives the child's process id
+		timeout time.Duration
+		status  Status
+		code    int
+		msg     string
+	}{
+		{"exit 0", `sleep 30 & echo $! > "$PIDFILE"; exit 0`, 0, Exited, 0, ""},
+		{"exit 2 with a message", `echo "no licence" >&2; sleep 30 & echo $! > "$PIDFILE"; exit 2`, 0, Exited, 2, "no licence"},
+		{"child writes after", `(sleep 0.2; echo "late" >&2; sleep 30) & echo $! > "$PIDFILE"; echo "early" >&2; exit 1`, 0, Exited, 1, "early"},
+		{"child holds stdout only", `sleep 30 2>/dev/null & echo $! > "$PIDFILE"; exit 4`, 0, Exited, 4, ""},
+		{"timeout", `sleep 30 & echo $! > "$PIDFILE"; sleep 30`, 300 * time.Millisecond, TimedOut, 0, "no answer within 300ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pidFile := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".pid")
+			prog := script(t, dir, strings.ReplaceAll(tt.name, " ", "_"), "PIDFILE="+pidFile+"\n"+tt.body)
+			x := &ExecFilter{FilterName: "f", Program: prog, Timeout: tt.timeout}
+			defer x.Close()
+			j := execJob()
+			t0 := time.Now()
+			r := x.FilterSubmission(&j)
+			if el := time.Since(t0); el > 3*time.Second {
+				t.Errorf("call took %v", el)
+			}
+			if r.Status != tt.status || r.Code != tt.code || r.Message != tt.msg {
+				t.Errorf("result %+v, want status %v code %d message %q", r, tt.status, tt.code, tt.msg)
+			}
+			pid := readPid(t, pidFile)
+			if !waitDead(t, pid) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Errorf("the program's child %d outlived the call", pid)
+			}
+		})
+	}
+}
+
+// TestExecEscapedChild: a child that leaves the program's process group
+// (setsid) cannot be killed with it; if it keeps standard error open, the
+// call still ends a short grace after the program exited, and the log says
+// that standard error was not read to its end.
+func TestExecEscapedChild(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("skipping: no setsid command")
+	}
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	prog := script(t, dir, "escape", `setsid sh -c 'echo $$ > `+pidFile+`; exec sleep 30' & while [ ! -s `+pidFile+` ]; do :; done; echo "done" >&2; exit 0`)
+	var log strings.Builder
+	x := &ExecFilter{FilterName: "f", Program: prog, Log: &log}
+	defer x.Close()
+	j := execJob()
+	t0 := time.Now()
+	r := x.FilterSubmission(&j)
+	el := time.Since(t0)
+	pid := readPid(t, pidFile)
+	syscall.Kill(pid, syscall.SIGKILL) // the test started it: end it
+	if el > 3*time.Second {
+		t.Errorf("call took %v", el)
+	}
+	if r.Status != Exited || r.Code != 0 || r.Message != "done" {
+		t.Errorf("result %+v, want exit 0, message done", r)
+	}
+	if !strings.Contains(log.String(), "f job 9 submission: done\n") || !strings.Contains(log.String(), "standard error still open") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestExecCannotStart: a program that cannot be started counts as not
+// found (SPEC §6), and the message says why.
+func TestExecCannotStart(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, []byte("#!/bin/sh\nexit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	noInterp := script(t, dir, "nointerp", "")
+	if err := os.WriteFile(noInterp, []byte("#!/no/such/shell\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, prog, msg string
+	}{
+		{"missing", filepath.Join(dir, "missing"), filepath.Join(dir, "missing") + ": no such file or directory"},
+		{"not executable", plain, plain + ": permission denied (not executable)"},
+		{"directory", sub, sub + ": is a directory"},
+		{"no interpreter", noInterp, noInterp + `: the interpreter on its "#!" line, /no/such/shell, does not exist`},
+		{"not in PATH", "schedsim-no-such-filter", `schedsim-no-such-filter: not found in PATH`},
+	}
+	if os.Geteuid() == 0 {
+		// root may read any file, but execute only one with an execute bit.
+		t.Log("running as root")
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := &ExecFilter{FilterName: "f", Program: tt.prog}
+			defer x.Close()
+			j := execJob()
+			r := x.FilterSubmission(&j)
+			if r.Status != NotFound || r.Message != tt.msg {
+				t.Errorf("result %+v, want not found with message %q", r, tt.msg)
+			}
+		})
+	}
+}
+
+// TestExecBarePathName: a program name without a slash is looked up in
+// PATH, as a shell does.
+func TestExecBarePathName(t *testing.T) {
+	if _, err := exec.LookPath("true"); err != nil {
+		t.Skip("skipping: no true command in PATH")
+	}
+	x := &ExecFilter{FilterName: "f", Program: "true"}
+	defer x.Close()
+	j := execJob()
+	if r := x.FilterSubmission(&j); r.Status != Exited || r.Code != 0 {
+		t.Errorf("result %+v, want exit 0", r)
+	}
+}
+
+// TestExecStderrCap: standard error beyond the cap is dropped, and the log
+// says how many bytes were; the message is still the program's last line.
+func TestExecStderrCap(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name  string
+		lines int    // lines of 99 digits and a newline
+		last  string // a last line after them ("" for none)
+	}{
+		{"small", 600, "last words"},
+		{"just under the cap", maxStderr / 100, ""},
+		{"over the cap", 2000, "last words"},
+		{"over the cap, no last line", 2000, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := fmt.Sprintf(`i=0; while [ $i -lt %d ]; do printf '%%099d\n' $i; i=$((i+1)); done >&2`, tt.lines)
+			total, want, lines := tt.lines*100, fmt.Sprintf("%099d", tt.lines-1), tt.lines
+			if tt.last != "" {
+				body += "; echo '" + tt.last + "' >&2"
+				total, want, lines = total+len(tt.last)+1, tt.last, lines+1
+			}
+			prog := script(t, dir, strings.NewReplacer(" ", "_", ",", "").Replace(tt.name), body+"; exit 2")
+			var log strings.Builder
+			x := &ExecFilter{FilterName: "f", Program: prog, Log: &log}
+			defer x.Close()
+			j := execJob()
+			r := x.FilterSubmission(&j)
+			if r.Status != Exited || r.Code != 2 || r.Message != want {
+				t.Errorf("result %+v, want exit 2 with message %q", r, want)
+			}
+			dropped := max(0, total-maxStderr)
+			note := fmt.Sprintf("f job 9 submission: (%d more bytes of standard error dropped: only the first %d are kept)\n", dropped, maxStderr)
+			got := log.String()
+			if strings.Contains(got, note) != (dropped > 0) {
+				t.Errorf("log has the note %q: %v, want %v; it ends:\n%s", note, !(dropped > 0), dropped > 0, got[max(0, len(got)-300):])
+			}
+			if dropped == 0 && strings.Count(got, "\n") != lines {
+				t.Errorf("log has %d lines, want %d", strings.Count(got, "\n"), lines)
+			}
+			if dropped > 0 && len(got) > maxStderr+(lines+2)*len("f job 9 submission: ")+len(note) {
+				t.Errorf("log has %d bytes: more than the cap kept", len(got))
 			}
 		})
 	}
