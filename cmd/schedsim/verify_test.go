@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/schedsim/schedsim"
 )
 
 func TestVerifyCommand(t *testing.T) {
@@ -300,9 +302,9 @@ func FuzzVerifyJobsCSV(f *testing.F) {
 		writeFile(t, dir, "summary.json", summary)
 		writeFile(t, dir, "jobs.csv", jobs)
 		var out bytes.Buffer
-		_, err := verifyDir(dir, 0, &out)
-		var ue usageError
-		if err != nil && !errors.As(err, &ue) {
+		_, err := schedsim.VerifyDir(dir, 0, &out)
+		var ie *schedsim.InputError
+		if err != nil && !errors.As(err, &ie) {
 			t.Fatalf("error %v is not bad input", err)
 		}
 	})

@@ -1,0 +1,408 @@
+package schedsim
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// jobTableNames are the per-job tables a run writes (--format), in the
+// order verify checks them.
+var jobTableNames = []string{"jobs.csv", "jobs.parquet"}
+
+// TableResult is what VerifyDir found in one per-job table of a
+// directory.
+type TableResult struct {
+	Label      string // the directory, or its table's path when it has two
+	Jobs       int    // jobs in the table
+	Violations int    // broken invariants and differences from summary.json
+}
+
+// VerifyDir checks each per-job table of one result directory (jobs.csv,
+// jobs.parquet) against the simulator's invariants (sim.Verify) and against
+// summary.json, prints at most maxShown violations of each (0: all) to w,
+// and returns the number of jobs and of violations of each table. A
+// directory without a table, or with a malformed one, is an *InputError.
+func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
+	var sum report.Summary
+	sp := filepath.Join(dir, "summary.json")
+	b, err := os.ReadFile(sp)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return nil, inputf("%s: %v", sp, err)
+	}
+	if sum.Procs <= 0 {
+		return nil, inputf("%s: no machine size (procs)", sp)
+	}
+	if strings.HasPrefix(sum.Policy, "scored(") {
+		return nil, inputf("%s: a run of SCore-D queues (%s): verify checks space-shared schedules only; the SCore-D engine checks its invariants as it runs", dir, sum.Policy)
+	}
+	if strings.Contains(sum.Policy, "+grow=") {
+		return nil, inputf("%s: a run with --grow cannot be checked from jobs.csv (it does not record when jobs grew)", dir)
+	}
+	var tables []string
+	for _, name := range jobTableNames {
+		switch _, err := os.Stat(filepath.Join(dir, name)); {
+		case err == nil:
+			tables = append(tables, name)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, &InputError{err}
+		}
+	}
+	if len(tables) == 0 {
+		return nil, inputf("%s: neither %s nor %s: no per-job table to check", dir, jobTableNames[0], jobTableNames[1])
+	}
+	var opts sim.VerifyOptions
+	// Only submission order with the requested times as estimates makes
+	// the FCFS and head-reservation promises: other orders let later jobs
+	// overtake the head, predictions that prove wrong void reservations,
+	// and activation filters may delay any job.
+	base, mods, _ := strings.Cut(sum.Policy, "+")
+	switch {
+	case mods != "" && mods != "order=fcfs":
+	case base == "fcfs":
+		opts = sim.VerifyOptions{FCFS: true, HeadReservation: true}
+	case strings.HasPrefix(base, "easy(") || strings.HasPrefix(base, "backfill(depth="):
+		opts.HeadReservation = true
+	}
+	if sum.Cluster != nil {
+		spec := sum.Cluster.Spec()
+		if err := spec.Validate(); err != nil {
+			return nil, inputf("%s: cluster: %v", sp, err)
+		}
+		if spec.Cores() != sum.Procs {
+			return nil, inputf("%s: cluster has %d cores, procs says %d", sp, spec.Cores(), sum.Procs)
+		}
+		opts.Cluster = spec
+		opts.Members = sum.Cluster.Members()
+	}
+	if sum.NodeFailures != nil {
+		if opts.NodeEvents, err = sum.NodeFailures.Schedule(); err != nil {
+			return nil, inputf("%s: node_failures: %v", sp, err)
+		}
+		opts.NodeSize = sum.NodeFailures.NodeSize
+	}
+	var results []TableResult
+	for _, name := range tables {
+		path := filepath.Join(dir, name)
+		var outs []sim.Outcome
+		if name == "jobs.parquet" {
+			outs, err = readJobsParquet(path)
+		} else {
+			outs, err = readJobsCSV(path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		label := dir
+		if len(tables) > 1 {
+			label = path
+		}
+		msgs := summaryMismatches(&sum, outs, name)
+		for _, v := range sim.Verify(sum.Procs, outs, opts) {
+			msgs = append(msgs, v.Error())
+		}
+		for i, m := range msgs {
+			if maxShown > 0 && i == maxShown {
+				fmt.Fprintf(w, "%s: … and %d more\n", label, len(msgs)-i)
+				break
+			}
+			fmt.Fprintf(w, "%s: %s\n", label, m)
+		}
+		results = append(results, TableResult{Label: label, Jobs: len(outs), Violations: len(msgs)})
+	}
+	return results, nil
+}
+
+// summaryMismatches recomputes from a per-job table (named table) what
+// summary.json states that the table can confirm — the job counts by final
+// state, the first submission, last end and makespan, the wait
+// distribution, the mean response and bounded slowdown, the utilisation
+// and the throughput — as report.Metrics computes them, and returns a
+// message for each value that differs.
+func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string) []string {
+	var jobs, completed, killed, nodeFail, rejected, failed, pending int64
+	var waitSum, respSum, procSec int64
+	var bsldSum float64
+	var first, last workload.Time
+	waits := make([]int64, 0, len(outs))
+	for i := range outs {
+		o := &outs[i]
+		jobs++
+		switch o.State {
+		case sim.Rejected:
+			rejected++
+			continue
+		case sim.Failed:
+			failed++
+			continue
+		case sim.Pending:
+			pending++
+			continue
+		case sim.Killed:
+			killed++
+		case sim.NodeFail:
+			nodeFail++
+		default:
+			completed++
+		}
+		wait, run := o.Start-o.Job.Submit, o.End-o.Start
+		if len(waits) == 0 || o.Job.Submit < first {
+			first = o.Job.Submit
+		}
+		if len(waits) == 0 || o.End > last {
+			last = o.End
+		}
+		waits = append(waits, int64(wait))
+		waitSum += int64(wait)
+		respSum += int64(wait + run)
+		procSec += int64(o.Job.Procs) * int64(run)
+		bsldSum += report.BoundedSlowdown(wait, run)
+	}
+	var msgs []string
+	ints := func(key string, said, got int64) {
+		if said != got {
+			msgs = append(msgs, fmt.Sprintf("summary.json says %s = %d, %s gives %d", key, said, table, got))
+		}
+	}
+	floats := func(key string, said, got float64) {
+		if said != got && !(math.Abs(said-got) <= 1e-9*math.Max(math.Abs(said), math.Abs(got))) {
+			msgs = append(msgs, fmt.Sprintf("summary.json says %s = %s, %s gives %s", key,
+				strconv.FormatFloat(said, 'g', -1, 64), table, strconv.FormatFloat(got, 'g', -1, 64)))
+		}
+	}
+	started := completed + killed + nodeFail
+	ints("jobs", s.Jobs, jobs)
+	ints("started", s.Started, started)
+	ints("completed", s.Completed, completed)
+	ints("killed", s.Killed, killed)
+	ints("node_fail", s.NodeFail, nodeFail)
+	ints("rejected", s.Rejected, rejected)
+	ints("failed", s.Failed, failed)
+	ints("pending", s.Pending, pending)
+	n := int64(len(waits))
+	var wait report.Dist
+	var meanResp, meanBsld, util, throughput float64
+	var makespan int64
+	if n > 0 {
+		slices.Sort(waits)
+		rank := func(p int64) float64 { return float64(waits[max(1, (p*n+99)/100)-1]) }
+		wait = report.Dist{Mean: float64(waitSum) / float64(n), Median: rank(50), P90: rank(90), P95: rank(95), P99: rank(99), Max: float64(waits[n-1])}
+		meanResp = float64(respSum) / float64(n)
+		meanBsld = bsldSum / float64(n)
+		makespan = int64(last - first)
+		if makespan > 0 {
+			throughput = float64(started) * 3600 / float64(makespan)
+			util = float64(procSec) / (float64(s.Procs) * float64(makespan))
+		}
+	}
+	ints("first_submit", int64(s.FirstSubmit), int64(first))
+	ints("last_end", int64(s.LastEnd), int64(last))
+	ints("makespan_sec", s.MakespanSec, makespan)
+	floats("wait.mean", s.Wait.Mean, wait.Mean)
+	floats("wait.median", s.Wait.Median, wait.Median)
+	floats("wait.p90", s.Wait.P90, wait.P90)
+	floats("wait.p95", s.Wait.P95, wait.P95)
+	floats("wait.p99", s.Wait.P99, wait.P99)
+	floats("wait.max", s.Wait.Max, wait.Max)
+	floats("mean_response", s.MeanResponse, meanResp)
+	floats("mean_bounded_slowdown", s.MeanBoundedSlowdown, meanBsld)
+	floats("utilisation", s.Utilisation, util)
+	floats("throughput_jobs_per_hour", s.ThroughputPerHour, throughput)
+	return msgs
+}
+
+// jobColumns are the columns of a per-job table verify reads, found by
+// name (other columns may be there too): the first seven are numbers.
+var jobColumns = []string{"job_id", "submission_time", "requested_number_of_resources", "requested_time",
+	"starting_time", "execution_time", "finish_time", "final_state", "allocated_resources", "metadata"}
+
+// jobNumbers counts the numeric columns at the start of jobColumns.
+const jobNumbers = 7
+
+// readJobsCSV reads a Batsim jobs.csv into outcomes. Columns are found by
+// name, so extra columns are fine; metadata may be missing.
+func readJobsCSV(path string) ([]sim.Outcome, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.ReuseRecord = true
+	head, err := r.Read()
+	if err != nil {
+		return nil, inputf("%s: %v", path, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	idx := make([]int, len(jobColumns))
+	for k, n := range jobColumns {
+		i, ok := col[n]
+		switch {
+		case !ok && n == "metadata":
+			i = -1
+		case !ok:
+			return nil, inputf("%s: no %s column", path, n)
+		}
+		idx[k] = i
+	}
+	var outs []sim.Outcome
+	vals := make([]string, len(jobColumns))
+	line := 1
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		line++
+		if err != nil {
+			return nil, inputf("%s: %v", path, err)
+		}
+		for k, i := range idx {
+			vals[k] = ""
+			if i >= 0 {
+				vals[k] = rec[i]
+			}
+		}
+		o, err := outcomeOf(vals, fmt.Sprintf("%s:%d", path, line))
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, o)
+	}
+	return inSubmissionOrder(outs), nil
+}
+
+// readJobsParquet reads a jobs.parquet (report.JobsParquet) into outcomes,
+// streaming.
+func readJobsParquet(path string) ([]sim.Outcome, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	var outs []sim.Outcome
+	optional := make([]bool, len(jobColumns))
+	optional[len(jobColumns)-1] = true // metadata
+	err = workload.ScanParquetTable(f, fi.Size(), path, jobColumns, optional, func(row []string) error {
+		o, err := outcomeOf(row, fmt.Sprintf("%s: row %d", path, len(outs)+1))
+		if err != nil {
+			return err
+		}
+		outs = append(outs, o)
+		return nil
+	})
+	if err != nil {
+		var ue *InputError
+		if errors.As(err, &ue) {
+			return nil, err
+		}
+		return nil, &InputError{err}
+	}
+	return inSubmissionOrder(outs), nil
+}
+
+// outcomeOf makes the outcome of one job from its values in jobColumns'
+// order; where names the row in errors ("jobs.csv:12").
+func outcomeOf(vals []string, where string) (sim.Outcome, error) {
+	var nums [jobNumbers]int64
+	for k := range nums {
+		v, err := strconv.ParseFloat(vals[k], 64)
+		if err != nil || !(math.Abs(v) <= 1<<62) {
+			return sim.Outcome{}, inputf("%s: %s: %q is not a number within ±2^62", where, jobColumns[k], vals[k])
+		}
+		nums[k] = int64(v)
+	}
+	var o sim.Outcome
+	o.Job = workload.Job{ID: nums[0], Submit: workload.Time(nums[1]), Procs: int(nums[2]), Estimate: workload.Time(nums[3])}
+	if o.Job.Estimate <= 0 {
+		o.Job.Estimate = workload.Unknown
+	}
+	o.Start, o.End = workload.Time(nums[4]), workload.Time(nums[6])
+	exec := workload.Time(nums[5])
+	meta := vals[9]
+	switch st := vals[7]; st {
+	case "COMPLETED_SUCCESSFULLY":
+		o.State = sim.Completed
+		o.Job.Run = exec
+	case "COMPLETED_WALLTIME_REACHED":
+		o.State = sim.Killed
+		o.Job.Run = exec + 1 // it would have run longer than its limit
+	case "COMPLETED_KILLED": // killed by a node failure, before its end
+		o.State = sim.NodeFail
+		o.Job.Run = exec + 1
+	case "REJECTED":
+		o.State = sim.Rejected
+		o.Start, o.End = o.Job.Submit, o.Job.Submit
+		o.Reason = meta
+	case "COMPLETED_FAILED": // failed by a filter; it never ran
+		o.State = sim.Failed
+		o.Start, o.End = o.Job.Submit, o.Job.Submit
+	case "SUBMITTED": // still queued at the end, kept waiting by filters; it never ran
+		o.State = sim.Pending
+		o.Start, o.End = o.Job.Submit, o.Job.Submit
+	default:
+		return o, inputf("%s: final_state: unknown state %q", where, st)
+	}
+	o.Requeues = requeuesOf(meta)
+	if o.State != sim.Rejected && o.State != sim.Failed && o.State != sim.Pending {
+		var err error
+		if o.Alloc, err = cluster.ParseRanges(vals[8]); err != nil {
+			return o, inputf("%s: allocated_resources: %v", where, err)
+		}
+	}
+	return o, nil
+}
+
+// inSubmissionOrder numbers outs (Seq) in submission order: by submit
+// time, then job id. It returns outs.
+func inSubmissionOrder(outs []sim.Outcome) []sim.Outcome {
+	idx := make([]int, len(outs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := &outs[idx[a]].Job, &outs[idx[b]].Job
+		return x.Submit < y.Submit || (x.Submit == y.Submit && x.ID < y.ID)
+	})
+	for seq, i := range idx {
+		outs[i].Job.Seq = int64(seq)
+	}
+	return outs
+}
+
+// requeuesOf returns N from a "requeues=N" word of a jobs.csv metadata
+// field (report.RanMetadata), or 0.
+func requeuesOf(meta string) int {
+	for _, w := range strings.Fields(meta) {
+		if v, ok := strings.CutPrefix(w, "requeues="); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
+}
