@@ -547,7 +547,7 @@ func (e *ScoreD) fitRow(s *sdSlot, gang bool, ex int, rows []int, mem, disk int6
 		return -2
 	}
 	for k := range e.mpl {
-		if ex+rows[k]+p <= e.procs {
+		if ex+rows[k]+p <= e.procs && e.rowAllowed(s.queue, k) {
 			return k
 		}
 	}
@@ -559,9 +559,81 @@ func (e *ScoreD) fitsNow(s *sdSlot) int {
 	return e.fitRow(s, e.queues[s.queue].cfg.Mode == policy.Gang, e.ex, e.rows, e.memHeld, e.diskHeld)
 }
 
+// topGang returns the highest-priority queue (lowest index) with gang jobs
+// in the matrix, or len(e.queues) when there are none.
+func (e *ScoreD) topGang() int {
+	if e.gangP == 0 {
+		return len(e.queues)
+	}
+	for q := range e.queues {
+		for k := range e.mpl {
+			if e.rowQ[q*e.mpl+k] > 0 {
+				return q
+			}
+		}
+	}
+	return len(e.queues)
+}
+
+// rowAllowed reports whether a gang job of queue qi may take row k:
+// priority between queues in gang mode (SPEC §4) lets it share time only
+// with the rows of the highest queue in the matrix, so a job of a lower
+// queue than that one may only join a row holding one of its jobs (space
+// sharing within the row), never open a row of its own.
+func (e *ScoreD) rowAllowed(qi, k int) bool {
+	qt := e.topGang()
+	return qi <= qt || e.rowQ[qt*e.mpl+k] > 0
+}
+
+// gangPriority deschedules (suspends, back to their queues by submission
+// order) the gang jobs of rows that hold no job of the highest queue in the
+// matrix: such rows would take time slices from that queue's jobs. They
+// keep their memory and disk (SPEC §4) and resume when a pass finds them
+// room. It runs after a gang job of a higher queue starts and at each pass
+// (a demotion can leave a row without a job of the top queue).
+func (e *ScoreD) gangPriority() {
+	qt := e.topGang()
+	if qt >= len(e.queues) {
+		return
+	}
+	bad := false
+	for k := range e.mpl {
+		if e.rows[k] > 0 && e.rowQ[qt*e.mpl+k] == 0 {
+			bad = true
+		}
+	}
+	if !bad {
+		return
+	}
+	e.victims = e.victims[:0]
+	for _, id := range e.running {
+		if s := &e.slots[id]; s.gang && e.rowQ[qt*e.mpl+s.row] == 0 {
+			e.victims = append(e.victims, id)
+		}
+	}
+	slices.SortFunc(e.victims, func(a, b int32) int {
+		x, y := e.slots[a].job.Seq, e.slots[b].job.Seq
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	for _, id := range e.victims {
+		s := &e.slots[id]
+		e.stop(id, e.clock(s)-s.stintAt)
+		s.susp++
+		e.emit(EventSuspended, id)
+		e.requeue(id)
+	}
+}
+
 // pass runs one scheduling pass.
 func (e *ScoreD) pass() {
 	e.stats.Passes++
+	e.gangPriority()
 	for qi := range e.queues {
 		q := &e.queues[qi]
 		if q.state != policy.Activated {
@@ -580,6 +652,9 @@ func (e *ScoreD) pass() {
 			}
 			q.pop()
 			e.start(id, row)
+			if row >= 0 {
+				e.gangPriority()
+			}
 		}
 	}
 }
@@ -655,8 +730,8 @@ func (e *ScoreD) victimsForRow(s *sdSlot, after []int) []int32 {
 	p := s.job.Procs
 	best, bestN, bestP := -1, 0, 0
 	for k := range e.mpl {
-		if e.ex-e.exLower(s)+after[k]+p > e.procs {
-			continue // not even with every victim gone
+		if e.ex-e.exLower(s)+after[k]+p > e.procs || !e.rowAllowed(s.queue, k) {
+			continue // not even with every victim gone, or a row of a lower queue
 		}
 		ex, row, mem, disk := e.ex, e.rows[k], e.memHeld, e.diskHeld
 		n, procs := 0, 0

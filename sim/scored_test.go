@@ -176,9 +176,11 @@ func TestScoreDRules(t *testing.T) {
 			// Rows: A and B (queue 1) fill row 0, C (queue 1) fills row 1,
 			// s = 0. At 10 (A 6 s done, B 5, C 4) D (queue 0, 2 procs)
 			// needs a row: suspending B frees row 0 with one victim of 2
-			// processors, C would cost 4. D runs 10–30 at rate 1/2; B
-			// resumes at 30; A ends at 30 + 2·84 = 198, C at 202 (2 s at
-			// 1/2), B alone 202–211.
+			// processors, C would cost 4. Queue priority in gang mode then
+			// deschedules C too (row 1 holds no queue-0 job), so D runs
+			// 10–20 at full speed beside A. At 20 B and C resume (rate 1/2):
+			// A ends at 20 + 2·84 = 188 (B 11 s and C 12 s left), B at
+			// 188 + 22 = 210, C alone 210–211.
 			name: "preempt/gang picks the row", procs: 4,
 			cfg: func() policy.ScoreD {
 				c := sdConfig(2, policy.Gang, 2)
@@ -186,7 +188,62 @@ func TestScoreDRules(t *testing.T) {
 				return c
 			},
 			jobs: []workload.Job{sdJob(1, 0, 2, 100, none, 1), sdJob(2, 1, 2, 100, none, 1), sdJob(3, 2, 4, 100, none, 1), sdJob(4, 10, 2, 10, none, 0)},
-			want: []sdWant{{id: 1, end: 198, queue: 1, cpu: 100}, {id: 2, start: 1, end: 211, queue: 1, susp: 1, cpu: 100}, {id: 3, start: 2, end: 202, queue: 1, cpu: 100}, {id: 4, start: 10, end: 30, cpu: 10}},
+			want: []sdWant{{id: 1, end: 188, queue: 1, cpu: 100}, {id: 2, start: 1, end: 210, queue: 1, susp: 1, cpu: 100}, {id: 3, start: 2, end: 211, queue: 1, susp: 1, cpu: 100}, {id: 4, start: 10, end: 20, cpu: 10}},
+		},
+		{
+			// Priority between queues in gang mode (issue #22 item 12): B
+			// (queue 0) opens row 1 at 10 and A (queue 1, 10 s done) is
+			// descheduled rather than sharing time with it; B runs 10–60
+			// at full speed, A resumes at 60 with 90 s to go: end 150.
+			name: "gang priority/higher queue never shares time", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(2, policy.Gang, 2) },
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 1), sdJob(2, 10, 4, 50, none, 0)},
+			want: []sdWant{{id: 2, start: 10, end: 60, cpu: 50}, {id: 1, end: 150, queue: 1, susp: 1, cpu: 100}},
+		},
+		{
+			// Even with preemption off: descheduling a lower row is the gang
+			// scheduler's time slicing, not a preemption.
+			name: "gang priority/preempt off", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Gang, 2)
+				c.Preempt = policy.PreemptOff
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 1), sdJob(2, 10, 4, 50, none, 0)},
+			want: []sdWant{{id: 2, start: 10, end: 60, cpu: 50}, {id: 1, end: 150, queue: 1, susp: 1, cpu: 100}},
+		},
+		{
+			// A lower queue's job may not open a row beside a higher
+			// queue's: A (queue 1) waits for B's end at 50, then 50–150.
+			name: "gang priority/lower queue waits for a row", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(2, policy.Gang, 2) },
+			jobs: []workload.Job{sdJob(1, 0, 4, 50, none, 0), sdJob(2, 10, 4, 100, none, 1)},
+			want: []sdWant{{id: 1, end: 50, cpu: 50}, {id: 2, start: 50, end: 150, queue: 1, cpu: 100}},
+		},
+		{
+			// Space sharing inside a row stays: B (queue 0, 2 processors)
+			// joins A's row 0 on the processors A does not use; both run at
+			// full speed.
+			name: "gang priority/space sharing in a row", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(2, policy.Gang, 2) },
+			jobs: []workload.Job{sdJob(1, 0, 2, 100, none, 1), sdJob(2, 10, 2, 50, none, 0)},
+			want: []sdWant{{id: 1, end: 100, queue: 1, cpu: 100}, {id: 2, start: 10, end: 60, cpu: 50}},
+		},
+		{
+			// Residence 10 s in queue 0, s = 0. A alone 0–5 (5 s), then A
+			// and B at 1/2: A reaches 10 s at 15 and sinks to queue 1; its
+			// row holds no queue-0 job, so it is descheduled; B alone
+			// reaches 10 s at 20 and sinks too; from 20 both (queue 1) share
+			// at 1/2: B's last 40 s end at 100, A's last 50 s alone 100–150.
+			name: "gang priority/demoted job leaves the time slices", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Gang, 2)
+				c.SwitchMs = 0
+				c.Queues[0].ResidenceSec = 10
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 5, 4, 50, none, 0)},
+			want: []sdWant{{id: 1, end: 150, queue: 1, demoted: 1, susp: 1, cpu: 100}, {id: 2, start: 5, end: 100, queue: 1, demoted: 1, cpu: 50}},
 		},
 		{
 			// Maximum CPU time 30 s, inherited from queue 0 although the
