@@ -76,8 +76,11 @@ import (
 // until it is preempted, but now with its new queue's priority. Memory and
 // disk: a job's limit is the cluster's limit times its queue's percentage,
 // or, for memory, the job's own request (ReqMemKB × Procs) if smaller; the
-// limits of the running jobs may not sum beyond the cluster's limit (a job
-// waits until they do); each rule is active only when both the cluster and
+// limits of the jobs that started and have not ended may not sum beyond the
+// cluster's limit (a job waits until they do): a started job keeps its
+// limits while it is descheduled (suspended, preempted by suspension, held
+// by a deactivated queue), and gives them back only when it ends or is
+// requeued or cancelled (policy.PreemptRequeue, PreemptCancel); each rule is active only when both the cluster and
 // the queue set a limit. A job whose recorded memory use (UsedMemKB × Procs)
 // exceeds its limit is killed when it starts.
 //
@@ -117,11 +120,11 @@ type ScoreD struct {
 	rowQ     []int            // the same per queue and row: rowQ[q*mpl+row]
 	exQ      []int            // exclusive processors per queue
 	runQ     []int            // running jobs per queue
-	memQ     []int64
+	memQ     []int64 // memory limits of the running jobs, per queue
 	diskQ    []int64
 	nonEmpty int // rows holding gang jobs
 	gangP    int // processors held by gang jobs, all rows
-	memHeld  int64
+	memHeld  int64 // memory limits of the jobs that started and did not end (descheduled ones too)
 	diskHeld int64
 
 	changes []policy.QueueChange // sorted by time (stable)
@@ -187,8 +190,9 @@ type sdSlot struct {
 	demotions int
 	susp      int
 	alloc     []cluster.Range // an exclusive job's processors in its last stint
-	memKB     int64           // limits held while running
+	memKB     int64           // memory and disk limits, held from the first start to the end
 	diskKB    int64
+	holds     bool // the job holds memKB and diskKB (e.memHeld, e.diskHeld)
 }
 
 // u128 is an unsigned 128-bit accumulator.
@@ -357,6 +361,9 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 	}
 	if len(e.running) > 0 {
 		panic(fmt.Sprintf("sim: SCore-D run ended with %d jobs running", len(e.running)))
+	}
+	if e.memHeld != 0 || e.diskHeld != 0 {
+		panic(fmt.Sprintf("sim: SCore-D run ended with %d KB memory and %d KB disk still held", e.memHeld, e.diskHeld))
 	}
 	if e.given != e.taken {
 		panic(fmt.Sprintf("sim: CPU time not conserved: the machine gave %v processor·µs, the jobs received %v", e.given, e.taken))
@@ -536,7 +543,7 @@ func (e *ScoreD) busy() int { return e.ex + slices.Max(e.rows) }
 // exclusive job that fits (it takes every row), -2 when it does not fit.
 // ex, rows, mem and disk describe the machine to fit it in.
 func (e *ScoreD) fitRow(s *sdSlot, gang bool, ex int, rows []int, mem, disk int64) int {
-	if s.memKB > 0 && mem+s.memKB > e.cfg.MemKB || s.diskKB > 0 && disk+s.diskKB > e.cfg.DiskKB {
+	if e.short(s, mem, disk) {
 		return -2
 	}
 	p := s.job.Procs
@@ -552,6 +559,23 @@ func (e *ScoreD) fitRow(s *sdSlot, gang bool, ex int, rows []int, mem, disk int6
 		}
 	}
 	return -2
+}
+
+// short reports whether job s's memory or disk limit would push the held
+// limits, mem and disk, beyond the cluster's. A job that already holds its
+// limits (it started, and was descheduled) is never short.
+func (e *ScoreD) short(s *sdSlot, mem, disk int64) bool {
+	if s.holds {
+		return false
+	}
+	return s.memKB > 0 && mem+s.memKB > e.cfg.MemKB || s.diskKB > 0 && disk+s.diskKB > e.cfg.DiskKB
+}
+
+// frees reports whether preempting a job releases its memory and disk: a
+// requeued or cancelled job's processes are gone, a suspended job keeps
+// them (SPEC §4).
+func (e *ScoreD) frees() bool {
+	return e.cfg.Preempt == policy.PreemptRequeue || e.cfg.Preempt == policy.PreemptCancel
 }
 
 // fitsNow returns where job id fits now (see fitRow).
@@ -677,8 +701,10 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 	ex, mem, disk := e.ex, e.memHeld, e.diskHeld
 	for q := qi + 1; q < len(e.queues); q++ {
 		ex -= e.exQ[q]
-		mem -= e.memQ[q]
-		disk -= e.diskQ[q]
+		if e.frees() {
+			mem -= e.memQ[q]
+			disk -= e.diskQ[q]
+		}
 	}
 	rows := append(e.scratch[:0], e.rows...)
 	for k := range rows {
@@ -736,7 +762,7 @@ func (e *ScoreD) victimsForRow(s *sdSlot, after []int) []int32 {
 		ex, row, mem, disk := e.ex, e.rows[k], e.memHeld, e.diskHeld
 		n, procs := 0, 0
 		for _, id := range e.victims {
-			if ex+row+p <= e.procs && (s.memKB == 0 || mem+s.memKB <= e.cfg.MemKB) && (s.diskKB == 0 || disk+s.diskKB <= e.cfg.DiskKB) {
+			if ex+row+p <= e.procs && !e.short(s, mem, disk) {
 				break
 			}
 			v := &e.slots[id]
@@ -748,12 +774,14 @@ func (e *ScoreD) victimsForRow(s *sdSlot, after []int) []int32 {
 			default:
 				continue
 			}
-			mem -= v.memKB
-			disk -= v.diskKB
+			if e.frees() {
+				mem -= v.memKB
+				disk -= v.diskKB
+			}
 			n++
 			procs += v.job.Procs
 		}
-		if ex+row+p > e.procs || s.memKB > 0 && mem+s.memKB > e.cfg.MemKB || s.diskKB > 0 && disk+s.diskKB > e.cfg.DiskKB {
+		if ex+row+p > e.procs || e.short(s, mem, disk) {
 			continue
 		}
 		if best < 0 || n < bestN || n == bestN && procs < bestP {
@@ -792,6 +820,7 @@ func (e *ScoreD) preempt(id int32, by *sdSlot) {
 		return
 	case policy.PreemptRequeue:
 		v.cpuUs, v.resUs = 0, 0
+		e.release(v)
 		e.emit(EventPreempted, id)
 	default:
 		e.emit(EventSuspended, id)
@@ -856,8 +885,14 @@ func (e *ScoreD) start(id int32, row int) {
 	s.runIdx = len(e.running)
 	e.running = append(e.running, id)
 	e.runQ[s.queue]++
-	e.memHeld += s.memKB
-	e.diskHeld += s.diskKB
+	if !s.holds {
+		s.holds = true
+		e.memHeld += s.memKB
+		e.diskHeld += s.diskKB
+		if s.memKB > 0 && e.memHeld > e.cfg.MemKB || s.diskKB > 0 && e.diskHeld > e.cfg.DiskKB {
+			panic(fmt.Sprintf("sim: job %d's limits push the held ones (%d KB memory, %d KB disk) beyond the cluster's (%d KB, %d KB)", s.job.ID, e.memHeld, e.diskHeld, e.cfg.MemKB, e.cfg.DiskKB))
+		}
+	}
 	e.memQ[s.queue] += s.memKB
 	e.diskQ[s.queue] += s.diskKB
 	if row >= 0 {
@@ -931,8 +966,6 @@ func (e *ScoreD) stop(id int32, credit int64) {
 		}
 	}
 	e.runQ[s.queue]--
-	e.memHeld -= s.memKB
-	e.diskHeld -= s.diskKB
 	e.memQ[s.queue] -= s.memKB
 	e.diskQ[s.queue] -= s.diskKB
 	last := e.running[len(e.running)-1]
@@ -991,9 +1024,19 @@ func (e *ScoreD) reached(id int32, clock int64) {
 	e.schedule(id)
 }
 
+// release gives back the memory and disk limits job s holds, if it does.
+func (e *ScoreD) release(s *sdSlot) {
+	if s.holds {
+		s.holds = false
+		e.memHeld -= s.memKB
+		e.diskHeld -= s.diskKB
+	}
+}
+
 // end records stopped job id as ended now in state st.
 func (e *ScoreD) end(id int32, st State, reason string) {
 	s := &e.slots[id]
+	e.release(s)
 	if st == Killed {
 		e.stats.Killed++
 	}
@@ -1006,6 +1049,7 @@ func (e *ScoreD) end(id int32, st State, reason string) {
 
 // rejectSlot records waiting job s of queue qi as rejected now.
 func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
+	e.release(s)
 	e.stats.Rejected++
 	e.rec = Record{Job: &s.job, State: Rejected, Start: s.job.Submit, End: s.job.Submit, Reason: reason, ScoreD: true, Queue: qi,
 		Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6)}

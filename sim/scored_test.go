@@ -375,6 +375,83 @@ func TestScoreDRules(t *testing.T) {
 			want: []sdWant{{id: 1, state: sim.Killed, start: 3, end: 3, reason: "memory use 800 KB exceeds its limit 600 KB"}},
 		},
 		{
+			// A started job keeps its memory while suspended (issue #22
+			// item 11): cluster 1000 KB, both queues 60 %. B (queue 0)
+			// cannot take A's processors, since A's 600 KB stay held, so it
+			// waits (it asked to) for A's end: 100–150.
+			name: "memory/suspended job keeps it", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent, c.Queues[1].MemPercent = 1000, 60, 60
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 0, 4, 100, none, 1), sdJob(2, 10, 4, 50, none, 0)}
+				js[1].WaitResources = 1
+				return js
+			}(),
+			want: []sdWant{{id: 1, end: 100, queue: 1, cpu: 100}, {id: 2, start: 100, end: 150, cpu: 50}},
+		},
+		{
+			// Requeued, A's processes are gone and so is its memory: B
+			// preempts it at 10 (10–60), A runs again 60–160.
+			name: "memory/requeue releases it", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent, c.Queues[1].MemPercent = 1000, 60, 60
+				c.Preempt = policy.PreemptRequeue
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 0, 4, 100, none, 1), sdJob(2, 10, 4, 50, none, 0)}
+				js[1].WaitResources = 1
+				return js
+			}(),
+			want: []sdWant{{id: 2, start: 10, end: 60, cpu: 50}, {id: 1, end: 160, queue: 1, susp: 1, cpu: 110}},
+		},
+		{
+			// Queue 0 deactivated 20–50: A is suspended at 20 but keeps its
+			// 600 KB, so B (queue 1, 600 KB) cannot start on the idle
+			// processors at 30; A resumes at 50 (80 s to go, end 130), then B
+			// 130–140.
+			name: "memory/deactivated queue keeps it", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent, c.Queues[1].MemPercent = 1000, 60, 60
+				ch, err := policy.ParseQueueChange("0=deactivated@20-50", policy.Activated)
+				if err != nil {
+					panic(err)
+				}
+				c.Changes = ch
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 30, 1, 10, none, 1)}
+				js[1].WaitResources = 1
+				return js
+			}(),
+			want: []sdWant{{id: 1, end: 130, susp: 1, cpu: 100}, {id: 2, start: 130, end: 140, queue: 1, cpu: 10}},
+		},
+		{
+			// Gang, cluster 1000 KB, queue 0 30 %, queue 1 60 %. B (queue 0)
+			// opens row 1 at 10 and A (queue 1, 600 KB) is descheduled but
+			// keeps its memory; C (queue 0, 300 KB) at 20 finds row 0 free
+			// but 600 + 300 + 300 > 1000, so it waits for B's end at 60 and
+			// runs 60–70 alone; A resumes at 70 with 90 s to go: end 160.
+			name: "memory/gang descheduled job keeps it", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(2, policy.Gang, 2)
+				c.MemKB, c.Queues[0].MemPercent, c.Queues[1].MemPercent = 1000, 30, 60
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 0, 4, 100, none, 1), sdJob(2, 10, 4, 50, none, 0), sdJob(3, 20, 4, 10, none, 0)}
+				js[2].WaitResources = 1
+				return js
+			}(),
+			want: []sdWant{{id: 1, end: 160, queue: 1, susp: 1, cpu: 100}, {id: 2, start: 10, end: 60, cpu: 50}, {id: 3, start: 60, end: 70, cpu: 10}},
+		},
+		{
 			// Disk 100 KB at 50 %: two jobs at once, the third waits.
 			name: "disk/limit", procs: 4,
 			cfg: func() policy.ScoreD {
