@@ -120,10 +120,10 @@ type ScoreD struct {
 	rowQ     []int            // the same per queue and row: rowQ[q*mpl+row]
 	exQ      []int            // exclusive processors per queue
 	runQ     []int            // running jobs per queue
-	memQ     []int64 // memory limits of the running jobs, per queue
+	memQ     []int64          // memory limits of the running jobs, per queue
 	diskQ    []int64
-	nonEmpty int // rows holding gang jobs
-	gangP    int // processors held by gang jobs, all rows
+	nonEmpty int   // rows holding gang jobs
+	gangP    int   // processors held by gang jobs, all rows
 	memHeld  int64 // memory limits of the jobs that started and did not end (descheduled ones too)
 	diskHeld int64
 
