@@ -145,11 +145,11 @@ func (o *runner) scoreD() (*policy.ScoreD, error) {
 			q.Group = *qt.Group
 		}
 		switch strings.ToLower(qt.OnShortage) {
-		case "", "wait":
-		case "reject":
-			q.Reject = true
+		case "", "reject", "refuse":
+		case "wait":
+			q.Wait = true
 		default:
-			return nil, bad("on_shortage", qt.OnShortage, "wait or reject")
+			return nil, bad("on_shortage", qt.OnShortage, "reject or wait")
 		}
 	}
 	cfg.MemKB, cfg.DiskKB = table.MemoryKB, table.DiskKB

@@ -158,15 +158,18 @@ type Queue struct {
 	MemPercent, DiskPercent int
 	// Group is the Unix group id whose members alone may submit, or AnyGroup.
 	Group int
-	// Reject refuses, at its submission, a job that cannot start at once
-	// (resource shortage), recording it as rejected; false (the default)
-	// makes jobs wait for resources. A job's own choice
-	// (workload.Job.WaitResources) overrides it.
-	Reject bool
+	// Wait makes a job whose memory or disk limit cannot be granted at its
+	// submission (resource shortage: the limits of the started jobs would
+	// sum beyond the cluster's) wait until it can be; false (the default,
+	// as in SCore-D) refuses it, recording it as rejected. Busy processors
+	// are not a shortage: a job waits for processors either way. A job's
+	// own choice (workload.Job.WaitResources, scrun's wait option)
+	// overrides it.
+	Wait bool
 }
 
 // DefaultQueue returns an activated exclusive queue without limits, open
-// to every group, whose jobs wait for resources.
+// to every group, that refuses a job on resource shortage.
 func DefaultQueue() Queue { return Queue{Group: AnyGroup} }
 
 // QueueChange is a scheduled change of a queue's state: from At on, queue

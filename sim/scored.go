@@ -32,9 +32,10 @@ import (
 //
 // The instant rule (SPEC §2) holds at every millisecond instant: first the
 // submissions, then the ends (and demotions, kills), then the scheduled
-// queue state changes, then one scheduling pass, then the rejection of the
-// instant's submissions that could not start and do not wait for resources
-// (policy.Queue.Reject, workload.Job.WaitResources).
+// queue state changes, then one scheduling pass, then the refusal of the
+// instant's submissions whose memory or disk limits cannot be granted
+// (resource shortage) and that do not wait for resources (policy.Queue.Wait,
+// workload.Job.WaitResources); busy processors are not a shortage.
 //
 // Scheduling pass. Queues are served in priority order (0 first); in an
 // activated queue, jobs start in queue order (submission order; a suspended
@@ -341,8 +342,9 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 			e.change(e.changes[e.ci])
 			e.ci++
 		}
-		e.pass()
-		e.rejectShort()
+		// A refused job may have blocked its queue's head: pass again.
+		for e.pass(); e.rejectShort(); e.pass() {
+		}
 		if sampler != nil && event {
 			e.sample = Sample{Time: workload.Time(ceilDiv(e.nowMs, 1000)), Busy: e.busy(), Running: len(e.running), Queued: e.queued(), QueuedProcs: e.queuedProcs}
 			sampler.Sample(&e.sample)
@@ -1059,28 +1061,44 @@ func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
 	e.obs.JobDone(&e.rec)
 }
 
-// rejectShort rejects the jobs submitted at this instant that could not
-// start, in queues that reject on resource shortage.
-func (e *ScoreD) rejectShort() {
+// rejectShort refuses the jobs submitted at this instant that did not start
+// and whose memory or disk limits cannot be granted now (SPEC §4: resource
+// shortage), unless they or their queue wait for resources. A job that only
+// lacks processors queues for them. It reports whether it refused one; the
+// jobs it keeps stay in e.arrived.
+func (e *ScoreD) rejectShort() bool {
+	kept, refused := e.arrived[:0], false
 	for _, id := range e.arrived {
 		s := &e.slots[id]
 		q := &e.queues[s.queue]
-		reject := q.cfg.Reject
+		wait := q.cfg.Wait
 		if w := s.job.WaitResources; w != 0 {
-			reject = w < 0 // the job's own choice
+			wait = w > 0 // the job's own choice
 		}
-		if s.firstMs >= 0 || !reject || q.state != policy.Activated {
+		if s.firstMs >= 0 || wait || q.state != policy.Activated || !e.short(s, e.memHeld, e.diskHeld) {
+			kept = append(kept, id)
 			continue
 		}
+		refused = true
 		k := slices.Index(q.live(), id)
 		if k < 0 {
 			panic(fmt.Sprintf("sim: job %d neither started nor waiting", s.job.ID))
 		}
 		q.wait = slices.Delete(q.wait, q.head+k, q.head+k+1)
 		e.queuedProcs -= int64(s.job.Procs)
-		e.rejectSlot(s, s.queue, fmt.Sprintf("resources not available at submission (queue %d)", s.queue))
+		e.rejectSlot(s, s.queue, e.shortReason(s))
 		e.freeIDs = append(e.freeIDs, id)
 	}
+	e.arrived = kept
+	return refused
+}
+
+// shortReason says why job s's limits cannot be granted now.
+func (e *ScoreD) shortReason(s *sdSlot) string {
+	if s.memKB > 0 && e.memHeld+s.memKB > e.cfg.MemKB {
+		return fmt.Sprintf("resource shortage at submission (queue %d): memory limit %d KB, %d KB of the cluster's %d KB held", s.queue, s.memKB, e.memHeld, e.cfg.MemKB)
+	}
+	return fmt.Sprintf("resource shortage at submission (queue %d): disk limit %d KB, %d KB of the cluster's %d KB held", s.queue, s.diskKB, e.diskHeld, e.cfg.DiskKB)
 }
 
 // change applies a scheduled queue state change.

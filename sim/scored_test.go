@@ -333,12 +333,13 @@ func TestScoreDRules(t *testing.T) {
 			want: []sdWant{{id: 1, state: sim.Rejected, reason: "group 5 may not submit to queue 0"}, {id: 2, end: 10, cpu: 10}},
 		},
 		{
-			// Cluster 1000 KB, queue 60 %: a job's limit is 600 KB, so only
-			// one runs at a time; the user's 200 KB lets the third join.
+			// Cluster 1000 KB, queue 60 % (waiting on shortage): a job's
+			// limit is 600 KB, so only one runs at a time; the user's 200 KB
+			// lets the third join.
 			name: "memory/limit", procs: 4,
 			cfg: func() policy.ScoreD {
 				c := sdConfig(1, policy.Exclusive, 2)
-				c.MemKB, c.Queues[0].MemPercent = 1000, 60
+				c.MemKB, c.Queues[0].MemPercent, c.Queues[0].Wait = 1000, 60, true
 				return c
 			},
 			jobs: func() []workload.Job {
@@ -452,42 +453,109 @@ func TestScoreDRules(t *testing.T) {
 			want: []sdWant{{id: 1, end: 160, queue: 1, susp: 1, cpu: 100}, {id: 2, start: 10, end: 60, cpu: 50}, {id: 3, start: 60, end: 70, cpu: 10}},
 		},
 		{
-			// Disk 100 KB at 50 %: two jobs at once, the third waits.
+			// Disk 100 KB at 50 % (waiting on shortage): two jobs at once,
+			// the third waits.
 			name: "disk/limit", procs: 4,
 			cfg: func() policy.ScoreD {
 				c := sdConfig(1, policy.Exclusive, 2)
-				c.DiskKB, c.Queues[0].DiskPercent = 100, 50
+				c.DiskKB, c.Queues[0].DiskPercent, c.Queues[0].Wait = 100, 50, true
 				return c
 			},
 			jobs: []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 0, 1, 50, none, 0), sdJob(3, 0, 1, 10, none, 0)},
 			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, end: 50, cpu: 50}, {id: 3, start: 50, end: 60, cpu: 10}},
 		},
 		{
-			// A queue that rejects on shortage: B cannot start at 10.
-			name: "shortage/reject", procs: 4,
-			cfg: func() policy.ScoreD {
-				c := sdConfig(1, policy.Exclusive, 2)
-				c.Queues[0].Reject = true
-				return c
-			},
+			// Busy processors are not a shortage (issue #22 item 10): B
+			// waits for A's processors although its queue refuses jobs on
+			// shortage (the default).
+			name: "shortage/busy processors are not one", procs: 4,
+			cfg:  func() policy.ScoreD { return sdConfig(1, policy.Exclusive, 2) },
 			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 10, 4, 10, none, 0), sdJob(3, 100, 4, 10, none, 0)},
-			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, state: sim.Rejected, start: 10, end: 10, reason: "resources not available"}, {id: 3, start: 100, end: 110, cpu: 10}},
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, start: 100, end: 110, cpu: 10}, {id: 3, start: 110, end: 120, cpu: 10}},
 		},
 		{
-			// The jobs' own choices override the queue's: job 2 asks to
-			// wait in a rejecting queue, job 3 to be refused.
+			// Cluster 1000 KB, queue 60 %: A holds 600 KB, so B's 600 KB
+			// cannot be granted at 10 and B is refused (the default); C at
+			// 100 comes after A's end at the same instant and starts.
+			name: "shortage/memory refused by default", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent = 1000, 60
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 10, 1, 10, none, 0), sdJob(3, 100, 1, 10, none, 0)},
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, state: sim.Rejected, start: 10, end: 10, reason: "resource shortage at submission (queue 0): memory limit 600 KB, 600 KB of the cluster's 1000 KB held"},
+				{id: 3, start: 100, end: 110, cpu: 10}},
+		},
+		{
+			// The same with a queue that waits (on_shortage = "wait"): B
+			// starts at A's end.
+			name: "shortage/queue waits", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent, c.Queues[0].Wait = 1000, 60, true
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 10, 1, 10, none, 0)},
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, start: 100, end: 110, cpu: 10}},
+		},
+		{
+			// A job that ends at the instant of a submission frees its
+			// memory first: B is granted at 10.
+			name: "shortage/ends come first", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent = 1000, 60
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 1, 10, none, 0), sdJob(2, 10, 1, 10, none, 0)},
+			want: []sdWant{{id: 1, end: 10, cpu: 10}, {id: 2, start: 10, end: 20, cpu: 10}},
+		},
+		{
+			// Disk 100 KB at 50 %: A and B hold it all; C, submitted at the
+			// same instant, is refused.
+			name: "shortage/disk", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.DiskKB, c.Queues[0].DiskPercent = 100, 50
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 0, 1, 50, none, 0), sdJob(3, 0, 1, 10, none, 0)},
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, end: 50, cpu: 50}, {id: 3, state: sim.Rejected, reason: "disk limit 50 KB, 100 KB of the cluster's 100 KB held"}},
+		},
+		{
+			// The jobs' own choices override the queues': job 2 asks to
+			// wait in a refusing queue, job 3 to be refused in a waiting one.
 			name: "shortage/per job", procs: 4,
 			cfg: func() policy.ScoreD {
 				c := sdConfig(2, policy.Exclusive, 2)
-				c.Queues[0].Reject = true
+				c.MemKB, c.Queues[0].MemPercent, c.Queues[1].MemPercent = 1000, 60, 60
+				c.Queues[1].Wait = true
 				return c
 			},
 			jobs: func() []workload.Job {
-				js := []workload.Job{sdJob(1, 0, 4, 100, none, 0), sdJob(2, 10, 4, 10, none, 0), sdJob(3, 10, 4, 10, none, 1)}
+				js := []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 10, 1, 10, none, 0), sdJob(3, 10, 1, 10, none, 1)}
 				js[1].WaitResources, js[2].WaitResources = 1, -1
 				return js
 			}(),
-			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, start: 100, end: 110, cpu: 10}, {id: 3, state: sim.Rejected, start: 10, end: 10, queue: 1, reason: "resources not available at submission (queue 1)"}},
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, start: 100, end: 110, cpu: 10}, {id: 3, state: sim.Rejected, start: 10, end: 10, queue: 1, reason: "resource shortage at submission (queue 1)"}},
+		},
+		{
+			// A refused head no longer blocks its queue: at 0 job 2 (600 KB)
+			// is refused, and job 3 (its own 200 KB) starts beside job 1 in
+			// a second pass of the same instant.
+			name: "shortage/refused head unblocks", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent = 1000, 60
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 0, 1, 100, none, 0), sdJob(3, 0, 1, 100, none, 0)}
+				js[2].ReqMemKB = 200
+				return js
+			}(),
+			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, state: sim.Rejected, reason: "memory limit 600 KB"}, {id: 3, end: 100, cpu: 100}},
 		},
 		{
 			name: "shortage/wait", procs: 4,
