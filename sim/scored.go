@@ -49,6 +49,13 @@ import (
 // nothing. Otherwise the queue
 // waits, and lower queues may use the processors left (space sharing).
 //
+// Priority between queues holds in gang mode too (SPEC §4): only rows
+// holding a job of the highest queue in the matrix take time slices. A
+// gang job of a lower queue may join such a row, never open a row of its
+// own, and the gang jobs of a row without a job of that queue (after a
+// higher job opens a row, or a demotion) are descheduled: suspended back
+// to their queues, whatever the preemption mode, keeping their memory.
+//
 // Processors. The machine has P processors and, for gang queues, an
 // Ousterhout matrix of MPL rows. An exclusive job holds its processors in
 // every row (it runs all the time, at full speed); a gang job holds its
@@ -74,16 +81,23 @@ import (
 // residence: when a job's CPU time in a queue reaches the queue's residence
 // time it moves to the next lower queue (Record.Demotions), where its
 // residence restarts; a running job keeps running in the mode it started in
-// until it is preempted, but now with its new queue's priority. Memory and
-// disk: a job's limit is the cluster's limit times its queue's percentage,
-// or, for memory, the job's own request (ReqMemKB × Procs) if smaller; the
-// limits of the jobs that started and have not ended may not sum beyond the
-// cluster's limit (a job waits until they do): a started job keeps its
-// limits while it is descheduled (suspended, preempted by suspension, held
-// by a deactivated queue), and gives them back only when it ends or is
-// requeued or cancelled (policy.PreemptRequeue, PreemptCancel); each rule is active only when both the cluster and
-// the queue set a limit. A job whose recorded memory use (UsedMemKB × Procs)
-// exceeds its limit is killed when it starts.
+// until it is preempted, but now with its new queue's priority.
+//
+// Memory and disk (SPEC §4): the cluster's limits are what one host has
+// (policy.ScoreD.MemKB, DiskKB) and a job's limit holds on each host it
+// runs on. A job's limit is the cluster's limit times its queue's
+// percentage, or, for memory, the job's own request (ReqMemKB, per
+// processor, times its processors on one host, policy.ScoreD.PerHost) if
+// smaller. The limits of the jobs that started and have not ended may not
+// sum beyond the cluster's limit: a started job keeps its limits while it
+// is descheduled (suspended, preempted by suspension, held by a deactivated
+// queue) and gives them back only when it ends or is requeued or cancelled
+// (policy.PreemptRequeue, PreemptCancel). A job whose limits cannot be
+// granted at its submission is refused unless it or its queue waits (see
+// the instant rule). Each rule is active only when both the cluster and the
+// queue set a limit. A job whose recorded memory use on one host
+// (UsedMemKB × PerHost(Procs)) exceeds its limit is killed when it starts,
+// in state LimitKilled.
 //
 // Queue states: a disabled queue rejects submissions; a deactivated (or
 // disabled) queue schedules nothing and its running jobs are suspended
@@ -145,6 +159,14 @@ type ScoreD struct {
 	obs    Observer
 	sample Sample
 }
+
+// LimitKilled is the State of a SCore-D job killed because its use on one
+// host exceeded its memory (or disk) limit (SPEC §4); Record.Reason says
+// which and by how much. It is not a walltime kill: jobs.csv writes it as
+// Batsim's COMPLETED_KILLED with the reason, summary.json counts it apart
+// (limit_killed). Its value is kept clear of the constants declared with
+// State so that new ones there do not collide with it.
+const LimitKilled State = 64
 
 // sdQueue is one queue at run time.
 type sdQueue struct {
@@ -514,7 +536,7 @@ func (e *ScoreD) submit(j *workload.Job) {
 	if e.cfg.MemKB > 0 && q.cfg.MemPercent > 0 {
 		s.memKB = e.cfg.MemKB * int64(q.cfg.MemPercent) / 100
 		if j.ReqMemKB > 0 {
-			s.memKB = min(s.memKB, int64(j.ReqMemKB)*int64(j.Procs))
+			s.memKB = min(s.memKB, int64(j.ReqMemKB)*int64(e.cfg.PerHost(j.Procs)))
 		}
 	}
 	if e.cfg.DiskKB > 0 && q.cfg.DiskPercent > 0 {
@@ -918,9 +940,9 @@ func (e *ScoreD) start(id int32, row int) {
 		}
 	}
 	s.stintAt = e.clock(s)
-	if used := s.job.UsedMemKB; s.memKB > 0 && used > 0 && int64(used)*int64(p) > s.memKB {
+	if used := s.job.UsedMemKB; s.memKB > 0 && used > 0 && int64(used)*int64(e.cfg.PerHost(p)) > s.memKB {
 		e.stop(id, 0)
-		e.end(id, Killed, fmt.Sprintf("memory use %d KB exceeds its limit %d KB", int64(used)*int64(p), s.memKB))
+		e.end(id, LimitKilled, fmt.Sprintf("memory use %d KB per host exceeds its limit %d KB", int64(used)*int64(e.cfg.PerHost(p)), s.memKB))
 		return
 	}
 	s.target = s.stintAt + e.span(s)
@@ -1039,7 +1061,7 @@ func (e *ScoreD) release(s *sdSlot) {
 func (e *ScoreD) end(id int32, st State, reason string) {
 	s := &e.slots[id]
 	e.release(s)
-	if st == Killed {
+	if st == Killed || st == LimitKilled {
 		e.stats.Killed++
 	}
 	e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6

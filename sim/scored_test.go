@@ -362,18 +362,71 @@ func TestScoreDRules(t *testing.T) {
 			want: []sdWant{{id: 1, end: 100, cpu: 100}, {id: 2, end: 100, cpu: 100}},
 		},
 		{
+			// Hosts of 2 processors: 400 KB per processor is 800 KB on a
+			// host, beyond the 600 KB limit; killed at its start with its
+			// own state (issue #22 item 9).
 			name: "memory/kill on use", procs: 4,
 			cfg: func() policy.ScoreD {
 				c := sdConfig(1, policy.Exclusive, 2)
-				c.MemKB, c.Queues[0].MemPercent = 1000, 60
+				c.MemKB, c.Queues[0].MemPercent, c.ProcsPerHost = 1000, 60, 2
 				return c
 			},
 			jobs: func() []workload.Job {
 				js := []workload.Job{sdJob(1, 3, 2, 100, none, 0)}
-				js[0].UsedMemKB = 400 // 800 KB > 600 KB
+				js[0].UsedMemKB = 400
 				return js
 			}(),
-			want: []sdWant{{id: 1, state: sim.Killed, start: 3, end: 3, reason: "memory use 800 KB exceeds its limit 600 KB"}},
+			want: []sdWant{{id: 1, state: sim.LimitKilled, start: 3, end: 3, reason: "memory use 800 KB per host exceeds its limit 600 KB"}},
+		},
+		{
+			// The issue's case: 200 KB on each of 4 one-processor hosts
+			// under a 500 KB limit is within it (not 800 KB in all).
+			name: "memory/use per host", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent = 1000, 50
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 0, 4, 100, none, 0)}
+				js[0].UsedMemKB = 200
+				return js
+			}(),
+			want: []sdWant{{id: 1, end: 100, cpu: 100}},
+		},
+		{
+			// Hosts of 4 processors, limit 500 KB: A (4 processors × 200 KB
+			// = 800 KB on its host) is killed at 3 and gives its memory
+			// back; B (2 × 200 = 400 KB on its host) runs 5–105.
+			name: "memory/SMP hosts", procs: 8,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent, c.ProcsPerHost = 1000, 50, 4
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 3, 4, 100, none, 0), sdJob(2, 5, 2, 100, none, 0)}
+				js[0].UsedMemKB, js[1].UsedMemKB = 200, 200
+				return js
+			}(),
+			want: []sdWant{{id: 1, state: sim.LimitKilled, start: 3, end: 3, reason: "memory use 800 KB per host exceeds its limit 500 KB"}, {id: 2, start: 5, end: 105, cpu: 100}},
+		},
+		{
+			// The user's request is per processor too: 100 KB on hosts of
+			// 2 processors is a 200 KB limit (below the queue's 500 KB);
+			// 150 KB per processor uses 300 KB on a host: killed.
+			name: "memory/user limit per host", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				c.MemKB, c.Queues[0].MemPercent, c.ProcsPerHost = 1000, 50, 2
+				return c
+			},
+			jobs: func() []workload.Job {
+				js := []workload.Job{sdJob(1, 0, 4, 100, none, 0)}
+				js[0].ReqMemKB, js[0].UsedMemKB = 100, 150
+				return js
+			}(),
+			want: []sdWant{{id: 1, state: sim.LimitKilled, reason: "memory use 300 KB per host exceeds its limit 200 KB"}},
 		},
 		{
 			// A started job keeps its memory while suspended (issue #22
