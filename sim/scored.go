@@ -705,6 +705,13 @@ func (e *ScoreD) pass() {
 			}
 		}
 	}
+	if qt := e.topGang(); qt < len(e.queues) {
+		for k := range e.mpl {
+			if e.rows[k] > 0 && e.rowQ[qt*e.mpl+k] == 0 {
+				panic(fmt.Sprintf("sim: row %d takes time slices without a job of queue %d, the highest in the matrix", k, qt))
+			}
+		}
+	}
 }
 
 // preemptFor frees processors for s, the blocked head of queue qi, by
