@@ -577,8 +577,9 @@ func (e *ScoreD) fitRow(s *sdSlot, gang bool, ex int, rows []int, mem, disk int6
 		}
 		return -2
 	}
+	qt := e.topGang()
 	for k := range e.mpl {
-		if ex+rows[k]+p <= e.procs && e.rowAllowed(s.queue, k) {
+		if ex+rows[k]+p <= e.procs && e.rowAllowed(s.queue, qt, k) {
 			return k
 		}
 	}
@@ -628,8 +629,8 @@ func (e *ScoreD) topGang() int {
 // with the rows of the highest queue in the matrix, so a job of a lower
 // queue than that one may only join a row holding one of its jobs (space
 // sharing within the row), never open a row of its own.
-func (e *ScoreD) rowAllowed(qi, k int) bool {
-	qt := e.topGang()
+// qt is e.topGang(), which the caller computes once for all rows.
+func (e *ScoreD) rowAllowed(qi, qt, k int) bool {
 	return qi <= qt || e.rowQ[qt*e.mpl+k] > 0
 }
 
@@ -786,8 +787,9 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 func (e *ScoreD) victimsForRow(s *sdSlot, after []int) []int32 {
 	p := s.job.Procs
 	best, bestN, bestP := -1, 0, 0
+	qt := e.topGang()
 	for k := range e.mpl {
-		if e.ex-e.exLower(s)+after[k]+p > e.procs || !e.rowAllowed(s.queue, k) {
+		if e.ex-e.exLower(s)+after[k]+p > e.procs || !e.rowAllowed(s.queue, qt, k) {
 			continue // not even with every victim gone, or a row of a lower queue
 		}
 		ex, row, mem, disk := e.ex, e.rows[k], e.memHeld, e.diskHeld
