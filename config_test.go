@@ -142,8 +142,8 @@ func TestReadmeScoreDConfig(t *testing.T) {
 	}
 	q0, q1 := c.Queues[0], c.Queues[1]
 	if len(c.Queues) != 2 || q0.Mode.String() != "gang" || q1.Mode.String() != "exclusive" || q0.MaxCPUSec != 3600 || q0.ResidenceSec != 600 ||
-		q0.MemPercent != 50 || q0.Group != 100 || q1.Group != -1 || q1.Reject || c.MPL != 2 || c.QuantumMs != 100 || c.SwitchMs != 5 ||
-		c.MemKB != 33554432 || len(c.Changes) != 2 || c.Map.QueueOf(1, 2) != 0 || c.Map.QueueOf(3, 2) != 1 {
+		q0.MemPercent != 50 || q0.Group != 100 || q1.Group != -1 || !q1.Wait || q0.Wait || c.MPL != 2 || c.QuantumMs != 100 || c.SwitchMs != 5 ||
+		c.MemKB != 33554432 || c.ProcsPerHost != 4 || len(c.Changes) != 2 || c.Map.QueueOf(1, 2) != 0 || c.Map.QueueOf(3, 2) != 1 {
 		t.Errorf("README configuration read as %+v", c)
 	}
 	if got := scoredName(c); got != "scored(queues=2,mode=gang/exclusive,mpl=2,quantum=100ms,switch=5ms,preempt=suspend)" {

@@ -271,6 +271,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sd != nil {
+		if err := scoreDHost(sd, rd.Header(), rd.Path()); err != nil {
+			return nil, err
+		}
+	}
 	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al}
 	if err := o.configureNodes(&simCfg, procs); err != nil {
 		return nil, err

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // scoredConfig is [scored] in --config.
@@ -20,6 +22,7 @@ type scoredConfig struct {
 	QueueMap   string          `toml:"queue_map"`
 	MemoryKB   int64           `toml:"memory_kb"`
 	DiskKB     int64           `toml:"disk_kb"`
+	PerHost    int             `toml:"procs_per_host"`
 	States     []string        `toml:"states"`
 	QueueTable []scoredQueueTo `toml:"queue"`
 }
@@ -145,14 +148,14 @@ func (o *runner) scoreD() (*policy.ScoreD, error) {
 			q.Group = *qt.Group
 		}
 		switch strings.ToLower(qt.OnShortage) {
-		case "", "wait":
-		case "reject":
-			q.Reject = true
+		case "", "reject", "refuse":
+		case "wait":
+			q.Wait = true
 		default:
-			return nil, bad("on_shortage", qt.OnShortage, "wait or reject")
+			return nil, bad("on_shortage", qt.OnShortage, "reject or wait")
 		}
 	}
-	cfg.MemKB, cfg.DiskKB = table.MemoryKB, table.DiskKB
+	cfg.MemKB, cfg.DiskKB, cfg.ProcsPerHost = table.MemoryKB, table.DiskKB, table.PerHost
 	if f.MPL != 0 {
 		cfg.MPL = f.MPL
 	} else if table.MPL != 0 {
@@ -222,6 +225,32 @@ func (o *runner) scoreD() (*policy.ScoreD, error) {
 	}
 	return &cfg, nil
 }
+
+// scoreDHost completes cfg with what one host of the trace's machine has,
+// where the configuration does not say (SPEC §4: the cluster's limits exist
+// by default): the memory limit from the header's MaxMemory (KB per host),
+// and the processors per host from MaxProcs / MaxNodes when both are given
+// and MaxNodes divides MaxProcs (else each processor is a host). path names
+// the trace in errors.
+func scoreDHost(cfg *policy.ScoreD, h *workload.Header, path string) error {
+	if cfg.MemKB == 0 {
+		if v := strings.TrimSpace(h.Get("MaxMemory")); v != "" && v != "-1" {
+			kb, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || kb < 0 || kb > maxHostKB {
+				return inputf("%s: header MaxMemory %q: want a whole number of KB (what one host has), or -1 for unknown; or give [scored] memory_kb", path, v)
+			}
+			cfg.MemKB = kb
+		}
+	}
+	if cfg.ProcsPerHost == 0 && h.MaxProcs > 0 && h.MaxNodes > 0 && h.MaxProcs%h.MaxNodes == 0 {
+		cfg.ProcsPerHost = h.MaxProcs / h.MaxNodes
+	}
+	return nil
+}
+
+// maxHostKB bounds a host's memory (1 EiB), so that a limit times a
+// percentage cannot overflow.
+const maxHostKB = 1 << 50
 
 // first returns the first non-empty string.
 func first(a, b string) string {

@@ -158,15 +158,18 @@ type Queue struct {
 	MemPercent, DiskPercent int
 	// Group is the Unix group id whose members alone may submit, or AnyGroup.
 	Group int
-	// Reject refuses, at its submission, a job that cannot start at once
-	// (resource shortage), recording it as rejected; false (the default)
-	// makes jobs wait for resources. A job's own choice
-	// (workload.Job.WaitResources) overrides it.
-	Reject bool
+	// Wait makes a job whose memory or disk limit cannot be granted at its
+	// submission (resource shortage: the limits of the started jobs would
+	// sum beyond the cluster's) wait until it can be; false (the default,
+	// as in SCore-D) refuses it, recording it as rejected. Busy processors
+	// are not a shortage: a job waits for processors either way. A job's
+	// own choice (workload.Job.WaitResources, scrun's wait option)
+	// overrides it.
+	Wait bool
 }
 
 // DefaultQueue returns an activated exclusive queue without limits, open
-// to every group, whose jobs wait for resources.
+// to every group, that refuses a job on resource shortage.
 func DefaultQueue() Queue { return Queue{Group: AnyGroup} }
 
 // QueueChange is a scheduled change of a queue's state: from At on, queue
@@ -208,9 +211,24 @@ type ScoreD struct {
 	// Preempt is what a higher-priority job does to lower-priority ones
 	// when it cannot start otherwise.
 	Preempt PreemptMode
-	// MemKB and DiskKB are the cluster's memory and disk limits in KB
-	// (0: none).
+	// MemKB and DiskKB are the cluster's memory and disk limits in KB: what
+	// one host has (0: none). A queue's percentage of them is a job's limit
+	// on each host it runs on. The composition root sets MemKB by default
+	// from the trace header's MaxMemory, so that a queue percentage alone
+	// turns the limit on.
 	MemKB, DiskKB int64
+	// ProcsPerHost is the number of processors of one host (0 or 1: every
+	// processor is a host). The trace gives a job's used and requested
+	// memory per processor; a job on p processors uses, on one host,
+	// min(p, ProcsPerHost) times that, and this is what its limit is
+	// compared with.
+	ProcsPerHost int
+}
+
+// PerHost returns how many processors of a job of p processors share one
+// host: min(p, ProcsPerHost), at least 1.
+func (c *ScoreD) PerHost(p int) int {
+	return max(1, min(p, c.ProcsPerHost))
 }
 
 // NewScoreD returns n default queues (DefaultQueue) of mode m with the gang
@@ -240,6 +258,8 @@ func (c *ScoreD) Validate() error {
 		return fmt.Errorf("policy: SCore-D: time quantum %d ms: want at most 2^30", c.QuantumMs)
 	case c.MemKB < 0 || c.DiskKB < 0:
 		return fmt.Errorf("policy: SCore-D: negative cluster limit")
+	case c.ProcsPerHost < 0 || c.ProcsPerHost > workload.MaxMachineProcs:
+		return fmt.Errorf("policy: SCore-D: %d processors per host: want 1 to %d", c.ProcsPerHost, workload.MaxMachineProcs)
 	}
 	for i, q := range c.Queues {
 		if q.MemPercent < 0 || q.MemPercent > 100 || q.DiskPercent < 0 || q.DiskPercent > 100 {

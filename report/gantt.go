@@ -62,7 +62,7 @@ func (g *Gantt) JobDone(r *sim.Record) {
 func (g *Gantt) add(r *sim.Record, start workload.Time, alloc []cluster.Range) {
 	lo := len(g.ranges)
 	g.ranges = append(g.ranges, alloc...)
-	g.jobs = append(g.jobs, GanttJob{ID: r.Job.ID, Start: start, End: r.End, Killed: r.State == sim.Killed || r.State == sim.NodeFail,
+	g.jobs = append(g.jobs, GanttJob{ID: r.Job.ID, Start: start, End: r.End, Killed: r.State == sim.Killed || r.State == sim.NodeFail || r.State == sim.LimitKilled,
 		Alloc: g.ranges[lo:len(g.ranges):len(g.ranges)]})
 }
 

@@ -196,7 +196,7 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 		n = put(b, n, completedField)
 	case sim.Killed:
 		n = put(b, n, walltimeField)
-	case sim.NodeFail:
+	case sim.NodeFail, sim.LimitKilled:
 		n = put(b, n, nodeFailField)
 	case sim.Rejected:
 		b = append(b[:n], ",0,"+finalRejected+",-1,-1,-1,-1,-1,-1,,-1,"...)
@@ -242,7 +242,7 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	b[n] = ','
 	n = putRanges(b, n+1, r.Alloc)
 	n = put(b, n, ",-1,")
-	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail {
+	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled {
 		b = appendField(b[:n], RanMetadata(r))
 	} else if r.Note != "" {
 		b = appendField(b[:n], r.Note)
@@ -297,9 +297,12 @@ func putRanges(b []byte, n int, rs []cluster.Range) int {
 // With node events (sim.Config.NodeEvents), a job requeued by node
 // failures has "requeues=N" after the prediction, and a job a node failure
 // killed (sim.NodeFail, final_state COMPLETED_KILLED) has its reason
-// ("node 17 down: maintenance") before the Note.
+// ("node 17 down: maintenance") before the Note. So does a SCore-D job
+// killed for its memory or disk limit (sim.LimitKilled, final_state
+// COMPLETED_KILLED too): "memory use 800 KB per host exceeds its limit
+// 600 KB".
 func RanMetadata(r *sim.Record) string {
-	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail {
+	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail && r.State != sim.LimitKilled {
 		return r.Note
 	}
 	var parts []string
@@ -313,7 +316,7 @@ func RanMetadata(r *sim.Record) string {
 	if r.Requeues > 0 {
 		parts = append(parts, "requeues="+strconv.Itoa(r.Requeues))
 	}
-	if r.State == sim.NodeFail {
+	if r.State == sim.NodeFail || r.State == sim.LimitKilled {
 		parts = append(parts, r.Reason)
 	}
 	if r.Note != "" {

@@ -76,7 +76,7 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 	case sim.Killed:
 		t.Int64(0)
 		t.String(finalWalltime)
-	case sim.NodeFail:
+	case sim.NodeFail, sim.LimitKilled:
 		t.Int64(0)
 		t.String(finalNodeFail)
 	case sim.Rejected, sim.Failed, sim.Pending:

@@ -20,6 +20,7 @@ const BoundedSlowdownTauSec = 10
 type Metrics struct {
 	jobs, completed, killed, rejected, failed int64
 	nodeFailed                                int64 // killed by a node failure
+	limitKilled                               int64 // killed for a memory or disk limit (SCore-D)
 	pending                                   int64 // still queued at the end (sim.Pending)
 
 	ran      int64  // jobs that ran: each has a wait and a slowdown below
@@ -80,6 +81,8 @@ func (m *Metrics) JobDone(r *sim.Record) {
 		m.killed++
 	case sim.NodeFail:
 		m.nodeFailed++
+	case sim.LimitKilled:
+		m.limitKilled++
 	default:
 		m.completed++
 	}
@@ -145,7 +148,8 @@ type Summary struct {
 
 	// Jobs counts every job seen, rejected ones included.
 	Jobs int64 `json:"jobs"`
-	// Started counts the jobs that ran: Completed + Killed + NodeFail.
+	// Started counts the jobs that ran: Completed + Killed + NodeFail +
+	// LimitKilled.
 	Started int64 `json:"started"`
 	// Completed counts the jobs that ran their full run time.
 	Completed int64 `json:"completed"`
@@ -163,6 +167,10 @@ type Summary struct {
 	// NodeFail counts the jobs killed by a node failure (they ran until
 	// then; omitted when 0).
 	NodeFail int64 `json:"node_fail,omitempty"`
+	// LimitKilled counts the SCore-D jobs killed because their use on a
+	// host exceeded their memory or disk limit (they ran until then;
+	// omitted when 0).
+	LimitKilled int64 `json:"limit_killed,omitempty"`
 
 	// Wait describes the waits (start − submit) of the jobs that ran.
 	Wait WaitStats `json:"wait"`
@@ -297,13 +305,14 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 		Policy:          policy,
 		Procs:           procs,
 		Jobs:            m.jobs,
-		Started:         m.completed + m.killed + m.nodeFailed,
+		Started:         m.completed + m.killed + m.nodeFailed + m.limitKilled,
 		Completed:       m.completed,
 		Killed:          m.killed,
 		Rejected:        m.rejected,
 		Failed:          m.failed,
 		Pending:         m.pending,
 		NodeFail:        m.nodeFailed,
+		LimitKilled:     m.limitKilled,
 		Cleaning:        cleaning,
 		Passes:          st.Passes,
 		MaxQueue:        st.MaxQueue,

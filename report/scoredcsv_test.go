@@ -23,6 +23,9 @@ func TestScoreDJobsCSVRows(t *testing.T) {
 		{"killed at the queue's CPU limit",
 			sim.Record{Job: job, State: sim.Killed, Start: 0, End: 30, ScoreD: true, CPUTime: 30, Reason: "exceeded queue 0's maximum CPU time 30 s"},
 			"7,w,delay,0,4,-1,0,COMPLETED_WALLTIME_REACHED,0,30,30,0,30,1,,-1,,0,0,0,30,exceeded queue 0's maximum CPU time 30 s"},
+		{"killed for its memory limit per host",
+			sim.Record{Job: job, State: sim.LimitKilled, Start: 3, End: 3, ScoreD: true, Reason: "memory use 800 KB per host exceeds its limit 600 KB"},
+			"7,w,delay,0,4,-1,0,COMPLETED_KILLED,3,0,3,3,3,-1,,-1,memory use 800 KB per host exceeds its limit 600 KB,0,0,0,0,memory use 800 KB per host exceeds its limit 600 KB"},
 		{"rejected, reason with a comma",
 			sim.Record{Job: job, State: sim.Rejected, Start: 0, End: 0, ScoreD: true, Queue: 2, Reason: "queue 2 is disabled, sorry"},
 			`7,w,delay,0,4,-1,0,REJECTED,-1,-1,-1,-1,-1,-1,,-1,"queue 2 is disabled, sorry",2,0,0,0,"queue 2 is disabled, sorry"`},
@@ -76,5 +79,24 @@ func TestMetricsScoreD(t *testing.T) {
 	// 800 processor-seconds of CPU over 4 processors × 220 s.
 	if want := 800.0 / 880.0; s.Utilisation != want {
 		t.Errorf("utilisation %v, want %v", s.Utilisation, want)
+	}
+}
+
+// TestMetricsLimitKilled checks that a job killed for its memory limit is
+// counted apart from walltime kills, and as started.
+func TestMetricsLimitKilled(t *testing.T) {
+	m := NewMetrics()
+	m.JobDone(&sim.Record{Job: &workload.Job{ID: 1, Procs: 4, Run: 100}, State: sim.LimitKilled, Start: 3, End: 3, ScoreD: true, Reason: "memory use"})
+	m.JobDone(&sim.Record{Job: &workload.Job{ID: 2, Procs: 4, Run: 100, Estimate: 50}, State: sim.Killed, Start: 0, End: 50, ScoreD: true, CPUTime: 50})
+	s := m.Summary("t", "p", 4, sim.Stats{}, workload.CleanStats{})
+	if s.LimitKilled != 1 || s.Killed != 1 || s.Started != 2 || s.Completed != 0 {
+		t.Errorf("limit_killed %d, killed %d, started %d, completed %d; want 1, 1, 2, 0", s.LimitKilled, s.Killed, s.Started, s.Completed)
+	}
+	var buf bytes.Buffer
+	if err := WriteSummaryJSON(&buf, &s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"limit_killed": 1`) {
+		t.Errorf("summary.json has no limit_killed: %s", buf.String())
 	}
 }

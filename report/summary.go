@@ -62,6 +62,9 @@ func summaryRows(s *Summary) []tableRow {
 	if s.NodeFail > 0 {
 		row(1, "killed by a node failure", "%d", s.NodeFail)
 	}
+	if s.LimitKilled > 0 {
+		row(1, "killed for a memory or disk limit", "%d", s.LimitKilled)
+	}
 	row(1, "rejected", "%d", s.Rejected)
 	if s.Failed > 0 {
 		row(1, "failed by a filter", "%d", s.Failed)

@@ -91,6 +91,12 @@ const (
 	// never ran. Record.Reason says why; Start and End are the end of the
 	// run.
 	Pending
+	// LimitKilled: a SCore-D job killed because its use on one host
+	// exceeded its memory (or disk) limit (SPEC §4); Record.Reason says
+	// which and by how much. It is not a walltime kill: jobs.csv writes it
+	// as Batsim's COMPLETED_KILLED with the reason, summary.json counts it
+	// apart (limit_killed).
+	LimitKilled
 )
 
 // String returns the state's name.
@@ -108,6 +114,8 @@ func (s State) String() string {
 		return "node_fail"
 	case Pending:
 		return "pending"
+	case LimitKilled:
+		return "limit_killed"
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }

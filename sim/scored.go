@@ -32,9 +32,10 @@ import (
 //
 // The instant rule (SPEC §2) holds at every millisecond instant: first the
 // submissions, then the ends (and demotions, kills), then the scheduled
-// queue state changes, then one scheduling pass, then the rejection of the
-// instant's submissions that could not start and do not wait for resources
-// (policy.Queue.Reject, workload.Job.WaitResources).
+// queue state changes, then one scheduling pass, then the refusal of the
+// instant's submissions whose memory or disk limits cannot be granted
+// (resource shortage) and that do not wait for resources (policy.Queue.Wait,
+// workload.Job.WaitResources); busy processors are not a shortage.
 //
 // Scheduling pass. Queues are served in priority order (0 first); in an
 // activated queue, jobs start in queue order (submission order; a suspended
@@ -47,6 +48,13 @@ import (
 // fewest processors), so that no job of another row is suspended for
 // nothing. Otherwise the queue
 // waits, and lower queues may use the processors left (space sharing).
+//
+// Priority between queues holds in gang mode too (SPEC §4): only rows
+// holding a job of the highest queue in the matrix take time slices. A
+// gang job of a lower queue may join such a row, never open a row of its
+// own, and the gang jobs of a row without a job of that queue (after a
+// higher job opens a row, or a demotion) are descheduled: suspended back
+// to their queues, whatever the preemption mode, keeping their memory.
 //
 // Processors. The machine has P processors and, for gang queues, an
 // Ousterhout matrix of MPL rows. An exclusive job holds its processors in
@@ -73,13 +81,23 @@ import (
 // residence: when a job's CPU time in a queue reaches the queue's residence
 // time it moves to the next lower queue (Record.Demotions), where its
 // residence restarts; a running job keeps running in the mode it started in
-// until it is preempted, but now with its new queue's priority. Memory and
-// disk: a job's limit is the cluster's limit times its queue's percentage,
-// or, for memory, the job's own request (ReqMemKB × Procs) if smaller; the
-// limits of the running jobs may not sum beyond the cluster's limit (a job
-// waits until they do); each rule is active only when both the cluster and
-// the queue set a limit. A job whose recorded memory use (UsedMemKB × Procs)
-// exceeds its limit is killed when it starts.
+// until it is preempted, but now with its new queue's priority.
+//
+// Memory and disk (SPEC §4): the cluster's limits are what one host has
+// (policy.ScoreD.MemKB, DiskKB) and a job's limit holds on each host it
+// runs on. A job's limit is the cluster's limit times its queue's
+// percentage, or, for memory, the job's own request (ReqMemKB, per
+// processor, times its processors on one host, policy.ScoreD.PerHost) if
+// smaller. The limits of the jobs that started and have not ended may not
+// sum beyond the cluster's limit: a started job keeps its limits while it
+// is descheduled (suspended, preempted by suspension, held by a deactivated
+// queue) and gives them back only when it ends or is requeued or cancelled
+// (policy.PreemptRequeue, PreemptCancel). A job whose limits cannot be
+// granted at its submission is refused unless it or its queue waits (see
+// the instant rule). Each rule is active only when both the cluster and the
+// queue set a limit. A job whose recorded memory use on one host
+// (UsedMemKB × PerHost(Procs)) exceeds its limit is killed when it starts,
+// in state LimitKilled.
 //
 // Queue states: a disabled queue rejects submissions; a deactivated (or
 // disabled) queue schedules nothing and its running jobs are suspended
@@ -117,11 +135,11 @@ type ScoreD struct {
 	rowQ     []int            // the same per queue and row: rowQ[q*mpl+row]
 	exQ      []int            // exclusive processors per queue
 	runQ     []int            // running jobs per queue
-	memQ     []int64
+	memQ     []int64          // memory limits of the running jobs, per queue
 	diskQ    []int64
-	nonEmpty int // rows holding gang jobs
-	gangP    int // processors held by gang jobs, all rows
-	memHeld  int64
+	nonEmpty int   // rows holding gang jobs
+	gangP    int   // processors held by gang jobs, all rows
+	memHeld  int64 // memory limits of the jobs that started and did not end (descheduled ones too)
 	diskHeld int64
 
 	changes []policy.QueueChange // sorted by time (stable)
@@ -187,8 +205,9 @@ type sdSlot struct {
 	demotions int
 	susp      int
 	alloc     []cluster.Range // an exclusive job's processors in its last stint
-	memKB     int64           // limits held while running
+	memKB     int64           // memory and disk limits, held from the first start to the end
 	diskKB    int64
+	holds     bool // the job holds memKB and diskKB (e.memHeld, e.diskHeld)
 }
 
 // u128 is an unsigned 128-bit accumulator.
@@ -337,8 +356,9 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 			e.change(e.changes[e.ci])
 			e.ci++
 		}
-		e.pass()
-		e.rejectShort()
+		// A refused job may have blocked its queue's head: pass again.
+		for e.pass(); e.rejectShort(); e.pass() {
+		}
 		if sampler != nil && event {
 			e.sample = Sample{Time: workload.Time(ceilDiv(e.nowMs, 1000)), Busy: e.busy(), Running: len(e.running), Queued: e.queued(), QueuedProcs: e.queuedProcs}
 			sampler.Sample(&e.sample)
@@ -357,6 +377,9 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 	}
 	if len(e.running) > 0 {
 		panic(fmt.Sprintf("sim: SCore-D run ended with %d jobs running", len(e.running)))
+	}
+	if e.memHeld != 0 || e.diskHeld != 0 {
+		panic(fmt.Sprintf("sim: SCore-D run ended with %d KB memory and %d KB disk still held", e.memHeld, e.diskHeld))
 	}
 	if e.given != e.taken {
 		panic(fmt.Sprintf("sim: CPU time not conserved: the machine gave %v processor·µs, the jobs received %v", e.given, e.taken))
@@ -505,7 +528,7 @@ func (e *ScoreD) submit(j *workload.Job) {
 	if e.cfg.MemKB > 0 && q.cfg.MemPercent > 0 {
 		s.memKB = e.cfg.MemKB * int64(q.cfg.MemPercent) / 100
 		if j.ReqMemKB > 0 {
-			s.memKB = min(s.memKB, int64(j.ReqMemKB)*int64(j.Procs))
+			s.memKB = min(s.memKB, int64(j.ReqMemKB)*int64(e.cfg.PerHost(j.Procs)))
 		}
 	}
 	if e.cfg.DiskKB > 0 && q.cfg.DiskPercent > 0 {
@@ -536,7 +559,7 @@ func (e *ScoreD) busy() int { return e.ex + slices.Max(e.rows) }
 // exclusive job that fits (it takes every row), -2 when it does not fit.
 // ex, rows, mem and disk describe the machine to fit it in.
 func (e *ScoreD) fitRow(s *sdSlot, gang bool, ex int, rows []int, mem, disk int64) int {
-	if s.memKB > 0 && mem+s.memKB > e.cfg.MemKB || s.diskKB > 0 && disk+s.diskKB > e.cfg.DiskKB {
+	if e.short(s, mem, disk) {
 		return -2
 	}
 	p := s.job.Procs
@@ -546,12 +569,30 @@ func (e *ScoreD) fitRow(s *sdSlot, gang bool, ex int, rows []int, mem, disk int6
 		}
 		return -2
 	}
+	qt := e.topGang()
 	for k := range e.mpl {
-		if ex+rows[k]+p <= e.procs {
+		if ex+rows[k]+p <= e.procs && e.rowAllowed(s.queue, qt, k) {
 			return k
 		}
 	}
 	return -2
+}
+
+// short reports whether job s's memory or disk limit would push the held
+// limits, mem and disk, beyond the cluster's. A job that already holds its
+// limits (it started, and was descheduled) is never short.
+func (e *ScoreD) short(s *sdSlot, mem, disk int64) bool {
+	if s.holds {
+		return false
+	}
+	return s.memKB > 0 && mem+s.memKB > e.cfg.MemKB || s.diskKB > 0 && disk+s.diskKB > e.cfg.DiskKB
+}
+
+// frees reports whether preempting a job releases its memory and disk: a
+// requeued or cancelled job's processes are gone, a suspended job keeps
+// them (SPEC §4).
+func (e *ScoreD) frees() bool {
+	return e.cfg.Preempt == policy.PreemptRequeue || e.cfg.Preempt == policy.PreemptCancel
 }
 
 // fitsNow returns where job id fits now (see fitRow).
@@ -559,9 +600,81 @@ func (e *ScoreD) fitsNow(s *sdSlot) int {
 	return e.fitRow(s, e.queues[s.queue].cfg.Mode == policy.Gang, e.ex, e.rows, e.memHeld, e.diskHeld)
 }
 
+// topGang returns the highest-priority queue (lowest index) with gang jobs
+// in the matrix, or len(e.queues) when there are none.
+func (e *ScoreD) topGang() int {
+	if e.gangP == 0 {
+		return len(e.queues)
+	}
+	for q := range e.queues {
+		for k := range e.mpl {
+			if e.rowQ[q*e.mpl+k] > 0 {
+				return q
+			}
+		}
+	}
+	return len(e.queues)
+}
+
+// rowAllowed reports whether a gang job of queue qi may take row k:
+// priority between queues in gang mode (SPEC §4) lets it share time only
+// with the rows of the highest queue in the matrix, so a job of a lower
+// queue than that one may only join a row holding one of its jobs (space
+// sharing within the row), never open a row of its own.
+// qt is e.topGang(), which the caller computes once for all rows.
+func (e *ScoreD) rowAllowed(qi, qt, k int) bool {
+	return qi <= qt || e.rowQ[qt*e.mpl+k] > 0
+}
+
+// gangPriority deschedules (suspends, back to their queues by submission
+// order) the gang jobs of rows that hold no job of the highest queue in the
+// matrix: such rows would take time slices from that queue's jobs. They
+// keep their memory and disk (SPEC §4) and resume when a pass finds them
+// room. It runs after a gang job of a higher queue starts and at each pass
+// (a demotion can leave a row without a job of the top queue).
+func (e *ScoreD) gangPriority() {
+	qt := e.topGang()
+	if qt >= len(e.queues) {
+		return
+	}
+	bad := false
+	for k := range e.mpl {
+		if e.rows[k] > 0 && e.rowQ[qt*e.mpl+k] == 0 {
+			bad = true
+		}
+	}
+	if !bad {
+		return
+	}
+	e.victims = e.victims[:0]
+	for _, id := range e.running {
+		if s := &e.slots[id]; s.gang && e.rowQ[qt*e.mpl+s.row] == 0 {
+			e.victims = append(e.victims, id)
+		}
+	}
+	slices.SortFunc(e.victims, func(a, b int32) int {
+		x, y := e.slots[a].job.Seq, e.slots[b].job.Seq
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	for _, id := range e.victims {
+		s := &e.slots[id]
+		e.stop(id, e.clock(s)-s.stintAt)
+		s.susp++
+		e.emit(EventSuspended, id)
+		e.requeue(id)
+	}
+}
+
 // pass runs one scheduling pass.
 func (e *ScoreD) pass() {
 	e.stats.Passes++
+	e.gangPriority()
 	for qi := range e.queues {
 		q := &e.queues[qi]
 		if q.state != policy.Activated {
@@ -580,6 +693,16 @@ func (e *ScoreD) pass() {
 			}
 			q.pop()
 			e.start(id, row)
+			if row >= 0 {
+				e.gangPriority()
+			}
+		}
+	}
+	if qt := e.topGang(); qt < len(e.queues) {
+		for k := range e.mpl {
+			if e.rows[k] > 0 && e.rowQ[qt*e.mpl+k] == 0 {
+				panic(fmt.Sprintf("sim: row %d takes time slices without a job of queue %d, the highest in the matrix", k, qt))
+			}
 		}
 	}
 }
@@ -602,8 +725,10 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 	ex, mem, disk := e.ex, e.memHeld, e.diskHeld
 	for q := qi + 1; q < len(e.queues); q++ {
 		ex -= e.exQ[q]
-		mem -= e.memQ[q]
-		disk -= e.diskQ[q]
+		if e.frees() {
+			mem -= e.memQ[q]
+			disk -= e.diskQ[q]
+		}
 	}
 	rows := append(e.scratch[:0], e.rows...)
 	for k := range rows {
@@ -654,14 +779,15 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 func (e *ScoreD) victimsForRow(s *sdSlot, after []int) []int32 {
 	p := s.job.Procs
 	best, bestN, bestP := -1, 0, 0
+	qt := e.topGang()
 	for k := range e.mpl {
-		if e.ex-e.exLower(s)+after[k]+p > e.procs {
-			continue // not even with every victim gone
+		if e.ex-e.exLower(s)+after[k]+p > e.procs || !e.rowAllowed(s.queue, qt, k) {
+			continue // not even with every victim gone, or a row of a lower queue
 		}
 		ex, row, mem, disk := e.ex, e.rows[k], e.memHeld, e.diskHeld
 		n, procs := 0, 0
 		for _, id := range e.victims {
-			if ex+row+p <= e.procs && (s.memKB == 0 || mem+s.memKB <= e.cfg.MemKB) && (s.diskKB == 0 || disk+s.diskKB <= e.cfg.DiskKB) {
+			if ex+row+p <= e.procs && !e.short(s, mem, disk) {
 				break
 			}
 			v := &e.slots[id]
@@ -673,12 +799,14 @@ func (e *ScoreD) victimsForRow(s *sdSlot, after []int) []int32 {
 			default:
 				continue
 			}
-			mem -= v.memKB
-			disk -= v.diskKB
+			if e.frees() {
+				mem -= v.memKB
+				disk -= v.diskKB
+			}
 			n++
 			procs += v.job.Procs
 		}
-		if ex+row+p > e.procs || s.memKB > 0 && mem+s.memKB > e.cfg.MemKB || s.diskKB > 0 && disk+s.diskKB > e.cfg.DiskKB {
+		if ex+row+p > e.procs || e.short(s, mem, disk) {
 			continue
 		}
 		if best < 0 || n < bestN || n == bestN && procs < bestP {
@@ -717,6 +845,7 @@ func (e *ScoreD) preempt(id int32, by *sdSlot) {
 		return
 	case policy.PreemptRequeue:
 		v.cpuUs, v.resUs = 0, 0
+		e.release(v)
 		e.emit(EventPreempted, id)
 	default:
 		e.emit(EventSuspended, id)
@@ -781,8 +910,14 @@ func (e *ScoreD) start(id int32, row int) {
 	s.runIdx = len(e.running)
 	e.running = append(e.running, id)
 	e.runQ[s.queue]++
-	e.memHeld += s.memKB
-	e.diskHeld += s.diskKB
+	if !s.holds {
+		s.holds = true
+		e.memHeld += s.memKB
+		e.diskHeld += s.diskKB
+		if s.memKB > 0 && e.memHeld > e.cfg.MemKB || s.diskKB > 0 && e.diskHeld > e.cfg.DiskKB {
+			panic(fmt.Sprintf("sim: job %d's limits push the held ones (%d KB memory, %d KB disk) beyond the cluster's (%d KB, %d KB)", s.job.ID, e.memHeld, e.diskHeld, e.cfg.MemKB, e.cfg.DiskKB))
+		}
+	}
 	e.memQ[s.queue] += s.memKB
 	e.diskQ[s.queue] += s.diskKB
 	if row >= 0 {
@@ -806,9 +941,9 @@ func (e *ScoreD) start(id int32, row int) {
 		}
 	}
 	s.stintAt = e.clock(s)
-	if used := s.job.UsedMemKB; s.memKB > 0 && used > 0 && int64(used)*int64(p) > s.memKB {
+	if used := s.job.UsedMemKB; s.memKB > 0 && used > 0 && int64(used)*int64(e.cfg.PerHost(p)) > s.memKB {
 		e.stop(id, 0)
-		e.end(id, Killed, fmt.Sprintf("memory use %d KB exceeds its limit %d KB", int64(used)*int64(p), s.memKB))
+		e.end(id, LimitKilled, fmt.Sprintf("memory use %d KB per host exceeds its limit %d KB", int64(used)*int64(e.cfg.PerHost(p)), s.memKB))
 		return
 	}
 	s.target = s.stintAt + e.span(s)
@@ -856,8 +991,6 @@ func (e *ScoreD) stop(id int32, credit int64) {
 		}
 	}
 	e.runQ[s.queue]--
-	e.memHeld -= s.memKB
-	e.diskHeld -= s.diskKB
 	e.memQ[s.queue] -= s.memKB
 	e.diskQ[s.queue] -= s.diskKB
 	last := e.running[len(e.running)-1]
@@ -916,10 +1049,20 @@ func (e *ScoreD) reached(id int32, clock int64) {
 	e.schedule(id)
 }
 
+// release gives back the memory and disk limits job s holds, if it does.
+func (e *ScoreD) release(s *sdSlot) {
+	if s.holds {
+		s.holds = false
+		e.memHeld -= s.memKB
+		e.diskHeld -= s.diskKB
+	}
+}
+
 // end records stopped job id as ended now in state st.
 func (e *ScoreD) end(id int32, st State, reason string) {
 	s := &e.slots[id]
-	if st == Killed {
+	e.release(s)
+	if st == Killed || st == LimitKilled {
 		e.stats.Killed++
 	}
 	e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
@@ -931,6 +1074,7 @@ func (e *ScoreD) end(id int32, st State, reason string) {
 
 // rejectSlot records waiting job s of queue qi as rejected now.
 func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
+	e.release(s)
 	e.stats.Rejected++
 	e.rec = Record{Job: &s.job, State: Rejected, Start: s.job.Submit, End: s.job.Submit, Reason: reason, ScoreD: true, Queue: qi,
 		Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6)}
@@ -940,28 +1084,44 @@ func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
 	e.obs.JobDone(&e.rec)
 }
 
-// rejectShort rejects the jobs submitted at this instant that could not
-// start, in queues that reject on resource shortage.
-func (e *ScoreD) rejectShort() {
+// rejectShort refuses the jobs submitted at this instant that did not start
+// and whose memory or disk limits cannot be granted now (SPEC §4: resource
+// shortage), unless they or their queue wait for resources. A job that only
+// lacks processors queues for them. It reports whether it refused one; the
+// jobs it keeps stay in e.arrived.
+func (e *ScoreD) rejectShort() bool {
+	kept, refused := e.arrived[:0], false
 	for _, id := range e.arrived {
 		s := &e.slots[id]
 		q := &e.queues[s.queue]
-		reject := q.cfg.Reject
+		wait := q.cfg.Wait
 		if w := s.job.WaitResources; w != 0 {
-			reject = w < 0 // the job's own choice
+			wait = w > 0 // the job's own choice
 		}
-		if s.firstMs >= 0 || !reject || q.state != policy.Activated {
+		if s.firstMs >= 0 || wait || q.state != policy.Activated || !e.short(s, e.memHeld, e.diskHeld) {
+			kept = append(kept, id)
 			continue
 		}
+		refused = true
 		k := slices.Index(q.live(), id)
 		if k < 0 {
 			panic(fmt.Sprintf("sim: job %d neither started nor waiting", s.job.ID))
 		}
 		q.wait = slices.Delete(q.wait, q.head+k, q.head+k+1)
 		e.queuedProcs -= int64(s.job.Procs)
-		e.rejectSlot(s, s.queue, fmt.Sprintf("resources not available at submission (queue %d)", s.queue))
+		e.rejectSlot(s, s.queue, e.shortReason(s))
 		e.freeIDs = append(e.freeIDs, id)
 	}
+	e.arrived = kept
+	return refused
+}
+
+// shortReason says why job s's limits cannot be granted now.
+func (e *ScoreD) shortReason(s *sdSlot) string {
+	if s.memKB > 0 && e.memHeld+s.memKB > e.cfg.MemKB {
+		return fmt.Sprintf("resource shortage at submission (queue %d): memory limit %d KB, %d KB of the cluster's %d KB held", s.queue, s.memKB, e.memHeld, e.cfg.MemKB)
+	}
+	return fmt.Sprintf("resource shortage at submission (queue %d): disk limit %d KB, %d KB of the cluster's %d KB held", s.queue, s.diskKB, e.diskHeld, e.cfg.DiskKB)
 }
 
 // change applies a scheduled queue state change.

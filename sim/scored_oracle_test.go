@@ -166,3 +166,61 @@ func TestScoreDDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreDQueuesInvariants replays seeded multi-queue workloads, gang and
+// exclusive queues mixed, with memory and disk limits, residence times,
+// queue state changes and every preemption mode. The engine panics when
+// one of its invariants breaks: a row taking time slices without a job of
+// the highest queue in the matrix (priority between queues in gang mode),
+// the started jobs' limits summing beyond the cluster's, limits still held
+// at the end, a row over-allocated, CPU time not conserved. Every job must
+// also get exactly one record.
+func TestScoreDQueuesInvariants(t *testing.T) {
+	modes := []policy.PreemptMode{policy.PreemptSuspend, policy.PreemptRequeue, policy.PreemptCancel, policy.PreemptOff}
+	for seed := range uint64(40) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 9))
+			procs := 4 + r.IntN(12)
+			nq := 2 + r.IntN(3)
+			cfg := sdConfig(nq, policy.Gang, 1+r.IntN(4))
+			cfg.Preempt = modes[r.IntN(len(modes))]
+			cfg.MemKB, cfg.DiskKB, cfg.ProcsPerHost = 1000, 100, 1+r.IntN(4)
+			for i := range cfg.Queues {
+				q := &cfg.Queues[i]
+				if r.IntN(3) == 0 {
+					q.Mode = policy.Exclusive
+				}
+				q.MemPercent, q.DiskPercent = r.IntN(60), r.IntN(40)
+				q.ResidenceSec = workload.Time(r.IntN(2) * (10 + r.IntN(50)))
+				q.Wait = r.IntN(2) == 0
+			}
+			if r.IntN(2) == 0 {
+				ch, err := policy.ParseQueueChange(fmt.Sprintf("%d=deactivated@%d-%d", r.IntN(nq), 50+r.IntN(100), 200+r.IntN(100)), policy.Activated)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Changes = ch
+			}
+			var jobs []workload.Job
+			tm := workload.Time(0)
+			for i := range 20 + r.IntN(40) {
+				tm += workload.Time(r.IntN(20))
+				j := sdJob(int64(i+1), tm, 1+r.IntN(procs), workload.Time(1+r.IntN(150)), none, r.IntN(nq))
+				j.ReqMemKB, j.UsedMemKB = float64(r.IntN(200)), float64(r.IntN(150))
+				j.WaitResources = int8(r.IntN(3) - 1)
+				jobs = append(jobs, j)
+			}
+			rec, st := runScoreD(t, procs, cfg, jobs)
+			if len(rec.Records) != len(jobs) || st.Jobs != int64(len(jobs)) {
+				t.Fatalf("%d records, %d jobs in the stats, for %d jobs", len(rec.Records), st.Jobs, len(jobs))
+			}
+			seen := map[int64]bool{}
+			for _, rc := range rec.Records {
+				if seen[rc.Job.ID] {
+					t.Errorf("job %d recorded twice", rc.Job.ID)
+				}
+				seen[rc.Job.ID] = true
+			}
+		})
+	}
+}

@@ -185,6 +185,8 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		}
 		wantEnd := o.Start + j.ActualRun()
 		switch {
+		case o.State == LimitKilled:
+			add(j, "state", "killed for a memory or disk limit, which only SCore-D runs have (verify checks space-shared schedules)")
 		case o.State == NodeFail:
 			if nt == nil {
 				add(j, "state", "killed by a node failure, but the run has no node events")

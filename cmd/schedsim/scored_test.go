@@ -192,3 +192,61 @@ func TestRunScoreDDeterministic(t *testing.T) {
 		t.Errorf("verify: exit %d, %q; want 2 and a word on SCore-D", code, stderr)
 	}
 }
+
+// TestRunScoreDHostLimits runs SCore-D's memory limits end to end (issue
+// #22 items 9 and 10): the cluster's memory is the header's MaxMemory (1000
+// KB per host), hosts have MaxProcs / MaxNodes = 4 processors, and the
+// queue's 50 % alone turns the limit on (500 KB per host).
+func TestRunScoreDHostLimits(t *testing.T) {
+	dir := t.TempDir()
+	// Job 1 uses 4 × 200 KB on its host: killed at its start. Job 2 uses
+	// 2 × 200 = 400 KB: runs 5–105. Job 3 fits beside it (500 + 500 KB
+	// held): 10–20. Job 4 at 12 finds 1000 KB held: refused (the default).
+	trace := writeFile(t, dir, "m.swf", `; Version: 2.2
+; MaxProcs: 8
+; MaxNodes: 2
+; MaxMemory: 1000
+1 0 -1 100 4 -1 200 4 -1 -1 1 1 1 -1 -1 -1 -1 -1
+2 5 -1 100 2 -1 200 2 -1 -1 1 1 1 -1 -1 -1 -1 -1
+3 10 -1 10 1 -1 10 1 -1 -1 1 1 1 -1 -1 -1 -1 -1
+4 12 -1 10 1 -1 10 1 -1 -1 1 1 1 -1 -1 -1 -1 -1
+`)
+	conf := writeFile(t, dir, "scored.toml", `
+[scored]
+mode = "exclusive"
+
+[[scored.queue]]
+memory_percent = 50
+`)
+	out := filepath.Join(dir, "out")
+	code, _, stderr := run(t, "run", "--trace", trace, "--config", conf, "--out", out, "--plots=false")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	jobs := readScoreDJobs(t, out)
+	for _, w := range []struct {
+		id, col, want string
+	}{
+		{"1", "final_state", "COMPLETED_KILLED"},
+		{"1", "finish_time", "0"},
+		{"1", "end_reason", "memory use 800 KB per host exceeds its limit 500 KB"},
+		{"2", "final_state", "COMPLETED_SUCCESSFULLY"},
+		{"2", "starting_time", "5"},
+		{"2", "finish_time", "105"},
+		{"3", "starting_time", "10"},
+		{"3", "finish_time", "20"},
+		{"4", "final_state", "REJECTED"},
+		{"4", "end_reason", "resource shortage at submission (queue 0): memory limit 500 KB, 1000 KB of the cluster's 1000 KB held"},
+	} {
+		if got := jobs[w.id][w.col]; got != w.want {
+			t.Errorf("job %s: %s = %q, want %q", w.id, w.col, got, w.want)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"limit_killed": 1`)) {
+		t.Errorf("summary.json does not count the memory kill:\n%s", b)
+	}
+}
