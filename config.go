@@ -1,6 +1,7 @@
 package schedsim
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -238,7 +239,14 @@ func (w *wallDuration) UnmarshalTOML(v any) error {
 // defined) is a usage error naming the file.
 func loadRunConfig(path string) (*runConfig, error) {
 	var c runConfig
-	md, err := toml.DecodeFile(path, &c)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, inputf("--config %s: %v", path, err)
+	}
+	if err := checkTOMLDepth("--config "+path, data); err != nil {
+		return nil, err
+	}
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&c)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {

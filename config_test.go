@@ -90,6 +90,7 @@ func TestLoadRunConfig(t *testing.T) {
 		{"program without path", "[programs.x]\nargs = []\n", "programs.x.path"},
 		{"revert is always made", "[programs.x]\npath = \"/bin/true\"\nrevert = false\n", "programs.x.revert: no longer a setting"},
 		{"syntax", "[filters\n", "line 2"},
+		{"deep nesting", "a = " + strings.Repeat("{b = ", 100) + "1" + strings.Repeat("}", 100) + "\n", "nested more than 64 deep"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
