@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 	"sync"
 
 	"github.com/schedsim/schedsim/sim"
@@ -20,6 +21,12 @@ type readyObserver struct {
 	ctx   context.Context
 	stage string
 	once  sync.Once
+	n     int
 }
 
-func (o *readyObserver) JobDone(*sim.Record) { o.once.Do(func() { ready(o.ctx, o.stage) }) }
+// JobDone marks stage at the first record, and stage:N at the N-th.
+func (o *readyObserver) JobDone(*sim.Record) {
+	o.once.Do(func() { ready(o.ctx, o.stage) })
+	o.n++
+	ready(o.ctx, o.stage+":"+strconv.Itoa(o.n))
+}

@@ -127,3 +127,48 @@ func TestInterruptEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptRunLeavesResults interrupts a LANL-CM5 run into a directory
+// that holds a previous run's results, at 10 %, 50 %, 90 % and 99 % of its
+// jobs, and at its last job (the summary and the plots are then being
+// made), with SIGINT and SIGTERM: each exits with status 130 and leaves
+// the directory exactly as it was, with nothing beside it.
+func TestInterruptRunLeavesResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	trace := filepath.Join("..", "..", "..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
+	if _, err := os.Stat(trace); err != nil {
+		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", trace)
+	}
+	const jobs = 122055 // the jobs LANL-CM5 runs under the default rules
+	parent := t.TempDir()
+	out := filepath.Join(parent, "res")
+	if code, _, stderr := run(t, "run", "--trace", trace, "--out", out, "-q", "--backfill", "off"); code != 0 {
+		t.Fatal(stderr)
+	}
+	before := readDir(t, out)
+	for _, pct := range []int{10, 50, 90, 99, 100} {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+			t.Run(fmt.Sprintf("%d%%/%v", pct, sig), func(t *testing.T) {
+				stage := fmt.Sprintf("run:job:%d", jobs*pct/100)
+				code, stderr := interruptChild(t, sig, stage, "run", "--trace", trace, "--out", out, "-q", "--lookahead", "all")
+				if code != exitInterrupted || !strings.Contains(stderr, "interrupted") {
+					t.Fatalf("exit %d, stderr %q; want %d", code, stderr, exitInterrupted)
+				}
+				after := readDir(t, out)
+				if len(after) != len(before) {
+					t.Fatalf("%d files after, %d before", len(after), len(before))
+				}
+				for name, b := range before {
+					if string(after[name]) != string(b) {
+						t.Errorf("%s changed", name)
+					}
+				}
+				if ents, _ := os.ReadDir(parent); len(ents) != 1 {
+					t.Errorf("%d entries beside the results: a staging directory was left", len(ents)-1)
+				}
+			})
+		}
+	}
+}
