@@ -393,6 +393,10 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	ts.AddTo(&s)
 	o.summariseNodes(&s, st, ts)
+	s.Warnings = o.warnings(sd != nil, s.Cleaning)
+	for _, w := range s.Warnings {
+		o.warnf("schedsim: warning: %s\n", w)
+	}
 	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt}
 	res := &Result{Summary: s, Run: run}
 	if hpc != nil {

@@ -356,7 +356,7 @@ func TestAsyncJobHeads(t *testing.T) {
 	if csvA != csv {
 		t.Error("jobs.csv differs behind Async")
 	}
-	if sumA != sum {
+	if !reflect.DeepEqual(sumA, sum) {
 		t.Errorf("summary behind Async:\n%+v\nwant\n%+v", sumA, sum)
 	}
 	if !reflect.DeepEqual(ptsA, pts) {

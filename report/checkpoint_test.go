@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/schedsim/schedsim/sim"
@@ -97,7 +98,7 @@ func TestCheckpointMetricsRuns(t *testing.T) {
 		feedRandom(whole, rand.New(rand.NewPCG(uint64(n), 2)), 30, 0.4, &want)
 		feedRandom(restored, rand.New(rand.NewPCG(uint64(n), 2)), 30, 0.4, &ignored)
 		checkNaive(t, fmt.Sprintf("%d jobs, restored", n), restored, want)
-		if got, w := restored.Summary("t", "p", 64, sim.Stats{}, workload.CleanStats{}), whole.Summary("t", "p", 64, sim.Stats{}, workload.CleanStats{}); got != w {
+		if got, w := restored.Summary("t", "p", 64, sim.Stats{}, workload.CleanStats{}), whole.Summary("t", "p", 64, sim.Stats{}, workload.CleanStats{}); !reflect.DeepEqual(got, w) {
 			t.Fatalf("%d jobs: restored summary\n%+v\nwant\n%+v", n, got, w)
 		}
 	}

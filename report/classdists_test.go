@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -123,7 +124,7 @@ func checkNaive(t *testing.T, label string, m *Metrics, want naiveRun) {
 	}
 	checkWaits("after Summary", m.Waits())
 	checkWaits("without Summary", m.Waits())
-	if again := m.Summary("t", "p", 64, sim.Stats{}, workload.CleanStats{}); again != s {
+	if again := m.Summary("t", "p", 64, sim.Stats{}, workload.CleanStats{}); !reflect.DeepEqual(again, s) {
 		t.Fatalf("%s: a second Summary differs:\n%+v\n%+v", label, again, s)
 	}
 	checkWaits("after a second Summary", m.Waits())

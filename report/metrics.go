@@ -229,6 +229,9 @@ type Summary struct {
 	// and omitted, without node events). The caller sets it
 	// (SetNodeFailures). Being a pointer, it compares by identity.
 	NodeFailures *NodeFailures `json:"node_failures,omitempty"`
+	// Warnings are what the run's user should know about the run's input
+	// or options (omitted when there are none); the caller sets them.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Dist summarises a distribution over jobs. Percentiles are nearest-rank:

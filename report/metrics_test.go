@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -56,10 +57,10 @@ func TestMetricsTiny(t *testing.T) {
 	cls(&want.BySizeRuntime[1][1], 1, 0, one(0), one(1))
 	want.BySizeRuntime[2][0] = want.BySize[2]
 	want.BySizeRuntime[2][0].Runtime = RuntimeClassNames[0]
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("summary\n got %+v\nwant %+v", got, want)
 	}
-	if again := m.Summary("tiny.swf", "easy", tinyProcs, tinyStats, tinyCleaning); again != got {
+	if again := m.Summary("tiny.swf", "easy", tinyProcs, tinyStats, tinyCleaning); !reflect.DeepEqual(again, got) {
 		t.Errorf("second Summary differs:\n%+v\n%+v", again, got)
 	}
 }
@@ -183,7 +184,7 @@ func TestEmptyRun(t *testing.T) {
 			m := NewMetrics()
 			replay(tc.recs, m)
 			s := m.Summary("t", "p", 4, sim.Stats{}, workload.CleanStats{})
-			if s != tc.want {
+			if !reflect.DeepEqual(s, tc.want) {
 				t.Errorf("got %+v, want %+v", s, tc.want)
 			}
 			var buf bytes.Buffer
@@ -191,7 +192,7 @@ func TestEmptyRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			var back Summary
-			if err := json.Unmarshal(buf.Bytes(), &back); err != nil || back != s {
+			if err := json.Unmarshal(buf.Bytes(), &back); err != nil || !reflect.DeepEqual(back, s) {
 				t.Errorf("JSON round trip: %v, got %+v", err, back)
 			}
 			buf.Reset()

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -342,7 +343,7 @@ func TestSeriesFromJobsCSV(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Summary != s {
+		if !reflect.DeepEqual(r.Summary, s) {
 			t.Errorf("bound %d: summary.json round trip differs", bound)
 		}
 		if got, want := r.Series.Points(nil), ts.Points(nil); !equalPoints(got, want) {

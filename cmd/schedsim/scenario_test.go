@@ -151,3 +151,43 @@ func TestOutputDirectoryWhole(t *testing.T) {
 		t.Error("notes.md was touched")
 	}
 }
+
+// TestWarnings: what a user needs to know about the input or the options
+// is said once on stderr and listed in summary.json's warnings.
+func TestWarnings(t *testing.T) {
+	dir := t.TempDir()
+	noEst := writeFile(t, dir, "noest.swf", "; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 -1 -1 1 1 1 1 1 1 -1 -1\n2 1 -1 10 4 -1 -1 4 -1 -1 1 1 1 1 1 1 -1 -1\n3 2 -1 5 1 -1 -1 1 20 -1 1 1 1 1 1 1 -1 -1\n")
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr and summary.json; "" for no warning
+	}{
+		{"no requested times", []string{"--trace", noEst}, "2 of 3 jobs (67 %) have no requested time"},
+		{"lookahead under slurm", []string{"--backfill", "slurm", "--lookahead", "10"}, "--lookahead 10 applies to --backfill easy and hpcpack, not slurm"},
+		{"depth under off", []string{"--backfill", "off", "--reservation-depth", "3"}, "--reservation-depth 3 applies to --backfill easy"},
+		{"sjf without estimates", []string{"--trace", noEst, "--order", "sjf", "--estimates", "user"}, "--order sjf ranks jobs by their requested time, and 2 jobs have none"},
+		{"none", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "o")
+			code, _, stderr := run(t, append([]string{"run", "-q", "--plots=false", "--out", out}, tt.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+			if tt.want == "" {
+				if strings.Contains(stderr, "warning") || strings.Contains(string(b), `"warnings"`) {
+					t.Errorf("a warning without cause: %s", stderr)
+				}
+				return
+			}
+			if strings.Count(stderr, tt.want) != 1 {
+				t.Errorf("stderr says %q %d times, want once:\n%s", tt.want, strings.Count(stderr, tt.want), stderr)
+			}
+			if !strings.Contains(string(b), `"warnings"`) || !strings.Contains(string(b), strings.ReplaceAll(tt.want, "%", "%")) {
+				t.Errorf("summary.json lacks the warning %q", tt.want)
+			}
+		})
+	}
+}
