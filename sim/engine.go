@@ -702,6 +702,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		// A corrected prediction is news to a policy that plans ahead
 		// (Conservative) even when nothing waits.
 		passed := len(e.queue) > 0 || len(e.ended) > 0 || expired
+		// A growth filter that refused a running job asked to be woken at
+		// the job's re-evaluation: it is offered the idle processors
+		// again then, even with nothing queued (SPEC §6).
+		passed = passed || (woken && e.grow != nil && e.grow.filter != nil && len(e.grow.order) > 0)
 		if passed {
 			if e.quietDue {
 				e.quiet, e.quietDue = e.quieter.Quiet(), false

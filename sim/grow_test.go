@@ -240,9 +240,12 @@ func TestGrowBeforeBackfill(t *testing.T) {
 //   - 0: job 1 grows to 8 at 0: 200/8 = 25 s; job 2 waits for it: 25–35.
 //   - 1: job 1 does not grow (not asked again before 60); the queue is not
 //     blocked: job 2 starts at 5 on the 6 idle processors and ends at 15;
-//     at 60 nothing happens (no pass), job 1 ends at 100 on 2.
+//     at 60, its re-evaluation, job 1 is offered the 6 idle processors
+//     again (a pass of its own) and its filter answers 0: it grows to 8
+//     having done 120 of its 200 processor-seconds: 80/8 = 10 s, it ends
+//     at 70.
 func TestGrowResults(t *testing.T) {
-	refused := map[int64][2]workload.Time{1: {0, 100}, 2: {5, 15}}
+	refused := map[int64][2]workload.Time{1: {0, 70}, 2: {5, 15}}
 	tests := []struct {
 		name   string
 		result hpcpack.Result
@@ -250,11 +253,11 @@ func TestGrowResults(t *testing.T) {
 		note   string
 	}{
 		{"0 grows", hpcpack.Exit(0, ""), map[int64][2]workload.Time{1: {0, 25}, 2: {25, 35}}, "activate=0x1 grow=0x1"},
-		{"1 does not grow", hpcpack.Exit(1, ""), refused, "activate=0x1 grow=1x1"},
-		{"2 (undefined) acts as 1", hpcpack.Exit(2, ""), refused, "activate=0x1 grow=2x1"},
-		{"3 (undefined) acts as 1", hpcpack.Exit(3, ""), refused, "activate=0x1 grow=3x1"},
-		{"4 (undefined) acts as 1", hpcpack.Exit(4, ""), refused, "activate=0x1 grow=4x1"},
-		{"timeout acts as 1", hpcpack.Result{Status: hpcpack.TimedOut}, refused, "activate=0x1 grow=timeoutx1"},
+		{"1 does not grow", hpcpack.Exit(1, ""), refused, "activate=0x1 grow=0x1,1x1"},
+		{"2 (undefined) acts as 1", hpcpack.Exit(2, ""), refused, "activate=0x1 grow=0x1,2x1"},
+		{"3 (undefined) acts as 1", hpcpack.Exit(3, ""), refused, "activate=0x1 grow=0x1,3x1"},
+		{"4 (undefined) acts as 1", hpcpack.Exit(4, ""), refused, "activate=0x1 grow=0x1,4x1"},
+		{"timeout acts as 1", hpcpack.Result{Status: hpcpack.TimedOut}, refused, "activate=0x1 grow=0x1,timeoutx1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -280,30 +283,81 @@ func TestGrowResults(t *testing.T) {
 					grow = append(grow, c)
 				}
 			}
-			if len(grow) != 1 || grow[0].Resources != 8 || grow[0].Index != -1 || grow[0].Backfill || grow[0].Now != 0 || grow[0].Pass != 1 {
-				t.Errorf("growth calls %+v, want one at 0 in pass 1 for 8 processors, index -1", grow)
+			want := 1
+			if tt.want[1][1] == 70 {
+				want = 2 // refused at 0, asked again at 60
+			}
+			if len(grow) != want || grow[0].Resources != 8 || grow[0].Index != -1 || grow[0].Backfill || grow[0].Now != 0 || grow[0].Pass != 1 {
+				t.Errorf("growth calls %+v, want %d, the first at 0 in pass 1 for 8 processors, index -1", grow, want)
+			}
+			if want == 2 && (grow[1].Now != 60 || grow[1].Resources != 8) {
+				t.Errorf("second growth call %+v, want one at 60 for 8 processors", grow[1])
 			}
 		})
 	}
 }
 
-// A refused job is offered processors again after the re-evaluation
-// interval, at a pass. Machine of 8, re-evaluation 60 s: job 1 ([2, 8],
-// p0 2, 400 s: 800 processor-seconds) is refused at 0; job 2 (rigid 1,
-// 10 s) arrives at 70: at that pass job 2 starts and job 1 is asked again
-// and grows to 7 (140 done, 660 left / 7 = 94.3: 95 → 165). At 80 job 2
-// ends and job 1 grows to 8: 70 more done, 590 left / 8 = 73.75: 74 → 154.
-func TestGrowReevaluated(t *testing.T) {
-	f := &scripted{name: "s", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(0, ""), hpcpack.Exit(1, "")}}}
-	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60}
-	jobs := []workload.Job{malleable(1, 0, 2, 400, 1000, 2, 8), job(2, 70, 1, 10, 10)}
-	rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, jobs)
-	r := rec.ByID(t, 1)
-	if r.End != 154 || len(r.Steps) != 3 || r.Steps[1].At != 70 || r.Steps[1].Procs != 7 || r.Steps[2].At != 80 || r.Steps[2].Procs != 8 {
-		t.Errorf("job 1 ends at %d with growths %+v, want 154 after growing to 7 at 70 and 8 at 80\n%s", r.End, r.Steps, simtest.Format(rec.Records))
+// A refused growth is offered again (issue 22, item 6): a running job whose
+// growth its filters refused is offered the idle processors again at its
+// next re-evaluation, at a pass of its own when nothing else happens then.
+// Machine of 8, FCFS, re-evaluation 60 s. Job 1 ([2, 8], p0 2, 400 s:
+// 800 processor-seconds, requested 1000 s) starts at 0 on 2 (its filter
+// answers 0) and is refused growth at 0 (answer 1); then the row's
+// answers, 0 once the script is spent.
+//
+//   - asked again at 60: 6 idle, answer 0: 120 done, 680/8 = 85 s, it
+//     ends at 145. Job 2 (rigid 1, 10 s, submitted at 70) finds the
+//     machine full and runs 145–155.
+//   - refused again at 60, asked at 120: job 2 starts at 70 on an idle
+//     processor (a refused growth blocks nothing) and ends at 80, a pass at
+//     which job 1 is not due; at 120 it grows to 8: 240 done, 560/8 = 70
+//     s: 190.
+//   - nothing idle at 60: job 2 (rigid 6, 100 s, submitted at 10) holds
+//     the idle processors 10–110; the pass at 60 calls no filter; at 110
+//     job 1 is offered the 6 freed ones and grows: 220 done, 580/8 = 72.5,
+//     73 s: 183.
+func TestGrowRefusedOfferedAgain(t *testing.T) {
+	tests := []struct {
+		name    string
+		answers []hpcpack.Result // job 1's answers after its start and first refusal
+		job2    workload.Job
+		end1    workload.Time
+		grewAt  workload.Time
+		run2    [2]workload.Time
+		calls   []workload.Time // instants of job 1's growth calls
+		note    string
+	}{
+		{"asked again at its re-evaluation", nil, job(2, 70, 1, 10, 10), 145, 60, [2]workload.Time{145, 155}, []workload.Time{0, 60}, "activate=0x1 grow=0x1,1x1"},
+		{"refused again, asked again a re-evaluation later", []hpcpack.Result{hpcpack.Exit(1, "")}, job(2, 70, 1, 10, 10), 190, 120, [2]workload.Time{70, 80}, []workload.Time{0, 60, 120}, "activate=0x1 grow=0x1,1x2"},
+		{"nothing idle at its re-evaluation", nil, job(2, 10, 6, 100, 100), 183, 110, [2]workload.Time{10, 110}, []workload.Time{0, 110}, "activate=0x1 grow=0x1,1x1"},
 	}
-	if r.Note != "activate=0x1 grow=0x2,1x1" {
-		t.Errorf("note %q", r.Note)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script := append([]hpcpack.Result{hpcpack.Exit(0, ""), hpcpack.Exit(1, "")}, tt.answers...)
+			f := &scripted{name: "s", script: map[int64][]hpcpack.Result{1: script}}
+			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60}
+			jobs := []workload.Job{malleable(1, 0, 2, 400, 1000, 2, 8), tt.job2}
+			rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, jobs)
+			r := rec.ByID(t, 1)
+			if r.End != tt.end1 || len(r.Steps) != 2 || r.Steps[1].At != tt.grewAt || r.Steps[1].Procs != 8 {
+				t.Errorf("job 1 ends at %d with steps %+v, want %d after growing to 8 at %d\n%s", r.End, r.Steps, tt.end1, tt.grewAt, simtest.Format(rec.Records))
+			}
+			if r.Note != tt.note {
+				t.Errorf("job 1 note %q, want %q", r.Note, tt.note)
+			}
+			if r2 := rec.ByID(t, 2); r2.Start != tt.run2[0] || r2.End != tt.run2[1] {
+				t.Errorf("job 2 runs %d–%d, want %d–%d", r2.Start, r2.End, tt.run2[0], tt.run2[1])
+			}
+			var at []workload.Time
+			for k, c := range f.calls {
+				if c.Grow && f.ids[k] == 1 {
+					at = append(at, c.Now)
+				}
+			}
+			if !slices.Equal(at, tt.calls) {
+				t.Errorf("job 1's growth calls at %v, want %v", at, tt.calls)
+			}
+		})
 	}
 }
 
@@ -411,11 +465,13 @@ func TestGrowChainReverts(t *testing.T) {
 	if want := []string{"a:1", "tpl:1"}; !slices.Equal(reverts, want) {
 		t.Errorf("reverts %v, want %v", reverts, want)
 	}
-	if r := rec.ByID(t, 1); r.End != 100 || len(r.Steps) != 1 {
-		t.Errorf("job 1 ends at %d with steps %+v, want 100 without growing", r.End, r.Steps)
+	// Asked again at its re-evaluation (60), the chain passes: 120 of 200
+	// processor-seconds done, 80/8 = 10 s.
+	if r := rec.ByID(t, 1); r.End != 70 || len(r.Steps) != 2 || r.Steps[1].At != 60 {
+		t.Errorf("job 1 ends at %d with steps %+v, want 70, grown at 60", r.End, r.Steps)
 	}
-	if len(tpl.calls) != 2 || !tpl.calls[1].Grow || tpl.calls[1].Resources != 8 {
-		t.Errorf("template filter calls %+v, want the start and a growth to 8", tpl.calls)
+	if len(tpl.calls) != 3 || !tpl.calls[1].Grow || tpl.calls[1].Resources != 8 || tpl.calls[2].Now != 60 {
+		t.Errorf("template filter calls %+v, want the start and growths to 8 at 0 and 60", tpl.calls)
 	}
 }
 
@@ -423,7 +479,8 @@ func TestGrowChainReverts(t *testing.T) {
 // takes the growth's licenses, the refusal reverts them, and the running
 // job keeps only its own. Machine of 9, pool of 8 "fluent", re-evaluation
 // 60 s. Job 1 ([2, 8], p0 2, 100 s, one license per processor) starts at
-// 0 on 2 (2 licenses) and is refused growth at 0 and 65. Job 2 (rigid 1,
+// 0 on 2 (2 licenses) and is refused growth at 0 and 60 (its
+// re-evaluation). Job 2 (rigid 1,
 // 7 licenses) arrives at 5: 6 free, short: it keeps its processor (result
 // 2), is re-evaluated at 65 (still 6 free) and 125, after job 1 gave its 2
 // back at 100: it starts at 125. Had the refusal given back all of job 1's

@@ -26,7 +26,8 @@ import (
 // Blocked and reserving jobs are re-evaluated (their chain is called
 // again, with the same candidate resources) at the first pass at least
 // Model.Reevaluate after the previous call; Filtered asks the engine for
-// that pass (Decisions.WakeAt). A held job comes back into the queue at
+// that pass (Decisions.WakeAt), as it does for a running job whose growth
+// its filters refused (Model.FilterGrow). A held job comes back into the queue at
 // its HoldUntil, which is cleared when the job starts. (A Hold Until the
 // job had at its submission, from the trace or a submission filter, is the
 // engine's: the job joins the queue only then, filters or not; see package
@@ -191,6 +192,9 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 	if f.grewIn < 0 || f.grewIn != last {
 		f.grow(v.Free()) // Inner's last round did not grow the running jobs
 	}
+	// A running job refused growth is offered processors again at its
+	// next re-evaluation, whether or not anything else happens then.
+	f.wake = min(f.wake, h.nextGrowth(now))
 	if f.wake < workload.Forever && (f.asked <= now || f.wake < f.asked) {
 		d.WakeAt(f.wake)
 		f.asked = f.wake
