@@ -30,6 +30,8 @@ type GrowOffer struct {
 	Pass int64
 	// Procs is the processor count the job would grow to.
 	Procs int
+	// Start is when the running job started.
+	Start workload.Time
 }
 
 // GrowFilter decides whether a running job may grow: HPC Pack's activation

@@ -289,7 +289,7 @@ func (e *Engine) GrowRunning(spare int) int {
 			panic(fmt.Sprintf("sim: job %d in the growth order at its maximum %d", s.job.ID, gs.maxP))
 		}
 		if g.filter != nil {
-			if !g.filter.FilterGrow(policy.GrowOffer{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Procs: s.job.Procs + add}) {
+			if !g.filter.FilterGrow(policy.GrowOffer{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Procs: s.job.Procs + add, Start: s.start}) {
 				k++
 				continue
 			}

@@ -361,6 +361,25 @@ func TestGrowRefusedOfferedAgain(t *testing.T) {
 	}
 }
 
+// A growth call carries the running job's start (its job file's
+// StartTime): job 1 (rigid 8, 30 s) holds the machine until 30, when job 2
+// ([2, 8], p0 2, 100 s) starts on 2 and is offered the 6 others in the
+// same pass; its filter refuses the growth at 30, and again at 90.
+func TestGrowCallStart(t *testing.T) {
+	f := &scripted{name: "s", script: map[int64][]hpcpack.Result{2: {hpcpack.Exit(0, ""), hpcpack.Exit(1, ""), hpcpack.Exit(1, "")}}}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60}
+	rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, []workload.Job{job(1, 0, 8, 30, 30), malleable(2, 0, 2, 100, 1000, 2, 8)})
+	var got [][2]workload.Time
+	for k, c := range f.calls {
+		if c.Grow && f.ids[k] == 2 {
+			got = append(got, [2]workload.Time{c.Now, c.Start})
+		}
+	}
+	if want := [][2]workload.Time{{30, 30}, {90, 30}}; !slices.Equal(got, want) {
+		t.Errorf("growth calls (now, start) %v, want %v\n%s", got, want, simtest.Format(rec.Records))
+	}
+}
+
 // Without minimum and maximum resources, growth changes nothing: the same
 // schedule as without Grow, byte for byte.
 func TestGrowRigidUnchanged(t *testing.T) {

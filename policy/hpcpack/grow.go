@@ -57,8 +57,9 @@ var (
 // nothing else happens; the refusal is reverted in the chain as for a
 // queued job.
 //
-// The filters get an Activation with Grow set, Index -1, Backfill false
-// and Resources the processor count the job would grow to.
+// The filters get an Activation with Grow set, Index -1, Backfill false,
+// Resources the processor count the job would grow to and Start the job's
+// start.
 func (h *Model) FilterGrow(o policy.GrowOffer) bool {
 	h.setup()
 	chain := h.ActivationChain(o.Job)
@@ -69,7 +70,7 @@ func (h *Model) FilterGrow(o policy.GrowOffer) bool {
 	if nt.growNext > o.Now {
 		return false
 	}
-	h.growAct = Activation{Job: o.Job, Now: o.Now, Pass: o.Pass, Index: -1, Resources: o.Procs, Grow: true}
+	h.growAct = Activation{Job: o.Job, Now: o.Now, Pass: o.Pass, Index: -1, Resources: o.Procs, Grow: true, Start: o.Start}
 	r, _ := ActivationChain(chain, &h.growAct, nil)
 	nt.grow[counter(r)]++
 	if r.Status == Exited && r.Code == ActivateStart {
