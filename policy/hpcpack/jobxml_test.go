@@ -161,6 +161,7 @@ func TestParseLicenses(t *testing.T) {
 
 func FuzzParseJobXML(f *testing.F) {
 	f.Add(AppendJobXML(nil, &workload.Job{ID: 1, Procs: 2, Licenses: "a:1"}, JobXMLStatus{State: XMLQueued}, time.Time{}))
+	f.Add(AppendJobXML(nil, &workload.Job{ID: 2, Procs: 2, MinProcs: 2, MaxProcs: 8, Licenses: "a:*"}, JobXMLStatus{State: XMLRunning, Start: 60}, time.Time{}))
 	f.Add([]byte("\ufeff<?xml version=\"1.0\"?><Job Id=\"1\"><Tasks><Task Id=\"2\"/></Tasks></Job>"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x, err := ParseJobXML(bytes.NewReader(data))
