@@ -19,6 +19,19 @@ type Grower interface {
 	GrowRunning(spare int) int
 }
 
+// Assigner is implemented by Decisions under growth (the engine under
+// sim.Config.Grow; policy wrappers pass it on) for a policy that decides
+// itself how many processors a job starts with (hpcpack.Filtered, whose
+// activation filters are asked once for the whole assignment). Range
+// returns the processors queued job i may hold, [lo, hi] (hi = lo for a
+// job that cannot grow); StartWith starts it as Decisions.Start does, on
+// lo, and gives it at once up to procs processors in all, as many as the
+// idle processors allow (procs ≤ lo: its minimum only).
+type Assigner interface {
+	Range(i int) (lo, hi int)
+	StartWith(i, procs int)
+}
+
 // GrowOffer is an offer of idle processors to a running job: the engine
 // asks its GrowFilter whether Job may grow to Procs processors.
 type GrowOffer struct {
@@ -30,6 +43,8 @@ type GrowOffer struct {
 	Pass int64
 	// Procs is the processor count the job would grow to.
 	Procs int
+	// Start is when the running job started.
+	Start workload.Time
 }
 
 // GrowFilter decides whether a running job may grow: HPC Pack's activation
@@ -60,4 +75,25 @@ func (o *orderedView) GrowRunning(spare int) int {
 	return 0
 }
 
-var _ Grower = (*orderedView)(nil)
+// Range implements Assigner.
+func (o *orderedView) Range(i int) (int, int) {
+	if a, ok := o.d.(Assigner); ok {
+		return a.Range(o.items[i].i)
+	}
+	p := o.Job(i).Procs
+	return p, p
+}
+
+// StartWith implements Assigner.
+func (o *orderedView) StartWith(i, procs int) {
+	if a, ok := o.d.(Assigner); ok {
+		a.StartWith(o.items[i].i, procs)
+		return
+	}
+	o.Start(i)
+}
+
+var (
+	_ Grower   = (*orderedView)(nil)
+	_ Assigner = (*orderedView)(nil)
+)

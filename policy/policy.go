@@ -326,6 +326,7 @@ func startHeads(v View, d Decisions) (int, int) {
 // as a Fitter, nil for a pool of processors.
 func startHeadsOnly(v View, d Decisions, fit Fitter) (int, int) {
 	free := v.Free()
+	_, grows := d.(Grower)
 	n := v.Len()
 	i := 0
 	for ; i < n; i++ {
@@ -334,8 +335,8 @@ func startHeadsOnly(v View, d Decisions, fit Fitter) (int, int) {
 			break
 		}
 		d.Start(i)
-		if fit != nil {
-			free = v.Free() // whole nodes may hold more than p
+		if fit != nil || grows {
+			free = v.Free() // whole nodes may hold more than p; a growing job up to its maximum
 		} else {
 			free -= p
 		}

@@ -466,13 +466,17 @@ type Engine struct {
 	queue   []int32         // slot ids in queue order
 	dense   []policy.Queued // dense[i] describes the job of queue[i], for a prefix of the queue (see Queued)
 	passLen int             // queue length frozen for the current pass
-	started bool            // a job started during the current pass
-	ends    endHeap
-	expiry  endHeap // predicted ends of running jobs that will outlive them (Estimator only)
-	epoch   uint32  // promises made in an earlier epoch are void
-	est     policy.Estimator
-	running []byEnd        // sorted by (predEnd, seq)
-	ended   []policy.Ended // jobs ended since the previous pass
+	// headPhase: under Grow, the policy has not yet grown the running
+	// jobs in this pass, so a job it starts is started at the head of the
+	// queue and is given up to its maximum (see Grow).
+	headPhase bool
+	started   bool // a job started during the current pass
+	ends      endHeap
+	expiry    endHeap // predicted ends of running jobs that will outlive them (Estimator only)
+	epoch     uint32  // promises made in an earlier epoch are void
+	est       policy.Estimator
+	running   []byEnd        // sorted by (predEnd, seq)
+	ended     []policy.Ended // jobs ended since the previous pass
 
 	lastSeq int64 // Seq of the previous accepted job
 
@@ -710,6 +714,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		// A corrected prediction is news to a policy that plans ahead
 		// (Conservative) even when nothing waits.
 		passed := len(e.queue) > 0 || len(e.ended) > 0 || expired
+		// A growth filter that refused a running job asked to be woken at
+		// the job's re-evaluation: it is offered the idle processors
+		// again then, even with nothing queued (SPEC §6).
+		passed = passed || (woken && e.grow != nil && e.grow.filter != nil && len(e.grow.order) > 0)
 		if passed {
 			if e.quietDue {
 				e.quiet, e.quietDue = e.quieter.Quiet(), false
@@ -1015,6 +1023,7 @@ func (e *Engine) searchRunning(predEnd workload.Time, seq int64) int {
 func (e *Engine) pass() {
 	e.stats.Passes++
 	e.passLen = len(e.queue)
+	e.headPhase = e.grow != nil
 	e.started = false
 	e.startedAt = e.startedAt[:0]
 	e.pol.Schedule(e.view, e)
@@ -1247,6 +1256,17 @@ func (e *Engine) Ended() []policy.Ended { return e.ended }
 
 // Start implements policy.Decisions.
 func (e *Engine) Start(i int) {
+	procs := -1
+	if e.headPhase {
+		procs = int(^uint(0) >> 1)
+	}
+	e.startWith(i, procs)
+}
+
+// startWith starts queue index i; under Grow a malleable job is then given
+// up to procs processors in all (its maximum and the idle processors
+// permitting), procs < 0 meaning its minimum only.
+func (e *Engine) startWith(i, procs int) {
 	if i < 0 || i >= e.passLen {
 		panic(fmt.Sprintf("sim: policy %s started queue index %d of %d", e.pol.Name(), i, e.passLen))
 	}
@@ -1310,6 +1330,9 @@ func (e *Engine) Start(i int) {
 	e.insertRunning(s, id)
 	if e.cfg.Events != nil {
 		e.emit(EventStarted, &s.job, int(held), 0)
+	}
+	if e.grow != nil && procs > s.job.Procs {
+		e.grow.assign(e, s, id, procs)
 	}
 }
 

@@ -18,21 +18,24 @@ import (
 // single count is rigid and runs as without Grow.
 //
 // Start: a queued job asks for its minimum (the policy sees Procs =
-// minimum) and starts on it. At the same instant, right after the starts at
-// the head of the queue and before backfilling (policy.Grower), every
-// running job below its maximum is offered the idle processors, in order of
-// priority (workload.Job.Priority, highest first), then of submission; each
-// takes what it can up to its maximum, if its activation filters let it
-// (Filter, SPEC §6's "running job (grow)" column). So a job started at the
-// head starts with up to its maximum as the idle processors allow, as HPC
-// Pack documents it ("The job can run when its minimum resource
+// minimum). A job started at the head of the queue (before the policy grows
+// the running jobs in this pass, policy.Grower) is given at once as many
+// processors up to its maximum as are idle: HPC Pack's Queued mode, where
+// jobs start in priority order, each with as many resources up to its
+// maximum as are free ("The job can run when its minimum resource
 // requirements are met. The scheduler may allocate up to the maximum
-// specified resource limit for the job.", ISchedulerJob.MinimumNumberOfNodes;
-// its Balanced mode starts jobs on their minimum and grows them by
-// priority), while a backfilled job starts on its minimum and grows at a
-// later pass, once the head has been served (SPEC §3: growth before
-// backfilling). HPC Pack's Queued mode, where idle resources go to running
-// jobs even before new jobs start, is not modelled.
+// specified resource limit for the job.", ISchedulerJob.MinimumNumberOfNodes).
+// Its start and that growth are one assignment (its Steps show the start on
+// the minimum and the growth at the same instant); a policy that asks
+// activation filters (hpcpack.Filtered) asks them once for the whole of it
+// and says how many processors it may take (policy.Assigner). Then, right
+// after the starts at the head and before backfilling, every running job
+// below its maximum is offered the idle processors, in order of priority
+// (workload.Job.Priority, highest first), then of submission; each takes
+// what it can up to its maximum, if its activation filters let it (Filter,
+// SPEC §6's "running job (grow)" column). A backfilled job starts on its
+// minimum and grows at a later pass, once the head has been served (SPEC
+// §3: growth before backfilling).
 // A job refused by a filter keeps its processors; the processors it did not
 // get go to the next job. Growth happens at scheduling passes only.
 //
@@ -274,6 +277,7 @@ func (g *growState) stale(ev endEvent) bool {
 // processors to the running jobs below their maximum (see Grow) and
 // returns how many they took. Without Config.Grow it gives none.
 func (e *Engine) GrowRunning(spare int) int {
+	e.headPhase = false
 	g := e.grow
 	if g == nil || len(g.order) == 0 {
 		return 0
@@ -289,7 +293,7 @@ func (e *Engine) GrowRunning(spare int) int {
 			panic(fmt.Sprintf("sim: job %d in the growth order at its maximum %d", s.job.ID, gs.maxP))
 		}
 		if g.filter != nil {
-			if !g.filter.FilterGrow(policy.GrowOffer{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Procs: s.job.Procs + add}) {
+			if !g.filter.FilterGrow(policy.GrowOffer{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Procs: s.job.Procs + add, Start: s.start}) {
 				k++
 				continue
 			}
@@ -307,6 +311,28 @@ func (e *Engine) GrowRunning(spare int) int {
 		e.epoch++ // reservations were planned on the jobs before they grew
 	}
 	return given
+}
+
+// assign gives the job just started in slot id, on its minimum, up to
+// procs processors in all at once: as many more as its maximum and the idle
+// processors allow. Its start and this growth are one assignment: the
+// growth filter is not asked (the policy asked the job's activation
+// filters for the whole of it, see policy.Assigner).
+func (g *growState) assign(e *Engine, s *slot, id int32, procs int) {
+	gs := &g.slots[id]
+	if !g.malleable(id) || s.end <= e.now {
+		return
+	}
+	add := min(procs, gs.maxP) - s.job.Procs
+	add = min(add, e.machine.Free())
+	if add <= 0 {
+		return
+	}
+	e.growBy(s, id, add)
+	if s.job.Procs == gs.maxP {
+		g.remove(id)
+	}
+	e.epoch++ // reservations were planned on the job's minimum
 }
 
 // growBy adds add idle processors to running job id now and re-plans its
@@ -354,7 +380,27 @@ func (e *Engine) recordGrowth(id int32) {
 	}
 }
 
-var _ policy.Grower = (*Engine)(nil)
+// Range implements policy.Assigner: queued job i's processor range under
+// Grow; without Grow, or for a rigid job, its processor count twice.
+func (e *Engine) Range(i int) (int, int) {
+	if i < 0 || i >= e.passLen {
+		panic(fmt.Sprintf("sim: policy %s asked the range of queue index %d of %d", e.pol.Name(), i, e.passLen))
+	}
+	id := e.queue[i]
+	p := e.slots[id].job.Procs
+	if e.grow == nil || int(id) >= len(e.grow.slots) || !e.grow.malleable(id) {
+		return p, p
+	}
+	return p, max(e.grow.slots[id].maxP, p)
+}
+
+// StartWith implements policy.Assigner.
+func (e *Engine) StartWith(i, procs int) { e.startWith(i, procs) }
+
+var (
+	_ policy.Grower   = (*Engine)(nil)
+	_ policy.Assigner = (*Engine)(nil)
+)
 
 // ProcSeconds returns the processor-seconds the job of r held: its
 // processors times its run time, or under Config.Grow, for a job with

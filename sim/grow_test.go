@@ -140,16 +140,15 @@ func TestGrowStartAndSpeedup(t *testing.T) {
 			procSecs: []int64{600, 320},
 		},
 		{
-			// Two malleable jobs [2, 8], p0 4, 100 s, submitted together:
-			// both start at the head on 2, then the growth step gives the
-			// 4 left to job 1, the older: 6 processors, 400/6 = 66⅔: 67.
-			// At 67 job 1 ends and job 2, 67 s into 200 s on 2 (134 of 400
-			// done), grows to 8: 266/8 = 33.25: 34 → 101.
-			name: "linear, two jobs, the older grows first", speedup: policy.Linear{},
+			// Two malleable jobs [2, 8], p0 4, 100 s, submitted together
+			// (Queued mode: each starts with as many processors up to its
+			// maximum as are idle): job 1 starts at the head on all 8,
+			// 400/8 = 50 s; job 2 finds none idle and starts at 50 on 8.
+			name: "linear, two jobs, the first takes up to its maximum", speedup: policy.Linear{},
 			jobs:  []workload.Job{malleable(1, 0, 4, 100, 1000, 2, 8), malleable(2, 0, 4, 100, 1000, 2, 8)},
-			start: []workload.Time{0, 0}, end: []workload.Time{67, 101}, procs: []int{6, 8},
-			grows:    [][]workload.Time{{0}, {67}},
-			procSecs: []int64{402, 406},
+			start: []workload.Time{0, 50}, end: []workload.Time{50, 100}, procs: []int{8, 8},
+			grows:    [][]workload.Time{{0}, {50}},
+			procSecs: []int64{400, 400},
 		},
 		{
 			// Rounding up: p0 3, 10 s: 30 processor-seconds on 4 (max 4) =
@@ -232,35 +231,40 @@ func TestGrowBeforeBackfill(t *testing.T) {
 
 // TestGrowResults has one row per row of SPEC §6's "running job (grow)"
 // column, and the undefined results, treated as 1. Machine of 8, FCFS,
-// re-evaluation 60 s. Job 1 (malleable [2, 8], p0 2, 100 s, requested
-// 1000 s) starts at 0 on 2; its activation filter answers 0 to the start
-// and the scripted result to the first growth (0 after). Job 2 (rigid 6,
-// 10 s) is submitted at 5.
+// re-evaluation 60 s. Job 3 (rigid 6, 10 s) starts at 0; job 1 (malleable
+// [2, 8], p0 2, 100 s: 200 processor-seconds, requested 1000 s) starts
+// beside it on the 2 left (its activation filter answers 0 to that start,
+// asked for 2). At 10 job 3 ends and job 1 is offered the 6 idle
+// processors: the scripted result (0 after). Job 2 (rigid 6, 10 s) is
+// submitted at 15.
 //
-//   - 0: job 1 grows to 8 at 0: 200/8 = 25 s; job 2 waits for it: 25–35.
-//   - 1: job 1 does not grow (not asked again before 60); the queue is not
-//     blocked: job 2 starts at 5 on the 6 idle processors and ends at 15;
-//     at 60 nothing happens (no pass), job 1 ends at 100 on 2.
+//   - 0: job 1 grows to 8 at 10: 20 done, 180/8 = 22.5: 23 s, it ends at
+//     33; job 2 waits for it: 33–43.
+//   - 1: job 1 does not grow; the queue is not blocked: job 2 starts at 15
+//     on the 6 idle processors and ends at 25; at 70, its re-evaluation,
+//     job 1 is offered the 6 idle processors again (a pass of its own) and
+//     its filter answers 0: it grows to 8 having done 140 of its 200
+//     processor-seconds: 60/8 = 7.5: 8 s, it ends at 78.
 func TestGrowResults(t *testing.T) {
-	refused := map[int64][2]workload.Time{1: {0, 100}, 2: {5, 15}}
+	refused := map[int64][2]workload.Time{1: {0, 78}, 2: {15, 25}, 3: {0, 10}}
 	tests := []struct {
 		name   string
 		result hpcpack.Result
 		want   map[int64][2]workload.Time
 		note   string
 	}{
-		{"0 grows", hpcpack.Exit(0, ""), map[int64][2]workload.Time{1: {0, 25}, 2: {25, 35}}, "activate=0x1 grow=0x1"},
-		{"1 does not grow", hpcpack.Exit(1, ""), refused, "activate=0x1 grow=1x1"},
-		{"2 (undefined) acts as 1", hpcpack.Exit(2, ""), refused, "activate=0x1 grow=2x1"},
-		{"3 (undefined) acts as 1", hpcpack.Exit(3, ""), refused, "activate=0x1 grow=3x1"},
-		{"4 (undefined) acts as 1", hpcpack.Exit(4, ""), refused, "activate=0x1 grow=4x1"},
-		{"timeout acts as 1", hpcpack.Result{Status: hpcpack.TimedOut}, refused, "activate=0x1 grow=timeoutx1"},
+		{"0 grows", hpcpack.Exit(0, ""), map[int64][2]workload.Time{1: {0, 33}, 2: {33, 43}, 3: {0, 10}}, "activate=0x1 grow=0x1"},
+		{"1 does not grow", hpcpack.Exit(1, ""), refused, "activate=0x1 grow=0x1,1x1"},
+		{"2 (undefined) acts as 1", hpcpack.Exit(2, ""), refused, "activate=0x1 grow=0x1,2x1"},
+		{"3 (undefined) acts as 1", hpcpack.Exit(3, ""), refused, "activate=0x1 grow=0x1,3x1"},
+		{"4 (undefined) acts as 1", hpcpack.Exit(4, ""), refused, "activate=0x1 grow=0x1,4x1"},
+		{"timeout acts as 1", hpcpack.Result{Status: hpcpack.TimedOut}, refused, "activate=0x1 grow=0x1,timeoutx1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &scripted{name: "s", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(0, ""), tt.result}}}
 			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60}
-			jobs := []workload.Job{malleable(1, 0, 2, 100, 1000, 2, 8), job(2, 5, 6, 10, 10)}
+			jobs := []workload.Job{job(3, 0, 6, 10, 10), malleable(1, 0, 2, 100, 1000, 2, 8), job(2, 15, 6, 10, 10)}
 			rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, jobs)
 			for id, w := range tt.want {
 				if r := rec.ByID(t, id); r.Start != w[0] || r.End != w[1] {
@@ -270,7 +274,7 @@ func TestGrowResults(t *testing.T) {
 			if r := rec.ByID(t, 1); r.Note != tt.note {
 				t.Errorf("job 1 note %q, want %q", r.Note, tt.note)
 			}
-			// The growth call: job 1 running, asking for 8 processors.
+			// The growth calls: job 1 running, asking for 8 processors.
 			var grow []hpcpack.Activation
 			for k, c := range f.calls {
 				if c.Grow {
@@ -280,30 +284,105 @@ func TestGrowResults(t *testing.T) {
 					grow = append(grow, c)
 				}
 			}
-			if len(grow) != 1 || grow[0].Resources != 8 || grow[0].Index != -1 || grow[0].Backfill || grow[0].Now != 0 || grow[0].Pass != 1 {
-				t.Errorf("growth calls %+v, want one at 0 in pass 1 for 8 processors, index -1", grow)
+			want := 1
+			if tt.want[1][1] == 78 {
+				want = 2 // refused at 10, asked again at 70
+			}
+			if len(grow) != want || grow[0].Resources != 8 || grow[0].Index != -1 || grow[0].Backfill || grow[0].Now != 10 || grow[0].Pass != 2 || grow[0].Start != 0 {
+				t.Fatalf("growth calls %+v, want %d, the first at 10 in pass 2 for 8 processors, index -1, started at 0", grow, want)
+			}
+			if want == 2 && (grow[1].Now != 70 || grow[1].Resources != 8) {
+				t.Errorf("second growth call %+v, want one at 70 for 8 processors", grow[1])
 			}
 		})
 	}
 }
 
-// A refused job is offered processors again after the re-evaluation
-// interval, at a pass. Machine of 8, re-evaluation 60 s: job 1 ([2, 8],
-// p0 2, 400 s: 800 processor-seconds) is refused at 0; job 2 (rigid 1,
-// 10 s) arrives at 70: at that pass job 2 starts and job 1 is asked again
-// and grows to 7 (140 done, 660 left / 7 = 94.3: 95 → 165). At 80 job 2
-// ends and job 1 grows to 8: 70 more done, 590 left / 8 = 73.75: 74 → 154.
-func TestGrowReevaluated(t *testing.T) {
-	f := &scripted{name: "s", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(0, ""), hpcpack.Exit(1, "")}}}
-	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60}
-	jobs := []workload.Job{malleable(1, 0, 2, 400, 1000, 2, 8), job(2, 70, 1, 10, 10)}
-	rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, jobs)
-	r := rec.ByID(t, 1)
-	if r.End != 154 || len(r.Steps) != 3 || r.Steps[1].At != 70 || r.Steps[1].Procs != 7 || r.Steps[2].At != 80 || r.Steps[2].Procs != 8 {
-		t.Errorf("job 1 ends at %d with growths %+v, want 154 after growing to 7 at 70 and 8 at 80\n%s", r.End, r.Steps, simtest.Format(rec.Records))
+// A refused growth is offered again (issue 22, item 6): a running job whose
+// growth its filters refused is offered the idle processors again at its
+// next re-evaluation, at a pass of its own when nothing else happens then.
+// Machine of 8, FCFS, re-evaluation 60 s. Job 3 (rigid 6, 10 s) starts at
+// 0 and job 1 ([2, 8], p0 2, 400 s: 800 processor-seconds, requested
+// 1000 s) beside it on 2 (its filter answers 0); at 10 job 3 ends and job
+// 1's growth to 8 is refused (answer 1); then the row's answers, 0 once
+// the script is spent.
+//
+//   - asked again at 70: 6 idle, answer 0: 140 done, 660/8 = 82.5: 83 s,
+//     it ends at 153. Job 2 (rigid 1, 10 s, submitted at 75) finds the
+//     machine full and runs 153–163.
+//   - refused again at 70, asked at 130: job 2 starts at 75 on an idle
+//     processor (a refused growth blocks nothing) and ends at 85, a pass at
+//     which job 1 is not due; at 130 it grows to 8: 260 done, 540/8 = 67.5:
+//     68 s, 198.
+//   - nothing idle at 70: job 2 (rigid 6, 100 s, submitted at 20) holds
+//     the idle processors 20–120; the pass at 70 calls no filter; at 120
+//     job 1 is offered the 6 freed ones and grows: 240 done, 560/8 = 70 s:
+//     190.
+func TestGrowRefusedOfferedAgain(t *testing.T) {
+	tests := []struct {
+		name    string
+		answers []hpcpack.Result // job 1's answers after its start and first refusal
+		job2    workload.Job
+		end1    workload.Time
+		grewAt  workload.Time
+		run2    [2]workload.Time
+		calls   []workload.Time // instants of job 1's growth calls
+		note    string
+	}{
+		{"asked again at its re-evaluation", nil, job(2, 75, 1, 10, 10), 153, 70, [2]workload.Time{153, 163}, []workload.Time{10, 70}, "activate=0x1 grow=0x1,1x1"},
+		{"refused again, asked again a re-evaluation later", []hpcpack.Result{hpcpack.Exit(1, "")}, job(2, 75, 1, 10, 10), 198, 130, [2]workload.Time{75, 85}, []workload.Time{10, 70, 130}, "activate=0x1 grow=0x1,1x2"},
+		{"nothing idle at its re-evaluation", nil, job(2, 20, 6, 100, 100), 190, 120, [2]workload.Time{20, 120}, []workload.Time{10, 120}, "activate=0x1 grow=0x1,1x1"},
 	}
-	if r.Note != "activate=0x1 grow=0x2,1x1" {
-		t.Errorf("note %q", r.Note)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script := append([]hpcpack.Result{hpcpack.Exit(0, ""), hpcpack.Exit(1, "")}, tt.answers...)
+			f := &scripted{name: "s", script: map[int64][]hpcpack.Result{1: script}}
+			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60}
+			jobs := []workload.Job{job(3, 0, 6, 10, 10), malleable(1, 0, 2, 400, 1000, 2, 8), tt.job2}
+			rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, jobs)
+			r := rec.ByID(t, 1)
+			if r.End != tt.end1 || len(r.Steps) != 2 || r.Steps[1].At != tt.grewAt || r.Steps[1].Procs != 8 {
+				t.Errorf("job 1 ends at %d with steps %+v, want %d after growing to 8 at %d\n%s", r.End, r.Steps, tt.end1, tt.grewAt, simtest.Format(rec.Records))
+			}
+			if r.Note != tt.note {
+				t.Errorf("job 1 note %q, want %q", r.Note, tt.note)
+			}
+			if r2 := rec.ByID(t, 2); r2.Start != tt.run2[0] || r2.End != tt.run2[1] {
+				t.Errorf("job 2 runs %d–%d, want %d–%d", r2.Start, r2.End, tt.run2[0], tt.run2[1])
+			}
+			var at []workload.Time
+			for k, c := range f.calls {
+				if c.Grow && f.ids[k] == 1 {
+					at = append(at, c.Now)
+				}
+			}
+			if !slices.Equal(at, tt.calls) {
+				t.Errorf("job 1's growth calls at %v, want %v", at, tt.calls)
+			}
+		})
+	}
+}
+
+// A growth call carries the running job's start (its job file's
+// StartTime). Machine of 8: job 1 (rigid 8, 30 s) holds it until 30; then
+// job 3 (rigid 6, 100 s) starts, and job 2 ([2, 8], p0 2, 200 s: 400
+// processor-seconds) beside it on 2. At 130 job 3 ends and job 2's growth
+// is refused; at 190 it is granted (320 done, 80/8 = 10 s: 200).
+func TestGrowCallStart(t *testing.T) {
+	f := &scripted{name: "s", script: map[int64][]hpcpack.Result{2: {hpcpack.Exit(0, ""), hpcpack.Exit(1, "")}}}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60}
+	rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, []workload.Job{job(1, 0, 8, 30, 30), job(3, 0, 6, 100, 100), malleable(2, 0, 2, 200, 1000, 2, 8)})
+	var got [][2]workload.Time
+	for k, c := range f.calls {
+		if c.Grow && f.ids[k] == 2 {
+			got = append(got, [2]workload.Time{c.Now, c.Start})
+		}
+	}
+	if want := [][2]workload.Time{{130, 30}, {190, 30}}; !slices.Equal(got, want) {
+		t.Errorf("growth calls (now, start) %v, want %v\n%s", got, want, simtest.Format(rec.Records))
+	}
+	if r := rec.ByID(t, 2); r.End != 200 {
+		t.Errorf("job 2 ends at %d, want 200", r.End)
 	}
 }
 
@@ -405,44 +484,113 @@ func TestGrowChainReverts(t *testing.T) {
 		Templates:  map[string]*hpcpack.Template{"Big": {Name: "Big", Activation: []hpcpack.ActivationFilter{tpl}}},
 		Reevaluate: 60,
 	}
+	// Job 3 (rigid 6, 10 s) leaves job 1 ([2, 8], p0 2, 100 s) 2 at its
+	// start; at 10 its growth to 8 is refused by b.
 	j := malleable(1, 0, 2, 100, 1000, 2, 8)
 	j.Template = "Big"
-	rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, []workload.Job{j})
+	rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, []workload.Job{job(3, 0, 6, 10, 10), j})
 	if want := []string{"a:1", "tpl:1"}; !slices.Equal(reverts, want) {
 		t.Errorf("reverts %v, want %v", reverts, want)
 	}
-	if r := rec.ByID(t, 1); r.End != 100 || len(r.Steps) != 1 {
-		t.Errorf("job 1 ends at %d with steps %+v, want 100 without growing", r.End, r.Steps)
+	// Asked again at its re-evaluation (70), the chain passes: 140 of 200
+	// processor-seconds done, 60/8 = 7.5: 8 s.
+	if r := rec.ByID(t, 1); r.End != 78 || len(r.Steps) != 2 || r.Steps[1].At != 70 {
+		t.Errorf("job 1 ends at %d with steps %+v, want 78, grown at 70", r.End, r.Steps)
 	}
-	if len(tpl.calls) != 2 || !tpl.calls[1].Grow || tpl.calls[1].Resources != 8 {
-		t.Errorf("template filter calls %+v, want the start and a growth to 8", tpl.calls)
+	if len(tpl.calls) != 3 || tpl.calls[0].Resources != 2 || !tpl.calls[1].Grow || tpl.calls[1].Resources != 8 || tpl.calls[1].Now != 10 || tpl.calls[2].Now != 70 {
+		t.Errorf("template filter calls %+v, want the start on 2 and growths to 8 at 10 and 70", tpl.calls)
 	}
 }
 
 // A license pool in front of a filter that refuses every growth: the pool
 // takes the growth's licenses, the refusal reverts them, and the running
 // job keeps only its own. Machine of 9, pool of 8 "fluent", re-evaluation
-// 60 s. Job 1 ([2, 8], p0 2, 100 s, one license per processor) starts at
-// 0 on 2 (2 licenses) and is refused growth at 0 and 65. Job 2 (rigid 1,
-// 7 licenses) arrives at 5: 6 free, short: it keeps its processor (result
-// 2), is re-evaluated at 65 (still 6 free) and 125, after job 1 gave its 2
-// back at 100: it starts at 125. Had the refusal given back all of job 1's
-// licenses, job 2 would have started at 5.
+// 60 s. Job 3 (rigid 7, 10 s, no license) and job 1 ([2, 8], p0 2, 100 s,
+// one license per processor) start at 0, job 1 on the 2 left (2
+// licenses). Job 2 (rigid 1, 7 licenses) arrives at 5 and finds nothing
+// idle. At 10 job 3 ends: job 2 is asked, 6 licenses free, short: it keeps
+// its processor (result 2); job 1's growth to 8 (6 processors idle beside
+// the reserved one) takes the 6 and is refused and reverted. Both are
+// asked again at 70 (the same answers) and job 2 at 130, after job 1 gave
+// its 2 back at 100: it starts at 130. Had the refusal given back all of
+// job 1's licenses, job 2 would have started at 10.
 func TestGrowLicensesReverted(t *testing.T) {
 	pool := &hpcpack.LicensePool{Total: map[string]int{"fluent": 8}, WhenShort: hpcpack.ActivateKeepResources}
 	deny := &scripted{name: "deny", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(0, ""), hpcpack.Exit(1, ""), hpcpack.Exit(1, ""), hpcpack.Exit(1, "")}}}
 	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{pool, deny}, Reevaluate: 60}
-	jobs := []workload.Job{malleable(1, 0, 2, 100, 1000, 2, 8), job(2, 5, 1, 10, 10)}
-	jobs[0].Licenses, jobs[1].Licenses = "fluent:*", "fluent:7"
+	jobs := []workload.Job{job(3, 0, 7, 10, 10), malleable(1, 0, 2, 100, 1000, 2, 8), job(2, 5, 1, 10, 10)}
+	jobs[1].Licenses, jobs[2].Licenses = "fluent:*", "fluent:7"
 	rec, _ := growRun(t, 9, policy.FCFS{}, &sim.Grow{}, h, jobs)
 	if r := rec.ByID(t, 1); r.End != 100 || len(r.Steps) != 1 || r.Note != "activate=0x1 grow=1x2" {
 		t.Errorf("job 1 ends at %d, steps %+v, note %q; want 100, never grown, grow=1x2", r.End, r.Steps, r.Note)
 	}
-	if r := rec.ByID(t, 2); r.Start != 125 {
-		t.Errorf("job 2 starts at %d, want 125\n%s", r.Start, simtest.Format(rec.Records))
+	if r := rec.ByID(t, 2); r.Start != 130 {
+		t.Errorf("job 2 starts at %d, want 130\n%s", r.Start, simtest.Format(rec.Records))
 	}
 	if pool.Free("fluent") != 8 {
 		t.Errorf("%d licenses free at the end, want 8", pool.Free("fluent"))
+	}
+}
+
+// One activation call per assignment (issue 22, item 7): a job that starts
+// at the head with room to grow is asked for once, for the processors it
+// is given at its start (HPC Pack's Queued mode: as many up to its maximum
+// as are idle and not reserved), not once for its minimum and again for a
+// growth in the same pass; a per-core license pool (fluent:*) takes as
+// many licenses as the job gets processors. Machine of 8, FCFS, pool of 8
+// licenses; malleable jobs [2, 8], p0 2, 100 s (200 processor-seconds),
+// one license per processor.
+//
+//   - alone: asked for 8, starts on 8 and ends at 200/8 = 25.
+//   - beside job 3 (rigid 5, 50 s, no license, ahead of it): asked for the
+//     3 left, 200/3 = 66.7: 67; at 50 job 3 ends and it is offered 5 more:
+//     a growth call, the next assignment (150 done … 50/8 = 6.25: 7 → 57).
+//   - two at once: job 1 asked for 8 and starts on 8 (0–25); job 2, with
+//     nothing idle, is not asked at 0; at 25 it is asked for 8 (25–50).
+func TestGrowOneCallPerAssignment(t *testing.T) {
+	type call struct {
+		id        int64
+		at        workload.Time
+		resources int
+		grow      bool
+	}
+	m := func(id int64) workload.Job {
+		j := malleable(id, 0, 2, 100, 1000, 2, 8)
+		j.Licenses = "fluent:*"
+		return j
+	}
+	tests := []struct {
+		name  string
+		jobs  []workload.Job
+		calls []call
+		runs  map[int64][2]workload.Time
+	}{
+		{"alone", []workload.Job{m(1)}, []call{{1, 0, 8, false}}, map[int64][2]workload.Time{1: {0, 25}}},
+		{"beside a rigid job", []workload.Job{job(3, 0, 5, 50, 50), m(1)}, []call{{3, 0, 5, false}, {1, 0, 3, false}, {1, 50, 8, true}}, map[int64][2]workload.Time{3: {0, 50}, 1: {0, 57}}},
+		{"two at once", []workload.Job{m(1), m(2)}, []call{{1, 0, 8, false}, {2, 25, 8, false}}, map[int64][2]workload.Time{1: {0, 25}, 2: {25, 50}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pool := &hpcpack.LicensePool{Total: map[string]int{"fluent": 8}}
+			spy := &scripted{name: "spy", script: map[int64][]hpcpack.Result{}}
+			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{pool, spy}, Reevaluate: 60}
+			rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, tt.jobs)
+			var got []call
+			for k, c := range spy.calls {
+				got = append(got, call{spy.ids[k], c.Now, c.Resources, c.Grow})
+			}
+			if !slices.Equal(got, tt.calls) {
+				t.Errorf("activation calls %+v, want %+v", got, tt.calls)
+			}
+			for id, w := range tt.runs {
+				if r := rec.ByID(t, id); r.Start != w[0] || r.End != w[1] {
+					t.Errorf("job %d runs %d–%d, want %d–%d\n%s", id, r.Start, r.End, w[0], w[1], simtest.Format(rec.Records))
+				}
+			}
+			if pool.Free("fluent") != 8 {
+				t.Errorf("%d licenses free at the end, want 8", pool.Free("fluent"))
+			}
+		})
 	}
 }
 

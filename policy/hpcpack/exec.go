@@ -118,7 +118,7 @@ func (x *ExecFilter) Close() error {
 }
 
 // jobFile writes j as job XML into the filter's file and returns its path.
-func (x *ExecFilter) jobFile(j *workload.Job, state JobXMLState) (string, error) {
+func (x *ExecFilter) jobFile(j *workload.Job, st JobXMLStatus) (string, error) {
 	if x.dir == "" {
 		d, err := os.MkdirTemp("", "schedsim-filter-")
 		if err != nil {
@@ -126,14 +126,14 @@ func (x *ExecFilter) jobFile(j *workload.Job, state JobXMLState) (string, error)
 		}
 		x.dir = d
 	}
-	x.buf = AppendJobXML(x.buf[:0], j, state, x.Epoch)
+	x.buf = AppendJobXML(x.buf[:0], j, st, x.Epoch)
 	path := filepath.Join(x.dir, "job.xml")
 	return path, os.WriteFile(path, x.buf, 0o644)
 }
 
 // FilterSubmission implements SubmissionFilter.
 func (x *ExecFilter) FilterSubmission(j *workload.Job) Result {
-	path, err := x.jobFile(j, XMLValidating)
+	path, err := x.jobFile(j, JobXMLStatus{State: XMLValidating})
 	if err != nil {
 		return Result{Status: NotFound, Message: "cannot write the job file: " + err.Error()}
 	}
@@ -168,7 +168,7 @@ func (x *ExecFilter) readBack(j *workload.Job, path string) error {
 
 // RevertSubmission implements SubmissionFilter.
 func (x *ExecFilter) RevertSubmission(j *workload.Job) {
-	if path, err := x.jobFile(j, XMLValidating); err == nil {
+	if path, err := x.jobFile(j, JobXMLStatus{State: XMLValidating}); err == nil {
 		x.run(j, "submission", true, j.Submit, path)
 	}
 }
@@ -218,13 +218,14 @@ func (x *ExecFilter) RevertActivation(a *Activation) {
 	}
 }
 
-// activationState is the job file's State for a: Running for a growth
-// (whose queue index argument is -1), Queued for a start.
-func activationState(a *Activation) JobXMLState {
+// activationState is the job file's status for a: Running since the job's
+// start for a growth (whose queue index argument is -1), Queued for a
+// start.
+func activationState(a *Activation) JobXMLStatus {
 	if a.Grow {
-		return XMLRunning
+		return JobXMLStatus{State: XMLRunning, Start: a.Start}
 	}
-	return XMLQueued
+	return JobXMLStatus{State: XMLQueued}
 }
 
 // run runs the program on the job file at path with extra arguments.

@@ -161,12 +161,18 @@ func TestExecRevert(t *testing.T) {
 
 // TestExecGrow runs a shell-script filter for both rows of SPEC §6's
 // "running job (grow)" column, through Model.FilterGrow: the script sees
-// a running job (State Running, queue index -1, not a backfill) and the
+// a running job (State Running and StartTime on the job and its task,
+// queue index -1, not a backfill) and the
 // processor count it would grow to. 0 grows; 1 does not; 3 (undefined for
 // a running job) does not either, and a Hold Until it writes is ignored.
 func TestExecGrow(t *testing.T) {
 	dir := t.TempDir()
-	check := `[ "$2" = 7 ] && [ "$3" = -1 ] && [ "$4" = 0 ] && [ "$5" = 32 ] && grep -q 'State="Running"' "$1" || exit 99` + "\n"
+	// The job file of a running job: HPC Pack's byte order mark, the job
+	// and its task Running, both with the job's StartTime (100 s after the
+	// epoch).
+	check := `[ "$2" = 7 ] && [ "$3" = -1 ] && [ "$4" = 0 ] && [ "$5" = 32 ] && [ "$(head -c 3 "$1" | od -An -tx1 | tr -d ' ')" = efbbbf ] && ` +
+		`grep -q '<Job [^>]*State="Running" [^>]*StartTime="1/1/2000 12:01:40 AM"' "$1" && ` +
+		`grep -q '<Task [^>]*State="Running" [^>]*StartTime="1/1/2000 12:01:40 AM"' "$1" || exit 99` + "\n"
 	tests := []struct {
 		name string
 		body string
@@ -184,7 +190,7 @@ func TestExecGrow(t *testing.T) {
 			defer x.Close()
 			h := &Model{Activation: []ActivationFilter{x}}
 			j := execJob()
-			if got := h.FilterGrow(policy.GrowOffer{Job: &j, Now: 200, Pass: 7, Procs: 32}); got != tt.grow {
+			if got := h.FilterGrow(policy.GrowOffer{Job: &j, Now: 200, Pass: 7, Procs: 32, Start: 100}); got != tt.grow {
 				t.Errorf("FilterGrow = %v, want %v", got, tt.grow)
 			}
 			if j.HoldUntil != 0 {

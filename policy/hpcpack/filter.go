@@ -148,6 +148,9 @@ type Activation struct {
 	// grow (SPEC §6, "running job (grow)"); Index is then -1 and Backfill
 	// false.
 	Grow bool
+	// Start is when the running job started (with Grow only): its job
+	// file's StartTime.
+	Start workload.Time
 }
 
 // ActivationFilter runs each time candidate resources are about to be given

@@ -26,7 +26,8 @@ import (
 // Blocked and reserving jobs are re-evaluated (their chain is called
 // again, with the same candidate resources) at the first pass at least
 // Model.Reevaluate after the previous call; Filtered asks the engine for
-// that pass (Decisions.WakeAt). A held job comes back into the queue at
+// that pass (Decisions.WakeAt), as it does for a running job whose growth
+// its filters refused (Model.FilterGrow). A held job comes back into the queue at
 // its HoldUntil, which is cleared when the job starts. (A Hold Until the
 // job had at its submission, from the trace or a submission filter, is the
 // engine's: the job joins the queue only then, filters or not; see package
@@ -37,6 +38,13 @@ import (
 // order as long as they fit the free processors; each one that does not is
 // void: its job waits as queued, and its filters are called again when it
 // would start.
+//
+// Under growth (sim.Grow, through policy.Assigner) a job that starts at the
+// head with room to grow is asked for once, for all the processors it is
+// given at its start: as many up to its maximum as are idle and not
+// reserved (Activation.Resources); it then starts with them, and is not
+// asked again to grow in the same pass. A backfilled job is asked for its
+// minimum and starts on it.
 //
 // A job that would start by backfilling (a job ahead of it still waits)
 // starts only with result 0 (HPC Pack's rule for backfill windows): 1 and 2
@@ -191,6 +199,9 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 	if f.grewIn < 0 || f.grewIn != last {
 		f.grow(v.Free()) // Inner's last round did not grow the running jobs
 	}
+	// A running job refused growth is offered processors again at its
+	// next re-evaluation, whether or not anything else happens then.
+	f.wake = min(f.wake, h.nextGrowth(now))
 	if f.wake < workload.Forever && (f.asked <= now || f.wake < f.asked) {
 		d.WakeAt(f.wake)
 		f.asked = f.wake
@@ -249,15 +260,16 @@ func (f *Filtered) filterVisible() {
 // reports whether the job started.
 func (f *Filtered) activate(i int, j *workload.Job, backfill bool) bool {
 	h := f.HPC
+	procs := f.assignment(i, j, backfill)
 	chain := h.ActivationChain(j)
 	if len(chain) == 0 {
 		j.HoldUntil = 0
 		f.started[i] = true
-		f.d.Start(i)
+		f.start(i, procs)
 		return true
 	}
 	nt := h.note(j.Seq)
-	f.act = Activation{Job: j, Now: f.now, Pass: f.pass, Index: i, Backfill: backfill, Resources: j.Procs}
+	f.act = Activation{Job: j, Now: f.now, Pass: f.pass, Index: i, Backfill: backfill, Resources: procs}
 	r, by := ActivationChain(chain, &f.act, nil)
 	nt.count(r)
 	nt.seen, nt.last, nt.lastBy = f.now, r, by
@@ -274,7 +286,7 @@ func (f *Filtered) activate(i int, j *workload.Job, backfill bool) bool {
 	case Start:
 		j.HoldUntil = 0
 		f.started[i] = true
-		f.d.Start(i)
+		f.start(i, procs)
 		return true
 	case BlockQueue:
 		nt.next = f.now + h.reevaluate()
@@ -311,6 +323,38 @@ func (f *Filtered) activate(i int, j *workload.Job, backfill bool) bool {
 	nt.tried = f.pass
 	f.refused = true
 	return false
+}
+
+// assignment returns the processors queued job i would be given if it
+// started now: under growth (policy.Assigner), a job that starts at the
+// head with room to grow is given up to its maximum, as many as are idle
+// and not reserved (its own reservation included); a backfilled job, a
+// rigid one, or one without growth its processor count (its minimum).
+// This is the Resources its activation chain is asked for, once: the
+// growth is part of the start, not a second call in the same pass.
+func (f *Filtered) assignment(i int, j *workload.Job, backfill bool) int {
+	a, ok := f.d.(policy.Assigner)
+	if !ok || backfill {
+		return j.Procs
+	}
+	lo, hi := a.Range(i)
+	if hi <= lo {
+		return lo
+	}
+	avail := f.v.Free() - f.reserved
+	if nt := f.HPC.notes[j.Seq]; nt != nil && nt.state == stateReserving {
+		avail += j.Procs
+	}
+	return min(hi, max(lo, avail))
+}
+
+// start starts queued job i with procs processors in all (see assignment).
+func (f *Filtered) start(i, procs int) {
+	if a, ok := f.d.(policy.Assigner); ok {
+		a.StartWith(i, procs)
+		return
+	}
+	f.d.Start(i)
 }
 
 // leave ends job i's blocked, reserving or held state, adding its time.

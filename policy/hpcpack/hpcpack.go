@@ -69,6 +69,9 @@ type Model struct {
 	enders  []JobEnder // the activation filters that track running jobs, once each
 	init    bool
 	growAct Activation // FilterGrow's call, reused
+	// growWait holds the running jobs (by sequence) whose last growth call
+	// was refused, in the order of their refusals.
+	growWait []int64
 }
 
 // Template is a job template: defaults and limits for the jobs assigned to
@@ -311,6 +314,7 @@ func (h *Model) jobEnded(e policy.Ended) {
 	for _, f := range h.enders {
 		f.JobEnded(e)
 	}
+	h.dropGrowWait(e.Seq)
 	h.forget(e.Seq)
 }
 

@@ -161,14 +161,35 @@ const (
 	XMLRunning    JobXMLState = "Running"    // at activation for growth (Activation.Grow)
 )
 
-// AppendJobXML appends j as HPC Pack job XML to dst: a Job element in
-// JobXMLNamespace with the job's properties as attributes (Id, Name, State,
-// SubmitTime, UnitType Core, MinCores/MaxCores, Owner and UserName "userN"
-// from the SWF user, JobTemplate, Priority and ExpandedPriority,
-// SoftwareLicense, RuntimeSeconds when the job has a requested time,
-// HoldUntil when set, IsExclusive false), an empty Dependencies and one Task.
-// Instants count from epoch.
-func AppendJobXML(dst []byte, j *workload.Job, state JobXMLState, epoch time.Time) []byte {
+// JobXMLStatus is what a job file says of the job's progress: its State
+// and, for a running job, when it started.
+type JobXMLStatus struct {
+	State JobXMLState
+	// Start is the instant the job started; it is written (the job's and
+	// its task's StartTime) only when State is XMLRunning.
+	Start workload.Time
+}
+
+// byteOrderMark is the UTF-8 byte order mark HPC Pack writes at the start
+// of every job file.
+const byteOrderMark = "\ufeff"
+
+// AppendJobXML appends j as HPC Pack job XML to dst, shaped as the files
+// HPC Pack hands its filters (Microsoft's samples of the FlexLM activation
+// filter): a UTF-8 byte order mark, the XML declaration, a Job element in
+// JobXMLNamespace with the job's properties as attributes in HPC Pack's
+// order, an empty Dependencies and one Task. The job carries Version, Id,
+// State, SubmitTime and CreateTime, StartTime when it runs, IsExclusive,
+// RunUntilCanceled, UnitType Core, Owner and UserName "userN" from the SWF
+// user, Project, JobType, JobTemplate, Priority and ExpandedPriority,
+// SoftwareLicense when it asks for licenses, RuntimeSeconds when it has a
+// requested time, HoldUntil when set, the error, requeue, failure and
+// pending-reason properties at their values for a job that has neither
+// failed nor been requeued, MinCores and MaxCores, and the notification
+// flags. Its task has State Submitted, or Running with the job's
+// StartTime. A running job's file is written without line breaks, as HPC
+// Pack writes it; the others are indented. Instants count from epoch.
+func AppendJobXML(dst []byte, j *workload.Job, st JobXMLStatus, epoch time.Time) []byte {
 	attr := func(name, value string) {
 		dst = append(dst, ' ')
 		dst = append(dst, name...)
@@ -177,21 +198,33 @@ func AppendJobXML(dst []byte, j *workload.Job, state JobXMLState, epoch time.Tim
 		dst = append(dst, '"')
 	}
 	num := func(name string, v int64) { attr(name, strconv.FormatInt(v, 10)) }
+	running := st.State == XMLRunning
+	nl := func(indent string) {
+		if !running {
+			dst = append(dst, '\n')
+			dst = append(dst, indent...)
+		}
+	}
 	id := strconv.FormatInt(j.ID, 10)
 	user := "user" + strconv.Itoa(j.User)
 	submit := FormatJobXMLTime(epoch, j.Submit)
+	start := FormatJobXMLTime(epoch, st.Start)
 	minC, maxC := xmlCores(j)
 	tmpl := j.Template
 	if tmpl == "" {
 		tmpl = DefaultTemplate
 	}
-	dst = append(dst, `<?xml version="1.0" encoding="utf-8"?>`+"\n<Job"...)
+	dst = append(dst, byteOrderMark+`<?xml version="1.0" encoding="utf-8"?>`...)
+	nl("")
+	dst = append(dst, "<Job"...)
 	attr("Version", "3.000")
 	attr("Id", id)
-	attr("Name", "job "+id)
-	attr("State", string(state))
+	attr("State", string(st.State))
 	attr("SubmitTime", submit)
 	attr("CreateTime", submit)
+	if running {
+		attr("StartTime", start)
+	}
 	attr("IsExclusive", "false")
 	attr("RunUntilCanceled", "false")
 	attr("UnitType", "Core")
@@ -212,21 +245,69 @@ func AppendJobXML(dst []byte, j *workload.Job, state JobXMLState, epoch time.Tim
 	if j.HoldUntil > 0 {
 		attr("HoldUntil", FormatJobXMLTime(epoch, j.HoldUntil))
 	}
+	errorAttrs := func() {
+		attr("ErrorMessage", "")
+		attr("ErrorCode", "0")
+		attr("ErrorParams", "")
+	}
+	errorAttrs()
+	attr("OrderBy", "")
+	attr("RequestCancel", "None")
+	attr("RequeueCount", "0")
+	attr("AutoRequeueCount", "0")
+	attr("FailureReason", "None")
+	attr("PendingReason", "None")
+	attr("AutoCalculateMax", "false")
+	attr("AutoCalculateMin", "false")
+	attr("FailOnTaskFailure", "false")
+	attr("Progress", "0")
+	attr("ProgressMessage", "")
 	num("MinCores", minC)
 	num("MaxCores", maxC)
+	attr("NotifyOnStart", "false")
+	attr("NotifyOnCompletion", "false")
 	attr("xmlns", JobXMLNamespace)
-	dst = append(dst, ">\n    <Dependencies />\n    <Tasks>\n        <Task"...)
+	dst = append(dst, '>')
+	nl("    ")
+	dst = append(dst, "<Dependencies />"...)
+	nl("    ")
+	dst = append(dst, "<Tasks>"...)
+	nl("        ")
+	dst = append(dst, "<Task"...)
 	attr("Version", "3.000")
 	attr("Id", id)
 	attr("ParentJobId", id)
-	attr("State", "Submitted")
+	taskState := "Submitted"
+	if running {
+		taskState = "Running"
+	}
+	attr("State", taskState)
 	attr("UnitType", "Core")
 	attr("NiceId", "1")
 	attr("CommandLine", "app"+strconv.Itoa(j.Executable))
+	attr("RequestCancel", "None")
+	attr("RequeueCount", "0")
+	attr("FailureReason", "None")
+	attr("PendingReason", "None")
+	attr("StartValue", "0")
+	attr("EndValue", "0")
+	attr("IncrementValue", "1")
+	attr("GroupId", id)
+	attr("SubmitTime", submit)
+	if running {
+		attr("StartTime", start)
+	}
+	attr("CreateTime", submit)
+	errorAttrs()
 	num("MinCores", minC)
 	num("MaxCores", maxC)
+	attr("AutoRequeueCount", "0")
 	attr("Type", "Basic")
-	return append(dst, " />\n    </Tasks>\n</Job>\n"...)
+	dst = append(dst, " />"...)
+	nl("    ")
+	dst = append(dst, "</Tasks>"...)
+	nl("")
+	return append(dst, "</Job>"...)
 }
 
 // xmlCores returns the MinCores and MaxCores of j.

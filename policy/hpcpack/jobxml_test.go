@@ -81,7 +81,7 @@ func TestJobXMLRoundTrip(t *testing.T) {
 	epoch := time.Date(2010, 2, 4, 0, 0, 0, 0, time.UTC)
 	j := workload.Job{ID: 42, Submit: 3600, Procs: 16, Estimate: 7200, User: 7, Executable: 3,
 		Licenses: `fluent:4,matlab:1`, Template: "BigJob", Priority: 1000, HoldUntil: 5400}
-	buf := AppendJobXML(nil, &j, XMLQueued, epoch)
+	buf := AppendJobXML(nil, &j, JobXMLStatus{State: XMLQueued}, epoch)
 	x, err := ParseJobXML(bytes.NewReader(buf))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, buf)
@@ -160,7 +160,8 @@ func TestParseLicenses(t *testing.T) {
 }
 
 func FuzzParseJobXML(f *testing.F) {
-	f.Add(AppendJobXML(nil, &workload.Job{ID: 1, Procs: 2, Licenses: "a:1"}, XMLQueued, time.Time{}))
+	f.Add(AppendJobXML(nil, &workload.Job{ID: 1, Procs: 2, Licenses: "a:1"}, JobXMLStatus{State: XMLQueued}, time.Time{}))
+	f.Add(AppendJobXML(nil, &workload.Job{ID: 2, Procs: 2, MinProcs: 2, MaxProcs: 8, Licenses: "a:*"}, JobXMLStatus{State: XMLRunning, Start: 60}, time.Time{}))
 	f.Add([]byte("\ufeff<?xml version=\"1.0\"?><Job Id=\"1\"><Tasks><Task Id=\"2\"/></Tasks></Job>"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x, err := ParseJobXML(bytes.NewReader(data))
