@@ -264,7 +264,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 		procs = rd.Header().MachineSize()
 		if procs == 0 {
-			return nil, inputf("%s declares no machine size (no MaxProcs or MaxNodes header line): give it with --procs N", rd.Path())
+			hint := ""
+			if n := o.largestJob(); n > 0 {
+				hint = fmt.Sprintf(" (its largest job asks for %d processors: --procs %d runs them all)", n, n)
+			}
+			return nil, inputf("%s declares no machine size (no MaxProcs or MaxNodes header line): give it with --procs N%s", rd.Path(), hint)
 		}
 	}
 	sd, err := o.scoreD()
@@ -511,4 +515,24 @@ func (t *jobTables) files(dir string) []string {
 		names = append(names, filepath.Join(dir, "jobs.parquet"))
 	}
 	return names
+}
+
+// largestJob returns the largest processor count a job of the trace asks
+// for or was given (0 when none can be read): the hint for a trace
+// without a machine size.
+func (o *runner) largestJob() int {
+	if o.Trace == "" {
+		return 0
+	}
+	rd, err := workload.Open(o.Trace, workload.Rules{}, workload.Raw())
+	if err != nil {
+		return 0
+	}
+	defer rd.Close()
+	var j workload.Job
+	n := 0
+	for rd.Next(&j) == nil {
+		n = max(n, j.ReqProcs, j.AllocProcs, j.Procs)
+	}
+	return n
 }

@@ -191,3 +191,13 @@ func TestWarnings(t *testing.T) {
 		})
 	}
 }
+
+// TestNoMachineSizeHint: a trace without a machine size is refused with the
+// size its largest job needs.
+func TestNoMachineSizeHint(t *testing.T) {
+	trace := writeFile(t, t.TempDir(), "t.swf", "1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 1 1 1 -1 -1\n2 1 -1 10 12 -1 -1 7 20 -1 1 1 1 1 1 1 -1 -1\n")
+	code, _, stderr := run(t, "run", "--trace", trace)
+	if code != exitUsage || !strings.Contains(stderr, "declares no machine size") || !strings.Contains(stderr, "--procs 12 runs them all") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
