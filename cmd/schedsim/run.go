@@ -159,7 +159,7 @@ func (c *cliOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write a heap profile at the end of the run to this file")
 	fs.StringVar(&c.checkpoint, "checkpoint", "", "save the run's whole state to this file (atomically) every --checkpoint-every of simulated time, so that a killed run can go on with --resume; removed when the run completes or stops on bad input")
-	fs.StringVar(&c.checkpointEvery, "checkpoint-every", "", "with --checkpoint, simulated time between checkpoints (units s, m, h, d; default 30d); each checkpoint holds every finished job's wait and slowdown so far, about 17 bytes a job")
+	fs.StringVar(&c.checkpointEvery, "checkpoint-every", "", "with --checkpoint, simulated time between checkpoints (units s, m, h, d; default 30d); each checkpoint appends what changed since the last one to FILE.journal")
 	fs.StringVar(&c.resume, "resume", "", "continue the run saved in this checkpoint file: its scenario is the saved run's, and options that would change it are refused; the final outputs equal an uninterrupted run's byte for byte")
 }
 
