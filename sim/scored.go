@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math/bits"
@@ -652,23 +653,7 @@ func (e *ScoreD) gangPriority() {
 			e.victims = append(e.victims, id)
 		}
 	}
-	slices.SortFunc(e.victims, func(a, b int32) int {
-		x, y := e.slots[a].job.Seq, e.slots[b].job.Seq
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	})
-	for _, id := range e.victims {
-		s := &e.slots[id]
-		e.stop(id, e.clock(s)-s.stintAt)
-		s.susp++
-		e.emit(EventSuspended, id)
-		e.requeue(id)
-	}
+	e.descheduleVictims(true)
 }
 
 // pass runs one scheduling pass.
@@ -1137,20 +1122,24 @@ func (e *ScoreD) change(c policy.QueueChange) {
 			e.victims = append(e.victims, id)
 		}
 	}
+	e.descheduleVictims(false)
+}
+
+// descheduleVictims stops the running jobs of e.victims, in submission
+// order, and puts them back in their queues with their progress kept
+// (their memory stays theirs); with suspended, each is sent as an
+// EventSuspended.
+func (e *ScoreD) descheduleVictims(suspended bool) {
 	slices.SortFunc(e.victims, func(a, b int32) int {
-		x, y := e.slots[a].job.Seq, e.slots[b].job.Seq
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return cmp.Compare(e.slots[a].job.Seq, e.slots[b].job.Seq)
 	})
 	for _, id := range e.victims {
 		s := &e.slots[id]
 		e.stop(id, e.clock(s)-s.stintAt)
 		s.susp++
+		if suspended {
+			e.emit(EventSuspended, id)
+		}
 		e.requeue(id)
 	}
 }
