@@ -455,9 +455,6 @@ func (c *runConfig) programPath(p string) string {
 	return q
 }
 
-// hasPrograms reports whether the configuration runs filter programs.
-func (c *runConfig) hasPrograms() bool { return len(c.Programs) > 0 }
-
 func sortedNames[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
