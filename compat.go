@@ -82,7 +82,7 @@ func (o *runner) features() ([]Feature, error) {
 	}
 	var cfg *runConfig
 	if o.Config != "" {
-		if cfg, err = loadRunConfig(o.Config); err != nil {
+		if cfg, err = o.runConfig(); err != nil {
 			return nil, err
 		}
 	}

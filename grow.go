@@ -44,7 +44,7 @@ func (o *runner) growConfig(p policy.Policy) (*sim.Grow, error) {
 	var cfg *runConfig
 	if o.Config != "" {
 		var err error
-		if cfg, err = loadRunConfig(o.Config); err != nil {
+		if cfg, err = o.runConfig(); err != nil {
 			return nil, err
 		}
 	}

@@ -39,6 +39,21 @@ type runner struct {
 	ganttMaxJobs int
 	// nodes is the node-event schedule, set by configureNodes.
 	nodes nodeRun
+	// conf is the run configuration file, read once (runConfig).
+	conf     *runConfig
+	confErr  error
+	confRead bool
+}
+
+// runConfig returns the run configuration file (Scenario.Config), read and
+// validated the first time a part of the run asks for it: every part sees
+// the same content.
+func (o *runner) runConfig() (*runConfig, error) {
+	if !o.confRead {
+		o.conf, o.confErr = loadRunConfig(o.Config)
+		o.confRead = true
+	}
+	return o.conf, o.confErr
 }
 
 func (o *runner) rules() (workload.Rules, error) {
@@ -415,14 +430,14 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 // needs no filter state: its runs can be checkpointed). The file was
 // loaded before, so it loads.
 func (o *runner) configHasFilters() bool {
-	c, err := loadRunConfig(o.Config)
+	c, err := o.runConfig()
 	return err != nil || c.hasFilters()
 }
 
 // hpcPack builds the HPC Pack filters and templates of --config for one
 // run; epoch is the wall-clock instant of the trace's time 0.
 func (o *runner) hpcPack(epoch time.Time) (*hpcpack.Model, error) {
-	cfg, err := loadRunConfig(o.Config)
+	cfg, err := o.runConfig()
 	if err != nil {
 		return nil, err
 	}

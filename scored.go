@@ -78,7 +78,7 @@ func (o *runner) scoreD() (*policy.ScoreD, error) {
 	var table *scoredConfig
 	where := "[scored]"
 	if o.Config != "" {
-		c, err := loadRunConfig(o.Config)
+		c, err := o.runConfig()
 		if err != nil {
 			return nil, err
 		}

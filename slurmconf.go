@@ -24,7 +24,7 @@ func (o *runner) readSlurmConf() (*slurmconf.Conf, error) {
 func (o *runner) clusterSpec() (*cluster.Spec, error) {
 	var spec *cluster.Spec
 	if o.Config != "" {
-		cfg, err := loadRunConfig(o.Config)
+		cfg, err := o.runConfig()
 		if err != nil {
 			return nil, err
 		}
