@@ -192,8 +192,10 @@ type checkpointer struct {
 	journalSize int64
 	journalCRC  uint32
 
-	written int
-	stall   int // test hook: SCHEDSIM_TEST_STALL_CHECKPOINT
+	writing chan error // the checkpoint being written (persist), nil if none
+	written int        // checkpoints taken
+	skipped int        // checkpoints not taken: the previous one was being written
+	stall   int        // test hook: SCHEDSIM_TEST_STALL_CHECKPOINT
 }
 
 // newCheckpointer parses --checkpoint, --checkpoint-every and --resume.
@@ -336,8 +338,43 @@ func (c *checkpointer) jobsCSV(path, traceName string) (*report.AtomicFile, *rep
 	return f, c.csv, nil
 }
 
-// save writes a checkpoint at the end of instant t.
+// save takes a checkpoint at the end of instant t, if the previous one is
+// on disk.
+//
+// Taking it stops the simulation only while its state is copied: the
+// finished jobs' rows flushed to the partial jobs.csv, the engine's state
+// (sim.Snapshot) and the metrics' counters. The rest (encoding the engine's
+// state, appending to the journal, syncing the journal and jobs.csv,
+// writing the checkpoint file and renaming it into place) goes on, on a
+// goroutine of its own, while the simulation runs on. A checkpoint due
+// while the previous one is still being written is not taken: the next one
+// is, when that write is done; what finished in between goes into that
+// one's journal chunk. So a checkpoint costs what changed since the last
+// one, and a disk slower than the simulation spaces them out instead of
+// stopping the run. Which instants get a checkpoint then depends on the
+// disk's speed, but a run resumed from any of them gives the same results.
 func (c *checkpointer) save(t workload.Time) error {
+	if c.writing != nil {
+		if c.stall > 0 {
+			// Test hook: every checkpoint due is taken, so that the
+			// stall comes at the same instant whatever the disk's
+			// speed, and the one before it is whole.
+			if err := c.wait(); err != nil {
+				return err
+			}
+		} else {
+			select {
+			case err := <-c.writing:
+				c.writing = nil
+				if err != nil {
+					return err
+				}
+			default:
+				c.skipped++
+				return nil
+			}
+		}
+	}
 	c.written++
 	if c.barrier != nil {
 		c.barrier() // the observers have seen every job up to t
@@ -353,14 +390,12 @@ func (c *checkpointer) save(t workload.Time) error {
 		fmt.Fprintf(os.Stderr, "schedsim: stalled before checkpoint %d\n", c.written)
 		select {}
 	}
-	ck := checkpointFile{Scenario: c.scenario, Path: c.path, Every: c.every, Trace: c.trace, Inputs: c.inputs, At: t}
-	var err error
-	if ck.Engine, err = c.eng.MarshalBinary(); err != nil {
+	ck := &checkpointFile{Scenario: c.scenario, Path: c.path, Every: c.every, Trace: c.trace, Inputs: c.inputs, At: t}
+	snap, err := c.eng.Snapshot()
+	if err != nil {
 		return err
 	}
-	if err := c.appendJournal(); err != nil {
-		return err
-	}
+	chunk := c.journalChunk()
 	ck.Journal, ck.JournalSize, ck.JournalCRC = c.journalPath, c.journalSize, c.journalCRC
 	if ck.Metrics, err = c.m.MarshalCounts(); err != nil {
 		return err
@@ -374,20 +409,57 @@ func (c *checkpointer) save(t workload.Time) error {
 		}
 	}
 	if c.jobsFile != nil {
-		if err := c.jobsFile.Sync(); err != nil {
-			return err
-		}
 		if ck.JobsTemp, err = filepath.Abs(c.jobsFile.TempName()); err != nil {
 			return err
 		}
 		ck.JobsSize, ck.JobsCRC = c.jobsFile.Position()
 	}
-	return writeCheckpoint(c.path, &ck)
+	done := make(chan error, 1)
+	c.writing = done
+	go func() { done <- c.persist(ck, snap, chunk) }()
+	return nil
+}
+
+// persist writes a checkpoint taken by save: the engine's state encoded,
+// the journal chunk appended and synced, the partial jobs.csv synced up to
+// at least the size the checkpoint records, and last the checkpoint file,
+// atomically. It runs on its own goroutine, one at a time; the simulation
+// goes on meanwhile, appending rows to jobs.csv (past the recorded size,
+// which a resume cuts).
+func (c *checkpointer) persist(ck *checkpointFile, snap *sim.Snapshot, chunk []byte) error {
+	var err error
+	if ck.Engine, err = snap.MarshalBinary(); err != nil {
+		return err
+	}
+	if _, err := c.journal.Write(chunk); err != nil {
+		return err
+	}
+	if err := c.journal.Sync(); err != nil {
+		return err
+	}
+	if c.jobsFile != nil {
+		if err := c.jobsFile.Sync(); err != nil {
+			return err
+		}
+	}
+	return writeCheckpoint(c.path, ck)
+}
+
+// wait waits until the checkpoint being written, if any, is on disk, and
+// returns the error that stopped it.
+func (c *checkpointer) wait() error {
+	if c == nil || c.writing == nil {
+		return nil
+	}
+	err := <-c.writing
+	c.writing = nil
+	return err
 }
 
 // done removes the checkpoint of a run that completed: resuming it could
 // only fail, its partial jobs.csv having become the result.
 func (c *checkpointer) done() {
+	c.wait() // a write that ends after the removal would leave it behind
 	if c != nil && c.path != "" {
 		os.Remove(c.path)
 		c.closeJournal(true)
@@ -399,6 +471,7 @@ func (c *checkpointer) done() {
 // stop on the same input again. Other errors (an interrupt, a full disk)
 // keep them for --resume.
 func (c *checkpointer) failed(err error) {
+	c.wait()
 	var pe *workload.ParseError
 	if c == nil || !errors.As(err, &pe) {
 		return
@@ -525,25 +598,20 @@ func (c *checkpointer) resumeJournal() error {
 	return nil
 }
 
-// appendJournal appends what finished since the last checkpoint to the
-// journal and syncs it: one chunk, the metrics' entries then the series'
-// closed buckets, each preceded by its length (uint64, little-endian).
-func (c *checkpointer) appendJournal() error {
+// journalChunk takes what finished since the last checkpoint, as the
+// chunk to append to the journal (persist appends it), and counts it in
+// the journal's size and CRC: the metrics' entries then the series' closed
+// buckets, each preceded by its length (uint64, little-endian).
+func (c *checkpointer) journalChunk() []byte {
 	m, ts := c.m.TakeJournal(), c.ts.TakeJournal()
 	b := make([]byte, 0, 16+len(m)+len(ts))
 	b = binary.LittleEndian.AppendUint64(b, uint64(len(m)))
 	b = append(b, m...)
 	b = binary.LittleEndian.AppendUint64(b, uint64(len(ts)))
 	b = append(b, ts...)
-	if _, err := c.journal.Write(b); err != nil {
-		return err
-	}
-	if err := c.journal.Sync(); err != nil {
-		return err
-	}
 	c.journalSize += int64(len(b))
 	c.journalCRC = crc32.Update(c.journalCRC, castagnoli, b)
-	return nil
+	return b
 }
 
 // splitJournal splits a journal into the metrics' entries, all of them,
@@ -593,6 +661,9 @@ func (c *checkpointer) closeJournal(remove bool) {
 func (c *checkpointer) markDone(stage string) error {
 	if c.path == "" {
 		return nil
+	}
+	if err := c.wait(); err != nil {
+		return err
 	}
 	abs, err := filepath.Abs(stage)
 	if err != nil {

@@ -371,6 +371,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		o.ck.barrier = async.Sync
 	}
 	st, err := eng.Run(src, async)
+	if werr := o.ck.wait(); err == nil {
+		// The last checkpoint is on disk (or failed) before the run's
+		// files are committed or the process exits.
+		err = werr
+	}
 	async.Close()
 	if err == nil && o.afterRun != nil {
 		o.afterRun()

@@ -104,6 +104,12 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		if err != nil {
 			return nil, inputf("--resume: %v: %v", errCheckpoint, err)
 		}
+		// A kill may have come while a plot or summary.json was being
+		// written: only the partial jobs.csv (or the whole one, renamed
+		// from it) goes on.
+		if err := od.Clean(filepath.Base(o.ck.from.JobsTemp), "jobs.csv"); err != nil {
+			return nil, err
+		}
 	} else if od, err = report.CreateOutDir(out); err != nil {
 		if errors.Is(err, report.ErrForeignFiles) {
 			return nil, inputf("--out %v", err)

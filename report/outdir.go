@@ -115,6 +115,26 @@ func ResumeOutDir(final, stage string) (*OutDir, error) {
 	return &OutDir{final: abs, stage: stage}, nil
 }
 
+// Clean removes from the staging directory every entry but those named
+// keep: what a run killed part-way left there beside the partial files a
+// resumed run goes on with (a plot or summary half-written to its
+// temporary name, the finished files of a run that is simulated again).
+func (d *OutDir) Clean(keep ...string) error {
+	ents, err := os.ReadDir(d.stage)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if slices.Contains(keep, e.Name()) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(d.stage, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Path returns the staging directory, where the run's files are written.
 func (d *OutDir) Path() string { return d.stage }
 

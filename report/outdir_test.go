@@ -111,10 +111,20 @@ func TestOutDirResume(t *testing.T) {
 	}
 	d.KeepOnAbort()
 	d.Abort()
+	// What a kill left: the partial file resumed, and a plot half-written.
+	os.WriteFile(filepath.Join(d.Path(), ".jobs.csv.tmp-1"), []byte("partial"), 0o644)
+	os.WriteFile(filepath.Join(d.Path(), ".wait.svg.tmp-2"), []byte("half"), 0o644)
 	r, err := ResumeOutDir(final, d.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := r.Clean(".jobs.csv.tmp-1", "jobs.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if got := dirNames(t, r.Path()); !slices.Equal(got, []string{".jobs.csv.tmp-1"}) {
+		t.Errorf("after Clean the staging directory holds %v, want the partial file only", got)
+	}
+	os.Remove(filepath.Join(r.Path(), ".jobs.csv.tmp-1"))
 	os.WriteFile(filepath.Join(r.Path(), "summary.json"), []byte("x"), 0o644)
 	if err := r.Commit(); err != nil {
 		t.Fatal(err)

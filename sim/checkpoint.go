@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/workload"
@@ -138,13 +139,34 @@ type runningState struct {
 // returns an error wrapping ErrNoCheckpoint if the configuration cannot be
 // checkpointed (see CanCheckpoint).
 func (e *Engine) MarshalBinary() ([]byte, error) {
+	s, err := e.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	return s.MarshalBinary()
+}
+
+// A Snapshot is the engine's state between two instants, copied out of the
+// engine: it can be encoded on another goroutine while the engine runs on,
+// so a checkpoint's encoding and disk writes need not stop the simulation.
+type Snapshot struct {
+	s engineState
+}
+
+// Snapshot copies the engine's state between two instants; call it from
+// Config.OnCheckpoint (or before Run, or after it returned). Its
+// MarshalBinary gives what Engine.MarshalBinary would have given then. It
+// returns an error wrapping ErrNoCheckpoint if the configuration cannot be
+// checkpointed (see CanCheckpoint).
+func (e *Engine) Snapshot() (*Snapshot, error) {
 	if err := CanCheckpoint(e.cfg); err != nil {
 		return nil, err
 	}
 	if len(e.ended) > 0 {
 		return nil, errors.New("sim: checkpoint taken inside an instant")
 	}
-	var s engineState
+	snap := new(Snapshot)
+	s := &snap.s
 	var err error
 	if s.Policy, err = e.pol.(stateful).MarshalBinary(); err != nil {
 		return nil, fmt.Errorf("sim: policy state: %w", err)
@@ -157,27 +179,46 @@ func (e *Engine) MarshalBinary() ([]byte, error) {
 	if s.Machine, err = e.machine.MarshalBinary(); err != nil {
 		return nil, err
 	}
-	s.Now, s.FreeIDs, s.Queue, s.Epoch = e.now, e.freeIDs, e.queue, e.epoch
-	s.LastSeq, s.Wakes, s.Queued, s.Stats = e.lastSeq, e.wakes, e.queuedProcs, e.stats
+	// Every slice is copied: the engine reuses its own.
+	s.Now, s.FreeIDs, s.Queue, s.Epoch = e.now, slices.Clone(e.freeIDs), slices.Clone(e.queue), e.epoch
+	s.LastSeq, s.Wakes, s.Queued, s.Stats = e.lastSeq, slices.Clone(e.wakes), e.queuedProcs, e.stats
 	s.Busy, s.LastT, s.NextCk = e.busy, e.lastT, e.nextCk
 	s.Slots = make([]slotState, len(e.slots))
+	var ranges int
+	for i := range e.slots {
+		ranges += len(e.slots[i].alloc)
+	}
+	pool := make([]cluster.Range, 0, ranges) // one allocation for every slot's ranges
 	for i := range e.slots {
 		x := &e.slots[i]
+		var alloc []cluster.Range
+		if x.alloc != nil {
+			n := len(pool)
+			pool = append(pool, x.alloc...)
+			alloc = pool[n:len(pool):len(pool)]
+		}
 		s.Slots[i] = slotState{Job: x.job, Start: x.start, End: x.end, PredEnd: x.predEnd, Limit: x.limit,
-			Reserve: x.reserved, Epoch: x.epoch, Alloc: x.alloc, Started: x.started, Held: x.held, Predicted: x.predicted,
+			Reserve: x.reserved, Epoch: x.epoch, Alloc: alloc, Started: x.started, Held: x.held, Predicted: x.predicted,
 			Requeues: x.requeues, Released: x.released}
 	}
 	if len(e.cfg.NodeEvents) > 0 {
 		ns := &e.nodes
-		s.Nodes = &nodesState{Next: ns.next, State: ns.state, Parked: ns.parked, NParked: ns.nParked,
+		s.Nodes = &nodesState{Next: ns.next, State: slices.Clone(ns.state), Parked: slices.Clone(ns.parked), NParked: ns.nParked,
 			Unavail: ns.unavail, Draining: ns.draining, Requeued: ns.requeued}
 	}
 	if e.grow != nil {
 		for _, g := range e.grow.slots {
+			steps := make([]GrowStep, len(g.steps))
+			for k, st := range g.steps {
+				steps[k] = GrowStep{At: st.At, Procs: st.Procs, Alloc: slices.Clone(st.Alloc)}
+			}
+			if g.steps == nil {
+				steps = nil
+			}
 			s.Grow = append(s.Grow, growSlotState{P0: g.p0, MinP: g.minP, MaxP: g.maxP, Run0: g.run0, Est0: g.est0,
-				Since: g.since, WRun: g.wRun, WEst: g.wEst, Gen: g.gen, Steps: g.steps})
+				Since: g.since, WRun: g.wRun, WEst: g.wEst, Gen: g.gen, Steps: steps})
 		}
-		s.GrowOrder = e.grow.order
+		s.GrowOrder = slices.Clone(e.grow.order)
 	}
 	s.Ends = events(e.ends)
 	s.Expiry = events(e.expiry)
@@ -186,8 +227,14 @@ func (e *Engine) MarshalBinary() ([]byte, error) {
 	for i, r := range e.running {
 		s.Running[i] = runningState{PredEnd: r.predEnd, Seq: r.seq, Procs: r.procs, ID: r.id}
 	}
+	return snap, nil
+}
+
+// MarshalBinary encodes the snapshot. It may run on any goroutine, while
+// the engine it was taken from runs on.
+func (snap *Snapshot) MarshalBinary() ([]byte, error) {
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(&snap.s); err != nil {
 		return nil, fmt.Errorf("sim: encoding the engine state: %w", err)
 	}
 	return buf.Bytes(), nil

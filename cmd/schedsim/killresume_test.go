@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -70,7 +71,7 @@ func TestCheckpointRandomKills(t *testing.T) {
 		}
 		got := readDir(t, out)
 		if len(got) != len(want) {
-			t.Fatalf("kill %d after %v: %d files, want %d", k, delay, len(got), len(want))
+			t.Fatalf("kill %d after %v (%v): files %v, want %v", k, delay, landed, names(got), names(want))
 		}
 		for name, b := range want {
 			if !bytes.Equal(got[name], b) {
@@ -82,4 +83,14 @@ func TestCheckpointRandomKills(t *testing.T) {
 		}
 	}
 	t.Logf("%d kills: %v", kills, landed)
+}
+
+// names returns the names of files, sorted.
+func names(files map[string][]byte) []string {
+	var out []string
+	for name := range files {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
 }
