@@ -177,7 +177,7 @@ type checkpointer struct {
 	inputs   []traceFingerprint
 
 	// Set up by the run.
-	eng      *sim.Engine
+	eng      interface{ Snapshot() (*sim.Snapshot, error) } // a *sim.Engine or *sim.ScoreD
 	m        *report.Metrics
 	ts       *report.TimeSeries
 	gantt    *report.Gantt
@@ -278,38 +278,78 @@ func (c *checkpointer) engine(cfg sim.Config, m *report.Metrics, ts *report.Time
 		return nil, &InputError{fmt.Errorf("--checkpoint: %w", err)}
 	}
 	c.m, c.ts, c.gantt = m, ts, gantt
+	if c.from == nil {
+		eng, err := sim.New(cfg)
+		if err != nil {
+			return nil, &InputError{err}
+		}
+		c.eng = eng
+		if err := c.openJournal(); err != nil {
+			return nil, err
+		}
+		return eng, nil
+	}
+	eng, err := sim.Restore(cfg, c.from.Engine)
+	if err != nil {
+		return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+	}
+	c.eng = eng
+	if err := c.resumeJournal(); err != nil {
+		return nil, err
+	}
+	if err := c.resumeGantt(gantt); err != nil {
+		return nil, err
+	}
+	return eng, nil
+}
+
+// scoreD returns the run's SCore-D engine: new, or restored from the
+// checkpoint.
+func (c *checkpointer) scoreD(procs int, cfg policy.ScoreD, m *report.Metrics, ts *report.TimeSeries, gantt *report.Gantt) (*sim.ScoreD, error) {
+	c.m, c.ts, c.gantt = m, ts, gantt
+	var e *sim.ScoreD
 	var err error
 	if c.from == nil {
-		c.eng, err = sim.New(cfg)
-		if err != nil {
+		if e, err = sim.NewScoreD(procs, cfg); err != nil {
 			return nil, &InputError{err}
 		}
 		if err := c.openJournal(); err != nil {
 			return nil, err
 		}
-		return c.eng, nil
+	} else {
+		if e, err = sim.RestoreScoreD(procs, cfg, c.from.Engine); err != nil {
+			return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+		}
+		if err := c.resumeJournal(); err != nil {
+			return nil, err
+		}
+		if err := c.resumeGantt(gantt); err != nil {
+			return nil, err
+		}
 	}
-	if c.eng, err = sim.Restore(cfg, c.from.Engine); err != nil {
-		return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+	if c.path != "" {
+		e.SetCheckpoints(c.every, c.save)
 	}
-	if err := c.resumeJournal(); err != nil {
-		return nil, err
-	}
+	c.eng = e
+	return e, nil
+}
 
+// resumeGantt restores the Gantt chart's jobs from the checkpoint.
+func (c *checkpointer) resumeGantt(gantt *report.Gantt) error {
 	if (gantt == nil) != (c.from.Gantt == nil) {
-		return nil, inputf("--resume: %v: the Gantt chart was kept in one run and not in the other", errCheckpoint)
+		return inputf("--resume: %v: the Gantt chart was kept in one run and not in the other", errCheckpoint)
 	}
 	if gantt != nil {
 		if err := gantt.UnmarshalBinary(c.from.Gantt); err != nil {
-			return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
+			return &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
 		}
 	}
-	return c.eng, nil
+	return nil
 }
 
 // jobsCSV returns the writer of DIR/jobs.csv: a new one, or the partial
 // file of the checkpoint, cut to where the checkpoint was taken.
-func (c *checkpointer) jobsCSV(path, traceName string) (*report.AtomicFile, *report.JobsCSV, error) {
+func (c *checkpointer) jobsCSV(path, traceName string, scored bool) (*report.AtomicFile, *report.JobsCSV, error) {
 	var f *report.AtomicFile
 	var err error
 	if c.from != nil {
@@ -325,13 +365,21 @@ func (c *checkpointer) jobsCSV(path, traceName string) (*report.AtomicFile, *rep
 		if f, err = report.ResumeAtomic(path, c.from.JobsTemp, c.from.JobsSize, c.from.JobsCRC); err != nil {
 			return nil, nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
 		}
-		c.csv = report.ResumeJobsCSV(f, traceName)
+		if scored {
+			c.csv = report.ResumeScoreDJobsCSV(f, traceName)
+		} else {
+			c.csv = report.ResumeJobsCSV(f, traceName)
+		}
 	} else {
 		if f, err = report.CreateAtomic(path); err != nil {
 			return nil, nil, err
 		}
 		f.Track()
-		c.csv = report.NewJobsCSV(f, traceName)
+		if scored {
+			c.csv = report.NewScoreDJobsCSV(f, traceName)
+		} else {
+			c.csv = report.NewJobsCSV(f, traceName)
+		}
 	}
 	f.KeepOnAbort() // a killed or interrupted run can be resumed
 	c.jobsFile = f

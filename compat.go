@@ -50,7 +50,6 @@ var Combinations = []Combination{
 	{FeatureScoreD, FeatureGrow, "SCore-D's jobs run on the processors they were given; growing jobs is HPC Pack's model", true},
 	{FeatureScoreD, FeatureFilters, "HPC Pack's filters and templates belong to HPC Pack's scheduler, not to SCore-D's queues", true},
 	{FeatureScoreD, FeatureNodeEvents, "SCore-D's engine does not model node failures", false},
-	{FeatureScoreD, FeatureCheckpoint, "SCore-D's engine does not save its state", false},
 	{FeatureNodes, FeatureConservative, "node selection needs a policy that asks where a job fits (FCFS, EASY or Slurm's backfill); conservative backfilling plans processor counts", false},
 	{FeatureNodes, FeatureDepth, "node selection needs a policy that asks where a job fits; reservations for several jobs are planned on processor counts", false},
 	{FeatureNodes, FeatureOrder, "under FCFS and EASY a cluster of nodes keeps the submission order; use --backfill slurm for priority orders", false},

@@ -340,9 +340,12 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	switch {
 	case sd != nil:
 		var s *sim.ScoreD
-		if s, err = sim.NewScoreD(procs, *sd); err != nil {
+		if o.ck != nil {
+			s, err = o.ck.scoreD(procs, *sd, m, ts, gantt)
+		} else if s, err = sim.NewScoreD(procs, *sd); err != nil {
 			err = &InputError{err}
-		} else {
+		}
+		if err == nil {
 			if o.opt.Events != nil {
 				s.SetEvents(o.opt.Events)
 			}

@@ -140,7 +140,8 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		o.opt.FilterLog = logFile
 	}
 	newCSV := report.NewJobsCSV
-	if sd, err := o.scoreD(); err != nil {
+	sd, err := o.scoreD()
+	if err != nil {
 		return nil, err
 	} else if sd != nil {
 		newCSV = report.NewScoreDJobsCSV // SCore-D's columns too
@@ -148,7 +149,7 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 	var jobsFile *report.AtomicFile
 	var csv *report.JobsCSV
 	if o.ck != nil {
-		jobsFile, csv, err = o.ck.jobsCSV(filepath.Join(out, "jobs.csv"), o.traceName())
+		jobsFile, csv, err = o.ck.jobsCSV(filepath.Join(out, "jobs.csv"), o.traceName(), sd != nil)
 	} else if jobsFile, err = report.CreateAtomic(filepath.Join(out, "jobs.csv")); err == nil {
 		csv = newCSV(jobsFile, o.traceName())
 	}

@@ -40,3 +40,12 @@ func (c *JobsCSV) appendScoreD(b []byte, r *sim.Record) []byte {
 	}
 	return b
 }
+
+// ResumeScoreDJobsCSV is ResumeJobsCSV for a run of SCore-D's queues: it
+// goes on writing the rows of NewScoreDJobsCSV, without a header, after the
+// part of a jobs.csv a checkpointed run had written.
+func ResumeScoreDJobsCSV(w io.Writer, workloadName string) *JobsCSV {
+	c := newJobsCSV(w, workloadName)
+	c.scored = true
+	return c
+}

@@ -150,7 +150,8 @@ func (e *Engine) MarshalBinary() ([]byte, error) {
 // engine: it can be encoded on another goroutine while the engine runs on,
 // so a checkpoint's encoding and disk writes need not stop the simulation.
 type Snapshot struct {
-	s engineState
+	s  engineState
+	sd *scoreDState // a ScoreD's, instead of s
 }
 
 // Snapshot copies the engine's state between two instants; call it from
@@ -234,7 +235,11 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 // the engine it was taken from runs on.
 func (snap *Snapshot) MarshalBinary() ([]byte, error) {
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&snap.s); err != nil {
+	var v any = &snap.s
+	if snap.sd != nil {
+		v = snap.sd
+	}
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
 		return nil, fmt.Errorf("sim: encoding the engine state: %w", err)
 	}
 	return buf.Bytes(), nil

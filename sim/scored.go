@@ -159,6 +159,12 @@ type ScoreD struct {
 	rec    Record
 	obs    Observer
 	sample Sample
+
+	lastSeq int64                       // Seq of the last job submitted
+	ckEvery workload.Time               // SetCheckpoints
+	onCk    func(t workload.Time) error // SetCheckpoints
+	nextCk  workload.Time               // next checkpoint instant
+	resumed bool                        // restored (RestoreScoreD): Run skips the submitted jobs
 }
 
 // sdQueue is one queue at run time.
@@ -260,7 +266,7 @@ func NewScoreD(procs int, cfg policy.ScoreD) (*ScoreD, error) {
 	n := len(cfg.Queues)
 	e := &ScoreD{cfg: cfg, procs: procs, mpl: cfg.MPL, q: cfg.QuantumMs, s: cfg.SwitchMs,
 		exM: cluster.NewMachine(procs), rows: make([]int, cfg.MPL), rowQ: make([]int, n*cfg.MPL), exQ: make([]int, n), runQ: make([]int, n),
-		memQ: make([]int64, n), diskQ: make([]int64, n)}
+		memQ: make([]int64, n), diskQ: make([]int64, n), lastSeq: -1}
 	for _, q := range cfg.Queues {
 		e.queues = append(e.queues, sdQueue{cfg: q, state: q.State})
 	}
@@ -288,15 +294,28 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 	e.obs = obs
 	sampler, _ := obs.(Sampler)
 	var next workload.Job
+	if e.resumed {
+		// The jobs the saved engine had submitted, read again to bring
+		// the source (and its cleaning statistics) to where it was.
+		for range e.stats.Jobs {
+			if have, err := e.read(src, &next); err != nil || !have {
+				if err == nil {
+					err = fmt.Errorf("sim: resuming: the source ended before the %d jobs the checkpoint had read", e.stats.Jobs)
+				}
+				return e.stats, err
+			}
+		}
+	}
 	have, err := e.read(src, &next)
 	if err != nil {
 		return e.stats, err
 	}
-	if have {
+	if have && !e.resumed {
 		e.stats.FirstEvent = next.Submit
 		e.nowMs = int64(next.Submit) * 1000
+		e.nextCk = next.Submit + e.ckEvery
 	}
-	lastSeq := int64(-1)
+	e.resumed = false
 	for {
 		t := int64(workload.Forever)
 		if have {
@@ -322,10 +341,10 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		e.arrived = e.arrived[:0]
 		for have && int64(next.Submit)*1000 == t {
 			event = true
-			if next.Seq <= lastSeq {
-				next.Seq = lastSeq + 1 // the engine relies on Seq increasing
+			if next.Seq <= e.lastSeq {
+				next.Seq = e.lastSeq + 1 // the engine relies on Seq increasing
 			}
-			lastSeq = next.Seq
+			e.lastSeq = next.Seq
 			e.submit(&next)
 			if have, err = e.read(src, &next); err != nil {
 				return e.stats, err
@@ -363,6 +382,13 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		if sampler != nil && event {
 			e.sample = Sample{Time: workload.Time(ceilDiv(e.nowMs, 1000)), Busy: e.busy(), Running: len(e.running), Queued: e.queued(), QueuedProcs: e.queuedProcs}
 			sampler.Sample(&e.sample)
+		}
+		if e.ckEvery > 0 && e.onCk != nil && t >= int64(e.nextCk)*1000 {
+			now := workload.Time(t / 1000)
+			e.nextCk = e.stats.FirstEvent + ((now-e.stats.FirstEvent)/e.ckEvery+1)*e.ckEvery
+			if err := e.onCk(workload.Time(ceilDiv(t, 1000))); err != nil {
+				return e.stats, err
+			}
 		}
 	}
 	// Jobs still held by a queue that was never activated again.

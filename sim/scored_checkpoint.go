@@ -1,0 +1,200 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+	"slices"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Checkpoints of ScoreD, as of Engine (see Config.CheckpointEvery): its
+// whole state between two instants, copied by Snapshot and restored by
+// RestoreScoreD, so that a killed run goes on to the same records.
+
+// SetCheckpoints makes Run call save at the end of the first instant at or
+// after every `every` of simulated time from the first submission (every
+// must be positive), as Config.OnCheckpoint does for Engine. An error from
+// save stops the run.
+func (e *ScoreD) SetCheckpoints(every workload.Time, save func(t workload.Time) error) {
+	e.ckEvery, e.onCk = every, save
+}
+
+// scoreDState mirrors ScoreD for encoding/gob.
+type scoreDState struct {
+	Procs, MPL, Queues int // the configuration's shape, checked on restore
+
+	NowMs, VG     int64
+	VGRem         uint64
+	Queue         []scoreDQueueState
+	Slots         []scoreDSlotState
+	FreeIDs       []int32
+	Running       []int32
+	ExEnds, GEnds []eventState
+	Ex            int
+	ExM           []byte
+	Rows, RowQ    []int
+	ExQ, RunQ     []int
+	MemQ, DiskQ   []int64
+	NonEmpty      int
+	GangP         int
+	MemHeld       int64
+	DiskHeld      int64
+	CI            int
+	Queued        int64
+	GivenHi       uint64
+	GivenLo       uint64
+	TakenHi       uint64
+	TakenLo       uint64
+	Stats         Stats
+	LastSeq       int64
+	NextCk        workload.Time
+}
+
+type scoreDQueueState struct {
+	State policy.QueueState
+	Wait  []int32
+}
+
+type scoreDSlotState struct {
+	Job                  workload.Job
+	Queue                int
+	WorkUs               int64
+	Cut                  string
+	CPUUs, ResUs, UsedUs int64
+	StintAt, Target      int64
+	Ver                  uint32
+	Running, Gang        bool
+	Row, RunIdx          int
+	FirstMs, LastMs      int64
+	Demotions, Susp      int
+	Alloc                []cluster.Range
+	MemKB, DiskKB        int64
+	Holds                bool
+}
+
+// Snapshot copies the engine's state between two instants; call it from
+// the function SetCheckpoints gave (or before Run, or after it returned).
+func (e *ScoreD) Snapshot() (*Snapshot, error) {
+	m, err := e.exM.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	s := &scoreDState{Procs: e.procs, MPL: e.mpl, Queues: len(e.queues),
+		NowMs: e.nowMs, VG: e.vg, VGRem: e.vgRem,
+		FreeIDs: slices.Clone(e.freeIDs), Running: slices.Clone(e.running),
+		ExEnds: events(e.exEnds), GEnds: events(e.gEnds),
+		Ex: e.ex, ExM: m, Rows: slices.Clone(e.rows), RowQ: slices.Clone(e.rowQ),
+		ExQ: slices.Clone(e.exQ), RunQ: slices.Clone(e.runQ), MemQ: slices.Clone(e.memQ), DiskQ: slices.Clone(e.diskQ),
+		NonEmpty: e.nonEmpty, GangP: e.gangP, MemHeld: e.memHeld, DiskHeld: e.diskHeld, CI: e.ci, Queued: e.queuedProcs,
+		GivenHi: e.given.hi, GivenLo: e.given.lo, TakenHi: e.taken.hi, TakenLo: e.taken.lo,
+		Stats: e.stats, LastSeq: e.lastSeq, NextCk: e.nextCk}
+	for i := range e.queues {
+		q := &e.queues[i]
+		s.Queue = append(s.Queue, scoreDQueueState{State: q.state, Wait: slices.Clone(q.live())})
+	}
+	s.Slots = make([]scoreDSlotState, len(e.slots))
+	for i := range e.slots {
+		x := &e.slots[i]
+		s.Slots[i] = scoreDSlotState{Job: x.job, Queue: x.queue, WorkUs: x.workUs, Cut: x.cut,
+			CPUUs: x.cpuUs, ResUs: x.resUs, UsedUs: x.usedUs, StintAt: x.stintAt, Target: x.target,
+			Ver: x.ver, Running: x.running, Gang: x.gang, Row: x.row, RunIdx: x.runIdx,
+			FirstMs: x.firstMs, LastMs: x.lastMs, Demotions: x.demotions, Susp: x.susp,
+			Alloc: slices.Clone(x.alloc), MemKB: x.memKB, DiskKB: x.diskKB, Holds: x.holds}
+	}
+	return &Snapshot{sd: s}, nil
+}
+
+// MarshalBinary encodes the engine's state between two instants.
+func (e *ScoreD) MarshalBinary() ([]byte, error) {
+	s, err := e.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	return s.MarshalBinary()
+}
+
+// RestoreScoreD returns an engine in the state b (ScoreD.MarshalBinary)
+// saved, for the same machine and configuration; its Run skips the jobs the
+// saved engine had read and goes on from there.
+func RestoreScoreD(procs int, cfg policy.ScoreD, b []byte) (*ScoreD, error) {
+	e, err := NewScoreD(procs, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var s scoreDState
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
+		return nil, fmt.Errorf("sim: decoding the SCore-D engine state: %w", err)
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("sim: SCore-D engine state: "+format, args...)
+	}
+	if s.Procs != e.procs || s.MPL != e.mpl || s.Queues != len(e.queues) || len(s.Queue) != len(e.queues) {
+		return nil, bad("saved for %d processors, MPL %d and %d queues; configured %d, %d and %d",
+			s.Procs, s.MPL, s.Queues, e.procs, e.mpl, len(e.queues))
+	}
+	n := len(s.Slots)
+	for _, ids := range [][]int32{s.FreeIDs, s.Running} {
+		for _, id := range ids {
+			if id < 0 || int(id) >= n {
+				return nil, bad("slot %d of %d", id, n)
+			}
+		}
+	}
+	for _, q := range s.Queue {
+		for _, id := range q.Wait {
+			if id < 0 || int(id) >= n {
+				return nil, bad("slot %d of %d", id, n)
+			}
+		}
+	}
+	k := len(e.queues)
+	if len(s.Rows) != e.mpl || len(s.RowQ) != k*e.mpl || len(s.ExQ) != k || len(s.RunQ) != k || len(s.MemQ) != k || len(s.DiskQ) != k {
+		return nil, bad("counters of the wrong shape")
+	}
+	if s.CI < 0 || s.CI > len(e.changes) {
+		return nil, bad("queue change %d of %d", s.CI, len(e.changes))
+	}
+	if err := e.exM.UnmarshalBinary(s.ExM); err != nil {
+		return nil, err
+	}
+	if e.exM.Size() != procs {
+		return nil, bad("machine of %d processors, configuration %d", e.exM.Size(), procs)
+	}
+	e.nowMs, e.vg, e.vgRem = s.NowMs, s.VG, s.VGRem
+	for i, q := range s.Queue {
+		e.queues[i].state, e.queues[i].wait, e.queues[i].head = q.State, q.Wait, 0
+	}
+	e.slots = make([]sdSlot, n)
+	for i, x := range s.Slots {
+		if x.Queue < 0 || x.Queue >= k || (x.Running && (x.Row < 0 || x.Row >= e.mpl)) {
+			return nil, bad("slot %d: queue %d, row %d", i, x.Queue, x.Row)
+		}
+		e.slots[i] = sdSlot{job: x.Job, queue: x.Queue, workUs: x.WorkUs, cut: x.Cut,
+			cpuUs: x.CPUUs, resUs: x.ResUs, usedUs: x.UsedUs, stintAt: x.StintAt, target: x.Target,
+			ver: x.Ver, running: x.Running, gang: x.Gang, row: x.Row, runIdx: x.RunIdx,
+			firstMs: x.FirstMs, lastMs: x.LastMs, demotions: x.Demotions, susp: x.Susp,
+			alloc: x.Alloc, memKB: x.MemKB, diskKB: x.DiskKB, holds: x.Holds}
+	}
+	for i, id := range s.Running {
+		if x := &e.slots[id]; !x.running || x.runIdx != i {
+			return nil, bad("running job %d in slot %d is not marked running there", x.job.ID, id)
+		}
+	}
+	e.freeIDs, e.running = s.FreeIDs, s.Running
+	if e.exEnds, err = unevents(s.ExEnds, n); err != nil {
+		return nil, bad("%v", err)
+	}
+	if e.gEnds, err = unevents(s.GEnds, n); err != nil {
+		return nil, bad("%v", err)
+	}
+	e.ex, e.rows, e.rowQ, e.exQ, e.runQ, e.memQ, e.diskQ = s.Ex, s.Rows, s.RowQ, s.ExQ, s.RunQ, s.MemQ, s.DiskQ
+	e.nonEmpty, e.gangP, e.memHeld, e.diskHeld, e.ci, e.queuedProcs = s.NonEmpty, s.GangP, s.MemHeld, s.DiskHeld, s.CI, s.Queued
+	e.given, e.taken = u128{s.GivenHi, s.GivenLo}, u128{s.TakenHi, s.TakenLo}
+	e.stats, e.lastSeq, e.nextCk = s.Stats, s.LastSeq, s.NextCk
+	e.resumed = true
+	return e, nil
+}

@@ -1,0 +1,151 @@
+package sim_test
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// TestScoreDCheckpointChain runs SCore-D configurations once without
+// interruption, then as a chain of runs, each stopped at its first
+// checkpoint and resumed from the saved state by a new engine: the records
+// (in order) and the statistics must be the same. The configurations cover
+// gang time sharing (the exact virtual clock), exclusive mode, priorities
+// and preemption between queues, residence demotion, CPU-time kills,
+// memory limits and scheduled queue state changes.
+func TestScoreDCheckpointChain(t *testing.T) {
+	const procs = 64
+	queues := func(mode policy.QueueMode, preempt policy.PreemptMode) policy.ScoreD {
+		c := policy.NewScoreD(3, mode)
+		c.Preempt = preempt
+		c.Queues[0].ResidenceSec = 1800
+		c.Queues[1].MaxCPUSec = 20000
+		return c
+	}
+	cases := []struct {
+		name string
+		cfg  func() policy.ScoreD
+	}{
+		{"gang-mpl4", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 4; return c }},
+		{"gang-mpl3-switch", func() policy.ScoreD {
+			c := queues(policy.Gang, policy.PreemptSuspend)
+			c.MPL, c.QuantumMs, c.SwitchMs = 3, 70, 9
+			return c
+		}},
+		{"exclusive-suspend", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptSuspend) }},
+		{"exclusive-requeue", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptRequeue) }},
+		{"gang-changes-memory", func() policy.ScoreD {
+			c := queues(policy.Gang, policy.PreemptCancel)
+			c.MemKB = 1 << 20
+			c.Queues[2].MemPercent = 50
+			c.Changes = []policy.QueueChange{{At: 20000, Queue: 1, State: policy.Deactivated}, {At: 60000, Queue: 1, State: policy.Activated}}
+			return c
+		}},
+	}
+	seeds := uint64(simtest.Cases(3, 1))
+	for _, tc := range cases {
+		for seed := uint64(1); seed <= seeds; seed++ {
+			t.Run(fmt.Sprintf("%s/seed%d", tc.name, seed), func(t *testing.T) {
+				jobs := syntheticJobs(seed, 400, procs)
+				for i := range jobs {
+					jobs[i].Seq = int64(i)
+					jobs[i].Queue = i % 3
+					jobs[i].UsedMemKB = float64(i%5) * 1000
+				}
+				want := &simtest.Recorder{}
+				eng, err := sim.NewScoreD(procs, tc.cfg())
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantStats, err := eng.Run(&simtest.Source{Jobs: jobs}, want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := &simtest.Recorder{}
+				var state []byte
+				resumes := 0
+				for {
+					var e *sim.ScoreD
+					if state == nil {
+						e, err = sim.NewScoreD(procs, tc.cfg())
+					} else {
+						e, err = sim.RestoreScoreD(procs, tc.cfg(), state)
+						resumes++
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					var saved []byte
+					e.SetCheckpoints(3600, func(workload.Time) error {
+						b, err := e.MarshalBinary()
+						if err != nil {
+							return err
+						}
+						saved = b
+						return errStopHere
+					})
+					st, err := e.Run(&simtest.Source{Jobs: jobs}, got)
+					if err == nil {
+						if !reflect.DeepEqual(st, wantStats) {
+							t.Fatalf("stats after %d resumes:\n got %+v\nwant %+v", resumes, st, wantStats)
+						}
+						break
+					}
+					if !errors.Is(err, errStopHere) {
+						t.Fatal(err)
+					}
+					state = saved
+				}
+				var demoted, suspended, killed int
+				for _, r := range want.Records {
+					demoted += r.Demotions
+					suspended += r.Suspensions
+					if r.State != sim.Completed {
+						killed++
+					}
+				}
+				if demoted == 0 || suspended == 0 || killed == 0 {
+					t.Fatalf("%d demotions, %d suspensions, %d jobs not completed: the test does not exercise SCore-D's rules", demoted, suspended, killed)
+				}
+				if resumes < 5 {
+					t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)
+				}
+				if len(got.Records) != len(want.Records) {
+					t.Fatalf("%d records, want %d", len(got.Records), len(want.Records))
+				}
+				for i := range want.Records {
+					if !reflect.DeepEqual(got.Records[i], want.Records[i]) {
+						t.Fatalf("record %d after resuming:\n got %+v %+v\nwant %+v %+v", i, got.Records[i], *got.Records[i].Job, want.Records[i], *want.Records[i].Job)
+					}
+				}
+			})
+		}
+	}
+}
+
+// A state saved for another SCore-D configuration is refused.
+func TestScoreDRestoreRefusesOtherShape(t *testing.T) {
+	e, err := sim.NewScoreD(64, policy.NewScoreD(3, policy.Gang))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := e.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.RestoreScoreD(32, policy.NewScoreD(3, policy.Gang), b); err == nil {
+		t.Error("a state of 64 processors restored on 32")
+	}
+	if _, err := sim.RestoreScoreD(64, policy.NewScoreD(2, policy.Gang), b); err == nil {
+		t.Error("a state of 3 queues restored with 2")
+	}
+	if _, err := sim.RestoreScoreD(64, policy.NewScoreD(3, policy.Gang), b[:len(b)/2]); err == nil {
+		t.Error("a truncated state restored")
+	}
+}
