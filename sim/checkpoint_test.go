@@ -101,6 +101,12 @@ func checkpointCases(procs int) []checkpointCase {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Grow: &sim.Grow{Speedup: policy.Amdahl{Serial: 0.2}}}
 		}},
 		{"fcfs-grow", func() sim.Config { return sim.Config{Procs: procs, Policy: policy.FCFS{}, Grow: &sim.Grow{}} }},
+		{"easy-grow-nodes-requeue", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Grow: &sim.Grow{}, NodeEvents: events, NodeSize: 4, OnNodeFail: sim.NodeFailRequeue}
+		}},
+		{"fcfs-grow-amdahl-nodes-kill", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: policy.FCFS{}, Grow: &sim.Grow{Speedup: policy.Amdahl{Serial: 0.1}}, NodeEvents: events, NodeSize: 4}
+		}},
 		{"fcfs", func() sim.Config { return sim.Config{Procs: procs, Policy: policy.FCFS{}} }},
 		{"easy-all", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}}

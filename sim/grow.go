@@ -114,8 +114,6 @@ func newGrowState(cfg *Config) (*growState, error) {
 		return nil, fmt.Errorf("%w cannot be combined with runtime estimates (an Estimator)", errGrowWith)
 	case cfg.Allocator != nil:
 		return nil, fmt.Errorf("%w cannot be combined with node selection (an Allocator)", errGrowWith)
-	case len(cfg.NodeEvents) > 0:
-		return nil, fmt.Errorf("%w cannot be combined with node events yet", errGrowWith)
 	}
 	g := &growState{speedup: cfg.Grow.Speedup, filter: cfg.Grow.Filter}
 	if g.speedup == nil {

@@ -347,7 +347,19 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 		s := &e.slots[id]
 		node := ns.firstNodeIn(s.alloc, ev.Nodes)
 		e.stopRun(id)
+		if e.grow != nil {
+			// The job as the trace gave it, its growth steps kept
+			// for its record.
+			s.end = e.now
+			e.grow.finished(e, s, id)
+		}
 		if e.cfg.OnNodeFail == NodeFailRequeue {
+			if e.grow != nil {
+				// Back in the queue as it was submitted: on its
+				// minimum, its work converted to it again.
+				s.job.Estimate = s.limit
+				e.grow.submitted(e, s, id)
+			}
 			e.requeue(id)
 			continue
 		}
@@ -362,6 +374,7 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 		s.job.Estimate = s.limit // the job as the trace gave it
 		e.touch(e.now)
 		e.rec = Record{Job: &s.job, State: NodeFail, Start: s.start, End: s.end, Alloc: s.alloc, Reason: b.String(), Requeues: int(s.requeues)}
+		e.recordGrowth(id)
 		if s.predicted >= 0 {
 			e.rec.Predicted, e.rec.HasPrediction = s.predicted, true
 			e.stats.Predicted++
@@ -417,7 +430,12 @@ func (e *Engine) stopRun(id int32) {
 	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: e.now, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User})
 	held := float64(e.held(s))
 	e.stats.ProcSeconds -= held * float64(s.end-e.now)
-	e.stats.LostProcSeconds += held * float64(e.now-s.start)
+	if e.grow != nil && len(e.grow.slots[id].steps) > 0 {
+		// A job that grew held fewer processors before its last step.
+		e.stats.LostProcSeconds += float64(stepsProcSeconds(e.grow.slots[id].steps, e.now))
+	} else {
+		e.stats.LostProcSeconds += held * float64(e.now-s.start)
+	}
 }
 
 // requeue puts stopped job id back in the queue at its submission-order

@@ -211,3 +211,48 @@ func TestGrowScenario(t *testing.T) {
 		t.Errorf("linear growth: utilisation %.3f, rigid %.3f: want higher", l.Utilisation, r.Utilisation)
 	}
 }
+
+// TestGrowNodeEventsLANL runs growing jobs on a machine whose nodes fail:
+// LANL-CM5's jobs, every third one given a range of half to twice its
+// processors, with 10 % of the nodes down for a day. Jobs on the failed
+// nodes are killed, or requeued (back on their minimum); the requeued run,
+// killed with SIGKILL after some checkpoints and resumed, writes the same
+// files as an uninterrupted one.
+func TestGrowNodeEventsLANL(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", src)
+	}
+	skipBigTrace(t, src)
+	dir := t.TempDir()
+	jobs, _ := readJobs(t, src)
+	ranged := 0
+	for i := range jobs {
+		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
+			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, 1024)
+			ranged++
+		}
+	}
+	trace := filepath.Join(dir, "lanl-ranges.parquet")
+	writeParquetTrace(t, trace, 1024, jobs)
+	events := filepath.Join("testdata", "lanl-10pct-down-1day.nodes")
+	base := []string{"run", "--trace", trace, "--grow", "--backfill", "easy", "-q", "--plots=false"}
+	for _, mode := range []string{"kill", "requeue"} {
+		out := filepath.Join(dir, mode)
+		if code, _, stderr := run(t, append(base, "--node-events", events, "--on-node-fail", mode, "--out", out)...); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", mode, code, stderr)
+		}
+		s := readSummary(t, out)
+		n := s.NodeFailures
+		if n == nil || n.Killed+n.Requeued == 0 || n.LostProcSec <= 0 {
+			t.Fatalf("%s: the failure hit no job: %+v", mode, n)
+		}
+		if s.Jobs != int64(len(jobs)) {
+			t.Errorf("%s: %d jobs in the summary, the trace has %d", mode, s.Jobs, len(jobs))
+		}
+		t.Logf("%s: %d jobs with a range; killed %d, requeued %d, %d processor-s lost; mean wait %.0f s",
+			mode, ranged, n.Killed, n.Requeued, n.LostProcSec, s.Wait.Mean)
+	}
+	killResumeCompare(t, filepath.Join(dir, "ck"), 12, "30d", "run", "--trace", trace, "--grow", "--backfill", "easy", "-q",
+		"--node-events", events, "--on-node-fail", "requeue")
+}

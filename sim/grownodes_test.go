@@ -1,0 +1,90 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// TestGrowNodeEvents: growing jobs on nodes that fail. A machine of 8
+// processors in 4 nodes of 2, FCFS, linear speedup. Job 1 asks for 4 in the
+// trace (range 2–8), runs 100 s (400 processor-seconds of work) and
+// requests 1000 s. It starts at 0 on its minimum of 2 and is given the 6
+// idle processors at once: 8 processors, end 0 + 400/8 = 50. Node 3
+// (processors 6–7) goes down at 20.
+//
+//   - kill: job 1 dies at 20 as the trace gave it (4 processors), with its
+//     two steps (2 at 0, 8 at 0); 8 × 20 = 160 processor-seconds are lost.
+//   - requeue: job 1 goes back to the queue on its minimum and starts again
+//     at 20 on 2, given the 4 idle processors left in service at once: 6
+//     processors, end 20 + ⌈400/6⌉ = 87, one requeue. Job 2 (rigid, 2
+//     processors, submitted at 10, 30 s) waited behind it: it starts at 87.
+//   - drain: node 3 drains at 20 instead; job 1 runs on to 50, and node 3
+//     leaves service when it ends. Job 2 starts at 50 on processors 0–1.
+func TestGrowNodeEvents(t *testing.T) {
+	jobs := func() []workload.Job {
+		return []workload.Job{
+			{ID: 1, Seq: 0, Submit: 0, Procs: 4, MinProcs: 2, MaxProcs: 8, Run: 100, Estimate: 1000},
+			{ID: 2, Seq: 1, Submit: 10, Procs: 2, Run: 30, Estimate: 60},
+		}
+	}
+	type want struct {
+		state      sim.State
+		start, end workload.Time
+		procs      int
+		steps      int
+		requeues   int
+	}
+	cases := []struct {
+		name   string
+		state  cluster.NodeState
+		onFail sim.NodeFailAction
+		want   map[int64]want
+		lost   float64
+	}{
+		{"kill", cluster.NodeDown, sim.NodeFailKill, map[int64]want{
+			1: {sim.NodeFail, 0, 20, 4, 2, 0},
+			2: {sim.Completed, 20, 50, 2, 0, 0},
+		}, 160},
+		{"requeue", cluster.NodeDown, sim.NodeFailRequeue, map[int64]want{
+			1: {sim.Completed, 20, 87, 4, 2, 1},
+			2: {sim.Completed, 87, 117, 2, 0, 0},
+		}, 160},
+		{"drain", cluster.NodeDrain, sim.NodeFailKill, map[int64]want{
+			1: {sim.Completed, 0, 50, 4, 2, 0},
+			2: {sim.Completed, 50, 80, 2, 0, 0},
+		}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := sim.Config{Procs: 8, NodeSize: 2, Policy: policy.FCFS{}, Grow: &sim.Grow{}, OnNodeFail: tc.onFail,
+				NodeEvents: []cluster.NodeEvent{{At: 20, State: tc.state, Nodes: []cluster.Range{{Lo: 3, Hi: 4}}}}}
+			eng, err := sim.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &simtest.Recorder{}
+			st, err := eng.Run(simtest.NewSource(jobs()), rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, w := range tc.want {
+				r := rec.ByID(t, id)
+				if r.State != w.state || r.Start != w.start || r.End != w.end || r.Job.Procs != w.procs || len(r.Steps) != w.steps || r.Requeues != w.requeues {
+					t.Errorf("job %d: %v %d–%d on %d, %d steps, %d requeues; want %v %d–%d on %d, %d steps, %d requeues",
+						id, r.State, r.Start, r.End, r.Job.Procs, len(r.Steps), r.Requeues, w.state, w.start, w.end, w.procs, w.steps, w.requeues)
+				}
+			}
+			if st.LostProcSeconds != tc.lost {
+				t.Errorf("lost %v processor-seconds, want %v", st.LostProcSeconds, tc.lost)
+			}
+			if t.Failed() {
+				t.Logf("records:\n%s", simtest.Format(rec.Records))
+			}
+		})
+	}
+}
