@@ -57,7 +57,6 @@ var Combinations = []Combination{
 	{FeatureNodes, FeatureActivation, "activation filters reserve on the processor pool", false},
 	{FeatureNodes, FeatureGrow, "growing jobs grow on the processor pool", false},
 	{FeatureClusters, FeatureNodeEvents, "node events name the nodes of one cluster", false},
-	{FeatureNodeEvents, FeatureConservative, "conservative backfilling's plan is made once per job; with nodes going down it would have to be re-made for the jobs that a failure requeues", false},
 	{FeatureGrow, FeatureEstimates, "a growing job's run time is converted by its speedup model from the requested time; an estimator's prediction would have to be converted the same way", false},
 	{FeatureGrow, FeatureConservative, "conservative backfilling plans every job on a fixed processor count, which growth changes under the plan", true},
 	{FeatureGrow, FeatureSlurm, "Slurm's backfill plans every job on a fixed processor count, which growth changes under the plan", true},

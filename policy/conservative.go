@@ -28,7 +28,11 @@ import (
 //
 // Under runtime predictions (sim.Config.Estimator) a running job can outlive
 // its place in the plan; the plan is then rebuilt from scratch, running jobs
-// by their corrected predictions and waiting jobs in queue order.
+// by their corrected predictions and waiting jobs in queue order. So it is
+// when the machine's capacity changes (sim.Config.NodeEvents: nodes go down,
+// drain or come back): every waiting job is planned again on the new
+// capacity, in queue order, and may move later; a job a failure requeued
+// rejoins the plan at its submission-order place.
 type Conservative struct {
 	prof cluster.Profile
 	plan []planned // waiting jobs, in queue order
@@ -75,7 +79,7 @@ func (c *Conservative) Schedule(v View, d Decisions) {
 			endedNow = append(endedNow, e)
 			continue
 		}
-		c.prof.Remove(now, e.PredictedEnd, e.Procs)
+		c.prof.Remove(now, e.PredictedEnd, e.Freed)
 	}
 	c.endedNow = endedNow
 	// New jobs are at the tail of the queue, but for a job whose Hold Until
@@ -98,10 +102,13 @@ func (c *Conservative) Schedule(v View, d Decisions) {
 	// pyss handles the ends of one instant one by one, in order of start.
 	sort.SliceStable(endedNow, func(a, b int) bool { return endedNow[a].Start < endedNow[b].Start })
 	for _, e := range endedNow {
-		c.prof.Remove(now, e.PredictedEnd, e.Procs)
+		c.prof.Remove(now, e.PredictedEnd, e.Freed)
 		c.replan()
 	}
-	if c.outlived(v) {
+	// Under node events (sim.Config.NodeEvents) the machine's capacity
+	// changes: the plan is rebuilt on the new one, as after a prediction
+	// that proved wrong (the engine voided the promises made on the old).
+	if c.outlived(v) || c.prof.Size() != v.Capacity() {
 		c.rebuild(v)
 	}
 	w := 0

@@ -70,6 +70,12 @@ type Ended struct {
 	PredictedEnd workload.Time // start + estimate (its last prediction), or workload.Forever
 	Procs        int
 	User         int // workload.Job.User (SWF field 12), for fair-share
+	// Freed is the processors the end gave back to service: those the job
+	// held (Procs; on a cluster of nodes those the allocator charged), less
+	// those on draining nodes, which leave service with it (the same count
+	// View.Running gave for it). A plan of processor counts (Conservative)
+	// gives these back.
+	Freed int
 }
 
 // Decisions receives a policy's decisions.

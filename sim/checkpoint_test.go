@@ -120,6 +120,9 @@ func checkpointCases(procs int) []checkpointCase {
 			return sim.Config{Procs: procs, Policy: &policy.Depth{Depth: 3, Lookahead: policy.LookaheadAll}}
 		}},
 		{"conservative", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.Conservative{}} }},
+		{"conservative-nodes-requeue", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.Conservative{}, NodeEvents: events, NodeSize: 4, OnNodeFail: sim.NodeFailRequeue}
+		}},
 		// Jobs held until their Hold Until (see TestCheckpointChain).
 		{"easy-all-holds", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}}

@@ -88,3 +88,54 @@ func TestGrowNodeEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestConservativeNodeEvents: conservative backfilling on a machine whose
+// capacity changes. 4 processors, nodes of 1. At 0: job 1 (2 processors,
+// 100 s) starts on 0–1, job 2 (4, 50 s) is planned at 100, job 3 (2, 30 s)
+// fits before it and starts on 2–3. At 10 a node event leaves 3 processors
+// in service, and at 200 all 4 again. Each change rebuilds the plan on the
+// new capacity: job 2 cannot be planned on 3 processors, and starts at 200.
+//
+//   - kill: node 3 goes down; job 3, on it, dies at 10.
+//   - requeue: job 3 goes back to the queue behind job 2 and is planned on
+//     the 1 processor free until 100: it starts at 100 and ends at 130.
+//   - drain: node 0 drains; job 1 runs on to 100 on it and job 3 to 30;
+//     node 0 leaves service when job 1 ends (it gives back 1 processor).
+func TestConservativeNodeEvents(t *testing.T) {
+	jobs := []workload.Job{
+		{ID: 1, Seq: 0, Submit: 0, Procs: 2, Run: 100, Estimate: 100},
+		{ID: 2, Seq: 1, Submit: 0, Procs: 4, Run: 50, Estimate: 50},
+		{ID: 3, Seq: 2, Submit: 0, Procs: 2, Run: 30, Estimate: 30},
+	}
+	cases := []struct {
+		name   string
+		state  cluster.NodeState
+		node   int
+		onFail sim.NodeFailAction
+		want   map[int64]nodeWant
+	}{
+		{"kill", cluster.NodeDown, 3, sim.NodeFailKill, map[int64]nodeWant{
+			1: {state: sim.Completed, start: 0, end: 100},
+			2: {state: sim.Completed, start: 200, end: 250},
+			3: {state: sim.NodeFail, start: 0, end: 10, reason: "node 3 down"},
+		}},
+		{"requeue", cluster.NodeDown, 3, sim.NodeFailRequeue, map[int64]nodeWant{
+			1: {state: sim.Completed, start: 0, end: 100},
+			2: {state: sim.Completed, start: 200, end: 250},
+			3: {state: sim.Completed, start: 100, end: 130, requeues: 1},
+		}},
+		{"drain", cluster.NodeDrain, 0, sim.NodeFailKill, map[int64]nodeWant{
+			1: {state: sim.Completed, start: 0, end: 100},
+			2: {state: sim.Completed, start: 200, end: 250},
+			3: {state: sim.Completed, start: 0, end: 30},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			node := []cluster.Range{{Lo: tc.node, Hi: tc.node + 1}}
+			cfg := sim.Config{Procs: 4, NodeSize: 1, Policy: &policy.Conservative{}, OnNodeFail: tc.onFail,
+				NodeEvents: []cluster.NodeEvent{{At: 10, State: tc.state, Nodes: node}, {At: 200, State: cluster.NodeResume, Nodes: node}}}
+			runWithNodes(t, cfg, jobs, tc.want)
+		})
+	}
+}

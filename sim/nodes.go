@@ -116,9 +116,6 @@ func (e *Engine) initNodes(cfg *Config) error {
 	if len(cfg.NodeEvents) == 0 {
 		return nil
 	}
-	if _, ok := cfg.Policy.(*policy.Conservative); ok {
-		return fmt.Errorf("sim: node events with conservative backfilling are not supported yet: its plan cannot follow requeued jobs and capacity changes (use fcfs, easy, a reservation depth or slurm)")
-	}
 	if cfg.OnNodeFail > NodeFailRequeue {
 		return fmt.Errorf("sim: on node failure %v: want kill or requeue", cfg.OnNodeFail)
 	}
@@ -412,6 +409,16 @@ func (e *Engine) held(s *slot) int {
 	return s.job.Procs
 }
 
+// freed returns the processors the end of the running job of slot s gives
+// back to service (policy.Ended.Freed): what Running counts for it.
+func (e *Engine) freed(s *slot) int {
+	n := e.held(s)
+	if e.nodes.draining > 0 {
+		n -= e.nodes.drainingIn(s.alloc)
+	}
+	return n
+}
+
 // stopRun stops running job id now: its end events go, its processors are
 // released and it leaves the predicted-end index. The part of its run that
 // will not happen leaves Stats.ProcSeconds; the part that did is lost.
@@ -427,7 +434,7 @@ func (e *Engine) stopRun(id int32) {
 	e.nodes.released(s.alloc) // its part on other, draining nodes
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
-	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: e.now, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User})
+	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: e.now, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s)})
 	held := float64(e.held(s))
 	e.stats.ProcSeconds -= held * float64(s.end-e.now)
 	if e.grow != nil && len(e.grow.slots[id].steps) > 0 {

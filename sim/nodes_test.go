@@ -287,7 +287,6 @@ func TestNodeEventsConfigErrors(t *testing.T) {
 	}{
 		{"node out of the machine", sim.Config{Procs: 4, NodeSize: 4, NodeEvents: []cluster.NodeEvent{{State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 1, Hi: 2}}}}}, "outside the machine's nodes 0-0"},
 		{"unsorted", sim.Config{Procs: 4, NodeEvents: []cluster.NodeEvent{{At: 5, State: cluster.NodeDown, Nodes: ev[0].Nodes}, {At: 1, State: cluster.NodeResume, Nodes: ev[0].Nodes}}}, "sorted by time"},
-		{"conservative", sim.Config{Procs: 4, Policy: &policy.Conservative{}, NodeEvents: ev}, "conservative"},
 		{"node size on a cluster", sim.Config{Allocator: al, NodeSize: 2, NodeEvents: ev}, "the nodes are the cluster's"},
 		{"cluster of clusters", sim.Config{Allocator: fed, NodeEvents: ev}, "cluster of clusters"},
 		{"negative node size", sim.Config{Procs: 4, NodeSize: -1, NodeEvents: ev}, "node size"},
@@ -366,6 +365,7 @@ func TestNodeEventsRandom(t *testing.T) {
 		func() policy.Policy { return &policy.EASY{Lookahead: 2, SJBF: true} },
 		func() policy.Policy { return &policy.Depth{Depth: 3, Lookahead: policy.LookaheadAll} },
 		func() policy.Policy { return slurm(policy.SlurmParams{}) },
+		func() policy.Policy { return &policy.Conservative{} },
 	}
 	n := simtest.Cases(2000, 200)
 	// hits counts, on the pool [0] and on clusters [1], the jobs killed

@@ -147,7 +147,6 @@ func TestRunNodeEventsErrors(t *testing.T) {
 		{"bad action", []string{"--node-events", good, "--on-node-fail", "ignore"}, `--on-node-fail "ignore"`},
 		{"bad node size", []string{"--node-events", good, "--node-size", "0"}, "--node-size 0"},
 		{"missing file", []string{"--node-events", filepath.Join(dir, "none.txt")}, "--node-events: open " + filepath.Join(dir, "none.txt")},
-		{"conservative", []string{"--node-events", good, "--backfill", "conservative"}, "node events (--node-events) and conservative backfilling are not combined"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,6 +213,35 @@ func TestNodeEventsLANL(t *testing.T) {
 		t.Errorf("kill: %+v; requeue: %+v (the same jobs die first in both)", *kill.NodeFailures, *requeue.NodeFailures)
 	}
 	t.Logf("mean wait: none %.1f s, kill %.1f s, requeue %.1f s", none.Wait.Mean, kill.Wait.Mean, requeue.Wait.Mean)
+}
+
+// TestNodeEventsConservativeLANL: conservative backfilling re-plans on the
+// capacity the node events leave; its runs pass verify, and a requeued
+// run killed with SIGKILL and resumed writes the same files.
+func TestNodeEventsConservativeLANL(t *testing.T) {
+	trace := filepath.Join("..", "..", "..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
+	if _, err := os.Stat(trace); err != nil {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", trace)
+	}
+	skipBigTrace(t, trace)
+	dir := t.TempDir()
+	events := filepath.Join("testdata", "lanl-10pct-down-1day.nodes")
+	for _, mode := range []string{"kill", "requeue"} {
+		out := filepath.Join(dir, mode)
+		args := []string{"run", "--trace", trace, "--backfill", "conservative", "--node-events", events, "--on-node-fail", mode, "--out", out, "-q", "--plots=false"}
+		if code, _, stderr := run(t, args...); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", mode, code, stderr)
+		}
+		if code, stdout, stderr := run(t, "verify", out); code != exitOK {
+			t.Fatalf("%s: verify: exit %d:\n%s%s", mode, code, stdout, stderr)
+		}
+		n := readSummary(t, out).NodeFailures
+		if n == nil || n.Killed+n.Requeued == 0 {
+			t.Fatalf("%s: the failure hit no job: %+v", mode, n)
+		}
+	}
+	killResumeCompare(t, filepath.Join(dir, "ck"), 10, "30d", "run", "--trace", trace, "--backfill", "conservative",
+		"--node-events", events, "--on-node-fail", "requeue", "-q")
 }
 
 // TestRunNodeEventsCluster runs TestRunNodeEvents' kill case on a cluster
