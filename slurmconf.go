@@ -55,16 +55,15 @@ func (o *runner) clusterSpec() (*cluster.Spec, error) {
 }
 
 // allocator returns the node selector of spec for pol. The policy must ask
-// policy.Fitter before starting a job: FCFS and EASY without a priority
-// order, and Slurm's backfill with any.
+// policy.Fitter before starting a job: FCFS, EASY and Slurm's backfill, in
+// any priority order (policy.Ordered hands its inner policy a Fitter view).
 func (o *runner) allocator(spec *cluster.Spec, pol policy.Policy) (cluster.Allocator, error) {
-	bad := inputf("a cluster of nodes needs --backfill off, easy (reservation depth 1, submission order) or slurm, not %s", pol.Name())
-	switch p := pol.(type) {
+	bad := inputf("a cluster of nodes needs --backfill off, easy (reservation depth 1) or slurm, not %s", pol.Name())
+	if p, ok := pol.(*policy.Ordered); ok {
+		pol = p.Inner
+	}
+	switch pol.(type) {
 	case policy.FCFS, *policy.EASY, *policy.Slurm:
-	case *policy.Ordered:
-		if _, ok := p.Inner.(*policy.Slurm); !ok {
-			return nil, bad
-		}
 	default:
 		return nil, bad
 	}

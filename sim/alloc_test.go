@@ -76,7 +76,18 @@ func TestAllocatorScenarios(t *testing.T) {
 		}},
 	}
 	for _, tc := range tests {
-		for _, pol := range []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll}} {
+		ordered := func(name string, inner policy.Policy) policy.Policy {
+			o, err := policy.ParseOrder(name, policy.DefaultPriorityParams())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return &policy.Ordered{Order: o, Inner: inner}
+		}
+		// A priority order on a cluster of nodes: the inner policy asks
+		// where the i-th job in that order fits.
+		pols := []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll},
+			ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll}), ordered("wfp3", policy.FCFS{}), ordered("multifactor", &policy.EASY{Lookahead: 5})}
+		for _, pol := range pols {
 			t.Run(tc.name+"/"+pol.Name(), func(t *testing.T) {
 				al, err := tc.spec.NewAllocator()
 				if err != nil {
@@ -195,7 +206,18 @@ func TestConsResRandomWorkloads(t *testing.T) {
 			}
 			jobs[i] = memJob(int64(i+1), at, 1+rnd(spec.Cores()), run, est, mem)
 		}
-		for _, pol := range []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll}} {
+		ordered := func(name string, inner policy.Policy) policy.Policy {
+			o, err := policy.ParseOrder(name, policy.DefaultPriorityParams())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return &policy.Ordered{Order: o, Inner: inner}
+		}
+		// A priority order on a cluster of nodes: the inner policy asks
+		// where the i-th job in that order fits.
+		pols := []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll},
+			ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll}), ordered("wfp3", policy.FCFS{}), ordered("multifactor", &policy.EASY{Lookahead: 5})}
+		for _, pol := range pols {
 			al, err := spec.NewAllocator()
 			if err != nil {
 				t.Fatal(err)

@@ -1,5 +1,8 @@
 package sim_test
 
+// Tests of option combinations that #20 made run: each with a schedule
+// computed by hand.
+
 import (
 	"testing"
 
@@ -136,6 +139,58 @@ func TestConservativeNodeEvents(t *testing.T) {
 			cfg := sim.Config{Procs: 4, NodeSize: 1, Policy: &policy.Conservative{}, OnNodeFail: tc.onFail,
 				NodeEvents: []cluster.NodeEvent{{At: 10, State: tc.state, Nodes: node}, {At: 200, State: cluster.NodeResume, Nodes: node}}}
 			runWithNodes(t, cfg, jobs, tc.want)
+		})
+	}
+}
+
+// TestOrderOnNodes: a priority order on a cluster of nodes (select/linear,
+// 2 nodes of 4 cores). Job 1 (4 cores, 100 s) starts at 0 on node 0; job 2
+// (8 cores, 300 s) comes at 1, job 3 (4 cores, 200 s) at 2; estimates are
+// exact.
+//
+//   - submission order, EASY: job 2 is the head with its reservation at 100;
+//     job 3 would run past it on the node job 2 needs, so it waits: 2 runs
+//     100–400, 3 400–600.
+//   - sjf, EASY: job 3 (200 s) comes before job 2 (300 s) and fits node 1 at
+//     2: 2–202; job 2 then needs both nodes: 202–502.
+func TestOrderOnNodes(t *testing.T) {
+	jobs := []workload.Job{
+		{ID: 1, Seq: 0, Submit: 0, Procs: 4, Run: 100, Estimate: 100},
+		{ID: 2, Seq: 1, Submit: 1, Procs: 8, Run: 300, Estimate: 300},
+		{ID: 3, Seq: 2, Submit: 2, Procs: 4, Run: 200, Estimate: 200},
+	}
+	sjf, err := policy.ParseOrder("sjf", policy.DefaultPriorityParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		pol  policy.Policy
+		want map[int64][2]workload.Time
+	}{
+		{"submission order", &policy.EASY{Lookahead: policy.LookaheadAll}, map[int64][2]workload.Time{1: {0, 100}, 2: {100, 400}, 3: {400, 600}}},
+		{"sjf", &policy.Ordered{Order: sjf, Inner: &policy.EASY{Lookahead: policy.LookaheadAll}}, map[int64][2]workload.Time{1: {0, 100}, 2: {202, 502}, 3: {2, 202}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := &cluster.Spec{Select: cluster.SelectLinear, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 4}}}
+			al, err := spec.NewAllocator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng, err := sim.New(sim.Config{Policy: tc.pol, Allocator: al})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &simtest.Recorder{}
+			if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
+				t.Fatal(err)
+			}
+			for id, w := range tc.want {
+				if r := rec.ByID(t, id); r.State != sim.Completed || r.Start != w[0] || r.End != w[1] {
+					t.Errorf("job %d: %v %d–%d, want completed %d–%d", id, r.State, r.Start, r.End, w[0], w[1])
+				}
+			}
 		})
 	}
 }
