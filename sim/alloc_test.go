@@ -86,7 +86,8 @@ func TestAllocatorScenarios(t *testing.T) {
 		// A priority order on a cluster of nodes: the inner policy asks
 		// where the i-th job in that order fits.
 		pols := []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll},
-			ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll}), ordered("wfp3", policy.FCFS{}), ordered("multifactor", &policy.EASY{Lookahead: 5})}
+			ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll}), ordered("wfp3", policy.FCFS{}), ordered("multifactor", &policy.EASY{Lookahead: 5}),
+			&policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}}
 		for _, pol := range pols {
 			t.Run(tc.name+"/"+pol.Name(), func(t *testing.T) {
 				al, err := tc.spec.NewAllocator()
@@ -216,7 +217,8 @@ func TestConsResRandomWorkloads(t *testing.T) {
 		// A priority order on a cluster of nodes: the inner policy asks
 		// where the i-th job in that order fits.
 		pols := []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll},
-			ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll}), ordered("wfp3", policy.FCFS{}), ordered("multifactor", &policy.EASY{Lookahead: 5})}
+			ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll}), ordered("wfp3", policy.FCFS{}), ordered("multifactor", &policy.EASY{Lookahead: 5}),
+			&policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}}
 		for _, pol := range pols {
 			al, err := spec.NewAllocator()
 			if err != nil {

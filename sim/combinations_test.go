@@ -194,3 +194,52 @@ func TestOrderOnNodes(t *testing.T) {
 		})
 	}
 }
+
+// TestSJBFOnNodes: shortest-first backfilling on a cluster of nodes
+// (select/linear, 2 nodes of 4 cores: a job takes whole nodes). Job 1 (4
+// cores, 100 s) starts at 0 on node 0; job 2 (8 cores, 100 s) at 1 is the
+// head, reserved at 100; jobs 3 (2 cores, 90 s) and 4 (2 cores, 50 s)
+// come together at 2, and either fits node 1 before 100, not both.
+//
+//   - EASY walks them in submission order: job 3 takes node 1 (2–92), job 4
+//     waits behind job 2 (100–200): 200–250.
+//   - SJBF walks the shortest first: job 4 takes node 1 (2–52); job 3 would
+//     then end at 142, past job 2's reservation on both nodes: 200–290.
+func TestSJBFOnNodes(t *testing.T) {
+	jobs := []workload.Job{
+		{ID: 1, Seq: 0, Submit: 0, Procs: 4, Run: 100, Estimate: 100},
+		{ID: 2, Seq: 1, Submit: 1, Procs: 8, Run: 100, Estimate: 100},
+		{ID: 3, Seq: 2, Submit: 2, Procs: 2, Run: 90, Estimate: 90},
+		{ID: 4, Seq: 3, Submit: 2, Procs: 2, Run: 50, Estimate: 50},
+	}
+	cases := []struct {
+		name string
+		sjbf bool
+		want map[int64][2]workload.Time
+	}{
+		{"easy", false, map[int64][2]workload.Time{1: {0, 100}, 2: {100, 200}, 3: {2, 92}, 4: {200, 250}}},
+		{"sjbf", true, map[int64][2]workload.Time{1: {0, 100}, 2: {100, 200}, 3: {200, 290}, 4: {2, 52}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := &cluster.Spec{Select: cluster.SelectLinear, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 4}}}
+			al, err := spec.NewAllocator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng, err := sim.New(sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll, SJBF: tc.sjbf}, Allocator: al})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &simtest.Recorder{}
+			if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
+				t.Fatal(err)
+			}
+			for id, w := range tc.want {
+				if r := rec.ByID(t, id); r.State != sim.Completed || r.Start != w[0] || r.End != w[1] {
+					t.Errorf("job %d: %v %d–%d, want completed %d–%d", id, r.State, r.Start, r.End, w[0], w[1])
+				}
+			}
+		})
+	}
+}

@@ -191,7 +191,8 @@ speed = 2
 	}
 }
 
-// TestOrderOnClusterHPC2N: priority orders on a cluster of nodes, the
+// TestOrderOnClusterHPC2N: priority orders and shortest-first backfilling
+// on a cluster of nodes, the
 // HPC2N sample on its machine as nodes (120 dual-processor nodes, whole
 // nodes under select/linear and cores under cons_res): every run passes
 // verify, and the orders change the schedule.
@@ -205,16 +206,17 @@ func TestOrderOnClusterHPC2N(t *testing.T) {
 	conf := func(sel string) string {
 		return writeFile(t, dir, sel+".toml", "[cluster]\nselect = \""+sel+"\"\n[[cluster.groups]]\nname = \"n\"\ncount = 120\ncores = 2\n")
 	}
-	for _, tc := range []struct{ backfill, order, sel string }{{"easy", "fcfs", "cons_res"}, {"easy", "sjf", "cons_res"}, {"off", "wfp3", "linear"}, {"easy", "multifactor", "linear"}} {
-		out := filepath.Join(dir, tc.backfill+"-"+tc.order)
-		if code, _, stderr := run(t, "run", "--trace", trace, "--config", conf(tc.sel), "--backfill", tc.backfill,
-			"--order", tc.order, "--out", out, "-q", "--plots=false"); code != exitOK {
+	for _, tc := range []struct{ backfill, order, sel string }{{"easy", "fcfs", "cons_res"}, {"easy", "sjf", "cons_res"}, {"off", "wfp3", "linear"},
+		{"easy", "multifactor", "linear"}, {"easy --sjbf", "fcfs", "linear"}} {
+		out := filepath.Join(dir, strings.ReplaceAll(tc.backfill, " --", "-")+"-"+tc.order)
+		args := append([]string{"run", "--trace", trace, "--config", conf(tc.sel), "--backfill"}, strings.Fields(tc.backfill)...)
+		if code, _, stderr := run(t, append(args, "--order", tc.order, "--out", out, "-q", "--plots=false")...); code != exitOK {
 			t.Fatalf("%s %s: exit %d: %s", tc.backfill, tc.order, code, stderr)
 		}
 		if code, stdout, stderr := run(t, "verify", out); code != exitOK {
 			t.Fatalf("%s %s: verify: exit %d:\n%s%s", tc.backfill, tc.order, code, stdout, stderr)
 		}
-		waits[tc.backfill+"-"+tc.order] = readSummary(t, out).Wait.Mean
+		waits[filepath.Base(out)] = readSummary(t, out).Wait.Mean
 	}
 	if waits["easy-sjf"] == waits["easy-fcfs"] {
 		t.Errorf("sjf gives the same mean wait as fcfs (%.1f s): the order is not applied", waits["easy-sjf"])
