@@ -51,7 +51,6 @@ var Combinations = []Combination{
 	{FeatureScoreD, FeatureFilters, "HPC Pack's filters and templates belong to HPC Pack's scheduler, not to SCore-D's queues", true},
 	{FeatureScoreD, FeatureNodeEvents, "SCore-D's engine does not model node failures", false},
 	{FeatureNodes, FeatureConservative, "node selection needs a policy that asks where a job fits (FCFS, EASY or Slurm's backfill); conservative backfilling plans processor counts", false},
-	{FeatureNodes, FeatureDepth, "node selection needs a policy that asks where a job fits; reservations for several jobs are planned on processor counts", false},
 	{FeatureNodes, FeatureActivation, "activation filters reserve on the processor pool", false},
 	{FeatureNodes, FeatureGrow, "growing jobs grow on the processor pool", false},
 	{FeatureClusters, FeatureNodeEvents, "node events name the nodes of one cluster", false},

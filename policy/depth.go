@@ -55,6 +55,20 @@ func (p *Depth) Schedule(v View, d Decisions) {
 	if p.Lookahead >= 0 && h+1+p.Lookahead < n {
 		end = h + 1 + p.Lookahead
 	}
+	// On a cluster of nodes (a Fitter) a job starts only where it fits,
+	// and may hold more than it asked (whole nodes): the plan counts what
+	// it took.
+	fit, _ := v.(Fitter)
+	take := func(i, procs int) int {
+		d.Start(i)
+		if fit == nil {
+			free -= procs
+			return procs
+		}
+		took := free - v.Free()
+		free = v.Free()
+		return took
+	}
 	reserved := 0
 	// When the head waits for a running job without an estimate, its start
 	// is unknown but not before limit: jobs that end by then may start, and
@@ -65,38 +79,37 @@ func (p *Depth) Schedule(v View, d Decisions) {
 		if reserved < p.Depth || p.Depth < 0 {
 			reserved++
 			at := pr.Earliest(now, j.Procs, j.Limit())
+			procs := j.Procs
 			switch {
 			case at == now && i != h:
-				if j.Estimate <= 0 || (now+j.Estimate > limit && j.Procs > extra) {
+				if j.Estimate <= 0 || (now+j.Estimate > limit && j.Procs > extra) || (fit != nil && !fit.Fits(i)) {
 					break // not safe to start now; it keeps its place in the plan
 				}
 				if now+j.Estimate > limit {
 					extra -= j.Procs
 				}
-				d.Start(i)
-				free -= j.Procs
+				procs = take(i, j.Procs)
 			case i == h && at < workload.Forever:
 				d.Reserve(i, at)
 			case i == h:
 				limit, extra = EarliestPossible(v, j.Procs)
 			}
 			if at < workload.Forever {
-				pr.Add(at, satAdd(at, j.Limit()), j.Procs)
+				pr.Add(at, satAdd(at, j.Limit()), procs)
 			}
 			continue
 		}
 		if free == 0 {
 			break
 		}
-		if j.Estimate <= 0 || j.Procs > free || (now+j.Estimate > limit && j.Procs > extra) || !pr.Fits(now, j.Procs, j.Estimate) {
+		if j.Estimate <= 0 || j.Procs > free || (now+j.Estimate > limit && j.Procs > extra) || !pr.Fits(now, j.Procs, j.Estimate) ||
+			(fit != nil && !fit.Fits(i)) {
 			continue
 		}
 		if now+j.Estimate > limit {
 			extra -= j.Procs
 		}
-		d.Start(i)
-		free -= j.Procs
-		pr.Add(now, now+j.Estimate, j.Procs)
+		pr.Add(now, now+j.Estimate, take(i, j.Procs))
 	}
 }
 

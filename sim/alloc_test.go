@@ -87,7 +87,8 @@ func TestAllocatorScenarios(t *testing.T) {
 		// where the i-th job in that order fits.
 		pols := []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll},
 			ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll}), ordered("wfp3", policy.FCFS{}), ordered("multifactor", &policy.EASY{Lookahead: 5}),
-			&policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}}
+			&policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}, &policy.Depth{Depth: 3, Lookahead: policy.LookaheadAll},
+			ordered("sjf", &policy.Depth{Depth: 2, Lookahead: 10})}
 		for _, pol := range pols {
 			t.Run(tc.name+"/"+pol.Name(), func(t *testing.T) {
 				al, err := tc.spec.NewAllocator()
@@ -218,7 +219,8 @@ func TestConsResRandomWorkloads(t *testing.T) {
 		// where the i-th job in that order fits.
 		pols := []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll},
 			ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll}), ordered("wfp3", policy.FCFS{}), ordered("multifactor", &policy.EASY{Lookahead: 5}),
-			&policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}}
+			&policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true}, &policy.Depth{Depth: 3, Lookahead: policy.LookaheadAll},
+			ordered("sjf", &policy.Depth{Depth: 2, Lookahead: 10})}
 		for _, pol := range pols {
 			al, err := spec.NewAllocator()
 			if err != nil {

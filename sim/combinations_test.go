@@ -243,3 +243,46 @@ func TestSJBFOnNodes(t *testing.T) {
 		})
 	}
 }
+
+// TestDepthOnNodes: a reservation depth of 2 on a cluster of nodes
+// (select/linear, 2 nodes of 4 cores: a job takes whole nodes). Job 1 (2
+// cores, 100 s) takes node 0 at 0; job 2 (8 cores, 100 s) at 1 is the head,
+// reserved at 100; jobs 3 and 4 (2 cores, 50 s each) come at 2. On a pool
+// of 8 processors both would start at 2 (4 free); on nodes job 3 takes
+// node 1 (2–52) and job 4 finds no node: at 52 it would run past job 2's
+// reservation on both nodes, so it starts after job 2: 200–250.
+func TestDepthOnNodes(t *testing.T) {
+	jobs := []workload.Job{
+		{ID: 1, Seq: 0, Submit: 0, Procs: 2, Run: 100, Estimate: 100},
+		{ID: 2, Seq: 1, Submit: 1, Procs: 8, Run: 100, Estimate: 100},
+		{ID: 3, Seq: 2, Submit: 2, Procs: 2, Run: 50, Estimate: 50},
+		{ID: 4, Seq: 3, Submit: 2, Procs: 2, Run: 50, Estimate: 50},
+	}
+	spec := &cluster.Spec{Select: cluster.SelectLinear, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 4}}}
+	al, err := spec.NewAllocator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, cfg := range map[string]sim.Config{
+		"nodes": {Policy: &policy.Depth{Depth: 2, Lookahead: policy.LookaheadAll}, Allocator: al},
+		"pool":  {Policy: &policy.Depth{Depth: 2, Lookahead: policy.LookaheadAll}, Procs: 8},
+	} {
+		want := map[int64][2]workload.Time{1: {0, 100}, 2: {100, 200}, 3: {2, 52}, 4: {200, 250}}
+		if name == "pool" {
+			want[4] = [2]workload.Time{2, 52}
+		}
+		eng, err := sim.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &simtest.Recorder{}
+		if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
+			t.Fatal(err)
+		}
+		for id, w := range want {
+			if r := rec.ByID(t, id); r.State != sim.Completed || r.Start != w[0] || r.End != w[1] {
+				t.Errorf("%s: job %d: %v %d–%d, want completed %d–%d", name, id, r.State, r.Start, r.End, w[0], w[1])
+			}
+		}
+	}
+}

@@ -191,8 +191,8 @@ speed = 2
 	}
 }
 
-// TestOrderOnClusterHPC2N: priority orders and shortest-first backfilling
-// on a cluster of nodes, the
+// TestOrderOnClusterHPC2N: priority orders, shortest-first backfilling and
+// a reservation depth on a cluster of nodes, the
 // HPC2N sample on its machine as nodes (120 dual-processor nodes, whole
 // nodes under select/linear and cores under cons_res): every run passes
 // verify, and the orders change the schedule.
@@ -207,8 +207,8 @@ func TestOrderOnClusterHPC2N(t *testing.T) {
 		return writeFile(t, dir, sel+".toml", "[cluster]\nselect = \""+sel+"\"\n[[cluster.groups]]\nname = \"n\"\ncount = 120\ncores = 2\n")
 	}
 	for _, tc := range []struct{ backfill, order, sel string }{{"easy", "fcfs", "cons_res"}, {"easy", "sjf", "cons_res"}, {"off", "wfp3", "linear"},
-		{"easy", "multifactor", "linear"}, {"easy --sjbf", "fcfs", "linear"}} {
-		out := filepath.Join(dir, strings.ReplaceAll(tc.backfill, " --", "-")+"-"+tc.order)
+		{"easy", "multifactor", "linear"}, {"easy --sjbf", "fcfs", "linear"}, {"easy --reservation-depth 3", "fcfs", "cons_res"}} {
+		out := filepath.Join(dir, strings.ReplaceAll(strings.ReplaceAll(tc.backfill, " --", "-"), " ", "")+"-"+tc.order)
 		args := append([]string{"run", "--trace", trace, "--config", conf(tc.sel), "--backfill"}, strings.Fields(tc.backfill)...)
 		if code, _, stderr := run(t, append(args, "--order", tc.order, "--out", out, "-q", "--plots=false")...); code != exitOK {
 			t.Fatalf("%s %s: exit %d: %s", tc.backfill, tc.order, code, stderr)
