@@ -53,7 +53,6 @@ var Combinations = []Combination{
 	{FeatureNodes, FeatureConservative, "node selection needs a policy that asks where a job fits (FCFS, EASY or Slurm's backfill); conservative backfilling plans processor counts", false},
 	{FeatureNodes, FeatureActivation, "activation filters reserve on the processor pool", false},
 	{FeatureNodes, FeatureGrow, "growing jobs grow on the processor pool", false},
-	{FeatureClusters, FeatureNodeEvents, "node events name the nodes of one cluster", false},
 	{FeatureGrow, FeatureEstimates, "a growing job's run time is converted by its speedup model from the requested time; an estimator's prediction would have to be converted the same way", false},
 	{FeatureGrow, FeatureConservative, "conservative backfilling plans every job on a fixed processor count, which growth changes under the plan", true},
 	{FeatureGrow, FeatureSlurm, "Slurm's backfill plans every job on a fixed processor count, which growth changes under the plan", true},

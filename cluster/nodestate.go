@@ -102,3 +102,115 @@ func (c *ConsRes) TakeFree(r Range, dst []Range) []Range {
 
 // PutBack implements NodeStates.
 func (c *ConsRes) PutBack(rs []Range) { c.mark(Request{}, rs, false) }
+
+// The nodes of a Federation are its members' nodes, member after member
+// (a member's own numbering, group by group, shifted past the earlier
+// members' nodes), as its allocation units are the members' units, shifted
+// past the earlier members' (see Federation).
+
+var _ NodeStates = (*Federation)(nil)
+
+// nodeStates returns member i's NodeStates. It panics if the member's
+// selector has none (a Federation's are Linear or ConsRes).
+func (f *Federation) nodeStates(i int) NodeStates {
+	ns, ok := f.members[i].a.(NodeStates)
+	if !ok {
+		panic(fmt.Sprintf("cluster: cluster %d's selector %T has no node states", i, f.members[i].a))
+	}
+	return ns
+}
+
+// memberOfNode returns the member holding global node n and n in its own
+// numbering.
+func (f *Federation) memberOfNode(n int) (int, int) {
+	for i := range f.members {
+		k := f.nodeStates(i).Nodes()
+		if n < k {
+			return i, n
+		}
+		n -= k
+	}
+	panic(fmt.Sprintf("cluster: node %d past the clusters' %d nodes", n, f.Nodes()))
+}
+
+// memberOfUnit returns the member holding allocation unit u.
+func (f *Federation) memberOfUnit(u int) int {
+	i := len(f.members) - 1
+	for i > 0 && f.members[i].base > u {
+		i--
+	}
+	return i
+}
+
+// nodeBase returns the global number of member i's first node.
+func (f *Federation) nodeBase(i int) int {
+	n := 0
+	for k := range i {
+		n += f.nodeStates(k).Nodes()
+	}
+	return n
+}
+
+// Nodes implements NodeStates: every member's nodes.
+func (f *Federation) Nodes() int { return f.nodeBase(len(f.members)) }
+
+// NodeUnits implements NodeStates. The members' units follow one another,
+// so the units of nodes spanning members are one range too.
+func (f *Federation) NodeUnits(r Range) Range {
+	if r.Lo >= r.Hi {
+		return Range{}
+	}
+	i, lo := f.memberOfNode(r.Lo)
+	k, hi := f.memberOfNode(r.Hi - 1)
+	a := f.nodeStates(i).NodeUnits(Range{lo, lo + 1})
+	b := f.nodeStates(k).NodeUnits(Range{hi, hi + 1})
+	return Range{f.members[i].base + a.Lo, f.members[k].base + b.Hi}
+}
+
+// UnitNode implements NodeStates.
+func (f *Federation) UnitNode(u int) int {
+	i := f.memberOfUnit(u)
+	return f.nodeBase(i) + f.nodeStates(i).UnitNode(u-f.members[i].base)
+}
+
+// eachMember calls fn with each member's part of r, in its own units.
+func (f *Federation) eachMember(r Range, fn func(i int, own Range)) {
+	for i := range f.members {
+		m := &f.members[i]
+		lo, hi := max(r.Lo, m.base), min(r.Hi, m.base+m.units)
+		if lo < hi {
+			fn(i, Range{lo - m.base, hi - m.base})
+		}
+	}
+}
+
+// UnitProcs implements NodeStates.
+func (f *Federation) UnitProcs(r Range) int {
+	n := 0
+	f.eachMember(r, func(i int, own Range) { n += f.nodeStates(i).UnitProcs(own) })
+	return n
+}
+
+// TakeFree implements NodeStates.
+func (f *Federation) TakeFree(r Range, dst []Range) []Range {
+	f.eachMember(r, func(i int, own Range) {
+		first := len(dst)
+		dst = f.nodeStates(i).TakeFree(own, dst)
+		for k := first; k < len(dst); k++ {
+			dst[k].Lo += f.members[i].base
+			dst[k].Hi += f.members[i].base
+		}
+	})
+	return dst
+}
+
+// PutBack implements NodeStates.
+func (f *Federation) PutBack(rs []Range) {
+	var own []Range
+	for _, r := range rs {
+		f.eachMember(r, func(i int, x Range) {
+			own = append(own[:0], x)
+			f.nodeStates(i).PutBack(own)
+		})
+	}
+}

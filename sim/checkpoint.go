@@ -118,6 +118,7 @@ type slotState struct {
 	Predicted                           workload.Time
 	Requeues                            int32
 	Released                            bool
+	Run0                                workload.Time
 }
 
 type eventState struct {
@@ -200,7 +201,7 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 		}
 		s.Slots[i] = slotState{Job: x.job, Start: x.start, End: x.end, PredEnd: x.predEnd, Limit: x.limit,
 			Reserve: x.reserved, Epoch: x.epoch, Alloc: alloc, Started: x.started, Held: x.held, Predicted: x.predicted,
-			Requeues: x.requeues, Released: x.released}
+			Requeues: x.requeues, Released: x.released, Run0: x.run0}
 	}
 	if len(e.cfg.NodeEvents) > 0 {
 		ns := &e.nodes
@@ -305,7 +306,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	for i, x := range s.Slots {
 		e.slots[i] = slot{job: x.Job, start: x.Start, end: x.End, predEnd: x.PredEnd, limit: x.Limit,
 			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted,
-			requeues: x.Requeues, released: x.Released}
+			requeues: x.Requeues, released: x.Released, run0: x.Run0}
 	}
 	if err := e.restoreNodes(s.Nodes); err != nil {
 		return nil, bad("%v", err)

@@ -84,6 +84,17 @@ func checkpointCases(procs int) []checkpointCase {
 		{"easy-linear", func() sim.Config {
 			return sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Allocator: nodes(cluster.SelectLinear)}
 		}},
+		{"easy-federation-nodes-requeue", func() sim.Config {
+			m := func(sel string, speed float64) cluster.FederationMember {
+				mm, err := cluster.MemberOf(&cluster.Spec{Select: sel, Groups: []cluster.NodeGroup{{Name: "n", Count: 8, Cores: 4, Speed: speed}}})
+				if err != nil {
+					panic(err)
+				}
+				return mm
+			}
+			return sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Allocator: cluster.NewFederation([]cluster.FederationMember{m(cluster.SelectLinear, 0.5), m(cluster.SelectLinear, 2)}),
+				NodeEvents: events, OnNodeFail: sim.NodeFailRequeue}
+		}},
 		{"easy-federation", func() sim.Config {
 			m := func(sel string, speed float64) cluster.FederationMember {
 				mm, err := cluster.MemberOf(&cluster.Spec{Select: sel, Groups: []cluster.NodeGroup{{Name: "n", Count: 8, Cores: 4, Speed: speed}}})

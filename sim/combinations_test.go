@@ -4,6 +4,8 @@ package sim_test
 // computed by hand.
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -284,5 +286,111 @@ func TestDepthOnNodes(t *testing.T) {
 				t.Errorf("%s: job %d: %v %d–%d, want completed %d–%d", name, id, r.State, r.Start, r.End, w[0], w[1])
 			}
 		}
+	}
+}
+
+// TestNodeEventsFederationRandom: node events on clusters of clusters
+// (cluster.Federation): the nodes are numbered member after member, as the
+// union of the members' groups numbers them. Random members (both linear or
+// both cons_res, with speeds), workloads and node events; every run is
+// checked by Verify against the union with the members and the events.
+func TestNodeEventsFederationRandom(t *testing.T) {
+	n := simtest.Cases(300, 30)
+	var hit int
+	for seed := range uint64(n) {
+		r := rand.New(rand.NewPCG(seed, 0xfed))
+		sel := []string{cluster.SelectLinear, cluster.SelectConsRes}[r.IntN(2)]
+		var members []cluster.FederationMember
+		var specs []*cluster.Spec
+		union := &cluster.Spec{Select: sel}
+		for k := range 2 + r.IntN(2) {
+			s := &cluster.Spec{Select: sel, Groups: []cluster.NodeGroup{{Name: "g", Count: 1 + r.IntN(6), Cores: 1 + r.IntN(4), Speed: []float64{0.5, 1, 2}[r.IntN(3)]}}}
+			m, err := cluster.MemberOf(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			members, specs = append(members, m), append(specs, s)
+			g := s.Groups[0]
+			g.Name = fmt.Sprintf("c%d.g", k+1)
+			union.Groups = append(union.Groups, g)
+		}
+		largest := 0
+		for _, s := range specs {
+			largest = max(largest, s.Cores())
+		}
+		jobs := syntheticJobs(seed, 20+r.IntN(150), largest)
+		span := jobs[len(jobs)-1].Submit + 3600
+		pol := []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll}}[r.IntN(2)]
+		cfg := sim.Config{Allocator: cluster.NewFederation(members), Policy: pol,
+			NodeEvents: randomNodeEvents(r, union.Nodes(), span), OnNodeFail: sim.NodeFailAction(r.IntN(2))}
+		eng, err := sim.New(cfg)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		col := &sim.Collector{}
+		if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if len(col.Outcomes) != len(jobs) {
+			t.Fatalf("seed %d: %d outcomes for %d jobs", seed, len(col.Outcomes), len(jobs))
+		}
+		for _, o := range col.Outcomes {
+			if o.State == sim.NodeFail || o.Requeues > 0 {
+				hit++
+			}
+		}
+		_, fcfs := pol.(policy.FCFS)
+		for _, v := range sim.Verify(union.Cores(), col.Outcomes, sim.VerifyOptions{FCFS: fcfs, Cluster: union, Members: specs, NodeEvents: cfg.NodeEvents}) {
+			t.Errorf("seed %d (%s, %s, %v): %v", seed, sel, pol.Name(), cfg.OnNodeFail, v)
+		}
+	}
+	if hit == 0 {
+		t.Error("no job was killed or requeued by a node failure: the test does not exercise them")
+	}
+}
+
+// TestNodeEventsFederation: node events on a cluster of clusters (linear,
+// two clusters of 2 nodes of 2 cores, the second twice as fast; nodes 0–1
+// are the first cluster's, 2–3 the second's). Job 1 (4 cores, 100 s at the
+// trace's speed) goes at 0 to the faster cluster, equally idle: 0–50 on
+// nodes 2–3. Node 3 goes down at 10:
+//
+//   - kill: job 1 dies at 10.
+//   - requeue: it starts again at 10 where it fits, on the first cluster,
+//     at its speed: its trace run time again, 10–110.
+func TestNodeEventsFederation(t *testing.T) {
+	for _, tc := range []struct {
+		onFail     sim.NodeFailAction
+		state      sim.State
+		start, end workload.Time
+		alloc      string
+	}{
+		{sim.NodeFailKill, sim.NodeFail, 0, 10, "2-3"},
+		{sim.NodeFailRequeue, sim.Completed, 10, 110, "0-1"},
+	} {
+		t.Run(tc.onFail.String(), func(t *testing.T) {
+			var ms []cluster.FederationMember
+			for _, speed := range []float64{1, 2} {
+				m, err := cluster.MemberOf(&cluster.Spec{Select: cluster.SelectLinear, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 2, Speed: speed}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ms = append(ms, m)
+			}
+			cfg := sim.Config{Allocator: cluster.NewFederation(ms), Policy: policy.FCFS{}, OnNodeFail: tc.onFail,
+				NodeEvents: []cluster.NodeEvent{{At: 10, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 3, Hi: 4}}}}}
+			eng, err := sim.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &simtest.Recorder{}
+			if _, err := eng.Run(simtest.NewSource([]workload.Job{{ID: 1, Procs: 4, Run: 100, Estimate: 1000}}), rec); err != nil {
+				t.Fatal(err)
+			}
+			r := rec.ByID(t, 1)
+			if got := string(cluster.FormatRanges(nil, r.Alloc)); r.State != tc.state || r.Start != tc.start || r.End != tc.end || got != tc.alloc {
+				t.Errorf("job 1: %v %d–%d on %s, want %v %d–%d on %s", r.State, r.Start, r.End, got, tc.state, tc.start, tc.end, tc.alloc)
+			}
+		})
 	}
 }

@@ -292,6 +292,7 @@ type slot struct {
 	predicted workload.Time // WILL_RUN's start at submission (Config.Allocator only), else −1
 	requeues  int32         // times a node failure requeued the job
 	released  bool          // queued out of arrival order at the end of its hold (see Engine.release)
+	run0      workload.Time // the trace's run time, before a cluster of clusters scaled it (Config.Allocator)
 }
 
 // endEvent is a job's next event in a heap: its end in Engine, or (in
@@ -1294,6 +1295,7 @@ func (e *Engine) startWith(i, procs int) {
 	if e.scale != nil {
 		// A cluster of clusters: where the job runs sets its run time.
 		held = e.allocate(s)
+		s.run0 = s.job.Run
 		s.job.Run = scaleRun(s.job.Run, e.scale.Scale(s.alloc))
 	}
 	run := s.job.Run

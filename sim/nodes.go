@@ -130,8 +130,8 @@ func (e *Engine) initNodes(cfg *Config) error {
 	nunits := cfg.Procs
 	if cfg.Allocator != nil {
 		ns, ok := cfg.Allocator.(cluster.NodeStates)
-		if _, scaled := cfg.Allocator.(scaler); !ok || scaled {
-			return fmt.Errorf("sim: node events on a cluster of clusters are not supported yet (use one cluster, linear or cons_res)")
+		if !ok {
+			return fmt.Errorf("sim: node events need a node selector whose nodes can go out of service (linear, cons_res or clusters of them), not %T", cfg.Allocator)
 		}
 		if cfg.NodeSize > 1 {
 			return fmt.Errorf("sim: node size %d with a cluster of nodes: the nodes are the cluster's", cfg.NodeSize)
@@ -454,6 +454,9 @@ func (e *Engine) requeue(id int32) {
 	s.started = false
 	s.reserved, s.epoch = workload.Forever, e.epoch
 	s.alloc = s.alloc[:0]
+	if e.scale != nil {
+		s.job.Run = s.run0 // scaled again where it starts next
+	}
 	seq := s.job.Seq
 	k := sort.Search(len(e.queue), func(i int) bool { return e.slots[e.queue[i]].job.Seq > seq })
 	e.queue = slices.Insert(e.queue, k, id)

@@ -330,3 +330,49 @@ func TestRunNodeEventsParquet(t *testing.T) {
 		t.Errorf("a truncated Parquet schedule: exit %d: %s", code, stderr)
 	}
 }
+
+// TestNodeEventsClustersLANL: node events on a cluster of clusters, LANL-CM5
+// on two clusters of 512 one-processor nodes (cons_res), nodes numbered
+// cluster after cluster: 10 % of the nodes, all in the first cluster, down
+// for a day. The runs pass verify; the requeued one, killed with SIGKILL and
+// resumed, writes the same files.
+func TestNodeEventsClustersLANL(t *testing.T) {
+	trace := filepath.Join("..", "..", "..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
+	if _, err := os.Stat(trace); err != nil {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", trace)
+	}
+	skipBigTrace(t, trace)
+	dir := t.TempDir()
+	conf := writeFile(t, dir, "clusters.toml", `
+[[clusters]]
+select = "cons_res"
+[[clusters.groups]]
+name = "a"
+count = 512
+cores = 1
+
+[[clusters]]
+select = "cons_res"
+[[clusters.groups]]
+name = "b"
+count = 512
+cores = 1
+`)
+	events := filepath.Join("testdata", "lanl-10pct-down-1day.nodes")
+	for _, mode := range []string{"kill", "requeue"} {
+		out := filepath.Join(dir, mode)
+		args := []string{"run", "--trace", trace, "--config", conf, "--node-events", events, "--on-node-fail", mode, "--out", out, "-q", "--plots=false"}
+		if code, _, stderr := run(t, args...); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", mode, code, stderr)
+		}
+		if code, stdout, stderr := run(t, "verify", out); code != exitOK {
+			t.Fatalf("%s: verify: exit %d:\n%s%s", mode, code, stdout, stderr)
+		}
+		n := readSummary(t, out).NodeFailures
+		if n == nil || n.Killed+n.Requeued == 0 {
+			t.Fatalf("%s: the failure hit no job: %+v", mode, n)
+		}
+	}
+	killResumeCompare(t, filepath.Join(dir, "ck"), 10, "30d", "run", "--trace", trace, "--config", conf,
+		"--node-events", events, "--on-node-fail", "requeue", "-q")
+}
