@@ -288,7 +288,7 @@ func TestNodeEventsConfigErrors(t *testing.T) {
 		{"node out of the machine", sim.Config{Procs: 4, NodeSize: 4, NodeEvents: []cluster.NodeEvent{{State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 1, Hi: 2}}}}}, "outside the machine's nodes 0-0"},
 		{"unsorted", sim.Config{Procs: 4, NodeEvents: []cluster.NodeEvent{{At: 5, State: cluster.NodeDown, Nodes: ev[0].Nodes}, {At: 1, State: cluster.NodeResume, Nodes: ev[0].Nodes}}}, "sorted by time"},
 		{"node size on a cluster", sim.Config{Allocator: al, NodeSize: 2, NodeEvents: ev}, "the nodes are the cluster's"},
-		{"cluster of clusters", sim.Config{Allocator: fed, NodeEvents: ev}, "cluster of clusters"},
+		{"node past a cluster of clusters", sim.Config{Allocator: fed, NodeEvents: []cluster.NodeEvent{{State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 4, Hi: 5}}}}}, "outside the machine's nodes 0-3"},
 		{"negative node size", sim.Config{Procs: 4, NodeSize: -1, NodeEvents: ev}, "node size"},
 	}
 	for _, c := range cases {
