@@ -46,7 +46,7 @@ type Options struct {
 // stops the run with ErrInterrupted and leaves nothing half-written. An
 // error in the scenario or its input files is an *InputError.
 func Run(ctx context.Context, sc *Scenario, opt Options) (*Result, error) {
-	o := &runner{Scenario: sc, opt: opt}
+	o := &runner{Scenario: sc, opt: opt, ctx: ctx}
 	if ctx != nil && ctx.Done() != nil {
 		stop := new(atomic.Bool)
 		defer context.AfterFunc(ctx, func() { stop.Store(true) })()

@@ -132,6 +132,10 @@ type Scenario struct {
 	// Estimates is what the scheduler plans with (policy.ParseEstimator).
 	Estimates string `toml:"estimates" json:"estimates"`
 
+	// ExternalOptions are a policy run as a program of its own (package
+	// policy/external).
+	ExternalOptions
+
 	// Slurm's backfill parameters (Backfill "slurm"); "" takes Slurm's
 	// default or the slurm.conf's.
 	BFInterval        Param `toml:"bf_interval" json:"bf_interval,omitempty"`
@@ -182,6 +186,22 @@ type ScoreDOptions struct {
 	QueueMap string `toml:"queue_map" json:"queue_map,omitempty"`
 	// QueueStates are scheduled queue state changes Q=STATE@FROM[-TO].
 	QueueStates []string `toml:"queue_state" json:"queue_state,omitempty"`
+}
+
+// ExternalOptions are the options of an external policy: a program that
+// decides what starts, through the protocol of package policy/external
+// (the README's "Write your own policy").
+type ExternalOptions struct {
+	// PolicyExec is the program's command line, run by /bin/sh -c; it
+	// replaces --backfill and the other policy options. "-" makes
+	// schedsim speak the protocol over its own standard input and output.
+	PolicyExec string `toml:"policy_exec" json:"policy_exec,omitempty"`
+	// PolicyTimeout bounds the wall time of each answer (a duration with
+	// a unit, 30s, 2m; default 60s).
+	PolicyTimeout Param `toml:"policy_timeout" json:"policy_timeout,omitempty"`
+	// PolicyLog is a file that receives every message exchanged with the
+	// program, one a line ("> " sent, "< " received).
+	PolicyLog string `toml:"policy_log" json:"policy_log,omitempty"`
 }
 
 // GrowOptions are HPC Pack's min/max job model (sim.Grow).
@@ -298,7 +318,7 @@ func LoadScenario(path string, base Scenario) (Scenario, error) {
 	for _, f := range []struct {
 		key string
 		p   *string
-	}{{"trace", &sc.Trace}, {"config", &sc.Config}, {"slurm_conf", &sc.SlurmConf}, {"node_events", &sc.NodeEvents}, {"out", &sc.Out}} {
+	}{{"trace", &sc.Trace}, {"config", &sc.Config}, {"slurm_conf", &sc.SlurmConf}, {"node_events", &sc.NodeEvents}, {"out", &sc.Out}, {"policy_log", &sc.PolicyLog}} {
 		if md.IsDefined(f.key) && *f.p != "" && !filepath.IsAbs(*f.p) {
 			*f.p = filepath.Join(dir, *f.p)
 		}

@@ -1,0 +1,242 @@
+package external
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Protocol is the version of the protocol this package speaks: the value
+// of the "protocol" field of both hello messages. A policy that answers
+// with another version is refused.
+const Protocol = "schedsim-policy/1"
+
+// hello is the policy's answer to schedsim's hello.
+type hello struct {
+	Type     string `json:"type"`
+	Protocol string `json:"protocol"`
+	Name     string `json:"name"`
+}
+
+// Answer is a policy's answer to a pass message: the jobs to start now, in
+// this order; the promises of a latest start; and an optional wake-up.
+type Answer struct {
+	// Start lists the ids of the queued jobs to start now, in order.
+	Start []int64 `json:"start"`
+	// Reserve promises that each job starts no later than At.
+	Reserve []Reservation `json:"reserve"`
+	// Wake, if set, asks for a call at that time (after now).
+	Wake *int64 `json:"wake"`
+}
+
+// Reservation is a promise that queued job ID starts no later than At.
+type Reservation struct {
+	ID int64 `json:"id"`
+	At int64 `json:"at"`
+}
+
+// ParseAnswer parses one line of a policy's answer into a (whose slices are
+// reused). The line must hold exactly one JSON object with no other key
+// than start, reserve and wake.
+func ParseAnswer(line []byte, a *Answer) error {
+	a.Start, a.Reserve, a.Wake = a.Start[:0], a.Reserve[:0], nil
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return errors.New("empty line, want a JSON object")
+	}
+	if line[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	if bytes.Equal(line, []byte("{}")) {
+		return nil // the most common answer: nothing to do
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(a); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("more than one JSON value on the line")
+	}
+	return nil
+}
+
+// parseHello parses the policy's hello line.
+func parseHello(line []byte, h *hello) error {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(h); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("more than one JSON value on the line")
+	}
+	if h.Type != "hello" {
+		return fmt.Errorf("type %q, want \"hello\"", h.Type)
+	}
+	if h.Protocol != Protocol {
+		return fmt.Errorf("protocol %q, want %q", h.Protocol, Protocol)
+	}
+	return nil
+}
+
+// jsonError words a decoding error for a user: the field and what was
+// wrong.
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("field %s: %s where %s is wanted", te.Field, te.Value, goTypeName(te.Type.String()))
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, se)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return errors.New("malformed JSON: the object is not closed")
+	}
+	return fmt.Errorf("malformed JSON: %v", err)
+}
+
+// goTypeName names a Go type in JSON's words.
+func goTypeName(t string) string {
+	switch t {
+	case "int64", "*int64":
+		return "an integer"
+	case "string":
+		return "a string"
+	case "[]int64":
+		return "an array of integers"
+	case "[]external.Reservation":
+		return "an array of {\"id\", \"at\"} objects"
+	case "external.Reservation":
+		return "an {\"id\", \"at\"} object"
+	}
+	return t
+}
+
+// encoder writes schedsim's messages into a reused buffer, by hand: a pass
+// costs what it carries.
+type encoder struct {
+	b []byte
+}
+
+func (e *encoder) reset() { e.b = e.b[:0] }
+
+func (e *encoder) str(s string) { e.b = strconv.AppendQuote(e.b, s) }
+
+func (e *encoder) raw(s string) { e.b = append(e.b, s...) }
+
+func (e *encoder) int(n int64) { e.b = strconv.AppendInt(e.b, n, 10) }
+
+// key writes ,"name": (or "name": for the first field of an object,
+// first true).
+func (e *encoder) key(name string, first bool) {
+	if !first {
+		e.b = append(e.b, ',')
+	}
+	e.b = append(e.b, '"')
+	e.b = append(e.b, name...)
+	e.b = append(e.b, '"', ':')
+}
+
+// helloMsg writes schedsim's hello.
+func (e *encoder) helloMsg(procs int) {
+	e.reset()
+	e.raw(`{"type":"hello","protocol":`)
+	e.str(Protocol)
+	e.raw(`,"machine":{"procs":`)
+	e.int(int64(procs))
+	e.raw("}}\n")
+}
+
+// job writes a submitted job.
+func (e *encoder) job(j *workload.Job) {
+	e.raw(`{"id":`)
+	e.int(j.Seq)
+	e.key("job", false)
+	e.int(j.ID)
+	e.key("submit", false)
+	e.int(int64(j.Submit))
+	e.key("procs", false)
+	e.int(int64(j.Procs))
+	e.key("requested", false)
+	e.int(int64(max(j.Estimate, 0)))
+	e.key("user", false)
+	e.int(int64(j.User))
+	e.key("group", false)
+	e.int(int64(j.Group))
+	e.key("queue", false)
+	e.int(int64(j.Queue))
+	e.key("partition", false)
+	e.int(int64(j.Partition))
+	e.raw("}")
+}
+
+// ended is a job that ended, as a pass message carries it.
+type ended struct {
+	id, start, end int64
+	procs          int
+	killed         bool
+}
+
+// passMsg writes a pass message.
+func (e *encoder) passMsg(pass int64, now workload.Time, free, capacity, queued, running int, subBuf []byte, end []ended) {
+	e.reset()
+	e.raw(`{"type":"pass","pass":`)
+	e.int(pass)
+	e.key("time", false)
+	e.int(int64(now))
+	e.key("free", false)
+	e.int(int64(free))
+	e.key("capacity", false)
+	e.int(int64(capacity))
+	e.key("queued", false)
+	e.int(int64(queued))
+	e.key("running", false)
+	e.int(int64(running))
+	e.key("submitted", false)
+	e.raw("[")
+	e.b = append(e.b, subBuf...)
+	e.raw("]")
+	e.key("ended", false)
+	e.raw("[")
+	for k := range end {
+		x := &end[k]
+		if k > 0 {
+			e.raw(",")
+		}
+		e.raw(`{"id":`)
+		e.int(x.id)
+		e.key("start", false)
+		e.int(x.start)
+		e.key("end", false)
+		e.int(x.end)
+		e.key("procs", false)
+		e.int(int64(x.procs))
+		if x.killed {
+			e.raw(`,"killed":true}`)
+		} else {
+			e.raw(`,"killed":false}`)
+		}
+	}
+	e.raw("]}\n")
+}
+
+// endMsg writes the message that ends the run.
+func (e *encoder) endMsg(now workload.Time, passes int64) {
+	e.reset()
+	e.raw(`{"type":"end","time":`)
+	e.int(int64(now))
+	e.key("passes", false)
+	e.int(passes)
+	e.raw("}\n")
+}

@@ -1,0 +1,195 @@
+"""The protocol client: a base class that keeps the state of the run."""
+
+import bisect
+import json
+import sys
+
+PROTOCOL = "schedsim-policy/1"
+
+# FOREVER is the predicted end of a job without a requested time.
+FOREVER = float("inf")
+
+
+class ProtocolError(Exception):
+    """schedsim sent something this client does not understand."""
+
+
+class Job:
+    """A job as schedsim describes it at its submission.
+
+    id is the job's unique number in the run (its position in the trace),
+    which decisions name; job is the trace's own job number. requested is
+    the requested time in seconds (0: none; such a job runs until it ends
+    and is never killed). start and pred_end are set once it runs.
+    """
+
+    __slots__ = ("id", "job", "submit", "procs", "requested", "user", "group",
+                 "queue", "partition", "start", "pred_end")
+
+    def __init__(self, d):
+        self.id = d["id"]
+        self.job = d["job"]
+        self.submit = d["submit"]
+        self.procs = d["procs"]
+        self.requested = d["requested"]
+        self.user = d["user"]
+        self.group = d["group"]
+        self.queue = d["queue"]
+        self.partition = d["partition"]
+        self.start = None
+        self.pred_end = None
+
+    def __repr__(self):
+        return "Job(id=%d, procs=%d, requested=%d, submit=%d)" % (
+            self.id, self.procs, self.requested, self.submit)
+
+
+class Policy:
+    """Base class of a policy: override on_pass, and the other hooks if needed.
+
+    State kept for the subclass, up to date when a hook runs:
+      now       the current time (s)
+      capacity  processors in service; free: processors idle now (it
+                goes down as the pass starts jobs)
+      queue     the waiting jobs, in queue (submission) order
+      running   the running jobs, id -> Job
+      ends      the running jobs as (pred_end, id, procs), sorted: the
+                order in which they are predicted to end
+      pass_no   the number of the current pass
+    """
+
+    name = "policy"
+
+    def __init__(self):
+        self.now = 0
+        self.procs = 0
+        self.capacity = 0
+        self.free = 0
+        self.queue = []
+        self.running = {}
+        self.ends = []
+        self.pass_no = 0
+        self._waiting = {}
+        self._start = []
+        self._reserve = []
+        self._wake = None
+
+    # Hooks. ---------------------------------------------------------------
+
+    def on_begin(self, procs):
+        """Called once with the machine size, before the first pass."""
+
+    def on_submit(self, job):
+        """Called for each job submitted, once it is in the queue."""
+
+    def on_end(self, job, killed):
+        """Called for each job that ended (killed: at its requested time)."""
+
+    def on_pass(self):
+        """Decide: call start, reserve and wake_at. The default starts nothing."""
+
+    def on_finish(self):
+        """Called when the run is over."""
+
+    # Decisions. -----------------------------------------------------------
+
+    def start(self, job):
+        """Start a queued job now; it must fit the free processors."""
+        if job.start is not None or job.id not in self._waiting:
+            raise ValueError("job %d is not queued" % job.id)
+        if job.procs > self.free:
+            raise ValueError("job %d needs %d processors, %d are free" % (job.id, job.procs, self.free))
+        job.start = self.now
+        job.pred_end = self.now + job.requested if job.requested > 0 else FOREVER
+        self.free -= job.procs
+        del self._waiting[job.id]
+        self.running[job.id] = job
+        bisect.insort(self.ends, (job.pred_end, job.id, job.procs))
+        self._start.append(job.id)
+
+    def reserve(self, job, at):
+        """Promise that a queued job starts no later than at."""
+        self._reserve.append({"id": job.id, "at": int(at)})
+
+    def wake_at(self, t):
+        """Ask for a pass at time t (after now), if a job waits then and a
+        processor is free."""
+        t = int(t)
+        if self._wake is None or t < self._wake:
+            self._wake = t
+
+    # The protocol. --------------------------------------------------------
+
+    def _submitted(self, d):
+        job = Job(d)
+        self._waiting[job.id] = job
+        q = self.queue
+        if q and job.id < q[-1].id:
+            # Joined out of submission order (the end of a hold): the
+            # queue stays in submission order, as schedsim's.
+            keys = [j.id for j in q]
+            q.insert(bisect.bisect_left(keys, job.id), job)
+        else:
+            q.append(job)
+        self.on_submit(job)
+
+    def _ended(self, d):
+        job = self.running.pop(d["id"], None)
+        if job is None:
+            raise ProtocolError("job %d ended but was not running" % d["id"])
+        k = bisect.bisect_left(self.ends, (job.pred_end, job.id, job.procs))
+        del self.ends[k]
+        self.on_end(job, d["killed"])
+
+    def handle(self, msg):
+        """Handle one message (a dict); return the answer (a dict) or None."""
+        kind = msg.get("type")
+        if kind == "pass":
+            self.pass_no = msg["pass"]
+            self.now = msg["time"]
+            for d in msg["ended"]:
+                self._ended(d)
+            for d in msg["submitted"]:
+                self._submitted(d)
+            self.free = msg["free"]
+            self.capacity = msg["capacity"]
+            if len(self.queue) != msg["queued"]:
+                raise ProtocolError("pass %d: %d jobs queued here, schedsim has %d" % (self.pass_no, len(self.queue), msg["queued"]))
+            self._start, self._reserve, self._wake = [], [], None
+            self.on_pass()
+            ans = {}
+            if self._start:
+                ans["start"] = self._start
+                self.queue = [j for j in self.queue if j.start is None]
+            if self._reserve:
+                ans["reserve"] = self._reserve
+            if self._wake is not None:
+                ans["wake"] = self._wake
+            return ans
+        if kind == "hello":
+            if msg.get("protocol") != PROTOCOL:
+                raise ProtocolError("schedsim speaks %r, this client %r" % (msg.get("protocol"), PROTOCOL))
+            self.procs = self.capacity = self.free = msg["machine"]["procs"]
+            self.on_begin(self.procs)
+            return {"type": "hello", "protocol": PROTOCOL, "name": self.name}
+        if kind == "end":
+            self.on_finish()
+            return None
+        raise ProtocolError("unknown message type %r" % kind)
+
+    def run(self, inp=None, out=None):
+        """Answer schedsim's messages on inp until the end message."""
+        inp = inp or sys.stdin
+        out = out or sys.stdout
+        readline, write, flush = inp.readline, out.write, out.flush
+        loads, dumps = json.loads, json.JSONEncoder(separators=(",", ":")).encode
+        while True:
+            line = readline()
+            if not line:
+                return
+            if line[0] == "{" and line.startswith('{"type":"end"'):
+                self.handle(loads(line))
+                return
+            ans = self.handle(loads(line))
+            write("{}\n" if not ans else dumps(ans) + "\n")
+            flush()
