@@ -32,6 +32,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schedsim/schedsim/policy"
@@ -52,9 +53,9 @@ type Config struct {
 	// Command is the program and its arguments, run by /bin/sh -c in the
 	// working directory, or Stdio.
 	Command string
-	// Timeout bounds the wall time of every answer (0: DefaultTimeout).
-	// Under Stdio it applies only if standard input supports deadlines
-	// (a pipe made non-blocking); the parent is in charge otherwise.
+	// Timeout bounds the wall time of every answer (0: DefaultTimeout):
+	// a program that is late is killed. Not under Stdio, where the parent
+	// is in charge.
 	Timeout time.Duration
 	// Log, if not nil, receives every message, one a line: "> " before
 	// those schedsim sent, "< " before those it read.
@@ -82,12 +83,20 @@ type Policy struct {
 	in      *os.File // the program's standard input
 	out     *os.File // the program's standard output
 	rd      *bufio.Reader
-	noDL    bool // out does not support deadlines
 	stopCtx func() bool
-	mu      sync.Mutex // guards killed against the context's goroutine
+	mu      sync.Mutex // guards killed against the timer's and the context's goroutines
 	killed  bool
+	// timer kills the program when an answer is late; timedOut reports
+	// that it did.
+	timer    *time.Timer
+	timedOut atomic.Bool
 
 	jobs    map[int64]jobState // queued and running jobs
+	// sizes counts the queued jobs by processors; minProcs is the
+	// smallest key, recomputed when minDirty.
+	sizes    map[int]int
+	minProcs int
+	minDirty bool
 	lastSeq int64              // largest Seq seen
 	prevLen int                // queue length after the previous pass
 	pass    int64              // passes sent
@@ -116,7 +125,7 @@ func New(c Config) (*Policy, error) {
 	if strings.TrimSpace(c.Command) == "" {
 		return nil, errors.New("external policy: empty command")
 	}
-	p := &Policy{cfg: c, timeout: c.Timeout, jobs: make(map[int64]jobState), lastSeq: -1}
+	p := &Policy{cfg: c, timeout: c.Timeout, jobs: make(map[int64]jobState), sizes: make(map[int]int), lastSeq: -1}
 	if p.timeout <= 0 {
 		p.timeout = DefaultTimeout
 	}
@@ -220,8 +229,9 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 	p.collect(v)
 	n := v.Len()
 	free := v.Free()
-	if n == 0 || free == 0 {
-		// Nothing could start: what happened goes with the next pass.
+	if n == 0 || p.smallest() > free {
+		// No waiting job fits: nothing could start, whatever the
+		// policy. What happened goes with the next pass.
 		p.prevLen = n
 		return
 	}
@@ -281,10 +291,26 @@ func (p *Policy) known(seq int64) bool {
 	return ok
 }
 
+// smallest returns the processors of the smallest queued job.
+func (p *Policy) smallest() int {
+	if p.minDirty {
+		p.minDirty = false
+		p.minProcs = int(^uint(0) >> 1)
+		for k := range p.sizes {
+			p.minProcs = min(p.minProcs, k)
+		}
+	}
+	return p.minProcs
+}
+
 // add records a job that joined the queue and adds it to the submissions
 // to send.
 func (p *Policy) add(j *workload.Job) {
 	p.jobs[j.Seq] = jobState{procs: j.Procs, killed: j.Estimate > 0 && j.Run > j.Estimate, promise: workload.Forever}
+	if len(p.sizes) == 0 || j.Procs < p.minProcs {
+		p.minProcs = j.Procs
+	}
+	p.sizes[j.Procs]++
 	p.lastSeq = max(p.lastSeq, j.Seq)
 	if len(p.sub.b) > 0 {
 		p.sub.raw(",")
@@ -318,6 +344,12 @@ func (p *Policy) apply(v policy.View, d policy.Decisions, line []byte) (int, err
 		d.Start(i)
 		st.running = true
 		p.jobs[id] = st
+		if c := p.sizes[st.procs] - 1; c > 0 {
+			p.sizes[st.procs] = c
+		} else {
+			delete(p.sizes, st.procs)
+			p.minDirty = p.minDirty || st.procs == p.minProcs
+		}
 		started++
 	}
 	for _, r := range a.Reserve {
@@ -382,8 +414,12 @@ func (p *Policy) indexOf(v policy.View, id int64) int {
 	return -1
 }
 
-// exchange sends p.msg and reads one answer line.
+// exchange sends p.msg and reads one answer line, within the timeout.
 func (p *Policy) exchange() ([]byte, error) {
+	if p.timer != nil {
+		p.timer.Reset(p.timeout)
+		defer p.timer.Stop()
+	}
 	if err := p.send(p.msg.b); err != nil {
 		return nil, err
 	}
@@ -396,9 +432,6 @@ func (p *Policy) send(msg []byte) error {
 		p.cfg.Log.Write([]byte("> "))
 		p.cfg.Log.Write(msg)
 	}
-	if !p.noDL {
-		p.in.SetWriteDeadline(time.Now().Add(p.timeout))
-	}
 	if _, err := p.in.Write(msg); err != nil {
 		return p.ioError(err, msg)
 	}
@@ -410,9 +443,6 @@ const maxLine = 64 << 20
 
 // readLine reads one line of the program's output.
 func (p *Policy) readLine() ([]byte, error) {
-	if !p.noDL {
-		p.out.SetReadDeadline(time.Now().Add(p.timeout))
-	}
 	p.line = p.line[:0]
 	for {
 		b, err := p.rd.ReadSlice('\n')
@@ -451,8 +481,9 @@ func (p *Policy) ioError(err error, sent []byte) error {
 	switch {
 	case p.stopCtx != nil && p.cfg.Context.Err() != nil:
 		e.Msg, e.Err, e.Sent = "interrupted", p.cfg.Context.Err(), ""
-	case errors.Is(err, os.ErrDeadlineExceeded):
+	case p.timedOut.Load():
 		e.Msg = fmt.Sprintf("no answer within %s", p.timeout)
+		p.wait()
 	case p.cmd != nil:
 		p.kill()
 		werr := p.wait()
@@ -479,11 +510,15 @@ func (p *Policy) start(procs int) error {
 	}
 	if p.cfg.Command == Stdio {
 		p.in, p.out = os.Stdout, os.Stdin
-		p.noDL = os.Stdin.SetReadDeadline(time.Time{}) != nil || os.Stdout.SetWriteDeadline(time.Time{}) != nil
 	} else {
 		if err := p.startProcess(); err != nil {
 			return err
 		}
+		p.timer = time.AfterFunc(time.Hour, func() {
+			p.timedOut.Store(true)
+			p.kill()
+		})
+		p.timer.Stop()
 	}
 	p.rd = bufio.NewReaderSize(p.out, 64<<10)
 	if p.cfg.Context != nil {
@@ -506,11 +541,11 @@ func (p *Policy) start(procs int) error {
 // output, in a process group of its own.
 func (p *Policy) startProcess() error {
 	cmd := exec.Command(shell, "-c", p.cfg.Command)
-	inR, inW, err := os.Pipe()
+	inR, inW, err := pipe()
 	if err != nil {
 		return err
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
@@ -546,8 +581,6 @@ func (p *Policy) kill() {
 	if p.cmd != nil && p.cmd.Process != nil {
 		p.killed = true
 		killGroup(p.cmd.Process)
-	} else if p.cmd == nil && p.out != nil && p.cfg.Command == Stdio && !p.noDL {
-		p.out.SetReadDeadline(time.Unix(1, 0)) // unblock a read of standard input
 	}
 }
 
@@ -583,9 +616,11 @@ func (p *Policy) Close() error {
 	}
 	p.in.Close()
 	if p.err == nil {
-		// Let the program exit by itself: read its output to the end.
-		p.out.SetReadDeadline(time.Now().Add(p.timeout))
+		// Let the program exit by itself, within the timeout: read its
+		// output to the end.
+		p.timer.Reset(p.timeout)
 		io.Copy(io.Discard, p.rd)
+		p.timer.Stop()
 	}
 	p.kill()
 	p.out.Close()

@@ -2,6 +2,7 @@
 
 import bisect
 import json
+import json.scanner
 import sys
 
 PROTOCOL = "schedsim-policy/1"
@@ -109,7 +110,7 @@ class Policy:
 
     def reserve(self, job, at):
         """Promise that a queued job starts no later than at."""
-        self._reserve.append({"id": job.id, "at": int(at)})
+        self._reserve.append((job.id, int(at)))
 
     def wake_at(self, t):
         """Ask for a pass at time t (after now), if a job waits then and a
@@ -142,54 +143,77 @@ class Policy:
         self.on_end(job, d["killed"])
 
     def handle(self, msg):
-        """Handle one message (a dict); return the answer (a dict) or None."""
+        """Handle one message (a dict); return the answer line (a str,
+        newline-terminated), or None after the end message."""
         kind = msg.get("type")
         if kind == "pass":
-            self.pass_no = msg["pass"]
-            self.now = msg["time"]
-            for d in msg["ended"]:
-                self._ended(d)
-            for d in msg["submitted"]:
-                self._submitted(d)
-            self.free = msg["free"]
-            self.capacity = msg["capacity"]
-            if len(self.queue) != msg["queued"]:
-                raise ProtocolError("pass %d: %d jobs queued here, schedsim has %d" % (self.pass_no, len(self.queue), msg["queued"]))
-            self._start, self._reserve, self._wake = [], [], None
-            self.on_pass()
-            ans = {}
-            if self._start:
-                ans["start"] = self._start
-                self.queue = [j for j in self.queue if j.start is None]
-            if self._reserve:
-                ans["reserve"] = self._reserve
-            if self._wake is not None:
-                ans["wake"] = self._wake
-            return ans
+            return self._pass(msg)
         if kind == "hello":
             if msg.get("protocol") != PROTOCOL:
                 raise ProtocolError("schedsim speaks %r, this client %r" % (msg.get("protocol"), PROTOCOL))
             self.procs = self.capacity = self.free = msg["machine"]["procs"]
             self.on_begin(self.procs)
-            return {"type": "hello", "protocol": PROTOCOL, "name": self.name}
+            return json.dumps({"type": "hello", "protocol": PROTOCOL, "name": self.name}) + "\n"
         if kind == "end":
             self.on_finish()
             return None
         raise ProtocolError("unknown message type %r" % kind)
 
+    def _pass(self, msg):
+        self.pass_no = msg["pass"]
+        self.now = msg["time"]
+        for d in msg["ended"]:
+            self._ended(d)
+        for d in msg["submitted"]:
+            self._submitted(d)
+        self.free = msg["free"]
+        self.capacity = msg["capacity"]
+        if len(self.queue) != msg["queued"]:
+            raise ProtocolError("pass %d: %d jobs queued here, schedsim has %d" % (self.pass_no, len(self.queue), msg["queued"]))
+        self._start, self._reserve, self._wake = [], [], None
+        self.on_pass()
+        return self._answer()
+
+    def _answer(self):
+        """The answer line of the pass's decisions; the started jobs leave
+        the queue."""
+        start, reserve, wake = self._start, self._reserve, self._wake
+        if not start and not reserve and wake is None:
+            return "{}\n"
+        parts = []
+        if start:
+            parts.append('"start":[' + ",".join(map(str, start)) + "]")
+            q = self.queue
+            k = 0
+            while k < len(q) and q[k].start is not None:
+                k += 1
+            if k == len(start):
+                del q[:k]  # a prefix started (FCFS, EASY's head)
+            else:
+                self.queue = [j for j in q if j.start is None]
+        if reserve:
+            parts.append('"reserve":[' + ",".join(['{"id":%d,"at":%d}' % r for r in reserve]) + "]")
+        if wake is not None:
+            parts.append('"wake":%d' % wake)
+        return "{" + ",".join(parts) + "}\n"
+
     def run(self, inp=None, out=None):
-        """Answer schedsim's messages on inp until the end message."""
-        inp = inp or sys.stdin
-        out = out or sys.stdout
+        """Answer schedsim's messages until the end message. inp and out
+        are binary streams (default: standard input and output)."""
+        inp = inp or sys.stdin.buffer
+        out = out or sys.stdout.buffer
         readline, write, flush = inp.readline, out.write, out.flush
-        loads, dumps = json.loads, json.JSONEncoder(separators=(",", ":")).encode
+        scan = json.scanner.make_scanner(json.JSONDecoder())
         while True:
             line = readline()
             if not line:
                 return
-            if line[0] == "{" and line.startswith('{"type":"end"'):
-                self.handle(loads(line))
-                return
-            ans = self.handle(loads(line))
-            write("{}\n" if not ans else dumps(ans) + "\n")
+            msg = scan(line.decode(), 0)[0]
+            if msg["type"] == "pass":
+                ans = self._pass(msg)
+            else:
+                ans = self.handle(msg)
+                if ans is None:
+                    return
+            write(ans.encode())
             flush()
