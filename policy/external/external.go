@@ -91,16 +91,16 @@ type Policy struct {
 	timer    *time.Timer
 	timedOut atomic.Bool
 
-	jobs    map[int64]jobState // queued and running jobs
+	jobs map[int64]jobState // queued and running jobs
 	// sizes counts the queued jobs by processors; minProcs is the
 	// smallest key, recomputed when minDirty.
 	sizes    map[int]int
 	minProcs int
 	minDirty bool
-	lastSeq int64              // largest Seq seen
-	prevLen int                // queue length after the previous pass
-	pass    int64              // passes sent
-	now     workload.Time      // the time of the last pass
+	lastSeq  int64         // largest Seq seen
+	prevLen  int           // queue length after the previous pass
+	pass     int64         // passes sent
+	now      workload.Time // the time of the last pass
 
 	msg  encoder // the message being sent
 	sub  encoder // the submitted jobs not yet sent
