@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/schedsim/schedsim/workload"
 )
@@ -100,6 +101,9 @@ func jsonError(err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, se)
+	}
+	if k, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fmt.Errorf("unknown key %s (an answer has start, reserve and wake; a hello has type, protocol and name)", k)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return errors.New("malformed JSON: the object is not closed")
