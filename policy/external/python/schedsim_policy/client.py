@@ -160,6 +160,13 @@ class Policy:
         raise ProtocolError("unknown message type %r" % kind)
 
     def _pass(self, msg):
+        self._update(msg)
+        self.on_pass()
+        return self._answer()
+
+    def _update(self, msg):
+        """Bring the state up to the pass message msg and clear the
+        decisions."""
         self.pass_no = msg["pass"]
         self.now = msg["time"]
         for d in msg["ended"]:
@@ -171,8 +178,6 @@ class Policy:
         if len(self.queue) != msg["queued"]:
             raise ProtocolError("pass %d: %d jobs queued here, schedsim has %d" % (self.pass_no, len(self.queue), msg["queued"]))
         self._start, self._reserve, self._wake = [], [], None
-        self.on_pass()
-        return self._answer()
 
     def _answer(self):
         """The answer line of the pass's decisions; the started jobs leave
