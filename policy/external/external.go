@@ -101,6 +101,7 @@ type Policy struct {
 	prevLen  int           // queue length after the previous pass
 	pass     int64         // passes sent
 	now      workload.Time // the time of the last pass
+	last     workload.Time // the time of the last call of Schedule
 
 	msg  encoder // the message being sent
 	sub  encoder // the submitted jobs not yet sent
@@ -221,6 +222,7 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 	if p.err != nil || p.closed {
 		return
 	}
+	p.last = v.Now()
 	for _, x := range v.Ended() {
 		st := p.jobs[x.Seq]
 		p.ends = append(p.ends, ended{id: x.Seq, start: int64(x.Start), end: int64(x.End), procs: x.Procs, killed: st.killed})
@@ -608,7 +610,8 @@ func (p *Policy) Close() error {
 		return nil
 	}
 	if p.err == nil && p.in != nil {
-		p.msg.endMsg(p.now, p.pass)
+		p.msg.endMsg(max(p.last, p.now), p.pass, p.ends)
+		p.ends = p.ends[:0]
 		_ = p.send(p.msg.b)
 	}
 	if p.cmd == nil {

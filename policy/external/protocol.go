@@ -212,6 +212,12 @@ func (e *encoder) passMsg(pass int64, now workload.Time, free, capacity, queued,
 	e.raw("[")
 	e.b = append(e.b, subBuf...)
 	e.raw("]")
+	e.endedList(end)
+	e.raw("}\n")
+}
+
+// endedList writes the ended key and its list.
+func (e *encoder) endedList(end []ended) {
 	e.key("ended", false)
 	e.raw("[")
 	for k := range end {
@@ -233,16 +239,18 @@ func (e *encoder) passMsg(pass int64, now workload.Time, free, capacity, queued,
 			e.raw(`,"killed":false}`)
 		}
 	}
-	e.raw("]}\n")
+	e.raw("]")
 }
 
-// endMsg writes the message that ends the run.
-func (e *encoder) endMsg(now workload.Time, passes int64) {
+// endMsg writes the message that ends the run, with the jobs that ended
+// since the last pass.
+func (e *encoder) endMsg(now workload.Time, passes int64, end []ended) {
 	e.reset()
 	e.raw(`{"type":"end","time":`)
 	e.int(int64(now))
 	e.key("passes", false)
 	e.int(passes)
+	e.endedList(end)
 	e.raw("}\n")
 }
 

@@ -155,6 +155,9 @@ class Policy:
             self.on_begin(self.procs)
             return json.dumps({"type": "hello", "protocol": PROTOCOL, "name": self.name}) + "\n"
         if kind == "end":
+            self.now = msg["time"]
+            for d in msg["ended"]:
+                self._ended(d)
             self.on_finish()
             return None
         raise ProtocolError("unknown message type %r" % kind)

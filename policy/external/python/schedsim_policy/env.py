@@ -212,30 +212,35 @@ class SchedulingEnv(_Base):
             raise ProtocolError("schedsim stopped: %s" % self._errors())
         if msg["type"] == "end":
             self._done = True
+            self._rewards(msg, msg["time"], [])
             if self._proc.wait() != 0:
                 raise ProtocolError("schedsim failed: %s" % self._errors())
             return
         if msg["type"] != "pass":
             raise ProtocolError("unexpected message %r" % msg["type"])
-        t0 = st.now if self._last is not None else msg["time"]
-        t1 = msg["time"]
-        queued_before = len(self._waiting())
-        busy_before = st.capacity - st.free
+        self._rewards(msg, msg["time"], msg["submitted"])
+        self._state._update(msg)
+        self._last = msg
+
+    def _rewards(self, msg, t1, submitted):
+        """Add the reward of what happened up to t1 (msg's ends, and the
+        jobs submitted since the last step) to the pending reward."""
+        st = self._state
+        t0 = st.now if self._last is not None else t1
         kind = self.reward_kind
         if kind == "slowdown":
             for d in msg["ended"]:
                 run = d["end"] - d["start"]
                 submit = st.running[d["id"]].submit
                 self._pending_reward -= max(1.0, (d["end"] - submit) / max(run, TAU))
-        st._update(msg)
-        if kind == "wait":
-            waited = queued_before * (t1 - t0)
-            waited += sum(t1 - d["submit"] for d in msg["submitted"])
+        elif kind == "wait":
+            waited = len(self._waiting()) * (t1 - t0)
+            waited += sum(t1 - d["submit"] for d in submitted)
             self._pending_reward -= waited / 3600.0
-        elif kind == "utilisation":
-            used = busy_before * (t1 - t0) - sum(d["procs"] * (t1 - d["end"]) for d in msg["ended"])
+        else:
+            busy = st.capacity - st.free
+            used = busy * (t1 - t0) - sum(d["procs"] * (t1 - d["end"]) for d in msg["ended"])
             self._pending_reward += used / max(st.capacity, 1) / 3600.0
-        self._last = msg
 
     def _waiting(self):
         """The jobs waiting now, in queue order (those started at this
