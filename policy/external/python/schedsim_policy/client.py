@@ -3,6 +3,7 @@
 import bisect
 import json
 import json.scanner
+import os
 import sys
 
 PROTOCOL = "schedsim-policy/1"
@@ -153,7 +154,7 @@ class Policy:
                 raise ProtocolError("schedsim speaks %r, this client %r" % (msg.get("protocol"), PROTOCOL))
             self.procs = self.capacity = self.free = msg["machine"]["procs"]
             self.on_begin(self.procs)
-            return json.dumps({"type": "hello", "protocol": PROTOCOL, "name": self.name}) + "\n"
+            return json.dumps({"type": "hello", "protocol": PROTOCOL, "name": self.name}, separators=(",", ":")) + "\n"
         if kind == "end":
             self.now = msg["time"]
             for d in msg["ended"]:
@@ -207,15 +208,23 @@ class Policy:
 
     def run(self, inp=None, out=None):
         """Answer schedsim's messages until the end message. inp and out
-        are binary streams (default: standard input and output)."""
-        inp = inp or sys.stdin.buffer
-        out = out or sys.stdout.buffer
-        readline, write, flush = inp.readline, out.write, out.flush
+        are binary files (default: standard input and output), read and
+        written through their file descriptors, unbuffered: a pass is one
+        read and one write."""
+        rfd = (inp or sys.stdin).fileno()
+        wfd = (out or sys.stdout).fileno()
+        read, write = os.read, os.write
         scan = json.scanner.make_scanner(json.JSONDecoder())
+        buf = b""
         while True:
-            line = readline()
-            if not line:
-                return
+            k = buf.find(b"\n")
+            while k < 0:
+                data = read(rfd, 1 << 16)
+                if not data:
+                    return
+                buf += data
+                k = buf.find(b"\n")
+            line, buf = buf[:k], buf[k + 1:]
             msg = scan(line.decode(), 0)[0]
             if msg["type"] == "pass":
                 ans = self._pass(msg)
@@ -223,5 +232,6 @@ class Policy:
                 ans = self.handle(msg)
                 if ans is None:
                     return
-            write(ans.encode())
-            flush()
+            ans = ans.encode()
+            while ans:
+                ans = ans[write(wfd, ans):]
