@@ -411,7 +411,8 @@ func (sc *Scenario) Canonical() []byte {
 }
 
 // Hash returns a content hash of the scenario and of every input file it
-// names (trace, config, slurm_conf, node_events), so that a stored result
+// names (trace, config, slurm_conf, node_events, and the files an external
+// policy's command line names), so that a stored result
 // can tell whether it is still the result of this scenario. A file that
 // cannot be read is an error.
 func (sc *Scenario) Hash() (string, error) { return sc.hashWith(fingerprint) }
@@ -432,5 +433,28 @@ func (sc *Scenario) hashWith(take func(string) (traceFingerprint, error)) (strin
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00%08x", fp.Name, fp.Size, fp.CRC)
 	}
+	// An external policy's program: the files its command line names
+	// (the script, the binary), so that a kept result of a sweep point is
+	// not taken for the result of a changed program.
+	for _, p := range policyFiles(sc.PolicyExec) {
+		fp, err := take(p)
+		if err != nil {
+			return "", &InputError{err}
+		}
+		fmt.Fprintf(h, "\x00policy\x00%s\x00%d\x00%08x", fp.Name, fp.Size, fp.CRC)
+	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// policyFiles returns the words of an external policy's command line that
+// name regular files, quotes removed.
+func policyFiles(cmd string) []string {
+	var files []string
+	for _, w := range strings.Fields(cmd) {
+		w = strings.Trim(w, `'"`)
+		if fi, err := os.Stat(w); err == nil && fi.Mode().IsRegular() {
+			files = append(files, w)
+		}
+	}
+	return files
 }

@@ -135,3 +135,25 @@ func FuzzLoadScenario(f *testing.F) {
 		_ = sc.Canonical()
 	})
 }
+
+// TestHashPolicyFiles: a scenario's hash covers the files an external
+// policy's command line names, so that a sweep does not keep the result
+// of a program that changed.
+func TestHashPolicyFiles(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "p.py", "print('a')\n")
+	sc := Default()
+	sc.PolicyExec = "python3 '" + script + "' --flag"
+	h1, err := sc.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "p.py", "print('b')\n")
+	h2, err := sc.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h1 == h2 {
+		t.Error("the hash did not change with the policy's script")
+	}
+}

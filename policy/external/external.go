@@ -8,8 +8,8 @@
 // The protocol, message by message, is in the README ("Write your own
 // policy"). In short: schedsim sends a hello with the machine and reads
 // the policy's hello (the same protocol version, or the run stops); then,
-// at each instant where at least one job waits and at least one processor
-// is free, a pass message with what changed since the previous one (the
+// at each instant where a waiting job fits the free processors (at other
+// instants no policy could start anything), a pass message with what changed since the previous one (the
 // time, the free processors, the jobs submitted, the jobs that ended), and
 // reads one answer line: the jobs to start, reservations, a wake-up. At
 // the end it sends an end message and closes the program's input.
