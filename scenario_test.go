@@ -1,9 +1,12 @@
 package schedsim
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -155,5 +158,20 @@ func TestHashPolicyFiles(t *testing.T) {
 	}
 	if h1 == h2 {
 		t.Error("the hash did not change with the policy's script")
+	}
+}
+
+// TestPolicyOptionsWithoutExec: --policy-timeout and --policy-log without
+// --policy-exec are said to do nothing.
+func TestPolicyOptionsWithoutExec(t *testing.T) {
+	sc := Default()
+	sc.PolicyTimeout = "5s"
+	res, err := Run(context.Background(), &sc, Options{Warn: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--policy-timeout and --policy-log apply to --policy-exec: they have no effect"
+	if !slices.Contains(res.Summary.Warnings, want) {
+		t.Errorf("warnings %q, want %q", res.Summary.Warnings, want)
 	}
 }
