@@ -108,7 +108,7 @@ func TestPolicyExecPython(t *testing.T) {
 			t.Errorf("summary.json does not name the policy:\n%s", sums[k])
 		}
 		l := read(log)
-		if !bytes.HasPrefix(l, []byte(`> {"type":"hello","protocol":"schedsim-policy/1","machine":{"procs":128}}`+"\n"+`< {"type":"hello","protocol":"schedsim-policy/1","name":"fcfs"}`+"\n")) {
+		if !bytes.HasPrefix(l, []byte(`> {"type":"hello","protocol":"schedsim-policy/1","machine":{"procs":128}}`+"\n"+`< {"type":"hello","protocol":"schedsim-policy/1","name":"fcfs","fields":["procs","submit"]}`+"\n")) {
 			t.Errorf("policy log starts %.200q", l)
 		}
 	}

@@ -77,7 +77,8 @@ type Policy struct {
 	name    string
 	err     error
 
-	started bool // the program runs and said hello
+	started bool  // the program runs and said hello
+	fields  uint8 // the job fields the program asked for (fieldMask)
 	closed  bool
 	cmd     *exec.Cmd
 	in      *os.File // the program's standard input
@@ -222,6 +223,13 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 	if p.err != nil || p.closed {
 		return
 	}
+	if !p.started {
+		// The handshake: the first pass follows the first submission.
+		if err := p.start(v.Capacity()); err != nil {
+			p.fail(err)
+			return
+		}
+	}
 	p.last = v.Now()
 	for _, x := range v.Ended() {
 		st := p.jobs[x.Seq]
@@ -238,12 +246,6 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 		return
 	}
 	p.now = v.Now()
-	if !p.started {
-		if err := p.start(v.Capacity()); err != nil {
-			p.fail(err)
-			return
-		}
-	}
 	p.pass++
 	p.msg.passMsg(p.pass, p.now, free, v.Capacity(), n, v.NumRunning(), p.sub.b, p.ends)
 	p.sub.reset()
@@ -317,7 +319,7 @@ func (p *Policy) add(j *workload.Job) {
 	if len(p.sub.b) > 0 {
 		p.sub.raw(",")
 	}
-	p.sub.job(j)
+	p.sub.job(j, p.fields)
 }
 
 // apply checks the answer's decisions and passes them on, in order: the
@@ -536,6 +538,7 @@ func (p *Policy) start(procs int) error {
 		return &Error{Msg: err.Error(), Line: string(line)}
 	}
 	p.name = h.Name
+	p.fields, _ = fieldMask(h.Fields)
 	return nil
 }
 

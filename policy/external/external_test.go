@@ -380,3 +380,23 @@ func randomJobs(seed uint64, n, procs int) []workload.Job {
 	}
 	return jobs
 }
+
+// TestFields: a hello that names job fields gets those only; an unknown
+// field is a handshake error.
+func TestFields(t *testing.T) {
+	cmd := `read l; echo '{"type":"hello","protocol":"schedsim-policy/1","fields":["procs"]}'; read l; echo '{"start":[0]}'; read l; echo '{"start":[1]}'; cat >/dev/null`
+	var log bytes.Buffer
+	_, _, err := runExternal(t, external.Config{Command: cmd, Log: &log}, errorJobs[:2], 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"submitted":[{"id":0,"procs":8},{"id":1,"procs":8}]`; !strings.Contains(log.String(), want) {
+		t.Errorf("log lacks %s:\n%s", want, log.String())
+	}
+	cmd = `read l; echo '{"type":"hello","protocol":"schedsim-policy/1","fields":["procs","size"]}'`
+	_, _, err = runExternal(t, external.Config{Command: cmd}, errorJobs, 10)
+	want := `external policy: handshake: fields: unknown job field "size" (the fields are job, submit, procs, requested, user, group, queue, partition); line: {"type":"hello","protocol":"schedsim-policy/1","fields":["procs","size"]}`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,9 +20,34 @@ const Protocol = "schedsim-policy/1"
 
 // hello is the policy's answer to schedsim's hello.
 type hello struct {
-	Type     string `json:"type"`
-	Protocol string `json:"protocol"`
-	Name     string `json:"name"`
+	Type     string   `json:"type"`
+	Protocol string   `json:"protocol"`
+	Name     string   `json:"name"`
+	Fields   []string `json:"fields"`
+}
+
+// jobFields are the attributes of a submitted job a pass message may
+// carry besides its id, in their order; a policy's hello may ask for some
+// of them only ("fields").
+var jobFields = []string{"job", "submit", "procs", "requested", "user", "group", "queue", "partition"}
+
+// allFields is the mask of every job field.
+const allFields = 1<<8 - 1
+
+// fieldMask returns the mask of the named job fields (all without names).
+func fieldMask(names []string) (uint8, error) {
+	if names == nil {
+		return allFields, nil
+	}
+	var m uint8
+	for _, n := range names {
+		k := slices.Index(jobFields, n)
+		if k < 0 {
+			return 0, fmt.Errorf("fields: unknown job field %q (the fields are %s)", n, strings.Join(jobFields, ", "))
+		}
+		m |= 1 << k
+	}
+	return m, nil
 }
 
 // Answer is a policy's answer to a pass message: the jobs to start now, in
@@ -88,7 +114,8 @@ func parseHello(line []byte, h *hello) error {
 	if h.Protocol != Protocol {
 		return fmt.Errorf("protocol %q, want %q", h.Protocol, Protocol)
 	}
-	return nil
+	_, err := fieldMask(h.Fields)
+	return err
 }
 
 // jsonError words a decoding error for a user: the field and what was
@@ -163,26 +190,21 @@ func (e *encoder) helloMsg(procs int) {
 	e.raw("}}\n")
 }
 
-// job writes a submitted job.
-func (e *encoder) job(j *workload.Job) {
+// job writes a submitted job, with the fields of mask.
+func (e *encoder) job(j *workload.Job, mask uint8) {
 	e.raw(`{"id":`)
 	e.int(j.Seq)
-	e.key("job", false)
-	e.int(j.ID)
-	e.key("submit", false)
-	e.int(int64(j.Submit))
-	e.key("procs", false)
-	e.int(int64(j.Procs))
-	e.key("requested", false)
-	e.int(int64(max(j.Estimate, 0)))
-	e.key("user", false)
-	e.int(int64(j.User))
-	e.key("group", false)
-	e.int(int64(j.Group))
-	e.key("queue", false)
-	e.int(int64(j.Queue))
-	e.key("partition", false)
-	e.int(int64(j.Partition))
+	if mask == 0 {
+		e.raw("}")
+		return
+	}
+	vals := [...]int64{j.ID, int64(j.Submit), int64(j.Procs), int64(max(j.Estimate, 0)), int64(j.User), int64(j.Group), int64(j.Queue), int64(j.Partition)}
+	for k, name := range jobFields {
+		if mask&(1<<k) != 0 {
+			e.key(name, false)
+			e.int(vals[k])
+		}
+	}
 	e.raw("}")
 }
 

@@ -27,6 +27,7 @@ class EASY(Policy):
     """EASY backfilling with a reservation for the head of the queue."""
 
     name = "easy"
+    fields = ("submit", "procs", "requested")  # what it reads: schedsim sends no more
 
     def shadow(self, procs):
         """The earliest predicted time procs processors are free, and the

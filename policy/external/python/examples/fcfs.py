@@ -27,6 +27,7 @@ class FCFS(Policy):
     """
 
     name = "fcfs"
+    fields = ("submit", "procs")  # what it reads: schedsim sends no more
 
     def __init__(self, stats=False):
         super().__init__()
