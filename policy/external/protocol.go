@@ -301,7 +301,7 @@ func parseFast(line []byte, a *Answer) bool {
 			a.Start = append(a.Start, n)
 		}
 	}
-	if s.lit(sep(first) + `"reserve":[`) {
+	if s.key(first, `"reserve":[`) {
 		first = false
 		for !s.lit("]") {
 			if len(a.Reserve) > 0 && !s.lit(",") {
@@ -321,7 +321,7 @@ func parseFast(line []byte, a *Answer) bool {
 			a.Reserve = append(a.Reserve, Reservation{ID: id, At: at})
 		}
 	}
-	if s.lit(sep(first) + `"wake":`) {
+	if s.key(first, `"wake":`) {
 		t, ok := s.int()
 		if !ok {
 			return false
@@ -331,12 +331,6 @@ func parseFast(line []byte, a *Answer) bool {
 	return s.lit("}") && s.i == len(s.b)
 }
 
-func sep(first bool) string {
-	if first {
-		return ""
-	}
-	return ","
-}
 
 // fastScanner reads parseFast's line.
 type fastScanner struct {
@@ -351,6 +345,17 @@ func (s *fastScanner) lit(lit string) bool {
 	}
 	s.i += len(lit)
 	return true
+}
+
+// key consumes k, preceded by a comma unless it is the object's first key,
+// if the line goes on with them.
+func (s *fastScanner) key(first bool, k string) bool {
+	at := s.i
+	if (first || s.lit(",")) && s.lit(k) {
+		return true
+	}
+	s.i = at
+	return false
 }
 
 // int consumes a JSON integer that fits an int64 without leading zeros.
