@@ -331,7 +331,6 @@ func parseFast(line []byte, a *Answer) bool {
 	return s.lit("}") && s.i == len(s.b)
 }
 
-
 // fastScanner reads parseFast's line.
 type fastScanner struct {
 	b []byte
