@@ -120,8 +120,8 @@ class Policy:
         self._reserve.append((job.id, int(at)))
 
     def wake_at(self, t):
-        """Ask for a pass at time t (after now), if a job waits then and a
-        processor is free."""
+        """Ask for a pass at time t (after now); schedsim calls the policy
+        then if a waiting job fits the free processors."""
         t = int(t)
         if self._wake is None or t < self._wake:
             self._wake = t
