@@ -61,20 +61,20 @@ class EASY(Policy):
         if shadow is None:
             return
         self.reserve(head, shadow)
-        now = self.now
+        now, free = self.now, self.free
         for k in range(i + 1, n):
-            free = self.free
             if free == 0:
                 break
             job = queue[k]
-            if job.procs > free or job.requested <= 0:
+            procs, requested = job.procs, job.requested
+            if procs > free or requested <= 0:
                 continue
-            if now + job.requested <= shadow:
-                self.start(job)
-            elif job.procs <= extra:
-                extra -= job.procs
-                self.start(job)
-
+            if now + requested > shadow:
+                if procs > extra:
+                    continue  # it would delay the head
+                extra -= procs
+            self.start(job)
+            free -= procs
 
 if __name__ == "__main__":
     EASY().run()

@@ -79,6 +79,7 @@ class Policy:
         self.pass_no = 0
         self._waiting = {}
         self._start = []
+        self._started = []
         self._reserve = []
         self._wake = None
 
@@ -114,6 +115,7 @@ class Policy:
         self.running[job.id] = job
         bisect.insort(self.ends, (job.pred_end, job.id, job.procs))
         self._start.append(job.id)
+        self._started.append(job)
 
     def reserve(self, job, at):
         """Promise that a queued job starts no later than at."""
@@ -190,7 +192,7 @@ class Policy:
         self.capacity = msg["capacity"]
         if len(self.queue) != msg["queued"]:
             raise ProtocolError("pass %d: %d jobs queued here, schedsim has %d" % (self.pass_no, len(self.queue), msg["queued"]))
-        self._start, self._reserve, self._wake = [], [], None
+        self._start, self._started, self._reserve, self._wake = [], [], [], None
 
     def _answer(self):
         """The answer line of the pass's decisions; the started jobs leave
@@ -202,13 +204,12 @@ class Policy:
         if start:
             parts.append('"start":[' + ",".join(map(str, start)) + "]")
             q = self.queue
-            k = 0
-            while k < len(q) and q[k].start is not None:
-                k += 1
-            if k == len(start):
-                del q[:k]  # a prefix started (FCFS, EASY's head)
+            if q[0].start is not None and len(start) == 1:
+                del q[0]  # the head started: FCFS's and EASY's usual pass
             else:
-                self.queue = [j for j in q if j.start is None]
+                remove = q.remove
+                for job in self._started:
+                    remove(job)
         if reserve:
             parts.append('"reserve":[' + ",".join(['{"id":%d,"at":%d}' % r for r in reserve]) + "]")
         if wake is not None:
