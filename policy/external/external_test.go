@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -183,7 +185,15 @@ func (f *fakeFCFS) answer(line []byte) string {
 	if err := json.Unmarshal(line, &m); err != nil {
 		return "EXIT 9"
 	}
-	f.queue = append(f.queue, m.Submitted...)
+	for _, j := range m.Submitted {
+		// In submission order, as the engine's queue: a job released from
+		// its hold goes before the jobs submitted after it.
+		k := len(f.queue)
+		for k > 0 && f.queue[k-1].ID > j.ID {
+			k--
+		}
+		f.queue = slices.Insert(f.queue, k, j)
+	}
 	var start []string
 	free := m.Free
 	for len(f.queue) > 0 && f.queue[0].Procs <= free {
@@ -398,5 +408,37 @@ func TestFields(t *testing.T) {
 	want := `external policy: handshake: fields: unknown job field "size" (the fields are job, submit, procs, requested, user, group, queue, partition); line: {"type":"hello","protocol":"schedsim-policy/1","fields":["procs","size"]}`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)
+	}
+}
+
+// TestHolds: a job released from its hold joins the queue before the jobs
+// submitted after it; the policy is told of it all the same (the whole
+// queue is looked through then), and FCFS over the protocol is still the
+// built-in FCFS.
+func TestHolds(t *testing.T) {
+	jobs := []workload.Job{
+		{Seq: 0, ID: 1, Submit: 0, Procs: 8, Run: 100, Estimate: 100},
+		{Seq: 1, ID: 2, Submit: 0, Procs: 2, Run: 30, Estimate: 30, HoldUntil: 50},
+		{Seq: 2, ID: 3, Submit: 10, Procs: 4, Run: 10, Estimate: 10},
+		{Seq: 3, ID: 4, Submit: 60, Procs: 4, Run: 10, Estimate: 10},
+	}
+	var log bytes.Buffer
+	got, _, err := runExternal(t, external.Config{Command: fakeCommand("fcfs"), Log: &log}, jobs, 10)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	want := builtin(t, policy.FCFS{}, jobs, 10)
+	starts := func(o []sim.Outcome) map[int64]workload.Time {
+		m := map[int64]workload.Time{}
+		for _, x := range o {
+			m[x.Job.ID] = x.Start
+		}
+		return m
+	}
+	if g, w := starts(got), starts(want); !maps.Equal(g, w) {
+		t.Errorf("starts %v, built-in FCFS %v\n%s", g, w, log.String())
+	}
+	if !strings.Contains(log.String(), `{"id":1,"job":2,"submit":0,"procs":2,`) {
+		t.Errorf("the held job was never sent:\n%s", log.String())
 	}
 }
