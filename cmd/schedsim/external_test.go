@@ -115,6 +115,17 @@ func TestPolicyExecPython(t *testing.T) {
 	if !bytes.Equal(sums[0], sums[1]) {
 		t.Error("two runs wrote different summaries")
 	}
+	// Submission filters act before the queue: they combine.
+	cfg := writeFile(t, dir, "filters.toml", "[max_size]\nprocs = 64\n")
+	for _, o := range [][]string{{"--backfill", "off"}, {"--policy-exec", fcfs}} {
+		args := append([]string{"run", "--quiet", "--plots=false", "--config", cfg, "--out", filepath.Join(dir, "filtered", o[0])}, o...)
+		if code, _, stderr := run(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", o, code, stderr)
+		}
+	}
+	if a, b := read(filepath.Join(dir, "filtered", "--backfill", "jobs.csv")), read(filepath.Join(dir, "filtered", "--policy-exec", "jobs.csv")); !bytes.Equal(a, b) {
+		t.Error("with a submission filter, jobs.csv differs from --backfill off's")
+	}
 	// A scenario file.
 	sc := writeFile(t, dir, "s.toml", "policy_exec = '"+easy+"'\npolicy_timeout = \"30s\"\nmax_jobs = 300\n")
 	code, stdout, stderr := run(t, "run", sc)
