@@ -44,6 +44,9 @@ type runner struct {
 	ext    *external.Policy
 	extLog *bufio.Writer
 	extF   *os.File
+	// checkOnly: the runner only checks the scenario (Scenario.Check),
+	// and creates no file.
+	checkOnly bool
 	// afterRun, if set, is called once the engine and the observers are
 	// done with every job, before the summary (Run syncs jobs.csv).
 	afterRun func()
@@ -140,7 +143,7 @@ func (o *runner) externalPolicy() (policy.Policy, error) {
 		return nil, err
 	}
 	cfg := external.Config{Command: o.PolicyExec, Timeout: timeout, Context: o.ctx}
-	if o.PolicyLog != "" {
+	if o.PolicyLog != "" && !o.checkOnly {
 		f, err := os.Create(o.PolicyLog)
 		if err != nil {
 			return nil, inputf("--policy-log: %v", err)

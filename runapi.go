@@ -235,11 +235,13 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 // rules, the policy and its parameters, the estimator, and that the trace
 // exists. A bad value is an *InputError.
 func (sc *Scenario) Check() error {
-	o := &runner{Scenario: sc}
+	o := &runner{Scenario: sc, checkOnly: true}
 	if _, err := o.rules(); err != nil {
 		return err
 	}
-	if _, err := o.policy(); err != nil {
+	_, err := o.policy()
+	o.closeExternal() // built to be checked: its program never starts
+	if err != nil {
 		return err
 	}
 	if _, err := o.estimator(); err != nil {

@@ -179,3 +179,27 @@ func TestPythonEnv(t *testing.T) {
 		t.Errorf("the environment's tests did not all run")
 	}
 }
+
+// TestPolicyExecSideBySide: compare and sweep refuse --policy-exec - and
+// one --policy-log for several runs.
+func TestPolicyExecSideBySide(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "p.log")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", "--run", "a: --policy-exec -", "--run", "b: --backfill off"}, "--policy-exec -: the policy speaks over schedsim's own standard input and output, for one run at a time (schedsim run), not side by side"},
+		{[]string{"compare", "--policy-log", log, "--run", "a: --policy-exec ./a", "--run", "b: --policy-exec ./b"}, "--policy-log " + log + ": several runs would write the same log; give each run its own"},
+		{[]string{"sweep", "--policy-exec", "./a", "--policy-log", log, "--param", "max_jobs=10,20", "--out", filepath.Join(dir, "sw")}, "--policy-log " + log + ": several runs would write the same log; give each run its own"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := run(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %s\nwant %s", tt.args, code, stderr, tt.want)
+		}
+	}
+	if _, err := os.Stat(log); err == nil {
+		t.Error("a refused run created the policy log")
+	}
+}
