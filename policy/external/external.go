@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,6 +104,13 @@ type Policy struct {
 	pass     int64         // passes sent
 	now      workload.Time // the time of the last pass
 	last     workload.Time // the time of the last call of Schedule
+
+	// quiet is the rule of the last answer's quiet, and quietVoid
+	// reports that it no longer holds (a submission it lets through, or
+	// a wake-up fell due); wakes are the wake-ups asked for, sorted.
+	quiet     quietRule
+	quietVoid bool
+	wakes     []workload.Time
 
 	msg  encoder // the message being sent
 	sub  encoder // the submitted jobs not yet sent
@@ -231,6 +239,10 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 		}
 	}
 	p.last = v.Now()
+	for len(p.wakes) > 0 && p.wakes[0] <= p.last {
+		p.wakes = p.wakes[1:]
+		p.quietVoid = true // a wake-up fell due
+	}
 	for _, x := range v.Ended() {
 		st := p.jobs[x.Seq]
 		p.ends = append(p.ends, ended{id: x.Seq, start: int64(x.Start), end: int64(x.End), procs: x.Procs, killed: st.killed})
@@ -239,12 +251,14 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 	p.collect(v)
 	n := v.Len()
 	free := v.Free()
-	if n == 0 || p.smallest() > free {
+	if n == 0 || p.smallest() > free || (p.quiet.valid && !p.quietVoid && len(p.ends) == 0) {
 		// No waiting job fits: nothing could start, whatever the
-		// policy. What happened goes with the next pass.
+		// policy; or the policy said that the jobs submitted since
+		// could not make it act. What happened goes with the next pass.
 		p.prevLen = n
 		return
 	}
+	p.quiet.valid, p.quietVoid = false, false
 	p.now = v.Now()
 	p.pass++
 	p.msg.passMsg(p.pass, p.now, free, v.Capacity(), n, v.NumRunning(), p.sub.b, p.ends)
@@ -295,6 +309,18 @@ func (p *Policy) known(seq int64) bool {
 	return ok
 }
 
+// quietRule is an answer's Quiet, checked.
+type quietRule struct {
+	valid        bool
+	procs, extra int
+	until        workload.Time // or -1: no time clause
+}
+
+// may reports whether a job j submitted at now could make the policy act.
+func (r *quietRule) may(j *workload.Job, now workload.Time) bool {
+	return j.Procs <= r.procs && ((r.until >= 0 && j.Estimate > 0 && now+j.Estimate <= r.until) || j.Procs <= r.extra)
+}
+
 // smallest returns the processors of the smallest queued job.
 func (p *Policy) smallest() int {
 	if p.minDirty {
@@ -316,6 +342,9 @@ func (p *Policy) add(j *workload.Job) {
 	}
 	p.sizes[j.Procs]++
 	p.lastSeq = max(p.lastSeq, j.Seq)
+	if p.quiet.valid && !p.quietVoid && p.quiet.may(j, p.last) {
+		p.quietVoid = true
+	}
 	if len(p.sub.b) > 0 {
 		p.sub.raw(",")
 	}
@@ -385,6 +414,17 @@ func (p *Policy) apply(v policy.View, d policy.Decisions, line []byte) (int, err
 			return started, p.errorf(line, "wake: %d is after the last time schedsim represents, %d", t, workload.MaxTime)
 		}
 		d.WakeAt(workload.Time(t))
+		k, _ := slices.BinarySearch(p.wakes, workload.Time(t))
+		p.wakes = slices.Insert(p.wakes, k, workload.Time(t))
+	}
+	if q := a.Quiet; q != nil {
+		if q.Procs < 0 || q.Extra < 0 {
+			return started, p.errorf(line, "quiet: procs %d and extra %d: want counts ≥ 0", q.Procs, q.Extra)
+		}
+		p.quiet = quietRule{valid: true, procs: int(min(q.Procs, 1<<40)), extra: int(min(q.Extra, 1<<40)), until: -1}
+		if q.Until != nil {
+			p.quiet.until = workload.Time(max(min(*q.Until, int64(workload.MaxTime)), -1))
+		}
 	}
 	return started, nil
 }

@@ -66,6 +66,30 @@ var fakeAnswers = map[string]func(pass int, msg string) string{
 		}
 		return `{"reserve":[{"id":1,"at":40}]}`
 	},
+	"quietwake": func(pass int, _ string) string {
+		switch pass {
+		case 1:
+			return `{"start":[0],"wake":30,"quiet":{"procs":0}}`
+		case 2:
+			return `{"start":[2]}`
+		}
+		return `{"start":[1]}`
+	},
+	"quiet": func(pass int, _ string) string {
+		if pass == 1 {
+			return `{"start":[0],"quiet":{"procs":0}}`
+		}
+		return `{"start":[1,2]}`
+	},
+	"quietlets": func(pass int, _ string) string {
+		switch pass {
+		case 1:
+			return `{"start":[0],"quiet":{"procs":2,"until":60}}`
+		case 2:
+			return `{"start":[2]}`
+		}
+		return `{"start":[1]}`
+	},
 	"broken": func(pass int, _ string) string {
 		switch pass {
 		case 1:
@@ -250,7 +274,7 @@ func TestErrors(t *testing.T) {
 		{"malformed", 0, `external policy: pass 1 at time 0: malformed JSON: the object is not closed; line: {"start":[0`},
 		{"notobject", 0, `external policy: pass 1 at time 0: not a JSON object; line: start 0`},
 		{"stringid", 0, `external policy: pass 1 at time 0: field start: string where an integer is wanted; line: {"start":["0"]}`},
-		{"unknownkey", 0, `external policy: pass 1 at time 0: unknown key "starts" (an answer has start, reserve and wake; a hello has type, protocol and name); line: {"starts":[0]}`},
+		{"unknownkey", 0, `external policy: pass 1 at time 0: unknown key "starts" (an answer has start, reserve, wake and quiet; a hello has type, protocol, name and fields); line: {"starts":[0]}`},
 		{"twovalues", 0, `external policy: pass 1 at time 0: more than one JSON value on the line; line: {} {}`},
 		{"floatwake", 0, `external policy: pass 1 at time 0: field wake: number 1.5 where an integer is wanted; line: {"wake":1.5}`},
 		{"unknownjob", 0, `external policy: pass 1 at time 0: start: job 7 is not queued (no job with this id was submitted, or it has ended); line: {"start":[7]}`},
@@ -440,5 +464,27 @@ func TestHolds(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), `{"id":1,"job":2,"submit":0,"procs":2,`) {
 		t.Errorf("the held job was never sent:\n%s", log.String())
+	}
+}
+
+// TestQuiet: an answer's quiet spares the calls for submissions that could
+// not make the policy act, until a job ends or a wake-up falls due.
+func TestQuiet(t *testing.T) {
+	tests := []struct {
+		mode, second string // the second pass's time
+	}{
+		{"quiet", `"pass":2,"time":100,`},    // job 3 (2 procs at 50) cannot make it act: the end at 100 calls
+		{"quietwake", `"pass":2,"time":50,`}, // the wake-up at 30 fell due (nothing fitted then): job 3 calls
+		{"quietlets", `"pass":2,"time":50,`}, // job 3 is one it said could: it calls
+	}
+	for _, tt := range tests {
+		var log bytes.Buffer
+		_, _, err := runExternal(t, external.Config{Command: fakeCommand(tt.mode), Log: &log}, errorJobs, 10)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tt.mode, err, log.String())
+		}
+		if !strings.Contains(log.String(), tt.second) {
+			t.Errorf("%s: no %s in the log:\n%s", tt.mode, tt.second, log.String())
+		}
 	}
 }

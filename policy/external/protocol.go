@@ -59,6 +59,25 @@ type Answer struct {
 	Reserve []Reservation `json:"reserve"`
 	// Wake, if set, asks for a call at that time (after now).
 	Wake *int64 `json:"wake"`
+	// Quiet, if set, says which submissions alone could make the policy
+	// act, until the next call (see Quiet).
+	Quiet *Quiet `json:"quiet"`
+
+	quiet Quiet // Quiet's memory for the fast path
+}
+
+// Quiet is a policy's promise, in an answer, about the passes that follow
+// while only jobs are submitted: until a job ends or a wake-up it asked for
+// falls due, a submitted job could make it start anything only if it asks
+// for at most Procs processors and either has a requested time and would
+// end by Until (now + requested ≤ Until), or asks for at most Extra
+// processors. schedsim then does not call the policy for submissions that
+// cannot; they come with the next call. {"procs":0}: no submission alone
+// can.
+type Quiet struct {
+	Procs int64  `json:"procs"`
+	Extra int64  `json:"extra"`
+	Until *int64 `json:"until"`
 }
 
 // Reservation is a promise that queued job ID starts no later than At.
@@ -71,7 +90,7 @@ type Reservation struct {
 // reused). The line must hold exactly one JSON object with no other key
 // than start, reserve and wake.
 func ParseAnswer(line []byte, a *Answer) error {
-	a.Start, a.Reserve, a.Wake = a.Start[:0], a.Reserve[:0], nil
+	a.Start, a.Reserve, a.Wake, a.Quiet = a.Start[:0], a.Reserve[:0], nil, nil
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return errors.New("empty line, want a JSON object")
@@ -82,7 +101,7 @@ func ParseAnswer(line []byte, a *Answer) error {
 	if parseFast(line, a) {
 		return nil
 	}
-	a.Start, a.Reserve, a.Wake = a.Start[:0], a.Reserve[:0], nil
+	a.Start, a.Reserve, a.Wake, a.Quiet = a.Start[:0], a.Reserve[:0], nil, nil
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(a); err != nil {
@@ -130,7 +149,7 @@ func jsonError(err error) error {
 		return fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, se)
 	}
 	if k, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("unknown key %s (an answer has start, reserve and wake; a hello has type, protocol and name)", k)
+		return fmt.Errorf("unknown key %s (an answer has start, reserve, wake and quiet; a hello has type, protocol, name and fields)", k)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return errors.New("malformed JSON: the object is not closed")
@@ -151,6 +170,8 @@ func goTypeName(t string) string {
 		return "an array of {\"id\", \"at\"} objects"
 	case "external.Reservation":
 		return "an {\"id\", \"at\"} object"
+	case "*external.Quiet", "external.Quiet":
+		return "a {\"procs\", \"extra\", \"until\"} object"
 	}
 	return t
 }
@@ -322,11 +343,36 @@ func parseFast(line []byte, a *Answer) bool {
 		}
 	}
 	if s.key(first, `"wake":`) {
+		first = false
 		t, ok := s.int()
 		if !ok {
 			return false
 		}
 		a.Wake = &t
+	}
+	if s.key(first, `"quiet":{"procs":`) {
+		q := &a.quiet
+		*q = Quiet{}
+		var ok bool
+		if q.Procs, ok = s.int(); !ok {
+			return false
+		}
+		if s.lit(`,"extra":`) {
+			if q.Extra, ok = s.int(); !ok {
+				return false
+			}
+		}
+		if s.lit(`,"until":`) {
+			u, ok := s.int()
+			if !ok {
+				return false
+			}
+			q.Until = &u
+		}
+		if !s.lit("}") {
+			return false
+		}
+		a.Quiet = q
 	}
 	return s.lit("}") && s.i == len(s.b)
 }

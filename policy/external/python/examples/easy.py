@@ -59,6 +59,7 @@ class EASY(Policy):
         head = queue[i]
         shadow, extra = self.shadow(head.procs)
         if shadow is None:
+            self.quiet(0)  # nothing starts until something ends
             return
         self.reserve(head, shadow)
         now, free = self.now, self.free
@@ -75,6 +76,9 @@ class EASY(Policy):
                 extra -= procs
             self.start(job)
             free -= procs
+        # Until something ends, a job submitted later starts only on these
+        # terms: schedsim need not call for the others.
+        self.quiet(free, extra, shadow)
 
 if __name__ == "__main__":
     EASY().run()

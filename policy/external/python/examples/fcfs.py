@@ -45,6 +45,7 @@ class FCFS(Policy):
     def on_pass(self):
         for job in self.queue:
             if job.procs > self.free:
+                self.quiet(0)  # no job submitted later can start before it
                 break  # the head waits, and every job behind it
             self.start(job)
             self.started += 1

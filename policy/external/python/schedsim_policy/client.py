@@ -78,6 +78,7 @@ class Policy:
         self.ends = []
         self.pass_no = 0
         self._waiting = {}
+        self._quiet = None
         self._start = []
         self._started = []
         self._reserve = []
@@ -120,6 +121,15 @@ class Policy:
     def reserve(self, job, at):
         """Promise that a queued job starts no later than at."""
         self._reserve.append((job.id, int(at)))
+
+    def quiet(self, procs, extra=0, until=None):
+        """Promise that, until a job ends or a wake-up falls due, a job
+        submitted now or later could make this policy start anything only
+        if it asks for at most procs processors and either ends by until
+        (now + requested <= until) or asks for at most extra processors:
+        schedsim then does not call the policy for the others (they come
+        with the next pass). quiet(0): no submission alone could."""
+        self._quiet = (int(procs), int(extra), None if until is None else int(until))
 
     def wake_at(self, t):
         """Ask for a pass at time t (after now); schedsim calls the policy
@@ -192,13 +202,13 @@ class Policy:
         self.capacity = msg["capacity"]
         if len(self.queue) != msg["queued"]:
             raise ProtocolError("pass %d: %d jobs queued here, schedsim has %d" % (self.pass_no, len(self.queue), msg["queued"]))
-        self._start, self._started, self._reserve, self._wake = [], [], [], None
+        self._start, self._started, self._reserve, self._wake, self._quiet = [], [], [], None, None
 
     def _answer(self):
         """The answer line of the pass's decisions; the started jobs leave
         the queue."""
-        start, reserve, wake = self._start, self._reserve, self._wake
-        if not start and not reserve and wake is None:
+        start, reserve, wake, quiet = self._start, self._reserve, self._wake, self._quiet
+        if not start and not reserve and wake is None and quiet is None:
             return "{}\n"
         parts = []
         if start:
@@ -214,6 +224,11 @@ class Policy:
             parts.append('"reserve":[' + ",".join(['{"id":%d,"at":%d}' % r for r in reserve]) + "]")
         if wake is not None:
             parts.append('"wake":%d' % wake)
+        if quiet is not None:
+            if quiet[2] is None:
+                parts.append('"quiet":{"procs":%d,"extra":%d}' % quiet[:2])
+            else:
+                parts.append('"quiet":{"procs":%d,"extra":%d,"until":%d}' % quiet)
         return "{" + ",".join(parts) + "}\n"
 
     def run(self, inp=None, out=None):

@@ -41,7 +41,8 @@ class TestClient(unittest.TestCase):
     def test_fcfs(self):
         p = fcfs.FCFS()
         p.handle(HELLO)
-        self.assertEqual(p.handle(pas(1, 0, 10, 3, [job(0, 6), job(1, 6), job(2, 1)])), '{"start":[0]}\n')
+        self.assertEqual(p.handle(pas(1, 0, 10, 3, [job(0, 6), job(1, 6), job(2, 1)])),
+                         '{"start":[0],"quiet":{"procs":0,"extra":0}}\n')
         self.assertEqual([j.id for j in p.queue], [1, 2])  # the head waits: so does job 2
         self.assertEqual(p.handle(pas(2, 100, 10, 2, ended=[{"id": 0, "start": 0, "end": 100, "procs": 6, "killed": True}])),
                          '{"start":[1,2]}\n')
@@ -54,7 +55,7 @@ class TestClient(unittest.TestCase):
         # The head (8) waits for job 0's end at 100; job 2 ends by then,
         # job 3 would not and needs more than the 2 extra processors; job 4 uses one.
         ans = p.handle(pas(2, 10, 4, 4, [job(1, 8, 50), job(2, 3, 80), job(3, 3, 500), job(4, 1, 500)]))
-        self.assertEqual(ans, '{"start":[2,4],"reserve":[{"id":1,"at":100}]}\n')
+        self.assertEqual(ans, '{"start":[2,4],"reserve":[{"id":1,"at":100}],"quiet":{"procs":0,"extra":1,"until":100}}\n')
         self.assertEqual([j.id for j in p.queue], [1, 3])
         self.assertEqual([e[1] for e in p.ends], [2, 0, 4])  # by predicted end: 90, 100, 510
 
@@ -75,7 +76,7 @@ class TestClient(unittest.TestCase):
             out.seek(0)
             got = out.read().decode().splitlines()
         self.assertEqual(got, ['{"type":"hello","protocol":"schedsim-policy/1","name":"fcfs","fields":["procs","submit"]}',
-                               '{"start":[0]}'])
+                               '{"start":[0]}'])  # the queue is empty: no quiet
         self.assertEqual(p.ended, 1)
 
 
