@@ -11,8 +11,10 @@
 // at each instant where a waiting job fits the free processors (at other
 // instants no policy could start anything), a pass message with what changed since the previous one (the
 // time, the free processors, the jobs submitted, the jobs that ended), and
-// reads one answer line: the jobs to start, reservations, a wake-up. At
-// the end it sends an end message and closes the program's input.
+// reads one answer line: the jobs to start, reservations, a wake-up, and
+// optionally which submissions alone could make it act until something
+// ends (quiet: schedsim does not call it for the others). At the end it
+// sends an end message and closes the program's input.
 //
 // Every decision is checked before the engine sees it: a start that does
 // not fit, a job that is not queued, a reservation in the past or one
