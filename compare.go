@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/schedsim/schedsim/policy/external"
 	"github.com/schedsim/schedsim/report"
 )
 
@@ -25,6 +26,13 @@ type Named struct {
 // *InputError stays one). When ctx is cancelled the runs stop and Compare
 // returns ErrInterrupted.
 func Compare(ctx context.Context, runs []Named, jobs int, done func(i int, took time.Duration)) ([]*report.Run, error) {
+	scs := make([]*Scenario, len(runs))
+	for i := range runs {
+		scs[i] = &runs[i].Scenario
+	}
+	if err := checkExternalRuns(scs); err != nil {
+		return nil, err
+	}
 	results := make([]*report.Run, len(runs))
 	errs := make([]error, len(runs))
 	sem := make(chan struct{}, max(jobs, 1))
@@ -64,4 +72,23 @@ func Compare(ctx context.Context, runs []Named, jobs int, done func(i int, took 
 		return nil, fmt.Errorf("run %q: %w", runs[i].Name, err)
 	}
 	return results, nil
+}
+
+// checkExternalRuns refuses, among runs made side by side (compare,
+// sweep), an external policy that speaks over schedsim's own standard
+// input and output, and one --policy-log file for several runs.
+func checkExternalRuns(scs []*Scenario) error {
+	logs := map[string]bool{}
+	for _, sc := range scs {
+		if sc.PolicyExec == external.Stdio {
+			return inputf("--policy-exec -: the policy speaks over schedsim's own standard input and output, for one run at a time (schedsim run), not side by side")
+		}
+		if sc.PolicyExec != "" && sc.PolicyLog != "" {
+			if logs[sc.PolicyLog] {
+				return inputf("--policy-log %s: several runs would write the same log; give each run its own", sc.PolicyLog)
+			}
+			logs[sc.PolicyLog] = true
+		}
+	}
+	return nil
 }

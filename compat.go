@@ -28,6 +28,7 @@ const (
 	FeatureOrder        Feature = "a priority order other than fcfs (--order)"
 	FeatureDepth        Feature = "a reservation depth above 1"
 	FeatureSJBF         Feature = "shortest-first backfilling (--sjbf)"
+	FeatureExternal     Feature = "an external policy (--policy-exec)"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -58,6 +59,18 @@ var Combinations = []Combination{
 	{FeatureGrow, FeatureSlurm, "Slurm's backfill plans every job on a fixed processor count, which growth changes under the plan", true},
 	{FeatureCheckpoint, FeatureFilters, "the state of filter programs, which run outside schedsim, cannot be saved; the built-in filters' state (license pools, quotas) is not saved", false},
 	{FeatureCheckpoint, FeatureParquetOut, "jobs.parquet is written whole at the end and cannot be resumed part-way", false},
+	{FeatureExternal, FeatureScoreD, "SCore-D's queues are a policy of their own, which the external program would replace", true},
+	{FeatureExternal, FeatureConservative, "the external program is the policy: --backfill chooses a built-in one", true},
+	{FeatureExternal, FeatureSlurm, "the external program is the policy: --backfill chooses a built-in one", true},
+	{FeatureExternal, FeatureOrder, "the external program is the policy and orders its queue itself: --order orders a built-in one", true},
+	{FeatureExternal, FeatureDepth, "the external program is the policy and makes its own reservations: --reservation-depth sets a built-in one's", true},
+	{FeatureExternal, FeatureSJBF, "the external program is the policy: --sjbf sets a built-in one's backfill order", true},
+	{FeatureExternal, FeatureEstimates, "the external program is the scheduler and makes its own predictions from the requested times and the ends it is told of", true},
+	{FeatureExternal, FeatureActivation, "activation filters decide inside HPC Pack's scheduler, which the external program replaces", true},
+	{FeatureExternal, FeatureNodes, "protocol schedsim-policy/1 describes the machine as a pool of processors: where a job fits on nodes is not in it", false},
+	{FeatureExternal, FeatureNodeEvents, "protocol schedsim-policy/1 carries neither node state changes nor requeued jobs", false},
+	{FeatureExternal, FeatureGrow, "protocol schedsim-policy/1 starts a job on the processors it asks for; growing running jobs is not in it", false},
+	{FeatureExternal, FeatureCheckpoint, "the state of a policy program, which runs outside schedsim, cannot be saved", false},
 }
 
 // features returns the features the scenario uses, in the order of the
@@ -96,6 +109,7 @@ func (o *runner) features() ([]Feature, error) {
 	add(sd == nil && backfill != policy.BackfillSlurm && o.Order != "" && !strings.EqualFold(o.Order, policy.OrderFCFS), FeatureOrder)
 	add(sd == nil && backfill == policy.BackfillEASY && o.ReservationDepth != "" && o.ReservationDepth != "1", FeatureDepth)
 	add(sd == nil && o.SJBF, FeatureSJBF)
+	add(o.PolicyExec != "", FeatureExternal)
 	return fs, nil
 }
 

@@ -47,6 +47,8 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 		sc.ReservationDepth = "2"
 	case FeatureSJBF:
 		sc.SJBF = true
+	case FeatureExternal:
+		sc.PolicyExec = "python3 policy/external/python/examples/easy.py"
 	default:
 		t.Fatalf("no setup for feature %q", f)
 	}

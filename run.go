@@ -1,17 +1,22 @@
 package schedsim
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/external"
 	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/sim"
@@ -31,6 +36,17 @@ type runner struct {
 	ck *checkpointer
 	// stop, when set, interrupts the run.
 	stop *atomic.Bool
+	// ctx is the run's context (nil: none); an external policy's program
+	// is killed when it is cancelled.
+	ctx context.Context
+	// ext is the run's external policy (--policy-exec), or nil, and
+	// extLog its message log (--policy-log).
+	ext    *external.Policy
+	extLog *bufio.Writer
+	extF   *os.File
+	// checkOnly: the runner only checks the scenario (Scenario.Check),
+	// and creates no file.
+	checkOnly bool
 	// afterRun, if set, is called once the engine and the observers are
 	// done with every job, before the summary (Run syncs jobs.csv).
 	afterRun func()
@@ -80,6 +96,9 @@ func (o *runner) rules() (workload.Rules, error) {
 }
 
 func (o *runner) policy() (policy.Policy, error) {
+	if o.PolicyExec != "" {
+		return o.externalPolicy()
+	}
 	la, err := policy.ParseLookahead(string(o.Lookahead))
 	if err != nil {
 		return nil, &InputError{err}
@@ -114,6 +133,60 @@ func (o *runner) policy() (policy.Policy, error) {
 		return nil, &InputError{err}
 	}
 	return p, nil
+}
+
+// externalPolicy returns the policy of --policy-exec; closeExternal ends
+// its program.
+func (o *runner) externalPolicy() (policy.Policy, error) {
+	timeout, err := parsePolicyTimeout(string(o.PolicyTimeout))
+	if err != nil {
+		return nil, err
+	}
+	cfg := external.Config{Command: o.PolicyExec, Timeout: timeout, Context: o.ctx}
+	if o.PolicyLog != "" && !o.checkOnly {
+		f, err := os.Create(o.PolicyLog)
+		if err != nil {
+			return nil, inputf("--policy-log: %v", err)
+		}
+		o.extF, o.extLog = f, bufio.NewWriterSize(f, 64<<10)
+		cfg.Log = o.extLog
+	}
+	p, err := external.New(cfg)
+	if err != nil {
+		o.closeExternal()
+		return nil, inputf("--policy-exec: %v", err)
+	}
+	o.ext = p
+	return p, nil
+}
+
+// closeExternal ends the external policy's program and closes its log.
+func (o *runner) closeExternal() {
+	if o.ext != nil {
+		o.ext.Close()
+		o.ext = nil
+	}
+	if o.extF != nil {
+		o.extLog.Flush()
+		o.extF.Close()
+		o.extF, o.extLog = nil, nil
+	}
+}
+
+// parsePolicyTimeout parses --policy-timeout: a Go duration (500ms, 30s,
+// 2m) or a number of seconds; "" is external.DefaultTimeout.
+func parsePolicyTimeout(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return external.DefaultTimeout, nil
+	}
+	if n, err := strconv.ParseFloat(s, 64); err == nil && n > 0 && n < 1e9 {
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d, nil
+	}
+	return 0, inputf("--policy-timeout %q: want a positive duration such as 500ms, 30s or 2m (a bare number is seconds)", s)
 }
 
 // slurmParams parses the --bf-* and --default-queue-depth flags, which need
@@ -245,6 +318,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer o.closeExternal()
 	est, err := o.estimator()
 	if err != nil {
 		return nil, err
@@ -380,6 +454,16 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		err = werr
 	}
 	async.Close()
+	if o.ext != nil {
+		o.closeExternal()
+		var xe *external.Error
+		switch {
+		case err != nil && (o.interrupted() || (o.ctx != nil && o.ctx.Err() != nil)):
+			err = ErrInterrupted
+		case errors.As(err, &xe):
+			err = &InputError{err}
+		}
+	}
 	if err == nil && o.afterRun != nil {
 		o.afterRun()
 	}

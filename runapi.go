@@ -46,7 +46,7 @@ type Options struct {
 // stops the run with ErrInterrupted and leaves nothing half-written. An
 // error in the scenario or its input files is an *InputError.
 func Run(ctx context.Context, sc *Scenario, opt Options) (*Result, error) {
-	o := &runner{Scenario: sc, opt: opt}
+	o := &runner{Scenario: sc, opt: opt, ctx: ctx}
 	if ctx != nil && ctx.Done() != nil {
 		stop := new(atomic.Bool)
 		defer context.AfterFunc(ctx, func() { stop.Store(true) })()
@@ -235,11 +235,13 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 // rules, the policy and its parameters, the estimator, and that the trace
 // exists. A bad value is an *InputError.
 func (sc *Scenario) Check() error {
-	o := &runner{Scenario: sc}
+	o := &runner{Scenario: sc, checkOnly: true}
 	if _, err := o.rules(); err != nil {
 		return err
 	}
-	if _, err := o.policy(); err != nil {
+	_, err := o.policy()
+	o.closeExternal() // built to be checked: its program never starts
+	if err != nil {
 		return err
 	}
 	if _, err := o.estimator(); err != nil {

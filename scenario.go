@@ -132,6 +132,10 @@ type Scenario struct {
 	// Estimates is what the scheduler plans with (policy.ParseEstimator).
 	Estimates string `toml:"estimates" json:"estimates"`
 
+	// ExternalOptions are a policy run as a program of its own (package
+	// policy/external).
+	ExternalOptions
+
 	// Slurm's backfill parameters (Backfill "slurm"); "" takes Slurm's
 	// default or the slurm.conf's.
 	BFInterval        Param `toml:"bf_interval" json:"bf_interval,omitempty"`
@@ -182,6 +186,22 @@ type ScoreDOptions struct {
 	QueueMap string `toml:"queue_map" json:"queue_map,omitempty"`
 	// QueueStates are scheduled queue state changes Q=STATE@FROM[-TO].
 	QueueStates []string `toml:"queue_state" json:"queue_state,omitempty"`
+}
+
+// ExternalOptions are the options of an external policy: a program that
+// decides what starts, through the protocol of package policy/external
+// (the README's "Write your own policy").
+type ExternalOptions struct {
+	// PolicyExec is the program's command line, run by /bin/sh -c; it
+	// replaces --backfill and the other policy options. "-" makes
+	// schedsim speak the protocol over its own standard input and output.
+	PolicyExec string `toml:"policy_exec" json:"policy_exec,omitempty"`
+	// PolicyTimeout bounds the wall time of each answer (a duration with
+	// a unit, 30s, 2m; default 60s).
+	PolicyTimeout Param `toml:"policy_timeout" json:"policy_timeout,omitempty"`
+	// PolicyLog is a file that receives every message exchanged with the
+	// program, one a line ("> " sent, "< " received).
+	PolicyLog string `toml:"policy_log" json:"policy_log,omitempty"`
 }
 
 // GrowOptions are HPC Pack's min/max job model (sim.Grow).
@@ -298,7 +318,7 @@ func LoadScenario(path string, base Scenario) (Scenario, error) {
 	for _, f := range []struct {
 		key string
 		p   *string
-	}{{"trace", &sc.Trace}, {"config", &sc.Config}, {"slurm_conf", &sc.SlurmConf}, {"node_events", &sc.NodeEvents}, {"out", &sc.Out}} {
+	}{{"trace", &sc.Trace}, {"config", &sc.Config}, {"slurm_conf", &sc.SlurmConf}, {"node_events", &sc.NodeEvents}, {"out", &sc.Out}, {"policy_log", &sc.PolicyLog}} {
 		if md.IsDefined(f.key) && *f.p != "" && !filepath.IsAbs(*f.p) {
 			*f.p = filepath.Join(dir, *f.p)
 		}
@@ -391,7 +411,8 @@ func (sc *Scenario) Canonical() []byte {
 }
 
 // Hash returns a content hash of the scenario and of every input file it
-// names (trace, config, slurm_conf, node_events), so that a stored result
+// names (trace, config, slurm_conf, node_events, and the files an external
+// policy's command line names), so that a stored result
 // can tell whether it is still the result of this scenario. A file that
 // cannot be read is an error.
 func (sc *Scenario) Hash() (string, error) { return sc.hashWith(fingerprint) }
@@ -412,5 +433,28 @@ func (sc *Scenario) hashWith(take func(string) (traceFingerprint, error)) (strin
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00%08x", fp.Name, fp.Size, fp.CRC)
 	}
+	// An external policy's program: the files its command line names
+	// (the script, the binary), so that a kept result of a sweep point is
+	// not taken for the result of a changed program.
+	for _, p := range policyFiles(sc.PolicyExec) {
+		fp, err := take(p)
+		if err != nil {
+			return "", &InputError{err}
+		}
+		fmt.Fprintf(h, "\x00policy\x00%s\x00%d\x00%08x", fp.Name, fp.Size, fp.CRC)
+	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// policyFiles returns the words of an external policy's command line that
+// name regular files, quotes removed.
+func policyFiles(cmd string) []string {
+	var files []string
+	for _, w := range strings.Fields(cmd) {
+		w = strings.Trim(w, `'"`)
+		if fi, err := os.Stat(w); err == nil && fi.Mode().IsRegular() {
+			files = append(files, w)
+		}
+	}
+	return files
 }

@@ -1,9 +1,12 @@
 package schedsim
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -134,4 +137,41 @@ func FuzzLoadScenario(f *testing.F) {
 		}
 		_ = sc.Canonical()
 	})
+}
+
+// TestHashPolicyFiles: a scenario's hash covers the files an external
+// policy's command line names, so that a sweep does not keep the result
+// of a program that changed.
+func TestHashPolicyFiles(t *testing.T) {
+	dir := t.TempDir()
+	script := writeFile(t, dir, "p.py", "print('a')\n")
+	sc := Default()
+	sc.PolicyExec = "python3 '" + script + "' --flag"
+	h1, err := sc.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "p.py", "print('b')\n")
+	h2, err := sc.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h1 == h2 {
+		t.Error("the hash did not change with the policy's script")
+	}
+}
+
+// TestPolicyOptionsWithoutExec: --policy-timeout and --policy-log without
+// --policy-exec are said to do nothing.
+func TestPolicyOptionsWithoutExec(t *testing.T) {
+	sc := Default()
+	sc.PolicyTimeout = "5s"
+	res, err := Run(context.Background(), &sc, Options{Warn: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--policy-timeout and --policy-log apply to --policy-exec: they have no effect"
+	if !slices.Contains(res.Summary.Warnings, want) {
+		t.Errorf("warnings %q, want %q", res.Summary.Warnings, want)
+	}
 }

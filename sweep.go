@@ -422,6 +422,13 @@ func (s *Sweep) Run(ctx context.Context) (*SweepResult, error) {
 	if err := checkPoints(pts); err != nil {
 		return nil, err
 	}
+	scs := make([]*Scenario, len(pts))
+	for i, pt := range pts {
+		scs[i] = &pt.Scenario
+	}
+	if err := checkExternalRuns(scs); err != nil {
+		return nil, err
+	}
 	if s.Dir == "" {
 		return nil, inputf("--out DIR is required: it keeps each finished point, so that an interrupted sweep can resume")
 	}

@@ -15,10 +15,21 @@ import (
 // on the warning writer and in summary.json.
 func (o *runner) warnings(sdRun bool, c workload.CleanStats) []string {
 	var w []string
+	if o.PolicyExec == "" && (o.PolicyTimeout != "" || o.PolicyLog != "") {
+		w = append(w, "--policy-timeout and --policy-log apply to --policy-exec: they have no effect")
+	}
 	if sdRun {
-		return nil
+		return w
 	}
 	def := Default()
+	if o.PolicyExec != "" {
+		// The program is the policy: the built-in policy's options that
+		// the table of combinations lets through do nothing.
+		if o.Lookahead != def.Lookahead || (o.Backfill != def.Backfill && !strings.EqualFold(o.Backfill, string(policy.BackfillEASY))) {
+			w = append(w, "--backfill and --lookahead choose a built-in policy, which --policy-exec replaces: they have no effect")
+		}
+		return w
+	}
 	backfill := policy.Backfill(strings.ToLower(o.Backfill))
 	user := o.Estimates == "" || strings.EqualFold(o.Estimates, policy.EstimatesUser)
 	if c.Kept > 0 && c.NoEstimate*2 > c.Kept && backfill != policy.BackfillOff && user {

@@ -51,3 +51,20 @@ type Settler interface {
 	// so, in queue order; it returns why the job never started.
 	Strand(j *workload.Job) string
 }
+
+// Fallible is an optional interface of a Policy that can fail during a run:
+// one whose decisions come from outside the process (package
+// policy/external), where a decision the engine would refuse, a malformed
+// answer or a program that stops answering is a user's error, not a bug.
+// Such a policy checks every decision before it passes it on, makes none
+// once it has failed, and reports the failure through Err; the engine
+// stops the run after the pass and returns that error.
+type Fallible interface {
+	Policy
+	// Err returns the error that stopped the policy, or nil.
+	Err() error
+	// Stranded returns the error for a run that would end with queued
+	// jobs that nothing will ever start: no job is running, none is to be
+	// submitted, and the policy asked for no wake-up.
+	Stranded(queued int) error
+}

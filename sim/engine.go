@@ -500,6 +500,10 @@ type Engine struct {
 	settler   policy.Settler
 	lastEvent workload.Time
 
+	// fallible is the policy as a policy.Fallible (nil if it is not one):
+	// its error stops the run.
+	fallible policy.Fallible
+
 	rec   Record
 	obs   Observer // the run's observer, for jobs failed during a pass
 	note  []byte
@@ -577,6 +581,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.view = e
 	e.settler, _ = e.pol.(policy.Settler)
+	e.fallible, _ = e.pol.(policy.Fallible)
 	if e.alloc != nil {
 		e.view = allocView{e}
 		e.scale, _ = e.alloc.(scaler)
@@ -729,6 +734,11 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 				e.started = false
 			} else {
 				e.pass()
+				if e.fallible != nil {
+					if err := e.fallible.Err(); err != nil {
+						return e.stats, err
+					}
+				}
 			}
 			if e.grow != nil {
 				e.dropStaleEnds()
@@ -739,6 +749,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		}
 		if woken && !event && !(passed && e.started) {
 			if idleWakes++; idleWakes > 1<<22 {
+				if e.fallible != nil {
+					return e.stats, fmt.Errorf("policy %s kept asking to be woken, %d times in a row at instants where it started nothing (the last at %d)", e.pol.Name(), idleWakes, t)
+				}
 				panic(fmt.Sprintf("sim: policy %s keeps waking the engine at %d without starting anything", e.pol.Name(), t))
 			}
 		} else {
@@ -762,6 +775,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	}
 	if len(e.queue) > 0 && e.nodes.unavail > 0 {
 		e.strand(obs) // nodes stay out of service to the end
+	}
+	if len(e.queue) > 0 && e.fallible != nil {
+		return e.stats, e.fallible.Stranded(len(e.queue))
 	}
 	if len(e.queue) > 0 {
 		panic(fmt.Sprintf("sim: run ended with %d jobs queued and nothing running", len(e.queue)))

@@ -42,6 +42,13 @@ priority order at every event, and a backfill cycle every --bf-interval.
 --order sets the queue's priority order (e.g. sjf, wfp3, multifactor), and
 --estimates what the scheduler plans with (e.g. perfect, predict).
 
+--policy-exec 'COMMAND' runs your own policy, in any language, as a program
+that schedsim starts and talks to through a versioned protocol
+(schedsim-policy/1: newline-delimited JSON over its standard input and
+output); --policy-log FILE traces the messages, --policy-timeout bounds
+each answer. A Python client and FCFS and EASY examples are in
+policy/external/python; see the README's Write your own policy section.
+
 --mode gang|exclusive (or a [scored] table in --config) runs SCore-D's
 priority queues instead (SPEC §4): queues with states and limits, gang time
 sharing (--mpl, --quantum, --switch-overhead) or exclusive space sharing,
@@ -88,6 +95,7 @@ Examples:
   schedsim run --trace LANL-CM5-1994-4.1-cln.swf.gz --node-events maintenance.txt --on-node-fail requeue
   schedsim run --trace big.swf.gz --out res --checkpoint res.ckpt --checkpoint-every 7d
   schedsim run --resume res.ckpt
+  schedsim run --trace log.swf.gz --policy-exec 'python3 policy/external/python/examples/easy.py'
 `
 
 // cmdRun is `schedsim run`: flags (over a scenario file) → scenario → Run
@@ -101,6 +109,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	})
 	if err != nil {
 		return err
+	}
+	if sc.PolicyExec == "-" {
+		// Standard output carries the policy protocol: the summary goes
+		// to standard error.
+		stdout = stderr
 	}
 	prog, progressDone, err := newProgress(cl.progress, stderr)
 	if err != nil {

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""EASY backfilling, as an external schedsim policy.
+
+At every pass, start jobs from the head of the queue while they fit. When
+the head does not fit, it gets a reservation at its shadow time: the
+earliest predicted end of the running jobs (by their requested times) at
+which enough processors are free for it; the processors free then beyond
+its need are the extra processors. Then every job behind the head that
+fits now starts if it has a requested time and either ends by the shadow
+time or uses no more than the extra processors (which it then consumes).
+The same schedule as schedsim's --backfill easy --lookahead all, and as
+pyss's EASY scheduler. (A head that waits for a job without a requested
+time has no shadow time: then nothing is backfilled.)
+
+    schedsim run --policy-exec 'python3 policy/external/python/examples/easy.py'
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from schedsim_policy import FOREVER, Policy  # noqa: E402
+
+
+class EASY(Policy):
+    """EASY backfilling with a reservation for the head of the queue."""
+
+    name = "easy"
+    fields = ("submit", "procs", "requested")  # what it reads: schedsim sends no more
+
+    def shadow(self, procs):
+        """The earliest predicted time procs processors are free, and the
+        processors free beyond procs then; (None, 0) if that is unknown."""
+        avail = self.free
+        if avail >= procs:
+            return self.now, avail - procs
+        ends = self.ends
+        k, n = 0, len(ends)
+        while avail < procs:
+            if k == n or ends[k][0] == FOREVER:
+                return None, 0
+            avail += ends[k][2]
+            k += 1
+        at = ends[k - 1][0]
+        while k < n and ends[k][0] == at:  # jobs ending at that same time
+            avail += ends[k][2]
+            k += 1
+        return at, avail - procs
+
+    def on_pass(self):
+        queue = self.queue
+        n, i = len(queue), 0
+        while i < n and queue[i].procs <= self.free:
+            self.start(queue[i])
+            i += 1
+        if i == n:
+            return
+        head = queue[i]
+        shadow, extra = self.shadow(head.procs)
+        if shadow is None:
+            self.quiet(0)  # nothing starts until something ends
+            return
+        self.reserve(head, shadow)
+        now, free = self.now, self.free
+        for k in range(i + 1, n):
+            if free == 0:
+                break
+            job = queue[k]
+            procs, requested = job.procs, job.requested
+            if procs > free or requested <= 0:
+                continue
+            if now + requested > shadow:
+                if procs > extra:
+                    continue  # it would delay the head
+                extra -= procs
+            self.start(job)
+            free -= procs
+        # Until something ends, a job submitted later starts only on these
+        # terms: schedsim need not call for the others.
+        self.quiet(free, extra, shadow)
+
+if __name__ == "__main__":
+    EASY().run()

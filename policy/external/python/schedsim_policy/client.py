@@ -1,0 +1,262 @@
+"""The protocol client: a base class that keeps the state of the run."""
+
+import bisect
+import json
+import json.scanner
+import os
+import sys
+
+PROTOCOL = "schedsim-policy/1"
+
+# FOREVER is the predicted end of a job without a requested time.
+FOREVER = float("inf")
+
+
+class ProtocolError(Exception):
+    """schedsim sent something this client does not understand."""
+
+
+class Job:
+    """A job as schedsim describes it at its submission.
+
+    id is the job's unique number in the run (its position in the trace),
+    which decisions name; job is the trace's own job number. requested is
+    the requested time in seconds (0: none; such a job runs until it ends
+    and is never killed). start and pred_end are set once it runs.
+    """
+
+    __slots__ = ("id", "job", "submit", "procs", "requested", "user", "group",
+                 "queue", "partition", "start", "pred_end")
+
+    def __init__(self, d):
+        get = d.get
+        self.id = d["id"]
+        self.job = get("job", -1)
+        self.submit = get("submit", -1)
+        self.procs = d["procs"]
+        self.requested = get("requested", 0)
+        self.user = get("user", -1)
+        self.group = get("group", -1)
+        self.queue = get("queue", -1)
+        self.partition = get("partition", -1)
+        self.start = None
+        self.pred_end = None
+
+    def __repr__(self):
+        return "Job(id=%d, procs=%d, requested=%d, submit=%d)" % (
+            self.id, self.procs, self.requested, self.submit)
+
+
+class Policy:
+    """Base class of a policy: override on_pass, and the other hooks if needed.
+
+    State kept for the subclass, up to date when a hook runs:
+      now       the current time (s)
+      capacity  processors in service; free: processors idle now (it
+                goes down as the pass starts jobs)
+      queue     the waiting jobs, in queue (submission) order
+      running   the running jobs, id -> Job
+      ends      the running jobs as (pred_end, id, procs), sorted: the
+                order in which they are predicted to end
+      pass_no   the number of the current pass
+    """
+
+    name = "policy"
+    # fields, if not None, are the only job attributes the policy reads,
+    # among job, submit, procs, requested, user, group, queue, partition:
+    # schedsim then sends those only, and the others read -1 (requested:
+    # 0). procs is always sent. A policy that reads few saves decoding.
+    fields = None
+
+    def __init__(self):
+        self.now = 0
+        self.procs = 0
+        self.capacity = 0
+        self.free = 0
+        self.queue = []
+        self.running = {}
+        self.ends = []
+        self.pass_no = 0
+        self._waiting = {}
+        self._quiet = None
+        self._start = []
+        self._started = []
+        self._reserve = []
+        self._wake = None
+
+    # Hooks. ---------------------------------------------------------------
+
+    def on_begin(self, procs):
+        """Called once with the machine size, before the first pass."""
+
+    def on_submit(self, job):
+        """Called for each job submitted, once it is in the queue."""
+
+    def on_end(self, job, killed):
+        """Called for each job that ended (killed: at its requested time)."""
+
+    def on_pass(self):
+        """Decide: call start, reserve and wake_at. The default starts nothing."""
+
+    def on_finish(self):
+        """Called when the run is over."""
+
+    # Decisions. -----------------------------------------------------------
+
+    def start(self, job):
+        """Start a queued job now; it must fit the free processors."""
+        if job.start is not None or job.id not in self._waiting:
+            raise ValueError("job %d is not queued" % job.id)
+        if job.procs > self.free:
+            raise ValueError("job %d needs %d processors, %d are free" % (job.id, job.procs, self.free))
+        job.start = self.now
+        job.pred_end = self.now + job.requested if job.requested > 0 else FOREVER
+        self.free -= job.procs
+        del self._waiting[job.id]
+        self.running[job.id] = job
+        bisect.insort(self.ends, (job.pred_end, job.id, job.procs))
+        self._start.append(job.id)
+        self._started.append(job)
+
+    def reserve(self, job, at):
+        """Promise that a queued job starts no later than at."""
+        self._reserve.append((job.id, int(at)))
+
+    def quiet(self, procs, extra=0, until=None):
+        """Promise that, until a job ends or a wake-up falls due, a job
+        submitted now or later could make this policy start anything only
+        if it asks for at most procs processors and either ends by until
+        (now + requested <= until) or asks for at most extra processors:
+        schedsim then does not call the policy for the others (they come
+        with the next pass). quiet(0): no submission alone could."""
+        self._quiet = (int(procs), int(extra), None if until is None else int(until))
+
+    def wake_at(self, t):
+        """Ask for a pass at time t (after now); schedsim calls the policy
+        then if a waiting job fits the free processors."""
+        t = int(t)
+        if self._wake is None or t < self._wake:
+            self._wake = t
+
+    # The protocol. --------------------------------------------------------
+
+    def _submitted(self, d):
+        job = Job(d)
+        self._waiting[job.id] = job
+        q = self.queue
+        if q and job.id < q[-1].id:
+            # Joined out of submission order (the end of a hold): the
+            # queue stays in submission order, as schedsim's.
+            keys = [j.id for j in q]
+            q.insert(bisect.bisect_left(keys, job.id), job)
+        else:
+            q.append(job)
+        self.on_submit(job)
+
+    def _ended(self, d):
+        job = self.running.pop(d["id"], None)
+        if job is None:
+            raise ProtocolError("job %d ended but was not running" % d["id"])
+        k = bisect.bisect_left(self.ends, (job.pred_end, job.id, job.procs))
+        del self.ends[k]
+        self.on_end(job, d["killed"])
+
+    def handle(self, msg):
+        """Handle one message (a dict); return the answer line (a str,
+        newline-terminated), or None after the end message."""
+        kind = msg.get("type")
+        if kind == "pass":
+            return self._pass(msg)
+        if kind == "hello":
+            if msg.get("protocol") != PROTOCOL:
+                raise ProtocolError("schedsim speaks %r, this client %r" % (msg.get("protocol"), PROTOCOL))
+            self.procs = self.capacity = self.free = msg["machine"]["procs"]
+            self.on_begin(self.procs)
+            hello = {"type": "hello", "protocol": PROTOCOL, "name": self.name}
+            if self.fields is not None:
+                hello["fields"] = sorted(set(self.fields) | {"procs"})
+            return json.dumps(hello, separators=(",", ":")) + "\n"
+        if kind == "end":
+            self.now = msg["time"]
+            for d in msg["ended"]:
+                self._ended(d)
+            self.on_finish()
+            return None
+        raise ProtocolError("unknown message type %r" % kind)
+
+    def _pass(self, msg):
+        self._update(msg)
+        self.on_pass()
+        return self._answer()
+
+    def _update(self, msg):
+        """Bring the state up to the pass message msg and clear the
+        decisions."""
+        self.pass_no = msg["pass"]
+        self.now = msg["time"]
+        for d in msg["ended"]:
+            self._ended(d)
+        for d in msg["submitted"]:
+            self._submitted(d)
+        self.free = msg["free"]
+        self.capacity = msg["capacity"]
+        if len(self.queue) != msg["queued"]:
+            raise ProtocolError("pass %d: %d jobs queued here, schedsim has %d" % (self.pass_no, len(self.queue), msg["queued"]))
+        self._start, self._started, self._reserve, self._wake, self._quiet = [], [], [], None, None
+
+    def _answer(self):
+        """The answer line of the pass's decisions; the started jobs leave
+        the queue."""
+        start, reserve, wake, quiet = self._start, self._reserve, self._wake, self._quiet
+        if not start and not reserve and wake is None and quiet is None:
+            return "{}\n"
+        parts = []
+        if start:
+            parts.append('"start":[' + ",".join(map(str, start)) + "]")
+            q = self.queue
+            if q[0].start is not None and len(start) == 1:
+                del q[0]  # the head started: FCFS's and EASY's usual pass
+            else:
+                remove = q.remove
+                for job in self._started:
+                    remove(job)
+        if reserve:
+            parts.append('"reserve":[' + ",".join(['{"id":%d,"at":%d}' % r for r in reserve]) + "]")
+        if wake is not None:
+            parts.append('"wake":%d' % wake)
+        if quiet is not None:
+            if quiet[2] is None:
+                parts.append('"quiet":{"procs":%d,"extra":%d}' % quiet[:2])
+            else:
+                parts.append('"quiet":{"procs":%d,"extra":%d,"until":%d}' % quiet)
+        return "{" + ",".join(parts) + "}\n"
+
+    def run(self, inp=None, out=None):
+        """Answer schedsim's messages until the end message. inp and out
+        are binary files (default: standard input and output), read and
+        written through their file descriptors, unbuffered: a pass is one
+        read and one write."""
+        rfd = (inp or sys.stdin).fileno()
+        wfd = (out or sys.stdout).fileno()
+        read, write = os.read, os.write
+        scan = json.scanner.make_scanner(json.JSONDecoder())
+        buf = b""
+        while True:
+            k = buf.find(b"\n")
+            while k < 0:
+                data = read(rfd, 1 << 16)
+                if not data:
+                    return
+                buf += data
+                k = buf.find(b"\n")
+            line, buf = buf[:k], buf[k + 1:]
+            msg = scan(line.decode(), 0)[0]
+            if msg["type"] == "pass":
+                ans = self._pass(msg)
+            else:
+                ans = self.handle(msg)
+                if ans is None:
+                    return
+            ans = ans.encode()
+            while ans:
+                ans = ans[write(wfd, ans):]
