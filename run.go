@@ -50,6 +50,9 @@ type runner struct {
 	// afterRun, if set, is called once the engine and the observers are
 	// done with every job, before the summary (Run syncs jobs.csv).
 	afterRun func()
+	// beforeRun, if set, is called with the trace's header before the
+	// engine starts (jobs.parquet takes its timestamps' origin from it).
+	beforeRun func(h *workload.Header)
 	// ganttMaxJobs > 0 keeps the allocations for a Gantt chart of a run
 	// with at most that many jobs.
 	ganttMaxJobs int
@@ -446,6 +449,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	defer async.Close()
 	if o.ck != nil {
 		o.ck.barrier = async.Sync
+	}
+	if o.beforeRun != nil {
+		o.beforeRun(rd.Header())
 	}
 	st, err := eng.Run(src, async)
 	if werr := o.ck.wait(); err == nil {

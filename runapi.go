@@ -161,6 +161,10 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		return nil, err
 	}
 	defer tables.abort()
+	if tables.pq != nil {
+		tables.pq.SetMetadata(report.MetaScenario, string(o.Scenario.Canonical()))
+		o.beforeRun = tables.pq.SetHeader
+	}
 	// Once the last row is written, jobs.csv goes to disk while the
 	// summary is computed: committing it then waits for no writeback.
 	var synced chan error
@@ -200,6 +204,9 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 	}
 	if err := csv.Flush(); err != nil {
 		return nil, err
+	}
+	if tables.pq != nil {
+		tables.pq.SetMetadata(report.MetaPolicy, res.Summary.Policy)
 	}
 	if err := tables.commit(jobsFile); err != nil {
 		return nil, err

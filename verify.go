@@ -1,7 +1,6 @@
 package schedsim
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,7 +22,7 @@ import (
 
 // jobTableNames are the per-job tables a run writes (--format), in the
 // order verify checks them.
-var jobTableNames = []string{"jobs.csv", "jobs.parquet"}
+var jobTableNames = report.JobTableNames
 
 // TableResult is what VerifyDir found in one per-job table of a
 // directory.
@@ -102,12 +101,7 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 	var results []TableResult
 	for _, name := range tables {
 		path := filepath.Join(dir, name)
-		var outs []sim.Outcome
-		if name == "jobs.parquet" {
-			outs, err = readJobsParquet(path)
-		} else {
-			outs, err = readJobsCSV(path)
-		}
+		outs, err := readJobTable(path)
 		if err != nil {
 			return nil, err
 		}
@@ -229,87 +223,12 @@ func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string) []st
 	return msgs
 }
 
-// jobColumns are the columns of a per-job table verify reads, found by
-// name (other columns may be there too): the first seven are numbers.
-var jobColumns = []string{"job_id", "submission_time", "requested_number_of_resources", "requested_time",
-	"starting_time", "execution_time", "finish_time", "final_state", "allocated_resources", "metadata"}
-
-// jobNumbers counts the numeric columns at the start of jobColumns.
-const jobNumbers = 7
-
-// readJobsCSV reads a Batsim jobs.csv into outcomes. Columns are found by
-// name, so extra columns are fine; metadata may be missing.
-func readJobsCSV(path string) ([]sim.Outcome, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &InputError{err}
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.ReuseRecord = true
-	head, err := r.Read()
-	if err != nil {
-		return nil, inputf("%s: %v", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	idx := make([]int, len(jobColumns))
-	for k, n := range jobColumns {
-		i, ok := col[n]
-		switch {
-		case !ok && n == "metadata":
-			i = -1
-		case !ok:
-			return nil, inputf("%s: no %s column", path, n)
-		}
-		idx[k] = i
-	}
+// readJobTable reads a per-job table (jobs.csv or jobs.parquet,
+// report.ReadJobTable) into outcomes.
+func readJobTable(path string) ([]sim.Outcome, error) {
 	var outs []sim.Outcome
-	vals := make([]string, len(jobColumns))
-	line := 1
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		line++
-		if err != nil {
-			return nil, inputf("%s: %v", path, err)
-		}
-		for k, i := range idx {
-			vals[k] = ""
-			if i >= 0 {
-				vals[k] = rec[i]
-			}
-		}
-		o, err := outcomeOf(vals, fmt.Sprintf("%s:%d", path, line))
-		if err != nil {
-			return nil, err
-		}
-		outs = append(outs, o)
-	}
-	return inSubmissionOrder(outs), nil
-}
-
-// readJobsParquet reads a jobs.parquet (report.JobsParquet) into outcomes,
-// streaming.
-func readJobsParquet(path string) ([]sim.Outcome, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &InputError{err}
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, &InputError{err}
-	}
-	var outs []sim.Outcome
-	optional := make([]bool, len(jobColumns))
-	optional[len(jobColumns)-1] = true // metadata
-	err = workload.ScanParquetTable(f, fi.Size(), path, jobColumns, optional, func(row []string) error {
-		o, err := outcomeOf(row, fmt.Sprintf("%s: row %d", path, len(outs)+1))
+	err := report.ReadJobTable(path, func(where string, row *report.JobRow) error {
+		o, err := outcomeOf(row, where)
 		if err != nil {
 			return err
 		}
@@ -326,52 +245,39 @@ func readJobsParquet(path string) ([]sim.Outcome, error) {
 	return inSubmissionOrder(outs), nil
 }
 
-// outcomeOf makes the outcome of one job from its values in jobColumns'
-// order; where names the row in errors ("jobs.csv:12").
-func outcomeOf(vals []string, where string) (sim.Outcome, error) {
-	var nums [jobNumbers]int64
-	for k := range nums {
-		v, err := strconv.ParseFloat(vals[k], 64)
-		if err != nil || !(math.Abs(v) <= 1<<62) {
-			return sim.Outcome{}, inputf("%s: %s: %q is not a number within ±2^62", where, jobColumns[k], vals[k])
-		}
-		nums[k] = int64(v)
-	}
+// outcomeOf makes the outcome of the job of one row; where names the row
+// in errors ("jobs.csv:12").
+func outcomeOf(row *report.JobRow, where string) (sim.Outcome, error) {
 	var o sim.Outcome
-	o.Job = workload.Job{ID: nums[0], Submit: workload.Time(nums[1]), Procs: int(nums[2]), Estimate: workload.Time(nums[3])}
-	if o.Job.Estimate <= 0 {
-		o.Job.Estimate = workload.Unknown
-	}
-	o.Start, o.End = workload.Time(nums[4]), workload.Time(nums[6])
-	exec := workload.Time(nums[5])
-	meta := vals[9]
-	switch st := vals[7]; st {
+	o.Job = workload.Job{ID: row.ID, Submit: row.Submit, Procs: int(row.Procs), Estimate: row.Estimate}
+	o.Start, o.End = row.Start, row.End
+	switch row.State {
 	case "COMPLETED_SUCCESSFULLY":
 		o.State = sim.Completed
-		o.Job.Run = exec
+		o.Job.Run = row.Exec
 	case "COMPLETED_WALLTIME_REACHED":
 		o.State = sim.Killed
-		o.Job.Run = exec + 1 // it would have run longer than its limit
+		o.Job.Run = row.Exec + 1 // it would have run longer than its limit
 	case "COMPLETED_KILLED": // killed by a node failure, before its end
 		o.State = sim.NodeFail
-		o.Job.Run = exec + 1
+		o.Job.Run = row.Exec + 1
 	case "REJECTED":
 		o.State = sim.Rejected
-		o.Start, o.End = o.Job.Submit, o.Job.Submit
-		o.Reason = meta
+		o.Reason = row.Metadata
 	case "COMPLETED_FAILED": // failed by a filter; it never ran
 		o.State = sim.Failed
-		o.Start, o.End = o.Job.Submit, o.Job.Submit
 	case "SUBMITTED": // still queued at the end, kept waiting by filters; it never ran
 		o.State = sim.Pending
-		o.Start, o.End = o.Job.Submit, o.Job.Submit
 	default:
-		return o, inputf("%s: final_state: unknown state %q", where, st)
+		return o, inputf("%s: final_state: unknown state %q", where, row.State)
 	}
-	o.Requeues = requeuesOf(meta)
-	if o.State != sim.Rejected && o.State != sim.Failed && o.State != sim.Pending {
+	if !row.Ran {
+		o.Start, o.End = o.Job.Submit, o.Job.Submit
+	}
+	o.Requeues = requeuesOf(row.Metadata)
+	if row.Ran {
 		var err error
-		if o.Alloc, err = cluster.ParseRanges(vals[8]); err != nil {
+		if o.Alloc, err = cluster.ParseRanges(row.Alloc); err != nil {
 			return o, inputf("%s: allocated_resources: %v", where, err)
 		}
 	}

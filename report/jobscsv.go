@@ -50,15 +50,20 @@ const (
 //
 // Columns, in Batsim's order: job_id, workload_name, profile ("delay"),
 // submission_time, requested_number_of_resources, requested_time (the job's
-// estimate, -1 when it has none), success (1 for a completed job, 0
+// estimate, empty when it has none), success (1 for a completed job, 0
 // otherwise), final_state (COMPLETED_SUCCESSFULLY, COMPLETED_WALLTIME_REACHED
 // for a killed job, REJECTED), starting_time, execution_time (end − start),
 // finish_time, waiting_time, turnaround_time (end − submit), stretch
-// (turnaround / execution, shortest 'g' representation, -1 when the execution
-// time is 0), allocated_resources (Batsim's interval set, "0-3 8"),
-// consumed_energy (-1: not modelled) and metadata (empty, or why a rejected job
-// was rejected). A rejected job has -1 in every time column from starting_time
-// to stretch and no allocated resources. Times are whole seconds.
+// (turnaround / execution, shortest 'g' representation, empty when the
+// execution time is 0), allocated_resources (Batsim's interval set, "0-3
+// 8"), consumed_energy (empty: not modelled) and metadata (empty, or why a
+// rejected job was rejected). A rejected job has every time column from
+// starting_time to stretch empty and no allocated resources. Times are
+// whole seconds.
+//
+// An unknown value is an empty field, as Batsim writes it, never -1: a
+// reader's missing value (NaN in pandas, NULL in DuckDB), so that a mean
+// of waiting_time is the mean over the jobs that started.
 //
 // A job killed by a node failure (sim.NodeFail) has final_state
 // COMPLETED_KILLED, success 0, its times up to the failure and its reason
@@ -151,6 +156,11 @@ const rowRoom = 9*intRoom + stretchRoom + 32 + len(",0,"+finalWalltime+",") + 16
 // processor numbers, a space and a dash.
 const rangeRoom = 2*intRoom + 2
 
+// notRunFields are the fields of a job that never ran from the comma
+// after final_state to the one before metadata: starting_time to stretch,
+// allocated_resources and consumed_energy, all empty (unknown).
+const notRunFields = ",,,,,,,,,"
+
 // The final_state fields of the jobs that ran, with the success field
 // before them and the commas around both.
 const (
@@ -188,8 +198,6 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	n++
 	if j.HasEstimate() {
 		n = putInt(b, n, int64(j.Estimate))
-	} else {
-		n = put(b, n, "-1")
 	}
 	switch r.State {
 	case sim.Completed:
@@ -199,7 +207,7 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	case sim.NodeFail, sim.LimitKilled:
 		n = put(b, n, nodeFailField)
 	case sim.Rejected:
-		b = append(b[:n], ",0,"+finalRejected+",-1,-1,-1,-1,-1,-1,,-1,"...)
+		b = append(b[:n], ",0,"+finalRejected+notRunFields...)
 		b = appendField(b, r.Reason)
 		if c.scored {
 			b = c.appendScoreD(b, r)
@@ -211,7 +219,7 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 		if r.State == sim.Pending {
 			final = finalPending
 		}
-		b = append(append(append(b[:n], ",0,"...), final...), ",-1,-1,-1,-1,-1,-1,,-1,"...)
+		b = append(append(append(b[:n], ",0,"...), final...), notRunFields...)
 		b = appendField(b, FailedMetadata(r))
 		if c.scored {
 			b = c.appendScoreD(b, r)
@@ -236,12 +244,10 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	n++
 	if exec > 0 {
 		n = putStretch(b, n, turnaround, exec)
-	} else {
-		n = put(b, n, "-1")
 	}
 	b[n] = ','
 	n = putRanges(b, n+1, r.Alloc)
-	n = put(b, n, ",-1,")
+	n = put(b, n, ",,")
 	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled {
 		b = appendField(b[:n], RanMetadata(r))
 	} else if r.Note != "" {

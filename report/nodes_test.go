@@ -19,13 +19,13 @@ func TestJobsCSVNodeFailureRows(t *testing.T) {
 	}{
 		{"killed by a node failure",
 			sim.Record{Job: job, State: sim.NodeFail, Start: 10, End: 30, Alloc: []cluster.Range{rg(0, 2)}, Reason: "node 1 down: psu"},
-			"7,w,delay,0,2,100,0,COMPLETED_KILLED,10,20,30,10,30,1.5,0-1,-1,node 1 down: psu"},
+			"7,w,delay,0,2,100,0,COMPLETED_KILLED,10,20,30,10,30,1.5,0-1,,node 1 down: psu"},
 		{"killed after a requeue, with a prediction",
 			sim.Record{Job: job, State: sim.NodeFail, Start: 10, End: 30, Alloc: []cluster.Range{rg(0, 2)}, Reason: "node 1 down", Requeues: 1, Predicted: 5, HasPrediction: true},
-			"7,w,delay,0,2,100,0,COMPLETED_KILLED,10,20,30,10,30,1.5,0-1,-1,predicted_start=5 requeues=1 node 1 down"},
+			"7,w,delay,0,2,100,0,COMPLETED_KILLED,10,20,30,10,30,1.5,0-1,,predicted_start=5 requeues=1 node 1 down"},
 		{"completed after two requeues",
 			sim.Record{Job: job, State: sim.Completed, Start: 50, End: 150, Alloc: []cluster.Range{rg(2, 4)}, Requeues: 2},
-			"7,w,delay,0,2,100,1,COMPLETED_SUCCESSFULLY,50,100,150,50,150,1.5,2-3,-1,requeues=2"},
+			"7,w,delay,0,2,100,1,COMPLETED_SUCCESSFULLY,50,100,150,50,150,1.5,2-3,,requeues=2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer

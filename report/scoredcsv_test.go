@@ -19,16 +19,16 @@ func TestScoreDJobsCSVRows(t *testing.T) {
 	}{
 		{"gang, suspended and demoted",
 			sim.Record{Job: job, State: sim.Completed, Start: 0, End: 220, ScoreD: true, Queue: 1, Demotions: 1, Suspensions: 2, CPUTime: 100},
-			"7,w,delay,0,4,-1,1,COMPLETED_SUCCESSFULLY,0,220,220,0,220,1,,-1,,1,1,2,100,"},
+			"7,w,delay,0,4,,1,COMPLETED_SUCCESSFULLY,0,220,220,0,220,1,,,,1,1,2,100,"},
 		{"killed at the queue's CPU limit",
 			sim.Record{Job: job, State: sim.Killed, Start: 0, End: 30, ScoreD: true, CPUTime: 30, Reason: "exceeded queue 0's maximum CPU time 30 s"},
-			"7,w,delay,0,4,-1,0,COMPLETED_WALLTIME_REACHED,0,30,30,0,30,1,,-1,,0,0,0,30,exceeded queue 0's maximum CPU time 30 s"},
+			"7,w,delay,0,4,,0,COMPLETED_WALLTIME_REACHED,0,30,30,0,30,1,,,,0,0,0,30,exceeded queue 0's maximum CPU time 30 s"},
 		{"killed for its memory limit per host",
 			sim.Record{Job: job, State: sim.LimitKilled, Start: 3, End: 3, ScoreD: true, Reason: "memory use 800 KB per host exceeds its limit 600 KB"},
-			"7,w,delay,0,4,-1,0,COMPLETED_KILLED,3,0,3,3,3,-1,,-1,memory use 800 KB per host exceeds its limit 600 KB,0,0,0,0,memory use 800 KB per host exceeds its limit 600 KB"},
+			"7,w,delay,0,4,,0,COMPLETED_KILLED,3,0,3,3,3,,,,memory use 800 KB per host exceeds its limit 600 KB,0,0,0,0,memory use 800 KB per host exceeds its limit 600 KB"},
 		{"rejected, reason with a comma",
 			sim.Record{Job: job, State: sim.Rejected, Start: 0, End: 0, ScoreD: true, Queue: 2, Reason: "queue 2 is disabled, sorry"},
-			`7,w,delay,0,4,-1,0,REJECTED,-1,-1,-1,-1,-1,-1,,-1,"queue 2 is disabled, sorry",2,0,0,0,"queue 2 is disabled, sorry"`},
+			`7,w,delay,0,4,,0,REJECTED,,,,,,,,,"queue 2 is disabled, sorry",2,0,0,0,"queue 2 is disabled, sorry"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer

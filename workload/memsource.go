@@ -34,6 +34,8 @@ type memSource struct {
 	// says that the names are JSON keys (ParseError.Key), not columns.
 	column func(f int) string
 	keys   bool
+	// rows says that line is a row number (a Parquet file's), not a line.
+	rows   bool
 	closer io.Closer
 }
 
@@ -100,7 +102,9 @@ func (s *memSource) empty() bool { return len(s.recs) == 0 }
 // the column that holds SWF field f.
 func (s *memSource) errorAt(f int, err error) *ParseError {
 	pe := &ParseError{Path: s.path, Err: err}
-	if s.cur != nil {
+	if s.cur != nil && s.rows {
+		pe.Row = s.cur.line
+	} else if s.cur != nil {
 		pe.Line = s.cur.line
 	}
 	name := ""

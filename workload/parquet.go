@@ -43,6 +43,10 @@ type ParquetReader struct {
 	// Absolute instants: origin is the first submit time, in Unix seconds.
 	absolute bool
 	origin   int64
+	// unsorted says that a row's submit time comes before an earlier
+	// row's (see scanSubmits and sortedSource); collect makes Next
+	// return each row uncleaned (see records).
+	unsorted, collect bool
 	// pages[g] is the sum over the columns read of their largest page in
 	// row group g (uncompressed): what reading the row group a page of
 	// each column at a time may hold at once. A row group whose sum
@@ -131,10 +135,12 @@ func newParquetReader(ra io.ReaderAt, size int64, path string, rules Rules, m *C
 		}
 	}
 	r.absolute = m.b[tSubmit].unitOf(kInstant).absolute
-	if r.absolute && f.NumRows() > 0 {
-		if err := r.findOrigin(); err != nil {
+	if f.NumRows() > 0 {
+		if err := r.scanSubmits(); err != nil {
 			return nil, err
 		}
+	}
+	if r.absolute && f.NumRows() > 0 {
 		if r.hdr.Get("UnixStartTime") == "" {
 			r.hdr.Fields = append(r.hdr.Fields, HeaderField{Key: "UnixStartTime", Value: strconv.FormatInt(r.origin, 10)})
 		}
@@ -451,16 +457,21 @@ func (b *pqBinding) checkType() error {
 	return nil
 }
 
-// findOrigin sets the origin of absolute instants: the first non-null
-// submit time, rounded down to a second.
-func (r *ParquetReader) findOrigin() error {
+// scanSubmits reads the submit column once, before the rows: it sets the
+// origin of absolute instants, the earliest non-null submit time rounded
+// down to a second, and unsorted when a non-negative submit time comes
+// before an earlier row's (negative ones, dropped as unknown, are not
+// ordered). It holds about one page of the column at a time.
+func (r *ParquetReader) scanSubmits() error {
 	b := r.by[tSubmit]
-	c := &pqColumn{name: b.col.name, index: b.col.index, typ: b.col.typ, buf: make([]parquet.Value, 64),
+	c := &pqColumn{name: b.col.name, index: b.col.index, typ: b.col.typ, buf: make([]parquet.Value, 512),
 		perSec: b.col.perSec, int96: b.col.int96, date: b.col.date, unsigned: b.col.unsigned}
 	pb := *b
 	pb.col = c
 	defer c.close()
 	var row int64
+	found := false
+	last := math.Inf(-1)
 	for _, g := range r.groups {
 		c.close()
 		c.pages = g.ColumnChunks()[c.index].Pages()
@@ -473,12 +484,29 @@ func (r *ParquetReader) findOrigin() error {
 			if v.IsNull() {
 				continue
 			}
-			sec, _, err := pb.absolute(v)
-			if err != nil {
-				return r.colError(row, &pb, err)
+			var x float64
+			if r.absolute {
+				sec, frac, err := pb.absolute(v)
+				if err != nil {
+					return r.colError(row, &pb, err)
+				}
+				if !found || sec < r.origin {
+					r.origin = sec
+				}
+				found = true
+				x = float64(sec) + frac
+			} else {
+				if x, err = pb.number(v); err != nil {
+					return r.colError(row, &pb, err)
+				}
+				if x < 0 {
+					continue
+				}
 			}
-			r.origin = sec
-			return nil
+			if x < last {
+				r.unsorted = true
+			}
+			last = x
 		}
 	}
 	return nil
@@ -617,6 +645,9 @@ func (r *ParquetReader) Next(j *Job) (err error) {
 		submit, err := r.decode(j)
 		if err != nil {
 			return err
+		}
+		if r.collect {
+			return errRow{submit}
 		}
 		kept, err := r.cl.clean(j, submit)
 		if err != nil {
@@ -958,8 +989,63 @@ func (r *ParquetReader) instant(b *pqBinding, v parquet.Value) (float64, error) 
 		return 0, err
 	}
 	x := float64(sec-r.origin) + frac
-	if b.t == tSubmit && x < 0 {
-		return 0, fmt.Errorf("submit time is %v s before the first row's: rows must be sorted by submit time", -x)
-	}
 	return x, nil
+}
+
+// errRow is what Next returns, instead of cleaning the row, while
+// ParquetReader.records collects the rows of an unsorted file: the row's
+// raw submit time.
+type errRow struct{ submit float64 }
+
+func (errRow) Error() string { return "workload: a raw Parquet row" }
+
+// records reads every row of the file, uncleaned, for a memSource: the
+// rows of a file not sorted by submit time.
+func (r *ParquetReader) records() ([]memRecord, error) {
+	r.collect = true
+	defer func() { r.collect = false }()
+	var recs []memRecord
+	for {
+		var j Job
+		err := r.Next(&j)
+		if err == io.EOF {
+			return recs, nil
+		}
+		row, ok := err.(errRow)
+		if !ok {
+			return nil, err
+		}
+		recs = append(recs, memRecord{job: j, submit: row.submit, line: r.row})
+	}
+}
+
+// sortedSource returns r itself when its rows are sorted by submit time,
+// and otherwise a memSource holding every row, sorted (file order
+// breaking ties), which cleans them as r would: an unsorted Parquet file
+// is read whole into memory (about 250 bytes a row).
+func (r *ParquetReader) sortedSource(raw bool) (source, error) {
+	if !r.unsorted {
+		return r, nil
+	}
+	recs, err := r.records()
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range r.cols {
+		c.close()
+	}
+	s, err := newMemSource(r.path, r.hdr, recs, r.cl.rules, raw, "Parquet rows", func(f int) string {
+		if f > 0 {
+			if b := r.by[target(f-1)]; b != nil {
+				return b.col.name
+			}
+		}
+		return ""
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.rows = true
+	s.closer = r.closer
+	return s, nil
 }

@@ -2,11 +2,13 @@ package workload
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -420,7 +422,9 @@ func TestParquetErrors(t *testing.T) {
 		{name: "2^62 processors", data: file(good, goodRow(map[int]any{3: int64(1) << 62})), row: 1, column: "requested_procs", msg: "out of range"},
 		{name: "NaN run time", data: file(good, goodRow(map[int]any{2: math.NaN()})), row: 1, column: "run_time", msg: "out of range"},
 		{name: "null job_id", data: file(good, goodRow(nil), goodRow(map[int]any{0: nil})), row: 2, column: "job_id", msg: "null"},
-		{name: "unsorted submit times", data: file(good, goodRow(map[int]any{1: int64(50)}), goodRow(map[int]any{0: int64(2), 1: int64(40)})), row: 2, column: "submit_time", msg: "sorted"},
+		{name: "unsorted, bad run time", data: file(good, goodRow(map[int]any{1: int64(50)}), goodRow(map[int]any{0: int64(2), 1: int64(40)}), goodRow(map[int]any{0: int64(3), 2: math.Inf(1)})),
+			row: 3, column: "run_time", msg: "out of range"},
+		{name: "unsorted, duplicate job ids", data: file(good, goodRow(map[int]any{1: int64(50)}), goodRow(map[int]any{1: int64(40)})), row: 1, column: "job_id", msg: "already used"},
 		{name: "duplicate job ids", data: file(good, goodRow(nil), goodRow(nil)), row: 2, column: "job_id", msg: "already used"},
 		{name: "no rows", data: file(good), is: ErrNoJobs},
 		{name: "not Parquet", data: []byte("PAR1 but not really a Parquet file at all"), is: ErrNotTrace},
@@ -477,6 +481,92 @@ func TestParquetErrors(t *testing.T) {
 				t.Errorf("error %v does not wrap %v", err, tc.is)
 			}
 		})
+	}
+}
+
+// TestParquetUnsorted reads files whose rows are not sorted by submit
+// time, in seconds and as timestamps, in one row group and in many, cleaned
+// and raw: the jobs come out as from the same rows sorted (ties in row
+// order), and a null submit time is a job dropped as unknown.
+func TestParquetUnsorted(t *testing.T) {
+	cols := []pqCol{{"job_id", optInt64()}, {"submit_time", optInt64()}, {"run_time", optF64()}, {"requested_procs", optInt64()}}
+	tsCols := []pqCol{{"job_id", optInt64()}, {"submit_time", optTimestamp(parquet.Millisecond)}, {"run_time", optF64()}, {"requested_procs", optInt64()}}
+	rng := rand.New(rand.NewPCG(7, 23))
+	var sorted [][]any
+	for i := range 300 {
+		sorted = append(sorted, []any{int64(i + 1), int64(i / 3 * 10), float64(1 + rng.IntN(100)), int64(1 + rng.IntN(8))})
+	}
+	shuffled := slices.Clone(sorted)
+	rng.Shuffle(len(shuffled), func(a, b int) { shuffled[a], shuffled[b] = shuffled[b], shuffled[a] })
+	// Ties must keep row order: sort the shuffled rows stably by submit
+	// time to get the order a reader must give.
+	want := slices.Clone(shuffled)
+	slices.SortStableFunc(want, func(a, b []any) int { return cmp.Compare(a[1].(int64), b[1].(int64)) })
+	stamps := func(rows [][]any) [][]any {
+		out := make([][]any, len(rows))
+		for i, r := range rows {
+			out[i] = []any{r[0], 1_600_000_000_000 + r[1].(int64)*1000, r[2], r[3]}
+		}
+		return out
+	}
+	tsMap := "job_id=job_id,submit_time=submit_time:timestamp,run_time=run_time,requested_procs=requested_procs"
+	for _, tc := range []struct {
+		name    string
+		cols    []pqCol
+		rows    [][]any
+		mapping string
+		group   int
+		raw     bool
+	}{
+		{"seconds, one row group", cols, shuffled, "", 0, false},
+		{"seconds, row groups of 7", cols, shuffled, "", 7, false},
+		{"seconds, raw", cols, shuffled, "", 16, true},
+		{"timestamps", tsCols, stamps(shuffled), tsMap, 0, false},
+		{"timestamps, row groups of 7", tsCols, stamps(shuffled), tsMap, 7, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []Option
+			if tc.mapping != "" {
+				m, err := ParseColumns(tc.mapping)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts = append(opts, WithColumns(m))
+			}
+			if tc.raw {
+				opts = append(opts, Raw())
+			}
+			jobs, r, err := readPQ(t, writePQ(t, tc.cols, tc.rows, tc.group), Rules{}, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(jobs) != len(want) {
+				t.Fatalf("%d jobs, want %d", len(jobs), len(want))
+			}
+			for i, j := range jobs {
+				w := want[i]
+				if j.ID != w[0].(int64) || int64(j.Submit) != w[1].(int64) || float64(j.Run) != w[2].(float64) || int64(j.Procs) != w[3].(int64) {
+					t.Fatalf("job %d is %d submitted at %d (run %d, %d procs), want %v", i, j.ID, j.Submit, j.Run, j.Procs, w)
+				}
+				if j.Seq != int64(i) {
+					t.Fatalf("job %d has Seq %d", i, j.Seq)
+				}
+			}
+			if tc.mapping != "" {
+				if got := r.Header().Get("UnixStartTime"); got != "1600000000" {
+					t.Errorf("UnixStartTime %q, want the earliest submission, 1600000000", got)
+				}
+			}
+		})
+	}
+	// A null submit time is unknown: the job is dropped and counted.
+	rows := [][]any{{int64(1), int64(50), 5.0, int64(1)}, {int64(2), nil, 5.0, int64(1)}, {int64(3), int64(20), 5.0, int64(1)}}
+	jobs, r, err := readPQ(t, writePQ(t, cols, rows, 0), Rules{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 || jobs[0].ID != 3 || jobs[1].ID != 1 || r.Stats().DroppedSubmitUnset != 1 {
+		t.Errorf("jobs %v, stats %+v: want jobs 3 then 1, one dropped for its unknown submit time", jobs, r.Stats())
 	}
 }
 

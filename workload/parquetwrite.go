@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -21,6 +22,11 @@ const (
 	ParquetDouble
 	// ParquetString is a UTF-8 text column (Parquet BYTE_ARRAY, STRING).
 	ParquetString
+	// ParquetTimestamp is an instant column: Parquet INT64 with the
+	// logical type TIMESTAMP(isAdjustedToUTC=true, unit=MILLIS), which
+	// pandas, polars and DuckDB read as a UTC date-time. Its values are
+	// milliseconds since the Unix epoch (see ParquetTable.Millis).
+	ParquetTimestamp
 )
 
 // ParquetColumn describes one column of a ParquetTable.
@@ -84,6 +90,11 @@ func NewParquetTable(w io.Writer, cols []ParquetColumn, metadata ...[2]string) (
 			n = parquet.Leaf(parquet.DoubleType)
 		case ParquetString:
 			n = parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
+		case ParquetTimestamp:
+			n = parquet.Timestamp(parquet.Millisecond)
+			if c.Delta {
+				n = parquet.Encoded(n, &parquet.DeltaBinaryPacked)
+			}
 		default:
 			return nil, fmt.Errorf("workload: Parquet table: column %q has unknown type %d", c.Name, c.Type)
 		}
@@ -177,6 +188,19 @@ func (t *ParquetTable) String(s string) {
 	t.value(parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s))), false, ParquetString)
 }
 
+// Millis sets the current row's next column, a timestamp column
+// (ParquetTimestamp), to ms milliseconds since the Unix epoch.
+func (t *ParquetTable) Millis(ms int64) {
+	t.value(parquet.Int64Value(ms), false, ParquetTimestamp)
+}
+
+// SetMetadata sets the key/value metadata key to value, replacing a value
+// given before (to NewParquetTable or SetMetadata). It may be called at
+// any time before Close: the metadata is written in the footer.
+func (t *ParquetTable) SetMetadata(key, value string) {
+	t.w.SetKeyValueMetadata(key, value)
+}
+
 // Null sets the current row's next column, an optional column, to null.
 func (t *ParquetTable) Null() { t.value(parquet.NullValue(), true, 0) }
 
@@ -250,17 +274,21 @@ const parquetSchemaVersion = "schedsim.job/1"
 // ParquetWriter writes and a reader without column mapping reads, in this
 // order. Names are SWF's fields in snake_case, then what SWF lacks. Times
 // are seconds (submit_time and hold_until since the trace's start),
-// memory is KB. Every column but job_id and submit_time is optional, and a
-// null (or -1, SWF's "unknown") means unknown; the extension columns, from
-// min_procs on, are 0 (or empty) when unknown. A reader needs job_id,
-// submit_time, run_time and one of requested_procs and allocated_procs; it
-// accepts the columns in any order, any integer or floating type for
-// numbers, and ignores columns it does not know. Rows must be sorted by
-// submit_time. The SWF header is kept in the key/value metadata
-// (MetaSWFHeader).
+// memory is KB. Every column but job_id is optional, and a null (or -1,
+// SWF's "unknown") means unknown (a job with an unknown submit time is
+// dropped by readers, as an SWF line with -1 there is); the extension
+// columns, from min_procs on, are 0 (or empty) when unknown. A reader needs
+// job_id, submit_time, run_time and one of requested_procs and
+// allocated_procs; it accepts the columns in any order, any integer or
+// floating type for numbers, and ignores columns it does not know. Rows
+// need not be sorted by submit_time (a reader sorts them, see Open). The
+// SWF header is kept in the key/value metadata (MetaSWFHeader).
+//
+// When the trace's start is known (the header's UnixStartTime),
+// ParquetWriter adds ParquetTimeColumns after these.
 var ParquetSchema = []ParquetColumn{
 	{Name: "job_id", Type: ParquetInt64, Delta: true},                     // SWF 1: job number
-	{Name: "submit_time", Type: ParquetInt64, Delta: true},                // SWF 2: s since the trace start
+	{Name: "submit_time", Type: ParquetInt64, Optional: true, Delta: true}, // SWF 2: s since the trace start
 	{Name: "wait_time", Type: ParquetDouble, Optional: true},              // SWF 3: s
 	{Name: "run_time", Type: ParquetDouble, Optional: true},               // SWF 4: s
 	{Name: "allocated_procs", Type: ParquetInt64, Optional: true},         // SWF 5
@@ -287,6 +315,32 @@ var ParquetSchema = []ParquetColumn{
 	{Name: "hold_until", Type: ParquetInt64, Optional: true, Delta: true}, // s since the trace start
 }
 
+// ParquetTimeColumns are the columns ParquetWriter adds to ParquetSchema's
+// when the trace's start is known (Header.UnixStart): the recorded submit,
+// start (submit + wait) and end (start + run) instants as UTC timestamps
+// (ParquetTimestamp), null where a time they need is unknown. Readers of
+// the native schema ignore them: the seconds columns are the data.
+var ParquetTimeColumns = []ParquetColumn{
+	{Name: "submit_time_ts", Type: ParquetTimestamp, Optional: true},
+	{Name: "start_time_ts", Type: ParquetTimestamp, Optional: true},
+	{Name: "end_time_ts", Type: ParquetTimestamp, Optional: true},
+}
+
+// HeaderText returns h as the comment lines an SWF file written with it
+// starts with (see SWFWriter), "" for an empty header: what MetaSWFHeader
+// holds.
+func HeaderText(h *Header) (string, error) {
+	var b strings.Builder
+	sw, err := NewSWFWriter(&b, h)
+	if err != nil {
+		return "", err
+	}
+	if err := sw.Flush(); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
 // ParquetWriter writes jobs as a Parquet file of schedsim's job schema
 // (ParquetSchema), streaming, with the header in the file's metadata.
 // Reading the file back with Open and the rules the jobs were read with
@@ -295,11 +349,14 @@ var ParquetSchema = []ParquetColumn{
 //
 // As SWFWriter, it writes a job's raw fields (RawRun, AllocProcs, ReqProcs,
 // ReqTime, …) and Submit, not the cleaned Procs, Run and Estimate; -1 (SWF's
-// "unknown") is written as null, and so are the extension fields when 0 or
-// empty.
+// "unknown") is written as null, submit time included, and so are the
+// extension fields when 0 or empty. With a header that gives the trace's
+// start, the rows carry ParquetTimeColumns too.
 type ParquetWriter struct {
-	t    *ParquetTable
-	last Time
+	t     *ParquetTable
+	last  Time
+	epoch int64 // the trace's start in Unix seconds, when stamps is set
+	stamp bool  // write ParquetTimeColumns
 }
 
 // NewParquetWriter returns a writer to w; h (nil for none) is stored in the
@@ -307,23 +364,28 @@ type ParquetWriter struct {
 func NewParquetWriter(w io.Writer, h *Header) (*ParquetWriter, error) {
 	meta := [][2]string{{MetaSchema, parquetSchemaVersion}}
 	if h != nil {
-		var b strings.Builder
-		sw, err := NewSWFWriter(&b, h)
+		text, err := HeaderText(h)
 		if err != nil {
 			return nil, err
 		}
-		if err := sw.Flush(); err != nil {
-			return nil, err
-		}
-		if b.Len() > 0 {
-			meta = append(meta, [2]string{MetaSWFHeader, b.String()})
+		if text != "" {
+			meta = append(meta, [2]string{MetaSWFHeader, text})
 		}
 	}
-	t, err := NewParquetTable(w, ParquetSchema, meta...)
+	pw := &ParquetWriter{last: math.MinInt64}
+	cols := ParquetSchema
+	if h != nil {
+		pw.epoch, pw.stamp = h.UnixStart()
+	}
+	if pw.stamp {
+		cols = append(slices.Clip(cols), ParquetTimeColumns...)
+	}
+	t, err := NewParquetTable(w, cols, meta...)
 	if err != nil {
 		return nil, err
 	}
-	return &ParquetWriter{t: t, last: math.MinInt64}, nil
+	pw.t = t
+	return pw, nil
 }
 
 // Write writes one job. As SWFWriter.Write, it returns an error, and writes
@@ -350,7 +412,7 @@ func (pw *ParquetWriter) Write(j *Job) error {
 	}
 	t := pw.t
 	t.Int64(j.ID)
-	t.Int64(int64(j.Submit))
+	optInt(t, int64(j.Submit))
 	optDouble(t, j.RawWait)
 	optDouble(t, j.RawRun)
 	optInt(t, int64(j.AllocProcs))
@@ -388,6 +450,9 @@ func (pw *ParquetWriter) Write(j *Job) error {
 			t.Int64(v)
 		}
 	}
+	if pw.stamp {
+		pw.stamps(j)
+	}
 	if err := t.EndRow(); err != nil {
 		return err
 	}
@@ -400,6 +465,34 @@ func (pw *ParquetWriter) Write(j *Job) error {
 // Close writes the buffered jobs and the file's footer; it does not close
 // the underlying writer.
 func (pw *ParquetWriter) Close() error { return pw.t.Close() }
+
+// stamps writes j's ParquetTimeColumns: its recorded submit, start and
+// end instants in milliseconds since the Unix epoch, each null when a time
+// it is made of is unknown (negative). Fractional seconds are kept to the
+// millisecond.
+func (pw *ParquetWriter) stamps(j *Job) {
+	t := pw.t
+	if j.Submit < 0 {
+		t.Null()
+		t.Null()
+		t.Null()
+		return
+	}
+	base := pw.epoch*1000 + int64(j.Submit)*1000
+	t.Millis(base)
+	if j.RawWait < 0 {
+		t.Null()
+		t.Null()
+		return
+	}
+	start := base + int64(math.Round(j.RawWait*1000))
+	t.Millis(start)
+	if j.RawRun < 0 {
+		t.Null()
+		return
+	}
+	t.Millis(start + int64(math.Round(j.RawRun*1000)))
+}
 
 // optDouble writes v, or null for SWF's unknown (-1).
 func optDouble(t *ParquetTable, v float64) {

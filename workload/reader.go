@@ -145,7 +145,10 @@ var (
 // their submit times as written (before rounding), ties in file order.
 //
 // Both are read whole into memory (about 250 bytes a job), unlike SWF and
-// Parquet, which stream.
+// Parquet, which stream. A Parquet file need not be sorted by submit time:
+// one whose rows are not (found by a first pass over its submit column) is
+// read whole too, and its jobs replayed in the order of their submit
+// times, ties in row order.
 func Open(path string, rules Rules, opts ...Option) (Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -257,7 +260,9 @@ func open(in io.Reader, ra io.ReaderAt, size int64, closer io.Closer, name strin
 			return nil, err
 		}
 		r.closer = closer
-		src = r
+		if src, err = r.sortedSource(cfg.raw); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("workload: unknown format %q (want swf, parquet, sacct or batsim)", format)
 	}

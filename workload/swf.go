@@ -109,6 +109,26 @@ func (h *Header) Get(key string) string {
 	return ""
 }
 
+// UnixStart returns the trace's start, the header's UnixStartTime in Unix
+// seconds (its first word, an integer), and whether it has one. Times
+// since the trace's start (Job.Submit, …) are counted from it.
+func (h *Header) UnixStart() (int64, bool) {
+	f := strings.Fields(h.Get("UnixStartTime"))
+	if len(f) == 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || v < -maxUnixStart || v > maxUnixStart {
+		return 0, false
+	}
+	return v, true
+}
+
+// maxUnixStart bounds the UnixStartTime Header.UnixStart accepts: about
+// 31,000 years either side of 1970, so that the trace's instants in
+// milliseconds stay far inside an int64.
+const maxUnixStart = 1 << 40
+
 // SWFReader streams the jobs of an SWF trace, applying the cleaning rules.
 // It reads the header when it is created and one line per job after that, so
 // memory does not grow with the trace.

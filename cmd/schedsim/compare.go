@@ -35,8 +35,9 @@ parallel, --jobs at a time; the table and the files list them in the order
 given, whatever order they finish in.
 
 From result directories (--dirs): the arguments are directories written by
-schedsim run --out; each one's summary.json and jobs.csv are read (the time
-series are rebuilt from jobs.csv). Runs are named by their directory.
+schedsim run --out; each one's summary.json and per-job table are read:
+jobs.csv, or jobs.parquet for a run with --format parquet (the time series
+are rebuilt from it). Runs are named by their directory.
 
 Examples:
   schedsim compare --trace LANL-CM5-1994-4.1-cln.swf.gz \
