@@ -287,32 +287,32 @@ const parquetSchemaVersion = "schedsim.job/1"
 // When the trace's start is known (the header's UnixStartTime),
 // ParquetWriter adds ParquetTimeColumns after these.
 var ParquetSchema = []ParquetColumn{
-	{Name: "job_id", Type: ParquetInt64, Delta: true},                     // SWF 1: job number
+	{Name: "job_id", Type: ParquetInt64, Delta: true},                      // SWF 1: job number
 	{Name: "submit_time", Type: ParquetInt64, Optional: true, Delta: true}, // SWF 2: s since the trace start
-	{Name: "wait_time", Type: ParquetDouble, Optional: true},              // SWF 3: s
-	{Name: "run_time", Type: ParquetDouble, Optional: true},               // SWF 4: s
-	{Name: "allocated_procs", Type: ParquetInt64, Optional: true},         // SWF 5
-	{Name: "avg_cpu_time", Type: ParquetDouble, Optional: true},           // SWF 6: s per processor
-	{Name: "used_memory", Type: ParquetDouble, Optional: true},            // SWF 7: KB per processor
-	{Name: "requested_procs", Type: ParquetInt64, Optional: true},         // SWF 8
-	{Name: "requested_time", Type: ParquetDouble, Optional: true},         // SWF 9: s (the wall-clock limit)
-	{Name: "requested_memory", Type: ParquetDouble, Optional: true},       // SWF 10: KB per processor
-	{Name: "status", Type: ParquetInt64, Optional: true},                  // SWF 11: 1 completed, 0 failed, 5 cancelled, 2–4 partial
-	{Name: "user_id", Type: ParquetInt64, Optional: true},                 // SWF 12
-	{Name: "group_id", Type: ParquetInt64, Optional: true},                // SWF 13
-	{Name: "executable", Type: ParquetInt64, Optional: true},              // SWF 14
-	{Name: "queue", Type: ParquetInt64, Optional: true},                   // SWF 15
-	{Name: "partition", Type: ParquetInt64, Optional: true},               // SWF 16
-	{Name: "preceding_job", Type: ParquetInt64, Optional: true},           // SWF 17
-	{Name: "think_time", Type: ParquetDouble, Optional: true},             // SWF 18: s
-	{Name: "min_procs", Type: ParquetInt64, Optional: true},               // fewest processors the job runs on
-	{Name: "max_procs", Type: ParquetInt64, Optional: true},               // most processors the job can use
-	{Name: "requested_nodes", Type: ParquetInt64, Optional: true},         // nodes requested
-	{Name: "memory_per_node", Type: ParquetInt64, Optional: true},         // KB per node
-	{Name: "licenses", Type: ParquetString, Optional: true},               // "name:count,…"
-	{Name: "job_template", Type: ParquetString, Optional: true},           // the job template's name
-	{Name: "priority", Type: ParquetInt64, Optional: true},                // any sign
-	{Name: "hold_until", Type: ParquetInt64, Optional: true, Delta: true}, // s since the trace start
+	{Name: "wait_time", Type: ParquetDouble, Optional: true},               // SWF 3: s
+	{Name: "run_time", Type: ParquetDouble, Optional: true},                // SWF 4: s
+	{Name: "allocated_procs", Type: ParquetInt64, Optional: true},          // SWF 5
+	{Name: "avg_cpu_time", Type: ParquetDouble, Optional: true},            // SWF 6: s per processor
+	{Name: "used_memory", Type: ParquetDouble, Optional: true},             // SWF 7: KB per processor
+	{Name: "requested_procs", Type: ParquetInt64, Optional: true},          // SWF 8
+	{Name: "requested_time", Type: ParquetDouble, Optional: true},          // SWF 9: s (the wall-clock limit)
+	{Name: "requested_memory", Type: ParquetDouble, Optional: true},        // SWF 10: KB per processor
+	{Name: "status", Type: ParquetInt64, Optional: true},                   // SWF 11: 1 completed, 0 failed, 5 cancelled, 2–4 partial
+	{Name: "user_id", Type: ParquetInt64, Optional: true},                  // SWF 12
+	{Name: "group_id", Type: ParquetInt64, Optional: true},                 // SWF 13
+	{Name: "executable", Type: ParquetInt64, Optional: true},               // SWF 14
+	{Name: "queue", Type: ParquetInt64, Optional: true},                    // SWF 15
+	{Name: "partition", Type: ParquetInt64, Optional: true},                // SWF 16
+	{Name: "preceding_job", Type: ParquetInt64, Optional: true},            // SWF 17
+	{Name: "think_time", Type: ParquetDouble, Optional: true},              // SWF 18: s
+	{Name: "min_procs", Type: ParquetInt64, Optional: true},                // fewest processors the job runs on
+	{Name: "max_procs", Type: ParquetInt64, Optional: true},                // most processors the job can use
+	{Name: "requested_nodes", Type: ParquetInt64, Optional: true},          // nodes requested
+	{Name: "memory_per_node", Type: ParquetInt64, Optional: true},          // KB per node
+	{Name: "licenses", Type: ParquetString, Optional: true},                // "name:count,…"
+	{Name: "job_template", Type: ParquetString, Optional: true},            // the job template's name
+	{Name: "priority", Type: ParquetInt64, Optional: true},                 // any sign
+	{Name: "hold_until", Type: ParquetInt64, Optional: true, Delta: true},  // s since the trace start
 }
 
 // ParquetTimeColumns are the columns ParquetWriter adds to ParquetSchema's
