@@ -227,9 +227,11 @@ func TestRunDeterministic(t *testing.T) {
 }
 
 // Every raw trace of ../shared/traces runs end to end with the default
-// cleaning rules and reports what they changed; the trace without a header
-// asks for --procs and runs once it has it. The big traces in full runs
-// only (skipBigTrace).
+// cleaning rules, reports what they changed and passes verify; the trace
+// without a header asks for --procs and runs once it has it. A trace the
+// table does not list fails the test, so that a log added to
+// ../shared/traces is covered. The big traces in full runs only
+// (skipBigTrace).
 func TestRawTraces(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "shared", "traces")
 	if _, err := os.Stat(dir); err != nil {
@@ -244,10 +246,25 @@ func TestRawTraces(t *testing.T) {
 		{"NASA-iPSC-1993-3.1-cln.swf.gz", nil, exitOK, "no_estimate"},
 		{"LANL-CM5-1994-4.1-cln.swf.gz", nil, exitOK, "overrun_killed"},
 		{"HPC2N-2002-first3170.swf.gz", nil, exitOK, "records read"},
+		{"HPC2N-2002-2.2-cln.swf.gz", nil, exitOK, "records read"},
+		{"CTC-SP2-1996-3.1-cln.swf.gz", nil, exitOK, "records read"},
 		{"CEA-Curie-2011-sample30k.swf.gz", nil, exitOK, "records read"},
 		{"lublin-256-synthetic.swf.gz", nil, exitOK, "no_estimate"},
 		{"hpc2n-like-25jobs-noheader.swf", nil, exitUsage, "declares no machine size"},
 		{"hpc2n-like-25jobs-noheader.swf", []string{"--procs", "240"}, exitOK, "25 records read, 25 kept"},
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		listed := false
+		for _, tc := range tests {
+			listed = listed || tc.file == e.Name()
+		}
+		if !listed && !e.IsDir() {
+			t.Errorf("%s in %s is not in TestRawTraces' table: add it", e.Name(), dir)
+		}
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+strings.Join(tc.extra, ""), func(t *testing.T) {
@@ -291,6 +308,9 @@ func TestRawTraces(t *testing.T) {
 					sum.Jobs, sum.Started, sum.Rejected, sum.Cleaning.Kept, sum.Cleaning.Records)
 			}
 			t.Logf("%s: %d records, %d kept, %d started, %d rejected", tc.file, sum.Cleaning.Records, sum.Cleaning.Kept, sum.Started, sum.Rejected)
+			if code, stdout, stderr := run(t, "verify", out); code != exitOK || !strings.Contains(stdout, "all invariants hold") {
+				t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
+			}
 		})
 	}
 }

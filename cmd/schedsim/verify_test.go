@@ -294,6 +294,9 @@ func FuzzVerifyJobsCSV(f *testing.F) {
 	f.Add(header + "1,w,delay,0,4,100,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,0-3,-1,\n")
 	f.Add(header + "1,w,delay,0,4,100,0,COMPLETED_WALLTIME_REACHED,5,100,105,5,105,1.05,4-7,-1,\n2,w,delay,1,16,-1,0,REJECTED,-1,-1,-1,-1,-1,-1,,-1,too large\n")
 	f.Add(header + "1,w,delay,0,4,100,1,COMPLETED_KILLED,0,10,10,0,10,1,0-3,-1,requeues=2\n")
+	// Unknowns empty, as schedsim writes them now.
+	f.Add(header + "1,w,delay,0,4,,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,0-3,,\n2,w,delay,1,16,60,0,REJECTED,,,,,,,,,too large\n")
+	f.Add(header + "1,w,delay,0,4,100,1,COMPLETED_SUCCESSFULLY,,100,,0,100,,0-3,,\n")
 	f.Add(header + "x,w,delay,NaN,1e300,100,1,SUBMITTED,0,100,100,0,100,1,0-3 9-8,-1,\n")
 	f.Add("job_id\n1\n")
 	summary := `{"trace": "t", "policy": "easy(lookahead=1000)", "procs": 8, "jobs": 1, "started": 1, "completed": 1}`
