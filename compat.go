@@ -29,6 +29,7 @@ const (
 	FeatureDepth        Feature = "a reservation depth above 1"
 	FeatureSJBF         Feature = "shortest-first backfilling (--sjbf)"
 	FeatureExternal     Feature = "an external policy (--policy-exec)"
+	FeatureClosedLoop   Feature = "a closed loop (--closed-loop)"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -71,6 +72,10 @@ var Combinations = []Combination{
 	{FeatureExternal, FeatureNodeEvents, "protocol schedsim-policy/1 carries neither node state changes nor requeued jobs", false},
 	{FeatureExternal, FeatureGrow, "protocol schedsim-policy/1 starts a job on the processors it asks for; growing running jobs is not in it", false},
 	{FeatureExternal, FeatureCheckpoint, "the state of a policy program, which runs outside schedsim, cannot be saved", false},
+	{FeatureClosedLoop, FeatureScoreD, "SCore-D's engine submits every job at its recorded time", false},
+	{FeatureClosedLoop, FeatureCheckpoint, "the jobs waiting for their preceding job are not saved in a checkpoint", false},
+	{FeatureClosedLoop, FeatureNodeEvents, "a job stranded in the queue by nodes out of service to the end of the run never ends, so the jobs waiting for it would never be submitted", false},
+	{FeatureClosedLoop, FeatureActivation, "a job its activation filters keep waiting to the end of the run (still queued, SUBMITTED) never ends, so the jobs that follow it in the loop would never be submitted: the loop and the filters disagree on whether they exist", true},
 }
 
 // features returns the features the scenario uses, in the order of the
@@ -110,6 +115,7 @@ func (o *runner) features() ([]Feature, error) {
 	add(sd == nil && backfill == policy.BackfillEASY && o.ReservationDepth != "" && o.ReservationDepth != "1", FeatureDepth)
 	add(sd == nil && o.SJBF, FeatureSJBF)
 	add(o.PolicyExec != "", FeatureExternal)
+	add(o.ClosedLoop, FeatureClosedLoop)
 	return fs, nil
 }
 

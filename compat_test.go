@@ -49,6 +49,8 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 		sc.SJBF = true
 	case FeatureExternal:
 		sc.PolicyExec = "python3 policy/external/python/examples/easy.py"
+	case FeatureClosedLoop:
+		sc.ClosedLoop = true
 	default:
 		t.Fatalf("no setup for feature %q", f)
 	}

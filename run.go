@@ -372,7 +372,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			return nil, err
 		}
 	}
-	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al}
+	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al, ClosedLoop: o.ClosedLoop}
 	if err := o.configureNodes(&simCfg, procs); err != nil {
 		return nil, err
 	}
@@ -510,6 +510,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	ts.AddTo(&s)
 	o.summariseNodes(&s, st, ts)
+	if o.ClosedLoop {
+		s.ClosedLoop = &report.ClosedLoop{Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown}
+	}
 	s.Warnings = o.warnings(sd != nil, s.Cleaning)
 	for _, w := range s.Warnings {
 		o.warnf("schedsim: warning: %s\n", w)

@@ -104,6 +104,10 @@ type Scenario struct {
 	// BatsimSpeed is the hosts' speed in flops per second, for Batsim's
 	// parallel_homogeneous profiles.
 	BatsimSpeed float64 `toml:"batsim_speed" json:"batsim_speed,omitempty"`
+	// ClosedLoop replays the trace's feedback, SWF fields 17 (preceding
+	// job) and 18 (think time): a job is submitted no earlier than its
+	// preceding job's end plus the think time (sim.Config.ClosedLoop).
+	ClosedLoop bool `toml:"closed_loop" json:"closed_loop,omitempty"`
 
 	// Procs is the machine size in processors; 0 takes the trace
 	// header's MaxProcs, else its MaxNodes.

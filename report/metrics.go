@@ -229,9 +229,24 @@ type Summary struct {
 	// and omitted, without node events). The caller sets it
 	// (SetNodeFailures). Being a pointer, it compares by identity.
 	NodeFailures *NodeFailures `json:"node_failures,omitempty"`
+	// ClosedLoop counts what a closed-loop replay (--closed-loop) did to
+	// submit times (nil, and omitted, without one); the caller sets it.
+	// Being a pointer, it compares by identity.
+	ClosedLoop *ClosedLoop `json:"closed_loop,omitempty"`
 	// Warnings are what the run's user should know about the run's input
 	// or options (omitted when there are none); the caller sets them.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ClosedLoop is summary.json's closed_loop: of the jobs that name a
+// preceding job (SWF field 17), those submitted later than their recorded
+// time because that job ended later (or less than the think time before),
+// and those whose preceding job was never submitted (not in the trace,
+// later in it, or dropped by a cleaning rule), which kept their recorded
+// time (sim.Stats.LoopDelayed, LoopUnknown).
+type ClosedLoop struct {
+	Delayed          int64 `json:"delayed"`
+	UnknownPreceding int64 `json:"unknown_preceding"`
 }
 
 // Dist summarises a distribution over jobs. Percentiles are nearest-rank:

@@ -248,6 +248,13 @@ type Config struct {
 	// started, reserved, ended, refused) on the engine's goroutine, in
 	// order; see EventObserver. Not with DeferPlacement.
 	Events EventObserver
+	// ClosedLoop replays the trace's feedback (SWF fields 17 and 18): a
+	// job that names a preceding job is submitted no earlier than that
+	// job's end plus the think time (see closedLoop for the rules when the
+	// preceding job is unknown, rejected or failed). Its record's
+	// Job.Submit is the instant it was submitted. Not with
+	// CheckpointEvery or NodeEvents.
+	ClosedLoop bool
 }
 
 // Stats summarises a finished run.
@@ -275,6 +282,12 @@ type Stats struct {
 	// the runs they cut short (Config.NodeEvents).
 	NodeKilled, Requeued int64
 	LostProcSeconds      float64
+	// LoopDelayed counts the jobs Config.ClosedLoop submitted later than
+	// their recorded time (their preceding job had not ended, or ended
+	// less than the think time before), and LoopUnknown those that name
+	// a preceding job never submitted (not in the trace, later in it,
+	// dropped by a cleaning rule), submitted at their recorded time.
+	LoopDelayed, LoopUnknown int64
 }
 
 // slot holds a job while it is queued or running.
@@ -572,6 +585,9 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.ClosedLoop && (cfg.CheckpointEvery > 0 || len(cfg.NodeEvents) > 0) {
+		return nil, errors.New("sim: a closed loop (Config.ClosedLoop) is not saved in checkpoints, and jobs stranded by node events would leave their successors unsubmitted")
+	}
 	if cfg.DeferPlacement && (cfg.Allocator != nil || cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.CheckpointEvery > 0) {
 		return nil, errors.New("sim: deferred placement needs a pool of processors without growth, node events or checkpoints")
 	}
@@ -644,13 +660,21 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	if e.cfg.Events != nil {
 		obs = &eventTee{next: obs, ev: e.cfg.Events}
 	}
+	var loop *closedLoop
+	if e.cfg.ClosedLoop {
+		loop = newClosedLoop()
+		obs = &loopTee{next: obs, c: loop}
+	}
 	sampler, _ := obs.(Sampler)
 	e.obs = obs
 	idleWakes := 0
-	for have || len(e.ends) > 0 || len(e.holds) > 0 || (len(e.queue) > 0 && (len(e.wakes) > 0 || e.nodes.pending())) {
+	for have || len(e.ends) > 0 || len(e.holds) > 0 || (len(e.queue) > 0 && (len(e.wakes) > 0 || e.nodes.pending())) || (loop != nil && len(loop.late) > 0) {
 		t := workload.Forever
 		if have {
 			t = next.Submit
+		}
+		if loop != nil && loop.next() < t {
+			t = loop.next()
 		}
 		if len(e.ends) > 0 && e.ends[0].at < t {
 			t = e.ends[0].at
@@ -677,8 +701,25 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		}
 		e.advance(t)
 		event := false
-		for have && next.Submit == t {
+		for (have && next.Submit == t) || (loop != nil && loop.next() == t) {
 			event = true
+			if loop != nil {
+				// The jobs of the trace and those the loop delayed to
+				// t are submitted in trace order.
+				if loop.next() == t && (!have || next.Submit != t || loop.late[0].job.Seq < next.Seq) {
+					e.submit(loop.pop(), obs)
+					continue
+				}
+				if !loop.arrive(next, t, &e.stats) {
+					if have, err = e.read(src, ref, &next); err != nil {
+						return e.stats, err
+					}
+					if have && next.Submit < t {
+						return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, t)
+					}
+					continue
+				}
+			}
 			e.submit(next, obs)
 			if have, err = e.read(src, ref, &next); err != nil {
 				return e.stats, err
@@ -694,6 +735,11 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			if e.grow != nil {
 				e.dropStaleEnds()
 			}
+		}
+		// Successors of the jobs that just ended, with no think time,
+		// join the queue before the pass.
+		for loop != nil && loop.next() == t {
+			e.submit(loop.pop(), obs)
 		}
 		releasedNow := false
 		for len(e.holds) > 0 && e.holds[0].at == t {
@@ -768,7 +814,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 				return e.stats, err
 			}
 		}
-		if e.settler != nil && passed && !have && e.idleButWakes() && e.settler.Settled(e.lastEvent) {
+		if e.settler != nil && passed && !have && (loop == nil || loop.left() == 0) && e.idleButWakes() && e.settler.Settled(e.lastEvent) {
 			e.settle(obs)
 			break
 		}
@@ -781,6 +827,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	}
 	if len(e.queue) > 0 {
 		panic(fmt.Sprintf("sim: run ended with %d jobs queued and nothing running", len(e.queue)))
+	}
+	if loop != nil && loop.left() > 0 {
+		panic(fmt.Sprintf("sim: run ended with %d jobs of a closed loop never submitted", loop.left()))
 	}
 	if d := e.busy - e.stats.ProcSeconds; d > 0.5 || d < -0.5 {
 		panic(fmt.Sprintf("sim: processor-seconds not conserved: busy integral %.0f, jobs used %.0f", e.busy, e.stats.ProcSeconds))

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// closedLoopTrace is a user's session on 4 processors: job 2 follows job 1
+// after 20 s of thought, job 4 follows job 3 (whose run time is 0, so the
+// default cleaning drops it), job 5 follows job 9, which is not in the
+// trace, and job 6 follows job 7, which is too large and rejected at 40.
+const closedLoopTrace = `; Version: 2.2
+; MaxProcs: 4
+1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1
+2 10 -1 50 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 1 20
+3 15 -1 0 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1
+4 30 -1 10 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 3 5
+5 35 -1 10 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 9 5
+7 40 -1 10 8 -1 -1 8 100 -1 1 1 1 -1 -1 -1 -1 -1
+6 41 -1 10 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 7 30
+`
+
+// TestClosedLoopRun replays closedLoopTrace with --closed-loop under FCFS
+// and checks the schedule worked out by hand, summary.json's closed_loop
+// counts, that verify accepts it, and that without the option every job
+// keeps its recorded submit time.
+func TestClosedLoopRun(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "loop.swf", closedLoopTrace)
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := run(t, "run", "--trace", trace, "--backfill", "off", "--closed-loop", "--out", out, "-q", "--plots=false"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	// By hand, FCFS on 4 processors: 1 runs 0–100. 4 (its preceding job
+	// dropped) and 5 (its preceding job unknown) keep 30 and 35, and
+	// start at 100 on 2 processors each, to 110. 7 is rejected at 40; 6
+	// follows it 30 s later: submitted at 70, it starts at 110, to 120.
+	// 2 follows 1 after 20 s: submitted at 120, it runs 120–170.
+	want := map[string][3]string{ // job: submission, start, finish
+		"1": {"0", "0", "100"}, "2": {"120", "120", "170"}, "4": {"30", "100", "110"},
+		"5": {"35", "100", "110"}, "6": {"70", "110", "120"}, "7": {"40", "", ""},
+	}
+	f, err := os.Open(filepath.Join(out, "jobs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows)-1 != len(want) {
+		t.Fatalf("%d jobs, want %d", len(rows)-1, len(want))
+	}
+	for _, r := range rows[1:] {
+		got := [3]string{r[3], r[8], r[10]}
+		if got != want[r[0]] {
+			t.Errorf("job %s: submission, start, finish %v, want %v", r[0], got, want[r[0]])
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	cl, _ := raw["closed_loop"].(map[string]any)
+	if cl["delayed"] != 2.0 || cl["unknown_preceding"] != 2.0 {
+		t.Errorf("summary.json closed_loop = %v, want 2 delayed (jobs 2, 6) and 2 unknown (4, 5)", raw["closed_loop"])
+	}
+	if code, stdout, stderr := run(t, "verify", out); code != exitOK || !strings.Contains(stdout, "all invariants hold") {
+		t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	// Open loop: every job at its recorded time, and no closed_loop.
+	open := filepath.Join(dir, "open")
+	if code, _, stderr := run(t, "run", "--trace", trace, "--backfill", "off", "--out", open, "-q", "--plots=false"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	b, _ = os.ReadFile(filepath.Join(open, "jobs.csv"))
+	if !strings.Contains(string(b), "\n2,loop.swf,delay,10,") || !strings.Contains(string(b), "\n6,loop.swf,delay,41,") {
+		t.Errorf("open loop jobs.csv:\n%s", b)
+	}
+	b, _ = os.ReadFile(filepath.Join(open, "summary.json"))
+	if strings.Contains(string(b), "closed_loop") {
+		t.Errorf("an open-loop summary.json has closed_loop")
+	}
+
+	// Refused with checkpoints and with SCore-D queues.
+	for _, extra := range [][]string{
+		{"--checkpoint", filepath.Join(dir, "ck")},
+		{"--mode", "exclusive"},
+	} {
+		args := append([]string{"run", "--trace", trace, "--closed-loop", "-q"}, extra...)
+		if code, _, stderr := run(t, args...); code != exitUsage || !strings.Contains(stderr, "closed loop") {
+			t.Errorf("%v: exit %d: %s", extra, code, stderr)
+		}
+	}
+}

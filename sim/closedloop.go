@@ -1,0 +1,201 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// closedLoop replays SWF's feedback fields (Config.ClosedLoop): a job that
+// names a preceding job (field 17) is submitted no earlier than the
+// preceding job's end plus the think time (field 18), nor earlier than
+// its recorded submit time.
+//
+// The preceding job is found by number among the jobs read from the trace
+// before (the latest one with that number). When it has ended, the job is
+// submitted at max(recorded submit, end + think); when it waits for its own
+// preceding job, is queued or is running, the job waits for its end; a
+// preceding job rejected at submission or failed by a filter ends, for
+// this purpose, at that instant. A job whose preceding job was never read
+// — the number is not in the trace, comes later in it, is the job's own,
+// or was dropped by a cleaning rule — is submitted at its recorded time,
+// and counted (Stats.LoopUnknown). A think time of -1 (unknown) counts as
+// 0; a field 17 of -1 or 0 means no preceding job.
+//
+// Jobs delayed to an instant are submitted with the trace's jobs of that
+// instant, in trace order. A job whose preceding job ends at that very
+// instant with a think time of 0 cannot be submitted before that end: it
+// joins the queue after the ends of the instant, before its one
+// scheduling pass.
+type closedLoop struct {
+	// endAt holds the end of every job that has ended, by number.
+	endAt map[int64]workload.Time
+	// live holds the numbers of the jobs read from the trace that have
+	// not ended: waiting to be submitted, queued or running.
+	live map[int64]bool
+	// waiting holds, by the number of their preceding job, the jobs
+	// waiting for it to end, in submission order.
+	waiting map[int64][]workload.Job
+	// late holds the jobs to submit at a later instant than their
+	// recorded one, by (instant, Seq).
+	late lateHeap
+	// cur is the job being submitted from late, copied out of the heap.
+	cur workload.Job
+}
+
+func newClosedLoop() *closedLoop {
+	return &closedLoop{endAt: map[int64]workload.Time{}, live: map[int64]bool{}, waiting: map[int64][]workload.Job{}}
+}
+
+// thinkOf returns j's think time in whole seconds (0 when unknown).
+func thinkOf(j *workload.Job) workload.Time {
+	if !(j.ThinkTime > 0) {
+		return 0
+	}
+	return workload.Time(math.Round(min(j.ThinkTime, float64(workload.MaxTime))))
+}
+
+// arrive decides what becomes of j, read from the trace at its recorded
+// submit time now: it returns true when j is to be submitted now, and
+// false when it was kept (copied) for later.
+func (c *closedLoop) arrive(j *workload.Job, now workload.Time, st *Stats) bool {
+	p := j.PrecedingJob
+	defer func() { c.live[j.ID] = true }()
+	if p <= 0 {
+		return true
+	}
+	if c.live[p] && p != j.ID {
+		st.LoopDelayed++
+		c.waiting[p] = append(c.waiting[p], *j)
+		return false
+	}
+	end, ok := c.endAt[p]
+	if !ok || p == j.ID {
+		st.LoopUnknown++
+		return true
+	}
+	at := end + thinkOf(j)
+	if at <= now {
+		return true
+	}
+	st.LoopDelayed++
+	c.late.push(lateJob{at: at, job: *j})
+	return false
+}
+
+// ended notes that job id ended (ran, was rejected or failed) at end, and
+// schedules the jobs waiting for it.
+func (c *closedLoop) ended(id int64, end workload.Time) {
+	delete(c.live, id)
+	c.endAt[id] = end
+	ws := c.waiting[id]
+	if len(ws) == 0 {
+		return
+	}
+	delete(c.waiting, id)
+	for i := range ws {
+		w := &ws[i]
+		c.late.push(lateJob{at: max(end+thinkOf(w), w.Submit), job: *w})
+	}
+}
+
+// next returns the instant of the next late submission, or Forever.
+func (c *closedLoop) next() workload.Time {
+	if len(c.late) == 0 {
+		return workload.Forever
+	}
+	return c.late[0].at
+}
+
+// pop returns the next late job, its Submit set to its instant; the job is
+// valid until the next pop.
+func (c *closedLoop) pop() *workload.Job {
+	l := c.late.pop()
+	c.cur = l.job
+	c.cur.Submit = l.at
+	return &c.cur
+}
+
+// left says whether jobs still wait: for a preceding job that never ended,
+// or for their instant.
+func (c *closedLoop) left() int {
+	n := len(c.late)
+	for _, ws := range c.waiting {
+		n += len(ws)
+	}
+	return n
+}
+
+// lateJob is a job to submit at a later instant than its recorded one.
+type lateJob struct {
+	at  workload.Time
+	job workload.Job
+}
+
+// lateHeap is a binary min-heap of lateJobs by (at, job.Seq): at one
+// instant, trace order.
+type lateHeap []lateJob
+
+func (h lateHeap) less(a, b int) bool {
+	return h[a].at < h[b].at || (h[a].at == h[b].at && h[a].job.Seq < h[b].job.Seq)
+}
+
+func (h *lateHeap) push(l lateJob) {
+	*h = append(*h, l)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *lateHeap) pop() lateJob {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && s.less(l, m) {
+			m = l
+		}
+		if r < n && s.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
+
+// loopTee passes every record on and tells the closed loop of the job's
+// end.
+type loopTee struct {
+	next Observer
+	c    *closedLoop
+}
+
+func (t *loopTee) JobDone(r *Record) {
+	end := r.End
+	if r.State == Pending {
+		end = r.Start
+	}
+	t.c.ended(r.Job.ID, end)
+	t.next.JobDone(r)
+}
+
+// Sample passes a sample on to the observer behind, if it takes samples.
+func (t *loopTee) Sample(s *Sample) {
+	if sp, ok := t.next.(Sampler); ok {
+		sp.Sample(s)
+	}
+}
