@@ -74,7 +74,7 @@ func TestClosedLoop(t *testing.T) {
 				job(3, 1, 4, 10, none),
 				after(job(4, 2, 4, 10, none), 4, 5),
 			},
-			want: []want{{1, 0, 0, 10, sim.Completed}, {2, 0, 0, 10, sim.Completed}, {3, 1, 10, 20, sim.Completed}, {4, 2, 20, 30, sim.Completed}},
+			want:    []want{{1, 0, 0, 10, sim.Completed}, {2, 0, 0, 10, sim.Completed}, {3, 1, 10, 20, sim.Completed}, {4, 2, 20, 30, sim.Completed}},
 			unknown: 3,
 		},
 		{
