@@ -729,3 +729,79 @@ func TestParquetTable(t *testing.T) {
 		t.Error("a short row was accepted")
 	}
 }
+
+// TestParquetWriterStamps writes jobs with a header that gives the trace's
+// start: the file has submit_time_ts, start_time_ts and end_time_ts as
+// TIMESTAMP(MILLIS, isAdjustedToUTC=true), null where a time they need is
+// unknown; -1 is null in every optional column, submit_time included; a
+// later SetMetadata replaces a key; and the file reads back as the same
+// jobs (the time columns ignored). Without a start, there are no time
+// columns.
+func TestParquetWriterStamps(t *testing.T) {
+	h := &Header{Fields: []HeaderField{{Key: "UnixStartTime", Value: "1000000000"}, {Key: "MaxProcs", Value: "8"}}}
+	jobs := []Job{rawJob(), rawJob(), rawJob()}
+	jobs[0].ID, jobs[0].Submit, jobs[0].RawWait, jobs[0].RawRun, jobs[0].ReqProcs = 1, 0, 5, 100.25, 4
+	jobs[1].ID, jobs[1].Submit, jobs[1].RawRun, jobs[1].ReqProcs = 2, 10, 50, 2
+	jobs[2].ID, jobs[2].Submit, jobs[2].RawRun, jobs[2].ReqProcs = 3, -1, 10, 1
+	write := func(h *Header) []byte {
+		var b bytes.Buffer
+		w, err := NewParquetWriter(&b, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range jobs {
+			if err := w.Write(&jobs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.t.SetMetadata(MetaSchema, "replaced")
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	data := write(h)
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"submit_time_ts", "start_time_ts", "end_time_ts"} {
+		c := f.Root().Column(name)
+		if c == nil {
+			t.Fatalf("no column %s", name)
+		}
+		if lt := c.Type().LogicalType(); lt == nil || lt.String() != "TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS)" {
+			t.Errorf("%s has logical type %v, want TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS)", name, lt)
+		}
+	}
+	if v, _ := f.Lookup(MetaSchema); v != "replaced" {
+		t.Errorf("metadata %s = %q after SetMetadata", MetaSchema, v)
+	}
+	rows, err := ReadParquetTable(bytes.NewReader(data), int64(len(data)), "t.parquet",
+		[]string{"job_id", "submit_time", "wait_time", "submit_time_ts", "start_time_ts", "end_time_ts"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"1", "0", "5", "1000000000000", "1000000005000", "1000000105250"},
+		{"2", "10", "", "1000000010000", "", ""},
+		{"3", "", "", "", "", ""},
+	}
+	if !reflect.DeepEqual(rows, want) {
+		t.Errorf("rows %q, want %q", rows, want)
+	}
+	got, _, err := readPQ(t, data, Rules{}, Raw())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].RawRun != 100.25 || got[1].RawWait != Unknown || got[2].Submit != Unknown {
+		t.Errorf("read back %+v", got)
+	}
+	data = write(&Header{Fields: []HeaderField{{Key: "MaxProcs", Value: "8"}}})
+	if f, err = parquet.OpenFile(bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	if f.Root().Column("submit_time_ts") != nil || len(f.Root().Columns()) != len(ParquetSchema) {
+		t.Errorf("a trace without a start has %d columns", len(f.Root().Columns()))
+	}
+}
