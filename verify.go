@@ -101,7 +101,7 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 	var results []TableResult
 	for _, name := range tables {
 		path := filepath.Join(dir, name)
-		outs, err := readJobTable(path)
+		outs, err := readJobTable(path, sum.ClosedLoop != nil)
 		if err != nil {
 			return nil, err
 		}
@@ -224,8 +224,9 @@ func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string) []st
 }
 
 // readJobTable reads a per-job table (jobs.csv or jobs.parquet,
-// report.ReadJobTable) into outcomes.
-func readJobTable(path string) ([]sim.Outcome, error) {
+// report.ReadJobTable) into outcomes; loop says the run was a closed loop
+// (see inSubmissionOrder).
+func readJobTable(path string, loop bool) ([]sim.Outcome, error) {
 	var outs []sim.Outcome
 	err := report.ReadJobTable(path, func(where string, row *report.JobRow) error {
 		o, err := outcomeOf(row, where)
@@ -242,7 +243,7 @@ func readJobTable(path string) ([]sim.Outcome, error) {
 		}
 		return nil, &InputError{err}
 	}
-	return inSubmissionOrder(outs), nil
+	return inSubmissionOrder(outs, loop), nil
 }
 
 // outcomeOf makes the outcome of the job of one row; where names the row
@@ -285,15 +286,25 @@ func outcomeOf(row *report.JobRow, where string) (sim.Outcome, error) {
 }
 
 // inSubmissionOrder numbers outs (Seq) in submission order: by submit
-// time, then job id. It returns outs.
-func inSubmissionOrder(outs []sim.Outcome) []sim.Outcome {
+// time, then job id — or, for a closed-loop run (loop), then start time
+// and job id: a job a closed loop submitted at its preceding job's end
+// joined the queue after the trace's jobs of that instant, which the table
+// does not record, and under the order-keeping policies verify checks
+// jobs submitted together start in queue order. It returns outs.
+func inSubmissionOrder(outs []sim.Outcome, loop bool) []sim.Outcome {
 	idx := make([]int, len(outs))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
-		x, y := &outs[idx[a]].Job, &outs[idx[b]].Job
-		return x.Submit < y.Submit || (x.Submit == y.Submit && x.ID < y.ID)
+		x, y := &outs[idx[a]], &outs[idx[b]]
+		if x.Job.Submit != y.Job.Submit {
+			return x.Job.Submit < y.Job.Submit
+		}
+		if loop && x.Start != y.Start {
+			return x.Start < y.Start
+		}
+		return x.Job.ID < y.Job.ID
 	})
 	for seq, i := range idx {
 		outs[i].Job.Seq = int64(seq)

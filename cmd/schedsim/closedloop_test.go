@@ -3,8 +3,11 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -97,6 +100,106 @@ func TestClosedLoopRun(t *testing.T) {
 		args := append([]string{"run", "--trace", trace, "--closed-loop", "-q"}, extra...)
 		if code, _, stderr := run(t, args...); code != exitUsage || !strings.Contains(stderr, "closed loop") {
 			t.Errorf("%v: exit %d: %s", extra, code, stderr)
+		}
+	}
+}
+
+// TestClosedLoopRandom replays seeded random sessions — chains of jobs
+// with think times, some naming unknown, later or dropped jobs, some too
+// large — under FCFS, EASY and conservative backfilling: verify accepts
+// every run, and every job's submission is exactly its recorded time or,
+// if later, its preceding job's end (its rejection, for a rejected one)
+// plus the think time.
+func TestClosedLoopRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 17))
+	for trial := range 4 {
+		var b strings.Builder
+		b.WriteString("; MaxProcs: 16\n")
+		type rec struct {
+			submit, run, procs, pred, think int64
+		}
+		recs := map[int64]rec{}
+		order := []int64{}
+		submit := int64(0)
+		for i := int64(1); i <= 300; i++ {
+			submit += rng.Int64N(40)
+			r := rec{submit: submit, run: 1 + rng.Int64N(400), procs: 1 + rng.Int64N(16), pred: -1, think: -1}
+			switch x := rng.IntN(20); {
+			case x == 0:
+				r.procs = 20 // rejected
+			case x == 1:
+				r.run = 0 // dropped by the default cleaning
+			}
+			switch x := rng.IntN(10); {
+			case x < 5 && i > 1:
+				r.pred = max(1, i-1-rng.Int64N(8))
+			case x == 5:
+				r.pred = 9999 // not in the trace
+			case x == 6:
+				r.pred = i + 3 // later in the trace
+			}
+			if rng.IntN(4) > 0 {
+				r.think = rng.Int64N(90)
+			}
+			est := r.run * (1 + rng.Int64N(3))
+			if rng.IntN(5) == 0 {
+				est = -1
+			}
+			recs[i] = r
+			order = append(order, i)
+			fmt.Fprintf(&b, "%d %d -1 %d %d -1 -1 %d %d -1 1 1 1 -1 -1 -1 %d %d\n", i, r.submit, r.run, r.procs, r.procs, est, r.pred, r.think)
+		}
+		dir := t.TempDir()
+		trace := writeFile(t, dir, "loop.swf", b.String())
+		for _, bf := range []string{"off", "easy", "conservative"} {
+			out := filepath.Join(dir, bf)
+			if code, _, stderr := run(t, "run", "--trace", trace, "--backfill", bf, "--closed-loop", "--out", out, "-q", "--plots=false"); code != exitOK {
+				t.Fatalf("trial %d %s: %s", trial, bf, stderr)
+			}
+			if code, stdout, stderr := run(t, "verify", out); code != exitOK {
+				t.Fatalf("trial %d %s: verify exit %d\n%s%s", trial, bf, code, stdout, stderr)
+			}
+			f, err := os.Open(filepath.Join(out, "jobs.csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := csv.NewReader(f).ReadAll()
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			type got struct{ submit, end int64 }
+			res := map[int64]got{}
+			for _, r := range rows[1:] {
+				id, _ := strconv.ParseInt(r[0], 10, 64)
+				s, _ := strconv.ParseInt(r[3], 10, 64)
+				end := s // a rejected job ends at its submission
+				if r[10] != "" {
+					end, _ = strconv.ParseInt(r[10], 10, 64)
+				}
+				res[id] = got{s, end}
+			}
+			delayed := 0
+			for _, id := range order {
+				r := recs[id]
+				g, ok := res[id]
+				if !ok {
+					continue // dropped
+				}
+				want := r.submit
+				if p, known := res[r.pred]; known && r.pred < id {
+					want = max(want, p.end+max(r.think, 0))
+				}
+				if g.submit != want {
+					t.Fatalf("trial %d %s: job %d (recorded %d, after %d, think %d) submitted at %d, want %d", trial, bf, id, r.submit, r.pred, r.think, g.submit, want)
+				}
+				if want > r.submit {
+					delayed++
+				}
+			}
+			if delayed == 0 {
+				t.Fatalf("trial %d %s: no job delayed: the test tests nothing", trial, bf)
+			}
 		}
 	}
 }
