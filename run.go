@@ -511,9 +511,12 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	ts.AddTo(&s)
 	o.summariseNodes(&s, st, ts)
 	if o.ClosedLoop {
-		s.ClosedLoop = &report.ClosedLoop{Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown}
+		s.ClosedLoop = &report.ClosedLoop{Following: st.LoopFollowing, Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown}
 	}
 	s.Warnings = o.warnings(sd != nil, s.Cleaning)
+	if s.ClosedLoop != nil && s.ClosedLoop.Following == 0 && s.Jobs > 0 {
+		s.Warnings = append(s.Warnings, "--closed-loop: no job of the trace names a preceding job (SWF field 17), so every job is submitted at its recorded time, as without it")
+	}
 	for _, w := range s.Warnings {
 		o.warnf("schedsim: warning: %s\n", w)
 	}

@@ -238,13 +238,14 @@ type Summary struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// ClosedLoop is summary.json's closed_loop: of the jobs that name a
-// preceding job (SWF field 17), those submitted later than their recorded
-// time because that job ended later (or less than the think time before),
-// and those whose preceding job was never submitted (not in the trace,
-// later in it, or dropped by a cleaning rule), which kept their recorded
-// time (sim.Stats.LoopDelayed, LoopUnknown).
+// ClosedLoop is summary.json's closed_loop: the jobs that name a
+// preceding job (SWF field 17); of them, those submitted later than their
+// recorded time because that job ended later (or less than the think time
+// before), and those whose preceding job was never submitted (not in the
+// trace, later in it, or dropped by a cleaning rule), which kept their
+// recorded time (sim.Stats.LoopFollowing, LoopDelayed, LoopUnknown).
 type ClosedLoop struct {
+	Following        int64 `json:"following"`
 	Delayed          int64 `json:"delayed"`
 	UnknownPreceding int64 `json:"unknown_preceding"`
 }

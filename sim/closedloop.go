@@ -64,6 +64,7 @@ func (c *closedLoop) arrive(j *workload.Job, now workload.Time, st *Stats) bool 
 	if p <= 0 {
 		return true
 	}
+	st.LoopFollowing++
 	if c.live[p] && p != j.ID {
 		st.LoopDelayed++
 		c.waiting[p] = append(c.waiting[p], *j)

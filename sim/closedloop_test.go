@@ -156,6 +156,15 @@ func TestClosedLoop(t *testing.T) {
 			if st.LoopDelayed != tc.delayed || st.LoopUnknown != tc.unknown {
 				t.Errorf("%d delayed, %d unknown; want %d and %d", st.LoopDelayed, st.LoopUnknown, tc.delayed, tc.unknown)
 			}
+			var following int64
+			for _, j := range tc.jobs {
+				if j.PrecedingJob > 0 {
+					following++
+				}
+			}
+			if st.LoopFollowing != following {
+				t.Errorf("%d jobs following another, want %d", st.LoopFollowing, following)
+			}
 			if st.Jobs != int64(len(tc.jobs)) {
 				t.Errorf("%d jobs submitted, want %d", st.Jobs, len(tc.jobs))
 			}

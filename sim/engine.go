@@ -282,12 +282,14 @@ type Stats struct {
 	// the runs they cut short (Config.NodeEvents).
 	NodeKilled, Requeued int64
 	LostProcSeconds      float64
-	// LoopDelayed counts the jobs Config.ClosedLoop submitted later than
+	// LoopFollowing counts the jobs that name a preceding job (SWF
+	// field 17) under Config.ClosedLoop; LoopDelayed those it submitted
+	// later than
 	// their recorded time (their preceding job had not ended, or ended
 	// less than the think time before), and LoopUnknown those that name
 	// a preceding job never submitted (not in the trace, later in it,
 	// dropped by a cleaning rule), submitted at their recorded time.
-	LoopDelayed, LoopUnknown int64
+	LoopFollowing, LoopDelayed, LoopUnknown int64
 }
 
 // slot holds a job while it is queued or running.

@@ -71,8 +71,11 @@ func TestClosedLoopRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl, _ := raw["closed_loop"].(map[string]any)
-	if cl["delayed"] != 2.0 || cl["unknown_preceding"] != 2.0 {
-		t.Errorf("summary.json closed_loop = %v, want 2 delayed (jobs 2, 6) and 2 unknown (4, 5)", raw["closed_loop"])
+	if cl["following"] != 4.0 || cl["delayed"] != 2.0 || cl["unknown_preceding"] != 2.0 {
+		t.Errorf("summary.json closed_loop = %v, want 4 following, 2 delayed (jobs 2, 6) and 2 unknown (4, 5)", raw["closed_loop"])
+	}
+	if raw["warnings"] != nil {
+		t.Errorf("warnings %v", raw["warnings"])
 	}
 	if code, stdout, stderr := run(t, "verify", out); code != exitOK || !strings.Contains(stdout, "all invariants hold") {
 		t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
@@ -90,6 +93,14 @@ func TestClosedLoopRun(t *testing.T) {
 	b, _ = os.ReadFile(filepath.Join(open, "summary.json"))
 	if strings.Contains(string(b), "closed_loop") {
 		t.Errorf("an open-loop summary.json has closed_loop")
+	}
+
+	// A trace with no feedback: said once, on stderr and in summary.json.
+	plain := writeFile(t, dir, "plain.swf", smallTrace)
+	code, _, stderr := run(t, "run", "--trace", plain, "--closed-loop", "--out", filepath.Join(dir, "plain"), "--plots=false")
+	b, _ = os.ReadFile(filepath.Join(dir, "plain", "summary.json"))
+	if code != exitOK || strings.Count(stderr, "no job of the trace names a preceding job") != 1 || !strings.Contains(string(b), "no job of the trace names a preceding job") {
+		t.Errorf("a trace without field 17: exit %d, stderr %q, summary.json %s", code, stderr, b)
 	}
 
 	// Refused with checkpoints and with SCore-D queues.
