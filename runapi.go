@@ -162,7 +162,11 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 	}
 	defer tables.abort()
 	if tables.pq != nil {
-		tables.pq.SetMetadata(report.MetaScenario, string(o.Scenario.Canonical()))
+		// Without where it was written: the same run into two
+		// directories gives the same bytes.
+		sc := *o.Scenario
+		sc.Out = ""
+		tables.pq.SetMetadata(report.MetaScenario, string(sc.Canonical()))
 		o.beforeRun = tables.pq.SetHeader
 	}
 	// Once the last row is written, jobs.csv goes to disk while the
