@@ -75,6 +75,16 @@ func TestCompareTableGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "compare.txt", buf.Bytes())
+	buf.Reset()
+	if err := WriteCompareCSV(&buf, []*Run{easy, fcfs, easy}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.csv", buf.Bytes())
+	buf.Reset()
+	if err := WriteCompareJSON(&buf, []*Run{easy, fcfs, easy}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.json", buf.Bytes())
 	var page bytes.Buffer
 	if err := WriteCompareHTML(&page, []*Run{easy, fcfs}, nil); err != nil {
 		t.Fatal(err)
