@@ -76,7 +76,7 @@ func ganttFigure(r *Run, sub string) *Figure {
 	}
 	u := timeUnitFor(end - origin)
 	gp := &ganttPlotter{jobs: jobs, origin: origin, unit: u, procs: r.Summary.Procs}
-	p := newPlot("Gantt chart\n"+sub, "time since the first submission ("+u.name+")", "processor")
+	p := newPlot("Gantt chart\n"+sub, timeAxisLabel(u), "processor")
 	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks, niceTicks
 	p.Add(gp)
 	p.X.Min, p.Y.Min = 0, 0

@@ -168,7 +168,7 @@ func WriteRunHTML(w io.Writer, r *Run, figs []Rendered) error {
 		Sub:      fmt.Sprintf("%s on %d processors · %d jobs", s.Policy, s.Procs, s.Jobs),
 	}
 	p.Tables = append(p.Tables, rowsTable("summary", "Summary", summaryRows(s)))
-	clean := rowsTable("cleaning", "Cleaning", cleaningRows(s.Cleaning))
+	clean := rowsTable("cleaning", "Cleaning", cleaningHumanRows(s.Cleaning))
 	if len(clean.Rows) == 0 {
 		clean.Note = "No cleaning rule changed or dropped a job."
 	}

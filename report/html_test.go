@@ -47,7 +47,7 @@ func TestRunHTML(t *testing.T) {
 		{"nothing loaded from elsewhere", " src=", 0},
 		{"no stylesheet link", "<link", 0},
 		{"summary table", `<h2 id="summary">Summary</h2>`, 1},
-		{"cleaning counts", "<td class=\"indent\">dropped_run_le_0</td><td>2</td>", 1},
+		{"cleaning counts", "<td class=\"indent\">dropped: run time of 0 s or less (dropped_run_le_0)</td><td>2</td>", 1},
 		{"per-size table", `<h2 id="by-size">`, 1},
 		{"per-runtime table", `<h2 id="by-runtime">`, 1},
 		{"size × runtime", `<h2 id="by-size-runtime">`, 1},

@@ -148,7 +148,7 @@ func nodeEventsFigure(r *Run, sub string) *Figure {
 		return nil
 	}
 	u := timeUnitFor(to - from)
-	p := newPlot("Utilisation around the node events\n"+sub, "time since the first submission ("+u.name+")", "processors (% of "+fmt.Sprint(ts.Procs())+")")
+	p := newPlot("Utilisation around the node events\n"+sub, timeAxisLabel(u), "processors (% of "+fmt.Sprint(ts.Procs())+")")
 	p.X.Tick.Marker = niceTicks
 	segs := ts.Segments(nil)
 	scale := 100 / float64(ts.Procs())
