@@ -76,8 +76,9 @@ func ganttFigure(r *Run, sub string) *Figure {
 	}
 	u := timeUnitFor(end - origin)
 	gp := &ganttPlotter{jobs: jobs, origin: origin, unit: u, procs: r.Summary.Procs}
-	p := newPlot("Gantt chart\n"+sub, timeAxisLabel(u), "processor")
-	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks, niceTicks
+	p := newPlot("Gantt chart\n"+sub, "", "processor")
+	p.Y.Tick.Marker = niceTicks
+	timeAxis(&p.X, r.Calendar, u, origin)
 	p.Add(gp)
 	p.X.Min, p.Y.Min = 0, 0
 	p.Y.Max = float64(r.Summary.Procs)

@@ -191,6 +191,7 @@ func WriteRunHTML(w io.Writer, r *Run, figs []Rendered) error {
 		cross.Rows = append(cross.Rows, row)
 	}
 	p.Tables = append(p.Tables, cross)
+	p.Tables = append(p.Tables, breakdownTables(s.Breakdowns)...)
 	p.Figures = pageFigures(figs)
 	return pageTemplate.Execute(w, &p)
 }

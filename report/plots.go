@@ -42,6 +42,9 @@ type Run struct {
 	// Gantt holds the allocations for a Gantt chart; nil, or one that is not
 	// Complete, draws none.
 	Gantt *Gantt
+	// Calendar, when the trace's start time is known, puts the time axes
+	// on the wall clock (nil: time since the first submission).
+	Calendar *Calendar
 }
 
 // Figure is one plot, ready to render as SVG or PNG.
@@ -394,8 +397,8 @@ func smoothWidth(span workload.Time) workload.Time {
 func utilisationFigure(r *Run, sub string) *Figure {
 	ts := r.Series
 	u := timeUnitFor(ts.End() - ts.Start())
-	p := newPlot("Utilisation over time\n"+sub, timeAxisLabel(u), "busy processors (% of "+fmt.Sprint(ts.Procs())+")")
-	p.X.Tick.Marker = niceTicks
+	p := newPlot("Utilisation over time\n"+sub, "", "busy processors (% of "+fmt.Sprint(ts.Procs())+")")
+	timeAxis(&p.X, r.Calendar, u, ts.Start())
 	segs := ts.Segments(nil)
 	scale := 100 / float64(ts.Procs())
 	x1 := float64(ts.End()-ts.Start()) / u.sec
@@ -503,7 +506,9 @@ func queueFigure(r *Run, sub string) *Figure {
 	// and a few dozen running ones, or a demand of tens of machines and
 	// the machine itself, flatten each other on one axis.
 	queued := newPlot("Queue over time\n"+sub, "", "queued jobs")
-	queued.X.Tick.Marker, queued.Y.Tick.Marker = niceTicks, niceTicks
+	queued.Y.Tick.Marker = niceTicks
+	timeAxis(&queued.X, r.Calendar, u, ts.Start())
+	queued.X.Label.Text = ""
 	addSeries(queued, ts, Queued, 1, u, "queued jobs")
 	queued.Legend.Top = true
 	queued.X.Min, queued.X.Max = 0, x1
@@ -511,15 +516,18 @@ func queueFigure(r *Run, sub string) *Figure {
 	queued.Y.Max = max(queued.Y.Max, 1) * 1.35 // room for the legend
 
 	running := newPlot("", "", "running jobs")
-	running.X.Tick.Marker, running.Y.Tick.Marker = niceTicks, niceTicks
+	running.Y.Tick.Marker = niceTicks
+	timeAxis(&running.X, r.Calendar, u, ts.Start())
+	running.X.Label.Text = ""
 	addSeries(running, ts, Running, 0, u, "running jobs")
 	running.Legend.Top = true
 	running.X.Min, running.X.Max = 0, x1
 	running.Y.Min = 0
 	running.Y.Max = max(running.Y.Max, 1) * 1.35
 
-	demand := newPlot("", timeAxisLabel(u), "processors")
-	demand.X.Tick.Marker, demand.Y.Tick.Marker = niceTicks, niceTicks
+	demand := newPlot("", "", "processors")
+	demand.Y.Tick.Marker = niceTicks
+	timeAxis(&demand.X, r.Calendar, u, ts.Start())
 	addSeries(demand, ts, QueuedProcs, 3, u, "processors the queued jobs ask for")
 	machine := hline(float64(ts.Procs()), 0, x1, color.Black)
 	demand.Add(machine)
@@ -830,16 +838,19 @@ func overlayFigure(runs []*Run, s Series, name, title, yLabel string) *Figure {
 	}
 	u := timeUnitFor(to - from)
 	const bins = 300
+	cal := sameCalendar(runs)
 	p := newPlot(title, "", yLabel)
-	p.X.Tick.Marker = niceTicks
+	timeAxis(&p.X, cal, u, from)
+	p.X.Label.Text = ""
 	if s != Busy {
 		p.Y.Tick.Marker = niceTicks
 	}
 	// Below the overlay, each later run's difference from the first: runs
 	// that differ little draw lines on top of each other above, apart
 	// here.
-	diff := newPlot("", timeAxisLabel(u), "difference from "+runName(runs, 0))
-	diff.X.Tick.Marker, diff.Y.Tick.Marker = niceTicks, niceTicks
+	diff := newPlot("", "", "difference from "+runName(runs, 0))
+	diff.Y.Tick.Marker = niceTicks
+	timeAxis(&diff.X, cal, u, from)
 	zero := hline(0, 0, float64(to-from)/u.sec, color.Black)
 	zero.Dashes = nil
 	zero.Width = vg.Points(0.5)

@@ -1,0 +1,81 @@
+package report
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCalendarTicks: the ticks of a calendar axis fall on local dates and
+// hours, labelled at a density that fits the span, across a change of
+// daylight-saving time.
+func TestCalendarTicks(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skip("no zone database:", err)
+	}
+	// 1994-10-04 07:01:12 MDT, LANL-CM5's UnixStartTime.
+	lanl := &Calendar{Epoch: 781275672, Loc: time.FixedZone("MDT", -6*3600)}
+	// 2024-03-30 00:00 in Paris: the clocks go forward on the 31st.
+	dst := &Calendar{Epoch: time.Date(2024, 3, 30, 0, 0, 0, 0, paris).Unix(), Loc: paris}
+	for _, tc := range []struct {
+		name   string
+		cal    *Calendar
+		u      timeUnit
+		hi     float64
+		labels []string // the first labels
+		all    int      // labelled ticks, 0: not checked
+	}{
+		{"two years", lanl, timeUnit{"days", 86400}, 720, []string{"Jan 1995", "Apr 1995", "Jul 1995"}, 7},
+		{"four months", lanl, timeUnit{"days", 86400}, 120, []string{"Nov 1994", "Dec", "Jan 1995"}, 4},
+		{"three days over DST", dst, timeUnit{"hours", 3600}, 72, []string{"Sat 30 Mar", "Sun 31 Mar", "Mon 1 Apr"}, 4},
+		{"half a day", dst, timeUnit{"hours", 3600}, 12, []string{"Sat 30 Mar", "03:00", "06:00"}, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ticks := calendarTicks(tc.cal, tc.u, 0).Ticks(0, tc.hi)
+			var labels []string
+			for _, tk := range ticks {
+				if tk.Label != "" {
+					labels = append(labels, tk.Label)
+				}
+				if tk.Value < 0 || tk.Value > tc.hi {
+					t.Errorf("tick %v outside [0, %v]", tk.Value, tc.hi)
+				}
+			}
+			if len(labels) < len(tc.labels) || strings.Join(labels[:len(tc.labels)], "|") != strings.Join(tc.labels, "|") {
+				t.Errorf("labels %q, want them to start %q", labels, tc.labels)
+			}
+			if tc.all > 0 && len(labels) != tc.all {
+				t.Errorf("%d labels %q, want %d", len(labels), labels, tc.all)
+			}
+		})
+	}
+	// Sun 31 Mar 2024 has 23 hours in Paris: Mon 1 Apr 00:00 is 47 h after
+	// Sat 30 Mar 00:00.
+	ticks := calendarTicks(dst, timeUnit{"hours", 3600}, 0).Ticks(0, 72)
+	for _, tk := range ticks {
+		if tk.Label == "Mon 1 Apr" && tk.Value != 47 {
+			t.Errorf("Mon 1 Apr at %v h, want 47", tk.Value)
+		}
+	}
+}
+
+// TestCalendarPlotGolden: the tiny run's plots on a calendar.
+func TestCalendarPlotGolden(t *testing.T) {
+	r := tinyReport()
+	r.Calendar = &Calendar{Epoch: 781275672, Loc: time.FixedZone("MDT", -6*3600)}
+	for _, f := range RunFigures(r) {
+		if f.Name != "utilisation" && f.Name != "queue" {
+			continue
+		}
+		svg, err := f.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(svg), "local time, MDT") {
+			t.Errorf("%s: no calendar axis label", f.Name)
+		}
+		goldenSVG(t, filepath.Join("plots", f.Name+"_calendar.svg"), svg)
+	}
+}
