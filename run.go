@@ -405,6 +405,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	var cal *report.Calendar
 	if epoch, loc, ok := rd.Header().Calendar(); ok {
 		cal = &report.Calendar{Epoch: epoch, Loc: loc}
+		bd.SetCalendar(cal)
 	}
 	all := append(report.Observers{m, ts, bd}, obs...)
 	var gantt *report.Gantt
@@ -519,6 +520,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	ts.AddTo(&s)
 	s.Breakdowns = bd.Breakdowns()
+	if hw := s.Breakdowns.HourOfWeek; hw != nil {
+		hw.Utilisation = report.HourOfWeekUtilisation(ts, cal)
+	}
 	o.summariseNodes(&s, st, ts)
 	if o.ClosedLoop {
 		s.ClosedLoop = &report.ClosedLoop{Following: st.LoopFollowing, Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
@@ -58,6 +59,65 @@ type Breakdowns struct {
 	// PartitionLoss is the loss of capacity of each partition of a
 	// cluster with partitions, in their order (omitted without).
 	PartitionLoss []PartitionLoss `json:"partition_loss,omitempty"`
+	// HourOfWeek is the weekly pattern, when the trace's start time is
+	// known (omitted otherwise).
+	HourOfWeek *HourOfWeek `json:"hour_of_week,omitempty"`
+}
+
+// HoursPerWeek is the number of hours of a week, the cells of HourOfWeek.
+const HoursPerWeek = 7 * 24
+
+// HourOfWeek is a run's weekly pattern in the trace's local time: cell
+// 24·d + h is hour h (0–23) of weekday d (0 Monday … 6 Sunday).
+type HourOfWeek struct {
+	// Zone is the time zone of the hours.
+	Zone string `json:"zone"`
+	// Jobs counts the jobs that ran submitted in each hour, and
+	// WaitMeanSec is their mean wait (0 without jobs).
+	Jobs        [HoursPerWeek]int64   `json:"jobs"`
+	WaitMeanSec [HoursPerWeek]float64 `json:"wait_mean_sec"`
+	// Utilisation is the mean fraction of the processors busy in each
+	// hour, over the hours of the series (HourOfWeekUtilisation).
+	Utilisation [HoursPerWeek]float64 `json:"utilisation"`
+}
+
+// hourOfWeek returns the cell of trace time t on cal.
+func hourOfWeek(cal *Calendar, t workload.Time) int {
+	w := cal.At(t)
+	return 24*((int(w.Weekday())+6)%7) + w.Hour()
+}
+
+// HourOfWeekUtilisation returns the mean utilisation of each hour of the
+// week over the whole hours of ts, in cal's zone.
+func HourOfWeekUtilisation(ts *TimeSeries, cal *Calendar) [HoursPerWeek]float64 {
+	var out [HoursPerWeek]float64
+	if ts == nil || !ts.started || cal == nil {
+		return out
+	}
+	// The first whole local hour (zones are whole hours from UTC, or
+	// the hours are cut where the zone's are).
+	first := cal.At(ts.Start()).Truncate(time.Hour)
+	if first.Unix()-cal.Epoch < int64(ts.Start()) {
+		first = first.Add(time.Hour)
+	}
+	from := workload.Time(first.Unix() - cal.Epoch)
+	n := int((ts.End() - from) / 3600)
+	if n < 1 {
+		return out
+	}
+	means := ts.Resample(Busy, from, from+workload.Time(n)*3600, n)
+	var count [HoursPerWeek]int
+	for i, m := range means {
+		c := hourOfWeek(cal, from+workload.Time(i)*3600)
+		out[c] += m
+		count[c]++
+	}
+	for c := range out {
+		if count[c] > 0 {
+			out[c] /= float64(count[c]) * float64(ts.Procs())
+		}
+	}
+	return out
 }
 
 // GroupTable is one dimension of the breakdown.
@@ -151,7 +211,16 @@ type Breakdown struct {
 	firstCore []int
 	jobs      []partJob
 	busy      []int32
+
+	// cal (nil: unknown start time) and, per hour of the week of the
+	// submissions, the jobs that ran and their waits.
+	cal      *Calendar
+	howJobs  [HoursPerWeek]int64
+	howWaits [HoursPerWeek]int64
 }
+
+// SetCalendar makes b gather the weekly pattern of the waits on cal.
+func (b *Breakdown) SetCalendar(cal *Calendar) { b.cal = cal }
 
 // NewBreakdown returns a Breakdown for a run on spec (nil: a pool of
 // processors, with no partitions).
@@ -213,6 +282,11 @@ func (b *Breakdown) JobDone(r *sim.Record) {
 		a.WaitSum += wait
 		a.WaitMax = max(a.WaitMax, wait)
 		a.ProcSec += used
+	}
+	if b.cal != nil {
+		c := hourOfWeek(b.cal, j.Submit)
+		b.howJobs[c]++
+		b.howWaits[c] += wait
 	}
 	lw := longWait{ID: j.ID, User: j.User, Group: j.Group, Queue: j.Queue, Part: part, Procs: j.Procs,
 		Submit: j.Submit, Start: r.Start, Wait: wait, Reason: uint8(r.Pending)}
@@ -324,6 +398,15 @@ func (b *Breakdown) Breakdowns() *Breakdowns {
 			Reason: sim.PendingReason(l.Reason).String()})
 	}
 	out.PartitionLoss = b.partitionLoss()
+	if b.cal != nil {
+		hw := &HourOfWeek{Zone: b.cal.zoneName(), Jobs: b.howJobs}
+		for c, n := range b.howJobs {
+			if n > 0 {
+				hw.WaitMeanSec[c] = float64(b.howWaits[c]) / float64(n)
+			}
+		}
+		out.HourOfWeek = hw
+	}
 	return out
 }
 
@@ -436,13 +519,15 @@ type breakdownState struct {
 	Ran         int64
 	Jobs        []partJob
 	Busy        []int32
+	HowJobs     [HoursPerWeek]int64
+	HowWaits    [HoursPerWeek]int64
 }
 
 // MarshalBinary encodes b's state for a checkpoint.
 func (b *Breakdown) MarshalBinary() ([]byte, error) {
 	var buf bytes.Buffer
 	err := gob.NewEncoder(&buf).Encode(breakdownState{Accs: b.accs, Longest: b.longest, ProcSec: b.procSec,
-		First: b.first, Last: b.last, Ran: b.ran, Jobs: b.jobs, Busy: b.busy})
+		First: b.first, Last: b.last, Ran: b.ran, Jobs: b.jobs, Busy: b.busy, HowJobs: b.howJobs, HowWaits: b.howWaits})
 	if err != nil {
 		return nil, fmt.Errorf("report: encoding the breakdown: %w", err)
 	}
@@ -462,5 +547,6 @@ func (b *Breakdown) UnmarshalBinary(data []byte) error {
 		}
 	}
 	b.accs, b.longest, b.procSec, b.first, b.last, b.ran, b.jobs, b.busy = s.Accs, s.Longest, s.ProcSec, s.First, s.Last, s.Ran, s.Jobs, s.Busy
+	b.howJobs, b.howWaits = s.HowJobs, s.HowWaits
 	return nil
 }

@@ -79,3 +79,55 @@ func TestCalendarPlotGolden(t *testing.T) {
 		goldenSVG(t, filepath.Join("plots", f.Name+"_calendar.svg"), svg)
 	}
 }
+
+// TestHourOfWeek: the waits fall in the hour of the week of their
+// submission in the calendar's zone, and the utilisation of each hour is
+// a share of the machine.
+func TestHourOfWeek(t *testing.T) {
+	monday := &Calendar{Epoch: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), Loc: time.UTC}
+	b := NewBreakdown(nil)
+	b.SetCalendar(monday)
+	replay(tinyRun(), b)
+	hw := b.Breakdowns().HourOfWeek
+	// Five jobs ran, all submitted in Monday's first hour, waiting 0, 90,
+	// 70, 0 and 955 s.
+	if hw == nil || hw.Zone != "UTC" || hw.Jobs[0] != 5 || hw.WaitMeanSec[0] != 1115.0/5 {
+		t.Fatalf("hour of week %+v", hw)
+	}
+	// An hour later in Tokyo's zone: Monday 09:00.
+	tokyo := &Calendar{Epoch: monday.Epoch, Loc: time.FixedZone("JST", 9*3600)}
+	if c := hourOfWeek(tokyo, 3600); c != 10 {
+		t.Errorf("cell %d, want 10 (Monday 10:00 in Tokyo)", c)
+	}
+	if c := hourOfWeek(monday, -3600); c != HoursPerWeek-1 {
+		t.Errorf("cell %d, want the last (Sunday 23:00)", c)
+	}
+	r := syntheticReport(t, "easy", 3000, DefaultSeriesPoints, easyCfg)
+	u := HourOfWeekUtilisation(r.Series, monday)
+	some := false
+	for c, v := range u {
+		if v < 0 || v > 1 {
+			t.Errorf("hour %d: utilisation %v", c, v)
+		}
+		some = some || v > 0
+	}
+	if !some {
+		t.Error("no hour has any utilisation")
+	}
+	r.Calendar = monday
+	r.Summary.Breakdowns = &Breakdowns{HourOfWeek: &HourOfWeek{Zone: "UTC", Jobs: hw.Jobs, WaitMeanSec: hw.WaitMeanSec, Utilisation: u}}
+	var fig *Figure
+	for _, f := range RunFigures(r) {
+		if f.Name == "hour_of_week" {
+			fig = f
+		}
+	}
+	if fig == nil {
+		t.Fatal("no hour_of_week figure")
+	}
+	svg, err := fig.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	goldenSVG(t, filepath.Join("plots", "hour_of_week.svg"), svg)
+}

@@ -206,6 +206,9 @@ func RunFigures(r *Run) []*Figure {
 		figs = append(figs, waitCDFFigure([]*Run{r}, "wait_cdf", "Wait-time CDF\n"+sub))
 	}
 	figs = append(figs, slowdownFigure(r, sub))
+	if b := r.Summary.Breakdowns; b != nil && b.HourOfWeek != nil {
+		figs = append(figs, hourOfWeekFigure(r, sub))
+	}
 	if r.Gantt != nil && len(r.Gantt.Jobs()) > 0 {
 		figs = append(figs, ganttFigure(r, sub))
 	}
