@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"image"
 	"image/color"
 	"image/png"
 	"io"
@@ -87,10 +88,14 @@ func (f *Figure) PNG() ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
-	// The fastest compression: plots are flat colours, which it packs
-	// nearly as well, at a fraction of the default level's time.
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, c.Image()); err != nil {
+	img, ok := c.Image().(*image.RGBA)
+	var err error
+	if ok {
+		err = encodePNG(&buf, img)
+	} else {
+		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, c.Image())
+	}
+	if err != nil {
 		return nil, fmt.Errorf("report: rendering %s.png: %w", f.Name, err)
 	}
 	return buf.Bytes(), nil
