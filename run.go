@@ -410,7 +410,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	all := append(report.Observers{m, ts, bd}, obs...)
 	var gantt *report.Gantt
 	if o.ganttMaxJobs > 0 {
-		gantt = report.NewGantt(o.ganttMaxJobs)
+		gantt = report.NewGantt(max(o.ganttMaxJobs, report.PageGanttMaxJobs))
 		all = append(all, gantt)
 	}
 	// On a pool of processors the processors' numbers are given behind
@@ -534,7 +534,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	for _, w := range s.Warnings {
 		o.warnf("schedsim: warning: %s\n", w)
 	}
-	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt, Calendar: cal}
+	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt, Calendar: cal, GanttFigureMax: o.ganttMaxJobs}
 	res := &Result{Summary: s, Run: run}
 	if hpc != nil {
 		es := hpc.ExecStats()

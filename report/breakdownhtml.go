@@ -52,11 +52,11 @@ func breakdownTables(b *Breakdowns) []pageTable {
 				Note:  fmt.Sprintf("%d distinct values among the jobs that ran; the rest are summed in the last row. Waits in seconds.", d.t.Distinct),
 				Head:  []string{d.name, "jobs", "killed", "total wait (h)", "wait mean", "wait max", "processor-h used", "share of use"}}
 			for _, g := range by.rows {
-				name := g.Name
+				first := pageCell{Text: g.Name}
 				if g.Others > 0 {
-					name = fmt.Sprintf("the other %d", g.Others)
+					first = pageCell{Text: fmt.Sprintf("the other %d", g.Others), Class: "rest"}
 				}
-				t.Rows = append(t.Rows, []pageCell{{Text: name}, {Text: strconv.FormatInt(g.Jobs, 10)}, {Text: strconv.FormatInt(g.Killed, 10)},
+				t.Rows = append(t.Rows, []pageCell{first, {Text: strconv.FormatInt(g.Jobs, 10)}, {Text: strconv.FormatInt(g.Killed, 10)},
 					{Text: fmt.Sprintf("%.1f", float64(g.WaitTotalSec)/3600)}, {Text: fmt.Sprintf("%.0f", g.WaitMeanSec)},
 					{Text: strconv.FormatInt(g.WaitMaxSec, 10)}, {Text: fmt.Sprintf("%.1f", float64(g.ProcSec)/3600)},
 					{Text: fmt.Sprintf("%.1f %%", 100*g.UseShare)}})

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/schedsim/schedsim/workload"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,4 +131,35 @@ func TestHourOfWeek(t *testing.T) {
 		t.Fatal(err)
 	}
 	goldenSVG(t, filepath.Join("plots", "hour_of_week.svg"), svg)
+}
+
+// TestGanttView: the Gantt chart starts where the jobs are, leaving out at
+// most one job in twenty that lie far before the rest.
+func TestGanttView(t *testing.T) {
+	jobs := func(starts ...workload.Time) []GanttJob {
+		var out []GanttJob
+		for _, s := range starts {
+			out = append(out, GanttJob{Start: s, End: s + 10})
+		}
+		return out
+	}
+	many := []workload.Time{0}
+	for i := 0; i < 24; i++ {
+		many = append(many, 1000000+workload.Time(i)*100)
+	}
+	for _, tc := range []struct {
+		name     string
+		jobs     []GanttJob
+		from, to workload.Time
+		before   int
+	}{
+		{"spread evenly", jobs(0, 100, 200, 300), 0, 310, 0},
+		{"one early job of 25", jobs(many...), 1000000, 1002310, 1},
+		{"too few jobs to leave one out", jobs(0, 1000000, 1000100), 0, 1000110, 0},
+	} {
+		from, to, before := ganttView(tc.jobs)
+		if from != tc.from || to != tc.to || before != tc.before {
+			t.Errorf("%s: %d–%d leaving out %d, want %d–%d leaving out %d", tc.name, from, to, before, tc.from, tc.to, tc.before)
+		}
+	}
 }

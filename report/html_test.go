@@ -43,7 +43,9 @@ func TestRunHTML(t *testing.T) {
 	}{
 		{"one inline svg per figure", "<svg ", 5},
 		{"no XML prolog inside HTML", "<?xml", 0},
-		{"no script", "<script", 0},
+		{"one script, inline", "<script>", 1},
+		{"hover data for each figure", `<script type="application/json" class="hover"`, 5},
+		{"the canvas Gantt's data", `<script type="application/json" id="gantt-data">`, 1},
 		{"nothing loaded from elsewhere", " src=", 0},
 		{"no stylesheet link", "<link", 0},
 		{"summary table", `<h2 id="summary">Summary</h2>`, 1},

@@ -43,6 +43,10 @@ type Run struct {
 	// Gantt holds the allocations for a Gantt chart; nil, or one that is not
 	// Complete, draws none.
 	Gantt *Gantt
+	// GanttFigureMax, when positive, draws the static Gantt chart
+	// (gantt.svg, gantt.png) only for at most this many jobs; the page's
+	// canvas chart shows every job the Gantt kept.
+	GanttFigureMax int
 	// Calendar, when the trace's start time is known, puts the time axes
 	// on the wall clock (nil: time since the first submission).
 	Calendar *Calendar
@@ -60,6 +64,9 @@ type Figure struct {
 	Width, Height vg.Length
 
 	draw func(c draw.Canvas)
+	// hover are the points report.html names on hover, in the SVG's
+	// coordinates, recorded when the SVG is drawn.
+	hover []hoverPoint
 }
 
 // PNGDPI is the resolution of the PNG files.
@@ -69,6 +76,7 @@ const PNGDPI = 120
 // data: the same run gives the same bytes.
 func (f *Figure) SVG() ([]byte, error) {
 	c := vgsvg.New(f.Width, f.Height)
+	f.hover = f.hover[:0]
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
@@ -214,7 +222,7 @@ func RunFigures(r *Run) []*Figure {
 	if b := r.Summary.Breakdowns; b != nil && b.HourOfWeek != nil {
 		figs = append(figs, hourOfWeekFigure(r, sub))
 	}
-	if r.Gantt != nil && len(r.Gantt.Jobs()) > 0 {
+	if r.Gantt != nil && len(r.Gantt.Jobs()) > 0 && (r.GanttFigureMax <= 0 || len(r.Gantt.Jobs()) <= r.GanttFigureMax) {
 		figs = append(figs, ganttFigure(r, sub))
 	}
 	return figs
@@ -442,13 +450,18 @@ func utilisationFigure(r *Run, sub string) *Figure {
 	p.Y.Min, p.Y.Max = 0, 125 // room for the legend above 100 %
 	p.Y.Tick.Marker = fixedTicks(0, 100, 20, "%.0f")
 	p.X.Min, p.X.Max = 0, x1
-	return &Figure{
+	fig := &Figure{
 		Name: "utilisation", Title: "Utilisation over time",
 		Caption: caption + " The dashed line is the utilisation over the whole makespan.",
 		Width:   9 * vg.Inch, Height: 4.5 * vg.Inch,
 		draw: p.Draw,
 	}
+	addHover(fig, p, seriesHover(ts, Busy, scale, u, ts.Start(), r.Calendar, hoverBins, "busy", "%.1f %%"))
+	return fig
 }
+
+// hoverBins is how many values a time plot names on hover.
+const hoverBins = 400
 
 // niceTicks puts about five to ten labelled ticks at round values (1, 2 or
 // 5 times a power of ten) with a minor tick between each, labelled with as
@@ -555,7 +568,7 @@ func queueFigure(r *Run, sub string) *Figure {
 		top = peak
 	}
 	demand.Y.Max = math.Max(top, float64(ts.Procs())) * 1.3 // room for the legend
-	return &Figure{
+	fig := &Figure{
 		Name: "queue", Title: "Queue length and queued demand over time",
 		Caption: "Top: jobs waiting. Middle: jobs running, on its own scale. Bottom: processors the waiting jobs ask for, in all, against the machine size; " +
 			resolution(ts) + ", drawn lighter at its peak." + clipped,
@@ -568,6 +581,10 @@ func queueFigure(r *Run, sub string) *Figure {
 			demand.Draw(cs[2][0])
 		},
 	}
+	addHover(fig, queued, seriesHover(ts, Queued, 1, u, ts.Start(), r.Calendar, hoverBins, "queued jobs", "%.1f"))
+	addHover(fig, running, seriesHover(ts, Running, 1, u, ts.Start(), r.Calendar, hoverBins, "running jobs", "%.1f"))
+	addHover(fig, demand, seriesHover(ts, QueuedProcs, 1, u, ts.Start(), r.Calendar, hoverBins, "processors asked for by the queued jobs", "%.0f"))
+	return fig
 }
 
 // demandScale returns the top of the queued-demand axis: twice the machine
@@ -674,6 +691,7 @@ func waitCDFFigure(runs []*Run, name, title string) *Figure {
 			maxW = max(maxW, r.Waits[len(r.Waits)-1])
 		}
 	}
+	var hover []hoverDatum
 	for i, r := range runs {
 		if len(r.Waits) == 0 {
 			continue
@@ -695,6 +713,16 @@ func waitCDFFigure(runs []*Run, name, title string) *Figure {
 		if label == "" {
 			label = "jobs that ran"
 		}
+		// On hover: about a hundred points of the curve, evenly spread
+		// on the logarithmic axis.
+		lastX := 0.0
+		for _, xy := range xys {
+			if xy.X >= lastX*1.08 || xy.X == xys[len(xys)-1].X {
+				hover = append(hover, hoverDatum{X: xy.X, Y: xy.Y,
+					Label: fmt.Sprintf("%s: %s of the jobs waited at most %s", label, percentText(xy.Y), durationText(xy.X))})
+				lastX = xy.X
+			}
+		}
 		zero := 0
 		for zero < len(r.Waits) && r.Waits[zero] < 1 {
 			zero++
@@ -707,13 +735,15 @@ func waitCDFFigure(runs []*Run, name, title string) *Figure {
 	p.Legend.Top = false
 	p.Legend.Left = false
 	p.Legend.YOffs = vg.Points(8)
-	return &Figure{
+	fig := &Figure{
 		Name: name, Title: "Wait-time CDF",
 		Caption: "Fraction of the jobs that ran whose wait (start − submit) was at most x, on a logarithmic axis; " +
 			"the curve starts at x = 1 s with the jobs that did not wait.",
 		Width: 8 * vg.Inch, Height: 4.5 * vg.Inch,
 		draw: p.Draw,
 	}
+	addHover(fig, p, hover)
+	return fig
 }
 
 // classGrid is the heatmap's grid: runtime classes across, size classes up.
@@ -795,13 +825,26 @@ func slowdownFigure(r *Run, sub string) *Figure {
 	p.Y.Tick.Marker = classTicks(SizeClassLabels[:])
 	p.X.Min, p.X.Max = -0.5, NumRuntimeClasses-0.5
 	p.Y.Min, p.Y.Max = -0.5, NumSizeClasses-0.5
-	return &Figure{
+	var hover []hoverDatum
+	for i := range s.BySizeRuntime {
+		for k, c := range s.BySizeRuntime[i] {
+			text := "no jobs"
+			if c.Jobs > 0 {
+				text = fmt.Sprintf("mean bounded slowdown %s, %d %s, mean wait %s", slowdownText(c.BoundedSlowdown.Mean), c.Jobs, plural(c.Jobs, "job", "jobs"), durationText(c.Wait.Mean))
+			}
+			hover = append(hover, hoverDatum{X: float64(k), Y: float64(i),
+				Label: SizeClassLabels[i] + " processors, " + RuntimeClassLabels[k] + ": " + text})
+		}
+	}
+	fig := &Figure{
 		Name: "slowdown_by_class", Title: "Mean bounded slowdown by job class",
 		Caption: fmt.Sprintf("Mean bounded slowdown (τ = %d s) of the jobs in each size × run-time class, with the number of jobs; "+
 			"darker is slower, on a logarithmic colour scale from 1 to the largest cell (at least 10).", BoundedSlowdownTauSec),
 		Width: 8 * vg.Inch, Height: 5 * vg.Inch,
 		draw: p.Draw,
 	}
+	addHover(fig, p, hover)
+	return fig
 }
 
 // slowdownText formats a slowdown with two decimals below 100 and none
@@ -866,6 +909,8 @@ func overlayFigure(runs []*Run, s Series, name, title, yLabel string) *Figure {
 	binW := float64(to-from) / bins
 	var base []float64
 	var all [][]float64
+	var hover []hoverDatum
+	unitWord := map[Series]string{Busy: "% busy", Queued: "queued jobs"}[s]
 	same := 0
 	for i, r := range runs {
 		means := r.Series.Resample(s, from, to, bins)
@@ -894,6 +939,11 @@ func overlayFigure(runs []*Run, s Series, name, title, yLabel string) *Figure {
 			}
 		}
 		all = append(all, means)
+		for b := 0; b < len(means); b += 2 {
+			mid := from + workload.Time((float64(b)+0.5)*binW)
+			hover = append(hover, hoverDatum{X: (float64(b) + 0.5) * binW / u.sec, Y: means[b],
+				Label: fmt.Sprintf("%s, %s: %.1f %s", runName(runs, i), timeText(cal, from, mid), means[b], unitWord)})
+		}
 		l := overlayLine(steps(means), i, vg.Points(1.2))
 		p.Add(l)
 		p.Legend.Add(label, l)
@@ -938,7 +988,7 @@ func overlayFigure(runs []*Run, s Series, name, title, yLabel string) *Figure {
 	} else {
 		height = 6.5 * vg.Inch
 	}
-	return &Figure{
+	fig := &Figure{
 		Name: name, Title: title,
 		Caption: caption,
 		Width:   9 * vg.Inch, Height: height,
@@ -953,4 +1003,6 @@ func overlayFigure(runs []*Run, s Series, name, title, yLabel string) *Figure {
 			diff.Draw(cs[1][0])
 		},
 	}
+	addHover(fig, p, hover)
+	return fig
 }

@@ -83,7 +83,7 @@ func hourOfWeekFigure(r *Run, sub string) *Figure {
 	top := weekPlot(fmt.Sprintf("Mean wait by hour of submission (h; light 0, dark %.1f)\n%s", maxWait, sub), &waits, weekPalette("OrRd"), 0, maxWait)
 	bot := weekPlot(fmt.Sprintf("Mean utilisation by hour (%%; light 0, dark %.0f)", maxUtil), &util, weekPalette("Blues"), 0, maxUtil)
 	bot.X.Label.Text = "hour of the day, " + hw.Zone
-	return &Figure{
+	fig := &Figure{
 		Name: "hour_of_week", Title: "Weekly pattern: waits and utilisation by hour of the week",
 		Caption: fmt.Sprintf("Top: the mean wait of the jobs submitted in each hour of the week (grey: none), darker is longer, up to %.1f h. "+
 			"Bottom: the mean share of the processors busy in each hour, darker is busier, up to %.0f %%. Local time of the trace (%s).",
@@ -96,4 +96,19 @@ func hourOfWeekFigure(r *Run, sub string) *Figure {
 			bot.Draw(cs[1][0])
 		},
 	}
+	var hw1, hw2 []hoverDatum
+	for i := range HoursPerWeek {
+		d, h := i/24, i%24
+		at := fmt.Sprintf("%s %02d:00–%02d:59", []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}[d], h, h)
+		x, y := float64(h), float64(6-d)
+		wait := "no jobs submitted"
+		if hw.Jobs[i] > 0 {
+			wait = fmt.Sprintf("mean wait %s over %d %s submitted", durationText(hw.WaitMeanSec[i]), hw.Jobs[i], plural(hw.Jobs[i], "job", "jobs"))
+		}
+		hw1 = append(hw1, hoverDatum{X: x, Y: y, Label: at + ": " + wait})
+		hw2 = append(hw2, hoverDatum{X: x, Y: y, Label: at + ": " + percentText(hw.Utilisation[i]) + " of the processors busy on average"})
+	}
+	addHover(fig, top, hw1)
+	addHover(fig, bot, hw2)
+	return fig
 }
