@@ -49,7 +49,7 @@ func breakdownTables(b *Breakdowns) []pageTable {
 		}{{"wait", "longest total wait", d.t.ByWait}, {"use", "most processor-time used", d.t.ByUse}} {
 			t := pageTable{ID: "by-" + d.id + "-" + by.id,
 				Title: fmt.Sprintf("By %s: the %d with the %s", d.name, min(b.Top, d.t.Distinct), by.title),
-				Note:  fmt.Sprintf("%d distinct values among the jobs that ran; the rest are summed in the last row. Waits in seconds.", d.t.Distinct),
+				Note:  fmt.Sprintf("%d distinct values among the jobs that ran; the rest are summed in the last row.", d.t.Distinct),
 				Head:  []string{d.name, "jobs", "killed", "total wait (h)", "wait mean", "wait max", "processor-h used", "share of use"}}
 			for _, g := range by.rows {
 				first := pageCell{Text: g.Name}
@@ -57,8 +57,8 @@ func breakdownTables(b *Breakdowns) []pageTable {
 					first = pageCell{Text: fmt.Sprintf("the other %d", g.Others), Class: "rest"}
 				}
 				t.Rows = append(t.Rows, []pageCell{first, {Text: strconv.FormatInt(g.Jobs, 10)}, {Text: strconv.FormatInt(g.Killed, 10)},
-					{Text: fmt.Sprintf("%.1f", float64(g.WaitTotalSec)/3600)}, {Text: fmt.Sprintf("%.0f", g.WaitMeanSec)},
-					{Text: strconv.FormatInt(g.WaitMaxSec, 10)}, {Text: fmt.Sprintf("%.1f", float64(g.ProcSec)/3600)},
+					{Text: fmt.Sprintf("%.1f", float64(g.WaitTotalSec)/3600)}, {Text: durationText(g.WaitMeanSec)},
+					{Text: durationText(float64(g.WaitMaxSec))}, {Text: fmt.Sprintf("%.1f", float64(g.ProcSec)/3600)},
 					{Text: fmt.Sprintf("%.1f %%", 100*g.UseShare)}})
 			}
 			out = append(out, t)

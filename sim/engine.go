@@ -1147,11 +1147,11 @@ func (e *Engine) pass() {
 		e.removeStarted()
 	}
 	if len(e.queue) > 0 {
-		// The head of the queue waits for processors, or, when they are
-		// free, for something the policy keeps it for (a filter, a limit,
-		// a reservation, nodes of the right kind).
+		// The head of the queue waits for processors (on a cluster: for
+		// nodes where it fits), or, when they are free, for something the
+		// policy keeps it for (a filter, a limit, a reservation).
 		s := &e.slots[e.queue[0]]
-		if s.job.Procs > e.freeProcs() {
+		if s.job.Procs > e.freeProcs() || e.alloc != nil && !e.alloc.Fits(cluster.RequestOf(&s.job)) {
 			s.pending = PendingResources
 		} else {
 			s.pending = PendingPolicy
