@@ -310,6 +310,18 @@ return out;`
 // checkHover checks that hovering a point of every figure shows its value.
 func checkHover(t *testing.T, d *webDriver) {
 	t.Helper()
+	// A loaded machine may hand back the page before its scripts ran:
+	// wait, up to a bound, for it to be complete.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		var ready bool
+		json.Unmarshal(d.call("POST", d.session+"/execute/sync", map[string]any{
+			"script": `return document.readyState === "complete" && document.querySelectorAll("script.hover").length > 0 && document.querySelector(".tip") !== null`,
+			"args":   []any{}}), &ready)
+		if ready || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	var got []struct{ Figure, Want, Shown string }
 	if err := json.Unmarshal(d.call("POST", d.session+"/execute/sync", map[string]any{"script": hoverScript, "args": []any{}}), &got); err != nil {
 		t.Fatal(err)
