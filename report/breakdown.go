@@ -31,6 +31,9 @@ const (
 	numDims
 )
 
+// denseKeys bounds the keys (plus one) a Breakdown finds by index.
+const denseKeys = 1 << 16
+
 // groupAcc accumulates the jobs that ran of one user, group, queue or
 // partition.
 type groupAcc struct {
@@ -196,6 +199,7 @@ type partJob struct {
 // Breakdown is a sim.Observer that gathers the Breakdowns of a run.
 type Breakdown struct {
 	accs    [numDims]map[int]*groupAcc
+	dense   [numDims][]*groupAcc // accs[d][k-1] for −1 ≤ k−1 < denseKeys−1, nil until seen
 	longest longHeap
 	procSec int64
 	first   workload.Time
@@ -270,10 +274,23 @@ func (b *Breakdown) JobDone(r *sim.Record) {
 		part = b.route(j.Partition)
 	}
 	for d, key := range [numDims]int{j.User, j.Group, j.Queue, part} {
-		a := b.accs[d][key]
+		// Most keys are small numbers: a slice finds their accumulator
+		// without hashing; the map holds them all, for the tables.
+		var a *groupAcc
+		if k := key + 1; k >= 0 && k < len(b.dense[d]) {
+			a = b.dense[d][k]
+		}
 		if a == nil {
-			a = &groupAcc{}
-			b.accs[d][key] = a
+			if a = b.accs[d][key]; a == nil {
+				a = &groupAcc{}
+				b.accs[d][key] = a
+			}
+			if k := key + 1; k >= 0 && k < denseKeys {
+				if k >= len(b.dense[d]) {
+					b.dense[d] = append(b.dense[d], make([]*groupAcc, k+1-len(b.dense[d]))...)
+				}
+				b.dense[d][k] = a
+			}
 		}
 		a.Jobs++
 		if r.State == sim.Killed {
@@ -547,6 +564,7 @@ func (b *Breakdown) UnmarshalBinary(data []byte) error {
 		}
 	}
 	b.accs, b.longest, b.procSec, b.first, b.last, b.ran, b.jobs, b.busy = s.Accs, s.Longest, s.ProcSec, s.First, s.Last, s.Ran, s.Jobs, s.Busy
+	b.dense = [numDims][]*groupAcc{} // rebuilt from accs as keys come
 	b.howJobs, b.howWaits = s.HowJobs, s.HowWaits
 	return nil
 }
