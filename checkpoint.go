@@ -54,6 +54,9 @@ type checkpointFile struct {
 	At     workload.Time      // the last instant simulated
 
 	Engine, Metrics, Series, Gantt []byte
+	// Breakdown is the per-user, -queue and -partition breakdown's state
+	// (absent from checkpoints written before it existed).
+	Breakdown []byte
 
 	JobsTemp string // the partial jobs.csv (absolute), "" without --out
 	JobsSize int64
@@ -181,6 +184,7 @@ type checkpointer struct {
 	m        *report.Metrics
 	ts       *report.TimeSeries
 	gantt    *report.Gantt
+	bd       *report.Breakdown
 	csv      *report.JobsCSV
 	jobsFile *report.AtomicFile
 	barrier  func() // waits until the observers have seen every record given
@@ -273,11 +277,11 @@ func (c *checkpointer) config(cfg *sim.Config) {
 }
 
 // engine returns the run's engine: new, or restored from the checkpoint.
-func (c *checkpointer) engine(cfg sim.Config, m *report.Metrics, ts *report.TimeSeries, gantt *report.Gantt) (*sim.Engine, error) {
+func (c *checkpointer) engine(cfg sim.Config, m *report.Metrics, ts *report.TimeSeries, gantt *report.Gantt, bd *report.Breakdown) (*sim.Engine, error) {
 	if err := sim.CanCheckpoint(cfg); err != nil {
 		return nil, &InputError{fmt.Errorf("--checkpoint: %w", err)}
 	}
-	c.m, c.ts, c.gantt = m, ts, gantt
+	c.m, c.ts, c.gantt, c.bd = m, ts, gantt, bd
 	if c.from == nil {
 		eng, err := sim.New(cfg)
 		if err != nil {
@@ -305,8 +309,8 @@ func (c *checkpointer) engine(cfg sim.Config, m *report.Metrics, ts *report.Time
 
 // scoreD returns the run's SCore-D engine: new, or restored from the
 // checkpoint.
-func (c *checkpointer) scoreD(procs int, cfg policy.ScoreD, m *report.Metrics, ts *report.TimeSeries, gantt *report.Gantt) (*sim.ScoreD, error) {
-	c.m, c.ts, c.gantt = m, ts, gantt
+func (c *checkpointer) scoreD(procs int, cfg policy.ScoreD, m *report.Metrics, ts *report.TimeSeries, gantt *report.Gantt, bd *report.Breakdown) (*sim.ScoreD, error) {
+	c.m, c.ts, c.gantt, c.bd = m, ts, gantt, bd
 	var e *sim.ScoreD
 	var err error
 	if c.from == nil {
@@ -334,8 +338,14 @@ func (c *checkpointer) scoreD(procs int, cfg policy.ScoreD, m *report.Metrics, t
 	return e, nil
 }
 
-// resumeGantt restores the Gantt chart's jobs from the checkpoint.
+// resumeGantt restores the Gantt chart's jobs, and the breakdown, from
+// the checkpoint.
 func (c *checkpointer) resumeGantt(gantt *report.Gantt) error {
+	if c.from.Breakdown != nil && c.bd != nil {
+		if err := c.bd.UnmarshalBinary(c.from.Breakdown); err != nil {
+			return inputf("--resume: %v: %v", errCheckpoint, err)
+		}
+	}
 	if (gantt == nil) != (c.from.Gantt == nil) {
 		return inputf("--resume: %v: the Gantt chart was kept in one run and not in the other", errCheckpoint)
 	}
@@ -453,6 +463,11 @@ func (c *checkpointer) save(t workload.Time) error {
 	}
 	if c.gantt != nil {
 		if ck.Gantt, err = c.gantt.MarshalBinary(); err != nil {
+			return err
+		}
+	}
+	if c.bd != nil {
+		if ck.Breakdown, err = c.bd.MarshalBinary(); err != nil {
 			return err
 		}
 	}

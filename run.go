@@ -397,10 +397,20 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	m := report.NewMetrics()
 	ts := report.NewTimeSeries(procs, report.DefaultSeriesPoints)
-	all := append(report.Observers{m, ts}, obs...)
+	var bdSpec *cluster.Spec
+	if al != nil {
+		bdSpec = spec
+	}
+	bd := report.NewBreakdown(bdSpec)
+	var cal *report.Calendar
+	if epoch, loc, ok := rd.Header().Calendar(); ok {
+		cal = &report.Calendar{Epoch: epoch, Loc: loc}
+		bd.SetCalendar(cal)
+	}
+	all := append(report.Observers{m, ts, bd}, obs...)
 	var gantt *report.Gantt
 	if o.ganttMaxJobs > 0 {
-		gantt = report.NewGantt(o.ganttMaxJobs)
+		gantt = report.NewGantt(max(o.ganttMaxJobs, report.PageGanttMaxJobs))
 		all = append(all, gantt)
 	}
 	// On a pool of processors the processors' numbers are given behind
@@ -418,7 +428,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	case sd != nil:
 		var s *sim.ScoreD
 		if o.ck != nil {
-			s, err = o.ck.scoreD(procs, *sd, m, ts, gantt)
+			s, err = o.ck.scoreD(procs, *sd, m, ts, gantt, bd)
 		} else if s, err = sim.NewScoreD(procs, *sd); err != nil {
 			err = &InputError{err}
 		}
@@ -430,7 +440,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	case o.ck != nil:
 		o.ck.config(&simCfg)
-		eng, err = o.ck.engine(simCfg, m, ts, gantt)
+		eng, err = o.ck.engine(simCfg, m, ts, gantt, bd)
 	default:
 		if eng, err = sim.New(simCfg); err != nil {
 			err = &InputError{err}
@@ -509,6 +519,10 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		s.Cluster.Clusters = len(o.members)
 	}
 	ts.AddTo(&s)
+	s.Breakdowns = bd.Breakdowns()
+	if hw := s.Breakdowns.HourOfWeek; hw != nil {
+		hw.Utilisation = report.HourOfWeekUtilisation(ts, cal)
+	}
 	o.summariseNodes(&s, st, ts)
 	if o.ClosedLoop {
 		s.ClosedLoop = &report.ClosedLoop{Following: st.LoopFollowing, Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown}
@@ -520,7 +534,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	for _, w := range s.Warnings {
 		o.warnf("schedsim: warning: %s\n", w)
 	}
-	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt}
+	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt, Calendar: cal, GanttFigureMax: o.ganttMaxJobs}
 	res := &Result{Summary: s, Run: run}
 	if hpc != nil {
 		es := hpc.ExecStats()

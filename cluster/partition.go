@@ -117,3 +117,47 @@ func tooBig(r Request, p *part, capacity int) string {
 	}
 	return fmt.Sprintf("needs %d processors, cluster has %d", r.Procs, capacity)
 }
+
+// PartitionSpan is one partition as the reports see it: its name, and
+// the processors of its nodes as sorted, disjoint ranges of processor
+// numbers (the nodes' cores numbered in node order).
+type PartitionSpan struct {
+	Name  string
+	Procs []Range
+	// Cores is the number of processors in Procs.
+	Cores int
+}
+
+// PartitionSpans returns s's partitions in order, and route, which gives
+// the index in them of the partition a job of SWF partition number swf
+// goes to (the one that number names, else the default one), as the
+// allocator routes it. Without partitions it returns nil and a nil route.
+func (s *Spec) PartitionSpans() ([]PartitionSpan, func(swf int) int) {
+	firstCore := make([]int, 0, s.Nodes()+1)
+	c := 0
+	for _, g := range s.Groups {
+		for range g.Count {
+			firstCore = append(firstCore, c)
+			c += g.Cores
+		}
+	}
+	firstCore = append(firstCore, c)
+	ps := newParts(s, func(lo, hi int) int { return firstCore[hi] - firstCore[lo] })
+	if ps == nil {
+		return nil, nil
+	}
+	spans := make([]PartitionSpan, len(ps.list))
+	for i, p := range ps.list {
+		spans[i] = PartitionSpan{Name: p.name, Cores: p.cores}
+		for _, r := range p.ranges {
+			spans[i].Procs = append(spans[i].Procs, Range{Lo: firstCore[r.Lo], Hi: firstCore[r.Hi]})
+		}
+	}
+	route := func(swf int) int {
+		if i, ok := ps.swf[swf]; ok && swf > 0 {
+			return i
+		}
+		return ps.dflt
+	}
+	return spans, route
+}

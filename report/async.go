@@ -136,6 +136,7 @@ const (
 	metricsTarget
 	csvTarget
 	seriesTarget
+	breakdownTarget
 )
 
 var (
@@ -184,6 +185,8 @@ func NewAsync(obs sim.Observer) *Async {
 			t.kind, t.csv = csvTarget, x
 		case *TimeSeries:
 			t.kind, t.series = seriesTarget, x
+		case *Breakdown:
+			t.kind = breakdownTarget
 		case *Progress:
 			a.progress = append(a.progress, x)
 			continue
@@ -221,12 +224,13 @@ func flatten(dst, list []sim.Observer) []sim.Observer {
 }
 
 // jobHead copies the fields of a job that the report's observers read
-// (Metrics, JobsCSV, TimeSeries, Progress): behind them only, Async copies
+// (Metrics, JobsCSV, TimeSeries, Progress, Breakdown): behind them only, Async copies
 // no more of the engine's job (TestAsyncJobHeads checks them against
 // copies of the whole job).
 func jobHead(dst, src *workload.Job) {
 	dst.Seq, dst.ID, dst.Submit = src.Seq, src.ID, src.Submit
 	dst.Procs, dst.Run, dst.Estimate = src.Procs, src.Run, src.Estimate
+	dst.User, dst.Group, dst.Queue, dst.Partition = src.User, src.Group, src.Queue, src.Partition
 }
 
 func (a *Async) run() {

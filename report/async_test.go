@@ -302,7 +302,8 @@ func TestAsyncStarts(t *testing.T) {
 func TestAsyncJobHeads(t *testing.T) {
 	const procs = 64
 	jobs := syntheticJobs(7, 3000, procs)
-	head := map[string]bool{"Seq": true, "ID": true, "Submit": true, "Procs": true, "Run": true, "Estimate": true}
+	head := map[string]bool{"Seq": true, "ID": true, "Submit": true, "Procs": true, "Run": true, "Estimate": true,
+		"User": true, "Group": true, "Queue": true, "Partition": true}
 	for i := range jobs {
 		v := reflect.ValueOf(&jobs[i]).Elem()
 		for f := range v.NumField() {
@@ -321,11 +322,15 @@ func TestAsyncJobHeads(t *testing.T) {
 			}
 		}
 	}
+	for i := range jobs {
+		jobs[i].User, jobs[i].Group, jobs[i].Queue, jobs[i].Partition = i%7, i%5, i%3, i%2
+	}
 	run := func(async bool) (string, Summary, []Point) {
 		m, ts := NewMetrics(), NewTimeSeries(procs, 64)
 		var buf strings.Builder
 		c := NewJobsCSV(&buf, "heads")
-		p := sim.NewPlacer(procs, m, ts, c)
+		bd := NewBreakdown(nil)
+		p := sim.NewPlacer(procs, m, ts, c, bd)
 		eng, err := sim.New(sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: 10}, DeferPlacement: true})
 		if err != nil {
 			t.Fatal(err)
@@ -349,7 +354,9 @@ func TestAsyncJobHeads(t *testing.T) {
 		if err := c.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		return buf.String(), m.Summary("heads", "easy", procs, st, workload.CleanStats{}), ts.Points(nil)
+		s := m.Summary("heads", "easy", procs, st, workload.CleanStats{})
+		s.Breakdowns = bd.Breakdowns()
+		return buf.String(), s, ts.Points(nil)
 	}
 	csv, sum, pts := run(false)
 	csvA, sumA, ptsA := run(true)

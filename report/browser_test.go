@@ -6,6 +6,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 	"io"
 	"net"
 	"net/http"
@@ -265,6 +268,11 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("compare.html console errors: %q", errs)
 	}
 	d.load(filepath.Join(dir, "report.html"))
+	checkHover(t, d)
+	checkSort(t, d)
+	if errs := d.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors after hovering and sorting: %q", errs)
+	}
 	if shot := os.Getenv("SCHEDSIM_SCREENSHOT"); shot != "" {
 		var b64 string
 		json.Unmarshal(d.call("GET", d.session+"/screenshot", nil), &b64)
@@ -276,5 +284,150 @@ func TestReportInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("screenshot in %s", shot)
+	}
+}
+
+// hoverScript moves the pointer over a point of each figure that names
+// values on hover and returns, per figure, the label the point has and the
+// text the page's tooltip showed.
+const hoverScript = `
+const out = [];
+document.querySelectorAll("script.hover").forEach(s => {
+  const fig = document.getElementById("fig-" + s.dataset.for);
+  const svg = fig.querySelector("svg");
+  const pts = JSON.parse(s.textContent);
+  const pt = pts[Math.floor(pts.length / 2)];
+  fig.scrollIntoView();
+  const p = svg.createSVGPoint();
+  p.x = pt[0]; p.y = pt[1];
+  const c = p.matrixTransform(svg.getScreenCTM());
+  svg.dispatchEvent(new MouseEvent("mousemove", {clientX: c.x, clientY: c.y, bubbles: true}));
+  const tip = document.querySelector(".tip");
+  out.push({figure: s.dataset.for, want: pt[2], shown: tip.style.display !== "none" ? tip.textContent : ""});
+});
+return out;`
+
+// checkHover checks that hovering a point of every figure shows its value.
+func checkHover(t *testing.T, d *webDriver) {
+	t.Helper()
+	// A loaded machine may hand back the page before its scripts ran:
+	// wait, up to a bound, for it to be complete.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		var ready bool
+		json.Unmarshal(d.call("POST", d.session+"/execute/sync", map[string]any{
+			"script": `return document.readyState === "complete" && document.querySelectorAll("script.hover").length > 0 && document.querySelector(".tip") !== null`,
+			"args":   []any{}}), &ready)
+		if ready || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var got []struct{ Figure, Want, Shown string }
+	if err := json.Unmarshal(d.call("POST", d.session+"/execute/sync", map[string]any{"script": hoverScript, "args": []any{}}), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 4 {
+		t.Errorf("%d figures name values on hover, want every one", len(got))
+	}
+	for _, h := range got {
+		if h.Want == "" || h.Shown != h.Want {
+			t.Errorf("%s: hovering a point showed %q, want %q", h.Figure, h.Shown, h.Want)
+		}
+	}
+}
+
+// sortScript clicks the "jobs" heading of the first sortable table with one,
+// twice, and returns the column after each click.
+const sortScript = `
+const table = Array.from(document.querySelectorAll("table.sortable")).find(t => Array.from(t.tHead.rows[0].cells).some(c => c.textContent === "jobs"));
+const col = Array.from(table.tHead.rows[0].cells).findIndex(c => c.textContent === "jobs");
+const read = () => Array.from(table.tBodies[0].rows).map(r => parseFloat(r.cells[col].textContent));
+table.tHead.rows[0].cells[col].click();
+const first = read();
+table.tHead.rows[0].cells[col].click();
+return [first, read()];`
+
+// checkSort checks that a click on a heading sorts its table down, a
+// second click up.
+func checkSort(t *testing.T, d *webDriver) {
+	t.Helper()
+	var cols [2][]float64
+	if err := json.Unmarshal(d.call("POST", d.session+"/execute/sync", map[string]any{"script": sortScript, "args": []any{}}), &cols); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(cols[0]); i++ {
+		if cols[0][i] > cols[0][i-1] || cols[1][i] < cols[1][i-1] {
+			t.Fatalf("after one click %v, after two %v: want descending, then ascending", cols[0], cols[1])
+		}
+	}
+}
+
+// TestGanttInBrowser draws the canvas Gantt chart of 100,000 jobs: the
+// page loads without console errors, the chart draws the jobs in view
+// (every one at first), zooming in draws fewer, and the job under the
+// pointer is named.
+func TestGanttInBrowser(t *testing.T) {
+	d := startBrowser(t)
+	const n, procs = 100000, 512
+	g := NewGantt(PageGanttMaxJobs)
+	var recs []sim.Record
+	for i := 0; i < n; i++ {
+		lo := (i * 37) % (procs - 16)
+		start := workload.Time(i * 60)
+		j := &workload.Job{ID: int64(i + 1), Submit: start, Procs: 16, Run: 3600}
+		recs = append(recs, sim.Record{Job: j, State: sim.Completed, Start: start, End: start + 3600, Alloc: []cluster.Range{{Lo: lo, Hi: lo + 16}}})
+	}
+	replay(recs, g)
+	r := &Run{Name: "big", Summary: Summary{Trace: "big.swf", Policy: "fcfs", Procs: procs, Jobs: n}, Gantt: g}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	if err := WriteFileAtomic(page, func(w io.Writer) error { return WriteRunHTML(w, r, nil) }); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	d.load(page)
+	const script = `
+const c = document.getElementById("gantt-canvas");
+const ctx = c.getContext("2d");
+const img = ctx.getImageData(0, 0, c.width, c.height).data;
+let painted = 0;
+for (let i = 3; i < img.length; i += 4) if (img[i] > 0) painted++;
+const drawnAll = +c.dataset.drawn;
+document.getElementById("gantt-in").click();
+document.getElementById("gantt-in").click();
+document.getElementById("gantt-in").click();
+return new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => {
+  const drawnZoomed = +c.dataset.drawn;
+  const r = c.getBoundingClientRect();
+  c.dispatchEvent(new MouseEvent("mousemove", {clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, bubbles: true}));
+  const tip = document.querySelector(".tip");
+  done({drawnAll: drawnAll, drawnZoomed: drawnZoomed, painted: painted, pixels: img.length / 4,
+        tip: tip.style.display !== "none" ? tip.textContent : "", resources: performance.getEntriesByType("resource").length});
+})));`
+	var got struct {
+		DrawnAll, DrawnZoomed, Painted, Pixels, Resources int
+		Tip                                               string
+	}
+	if err := json.Unmarshal(d.call("POST", d.session+"/execute/sync", map[string]any{"script": script, "args": []any{}}), &got); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("100k jobs: loaded and drawn in %v; %+v", time.Since(start), got)
+	if got.DrawnAll != n {
+		t.Errorf("the chart drew %d of %d jobs", got.DrawnAll, n)
+	}
+	if got.DrawnZoomed <= 0 || got.DrawnZoomed >= n/4 {
+		t.Errorf("zoomed in 8 times, the chart drew %d jobs", got.DrawnZoomed)
+	}
+	if got.Painted < got.Pixels/4 {
+		t.Errorf("%d of %d pixels painted", got.Painted, got.Pixels)
+	}
+	if !strings.HasPrefix(got.Tip, "job ") || !strings.Contains(got.Tip, "processors") {
+		t.Errorf("the pointer over the chart shows %q, want a job", got.Tip)
+	}
+	if got.Resources != 0 {
+		t.Errorf("the page fetched %d resources", got.Resources)
+	}
+	if errs := d.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
 	}
 }

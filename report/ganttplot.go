@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -70,22 +71,71 @@ func (g *ganttPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
 func ganttFigure(r *Run, sub string) *Figure {
 	jobs := r.Gantt.Jobs()
 	origin := r.Summary.FirstSubmit
-	end := r.Summary.LastEnd
 	if r.Series != nil && r.Series.started {
 		origin = min(origin, r.Series.Start())
 	}
-	u := timeUnitFor(end - origin)
+	from, to, before := ganttView(jobs)
+	origin = min(origin, from)
+	u := timeUnitFor(to - from)
 	gp := &ganttPlotter{jobs: jobs, origin: origin, unit: u, procs: r.Summary.Procs}
-	p := newPlot("Gantt chart\n"+sub, "time since the first submission ("+u.name+")", "processor")
-	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks, niceTicks
+	p := newPlot("Gantt chart\n"+sub, "", "processor")
+	p.Y.Tick.Marker = niceTicks
+	timeAxis(&p.X, r.Calendar, u, origin)
 	p.Add(gp)
-	p.X.Min, p.Y.Min = 0, 0
+	p.X.Min, p.X.Max = float64(from-origin)/u.sec, float64(to-origin)/u.sec
+	p.Y.Min = 0
 	p.Y.Max = float64(r.Summary.Procs)
-	return &Figure{
+	var hover []hoverDatum
+	for _, j := range jobs {
+		for _, a := range j.Alloc {
+			label := fmt.Sprintf("job %d: processors %d–%d, %s to %s (%s)", j.ID, a.Lo, a.Hi-1,
+				timeText(r.Calendar, origin, j.Start), timeText(r.Calendar, origin, j.End), durationText(float64(j.End-j.Start)))
+			if j.Killed {
+				label += ", killed"
+			}
+			hover = append(hover, hoverDatum{X: float64(j.Start+j.End-2*origin) / 2 / u.sec, Y: float64(a.Lo+a.Hi) / 2, Label: label})
+		}
+	}
+	fig := &Figure{
 		Name: "gantt", Title: "Gantt chart",
 		Caption: fmt.Sprintf("Each rectangle is a job on the processors it ran on, from its start to its end (%d jobs); "+
-			"jobs killed at their requested time have a red outline. Drawn for runs of at most the --gantt-max-jobs limit.", len(jobs)),
+			"jobs killed at their requested time have a red outline. Drawn for runs of at most the --gantt-max-jobs limit.", len(jobs)) + beforeText(before),
 		Width: 10 * vg.Inch, Height: 5 * vg.Inch,
 		draw: p.Draw,
 	}
+	addHover(fig, p, hover)
+	return fig
+}
+
+// ganttView returns the time span a Gantt chart shows by default: where
+// the jobs are. It spans from the first start to the last end, unless a
+// few early jobs (at most one in twenty) lie so far before the rest that
+// they would squeeze the others into less than half the width: the span
+// then starts at the first of the rest, and before counts the jobs that
+// ended before it.
+func ganttView(jobs []GanttJob) (from, to workload.Time, before int) {
+	starts := make([]workload.Time, len(jobs))
+	for i, j := range jobs {
+		starts[i] = j.Start
+		to = max(to, j.End)
+	}
+	slices.Sort(starts)
+	from = starts[0]
+	if k := len(starts) / 20; k > 0 && 2*(starts[k]-from) > to-from {
+		from = starts[k]
+		for _, j := range jobs {
+			if j.End < from {
+				before++
+			}
+		}
+	}
+	return from, to, before
+}
+
+// beforeText says, for a caption, how many jobs a Gantt chart leaves out.
+func beforeText(before int) string {
+	if before == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" It starts where the jobs are: %d early %s, far before the others, ended before it (the page's chart shows them with \"all jobs\").", before, plural(int64(before), "job", "jobs"))
 }

@@ -29,6 +29,13 @@ figure { margin: 0.5em 0 2em; }
 figure svg { width: 100%; height: auto; display: block; border: 1px solid #eee; }
 figcaption { color: #555; font-size: 0.9em; margin-bottom: 0.5em; }
 nav a { margin-right: 1em; }
+table.sortable thead th { cursor: pointer; }
+table.sortable thead th[data-dir="desc"]::after { content: " ▼"; } table.sortable thead th[data-dir="asc"]::after { content: " ▲"; }
+td.rest { font-style: italic; }
+.tip { position: absolute; display: none; background: #fffff0; border: 1px solid #999; padding: 0.2em 0.5em; font-size: 0.85em; pointer-events: none; max-width: 32em; box-shadow: 1px 1px 3px rgba(0,0,0,0.2); z-index: 10; }
+circle.hovermark { fill: none; stroke: #000; stroke-width: 1.5; pointer-events: none; }
+#gantt-canvas { width: 100%; height: 420px; display: block; border: 1px solid #eee; cursor: grab; }
+.controls button { margin-right: 0.5em; }
 `
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
@@ -47,7 +54,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{- range .Tables}}
 <h2 id="{{.ID}}">{{.Title}}</h2>
 {{- if .Note}}<p class="sub">{{.Note}}</p>{{end}}
-<table>
+<table{{if .Head}} class="sortable"{{end}}>
 {{- if .Head}}
 <thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
 {{- end}}
@@ -58,13 +65,24 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 </tbody>
 </table>
 {{- end}}
+{{- if .Gantt}}
+<h2 id="gantt-explore">Gantt chart (explore)</h2>
+<p class="sub">Every job that ran, on the processors it ran on. Zoom with the mouse wheel or the buttons, drag to pan; the job under the pointer is named. Killed jobs have a red outline.</p>
+<p class="controls"><button id="gantt-in" type="button">zoom in</button><button id="gantt-out" type="button">zoom out</button><button id="gantt-reset" type="button">all jobs</button> <span id="gantt-status" class="sub"></span></p>
+<canvas id="gantt-canvas"></canvas>
+<script type="application/json" id="gantt-data">{{.Gantt}}</script>
+{{- end}}
 {{- range .Figures}}
 <h2 id="{{.Name}}">{{.Title}}</h2>
-<figure>
+<figure id="fig-{{.Name}}">
 <figcaption>{{.Caption}}</figcaption>
 {{.SVG}}
 </figure>
+{{- if .Hover}}
+<script type="application/json" class="hover" data-for="{{.Name}}">{{.Hover}}</script>
 {{- end}}
+{{- end}}
+<script>{{.Script}}</script>
 <p class="sub">Written by schedsim. Every plot is also in this directory as NAME.svg and NAME.png.</p>
 </body>
 </html>
@@ -83,6 +101,8 @@ type pageTable struct {
 type pageFigure struct {
 	Name, Title, Caption string
 	SVG                  template.HTML
+	// Hover are the points named on hover, as JSON.
+	Hover template.JS
 }
 
 type page struct {
@@ -90,6 +110,10 @@ type page struct {
 	Title, Sub string
 	Tables     []pageTable
 	Figures    []pageFigure
+	// Gantt is the canvas Gantt chart's data, as JSON ("": none).
+	Gantt template.JS
+	// Script makes the page explorable (pageScript).
+	Script template.JS
 }
 
 // inlineSVG returns the SVG document as an element to inline in HTML: the
@@ -115,7 +139,7 @@ var fontFace = sync.OnceValue(func() template.CSS {
 func pageFigures(figs []Rendered) []pageFigure {
 	out := make([]pageFigure, len(figs))
 	for i, f := range figs {
-		out[i] = pageFigure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: inlineSVG(f.SVGBytes)}
+		out[i] = pageFigure{Name: f.Name, Title: f.Title, Caption: f.Caption, SVG: inlineSVG(f.SVGBytes), Hover: template.JS(f.hoverJSON())}
 	}
 	return out
 }
@@ -168,7 +192,7 @@ func WriteRunHTML(w io.Writer, r *Run, figs []Rendered) error {
 		Sub:      fmt.Sprintf("%s on %d processors · %d jobs", s.Policy, s.Procs, s.Jobs),
 	}
 	p.Tables = append(p.Tables, rowsTable("summary", "Summary", summaryRows(s)))
-	clean := rowsTable("cleaning", "Cleaning", cleaningRows(s.Cleaning))
+	clean := rowsTable("cleaning", "Cleaning", cleaningHumanRows(s.Cleaning))
 	if len(clean.Rows) == 0 {
 		clean.Note = "No cleaning rule changed or dropped a job."
 	}
@@ -191,7 +215,10 @@ func WriteRunHTML(w io.Writer, r *Run, figs []Rendered) error {
 		cross.Rows = append(cross.Rows, row)
 	}
 	p.Tables = append(p.Tables, cross)
+	p.Tables = append(p.Tables, breakdownTables(s.Breakdowns)...)
 	p.Figures = pageFigures(figs)
+	p.Gantt = ganttJSON(r)
+	p.Script = pageScript
 	return pageTemplate.Execute(w, &p)
 }
 
@@ -217,6 +244,7 @@ func WriteCompareHTML(w io.Writer, runs []*Run, figs []Rendered) error {
 	}
 	p.Tables = append(p.Tables, t)
 	p.Figures = pageFigures(figs)
+	p.Script = pageScript
 	return pageTemplate.Execute(w, &p)
 }
 

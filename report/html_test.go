@@ -43,11 +43,13 @@ func TestRunHTML(t *testing.T) {
 	}{
 		{"one inline svg per figure", "<svg ", 5},
 		{"no XML prolog inside HTML", "<?xml", 0},
-		{"no script", "<script", 0},
+		{"one script, inline", "<script>", 1},
+		{"hover data for each figure", `<script type="application/json" class="hover"`, 5},
+		{"the canvas Gantt's data", `<script type="application/json" id="gantt-data">`, 1},
 		{"nothing loaded from elsewhere", " src=", 0},
 		{"no stylesheet link", "<link", 0},
 		{"summary table", `<h2 id="summary">Summary</h2>`, 1},
-		{"cleaning counts", "<td class=\"indent\">dropped_run_le_0</td><td>2</td>", 1},
+		{"cleaning counts", "<td class=\"indent\">dropped: run time of 0 s or less (dropped_run_le_0)</td><td>2</td>", 1},
 		{"per-size table", `<h2 id="by-size">`, 1},
 		{"per-runtime table", `<h2 id="by-runtime">`, 1},
 		{"size × runtime", `<h2 id="by-size-runtime">`, 1},
@@ -75,6 +77,16 @@ func TestCompareTableGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "compare.txt", buf.Bytes())
+	buf.Reset()
+	if err := WriteCompareCSV(&buf, []*Run{easy, fcfs, easy}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.csv", buf.Bytes())
+	buf.Reset()
+	if err := WriteCompareJSON(&buf, []*Run{easy, fcfs, easy}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.json", buf.Bytes())
 	var page bytes.Buffer
 	if err := WriteCompareHTML(&page, []*Run{easy, fcfs}, nil); err != nil {
 		t.Fatal(err)

@@ -233,6 +233,11 @@ type Summary struct {
 	// submit times (nil, and omitted, without one); the caller sets it.
 	// Being a pointer, it compares by identity.
 	ClosedLoop *ClosedLoop `json:"closed_loop,omitempty"`
+	// Breakdowns break the run down by user, group, queue and partition,
+	// list the longest waits with why, and give each partition's loss of
+	// capacity (omitted when not gathered); the caller sets them
+	// (Breakdown). Being a pointer, it compares by identity.
+	Breakdowns *Breakdowns `json:"breakdowns,omitempty"`
 	// Warnings are what the run's user should know about the run's input
 	// or options (omitted when there are none); the caller sets them.
 	Warnings []string `json:"warnings,omitempty"`

@@ -148,8 +148,8 @@ func nodeEventsFigure(r *Run, sub string) *Figure {
 		return nil
 	}
 	u := timeUnitFor(to - from)
-	p := newPlot("Utilisation around the node events\n"+sub, "time since the first submission ("+u.name+")", "processors (% of "+fmt.Sprint(ts.Procs())+")")
-	p.X.Tick.Marker = niceTicks
+	p := newPlot("Utilisation around the node events\n"+sub, "", "processors (% of "+fmt.Sprint(ts.Procs())+")")
+	timeAxis(&p.X, r.Calendar, u, ts.Start())
 	segs := ts.Segments(nil)
 	scale := 100 / float64(ts.Procs())
 	busy := newLine(stepXYs(segs, Busy, scale, ts.Start(), u), 0, vg.Points(1))

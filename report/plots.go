@@ -2,13 +2,16 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"image"
 	"image/color"
 	"image/png"
 	"io"
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +43,13 @@ type Run struct {
 	// Gantt holds the allocations for a Gantt chart; nil, or one that is not
 	// Complete, draws none.
 	Gantt *Gantt
+	// GanttFigureMax, when positive, draws the static Gantt chart
+	// (gantt.svg, gantt.png) only for at most this many jobs; the page's
+	// canvas chart shows every job the Gantt kept.
+	GanttFigureMax int
+	// Calendar, when the trace's start time is known, puts the time axes
+	// on the wall clock (nil: time since the first submission).
+	Calendar *Calendar
 }
 
 // Figure is one plot, ready to render as SVG or PNG.
@@ -54,6 +64,9 @@ type Figure struct {
 	Width, Height vg.Length
 
 	draw func(c draw.Canvas)
+	// hover are the points report.html names on hover, in the SVG's
+	// coordinates, recorded when the SVG is drawn.
+	hover []hoverPoint
 }
 
 // PNGDPI is the resolution of the PNG files.
@@ -63,6 +76,7 @@ const PNGDPI = 120
 // data: the same run gives the same bytes.
 func (f *Figure) SVG() ([]byte, error) {
 	c := vgsvg.New(f.Width, f.Height)
+	f.hover = f.hover[:0]
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
@@ -82,10 +96,14 @@ func (f *Figure) PNG() ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
-	// The fastest compression: plots are flat colours, which it packs
-	// nearly as well, at a fraction of the default level's time.
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, c.Image()); err != nil {
+	img, ok := c.Image().(*image.RGBA)
+	var err error
+	if ok {
+		err = encodePNG(&buf, img)
+	} else {
+		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, c.Image())
+	}
+	if err != nil {
 		return nil, fmt.Errorf("report: rendering %s.png: %w", f.Name, err)
 	}
 	return buf.Bytes(), nil
@@ -201,7 +219,10 @@ func RunFigures(r *Run) []*Figure {
 		figs = append(figs, waitCDFFigure([]*Run{r}, "wait_cdf", "Wait-time CDF\n"+sub))
 	}
 	figs = append(figs, slowdownFigure(r, sub))
-	if r.Gantt != nil && len(r.Gantt.Jobs()) > 0 {
+	if b := r.Summary.Breakdowns; b != nil && b.HourOfWeek != nil {
+		figs = append(figs, hourOfWeekFigure(r, sub))
+	}
+	if r.Gantt != nil && len(r.Gantt.Jobs()) > 0 && (r.GanttFigureMax <= 0 || len(r.Gantt.Jobs()) <= r.GanttFigureMax) {
 		figs = append(figs, ganttFigure(r, sub))
 	}
 	return figs
@@ -304,6 +325,12 @@ func timeUnitFor(span workload.Time) timeUnit {
 	return timeUnit{"s", 1}
 }
 
+// timeAxisLabel is the label of a time axis in unit u since the first
+// submission.
+func timeAxisLabel(u timeUnit) string {
+	return "time since the first submission (" + u.name + ")"
+}
+
 // stepXYs turns segments into the vertices of a step line of quantity s,
 // scaled by scale, with x in unit u since origin.
 func stepXYs(segs []Segment, s Series, scale float64, origin workload.Time, u timeUnit) plotter.XYs {
@@ -386,8 +413,8 @@ func smoothWidth(span workload.Time) workload.Time {
 func utilisationFigure(r *Run, sub string) *Figure {
 	ts := r.Series
 	u := timeUnitFor(ts.End() - ts.Start())
-	p := newPlot("Utilisation over time\n"+sub, "time since the first submission ("+u.name+")", "busy processors (% of "+fmt.Sprint(ts.Procs())+")")
-	p.X.Tick.Marker = niceTicks
+	p := newPlot("Utilisation over time\n"+sub, "", "busy processors (% of "+fmt.Sprint(ts.Procs())+")")
+	timeAxis(&p.X, r.Calendar, u, ts.Start())
 	segs := ts.Segments(nil)
 	scale := 100 / float64(ts.Procs())
 	x1 := float64(ts.End()-ts.Start()) / u.sec
@@ -423,13 +450,18 @@ func utilisationFigure(r *Run, sub string) *Figure {
 	p.Y.Min, p.Y.Max = 0, 125 // room for the legend above 100 %
 	p.Y.Tick.Marker = fixedTicks(0, 100, 20, "%.0f")
 	p.X.Min, p.X.Max = 0, x1
-	return &Figure{
+	fig := &Figure{
 		Name: "utilisation", Title: "Utilisation over time",
 		Caption: caption + " The dashed line is the utilisation over the whole makespan.",
 		Width:   9 * vg.Inch, Height: 4.5 * vg.Inch,
 		draw: p.Draw,
 	}
+	addHover(fig, p, seriesHover(ts, Busy, scale, u, ts.Start(), r.Calendar, hoverBins, "busy", "%.1f %%"))
+	return fig
 }
+
+// hoverBins is how many values a time plot names on hover.
+const hoverBins = 400
 
 // niceTicks puts about five to ten labelled ticks at round values (1, 2 or
 // 5 times a power of ten) with a minor tick between each, labelled with as
@@ -491,37 +523,99 @@ func queueFigure(r *Run, sub string) *Figure {
 	u := timeUnitFor(ts.End() - ts.Start())
 	x1 := float64(ts.End()-ts.Start()) / u.sec
 
-	top := newPlot("Queue over time\n"+sub, "", "jobs")
-	top.X.Tick.Marker, top.Y.Tick.Marker = niceTicks, niceTicks
-	addSeries(top, ts, Queued, 1, u, "queued jobs")
-	addSeries(top, ts, Running, 0, u, "running jobs")
-	top.Legend.Top = true
-	top.X.Min, top.X.Max = 0, x1
-	top.Y.Min = 0
-	top.Y.Max *= 1.35 // room for the legend
+	// Three panels, each on its own scale: a queue of hundreds of jobs
+	// and a few dozen running ones, or a demand of tens of machines and
+	// the machine itself, flatten each other on one axis.
+	queued := newPlot("Queue over time\n"+sub, "", "queued jobs")
+	queued.Y.Tick.Marker = niceTicks
+	timeAxis(&queued.X, r.Calendar, u, ts.Start())
+	queued.X.Label.Text = ""
+	addSeries(queued, ts, Queued, 1, u, "queued jobs")
+	queued.Legend.Top = true
+	queued.X.Min, queued.X.Max = 0, x1
+	queued.Y.Min = 0
+	queued.Y.Max = max(queued.Y.Max, 1) * 1.35 // room for the legend
 
-	bot := newPlot("", "time since the first submission ("+u.name+")", "processors")
-	bot.X.Tick.Marker, bot.Y.Tick.Marker = niceTicks, niceTicks
-	addSeries(bot, ts, QueuedProcs, 3, u, "processors the queued jobs ask for")
+	running := newPlot("", "", "running jobs")
+	running.Y.Tick.Marker = niceTicks
+	timeAxis(&running.X, r.Calendar, u, ts.Start())
+	running.X.Label.Text = ""
+	addSeries(running, ts, Running, 0, u, "running jobs")
+	running.Legend.Top = true
+	running.X.Min, running.X.Max = 0, x1
+	running.Y.Min = 0
+	running.Y.Max = max(running.Y.Max, 1) * 1.35
+
+	demand := newPlot("", "", "processors")
+	demand.Y.Tick.Marker = niceTicks
+	timeAxis(&demand.X, r.Calendar, u, ts.Start())
+	addSeries(demand, ts, QueuedProcs, 3, u, "processors the queued jobs ask for")
 	machine := hline(float64(ts.Procs()), 0, x1, color.Black)
-	bot.Add(machine)
-	bot.Legend.Add(fmt.Sprintf("machine size (%d)", ts.Procs()), machine)
-	bot.Legend.Top = true
-	bot.X.Min, bot.X.Max = 0, x1
-	bot.Y.Min = 0
-	bot.Y.Max = max(bot.Y.Max, float64(ts.Procs())) * 1.3
-	return &Figure{
+	demand.Add(machine)
+	demand.Legend.Add(fmt.Sprintf("machine size (%d)", ts.Procs()), machine)
+	demand.Legend.Top = true
+	demand.X.Min, demand.X.Max = 0, x1
+	demand.Y.Min = 0
+	// A few bursts of demand tens of machines deep would flatten the rest
+	// against the axis: the scale stops at twice the machine or the 99th
+	// percentile of the demand over time, whichever is higher, and cuts
+	// the higher peaks.
+	peak, top := demand.Y.Max, demandScale(ts)
+	clipped := ""
+	if peak > top*1.05 {
+		clipped = fmt.Sprintf(" The demand's scale stops at %.0f processors: higher peaks (the highest: %.0f) are cut at the top.", top, peak)
+	} else {
+		top = peak
+	}
+	demand.Y.Max = math.Max(top, float64(ts.Procs())) * 1.3 // room for the legend
+	fig := &Figure{
 		Name: "queue", Title: "Queue length and queued demand over time",
-		Caption: "Top: jobs waiting and jobs running. Bottom: processors the waiting jobs ask for, in all, against the machine size; " +
-			resolution(ts) + ", drawn lighter at its peak.",
-		Width: 9 * vg.Inch, Height: 6.5 * vg.Inch,
+		Caption: "Top: jobs waiting. Middle: jobs running, on its own scale. Bottom: processors the waiting jobs ask for, in all, against the machine size; " +
+			resolution(ts) + ", drawn lighter at its peak." + clipped,
+		Width: 9 * vg.Inch, Height: 8 * vg.Inch,
 		draw: func(c draw.Canvas) {
-			tiles := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
-			cs := plot.Align([][]*plot.Plot{{top}, {bot}}, tiles, c)
-			top.Draw(cs[0][0])
-			bot.Draw(cs[1][0])
+			tiles := draw.Tiles{Rows: 3, Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
+			cs := plot.Align([][]*plot.Plot{{queued}, {running}, {demand}}, tiles, c)
+			queued.Draw(cs[0][0])
+			running.Draw(cs[1][0])
+			demand.Draw(cs[2][0])
 		},
 	}
+	addHover(fig, queued, seriesHover(ts, Queued, 1, u, ts.Start(), r.Calendar, hoverBins, "queued jobs", "%.1f"))
+	addHover(fig, running, seriesHover(ts, Running, 1, u, ts.Start(), r.Calendar, hoverBins, "running jobs", "%.1f"))
+	addHover(fig, demand, seriesHover(ts, QueuedProcs, 1, u, ts.Start(), r.Calendar, hoverBins, "processors asked for by the queued jobs", "%.0f"))
+	return fig
+}
+
+// demandScale returns the top of the queued-demand axis: twice the machine
+// size, or the 99th percentile over time of the demand (the series' means),
+// whichever is higher.
+func demandScale(ts *TimeSeries) float64 {
+	segs := ts.Segments(nil)
+	if len(segs) == 0 {
+		return 2 * float64(ts.Procs())
+	}
+	type level struct {
+		v   float64
+		dur workload.Time
+	}
+	levels := make([]level, len(segs))
+	var total workload.Time
+	for i, g := range segs {
+		levels[i] = level{g.Level[QueuedProcs], g.To - g.From}
+		total += g.To - g.From
+	}
+	slices.SortFunc(levels, func(a, b level) int { return cmp.Compare(a.v, b.v) })
+	var acc workload.Time
+	p99 := levels[len(levels)-1].v
+	for _, l := range levels {
+		acc += l.dur
+		if float64(acc) >= 0.99*float64(total) {
+			p99 = l.v
+			break
+		}
+	}
+	return math.Max(2*float64(ts.Procs()), p99)
 }
 
 // fixedTicks returns a ticker with a labelled tick every step from lo to hi.
@@ -597,6 +691,7 @@ func waitCDFFigure(runs []*Run, name, title string) *Figure {
 			maxW = max(maxW, r.Waits[len(r.Waits)-1])
 		}
 	}
+	var hover []hoverDatum
 	for i, r := range runs {
 		if len(r.Waits) == 0 {
 			continue
@@ -618,6 +713,16 @@ func waitCDFFigure(runs []*Run, name, title string) *Figure {
 		if label == "" {
 			label = "jobs that ran"
 		}
+		// On hover: about a hundred points of the curve, evenly spread
+		// on the logarithmic axis.
+		lastX := 0.0
+		for _, xy := range xys {
+			if xy.X >= lastX*1.08 || xy.X == xys[len(xys)-1].X {
+				hover = append(hover, hoverDatum{X: xy.X, Y: xy.Y,
+					Label: fmt.Sprintf("%s: %s of the jobs waited at most %s", label, percentText(xy.Y), durationText(xy.X))})
+				lastX = xy.X
+			}
+		}
 		zero := 0
 		for zero < len(r.Waits) && r.Waits[zero] < 1 {
 			zero++
@@ -630,13 +735,15 @@ func waitCDFFigure(runs []*Run, name, title string) *Figure {
 	p.Legend.Top = false
 	p.Legend.Left = false
 	p.Legend.YOffs = vg.Points(8)
-	return &Figure{
+	fig := &Figure{
 		Name: name, Title: "Wait-time CDF",
 		Caption: "Fraction of the jobs that ran whose wait (start − submit) was at most x, on a logarithmic axis; " +
 			"the curve starts at x = 1 s with the jobs that did not wait.",
 		Width: 8 * vg.Inch, Height: 4.5 * vg.Inch,
 		draw: p.Draw,
 	}
+	addHover(fig, p, hover)
+	return fig
 }
 
 // classGrid is the heatmap's grid: runtime classes across, size classes up.
@@ -718,13 +825,26 @@ func slowdownFigure(r *Run, sub string) *Figure {
 	p.Y.Tick.Marker = classTicks(SizeClassLabels[:])
 	p.X.Min, p.X.Max = -0.5, NumRuntimeClasses-0.5
 	p.Y.Min, p.Y.Max = -0.5, NumSizeClasses-0.5
-	return &Figure{
+	var hover []hoverDatum
+	for i := range s.BySizeRuntime {
+		for k, c := range s.BySizeRuntime[i] {
+			text := "no jobs"
+			if c.Jobs > 0 {
+				text = fmt.Sprintf("mean bounded slowdown %s, %d %s, mean wait %s", slowdownText(c.BoundedSlowdown.Mean), c.Jobs, plural(c.Jobs, "job", "jobs"), durationText(c.Wait.Mean))
+			}
+			hover = append(hover, hoverDatum{X: float64(k), Y: float64(i),
+				Label: SizeClassLabels[i] + " processors, " + RuntimeClassLabels[k] + ": " + text})
+		}
+	}
+	fig := &Figure{
 		Name: "slowdown_by_class", Title: "Mean bounded slowdown by job class",
 		Caption: fmt.Sprintf("Mean bounded slowdown (τ = %d s) of the jobs in each size × run-time class, with the number of jobs; "+
 			"darker is slower, on a logarithmic colour scale from 1 to the largest cell (at least 10).", BoundedSlowdownTauSec),
 		Width: 8 * vg.Inch, Height: 5 * vg.Inch,
 		draw: p.Draw,
 	}
+	addHover(fig, p, hover)
+	return fig
 }
 
 // slowdownText formats a slowdown with two decimals below 100 and none
@@ -769,43 +889,120 @@ func overlayFigure(runs []*Run, s Series, name, title, yLabel string) *Figure {
 	}
 	u := timeUnitFor(to - from)
 	const bins = 300
-	p := newPlot(title, "time since the first submission ("+u.name+")", yLabel)
-	p.X.Tick.Marker = niceTicks
+	cal := sameCalendar(runs)
+	p := newPlot(title, "", yLabel)
+	timeAxis(&p.X, cal, u, from)
+	p.X.Label.Text = ""
 	if s != Busy {
 		p.Y.Tick.Marker = niceTicks
 	}
+	// Below the overlay, each later run's difference from the first: runs
+	// that differ little draw lines on top of each other above, apart
+	// here.
+	diff := newPlot("", "", "difference from "+runName(runs, 0))
+	diff.Y.Tick.Marker = niceTicks
+	timeAxis(&diff.X, cal, u, from)
+	zero := hline(0, 0, float64(to-from)/u.sec, color.Black)
+	zero.Dashes = nil
+	zero.Width = vg.Points(0.5)
+	diff.Add(zero)
 	binW := float64(to-from) / bins
+	var base []float64
+	var all [][]float64
+	var hover []hoverDatum
+	unitWord := map[Series]string{Busy: "% busy", Queued: "queued jobs"}[s]
+	same := 0
 	for i, r := range runs {
 		means := r.Series.Resample(s, from, to, bins)
 		scale := 1.0
 		if s == Busy {
 			scale = 100 / float64(r.Series.Procs())
 		}
-		xys := make(plotter.XYs, 0, 2*bins)
-		for b, m := range means {
-			x0 := (float64(b) * binW) / u.sec
-			x1 := (float64(b+1) * binW) / u.sec
-			xys = append(xys, plotter.XY{X: x0, Y: m * scale}, plotter.XY{X: x1, Y: m * scale})
+		for b := range means {
+			means[b] *= scale
 		}
-		l := overlayLine(xys, i, vg.Points(1.2))
+		steps := func(vals []float64) plotter.XYs {
+			xys := make(plotter.XYs, 0, 2*bins)
+			for b, m := range vals {
+				x0 := (float64(b) * binW) / u.sec
+				x1 := (float64(b+1) * binW) / u.sec
+				xys = append(xys, plotter.XY{X: x0, Y: m}, plotter.XY{X: x1, Y: m})
+			}
+			return xys
+		}
+		label := runName(runs, i)
+		for k, prev := range all {
+			if slices.Equal(prev, means) {
+				label += " (same as " + runName(runs, k) + ")"
+				same++
+				break
+			}
+		}
+		all = append(all, means)
+		for b := 0; b < len(means); b += 2 {
+			mid := from + workload.Time((float64(b)+0.5)*binW)
+			hover = append(hover, hoverDatum{X: (float64(b) + 0.5) * binW / u.sec, Y: means[b],
+				Label: fmt.Sprintf("%s, %s: %.1f %s", runName(runs, i), timeText(cal, from, mid), means[b], unitWord)})
+		}
+		l := overlayLine(steps(means), i, vg.Points(1.2))
 		p.Add(l)
-		p.Legend.Add(r.Name, l)
+		p.Legend.Add(label, l)
+		if i == 0 {
+			base = means
+			continue
+		}
+		d := make([]float64, len(means))
+		for b := range means {
+			d[b] = means[b] - base[b]
+		}
+		dl := overlayLine(steps(d), i, vg.Points(1.2))
+		diff.Add(dl)
 	}
 	p.Legend.Top = true
 	p.X.Min, p.X.Max = 0, float64(to-from)/u.sec
+	diff.X.Min, diff.X.Max = p.X.Min, p.X.Max
+	lim := math.Max(math.Abs(diff.Y.Min), math.Abs(diff.Y.Max))
+	if lim == 0 {
+		lim = 1
+	}
+	diff.Y.Min, diff.Y.Max = -lim*1.1, lim*1.1
 	p.Y.Min = 0
 	if s == Busy {
 		p.Y.Max = 100 + 7*float64(len(runs)) // room for the legend
 		p.Y.Tick.Marker = fixedTicks(0, 100, 20, "%.0f")
+		diff.Y.Label.Text += " (points)"
 	} else {
 		p.Y.Max *= 1 + 0.1*float64(len(runs))
+		diff.Y.Label.Text += " (jobs)"
 	}
 	what := map[Series]string{Busy: "Processors allocated, as a percentage of each run's machine",
 		Queued: "Jobs waiting in the queue"}[s]
-	return &Figure{
-		Name: name, Title: title,
-		Caption: fmt.Sprintf("%s, for each run, as time-weighted means over %d equal bins of %s.", what, bins, durationText(binW)),
-		Width:   9 * vg.Inch, Height: 4.5 * vg.Inch,
-		draw: p.Draw,
+	caption := fmt.Sprintf("%s, for each run, as time-weighted means over %d equal bins of %s. "+
+		"Below: each later run minus %s, bin by bin.", what, bins, durationText(binW), runName(runs, 0))
+	if same > 0 {
+		caption += " A run marked \"same as\" draws exactly the line of the run it names, which hides it."
 	}
+	height := 4.5 * vg.Inch
+	if len(runs) == 1 {
+		p.X.Label.Text = diff.X.Label.Text
+	} else {
+		height = 6.5 * vg.Inch
+	}
+	fig := &Figure{
+		Name: name, Title: title,
+		Caption: caption,
+		Width:   9 * vg.Inch, Height: height,
+		draw: func(c draw.Canvas) {
+			if len(runs) == 1 {
+				p.Draw(c)
+				return
+			}
+			tiles := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
+			cs := plot.Align([][]*plot.Plot{{p}, {diff}}, tiles, c)
+			p.Draw(cs[0][0])
+			diff.Draw(cs[1][0])
+		},
+	}
+	addHover(fig, p, hover)
+	return fig
 }

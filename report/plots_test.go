@@ -227,3 +227,52 @@ func TestCDFPoints(t *testing.T) {
 }
 
 func trimFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// TestCompareShowsDifferences: a run identical to an earlier one is named so
+// in the legend (its line hides under the other), and a panel below draws
+// each later run's difference from the first.
+func TestCompareShowsDifferences(t *testing.T) {
+	easy := syntheticReport(t, "easy", 300, DefaultSeriesPoints, easyCfg)
+	fcfs := syntheticReport(t, "fcfs", 300, DefaultSeriesPoints, fcfsCfg)
+	twin := *easy
+	twin.Name = "easy again"
+	for _, f := range CompareFigures([]*Run{easy, fcfs, &twin}) {
+		if f.Name == "compare_wait_cdf" {
+			continue
+		}
+		svg, err := f.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"easy again (same as easy)", "difference from easy"} {
+			if !bytes.Contains(svg, []byte(want)) {
+				t.Errorf("%s lacks %q", f.Name, want)
+			}
+		}
+		if strings.Contains(string(svg), "fcfs (same as") {
+			t.Errorf("%s: fcfs differs from easy but is marked the same", f.Name)
+		}
+		if !strings.Contains(f.Caption, "same as") {
+			t.Errorf("%s: caption %q does not explain \"same as\"", f.Name, f.Caption)
+		}
+	}
+}
+
+// TestQueueDemandScale: the demand panel's scale stops at twice the machine
+// or the demand's 99th percentile over time, and the caption says when
+// peaks are cut.
+func TestQueueDemandScale(t *testing.T) {
+	bucketed := syntheticReport(t, "bucketed", 3000, 64, easyCfg)
+	top := demandScale(bucketed.Series)
+	if top < 2*64 {
+		t.Errorf("demand scale %v below twice the machine", top)
+	}
+	peak := 0.0
+	for _, g := range bucketed.Series.MaxSegments(nil) {
+		peak = max(peak, g.Level[QueuedProcs])
+	}
+	f := queueFigure(bucketed, "")
+	if cut := strings.Contains(f.Caption, "cut at the top"); cut != (peak > top*1.05) {
+		t.Errorf("peak %v, scale %v: caption %q", peak, top, f.Caption)
+	}
+}

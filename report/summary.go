@@ -116,3 +116,45 @@ func cleaningRows(c workload.CleanStats) []tableRow {
 	}
 	return rows
 }
+
+// cleaningLabels are the cleaning counts' names for people, by their
+// summary.json key: report.html shows these, with the key beside them.
+var cleaningLabels = map[string]string{
+	"procs_from_fallback":  "processor count taken from the fallback field",
+	"dropped_procs_le_0":   "dropped: no positive processor count",
+	"dropped_run_le_0":     "dropped: run time of 0 s or less",
+	"run_set_to_1":         "run time of 0 s or less raised to 1 s",
+	"no_estimate":          "kept without a requested time",
+	"estimate_from_run":    "requested time set to the run time",
+	"overrun_killed":       "ran past the requested time: killed at the limit",
+	"overrun_extended":     "ran past the requested time: limit raised to the run time",
+	"dropped_status":       "dropped by the status filter",
+	"dropped_partial":      "dropped: partial record (status 2, 3 or 4)",
+	"rounded_fractional":   "fractional times rounded to whole seconds",
+	"dropped_submit_unset": "dropped: no submit time",
+	"duplicate_ids":        "kept with the number of an earlier job",
+	"dropped_duplicate_id": "dropped: an earlier job has its number",
+	"status_unknown":       "status SWF does not define, cleaned as any job",
+	"extra_fields_ignored": "lines with more than 18 fields, read up to the 18th",
+	"dropped_before_from":  "dropped: submitted before --from",
+	"dropped_after_until":  "dropped: submitted at or after --until",
+	"dropped_user":         "dropped: user not selected",
+	"dropped_queue":        "dropped: queue not selected",
+	"dropped_partition":    "dropped: partition not selected",
+	"dropped_max_jobs":     "dropped: past --max-jobs",
+	"dropped_unfinished":   "dropped: not finished when sacct ran, or revoked",
+	"sacct_steps_folded":   "job steps folded into their job",
+	"sacct_het_folded":     "heterogeneous job components folded into their job",
+}
+
+// cleaningHumanRows returns cleaningRows with each count named for people,
+// its summary.json key in parentheses.
+func cleaningHumanRows(c workload.CleanStats) []tableRow {
+	rows := cleaningRows(c)
+	for i := range rows {
+		if l, ok := cleaningLabels[rows[i].label]; ok {
+			rows[i].label = l + " (" + rows[i].label + ")"
+		}
+	}
+	return rows
+}

@@ -144,3 +144,41 @@ func TestSweepCleaningColumnsIfUsed(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepOrdered: numbers, durations and "all" are ordered x values, joined
+// by lines; names of policies, traces or modes are categories.
+func TestSweepOrdered(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []string
+		want bool
+	}{
+		{[]string{"1", "10", "100", "all"}, true},
+		{[]string{"0.5", "1", "2"}, true},
+		{[]string{"30m", "2h", "unlimited"}, true},
+		{[]string{"fcfs", "sjf", "wfp3"}, false},
+		{[]string{"off", "easy", "conservative"}, false},
+		{[]string{"a/x.swf", "b/y.swf"}, false},
+		{[]string{"1", "fast"}, false},
+	} {
+		if got := sweepOrdered(tc.xs); got != tc.want {
+			t.Errorf("sweepOrdered(%q) = %v, want %v", tc.xs, got, tc.want)
+		}
+	}
+}
+
+// TestSweepPlotGolden: an ordered x axis joins each line's points; a
+// categorical one (the traces here) draws markers only, set side by side.
+func TestSweepPlotGolden(t *testing.T) {
+	tb := sweepTestTable()
+	for _, x := range []string{"lookahead", "trace"} {
+		figs, err := SweepFigures(tb, x, []string{"wait_mean"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg, err := figs[0].SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		goldenSVG(t, "plots/sweep_against_"+x+".svg", svg)
+	}
+}

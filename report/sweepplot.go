@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -120,6 +121,10 @@ func SweepFigures(t *SweepTable, x string, metrics []string) ([]*Figure, error) 
 				p.Y.Max = hi * 1.05 // room for the markers at the top
 			}
 		}
+		// Categories (policies, traces, backfill modes) have no order: their
+		// points are not joined, and each line's markers are set a little
+		// apart so that equal values do not hide each other.
+		categorical := !sweepOrdered(xs)
 		leg := plot.NewLegend()
 		sans(&leg.TextStyle, 10)
 		leg.Top, leg.Left = true, true
@@ -127,14 +132,25 @@ func SweepFigures(t *SweepTable, x string, metrics []string) ([]*Figure, error) 
 			xys := make(plotter.XYs, 0, len(l.pts))
 			for _, k := range l.pts {
 				pt := &t.Points[k]
-				xys = append(xys, plotter.XY{X: float64(xpos[pt.Values[xi]]), Y: m.Display(&pt.Summary)})
+				x := float64(xpos[pt.Values[xi]])
+				if categorical && len(lines) > 1 {
+					x += 0.3 * (float64(i)/float64(len(lines)-1) - 0.5)
+				}
+				xys = append(xys, plotter.XY{X: x, Y: m.Display(&pt.Summary)})
 			}
-			ln := overlayLine(xys, i, vg.Points(1.5))
 			sc, err := plotter.NewScatter(xys)
 			if err != nil {
 				return nil, fmt.Errorf("report: sweep plot of %s: %w", name, err)
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: lineColors[i%len(lineColors)], Radius: vg.Points(3), Shape: sweepGlyphs[i%len(sweepGlyphs)]}
+			if categorical {
+				p.Add(sc)
+				if l.label != "" {
+					leg.Add(l.label, sc)
+				}
+				continue
+			}
+			ln := overlayLine(xys, i, vg.Points(1.5))
 			p.Add(ln, sc)
 			if l.label != "" {
 				leg.Add(l.label, ln, sc)
@@ -147,7 +163,12 @@ func SweepFigures(t *SweepTable, x string, metrics []string) ([]*Figure, error) 
 		}
 		p.X.Tick.Marker = plot.ConstantTicks(xticks)
 		caption := fmt.Sprintf("%s of each point of the sweep against %s (values evenly spaced, in the order given)", upperFirst(m.Label), x)
-		if len(lines) > 1 {
+		switch {
+		case categorical && len(lines) > 1:
+			caption += fmt.Sprintf("; %s values are categories, not joined; one marker for each %s, set side by side", x, strings.Join(paramNames(t.Params, varying), " and "))
+		case categorical:
+			caption += fmt.Sprintf("; %s values are categories, not joined", x)
+		case len(lines) > 1:
 			caption += fmt.Sprintf("; one line for each %s", strings.Join(paramNames(t.Params, varying), " and "))
 		}
 		figs = append(figs, &Figure{
@@ -157,6 +178,24 @@ func SweepFigures(t *SweepTable, x string, metrics []string) ([]*Figure, error) 
 		})
 	}
 	return figs, nil
+}
+
+// sweepOrdered reports whether the x values of a sweep have an order that a
+// line between them means: every value is a number, a duration with a unit
+// (30m, 2h), or a word for no bound ("all", "unlimited", "infinite").
+func sweepOrdered(xs []string) bool {
+	for _, v := range xs {
+		v = strings.ToLower(strings.TrimSpace(v))
+		switch v {
+		case "all", "unlimited", "infinite", "inf":
+			continue
+		}
+		num := strings.TrimRight(v, "smhdw%")
+		if _, err := strconv.ParseFloat(num, 64); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // drawWithSideLegend draws p with leg to its right, outside the data area,

@@ -119,6 +119,7 @@ type slotState struct {
 	Requeues                            int32
 	Released                            bool
 	Run0                                workload.Time
+	Pending                             PendingReason
 }
 
 type eventState struct {
@@ -201,7 +202,7 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 		}
 		s.Slots[i] = slotState{Job: x.job, Start: x.start, End: x.end, PredEnd: x.predEnd, Limit: x.limit,
 			Reserve: x.reserved, Epoch: x.epoch, Alloc: alloc, Started: x.started, Held: x.held, Predicted: x.predicted,
-			Requeues: x.requeues, Released: x.released, Run0: x.run0}
+			Requeues: x.requeues, Released: x.released, Run0: x.run0, Pending: x.pending}
 	}
 	if len(e.cfg.NodeEvents) > 0 {
 		ns := &e.nodes
@@ -306,7 +307,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	for i, x := range s.Slots {
 		e.slots[i] = slot{job: x.Job, start: x.Start, end: x.End, predEnd: x.PredEnd, limit: x.Limit,
 			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted,
-			requeues: x.Requeues, released: x.Released, run0: x.Run0}
+			requeues: x.Requeues, released: x.Released, run0: x.Run0, pending: x.Pending}
 	}
 	if err := e.restoreNodes(s.Nodes); err != nil {
 		return nil, bad("%v", err)

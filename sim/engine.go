@@ -170,6 +170,51 @@ type Record struct {
 	// Slot is the engine's slot of a job that ran: the one
 	// Starter.JobStarted named it by.
 	Slot int32
+	// Pending says why a job that ran waited, as the engine last saw it
+	// (PendingNone for a job that started at its submission, and in
+	// ScoreD's records).
+	Pending PendingReason
+}
+
+// PendingReason says why a job waited, in the spirit of Slurm's pending
+// reasons (squeue's REASON: "Priority" when higher-priority jobs are
+// ahead of it, "Resources" when it is next but the processors are busy,
+// "BeginTime" while held until a time). The engine records, for each
+// job, the reason of the last pass that left it waiting at the head of
+// the queue; a job never left at the head waited behind others
+// (PendingPriority), or only for its hold (PendingHold). Cheap by design:
+// one job is looked at per pass.
+type PendingReason uint8
+
+// Pending reasons.
+const (
+	// PendingNone: the job did not wait (or the engine does not say).
+	PendingNone PendingReason = iota
+	// PendingPriority: jobs ahead of it in the queue's order went first.
+	PendingPriority
+	// PendingResources: it was next, and too few processors were idle.
+	PendingResources
+	// PendingPolicy: it was next and enough processors were idle, but the
+	// policy kept it waiting: an activation filter, a limit, a
+	// reservation, or idle processors of the wrong nodes.
+	PendingPolicy
+	// PendingHold: it was held until its Hold Until, and started then.
+	PendingHold
+)
+
+// String returns the reason's name as the reports show it.
+func (r PendingReason) String() string {
+	switch r {
+	case PendingPriority:
+		return "priority"
+	case PendingResources:
+		return "resources"
+	case PendingPolicy:
+		return "held by the policy"
+	case PendingHold:
+		return "hold until"
+	}
+	return ""
 }
 
 // Wait returns the time the job spent queued.
@@ -308,6 +353,7 @@ type slot struct {
 	requeues  int32         // times a node failure requeued the job
 	released  bool          // queued out of arrival order at the end of its hold (see Engine.release)
 	run0      workload.Time // the trace's run time, before a cluster of clusters scaled it (Config.Allocator)
+	pending   PendingReason // why it waited, as the last pass that left it at the head saw it (see PendingReason)
 }
 
 // endEvent is a job's next event in a heap: its end in Engine, or (in
@@ -943,6 +989,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	}
 	s.predicted = -1
 	s.released = false
+	s.pending = PendingNone
 	if e.alloc != nil {
 		s.predicted = e.predict(&s.job)
 		if s.job.HoldUntil > s.predicted && s.predicted < workload.Forever {
@@ -1046,7 +1093,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.stats.Killed++
 	}
 	e.touch(s.end)
-	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.starter != nil, Slot: id}
+	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.starter != nil, Slot: id, Pending: s.pending}
 	e.recordGrowth(id)
 	if s.predicted >= 0 {
 		e.rec.Predicted, e.rec.HasPrediction = s.predicted, true
@@ -1098,6 +1145,17 @@ func (e *Engine) pass() {
 	e.ended = e.ended[:0]
 	if e.started {
 		e.removeStarted()
+	}
+	if len(e.queue) > 0 {
+		// The head of the queue waits for processors (on a cluster: for
+		// nodes where it fits), or, when they are free, for something the
+		// policy keeps it for (a filter, a limit, a reservation).
+		s := &e.slots[e.queue[0]]
+		if s.job.Procs > e.freeProcs() || e.alloc != nil && !e.alloc.Fits(cluster.RequestOf(&s.job)) {
+			s.pending = PendingResources
+		} else {
+			s.pending = PendingPolicy
+		}
 	}
 	if e.quieter != nil {
 		e.quietDue, e.quietLen = true, len(e.queue)
@@ -1353,6 +1411,14 @@ func (e *Engine) startWith(i, procs int) {
 		panic(fmt.Sprintf("sim: job %d started at %d after its reservation at %d: a reservation was delayed", s.job.ID, e.now, s.reserved))
 	}
 	s.started = true
+	if s.pending == PendingNone && e.now > s.job.Submit {
+		// Never at the head of the queue after a pass: jobs ahead of it
+		// went first, unless its hold alone kept it until now.
+		s.pending = PendingPriority
+		if s.job.HoldUntil >= e.now {
+			s.pending = PendingHold
+		}
+	}
 	e.started = true
 	e.startedAt = append(e.startedAt, i)
 	e.queuedProcs -= int64(s.job.Procs)

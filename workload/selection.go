@@ -284,3 +284,19 @@ func containsInt64(s []int64, v int64) bool {
 	}
 	return false
 }
+
+// Calendar returns the wall-clock instant of the trace's time 0 (the
+// header's UnixStartTime) and the zone its times are in (its
+// TimeZoneString when the system knows that zone, else its TimeZone,
+// else UTC); ok is false when the header has no UnixStartTime.
+func (h *Header) Calendar() (epoch int64, loc *time.Location, ok bool) {
+	v := strings.Fields(h.Get("UnixStartTime"))
+	if len(v) == 0 {
+		return 0, nil, false
+	}
+	epoch, err := strconv.ParseInt(v[0], 10, 64)
+	if err != nil {
+		return 0, nil, false
+	}
+	return epoch, headerZone(h), true
+}

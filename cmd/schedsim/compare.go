@@ -47,8 +47,13 @@ Examples:
       --run 'easy: --backfill easy' --run 'cons: --backfill conservative'
   schedsim compare --dirs results/easy results/fcfs --out cmp
 
-With --out DIR it writes DIR/compare_wait_cdf, DIR/compare_utilisation and
-DIR/compare_queue (each .svg and .png) and DIR/compare.html.
+With --out DIR it writes the table for programs as DIR/compare.csv (a row
+per run and metric: run, policy, metric, better, value, relative_change,
+verdict) and DIR/compare.json (per metric, the values and relative changes
+in the runs' order), and, unless --plots=false, DIR/compare_wait_cdf,
+DIR/compare_utilisation and DIR/compare_queue (each .svg and .png) and
+DIR/compare.html. Relative changes there are fractions,
+(value - first) / |first|, empty (null) for the first run.
 `
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -61,7 +66,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	registerScenario(fs, &base)
 	fs.StringArrayVar(&runs, "run", nil, "a run: 'NAME: OPTIONS' (repeat for each run)")
 	fs.BoolVar(&dirs, "dirs", false, "compare the result directories given as arguments instead of running simulations")
-	fs.StringVar(&out, "out", "", "write the overlaid plots and compare.html into this directory (created if needed)")
+	fs.StringVar(&out, "out", "", "write compare.csv, compare.json, the overlaid plots and compare.html into this directory (created if needed)")
 	fs.BoolVar(&plots, "plots", true, "with --out, write the plots and compare.html")
 	fs.IntVar(&jobs, "jobs", jobs, "how many runs to simulate at once (default: the number of CPUs)")
 	fs.StringVar(&progress, "progress", "auto", "say on stderr as each run finishes: auto (only on a terminal, not under CI), always or never")
@@ -120,11 +125,23 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := report.WriteCompareTable(stdout, results); err != nil {
 		return err
 	}
-	if out == "" || !plots {
+	if out == "" {
 		return nil
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
+	}
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer, []*report.Run) error
+	}{{"compare.csv", report.WriteCompareCSV}, {"compare.json", report.WriteCompareJSON}} {
+		if err := report.WriteFileAtomic(filepath.Join(out, f.name), func(w io.Writer) error { return f.write(w, results) }); err != nil {
+			return err
+		}
+	}
+	if !plots {
+		fmt.Fprintf(stderr, "wrote %s and %s\n", filepath.Join(out, "compare.csv"), filepath.Join(out, "compare.json"))
+		return nil
 	}
 	rendered, err := report.RenderFigures(out, func() []*report.Figure { return report.CompareFigures(results) })
 	if err != nil {

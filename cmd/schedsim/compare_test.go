@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -70,6 +74,7 @@ func TestCompareRuns(t *testing.T) {
 	dir := t.TempDir()
 	var outputs []string
 	var pages [][]byte
+	var machine []string
 	for _, jobs := range []string{"1", "3"} {
 		out := filepath.Join(dir, "cmp"+jobs)
 		code, stdout, stderr := run(t, "compare", "--jobs", jobs, "--backfill", "off", "--out", out,
@@ -83,6 +88,13 @@ func TestCompareRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		pages = append(pages, page)
+		for _, f := range []string{"compare.csv", "compare.json"} {
+			b, err := os.ReadFile(filepath.Join(out, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			machine = append(machine, string(b))
+		}
 		for _, f := range []string{"compare_wait_cdf", "compare_utilisation", "compare_queue"} {
 			for _, ext := range []string{".svg", ".png"} {
 				if st, err := os.Stat(filepath.Join(out, f+ext)); err != nil || st.Size() == 0 {
@@ -91,9 +103,10 @@ func TestCompareRuns(t *testing.T) {
 			}
 		}
 	}
-	if outputs[0] != outputs[1] || !bytes.Equal(pages[0], pages[1]) {
+	if outputs[0] != outputs[1] || !bytes.Equal(pages[0], pages[1]) || machine[0] != machine[2] || machine[1] != machine[3] {
 		t.Errorf("the output depends on --jobs:\n%s\n%s", outputs[0], outputs[1])
 	}
+	checkCompareFiles(t, outputs[0], machine[0], machine[1])
 	lines := strings.Split(outputs[0], "\n")
 	if !strings.HasPrefix(lines[0], "metric") || !strings.Contains(lines[0], "fcfs") ||
 		strings.Index(lines[0], "fcfs") > strings.Index(lines[0], "easy1") ||
@@ -136,5 +149,67 @@ func TestCompareDirs(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "compare_utilisation.png")); err != nil {
 		t.Error(err)
+	}
+}
+
+// checkCompareFiles checks compare.csv and compare.json against each other
+// and against the table printed: a row per run and metric, the same values,
+// and relative changes that are (value − first) / |first|.
+func checkCompareFiles(t *testing.T, table, csvText, jsonText string) {
+	t.Helper()
+	var doc struct {
+		Baseline string
+		Runs     []struct{ Name, Policy string }
+		Metrics  []struct {
+			Key            string
+			Label          string
+			Better         string
+			Values         []*float64
+			RelativeChange []*float64 `json:"relative_change"`
+			Verdict        []string
+		}
+	}
+	if err := json.Unmarshal([]byte(jsonText), &doc); err != nil {
+		t.Fatalf("compare.json: %v", err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(csvText)).ReadAll()
+	if err != nil {
+		t.Fatalf("compare.csv: %v", err)
+	}
+	if len(doc.Runs) != 3 || doc.Baseline != doc.Runs[0].Name || len(doc.Metrics) < 10 {
+		t.Fatalf("compare.json: %d runs, baseline %q, %d metrics", len(doc.Runs), doc.Baseline, len(doc.Metrics))
+	}
+	if len(rows) != 1+len(doc.Runs)*len(doc.Metrics) || strings.Join(rows[0], ",") != "run,policy,metric,better,value,relative_change,verdict" {
+		t.Fatalf("compare.csv: %d rows, header %q", len(rows), rows[0])
+	}
+	for i, run := range doc.Runs {
+		if !strings.Contains(strings.Split(table, "\n")[1], run.Policy) {
+			t.Errorf("run %q: policy %q not in the table", run.Name, run.Policy)
+		}
+		for k, m := range doc.Metrics {
+			row := rows[1+i*len(doc.Metrics)+k]
+			v := *m.Values[i]
+			if row[0] != run.Name || row[1] != run.Policy || row[2] != m.Key || row[3] != m.Better {
+				t.Errorf("csv row %v, want run %q metric %q", row, run.Name, m.Key)
+			}
+			if got, err := strconv.ParseFloat(row[4], 64); err != nil || got != v {
+				t.Errorf("%s of %s: csv %q, json %v", m.Key, run.Name, row[4], v)
+			}
+			base := *m.Values[0]
+			switch {
+			case i == 0:
+				if m.RelativeChange[0] != nil || row[5] != "" {
+					t.Errorf("%s: the baseline has a relative change", m.Key)
+				}
+			case base != 0:
+				want := (v - base) / math.Abs(base)
+				if m.RelativeChange[i] == nil || math.Abs(*m.RelativeChange[i]-want) > 1e-12 {
+					t.Errorf("%s of %s: relative change %v, want %v", m.Key, run.Name, m.RelativeChange[i], want)
+				}
+				if (m.Better == "lower" && v < base || m.Better == "higher" && v > base) != (m.Verdict[i] == "better") {
+					t.Errorf("%s of %s: %v against %v is %q", m.Key, run.Name, v, base, m.Verdict[i])
+				}
+			}
+		}
 	}
 }

@@ -1,0 +1,116 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// hoverDatum is a point of a plot that report.html names on hover: where
+// it is, in the plot's data coordinates, and what it is.
+type hoverDatum struct {
+	X, Y  float64
+	Label string
+}
+
+// hoverMarks is an invisible plotter that, when its plot is drawn as SVG,
+// records where its points land in the SVG's coordinates (points, y down)
+// in the figure, for the page's script.
+type hoverMarks struct {
+	fig *Figure
+	pts []hoverDatum
+}
+
+// Plot records the points' positions; it draws nothing.
+func (h *hoverMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	var inner vg.Canvas = c.Canvas
+	for {
+		dc, ok := inner.(draw.Canvas)
+		if !ok {
+			break
+		}
+		inner = dc.Canvas
+	}
+	svg, ok := inner.(*vgsvg.Canvas)
+	if !ok {
+		return
+	}
+	_, height := svg.Size()
+	trX, trY := p.Transforms(&c)
+	for _, d := range h.pts {
+		if math.IsNaN(d.X) || math.IsNaN(d.Y) || d.X < p.X.Min || d.X > p.X.Max || d.Y < p.Y.Min || d.Y > p.Y.Max {
+			continue
+		}
+		x, y := trX(d.X), trY(d.Y)
+		h.fig.hover = append(h.fig.hover, hoverPoint{X: round2(float64(x)), Y: round2(float64(height - y)), Label: d.Label})
+	}
+}
+
+// hoverPoint is a hover point in SVG coordinates.
+type hoverPoint struct {
+	X, Y  float64
+	Label string
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// addHover adds points to name on hover to p, drawn in fig.
+func addHover(fig *Figure, p *plot.Plot, pts []hoverDatum) {
+	p.Add(&hoverMarks{fig: fig, pts: pts})
+}
+
+// hoverJSON returns the figure's hover points as JSON: [[x, y, label], …].
+func (f *Figure) hoverJSON() string {
+	if len(f.hover) == 0 {
+		return ""
+	}
+	rows := make([][3]any, len(f.hover))
+	for i, h := range f.hover {
+		rows[i] = [3]any{h.X, h.Y, h.Label}
+	}
+	b, err := json.Marshal(rows)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// timeText names trace time t for a hover label: a local date and time
+// with a calendar, else the time since origin.
+func timeText(cal *Calendar, origin, t workload.Time) string {
+	if cal != nil {
+		return cal.At(t).Format("Mon 2 Jan 2006 15:04")
+	}
+	return durationText(float64(t-origin)) + " after the first submission"
+}
+
+// seriesHover returns hover points for quantity s of ts, scaled, at n
+// equal bins' means, with x in unit u since origin.
+func seriesHover(ts *TimeSeries, s Series, scale float64, u timeUnit, origin workload.Time, cal *Calendar, n int, what string, format string) []hoverDatum {
+	from, to := ts.Start(), ts.End()
+	if to <= from {
+		return nil
+	}
+	n = int(min(int64(n), int64(to-from)))
+	means := ts.Resample(s, from, to, n)
+	w := float64(to-from) / float64(n)
+	out := make([]hoverDatum, 0, n)
+	for b, m := range means {
+		mid := from + workload.Time((float64(b)+0.5)*w)
+		v := m * scale
+		out = append(out, hoverDatum{X: float64(mid-origin) / u.sec, Y: v,
+			Label: timeText(cal, origin, mid) + ": " + fmt.Sprintf(format, v) + " " + what + " (mean over " + durationText(w) + ")"})
+	}
+	return out
+}
+
+// percentText formats a fraction as a percentage.
+func percentText(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" }

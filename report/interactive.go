@@ -1,0 +1,312 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"html/template"
+	"math"
+	"slices"
+)
+
+// PageGanttMaxJobs is the most jobs (pieces of jobs that grew included)
+// whose allocations the page's interactive Gantt chart shows; the static
+// gantt.svg and gantt.png stay bounded by --gantt-max-jobs.
+const PageGanttMaxJobs = 1 << 20
+
+// ganttPageData is the job data the page's canvas Gantt chart draws,
+// embedded in the page as JSON with base64 arrays of little-endian int32:
+// per rectangle (a job's contiguous processors) its start and duration in
+// seconds after Origin, its first processor and count, and its job's index
+// in IDs (a job killed at its limit has a negative index, −1 − i).
+type ganttPageData struct {
+	Origin int64 `json:"origin"`
+	// ViewFrom is where the chart starts by default, in seconds after
+	// Origin: where the jobs are (ganttView).
+	ViewFrom int64  `json:"view_from"`
+	Procs    int    `json:"procs"`
+	Jobs     int    `json:"jobs"`
+	Rects    int    `json:"rects"`
+	Data     string `json:"data"`
+	IDs      string `json:"ids"`
+	// Epoch and Offset, with a calendar, place Origin on the wall clock
+	// (Unix seconds of trace time 0, and the zone's offset from UTC at
+	// the first start, in seconds); Zone names the zone.
+	Epoch  *int64 `json:"epoch,omitempty"`
+	Offset int    `json:"offset"`
+	Zone   string `json:"zone,omitempty"`
+}
+
+// ganttJSON returns the canvas Gantt chart's data, or "" without a
+// complete Gantt.
+func ganttJSON(r *Run) template.JS {
+	if r.Gantt == nil || !r.Gantt.Complete() || len(r.Gantt.Jobs()) == 0 {
+		return ""
+	}
+	jobs := slices.Clone(r.Gantt.Jobs())
+	slices.SortStableFunc(jobs, func(a, b GanttJob) int {
+		switch {
+		case a.Start < b.Start:
+			return -1
+		case a.Start > b.Start:
+			return 1
+		}
+		return 0
+	})
+	origin := jobs[0].Start
+	var rects, ids []byte
+	put := func(b []byte, v int64) []byte {
+		v = max(min(v, math.MaxInt32), math.MinInt32)
+		return binary.LittleEndian.AppendUint32(b, uint32(int32(v)))
+	}
+	n := 0
+	for i, j := range jobs {
+		ids = put(ids, j.ID)
+		idx := int64(i)
+		if j.Killed {
+			idx = -1 - idx
+		}
+		for _, a := range j.Alloc {
+			rects = put(rects, int64(j.Start-origin))
+			rects = put(rects, int64(j.End-j.Start))
+			rects = put(rects, int64(a.Lo))
+			rects = put(rects, int64(a.Hi-a.Lo))
+			rects = put(rects, idx)
+			n++
+		}
+	}
+	from, _, _ := ganttView(jobs)
+	d := ganttPageData{Origin: int64(origin), ViewFrom: int64(from - origin), Procs: r.Summary.Procs, Jobs: len(jobs), Rects: n,
+		Data: base64.StdEncoding.EncodeToString(rects), IDs: base64.StdEncoding.EncodeToString(ids)}
+	if c := r.Calendar; c != nil {
+		e := c.Epoch
+		d.Epoch = &e
+		_, d.Offset = c.At(origin).Zone()
+		d.Zone = c.zoneName()
+	}
+	// The arrays go in as they are (base64 needs no escaping): encoding
+	// megabytes of them through json.Marshal would scan every byte again.
+	dataB64, idsB64 := d.Data, d.IDs
+	d.Data, d.IDs = "", ""
+	b, err := json.Marshal(d)
+	if err != nil {
+		return ""
+	}
+	b = bytes.Replace(b, []byte(`"data":""`), []byte(`"data":"`+dataB64+`"`), 1)
+	b = bytes.Replace(b, []byte(`"ids":""`), []byte(`"ids":"`+idsB64+`"`), 1)
+	return template.JS(b)
+}
+
+// pageScript makes report.html and compare.html explorable, with nothing
+// fetched: values on hover over every plot (from the points each figure
+// embeds), tables sorted by a click on a column's heading, and the canvas
+// Gantt chart (zoom with the wheel or the buttons, pan by dragging, the
+// job under the pointer named), which draws only the jobs in view.
+const pageScript = `
+(function () {
+  "use strict";
+  var tip = document.createElement("div");
+  tip.className = "tip";
+  document.body.appendChild(tip);
+  function showTip(text, x, y) {
+    tip.textContent = text;
+    tip.style.display = "block";
+    var w = tip.offsetWidth;
+    tip.style.left = Math.min(x + 14, window.scrollX + document.documentElement.clientWidth - w - 8) + "px";
+    tip.style.top = (y + 14) + "px";
+  }
+  function hideTip() { tip.style.display = "none"; }
+
+  // Values on hover.
+  document.querySelectorAll("script.hover").forEach(function (s) {
+    var fig = document.getElementById("fig-" + s.dataset.for);
+    if (!fig) return;
+    var svg = fig.querySelector("svg");
+    var pts = JSON.parse(s.textContent);
+    if (!svg || !pts.length) return;
+    var ns = "http://www.w3.org/2000/svg";
+    var mark = document.createElementNS(ns, "circle");
+    mark.setAttribute("r", "3.5");
+    mark.setAttribute("class", "hovermark");
+    mark.style.display = "none";
+    svg.appendChild(mark);
+    svg.addEventListener("mousemove", function (ev) {
+      var ctm = svg.getScreenCTM();
+      if (!ctm) return;
+      var p = svg.createSVGPoint();
+      p.x = ev.clientX; p.y = ev.clientY;
+      p = p.matrixTransform(ctm.inverse());
+      var best = -1, bd = 1e18;
+      for (var i = 0; i < pts.length; i++) {
+        var dx = pts[i][0] - p.x, dy = pts[i][1] - p.y, d = dx * dx + 0.15 * dy * dy;
+        if (d < bd) { bd = d; best = i; }
+      }
+      if (best < 0 || bd > 40 * 40) { mark.style.display = "none"; hideTip(); return; }
+      mark.setAttribute("cx", pts[best][0]);
+      mark.setAttribute("cy", pts[best][1]);
+      mark.style.display = "";
+      showTip(pts[best][2], ev.pageX, ev.pageY);
+    });
+    svg.addEventListener("mouseleave", function () { mark.style.display = "none"; hideTip(); });
+  });
+
+  // Sortable tables.
+  function cellValue(td) {
+    var t = td.textContent.trim();
+    var m = t.match(/^[-+]?[0-9]*\.?[0-9]+(e[-+]?[0-9]+)?/i);
+    if (!m) return { num: false, v: t };
+    var v = parseFloat(m[0]);
+    if (/ min\b/.test(t)) v *= 60; else if (/ h\b/.test(t)) v *= 3600; else if (/ days\b/.test(t)) v *= 86400;
+    return { num: true, v: v };
+  }
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    var ths = table.querySelectorAll("thead th");
+    ths.forEach(function (th, col) {
+      th.title = "sort by this column";
+      th.addEventListener("click", function () {
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        var dir = th.dataset.dir === "desc" ? 1 : -1;
+        ths.forEach(function (o) { delete o.dataset.dir; });
+        th.dataset.dir = dir < 0 ? "desc" : "asc";
+        var keep = rows.filter(function (r) { return r.cells[0].classList.contains("rest"); });
+        rows = rows.filter(function (r) { return !r.cells[0].classList.contains("rest"); });
+        rows.sort(function (a, b) {
+          var x = cellValue(a.cells[col]), y = cellValue(b.cells[col]);
+          if (x.num && y.num) return dir * (x.v - y.v);
+          if (x.num !== y.num) return x.num ? -1 : 1;
+          return dir * (x.v < y.v ? -1 : x.v > y.v ? 1 : 0);
+        });
+        rows.concat(keep).forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+
+  // The canvas Gantt chart.
+  var gd = document.getElementById("gantt-data");
+  var canvas = document.getElementById("gantt-canvas");
+  if (!gd || !canvas) return;
+  var g = JSON.parse(gd.textContent);
+  function ints(b64) {
+    var s = atob(b64), n = s.length >> 2, out = new Int32Array(n);
+    for (var i = 0, k = 0; i < n; i++, k += 4)
+      out[i] = s.charCodeAt(k) | (s.charCodeAt(k + 1) << 8) | (s.charCodeAt(k + 2) << 16) | (s.charCodeAt(k + 3) << 24);
+    return out;
+  }
+  var R = ints(g.data), IDS = ints(g.ids), n = g.rects;
+  var maxDur = 0, t1 = 0;
+  for (var i = 0; i < n; i++) {
+    var e = R[5 * i] + R[5 * i + 1];
+    if (R[5 * i + 1] > maxDur) maxDur = R[5 * i + 1];
+    if (e > t1) t1 = e;
+  }
+  var full = [0, Math.max(t1, 1)];
+  var view = [Math.min(g.view_from, full[1] - 1), full[1]];
+  var ctx = canvas.getContext("2d");
+  var dpr = window.devicePixelRatio || 1;
+  var W = 0, H = 0, pad = { l: 50, r: 10, t: 10, b: 28 };
+  function fmtTime(t) {
+    if (g.epoch !== undefined) {
+      var d = new Date((g.epoch + g.origin + t + g.offset) * 1000);
+      return d.toISOString().replace("T", " ").slice(0, 16) + " " + g.zone;
+    }
+    var s = g.origin + t;
+    if (s < 7200) return s + " s";
+    if (s < 172800) return (s / 3600).toFixed(1) + " h";
+    return (s / 86400).toFixed(2) + " days";
+  }
+  function colour(i) { var h = (i * 137.508) % 360; return "hsl(" + h.toFixed(0) + ",55%,62%)"; }
+  // The first rectangle that may be in view: starts are sorted.
+  function firstFrom(t) {
+    var lo = 0, hi = n;
+    while (lo < hi) { var m = (lo + hi) >> 1; if (R[5 * m] < t) lo = m + 1; else hi = m; }
+    return lo;
+  }
+  var drawn = 0;
+  function draw() {
+    W = canvas.clientWidth; H = canvas.clientHeight;
+    canvas.width = Math.round(W * dpr); canvas.height = Math.round(H * dpr);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, W, H);
+    var pw = W - pad.l - pad.r, ph = H - pad.t - pad.b;
+    var sx = pw / (view[1] - view[0]), sy = ph / g.procs;
+    ctx.save();
+    ctx.beginPath(); ctx.rect(pad.l, pad.t, pw, ph); ctx.clip();
+    drawn = 0;
+    var killed = [];
+    for (var i = firstFrom(view[0] - maxDur); i < n; i++) {
+      var s = R[5 * i];
+      if (s > view[1]) break;
+      var e = s + R[5 * i + 1];
+      if (e < view[0]) continue;
+      var x = pad.l + (s - view[0]) * sx, w = Math.max((e - s) * sx, 0.7);
+      var y = pad.t + ph - (R[5 * i + 2] + R[5 * i + 3]) * sy, h = Math.max(R[5 * i + 3] * sy, 0.7);
+      var j = R[5 * i + 4];
+      ctx.fillStyle = colour(j < 0 ? -1 - j : j);
+      ctx.fillRect(x, y, w, h);
+      if (j < 0 && w > 3 && h > 3) killed.push([x, y, w, h]);
+      drawn++;
+    }
+    ctx.strokeStyle = "#c00"; ctx.lineWidth = 1;
+    killed.forEach(function (k) { ctx.strokeRect(k[0] + 0.5, k[1] + 0.5, k[2] - 1, k[3] - 1); });
+    ctx.restore();
+    ctx.strokeStyle = "#888"; ctx.strokeRect(pad.l, pad.t, pw, ph);
+    ctx.fillStyle = "#333"; ctx.font = "11px 'Liberation Sans', Arial, sans-serif";
+    ctx.textAlign = "center";
+    for (var k = 0; k <= 4; k++) {
+      var t = view[0] + (view[1] - view[0]) * k / 4;
+      ctx.textAlign = k === 0 ? "left" : k === 4 ? "right" : "center";
+      ctx.fillText(fmtTime(t), pad.l + pw * k / 4, H - 8);
+    }
+    ctx.textAlign = "right";
+    ctx.fillText("0", pad.l - 4, pad.t + ph);
+    ctx.fillText(String(g.procs), pad.l - 4, pad.t + 10);
+    canvas.dataset.drawn = drawn;
+    document.getElementById("gantt-status").textContent = drawn + " of " + n + " rectangles in view (" + g.jobs + " jobs)";
+  }
+  var pending = false;
+  function redraw() { if (!pending) { pending = true; requestAnimationFrame(function () { pending = false; draw(); }); } }
+  function zoom(f, cx) {
+    var pw = W - pad.l - pad.r;
+    var at = view[0] + (view[1] - view[0]) * Math.min(Math.max((cx - pad.l) / pw, 0), 1);
+    var span = Math.max((view[1] - view[0]) * f, 10);
+    view = [at - (at - view[0]) * span / (view[1] - view[0]), 0];
+    view[1] = view[0] + span;
+    redraw();
+  }
+  canvas.addEventListener("wheel", function (ev) { ev.preventDefault(); zoom(ev.deltaY > 0 ? 1.25 : 0.8, ev.offsetX); }, { passive: false });
+  var drag = null;
+  canvas.addEventListener("mousedown", function (ev) { drag = [ev.clientX, view[0], view[1]]; });
+  window.addEventListener("mouseup", function () { drag = null; });
+  canvas.addEventListener("mousemove", function (ev) {
+    var pw = W - pad.l - pad.r, ph = H - pad.t - pad.b;
+    if (drag) {
+      var dt = (ev.clientX - drag[0]) / pw * (drag[2] - drag[1]);
+      view = [drag[1] - dt, drag[2] - dt];
+      redraw();
+      hideTip();
+      return;
+    }
+    var t = view[0] + (ev.offsetX - pad.l) / pw * (view[1] - view[0]);
+    var proc = (pad.t + ph - ev.offsetY) / ph * g.procs;
+    var tol = 2 * (view[1] - view[0]) / pw;
+    for (var i = Math.min(firstFrom(t + tol + 1), n) - 1; i >= 0 && R[5 * i] >= t - maxDur - tol; i--) {
+      var s = R[5 * i], e = s + R[5 * i + 1];
+      if (t >= s - tol && t <= e + tol && proc >= R[5 * i + 2] && proc <= R[5 * i + 2] + R[5 * i + 3]) {
+        var j = R[5 * i + 4], idx = j < 0 ? -1 - j : j;
+        showTip("job " + IDS[idx] + ": processors " + R[5 * i + 2] + "–" + (R[5 * i + 2] + R[5 * i + 3] - 1) +
+          ", " + fmtTime(s) + " to " + fmtTime(e) + " (" + (e - s) + " s)" + (j < 0 ? ", killed at its limit" : ""), ev.pageX, ev.pageY);
+        return;
+      }
+    }
+    hideTip();
+  });
+  canvas.addEventListener("mouseleave", hideTip);
+  document.getElementById("gantt-in").addEventListener("click", function () { zoom(0.5, pad.l + (W - pad.l - pad.r) / 2); });
+  document.getElementById("gantt-out").addEventListener("click", function () { zoom(2, pad.l + (W - pad.l - pad.r) / 2); });
+  document.getElementById("gantt-reset").addEventListener("click", function () { view = full.slice(); redraw(); });
+  window.addEventListener("resize", redraw);
+  draw();
+})();
+`
