@@ -56,6 +56,9 @@ type runner struct {
 	// ganttMaxJobs > 0 keeps the allocations for a Gantt chart of a run
 	// with at most that many jobs.
 	ganttMaxJobs int
+	// pageGanttMaxJobs bounds the jobs kept for report.html's canvas
+	// Gantt chart (Scenario.PageGanttMaxJobs).
+	pageGanttMaxJobs int
 	// nodes is the node-event schedule, set by configureNodes.
 	nodes nodeRun
 	// conf is the run configuration file, read once (runConfig).
@@ -410,7 +413,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	all := append(report.Observers{m, ts, bd}, obs...)
 	var gantt *report.Gantt
 	if o.ganttMaxJobs > 0 {
-		gantt = report.NewGantt(max(o.ganttMaxJobs, report.PageGanttMaxJobs))
+		gantt = report.NewGantt(max(o.ganttMaxJobs, o.pageGanttMaxJobs))
 		all = append(all, gantt)
 	}
 	// On a pool of processors the processors' numbers are given behind

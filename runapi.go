@@ -70,8 +70,14 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sc.GanttMaxJobs < 0 || sc.PageGanttMaxJobs < 0 {
+		return nil, inputf("--gantt-max-jobs %d, --page-gantt-max-jobs %d: want a number of jobs, 0 or more", sc.GanttMaxJobs, sc.PageGanttMaxJobs)
+	}
 	if sc.Plots && sc.Out != "" {
 		o.ganttMaxJobs = sc.GanttMaxJobs
+		if o.ganttMaxJobs > 0 {
+			o.pageGanttMaxJobs = min(sc.PageGanttMaxJobs, report.PageGanttMaxJobs)
+		}
 	}
 	if sc.Out == "" {
 		res, err := o.simulate(opt.Observers...)

@@ -167,6 +167,10 @@ type Scenario struct {
 	// GanttMaxJobs draws the Gantt chart only for runs of at most this
 	// many jobs (0: never).
 	GanttMaxJobs int `toml:"gantt_max_jobs" json:"gantt_max_jobs"`
+	// PageGanttMaxJobs shows report.html's explorable Gantt chart only for
+	// runs of at most this many jobs (0: never; at most
+	// report.PageGanttMaxJobs): its data is embedded in the page.
+	PageGanttMaxJobs int `toml:"page_gantt_max_jobs" json:"page_gantt_max_jobs"`
 }
 
 // ScoreDOptions are the options of SCore-D's priority queues (SPEC §4). A
@@ -247,6 +251,7 @@ func Default() Scenario {
 		Format:           "csv",
 		Plots:            true,
 		GanttMaxJobs:     report.DefaultGanttMaxJobs,
+		PageGanttMaxJobs: report.DefaultPageGanttMaxJobs,
 	}
 }
 

@@ -19,7 +19,7 @@ type Setting struct {
 
 // outputKeys are the scenario keys that say what a run writes, not what
 // it computes.
-var outputKeys = map[string]bool{"out": true, "format": true, "plots": true, "gantt_max_jobs": true}
+var outputKeys = map[string]bool{"out": true, "format": true, "plots": true, "gantt_max_jobs": true, "page_gantt_max_jobs": true}
 
 // FlagName returns the command line's name of a scenario key given in
 // either form ("reservation_depth" or "reservation-depth" gives

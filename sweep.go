@@ -107,7 +107,8 @@ func ReadAxes(path string) ([]Axis, error) {
 // (the first axis varies slowest).
 type Grid struct {
 	// Base is the scenario every point starts from. A point writes no
-	// run outputs: its out, format, plots and gantt_max_jobs are the
+	// run outputs: its out, format, plots, gantt_max_jobs and
+	// page_gantt_max_jobs are the
 	// defaults'.
 	Base Scenario
 	// Fixed are set over Base in every point; they are columns of the
@@ -252,7 +253,7 @@ func (g *Grid) Points() ([]*Point, error) {
 				return nil, inputf("point %s: %v", pt.Label, err)
 			}
 		}
-		sc.Out, sc.Format, sc.Plots, sc.GanttMaxJobs = "", def.Format, def.Plots, def.GanttMaxJobs
+		sc.Out, sc.Format, sc.Plots, sc.GanttMaxJobs, sc.PageGanttMaxJobs = "", def.Format, def.Plots, def.GanttMaxJobs, def.PageGanttMaxJobs
 		if n.Workdir != "" {
 			for _, p := range []*string{&sc.Trace, &sc.Config, &sc.SlurmConf, &sc.NodeEvents} {
 				if *p != "" && !filepath.IsAbs(*p) {

@@ -11,9 +11,15 @@ import (
 )
 
 // PageGanttMaxJobs is the most jobs (pieces of jobs that grew included)
-// whose allocations the page's interactive Gantt chart shows; the static
+// whose allocations the page's interactive Gantt chart can show; the static
 // gantt.svg and gantt.png stay bounded by --gantt-max-jobs.
 const PageGanttMaxJobs = 1 << 20
+
+// DefaultPageGanttMaxJobs is --page-gantt-max-jobs' default: the page's
+// chart for runs of up to that many jobs. Its data makes the page about
+// 50 bytes a job and costs the run time to gather and write; a larger run
+// asks for it explicitly.
+const DefaultPageGanttMaxJobs = 200_000
 
 // ganttPageData is the job data the page's canvas Gantt chart draws,
 // embedded in the page as JSON with base64 arrays of little-endian int32:

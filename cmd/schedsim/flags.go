@@ -75,7 +75,8 @@ func registerOutputs(fs *pflag.FlagSet, sc *schedsim.Scenario) {
 	fs.StringVar(&sc.Out, "out", sc.Out, "write DIR/jobs.csv (Batsim's columns) and DIR/summary.json; the directory is created if needed")
 	fs.StringVar(&sc.Format, "format", sc.Format, "with --out, the per-job tables to write: csv (jobs.csv), parquet (jobs.parquet, same columns, typed) or csv,parquet")
 	fs.BoolVar(&sc.Plots, "plots", sc.Plots, "with --out, also write the plots (NAME.svg and NAME.png) and DIR/report.html; --plots=false skips them")
-	fs.IntVar(&sc.GanttMaxJobs, "gantt-max-jobs", sc.GanttMaxJobs, "draw gantt.svg and gantt.png only for runs of at most this many jobs; report.html's canvas Gantt chart shows up to 1048576 (0: no Gantt chart at all)")
+	fs.IntVar(&sc.GanttMaxJobs, "gantt-max-jobs", sc.GanttMaxJobs, "draw gantt.svg and gantt.png only for runs of at most this many jobs (0: no Gantt chart at all, the page's included)")
+	fs.IntVar(&sc.PageGanttMaxJobs, "page-gantt-max-jobs", sc.PageGanttMaxJobs, "show report.html's explorable Gantt chart only for runs of at most this many jobs, up to 1048576 (its data, about 50 bytes a job, is embedded in the page; 0: none)")
 }
 
 // scenarioFlags are the names of registerScenario's flags.
