@@ -3,11 +3,14 @@ package cluster
 import (
 	"fmt"
 	"strings"
+
+	"github.com/schedsim/schedsim/workload"
 )
 
 // Federation is a cluster of clusters (SCore-D): several node selectors,
 // each a cluster of identical hosts with a speed, managed together. A job
-// goes to a member that can run it now; among several, the least loaded
+// goes to a member that can run it now, its partition's limits (processors,
+// MaxTime) included; among several, the least loaded
 // relative to its speed (busy fraction / speed), equal loads going to the
 // faster member, then to the first. Resource ids are the members' ids, the
 // later members' shifted past the earlier ones' (Units).
@@ -113,12 +116,18 @@ func (f *Federation) TestOnly(r Request) (bool, string) {
 func (f *Federation) Fits(r Request) bool { return f.choose(r) >= 0 }
 
 // choose returns the member r goes to now, or -1 if none can run it now.
+// A member whose partition's MaxTime is shorter than r's requested time
+// cannot run it (SPEC §5: a partition's limits hold on whichever member
+// runs the job).
 func (f *Federation) choose(r Request) int {
 	best := -1
 	var bestLoad float64
 	for i := range f.members {
 		m := &f.members[i]
 		if !m.a.Fits(r) {
+			continue
+		}
+		if pt, ok := m.a.(partitionTimer); ok && !pt.timeOK(r) {
 			continue
 		}
 		c := m.a.Capacity()
@@ -187,6 +196,16 @@ func (f *Federation) Scale(rs []Range) float64 {
 		ref = 1
 	}
 	return ref / f.members[i].speed
+}
+
+// DefaultTimeOn returns the time limit the partition of the member holding
+// rs gives a job r without one (Slurm's DefaultTime, else MaxTime; 0: none).
+func (f *Federation) DefaultTimeOn(r Request, rs []Range) workload.Time {
+	i, _ := f.member(rs)
+	if d, ok := f.members[i].a.(DefaultTimer); ok {
+		return d.DefaultTime(r)
+	}
+	return 0
 }
 
 // cloneInto implements CloneInto for a federation.

@@ -20,6 +20,9 @@ type part struct {
 	ranges  []Range // node ranges, sorted, disjoint
 	cores   int
 	maxTime workload.Time
+	// dflt is the time limit of a job without one: DefaultTime, else
+	// MaxTime (slurm.conf: "If not set then MaxTime will be used").
+	dflt workload.Time
 }
 
 // newParts returns the routing of s's partitions, or nil if s has none.
@@ -34,8 +37,8 @@ func newParts(s *Spec, nodeCores func(lo, hi int) int) *parts {
 		groupAt[g.Name] = Range{n, n + g.Count}
 		n += g.Count
 	}
-	ps := &parts{swf: make(map[int]int, len(s.Partitions)), dflt: -1}
-	for i, p := range s.Partitions {
+	ps := &parts{}
+	for _, p := range s.Partitions {
 		var rs spanSet
 		for _, g := range p.Groups {
 			if r := groupAt[g]; !rs.has(r) {
@@ -46,22 +49,53 @@ func newParts(s *Spec, nodeCores func(lo, hi int) int) *parts {
 		for _, r := range rs {
 			c += nodeCores(r.Lo, r.Hi)
 		}
-		ps.list = append(ps.list, part{name: p.Name, ranges: rs, cores: c, maxTime: p.MaxTime})
+		dflt := p.DefaultTime
+		if dflt == 0 {
+			dflt = p.MaxTime
+		}
+		ps.list = append(ps.list, part{name: p.Name, ranges: rs, cores: c, maxTime: p.MaxTime, dflt: dflt})
+	}
+	ps.swf, ps.dflt = s.routes()
+	return ps
+}
+
+// routes returns the routing of the SWF partition numbers of s's
+// partitions: number → index in s.Partitions (Partition.SWF, else the
+// position from 1; the first partition a number names wins), and the index
+// of the default partition (the first with Default, else the first).
+func (s *Spec) routes() (map[int]int, int) {
+	swf := make(map[int]int, len(s.Partitions))
+	dflt := -1
+	for i, p := range s.Partitions {
 		num := p.SWF
 		if num == 0 {
 			num = i + 1
 		}
-		if _, dup := ps.swf[num]; !dup {
-			ps.swf[num] = i
+		if _, dup := swf[num]; !dup {
+			swf[num] = i
 		}
-		if p.Default && ps.dflt < 0 {
-			ps.dflt = i
+		if p.Default && dflt < 0 {
+			dflt = i
 		}
 	}
-	if ps.dflt < 0 {
-		ps.dflt = 0
+	return swf, max(dflt, 0)
+}
+
+// Router returns the function that gives the index in s.Partitions of the
+// partition a job of SWF partition number swf goes to: the one its number
+// names (Partition.SWF, else the position from 1), else the default one.
+// It returns nil when s has no partitions.
+func (s *Spec) Router() func(swf int) int {
+	if len(s.Partitions) == 0 {
+		return nil
 	}
-	return ps
+	nums, dflt := s.routes()
+	return func(swf int) int {
+		if i, ok := nums[swf]; ok && swf > 0 {
+			return i
+		}
+		return dflt
+	}
 }
 
 // has reports whether r lies within the set.
@@ -81,6 +115,53 @@ func (ps *parts) route(r Request) *part {
 		return &ps.list[i]
 	}
 	return &ps.list[ps.dflt]
+}
+
+// DefaultTimer is implemented by node selectors whose partitions give a
+// time limit to a job that has none (Linear, ConsRes): Slurm's partition
+// DefaultTime, else its MaxTime.
+type DefaultTimer interface {
+	// DefaultTime returns the time limit of r's partition for a job
+	// without one; 0: none (no partitions, or neither time set).
+	DefaultTime(r Request) workload.Time
+}
+
+var (
+	_ DefaultTimer = (*Linear)(nil)
+	_ DefaultTimer = (*ConsRes)(nil)
+)
+
+// DefaultTime implements DefaultTimer.
+func (l *Linear) DefaultTime(r Request) workload.Time { return l.parts.defaultTime(r) }
+
+// DefaultTime implements DefaultTimer.
+func (c *ConsRes) DefaultTime(r Request) workload.Time { return c.parts.defaultTime(r) }
+
+func (ps *parts) defaultTime(r Request) workload.Time {
+	if ps == nil {
+		return 0
+	}
+	return ps.route(r).dflt
+}
+
+// timeOK implements partitionTimer.
+func (l *Linear) timeOK(r Request) bool { return l.parts.timeOK(r) }
+
+// timeOK implements partitionTimer.
+func (c *ConsRes) timeOK(r Request) bool { return c.parts.timeOK(r) }
+
+// partitionTimer is a selector that can tell whether a request's time is
+// within its partition's MaxTime (a member of a Federation).
+type partitionTimer interface{ timeOK(r Request) bool }
+
+// timeOK reports whether r's requested time is within its partition's
+// MaxTime (true without partitions).
+func (ps *parts) timeOK(r Request) bool {
+	if ps == nil {
+		return true
+	}
+	p := ps.route(r)
+	return p.maxTime <= 0 || r.TimeSec <= p.maxTime
 }
 
 // testTime reports whether r's requested time is within p's MaxTime.

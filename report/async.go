@@ -38,7 +38,8 @@ type obsBatch struct {
 	// jobs are the records' jobs (recs[i].Job), or only their heads (see
 	// Async.heads).
 	jobs     [asyncBatch]workload.Job
-	allocEnd [asyncBatch]int32 // recs[i].Alloc is allocs[allocEnd[i-1]:allocEnd[i]]
+	allocEnd [asyncBatch]int32 // recs[i].Alloc and PredictedAlloc are allocs[allocEnd[i-1]:allocEnd[i]]
+	predN    [asyncBatch]int32 // of which the last predN[i] are recs[i].PredictedAlloc
 	allocs   []cluster.Range   // the records' Alloc, end to end
 	nsmp     int
 	samples  [asyncBatch]sim.Sample
@@ -262,9 +263,15 @@ func (a *Async) deliver(b *obsBatch) {
 		case itemRecord:
 			rec := &b.recs[r]
 			rec.Job = &b.jobs[r]
-			rec.Alloc = nil
+			rec.Alloc, rec.PredictedAlloc = nil, nil
 			if end := b.allocEnd[r]; end > from {
-				rec.Alloc = b.allocs[from:end:end]
+				mid := end - b.predN[r]
+				if mid > from {
+					rec.Alloc = b.allocs[from:mid:mid]
+				}
+				if end > mid {
+					rec.PredictedAlloc = b.allocs[mid:end:end]
+				}
 				from = end
 			}
 			r++
@@ -331,11 +338,12 @@ func (a *Async) JobDone(r *sim.Record) {
 	b := a.cur
 	n := b.nrec & (asyncBatch - 1)
 	b.recs[n] = *r
-	if a.heads && len(r.Alloc) == 0 && len(r.Steps) == 0 {
+	if a.heads && len(r.Alloc) == 0 && len(r.Steps) == 0 && len(r.PredictedAlloc) == 0 {
 		// Most records: a job's head, no processors (deferred
 		// placement), no growth.
 		jobHead(&b.jobs[n], r.Job)
 		b.allocEnd[n] = int32(len(b.allocs))
+		b.predN[n] = 0
 	} else {
 		a.copyRest(b, n, r)
 	}
@@ -355,7 +363,9 @@ func (a *Async) copyRest(b *obsBatch, n int, r *sim.Record) {
 		b.jobs[n] = *r.Job
 	}
 	b.allocs = append(b.allocs, r.Alloc...)
+	b.allocs = append(b.allocs, r.PredictedAlloc...)
 	b.allocEnd[n] = int32(len(b.allocs))
+	b.predN[n] = int32(len(r.PredictedAlloc))
 	if len(r.Steps) > 0 {
 		steps := make([]sim.GrowStep, len(r.Steps))
 		for i, st := range r.Steps {

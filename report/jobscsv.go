@@ -297,8 +297,10 @@ func putRanges(b []byte, n int, rs []cluster.Range) int {
 
 // RanMetadata is the metadata of the row of a job that ran: with a
 // prediction (sim.Record.HasPrediction), "predicted_start=T" (T the start
-// WILL_RUN predicted at submission, -1 for never), then its Note, if any,
-// after a space.
+// WILL_RUN predicted at submission, -1 for never) and, when T is a time,
+// "predicted_resources=R" (where WILL_RUN would start it: the resource ids
+// of allocated_resources, intervals joined by commas, "0-3,8"), then its
+// Note, if any, after a space.
 //
 // With node events (sim.Config.NodeEvents), a job requeued by node
 // failures has "requeues=N" after the prediction, and a job a node failure
@@ -318,6 +320,9 @@ func RanMetadata(r *sim.Record) string {
 			p = -1
 		}
 		parts = append(parts, "predicted_start="+strconv.FormatInt(p, 10))
+		if p >= 0 && len(r.PredictedAlloc) > 0 {
+			parts = append(parts, "predicted_resources="+formatRangesComma(r.PredictedAlloc))
+		}
 	}
 	if r.Requeues > 0 {
 		parts = append(parts, "requeues="+strconv.Itoa(r.Requeues))
@@ -373,4 +378,22 @@ func appendField(b []byte, s string) []byte {
 		b = append(b, s[i])
 	}
 	return append(b, '"')
+}
+
+// formatRangesComma formats rs as Batsim's interval set with commas between
+// the intervals ("0-3,8,10-11"), which keeps a metadata key's value free of
+// blanks.
+func formatRangesComma(rs []cluster.Range) string {
+	var b strings.Builder
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(r.Lo))
+		if r.Hi-1 > r.Lo {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(r.Hi - 1))
+		}
+	}
+	return b.String()
 }

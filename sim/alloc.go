@@ -17,7 +17,18 @@ type allocView struct {
 
 // Fits implements policy.Fitter: queued job i can start now on the nodes.
 func (v allocView) Fits(i int) bool {
-	return v.alloc.Fits(cluster.RequestOf(v.Job(i)))
+	return v.alloc.Fits(v.slots[v.queue[i]].request())
+}
+
+// request is what the job of slot s asks of the node selector; its time is
+// its time limit (not a shorter prediction an Estimator made), which a
+// partition's MaxTime is checked against.
+func (s *slot) request() cluster.Request {
+	r := cluster.RequestOf(&s.job)
+	if s.limit > 0 {
+		r.TimeSec = s.limit
+	}
+	return r
 }
 
 var _ policy.Fitter = allocView{}
@@ -25,7 +36,7 @@ var _ policy.Fitter = allocView{}
 // allocate places the job of slot s with the node selector and returns the
 // processors it holds.
 func (e *Engine) allocate(s *slot) int {
-	r := cluster.RequestOf(&s.job)
+	r := s.request()
 	rs, ok := e.alloc.RunNow(r, s.alloc[:0])
 	if !ok {
 		panic(fmt.Sprintf("sim: policy %s started job %d (%d processors, %d KB each) at %d, which does not fit the nodes (%d processors free)", e.pol.Name(), s.job.ID, r.Procs, r.MemKB, e.now, e.alloc.Free()))
@@ -40,33 +51,44 @@ func (e *Engine) allocate(s *slot) int {
 type willRun struct {
 	scratch cluster.Allocator
 	held    []cluster.Held
-	where   []cluster.Range
 }
 
-// predict returns the start WILL_RUN predicts now for job j, which was just
-// queued: now if it fits the idle nodes, else the earliest predicted end of
-// running jobs after which it fits (workload.Forever if none).
-func (e *Engine) predict(j *workload.Job) workload.Time {
-	r := cluster.RequestOf(j)
-	if e.alloc.Fits(r) {
-		return e.now
-	}
+// predict sets the start WILL_RUN predicts now for the job of slot s, just
+// queued, and where it would start: now if it fits the idle nodes, else
+// the earliest predicted end of running jobs after which it fits
+// (workload.Forever if none: no place then). A job held until later is
+// predicted to start no earlier than its hold.
+func (e *Engine) predict(s *slot) {
+	r := s.request()
 	w := &e.will
-	w.held = w.held[:0]
-	for _, rj := range e.running {
-		s := &e.slots[rj.id]
-		w.held = append(w.held, cluster.Held{End: rj.predEnd, Req: cluster.RequestOf(&s.job), Alloc: s.alloc})
+	var at workload.Time
+	if rs, ok := e.alloc.RunNow(r, s.predAt[:0]); ok {
+		at, s.predAt = e.now, rs
+	} else {
+		w.held = w.held[:0]
+		for _, rj := range e.running {
+			x := &e.slots[rj.id]
+			w.held = append(w.held, cluster.Held{End: rj.predEnd, Req: cluster.RequestOf(&x.job), Alloc: x.alloc})
+		}
+		w.scratch = cluster.CloneInto(w.scratch, e.alloc)
+		at, s.predAt = cluster.WillRun(w.scratch, e.now, r, w.held, s.predAt[:0])
+		if at >= workload.Forever {
+			s.predAt = s.predAt[:0]
+		}
 	}
-	w.scratch = cluster.CloneInto(w.scratch, e.alloc)
-	at, where := cluster.WillRun(w.scratch, e.now, r, w.held, w.where[:0])
-	w.where = where
-	return at
+	if s.job.HoldUntil > at && at < workload.Forever {
+		at = s.job.HoldUntil
+	}
+	s.predicted = at
 }
 
 // scaler is an Allocator on which a job's run time depends on where it
 // runs (cluster.Federation).
 type scaler interface {
 	Scale(rs []cluster.Range) float64
+	// DefaultTimeOn is the time limit of the partition of the member
+	// holding rs for a job without one (0: none).
+	DefaultTimeOn(r cluster.Request, rs []cluster.Range) workload.Time
 }
 
 // scaleRun returns run scaled by f, rounded up to whole seconds (at least

@@ -116,6 +116,7 @@ type slotState struct {
 	Started                             bool
 	Held                                int32
 	Predicted                           workload.Time
+	PredAt                              []cluster.Range // where WILL_RUN predicted it would start
 	Requeues                            int32
 	Released                            bool
 	Run0                                workload.Time
@@ -201,7 +202,7 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 			alloc = pool[n:len(pool):len(pool)]
 		}
 		s.Slots[i] = slotState{Job: x.job, Start: x.start, End: x.end, PredEnd: x.predEnd, Limit: x.limit,
-			Reserve: x.reserved, Epoch: x.epoch, Alloc: alloc, Started: x.started, Held: x.held, Predicted: x.predicted,
+			Reserve: x.reserved, Epoch: x.epoch, Alloc: alloc, Started: x.started, Held: x.held, Predicted: x.predicted, PredAt: slices.Clone(x.predAt),
 			Requeues: x.requeues, Released: x.released, Run0: x.run0, Pending: x.pending}
 	}
 	if len(e.cfg.NodeEvents) > 0 {
@@ -306,7 +307,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	e.slots = make([]slot, n)
 	for i, x := range s.Slots {
 		e.slots[i] = slot{job: x.Job, start: x.Start, end: x.End, predEnd: x.PredEnd, limit: x.Limit,
-			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted,
+			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted, predAt: x.PredAt,
 			requeues: x.Requeues, released: x.Released, run0: x.Run0, pending: x.Pending}
 	}
 	if err := e.restoreNodes(s.Nodes); err != nil {

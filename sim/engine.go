@@ -148,6 +148,10 @@ type Record struct {
 	Predicted workload.Time
 	// HasPrediction reports whether Predicted holds a prediction.
 	HasPrediction bool
+	// PredictedAlloc is where WILL_RUN predicted the job would start
+	// (resource ids as in Alloc), when Predicted is a time; the engine
+	// reuses the slice.
+	PredictedAlloc []cluster.Range
 	// ScoreD reports a record of the SCore-D engine (sim.ScoreD), which
 	// sets the fields below; a job's End − Start may then exceed its run
 	// (gang time sharing, suspensions), and CPUTime is what it received.
@@ -322,6 +326,10 @@ type Stats struct {
 	// (Config.Allocator only), and PredictedMet those of them that started
 	// no later than predicted.
 	Predicted, PredictedMet int64
+	// DefaultTimes counts the jobs without a requested time that got
+	// their partition's time limit (Slurm's DefaultTime, else MaxTime;
+	// Config.Allocator with partitions only).
+	DefaultTimes int64
 	// NodeKilled counts the jobs killed by a node failure, Requeued the
 	// requeues after one, and LostProcSeconds the processor-seconds of
 	// the runs they cut short (Config.NodeEvents).
@@ -348,12 +356,13 @@ type slot struct {
 	epoch     uint32        // the engine's epoch when reserved was set
 	alloc     []cluster.Range
 	started   bool
-	held      int32         // processors the allocator charged (Config.Allocator only)
-	predicted workload.Time // WILL_RUN's start at submission (Config.Allocator only), else −1
-	requeues  int32         // times a node failure requeued the job
-	released  bool          // queued out of arrival order at the end of its hold (see Engine.release)
-	run0      workload.Time // the trace's run time, before a cluster of clusters scaled it (Config.Allocator)
-	pending   PendingReason // why it waited, as the last pass that left it at the head saw it (see PendingReason)
+	held      int32           // processors the allocator charged (Config.Allocator only)
+	predicted workload.Time   // WILL_RUN's start at submission (Config.Allocator only), else −1
+	predAt    []cluster.Range // where WILL_RUN would start it (with predicted < Forever)
+	requeues  int32           // times a node failure requeued the job
+	released  bool            // queued out of arrival order at the end of its hold (see Engine.release)
+	run0      workload.Time   // the trace's run time, before a cluster of clusters scaled it (Config.Allocator)
+	pending   PendingReason   // why it waited, as the last pass that left it at the head saw it (see PendingReason)
 }
 
 // endEvent is a job's next event in a heap: its end in Engine, or (in
@@ -518,9 +527,15 @@ type Engine struct {
 	pol     policy.Policy
 	machine *cluster.Machine
 	alloc   cluster.Allocator // nil: the machine
-	will    willRun           // WILL_RUN scratch (alloc only)
-	scale   scaler            // alloc's run-time scaling (a cluster of clusters), or nil
-	view    policy.View       // what the policy sees: e, or allocView{e}
+	// toPredict are the jobs submitted at this instant whose WILL_RUN
+	// prediction waits for the instant's node events.
+	toPredict []int32
+	// defTime gives a job without a time limit its partition's (alloc
+	// with partitions only).
+	defTime cluster.DefaultTimer
+	will    willRun     // WILL_RUN scratch (alloc only)
+	scale   scaler      // alloc's run-time scaling (a cluster of clusters), or nil
+	view    policy.View // what the policy sees: e, or allocView{e}
 
 	now     workload.Time
 	slots   []slot
@@ -649,6 +664,7 @@ func New(cfg Config) (*Engine, error) {
 	if e.alloc != nil {
 		e.view = allocView{e}
 		e.scale, _ = e.alloc.(scaler)
+		e.defTime, _ = e.alloc.(cluster.DefaultTimer)
 	}
 	if q, ok := e.pol.(policy.Quieter); ok && e.alloc == nil && e.grow == nil && len(cfg.NodeEvents) == 0 {
 		e.quieter = q
@@ -804,6 +820,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			event, nodesChanged = true, true
 			e.applyNodeEvents(obs)
 		}
+		for _, id := range e.toPredict {
+			e.predict(&e.slots[id])
+		}
+		e.toPredict = e.toPredict[:0]
 		switch {
 		case woken || expired || nodesChanged || releasedNow:
 			e.quiet.Valid, e.quietDue = false, false // more than submissions since the last pass
@@ -984,16 +1004,28 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	s.epoch = e.epoch
 	s.limit = j.Estimate
 	s.alloc = s.alloc[:0]
-	if e.est != nil && j.Estimate > 0 {
-		s.job.Estimate = min(max(e.est.Predict(j), 1), j.Estimate)
+	if s.limit <= 0 && e.defTime != nil {
+		// Slurm: a job without a time limit gets its partition's.
+		if t := e.defTime.DefaultTime(cluster.RequestOf(j)); t > 0 {
+			s.job.Estimate, s.limit = t, t
+			e.stats.DefaultTimes++
+		}
+	}
+	if e.est != nil && s.job.Estimate > 0 {
+		s.job.Estimate = min(max(e.est.Predict(&s.job), 1), s.limit)
 	}
 	s.predicted = -1
+	s.predAt = s.predAt[:0]
 	s.released = false
 	s.pending = PendingNone
 	if e.alloc != nil {
-		s.predicted = e.predict(&s.job)
-		if s.job.HoldUntil > s.predicted && s.predicted < workload.Forever {
-			s.predicted = s.job.HoldUntil
+		if e.nodes.nextAt() <= e.now {
+			// Node events of this instant (or from before the first
+			// submission) are applied after the submissions: predict
+			// once they are.
+			e.toPredict = append(e.toPredict, id)
+		} else {
+			e.predict(s)
 		}
 	}
 	if e.grow != nil {
@@ -1096,7 +1128,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.starter != nil, Slot: id, Pending: s.pending}
 	e.recordGrowth(id)
 	if s.predicted >= 0 {
-		e.rec.Predicted, e.rec.HasPrediction = s.predicted, true
+		e.rec.Predicted, e.rec.HasPrediction, e.rec.PredictedAlloc = s.predicted, true, s.predAt
 		e.stats.Predicted++
 		if s.start <= s.predicted {
 			e.stats.PredictedMet++
@@ -1430,6 +1462,14 @@ func (e *Engine) startWith(i, procs int) {
 		held = e.allocate(s)
 		s.run0 = s.job.Run
 		s.job.Run = scaleRun(s.job.Run, e.scale.Scale(s.alloc))
+		if s.limit <= 0 {
+			// The time limit of the member's partition (SPEC §5: a
+			// partition's limits hold on whichever member runs the job).
+			if t := e.scale.DefaultTimeOn(cluster.RequestOf(&s.job), s.alloc); t > 0 {
+				s.job.Estimate, s.limit = t, t
+				e.stats.DefaultTimes++
+			}
+		}
 	}
 	run := s.job.Run
 	if s.limit > 0 && run > s.limit {

@@ -373,7 +373,7 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 		e.rec = Record{Job: &s.job, State: NodeFail, Start: s.start, End: s.end, Alloc: s.alloc, Reason: b.String(), Requeues: int(s.requeues)}
 		e.recordGrowth(id)
 		if s.predicted >= 0 {
-			e.rec.Predicted, e.rec.HasPrediction = s.predicted, true
+			e.rec.Predicted, e.rec.HasPrediction, e.rec.PredictedAlloc = s.predicted, true, s.predAt
 			e.stats.Predicted++
 			if s.start <= s.predicted {
 				e.stats.PredictedMet++

@@ -133,6 +133,7 @@ func CopyRecord(rec *sim.Record) sim.Record {
 	j := *rec.Job
 	c.Job = &j
 	c.Alloc = append([]cluster.Range(nil), rec.Alloc...)
+	c.PredictedAlloc = append([]cluster.Range(nil), rec.PredictedAlloc...)
 	c.Steps = nil
 	for _, g := range rec.Steps {
 		g.Alloc = append([]cluster.Range(nil), g.Alloc...)
