@@ -115,7 +115,7 @@ func TestWillRunWhereAndNodeEvents(t *testing.T) {
 			// is predicted at 60, 1's requested end, on node 2 (the
 			// freed set 2-3, its first node); FCFS keeps it behind 2, so
 			// it starts at 100 on node 3, ends 105.
-			name: "down at 0 before the first submission",
+			name:  "down at 0 before the first submission",
 			alloc: specAlloc(four), pol: fcfs,
 			events: func(t testing.TB) []cluster.NodeEvent {
 				return []cluster.NodeEvent{nodeEvent(t, 0, down, "0-1", 4, "maintenance"), nodeEvent(t, 100, resume, "0-1", 4, "")}
@@ -133,7 +133,7 @@ func TestWillRunWhereAndNodeEvents(t *testing.T) {
 			// the DOWN kills it at 30. 2 (2 nodes, at 30) is predicted
 			// after the DOWN: now, on 2-3 (before the fix: on 0-1, which
 			// are down). It runs there 30-40.
-			name: "down at the submission instant",
+			name:  "down at the submission instant",
 			alloc: specAlloc(four), pol: fcfs,
 			events: func(t testing.TB) []cluster.NodeEvent {
 				return []cluster.NodeEvent{nodeEvent(t, 30, down, "0-1", 4, "psu")}
@@ -150,7 +150,7 @@ func TestWillRunWhereAndNodeEvents(t *testing.T) {
 			// 10) is predicted at 100 on cores 0-1 (everything freed:
 			// the lowest cores); EASY backfills nothing (the head is 2
 			// itself), so it starts at 100 on 0-1.
-			name: "where on cores",
+			name:  "where on cores",
 			alloc: specAlloc(&cluster.Spec{Select: cluster.SelectConsRes, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 2}}}),
 			pol:   easyAll,
 			jobs:  []workload.Job{job(1, 0, 3, 100, 100), job(2, 10, 2, 10, 10)},
