@@ -61,6 +61,9 @@ type runner struct {
 	pageGanttMaxJobs int
 	// nodes is the node-event schedule, set by configureNodes.
 	nodes nodeRun
+	// notes are warnings found while the run is set up, said with the
+	// others (warnings).
+	notes []string
 	// conf is the run configuration file, read once (runConfig).
 	conf     *runConfig
 	confErr  error
@@ -336,13 +339,23 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	// Parse the trace on a goroutine of its own, ahead of the engine.
 	rd = workload.Prefetch(rd)
 	defer rd.Close()
-	spec, err := o.clusterSpec()
+	spec, err := o.clusterSpec(rd.Header())
 	if err != nil {
 		return nil, err
 	}
 	procs := o.Procs
 	var al cluster.Allocator
 	if spec != nil {
+		if tier := partitionTiers(spec); tier != nil {
+			// Slurm's scheduler evaluates the jobs of higher
+			// PriorityTier partitions first; FCFS and EASY keep the
+			// submission order on a cluster of nodes.
+			if policy.Backfill(strings.ToLower(o.Backfill)) == policy.BackfillSlurm {
+				pol = policy.WithTiers(pol, tier)
+			} else {
+				o.notes = append(o.notes, fmt.Sprintf("the partitions' PriorityTier applies to --backfill slurm, not %s: the queue keeps the submission order", o.Backfill))
+			}
+		}
 		if al, err = o.allocator(spec, pol); err != nil {
 			return nil, err
 		}

@@ -115,6 +115,12 @@ type Scenario struct {
 	// SlurmConf models the machine (and, with Backfill "slurm", the
 	// backfill parameters) of a slurm.conf.
 	SlurmConf string `toml:"slurm_conf" json:"slurm_conf,omitempty"`
+	// PartitionMap gives partitions of the cluster description (slurm.conf
+	// or [cluster]) the trace's partition numbers (SWF field 16):
+	// "batch=1,debug=4". Without it a partition gets its swf key, else the
+	// number the trace header's Partition lines give its name, else its
+	// position (only when the header names none of the partitions).
+	PartitionMap string `toml:"partition_map" json:"partition_map,omitempty"`
 	// Config is the run configuration file (TOML): HPC Pack's filters and
 	// job templates, [cluster], [[clusters]], [scored], [hpcpack].
 	Config string `toml:"config" json:"config,omitempty"`

@@ -2,11 +2,16 @@ package schedsim
 
 import (
 	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/policy/slurmconf"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // readSlurmConf reads --slurm-conf; a bad file is a usage error, and the
@@ -20,8 +25,119 @@ func (o *runner) readSlurmConf() (*slurmconf.Conf, error) {
 }
 
 // clusterSpec returns the cluster description of the run: --config's
-// [cluster] table or --slurm-conf; nil for the single processor pool.
-func (o *runner) clusterSpec() (*cluster.Spec, error) {
+// [cluster] table or --slurm-conf; nil for the single processor pool. Its
+// partitions (and those of a cluster of clusters' members) get the trace's
+// partition numbers from --partition-map and the header h (mapPartitions).
+func (o *runner) clusterSpec(h *workload.Header) (*cluster.Spec, error) {
+	spec, err := o.clusterSpecOnly()
+	if err != nil || spec == nil {
+		return spec, err
+	}
+	explicit, err := parsePartitionMap(o.PartitionMap)
+	if err != nil {
+		return nil, err
+	}
+	specs := o.members
+	if len(specs) == 0 {
+		specs = []*cluster.Spec{spec}
+	}
+	used := map[string]bool{}
+	for _, s := range specs {
+		mapPartitions(s, h, explicit, used)
+	}
+	for _, name := range slices.Sorted(maps.Keys(explicit)) {
+		if !used[name] {
+			return nil, inputf("--partition-map: the cluster description has no partition %q", name)
+		}
+	}
+	return spec, nil
+}
+
+// partitionTiers returns the PriorityTier of the partition each job goes
+// to, or nil when s's partitions all have one tier (ranking by it would
+// change nothing).
+func partitionTiers(s *cluster.Spec) func(j *workload.Job) int {
+	route := s.Router()
+	if route == nil {
+		return nil
+	}
+	same := true
+	for _, p := range s.Partitions {
+		same = same && p.PriorityTier == s.Partitions[0].PriorityTier
+	}
+	if same {
+		return nil
+	}
+	tiers := make([]int, len(s.Partitions))
+	for i, p := range s.Partitions {
+		tiers[i] = p.PriorityTier
+	}
+	return func(j *workload.Job) int { return tiers[route(j.Partition)] }
+}
+
+// parsePartitionMap parses --partition-map: NAME=N pairs, comma-separated,
+// N ≥ 1.
+func parsePartitionMap(s string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, num, ok := strings.Cut(item, "=")
+		n, err := strconv.Atoi(strings.TrimSpace(num))
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || err != nil || n < 1 {
+			return nil, inputf("--partition-map %q: want NAME=N pairs (a partition name and an SWF partition number ≥ 1), comma-separated, e.g. batch=1,debug=4", item)
+		}
+		if _, dup := out[name]; dup {
+			return nil, inputf("--partition-map: partition %q given twice", name)
+		}
+		out[name] = n
+	}
+	return out, nil
+}
+
+// mapPartitions gives the partitions of s their SWF partition numbers
+// (cluster.Partition.SWF): explicit's (--partition-map), else their own
+// (the [cluster] table's swf key), else the number the trace header's
+// Partition lines give their name ("; Partition: 4 batch", as the Parallel
+// Workloads Archive and schedsim's sacct reader write them). A partition
+// still without one keeps its position, from 1, when the header names
+// none of s's partitions; when it names some, the others get no number
+// (−1): they receive only the jobs routed to the default partition. used
+// collects the names of explicit found.
+func mapPartitions(s *cluster.Spec, h *workload.Header, explicit map[string]int, used map[string]bool) {
+	var named map[string]int64
+	if h != nil {
+		named = h.Numbers("Partition")
+	}
+	byHeader := false
+	for _, p := range s.Partitions {
+		if _, ok := named[p.Name]; ok {
+			byHeader = true
+		}
+	}
+	for i := range s.Partitions {
+		p := &s.Partitions[i]
+		if n, ok := explicit[p.Name]; ok {
+			p.SWF, used[p.Name] = n, true
+			continue
+		}
+		if p.SWF != 0 || !byHeader {
+			continue
+		}
+		if n, ok := named[p.Name]; ok && n >= 1 && n <= math.MaxInt32 {
+			p.SWF = int(n)
+		} else {
+			p.SWF = -1
+		}
+	}
+}
+
+// clusterSpecOnly returns the cluster description of --config or
+// --slurm-conf, its partitions numbered as written.
+func (o *runner) clusterSpecOnly() (*cluster.Spec, error) {
 	var spec *cluster.Spec
 	if o.Config != "" {
 		cfg, err := o.runConfig()

@@ -14,7 +14,7 @@ import (
 // and an order that can starve jobs without an estimate. Each is said once,
 // on the warning writer and in summary.json.
 func (o *runner) warnings(sdRun bool, c workload.CleanStats) []string {
-	var w []string
+	w := append([]string(nil), o.notes...)
 	if o.PolicyExec == "" && (o.PolicyTimeout != "" || o.PolicyLog != "") {
 		w = append(w, "--policy-timeout and --policy-log apply to --policy-exec: they have no effect")
 	}

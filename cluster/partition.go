@@ -71,7 +71,7 @@ func (s *Spec) routes() (map[int]int, int) {
 		if num == 0 {
 			num = i + 1
 		}
-		if _, dup := swf[num]; !dup {
+		if _, dup := swf[num]; !dup && num > 0 {
 			swf[num] = i
 		}
 		if p.Default && dflt < 0 {

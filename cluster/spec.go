@@ -71,7 +71,8 @@ type Partition struct {
 	OverSubscribe string        // Slurm's OverSubscribe: NO, YES, EXCLUSIVE, FORCE ("" = NO)
 	Default       bool          // the default partition
 	// SWF is the SWF partition number (field 16) routed here; 0: the
-	// partition's position in Spec.Partitions, from 1.
+	// partition's position in Spec.Partitions, from 1; −1: none (the
+	// partition gets only jobs routed to the default partition).
 	SWF int
 }
 
@@ -142,7 +143,7 @@ func (s *Spec) Validate() error {
 			return fmt.Errorf("%w: partition %d has no name", ErrSpec, i+1)
 		case parts[p.Name]:
 			return fmt.Errorf("%w: partition %q defined twice", ErrSpec, p.Name)
-		case p.SWF < 0:
+		case p.SWF < -1:
 			return fmt.Errorf("%w: partition %q: swf %d is negative", ErrSpec, p.Name, p.SWF)
 		case p.MaxTime < 0 || p.DefaultTime < 0:
 			return fmt.Errorf("%w: partition %q: negative time limit", ErrSpec, p.Name)

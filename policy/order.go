@@ -209,6 +209,11 @@ type Ordered struct {
 	Order Order
 	// Inner is the policy that sees the queue in that order.
 	Inner Policy
+	// Tier, if not nil, ranks jobs before Order does: jobs of a higher
+	// tier come first (Slurm's partition PriorityTier: "a partition's
+	// priority tier takes precedence over a job's priority"). Reservations
+	// are then plans, not promises, as under any order but Arrival.
+	Tier func(j *workload.Job) int
 
 	items []orderItem
 	view  orderedView
@@ -219,11 +224,15 @@ var _ Policy = (*Ordered)(nil)
 
 // orderItem is a queued job's key and index in the engine's queue.
 type orderItem struct {
-	key float64
-	i   int
+	tier int
+	key  float64
+	i    int
 }
 
 func compareItems(a, b orderItem) int {
+	if c := cmp.Compare(b.tier, a.tier); c != 0 {
+		return c
+	}
 	if c := cmp.Compare(a.key, b.key); c != 0 {
 		return c
 	}
@@ -232,7 +241,24 @@ func compareItems(a, b orderItem) int {
 
 // Name implements Policy: the inner policy's name and the order's, e.g.
 // "easy(lookahead=all)+order=sjf".
-func (o *Ordered) Name() string { return o.Inner.Name() + "+order=" + o.Order.Name() }
+func (o *Ordered) Name() string {
+	n := o.Inner.Name() + "+order=" + o.Order.Name()
+	if o.Tier != nil {
+		n += "+priority-tier"
+	}
+	return n
+}
+
+// WithTiers returns p with its queue ranked by tier first (Ordered.Tier),
+// then by p's own order (submission order for a policy that is not
+// Ordered).
+func WithTiers(p Policy, tier func(j *workload.Job) int) Policy {
+	if o, ok := p.(*Ordered); ok {
+		o.Tier = tier
+		return o
+	}
+	return &Ordered{Order: Arrival{}, Inner: p, Tier: tier}
+}
 
 // Schedule implements Policy.
 func (o *Ordered) Schedule(v View, d Decisions) {
@@ -243,11 +269,17 @@ func (o *Ordered) Schedule(v View, d Decisions) {
 	now := v.Now()
 	items := o.items[:0]
 	for i := range n {
-		items = append(items, orderItem{o.Order.Key(v.Job(i), now), i})
+		j := v.Job(i)
+		it := orderItem{key: o.Order.Key(j, now), i: i}
+		if o.Tier != nil {
+			it.tier = o.Tier(j)
+		}
+		items = append(items, it)
 	}
 	slices.SortFunc(items, compareItems)
 	o.items = items
 	_, fcfs := o.Order.(Arrival)
+	fcfs = fcfs && o.Tier == nil
 	o.view = orderedView{View: v, d: d, items: items, reserve: fcfs}
 	if f, ok := v.(Fitter); ok {
 		o.fit = orderedFitView{&o.view, f}

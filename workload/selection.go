@@ -167,6 +167,12 @@ func headerNumbers(h *Header, key string) map[string]int64 {
 	return out
 }
 
+// Numbers returns the numbers the header's directives named key give to
+// names ("; Partition: 4 batch", as the Parallel Workloads Archive and the
+// sacct reader write them): name → number, the first directive naming a
+// name winning.
+func (h *Header) Numbers(key string) map[string]int64 { return headerNumbers(h, key) }
+
 // resolveList turns the entries of a Users, Queues or Partitions rule into
 // numbers: an integer is itself, any other entry a name the header's
 // directives named key number.

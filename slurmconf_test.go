@@ -1,0 +1,154 @@
+package schedsim
+
+import (
+	"bytes"
+	"errors"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// partitionsConf is a slurm.conf of two single-core nodes shared by two
+// partitions: low (the default, PriorityTier 1, DefaultTime 1 minute) and
+// high (PriorityTier 2, MaxTime 5 minutes).
+const partitionsConf = `SchedulerType=sched/backfill
+SelectType=select/linear
+NodeName=n[1-2] CPUs=1
+PartitionName=low Nodes=n[1-2] PriorityTier=1 Default=YES DefaultTime=1
+PartitionName=high Nodes=n[1-2] PriorityTier=2 MaxTime=5
+`
+
+// partitionsTrace names its partitions in its header as the Parallel
+// Workloads Archive does: 4 is high, 7 is low. Fields: job, submit, wait,
+// run, procs, cpu, mem, req procs, req time, req mem, status, user,
+// group, exe, queue, partition, preceding, think.
+const partitionsTrace = `; MaxProcs: 2
+; Partition: 4 high
+; Partition: 7 low
+1 0 -1 100 2 -1 -1 2 200 -1 1 1 -1 -1 -1 7 -1 -1
+2 10 -1 10 2 -1 -1 2 20 -1 1 1 -1 -1 -1 7 -1 -1
+3 20 -1 10 2 -1 -1 2 20 -1 1 1 -1 -1 -1 4 -1 -1
+4 30 -1 500 1 -1 -1 1 -1 -1 1 1 -1 -1 -1 7 -1 -1
+5 30 -1 10 1 -1 -1 1 400 -1 1 1 -1 -1 -1 4 -1 -1
+`
+
+// TestSlurmConfPartitions is issue 22 item 17 end to end: slurm.conf's
+// partitions get the trace's partition numbers by name (the header's
+// Partition lines) or from --partition-map; under --backfill slurm the
+// jobs of a higher PriorityTier are scheduled first; a job without a time
+// gets its partition's DefaultTime (else MaxTime) and is killed at it; a
+// job longer than its partition's MaxTime is rejected at submission.
+func TestSlurmConfPartitions(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "slurm.conf")
+	trace := filepath.Join(dir, "p.swf")
+	if err := os.WriteFile(conf, []byte(partitionsConf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trace, []byte(partitionsTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		state      sim.State
+		start, end workload.Time
+		reason     string
+	}
+	for _, tc := range []struct {
+		name     string
+		mapping  string
+		backfill string
+		want     map[int64]want
+		warning  string
+	}{
+		{
+			// By the header: 1, 2 and 4 are low's, 3 and 5 high's.
+			// 1 runs 0-100 on both nodes. 5 asks 400 s, beyond high's
+			// MaxTime of 300 s: rejected at 30. At 100 the queue is 2
+			// (low), 3 (high), 4 (low): high's tier first, so 3 runs
+			// 100-110, then 2 110-120 (the main scheduler stops at the
+			// first job that does not fit), then 4 (no time: low's
+			// DefaultTime, 60 s) 120-180, killed.
+			name: "by the header's names", backfill: "slurm",
+			want: map[int64]want{
+				1: {sim.Completed, 0, 100, ""},
+				2: {sim.Completed, 110, 120, ""},
+				3: {sim.Completed, 100, 110, ""},
+				4: {sim.Killed, 120, 180, ""},
+				5: {sim.Rejected, 30, 30, "exceeds partition high's MaxTime of 300 s"},
+			},
+		},
+		{
+			// --partition-map swaps them: 1, 2 and 4 are high's (1's
+			// 200 s and 2's 20 s within MaxTime 300), 3 and 5 low's (5's
+			// 400 s is allowed: low has no MaxTime). At 100 the order is
+			// 2, 4 (high), 3, 5 (low): 2 runs 100-110; at 110 4 (no
+			// time: high's MaxTime, 300 s) starts on one node, 3 (2
+			// nodes) does not fit, so the main scheduler stops; 5 would
+			// end at 510, after 3's planned start (410): no backfill. 4
+			// is killed at 410; 3 runs 410-420, 5 420-430.
+			name: "by --partition-map", mapping: "high=7,low=4", backfill: "slurm",
+			want: map[int64]want{
+				1: {sim.Completed, 0, 100, ""},
+				2: {sim.Completed, 100, 110, ""},
+				3: {sim.Completed, 410, 420, ""},
+				4: {sim.Killed, 110, 410, ""},
+				5: {sim.Completed, 420, 430, ""},
+			},
+		},
+		{
+			// FCFS keeps the submission order on a cluster of nodes:
+			// the tiers do not apply (a warning says so). 2 runs 100-110,
+			// 3 110-120, 4 120-180 (killed at low's DefaultTime).
+			name: "tiers only under slurm", backfill: "off",
+			want: map[int64]want{
+				1: {sim.Completed, 0, 100, ""},
+				2: {sim.Completed, 100, 110, ""},
+				3: {sim.Completed, 110, 120, ""},
+				4: {sim.Killed, 120, 180, ""},
+				5: {sim.Rejected, 30, 30, "MaxTime"},
+			},
+			warning: "PriorityTier applies to --backfill slurm, not off",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := Default()
+			sc.Trace, sc.SlurmConf, sc.PartitionMap, sc.Backfill = trace, conf, tc.mapping, tc.backfill
+			rec := &simtest.Recorder{}
+			var warn bytes.Buffer
+			res, err := Run(context.Background(), &sc, Options{Observers: []sim.Observer{rec}, Warn: &warn})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, w := range tc.want {
+				r := rec.ByID(t, id)
+				if r.State != w.state || r.Start != w.start || r.End != w.end || !strings.Contains(r.Reason, w.reason) {
+					t.Errorf("job %d: %v %d-%d %q, want %v %d-%d %q", id, r.State, r.Start, r.End, r.Reason, w.state, w.start, w.end, w.reason)
+				}
+			}
+			if !strings.Contains(warn.String(), tc.warning) {
+				t.Errorf("warnings %q, want %q", warn.String(), tc.warning)
+			}
+			if tc.backfill == "slurm" && !strings.Contains(res.Summary.Policy, "+priority-tier") {
+				t.Errorf("policy %q does not say the tiers rank the queue", res.Summary.Policy)
+			}
+			if t.Failed() {
+				t.Logf("records:\n%s", simtest.Format(rec.Records))
+			}
+		})
+	}
+	t.Run("unknown partition in the map", func(t *testing.T) {
+		sc := Default()
+		sc.Trace, sc.SlurmConf, sc.PartitionMap = trace, conf, "batch=1"
+		_, err := Run(context.Background(), &sc, Options{Warn: &bytes.Buffer{}})
+		var ie *InputError
+		if err == nil || !strings.Contains(err.Error(), `no partition "batch"`) || !errors.As(err, &ie) {
+			t.Fatalf("error %v, want an input error naming batch", err)
+		}
+	})
+}
