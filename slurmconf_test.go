@@ -2,8 +2,8 @@ package schedsim
 
 import (
 	"bytes"
-	"errors"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"

@@ -273,9 +273,9 @@ cores = 2
 			}
 			rows := csvRows(t, out)
 			want := map[string][5]string{
-				"1": {"COMPLETED_KILLED", "0", "20", c.allocs[0], "predicted_start=0 node 0 down: rack"},
-				"2": {"COMPLETED_SUCCESSFULLY", "60", "160", c.allocs[1], "predicted_start=0"},
-				"3": {"COMPLETED_SUCCESSFULLY", "5", "55", c.allocs[2], "predicted_start=5"},
+				"1": {"COMPLETED_KILLED", "0", "20", c.allocs[0], "predicted_start=0 predicted_resources=" + c.allocs[0] + " node 0 down: rack"},
+				"2": {"COMPLETED_SUCCESSFULLY", "60", "160", c.allocs[1], "predicted_start=0 predicted_resources=" + c.allocs[1]},
+				"3": {"COMPLETED_SUCCESSFULLY", "5", "55", c.allocs[2], "predicted_start=5 predicted_resources=" + c.allocs[2]},
 			}
 			for id, w := range want {
 				f := rows[id]
