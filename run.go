@@ -533,6 +533,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if al != nil {
 		s.Cluster = report.NewClusterInfo(spec)
 		s.Cluster.Clusters = len(o.members)
+		s.Cluster.AddMemberPartitions(o.members)
 	}
 	ts.AddTo(&s)
 	s.Breakdowns = bd.Breakdowns()

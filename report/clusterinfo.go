@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // SetPredictions copies the counts of WILL_RUN predictions from st.
@@ -27,6 +28,57 @@ type ClusterInfo struct {
 	// Clusters is the number of clusters of a cluster of clusters, whose
 	// groups Groups lists cluster after cluster (0, omitted: one cluster).
 	Clusters int `json:"clusters,omitempty"`
+	// Partitions are the partitions with their limits (a cluster of
+	// clusters: every member's, named "cN.NAME", their groups named as
+	// in Groups), for schedsim verify.
+	Partitions []ClusterPartition `json:"partitions,omitempty"`
+}
+
+// ClusterPartition is one partition of a ClusterInfo.
+type ClusterPartition struct {
+	Name   string   `json:"name"`
+	Groups []string `json:"groups"`
+	// MaxTime is the longest run time allowed, s (0, omitted: unlimited).
+	MaxTime int64 `json:"max_time,omitempty"`
+}
+
+// AddMemberPartitions records the partitions of the members of a cluster of
+// clusters, "cN." before their names and groups', when any member has
+// partitions; a member without gets one unlimited partition of all its
+// groups, named "cN.*", so that every node lies in some partition.
+func (c *ClusterInfo) AddMemberPartitions(members []*cluster.Spec) {
+	any := false
+	for _, m := range members {
+		any = any || len(m.Partitions) > 0
+	}
+	if !any {
+		return
+	}
+	for i, m := range members {
+		prefix := fmt.Sprintf("c%d.", i+1)
+		if len(m.Partitions) > 0 {
+			c.AddPartitions(m, prefix)
+			continue
+		}
+		cp := ClusterPartition{Name: prefix + "*"}
+		for _, g := range m.Groups {
+			cp.Groups = append(cp.Groups, prefix+g.Name)
+		}
+		c.Partitions = append(c.Partitions, cp)
+	}
+}
+
+// AddPartitions records the partitions of spec; prefix (such as "c2.") is
+// put before their names and their groups' (a member of a cluster of
+// clusters).
+func (c *ClusterInfo) AddPartitions(spec *cluster.Spec, prefix string) {
+	for _, p := range spec.Partitions {
+		cp := ClusterPartition{Name: prefix + p.Name, MaxTime: int64(p.MaxTime)}
+		for _, g := range p.Groups {
+			cp.Groups = append(cp.Groups, prefix+g)
+		}
+		c.Partitions = append(c.Partitions, cp)
+	}
 }
 
 // ClusterGroup is one node group of a ClusterInfo.
@@ -51,6 +103,7 @@ func NewClusterInfo(spec *cluster.Spec) *ClusterInfo {
 	for _, g := range spec.Groups {
 		c.Groups = append(c.Groups, ClusterGroup{Name: g.Name, Count: g.Count, Cores: g.Cores, MemoryMB: g.MemoryMB, Speed: g.Speed})
 	}
+	c.AddPartitions(spec, "")
 	return c
 }
 
@@ -77,8 +130,8 @@ func (c *ClusterInfo) Members() []*cluster.Spec {
 	return ms
 }
 
-// Spec returns the cluster description c records (node groups and
-// selector; no partitions), or nil if c is nil.
+// Spec returns the cluster description c records (node groups, selector,
+// partitions with their MaxTime), or nil if c is nil.
 func (c *ClusterInfo) Spec() *cluster.Spec {
 	if c == nil {
 		return nil
@@ -86,6 +139,9 @@ func (c *ClusterInfo) Spec() *cluster.Spec {
 	s := &cluster.Spec{Select: c.Select}
 	for _, g := range c.Groups {
 		s.Groups = append(s.Groups, cluster.NodeGroup{Name: g.Name, Count: g.Count, Cores: g.Cores, MemoryMB: g.MemoryMB})
+	}
+	for _, p := range c.Partitions {
+		s.Partitions = append(s.Partitions, cluster.Partition{Name: p.Name, Groups: p.Groups, MaxTime: workload.Time(p.MaxTime)})
 	}
 	return s
 }

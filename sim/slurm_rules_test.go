@@ -270,3 +270,50 @@ func TestFederationPartitionLimits(t *testing.T) {
 		t.Run(c.name, c.run)
 	}
 }
+
+// TestVerifyPartitionLimits is issue 22 items 14 and verify: Verify checks
+// the partitions' MaxTime on every member of a cluster of clusters (and of
+// one cluster): a job's nodes lie in a partition, and neither its requested
+// time nor its run exceeds the partition's MaxTime.
+func TestVerifyPartitionLimits(t *testing.T) {
+	// The union of two members as summary.json records it: c1 (nodes
+	// 0-1, partition c1.shortq with MaxTime 100) and c2 (nodes 2-3, one
+	// unlimited partition).
+	union := &cluster.Spec{Select: cluster.SelectLinear,
+		Groups: []cluster.NodeGroup{{Name: "c1.short", Count: 2, Cores: 1}, {Name: "c2.long", Count: 2, Cores: 1}},
+		Partitions: []cluster.Partition{
+			{Name: "c1.shortq", Groups: []string{"c1.short"}, MaxTime: 100},
+			{Name: "c2.*", Groups: []string{"c2.long"}},
+		}}
+	ran := func(id int64, run, estimate workload.Time, start workload.Time, alloc cluster.Range) sim.Outcome {
+		j := job(id, 0, alloc.Len(), run, estimate)
+		return sim.Outcome{Job: j, State: sim.Completed, Start: start, End: start + j.ActualRun(), Alloc: []cluster.Range{alloc}}
+	}
+	for _, tc := range []struct {
+		name string
+		out  sim.Outcome
+		want string // "" no violation
+	}{
+		{"within MaxTime", ran(1, 100, 100, 0, cluster.Range{Lo: 0, Hi: 1}), ""},
+		{"requested beyond MaxTime on member 1", ran(2, 400, 500, 0, cluster.Range{Lo: 1, Hi: 2}), "requested time 500 s exceeds partition c1.shortq's MaxTime of 100 s"},
+		{"ran beyond MaxTime without a request", ran(3, 400, none, 0, cluster.Range{Lo: 0, Hi: 1}), "ran 400 s, beyond partition c1.shortq's MaxTime of 100 s"},
+		{"member 2 has no limit", ran(4, 400, 500, 0, cluster.Range{Lo: 2, Hi: 4}), ""},
+		{"across both members", ran(5, 10, 10, 0, cluster.Range{Lo: 1, Hi: 3}), "which no partition holds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := sim.Verify(union.Cores(), []sim.Outcome{tc.out}, sim.VerifyOptions{Cluster: union})
+			var got []string
+			for _, v := range vs {
+				if v.Rule == "partition" {
+					got = append(got, v.Msg)
+				}
+			}
+			switch {
+			case tc.want == "" && len(got) > 0:
+				t.Errorf("violations %q, want none", got)
+			case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)):
+				t.Errorf("violations %q, want one saying %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -74,6 +74,13 @@ type VerifyOptions struct {
 	// a job with a processor range (MinProcs, MaxProcs) or growths is
 	// checked by replaying its growths (see verifyGrown).
 	Speedup policy.Speedup
+	// With partitions, Cluster's (a cluster of clusters: every member's,
+	// their groups named as in Cluster) limits are checked on every job
+	// that ran: its nodes lie within one partition, and neither its
+	// requested time nor its run exceeds that partition's MaxTime (of the
+	// partitions holding its nodes, the most lenient; jobs.csv does not
+	// say which partition a job asked for).
+	//
 	// Members, with Cluster, are the clusters of a cluster of clusters
 	// (cluster.Federation) whose union, in order, Cluster describes: a
 	// job larger than each of them is validly rejected.
@@ -157,6 +164,10 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			units = c.Nodes()
 		}
 	}
+	var pc *partitionCheck
+	if opts.Cluster != nil && len(opts.Cluster.Partitions) > 0 {
+		pc = newPartitionCheck(opts.Cluster)
+	}
 	for _, i := range order {
 		o := &outs[i]
 		j := &o.Job
@@ -223,6 +234,11 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			}
 		case held < j.Procs:
 			add(j, "alloc-size", "allocated %d nodes of %d cores, asked for %d", n, held, j.Procs)
+		}
+		if pc != nil {
+			if msg := pc.check(o); msg != "" {
+				add(j, "partition", "%s", msg)
+			}
 		}
 		area += float64(held) * float64(o.End-o.Start)
 		if j.Submit < first {
@@ -473,4 +489,108 @@ func (nt *nodeTimeline) check(o *Outcome) []string {
 		msgs = append(msgs, fmt.Sprintf("killed by a node failure at %d, but none of its nodes went down then", o.End))
 	}
 	return msgs
+}
+
+// partitionCheck checks a job's run against the partitions of a cluster
+// (VerifyOptions.Cluster).
+type partitionCheck struct {
+	consRes bool
+	coreEnd []int           // cons_res: coreEnd[n] = first core after node n
+	parts   [][]cluster.Range // each partition's nodes
+	maxTime []workload.Time
+	names   []string
+	nodes   []cluster.Range // scratch: the job's nodes
+}
+
+func newPartitionCheck(c *cluster.Spec) *partitionCheck {
+	pc := &partitionCheck{consRes: c.Select == cluster.SelectConsRes}
+	at := map[string]cluster.Range{}
+	n, core := 0, 0
+	for _, g := range c.Groups {
+		at[g.Name] = cluster.Range{Lo: n, Hi: n + g.Count}
+		for range g.Count {
+			core += g.Cores
+			pc.coreEnd = append(pc.coreEnd, core)
+		}
+		n += g.Count
+	}
+	for _, p := range c.Partitions {
+		var rs []cluster.Range
+		for _, g := range p.Groups {
+			rs = append(rs, at[g])
+		}
+		sort.Slice(rs, func(a, b int) bool { return rs[a].Lo < rs[b].Lo })
+		merged := rs[:0]
+		for _, r := range rs { // adjacent groups form one run of nodes
+			if k := len(merged); k > 0 && r.Lo <= merged[k-1].Hi {
+				merged[k-1].Hi = max(merged[k-1].Hi, r.Hi)
+			} else {
+				merged = append(merged, r)
+			}
+		}
+		pc.parts = append(pc.parts, merged)
+		pc.maxTime = append(pc.maxTime, p.MaxTime)
+		pc.names = append(pc.names, p.Name)
+	}
+	return pc
+}
+
+// node returns the node of allocation unit u.
+func (pc *partitionCheck) node(u int) int {
+	if !pc.consRes {
+		return u
+	}
+	return sort.SearchInts(pc.coreEnd, u+1)
+}
+
+// check returns what o's run breaks of the partitions' limits ("" if
+// nothing).
+func (pc *partitionCheck) check(o *Outcome) string {
+	pc.nodes = pc.nodes[:0]
+	for _, r := range o.Alloc {
+		if r.Lo >= r.Hi || r.Lo < 0 {
+			return "" // reported as alloc-range
+		}
+		pc.nodes = append(pc.nodes, cluster.Range{Lo: pc.node(r.Lo), Hi: pc.node(r.Hi-1) + 1})
+	}
+	if len(pc.nodes) == 0 {
+		return ""
+	}
+	within := func(p []cluster.Range) bool {
+		for _, x := range pc.nodes {
+			in := false
+			for _, r := range p {
+				if r.Lo <= x.Lo && x.Hi <= r.Hi {
+					in = true
+					break
+				}
+			}
+			if !in {
+				return false
+			}
+		}
+		return true
+	}
+	best, limit := -1, workload.Time(0)
+	for i, p := range pc.parts {
+		if !within(p) {
+			continue
+		}
+		if pc.maxTime[i] == 0 {
+			return "" // an unlimited partition holds it
+		}
+		if best < 0 || pc.maxTime[i] > limit {
+			best, limit = i, pc.maxTime[i]
+		}
+	}
+	if best < 0 {
+		return fmt.Sprintf("runs on nodes %s, which no partition holds", cluster.FormatRanges(nil, pc.nodes))
+	}
+	if o.Job.Estimate > limit {
+		return fmt.Sprintf("requested time %d s exceeds partition %s's MaxTime of %d s", o.Job.Estimate, pc.names[best], limit)
+	}
+	if run := o.End - o.Start; run > limit {
+		return fmt.Sprintf("ran %d s, beyond partition %s's MaxTime of %d s", run, pc.names[best], limit)
+	}
+	return ""
 }
