@@ -495,7 +495,7 @@ func (nt *nodeTimeline) check(o *Outcome) []string {
 // (VerifyOptions.Cluster).
 type partitionCheck struct {
 	consRes bool
-	coreEnd []int           // cons_res: coreEnd[n] = first core after node n
+	coreEnd []int             // cons_res: coreEnd[n] = first core after node n
 	parts   [][]cluster.Range // each partition's nodes
 	maxTime []workload.Time
 	names   []string
