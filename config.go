@@ -47,6 +47,7 @@ type runConfig struct {
 // the README's "The cluster" section.
 type clusterConfig struct {
 	Select     string            `toml:"select"`
+	CRMemory   bool              `toml:"cr_memory"`
 	Groups     []nodeGroupConfig `toml:"groups"`
 	Partitions []partitionConfig `toml:"partitions"`
 }
@@ -75,7 +76,7 @@ type partitionConfig struct {
 
 // spec returns the cluster description of [cluster].
 func (c *clusterConfig) spec() *cluster.Spec {
-	s := &cluster.Spec{Select: c.Select}
+	s := &cluster.Spec{Select: c.Select, CRMemory: c.CRMemory}
 	for _, g := range c.Groups {
 		s.Groups = append(s.Groups, cluster.NodeGroup{Name: g.Name, Count: g.Count, Cores: g.Cores, MemoryMB: g.MemoryMB, Speed: g.Speed, Features: g.Features})
 	}
@@ -107,6 +108,7 @@ func (c *runConfig) federation() (union *cluster.Spec, members []*cluster.Spec) 
 		s := c.Clusters[i].spec()
 		members = append(members, s)
 		union.Select = selectOf(s)
+		union.CRMemory = union.CRMemory || s.CRMemory
 		for _, g := range s.Groups {
 			g.Name = fmt.Sprintf("c%d.%s", i+1, g.Name)
 			union.Groups = append(union.Groups, g)

@@ -125,8 +125,12 @@ func (s *spanSet) put(r Range) {
 
 // Linear is Slurm's select/linear: jobs get whole nodes of a
 // one-dimensional node array, chosen best fit so as to minimise the number
-// of sets of consecutive nodes. Memory is not considered. Allocations name
-// node numbers.
+// of sets of consecutive nodes. Memory is considered only with
+// Spec.CRMemory (CR_Memory): a node then holds as many of a job's
+// processors as its cores and its memory allow (its memory / the job's
+// memory per processor), and a job spreads over more nodes, waits, or is
+// rejected when no partition's nodes can hold it. Allocations name node
+// numbers.
 //
 // With one group of single-core nodes it schedules exactly like a Machine
 // (a job fits if enough processors are free), on other processor numbers.
@@ -137,6 +141,10 @@ type Linear struct {
 	spans spanSet
 	runs  []Range // scratch
 	parts *parts  // nil: no partitions
+	// memKB is each node's memory with CR_Memory (0: not tracked), nil
+	// without; maxKB the most of one node.
+	memKB []int64
+	maxKB int64
 }
 
 // NewLinear returns a Linear selector for s (which must be valid), all nodes free.
@@ -151,10 +159,62 @@ func NewLinear(s *Spec) *Linear {
 	}
 	l.free = l.sum[n]
 	l.parts = newParts(s, func(lo, hi int) int { return l.sum[hi] - l.sum[lo] })
+	if s.CRMemory {
+		for _, g := range s.Groups {
+			for range g.Count {
+				l.memKB = append(l.memKB, g.MemoryMB*1024)
+			}
+			l.maxKB = max(l.maxKB, g.MemoryMB*1024)
+		}
+		if l.maxKB == 0 {
+			l.memKB = nil // no node has memory to track
+		}
+	}
 	return l
 }
 
 func (l *Linear) cores(r Range) int { return l.sum[r.Hi] - l.sum[r.Lo] }
+
+// tracks reports whether a request of memKB per processor is limited by
+// memory (CR_Memory and a memory request).
+func (l *Linear) tracks(memKB int64) bool { return l.memKB != nil && memKB > 0 }
+
+// capOf returns how many processors of memKB each node i can hold: its
+// cores, or fewer when its memory cannot hold memKB for each.
+func (l *Linear) capOf(i int, memKB int64) int {
+	c := l.sum[i+1] - l.sum[i]
+	if !l.tracks(memKB) || l.memKB[i] == 0 {
+		return c
+	}
+	return int(min(int64(c), l.memKB[i]/memKB))
+}
+
+// caps returns how many processors of memKB each nodes r can hold.
+func (l *Linear) caps(r Range, memKB int64) int {
+	if !l.tracks(memKB) {
+		return l.cores(r)
+	}
+	n := 0
+	for i := r.Lo; i < r.Hi; i++ {
+		n += l.capOf(i, memKB)
+	}
+	return n
+}
+
+// trim returns r without the nodes at either end that hold none of a
+// request of memKB per processor.
+func (l *Linear) trim(r Range, memKB int64) Range {
+	if !l.tracks(memKB) {
+		return r
+	}
+	for r.Lo < r.Hi && l.capOf(r.Lo, memKB) == 0 {
+		r.Lo++
+	}
+	for r.Hi > r.Lo && l.capOf(r.Hi-1, memKB) == 0 {
+		r.Hi--
+	}
+	return r
+}
 
 // Capacity implements Allocator.
 func (l *Linear) Capacity() int { return l.sum[len(l.sum)-1] }
@@ -166,17 +226,32 @@ func (l *Linear) Free() int { return l.free }
 // (all of the cluster without partitions) and its requested time the
 // partition's MaxTime.
 func (l *Linear) TestOnly(r Request) (bool, string) {
+	all := []Range{{0, len(l.sum) - 1}}
 	if l.parts != nil {
 		p := l.parts.route(r)
 		if r.Procs > p.cores {
 			return false, tooBig(r, p, 0)
 		}
-		return p.testTime(r)
-	}
-	if c := l.Capacity(); r.Procs > c {
+		if ok, why := p.testTime(r); !ok {
+			return false, why
+		}
+		all = p.ranges
+	} else if c := l.Capacity(); r.Procs > c {
 		return false, fmt.Sprintf("needs %d processors, cluster has %d", r.Procs, c)
 	}
-	return true, ""
+	if !l.tracks(r.MemKB) {
+		return true, ""
+	}
+	n := 0
+	for _, x := range all {
+		if n += l.caps(x, r.MemKB); n >= r.Procs {
+			return true, ""
+		}
+	}
+	if r.MemKB > l.maxKB {
+		return false, fmt.Sprintf("needs %d KB of memory per processor, the largest node has %d KB", r.MemKB, l.maxKB)
+	}
+	return false, fmt.Sprintf("needs %d processors of %d KB memory each, the nodes' memory holds %d", r.Procs, r.MemKB, n)
 }
 
 // Fits implements Allocator: whole nodes always cover the free cores, so a
@@ -185,13 +260,18 @@ func (l *Linear) Fits(r Request) bool {
 	if r.Procs > l.free {
 		return false
 	}
-	if l.parts == nil {
+	mem := l.tracks(r.MemKB)
+	if l.parts == nil && !mem {
 		return true
 	}
+	runs := l.spans
+	if l.parts != nil {
+		l.runs = intersect(l.runs[:0], l.spans, l.parts.route(r).ranges)
+		runs = l.runs
+	}
 	n := 0
-	l.runs = intersect(l.runs[:0], l.spans, l.parts.route(r).ranges)
-	for _, x := range l.runs {
-		if n += l.cores(x); n >= r.Procs {
+	for _, x := range runs {
+		if n += l.caps(x, r.MemKB); n >= r.Procs {
 			return true
 		}
 	}
@@ -213,12 +293,12 @@ func (l *Linear) RunNow(r Request, dst []Range) ([]Range, bool) {
 	} else {
 		runs = intersect(l.runs[:0], l.spans, l.parts.route(r).ranges)
 	}
-	rem := r.Procs
+	rem, m := r.Procs, r.MemKB
 	for rem > 0 {
 		best, bestC := -1, 0
 		large, largeC := -1, 0
 		for i, s := range runs {
-			c := l.cores(s)
+			c := l.caps(s, m)
 			if c >= rem && (best < 0 || c < bestC) {
 				best, bestC = i, c
 			}
@@ -227,15 +307,16 @@ func (l *Linear) RunNow(r Request, dst []Range) ([]Range, bool) {
 			}
 		}
 		if best >= 0 {
-			s := runs[best]
-			hi := s.Lo + 1
-			for l.sum[hi]-l.sum[s.Lo] < rem {
+			s := l.trim(runs[best], m)
+			hi, got := s.Lo, 0
+			for got < rem {
+				got += l.capOf(hi, m)
 				hi++
 			}
 			dst = append(dst, Range{s.Lo, hi})
 			break
 		}
-		dst = append(dst, runs[large])
+		dst = append(dst, l.trim(runs[large], m))
 		rem -= largeC
 		runs = append(runs[:large], runs[large+1:]...)
 	}

@@ -40,6 +40,13 @@ var ErrSpec = errors.New("cluster: bad cluster description")
 type Spec struct {
 	// Select is the node selector: SelectLinear (default) or SelectConsRes.
 	Select string
+	// CRMemory makes memory a consumable resource of SelectLinear
+	// (slurm.conf SelectTypeParameters=CR_Memory): a job's memory (SWF
+	// field 10, KB per processor) must fit each node it gets. Without it
+	// Linear allocates whole nodes regardless of memory, as Slurm's
+	// select/linear does by default. SelectConsRes tracks memory whenever
+	// the nodes have some.
+	CRMemory bool
 	// Groups are the node groups; every node of a group is identical.
 	Groups []NodeGroup
 	// Partitions are named sets of node groups with limits. A job goes to

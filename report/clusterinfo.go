@@ -20,6 +20,8 @@ type ClusterInfo struct {
 	// Select is the node selector (cluster.SelectLinear: allocations
 	// name nodes; cluster.SelectConsRes: they name cores).
 	Select string `json:"select"`
+	// CRMemory reports that linear tracked memory (cluster.Spec.CRMemory).
+	CRMemory bool `json:"cr_memory,omitempty"`
 	// Nodes and Cores count the nodes and their cores.
 	Nodes int `json:"nodes"`
 	Cores int `json:"cores"`
@@ -96,7 +98,7 @@ type ClusterGroup struct {
 
 // NewClusterInfo returns the description of spec for summary.json.
 func NewClusterInfo(spec *cluster.Spec) *ClusterInfo {
-	c := &ClusterInfo{Select: spec.Select, Nodes: spec.Nodes(), Cores: spec.Cores()}
+	c := &ClusterInfo{Select: spec.Select, CRMemory: spec.CRMemory, Nodes: spec.Nodes(), Cores: spec.Cores()}
 	if c.Select == "" {
 		c.Select = cluster.SelectLinear
 	}
@@ -136,7 +138,7 @@ func (c *ClusterInfo) Spec() *cluster.Spec {
 	if c == nil {
 		return nil
 	}
-	s := &cluster.Spec{Select: c.Select}
+	s := &cluster.Spec{Select: c.Select, CRMemory: c.CRMemory}
 	for _, g := range c.Groups {
 		s.Groups = append(s.Groups, cluster.NodeGroup{Name: g.Name, Count: g.Count, Cores: g.Cores, MemoryMB: g.MemoryMB})
 	}

@@ -317,3 +317,52 @@ func TestVerifyPartitionLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestLinearCRMemory is issue 22 item 16: select/linear with CR_Memory
+// (cluster.Spec.CRMemory) allocates memory: a node holds as many of a
+// job's processors as its memory allows, a job spreads over more whole
+// nodes or waits for them, and one no partition's nodes can hold is
+// rejected at submission with the reason.
+func TestLinearCRMemory(t *testing.T) {
+	spec := &cluster.Spec{Select: cluster.SelectLinear, CRMemory: true,
+		Groups: []cluster.NodeGroup{{Name: "n", Count: 3, Cores: 4, MemoryMB: 4}}}
+	mem := func(j workload.Job, kb float64) workload.Job { j.ReqMemKB = kb; return j }
+	c := slurmCase{
+		// 3 nodes of 4 cores and 4096 KB. 1 (4 processors of 2048 KB)
+		// fits 2 per node: nodes 0-1, 0-100. 2 (2 of 1024 KB) node 2,
+		// 0-50. 3 (8192 KB each) can never run: rejected at 10. 4 (8 of
+		// 2048 KB: 2 per node, 6 in all) neither. 5 (4 of 1024 KB) waits
+		// for a whole node: node 2 at 50, ends 60. 6 (3 of 2048 KB) needs
+		// two nodes: node 2 alone at 60 holds only 2 (without CR_Memory
+		// its 4 cores would do); at 100 it gets nodes 0-1, ends 110.
+		name: "memory per node", alloc: specAlloc(spec), pol: fcfs,
+		jobs: []workload.Job{
+			mem(job(1, 0, 4, 100, 100), 2048), mem(job(2, 0, 2, 50, 50), 1024),
+			mem(job(3, 10, 1, 10, 10), 8192), mem(job(4, 10, 8, 10, 10), 2048),
+			mem(job(5, 10, 4, 10, 10), 1024), mem(job(6, 10, 3, 10, 10), 2048),
+		},
+		want: map[int64]slurmWant{
+			1: {state: sim.Completed, start: 0, end: 100, alloc: "0-1", predicted: -2},
+			2: {state: sim.Completed, start: 0, end: 50, alloc: "2", predicted: -2},
+			3: {state: sim.Rejected, start: 10, end: 10, predicted: -2, reason: "needs 8192 KB of memory per processor, the largest node has 4096 KB"},
+			4: {state: sim.Rejected, start: 10, end: 10, predicted: -2, reason: "needs 8 processors of 2048 KB memory each, the nodes' memory holds 6"},
+			5: {state: sim.Completed, start: 50, end: 60, alloc: "2", predicted: -2},
+			6: {state: sim.Completed, start: 100, end: 110, alloc: "0-1", predicted: -2},
+		},
+	}
+	t.Run(c.name, c.run)
+	t.Run("verify accepts the memory rejections", func(t *testing.T) {
+		al, _ := spec.NewAllocator()
+		eng, err := sim.New(sim.Config{Policy: fcfs, Allocator: al})
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := &sim.Collector{}
+		if _, err := eng.Run(simtest.NewSource(c.jobs), col); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range sim.Verify(spec.Cores(), col.Outcomes, sim.VerifyOptions{Cluster: spec}) {
+			t.Errorf("verify: %v", v)
+		}
+	})
+}

@@ -155,6 +155,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			memOK = true
 			units = c.Cores()
 		} else {
+			memOK = c.CRMemory
 			nodeSum = make([]int, 1, c.Nodes()+1)
 			for _, g := range c.Groups {
 				for range g.Count {

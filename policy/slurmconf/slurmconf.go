@@ -220,7 +220,13 @@ func Parse(r io.Reader, path string) (*Conf, error) {
 	if err := sc.Err(); err != nil {
 		fail(ln+1, "%v", err)
 	}
-	// Memory is a consumable resource only with CR_*_Memory.
+	// Memory is a consumable resource only with CR_*_Memory (cons_res)
+	// or CR_Memory (linear).
+	if c.Spec.Select != cluster.SelectConsRes {
+		for _, p := range strings.Split(selectParams, ",") {
+			c.Spec.CRMemory = c.Spec.CRMemory || strings.EqualFold(strings.TrimSpace(p), "CR_Memory")
+		}
+	}
 	if c.Spec.Select == cluster.SelectConsRes && !strings.Contains(strings.ToUpper(selectParams), "MEMORY") {
 		for i := range c.Spec.Groups {
 			c.Spec.Groups[i].MemoryMB = 0

@@ -91,18 +91,20 @@ func TestParseSlurmConfLines(t *testing.T) {
 		err  string // "" = parses
 		sel  string
 		mem  int64 // memory of the first group
+		crm  bool  // linear tracks memory (CR_Memory)
 	}{
-		{"linear by default", "NodeName=a[1-4] CPUs=4 RealMemory=100", "", cluster.SelectLinear, 100},
-		{"cons_res without memory drops it", "SelectType=select/cons_res\nSelectTypeParameters=CR_Core\nNodeName=a[1-4] CPUs=4 RealMemory=100", "", cluster.SelectConsRes, 0},
-		{"cores from sockets", "NodeName=DEFAULT Sockets=2 CoresPerSocket=8\nNodeName=a1", "", cluster.SelectLinear, 0},
-		{"quoted values", "NodeName=a1 CPUs=2 Feature=\"x,y\"", "", cluster.SelectLinear, 0},
-		{"no nodes", "ClusterName=x", ":1: no NodeName lines", "", 0},
-		{"node twice", "NodeName=a[1-2] CPUs=1\nNodeName=a2 CPUs=1", ":2: NodeName=a2: node a2 defined twice", "", 0},
-		{"unknown partition node", "NodeName=a1 CPUs=1\nPartitionName=p Nodes=b1", ":2: PartitionName=p: node b1 has no NodeName line", "", 0},
-		{"bad select", "SelectType=select/cray_aries\nNodeName=a1", ":1: SelectType=select/cray_aries", "", 0},
-		{"bad oversubscribe", "NodeName=a1\nPartitionName=p Nodes=ALL OverSubscribe=MAYBE", ":2: OverSubscribe=MAYBE", "", 0},
-		{"default beyond max", "NodeName=a1\nPartitionName=p Nodes=ALL MaxTime=10 DefaultTime=20", "default time 1200 exceeds max time 600", "", 0},
-		{"window beyond Slurm's maximum", "NodeName=a1\nSchedulerParameters=bf_window=50000", "bf_window", "", 0},
+		{"linear by default", "NodeName=a[1-4] CPUs=4 RealMemory=100", "", cluster.SelectLinear, 100, false},
+		{"linear with CR_Memory", "SelectType=select/linear\nSelectTypeParameters=CR_ONE_TASK_PER_CORE,CR_Memory\nNodeName=a[1-4] CPUs=4 RealMemory=100", "", cluster.SelectLinear, 100, true},
+		{"cons_res without memory drops it", "SelectType=select/cons_res\nSelectTypeParameters=CR_Core\nNodeName=a[1-4] CPUs=4 RealMemory=100", "", cluster.SelectConsRes, 0, false},
+		{"cores from sockets", "NodeName=DEFAULT Sockets=2 CoresPerSocket=8\nNodeName=a1", "", cluster.SelectLinear, 0, false},
+		{"quoted values", "NodeName=a1 CPUs=2 Feature=\"x,y\"", "", cluster.SelectLinear, 0, false},
+		{"no nodes", "ClusterName=x", ":1: no NodeName lines", "", 0, false},
+		{"node twice", "NodeName=a[1-2] CPUs=1\nNodeName=a2 CPUs=1", ":2: NodeName=a2: node a2 defined twice", "", 0, false},
+		{"unknown partition node", "NodeName=a1 CPUs=1\nPartitionName=p Nodes=b1", ":2: PartitionName=p: node b1 has no NodeName line", "", 0, false},
+		{"bad select", "SelectType=select/cray_aries\nNodeName=a1", ":1: SelectType=select/cray_aries", "", 0, false},
+		{"bad oversubscribe", "NodeName=a1\nPartitionName=p Nodes=ALL OverSubscribe=MAYBE", ":2: OverSubscribe=MAYBE", "", 0, false},
+		{"default beyond max", "NodeName=a1\nPartitionName=p Nodes=ALL MaxTime=10 DefaultTime=20", "default time 1200 exceeds max time 600", "", 0, false},
+		{"window beyond Slurm's maximum", "NodeName=a1\nSchedulerParameters=bf_window=50000", "bf_window", "", 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,8 +118,8 @@ func TestParseSlurmConfLines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sc.Spec.Select != tc.sel || sc.Spec.Groups[0].MemoryMB != tc.mem {
-				t.Errorf("select %q memory %d, want %q %d", sc.Spec.Select, sc.Spec.Groups[0].MemoryMB, tc.sel, tc.mem)
+			if sc.Spec.Select != tc.sel || sc.Spec.Groups[0].MemoryMB != tc.mem || sc.Spec.CRMemory != tc.crm {
+				t.Errorf("select %q memory %d CR_Memory %v, want %q %d %v", sc.Spec.Select, sc.Spec.Groups[0].MemoryMB, sc.Spec.CRMemory, tc.sel, tc.mem, tc.crm)
 			}
 		})
 	}
