@@ -142,6 +142,23 @@ func TestSlurmConfPartitions(t *testing.T) {
 			}
 		})
 	}
+	t.Run("OverSubscribe=FORCE is said not to be modelled", func(t *testing.T) {
+		forced := filepath.Join(dir, "force.conf")
+		if err := os.WriteFile(forced, []byte(strings.Replace(partitionsConf, "MaxTime=5", "MaxTime=5 OverSubscribe=FORCE:4", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sc := Default()
+		sc.Trace, sc.SlurmConf = trace, forced
+		var warn bytes.Buffer
+		res, err := Run(context.Background(), &sc, Options{Warn: &warn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const want = "partition high: OverSubscribe=FORCE (nodes shared by several jobs at once) is not modelled"
+		if !strings.Contains(warn.String(), want) || !strings.Contains(strings.Join(res.Summary.Warnings, "\n"), want) {
+			t.Errorf("warnings %q / %q, want %q", warn.String(), res.Summary.Warnings, want)
+		}
+	})
 	t.Run("unknown partition in the map", func(t *testing.T) {
 		sc := Default()
 		sc.Trace, sc.SlurmConf, sc.PartitionMap = trace, conf, "batch=1"
