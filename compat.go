@@ -141,11 +141,16 @@ func (o *runner) checkCombinations() error {
 		}
 		// A cluster of clusters is a cluster of nodes too: name what the
 		// user wrote.
-		a := c.A
-		if a == FeatureNodes && has[FeatureClusters] {
-			a = FeatureClusters
+		a, b := c.A, c.B
+		if has[FeatureClusters] {
+			if a == FeatureNodes {
+				a = FeatureClusters
+			}
+			if b == FeatureNodes {
+				b = FeatureClusters
+			}
 		}
-		return inputf("%s and %s %s: %s", a, c.B, how, c.Reason)
+		return inputf("%s and %s %s: %s", a, b, how, c.Reason)
 	}
 	return nil
 }

@@ -173,7 +173,11 @@ func (o *runner) clusterSpecOnly() (*cluster.Spec, error) {
 	}
 	if o.SlurmConf != "" {
 		if spec != nil {
-			return nil, inputf("--slurm-conf and a [cluster] table in --config both describe the machine: give one")
+			table := "a [cluster] table"
+			if len(o.members) > 0 {
+				table = "[[clusters]] tables" // name what the user wrote
+			}
+			return nil, inputf("--slurm-conf and %s in --config both describe the machine: give one", table)
 		}
 		sc, err := o.readSlurmConf()
 		if err != nil {

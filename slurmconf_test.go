@@ -134,6 +134,9 @@ func TestSlurmConfPartitions(t *testing.T) {
 			if !strings.Contains(warn.String(), tc.warning) {
 				t.Errorf("warnings %q, want %q", warn.String(), tc.warning)
 			}
+			if res.Summary.PartitionDefaultTimes != 1 {
+				t.Errorf("summary counts %d jobs given a partition's time limit, want 1 (job 4)", res.Summary.PartitionDefaultTimes)
+			}
 			if tc.backfill == "slurm" && !strings.Contains(res.Summary.Policy, "+priority-tier") {
 				t.Errorf("policy %q does not say the tiers rank the queue", res.Summary.Policy)
 			}
@@ -157,6 +160,20 @@ func TestSlurmConfPartitions(t *testing.T) {
 		const want = "partition high: OverSubscribe=FORCE (nodes shared by several jobs at once) is not modelled"
 		if !strings.Contains(warn.String(), want) || !strings.Contains(strings.Join(res.Summary.Warnings, "\n"), want) {
 			t.Errorf("warnings %q / %q, want %q", warn.String(), res.Summary.Warnings, want)
+		}
+	})
+	t.Run("messages name [[clusters]] when the configuration has them", func(t *testing.T) {
+		// Issue 22 item 15.
+		cfg := filepath.Join(dir, "clusters.toml")
+		const two = "[[clusters]]\n[[clusters.groups]]\nname = \"a\"\ncount = 2\ncores = 1\n\n[[clusters]]\n[[clusters.groups]]\nname = \"b\"\ncount = 2\ncores = 1\n"
+		if err := os.WriteFile(cfg, []byte(two), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sc := Default()
+		sc.Trace, sc.SlurmConf, sc.Config = trace, conf, cfg
+		_, err := Run(context.Background(), &sc, Options{Warn: &bytes.Buffer{}})
+		if err == nil || !strings.Contains(err.Error(), "--slurm-conf and [[clusters]] tables in --config both describe the machine") {
+			t.Fatalf("error %v, want one naming [[clusters]]", err)
 		}
 	})
 	t.Run("unknown partition in the map", func(t *testing.T) {

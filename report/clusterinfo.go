@@ -9,9 +9,11 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// SetPredictions copies the counts of WILL_RUN predictions from st.
+// SetPredictions copies the counts of WILL_RUN predictions, and of the
+// jobs given their partition's time limit, from st.
 func (s *Summary) SetPredictions(st sim.Stats) {
 	s.PredictedStarts, s.PredictedStartsMet = st.Predicted, st.PredictedMet
+	s.PartitionDefaultTimes = st.DefaultTimes
 }
 
 // ClusterInfo describes a cluster of nodes in summary.json, enough for

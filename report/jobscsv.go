@@ -55,11 +55,12 @@ const (
 // for a killed job, REJECTED), starting_time, execution_time (end − start),
 // finish_time, waiting_time, turnaround_time (end − submit), stretch
 // (turnaround / execution, shortest 'g' representation, empty when the
-// execution time is 0), allocated_resources (Batsim's interval set, "0-3
-// 8"), consumed_energy (empty: not modelled) and metadata (empty, or why a
-// rejected job was rejected). A rejected job has every time column from
-// starting_time to stretch empty and no allocated resources. Times are
-// whole seconds.
+// execution time is 0; a SCore-D job's is turnaround / the CPU time it
+// received, which its bounded slowdown uses too), allocated_resources
+// (Batsim's interval set, "0-3 8"), consumed_energy (empty: not modelled)
+// and metadata (empty, or why a rejected job was rejected). A rejected job
+// has every time column from starting_time to stretch empty and no
+// allocated resources. Times are whole seconds.
 //
 // An unknown value is an empty field, as Batsim writes it, never -1: a
 // reader's missing value (NaN in pandas, NULL in DuckDB), so that a mean
@@ -74,8 +75,9 @@ const (
 // final_state COMPLETED_FAILED and metadata "REASON failed_at=T NOTE" (the
 // filter's message, the instant it failed, the record's Note). A job still
 // queued when the run ended (sim.Pending, kept waiting by its activation
-// filters) is written so too, with final_state SUBMITTED (Batsim's state of
-// a job not yet started) and metadata "REASON pending_at=T NOTE". A job that
+// filters, or a SCore-D job held by its deactivated queue) is written so
+// too, with final_state SUBMITTED (Batsim's state of a job not yet
+// started) and metadata "REASON pending_at=T NOTE". A job that
 // ran has RanMetadata as metadata: with a node selector, the start WILL_RUN
 // predicted at its submission ("predicted_start=T"), then its record's
 // Note, if any (the filter results it saw, see hpcpack.Model.AppendNote).
@@ -242,7 +244,12 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	n = putInt(b, n+1, turnaround)
 	b[n] = ','
 	n++
-	if exec > 0 {
+	if r.ScoreD && r.CPUTime > 0 {
+		// A SCore-D job's execution spans its gang time sharing and
+		// suspensions: its stretch is relative to the time it ran, as its
+		// bounded slowdown is (Metrics).
+		n = putStretch(b, n, turnaround, int64(r.CPUTime))
+	} else if exec > 0 {
 		n = putStretch(b, n, turnaround, exec)
 	}
 	b[n] = ','

@@ -221,6 +221,10 @@ type Summary struct {
 	// predicted (from sim.Stats). The caller sets them (SetPredictions).
 	PredictedStarts    int64 `json:"predicted_starts,omitempty"`
 	PredictedStartsMet int64 `json:"predicted_starts_met,omitempty"`
+	// PartitionDefaultTimes counts the jobs without a requested time that
+	// got their partition's DefaultTime (else MaxTime) as their time limit
+	// (sim.Stats.DefaultTimes; omitted when 0). SetPredictions sets it.
+	PartitionDefaultTimes int64 `json:"partition_default_times,omitempty"`
 	// Cluster describes the cluster of nodes the run placed jobs on (nil,
 	// and omitted, for a single pool of processors). The caller sets it
 	// (NewClusterInfo). Being a pointer, it compares by identity.

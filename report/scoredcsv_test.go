@@ -17,9 +17,15 @@ func TestScoreDJobsCSVRows(t *testing.T) {
 		rec  sim.Record
 		want string
 	}{
+		// Issue 22 item 15: the stretch is turnaround / CPU time
+		// received (220 / 100), as the bounded slowdown counts it, not
+		// turnaround / (end − start) = 1.
 		{"gang, suspended and demoted",
 			sim.Record{Job: job, State: sim.Completed, Start: 0, End: 220, ScoreD: true, Queue: 1, Demotions: 1, Suspensions: 2, CPUTime: 100},
-			"7,w,delay,0,4,,1,COMPLETED_SUCCESSFULLY,0,220,220,0,220,1,,,,1,1,2,100,"},
+			"7,w,delay,0,4,,1,COMPLETED_SUCCESSFULLY,0,220,220,0,220,2.2,,,,1,1,2,100,"},
+		{"ran, then held by a deactivated queue to the end",
+			sim.Record{Job: job, State: sim.Pending, Start: 0, End: 20, ScoreD: true, Suspensions: 1, CPUTime: 20, Reason: "queue 0 deactivated at the end of the run (it ran from 0 with 20 s of CPU time and was held since)"},
+			"7,w,delay,0,4,,0,SUBMITTED,,,,,,,,,queue 0 deactivated at the end of the run (it ran from 0 with 20 s of CPU time and was held since) pending_at=20,0,0,1,20,queue 0 deactivated at the end of the run (it ran from 0 with 20 s of CPU time and was held since)"},
 		{"killed at the queue's CPU limit",
 			sim.Record{Job: job, State: sim.Killed, Start: 0, End: 30, ScoreD: true, CPUTime: 30, Reason: "exceeded queue 0's maximum CPU time 30 s"},
 			"7,w,delay,0,4,,0,COMPLETED_WALLTIME_REACHED,0,30,30,0,30,1,,,,0,0,0,30,exceeded queue 0's maximum CPU time 30 s"},

@@ -89,7 +89,9 @@ const (
 	// by the policy's own answers with nothing left that could change
 	// them (a policy.Settler: HPC Pack's activation results 1 and 2); it
 	// never ran. Record.Reason says why; Start and End are the end of the
-	// run.
+	// run. A SCore-D job that ran and was then held by its deactivated
+	// queue to the end is Pending too: Start is its first start, CPUTime
+	// what it received, and Reason says so.
 	Pending
 	// LimitKilled: a SCore-D job killed because its use on one host
 	// exceeded its memory (or disk) limit (SPEC §4); Record.Reason says

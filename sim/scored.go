@@ -397,7 +397,12 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 			s := &e.slots[id]
 			e.queuedProcs -= int64(s.job.Procs)
 			reason := fmt.Sprintf("queue %d %s at the end of the run", qi, e.queues[qi].state)
-			e.rejectSlot(s, qi, reason)
+			if s.firstMs >= 0 {
+				// It ran, then its queue held it: not a refusal.
+				e.holdToEnd(s, qi, reason)
+			} else {
+				e.rejectSlot(s, qi, reason)
+			}
 			e.freeIDs = append(e.freeIDs, id)
 		}
 		e.queues[qi].wait, e.queues[qi].head = e.queues[qi].wait[:0], 0
@@ -1092,6 +1097,20 @@ func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
 	if s.usedUs > 0 {
 		e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
 	}
+	e.obs.JobDone(&e.rec)
+}
+
+// holdToEnd records job s, which ran and was then held by its deactivated
+// queue qi to the end of the run, as Pending: started at its first start,
+// with the CPU time it received; the reason says when it started.
+func (e *ScoreD) holdToEnd(s *sdSlot, qi int, reason string) {
+	e.release(s)
+	e.stats.Pending++
+	e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
+	start := workload.Time(ceilDiv(s.firstMs, 1000))
+	e.rec = Record{Job: &s.job, State: Pending, Start: start, End: workload.Time(ceilDiv(e.nowMs, 1000)),
+		Reason: fmt.Sprintf("%s (it ran from %d with %d s of CPU time and was held since)", reason, start, s.usedUs/1e6),
+		ScoreD: true, Queue: qi, Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6)}
 	e.obs.JobDone(&e.rec)
 }
 

@@ -309,6 +309,23 @@ func TestScoreDRules(t *testing.T) {
 			want: []sdWant{{id: 1, state: sim.Rejected, queue: 1, reason: "queue 1 is disabled"}, {id: 2, end: 10, cpu: 10}},
 		},
 		{
+			// Issue 22 item 15: queue 0 deactivated at 20 for good: A ran
+			// 0-20 and is held to the end of the run (20): Pending with
+			// its start and CPU time, not Rejected with no start.
+			name: "state/deactivated after it ran, to the end", procs: 4,
+			cfg: func() policy.ScoreD {
+				c := sdConfig(1, policy.Exclusive, 2)
+				ch, err := policy.ParseQueueChange("0=deactivated@20", policy.Activated)
+				if err != nil {
+					panic(err)
+				}
+				c.Changes = ch
+				return c
+			},
+			jobs: []workload.Job{sdJob(1, 0, 4, 100, none, 0)},
+			want: []sdWant{{id: 1, state: sim.Pending, start: 0, end: 20, susp: 1, cpu: 20, reason: "queue 0 deactivated at the end of the run (it ran from 0 with 20 s of CPU time and was held since)"}},
+		},
+		{
 			name: "state/never activated", procs: 4,
 			cfg: func() policy.ScoreD {
 				c := sdConfig(1, policy.Exclusive, 2)
