@@ -186,3 +186,26 @@ func TestSlurmConfPartitions(t *testing.T) {
 		}
 	})
 }
+
+// FuzzParsePartitionMap checks that --partition-map either parses into
+// names with numbers ≥ 1, given once each, or fails with an input error.
+func FuzzParsePartitionMap(f *testing.F) {
+	for _, s := range []string{"batch=1,debug=4", " a = 2 ", "a=0", "a=1,a=2", "=3", "a", "a=x", ",,", "a=99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := parsePartitionMap(s)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("parsePartitionMap(%q): %v is no InputError", s, err)
+			}
+			return
+		}
+		for name, n := range m {
+			if name == "" || n < 1 || strings.TrimSpace(name) != name {
+				t.Fatalf("parsePartitionMap(%q) = %v: bad entry %q=%d", s, m, name, n)
+			}
+		}
+	})
+}
