@@ -619,3 +619,39 @@ func TestGrowEndedAverage(t *testing.T) {
 		t.Errorf("ended with %v processors, want [6 3]", got)
 	}
 }
+
+// Activation result 2 in Queued mode (issue 22 item 2): the candidate
+// resources stay reserved, up to the job's maximum (SPEC §6: "Queued mode
+// reserves up to the job's maximum resources"), not its minimum. Machine of
+// 8, FCFS. Job 1 is malleable [2, 8] (p0 2, 100 s: 200 processor-seconds);
+// job 2 is rigid, 4 processors, 10 s, behind it.
+//
+//   - 0: job 1 is asked for the 8 idle processors and answers 2: all 8 stay
+//     reserved, so job 2 cannot start (reserving the minimum, 2, would have
+//     let it run 0–10 on 4 of the other 6).
+//   - 60 (re-evaluation): job 1 is asked for 8 again (its own reservation
+//     counts), answers 0, starts on 8: 200/8 = 25 s, ends 85.
+//   - 85: job 2 is asked for its 4, starts, ends 95.
+func TestResult2ReservesUpToTheMaximum(t *testing.T) {
+	spy := &scripted{name: "spy", script: map[int64][]hpcpack.Result{1: {hpcpack.Exit(2, ""), hpcpack.Exit(0, "")}}}
+	h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{spy}, Reevaluate: 60}
+	jobs := []workload.Job{malleable(1, 0, 2, 100, 1000, 2, 8), job(2, 0, 4, 10, 10)}
+	rec, _ := growRun(t, 8, policy.FCFS{}, &sim.Grow{}, h, jobs)
+	type call struct {
+		id        int64
+		at        workload.Time
+		resources int
+	}
+	var got []call
+	for k, c := range spy.calls {
+		got = append(got, call{spy.ids[k], c.Now, c.Resources})
+	}
+	if want := []call{{1, 0, 8}, {1, 60, 8}, {2, 85, 4}}; !slices.Equal(got, want) {
+		t.Errorf("activation calls %+v, want %+v", got, want)
+	}
+	for id, w := range map[int64][2]workload.Time{1: {60, 85}, 2: {85, 95}} {
+		if r := rec.ByID(t, id); r.Start != w[0] || r.End != w[1] {
+			t.Errorf("job %d runs %d–%d, want %d–%d\n%s", id, r.Start, r.End, w[0], w[1], simtest.Format(rec.Records))
+		}
+	}
+}

@@ -46,6 +46,12 @@ import (
 // asked again to grow in the same pass. A backfilled job is asked for its
 // minimum and starts on it.
 //
+// Result 2 keeps the candidate resources the chain was asked for reserved:
+// HPC Pack's Queued mode reserves up to the job's maximum, so under growth
+// a head job reserves what it would have started with (up to its maximum,
+// as many as were idle), a rigid or backfilled job its processors. (HPC
+// Pack's Balanced mode, which reserves the minimum, is not modelled.)
+//
 // A job that would start by backfilling (a job ahead of it still waits)
 // starts only with result 0 (HPC Pack's rule for backfill windows): 1 and 2
 // neither block the queue nor reserve anything then, the job only stays
@@ -134,8 +140,8 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 				nt.held += j.HoldUntil - nt.since
 				nt.state = stateQueued
 			case stateReserving:
-				if f.reserved+j.Procs <= v.Free() {
-					f.reserved += j.Procs
+				if f.reserved+nt.resv <= v.Free() {
+					f.reserved += nt.resv
 					f.keep = append(f.keep, i)
 					f.schedule(i, nt)
 					continue
@@ -171,7 +177,7 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 			}
 			free := v.Free() - f.reserved
 			if nt.state == stateReserving {
-				free += j.Procs
+				free += nt.resv
 			}
 			if j.Procs > free {
 				nt.seen = f.now // it stays blocked, due, and could not be asked
@@ -301,9 +307,16 @@ func (f *Filtered) activate(i int, j *workload.Job, backfill bool) bool {
 		nt.next = f.now + h.reevaluate()
 		f.wake = min(f.wake, nt.next)
 		if nt.state != stateReserving {
-			nt.state, nt.since = stateReserving, f.now
-			f.reserved += j.Procs
+			// The candidate resources stay reserved: in Queued mode up
+			// to the job's maximum (assignment), SPEC §6.
+			nt.state, nt.since, nt.resv = stateReserving, f.now, procs
+			f.reserved += procs
 			f.keep = append(f.keep, i)
+		} else {
+			// Re-evaluated: it keeps this call's candidates (its own
+			// reservation was counted in them).
+			f.reserved += procs - nt.resv
+			nt.resv = procs
 		}
 	case Hold:
 		if j.HoldUntil <= f.now {
@@ -343,7 +356,7 @@ func (f *Filtered) assignment(i int, j *workload.Job, backfill bool) int {
 	}
 	avail := f.v.Free() - f.reserved
 	if nt := f.HPC.notes[j.Seq]; nt != nil && nt.state == stateReserving {
-		avail += j.Procs
+		avail += nt.resv
 	}
 	return min(hi, max(lo, avail))
 }
@@ -364,7 +377,7 @@ func (f *Filtered) leave(i int, j *workload.Job, nt *jobNote) {
 		nt.blocked += f.now - nt.since
 	case stateReserving:
 		nt.reserving += f.now - nt.since
-		f.reserved -= j.Procs
+		f.reserved -= nt.resv
 		for k, x := range f.keep {
 			if x == i {
 				f.keep = append(f.keep[:k], f.keep[k+1:]...)
@@ -460,7 +473,7 @@ func (w *filteredView) NumRunning() int { return w.f.v.NumRunning() + len(w.f.ke
 // an unknown end.
 func (w *filteredView) Running(k int) (workload.Time, int) {
 	if n := w.f.v.NumRunning(); k >= n {
-		return workload.Forever, w.f.v.Job(w.f.keep[k-n]).Procs
+		return workload.Forever, w.f.HPC.notes[w.f.v.Job(w.f.keep[k-n]).Seq].resv
 	}
 	return w.f.v.Running(k)
 }

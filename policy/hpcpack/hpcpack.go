@@ -353,6 +353,7 @@ type jobNote struct {
 	state uint8
 	since workload.Time // when the job entered state
 	next  workload.Time // next re-evaluation (blocked, reserving)
+	resv  int           // processors it reserves (reserving): the candidate resources it got result 2 for
 	tried int64         // the last pass in which the job was refused
 	seen  workload.Time // the last pass at which it was refused, or could not be asked (blocked, no room)
 
