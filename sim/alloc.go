@@ -51,6 +51,27 @@ func (e *Engine) allocate(s *slot) int {
 type willRun struct {
 	scratch cluster.Allocator
 	held    []cluster.Held
+	kept    []cluster.Range // the held allocations on nodes in service, end to end
+}
+
+// inService returns the units of rs not on draining nodes, in the
+// engine's WILL_RUN scratch (valid until the next predict).
+func (e *Engine) inService(rs []cluster.Range) []cluster.Range {
+	w, ns := &e.will, &e.nodes
+	first := len(w.kept)
+	for _, r := range rs {
+		for u := r.Lo; u < r.Hi; u++ {
+			if ns.state[ns.units.UnitNode(u)] == nodeDrain {
+				continue
+			}
+			if n := len(w.kept); n > first && w.kept[n-1].Hi == u {
+				w.kept[n-1].Hi++
+			} else {
+				w.kept = append(w.kept, cluster.Range{Lo: u, Hi: u + 1})
+			}
+		}
+	}
+	return w.kept[first:len(w.kept):len(w.kept)]
 }
 
 // predict sets the start WILL_RUN predicts now for the job of slot s, just
@@ -65,10 +86,19 @@ func (e *Engine) predict(s *slot) {
 	if rs, ok := e.alloc.RunNow(r, s.predAt[:0]); ok {
 		at, s.predAt = e.now, rs
 	} else {
-		w.held = w.held[:0]
+		w.held, w.kept = w.held[:0], w.kept[:0]
 		for _, rj := range e.running {
 			x := &e.slots[rj.id]
-			w.held = append(w.held, cluster.Held{End: rj.predEnd, Req: cluster.RequestOf(&x.job), Alloc: x.alloc})
+			alloc := x.alloc
+			if e.nodes.draining > 0 {
+				// What a running job holds on draining nodes leaves
+				// service when it ends: WILL_RUN may not count it.
+				alloc = e.inService(x.alloc)
+				if len(alloc) == 0 {
+					continue
+				}
+			}
+			w.held = append(w.held, cluster.Held{End: rj.predEnd, Req: cluster.RequestOf(&x.job), Alloc: alloc})
 		}
 		w.scratch = cluster.CloneInto(w.scratch, e.alloc)
 		at, s.predAt = cluster.WillRun(w.scratch, e.now, r, w.held, s.predAt[:0])

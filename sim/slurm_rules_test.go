@@ -145,6 +145,23 @@ func TestWillRunWhereAndNodeEvents(t *testing.T) {
 			},
 		},
 		{
+			// Node 1 drains at 10, back at 200. 1 (2 nodes, requested 60)
+			// runs 0-50 on 0-1. 2 (4 nodes, at 10) is predicted after the
+			// DRAIN: 1's node 1 leaves service when 1 ends, so even then
+			// only nodes 0, 2 and 3 are in service: no prediction (before
+			// the fix: 60 on 0-3). It starts at the RESUME, 200, on 0-3.
+			name:  "a draining node is not counted back",
+			alloc: specAlloc(four), pol: fcfs,
+			events: func(t testing.TB) []cluster.NodeEvent {
+				return []cluster.NodeEvent{nodeEvent(t, 10, cluster.NodeDrain, "1", 4, "reboot"), nodeEvent(t, 200, resume, "1", 4, "")}
+			},
+			jobs: []workload.Job{job(1, 0, 2, 50, 60), job(2, 10, 4, 10, 10)},
+			want: map[int64]slurmWant{
+				1: {state: sim.Completed, start: 0, end: 50, alloc: "0-1", predicted: 0, predAlloc: "0-1"},
+				2: {state: sim.Completed, start: 200, end: 210, alloc: "0-3", predicted: -1, predAlloc: ""},
+			},
+		},
+		{
 			// No node events; cons_res, 2 nodes of 2 cores. 1 (3 cores)
 			// takes cores 0-2 until 100 (requested 100). 2 (2 cores, at
 			// 10) is predicted at 100 on cores 0-1 (everything freed:
