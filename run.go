@@ -347,14 +347,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	var al cluster.Allocator
 	if spec != nil {
 		if tier := partitionTiers(spec); tier != nil {
-			// Slurm's scheduler evaluates the jobs of higher
-			// PriorityTier partitions first; FCFS and EASY keep the
-			// submission order on a cluster of nodes.
-			if policy.Backfill(strings.ToLower(o.Backfill)) == policy.BackfillSlurm {
-				pol = policy.WithTiers(pol, tier)
-			} else {
-				o.notes = append(o.notes, fmt.Sprintf("the partitions' PriorityTier applies to --backfill slurm, not %s: the queue keeps the submission order", o.Backfill))
-			}
+			// Slurm evaluates the jobs of higher PriorityTier
+			// partitions first, under sched/backfill and sched/builtin
+			// (FIFO in priority order) alike: every policy that runs on
+			// a cluster of nodes sees the queue so.
+			pol = policy.WithTiers(pol, tier)
 		}
 		if al, err = o.allocator(spec, pol); err != nil {
 			return nil, err

@@ -102,18 +102,30 @@ func TestSlurmConfPartitions(t *testing.T) {
 			},
 		},
 		{
-			// FCFS keeps the submission order on a cluster of nodes:
-			// the tiers do not apply (a warning says so). 2 runs 100-110,
-			// 3 110-120, 4 120-180 (killed at low's DefaultTime).
-			name: "tiers only under slurm", backfill: "off",
+			// FCFS is Slurm's sched/builtin here ("initiates jobs in
+			// priority order"): the tiers rank its queue too, and the
+			// schedule is the first case's.
+			name: "tiers under FCFS too", backfill: "off",
 			want: map[int64]want{
 				1: {sim.Completed, 0, 100, ""},
-				2: {sim.Completed, 100, 110, ""},
-				3: {sim.Completed, 110, 120, ""},
+				2: {sim.Completed, 110, 120, ""},
+				3: {sim.Completed, 100, 110, ""},
 				4: {sim.Killed, 120, 180, ""},
 				5: {sim.Rejected, 30, 30, "MaxTime"},
 			},
-			warning: "PriorityTier applies to --backfill slurm, not off",
+		},
+		{
+			// EASY: at 100 the head is 3 (high): 100-110; 2 (2 nodes)
+			// cannot backfill beside it; 4 (1 node) neither (no node is
+			// free). Then 2 110-120, 4 120-180.
+			name: "tiers under EASY", backfill: "easy",
+			want: map[int64]want{
+				1: {sim.Completed, 0, 100, ""},
+				2: {sim.Completed, 110, 120, ""},
+				3: {sim.Completed, 100, 110, ""},
+				4: {sim.Killed, 120, 180, ""},
+				5: {sim.Rejected, 30, 30, "MaxTime"},
+			},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,7 +149,7 @@ func TestSlurmConfPartitions(t *testing.T) {
 			if res.Summary.PartitionDefaultTimes != 1 {
 				t.Errorf("summary counts %d jobs given a partition's time limit, want 1 (job 4)", res.Summary.PartitionDefaultTimes)
 			}
-			if tc.backfill == "slurm" && !strings.Contains(res.Summary.Policy, "+priority-tier") {
+			if !strings.Contains(res.Summary.Policy, "+priority-tier") {
 				t.Errorf("policy %q does not say the tiers rank the queue", res.Summary.Policy)
 			}
 			if t.Failed() {
