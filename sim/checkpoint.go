@@ -121,6 +121,7 @@ type slotState struct {
 	Released                            bool
 	Run0                                workload.Time
 	Pending                             PendingReason
+	MemberLimit                         bool // its time limit is the member's it started on
 }
 
 type eventState struct {
@@ -203,7 +204,7 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 		}
 		s.Slots[i] = slotState{Job: x.job, Start: x.start, End: x.end, PredEnd: x.predEnd, Limit: x.limit,
 			Reserve: x.reserved, Epoch: x.epoch, Alloc: alloc, Started: x.started, Held: x.held, Predicted: x.predicted, PredAt: slices.Clone(x.predAt),
-			Requeues: x.requeues, Released: x.released, Run0: x.run0, Pending: x.pending}
+			Requeues: x.requeues, Released: x.released, Run0: x.run0, Pending: x.pending, MemberLimit: x.memberLimit}
 	}
 	if len(e.cfg.NodeEvents) > 0 {
 		ns := &e.nodes
@@ -308,7 +309,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	for i, x := range s.Slots {
 		e.slots[i] = slot{job: x.Job, start: x.Start, end: x.End, predEnd: x.PredEnd, limit: x.Limit,
 			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted, predAt: x.PredAt,
-			requeues: x.Requeues, released: x.Released, run0: x.Run0, pending: x.Pending}
+			requeues: x.Requeues, released: x.Released, run0: x.Run0, pending: x.Pending, memberLimit: x.MemberLimit}
 	}
 	if err := e.restoreNodes(s.Nodes); err != nil {
 		return nil, bad("%v", err)

@@ -365,6 +365,9 @@ type slot struct {
 	released  bool            // queued out of arrival order at the end of its hold (see Engine.release)
 	run0      workload.Time   // the trace's run time, before a cluster of clusters scaled it (Config.Allocator)
 	pending   PendingReason   // why it waited, as the last pass that left it at the head saw it (see PendingReason)
+	// memberLimit: the job had no time limit and got that of the
+	// cluster-of-clusters member it started on (cleared by a requeue).
+	memberLimit bool
 }
 
 // endEvent is a job's next event in a heap: its end in Engine, or (in
@@ -1002,6 +1005,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	s.job = *j
 	s.started = false
 	s.requeues = 0
+	s.memberLimit = false
 	s.reserved = workload.Forever
 	s.epoch = e.epoch
 	s.limit = j.Estimate
@@ -1468,8 +1472,10 @@ func (e *Engine) startWith(i, procs int) {
 			// The time limit of the member's partition (SPEC §5: a
 			// partition's limits hold on whichever member runs the job).
 			if t := e.scale.DefaultTimeOn(cluster.RequestOf(&s.job), s.alloc); t > 0 {
-				s.job.Estimate, s.limit = t, t
-				e.stats.DefaultTimes++
+				s.job.Estimate, s.limit, s.memberLimit = t, t, true
+				if s.requeues == 0 {
+					e.stats.DefaultTimes++
+				}
 			}
 		}
 	}

@@ -456,6 +456,10 @@ func (e *Engine) requeue(id int32) {
 	s.alloc = s.alloc[:0]
 	if e.scale != nil {
 		s.job.Run = s.run0 // scaled again where it starts next
+		if s.memberLimit {
+			// Its time limit was its member's: the next may differ.
+			s.job.Estimate, s.limit, s.memberLimit = workload.Unknown, workload.Unknown, false
+		}
 	}
 	seq := s.job.Seq
 	k := sort.Search(len(e.queue), func(i int) bool { return e.slots[e.queue[i]].job.Seq > seq })

@@ -33,10 +33,11 @@ type slurmCase struct {
 	want   map[int64]slurmWant
 	// defaults is the expected Stats.DefaultTimes.
 	defaults int64
+	onFail   sim.NodeFailAction
 }
 
 func (c slurmCase) run(t *testing.T) {
-	cfg := sim.Config{Policy: c.pol, Allocator: c.alloc(t)}
+	cfg := sim.Config{Policy: c.pol, Allocator: c.alloc(t), OnNodeFail: c.onFail}
 	if c.events != nil {
 		cfg.NodeEvents = c.events(t)
 	}
@@ -250,17 +251,20 @@ func TestFederationPartitionLimits(t *testing.T) {
 			Groups:     []cluster.NodeGroup{{Name: name, Count: 2, Cores: 1, Speed: speed}},
 			Partitions: []cluster.Partition{{Name: name + "q", Groups: []string{name}, MaxTime: maxTime}}}
 	}
-	fed := func(t *testing.T) cluster.Allocator {
-		var ms []cluster.FederationMember
-		for _, s := range []*cluster.Spec{member("short", 100, 2), member("long", 0, 1)} {
-			m, err := cluster.MemberOf(s)
-			if err != nil {
-				t.Fatal(err)
+	fedOf := func(shortSpeed float64) func(t *testing.T) cluster.Allocator {
+		return func(t *testing.T) cluster.Allocator {
+			var ms []cluster.FederationMember
+			for _, s := range []*cluster.Spec{member("short", 100, shortSpeed), member("long", 0, 1)} {
+				m, err := cluster.MemberOf(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ms = append(ms, m)
 			}
-			ms = append(ms, m)
+			return cluster.NewFederation(ms)
 		}
-		return cluster.NewFederation(ms)
 	}
+	fed := fedOf(2)
 	cases := []slurmCase{
 		{
 			// Member 1 (nodes 0-1, speed 2, MaxTime 100), member 2 (nodes
@@ -279,6 +283,22 @@ func TestFederationPartitionLimits(t *testing.T) {
 				1: {state: sim.Completed, start: 0, end: 400, alloc: "2", predicted: -2},
 				2: {state: sim.Completed, start: 0, end: 50, alloc: "0", predicted: -2},
 				3: {state: sim.Killed, start: 50, end: 150, alloc: "0-1", predicted: -2},
+			},
+			defaults: 1,
+		},
+		{
+			// Both members at speed 1. 1 (1 node, no time, runs 150)
+			// goes to the first of two idle members, node 0, with its
+			// MaxTime 100 as limit. Nodes 0-1 go down at 10: 1 is
+			// requeued and restarts at once on member 2 (node 2), whose
+			// partition has no limit: it runs its 150 s, 10-160.
+			name: "requeued to another member: that member's limit", alloc: fedOf(1), pol: fcfs, onFail: sim.NodeFailRequeue,
+			events: func(t testing.TB) []cluster.NodeEvent {
+				return []cluster.NodeEvent{nodeEvent(t, 10, cluster.NodeDown, "0-1", 4, "")}
+			},
+			jobs: []workload.Job{job(1, 0, 1, 150, none)},
+			want: map[int64]slurmWant{
+				1: {state: sim.Completed, start: 10, end: 160, alloc: "2", predicted: -2},
 			},
 			defaults: 1,
 		},
