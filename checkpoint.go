@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/report"
@@ -196,10 +197,11 @@ type checkpointer struct {
 	journalSize int64
 	journalCRC  uint32
 
-	writing chan error // the checkpoint being written (persist), nil if none
-	written int        // checkpoints taken
-	skipped int        // checkpoints not taken: the previous one was being written
-	stall   int        // test hook: SCHEDSIM_TEST_STALL_CHECKPOINT
+	writing  chan written // the checkpoint being written (persist), nil if none
+	notUntil time.Time    // no checkpoint is taken before then (see save)
+	written  int          // checkpoints taken
+	skipped  int          // checkpoints not taken: the previous one was being written
+	stall    int          // test hook: SCHEDSIM_TEST_STALL_CHECKPOINT
 }
 
 // newCheckpointer parses --checkpoint, --checkpoint-every and --resume.
@@ -405,12 +407,13 @@ func (c *checkpointer) jobsCSV(path, traceName string, scored bool) (*report.Ato
 // state, appending to the journal, syncing the journal and jobs.csv,
 // writing the checkpoint file and renaming it into place) goes on, on a
 // goroutine of its own, while the simulation runs on. A checkpoint due
-// while the previous one is still being written is not taken: the next one
-// is, when that write is done; what finished in between goes into that
-// one's journal chunk. So a checkpoint costs what changed since the last
-// one, and a disk slower than the simulation spaces them out instead of
-// stopping the run. Which instants get a checkpoint then depends on the
-// disk's speed, but a run resumed from any of them gives the same results.
+// while the previous one is still being written, or sooner after it than
+// writerIdle times as long as that write took, is not taken: the next one
+// due after is; what finished in between goes into that one's journal
+// chunk. So a checkpoint costs what changed since the last one, and a disk
+// or machine slower than the simulation spaces them out instead of slowing
+// the run. Which instants get a checkpoint then depends on the wall clock,
+// but a run resumed from any of them gives the same results.
 func (c *checkpointer) save(t workload.Time) error {
 	if c.writing != nil {
 		if c.stall > 0 {
@@ -422,16 +425,21 @@ func (c *checkpointer) save(t workload.Time) error {
 			}
 		} else {
 			select {
-			case err := <-c.writing:
+			case w := <-c.writing:
 				c.writing = nil
-				if err != nil {
-					return err
+				if w.err != nil {
+					return w.err
 				}
+				c.notUntil = w.end.Add(writerIdle * w.took)
 			default:
 				c.skipped++
 				return nil
 			}
 		}
+	}
+	if c.stall == 0 && !c.notUntil.IsZero() && time.Now().Before(c.notUntil) {
+		c.skipped++
+		return nil
 	}
 	c.written++
 	if c.barrier != nil {
@@ -477,11 +485,30 @@ func (c *checkpointer) save(t workload.Time) error {
 		}
 		ck.JobsSize, ck.JobsCRC = c.jobsFile.Position()
 	}
-	done := make(chan error, 1)
+	done := make(chan written, 1)
 	c.writing = done
-	go func() { done <- c.persist(ck, snap, chunk) }()
+	go func() {
+		start := time.Now()
+		err := c.persist(ck, snap, chunk)
+		end := time.Now()
+		done <- written{err: err, took: end.Sub(start), end: end}
+	}()
 	return nil
 }
+
+// written is how persist's write of a checkpoint went.
+type written struct {
+	err  error
+	took time.Duration // how long it took
+	end  time.Time     // when it ended
+}
+
+// writerIdle is how many times as long as the last write took the writer
+// then stays idle: writing checkpoints takes at most a tenth of the run's
+// time (of a core that the simulation and its observers share), whatever
+// --checkpoint-every asks. The wall clock only spaces checkpoints out; what
+// each holds, and a run resumed from it, depend on none of it.
+const writerIdle = 9
 
 // persist writes a checkpoint taken by save: the engine's state encoded,
 // the journal chunk appended and synced, the partial jobs.csv synced up to
@@ -514,9 +541,9 @@ func (c *checkpointer) wait() error {
 	if c == nil || c.writing == nil {
 		return nil
 	}
-	err := <-c.writing
+	w := <-c.writing
 	c.writing = nil
-	return err
+	return w.err
 }
 
 // done removes the checkpoint of a run that completed: resuming it could
