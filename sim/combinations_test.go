@@ -175,24 +175,7 @@ func TestOrderOnNodes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := &cluster.Spec{Select: cluster.SelectLinear, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 4}}}
-			al, err := spec.NewAllocator()
-			if err != nil {
-				t.Fatal(err)
-			}
-			eng, err := sim.New(sim.Config{Policy: tc.pol, Allocator: al})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := &simtest.Recorder{}
-			if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
-				t.Fatal(err)
-			}
-			for id, w := range tc.want {
-				if r := rec.ByID(t, id); r.State != sim.Completed || r.Start != w[0] || r.End != w[1] {
-					t.Errorf("job %d: %v %d–%d, want completed %d–%d", id, r.State, r.Start, r.End, w[0], w[1])
-				}
-			}
+			checkTimes(t, runJobs(t, sim.Config{Policy: tc.pol, Allocator: twoLinearNodes(t)}, jobs), tc.want)
 		})
 	}
 }
@@ -224,24 +207,8 @@ func TestSJBFOnNodes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := &cluster.Spec{Select: cluster.SelectLinear, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 4}}}
-			al, err := spec.NewAllocator()
-			if err != nil {
-				t.Fatal(err)
-			}
-			eng, err := sim.New(sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll, SJBF: tc.sjbf}, Allocator: al})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := &simtest.Recorder{}
-			if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
-				t.Fatal(err)
-			}
-			for id, w := range tc.want {
-				if r := rec.ByID(t, id); r.State != sim.Completed || r.Start != w[0] || r.End != w[1] {
-					t.Errorf("job %d: %v %d–%d, want completed %d–%d", id, r.State, r.Start, r.End, w[0], w[1])
-				}
-			}
+			cfg := sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll, SJBF: tc.sjbf}, Allocator: twoLinearNodes(t)}
+			checkTimes(t, runJobs(t, cfg, jobs), tc.want)
 		})
 	}
 }
@@ -260,31 +227,49 @@ func TestDepthOnNodes(t *testing.T) {
 		{ID: 3, Seq: 2, Submit: 2, Procs: 2, Run: 50, Estimate: 50},
 		{ID: 4, Seq: 3, Submit: 2, Procs: 2, Run: 50, Estimate: 50},
 	}
+	depth := func() policy.Policy { return &policy.Depth{Depth: 2, Lookahead: policy.LookaheadAll} }
+	t.Run("nodes", func(t *testing.T) {
+		want := map[int64][2]workload.Time{1: {0, 100}, 2: {100, 200}, 3: {2, 52}, 4: {200, 250}}
+		checkTimes(t, runJobs(t, sim.Config{Policy: depth(), Allocator: twoLinearNodes(t)}, jobs), want)
+	})
+	t.Run("pool", func(t *testing.T) {
+		want := map[int64][2]workload.Time{1: {0, 100}, 2: {100, 200}, 3: {2, 52}, 4: {2, 52}}
+		checkTimes(t, runJobs(t, sim.Config{Policy: depth(), Procs: 8}, jobs), want)
+	})
+}
+
+// twoLinearNodes returns a select/linear cluster of 2 nodes of 4 cores: a
+// job takes whole nodes.
+func twoLinearNodes(t *testing.T) cluster.Allocator {
+	t.Helper()
 	spec := &cluster.Spec{Select: cluster.SelectLinear, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 4}}}
 	al, err := spec.NewAllocator()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, cfg := range map[string]sim.Config{
-		"nodes": {Policy: &policy.Depth{Depth: 2, Lookahead: policy.LookaheadAll}, Allocator: al},
-		"pool":  {Policy: &policy.Depth{Depth: 2, Lookahead: policy.LookaheadAll}, Procs: 8},
-	} {
-		want := map[int64][2]workload.Time{1: {0, 100}, 2: {100, 200}, 3: {2, 52}, 4: {200, 250}}
-		if name == "pool" {
-			want[4] = [2]workload.Time{2, 52}
-		}
-		eng, err := sim.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := &simtest.Recorder{}
-		if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
-			t.Fatal(err)
-		}
-		for id, w := range want {
-			if r := rec.ByID(t, id); r.State != sim.Completed || r.Start != w[0] || r.End != w[1] {
-				t.Errorf("%s: job %d: %v %d–%d, want completed %d–%d", name, id, r.State, r.Start, r.End, w[0], w[1])
-			}
+	return al
+}
+
+// runJobs runs jobs under cfg and returns the records.
+func runJobs(t *testing.T, cfg sim.Config, jobs []workload.Job) *simtest.Recorder {
+	t.Helper()
+	eng, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &simtest.Recorder{}
+	if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// checkTimes checks that every job of want completed at its start and end.
+func checkTimes(t *testing.T, rec *simtest.Recorder, want map[int64][2]workload.Time) {
+	t.Helper()
+	for id, w := range want {
+		if r := rec.ByID(t, id); r.State != sim.Completed || r.Start != w[0] || r.End != w[1] {
+			t.Errorf("job %d: %v %d–%d, want completed %d–%d", id, r.State, r.Start, r.End, w[0], w[1])
 		}
 	}
 }
