@@ -250,20 +250,6 @@ func twoLinearNodes(t *testing.T) cluster.Allocator {
 	return al
 }
 
-// runJobs runs jobs under cfg and returns the records.
-func runJobs(t *testing.T, cfg sim.Config, jobs []workload.Job) *simtest.Recorder {
-	t.Helper()
-	eng, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &simtest.Recorder{}
-	if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
-		t.Fatal(err)
-	}
-	return rec
-}
-
 // checkTimes checks that every job of want completed at its start and end.
 func checkTimes(t *testing.T, rec *simtest.Recorder, want map[int64][2]workload.Time) {
 	t.Helper()
@@ -378,4 +364,11 @@ func TestNodeEventsFederation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runJobs runs jobs under cfg (simtest.Run) and returns the records.
+func runJobs(t *testing.T, cfg sim.Config, jobs []workload.Job) *simtest.Recorder {
+	t.Helper()
+	r, _ := simtest.Run(t, cfg, jobs)
+	return r
 }

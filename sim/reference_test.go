@@ -1,13 +1,9 @@
 package sim_test
 
 import (
-	"bufio"
-	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/policy"
@@ -46,40 +42,11 @@ func wholeTraces() []string {
 // referenceStarts reads a pyss output: job id → start time.
 func referenceStarts(t testing.TB, path string) map[int64]int64 {
 	t.Helper()
-	starts, err := readStarts(path)
+	starts, err := simtest.ReferenceStarts(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return starts
-}
-
-func readStarts(path string) (map[int64]int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	out := make(map[int64]int64)
-	sc := bufio.NewScanner(zr)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == ';' {
-			continue
-		}
-		fs := strings.Fields(line)
-		id, _ := strconv.ParseInt(fs[0], 10, 64)
-		sub, _ := strconv.ParseInt(fs[1], 10, 64)
-		wait, _ := strconv.ParseInt(fs[2], 10, 64)
-		out[id] = sub + wait
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return out, nil
 }
 
 // TestReferenceStartTimes replays every reference input under FCFS, EASY,

@@ -1,15 +1,11 @@
 package external_test
 
 import (
-	"bufio"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/policy/external"
@@ -70,7 +66,7 @@ func TestPythonReference(t *testing.T) {
 			for _, pol := range []string{"fcfs", "easy"} {
 				t.Run(kind+"/"+tr+"/"+pol, func(t *testing.T) {
 					jobs, procs := readTrace(t, filepath.Join(sharedDir, "reference/inputs", kind, tr+".swf.gz"))
-					want, err := readStarts(filepath.Join(sharedDir, "reference/outputs", fmt.Sprintf("pyss_%s_%s_%s.swf.gz", kind, tr, pol)))
+					want, err := simtest.ReferenceStarts(filepath.Join(sharedDir, "reference/outputs", fmt.Sprintf("pyss_%s_%s_%s.swf.gz", kind, tr, pol)))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -125,31 +121,4 @@ func readTrace(t testing.TB, path string) ([]workload.Job, int) {
 		jobs = append(jobs, j)
 	}
 	return jobs, rd.Header().MachineSize()
-}
-
-// readStarts reads a pyss output: job id → start time.
-func readStarts(path string) (map[int64]int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	out := make(map[int64]int64)
-	sc := bufio.NewScanner(zr)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == ';' {
-			continue
-		}
-		fs := strings.Fields(line)
-		id, _ := strconv.ParseInt(fs[0], 10, 64)
-		sub, _ := strconv.ParseInt(fs[1], 10, 64)
-		wait, _ := strconv.ParseInt(fs[2], 10, 64)
-		out[id] = sub + wait
-	}
-	return out, sc.Err()
 }
