@@ -6,9 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/schedsim/schedsim/cluster"
-	"github.com/schedsim/schedsim/sim"
-	"github.com/schedsim/schedsim/workload"
 	"io"
 	"net"
 	"net/http"
@@ -19,6 +16,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // The browser test loads report.html in headless Chromium, driven by

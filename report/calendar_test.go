@@ -1,11 +1,12 @@
 package report
 
 import (
-	"github.com/schedsim/schedsim/workload"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/schedsim/schedsim/workload"
 )
 
 // TestCalendarTicks: the ticks of a calendar axis fall on local dates and

@@ -353,10 +353,9 @@ type ganttState struct {
 // MarshalBinary encodes the jobs kept so far.
 func (g *Gantt) MarshalBinary() ([]byte, error) {
 	s := ganttState{Limit: g.limit, Ranges: g.ranges, Seen: g.seen}
-	for _, j := range g.jobs {
-		s.NAlloc = append(s.NAlloc, len(j.Alloc))
-		j.Alloc = nil
-		s.Jobs = append(s.Jobs, j)
+	for _, r := range g.recs {
+		s.NAlloc = append(s.NAlloc, int(r.n))
+		s.Jobs = append(s.Jobs, GanttJob{ID: r.id, Start: workload.Time(r.start), End: workload.Time(r.end), Killed: r.killed})
 	}
 	return encodeState(s)
 }
@@ -371,13 +370,14 @@ func (g *Gantt) UnmarshalBinary(b []byte) error {
 	if s.Limit != g.limit || len(s.NAlloc) != len(s.Jobs) {
 		return fmt.Errorf("report: gantt state for %d jobs, want %d", s.Limit, g.limit)
 	}
-	g.seen, g.ranges, g.jobs = s.Seen, s.Ranges, s.Jobs
+	g.seen, g.ranges, g.recs, g.jobs = s.Seen, s.Ranges, make([]ganttRec, len(s.Jobs)), nil
 	off := 0
 	for i, n := range s.NAlloc {
-		if n < 0 || off+n > len(g.ranges) {
+		if n < 0 || n > math.MaxInt32 || off+n > len(g.ranges) {
 			return fmt.Errorf("report: gantt state: allocations overrun the ranges")
 		}
-		g.jobs[i].Alloc = g.ranges[off : off+n : off+n]
+		j := s.Jobs[i]
+		g.recs[i] = ganttRec{id: j.ID, start: int64(j.Start), end: int64(j.End), off: off, n: int32(n), killed: j.Killed}
 		off += n
 	}
 	return nil

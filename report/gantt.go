@@ -28,9 +28,22 @@ type GanttJob struct {
 // stays bounded by the limit.
 type Gantt struct {
 	limit  int
-	jobs   []GanttJob
-	ranges []cluster.Range // backing store of the jobs' Alloc
+	recs   []ganttRec
+	ranges []cluster.Range // the jobs' allocations, one after the other
 	seen   int64
+	// jobs is recs as Jobs returns them, made by its first call after the
+	// last JobDone.
+	jobs []GanttJob
+}
+
+// ganttRec is a job as a Gantt keeps it while the run goes on: without
+// pointers, so that keeping a million of them costs the run only copies.
+// Its allocation is ranges[off : off+n].
+type ganttRec struct {
+	id, start, end int64
+	off            int
+	n              int32
+	killed         bool
 }
 
 var _ sim.Observer = (*Gantt)(nil)
@@ -45,7 +58,7 @@ func (g *Gantt) JobDone(r *sim.Record) {
 	}
 	g.seen++
 	if g.seen > int64(g.limit) {
-		g.jobs, g.ranges = nil, nil
+		g.recs, g.ranges, g.jobs = nil, nil, nil
 		return
 	}
 	if len(r.Steps) > 0 {
@@ -58,31 +71,41 @@ func (g *Gantt) JobDone(r *sim.Record) {
 	g.add(r, r.Start, r.Alloc)
 }
 
-// add keeps a piece of r's run: alloc from start to r's end.
 func (g *Gantt) add(r *sim.Record, start workload.Time, alloc []cluster.Range) {
-	lo := len(g.ranges)
+	g.recs = append(g.recs, ganttRec{id: r.Job.ID, start: int64(start), end: int64(r.End), off: len(g.ranges), n: int32(len(alloc)),
+		killed: r.State == sim.Killed || r.State == sim.NodeFail || r.State == sim.LimitKilled})
 	g.ranges = append(g.ranges, alloc...)
-	g.jobs = append(g.jobs, GanttJob{ID: r.Job.ID, Start: start, End: r.End, Killed: r.State == sim.Killed || r.State == sim.NodeFail || r.State == sim.LimitKilled,
-		Alloc: g.ranges[lo:len(g.ranges):len(g.ranges)]})
+	g.jobs = nil
 }
 
 // Complete reports whether the Gantt holds every job that ran: false when
 // the run had more than the limit.
 func (g *Gantt) Complete() bool { return g.seen <= int64(g.limit) }
 
-// Jobs returns the jobs kept, in the order they ended. The Alloc slices
-// share memory that the next JobDone may move: read them before the run
-// goes on. It returns nil when Complete is false.
+// Len returns the number of jobs kept (pieces of jobs that grew counted
+// one by one); 0 when Complete is false.
+func (g *Gantt) Len() int {
+	if !g.Complete() {
+		return 0
+	}
+	return len(g.recs)
+}
+
+// Jobs returns the jobs kept, in the order they ended; nil when Complete
+// is false. The Alloc slices share memory that the next JobDone may move:
+// read them before the run goes on. Once the run is over, the first call
+// makes the slice and later calls only read it, so they may come from
+// several goroutines.
 func (g *Gantt) Jobs() []GanttJob {
 	if !g.Complete() {
 		return nil
 	}
-	// Re-slice Alloc: appends to ranges may have moved the backing array.
-	off := 0
-	for i := range g.jobs {
-		n := len(g.jobs[i].Alloc)
-		g.jobs[i].Alloc = g.ranges[off : off+n : off+n]
-		off += n
+	if len(g.jobs) != len(g.recs) {
+		g.jobs = make([]GanttJob, len(g.recs))
+		for i, r := range g.recs {
+			g.jobs[i] = GanttJob{ID: r.id, Start: workload.Time(r.start), End: workload.Time(r.end), Killed: r.killed,
+				Alloc: g.ranges[r.off : r.off+int(r.n) : r.off+int(r.n)]}
+		}
 	}
 	return g.jobs
 }

@@ -185,6 +185,11 @@ func classTable(id, title string, names []string, cls []ClassStats) pageTable {
 // page is self-contained (no script, no link, nothing to fetch) and depends
 // only on its arguments.
 func WriteRunHTML(w io.Writer, r *Run, figs []Rendered) error {
+	return writeRunHTML(w, r, figs, ganttJSON(r))
+}
+
+// writeRunHTML is WriteRunHTML with the page's Gantt data already encoded.
+func writeRunHTML(w io.Writer, r *Run, figs []Rendered, gantt template.JS) error {
 	s := &r.Summary
 	p := page{
 		FontFace: fontFace(),
@@ -217,7 +222,7 @@ func WriteRunHTML(w io.Writer, r *Run, figs []Rendered) error {
 	p.Tables = append(p.Tables, cross)
 	p.Tables = append(p.Tables, breakdownTables(s.Breakdowns)...)
 	p.Figures = pageFigures(figs)
-	p.Gantt = ganttJSON(r)
+	p.Gantt = gantt
 	p.Script = pageScript
 	return pageTemplate.Execute(w, &p)
 }
@@ -251,11 +256,16 @@ func WriteCompareHTML(w io.Writer, runs []*Run, figs []Rendered) error {
 // WriteRunPlots writes a run's figures (NAME.svg, NAME.png) and
 // report.html into dir, each file atomically.
 func WriteRunPlots(dir string, r *Run) error {
+	// The page's Gantt data is encoded while the figures render (both
+	// only read the Gantt).
+	gantt := make(chan template.JS, 1)
+	go func() { gantt <- ganttJSON(r) }()
 	rendered, err := RenderFigures(dir, func() []*Figure { return RunFigures(r) })
+	g := <-gantt
 	if err != nil {
 		return err
 	}
 	return WriteFileAtomic(filepath.Join(dir, "report.html"), func(w io.Writer) error {
-		return WriteRunHTML(w, r, rendered)
+		return writeRunHTML(w, r, rendered, g)
 	})
 }

@@ -2,12 +2,15 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"html/template"
 	"math"
 	"slices"
+
+	"github.com/schedsim/schedsim/workload"
 )
 
 // PageGanttMaxJobs is the most jobs (pieces of jobs that grew included)
@@ -45,63 +48,89 @@ type ganttPageData struct {
 }
 
 // ganttJSON returns the canvas Gantt chart's data, or "" without a
-// complete Gantt.
+// complete Gantt. The jobs go in order of start, those that started
+// together in the order they ended; the rectangles and job IDs are packed
+// as little-endian int32 and base64-encoded straight into the JSON text.
 func ganttJSON(r *Run) template.JS {
-	if r.Gantt == nil || !r.Gantt.Complete() || len(r.Gantt.Jobs()) == 0 {
+	if r.Gantt == nil || !r.Gantt.Complete() {
 		return ""
 	}
-	jobs := slices.Clone(r.Gantt.Jobs())
-	slices.SortStableFunc(jobs, func(a, b GanttJob) int {
-		switch {
-		case a.Start < b.Start:
-			return -1
-		case a.Start > b.Start:
-			return 1
-		}
-		return 0
-	})
-	origin := jobs[0].Start
-	var rects, ids []byte
-	put := func(b []byte, v int64) []byte {
-		v = max(min(v, math.MaxInt32), math.MinInt32)
-		return binary.LittleEndian.AppendUint32(b, uint32(int32(v)))
+	jobs, ranges := r.Gantt.recs, r.Gantt.ranges
+	if len(jobs) == 0 {
+		return ""
 	}
-	n := 0
-	for i, j := range jobs {
-		ids = put(ids, j.ID)
+	order := make([]int32, len(jobs))
+	n := len(ranges)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(jobs[a].start, jobs[b].start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	origin := jobs[order[0]].start
+	rects, ids := make([]byte, 20*n), make([]byte, 4*len(jobs))
+	put := func(b []byte, v int64) {
+		v = max(min(v, math.MaxInt32), math.MinInt32)
+		binary.LittleEndian.PutUint32(b, uint32(int32(v)))
+	}
+	k := 0
+	for i, o := range order {
+		j := &jobs[o]
+		put(ids[4*i:], j.id)
 		idx := int64(i)
-		if j.Killed {
+		if j.killed {
 			idx = -1 - idx
 		}
-		for _, a := range j.Alloc {
-			rects = put(rects, int64(j.Start-origin))
-			rects = put(rects, int64(j.End-j.Start))
-			rects = put(rects, int64(a.Lo))
-			rects = put(rects, int64(a.Hi-a.Lo))
-			rects = put(rects, idx)
-			n++
+		for _, a := range ranges[j.off : j.off+int(j.n)] {
+			b := rects[20*k : 20*k+20]
+			put(b[0:], j.start-origin)
+			put(b[4:], j.end-j.start)
+			put(b[8:], int64(a.Lo))
+			put(b[12:], int64(a.Hi-a.Lo))
+			put(b[16:], idx)
+			k++
 		}
 	}
-	from, _, _ := ganttView(jobs)
-	d := ganttPageData{Origin: int64(origin), ViewFrom: int64(from - origin), Procs: r.Summary.Procs, Jobs: len(jobs), Rects: n,
-		Data: base64.StdEncoding.EncodeToString(rects), IDs: base64.StdEncoding.EncodeToString(ids)}
+	// Where the chart starts by default: as ganttView, from the sorted
+	// starts at hand.
+	from, to := origin, int64(0)
+	for i := range jobs {
+		to = max(to, jobs[i].end)
+	}
+	if q := len(order) / 20; q > 0 && 2*(jobs[order[q]].start-from) > to-from {
+		from = jobs[order[q]].start
+	}
+	d := ganttPageData{Origin: origin, ViewFrom: from - origin, Procs: r.Summary.Procs, Jobs: len(jobs), Rects: n}
 	if c := r.Calendar; c != nil {
 		e := c.Epoch
 		d.Epoch = &e
-		_, d.Offset = c.At(origin).Zone()
+		_, d.Offset = c.At(workload.Time(origin)).Zone()
 		d.Zone = c.zoneName()
 	}
 	// The arrays go in as they are (base64 needs no escaping): encoding
 	// megabytes of them through json.Marshal would scan every byte again.
-	dataB64, idsB64 := d.Data, d.IDs
-	d.Data, d.IDs = "", ""
 	b, err := json.Marshal(d)
 	if err != nil {
 		return ""
 	}
-	b = bytes.Replace(b, []byte(`"data":""`), []byte(`"data":"`+dataB64+`"`), 1)
-	b = bytes.Replace(b, []byte(`"ids":""`), []byte(`"ids":"`+idsB64+`"`), 1)
-	return template.JS(b)
+	const dataKey, idsKey = `"data":"`, `"ids":"`
+	i := bytes.Index(b, []byte(dataKey+`"`))
+	j := bytes.Index(b, []byte(idsKey+`"`))
+	if i < 0 || j < i {
+		return ""
+	}
+	i, j = i+len(dataKey), j+len(idsKey)
+	enc := base64.StdEncoding
+	out := make([]byte, 0, len(b)+enc.EncodedLen(len(rects))+enc.EncodedLen(len(ids)))
+	out = append(out, b[:i]...)
+	out = enc.AppendEncode(out, rects)
+	out = append(out, b[i:j]...)
+	out = enc.AppendEncode(out, ids)
+	out = append(out, b[j:]...)
+	return template.JS(out)
 }
 
 // pageScript makes report.html and compare.html explorable, with nothing

@@ -150,7 +150,7 @@ func nodeEventsFigure(r *Run, sub string) *Figure {
 	u := timeUnitFor(to - from)
 	p := newPlot("Utilisation around the node events\n"+sub, "", "processors (% of "+fmt.Sprint(ts.Procs())+")")
 	timeAxis(&p.X, r.Calendar, u, ts.Start())
-	segs := ts.Segments(nil)
+	segs := ts.cachedSegments(false)
 	scale := 100 / float64(ts.Procs())
 	busy := newLine(stepXYs(segs, Busy, scale, ts.Start(), u), 0, vg.Points(1))
 	p.Add(busy)

@@ -24,7 +24,6 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/schedsim/schedsim/workload"
@@ -93,7 +92,8 @@ const svgFontFamily = "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-
 
 // PNG renders the figure as a PNG image at PNGDPI.
 func (f *Figure) PNG() ([]byte, error) {
-	c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
+	c := newFastCanvas(f.Width, f.Height, PNGDPI)
+	defer c.close()
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
 	img, ok := c.Image().(*image.RGBA)
@@ -222,7 +222,7 @@ func RunFigures(r *Run) []*Figure {
 	if b := r.Summary.Breakdowns; b != nil && b.HourOfWeek != nil {
 		figs = append(figs, hourOfWeekFigure(r, sub))
 	}
-	if r.Gantt != nil && len(r.Gantt.Jobs()) > 0 && (r.GanttFigureMax <= 0 || len(r.Gantt.Jobs()) <= r.GanttFigureMax) {
+	if r.Gantt != nil && r.Gantt.Len() > 0 && (r.GanttFigureMax <= 0 || r.Gantt.Len() <= r.GanttFigureMax) {
 		figs = append(figs, ganttFigure(r, sub))
 	}
 	return figs
@@ -415,7 +415,7 @@ func utilisationFigure(r *Run, sub string) *Figure {
 	u := timeUnitFor(ts.End() - ts.Start())
 	p := newPlot("Utilisation over time\n"+sub, "", "busy processors (% of "+fmt.Sprint(ts.Procs())+")")
 	timeAxis(&p.X, r.Calendar, u, ts.Start())
-	segs := ts.Segments(nil)
+	segs := ts.cachedSegments(false)
 	scale := 100 / float64(ts.Procs())
 	x1 := float64(ts.End()-ts.Start()) / u.sec
 	caption := "Processors allocated, as a percentage of the machine, against simulated time; " + resolution(ts) + "."
@@ -506,9 +506,9 @@ func lighter(c color.Color, f float64) color.Color {
 // addSeries adds quantity s of the series to p as a step line in colour i,
 // with the bucket peaks drawn lighter behind it when the series is bucketed.
 func addSeries(p *plot.Plot, ts *TimeSeries, s Series, i int, u timeUnit, label string) {
-	l := newLine(stepXYs(ts.Segments(nil), s, 1, ts.Start(), u), i, vg.Points(0.9))
+	l := newLine(stepXYs(ts.cachedSegments(false), s, 1, ts.Start(), u), i, vg.Points(0.9))
 	if ts.Width() > 1 {
-		peak := newLine(stepXYs(ts.MaxSegments(nil), s, 1, ts.Start(), u), i, vg.Points(0.6))
+		peak := newLine(stepXYs(ts.cachedSegments(true), s, 1, ts.Start(), u), i, vg.Points(0.6))
 		peak.Color = lighter(l.Color, 0.6)
 		p.Add(peak)
 		p.Legend.Add(label+", peak per "+durationText(float64(ts.Width())), peak)
@@ -591,7 +591,7 @@ func queueFigure(r *Run, sub string) *Figure {
 // size, or the 99th percentile over time of the demand (the series' means),
 // whichever is higher.
 func demandScale(ts *TimeSeries) float64 {
-	segs := ts.Segments(nil)
+	segs := ts.cachedSegments(false)
 	if len(segs) == 0 {
 		return 2 * float64(ts.Procs())
 	}

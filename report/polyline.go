@@ -35,8 +35,9 @@ func (l *polyline) Plot(c draw.Canvas, p *plot.Plot) {
 		pts[i] = vg.Point{X: trX(xy.X), Y: trY(xy.Y)}
 	}
 	pts = decimate(pts, decimateWidth)
+	_, fast := c.Canvas.(*fastCanvas)
 	for _, line := range c.ClipLinesXY(pts) {
-		for len(line) > polylineChunk {
+		for !fast && len(line) > polylineChunk {
 			c.StrokeLines(l.LineStyle, line[:polylineChunk])
 			line = line[polylineChunk-1:]
 		}

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -89,6 +92,11 @@ type TimeSeries struct {
 	// at bucket width journalWidth.
 	journaled    int
 	journalWidth workload.Time
+
+	// segs caches segments(false) and segments(true) once the run is over:
+	// every plot and hover table of a run reads them. A sample clears it.
+	segMu sync.Mutex
+	segs  [2][]Segment
 }
 
 // bucket is a stored bucket: k is its index on the grid, sum each quantity's
@@ -129,6 +137,11 @@ func (ts *TimeSeries) Sample(s *sim.Sample) { ts.sampleAll([]sim.Sample{*s}) }
 // bucket's last value is ts.cur, set in the bucket when it closes and on
 // return (rather than at every sample).
 func (ts *TimeSeries) sampleAll(ss []sim.Sample) {
+	if ts.segs[0] != nil || ts.segs[1] != nil {
+		ts.segMu.Lock()
+		ts.segs = [2][]Segment{}
+		ts.segMu.Unlock()
+	}
 	c := &ts.cur
 	for i := range ss {
 		s := &ss[i]
@@ -331,6 +344,7 @@ func (ts *TimeSeries) Points(dst []Point) []Point {
 		return dst
 	}
 	w := float64(ts.width)
+	dst = slices.Grow(dst, len(ts.closed)+1)
 	for _, b := range ts.closed {
 		p := Point{T: ts.origin + workload.Time(b.k)*ts.width, Min: b.min, Max: b.max, Last: b.last}
 		for i := range p.Mean {
@@ -362,11 +376,31 @@ type Segment struct {
 // Segments appends the series as constant segments covering [Start, End) to
 // dst and returns it. A run recorded exactly (Width 1) yields its exact step
 // function, one or two segments per change.
-func (ts *TimeSeries) Segments(dst []Segment) []Segment { return ts.segments(dst, false) }
+func (ts *TimeSeries) Segments(dst []Segment) []Segment {
+	return append(dst, ts.cachedSegments(false)...)
+}
 
 // MaxSegments is like Segments with each bucket drawn at its Max instead of
 // its Mean: the envelope of the peaks that bucketing averages away.
-func (ts *TimeSeries) MaxSegments(dst []Segment) []Segment { return ts.segments(dst, true) }
+func (ts *TimeSeries) MaxSegments(dst []Segment) []Segment {
+	return append(dst, ts.cachedSegments(true)...)
+}
+
+// cachedSegments returns segments(nil, peak), computed once per series
+// state; the caller must not modify it. It is safe to call from several
+// goroutines once sampling is over.
+func (ts *TimeSeries) cachedSegments(peak bool) []Segment {
+	i := 0
+	if peak {
+		i = 1
+	}
+	ts.segMu.Lock()
+	defer ts.segMu.Unlock()
+	if ts.segs[i] == nil {
+		ts.segs[i] = ts.segments(make([]Segment, 0, 2*(len(ts.closed)+1)), peak)
+	}
+	return ts.segs[i]
+}
 
 func (ts *TimeSeries) segments(dst []Segment, peak bool) []Segment {
 	pts := ts.Points(nil)
@@ -406,7 +440,7 @@ func (ts *TimeSeries) Resample(s Series, from, to workload.Time, n int) []float6
 	}
 	out := make([]float64, n)
 	width := float64(to-from) / float64(n)
-	segs := ts.Segments(nil)
+	segs := ts.cachedSegments(false)
 	if len(segs) == 0 {
 		pts := ts.Points(nil)
 		for i := range out {
@@ -416,24 +450,30 @@ func (ts *TimeSeries) Resample(s Series, from, to workload.Time, n int) []float6
 	}
 	// Extend the first segment back to from, and hold the final values from
 	// End to to.
-	segs[0].From = min(segs[0].From, from)
+	first := segs[0]
+	first.From = min(first.From, from)
+	segs = segs[1:]
+	var last []Segment
 	if to > ts.end {
 		var l [NumSeries]float64
 		for k := range l {
 			l[k] = float64(ts.cur[k])
 		}
-		segs = append(segs, Segment{From: ts.end, To: to, Level: l})
+		last = []Segment{{From: ts.end, To: to, Level: l}}
 	}
-	for _, g := range segs {
-		a, b := float64(g.From-from), float64(g.To-from)
-		lo := max(int(a/width), 0)
-		for i := lo; i < n; i++ {
-			bs, be := float64(i)*width, float64(i+1)*width
-			if bs >= b {
-				break
-			}
-			if ov := min(be, b) - max(bs, a); ov > 0 {
-				out[i] += g.Level[s] * ov
+	ms := [][]Segment{{first}, segs, last}
+	for _, part := range ms {
+		for _, g := range part {
+			a, b := float64(g.From-from), float64(g.To-from)
+			lo := max(int(a/width), 0)
+			for i := lo; i < n; i++ {
+				bs, be := float64(i)*width, float64(i+1)*width
+				if bs >= b {
+					break
+				}
+				if ov := min(be, b) - max(bs, a); ov > 0 {
+					out[i] += g.Level[s] * ov
+				}
 			}
 		}
 	}

@@ -1,0 +1,397 @@
+package report
+
+import (
+	"image"
+	"image/color"
+	"math"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/math/fixed"
+	plotfont "gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// fastCanvas is the canvas PNG files are drawn on: a vgimg.Canvas whose
+// three most frequent operations take a direct path when the current
+// transform neither rotates nor skews (everything but rotated labels):
+//
+//   - text is drawn glyph by glyph with the font's own masks, from one face
+//     per font for the whole figure, where vgimg makes a face for every
+//     string and resamples every glyph through a general transform;
+//   - axis-aligned rectangles are filled with each pixel weighted by the
+//     part of it the rectangle covers, as an anti-aliasing rasteriser does,
+//     without building and rasterising a path;
+//   - solid polylines are stroked as the union of a rectangle around each
+//     segment (strokeLines), where vgimg builds the stroke's outline with
+//     round joins and rasterises it.
+//
+// Anything else (dashes, curves, rotated text, images) goes to vgimg. The
+// pixels differ from vgimg's only in the last bits of anti-aliased edges.
+type fastCanvas struct {
+	*vgimg.Canvas
+	img   *image.RGBA
+	dpi   float64
+	h     float64 // image height in pixels: vgimg's y axis points up
+	state []canvasState
+	faces map[faceKey]font.Face
+	src   image.Uniform
+	pts   [][2]float64 // a stroke's vertices in pixels
+	mask  []float32    // a stroke's coverage of each pixel of its bounds
+	cov   []float64    // coverage of pixel columns
+}
+
+// canvasState is what Push saves: the transform (dots to dots, before the
+// flip of the y axis), the colour, the line width and whether dashes are
+// set.
+type canvasState struct {
+	a, b, c, d, e, f float64 // x' = a x + c y + e, y' = b x + d y + f
+	col              color.Color
+	width            float64
+	dashed           bool
+}
+
+type faceKey struct {
+	font plotfont.Font
+	face any
+}
+
+// newFastCanvas returns a fastCanvas of width w and height h at dpi, on a
+// white background.
+func newFastCanvas(w, h vg.Length, dpi int) *fastCanvas {
+	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+	img, _ := c.Image().(*image.RGBA)
+	fc := &fastCanvas{Canvas: c, img: img, dpi: float64(dpi), faces: map[faceKey]font.Face{}}
+	if img != nil {
+		fc.h = float64(img.Bounds().Dy())
+	}
+	fc.state = []canvasState{{a: 1, d: 1, col: color.Black, width: 1}}
+	return fc
+}
+
+func (fc *fastCanvas) top() *canvasState { return &fc.state[len(fc.state)-1] }
+
+// SetLineWidth sets the width of strokes.
+func (fc *fastCanvas) SetLineWidth(w vg.Length) {
+	fc.top().width = w.Dots(fc.dpi)
+	fc.Canvas.SetLineWidth(w)
+}
+
+// SetLineDash sets the dash pattern of strokes.
+func (fc *fastCanvas) SetLineDash(ds []vg.Length, offs vg.Length) {
+	fc.top().dashed = len(ds) > 0
+	fc.Canvas.SetLineDash(ds, offs)
+}
+
+// SetColor sets the colour of strokes, fills and text.
+func (fc *fastCanvas) SetColor(c color.Color) {
+	if c == nil {
+		c = color.Black
+	}
+	fc.top().col = c
+	fc.Canvas.SetColor(c)
+}
+
+// Rotate rotates the coordinates by t radians.
+func (fc *fastCanvas) Rotate(t float64) {
+	s := fc.top()
+	sin, cos := math.Sincos(t)
+	a, b, c, d := s.a, s.b, s.c, s.d
+	s.a, s.b = a*cos+c*sin, b*cos+d*sin
+	s.c, s.d = -a*sin+c*cos, -b*sin+d*cos
+	fc.Canvas.Rotate(t)
+}
+
+// Translate moves the origin to pt.
+func (fc *fastCanvas) Translate(pt vg.Point) {
+	s := fc.top()
+	x, y := pt.X.Dots(fc.dpi), pt.Y.Dots(fc.dpi)
+	s.e += s.a*x + s.c*y
+	s.f += s.b*x + s.d*y
+	fc.Canvas.Translate(pt)
+}
+
+// Scale scales the coordinates.
+func (fc *fastCanvas) Scale(x, y float64) {
+	s := fc.top()
+	s.a, s.b = s.a*x, s.b*x
+	s.c, s.d = s.c*y, s.d*y
+	fc.Canvas.Scale(x, y)
+}
+
+// Push saves the state.
+func (fc *fastCanvas) Push() {
+	fc.state = append(fc.state, *fc.top())
+	fc.Canvas.Push()
+}
+
+// Pop restores the state Push saved.
+func (fc *fastCanvas) Pop() {
+	if len(fc.state) > 1 {
+		fc.state = fc.state[:len(fc.state)-1]
+	}
+	fc.Canvas.Pop()
+}
+
+// axisAligned reports whether the transform maps axes to axes without
+// mirroring, so that a point maps to pixels by scale and offset.
+func (s *canvasState) axisAligned() bool { return s.b == 0 && s.c == 0 && s.a > 0 && s.d > 0 }
+
+// pixel maps a point to image pixels.
+func (fc *fastCanvas) pixel(s *canvasState, p vg.Point) (x, y float64) {
+	px, py := p.X.Dots(fc.dpi), p.Y.Dots(fc.dpi)
+	return s.a*px + s.e, fc.h - (s.d*py + s.f)
+}
+
+// rgba returns the state's colour, premultiplied, 16 bits a channel.
+func (s *canvasState) rgba() (r, g, b, a uint32) { return s.col.RGBA() }
+
+// Fill fills the path.
+func (fc *fastCanvas) Fill(p vg.Path) {
+	s := fc.top()
+	if fc.img == nil || !s.axisAligned() || !fc.fillRect(s, p) {
+		fc.Canvas.Fill(p)
+	}
+}
+
+// fillRect fills p if it is an axis-aligned rectangle, and reports whether
+// it was one.
+func (fc *fastCanvas) fillRect(s *canvasState, p vg.Path) bool {
+	n := len(p)
+	if n > 0 && p[n-1].Type == vg.CloseComp {
+		n--
+	}
+	if n != 4 && n != 5 || p[0].Type != vg.MoveComp {
+		return false
+	}
+	for _, c := range p[1:n] {
+		if c.Type != vg.LineComp {
+			return false
+		}
+	}
+	if n == 5 && p[4].Pos != p[0].Pos {
+		return false
+	}
+	var xs, ys [4]float64
+	for i := range 4 {
+		xs[i], ys[i] = fc.pixel(s, p[i].Pos)
+	}
+	// The sides alternate between vertical and horizontal.
+	hv := xs[0] == xs[1] && ys[1] == ys[2] && xs[2] == xs[3] && ys[3] == ys[0]
+	vh := ys[0] == ys[1] && xs[1] == xs[2] && ys[2] == ys[3] && xs[3] == xs[0]
+	if !hv && !vh {
+		return false
+	}
+	x0, x1 := min(xs[0], xs[2]), max(xs[0], xs[2])
+	y0, y1 := min(ys[0], ys[2]), max(ys[0], ys[2])
+	r, g, b, a := s.rgba()
+	if a == 0 {
+		return true
+	}
+	bounds := fc.img.Bounds()
+	ix0, ix1 := max(int(math.Floor(x0)), bounds.Min.X), min(int(math.Ceil(x1)), bounds.Max.X)
+	iy0, iy1 := max(int(math.Floor(y0)), bounds.Min.Y), min(int(math.Ceil(y1)), bounds.Max.Y)
+	if ix0 >= ix1 || iy0 >= iy1 {
+		return true
+	}
+	// The coverage of each column, then row by row: a row wholly inside
+	// an opaque rectangle is copied from the first such row.
+	cxs := fc.coverage(ix0, ix1, x0, x1)
+	solid := -1
+	for y := iy0; y < iy1; y++ {
+		cy := math.Min(float64(y+1), y1) - math.Max(float64(y), y0)
+		if cy <= 0 {
+			continue
+		}
+		row := fc.img.Pix[fc.img.PixOffset(ix0, y):][: 4*(ix1-ix0) : 4*(ix1-ix0)]
+		if cy >= 1 && a == 0xffff && solid >= 0 {
+			copy(row, fc.img.Pix[fc.img.PixOffset(ix0, solid):][:4*(ix1-ix0)])
+			continue
+		}
+		for i, cx := range cxs {
+			if cx > 0 {
+				blend(row[4*i:4*i+4:4*i+4], r, g, b, a, cx*cy)
+			}
+		}
+		if cy >= 1 && a == 0xffff {
+			solid = y
+		}
+	}
+	return true
+}
+
+// coverage returns, for each pixel column i0 ≤ i < i1, the part of it that
+// [x0, x1] covers (in a buffer reused by the next call).
+func (fc *fastCanvas) coverage(i0, i1 int, x0, x1 float64) []float64 {
+	if cap(fc.cov) < i1-i0 {
+		fc.cov = make([]float64, i1-i0)
+	}
+	cxs := fc.cov[:i1-i0]
+	for i := range cxs {
+		cxs[i] = max(math.Min(float64(i0+i+1), x1)-math.Max(float64(i0+i), x0), 0)
+	}
+	return cxs
+}
+
+// blend draws colour (r, g, b, a), premultiplied 16-bit, over the pixel px
+// with coverage cov in [0, 1], as draw.Over does with a mask.
+func blend(px []byte, r, g, b, a uint32, cov float64) {
+	const m = 1<<16 - 1
+	ma := uint32(cov*m + 0.5)
+	if ma >= m && a == m {
+		px[0], px[1], px[2], px[3] = uint8(r>>8), uint8(g>>8), uint8(b>>8), uint8(a>>8)
+		return
+	}
+	inv := (m - a*ma/m) * 0x101
+	px[0] = uint8((uint32(px[0])*inv + r*ma) / m >> 8)
+	px[1] = uint8((uint32(px[1])*inv + g*ma) / m >> 8)
+	px[2] = uint8((uint32(px[2])*inv + b*ma) / m >> 8)
+	px[3] = uint8((uint32(px[3])*inv + a*ma) / m >> 8)
+}
+
+// Stroke strokes the path.
+func (fc *fastCanvas) Stroke(p vg.Path) {
+	s := fc.top()
+	if s.width <= 0 {
+		return
+	}
+	if fc.img == nil || s.dashed || !s.axisAligned() || !fc.strokeLines(s, p) {
+		fc.Canvas.Stroke(p)
+	}
+}
+
+// strokeLines strokes p if it is made of straight lines only, and reports
+// whether it was. Each segment, cut into pieces at most a pixel wide, is
+// covered by the rectangle around the piece widened by half the line width
+// on every side; a pixel takes the most any one rectangle covers of it.
+// The segments of the step functions the plots draw are horizontal or
+// vertical, for which this is the exact stroke with square caps and
+// joins; slanted pieces come out slightly bolder.
+func (fc *fastCanvas) strokeLines(s *canvasState, p vg.Path) bool {
+	if len(p) < 2 || p[0].Type != vg.MoveComp {
+		return false
+	}
+	for _, c := range p[1:] {
+		if c.Type != vg.LineComp {
+			return false
+		}
+	}
+	// A line scaled unevenly would not keep its width: not here.
+	if s.a != s.d {
+		return false
+	}
+	hw := s.width * s.a / 2
+	if cap(fc.pts) < len(p) {
+		fc.pts = make([][2]float64, len(p))
+	}
+	pts := fc.pts[:len(p)]
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for i, c := range p {
+		x, y := fc.pixel(s, c.Pos)
+		pts[i] = [2]float64{x, y}
+		x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+	}
+	r := image.Rect(int(math.Floor(x0-hw)), int(math.Floor(y0-hw)), int(math.Ceil(x1+hw)), int(math.Ceil(y1+hw))).Intersect(fc.img.Bounds())
+	if r.Empty() {
+		return true
+	}
+	w, h := r.Dx(), r.Dy()
+	if cap(fc.mask) < w*h {
+		fc.mask = make([]float32, w*h)
+	}
+	mask := fc.mask[:w*h]
+	clear(mask)
+	cover := func(ax, ay, bx, by float64) {
+		// The rectangle [ax-hw, bx+hw] × [ay-hw, by+hw], in r's pixels.
+		ax, bx = ax-hw-float64(r.Min.X), bx+hw-float64(r.Min.X)
+		ay, by = ay-hw-float64(r.Min.Y), by+hw-float64(r.Min.Y)
+		i0, i1 := max(int(math.Floor(ax)), 0), min(int(math.Ceil(bx)), w)
+		j0, j1 := max(int(math.Floor(ay)), 0), min(int(math.Ceil(by)), h)
+		if i0 >= i1 {
+			return
+		}
+		var cxs [8]float32
+		wide := i1-i0 > len(cxs)
+		for i := i0; i < min(i1, i0+len(cxs)); i++ {
+			cxs[i-i0] = float32(math.Min(float64(i+1), bx) - math.Max(float64(i), ax))
+		}
+		for j := j0; j < j1; j++ {
+			cy := float32(math.Min(float64(j+1), by) - math.Max(float64(j), ay))
+			row := mask[j*w+i0 : j*w+i1]
+			if !wide {
+				for i := range row {
+					if c := cxs[i] * cy; c > row[i] {
+						row[i] = c
+					}
+				}
+				continue
+			}
+			for i := range row {
+				cx := float32(math.Min(float64(i0+i+1), bx) - math.Max(float64(i0+i), ax))
+				if c := cx * cy; c > row[i] {
+					row[i] = c
+				}
+			}
+		}
+	}
+	for k := 1; k < len(pts); k++ {
+		ax, ay, bx, by := pts[k-1][0], pts[k-1][1], pts[k][0], pts[k][1]
+		if ax == bx || ay == by {
+			cover(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by))
+			continue
+		}
+		// Pieces at most a pixel wide: a steep piece's rectangle is the
+		// column the stroke crosses, a shallow one's a pixel's length of it.
+		n := max(int(math.Ceil(math.Abs(bx-ax))), 1)
+		px, py := ax, ay
+		for q := 1; q <= n; q++ {
+			t := float64(q) / float64(n)
+			qx, qy := ax+(bx-ax)*t, ay+(by-ay)*t
+			cover(min(px, qx), min(py, qy), max(px, qx), max(py, qy))
+			px, py = qx, qy
+		}
+	}
+	cr, cg, cb, ca := s.rgba()
+	for j := range h {
+		row := mask[j*w : j*w+w]
+		pix := fc.img.Pix[fc.img.PixOffset(r.Min.X, r.Min.Y+j):]
+		for i, c := range row {
+			if c > 0 {
+				blend(pix[4*i:4*i+4:4*i+4], cr, cg, cb, ca, float64(min(c, 1)))
+			}
+		}
+	}
+	return true
+}
+
+// FillString draws str with its baseline starting at pt.
+func (fc *fastCanvas) FillString(f plotfont.Face, pt vg.Point, str string) {
+	s := fc.top()
+	if f.Font.Size == 0 {
+		return
+	}
+	if fc.img == nil || !s.axisAligned() || s.a != 1 || s.d != 1 {
+		fc.Canvas.FillString(f, pt, str)
+		return
+	}
+	key := faceKey{font: f.Font, face: f.Face}
+	face, ok := fc.faces[key]
+	if !ok {
+		face = f.FontFace(fc.dpi)
+		fc.faces[key] = face
+	}
+	x, y := fc.pixel(s, pt)
+	fc.src.C = s.col
+	d := font.Drawer{Dst: fc.img, Src: &fc.src, Face: face, Dot: fixed.Point26_6{X: fix(x), Y: fix(y)}}
+	d.DrawString(str)
+}
+
+// fix converts to 26.6 fixed point as gg does.
+func fix(x float64) fixed.Int26_6 { return fixed.Int26_6(math.Round(x * 64)) }
+
+// close releases the faces.
+func (fc *fastCanvas) close() {
+	for _, f := range fc.faces {
+		f.Close()
+	}
+}
