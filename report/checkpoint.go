@@ -352,10 +352,12 @@ type ganttState struct {
 
 // MarshalBinary encodes the jobs kept so far.
 func (g *Gantt) MarshalBinary() ([]byte, error) {
-	s := ganttState{Limit: g.limit, Ranges: g.ranges, Seen: g.seen}
-	for _, r := range g.recs {
+	s := ganttState{Limit: g.limit, Seen: g.seen, Ranges: make([]cluster.Range, 0, g.nr)}
+	for i := range g.n {
+		r := g.rec(i)
 		s.NAlloc = append(s.NAlloc, int(r.n))
 		s.Jobs = append(s.Jobs, GanttJob{ID: r.id, Start: workload.Time(r.start), End: workload.Time(r.end), Killed: r.killed})
+		s.Ranges = append(s.Ranges, g.alloc(r)...)
 	}
 	return encodeState(s)
 }
@@ -370,16 +372,17 @@ func (g *Gantt) UnmarshalBinary(b []byte) error {
 	if s.Limit != g.limit || len(s.NAlloc) != len(s.Jobs) {
 		return fmt.Errorf("report: gantt state for %d jobs, want %d", s.Limit, g.limit)
 	}
-	g.seen, g.ranges, g.recs, g.jobs = s.Seen, s.Ranges, make([]ganttRec, len(s.Jobs)), nil
+	g.recs, g.ranges, g.n, g.nr, g.jobs = nil, nil, 0, 0, nil
 	off := 0
 	for i, n := range s.NAlloc {
-		if n < 0 || n > math.MaxInt32 || off+n > len(g.ranges) {
+		if n < 0 || n > len(s.Ranges)-off {
 			return fmt.Errorf("report: gantt state: allocations overrun the ranges")
 		}
 		j := s.Jobs[i]
-		g.recs[i] = ganttRec{id: j.ID, start: int64(j.Start), end: int64(j.End), off: off, n: int32(n), killed: j.Killed}
+		g.add(j.ID, int64(j.Start), int64(j.End), j.Killed, s.Ranges[off:off+n])
 		off += n
 	}
+	g.seen = s.Seen
 	return nil
 }
 

@@ -42,20 +42,40 @@ func encodePNG(w io.Writer, img *image.RGBA) error {
 	if err != nil {
 		return err
 	}
-	prev := make([]byte, 3*width)
 	cur := make([]byte, 1+3*width)
+	zero := make([]byte, 1+3*width)
+	zero[0] = 2 // Up
+	var up []byte
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		row := img.Pix[img.PixOffset(b.Min.X, y):][:4*width]
-		cur[0] = 2 // Up
-		for x, k := 0, 1; x < width; x, k = x+1, k+3 {
-			p := row[4*x : 4*x+3 : 4*x+3]
-			q := prev[3*x : 3*x+3 : 3*x+3]
-			cur[k], cur[k+1], cur[k+2] = p[0]-q[0], p[1]-q[1], p[2]-q[2]
-			q[0], q[1], q[2] = p[0], p[1], p[2]
+		switch {
+		case up != nil && bytes.Equal(row, up):
+			// A row like the one above (blank margins, flat areas) filters
+			// to zeros.
+			if _, err := zw.Write(zero); err != nil {
+				return err
+			}
+		default:
+			cur[0] = 2 // Up
+			if up == nil {
+				for x, k := 0, 1; x < width; x, k = x+1, k+3 {
+					p := row[4*x : 4*x+3 : 4*x+3]
+					c := cur[k : k+3 : k+3]
+					c[0], c[1], c[2] = p[0], p[1], p[2]
+				}
+			} else {
+				for x, k := 0, 1; x < width; x, k = x+1, k+3 {
+					p := row[4*x : 4*x+3 : 4*x+3]
+					q := up[4*x : 4*x+3 : 4*x+3]
+					c := cur[k : k+3 : k+3]
+					c[0], c[1], c[2] = p[0]-q[0], p[1]-q[1], p[2]-q[2]
+				}
+			}
+			if _, err := zw.Write(cur); err != nil {
+				return err
+			}
 		}
-		if _, err := zw.Write(cur); err != nil {
-			return err
-		}
+		up = row
 	}
 	if err := zw.Close(); err != nil {
 		return err

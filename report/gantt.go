@@ -27,22 +27,27 @@ type GanttJob struct {
 // jobs. Past that it drops what it kept and keeps nothing more, so its memory
 // stays bounded by the limit.
 type Gantt struct {
-	limit  int
-	recs   []ganttRec
-	ranges []cluster.Range // the jobs' allocations, one after the other
+	limit int
+	// The jobs and their allocations are kept in blocks that never move:
+	// a run of a million jobs then costs no copying as they accumulate.
+	recs   [][]ganttRec
+	ranges [][]cluster.Range
+	n      int // jobs kept
+	nr     int // ranges kept
 	seen   int64
-	// jobs is recs as Jobs returns them, made by its first call after the
-	// last JobDone.
+	// jobs is what Jobs returns, made by its first call after the last
+	// JobDone.
 	jobs []GanttJob
 }
 
-// ganttRec is a job as a Gantt keeps it while the run goes on: without
-// pointers, so that keeping a million of them costs the run only copies.
-// Its allocation is ranges[off : off+n].
+// ganttBlock is the number of jobs, and of ranges, in a block.
+const ganttBlock = 1 << 13
+
+// ganttRec is a job as a Gantt keeps it while the run goes on, without
+// pointers: its allocation is ranges[blk][pos : pos+n].
 type ganttRec struct {
 	id, start, end int64
-	off            int
-	n              int32
+	blk, pos, n    int32
 	killed         bool
 }
 
@@ -58,24 +63,46 @@ func (g *Gantt) JobDone(r *sim.Record) {
 	}
 	g.seen++
 	if g.seen > int64(g.limit) {
-		g.recs, g.ranges, g.jobs = nil, nil, nil
+		g.recs, g.ranges, g.n, g.nr, g.jobs = nil, nil, 0, 0, nil
 		return
 	}
+	killed := r.State == sim.Killed || r.State == sim.NodeFail || r.State == sim.LimitKilled
 	if len(r.Steps) > 0 {
 		// A job that grew (sim.Grow): one piece per step, from the step on.
 		for _, st := range r.Steps {
-			g.add(r, st.At, st.Alloc)
+			g.add(r.Job.ID, int64(st.At), int64(r.End), killed, st.Alloc)
 		}
 		return
 	}
-	g.add(r, r.Start, r.Alloc)
+	g.add(r.Job.ID, int64(r.Start), int64(r.End), killed, r.Alloc)
 }
 
-func (g *Gantt) add(r *sim.Record, start workload.Time, alloc []cluster.Range) {
-	g.recs = append(g.recs, ganttRec{id: r.Job.ID, start: int64(start), end: int64(r.End), off: len(g.ranges), n: int32(len(alloc)),
-		killed: r.State == sim.Killed || r.State == sim.NodeFail || r.State == sim.LimitKilled})
-	g.ranges = append(g.ranges, alloc...)
+func (g *Gantt) add(id, start, end int64, killed bool, alloc []cluster.Range) {
+	// The allocation goes whole into the last block of ranges, or a new
+	// one (of its own size if it is larger than a block).
+	k := len(g.ranges) - 1
+	if k < 0 || len(g.ranges[k])+len(alloc) > cap(g.ranges[k]) {
+		g.ranges = append(g.ranges, make([]cluster.Range, 0, max(ganttBlock, len(alloc))))
+		k++
+	}
+	pos := len(g.ranges[k])
+	g.ranges[k] = append(g.ranges[k], alloc...)
+	g.nr += len(alloc)
+	if len(g.recs) == 0 || len(g.recs[len(g.recs)-1]) == ganttBlock {
+		g.recs = append(g.recs, make([]ganttRec, 0, ganttBlock))
+	}
+	last := &g.recs[len(g.recs)-1]
+	*last = append(*last, ganttRec{id: id, start: start, end: end, blk: int32(k), pos: int32(pos), n: int32(len(alloc)), killed: killed})
+	g.n++
 	g.jobs = nil
+}
+
+// rec returns the i-th job kept.
+func (g *Gantt) rec(i int) *ganttRec { return &g.recs[i/ganttBlock][i%ganttBlock] }
+
+// alloc returns the allocation of a job kept.
+func (g *Gantt) alloc(r *ganttRec) []cluster.Range {
+	return g.ranges[r.blk][r.pos : r.pos+r.n : r.pos+r.n]
 }
 
 // Complete reports whether the Gantt holds every job that ran: false when
@@ -88,7 +115,7 @@ func (g *Gantt) Len() int {
 	if !g.Complete() {
 		return 0
 	}
-	return len(g.recs)
+	return g.n
 }
 
 // Jobs returns the jobs kept, in the order they ended; nil when Complete
@@ -100,11 +127,11 @@ func (g *Gantt) Jobs() []GanttJob {
 	if !g.Complete() {
 		return nil
 	}
-	if len(g.jobs) != len(g.recs) {
-		g.jobs = make([]GanttJob, len(g.recs))
-		for i, r := range g.recs {
-			g.jobs[i] = GanttJob{ID: r.id, Start: workload.Time(r.start), End: workload.Time(r.end), Killed: r.killed,
-				Alloc: g.ranges[r.off : r.off+int(r.n) : r.off+int(r.n)]}
+	if len(g.jobs) != g.n {
+		g.jobs = make([]GanttJob, g.n)
+		for i := range g.n {
+			r := g.rec(i)
+			g.jobs[i] = GanttJob{ID: r.id, Start: workload.Time(r.start), End: workload.Time(r.end), Killed: r.killed, Alloc: g.alloc(r)}
 		}
 	}
 	return g.jobs

@@ -55,36 +55,27 @@ func ganttJSON(r *Run) template.JS {
 	if r.Gantt == nil || !r.Gantt.Complete() {
 		return ""
 	}
-	jobs, ranges := r.Gantt.recs, r.Gantt.ranges
-	if len(jobs) == 0 {
+	g := r.Gantt
+	if g.n == 0 {
 		return ""
 	}
-	order := make([]int32, len(jobs))
-	n := len(ranges)
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(jobs[a].start, jobs[b].start); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	origin := jobs[order[0]].start
-	rects, ids := make([]byte, 20*n), make([]byte, 4*len(jobs))
+	order := ganttOrder(g)
+	origin := g.rec(int(order[0])).start
+	n := g.nr
+	rects, ids := make([]byte, 20*n), make([]byte, 4*g.n)
 	put := func(b []byte, v int64) {
 		v = max(min(v, math.MaxInt32), math.MinInt32)
 		binary.LittleEndian.PutUint32(b, uint32(int32(v)))
 	}
 	k := 0
 	for i, o := range order {
-		j := &jobs[o]
+		j := g.rec(int(o))
 		put(ids[4*i:], j.id)
 		idx := int64(i)
 		if j.killed {
 			idx = -1 - idx
 		}
-		for _, a := range ranges[j.off : j.off+int(j.n)] {
+		for _, a := range g.alloc(j) {
 			b := rects[20*k : 20*k+20]
 			put(b[0:], j.start-origin)
 			put(b[4:], j.end-j.start)
@@ -97,13 +88,13 @@ func ganttJSON(r *Run) template.JS {
 	// Where the chart starts by default: as ganttView, from the sorted
 	// starts at hand.
 	from, to := origin, int64(0)
-	for i := range jobs {
-		to = max(to, jobs[i].end)
+	for i := range g.n {
+		to = max(to, g.rec(i).end)
 	}
-	if q := len(order) / 20; q > 0 && 2*(jobs[order[q]].start-from) > to-from {
-		from = jobs[order[q]].start
+	if q := len(order) / 20; q > 0 && 2*(g.rec(int(order[q])).start-from) > to-from {
+		from = g.rec(int(order[q])).start
 	}
-	d := ganttPageData{Origin: origin, ViewFrom: from - origin, Procs: r.Summary.Procs, Jobs: len(jobs), Rects: n}
+	d := ganttPageData{Origin: origin, ViewFrom: from - origin, Procs: r.Summary.Procs, Jobs: g.n, Rects: n}
 	if c := r.Calendar; c != nil {
 		e := c.Epoch
 		d.Epoch = &e
@@ -131,6 +122,41 @@ func ganttJSON(r *Run) template.JS {
 	out = enc.AppendEncode(out, ids)
 	out = append(out, b[j:]...)
 	return template.JS(out)
+}
+
+// ganttOrder returns the indices of g's jobs in order of start, those that
+// started together in the order they ended. The start (from the earliest)
+// and the index are packed into one integer when they fit, which sorts
+// several times faster than comparing jobs.
+func ganttOrder(g *Gantt) []int32 {
+	order := make([]int32, g.n)
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for i := range g.n {
+		s := g.rec(i).start
+		lo, hi = min(lo, s), max(hi, s)
+	}
+	const idxBits = 21 // PageGanttMaxJobs pieces, and one more bit
+	if g.n < 1<<idxBits && uint64(hi-lo) < 1<<(63-idxBits) {
+		keys := make([]uint64, g.n)
+		for i := range keys {
+			keys[i] = uint64(g.rec(i).start-lo)<<idxBits | uint64(i)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			order[i] = int32(k & (1<<idxBits - 1))
+		}
+		return order
+	}
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(g.rec(int(a)).start, g.rec(int(b)).start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return order
 }
 
 // pageScript makes report.html and compare.html explorable, with nothing
