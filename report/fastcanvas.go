@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 
+	"git.sr.ht/~sbinet/gg"
 	"golang.org/x/image/font"
 	"golang.org/x/image/math/fixed"
 	plotfont "gonum.org/v1/plot/font"
@@ -59,7 +60,20 @@ type faceKey struct {
 // newFastCanvas returns a fastCanvas of width w and height h at dpi, on a
 // white background.
 func newFastCanvas(w, h vg.Length, dpi int) *fastCanvas {
-	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+	var c *vgimg.Canvas
+	pw, ph := int(float64(w)/72*float64(dpi)+0.5), int(float64(h)/72*float64(dpi)+0.5)
+	if float64(pw)*72/float64(dpi) == float64(w) && float64(ph)*72/float64(dpi) == float64(h) {
+		// A whole number of pixels: the image is drawn on in place (vgimg
+		// would copy a new image into another), white, as UseWH and
+		// UseBackgroundColor would make it.
+		img := image.NewRGBA(image.Rect(0, 0, pw, ph))
+		ctx := gg.NewContextForRGBA(img)
+		ctx.SetLineCapButt()
+		ctx.InvertY()
+		c = vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
+	} else {
+		c = vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+	}
 	img, _ := c.Image().(*image.RGBA)
 	fc := &fastCanvas{Canvas: c, img: img, dpi: float64(dpi), faces: map[faceKey]font.Face{}}
 	if img != nil {
