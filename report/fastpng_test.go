@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	"compress/zlib"
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -90,3 +92,68 @@ func TestDecimate(t *testing.T) {
 // far reports whether two 16-bit colour values differ by more than one
 // 8-bit level.
 func far(a, b uint32) bool { return a>>8 > b>>8+1 || b>>8 > a>>8+1 }
+
+// inflate decompresses a zlib stream with the standard library, which
+// checks the Adler-32 checksum too.
+func inflate(t testing.TB, z []byte) []byte {
+	t.Helper()
+	r, err := zlib.NewReader(bytes.NewReader(z))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestZlibRLE: every kind of run zlibRLE writes comes back as it went in,
+// with a checksum zlib accepts, and a long run of zeros takes a few bytes.
+func TestZlibRLE(t *testing.T) {
+	long := make([]byte, 100_000)
+	pixels := bytes.Repeat([]byte{200, 30, 7}, 1000) // a colour repeated: distance 3
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		max  int // most bytes of output, 0: no bound
+	}{
+		{"empty", nil, 0},
+		{"one byte", []byte{42}, 0},
+		{"short runs, 2 and 3", []byte{1, 1, 2, 2, 2, 3, 3, 3, 3, 9}, 0},
+		{"runs 258 and around it", bytes.Repeat([]byte{5}, 1+258+259+260+261+3), 0},
+		{"long zeros", long, 700}, // 388 matches of 258 bytes, 13 bits each
+		{"repeated pixels", pixels, 100},
+		{"all byte values", func() []byte {
+			b := make([]byte, 1024)
+			for i := range b {
+				b[i] = byte(i * 7)
+			}
+			return b
+		}(), 0},
+		{"a large Adler-32 sum", bytes.Repeat([]byte{255}, 5_000_000), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			z := zlibRLE(nil, tc.in)
+			if got := inflate(t, z); !bytes.Equal(got, tc.in) {
+				t.Fatalf("round trip: %d bytes back for %d", len(got), len(tc.in))
+			}
+			if tc.max > 0 && len(z) > tc.max {
+				t.Errorf("%d bytes compressed to %d, want at most %d", len(tc.in), len(z), tc.max)
+			}
+		})
+	}
+}
+
+// FuzzZlibRLE: whatever the bytes, zlib inflates zlibRLE's stream back to
+// them.
+func FuzzZlibRLE(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 0, 0, 0, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1})
+	f.Add(bytes.Repeat([]byte{9}, 300))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if got := inflate(t, zlibRLE(nil, in)); !bytes.Equal(got, in) {
+			t.Fatalf("round trip of %d bytes gave %d", len(in), len(got))
+		}
+	})
+}
