@@ -194,6 +194,23 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		// nothing is committed.
 		err = ErrInterrupted
 	}
+	// The plots are drawn and written while jobs.csv syncs and the
+	// summary is written: whatever happens, they are done before the
+	// directory is committed or removed.
+	var plots chan error
+	if err == nil && o.Plots {
+		plots = make(chan error, 1)
+		go func() { plots <- report.WriteRunPlots(out, res.Run) }()
+	}
+	waitPlots := func() error {
+		if plots == nil {
+			return nil
+		}
+		err := <-plots
+		plots = nil
+		return err
+	}
+	defer waitPlots()
 	var sumFile *report.AtomicFile
 	if err == nil {
 		// summary.json is written while jobs.csv syncs; both are
@@ -226,7 +243,7 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 	}
 	res.Wrote = append(tables.files(final), filepath.Join(final, "summary.json"))
 	if o.Plots {
-		if err := report.WriteRunPlots(out, res.Run); err != nil {
+		if err := waitPlots(); err != nil {
 			return nil, err
 		}
 		res.Wrote = append(res.Wrote, filepath.Join(final, "report.html"))

@@ -145,12 +145,15 @@ func RenderFigures(dir string, build func() []*Figure) ([]Rendered, error) {
 }
 
 // writeFigures renders figs' SVGs, and their PNGs from twins (from figs if
-// twins is nil, on the same goroutine as the figure's SVG), and writes
-// them in order.
+// twins is nil, on the same goroutine as the figure's SVG). Each file is
+// written (and synced) by a goroutine of its own as soon as it is
+// rendered, so that waiting for the disk overlaps the rendering of the
+// others. The error, if any, is the first figure's, SVG before PNG.
 func writeFigures(dir string, figs, twins []*Figure) ([]Rendered, error) {
 	type rendering struct {
-		svg, png       []byte
-		svgErr, pngErr error
+		svg, png           []byte
+		svgErr, pngErr     error
+		svgWrite, pngWrite error
 	}
 	done := make([]rendering, len(figs))
 	slots := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
@@ -163,36 +166,44 @@ func writeFigures(dir string, figs, twins []*Figure) ([]Rendered, error) {
 			task()
 		}()
 	}
+	write := func(name string, b []byte, err *error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			*err = WriteFileAtomic(filepath.Join(dir, name), func(w io.Writer) error {
+				_, err := w.Write(b)
+				return err
+			})
+		}()
+	}
+	svg := func(f *Figure, r *rendering) {
+		if r.svg, r.svgErr = f.SVG(); r.svgErr == nil {
+			write(f.Name+".svg", r.svg, &r.svgWrite)
+		}
+	}
+	png := func(f *Figure, r *rendering) {
+		if r.png, r.pngErr = f.PNG(); r.pngErr == nil {
+			write(f.Name+".png", r.png, &r.pngWrite)
+		}
+	}
 	for i, f := range figs {
 		r := &done[i]
 		if twins == nil {
 			run(func() {
-				r.svg, r.svgErr = f.SVG()
-				r.png, r.pngErr = f.PNG()
+				svg(f, r)
+				png(f, r)
 			})
 			continue
 		}
 		twin := twins[i]
-		run(func() { r.png, r.pngErr = twin.PNG() }) // PNGs cost the most: first
-		run(func() { r.svg, r.svgErr = f.SVG() })
+		run(func() { png(twin, r) }) // PNGs cost the most: first
+		run(func() { svg(f, r) })
 	}
 	wg.Wait()
 	out := make([]Rendered, 0, len(figs))
 	for i, f := range figs {
 		r := done[i]
-		for _, err := range []error{r.svgErr, r.pngErr} {
-			if err != nil {
-				return nil, err
-			}
-		}
-		for _, file := range []struct {
-			ext string
-			b   []byte
-		}{{".svg", r.svg}, {".png", r.png}} {
-			err := WriteFileAtomic(filepath.Join(dir, f.Name+file.ext), func(w io.Writer) error {
-				_, err := w.Write(file.b)
-				return err
-			})
+		for _, err := range []error{r.svgErr, r.svgWrite, r.pngErr, r.pngWrite} {
 			if err != nil {
 				return nil, err
 			}
