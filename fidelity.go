@@ -85,12 +85,7 @@ func Fidelity(ctx context.Context, sc *Scenario, fo FidelityOptions, opt Options
 	if fo.Recorded != "" {
 		rec.Trace = fo.Recorded
 	}
-	o := &runner{Scenario: &rec}
-	rules, err := o.rules()
-	if err != nil {
-		return nil, err
-	}
-	rd, err := o.openTrace(rules)
+	rd, err := OpenTrace(&rec)
 	if err != nil {
 		return nil, err
 	}
@@ -221,4 +216,16 @@ func parseFidelityZone(s string) (*time.Location, error) {
 		return nil, fmt.Errorf("%q is neither a time zone name (such as Europe/Stockholm) nor an offset (such as UTC+02:00)", s)
 	}
 	return loc, nil
+}
+
+// OpenTrace opens the scenario's trace with its cleaning rules and
+// reading options (columns, time zone, Batsim speed), as a run reads it.
+// An error in them or in the file is an *InputError.
+func OpenTrace(sc *Scenario) (workload.Reader, error) {
+	o := &runner{Scenario: sc}
+	rules, err := o.rules()
+	if err != nil {
+		return nil, err
+	}
+	return o.openTrace(rules)
 }
