@@ -17,8 +17,8 @@ type dayStat struct {
 	fitQueued workload.Time // time a queued job would have fit the idle processors
 }
 
-// gap is an interval of near-zero busy processors while a queued job
-// would have fit.
+// gap is an interval in which the running jobs held, by their requested
+// times, almost no processors while a queued job would have fit.
 type gap struct{ from, to workload.Time }
 
 // sweepResult is what the event sweep found.
@@ -34,12 +34,16 @@ type sweepResult struct {
 func sweep(jobs []Job, procs int, loc *time.Location, epoch int64, opt Options) *sweepResult {
 	type ev struct {
 		t     workload.Time
-		kind  int8 // 0 submit, 1 start, 2 end
+		kind  int8 // 0 submit, 1 start, 2 end, 3 requested end
 		procs int
 	}
-	evs := make([]ev, 0, 3*len(jobs))
+	evs := make([]ev, 0, 4*len(jobs))
 	for _, j := range jobs {
-		evs = append(evs, ev{j.Submit, 0, j.Procs}, ev{j.Start, 1, j.Procs}, ev{j.End, 2, j.Procs})
+		re := j.End
+		if j.ReqTime > 0 && j.Start+j.ReqTime > re {
+			re = j.Start + j.ReqTime
+		}
+		evs = append(evs, ev{j.Submit, 0, j.Procs}, ev{j.Start, 1, j.Procs}, ev{j.End, 2, j.Procs}, ev{re, 3, j.Procs})
 	}
 	slices.SortFunc(evs, func(a, b ev) int {
 		if c := cmp.Compare(a.t, b.t); c != 0 {
@@ -49,7 +53,7 @@ func sweep(jobs []Job, procs int, loc *time.Location, epoch int64, opt Options) 
 	})
 	queued := make([]int, procs+2) // queued jobs by processor count
 	minQ := procs + 1              // smallest processor count queued (procs+1: none)
-	busy := 0
+	busy, promised := 0, 0 // processors busy, and held by the jobs' requested times
 	near := int(math.Floor(opt.NearZeroFrac * float64(procs)))
 	sr := &sweepResult{}
 	dayOf := func(t workload.Time) workload.Time {
@@ -97,15 +101,18 @@ func sweep(jobs []Job, procs int, loc *time.Location, epoch int64, opt Options) 
 					minQ++
 				}
 				busy += e.procs
+				promised += e.procs
 			case 2:
 				busy -= e.procs
+			case 3:
+				promised -= e.procs
 			}
 		}
 		fits = minQ <= procs-busy
 		if cur != nil && t < curEnd {
 			cur.maxBusy = max(cur.maxBusy, busy)
 		}
-		idle := fits && busy <= near
+		idle := fits && promised <= near
 		switch {
 		case idle && gapFrom < 0:
 			gapFrom = t
@@ -174,7 +181,7 @@ func (r *Result) outages(sw *sweepResult, tl *timeline, opt Options) {
 		n++
 		r.Outages = append(r.Outages, Reservation{
 			Name: fmt.Sprintf("outage-%d", n), Start: g.from, DurationSec: g.to - g.from, Recur: "once",
-			Evidence: []string{fmt.Sprintf("evidence: from %s for %.1f hours, at most %.0f %% of the processors were busy while a queued job would have fit; %d jobs started within %d min of its end.",
+			Evidence: []string{fmt.Sprintf("evidence: from %s for %.1f hours, the jobs held (by their requested times) at most %.0f %% of the processors while a queued job would have fit; %d jobs started within %d min of its end.",
 				r.wall(r.Log.Epoch, g.from).Format("2006-01-02 15:04"), float64(g.to-g.from)/3600, 100*opt.NearZeroFrac, burst, opt.OutageBurstSec/60)},
 		})
 	}

@@ -61,7 +61,11 @@ type drainCell struct {
 type drainProfile struct {
 	bins  int
 	cells [7][]drainCell
-	sharp float64 // the highest near fraction of a cell seen enough
+	// sharp is how well the near-idle samples line up: the sum, over
+	// the cells seen on DrainMinDays days or more, of the squared share
+	// of their days near idle (a clock that spreads them over more cells
+	// scores less).
+	sharp float64
 }
 
 // profile samples the middle of every clock-time bin of every local day
@@ -85,7 +89,7 @@ func profile(tl *timeline, loc *time.Location, epoch int64, procs int, opt Optio
 			}
 			c := &p.cells[wd][b]
 			c.days++
-			if tl.busy(t) <= near && tl.queued(t) > 0 {
+			if tl.reqBusy(t) <= near && tl.queued(t) > 0 {
 				if c.near == 0 {
 					c.first = t
 				}
@@ -97,7 +101,8 @@ func profile(tl *timeline, loc *time.Location, epoch int64, procs int, opt Optio
 	for d := range p.cells {
 		for b := range p.cells[d] {
 			if c := p.cells[d][b]; c.days >= opt.DrainMinDays {
-				p.sharp = math.Max(p.sharp, float64(c.near)/float64(c.days))
+				f := float64(c.near) / float64(c.days)
+				p.sharp += f * f
 			}
 		}
 	}
@@ -120,9 +125,9 @@ func (r *Result) drains(l *Log, tl *timeline, opt Options) {
 	if len(cands) > 1 {
 		var parts []string
 		for i, c := range cands {
-			parts = append(parts, fmt.Sprintf("%s %.0f %%", c.name, 100*profs[i].sharp))
+			parts = append(parts, fmt.Sprintf("%s %.2f", c.name, profs[i].sharp))
 		}
-		r.ZoneEvidence = append(r.ZoneEvidence, "Clocks tried, by the largest share of days on which the machine was near idle with jobs queued at one weekday and clock time: "+
+		r.ZoneEvidence = append(r.ZoneEvidence, "Clocks tried, by how well the times at which no job held (by its requested time) more than a few processors while jobs were queued line up on weekdays and clock times (the sum over weekday × clock-time bins of the squared share of such days): "+
 			strings.Join(parts, ", ")+"; the drains line up best on this one.")
 	}
 	p := profs[best]
@@ -206,7 +211,7 @@ func (r *Result) drains(l *Log, tl *timeline, opt Options) {
 					Name: fmt.Sprintf("drain-%d", n), Start: start, DurationSec: dur, Recur: recur,
 					Until:   last + 1,
 					weekday: r.wall(l.Epoch, start).Weekday(),
-					Evidence: []string{fmt.Sprintf("evidence: on %s from %s for %s (%s), the machine had at most %.0f %% of its processors busy, with jobs queued, in %d of %d samples (%.0f %%) — each a clock-time bin of %d min on one day;",
+					Evidence: []string{fmt.Sprintf("evidence: on %s from %s for %s (%s), jobs held (by their requested time) at most %.0f %% of the processors, with jobs queued, in %d of %d samples (%.0f %%) — each a clock-time bin of %d min on one day;",
 						wdays, clock(from*opt.BinSec), durationText(dur), r.Zone, 100*opt.NearZeroFrac, nearN, dayN, 100*float64(nearN)/float64(max(dayN, 1)), opt.BinSec/60),
 						fmt.Sprintf("seen from %s to %s.", r.wall(l.Epoch, first).Format("2006-01-02"), r.wall(l.Epoch, last).Format("2006-01-02"))},
 				}
@@ -215,7 +220,7 @@ func (r *Result) drains(l *Log, tl *timeline, opt Options) {
 		}
 	}
 	if len(r.Drains) == 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("recurring drains: none (no weekday and clock time at which the machine was near idle with jobs queued on %.0f %% of the days or more)", 100*opt.DrainMinFrac))
+		r.Notes = append(r.Notes, fmt.Sprintf("recurring drains: none (no weekday and clock time at which jobs held, by their requested time, almost no processors while jobs were queued, on %.0f %% of the days or more)", 100*opt.DrainMinFrac))
 	}
 }
 

@@ -305,6 +305,11 @@ type timeline struct {
 	// startProcs[i] is the processors of the jobs of starts[:i], endProcs
 	// likewise.
 	startProcs, endProcs []int64
+	// reqEnds are the ends the jobs asked for (start + requested time, or
+	// the end when later or without a requested time), sorted, and
+	// reqEndProcs their prefix sums of processors.
+	reqEnds     []workload.Time
+	reqEndProcs []int64
 	first, last          workload.Time
 }
 
@@ -315,22 +320,30 @@ func newTimeline(jobs []Job) *timeline {
 	}
 	st := make([]tp, len(jobs))
 	en := make([]tp, len(jobs))
+	re := make([]tp, len(jobs))
 	tl := &timeline{submits: make([]workload.Time, len(jobs)), first: jobs[0].Submit}
 	for i, j := range jobs {
 		st[i], en[i] = tp{j.Start, j.Procs}, tp{j.End, j.Procs}
+		re[i] = tp{j.End, j.Procs}
+		if j.ReqTime > 0 && j.Start+j.ReqTime > j.End {
+			re[i].t = j.Start + j.ReqTime
+		}
 		tl.submits[i] = j.Submit
 		tl.last = max(tl.last, j.End)
 	}
 	by := func(a, b tp) int { return cmp.Compare(a.t, b.t) }
 	slices.SortFunc(st, by)
 	slices.SortFunc(en, by)
+	slices.SortFunc(re, by)
 	slices.Sort(tl.submits)
 	tl.starts, tl.ends = make([]workload.Time, len(jobs)), make([]workload.Time, len(jobs))
 	tl.startProcs, tl.endProcs = make([]int64, len(jobs)+1), make([]int64, len(jobs)+1)
+	tl.reqEnds, tl.reqEndProcs = make([]workload.Time, len(jobs)), make([]int64, len(jobs)+1)
 	for i := range st {
-		tl.starts[i], tl.ends[i] = st[i].t, en[i].t
+		tl.starts[i], tl.ends[i], tl.reqEnds[i] = st[i].t, en[i].t, re[i].t
 		tl.startProcs[i+1] = tl.startProcs[i] + int64(st[i].p)
 		tl.endProcs[i+1] = tl.endProcs[i] + int64(en[i].p)
+		tl.reqEndProcs[i+1] = tl.reqEndProcs[i] + int64(re[i].p)
 	}
 	return tl
 }
@@ -344,6 +357,13 @@ func upTo(ts []workload.Time, t workload.Time) int {
 // busy returns the processors busy at t (jobs with start ≤ t < end).
 func (tl *timeline) busy(t workload.Time) int64 {
 	return tl.startProcs[upTo(tl.starts, t)] - tl.endProcs[upTo(tl.ends, t)]
+}
+
+// reqBusy returns the processors of the jobs whose requested run spans t
+// (start ≤ t < start + requested time): what the scheduler had promised
+// away at t.
+func (tl *timeline) reqBusy(t workload.Time) int64 {
+	return tl.startProcs[upTo(tl.starts, t)] - tl.reqEndProcs[upTo(tl.reqEnds, t)]
 }
 
 // queued returns the jobs queued at t (submit ≤ t < start).
