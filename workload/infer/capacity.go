@@ -53,7 +53,7 @@ func sweep(jobs []Job, procs int, loc *time.Location, epoch int64, opt Options) 
 	})
 	queued := make([]int, procs+2) // queued jobs by processor count
 	minQ := procs + 1              // smallest processor count queued (procs+1: none)
-	busy, promised := 0, 0 // processors busy, and held by the jobs' requested times
+	busy, promised := 0, 0         // processors busy, and held by the jobs' requested times
 	near := int(math.Floor(opt.NearZeroFrac * float64(procs)))
 	sr := &sweepResult{}
 	dayOf := func(t workload.Time) workload.Time {

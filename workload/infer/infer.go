@@ -310,7 +310,7 @@ type timeline struct {
 	// reqEndProcs their prefix sums of processors.
 	reqEnds     []workload.Time
 	reqEndProcs []int64
-	first, last          workload.Time
+	first, last workload.Time
 }
 
 func newTimeline(jobs []Job) *timeline {
