@@ -124,6 +124,10 @@ func sweep(jobs []Job, procs int, loc *time.Location, epoch int64, opt Options) 
 	return sr
 }
 
+// capacityPlateauNear: a day reaches a stretch's plateau when its most
+// busy processors are at least this fraction of the stretch's.
+const capacityPlateauNear = 0.95
+
 // capacity finds long stretches of days on which the machine never used
 // more than part of its processors although queued jobs would have fit:
 // processors out of service, written as maintenance reservations of the
@@ -145,7 +149,13 @@ func (r *Result) capacity(sw *sweepResult, opt Options) {
 			fit += sw.days[k].fitQueued
 			k++
 		}
-		if k-i >= opt.CapacityMinDays {
+		plateau := 0
+		for _, d := range sw.days[i:k] {
+			if float64(d.maxBusy) >= capacityPlateauNear*float64(top) {
+				plateau++
+			}
+		}
+		if k-i >= opt.CapacityMinDays && float64(plateau) >= opt.CapacityPlateauFrac*float64(k-i) {
 			n++
 			end := sw.days[k-1].start + 86400
 			if k < len(sw.days) {
@@ -154,15 +164,15 @@ func (r *Result) capacity(sw *sweepResult, opt Options) {
 			from := sw.days[i].start
 			r.Capacity = append(r.Capacity, Reservation{
 				Name: fmt.Sprintf("capacity-%d", n), Start: from, DurationSec: end - from, Recur: "once", Procs: r.Procs - top,
-				Evidence: []string{fmt.Sprintf("evidence: for %d days from %s, at most %d of the %d processors were ever busy (each day's maximum at most %.0f %% of the machine),",
-					k-i, r.wall(r.Log.Epoch, from).Format("2006-01-02"), top, r.Procs, 100*opt.CapacityLowFrac),
+				Evidence: []string{fmt.Sprintf("evidence: for %d days from %s, at most %d of the %d processors were ever busy (each day's maximum at most %.0f %% of the machine; %d of the days reached %d or more),",
+					k-i, r.wall(r.Log.Epoch, from).Format("2006-01-02"), top, r.Procs, 100*opt.CapacityLowFrac, plateau, int(capacityPlateauNear*float64(top)+0.999)),
 					fmt.Sprintf("while a queued job would have fit the idle processors for %.0f hours in all: %d processors out of service.", float64(fit)/3600, r.Procs-top)},
 			})
 		}
 		i = k
 	}
 	if len(r.Capacity) == 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("capacity timeline: the whole machine in service (no %d days or more in a row with at most %.0f %% of it busy while queued jobs would have fit)", opt.CapacityMinDays, 100*opt.CapacityLowFrac))
+		r.Notes = append(r.Notes, fmt.Sprintf("capacity timeline: the whole machine in service (no %d days or more in a row with at most %.0f %% of it busy, at a plateau, while queued jobs would have fit)", opt.CapacityMinDays, 100*opt.CapacityLowFrac))
 	}
 }
 

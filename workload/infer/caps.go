@@ -158,7 +158,7 @@ func (r *Result) caps(jobs []Job, opt Options) {
 	kProcs, allProcs := shared(func(s *userState) int { return s.maxProcs }, procsHeld)
 	if kJobs > 0 {
 		r.Limits = append(r.Limits, Limit{Users: []string{"*"}, MaxJobs: kJobs, Evidence: []string{
-			fmt.Sprintf("evidence: %d users (%s) each ran at most %d jobs at once, and sat at %d with a job of theirs queued that would have fit the idle processors; no user ever ran more.",
+			fmt.Sprintf("evidence: %d users (%s) each ran at most %d job(s) at once, and sat at %d with a job of theirs queued that would have fit the idle processors; no user ever ran more.",
 				len(allJobs), userList(allJobs), kJobs, kJobs)}})
 	}
 	if kProcs > 0 {
@@ -171,7 +171,7 @@ func (r *Result) caps(jobs []Job, opt Options) {
 		l := Limit{Users: []string{strconv.Itoa(u)}}
 		if jobsHeld(s) && !(kJobs > 0 && s.maxJobs == kJobs) {
 			l.MaxJobs = s.maxJobs
-			l.Evidence = append(l.Evidence, fmt.Sprintf("evidence: user %d never ran more than %d jobs at once, and sat at %d for %.0f hours in %d episodes with a job of theirs queued that would have fit the idle processors.",
+			l.Evidence = append(l.Evidence, fmt.Sprintf("evidence: user %d never ran more than %d job(s) at once, and sat at %d for %.0f hours in %d episodes with a job of theirs queued that would have fit the idle processors.",
 				u, s.maxJobs, s.maxJobs, float64(s.holdJobs)/3600, s.epJobs))
 		}
 		if procsHeld(s) && !(kProcs > 0 && s.maxProcs == kProcs) {

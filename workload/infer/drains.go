@@ -128,7 +128,7 @@ func (r *Result) drains(l *Log, tl *timeline, opt Options) {
 			parts = append(parts, fmt.Sprintf("%s %.2f", c.name, profs[i].sharp))
 		}
 		r.ZoneEvidence = append(r.ZoneEvidence, "Clocks tried, by how well the times at which no job held (by its requested time) more than a few processors while jobs were queued line up on weekdays and clock times (the sum over weekday × clock-time bins of the squared share of such days): "+
-			strings.Join(parts, ", ")+"; the drains line up best on this one.")
+			strings.Join(parts, ", ")+"; the highest score wins, the header's zone on a tie.")
 	}
 	p := profs[best]
 	// Runs of drain bins per weekday.

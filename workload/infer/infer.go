@@ -122,10 +122,14 @@ type Options struct {
 	// CapacityMinDays: a capacity drop is at least this many days in a
 	// row whose maximum of busy processors stays at most CapacityLowFrac
 	// of the machine while, each day, a queued job that would fit waited
-	// at least CapacityQueuedSec.
-	CapacityMinDays   int
-	CapacityLowFrac   float64
-	CapacityQueuedSec workload.Time
+	// at least CapacityQueuedSec, and on at least CapacityPlateauFrac of
+	// them the maximum reached the stretch's plateau (95 % of its
+	// highest: a machine held at a lower size, not one kept from its
+	// processors by its users' limits).
+	CapacityMinDays     int
+	CapacityLowFrac     float64
+	CapacityQueuedSec   workload.Time
+	CapacityPlateauFrac float64
 	// WindowBoundsSec are the candidate maximum requested times of start
 	// windows (ascending).
 	WindowBoundsSec []workload.Time
@@ -160,16 +164,17 @@ type Options struct {
 func Defaults() Options {
 	h := workload.Time(3600)
 	return Options{
-		NearZeroFrac:      0.05,
-		BinSec:            600,
-		DrainMinFrac:      0.6,
-		DrainMinDays:      4,
-		OutageMinSec:      2 * h,
-		OutageMinStarts:   3,
-		OutageBurstSec:    15 * 60,
-		CapacityMinDays:   7,
-		CapacityLowFrac:   0.9,
-		CapacityQueuedSec: 4 * h,
+		NearZeroFrac:        0.05,
+		BinSec:              600,
+		DrainMinFrac:        0.6,
+		DrainMinDays:        4,
+		OutageMinSec:        2 * h,
+		OutageMinStarts:     3,
+		OutageBurstSec:      15 * 60,
+		CapacityMinDays:     7,
+		CapacityLowFrac:     0.8,
+		CapacityPlateauFrac: 0.5,
+		CapacityQueuedSec:   4 * h,
 		WindowBoundsSec: []workload.Time{10 * 60, 30 * 60, h, 2 * h, 4 * h, 6 * h, 8 * h, 12 * h, 15 * h, 18 * h,
 			24 * h, 36 * h, 48 * h, 60 * h, 72 * h, 96 * h, 120 * h, 168 * h},
 		WindowMinExpected: 20,
