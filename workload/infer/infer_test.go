@@ -2,7 +2,12 @@ package infer
 
 import (
 	"bytes"
+	"compress/gzip"
+	"flag"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -419,5 +424,66 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 	var again bytes.Buffer
 	if err := r.WriteTOML(&again, "synthetic.swf"); err != nil || !bytes.Equal(again.Bytes(), b) {
 		t.Error("a second WriteTOML differs")
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/planted.swf.gz and its golden scenario testdata/planted.toml")
+
+// TestInferGolden reads the planted log as an SWF file (testdata, made by
+// synthLog with -update) and checks the scenario written against the
+// golden file. The command line's end-to-end test replays it.
+func TestInferGolden(t *testing.T) {
+	swf := filepath.Join("testdata", "planted.swf.gz")
+	if *update {
+		l := synthLog(t, planted, 1)
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		fmt.Fprintf(zw, "; Version: 2.2\n; Computer: a synthetic 64-processor machine with planted rules (schedsim's infer tests)\n; UnixStartTime: %d\n; TimeZoneString: Europe/Stockholm\n; MaxProcs: %d\n;\n", synthEpoch, synthProcs)
+		for _, j := range l.Jobs {
+			fmt.Fprintf(zw, "%d %d %d %d %d -1 -1 %d %d -1 1 %d 1 1 %d 1 -1 -1\n", j.ID, j.Submit, j.Start-j.Submit, j.End-j.Start, j.Procs, j.Procs, j.ReqTime, j.User, j.Queue)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(swf, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rd, err := workload.Open(swf, workload.Rules{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Read(rd)
+	rd.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Infer(l, Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := r.WriteTOML(&got, "planted.swf.gz"); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "planted.toml")
+	if *update {
+		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("the scenario differs from %s (go test -run TestInferGolden -update rewrites it):\n%s", golden, got.String())
+	}
+	if r.Zone != "UTC+01:00" || len(r.Drains) == 0 || len(r.Windows) == 0 || len(r.Limits) == 0 {
+		t.Errorf("read from SWF, the planted rules are not all found: zone %s, %d drains, %d windows, %d limits", r.Zone, len(r.Drains), len(r.Windows), len(r.Limits))
 	}
 }
