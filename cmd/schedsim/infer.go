@@ -51,6 +51,12 @@ What it looks for, and how it shows in a log:
                    jobs far more often than the reverse (written as comments:
                    no scenario key holds them yet)
 
+--node-events FILE also writes the capacity timeline, the outages and the
+drains as node events (processors DRAIN and RESUME) for schedsim run
+--node-events FILE, which engines without reservations run: nothing new
+starts on held processors, but running jobs are not stopped and nothing is
+kept from running into a drain.
+
 The thresholds' defaults suit logs of a few months or more; the README's
 "How close is the simulation to the real machine?" section shows results.
 
@@ -58,14 +64,17 @@ Examples:
   schedsim infer CTC-SP2-1996-3.1-cln.swf.gz --out ctc.toml
   schedsim fidelity ctc.toml
   schedsim infer log.swf.gz --drain-frac 0.3 --outage-min 1h
+  schedsim infer log.swf.gz --out log.toml --node-events log.nodes
+  schedsim fidelity --trace log.swf.gz --node-events log.nodes
 `
 
 func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	opt := infer.Defaults()
-	var out, outageMin, capHold string
+	var out, nodeEvents, outageMin, capHold string
 	outageMin, capHold = "2h", "24h"
 	fs := newFlagSet("infer", inferUsage, stdout)
 	fs.StringVar(&out, "out", "", "write the scenario to this file (default: standard output)")
+	fs.StringVar(&nodeEvents, "node-events", "", "also write the capacity timeline, outages and drains to this file as node events (DRAIN, RESUME) for schedsim run --node-events, an approximation that engines without reservations run")
 	fs.Float64Var(&opt.NearZeroFrac, "near-zero", opt.NearZeroFrac, "busy processors at most this fraction of the machine count as near idle (drains, outages)")
 	fs.Float64Var(&opt.DrainMinFrac, "drain-frac", opt.DrainMinFrac, "a weekday and clock time is a drain when the machine was near idle with jobs queued there on at least this fraction of those days")
 	fs.IntVar(&opt.DrainMinDays, "drain-days", opt.DrainMinDays, "... seen on at least this many days")
@@ -125,6 +134,11 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 					trace = filepath.ToSlash(rel)
 				}
 			}
+		}
+	}
+	if nodeEvents != "" {
+		if err := report.WriteFileAtomic(nodeEvents, res.WriteNodeEvents); err != nil {
+			return err
 		}
 	}
 	var buf bytes.Buffer

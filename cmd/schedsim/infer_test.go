@@ -51,6 +51,28 @@ func TestInferWritesScenario(t *testing.T) {
 	}
 }
 
+// TestInferNodeEvents checks that the node events infer writes run.
+func TestInferNodeEvents(t *testing.T) {
+	dir := t.TempDir()
+	nodes := filepath.Join(dir, "planted.nodes")
+	if code, _, stderr := run(t, "infer", plantedLog, "--out", filepath.Join(dir, "s.toml"), "--node-events", nodes); code != 0 {
+		t.Fatalf("infer: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The planted drain: every day 05:00-05:30 UTC, from 1 January 2024
+	// (trace time 0 at midnight UTC).
+	if !strings.Contains(string(b), "\n18000 DRAIN 0-63 ") || !strings.Contains(string(b), "\n19800 RESUME 0-63 ") {
+		t.Errorf("no drain of the whole machine at 18000-19800:\n%.600s", b)
+	}
+	code, table, stderr := run(t, "fidelity", "--trace", plantedLog, "--node-events", nodes)
+	if code != 0 || !strings.Contains(table, "all") {
+		t.Errorf("fidelity with the node events: exit %d: %s", code, stderr)
+	}
+}
+
 func mustAbs(t *testing.T, p string) string {
 	t.Helper()
 	a, err := filepath.Abs(p)

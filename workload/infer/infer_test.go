@@ -487,3 +487,45 @@ func TestInferGolden(t *testing.T) {
 		t.Errorf("read from SWF, the planted rules are not all found: zone %s, %d drains, %d windows, %d limits", r.Zone, len(r.Drains), len(r.Windows), len(r.Limits))
 	}
 }
+
+func TestWriteNodeEvents(t *testing.T) {
+	l := &Log{Jobs: []Job{{ID: 1, End: 5000}}, Zone: time.UTC, Name: "x.swf"}
+	for _, tc := range []struct {
+		name string
+		r    Result
+		want []string
+	}{
+		{"a capacity drop with an outage inside", Result{Procs: 64,
+			Capacity: []Reservation{{Start: 0, DurationSec: 1000, Recur: "once", Procs: 16}},
+			Outages:  []Reservation{{Start: 500, DurationSec: 100, Recur: "once"}}},
+			[]string{"0 DRAIN 48-63", "500 DRAIN 0-47", "600 RESUME 0-47", "1000 RESUME 48-63"}},
+		{"back to back", Result{Procs: 8,
+			Outages: []Reservation{{Start: 10, DurationSec: 10, Recur: "once"}, {Start: 20, DurationSec: 10, Recur: "once", Procs: 2}}},
+			[]string{"10 DRAIN 0-7", "20 RESUME 0-5", "30 RESUME 6-7"}},
+		{"a daily drain until the log's end", Result{Procs: 4,
+			Drains: []Reservation{{Start: 3600, DurationSec: 600, Recur: "daily"}}},
+			nil}, // the log ends at 5000: one occurrence
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.r
+			r.Log, r.loc = l, time.UTC
+			var b bytes.Buffer
+			if err := r.WriteNodeEvents(&b); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, line := range strings.Split(b.String(), "\n") {
+				if f := strings.Fields(line); len(f) >= 3 && f[0] != "#" {
+					got = append(got, strings.Join(f[:3], " "))
+				}
+			}
+			want := tc.want
+			if want == nil {
+				want = []string{"3600 DRAIN 0-3", "4200 RESUME 0-3"}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("events %q, want %q", got, want)
+			}
+		})
+	}
+}
