@@ -163,7 +163,11 @@ func NewFidelity(jobs []FidelityJob, cal *Calendar, tol Tolerance) *Fidelity {
 	})
 	f := &Fidelity{Tolerance: tol, jobs: js, cal: cal}
 	if cal != nil {
-		f.Zone = cal.zoneName()
+		// The calendar's zone name, as its axis labels give it.
+		f.Zone = cal.Loc.String()
+		if f.Zone == "" || f.Zone == "Local" {
+			f.Zone = "UTC"
+		}
 	}
 	f.Overall = fidelityStats(js, tol)
 	f.Classes = fidelityClasses(js, cal, tol)
