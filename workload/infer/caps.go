@@ -126,28 +126,34 @@ func (r *Result) caps(jobs []Job, opt Options) {
 	}
 	slices.Sort(ids)
 	capped := func(hold workload.Time, ep int) bool { return hold >= opt.CapMinHoldSec && ep >= opt.CapMinEpisodes }
-	// Shared caps: a value capped users share that no user exceeds.
+	// Shared caps: a value K that capped users reach (within CapShareTol
+	// below it) and no user exceeds.
 	shared := func(val func(*userState) int, held func(*userState) bool) (int, []int) {
-		byVal := map[int][]int{}
+		var vals []int
 		for _, u := range ids {
-			if s := users[u]; held(s) {
-				byVal[val(s)] = append(byVal[val(s)], u)
+			if held(users[u]) {
+				vals = append(vals, val(users[u]))
 			}
 		}
+		slices.Sort(vals)
+		vals = slices.Compact(vals)
+		top := 0
+		for _, u := range ids {
+			top = max(top, val(users[u]))
+		}
 		best, who := 0, []int(nil)
-		for _, v := range sortedKeys(byVal) {
-			if len(byVal[v]) < opt.CapMinUsers {
-				continue
+		for _, k := range vals {
+			if k < top {
+				continue // someone ran more
 			}
-			exceed := false
+			var group []int
 			for _, u := range ids {
-				if val(users[u]) > v {
-					exceed = true
-					break
+				if v := val(users[u]); held(users[u]) && v <= k && float64(v) >= (1-opt.CapShareTol)*float64(k) {
+					group = append(group, u)
 				}
 			}
-			if !exceed && len(byVal[v]) > len(who) {
-				best, who = v, byVal[v]
+			if len(group) >= opt.CapMinUsers && len(group) > len(who) {
+				best, who = k, group
 			}
 		}
 		return best, who
@@ -158,23 +164,23 @@ func (r *Result) caps(jobs []Job, opt Options) {
 	kProcs, allProcs := shared(func(s *userState) int { return s.maxProcs }, procsHeld)
 	if kJobs > 0 {
 		r.Limits = append(r.Limits, Limit{Users: []string{"*"}, MaxJobs: kJobs, Evidence: []string{
-			fmt.Sprintf("evidence: %d users (%s) each ran at most %d job(s) at once, and sat at %d with a job of theirs queued that would have fit the idle processors; no user ever ran more.",
-				len(allJobs), userList(allJobs), kJobs, kJobs)}})
+			fmt.Sprintf("evidence: %d users (%s) each ran at most %d jobs at once, within %.0f %% below it, and sat at their maximum for long with a job of theirs queued that would have fit the idle processors; no user ever ran more.",
+				len(allJobs), userList(allJobs), kJobs, 100*opt.CapShareTol)}})
 	}
 	if kProcs > 0 {
 		r.Limits = append(r.Limits, Limit{Users: []string{"*"}, MaxCPUs: kProcs, Evidence: []string{
-			fmt.Sprintf("evidence: %d users (%s) each held at most %d processors at once, and sat there with a job of theirs queued that would have fit the idle processors; no user ever held more.",
-				len(allProcs), userList(allProcs), kProcs)}})
+			fmt.Sprintf("evidence: %d users (%s) each held at most %d processors at once, within %.0f %% below it, and sat at their maximum for long with a job of theirs queued that would have fit the idle processors; no user ever held more.",
+				len(allProcs), userList(allProcs), kProcs, 100*opt.CapShareTol)}})
 	}
 	for _, u := range ids {
 		s := users[u]
 		l := Limit{Users: []string{strconv.Itoa(u)}}
-		if jobsHeld(s) && !(kJobs > 0 && s.maxJobs == kJobs) {
+		if jobsHeld(s) && !slices.Contains(allJobs, u) {
 			l.MaxJobs = s.maxJobs
 			l.Evidence = append(l.Evidence, fmt.Sprintf("evidence: user %d never ran more than %d job(s) at once, and sat at %d for %.0f hours in %d episodes with a job of theirs queued that would have fit the idle processors.",
 				u, s.maxJobs, s.maxJobs, float64(s.holdJobs)/3600, s.epJobs))
 		}
-		if procsHeld(s) && !(kProcs > 0 && s.maxProcs == kProcs) {
+		if procsHeld(s) && !slices.Contains(allProcs, u) {
 			l.MaxCPUs = s.maxProcs
 			l.Evidence = append(l.Evidence, fmt.Sprintf("evidence: user %d never held more than %d processors at once, and a job of theirs that would have taken it past that waited for %.0f hours in %d episodes while it would have fit the idle processors.",
 				u, s.maxProcs, float64(s.holdProcs)/3600, s.epProcs))

@@ -149,9 +149,11 @@ type Options struct {
 	CapMinHoldSec workload.Time
 	// CapMinEpisodes: ... in at least this many separate episodes.
 	CapMinEpisodes int
-	// CapMinUsers: a cap shared by at least this many capped users, which
-	// no other user exceeds, becomes one limit for every user ("*").
+	// CapMinUsers: a cap K reached by at least this many capped users
+	// (each at most CapShareTol below it), which no user exceeds, becomes
+	// one limit of K for every user ("*").
 	CapMinUsers int
+	CapShareTol float64
 	// QueueMinOvertakes and QueueRatio: queue p ranks above queue q when
 	// p's jobs started ahead of earlier-submitted waiting q jobs at least
 	// QueueMinOvertakes times, and at least QueueRatio times as often as
@@ -183,6 +185,7 @@ func Defaults() Options {
 		CapMinHoldSec:     24 * h,
 		CapMinEpisodes:    10,
 		CapMinUsers:       3,
+		CapShareTol:       0.05,
 		QueueMinOvertakes: 100,
 		QueueRatio:        5,
 	}

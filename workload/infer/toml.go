@@ -33,6 +33,18 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 	fmt.Fprintf(b, "procs = %d\n\n", r.Procs)
 	comment(r.ZoneEvidence...)
 	fmt.Fprintf(b, "timezone = %s\n", strconv.Quote(r.Zone))
+	noReq := 0
+	for _, j := range l.Jobs {
+		if j.ReqTime <= 0 {
+			noReq++
+		}
+	}
+	if noReq > 0 && len(r.Capacity)+len(r.Outages)+len(r.Drains)+len(r.Windows) > 0 {
+		fmt.Fprintln(b)
+		comment(fmt.Sprintf("%d jobs (%.1f %%) give no requested time. Planned around a reservation, a job without one could never start", noReq, 100*float64(noReq)/float64(len(l.Jobs))),
+			"(it would run into the next one): they plan with their run time instead, as a default time limit would bound them.")
+		fmt.Fprintf(b, "missing_estimate = \"runtime\"\n")
+	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(b)
 		comment("Looked for and not found:")
