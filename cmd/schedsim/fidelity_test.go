@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -104,6 +105,47 @@ func TestFidelityErrors(t *testing.T) {
 			code, _, stderr := run(t, append([]string{"fidelity"}, tc.args...)...)
 			if code != 2 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestFidelityRealLogs checks the numbers the README quotes for textbook
+// EASY on the logs of ../shared/traces that record waits: the jobs
+// compared, the mean wait ratio and the Spearman correlation. The whole
+// logs run in full runs only (skipBigTrace).
+func TestFidelityRealLogs(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "traces")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", dir)
+	}
+	for _, tc := range []struct {
+		file     string
+		jobs     int
+		ratio    string
+		spearman string
+	}{
+		{"HPC2N-2002-first3170.swf.gz", 3145, "0.20", "0.329"},
+		{"CTC-SP2-1996-3.1-cln.swf.gz", 77205, "0.55", "0.411"},
+		{"HPC2N-2002-2.2-cln.swf.gz", 202870, "0.20", "0.373"},
+		{"LANL-CM5-1994-4.1-cln.swf.gz", 122055, "0.90", "-0.015"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join(dir, tc.file)
+			skipBigTrace(t, path)
+			code, table, stderr := run(t, "fidelity", "--trace", path, "--backfill", "easy")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var all []string
+			for _, line := range strings.Split(table, "\n") {
+				if f := strings.Fields(line); len(f) > 2 && f[0] == "all" {
+					all = f
+				}
+			}
+			// all JOBS MEAN UNIT MEAN UNIT RATIO MEDIAN UNIT MEDIAN UNIT BSLD BSLD SPEARMAN WITHIN %
+			if len(all) < 15 || all[1] != strconv.Itoa(tc.jobs) || all[6] != tc.ratio || all[13] != tc.spearman {
+				t.Errorf("row all %q: want %d jobs, mean wait ratio %s, Spearman %s", all, tc.jobs, tc.ratio, tc.spearman)
 			}
 		})
 	}
