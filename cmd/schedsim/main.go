@@ -50,6 +50,8 @@ var commands = []command{
 	{"generate", "generate a synthetic trace (Lublin-Feitelson model) as SWF or Parquet", cmdGenerate},
 	{"compare", "compare several runs side by side: a table and overlaid plots", cmdCompare},
 	{"sweep", "run a grid of parameters in parallel, resumable, or as a Slurm job array", cmdSweep},
+	{"fidelity", "compare a replay's per-job waits with the waits the log recorded", cmdFidelity},
+	{"infer", "read a log's recorded starts and write a scenario with the machine's rules it shows, each with its evidence", whole(cmdInfer)},
 	{"check", "compare a run with a baseline under tolerances; exit 1 on a regression", cmdCheck},
 	{"verify", "check a run's jobs.csv or jobs.parquet against the simulator's invariants and its summary.json", whole(cmdVerify)},
 	{"bench", "measure wall time, jobs/s and peak memory of end-to-end runs", whole(cmdBench)},

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/schedsim/schedsim"
+	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/workload"
+	"github.com/schedsim/schedsim/workload/infer"
+)
+
+const inferUsage = `Usage: schedsim infer LOG [options]
+
+Reads a log that records what the real machine did — each job's wait (SWF
+field 3) and run time (field 4), so its start (submit + wait) and end — and
+writes a scenario file (TOML) with the rules of the machine it can infer, for
+schedsim run and schedsim fidelity. Each entry follows comment lines with its
+evidence (counts, hours), so you can read it, edit it and rerun it; what was
+looked for and not found is said too. It never looks at a simulation.
+
+What it looks for, and how it shows in a log:
+
+  machine size     the header's MaxProcs, or the most processors busy at once
+  capacity         --capacity-days days or more in a row whose most busy
+                   processors stay under --capacity-low of the machine while
+                   queued jobs would have fit: processors out of service,
+                   written as maintenance reservations holding them
+  outages          idle-with-queue gaps (at most --near-zero of the machine
+                   busy while a queued job would fit) of --outage-min or more
+                   that end with the queue starting together: one-off
+                   maintenance reservations
+  drains           weekday and clock times at which the machine is near idle
+                   with jobs queued on --drain-frac of the days or more:
+                   recurring maintenance reservations (daily, weekdays,
+                   weekends or weekly), on the clock (the header's zone, or
+                   its standard time kept all year) where they line up best
+                   — written as timezone
+  start windows    start hours (weekdays, weekends) where jobs asking more
+                   than a bound are nearly absent (--window-leak of those
+                   expected from their share of all starts): start_window
+                   entries with that max_wall
+  user caps        users whose running jobs (or processors) sat at their
+                   maximum for --cap-hold in --cap-episodes episodes or more
+                   while a job of theirs would have fit the idle processors:
+                   limit entries; a cap shared by several users that no user
+                   exceeds becomes one limit for every user ("*")
+  queue priorities queues whose jobs start ahead of other queues' earlier
+                   jobs far more often than the reverse (written as comments:
+                   no scenario key holds them yet)
+
+--node-events FILE also writes the capacity timeline, the outages and the
+drains as node events (processors DRAIN and RESUME) for schedsim run
+--node-events FILE, which engines without reservations run: nothing new
+starts on held processors, but running jobs are not stopped and nothing is
+kept from running into a drain.
+
+The thresholds' defaults suit logs of a few months or more; the README's
+"How close is the simulation to the real machine?" section shows results.
+
+Examples:
+  schedsim infer CTC-SP2-1996-3.1-cln.swf.gz --out ctc.toml
+  schedsim fidelity ctc.toml
+  schedsim infer log.swf.gz --drain-frac 0.3 --outage-min 1h
+  schedsim infer log.swf.gz --out log.toml --node-events log.nodes
+  schedsim fidelity --trace log.swf.gz --node-events log.nodes
+`
+
+func cmdInfer(args []string, stdout, stderr io.Writer) error {
+	opt := infer.Defaults()
+	var out, nodeEvents, outageMin, capHold string
+	outageMin, capHold = "2h", "24h"
+	fs := newFlagSet("infer", inferUsage, stdout)
+	fs.StringVar(&out, "out", "", "write the scenario to this file (default: standard output)")
+	fs.StringVar(&nodeEvents, "node-events", "", "also write the capacity timeline, outages and drains to this file as node events (DRAIN, RESUME) for schedsim run --node-events, an approximation that engines without reservations run")
+	fs.Float64Var(&opt.NearZeroFrac, "near-zero", opt.NearZeroFrac, "busy processors at most this fraction of the machine count as near idle (drains, outages)")
+	fs.Float64Var(&opt.DrainMinFrac, "drain-frac", opt.DrainMinFrac, "a weekday and clock time is a drain when the machine was near idle with jobs queued there on at least this fraction of those days")
+	fs.IntVar(&opt.DrainMinDays, "drain-days", opt.DrainMinDays, "... seen on at least this many days")
+	fs.StringVar(&outageMin, "outage-min", outageMin, "an idle-with-queue gap at least this long (seconds, or with unit s, m, h, d) may be a planned outage")
+	fs.IntVar(&opt.OutageMinStarts, "outage-starts", opt.OutageMinStarts, "... when at least this many jobs start within 15 min of its end")
+	fs.IntVar(&opt.CapacityMinDays, "capacity-days", opt.CapacityMinDays, "a capacity drop lasts at least this many days")
+	fs.Float64Var(&opt.CapacityLowFrac, "capacity-low", opt.CapacityLowFrac, "... in which at most this fraction of the machine was ever busy while queued jobs would have fit for 4 h a day or more")
+	fs.Float64Var(&opt.WindowLeakFrac, "window-leak", opt.WindowLeakFrac, "a start hour is restricted to a maximum requested time when at most this fraction of the longer jobs expected there started there")
+	fs.Float64Var(&opt.WindowMinExpected, "window-expected", opt.WindowMinExpected, "... and at least this many were expected")
+	fs.StringVar(&capHold, "cap-hold", capHold, "a user sat at its maximum concurrency, with a job of its own waiting that would have fit, at least this long in all (seconds, or with unit) ...")
+	fs.IntVar(&opt.CapMinEpisodes, "cap-episodes", opt.CapMinEpisodes, "... in at least this many episodes")
+	fs.IntVar(&opt.CapMinUsers, "cap-users", opt.CapMinUsers, "a cap shared by at least this many users, which no user exceeds, applies to every user")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("want one log as argument, got %d (see schedsim infer --help)", fs.NArg())
+	}
+	var ok bool
+	if opt.OutageMinSec, ok = workload.ParseSeconds(outageMin, 1<<40); !ok {
+		return usagef("--outage-min %q: want seconds, or a number with unit s, m, h or d", outageMin)
+	}
+	if opt.CapMinHoldSec, ok = workload.ParseSeconds(capHold, 1<<40); !ok {
+		return usagef("--cap-hold %q: want seconds, or a number with unit s, m, h or d", capHold)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"--near-zero", opt.NearZeroFrac}, {"--drain-frac", opt.DrainMinFrac}, {"--capacity-low", opt.CapacityLowFrac}, {"--window-leak", opt.WindowLeakFrac}} {
+		if !(f.v >= 0 && f.v <= 1) {
+			return usagef("%s %v: want a fraction from 0 to 1", f.name, f.v)
+		}
+	}
+	if opt.DrainMinDays < 1 || opt.OutageMinStarts < 0 || opt.CapacityMinDays < 1 || opt.CapMinEpisodes < 1 || opt.CapMinUsers < 1 || !(opt.WindowMinExpected > 0) {
+		return usagef("--drain-days, --capacity-days, --cap-episodes, --cap-users and --window-expected want 1 or more, --outage-starts 0 or more")
+	}
+	sc := schedsim.Default()
+	sc.Trace = fs.Arg(0)
+	rd, err := schedsim.OpenTrace(&sc)
+	if err != nil {
+		return err
+	}
+	l, err := infer.Read(rd)
+	rd.Close()
+	if err != nil {
+		return &schedsim.InputError{Err: err}
+	}
+	res, err := infer.Infer(l, opt)
+	if err != nil {
+		return usageError{err}
+	}
+	trace := fs.Arg(0)
+	if out != "" {
+		if abs, err := filepath.Abs(trace); err == nil {
+			if dir, err := filepath.Abs(filepath.Dir(out)); err == nil {
+				if rel, err := filepath.Rel(dir, abs); err == nil {
+					trace = filepath.ToSlash(rel)
+				}
+			}
+		}
+	}
+	if nodeEvents != "" {
+		if err := report.WriteFileAtomic(nodeEvents, res.WriteNodeEvents); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if err := res.WriteTOML(&buf, trace); err != nil {
+		return err
+	}
+	if out == "" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := report.WriteFileAtomic(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %s: %d capacity drops, %d outages, %d recurring drains, %d start windows, %d limits\n",
+		out, len(res.Capacity), len(res.Outages), len(res.Drains), len(res.Windows), len(res.Limits))
+	return nil
+}

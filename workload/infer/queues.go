@@ -1,0 +1,100 @@
+package infer
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// qev is a job's submission or start.
+type qev struct {
+	j     *Job
+	start bool
+}
+
+// queues finds an order of priority between queues: queue p ranks above
+// queue q when p's jobs started ahead of q's jobs submitted before them,
+// still waiting, often, and far more often than the reverse.
+func (r *Result) queues(jobs []Job, opt Options) {
+	evs := make([]qev, 0, 2*len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
+		evs = append(evs, qev{j, false}, qev{j, true})
+	}
+	at := func(e qev) (t int64, k int) {
+		if e.start {
+			return int64(e.j.Start), 1
+		}
+		return int64(e.j.Submit), 0
+	}
+	slices.SortStableFunc(evs, func(a, b qev) int {
+		ta, ka := at(a)
+		tb, kb := at(b)
+		if c := cmp.Compare(ta, tb); c != 0 {
+			return c
+		}
+		return cmp.Compare(ka, kb)
+	})
+	// waiting[q] holds the submission keys (submit, id) of q's queued
+	// jobs, ascending.
+	type key struct{ submit, id int64 }
+	less := func(a, b key) int {
+		if c := cmp.Compare(a.submit, b.submit); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	}
+	waiting := map[int][]key{}
+	over := map[[2]int]int{} // over[{p, q}]: p's starts ahead of earlier q jobs
+	for _, e := range evs {
+		q := e.j.Queue
+		k := key{int64(e.j.Submit), e.j.ID}
+		if !e.start {
+			w := waiting[q]
+			i, _ := slices.BinarySearchFunc(w, k, less)
+			waiting[q] = slices.Insert(w, i, k)
+			continue
+		}
+		w := waiting[q]
+		if i, ok := slices.BinarySearchFunc(w, k, less); ok {
+			waiting[q] = slices.Delete(w, i, i+1)
+		}
+		for oq, ow := range waiting {
+			if oq == q {
+				continue
+			}
+			// Each pair's count is its own: map order does not reach it.
+			n, _ := slices.BinarySearchFunc(ow, k, less)
+			over[[2]int{q, oq}] += n
+		}
+	}
+	qs := sortedKeys(waiting)
+	if len(qs) < 2 {
+		r.Notes = append(r.Notes, "queue priorities: not looked for (one queue)")
+		return
+	}
+	ranks := map[int]*QueueRank{}
+	for _, q := range qs {
+		ranks[q] = &QueueRank{Queue: q}
+	}
+	for _, p := range qs {
+		for _, q := range qs {
+			a, b := over[[2]int{p, q}], over[[2]int{q, p}]
+			if p != q && a >= opt.QueueMinOvertakes && float64(a) >= opt.QueueRatio*float64(b) {
+				ranks[p].Above++
+				ranks[q].Below++
+				r.QueueEvidence = append(r.QueueEvidence, fmt.Sprintf("queue %d above queue %d: %d times a queue-%d job started ahead of waiting queue-%d jobs submitted before it (counting each), against %d the other way.", p, q, a, p, q, b))
+			}
+		}
+	}
+	if len(r.QueueEvidence) == 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("queue priorities: none (no queue's jobs started ahead of another's earlier jobs %d times or more and %.0f times as often as the reverse)", opt.QueueMinOvertakes, opt.QueueRatio))
+		return
+	}
+	for _, q := range qs {
+		r.Queues = append(r.Queues, *ranks[q])
+	}
+	slices.SortStableFunc(r.Queues, func(a, b QueueRank) int {
+		return cmp.Compare(b.Above-b.Below, a.Above-a.Below)
+	})
+}
