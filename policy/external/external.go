@@ -580,6 +580,7 @@ func (p *Policy) start(procs int) error {
 	}
 	p.name = h.Name
 	p.fields, _ = fieldMask(h.Fields)
+	p.msg.rows, p.sub.rows = h.Rows, h.Rows
 	return nil
 }
 
