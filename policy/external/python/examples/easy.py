@@ -34,6 +34,8 @@ class EASY(Policy):
         """The earliest predicted time procs processors are free, and the
         processors free beyond procs then; (None, 0) if that is unknown."""
         avail, shadow = self.free, None
+        if avail >= procs:
+            return self.now, avail - procs
         for end, _, p in self.ends:  # in the order they are predicted to end
             if shadow is not None and end > shadow:
                 break  # every job ending at the shadow time is counted
