@@ -271,7 +271,7 @@ class Policy:
         if q[0] is started[0] and len(started) == 1:
             del q[0]  # the head
         elif len(started) > 8:
-            self.queue = [j for j in q if j.start is None]
+            q[:] = [j for j in q if j.start is None]  # in place: one pass over the queue
         else:
             for job in started:
                 try:
