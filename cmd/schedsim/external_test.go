@@ -108,7 +108,7 @@ func TestPolicyExecPython(t *testing.T) {
 			t.Errorf("summary.json does not name the policy:\n%s", sums[k])
 		}
 		l := read(log)
-		if !bytes.HasPrefix(l, []byte(`> {"type":"hello","protocol":"schedsim-policy/1","machine":{"procs":128}}`+"\n"+`< {"type":"hello","protocol":"schedsim-policy/1","name":"fcfs","fields":["procs","submit"]}`+"\n")) {
+		if !bytes.HasPrefix(l, []byte(`> {"type":"hello","protocol":"schedsim-policy/1","machine":{"procs":128}}`+"\n"+`< {"type":"hello","protocol":"schedsim-policy/1","name":"fcfs","fields":["job","submit","procs"],"rows":true}`+"\n")) {
 			t.Errorf("policy log starts %.200q", l)
 		}
 	}
@@ -175,7 +175,7 @@ func TestPythonEnv(t *testing.T) {
 	if err != nil {
 		t.Fatalf("python3 -m unittest: %v", err)
 	}
-	if !bytes.Contains(out, []byte("Ran 10 tests")) || bytes.Contains(out, []byte("skipped")) {
+	if !bytes.Contains(out, []byte("Ran 12 tests")) || bytes.Contains(out, []byte("skipped")) {
 		t.Errorf("the environment's tests did not all run")
 	}
 }

@@ -90,9 +90,9 @@ type Policy struct {
 	stopCtx func() bool
 	mu      sync.Mutex // guards killed against the timer's and the context's goroutines
 	killed  bool
-	// timer kills the program when an answer is late; timedOut reports
+	// watch kills the program when an answer is late; timedOut reports
 	// that it did.
-	timer    *time.Timer
+	watch    *watchdog
 	timedOut atomic.Bool
 
 	jobs map[int64]jobState // queued and running jobs
@@ -462,9 +462,9 @@ func (p *Policy) indexOf(v policy.View, id int64) int {
 
 // exchange sends p.msg and reads one answer line, within the timeout.
 func (p *Policy) exchange() ([]byte, error) {
-	if p.timer != nil {
-		p.timer.Reset(p.timeout)
-		defer p.timer.Stop()
+	if p.watch != nil {
+		p.watch.begin()
+		defer p.watch.end()
 	}
 	if err := p.send(p.msg.b); err != nil {
 		return nil, err
@@ -560,11 +560,10 @@ func (p *Policy) start(procs int) error {
 		if err := p.startProcess(); err != nil {
 			return err
 		}
-		p.timer = time.AfterFunc(time.Hour, func() {
+		p.watch = newWatchdog(p.timeout, func() {
 			p.timedOut.Store(true)
 			p.kill()
 		})
-		p.timer.Stop()
 	}
 	p.rd = bufio.NewReaderSize(p.out, 64<<10)
 	if p.cfg.Context != nil {
@@ -581,6 +580,7 @@ func (p *Policy) start(procs int) error {
 	}
 	p.name = h.Name
 	p.fields, _ = fieldMask(h.Fields)
+	p.msg.rows, p.sub.rows = h.Rows, h.Rows
 	return nil
 }
 
@@ -666,10 +666,11 @@ func (p *Policy) Close() error {
 	if p.err == nil {
 		// Let the program exit by itself, within the timeout: read its
 		// output to the end.
-		p.timer.Reset(p.timeout)
+		p.watch.begin()
 		io.Copy(io.Discard, p.rd)
-		p.timer.Stop()
+		p.watch.end()
 	}
+	p.watch.stop()
 	p.kill()
 	p.out.Close()
 	_ = p.wait()

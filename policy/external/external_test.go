@@ -275,7 +275,7 @@ func TestErrors(t *testing.T) {
 		{"malformed", 0, `external policy: pass 1 at time 0: malformed JSON: the object is not closed; line: {"start":[0`},
 		{"notobject", 0, `external policy: pass 1 at time 0: not a JSON object; line: start 0`},
 		{"stringid", 0, `external policy: pass 1 at time 0: field start: string where an integer is wanted; line: {"start":["0"]}`},
-		{"unknownkey", 0, `external policy: pass 1 at time 0: unknown key "starts" (an answer has start, reserve, wake and quiet; a hello has type, protocol, name and fields); line: {"starts":[0]}`},
+		{"unknownkey", 0, `external policy: pass 1 at time 0: unknown key "starts" (an answer has start, reserve, wake and quiet; a hello has type, protocol, name, fields and rows); line: {"starts":[0]}`},
 		{"twovalues", 0, `external policy: pass 1 at time 0: more than one JSON value on the line; line: {} {}`},
 		{"floatwake", 0, `external policy: pass 1 at time 0: field wake: number 1.5 where an integer is wanted; line: {"wake":1.5}`},
 		{"unknownjob", 0, `external policy: pass 1 at time 0: start: job 7 is not queued (no job with this id was submitted, or it has ended); line: {"start":[7]}`},
@@ -432,6 +432,65 @@ func TestFields(t *testing.T) {
 	cmd = `read l; echo '{"type":"hello","protocol":"schedsim-policy/1","fields":["procs","size"]}'`
 	_, _, err = runExternal(t, external.Config{Command: cmd}, errorJobs, 10)
 	want := `external policy: handshake: fields: unknown job field "size" (the fields are job, submit, procs, requested, user, group, queue, partition); line: {"type":"hello","protocol":"schedsim-policy/1","fields":["procs","size"]}`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}
+
+// TestRows: a hello with rows gets the jobs of pass and end messages as
+// arrays (the fields it asked for, in the order of the objects' keys), the
+// rest of the messages unchanged; rows must be true or false.
+func TestRows(t *testing.T) {
+	jobs := []workload.Job{
+		{Seq: 0, ID: 1, Submit: 0, Procs: 8, Run: 100, Estimate: 100, User: 1},
+		{Seq: 1, ID: 2, Submit: 20, Procs: 4, Run: 40, Estimate: 30, User: 2, Group: 5, Queue: 1, Partition: 2},
+		{Seq: 2, ID: 3, Submit: 70, Procs: 10, Run: 10, Estimate: 0, User: 1},
+	}
+	answers := `read l; echo '{"start":[0]}'; read l; echo '{"start":[1]}'; read l; echo '{"start":[2]}'; cat >/dev/null`
+	tests := []struct {
+		name, hello string
+		want        []string // the messages schedsim sent after its hello
+	}{
+		{"fields", `{"type":"hello","protocol":"schedsim-policy/1","fields":["requested","procs"],"rows":true}`, []string{
+			`{"type":"pass","pass":1,"time":0,"free":10,"capacity":10,"queued":1,"running":0,"submitted":[[0,8,100]],"ended":[]}`,
+			`{"type":"pass","pass":2,"time":100,"free":10,"capacity":10,"queued":2,"running":0,"submitted":[[1,4,30],[2,10,0]],"ended":[[0,0,100,8,false]]}`,
+			`{"type":"pass","pass":3,"time":130,"free":10,"capacity":10,"queued":1,"running":0,"submitted":[],"ended":[[1,100,130,4,true]]}`,
+			`{"type":"end","time":140,"passes":3,"ended":[[2,130,140,10,false]]}`,
+		}},
+		{"all", `{"type":"hello","protocol":"schedsim-policy/1","rows":true}`, []string{
+			`{"type":"pass","pass":1,"time":0,"free":10,"capacity":10,"queued":1,"running":0,"submitted":[[0,1,0,8,100,1,0,0,0]],"ended":[]}`,
+			`{"type":"pass","pass":2,"time":100,"free":10,"capacity":10,"queued":2,"running":0,"submitted":[[1,2,20,4,30,2,5,1,2],[2,3,70,10,0,1,0,0,0]],"ended":[[0,0,100,8,false]]}`,
+			`{"type":"pass","pass":3,"time":130,"free":10,"capacity":10,"queued":1,"running":0,"submitted":[],"ended":[[1,100,130,4,true]]}`,
+			`{"type":"end","time":140,"passes":3,"ended":[[2,130,140,10,false]]}`,
+		}},
+		{"off", `{"type":"hello","protocol":"schedsim-policy/1","fields":["procs"],"rows":false}`, []string{
+			`{"type":"pass","pass":1,"time":0,"free":10,"capacity":10,"queued":1,"running":0,"submitted":[{"id":0,"procs":8}],"ended":[]}`,
+			`{"type":"pass","pass":2,"time":100,"free":10,"capacity":10,"queued":2,"running":0,"submitted":[{"id":1,"procs":4},{"id":2,"procs":10}],"ended":[{"id":0,"start":0,"end":100,"procs":8,"killed":false}]}`,
+			`{"type":"pass","pass":3,"time":130,"free":10,"capacity":10,"queued":1,"running":0,"submitted":[],"ended":[{"id":1,"start":100,"end":130,"procs":4,"killed":true}]}`,
+			`{"type":"end","time":140,"passes":3,"ended":[{"id":2,"start":130,"end":140,"procs":10,"killed":false}]}`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var log bytes.Buffer
+			cmd := `read l; echo '` + tt.hello + `'; ` + answers
+			if _, _, err := runExternal(t, external.Config{Command: cmd, Log: &log}, jobs, 10); err != nil {
+				t.Fatalf("%v\n%s", err, log.String())
+			}
+			var sent []string
+			for _, l := range strings.Split(log.String(), "\n") {
+				if m, ok := strings.CutPrefix(l, "> "); ok && !strings.Contains(m, `"type":"hello"`) {
+					sent = append(sent, m)
+				}
+			}
+			if !slices.Equal(sent, tt.want) {
+				t.Errorf("sent\n%s\nwant\n%s", strings.Join(sent, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+	cmd := `read l; echo '{"type":"hello","protocol":"schedsim-policy/1","rows":"yes"}'`
+	_, _, err := runExternal(t, external.Config{Command: cmd}, jobs, 10)
+	want := `external policy: handshake: field rows: string where true or false is wanted; line: {"type":"hello","protocol":"schedsim-policy/1","rows":"yes"}`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)
 	}

@@ -24,6 +24,9 @@ type hello struct {
 	Protocol string   `json:"protocol"`
 	Name     string   `json:"name"`
 	Fields   []string `json:"fields"`
+	// Rows asks for the jobs of pass and end messages as arrays of their
+	// values rather than objects (encoder.rows).
+	Rows bool `json:"rows"`
 }
 
 // jobFields are the attributes of a submitted job a pass message may
@@ -149,7 +152,7 @@ func jsonError(err error) error {
 		return fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, se)
 	}
 	if k, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("unknown key %s (an answer has start, reserve, wake and quiet; a hello has type, protocol, name and fields)", k)
+		return fmt.Errorf("unknown key %s (an answer has start, reserve, wake and quiet; a hello has type, protocol, name, fields and rows)", k)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return errors.New("malformed JSON: the object is not closed")
@@ -172,6 +175,8 @@ func goTypeName(t string) string {
 		return "an {\"id\", \"at\"} object"
 	case "*external.Quiet", "external.Quiet":
 		return "a {\"procs\", \"extra\", \"until\"} object"
+	case "bool":
+		return "true or false"
 	}
 	return t
 }
@@ -180,6 +185,11 @@ func goTypeName(t string) string {
 // costs what it carries.
 type encoder struct {
 	b []byte
+	// rows writes each job of submitted and ended as an array of its
+	// values, in the order of the objects' keys (a policy's hello asks
+	// for it): [id, the fields asked for…] and [id, start, end, procs,
+	// killed]. A JSON decoder then reads no key.
+	rows bool
 }
 
 func (e *encoder) reset() { e.b = e.b[:0] }
@@ -213,20 +223,28 @@ func (e *encoder) helloMsg(procs int) {
 
 // job writes a submitted job, with the fields of mask.
 func (e *encoder) job(j *workload.Job, mask uint8) {
-	e.raw(`{"id":`)
-	e.int(j.Seq)
-	if mask == 0 {
-		e.raw("}")
-		return
+	if e.rows {
+		e.raw("[")
+	} else {
+		e.raw(`{"id":`)
 	}
+	e.int(j.Seq)
 	vals := [...]int64{j.ID, int64(j.Submit), int64(j.Procs), int64(max(j.Estimate, 0)), int64(j.User), int64(j.Group), int64(j.Queue), int64(j.Partition)}
 	for k, name := range jobFields {
 		if mask&(1<<k) != 0 {
-			e.key(name, false)
+			if e.rows {
+				e.raw(",")
+			} else {
+				e.key(name, false)
+			}
 			e.int(vals[k])
 		}
 	}
-	e.raw("}")
+	if e.rows {
+		e.raw("]")
+	} else {
+		e.raw("}")
+	}
 }
 
 // ended is a job that ended, as a pass message carries it.
@@ -268,6 +286,10 @@ func (e *encoder) endedList(end []ended) {
 		if k > 0 {
 			e.raw(",")
 		}
+		if e.rows {
+			e.endedRow(x)
+			continue
+		}
 		e.raw(`{"id":`)
 		e.int(x.id)
 		e.key("start", false)
@@ -283,6 +305,23 @@ func (e *encoder) endedList(end []ended) {
 		}
 	}
 	e.raw("]")
+}
+
+// endedRow writes an ended job as an array.
+func (e *encoder) endedRow(x *ended) {
+	e.raw("[")
+	e.int(x.id)
+	e.raw(",")
+	e.int(x.start)
+	e.raw(",")
+	e.int(x.end)
+	e.raw(",")
+	e.int(int64(x.procs))
+	if x.killed {
+		e.raw(",true]")
+	} else {
+		e.raw(",false]")
+	}
 }
 
 // endMsg writes the message that ends the run, with the jobs that ended

@@ -17,6 +17,7 @@ time has no shadow time: then nothing is backfilled.)
 
 import os
 import sys
+from itertools import islice
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -32,21 +33,18 @@ class EASY(Policy):
     def shadow(self, procs):
         """The earliest predicted time procs processors are free, and the
         processors free beyond procs then; (None, 0) if that is unknown."""
-        avail = self.free
+        avail, shadow = self.free, None
         if avail >= procs:
             return self.now, avail - procs
-        ends = self.ends
-        k, n = 0, len(ends)
-        while avail < procs:
-            if k == n or ends[k][0] == FOREVER:
-                return None, 0
-            avail += ends[k][2]
-            k += 1
-        at = ends[k - 1][0]
-        while k < n and ends[k][0] == at:  # jobs ending at that same time
-            avail += ends[k][2]
-            k += 1
-        return at, avail - procs
+        for end, _, p in self.ends:  # in the order they are predicted to end
+            if shadow is not None and end > shadow:
+                break  # every job ending at the shadow time is counted
+            avail += p
+            if shadow is None and avail >= procs:
+                shadow = end
+        if shadow is None or shadow == FOREVER:
+            return None, 0
+        return shadow, avail - procs
 
     def on_pass(self):
         queue = self.queue
@@ -63,22 +61,21 @@ class EASY(Policy):
             return
         self.reserve(head, shadow)
         now, free = self.now, self.free
-        for k in range(i + 1, n):
-            if free == 0:
-                break
-            job = queue[k]
-            procs, requested = job.procs, job.requested
-            if procs > free or requested <= 0:
-                continue
-            if now + requested > shadow:
-                if procs > extra:
+        for job in islice(queue, i + 1, None) if free else ():
+            if job.procs > free or job.requested <= 0:
+                continue  # it does not fit, or it could run past any time
+            if now + job.requested > shadow:
+                if job.procs > extra:
                     continue  # it would delay the head
-                extra -= procs
+                extra -= job.procs
             self.start(job)
-            free -= procs
+            free -= job.procs
+            if not free:
+                break
         # Until something ends, a job submitted later starts only on these
         # terms: schedsim need not call for the others.
         self.quiet(free, extra, shadow)
+
 
 if __name__ == "__main__":
     EASY().run()

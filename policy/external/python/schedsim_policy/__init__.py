@@ -11,6 +11,6 @@ SchedulingEnv (schedsim_policy.env) is a gym-style environment over the
 same protocol. The package uses the standard library only.
 """
 
-from .client import FOREVER, PROTOCOL, Job, Policy, ProtocolError
+from .client import FOREVER, JOB_FIELDS, PROTOCOL, Job, Policy, ProtocolError
 
-__all__ = ["FOREVER", "PROTOCOL", "Job", "Policy", "ProtocolError"]
+__all__ = ["FOREVER", "JOB_FIELDS", "PROTOCOL", "Job", "Policy", "ProtocolError"]
