@@ -64,6 +64,10 @@ func (c *Conservative) Name() string { return "conservative" }
 // Schedule implements Policy.
 func (c *Conservative) Schedule(v View, d Decisions) {
 	now := v.Now()
+	if cal, ok := v.(Calendar); ok {
+		c.scheduleCalendar(v, d, cal)
+		return
+	}
 	if !c.init {
 		c.prof.Reset(v.Capacity(), now)
 		c.init = true
@@ -209,5 +213,43 @@ func (c *Conservative) place(p *planned) {
 	p.start = c.prof.Earliest(c.now, p.procs, p.dur)
 	if p.start < workload.Forever {
 		c.prof.Add(p.start, p.end(), p.procs)
+	}
+}
+
+// scheduleCalendar is a pass under reservations, start windows or limits
+// (a View that is a Calendar, and so a Fitter): the plan is made anew at
+// every pass, the running jobs by their estimates and then every waiting
+// job, in queue order, at its earliest place in the profile that its
+// calendar allows; a job whose place is now starts if it may (Fits: the
+// limits, the nodes), or else is planned from the profile's next change.
+// The queue such a View shows leaves out the jobs a limit holds, so a
+// plan kept between passes would not match it.
+func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
+	now := v.Now()
+	fit, _ := v.(Fitter)
+	pr := &c.prof
+	runningProfile(pr, v)
+	c.now, c.init, c.plan = now, false, c.plan[:0]
+	for i, n := 0, v.Len(); i < n; i++ {
+		j := v.Job(i)
+		dur := j.Limit()
+		at := EarliestOn(pr, cal, i, j.Procs, now, dur)
+		if at == now {
+			if fit == nil || fit.Fits(i) {
+				before := v.Free()
+				d.Start(i)
+				pr.Add(now, satAdd(now, dur), min(max(before-v.Free(), j.Procs), pr.MinFree(now, satAdd(now, dur))))
+				continue
+			}
+			if next := pr.NextChange(now); next < workload.Forever {
+				at = EarliestOn(pr, cal, i, j.Procs, next, dur)
+			} else {
+				at = workload.Forever
+			}
+		}
+		if at < workload.Forever {
+			d.Reserve(i, at)
+			pr.Add(at, satAdd(at, dur), j.Procs)
+		}
 	}
 }

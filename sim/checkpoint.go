@@ -374,6 +374,9 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	if err := e.repark(); err != nil {
 		return nil, bad("%v", err)
 	}
+	if e.cons != nil {
+		e.cons.rebuild(e)
+	}
 	e.resumed = true
 	return e, nil
 }

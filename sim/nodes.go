@@ -367,6 +367,9 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 			b.WriteString(ev.Reason)
 		}
 		e.stats.NodeKilled++
+		if e.cons != nil {
+			e.cons.submitted(&s.job, -1)
+		}
 		s.end = e.now
 		s.job.Estimate = s.limit // the job as the trace gave it
 		e.touch(e.now)
@@ -432,6 +435,9 @@ func (e *Engine) stopRun(id int32) {
 		e.machine.Release(s.alloc)
 	}
 	e.nodes.released(s.alloc) // its part on other, draining nodes
+	if e.cons != nil {
+		e.cons.running(&s.job, -1)
+	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: e.now, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s)})
