@@ -45,7 +45,7 @@ type runConfig struct {
 	Reservations []reservationConfig `toml:"reservation"`
 	Limits       []limitConfig       `toml:"limit"`
 	StartWindows []startWindowConfig `toml:"start_window"`
-	path   string
+	path         string
 }
 
 // clusterConfig is [cluster]: the machine as nodes (SPEC §5), documented in

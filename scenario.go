@@ -151,11 +151,11 @@ type Scenario struct {
 
 	// Slurm's backfill parameters (Backfill "slurm"); "" takes Slurm's
 	// default or the slurm.conf's.
-	BFInterval        Param `toml:"bf_interval" json:"bf_interval,omitempty"`
+	BFInterval Param `toml:"bf_interval" json:"bf_interval,omitempty"`
 	// SchedInterval is the scheduler's cycle for every policy: a pass at
 	// most every this many seconds (sim.Config.SchedInterval); 0, the
 	// default, is a pass at every event.
-	SchedInterval Param `toml:"sched_interval" json:"sched_interval,omitempty"`
+	SchedInterval     Param `toml:"sched_interval" json:"sched_interval,omitempty"`
 	BFMaxJobTest      Param `toml:"bf_max_job_test" json:"bf_max_job_test,omitempty"`
 	BFWindow          Param `toml:"bf_window" json:"bf_window,omitempty"`
 	BFResolution      Param `toml:"bf_resolution" json:"bf_resolution,omitempty"`
