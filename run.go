@@ -549,6 +549,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if simCfg.Grow != nil {
 		polName += "+grow=" + simCfg.Grow.Speedup.Name()
 	}
+	if simCfg.SchedInterval > 0 {
+		polName += fmt.Sprintf("+sched_interval=%d", simCfg.SchedInterval)
+	}
 	if al != nil {
 		polName += "+select=" + spec.Select
 		if len(o.members) > 0 {
@@ -568,6 +571,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		hw.Utilisation = report.HourOfWeekUtilisation(ts, cal)
 	}
 	o.summariseNodes(&s, st, ts)
+	s.Constraints = simCfg.Constraints
 	if o.ClosedLoop {
 		s.ClosedLoop = &report.ClosedLoop{Following: st.LoopFollowing, Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown}
 	}

@@ -157,7 +157,9 @@ func (w *StartWindow) appliesTo(j *workload.Job, limit workload.Time) bool {
 
 // Limit is an association or QOS limit (Slurm's MaxJobsPerUser,
 // MaxSubmitJobsPerUser, MaxTRESPerUser=cpu, GrpTRES=cpu, MaxWall). Zero
-// fields set no limit.
+// fields set no limit. A user's jobs are counted over all the jobs of
+// that user (SWF field 12); a job whose user is unknown (−1) is held by
+// no per-user limit, only by GrpCPUs and MaxWall.
 type Limit struct {
 	// AllUsers: the limit holds for every user, each separately ("*").
 	AllUsers bool
@@ -484,6 +486,14 @@ func (cs *constraints) limitsAllow(j *workload.Job) bool {
 		if !l.appliesTo(j) {
 			continue
 		}
+		if j.User < 0 {
+			// An unknown user (SWF −1) is no one user: only the
+			// association's limit holds.
+			if l.GrpCPUs > 0 && cs.grpCPUs[k]+j.Procs > l.GrpCPUs {
+				return false
+			}
+			continue
+		}
 		if l.MaxJobsPerUser > 0 && cs.userJobs[j.User] >= l.MaxJobsPerUser {
 			return false
 		}
@@ -532,9 +542,9 @@ func (cs *constraints) admit(j *workload.Job, limit, now workload.Time) string {
 		switch {
 		case l.MaxWall > 0 && (limit <= 0 || limit > l.MaxWall):
 			return fmt.Sprintf("limit %d: requested time %s exceeds MaxWall %d s (QOSMaxWallDurationPerJobLimit)", k+1, limitText(limit), l.MaxWall)
-		case l.MaxSubmitPerUser > 0 && cs.userSubmit[j.User] >= l.MaxSubmitPerUser:
+		case l.MaxSubmitPerUser > 0 && j.User >= 0 && cs.userSubmit[j.User] >= l.MaxSubmitPerUser:
 			return fmt.Sprintf("limit %d: user %d already has %d jobs submitted, MaxSubmitJobsPerUser %d (QOSMaxSubmitJobPerUserLimit)", k+1, j.User, cs.userSubmit[j.User], l.MaxSubmitPerUser)
-		case l.MaxCPUsPerUser > 0 && j.Procs > l.MaxCPUsPerUser:
+		case l.MaxCPUsPerUser > 0 && j.User >= 0 && j.Procs > l.MaxCPUsPerUser:
 			return fmt.Sprintf("limit %d: %d processors exceed MaxTRESPerUser=cpu=%d", k+1, j.Procs, l.MaxCPUsPerUser)
 		case l.GrpCPUs > 0 && j.Procs > l.GrpCPUs:
 			return fmt.Sprintf("limit %d: %d processors exceed GrpTRES=cpu=%d", k+1, j.Procs, l.GrpCPUs)

@@ -217,4 +217,7 @@ func (cs *constraints) rebuild(e *Engine) {
 		cs.submitted(&e.slots[h.id].job, 1)
 	}
 	cs.wakeAt = -1
+	if e.stats.Jobs > 0 {
+		cs.initWindows(e.stats.FirstEvent) // as the first submission did
+	}
 }

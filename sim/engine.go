@@ -180,6 +180,10 @@ type Record struct {
 	// (PendingNone for a job that started at its submission, and in
 	// ScoreD's records).
 	Pending PendingReason
+	// Who reports a run with Config.Constraints, whose checks need to
+	// know whose job it was: jobs.csv's metadata then names the job's
+	// user, account, partition and queue.
+	Who bool
 }
 
 // PendingReason says why a job waited, in the spirit of Slurm's pending
@@ -1218,7 +1222,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.stats.Killed++
 	}
 	e.touch(s.end)
-	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.starter != nil, Slot: id, Pending: s.pending}
+	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.starter != nil, Slot: id, Pending: s.pending, Who: e.cons != nil}
 	e.recordGrowth(id)
 	if s.predicted >= 0 {
 		e.rec.Predicted, e.rec.HasPrediction, e.rec.PredictedAlloc = s.predicted, true, s.predAt

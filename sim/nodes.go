@@ -373,7 +373,7 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 		s.end = e.now
 		s.job.Estimate = s.limit // the job as the trace gave it
 		e.touch(e.now)
-		e.rec = Record{Job: &s.job, State: NodeFail, Start: s.start, End: s.end, Alloc: s.alloc, Reason: b.String(), Requeues: int(s.requeues)}
+		e.rec = Record{Job: &s.job, State: NodeFail, Start: s.start, End: s.end, Alloc: s.alloc, Reason: b.String(), Requeues: int(s.requeues), Who: e.cons != nil}
 		e.recordGrowth(id)
 		if s.predicted >= 0 {
 			e.rec.Predicted, e.rec.HasPrediction, e.rec.PredictedAlloc = s.predicted, true, s.predAt
