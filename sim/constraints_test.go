@@ -166,3 +166,22 @@ func TestConstraintsEveryPolicy(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseDaysHours: ParseDays and ParseHours never panic, and what they
+// accept is a valid start window's.
+func FuzzParseDaysHours(f *testing.F) {
+	for _, s := range [][2]string{{"Mon-Fri", "07:00-16:00"}, {"Sat,Sun", "16:00-07:00"}, {"*", "00:00-24:00"}, {"Fri-Mon", "24:00-01:00"}, {"", ""}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, days, hours string) {
+		d, err1 := sim.ParseDays(days)
+		from, to, err2 := sim.ParseHours(hours)
+		if err1 != nil || err2 != nil {
+			return
+		}
+		c := sim.Constraints{Windows: []sim.StartWindow{{Partition: -1, Queue: -1, Days: d, From: from, To: to, MaxWall: 1}}}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("%q %q: accepted, but %v", days, hours, err)
+		}
+	})
+}
