@@ -86,11 +86,17 @@ func conflictOn(pr *cluster.Profile, cal Calendar, i, procs int, t, dur workload
 	}
 	for u := t; u < end; {
 		held, wnext := cal.Withheld(i, u)
-		pnext := pr.NextChange(u)
-		if held > 0 && pr.FreeAt(u)-held < procs {
-			return min(wnext, pnext), false
+		if held == 0 {
+			u = wnext // the profile has room (Earliest): only reservations matter
+			continue
 		}
-		u = min(wnext, pnext)
+		// Inside reservations: every change of the profile counts.
+		for ; u < min(wnext, end); u = pr.NextChange(u) {
+			if pr.FreeAt(u)-held < procs {
+				return min(wnext, pr.NextChange(u)), false
+			}
+		}
+		u = wnext
 	}
 	return 0, true
 }
@@ -104,8 +110,8 @@ func MinFreeOn(pr *cluster.Profile, cal Calendar, i int, from, to workload.Time)
 	least := pr.FreeAt(from)
 	for u := from; u < to; {
 		held, wnext := cal.Withheld(i, u)
-		least = min(least, pr.FreeAt(u)-held)
-		u = min(wnext, pr.NextChange(u))
+		least = min(least, pr.MinFree(u, min(wnext, to))-held)
+		u = wnext
 	}
 	return least
 }

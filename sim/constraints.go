@@ -251,6 +251,12 @@ type recurrence struct {
 	next     int           // the next candidate day to expand, as a multiple of step
 	done     bool
 	occ      []span // the occurrences expanded so far, in order
+	hint     int    // the index at() found last
+	// memo holds the last answers of at(), each for the interval of
+	// instants it holds for: queries come back to the same few stretches
+	// (now, and the reservations ahead) many times a pass.
+	memo  [8]atMemo
+	memoN int
 	once     bool
 	onceSpan span
 }
@@ -290,29 +296,71 @@ func (r *recurrence) expandTo(t workload.Time) {
 	}
 }
 
-// at returns the occurrence that covers t, if any, and the next instant
-// after t at which the rule's state changes (workload.Forever: never).
+// atMemo is an answer of recurrence.at that holds for every instant of
+// [lo, next).
+type atMemo struct {
+	lo, next workload.Time
+	active   bool
+}
+
+// at returns whether an occurrence covers t and the next instant after t
+// at which the rule's state changes (workload.Forever: never).
 func (r *recurrence) at(t workload.Time) (active bool, next workload.Time) {
+	for k := range r.memo {
+		if m := &r.memo[k]; m.lo <= t && t < m.next {
+			return m.active, m.next
+		}
+	}
+	active, next, lo := r.find(t)
+	r.memo[r.memoN] = atMemo{lo: lo, next: next, active: active}
+	r.memoN = (r.memoN + 1) % len(r.memo)
+	return active, next
+}
+
+// find is at without the memo; lo is the first instant of the stretch
+// around t that has the same answer.
+func (r *recurrence) find(t workload.Time) (active bool, next, lo workload.Time) {
 	if r.once {
 		s := r.onceSpan
 		switch {
 		case t < s.from:
-			return false, s.from
+			return false, s.from, -workload.Forever
 		case t < s.to:
-			return true, s.to
+			return true, s.to, s.from
 		}
-		return false, workload.Forever
+		return false, workload.Forever, s.to
 	}
 	r.expandTo(t)
-	// The last occurrence starting at or before t.
-	k := sort.Search(len(r.occ), func(k int) bool { return r.occ[k].from > t }) - 1
-	if k >= 0 && t < r.occ[k].to {
-		return true, r.occ[k].to
+	// The last occurrence starting at or before t: most queries come
+	// near the previous one (the clock only moves on).
+	occ := r.occ
+	holds := func(k int) bool { return k >= 0 && k < len(occ) && occ[k].from <= t && (k+1 == len(occ) || occ[k+1].from > t) }
+	k := r.hint
+	switch {
+	case holds(k):
+	case holds(k + 1):
+		k++
+	case holds(k + 2):
+		k += 2
+	default:
+		k = sort.Search(len(occ), func(k int) bool { return occ[k].from > t }) - 1
 	}
-	if k+1 < len(r.occ) {
-		return false, r.occ[k+1].from
+	r.hint = k
+	if k >= 0 && t < occ[k].to {
+		return true, occ[k].to, occ[k].from
 	}
-	return false, workload.Forever
+	lo = -workload.Forever
+	if k >= 0 {
+		lo = occ[k].to
+	}
+	if k+1 < len(occ) {
+		return false, occ[k+1].from, lo
+	}
+	if !r.done {
+		// Not expanded that far yet: the answer holds for t alone.
+		return false, workload.Forever, t
+	}
+	return false, workload.Forever, lo
 }
 
 // lastEnd returns the end of the rule's last occurrence, Forever if it
@@ -390,6 +438,10 @@ type constraints struct {
 	dec                            consDecisions
 	// checkPromises: the engine checks reservations (see Config.Constraints).
 	checkPromises bool
+	// cum[k] is the processors of the first k jobs of the engine's
+	// predicted-end index, while cumValid (see Engine.releasedBy).
+	cum      []int
+	cumValid bool
 }
 
 // newConstraints returns the engine's state for c on a machine of procs

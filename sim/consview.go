@@ -114,20 +114,39 @@ func (e *Engine) clearOfReservations(s *slot) bool {
 		end = e.now + calendarHorizon
 	}
 	free := e.freeProcs()
-	k := 0
 	for u := e.now; u < end; {
 		held, next := cs.withheld(&s.job, u)
-		if held > 0 {
-			for ; k < len(e.running) && e.running[k].predEnd <= u; k++ {
-				free += int(e.running[k].procs)
-			}
-			if free-held < s.job.Procs {
-				return false
-			}
+		if held > 0 && free+e.releasedBy(u)-held < s.job.Procs {
+			return false
 		}
 		u = next
 	}
 	return true
+}
+
+// releasedBy returns the processors the running jobs give back by
+// instant u by their predicted ends, from prefix sums over the
+// predicted-end index kept while it does not change.
+func (e *Engine) releasedBy(u workload.Time) int {
+	cs := e.cons
+	run := e.running
+	if !cs.cumValid {
+		cs.cum = append(cs.cum[:0], 0)
+		for k := range run {
+			cs.cum = append(cs.cum, cs.cum[k]+int(run[k].procs))
+		}
+		cs.cumValid = true
+	}
+	lo, hi := 0, len(run)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if run[m].predEnd <= u {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return cs.cum[lo]
 }
 
 // calendarHorizon is how far ahead the engine checks the reservations of

@@ -1205,6 +1205,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 	if e.cons != nil {
 		e.cons.running(&s.job, -1)
 		e.cons.submitted(&s.job, -1)
+		e.cons.cumValid = false
 	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
@@ -1625,6 +1626,9 @@ func (e *Engine) startWith(i, procs int) {
 func (e *Engine) insertRunning(s *slot, id int32) {
 	// Seqs are unique: the first key at or after the job's is after it.
 	k := e.searchRunning(s.predEnd, s.job.Seq)
+	if e.cons != nil {
+		e.cons.cumValid = false
+	}
 	e.running = append(e.running, byEnd{})
 	copy(e.running[k+1:], e.running[k:])
 	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(s.job.Procs), id: id}

@@ -315,6 +315,9 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 	// What each running job gives back to service changed with the
 	// draining nodes.
 	back := 0
+	if e.cons != nil {
+		e.cons.cumValid = false
+	}
 	for k := range e.running {
 		r := &e.running[k]
 		s := &e.slots[r.id]
@@ -437,6 +440,7 @@ func (e *Engine) stopRun(id int32) {
 	e.nodes.released(s.alloc) // its part on other, draining nodes
 	if e.cons != nil {
 		e.cons.running(&s.job, -1)
+		e.cons.cumValid = false
 	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
