@@ -238,25 +238,25 @@ type span struct{ from, to workload.Time }
 // start at a local clock on the days its mask allows, every step days
 // from a first day, and last dur seconds; none starts after until.
 type recurrence struct {
-	cal      *workload.Calendar
-	y        int
-	m        time.Month
-	d        int // the first day
-	clock    int // seconds after local midnight
-	step     int // days between candidate days (1 or 7)
-	mask     uint8
-	dur      workload.Time
-	from     workload.Time // no occurrence starts before it
-	until    workload.Time // nor after it
-	next     int           // the next candidate day to expand, as a multiple of step
-	done     bool
-	occ      []span // the occurrences expanded so far, in order
-	hint     int    // the index at() found last
+	cal   *workload.Calendar
+	y     int
+	m     time.Month
+	d     int // the first day
+	clock int // seconds after local midnight
+	step  int // days between candidate days (1 or 7)
+	mask  uint8
+	dur   workload.Time
+	from  workload.Time // no occurrence starts before it
+	until workload.Time // nor after it
+	next  int           // the next candidate day to expand, as a multiple of step
+	done  bool
+	occ   []span // the occurrences expanded so far, in order
+	hint  int    // the index at() found last
 	// memo holds the last answers of at(), each for the interval of
 	// instants it holds for: queries come back to the same few stretches
 	// (now, and the reservations ahead) many times a pass.
-	memo  [8]atMemo
-	memoN int
+	memo     [8]atMemo
+	memoN    int
 	once     bool
 	onceSpan span
 }
@@ -334,7 +334,9 @@ func (r *recurrence) find(t workload.Time) (active bool, next, lo workload.Time)
 	// The last occurrence starting at or before t: most queries come
 	// near the previous one (the clock only moves on).
 	occ := r.occ
-	holds := func(k int) bool { return k >= 0 && k < len(occ) && occ[k].from <= t && (k+1 == len(occ) || occ[k+1].from > t) }
+	holds := func(k int) bool {
+		return k >= 0 && k < len(occ) && occ[k].from <= t && (k+1 == len(occ) || occ[k+1].from > t)
+	}
 	k := r.hint
 	switch {
 	case holds(k):
