@@ -430,7 +430,7 @@ type constraints struct {
 	// Per-user and per-limit counts of the running jobs (jobs,
 	// processors) and of the submitted jobs not yet ended (queued or
 	// running), keyed by user id (or by limit index for GrpCPUs).
-	userJobs, userCPUs, userSubmit map[int]int
+	userJobs, userCPUs, userSubmit counts
 	grpCPUs                        []int // per limit: the association's running processors
 	hasLimits                      bool
 	wakeAt                         workload.Time // the calendar wake-up pending, or −1
@@ -463,7 +463,6 @@ func newConstraints(c *Constraints, procs int) (*constraints, error) {
 		cs.resvPr = append(cs.resvPr, p)
 	}
 	cs.hasLimits = len(c.Limits) > 0
-	cs.userJobs, cs.userCPUs, cs.userSubmit = map[int]int{}, map[int]int{}, map[int]int{}
 	cs.grpCPUs = make([]int, len(c.Limits))
 	return cs, nil
 }
@@ -548,10 +547,10 @@ func (cs *constraints) limitsAllow(j *workload.Job) bool {
 			}
 			continue
 		}
-		if l.MaxJobsPerUser > 0 && cs.userJobs[j.User] >= l.MaxJobsPerUser {
+		if l.MaxJobsPerUser > 0 && cs.userJobs.get(j.User) >= l.MaxJobsPerUser {
 			return false
 		}
-		if l.MaxCPUsPerUser > 0 && cs.userCPUs[j.User]+j.Procs > l.MaxCPUsPerUser {
+		if l.MaxCPUsPerUser > 0 && cs.userCPUs.get(j.User)+j.Procs > l.MaxCPUsPerUser {
 			return false
 		}
 		if l.GrpCPUs > 0 && cs.grpCPUs[k]+j.Procs > l.GrpCPUs {
@@ -566,8 +565,8 @@ func (cs *constraints) running(j *workload.Job, add int) {
 	if !cs.hasLimits {
 		return
 	}
-	cs.userJobs[j.User] += add
-	cs.userCPUs[j.User] += add * j.Procs
+	cs.userJobs.add(j.User, add)
+	cs.userCPUs.add(j.User, add*j.Procs)
 	for k := range cs.c.Limits {
 		if cs.c.Limits[k].appliesTo(j) {
 			cs.grpCPUs[k] += add * j.Procs
@@ -579,7 +578,7 @@ func (cs *constraints) running(j *workload.Job, add int) {
 // ended (−1).
 func (cs *constraints) submitted(j *workload.Job, add int) {
 	if cs.hasLimits {
-		cs.userSubmit[j.User] += add
+		cs.userSubmit.add(j.User, add)
 	}
 }
 
@@ -596,8 +595,8 @@ func (cs *constraints) admit(j *workload.Job, limit, now workload.Time) string {
 		switch {
 		case l.MaxWall > 0 && (limit <= 0 || limit > l.MaxWall):
 			return fmt.Sprintf("limit %d: requested time %s exceeds MaxWall %d s (QOSMaxWallDurationPerJobLimit)", k+1, limitText(limit), l.MaxWall)
-		case l.MaxSubmitPerUser > 0 && j.User >= 0 && cs.userSubmit[j.User] >= l.MaxSubmitPerUser:
-			return fmt.Sprintf("limit %d: user %d already has %d jobs submitted, MaxSubmitJobsPerUser %d (QOSMaxSubmitJobPerUserLimit)", k+1, j.User, cs.userSubmit[j.User], l.MaxSubmitPerUser)
+		case l.MaxSubmitPerUser > 0 && j.User >= 0 && cs.userSubmit.get(j.User) >= l.MaxSubmitPerUser:
+			return fmt.Sprintf("limit %d: user %d already has %d jobs submitted, MaxSubmitJobsPerUser %d (QOSMaxSubmitJobPerUserLimit)", k+1, j.User, cs.userSubmit.get(j.User), l.MaxSubmitPerUser)
 		case l.MaxCPUsPerUser > 0 && j.User >= 0 && j.Procs > l.MaxCPUsPerUser:
 			return fmt.Sprintf("limit %d: %d processors exceed MaxTRESPerUser=cpu=%d", k+1, j.Procs, l.MaxCPUsPerUser)
 		case l.GrpCPUs > 0 && j.Procs > l.GrpCPUs:
@@ -726,4 +725,46 @@ func ParseHours(s string) (from, to int, err error) {
 		return 0, 0, fmt.Errorf("hours %q: want a local time window such as 07:00-16:00 (it may wrap midnight: 16:00-07:00)", s)
 	}
 	return f, t, nil
+}
+
+// counts are per-user counts: a slice for the user numbers logs use (small
+// integers), a map beyond it.
+type counts struct {
+	s []int
+	m map[int]int
+}
+
+// maxSliceUser bounds the user numbers counts keeps in its slice.
+const maxSliceUser = 1 << 20
+
+// get returns user u's count.
+func (c *counts) get(u int) int {
+	if u >= 0 && u < len(c.s) {
+		return c.s[u]
+	}
+	if u >= 0 && u < maxSliceUser {
+		return 0
+	}
+	return c.m[u]
+}
+
+// add adds d to user u's count.
+func (c *counts) add(u, d int) {
+	if u >= 0 && u < maxSliceUser {
+		if u >= len(c.s) {
+			c.s = append(c.s, make([]int, u+1-len(c.s))...)
+		}
+		c.s[u] += d
+		return
+	}
+	if c.m == nil {
+		c.m = map[int]int{}
+	}
+	c.m[u] += d
+}
+
+// reset sets every count to 0.
+func (c *counts) reset() {
+	clear(c.s)
+	clear(c.m)
 }

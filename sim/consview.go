@@ -215,15 +215,9 @@ func (e *Engine) consPass() {
 
 // rebuild recounts what the limits count from a restored engine's jobs.
 func (cs *constraints) rebuild(e *Engine) {
-	for k := range cs.userJobs {
-		delete(cs.userJobs, k)
-	}
-	for k := range cs.userCPUs {
-		delete(cs.userCPUs, k)
-	}
-	for k := range cs.userSubmit {
-		delete(cs.userSubmit, k)
-	}
+	cs.userJobs.reset()
+	cs.userCPUs.reset()
+	cs.userSubmit.reset()
 	clear(cs.grpCPUs)
 	for _, r := range e.running {
 		cs.running(&e.slots[r.id].job, 1)
