@@ -82,6 +82,9 @@ func checkpointCases(procs int) []checkpointCase {
 		{"conservative-calendar", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.Conservative{}, Constraints: cal()}
 		}},
+		{"conservative-cycle", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.Conservative{}, SchedInterval: 300}
+		}},
 		{"slurm-calendar", func() sim.Config { return sim.Config{Procs: procs, Policy: slurm(), Constraints: cal()} }},
 		{"easy-sjf-calendar", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll}), Constraints: cal()}

@@ -663,7 +663,12 @@ type Engine struct {
 
 	ev Event // the event being sent (Config.Events)
 
-	cons     *constraints  // Config.Constraints' state, or nil
+	// promises: the engine checks that a job starts no later than its
+	// reservation (not on nodes, under limits, an Estimator with
+	// constraints, or conservative backfilling re-planning under
+	// constraints or a cycle; see Config.Constraints).
+	promises bool
+	cons     *constraints // Config.Constraints' state, or nil
 	nextTick workload.Time // the cycle's wake-up pending (Config.SchedInterval), or −1
 }
 
@@ -727,6 +732,8 @@ func New(cfg Config) (*Engine, error) {
 		_, conservative := e.pol.(*policy.Conservative)
 		cs.checkPromises = !cs.hasLimits && e.est == nil && !conservative
 	}
+	_, conservative := e.pol.(*policy.Conservative)
+	e.promises = e.alloc == nil && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)
 	if q, ok := e.pol.(policy.Quieter); ok && e.alloc == nil && e.grow == nil && len(cfg.NodeEvents) == 0 && e.cons == nil && cfg.SchedInterval == 0 {
 		e.quieter = q
 		// A checkpoint is taken between instants, with no end left for
@@ -1544,7 +1551,7 @@ func (e *Engine) startWith(i, procs int) {
 	if e.now < s.job.Submit {
 		panic(fmt.Sprintf("sim: job %d started at %d before its submission at %d", s.job.ID, e.now, s.job.Submit))
 	}
-	if e.now > s.reserved && s.epoch == e.epoch && e.alloc == nil && (e.cons == nil || e.cons.checkPromises) &&
+	if e.now > s.reserved && s.epoch == e.epoch && e.promises &&
 		(e.cfg.SchedInterval == 0 || e.now > e.cycleTick(s.reserved)) { // under a cycle, the first pass at or after it
 		panic(fmt.Sprintf("sim: job %d started at %d after its reservation at %d: a reservation was delayed", s.job.ID, e.now, s.reserved))
 	}
