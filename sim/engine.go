@@ -668,7 +668,7 @@ type Engine struct {
 	// constraints, or conservative backfilling re-planning under
 	// constraints or a cycle; see Config.Constraints).
 	promises bool
-	cons     *constraints // Config.Constraints' state, or nil
+	cons     *constraints  // Config.Constraints' state, or nil
 	nextTick workload.Time // the cycle's wake-up pending (Config.SchedInterval), or −1
 }
 
