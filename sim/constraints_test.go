@@ -1,6 +1,8 @@
 package sim_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -184,4 +186,43 @@ func FuzzParseDaysHours(f *testing.F) {
 			t.Fatalf("%q %q: accepted, but %v", days, hours, err)
 		}
 	})
+}
+
+// TestConstraintPendingReasons: a job that waited for a reservation, a
+// start window or a limit says so (Record.Pending), in the scenarios
+// whose schedules were checked by hand.
+func TestConstraintPendingReasons(t *testing.T) {
+	tests := []struct {
+		file string
+		id   int64
+		want sim.PendingReason
+	}{
+		{"resv-maint-fcfs.txt", 2, sim.PendingReservation},
+		{"resv-maint-easy.txt", 2, sim.PendingReservation},
+		{"window-fcfs.txt", 1, sim.PendingStartWindow},
+		{"window-easy.txt", 1, sim.PendingStartWindow},
+		{"limit-max-jobs.txt", 2, sim.PendingLimit},
+		{"limit-cpus.txt", 4, sim.PendingLimit},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join("testdata", "scenarios", tc.file)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := simtest.ParseScenario(path, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := s.Config()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, _ := simtest.Run(t, cfg, s.Jobs)
+			if got := rec.ByID(t, tc.id).Pending; got != tc.want {
+				t.Errorf("job %d: pending %q, want %q", tc.id, got, tc.want)
+			}
+		})
+	}
 }
