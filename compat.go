@@ -30,6 +30,8 @@ const (
 	FeatureSJBF         Feature = "shortest-first backfilling (--sjbf)"
 	FeatureExternal     Feature = "an external policy (--policy-exec)"
 	FeatureClosedLoop   Feature = "a closed loop (--closed-loop)"
+	FeatureCalendar     Feature = "reservations, start windows or limits ([[reservation]], [[start_window]], [[limit]])"
+	FeatureCycle        Feature = "a scheduler cycle (--sched-interval)"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -75,6 +77,11 @@ var Combinations = []Combination{
 	{FeatureClosedLoop, FeatureScoreD, "SCore-D's engine submits every job at its recorded time", false},
 	{FeatureClosedLoop, FeatureCheckpoint, "the jobs waiting for their preceding job are not saved in a checkpoint", false},
 	{FeatureClosedLoop, FeatureNodeEvents, "a job stranded in the queue by nodes out of service to the end of the run never ends, so the jobs waiting for it would never be submitted", false},
+	{FeatureCalendar, FeatureScoreD, "SCore-D has no reservations or association limits: its admin sets dedicated time by deactivating and activating queues, and bounds jobs with the queues' CPU time, memory and disk limits", true},
+	{FeatureCalendar, FeatureGrow, "a growing job takes processors beyond those it was started on, which the reservation check at its start did not see", false},
+	{FeatureCalendar, FeatureActivation, "activation filters show their inner policy a queue of their own, without the reservations and limits", false},
+	{FeatureCalendar, FeatureExternal, "protocol schedsim-policy/1 carries neither reservations nor limits", false},
+	{FeatureCycle, FeatureScoreD, "SCore-D's engine switches gangs and applies queue changes at every event", false},
 	{FeatureClosedLoop, FeatureActivation, "a job its activation filters keep waiting to the end of the run (still queued, SUBMITTED) never ends, so the jobs that follow it in the loop would never be submitted: the loop and the filters disagree on whether they exist", true},
 }
 
@@ -116,6 +123,8 @@ func (o *runner) features() ([]Feature, error) {
 	add(sd == nil && o.SJBF, FeatureSJBF)
 	add(o.PolicyExec != "", FeatureExternal)
 	add(o.ClosedLoop, FeatureClosedLoop)
+	add(cfg.hasConstraints(), FeatureCalendar)
+	add(o.SchedInterval != "" && o.SchedInterval != "0", FeatureCycle)
 	return fs, nil
 }
 

@@ -51,6 +51,10 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 		sc.PolicyExec = "python3 policy/external/python/examples/easy.py"
 	case FeatureClosedLoop:
 		sc.ClosedLoop = true
+	case FeatureCalendar:
+		config.WriteString("[[reservation]]\nname = \"drain\"\nstart = \"1d\"\nduration = \"1h\"\nrecur = \"daily\"\n[[limit]]\nusers = [\"*\"]\nmax_jobs_per_user = 8\n")
+	case FeatureCycle:
+		sc.SchedInterval = "60"
 	default:
 		t.Fatalf("no setup for feature %q", f)
 	}
@@ -85,7 +89,8 @@ func TestCombinations(t *testing.T) {
 // table refuses only pairs).
 func TestCombinationsRun(t *testing.T) {
 	for _, f := range []Feature{FeatureScoreD, FeatureNodes, FeatureNodeEvents, FeatureCheckpoint, FeatureEstimates,
-		FeatureGrow, FeatureFilters, FeatureActivation, FeatureConservative, FeatureSlurm, FeatureOrder, FeatureDepth, FeatureSJBF} {
+		FeatureGrow, FeatureFilters, FeatureActivation, FeatureConservative, FeatureSlurm, FeatureOrder, FeatureDepth, FeatureSJBF,
+		FeatureCalendar, FeatureCycle} {
 		t.Run(string(f), func(t *testing.T) {
 			dir := t.TempDir()
 			sc, opt := Default(), Options{}

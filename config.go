@@ -40,7 +40,12 @@ type runConfig struct {
 	Clusters []clusterConfig `toml:"clusters"`
 	// ScoreD is [scored]: SCore-D's priority queues (scored.go).
 	ScoreD *scoredConfig `toml:"scored"`
-	path   string
+	// Reservations, Limits and StartWindows are [[reservation]],
+	// [[limit]] and [[start_window]] (constraints.go).
+	Reservations []reservationConfig `toml:"reservation"`
+	Limits       []limitConfig       `toml:"limit"`
+	StartWindows []startWindowConfig `toml:"start_window"`
+	path         string
 }
 
 // clusterConfig is [cluster]: the machine as nodes (SPEC §5), documented in
@@ -256,11 +261,16 @@ func loadRunConfig(path string) (*runConfig, error) {
 		}
 		return nil, inputf("--config %s: %v", path, err)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
+	var keys []string
+	for _, k := range md.Undecoded() {
+		// A scenario file may be its own run configuration: its
+		// scenario keys are the scenario's (LoadScenario checks them).
+		if len(k) == 1 && scenarioKeys[k[0]] {
+			continue
 		}
+		keys = append(keys, k.String())
+	}
+	if len(keys) > 0 {
 		return nil, inputf("--config %s: unknown key %s (see the README's HPC Pack filters section)", path, strings.Join(keys, ", "))
 	}
 	c.path = path

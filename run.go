@@ -244,6 +244,18 @@ func (o *runner) slurmParams() (policy.SlurmParams, error) {
 	return sp, nil
 }
 
+// schedInterval parses --sched-interval: 0 without one.
+func (o *runner) schedInterval() (workload.Time, error) {
+	if o.SchedInterval == "" {
+		return 0, nil
+	}
+	t, err := policy.ParseDuration(string(o.SchedInterval))
+	if err != nil || t > workload.MaxTime {
+		return 0, inputf("--sched-interval %q: want whole seconds ≥ 0, optionally with a unit s, m, h or d (e.g. 60, 1m)", string(o.SchedInterval))
+	}
+	return t, nil
+}
+
 // estimator parses --estimates: nil plans with the requested times.
 func (o *runner) estimator() (policy.Estimator, error) {
 	e, err := policy.ParseEstimator(o.Estimates)
@@ -265,7 +277,7 @@ func (o *runner) openTrace(rules workload.Rules) (workload.Reader, error) {
 		opts = append(opts, workload.WithColumns(m))
 	}
 	if o.TimeZone != "" {
-		loc, err := time.LoadLocation(o.TimeZone)
+		loc, err := workload.ParseZone(o.TimeZone)
 		if err != nil {
 			return nil, inputf("--timezone %q: %v", o.TimeZone, err)
 		}
@@ -386,6 +398,22 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	}
 	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al, ClosedLoop: o.ClosedLoop}
+	if simCfg.SchedInterval, err = o.schedInterval(); err != nil {
+		return nil, err
+	}
+	if o.Config != "" {
+		conf, err := o.runConfig()
+		if err != nil {
+			return nil, err
+		}
+		nodeSize := o.NodeSize
+		if spec != nil && len(spec.Groups) > 0 {
+			nodeSize = spec.Groups[0].Cores
+		}
+		if simCfg.Constraints, err = conf.constraints(rd.Header(), o.TimeZone, procs, nodeSize); err != nil {
+			return nil, err
+		}
+	}
 	if err := o.configureNodes(&simCfg, procs); err != nil {
 		return nil, err
 	}
@@ -416,8 +444,10 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	bd := report.NewBreakdown(bdSpec)
 	var cal *report.Calendar
-	if epoch, loc, ok := rd.Header().Calendar(); ok {
-		cal = &report.Calendar{Epoch: epoch, Loc: loc}
+	if c, ok, err := workload.CalendarOf(rd.Header(), o.TimeZone); err != nil {
+		return nil, inputf("--timezone: %v", err)
+	} else if ok {
+		cal = &c
 		bd.SetCalendar(cal)
 	}
 	all := append(report.Observers{m, ts, bd}, obs...)
@@ -519,6 +549,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if simCfg.Grow != nil {
 		polName += "+grow=" + simCfg.Grow.Speedup.Name()
 	}
+	if simCfg.SchedInterval > 0 {
+		polName += fmt.Sprintf("+sched_interval=%d", simCfg.SchedInterval)
+	}
 	if al != nil {
 		polName += "+select=" + spec.Select
 		if len(o.members) > 0 {
@@ -538,6 +571,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		hw.Utilisation = report.HourOfWeekUtilisation(ts, cal)
 	}
 	o.summariseNodes(&s, st, ts)
+	s.Constraints = simCfg.Constraints
 	if o.ClosedLoop {
 		s.ClosedLoop = &report.ClosedLoop{Following: st.LoopFollowing, Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown}
 	}

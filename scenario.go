@@ -99,7 +99,10 @@ type Scenario struct {
 	JobQueues  string `toml:"job_queues" json:"job_queues,omitempty"`
 	Partitions string `toml:"partitions" json:"partitions,omitempty"`
 
-	// TimeZone is the zone of a sacct file's times (default UTC).
+	// TimeZone is the zone of the trace's wall clock: of a sacct file's
+	// times (default UTC), and of the calendar that places reservations,
+	// start windows and the reports' calendar axes, over the SWF
+	// header's TimeZoneString (an IANA name, or an offset UTC+02:00).
 	TimeZone string `toml:"timezone" json:"timezone,omitempty"`
 	// BatsimSpeed is the hosts' speed in flops per second, for Batsim's
 	// parallel_homogeneous profiles.
@@ -148,7 +151,11 @@ type Scenario struct {
 
 	// Slurm's backfill parameters (Backfill "slurm"); "" takes Slurm's
 	// default or the slurm.conf's.
-	BFInterval        Param `toml:"bf_interval" json:"bf_interval,omitempty"`
+	BFInterval Param `toml:"bf_interval" json:"bf_interval,omitempty"`
+	// SchedInterval is the scheduler's cycle for every policy: a pass at
+	// most every this many seconds (sim.Config.SchedInterval); 0, the
+	// default, is a pass at every event.
+	SchedInterval     Param `toml:"sched_interval" json:"sched_interval,omitempty"`
 	BFMaxJobTest      Param `toml:"bf_max_job_test" json:"bf_max_job_test,omitempty"`
 	BFWindow          Param `toml:"bf_window" json:"bf_window,omitempty"`
 	BFResolution      Param `toml:"bf_resolution" json:"bf_resolution,omitempty"`
@@ -352,7 +359,8 @@ func LoadScenario(path string, base Scenario) (Scenario, error) {
 func isConfigTable(key string) bool {
 	switch key {
 	case "filters", "licenses", "quota", "require_runtime", "max_size", "programs",
-		"templates", "template_rules", "cluster", "hpcpack", "clusters", "scored":
+		"templates", "template_rules", "cluster", "hpcpack", "clusters", "scored",
+		"reservation", "limit", "start_window":
 		return true
 	}
 	return false

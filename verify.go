@@ -110,6 +110,10 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 			label = path
 		}
 		msgs := summaryMismatches(&sum, outs, name)
+		if sum.Constraints != nil {
+			opts.Constraints = sum.Constraints
+			opts.NoWho = !knowsWho(outs)
+		}
 		for _, v := range sim.Verify(sum.Procs, outs, opts) {
 			msgs = append(msgs, v.Error())
 		}
@@ -277,6 +281,9 @@ func outcomeOf(row *report.JobRow, where string) (sim.Outcome, error) {
 	}
 	o.Requeues = requeuesOf(row.Metadata)
 	if row.Ran {
+		whoOf(row.Metadata, &o.Job)
+	}
+	if row.Ran {
 		var err error
 		if o.Alloc, err = cluster.ParseRanges(row.Alloc); err != nil {
 			return o, inputf("%s: allocated_resources: %v", where, err)
@@ -322,4 +329,42 @@ func requeuesOf(meta string) int {
 		}
 	}
 	return 0
+}
+
+// whoOf sets j's user, account (group), partition and queue from a ran
+// job's metadata ("user=U account=G partition=P queue=Q", written under
+// reservations, start windows or limits), and marks a job without them
+// with user −1.
+func whoOf(meta string, j *workload.Job) {
+	j.User = -1
+	for _, f := range strings.Fields(meta) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "user":
+			j.User = n
+		case "account":
+			j.Group = n
+		case "partition":
+			j.Partition = n
+		case "queue":
+			j.Queue = n
+		}
+	}
+}
+
+// knowsWho reports whether the jobs that ran know their users (see whoOf).
+func knowsWho(outs []sim.Outcome) bool {
+	for i := range outs {
+		if outs[i].State != sim.Rejected && outs[i].State != sim.Failed && outs[i].State != sim.Pending && outs[i].Job.User >= 0 {
+			return true
+		}
+	}
+	return false
 }

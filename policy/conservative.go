@@ -64,6 +64,25 @@ func (c *Conservative) Name() string { return "conservative" }
 // Schedule implements Policy.
 func (c *Conservative) Schedule(v View, d Decisions) {
 	now := v.Now()
+	if cal, ok := v.(Calendar); ok {
+		c.scheduleCalendar(v, d, cal)
+		return
+	}
+	// Under a scheduler cycle (sim.Config.SchedInterval) no pass ran when
+	// a job's place came, or when jobs ended: the plan is made anew.
+	// (Without one, a pass runs at every planned start and every end.)
+	for i := range c.plan {
+		if c.plan[i].start < now {
+			c.scheduleCalendar(v, d, nil)
+			return
+		}
+	}
+	for _, e := range v.Ended() {
+		if e.End < now {
+			c.scheduleCalendar(v, d, nil)
+			return
+		}
+	}
 	if !c.init {
 		c.prof.Reset(v.Capacity(), now)
 		c.init = true
@@ -209,5 +228,54 @@ func (c *Conservative) place(p *planned) {
 	p.start = c.prof.Earliest(c.now, p.procs, p.dur)
 	if p.start < workload.Forever {
 		c.prof.Add(p.start, p.end(), p.procs)
+	}
+}
+
+// scheduleCalendar is a pass under reservations, start windows or limits
+// (a View that is a Calendar, and so a Fitter), or without a calendar (cal
+// nil) one after a scheduler cycle let a planned start pass: the plan is
+// made anew, the running jobs by their estimates and then every waiting
+// job, in queue order, at its earliest place in the profile that its
+// calendar allows; a job whose place is now starts if it may (Fits: the
+// limits, the nodes), or else is planned from the profile's next change.
+// Under a Calendar every pass plans anew: the queue such a View shows
+// leaves out the jobs a limit holds, so a plan kept between passes would
+// not match it. Without one the plan made is the one later passes keep.
+func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
+	now := v.Now()
+	fit, _ := v.(Fitter)
+	pr := &c.prof
+	runningProfile(pr, v)
+	c.now, c.init, c.plan = now, true, c.plan[:0]
+	c.endedNow = c.endedNow[:0]
+	earliest := func(i, procs int, from, dur workload.Time) workload.Time {
+		if cal == nil {
+			return pr.Earliest(from, procs, dur)
+		}
+		return EarliestOn(pr, cal, i, procs, from, dur)
+	}
+	for i, n := 0, v.Len(); i < n; i++ {
+		j := v.Job(i)
+		dur := j.Limit()
+		at := earliest(i, j.Procs, now, dur)
+		if at == now {
+			if fit == nil || fit.Fits(i) {
+				before := v.Free()
+				d.Start(i)
+				pr.Add(now, satAdd(now, dur), min(max(before-v.Free(), j.Procs), pr.MinFree(now, satAdd(now, dur))))
+				continue
+			}
+			if next := pr.NextChange(now); next < workload.Forever {
+				at = earliest(i, j.Procs, next, dur)
+			} else {
+				at = workload.Forever
+			}
+		}
+		p := planned{seq: j.Seq, procs: j.Procs, dur: dur, start: at}
+		if at < workload.Forever {
+			d.Reserve(i, at)
+			pr.Add(at, p.end(), j.Procs)
+		}
+		c.plan = append(c.plan, p)
 	}
 }

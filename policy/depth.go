@@ -59,6 +59,7 @@ func (p *Depth) Schedule(v View, d Decisions) {
 	// and may hold more than it asked (whole nodes): the plan counts what
 	// it took.
 	fit, _ := v.(Fitter)
+	cal, _ := v.(Calendar)
 	take := func(i, procs int) int {
 		d.Start(i)
 		if fit == nil {
@@ -78,7 +79,12 @@ func (p *Depth) Schedule(v View, d Decisions) {
 		j := v.Job(i)
 		if reserved < p.Depth || p.Depth < 0 {
 			reserved++
-			at := pr.Earliest(now, j.Procs, j.Limit())
+			var at workload.Time
+			if cal != nil {
+				at = EarliestOn(pr, cal, i, j.Procs, now, j.Limit())
+			} else {
+				at = pr.Earliest(now, j.Procs, j.Limit())
+			}
 			procs := j.Procs
 			switch {
 			case at == now && i != h:
@@ -103,6 +109,7 @@ func (p *Depth) Schedule(v View, d Decisions) {
 			break
 		}
 		if j.Estimate <= 0 || j.Procs > free || (now+j.Estimate > limit && j.Procs > extra) || !pr.Fits(now, j.Procs, j.Estimate) ||
+			(cal != nil && !FitsOn(pr, cal, i, j.Procs, now, j.Estimate)) ||
 			(fit != nil && !fit.Fits(i)) {
 			continue
 		}

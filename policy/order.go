@@ -283,7 +283,12 @@ func (o *Ordered) Schedule(v View, d Decisions) {
 	o.view = orderedView{View: v, d: d, items: items, reserve: fcfs}
 	if f, ok := v.(Fitter); ok {
 		o.fit = orderedFitView{&o.view, f}
-		o.Inner.Schedule(&o.fit, &o.view)
+		if c, ok := v.(Calendar); ok {
+			cv := orderedCalView{&o.fit, c}
+			o.Inner.Schedule(&cv, &o.view)
+		} else {
+			o.Inner.Schedule(&o.fit, &o.view)
+		}
 	} else {
 		o.Inner.Schedule(&o.view, &o.view)
 	}
@@ -307,6 +312,23 @@ type orderedFitView struct {
 
 // Fits implements Fitter: the i-th job in priority order.
 func (o *orderedFitView) Fits(i int) bool { return o.f.Fits(o.items[i].i) }
+
+// orderedCalView is the permuted View of a View that is a Fitter and a
+// Calendar.
+type orderedCalView struct {
+	*orderedFitView
+	c Calendar
+}
+
+// Withheld implements Calendar: the i-th job in priority order.
+func (o *orderedCalView) Withheld(i int, t workload.Time) (int, workload.Time) {
+	return o.c.Withheld(o.items[i].i, t)
+}
+
+// StartFrom implements Calendar: the i-th job in priority order.
+func (o *orderedCalView) StartFrom(i int, t workload.Time) workload.Time {
+	return o.c.StartFrom(o.items[i].i, t)
+}
 
 // Job implements View: the i-th job in priority order.
 func (o *orderedView) Job(i int) *workload.Job { return o.View.Job(o.items[i].i) }

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -414,6 +415,8 @@ type EASY struct {
 	caps viewCaps
 
 	quiet QuietRule // what the last pass leaves (see Quieter)
+
+	calProf cluster.Profile // the running jobs' profile under a Calendar
 }
 
 // viewCaps are the optional interfaces of a pass's View and Decisions.
@@ -426,6 +429,7 @@ type viewCaps struct {
 	grow  Grower         // d as a Grower, or nil
 	sv    shadowView     // nil: shadows are computed through the View
 	seq   seqSearcher    // nil: jobs are found by Seq through the View
+	cal   Calendar       // nil: no reservations or start windows
 }
 
 // capsOf returns the optional interfaces of v and d, looked up again only
@@ -441,6 +445,7 @@ func (e *EASY) capsOf(v View, d Decisions) *viewCaps {
 	e.caps.grow, _ = d.(Grower)
 	e.caps.sv, _ = v.(shadowView)
 	e.caps.seq, _ = v.(seqSearcher)
+	e.caps.cal, _ = v.(Calendar)
 	return &e.caps
 }
 
@@ -520,9 +525,15 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	head := v.Job(h)
 	var shadow workload.Time
 	var extra int
-	if c.sv != nil {
+	switch {
+	case c.cal != nil:
+		// Reservations and start windows: the head's start is the
+		// earliest the calendar allows too, and the extra processors
+		// are those free for it all along its estimate.
+		shadow, extra = calendarShadow(&e.calProf, v, c.cal, h)
+	case c.sv != nil:
 		shadow, extra = c.sv.ShadowOf(head.Procs, false) // Shadow, without looking up c.sv again
-	} else {
+	default:
 		shadow, extra = ShadowOver(v, head.Procs, false)
 	}
 	if shadow < workload.Forever {

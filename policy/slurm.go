@@ -227,6 +227,13 @@ func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 		end, procs := v.Running(k)
 		pr.Release(roundUp(end, res), procs)
 	}
+	cal, _ := v.(Calendar)
+	earliest := func(i, procs int, from, dur workload.Time) workload.Time {
+		if cal != nil {
+			return EarliestOn(pr, cal, i, procs, from, dur)
+		}
+		return pr.Earliest(from, procs, dur)
+	}
 	started, tested := 0, 0
 	for i, n := h, v.Len(); i < n; i++ {
 		if s.p.MaxJobTest >= 0 && tested >= s.p.MaxJobTest {
@@ -238,7 +245,7 @@ func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 		if dur < workload.Forever {
 			dur = roundUp(dur, res)
 		}
-		at := pr.Earliest(now, j.Procs, dur)
+		at := earliest(i, j.Procs, now, dur)
 		procs := j.Procs
 		if at == now {
 			if fit == nil {
@@ -260,7 +267,7 @@ func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 			}
 			// Enough processors, not on the nodes it needs: plan it later.
 			if next := pr.NextChange(now); next < workload.Forever {
-				at = pr.Earliest(next, procs, dur)
+				at = earliest(i, procs, next, dur)
 			} else {
 				at = workload.Forever
 			}

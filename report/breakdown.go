@@ -416,7 +416,7 @@ func (b *Breakdown) Breakdowns() *Breakdowns {
 	}
 	out.PartitionLoss = b.partitionLoss()
 	if b.cal != nil {
-		hw := &HourOfWeek{Zone: b.cal.zoneName(), Jobs: b.howJobs}
+		hw := &HourOfWeek{Zone: b.cal.ZoneName(), Jobs: b.howJobs}
 		for c, n := range b.howJobs {
 			if n > 0 {
 				hw.WaitMeanSec[c] = float64(b.howWaits[c]) / float64(n)

@@ -9,27 +9,9 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// Calendar places a run's times on the wall clock: the trace's time 0 is
-// the instant Epoch (Unix seconds, the SWF header's UnixStartTime), and
-// dates are shown in Loc (the header's TimeZoneString, else its TimeZone,
-// else UTC).
-type Calendar struct {
-	Epoch int64
-	Loc   *time.Location
-}
-
-// At returns trace time t as a wall-clock time in the calendar's zone.
-func (c *Calendar) At(t workload.Time) time.Time {
-	return time.Unix(c.Epoch+int64(t), 0).In(c.Loc)
-}
-
-// zoneName names the calendar's zone for an axis label.
-func (c *Calendar) zoneName() string {
-	if n := c.Loc.String(); n != "" && n != "Local" {
-		return n
-	}
-	return "UTC"
-}
+// Calendar places a run's times on the wall clock (see workload.Calendar,
+// which the engine's calendar rules use too).
+type Calendar = workload.Calendar
 
 // sameCalendar reports whether every run has a calendar, the same one.
 func sameCalendar(runs []*Run) *Calendar {
@@ -38,7 +20,7 @@ func sameCalendar(runs []*Run) *Calendar {
 	}
 	c := runs[0].Calendar
 	for _, r := range runs[1:] {
-		if r.Calendar == nil || r.Calendar.Epoch != c.Epoch || r.Calendar.zoneName() != c.zoneName() {
+		if r.Calendar == nil || r.Calendar.Epoch != c.Epoch || r.Calendar.ZoneName() != c.ZoneName() {
 			return nil
 		}
 	}
@@ -55,7 +37,7 @@ func timeAxis(a *plot.Axis, cal *Calendar, u timeUnit, origin workload.Time) {
 		a.Tick.Marker = niceTicks
 		return
 	}
-	a.Label.Text = fmt.Sprintf("local time, %s (time 0 of the trace: %s)", cal.zoneName(), cal.At(0).Format("Mon 2 Jan 2006 15:04"))
+	a.Label.Text = fmt.Sprintf("local time, %s (time 0 of the trace: %s)", cal.ZoneName(), cal.At(0).Format("Mon 2 Jan 2006 15:04"))
 	a.Tick.Marker = calendarTicks(cal, u, origin)
 }
 

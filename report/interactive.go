@@ -99,7 +99,7 @@ func ganttJSON(r *Run) template.JS {
 		e := c.Epoch
 		d.Epoch = &e
 		_, d.Offset = c.At(workload.Time(origin)).Zone()
-		d.Zone = c.zoneName()
+		d.Zone = c.ZoneName()
 	}
 	// The arrays go in as they are (base64 needs no escaping): encoding
 	// megabytes of them through json.Marshal would scan every byte again.

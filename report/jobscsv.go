@@ -255,7 +255,7 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	b[n] = ','
 	n = putRanges(b, n+1, r.Alloc)
 	n = put(b, n, ",,")
-	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled {
+	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.Who {
 		b = appendField(b[:n], RanMetadata(r))
 	} else if r.Note != "" {
 		b = appendField(b[:n], r.Note)
@@ -302,7 +302,9 @@ func putRanges(b []byte, n int, rs []cluster.Range) int {
 	return n
 }
 
-// RanMetadata is the metadata of the row of a job that ran: with a
+// RanMetadata is the metadata of the row of a job that ran: under
+// reservations, start windows or limits (sim.Record.Who), first
+// "user=U account=G partition=P queue=Q" (SWF fields 12, 13, 16, 15); with a
 // prediction (sim.Record.HasPrediction), "predicted_start=T" (T the start
 // WILL_RUN predicted at submission, -1 for never) and, when T is a time,
 // "predicted_resources=R" (where WILL_RUN would start it: the resource ids
@@ -317,10 +319,14 @@ func putRanges(b []byte, n int, rs []cluster.Range) int {
 // COMPLETED_KILLED too): "memory use 800 KB per host exceeds its limit
 // 600 KB".
 func RanMetadata(r *sim.Record) string {
-	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail && r.State != sim.LimitKilled {
+	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail && r.State != sim.LimitKilled && !r.Who {
 		return r.Note
 	}
 	var parts []string
+	if r.Who {
+		j := r.Job
+		parts = append(parts, "user="+strconv.Itoa(j.User), "account="+strconv.Itoa(j.Group), "partition="+strconv.Itoa(j.Partition), "queue="+strconv.Itoa(j.Queue))
+	}
 	if r.HasPrediction {
 		p := int64(r.Predicted)
 		if r.Predicted >= workload.Forever {

@@ -233,6 +233,10 @@ type Summary struct {
 	// and omitted, without node events). The caller sets it
 	// (SetNodeFailures). Being a pointer, it compares by identity.
 	NodeFailures *NodeFailures `json:"node_failures,omitempty"`
+	// Constraints are the run's reservations, start windows and limits
+	// (nil, and omitted, without any); the caller sets them. schedsim
+	// verify checks the per-job table against them.
+	Constraints *sim.Constraints `json:"constraints,omitempty"`
 	// ClosedLoop counts what a closed-loop replay (--closed-loop) did to
 	// submit times (nil, and omitted, without one); the caller sets it.
 	// Being a pointer, it compares by identity.

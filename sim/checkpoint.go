@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -90,6 +91,10 @@ type engineState struct {
 	GrowOrder []int32
 
 	Nodes *nodesState // under Config.NodeEvents
+
+	// Ended are the jobs that ended since the last pass, which a
+	// scheduler cycle (Config.SchedInterval) keeps between instants.
+	Ended []policy.Ended
 }
 
 type nodesState struct {
@@ -167,7 +172,7 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 	if err := CanCheckpoint(e.cfg); err != nil {
 		return nil, err
 	}
-	if len(e.ended) > 0 {
+	if len(e.ended) > 0 && e.cfg.SchedInterval == 0 {
 		return nil, errors.New("sim: checkpoint taken inside an instant")
 	}
 	snap := new(Snapshot)
@@ -188,6 +193,7 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 	s.Now, s.FreeIDs, s.Queue, s.Epoch = e.now, slices.Clone(e.freeIDs), slices.Clone(e.queue), e.epoch
 	s.LastSeq, s.Wakes, s.Queued, s.Stats = e.lastSeq, slices.Clone(e.wakes), e.queuedProcs, e.stats
 	s.Busy, s.LastT, s.NextCk = e.busy, e.lastT, e.nextCk
+	s.Ended = slices.Clone(e.ended)
 	s.Slots = make([]slotState, len(e.slots))
 	var ranges int
 	for i := range e.slots {
@@ -324,6 +330,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	e.now, e.freeIDs, e.queue, e.epoch = s.Now, s.FreeIDs, s.Queue, s.Epoch
 	e.lastSeq, e.wakes, e.queuedProcs, e.stats = s.LastSeq, s.Wakes, s.Queued, s.Stats
 	e.busy, e.lastT, e.nextCk = s.Busy, s.LastT, s.NextCk
+	e.ended = s.Ended
 	if e.ends, err = unevents(s.Ends, n); err != nil {
 		return nil, bad("%v", err)
 	}
@@ -373,6 +380,9 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	}
 	if err := e.repark(); err != nil {
 		return nil, bad("%v", err)
+	}
+	if e.cons != nil {
+		e.cons.rebuild(e)
 	}
 	e.resumed = true
 	return e, nil

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
@@ -62,7 +63,35 @@ func checkpointCases(procs int) []checkpointCase {
 		{At: 90000, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 2, Hi: 6}}},
 		{At: 95000, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 2, Hi: 6}}},
 	}
+	cal := calendarConstraints
 	return []checkpointCase{
+		// Reservations, start windows and limits (see
+		// calendarConstraints), saved and restored.
+		{"easy-calendar", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Constraints: cal()}
+		}},
+		{"hpcpack-calendar", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: 50, Strict: true}, Constraints: cal()}
+		}},
+		{"fcfs-cycle-calendar", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: policy.FCFS{}, Constraints: cal(), SchedInterval: 300}
+		}},
+		{"depth-calendar", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.Depth{Depth: 3, Lookahead: policy.LookaheadAll}, Constraints: cal()}
+		}},
+		{"conservative-calendar", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.Conservative{}, Constraints: cal()}
+		}},
+		{"conservative-cycle", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.Conservative{}, SchedInterval: 300}
+		}},
+		{"slurm-calendar", func() sim.Config { return sim.Config{Procs: procs, Policy: slurm(), Constraints: cal()} }},
+		{"easy-sjf-calendar", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll}), Constraints: cal()}
+		}},
+		{"easy-linear-calendar", func() sim.Config {
+			return sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Allocator: nodes(cluster.SelectLinear), Constraints: cal()}
+		}},
 		{"easy-nodes-kill", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, NodeEvents: events, NodeSize: 4}
 		}},
@@ -257,6 +286,9 @@ func TestCheckpointChain(t *testing.T) {
 						t.Fatalf("only %d jobs held across a checkpoint: the test does not exercise holds", late)
 					}
 				}
+				if strings.HasSuffix(tc.name, "-calendar") {
+					checkCalendarRun(t, tc.cfg(), want.Records, true)
+				}
 				if resumes < 5 {
 					t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)
 				}
@@ -328,4 +360,50 @@ func FuzzRestore(f *testing.F) {
 		cfg := sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}}
 		sim.Restore(cfg, b)
 	})
+}
+
+// calendarConstraints are the reservations, start windows and limits of
+// the "-calendar" checkpoint cases, on a Stockholm calendar from the Unix
+// epoch (daylight saving in summer): a daily maintenance of the whole
+// machine at 03:00 local time for 30 minutes, a one-off reservation of 32
+// processors for users 1 and 2, a weekly maintenance of 16 processors, a
+// weekday start window (08:00-17:00: at most 2 h), and per-user limits.
+func calendarConstraints() *sim.Constraints {
+	loc, err := time.LoadLocation("Europe/Stockholm")
+	if err != nil {
+		panic(err)
+	}
+	return &sim.Constraints{
+		Calendar: workload.Calendar{Epoch: 0, Loc: loc},
+		Reservations: []sim.Reservation{
+			{Name: "nightly", Start: 2 * 3600, Duration: 1800, Recur: sim.RecurDaily, Until: workload.Forever, Maint: true},
+			{Name: "users12", Start: 50000, Duration: 5000, Until: workload.Forever, Procs: 32, Users: []int{1, 2}},
+			{Name: "weekly", Start: 100000, Duration: 3600, Recur: sim.RecurWeekly, Until: workload.Forever, Procs: 16, Maint: true},
+		},
+		Windows: []sim.StartWindow{{Partition: -1, Queue: -1, Days: 0b0111110, From: 8 * 3600, To: 17 * 3600, MaxWall: 7200}},
+		Limits:  []sim.Limit{{AllUsers: true, MaxJobsPerUser: 6, MaxCPUsPerUser: 64}},
+	}
+}
+
+// checkCalendarRun checks a "-calendar" case's records: verify finds no
+// job in a reservation it may not use, outside its start window or over
+// a limit, and (mustHold) the constraints did hold jobs back.
+func checkCalendarRun(t *testing.T, cfg sim.Config, recs []sim.Record, mustHold bool) {
+	t.Helper()
+	c := &sim.Collector{}
+	held := map[sim.PendingReason]int{}
+	for i := range recs {
+		c.JobDone(&recs[i])
+		held[recs[i].Pending]++
+	}
+	opts := sim.VerifyOptions{Constraints: cfg.Constraints}
+	if cfg.Allocator != nil {
+		return // verify's node checks need the cluster's spec; the engine checks the rest
+	}
+	for _, v := range sim.Verify(cfg.Procs, c.Outcomes, opts) {
+		t.Errorf("verify: %v", v)
+	}
+	if mustHold && held[sim.PendingLimit]+held[sim.PendingReservation]+held[sim.PendingStartWindow] == 0 {
+		t.Errorf("no job waited for a limit, a reservation or a start window (%v): the case does not exercise them", held)
+	}
 }

@@ -180,6 +180,10 @@ type Record struct {
 	// (PendingNone for a job that started at its submission, and in
 	// ScoreD's records).
 	Pending PendingReason
+	// Who reports a run with Config.Constraints, whose checks need to
+	// know whose job it was: jobs.csv's metadata then names the job's
+	// user, account, partition and queue.
+	Who bool
 }
 
 // PendingReason says why a job waited, in the spirit of Slurm's pending
@@ -206,6 +210,17 @@ const (
 	PendingPolicy
 	// PendingHold: it was held until its Hold Until, and started then.
 	PendingHold
+	// PendingLimit: a user or account limit held it (Config.Constraints;
+	// Slurm's QOSMaxJobsPerUserLimit and the like).
+	PendingLimit
+	// PendingReservation: it was next and enough processors were idle,
+	// but its requested time would have run into a reservation it may
+	// not use (Config.Constraints; Slurm's ReqNodeNotAvail, Reserved
+	// for maintenance).
+	PendingReservation
+	// PendingStartWindow: it was next, but a start window forbade it to
+	// start then (Config.Constraints).
+	PendingStartWindow
 )
 
 // String returns the reason's name as the reports show it.
@@ -219,6 +234,12 @@ func (r PendingReason) String() string {
 		return "held by the policy"
 	case PendingHold:
 		return "hold until"
+	case PendingLimit:
+		return "limit"
+	case PendingReservation:
+		return "reservation"
+	case PendingStartWindow:
+		return "start window"
 	}
 	return ""
 }
@@ -295,6 +316,19 @@ type Config struct {
 	// engine would have. Only on a pool of processors (no Allocator), and
 	// not with Grow, NodeEvents or CheckpointEvery.
 	DeferPlacement bool
+	// Constraints, if not nil, are the machine's reservations, start
+	// windows and user and account limits, which every policy plans
+	// around (see Constraints). Not with Grow; reservations are then
+	// promises the engine checks only without limits and an Estimator,
+	// and not under conservative backfilling (which re-plans every pass).
+	Constraints *Constraints
+	// SchedInterval, if positive, is the scheduler's cycle: passes run
+	// only at the instants a whole number of cycles after the first
+	// submission (like Slurm's sched_interval or a PBS scheduler cycle);
+	// what happens between them waits for the next. 0 is a pass at every
+	// instant where something happened.
+	SchedInterval workload.Time
+
 	// Events, if set, receives every event of the run (submitted,
 	// started, reserved, ended, refused) on the engine's goroutine, in
 	// order; see EventObserver. Not with DeferPlacement.
@@ -628,6 +662,14 @@ type Engine struct {
 	deferHeld int
 
 	ev Event // the event being sent (Config.Events)
+
+	// promises: the engine checks that a job starts no later than its
+	// reservation (not on nodes, under limits, an Estimator with
+	// constraints, or conservative backfilling re-planning under
+	// constraints or a cycle; see Config.Constraints).
+	promises bool
+	cons     *constraints  // Config.Constraints' state, or nil
+	nextTick workload.Time // the cycle's wake-up pending (Config.SchedInterval), or −1
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -671,7 +713,28 @@ func New(cfg Config) (*Engine, error) {
 		e.scale, _ = e.alloc.(scaler)
 		e.defTime, _ = e.alloc.(cluster.DefaultTimer)
 	}
-	if q, ok := e.pol.(policy.Quieter); ok && e.alloc == nil && e.grow == nil && len(cfg.NodeEvents) == 0 {
+	e.nextTick = -1
+	if cfg.SchedInterval < 0 {
+		return nil, fmt.Errorf("sim: scheduler cycle %d s: want ≥ 0", cfg.SchedInterval)
+	}
+	if cfg.Constraints != nil {
+		if cfg.Grow != nil {
+			return nil, errors.New("sim: reservations, start windows and limits (Config.Constraints) do not apply to growing jobs (Config.Grow)")
+		}
+		cs, err := newConstraints(cfg.Constraints, cfg.Procs)
+		if err != nil {
+			return nil, err
+		}
+		e.cons = cs
+		cs.view = consView{e: e, cs: cs, inner: e.view}
+		cs.view.fit, _ = e.view.(policy.Fitter)
+		cs.dec = consDecisions{&cs.view}
+		_, conservative := e.pol.(*policy.Conservative)
+		cs.checkPromises = !cs.hasLimits && e.est == nil && !conservative
+	}
+	_, conservative := e.pol.(*policy.Conservative)
+	e.promises = e.alloc == nil && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)
+	if q, ok := e.pol.(policy.Quieter); ok && e.alloc == nil && e.grow == nil && len(cfg.NodeEvents) == 0 && e.cons == nil && cfg.SchedInterval == 0 {
 		e.quieter = q
 		// A checkpoint is taken between instants, with no end left for
 		// the next pass: passes after ends run when it may be taken.
@@ -843,6 +906,16 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		// the job's re-evaluation: it is offered the idle processors
 		// again then, even with nothing queued (SPEC §6).
 		passed = passed || (woken && e.grow != nil && e.grow.filter != nil && len(e.grow.order) > 0)
+		if passed && e.cfg.SchedInterval > 0 {
+			// The scheduler's cycle: a pass only at its ticks.
+			if tick := e.cycleTick(t); tick != t {
+				if e.nextTick != tick {
+					e.wakes.push(tick)
+					e.nextTick = tick
+				}
+				passed = false
+			}
+		}
 		if passed {
 			if e.quietDue {
 				e.quiet, e.quietDue = e.quieter.Quiet(), false
@@ -908,6 +981,18 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		panic(fmt.Sprintf("sim: processor-seconds not conserved: busy integral %.0f, jobs used %.0f", e.busy, e.stats.ProcSeconds))
 	}
 	return e.stats, nil
+}
+
+// cycleTick returns the first tick of the scheduler's cycle
+// (Config.SchedInterval) at or after t, counted from the first
+// submission.
+func (e *Engine) cycleTick(t workload.Time) workload.Time {
+	n := e.cfg.SchedInterval
+	d := t - e.stats.FirstEvent
+	if r := d % n; r != 0 {
+		return t - r + n
+	}
+	return t
 }
 
 // idleButWakes reports whether, the source read to its end, the run has
@@ -982,6 +1067,12 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	} else {
 		ok, reason = e.machine.CanEverRun(e.procsAtSubmit(j))
 	}
+	if ok && e.cons != nil {
+		e.cons.initWindows(j.Submit)
+		if r := e.cons.admit(j, j.Estimate, j.Submit); r != "" {
+			ok, reason = false, r
+		}
+	}
 	if !ok {
 		e.stats.Rejected++
 		e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, Reason: reason}
@@ -1003,6 +1094,9 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	}
 	s := &e.slots[id]
 	s.job = *j
+	if e.cons != nil {
+		e.cons.submitted(j, 1)
+	}
 	s.started = false
 	s.requeues = 0
 	s.memberLimit = false
@@ -1115,6 +1209,11 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.machine.Release(s.alloc)
 	}
 	e.nodes.released(s.alloc)
+	if e.cons != nil {
+		e.cons.running(&s.job, -1)
+		e.cons.submitted(&s.job, -1)
+		e.cons.cumValid = false
+	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s)})
@@ -1131,7 +1230,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.stats.Killed++
 	}
 	e.touch(s.end)
-	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.starter != nil, Slot: id, Pending: s.pending}
+	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.starter != nil, Slot: id, Pending: s.pending, Who: e.cons != nil}
 	e.recordGrowth(id)
 	if s.predicted >= 0 {
 		e.rec.Predicted, e.rec.HasPrediction, e.rec.PredictedAlloc = s.predicted, true, s.predAt
@@ -1174,6 +1273,13 @@ func (e *Engine) searchRunning(predEnd workload.Time, seq int64) int {
 
 // pass runs one scheduling pass and removes the started jobs from the queue.
 func (e *Engine) pass() {
+	if e.cons != nil {
+		e.consPass()
+		if e.quieter != nil {
+			e.quietDue, e.quietLen = true, len(e.queue)
+		}
+		return
+	}
 	e.stats.Passes++
 	e.passLen = len(e.queue)
 	e.headPhase = e.grow != nil
@@ -1445,10 +1551,14 @@ func (e *Engine) startWith(i, procs int) {
 	if e.now < s.job.Submit {
 		panic(fmt.Sprintf("sim: job %d started at %d before its submission at %d", s.job.ID, e.now, s.job.Submit))
 	}
-	if e.now > s.reserved && s.epoch == e.epoch && e.alloc == nil {
+	if e.now > s.reserved && s.epoch == e.epoch && e.promises &&
+		(e.cfg.SchedInterval == 0 || e.now > e.cycleTick(s.reserved)) { // under a cycle, the first pass at or after it
 		panic(fmt.Sprintf("sim: job %d started at %d after its reservation at %d: a reservation was delayed", s.job.ID, e.now, s.reserved))
 	}
 	s.started = true
+	if e.cons != nil {
+		e.cons.running(&s.job, 1)
+	}
 	if s.pending == PendingNone && e.now > s.job.Submit {
 		// Never at the head of the queue after a pass: jobs ahead of it
 		// went first, unless its hold alone kept it until now.
@@ -1523,6 +1633,9 @@ func (e *Engine) startWith(i, procs int) {
 func (e *Engine) insertRunning(s *slot, id int32) {
 	// Seqs are unique: the first key at or after the job's is after it.
 	k := e.searchRunning(s.predEnd, s.job.Seq)
+	if e.cons != nil {
+		e.cons.cumValid = false
+	}
 	e.running = append(e.running, byEnd{})
 	copy(e.running[k+1:], e.running[k:])
 	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(s.job.Procs), id: id}
@@ -1581,6 +1694,9 @@ func (e *Engine) Fail(i int, reason string) {
 	e.startedAt = append(e.startedAt, i)
 	e.queuedProcs -= int64(s.job.Procs)
 	e.dequeued(s)
+	if e.cons != nil {
+		e.cons.submitted(&s.job, -1)
+	}
 	e.stats.Failed++
 	e.touch(e.now)
 	s.job.Estimate = s.limit // the job as the trace gave it

@@ -315,6 +315,9 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 	// What each running job gives back to service changed with the
 	// draining nodes.
 	back := 0
+	if e.cons != nil {
+		e.cons.cumValid = false
+	}
 	for k := range e.running {
 		r := &e.running[k]
 		s := &e.slots[r.id]
@@ -367,10 +370,13 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 			b.WriteString(ev.Reason)
 		}
 		e.stats.NodeKilled++
+		if e.cons != nil {
+			e.cons.submitted(&s.job, -1)
+		}
 		s.end = e.now
 		s.job.Estimate = s.limit // the job as the trace gave it
 		e.touch(e.now)
-		e.rec = Record{Job: &s.job, State: NodeFail, Start: s.start, End: s.end, Alloc: s.alloc, Reason: b.String(), Requeues: int(s.requeues)}
+		e.rec = Record{Job: &s.job, State: NodeFail, Start: s.start, End: s.end, Alloc: s.alloc, Reason: b.String(), Requeues: int(s.requeues), Who: e.cons != nil}
 		e.recordGrowth(id)
 		if s.predicted >= 0 {
 			e.rec.Predicted, e.rec.HasPrediction, e.rec.PredictedAlloc = s.predicted, true, s.predAt
@@ -432,6 +438,10 @@ func (e *Engine) stopRun(id int32) {
 		e.machine.Release(s.alloc)
 	}
 	e.nodes.released(s.alloc) // its part on other, draining nodes
+	if e.cons != nil {
+		e.cons.running(&s.job, -1)
+		e.cons.cumValid = false
+	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: e.now, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s)})

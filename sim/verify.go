@@ -95,6 +95,16 @@ type VerifyOptions struct {
 	// requeued jobs (they run again after later jobs started).
 	NodeEvents []cluster.NodeEvent
 	NodeSize   int
+	// Constraints, if not nil, are the run's reservations, start windows
+	// and limits (Config.Constraints): no job started inside a start
+	// window that forbids it, ran into a reservation it may not use
+	// (beyond the processors the reservation leaves), or over a limit;
+	// a rejection for a limit or the reservations is valid. Head
+	// reservations are then not checked against the running jobs alone.
+	// NoWho says the outcomes do not know the jobs' users, accounts,
+	// partitions and queues: only the rules for every job are checked.
+	Constraints *Constraints
+	NoWho       bool
 }
 
 // Violation is one broken invariant.
@@ -176,7 +186,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			continue // a filter failed it, or kept it waiting to the end: it never ran
 		}
 		if o.State == Rejected {
-			if j.Procs <= procs && !(nt != nil && strings.Contains(o.Reason, "in service")) && !(memOK && strings.Contains(o.Reason, "memory")) && !(opts.Cluster != nil && strings.Contains(o.Reason, "partition")) && !largerThanEach(j.Procs, opts.Members) && !(opts.Speedup != nil && j.MinProcs > int64(procs)) {
+			if j.Procs <= procs && !(opts.Constraints != nil && ConstraintRejection(o.Reason)) && !(nt != nil && strings.Contains(o.Reason, "in service")) && !(memOK && strings.Contains(o.Reason, "memory")) && !(opts.Cluster != nil && strings.Contains(o.Reason, "partition")) && !largerThanEach(j.Procs, opts.Members) && !(opts.Speedup != nil && j.MinProcs > int64(procs)) {
 				add(j, "rejected-fits", "rejected, but its %d processors fit the machine of %d", j.Procs, procs)
 			}
 			continue
@@ -269,8 +279,11 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		}
 		vs = append(vs, checkFCFS(outs, fcfs)...)
 	}
-	if opts.HeadReservation {
+	if opts.HeadReservation && opts.Constraints == nil && opts.Cluster == nil {
 		vs = append(vs, checkHeadReservations(procs, outs, ran, byStart)...)
+	}
+	if opts.Constraints != nil {
+		vs = append(vs, verifyConstraints(opts.Constraints, procs, outs, ran, opts.NoWho)...)
 	}
 	return vs
 }

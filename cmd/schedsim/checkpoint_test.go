@@ -331,3 +331,42 @@ func TestCheckpointBadInputLeavesNothing(t *testing.T) {
 		t.Errorf("files left in %s: %v", out, left)
 	}
 }
+
+// A run with reservations, a start window, limits and a scheduler cycle,
+// killed with SIGKILL after some checkpoints and resumed, writes the same
+// files as a run never interrupted: the limits' counts, the calendar's
+// wake-ups and the ends a cycle keeps between passes survive.
+func TestCheckpointKillResumeCalendar(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.swf")
+	if code, _, stderr := run(t, "generate", "--jobs", "2000", "--procs", "64", "--out", big); code != 0 {
+		t.Fatal(stderr)
+	}
+	conf := writeFile(t, dir, "calendar.toml", `
+[[reservation]]
+name = "nightly"
+start = "2h"
+duration = "1h"
+recur = "daily"
+
+[[reservation]]
+name = "half"
+start = "2d"
+duration = "6h"
+procs = 32
+
+[[start_window]]
+days = "Mon-Fri"
+hours = "08:00-18:00"
+max_wall = "2h"
+
+[[limit]]
+users = ["*"]
+max_jobs_per_user = 3
+grp_cpus = 60
+`)
+	want := killResumeCompare(t, dir, 6, "12h", "run", "--trace", big, "-q", "--config", conf, "--sched-interval", "60")
+	if !bytes.Contains(want["summary.json"], []byte(`"constraints"`)) {
+		t.Fatal("the summary records no constraints: the test does not exercise them")
+	}
+}

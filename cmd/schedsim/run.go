@@ -67,6 +67,15 @@ node is --node-size processors of the pool (default 1), or a node of the
 [cluster]; not with a cluster of clusters, conservative backfilling,
 --grow or --mode yet.
 
+Reservations, start windows and limits ([[reservation]], [[start_window]],
+[[limit]] tables in --config or the scenario file) are known in advance and
+every policy plans around them: no job runs into a reservation it may not
+use, starts inside a start window that forbids it, or runs over a user or
+account limit (held jobs block no one). Calendar rules use the trace's
+wall clock (UnixStartTime, TimeZoneString, or --timezone). --sched-interval
+runs the scheduler on a cycle. See the README's "Reservations, limits and
+calendars".
+
 Long runs can be checkpointed (--checkpoint FILE, every --checkpoint-every
 of simulated time) and continued after a crash or SIGKILL with --resume FILE
 alone; the outputs equal an uninterrupted run's byte for byte. A checkpoint
@@ -76,7 +85,7 @@ trace is refused.
 A scenario file (TOML) describes a whole run: its keys are the options
 below with '_' for '-' (trace = "log.swf.gz", backfill = "easy",
 lookahead = "all", out = "results"), and it may also hold the tables of a
---config file ([filters], [cluster], [scored], …). Paths in it are relative
+--config file ([filters], [cluster], [scored], [[reservation]], …). Paths in it are relative
 to the file. Options given on the command line override the file's values.
 
 Real traces are dirty: the cleaning options below choose what happens to

@@ -57,6 +57,18 @@ const ScheduleMarker = "-- schedule"
 // run time and estimate (its requested time, - for none) in seconds, in
 // submission order; the job's other fields are those of Job.
 //
+// A job line may end with key=value fields: user, group, queue and
+// partition (SWF fields 12, 13, 15, 16). The machine's constraints
+// (sim.Constraints; its calendar is UTC from trace time 0, a Thursday)
+// come on lines of their own, values in seconds:
+//
+//	reservation NAME START DURATION [recur=once|daily|weekdays|weekends|weekly] [until=T] [procs=N] [users=1,2] [accounts=…] [partitions=…]
+//	window DAYS FROM-TO MAXWALL [partition=N] [queue=N]   # DAYS: Mon-Fri, Sat,Sun or *; FROM-TO: 07:00-16:00
+//	limit users=*|1,2 [accounts=…] [max_jobs=N] [max_submit=N] [max_cpus=N] [grp_cpus=N] [max_wall=N]
+//
+// A reservation naming no users, accounts or partitions is a maintenance
+// one. The policy line may also give sched-interval=N (seconds).
+//
 // Everything after the line that starts with ScheduleMarker is the
 // schedule (Want), as FormatSchedule writes it.
 type Scenario struct {
@@ -67,6 +79,10 @@ type Scenario struct {
 	// Policy and Estimates are the policy line's settings.
 	Policy    policy.Config
 	Estimates string
+	// Constraints are the reservation, window and limit lines' (nil
+	// without any), and SchedInterval the policy line's sched-interval.
+	Constraints   *sim.Constraints
+	SchedInterval workload.Time
 	// Jobs are the jobs in file order, numbered (Seq) in that order.
 	Jobs []workload.Job
 	// Want is the text after the schedule marker's line; HasSchedule
@@ -181,8 +197,15 @@ func parse(path string, data []byte, jobsOnly bool) (*Scenario, error) {
 			}
 			j.Seq = int64(len(s.Jobs))
 			s.Jobs = append(s.Jobs, j)
+		case "reservation", "window", "limit":
+			if s.Constraints == nil {
+				s.Constraints = &sim.Constraints{}
+			}
+			if err := parseConstraint(s.Constraints, fs); err != nil {
+				return nil, fail(fs[0], "%v", err)
+			}
 		default:
-			return nil, fail("", "unknown statement %q (want procs, policy or job)", fs[0])
+			return nil, fail("", "unknown statement %q (want procs, policy, job, reservation, window or limit)", fs[0])
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -250,6 +273,12 @@ func (s *Scenario) setPolicy(kv string) error {
 			}
 		}
 		s.Policy.SJBF = b
+	case "sched-interval":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("sched-interval %q: want seconds ≥ 0", v)
+		}
+		s.SchedInterval = workload.Time(n)
 	case "estimates":
 		if _, err := policy.ParseEstimator(v); err != nil {
 			return err
@@ -274,6 +303,10 @@ var jobFields = []string{"id", "submit", "procs", "run", "estimate"}
 
 // parseJob parses the values of a job line.
 func parseJob(fs []string) (workload.Job, error) {
+	var extra []string
+	if len(fs) > len(jobFields) {
+		fs, extra = fs[:len(jobFields)], fs[len(jobFields):]
+	}
 	if len(fs) != len(jobFields) {
 		return workload.Job{}, fmt.Errorf("want job ID SUBMIT PROCS RUN ESTIMATE, got %d values", len(fs))
 	}
@@ -298,7 +331,27 @@ func parseJob(fs []string) (workload.Job, error) {
 		}
 		v[i] = n
 	}
-	return Job(v[0], workload.Time(v[1]), int(v[2]), workload.Time(v[3]), workload.Time(v[4])), nil
+	j := Job(v[0], workload.Time(v[1]), int(v[2]), workload.Time(v[3]), workload.Time(v[4]))
+	for _, kv := range extra {
+		k, val, _ := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			return workload.Job{}, &fieldError{k, fmt.Errorf("%q is not a whole number", val)}
+		}
+		switch k {
+		case "user":
+			j.User = n
+		case "group":
+			j.Group = n
+		case "queue":
+			j.Queue = n
+		case "partition":
+			j.Partition = n
+		default:
+			return workload.Job{}, &fieldError{k, fmt.Errorf("unknown job field (want user, group, queue or partition)")}
+		}
+	}
+	return j, nil
 }
 
 // NewPolicy returns a new policy value of the scenario's settings.
@@ -317,7 +370,7 @@ func (s *Scenario) Config() (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, err
 	}
-	return sim.Config{Procs: s.Procs, Policy: p, Estimator: est}, nil
+	return sim.Config{Procs: s.Procs, Policy: p, Estimator: est, Constraints: s.Constraints, SchedInterval: s.SchedInterval}, nil
 }
 
 // Run runs the scenario and returns the schedule it gave, as
@@ -331,7 +384,7 @@ func (s *Scenario) Run(t testing.TB) string {
 	}
 	jobs := slices.Clone(s.Jobs)
 	rec, _ := Run(t, cfg, jobs)
-	if err := CheckSchedule(s.Procs, jobs, rec.Records); err != nil {
+	if err := checkSchedule(s.Procs, jobs, rec.Records, s.Constraints != nil); err != nil {
 		t.Fatalf("%s: %v\n%s", s.Path, err, Format(rec.Records))
 	}
 	return FormatSchedule(jobs, rec.Records)

@@ -207,6 +207,13 @@ func Simulate(t testing.TB, procs int, pol policy.Policy, jobs []workload.Job) (
 // once; records come in order of end time. It does not apply to runs with
 // filters, node events, growth or a cluster of nodes.
 func CheckSchedule(procs int, jobs []workload.Job, recs []sim.Record) error {
+	return checkSchedule(procs, jobs, recs, false)
+}
+
+// checkSchedule is CheckSchedule; with constrained, a job that fits the
+// machine may be rejected too (with a reason): a limit or the
+// reservations rejected it (sim.Constraints).
+func checkSchedule(procs int, jobs []workload.Job, recs []sim.Record, constrained bool) error {
 	if len(recs) != len(jobs) {
 		return fmt.Errorf("%d records for %d jobs", len(recs), len(jobs))
 	}
@@ -220,7 +227,7 @@ func CheckSchedule(procs int, jobs []workload.Job, recs []sim.Record) error {
 		if i > 0 && r.End < recs[i-1].End {
 			return fmt.Errorf("record of job %d (end %d) after one ending at %d", j.ID, r.End, recs[i-1].End)
 		}
-		if (r.State == sim.Rejected) != (j.Procs > procs) {
+		if (r.State == sim.Rejected) != (j.Procs > procs) && !(constrained && r.State == sim.Rejected) {
 			return fmt.Errorf("job %d of %d processors on a %d-processor machine: state %v", j.ID, j.Procs, procs, r.State)
 		}
 		if r.State == sim.Rejected {

@@ -1,0 +1,770 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Constraints are the rules of a real machine that every policy plans
+// around (Config.Constraints): reservations (Slurm's `scontrol create
+// reservation`), start windows (a maximum requested time that depends on
+// when a job would start, like PBS's prime and non-prime time) and user
+// and account limits (Slurm's association and QOS limits). Calendar rules
+// are placed on the wall clock of Calendar, daylight saving included.
+//
+// How the engine applies them:
+//
+//   - A job may start at t only if, at every instant u of [t, t+limit)
+//     (limit: its requested time, its whole future without one), the
+//     processors free at u (the running jobs by their predicted ends)
+//     less those held by the reservations active at u that it may not use
+//     are at least its own. A maintenance reservation admits no job; one
+//     for users, accounts or partitions admits their jobs only. The
+//     policies plan with the same rule (policy.Calendar), so a backfilled
+//     job never runs into a reservation and a head's reservation is never
+//     promised inside one.
+//   - A job whose requested time exceeds a start window's MaxWall may not
+//     start inside that window; it waits for the window's end.
+//   - A job that a limit holds (its user's running jobs or processors, its
+//     account's processors) is left out of the queue a pass sees, as
+//     Slurm's scheduler passes over jobs held by an association limit:
+//     it blocks no one. MaxSubmitJobsPerUser and MaxWall reject a job at
+//     its submission, as Slurm does, with the reason.
+//   - A job that can never start (its requested time does not fit
+//     between the reservations it may not use, or a limit is smaller
+//     than the job) is rejected at its submission with the reason.
+//
+// After every pass that leaves jobs waiting the engine wakes itself at
+// the next instant a reservation or a start window begins or ends.
+// Recurring rules are expanded lazily, as far ahead as a query asks.
+type Constraints struct {
+	// Calendar places the calendar rules on the wall clock.
+	Calendar workload.Calendar
+	// Reservations, in any order; names are unique.
+	Reservations []Reservation
+	// Windows are the start windows.
+	Windows []StartWindow
+	// Limits are the user, account and QOS limits.
+	Limits []Limit
+}
+
+// Recur is how a reservation repeats (Slurm's DAILY, WEEKDAY, WEEKEND and
+// WEEKLY flags).
+type Recur uint8
+
+// Values of Recur.
+const (
+	// RecurOnce: a one-off reservation.
+	RecurOnce Recur = iota
+	// RecurDaily: every day at the same local time.
+	RecurDaily
+	// RecurWeekdays: every Monday to Friday at the same local time.
+	RecurWeekdays
+	// RecurWeekends: every Saturday and Sunday at the same local time.
+	RecurWeekends
+	// RecurWeekly: every week on the same weekday and local time.
+	RecurWeekly
+)
+
+// RecurNames are the names of Recur's values, as scenario files give them.
+var RecurNames = [...]string{"once", "daily", "weekdays", "weekends", "weekly"}
+
+// String returns the recurrence's name.
+func (r Recur) String() string {
+	if int(r) < len(RecurNames) {
+		return RecurNames[r]
+	}
+	return "Recur(" + strconv.Itoa(int(r)) + ")"
+}
+
+// ParseRecur parses a Recur by name ("" is once).
+func ParseRecur(s string) (Recur, error) {
+	if s == "" {
+		return RecurOnce, nil
+	}
+	for i, n := range RecurNames {
+		if n == s {
+			return Recur(i), nil
+		}
+	}
+	return 0, fmt.Errorf("recur %q: want once, daily, weekdays, weekends or weekly", s)
+}
+
+// Reservation is a reservation of processors over time: one occurrence,
+// or a recurring one, all of its occurrences known in advance.
+type Reservation struct {
+	// Name identifies it in messages and verify's findings.
+	Name string
+	// Start is the first occurrence's start (trace time); recurring
+	// occurrences start at the same local wall-clock time.
+	Start workload.Time
+	// Duration is each occurrence's length (> 0; at most a day for a
+	// daily, weekday or weekend recurrence, a week for a weekly one).
+	Duration workload.Time
+	// Recur is how it repeats.
+	Recur Recur
+	// Until: no occurrence starts after it (workload.Forever: none).
+	Until workload.Time
+	// Procs is how many processors it holds; 0 (or more than the
+	// machine) is the whole machine.
+	Procs int
+	// Maint: a maintenance reservation, which no job may use.
+	Maint bool
+	// Users, Accounts (SWF group, field 13) and Partitions (field 16)
+	// name the jobs that may run inside it; a reservation that is not
+	// Maint and names none of them admits no job either.
+	Users, Accounts, Partitions []int
+}
+
+// Admits reports whether job j may run inside the reservation.
+func (r *Reservation) Admits(j *workload.Job) bool {
+	if r.Maint {
+		return false
+	}
+	return slices.Contains(r.Users, j.User) || slices.Contains(r.Accounts, j.Group) || slices.Contains(r.Partitions, j.Partition)
+}
+
+// StartWindow is a maximum requested time that holds for the jobs that
+// would start inside a recurring local-time window.
+type StartWindow struct {
+	// Partition and Queue (SWF fields 16 and 15) select the jobs it
+	// holds for; −1 is any.
+	Partition, Queue int
+	// Days is the set of weekdays on which the window opens, bit
+	// time.Weekday (bit 0 Sunday).
+	Days uint8
+	// From and To are the local times of day, in seconds, at which it
+	// opens and closes; To ≤ From wraps midnight (it closes the next day).
+	From, To int
+	// MaxWall: a job asking for more may not start inside the window.
+	MaxWall workload.Time
+}
+
+// appliesTo reports whether the window holds for job j with time limit
+// limit (≤ 0: none, which exceeds every MaxWall).
+func (w *StartWindow) appliesTo(j *workload.Job, limit workload.Time) bool {
+	if (w.Partition >= 0 && j.Partition != w.Partition) || (w.Queue >= 0 && j.Queue != w.Queue) {
+		return false
+	}
+	return limit <= 0 || limit > w.MaxWall
+}
+
+// Limit is an association or QOS limit (Slurm's MaxJobsPerUser,
+// MaxSubmitJobsPerUser, MaxTRESPerUser=cpu, GrpTRES=cpu, MaxWall). Zero
+// fields set no limit. A user's jobs are counted over all the jobs of
+// that user (SWF field 12); a job whose user is unknown (−1) is held by
+// no per-user limit, only by GrpCPUs and MaxWall.
+type Limit struct {
+	// AllUsers: the limit holds for every user, each separately ("*").
+	AllUsers bool
+	// Users and Accounts (SWF group) name whom it holds for otherwise.
+	Users, Accounts []int
+	// MaxJobsPerUser bounds a user's running jobs.
+	MaxJobsPerUser int
+	// MaxSubmitPerUser bounds a user's queued and running jobs; a job
+	// beyond it is rejected at its submission.
+	MaxSubmitPerUser int
+	// MaxCPUsPerUser bounds the processors of a user's running jobs.
+	MaxCPUsPerUser int
+	// GrpCPUs bounds the processors of the running jobs of the whole
+	// association: all the users named together, the account, or with
+	// AllUsers every job.
+	GrpCPUs int
+	// MaxWall rejects, at its submission, a job asking for more.
+	MaxWall workload.Time
+}
+
+// appliesTo reports whether the limit holds for job j.
+func (l *Limit) appliesTo(j *workload.Job) bool {
+	return l.AllUsers || slices.Contains(l.Users, j.User) || slices.Contains(l.Accounts, j.Group)
+}
+
+// Validate checks the constraints' values.
+func (c *Constraints) Validate() error {
+	seen := map[string]bool{}
+	for i := range c.Reservations {
+		r := &c.Reservations[i]
+		switch {
+		case r.Name == "":
+			return fmt.Errorf("sim: reservation %d has no name", i+1)
+		case seen[r.Name]:
+			return fmt.Errorf("sim: reservation %q: the name is given twice", r.Name)
+		case r.Duration <= 0:
+			return fmt.Errorf("sim: reservation %q: duration %d: must be > 0", r.Name, r.Duration)
+		case r.Procs < 0:
+			return fmt.Errorf("sim: reservation %q: procs %d: must be ≥ 0", r.Name, r.Procs)
+		case r.Recur > RecurWeekly:
+			return fmt.Errorf("sim: reservation %q: %v", r.Name, r.Recur)
+		case r.Recur != RecurOnce && r.Recur != RecurWeekly && r.Duration > 86400:
+			return fmt.Errorf("sim: reservation %q: a %s reservation lasts at most a day, not %d s", r.Name, r.Recur, r.Duration)
+		case r.Recur == RecurWeekly && r.Duration > 7*86400:
+			return fmt.Errorf("sim: reservation %q: a weekly reservation lasts at most a week, not %d s", r.Name, r.Duration)
+		case r.Until < r.Start:
+			return fmt.Errorf("sim: reservation %q: until is before its start", r.Name)
+		}
+		seen[r.Name] = true
+	}
+	for i, w := range c.Windows {
+		switch {
+		case w.Days == 0:
+			return fmt.Errorf("sim: start window %d: no days", i+1)
+		case w.From < 0 || w.From >= 86400 || w.To < 0 || w.To > 86400:
+			return fmt.Errorf("sim: start window %d: hours out of the day", i+1)
+		case w.MaxWall <= 0:
+			return fmt.Errorf("sim: start window %d: max_wall must be > 0", i+1)
+		}
+	}
+	for i, l := range c.Limits {
+		if !l.AllUsers && len(l.Users) == 0 && len(l.Accounts) == 0 {
+			return fmt.Errorf("sim: limit %d names no users or accounts", i+1)
+		}
+		if l.MaxJobsPerUser < 0 || l.MaxSubmitPerUser < 0 || l.MaxCPUsPerUser < 0 || l.GrpCPUs < 0 || l.MaxWall < 0 {
+			return fmt.Errorf("sim: limit %d: a negative value", i+1)
+		}
+	}
+	return nil
+}
+
+// span is one occurrence of a recurring rule, in trace time.
+type span struct{ from, to workload.Time }
+
+// recurrence expands a recurring local-time rule lazily: occurrences
+// start at a local clock on the days its mask allows, every step days
+// from a first day, and last dur seconds; none starts after until.
+type recurrence struct {
+	cal   *workload.Calendar
+	y     int
+	m     time.Month
+	d     int // the first day
+	clock int // seconds after local midnight
+	step  int // days between candidate days (1 or 7)
+	mask  uint8
+	dur   workload.Time
+	from  workload.Time // no occurrence starts before it
+	until workload.Time // nor after it
+	next  int           // the next candidate day to expand, as a multiple of step
+	done  bool
+	occ   []span // the occurrences expanded so far, in order
+	hint  int    // the index at() found last
+	// memo holds the last answers of at(), each for the interval of
+	// instants it holds for: queries come back to the same few stretches
+	// (now, and the reservations ahead) many times a pass.
+	memo     [8]atMemo
+	memoN    int
+	once     bool
+	onceSpan span
+}
+
+// newRecurrence returns the expansion of a rule whose first candidate
+// occurrence starts at trace time first.
+func newRecurrence(cal *workload.Calendar, first workload.Time, dur workload.Time, step int, mask uint8, until workload.Time) *recurrence {
+	w := cal.At(first)
+	return &recurrence{cal: cal, y: w.Year(), m: w.Month(), d: w.Day(), clock: w.Hour()*3600 + w.Minute()*60 + w.Second(),
+		step: step, mask: mask, dur: dur, from: first, until: until}
+}
+
+// expandTo expands occurrences until one starts after t (or none is left).
+func (r *recurrence) expandTo(t workload.Time) {
+	if r.once {
+		return
+	}
+	for !r.done && (len(r.occ) == 0 || r.occ[len(r.occ)-1].from <= t) {
+		day := r.next * r.step
+		r.next++
+		w := r.cal.Local(r.y, r.m, r.d+day, 0, 0, 0)
+		if r.mask&(1<<uint(w.Weekday())) == 0 {
+			if r.next > 1<<22 {
+				r.done = true
+			}
+			continue
+		}
+		start := r.cal.TraceTime(w.Add(time.Duration(r.clock) * time.Second))
+		if start > r.until || start > workload.MaxTime {
+			r.done = true
+			break
+		}
+		if start < r.from {
+			continue
+		}
+		r.occ = append(r.occ, span{start, start + r.dur})
+	}
+}
+
+// atMemo is an answer of recurrence.at that holds for every instant of
+// [lo, next).
+type atMemo struct {
+	lo, next workload.Time
+	active   bool
+}
+
+// at returns whether an occurrence covers t and the next instant after t
+// at which the rule's state changes (workload.Forever: never).
+func (r *recurrence) at(t workload.Time) (active bool, next workload.Time) {
+	for k := range r.memo {
+		if m := &r.memo[k]; m.lo <= t && t < m.next {
+			return m.active, m.next
+		}
+	}
+	active, next, lo := r.find(t)
+	r.memo[r.memoN] = atMemo{lo: lo, next: next, active: active}
+	r.memoN = (r.memoN + 1) % len(r.memo)
+	return active, next
+}
+
+// find is at without the memo; lo is the first instant of the stretch
+// around t that has the same answer.
+func (r *recurrence) find(t workload.Time) (active bool, next, lo workload.Time) {
+	if r.once {
+		s := r.onceSpan
+		switch {
+		case t < s.from:
+			return false, s.from, -workload.Forever
+		case t < s.to:
+			return true, s.to, s.from
+		}
+		return false, workload.Forever, s.to
+	}
+	r.expandTo(t)
+	// The last occurrence starting at or before t: most queries come
+	// near the previous one (the clock only moves on).
+	occ := r.occ
+	holds := func(k int) bool {
+		return k >= 0 && k < len(occ) && occ[k].from <= t && (k+1 == len(occ) || occ[k+1].from > t)
+	}
+	k := r.hint
+	switch {
+	case holds(k):
+	case holds(k + 1):
+		k++
+	case holds(k + 2):
+		k += 2
+	default:
+		k = sort.Search(len(occ), func(k int) bool { return occ[k].from > t }) - 1
+	}
+	r.hint = k
+	if k >= 0 && t < occ[k].to {
+		return true, occ[k].to, occ[k].from
+	}
+	lo = -workload.Forever
+	if k >= 0 {
+		lo = occ[k].to
+	}
+	if k+1 < len(occ) {
+		return false, occ[k+1].from, lo
+	}
+	if !r.done {
+		// Not expanded that far yet: the answer holds for t alone.
+		return false, workload.Forever, t
+	}
+	return false, workload.Forever, lo
+}
+
+// lastEnd returns the end of the rule's last occurrence, Forever if it
+// recurs without end.
+func (r *recurrence) lastEnd() workload.Time {
+	if r.once {
+		return r.onceSpan.to
+	}
+	if r.until >= workload.Forever {
+		return workload.Forever
+	}
+	r.expandTo(r.until)
+	if len(r.occ) == 0 {
+		return 0
+	}
+	return r.occ[len(r.occ)-1].to
+}
+
+// weekdays is the mask of Monday to Friday, weekend that of Saturday and Sunday.
+const (
+	weekdays uint8 = 0b0111110
+	weekend  uint8 = 0b1000001
+	allDays  uint8 = 0b1111111
+)
+
+// reservationRecurrence returns the expansion of reservation r.
+func reservationRecurrence(cal *workload.Calendar, r *Reservation) *recurrence {
+	if r.Recur == RecurOnce {
+		return &recurrence{once: true, onceSpan: span{r.Start, r.Start + r.Duration}}
+	}
+	step, mask := 1, allDays
+	switch r.Recur {
+	case RecurWeekdays:
+		mask = weekdays
+	case RecurWeekends:
+		mask = weekend
+	case RecurWeekly:
+		step = 7
+	}
+	return newRecurrence(cal, r.Start, r.Duration, step, mask, r.Until)
+}
+
+// windowRecurrence returns the expansion of start window w from the day
+// before trace time from (a window opened the evening before may still
+// be open).
+func windowRecurrence(cal *workload.Calendar, w *StartWindow, from workload.Time) *recurrence {
+	day := cal.At(from).AddDate(0, 0, -1)
+	first := cal.TraceTime(cal.Local(day.Year(), day.Month(), day.Day(), 0, 0, 0).Add(time.Duration(w.From) * time.Second))
+	dur := workload.Time(w.To - w.From)
+	if w.To <= w.From {
+		dur += 86400
+	}
+	r := newRecurrence(cal, first, dur, 1, w.Days, workload.Forever)
+	r.from = -workload.Forever
+	return r
+}
+
+// constraints is the engine's state of Config.Constraints.
+type constraints struct {
+	c       *Constraints
+	procs   int // the machine's size
+	resv    []*recurrence
+	resvPr  []int // processors each reservation holds
+	windows []*recurrence
+	// Per-user and per-limit counts of the running jobs (jobs,
+	// processors) and of the submitted jobs not yet ended (queued or
+	// running), keyed by user id (or by limit index for GrpCPUs).
+	userJobs, userCPUs, userSubmit counts
+	grpCPUs                        []int // per limit: the association's running processors
+	hasLimits                      bool
+	wakeAt                         workload.Time // the calendar wake-up pending, or −1
+	visible                        []int         // the queue indices a pass sees (limits)
+	limitHit                       bool          // a pass found a visible job held by a limit
+	view                           consView
+	dec                            consDecisions
+	// checkPromises: the engine checks reservations (see Config.Constraints).
+	checkPromises bool
+	// cum[k] is the processors of the first k jobs of the engine's
+	// predicted-end index, while cumValid (see Engine.releasedBy).
+	cum      []int
+	cumValid bool
+}
+
+// newConstraints returns the engine's state for c on a machine of procs
+// processors.
+func newConstraints(c *Constraints, procs int) (*constraints, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	cs := &constraints{c: c, procs: procs, wakeAt: -1}
+	for i := range c.Reservations {
+		r := &c.Reservations[i]
+		cs.resv = append(cs.resv, reservationRecurrence(&c.Calendar, r))
+		p := r.Procs
+		if p <= 0 || p > procs {
+			p = procs
+		}
+		cs.resvPr = append(cs.resvPr, p)
+	}
+	cs.hasLimits = len(c.Limits) > 0
+	cs.grpCPUs = make([]int, len(c.Limits))
+	return cs, nil
+}
+
+// initWindows expands the start windows from trace time from (the first
+// submission).
+func (cs *constraints) initWindows(from workload.Time) {
+	if cs.windows != nil || len(cs.c.Windows) == 0 {
+		return
+	}
+	for i := range cs.c.Windows {
+		cs.windows = append(cs.windows, windowRecurrence(&cs.c.Calendar, &cs.c.Windows[i], from))
+	}
+}
+
+// withheld returns the processors the reservations active at t that job
+// j may not use hold, and the next instant after t at which any
+// reservation begins or ends.
+func (cs *constraints) withheld(j *workload.Job, t workload.Time) (int, workload.Time) {
+	held, next := 0, workload.Forever
+	for k, r := range cs.resv {
+		active, n := r.at(t)
+		next = min(next, n)
+		if active && !cs.c.Reservations[k].Admits(j) {
+			held += cs.resvPr[k]
+		}
+	}
+	return min(held, cs.procs), next
+}
+
+// startFrom returns the earliest instant at or after t at which job j
+// (time limit limit) may start by the start windows, Forever if never.
+func (cs *constraints) startFrom(j *workload.Job, limit, t workload.Time) workload.Time {
+	if len(cs.windows) == 0 {
+		return t
+	}
+	for n := 0; n < 64 && t < workload.Forever; n++ {
+		moved := false
+		for k, r := range cs.windows {
+			if !cs.c.Windows[k].appliesTo(j, limit) {
+				continue
+			}
+			if active, next := r.at(t); active {
+				t, moved = next, true
+			}
+		}
+		if !moved {
+			return t
+		}
+	}
+	return workload.Forever
+}
+
+// windowNext returns the next instant after t at which a start window
+// opens or closes (Forever: none).
+func (cs *constraints) nextBoundary(t workload.Time) workload.Time {
+	next := workload.Forever
+	for _, r := range cs.resv {
+		_, n := r.at(t)
+		next = min(next, n)
+	}
+	for _, r := range cs.windows {
+		_, n := r.at(t)
+		next = min(next, n)
+	}
+	return next
+}
+
+// limitsAllow reports whether the limits let job j start now, given the
+// running jobs.
+func (cs *constraints) limitsAllow(j *workload.Job) bool {
+	for k := range cs.c.Limits {
+		l := &cs.c.Limits[k]
+		if !l.appliesTo(j) {
+			continue
+		}
+		if j.User < 0 {
+			// An unknown user (SWF −1) is no one user: only the
+			// association's limit holds.
+			if l.GrpCPUs > 0 && cs.grpCPUs[k]+j.Procs > l.GrpCPUs {
+				return false
+			}
+			continue
+		}
+		if l.MaxJobsPerUser > 0 && cs.userJobs.get(j.User) >= l.MaxJobsPerUser {
+			return false
+		}
+		if l.MaxCPUsPerUser > 0 && cs.userCPUs.get(j.User)+j.Procs > l.MaxCPUsPerUser {
+			return false
+		}
+		if l.GrpCPUs > 0 && cs.grpCPUs[k]+j.Procs > l.GrpCPUs {
+			return false
+		}
+	}
+	return true
+}
+
+// started counts job j as running (add = +1) or ended (−1).
+func (cs *constraints) running(j *workload.Job, add int) {
+	if !cs.hasLimits {
+		return
+	}
+	cs.userJobs.add(j.User, add)
+	cs.userCPUs.add(j.User, add*j.Procs)
+	for k := range cs.c.Limits {
+		if cs.c.Limits[k].appliesTo(j) {
+			cs.grpCPUs[k] += add * j.Procs
+		}
+	}
+}
+
+// submitted counts job j as submitted and not yet ended (add = +1) or
+// ended (−1).
+func (cs *constraints) submitted(j *workload.Job, add int) {
+	if cs.hasLimits {
+		cs.userSubmit.add(j.User, add)
+	}
+}
+
+// admit returns why job j (time limit limit) is rejected at its
+// submission at now, or "" if it is not: a limit's MaxSubmitJobsPerUser
+// or MaxWall, a limit no start could meet, or reservations and start
+// windows between which it never fits on an empty machine.
+func (cs *constraints) admit(j *workload.Job, limit, now workload.Time) string {
+	for k := range cs.c.Limits {
+		l := &cs.c.Limits[k]
+		if !l.appliesTo(j) {
+			continue
+		}
+		switch {
+		case l.MaxWall > 0 && (limit <= 0 || limit > l.MaxWall):
+			return fmt.Sprintf("limit %d: requested time %s exceeds MaxWall %d s (QOSMaxWallDurationPerJobLimit)", k+1, limitText(limit), l.MaxWall)
+		case l.MaxSubmitPerUser > 0 && j.User >= 0 && cs.userSubmit.get(j.User) >= l.MaxSubmitPerUser:
+			return fmt.Sprintf("limit %d: user %d already has %d jobs submitted, MaxSubmitJobsPerUser %d (QOSMaxSubmitJobPerUserLimit)", k+1, j.User, cs.userSubmit.get(j.User), l.MaxSubmitPerUser)
+		case l.MaxCPUsPerUser > 0 && j.User >= 0 && j.Procs > l.MaxCPUsPerUser:
+			return fmt.Sprintf("limit %d: %d processors exceed MaxTRESPerUser=cpu=%d", k+1, j.Procs, l.MaxCPUsPerUser)
+		case l.GrpCPUs > 0 && j.Procs > l.GrpCPUs:
+			return fmt.Sprintf("limit %d: %d processors exceed GrpTRES=cpu=%d", k+1, j.Procs, l.GrpCPUs)
+		}
+	}
+	if len(cs.resv) == 0 && len(cs.windows) == 0 {
+		return ""
+	}
+	dur := limit
+	if dur <= 0 {
+		dur = workload.Forever
+	}
+	if cs.emptyEarliest(j, limit, dur, now) >= workload.Forever {
+		return fmt.Sprintf("requested time %s never fits between the reservations and start windows it may not use", limitText(limit))
+	}
+	return ""
+}
+
+// limitText says a time limit for a message.
+func limitText(limit workload.Time) string {
+	if limit <= 0 {
+		return "unlimited"
+	}
+	return strconv.FormatInt(int64(limit), 10) + " s"
+}
+
+// emptyEarliest returns the earliest start at or after from of job j
+// (time limit limit, planned over dur) on an empty machine, Forever if it
+// finds none within a year after the last reservation's end (or from).
+func (cs *constraints) emptyEarliest(j *workload.Job, limit, dur, from workload.Time) workload.Time {
+	horizon := from
+	for _, r := range cs.resv {
+		if e := r.lastEnd(); e < workload.Forever {
+			horizon = max(horizon, e)
+		}
+	}
+	horizon += 366 * 86400
+	t := from
+	for t < horizon {
+		s := cs.startFrom(j, limit, t)
+		if s >= workload.Forever {
+			return workload.Forever
+		}
+		t = s
+		// Walk [t, t+dur) through the reservations.
+		u, ok := t, true
+		for u < t+dur || (dur >= workload.Forever && u < horizon) {
+			held, next := cs.withheld(j, u)
+			if cs.procs-held < j.Procs {
+				ok = false
+				t = next
+				break
+			}
+			if next >= workload.Forever {
+				break
+			}
+			u = next
+		}
+		if ok {
+			if dur >= workload.Forever && u >= horizon {
+				return workload.Forever
+			}
+			return t
+		}
+	}
+	return workload.Forever
+}
+
+// dayNames are the weekdays' short names, Sunday first (time.Weekday).
+var dayNames = [...]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
+
+// ParseDays parses a set of weekdays: "*" (every day), a range such as
+// "Mon-Fri" (which may wrap, "Fri-Mon"), or a comma-separated list of
+// days and ranges ("Sat,Sun"). It returns the mask of StartWindow.Days.
+func ParseDays(s string) (uint8, error) {
+	if s == "*" {
+		return allDays, nil
+	}
+	day := func(n string) (int, bool) {
+		for i, d := range dayNames {
+			if strings.EqualFold(n, d) {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	var mask uint8
+	for _, part := range strings.Split(s, ",") {
+		a, b, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		from, ok1 := day(a)
+		to, ok2 := from, true
+		if isRange {
+			to, ok2 = day(b)
+		}
+		if !ok1 || !ok2 {
+			return 0, fmt.Errorf("days %q: want *, a range such as Mon-Fri or a list such as Sat,Sun", s)
+		}
+		for d := from; ; d = (d + 1) % 7 {
+			mask |= 1 << uint(d)
+			if d == to {
+				break
+			}
+		}
+	}
+	return mask, nil
+}
+
+// ParseHours parses a window of local time "HH:MM-HH:MM" (24:00 allowed
+// as an end) into seconds after midnight; an end at or before the start
+// wraps midnight.
+func ParseHours(s string) (from, to int, err error) {
+	clock := func(c string) (int, bool) {
+		h, m, ok := strings.Cut(strings.TrimSpace(c), ":")
+		hh, e1 := strconv.Atoi(h)
+		mm, e2 := strconv.Atoi(m)
+		if !ok || e1 != nil || e2 != nil || hh < 0 || hh > 24 || mm < 0 || mm > 59 || (hh == 24 && mm != 0) || len(m) != 2 {
+			return 0, false
+		}
+		return hh*3600 + mm*60, true
+	}
+	a, b, ok := strings.Cut(s, "-")
+	f, ok1 := clock(a)
+	t, ok2 := clock(b)
+	if !ok || !ok1 || !ok2 || f == 86400 {
+		return 0, 0, fmt.Errorf("hours %q: want a local time window such as 07:00-16:00 (it may wrap midnight: 16:00-07:00)", s)
+	}
+	return f, t, nil
+}
+
+// counts are per-user counts: a slice for the user numbers logs use (small
+// integers), a map beyond it.
+type counts struct {
+	s []int
+	m map[int]int
+}
+
+// maxSliceUser bounds the user numbers counts keeps in its slice.
+const maxSliceUser = 1 << 20
+
+// get returns user u's count.
+func (c *counts) get(u int) int {
+	if u >= 0 && u < len(c.s) {
+		return c.s[u]
+	}
+	if u >= 0 && u < maxSliceUser {
+		return 0
+	}
+	return c.m[u]
+}
+
+// add adds d to user u's count.
+func (c *counts) add(u, d int) {
+	if u >= 0 && u < maxSliceUser {
+		if u >= len(c.s) {
+			c.s = append(c.s, make([]int, u+1-len(c.s))...)
+		}
+		c.s[u] += d
+		return
+	}
+	if c.m == nil {
+		c.m = map[int]int{}
+	}
+	c.m[u] += d
+}
+
+// reset sets every count to 0.
+func (c *counts) reset() {
+	clear(c.s)
+	clear(c.m)
+}

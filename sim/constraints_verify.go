@@ -1,0 +1,216 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// constraintsJSON is Constraints as summary.json records them: the
+// calendar as its epoch and zone name.
+type constraintsJSON struct {
+	Epoch        int64         `json:"epoch"`
+	Zone         string        `json:"zone"`
+	Reservations []Reservation `json:"reservations,omitempty"`
+	Windows      []StartWindow `json:"start_windows,omitempty"`
+	Limits       []Limit       `json:"limits,omitempty"`
+}
+
+// MarshalJSON implements json.Marshaler: the calendar as its epoch and
+// zone name, the rules as they are.
+func (c *Constraints) MarshalJSON() ([]byte, error) {
+	return json.Marshal(constraintsJSON{Epoch: c.Calendar.Epoch, Zone: c.Calendar.ZoneName(), Reservations: c.Reservations, Windows: c.Windows, Limits: c.Limits})
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *Constraints) UnmarshalJSON(b []byte) error {
+	var x constraintsJSON
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	loc := time.UTC
+	if x.Zone != "" && x.Zone != "UTC" {
+		l, err := workload.ParseZone(x.Zone)
+		if err != nil {
+			return err
+		}
+		loc = l
+	}
+	*c = Constraints{Calendar: workload.Calendar{Epoch: x.Epoch, Loc: loc}, Reservations: x.Reservations, Windows: x.Windows, Limits: x.Limits}
+	return c.Validate()
+}
+
+// ConstraintRejection reports whether reason is one the engine gives a job
+// it rejects for Config.Constraints (a limit, or reservations and start
+// windows it never fits between).
+func ConstraintRejection(reason string) bool {
+	return strings.HasPrefix(reason, "limit ") || strings.Contains(reason, "never fits between the reservations")
+}
+
+// verifyConstraints checks the jobs that ran (ran: indices into outs)
+// against c on a machine of procs processors: no job started outside its
+// start windows, asked for more than a MaxWall, or ran over a limit of
+// running jobs or processors, and at every instant of a reservation the
+// jobs it does not admit held at most the processors it leaves. Who
+// (users, accounts, partitions, queues) comes from the outcomes' jobs;
+// noWho says they are unknown (a per-job table that does not record
+// them): only the rules that hold for every job are then checked.
+func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noWho bool) []Violation {
+	var vs []Violation
+	add := func(j *workload.Job, rule, format string, a ...any) {
+		vs = append(vs, Violation{JobID: j.ID, Rule: rule, Msg: fmt.Sprintf(format, a...)})
+	}
+	cs, err := newConstraints(c, procs)
+	if err != nil {
+		return []Violation{{Rule: "constraints", Msg: err.Error()}}
+	}
+	if len(ran) == 0 {
+		return nil
+	}
+	first, last := workload.Forever, workload.Time(0)
+	for _, i := range ran {
+		first, last = min(first, outs[i].Job.Submit), max(last, outs[i].End)
+	}
+	cs.initWindows(first)
+	// Start windows: a job starts where its windows let it.
+	for _, i := range ran {
+		o := &outs[i]
+		if noWho && len(cs.windows) > 0 {
+			if any := anyFiltered(c.Windows); any {
+				continue // the window holds for some partitions or queues only
+			}
+		}
+		if s := cs.startFrom(&o.Job, o.Job.Estimate, o.Start); s != o.Start {
+			add(&o.Job, "start-window", "started at %d inside a start window for its requested time %s (it could start from %d)", o.Start, limitText(o.Job.Estimate), s)
+		}
+	}
+	// Reservations: at every instant of an occurrence, the jobs it does
+	// not admit hold at most what it leaves.
+	byStart := append([]int(nil), ran...)
+	sort.SliceStable(byStart, func(a, b int) bool { return outs[byStart[a]].Start < outs[byStart[b]].Start })
+	for k := range c.Reservations {
+		r := &c.Reservations[k]
+		if noWho && !r.Maint {
+			continue
+		}
+		rec := cs.resv[k]
+		leave := procs - cs.resvPr[k]
+		for t := first; t < last; {
+			active, next := rec.at(t)
+			if !active {
+				if next >= workload.Forever {
+					break
+				}
+				t = next
+				continue
+			}
+			from, to := t, next
+			// The jobs not admitted that overlap [from, to), by a sweep.
+			type edge struct {
+				at    workload.Time
+				procs int
+			}
+			var edges []edge
+			var offenders []*Outcome
+			for _, i := range byStart {
+				o := &outs[i]
+				if o.Start >= to {
+					break
+				}
+				if o.End <= from || r.Admits(&o.Job) {
+					continue
+				}
+				edges = append(edges, edge{max(o.Start, from), o.Job.Procs}, edge{min(o.End, to), -o.Job.Procs})
+				offenders = append(offenders, o)
+			}
+			sort.SliceStable(edges, func(a, b int) bool {
+				return edges[a].at < edges[b].at || (edges[a].at == edges[b].at && edges[a].procs < edges[b].procs)
+			})
+			held := 0
+			for _, e := range edges {
+				held += e.procs
+				if held > leave {
+					o := offenders[0]
+					add(&o.Job, "reservation", "reservation %q over %d-%d leaves %d processors to the jobs it does not admit; at %d they held %d (this job runs %d-%d)", r.Name, from, to, leave, e.at, held, o.Start, o.End)
+					break
+				}
+			}
+			t = to
+		}
+	}
+	// Limits.
+	for k := range c.Limits {
+		l := &c.Limits[k]
+		if noWho && !l.AllUsers {
+			continue // whom it holds for is unknown
+		}
+		if l.MaxWall > 0 {
+			for _, i := range ran {
+				o := &outs[i]
+				if l.appliesTo(&o.Job) && (o.Job.Estimate <= 0 || o.Job.Estimate > l.MaxWall) {
+					add(&o.Job, "limit", "limit %d: ran with requested time %s over MaxWall %d s", k+1, limitText(o.Job.Estimate), l.MaxWall)
+				}
+			}
+		}
+		type edge struct {
+			at   workload.Time
+			up   bool
+			o    *Outcome
+			user int
+		}
+		var edges []edge
+		for _, i := range ran {
+			o := &outs[i]
+			if !l.appliesTo(&o.Job) {
+				continue
+			}
+			edges = append(edges, edge{o.Start, true, o, o.Job.User}, edge{o.End, false, o, o.Job.User})
+		}
+		sort.SliceStable(edges, func(a, b int) bool {
+			return edges[a].at < edges[b].at || (edges[a].at == edges[b].at && !edges[a].up && edges[b].up)
+		})
+		jobs, cpus := map[int]int{}, map[int]int{}
+		grp := 0
+		for _, e := range edges {
+			d := 1
+			if !e.up {
+				d = -1
+			}
+			jobs[e.user] += d
+			cpus[e.user] += d * e.o.Job.Procs
+			grp += d * e.o.Job.Procs
+			if !e.up {
+				continue
+			}
+			switch {
+			case e.user < 0 && l.GrpCPUs == 0:
+			case e.user < 0:
+				if grp > l.GrpCPUs {
+					add(&e.o.Job, "limit", "limit %d: the association held %d processors at %d, GrpTRES=cpu=%d", k+1, grp, e.at, l.GrpCPUs)
+				}
+			case !noWho && l.MaxJobsPerUser > 0 && jobs[e.user] > l.MaxJobsPerUser:
+				add(&e.o.Job, "limit", "limit %d: user %d ran %d jobs at %d, MaxJobsPerUser %d", k+1, e.user, jobs[e.user], e.at, l.MaxJobsPerUser)
+			case !noWho && l.MaxCPUsPerUser > 0 && cpus[e.user] > l.MaxCPUsPerUser:
+				add(&e.o.Job, "limit", "limit %d: user %d held %d processors at %d, MaxTRESPerUser=cpu=%d", k+1, e.user, cpus[e.user], e.at, l.MaxCPUsPerUser)
+			case l.GrpCPUs > 0 && grp > l.GrpCPUs:
+				add(&e.o.Job, "limit", "limit %d: the association held %d processors at %d, GrpTRES=cpu=%d", k+1, grp, e.at, l.GrpCPUs)
+			}
+		}
+	}
+	return vs
+}
+
+// anyFiltered reports whether some window holds for given partitions or
+// queues only.
+func anyFiltered(ws []StartWindow) bool {
+	for _, w := range ws {
+		if w.Partition >= 0 || w.Queue >= 0 {
+			return true
+		}
+	}
+	return false
+}

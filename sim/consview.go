@@ -1,0 +1,236 @@
+package sim
+
+import (
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// consView is the policy's view of an engine with Config.Constraints: the
+// engine's view (inner) with the queue narrowed to the jobs no limit
+// holds, plus policy.Fitter (may a job start now, the constraints
+// included) and policy.Calendar (the reservations and start windows the
+// policies plan around). Its index i is the pass's i-th visible job,
+// queue index cs.visible[i].
+type consView struct {
+	e     *Engine
+	cs    *constraints
+	inner policy.View
+	fit   policy.Fitter // inner as a Fitter (a cluster of nodes), or nil
+}
+
+// consDecisions maps a policy's decisions on a consView back to the
+// engine's queue indices.
+type consDecisions struct{ v *consView }
+
+var (
+	_ policy.View     = (*consView)(nil)
+	_ policy.Fitter   = (*consView)(nil)
+	_ policy.Calendar = (*consView)(nil)
+	_ policy.Failer   = (*consDecisions)(nil)
+)
+
+// Now implements policy.View.
+func (v *consView) Now() workload.Time { return v.e.now }
+
+// Capacity implements policy.View.
+func (v *consView) Capacity() int { return v.inner.Capacity() }
+
+// Free implements policy.View.
+func (v *consView) Free() int { return v.inner.Free() }
+
+// Len implements policy.View: the jobs no limit holds.
+func (v *consView) Len() int { return len(v.cs.visible) }
+
+// Job implements policy.View.
+func (v *consView) Job(i int) *workload.Job { return v.inner.Job(v.cs.visible[i]) }
+
+// NumRunning implements policy.View.
+func (v *consView) NumRunning() int { return v.inner.NumRunning() }
+
+// Running implements policy.View.
+func (v *consView) Running(k int) (workload.Time, int) { return v.inner.Running(k) }
+
+// Ended implements policy.View.
+func (v *consView) Ended() []policy.Ended { return v.inner.Ended() }
+
+// slot returns the slot of visible job i.
+func (v *consView) slot(i int) *slot { return &v.e.slots[v.e.queue[v.cs.visible[i]]] }
+
+// Fits implements policy.Fitter: visible job i may start now: enough
+// processors are free (on nodes, where it fits), no limit holds it (one
+// may since the pass began: a job of the same user started), its start
+// windows let it start now, and its requested time runs into no
+// reservation it may not use (see Constraints).
+func (v *consView) Fits(i int) bool {
+	s := v.slot(i)
+	e := v.e
+	if s.job.Procs > e.freeProcs() || (v.fit != nil && !v.fit.Fits(v.cs.visible[i])) {
+		return false
+	}
+	if v.cs.hasLimits && !v.cs.limitsAllow(&s.job) {
+		v.cs.limitHit = true
+		return false
+	}
+	return v.cs.startFrom(&s.job, s.limit, e.now) == e.now && e.clearOfReservations(s)
+}
+
+// Withheld implements policy.Calendar.
+func (v *consView) Withheld(i int, t workload.Time) (int, workload.Time) {
+	return v.cs.withheld(&v.slot(i).job, t)
+}
+
+// StartFrom implements policy.Calendar.
+func (v *consView) StartFrom(i int, t workload.Time) workload.Time {
+	s := v.slot(i)
+	return v.cs.startFrom(&s.job, s.limit, t)
+}
+
+// Start implements policy.Decisions.
+func (d *consDecisions) Start(i int) { d.v.e.Start(d.v.cs.visible[i]) }
+
+// Reserve implements policy.Decisions.
+func (d *consDecisions) Reserve(i int, at workload.Time) { d.v.e.Reserve(d.v.cs.visible[i], at) }
+
+// WakeAt implements policy.Decisions.
+func (d *consDecisions) WakeAt(t workload.Time) { d.v.e.WakeAt(t) }
+
+// Fail implements policy.Failer.
+func (d *consDecisions) Fail(i int, reason string) { d.v.e.Fail(d.v.cs.visible[i], reason) }
+
+// clearOfReservations reports whether the job of slot s, started now,
+// runs into no reservation it may not use: at every instant u of [now,
+// now+limit) the processors free at u (now's, plus those the running
+// jobs give back by their predicted ends) less those withheld from it
+// are at least its own.
+func (e *Engine) clearOfReservations(s *slot) bool {
+	cs := e.cons
+	if len(cs.resv) == 0 {
+		return true
+	}
+	end := workload.Forever
+	if s.limit > 0 {
+		end = e.now + s.limit
+	} else {
+		end = e.now + calendarHorizon
+	}
+	free := e.freeProcs()
+	for u := e.now; u < end; {
+		held, next := cs.withheld(&s.job, u)
+		if held > 0 && free+e.releasedBy(u)-held < s.job.Procs {
+			return false
+		}
+		u = next
+	}
+	return true
+}
+
+// releasedBy returns the processors the running jobs give back by
+// instant u by their predicted ends, from prefix sums over the
+// predicted-end index kept while it does not change.
+func (e *Engine) releasedBy(u workload.Time) int {
+	cs := e.cons
+	run := e.running
+	if !cs.cumValid {
+		cs.cum = append(cs.cum[:0], 0)
+		for k := range run {
+			cs.cum = append(cs.cum, cs.cum[k]+int(run[k].procs))
+		}
+		cs.cumValid = true
+	}
+	lo, hi := 0, len(run)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if run[m].predEnd <= u {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return cs.cum[lo]
+}
+
+// calendarHorizon is how far ahead the engine checks the reservations of
+// a job without a requested time (policy's planning horizon, 400 days).
+const calendarHorizon = 400 * 86400
+
+// consPass runs one scheduling pass under Config.Constraints: the policy
+// sees the queue without the jobs a limit holds. When a start in the pass
+// made a limit hold a job the pass could still see, the pass runs again,
+// so that the held job blocks no one (at most a few times).
+func (e *Engine) consPass() {
+	cs := e.cons
+	for round := 0; ; round++ {
+		e.stats.Passes++
+		e.passLen = len(e.queue)
+		e.headPhase = false
+		e.started = false
+		e.startedAt = e.startedAt[:0]
+		cs.visible = cs.visible[:0]
+		for qi, id := range e.queue {
+			if !cs.hasLimits || cs.limitsAllow(&e.slots[id].job) {
+				cs.visible = append(cs.visible, qi)
+			} else {
+				e.slots[id].pending = PendingLimit
+			}
+		}
+		cs.limitHit = false
+		e.pol.Schedule(&cs.view, &cs.dec)
+		e.ended = e.ended[:0]
+		if e.started {
+			e.removeStarted()
+		}
+		if !(cs.limitHit && e.started) || round >= 8 {
+			break
+		}
+	}
+	// The first job no limit holds waits for processors, a reservation,
+	// its start window, or the policy.
+	for _, id := range e.queue {
+		s := &e.slots[id]
+		if cs.hasLimits && !cs.limitsAllow(&s.job) {
+			s.pending = PendingLimit
+			continue
+		}
+		switch {
+		case s.job.Procs > e.freeProcs() || e.alloc != nil && !e.alloc.Fits(s.request()):
+			s.pending = PendingResources
+		case cs.startFrom(&s.job, s.limit, e.now) != e.now:
+			s.pending = PendingStartWindow
+		case !e.clearOfReservations(s):
+			s.pending = PendingReservation
+		default:
+			s.pending = PendingPolicy
+		}
+		break
+	}
+	if len(e.queue) > 0 {
+		// Wake up when a reservation or a start window begins or ends:
+		// nothing else may happen then, and a waiting job may start.
+		if nb := cs.nextBoundary(e.now); nb < workload.Forever && (cs.wakeAt <= e.now || nb < cs.wakeAt) {
+			e.wakes.push(nb)
+			cs.wakeAt = nb
+		}
+	}
+}
+
+// rebuild recounts what the limits count from a restored engine's jobs.
+func (cs *constraints) rebuild(e *Engine) {
+	cs.userJobs.reset()
+	cs.userCPUs.reset()
+	cs.userSubmit.reset()
+	clear(cs.grpCPUs)
+	for _, r := range e.running {
+		cs.running(&e.slots[r.id].job, 1)
+		cs.submitted(&e.slots[r.id].job, 1)
+	}
+	for _, id := range e.queue {
+		cs.submitted(&e.slots[id].job, 1)
+	}
+	for _, h := range e.holds {
+		cs.submitted(&e.slots[h.id].job, 1)
+	}
+	cs.wakeAt = -1
+	if e.stats.Jobs > 0 {
+		cs.initWindows(e.stats.FirstEvent) // as the first submission did
+	}
+}
