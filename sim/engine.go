@@ -167,6 +167,13 @@ type Record struct {
 	// CPUTime is the CPU time the job received, in whole seconds (rounded
 	// down), per processor.
 	CPUTime workload.Time
+	// MemLimitKB and DiskLimitKB are a SCore-D job's memory and disk
+	// limits on each host (0: none), MemKBPerHost its recorded memory
+	// use on one host (0: unknown).
+	MemLimitKB, DiskLimitKB, MemKBPerHost int64
+	// Stints are a SCore-D job's stints on the processors, in order (see
+	// Stint); the record owns them.
+	Stints []Stint
 	// Requeues is how often a node failure requeued the job before this
 	// run (Config.OnNodeFail).
 	Requeues int
@@ -1289,6 +1296,9 @@ func (e *Engine) pass() {
 	e.ended = e.ended[:0]
 	if e.started {
 		e.removeStarted()
+	}
+	if e.grow != nil && e.grow.balanced {
+		e.balance()
 	}
 	if len(e.queue) > 0 {
 		// The head of the queue waits for processors (on a cluster: for
