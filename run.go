@@ -559,6 +559,14 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		polName += "+select=" + spec.Select
 		if len(o.members) > 0 {
 			polName += fmt.Sprintf("+clusters=%d", len(o.members))
+			if f, ok := al.(*cluster.Federation); ok {
+				if f.AtStart {
+					polName += "+assign=start"
+				}
+				if f.NoSpeedScaling {
+					polName += "+speed=loads-only"
+				}
+			}
 		}
 	}
 	s := m.Summary(o.traceName(), polName, procs, st, rd.Stats())

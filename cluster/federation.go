@@ -8,21 +8,33 @@ import (
 )
 
 // Federation is a cluster of clusters (SCore-D): several node selectors,
-// each a cluster of identical hosts with a speed, managed together. A job
-// goes to a member that can run it now, its partition's limits (processors,
-// MaxTime) included; among several, the least loaded
-// relative to its speed (busy fraction / speed), equal loads going to the
-// faster member, then to the first. Resource ids are the members' ids, the
-// later members' shifted past the earlier ones' (Units).
+// each a cluster of identical hosts with a speed, managed together.
+// SCore-D assigns a job its cluster at submission (SPEC §5; Assign): among
+// the members that could ever hold it, its partition's limits (processors,
+// MaxTime) included, the least loaded relative to its speed (busy fraction
+// / speed), equal loads going to the faster member, then to the first; the
+// job then waits for that member's resources (Request.Member). With
+// AtStart, a job is not assigned: it goes to a member that can run it now,
+// chosen the same way among those, when it starts. Resource ids are the
+// members' ids, the later members' shifted past the earlier ones' (Units).
 //
 // A job's run time on a member scales by RefSpeed / the member's speed
-// (Speed gives the factor for an allocation; sim.Engine applies it).
+// (Scale gives the factor for an allocation; sim.Engine applies it), unless
+// NoSpeedScaling: scaling is schedsim's own model, SCore-D uses speed only
+// to compare loads.
 type Federation struct {
 	members []member
 	// RefSpeed is the speed the trace's run times were measured at
 	// (default 1).
 	RefSpeed float64
-	scratch  []Range
+	// AtStart chooses a job's member when it starts, among those that
+	// can run it then, instead of assigning it one at submission.
+	AtStart bool
+	// NoSpeedScaling keeps run times as the trace gives them on every
+	// member (Scale returns 1).
+	NoSpeedScaling bool
+	waiting        []int // processors of the jobs assigned to each member and not started (Assign, Waiting)
+	scratch        []Range
 }
 
 type member struct {
@@ -51,7 +63,7 @@ func NewFederation(ms []FederationMember) *Federation {
 	if len(ms) == 0 {
 		panic("cluster: a federation of no clusters")
 	}
-	f := &Federation{RefSpeed: 1}
+	f := &Federation{RefSpeed: 1, waiting: make([]int, len(ms))}
 	base := 0
 	for _, m := range ms {
 		if m.Speed < 0 {
@@ -115,23 +127,73 @@ func (f *Federation) TestOnly(r Request) (bool, string) {
 // Fits implements Allocator.
 func (f *Federation) Fits(r Request) bool { return f.choose(r) >= 0 }
 
-// choose returns the member r goes to now, or -1 if none can run it now.
-// A member whose partition's MaxTime is shorter than r's requested time
-// cannot run it (SPEC §5: a partition's limits hold on whichever member
-// runs the job).
+// Assign returns the member (1 for the first) a job of request r is
+// assigned at its submission: of the members that could ever hold it, the
+// least loaded relative to its speed now (see Federation); 0 when none can
+// or with AtStart (the job is then placed when it starts, on any member).
+func (f *Federation) Assign(r Request) int {
+	if f.AtStart {
+		return 0
+	}
+	r.Member = 0
+	k := f.pick(r, func(m Allocator) bool {
+		ok, _ := m.TestOnly(r)
+		return ok
+	}) + 1
+	r.Member = k
+	f.Waiting(r, true)
+	return k
+}
+
+// Waiting counts (wait) or no longer counts a job of request r, assigned
+// its member r.Member, in that member's load while it waits: a job
+// assigned at submission loads its cluster from then on, so that jobs
+// submitted together spread out. The engine calls it with false when the
+// job leaves the queue (started or not) and with true when it comes back.
+func (f *Federation) Waiting(r Request, wait bool) {
+	if k := r.Member; k > 0 && k <= len(f.members) {
+		if wait {
+			f.waiting[k-1] += r.Procs
+		} else {
+			f.waiting[k-1] -= r.Procs
+		}
+	}
+}
+
+// choose returns the member r goes to now, or -1 if none can run it now:
+// its assigned member (Request.Member) if that one can, else, for a job
+// not assigned, the least loaded of those that can.
 func (f *Federation) choose(r Request) int {
+	if k := r.Member; k > 0 && k <= len(f.members) {
+		m := f.members[k-1].a
+		if !m.Fits(r) {
+			return -1
+		}
+		if pt, ok := m.(partitionTimer); ok && !pt.timeOK(r) {
+			return -1
+		}
+		return k - 1
+	}
+	return f.pick(r, func(m Allocator) bool { return m.Fits(r) })
+}
+
+// pick returns the least loaded member relative to its speed of those
+// where ok holds, or -1. A member whose partition's MaxTime is shorter
+// than r's requested time cannot run it (SPEC §5: a partition's limits
+// hold on whichever member runs the job).
+func (f *Federation) pick(r Request, ok func(Allocator) bool) int {
 	best := -1
 	var bestLoad float64
 	for i := range f.members {
 		m := &f.members[i]
-		if !m.a.Fits(r) {
+		if !ok(m.a) {
 			continue
 		}
 		if pt, ok := m.a.(partitionTimer); ok && !pt.timeOK(r) {
 			continue
 		}
 		c := m.a.Capacity()
-		load := float64(c-m.a.Free()) / float64(c) / m.speed
+		load := float64(c-m.a.Free()+f.waiting[i]) / float64(c) / m.speed
 		if best < 0 || load < bestLoad || (load == bestLoad && m.speed > f.members[best].speed) {
 			best, bestLoad = i, load
 		}
@@ -190,6 +252,9 @@ func (f *Federation) Release(r Request, rs []Range) int {
 // Scale returns the factor a job's run time is multiplied by on the
 // allocation rs: RefSpeed / the speed of the member holding it.
 func (f *Federation) Scale(rs []Range) float64 {
+	if f.NoSpeedScaling {
+		return 1
+	}
 	i, _ := f.member(rs)
 	ref := f.RefSpeed
 	if ref <= 0 {
@@ -219,6 +284,7 @@ func (f *Federation) cloneInto(dst Allocator) Allocator {
 		d.members[i] = m
 		d.members[i].a = CloneInto(prev, m.a)
 	}
-	d.RefSpeed = f.RefSpeed
+	d.RefSpeed, d.AtStart, d.NoSpeedScaling = f.RefSpeed, f.AtStart, f.NoSpeedScaling
+	d.waiting = append(d.waiting[:0], f.waiting...)
 	return d
 }
