@@ -23,7 +23,8 @@ type Request struct {
 	TimeSec workload.Time
 	// Member is, on a cluster of clusters (Federation) that assigns jobs
 	// at submission, the member the job was assigned (Federation.Assign):
-	// k ≥ 1 is the k-th; 0: any (not assigned). Other selectors ignore it.
+	// k ≥ 1 is the k-th; 0: any (not assigned); Spanning: several members
+	// together (a job no single one can hold). Other selectors ignore it.
 	Member int
 }
 

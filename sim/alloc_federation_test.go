@@ -117,3 +117,42 @@ func TestFederationNoSpeedScaling(t *testing.T) {
 		}
 	}
 }
+
+// TestFederationSpanningRun: a job no single cluster can hold gets a
+// cluster of clusters (SPEC §5). Clusters of 4 single-core nodes, speed 2
+// (nodes 0-3) and 0.5 (4-7). Job 1 (6 processors) spans them: the first's
+// 4 nodes and 2 of the second, at the slower's pace, 100 / 0.5 = 200 s.
+// Job 2 (2), submitted with it, finds equal loads (a spanning job loads no
+// one cluster while it waits) and is assigned the faster cluster: it waits
+// there for job 1, though 2 nodes of the slow one are idle, and runs
+// 100 / 2 = 50 s from 200.
+func TestFederationSpanningRun(t *testing.T) {
+	member := func(speed float64) cluster.FederationMember {
+		m, err := cluster.MemberOf(&cluster.Spec{Select: cluster.SelectLinear, Groups: []cluster.NodeGroup{{Name: "n", Count: 4, Cores: 1, Speed: speed}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	f := cluster.NewFederation([]cluster.FederationMember{member(2), member(0.5)})
+	eng, err := sim.New(sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Allocator: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := &sim.Collector{}
+	if _, err := eng.Run(simtest.NewSource([]workload.Job{job(1, 0, 6, 100, 1000), job(2, 0, 2, 100, 1000)}), col); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]string{1: "completed 0-200 on 0-5", 2: "completed 200-250 on 0-1"}
+	for _, o := range col.Outcomes {
+		if got := fmt.Sprintf("%v %d-%d on %s", o.State, o.Start, o.End, cluster.FormatRanges(nil, o.Alloc)); got != want[o.Job.ID] {
+			t.Errorf("job %d: %s, want %s", o.Job.ID, got, want[o.Job.ID])
+		}
+	}
+	if vs := sim.Verify(8, col.Outcomes, sim.VerifyOptions{}); len(vs) > 0 {
+		t.Errorf("violations: %v", vs)
+	}
+	if f.Free() != f.Capacity() {
+		t.Errorf("%d of %d free at the end", f.Free(), f.Capacity())
+	}
+}

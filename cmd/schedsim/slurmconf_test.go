@@ -124,8 +124,9 @@ default = true
 }
 
 // TestRunClusters runs a cluster of clusters ([[clusters]]): jobs go to the
-// faster cluster on equal loads and run faster there, summary.json records
-// the clusters, and the schedule verifies.
+// faster cluster on equal loads and run faster there, a job larger than
+// each cluster spans both, summary.json records the clusters, and the
+// schedule verifies.
 func TestRunClusters(t *testing.T) {
 	dir := t.TempDir()
 	conf := writeFile(t, dir, "c.toml", `
@@ -158,7 +159,7 @@ speed = 2
 	want := map[string][3]string{ // id → start, execution time, allocated resources
 		"1": {"0", "50", "4-7"},  // equal loads: the faster cluster, 100 s / 2
 		"2": {"0", "200", "0-1"}, // the fast one is full: the slow one, 100 s / 0.5
-		"3": {"", "", ""},        // larger than either cluster: rejected
+		"3": {"200", "200", "0-7"}, // larger than either cluster: both, once free, at the slower's pace
 	}
 	for _, r := range readCSVRows(t, filepath.Join(out, "jobs.csv"))[1:] {
 		w := want[r[0]]
