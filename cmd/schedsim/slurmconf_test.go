@@ -157,8 +157,8 @@ speed = 2
 		t.Errorf("policy name lacks the clusters:\n%s", stdout)
 	}
 	want := map[string][3]string{ // id → start, execution time, allocated resources
-		"1": {"0", "50", "4-7"},  // equal loads: the faster cluster, 100 s / 2
-		"2": {"0", "200", "0-1"}, // the fast one is full: the slow one, 100 s / 0.5
+		"1": {"0", "50", "4-7"},    // equal loads: the faster cluster, 100 s / 2
+		"2": {"0", "200", "0-1"},   // the fast one is full: the slow one, 100 s / 0.5
 		"3": {"200", "200", "0-7"}, // larger than either cluster: both, once free, at the slower's pace
 	}
 	for _, r := range readCSVRows(t, filepath.Join(out, "jobs.csv"))[1:] {
