@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -101,6 +103,94 @@ func TestVerifyScoreD(t *testing.T) {
 				if !strings.Contains(v.Error(), c.want[i]) {
 					t.Errorf("violation %d: %q, want %q in it", i, v.Error(), c.want[i])
 				}
+			}
+		})
+	}
+}
+
+// TestVerifyScoreDAcceptsEngineRuns: the SCore-D engine's own schedules,
+// in gang and exclusive mode, with demotions, every preemption mode,
+// memory limits and queue state changes, break none of VerifyScoreD's
+// rules (the two agree on them), and they exercise the rules: jobs share
+// rows, queues meet in the matrix, limits are held.
+func TestVerifyScoreDAcceptsEngineRuns(t *testing.T) {
+	const procs = 64
+	cfgs := map[string]func() policy.ScoreD{
+		"gang-suspend": func() policy.ScoreD {
+			c := policy.NewScoreD(3, policy.Gang)
+			c.MPL = 4
+			c.Queues[0].ResidenceSec = 1800
+			return c
+		},
+		"gang-cancel-memory-changes": func() policy.ScoreD {
+			c := policy.NewScoreD(3, policy.Gang)
+			c.Preempt = policy.PreemptCancel
+			c.MemKB = 1 << 20
+			c.Queues[1].MemPercent = 30
+			c.Queues[2].MemPercent = 50
+			c.Changes = []policy.QueueChange{{At: 3000, Queue: 1, State: policy.Deactivated}, {At: 9000, Queue: 1, State: policy.Activated}}
+			return c
+		},
+		"exclusive-requeue-memory": func() policy.ScoreD {
+			c := policy.NewScoreD(3, policy.Exclusive)
+			c.Preempt = policy.PreemptRequeue
+			c.MemKB = 1 << 20
+			for i := range c.Queues {
+				c.Queues[i].MemPercent = 40
+				c.Queues[i].Wait = true
+			}
+			return c
+		},
+	}
+	for _, name := range []string{"gang-suspend", "gang-cancel-memory-changes", "exclusive-requeue-memory"} {
+		t.Run(name, func(t *testing.T) {
+			cfg := cfgs[name]()
+			jobs := syntheticJobs(7, 400, procs)
+			for i := range jobs {
+				jobs[i].Seq = int64(i)
+				jobs[i].Queue = i % 3
+				jobs[i].UsedMemKB = float64(i%7) * 40000
+			}
+			eng, err := sim.NewScoreD(procs, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &simtest.Recorder{}
+			if _, err := eng.Run(&simtest.Source{Jobs: jobs}, rec); err != nil {
+				t.Fatal(err)
+			}
+			lim := sim.ScoreDLimits{MemKB: cfg.MemKB, DiskKB: cfg.DiskKB, MPL: cfg.MPL}
+			resumed, limited := 0, 0
+			var outs []sim.ScoreDOutcome
+			for _, r := range rec.Records {
+				o := sim.ScoreDOutcome{ID: r.Job.ID, Submit: r.Job.Submit, Procs: r.Job.Procs, State: r.State, End: r.End, Queue: r.Queue,
+					Reason: r.Reason, MemLimitKB: r.MemLimitKB, DiskLimitKB: r.DiskLimitKB, MemKBPerHost: r.MemKBPerHost, Stints: r.Stints}
+				switch r.State {
+				case sim.Rejected:
+					o.End = r.Job.Submit
+				case sim.Pending:
+					o.End = workload.Forever
+				}
+				if len(r.Stints) > 1 {
+					resumed++
+				}
+				if r.MemLimitKB > 0 && len(r.Stints) > 0 {
+					limited++
+				}
+				outs = append(outs, o)
+			}
+			for _, q := range cfg.Queues {
+				lim.MemPercent = append(lim.MemPercent, q.MemPercent)
+				lim.DiskPercent = append(lim.DiskPercent, q.DiskPercent)
+			}
+			if vs := sim.VerifyScoreD(procs, outs, lim); len(vs) > 0 {
+				t.Fatalf("%d violations, the first %v", len(vs), vs[:min(len(vs), 5)])
+			}
+			if resumed == 0 {
+				t.Error("no job ran in several stints (descheduled, demoted)")
+			}
+			if cfg.MemKB > 0 && limited == 0 {
+				t.Error("no job that ran had a memory limit")
 			}
 		})
 	}
