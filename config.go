@@ -38,6 +38,9 @@ type runConfig struct {
 	HPCPack        *hpcpackConfig            `toml:"hpcpack"`
 	// Clusters, two or more, form a cluster of clusters (SCore-D).
 	Clusters []clusterConfig `toml:"clusters"`
+	// Federation is [federation]: how the cluster of clusters assigns
+	// jobs and whether speed scales run times.
+	Federation *federationConfig `toml:"federation"`
 	// ScoreD is [scored]: SCore-D's priority queues (scored.go).
 	ScoreD *scoredConfig `toml:"scored"`
 	// Reservations, Limits and StartWindows are [[reservation]],
@@ -55,6 +58,18 @@ type clusterConfig struct {
 	CRMemory   bool              `toml:"cr_memory"`
 	Groups     []nodeGroupConfig `toml:"groups"`
 	Partitions []partitionConfig `toml:"partitions"`
+}
+
+// federationConfig is [federation], the settings of a cluster of clusters
+// ([[clusters]]), documented in the README's cluster section.
+type federationConfig struct {
+	// Assign is when a job gets its cluster: "submission" (SCore-D, the
+	// default) or "start".
+	Assign string `toml:"assign"`
+	// SpeedScalesRuntime scales a job's run time by the reference speed
+	// over its cluster's (schedsim's own model; default true). False:
+	// speed only compares loads, as in SCore-D.
+	SpeedScalesRuntime *bool `toml:"speed_scales_runtime"`
 }
 
 // nodeGroupConfig is one [[cluster.groups]].
@@ -278,6 +293,9 @@ func loadRunConfig(path string) (*runConfig, error) {
 		if err := c.Cluster.spec().Validate(); err != nil {
 			return nil, c.errorf("[cluster]: %s", strings.TrimPrefix(err.Error(), cluster.ErrSpec.Error()+": "))
 		}
+	}
+	if c.Federation != nil && len(c.Clusters) == 0 {
+		return nil, c.errorf("[federation] sets how a cluster of clusters assigns jobs: it needs [[clusters]]")
 	}
 	if len(c.Clusters) > 0 {
 		if c.Cluster != nil {

@@ -14,21 +14,36 @@ type hpcpackConfig struct {
 	Grow bool `toml:"grow"`
 	// Speedup is the run-time model: linear or amdahl:F.
 	Speedup string `toml:"speedup"`
+	// Mode is HPC Pack's scheduling mode: "queued" (the default) or
+	// "balanced" (sim.Grow.Balanced).
+	Mode string `toml:"mode"`
 }
 
 // growSettings returns the growth of the run (flags over [hpcpack] of
 // cfg, which may be nil), or nil when it is off.
 func (o *runner) growSettings(cfg *runConfig) (*sim.Grow, error) {
-	on, model := o.Grow, o.Speedup
+	on, model, mode := o.Grow, o.Speedup, ""
 	if cfg != nil && cfg.HPCPack != nil {
 		on = on || cfg.HPCPack.Grow
 		if model == "" {
 			model = cfg.HPCPack.Speedup
 		}
+		mode = cfg.HPCPack.Mode
+	}
+	balanced := false
+	switch mode {
+	case "", "queued":
+	case "balanced":
+		balanced = true
+	default:
+		return nil, inputf("--config %s: [hpcpack] mode = %q: want \"queued\" (the default) or \"balanced\"", o.Config, mode)
 	}
 	if !on {
 		if model != "" {
 			return nil, inputf("--speedup %s: needs --grow (or [hpcpack] grow = true)", model)
+		}
+		if balanced {
+			return nil, inputf("--config %s: [hpcpack] mode = \"balanced\" shares out the processors above the jobs' minimums: it needs --grow (or [hpcpack] grow = true)", o.Config)
 		}
 		return nil, nil
 	}
@@ -36,7 +51,7 @@ func (o *runner) growSettings(cfg *runConfig) (*sim.Grow, error) {
 	if err != nil {
 		return nil, inputf("--speedup: %v", err)
 	}
-	return &sim.Grow{Speedup: m}, nil
+	return &sim.Grow{Speedup: m, Balanced: balanced}, nil
 }
 
 // growConfig returns the run's growth for policy p (nil when off).

@@ -548,6 +548,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	if simCfg.Grow != nil {
 		polName += "+grow=" + simCfg.Grow.Speedup.Name()
+		if simCfg.Grow.Balanced {
+			polName += "+mode=balanced"
+		}
 	}
 	if simCfg.SchedInterval > 0 {
 		polName += fmt.Sprintf("+sched_interval=%d", simCfg.SchedInterval)
@@ -556,6 +559,14 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		polName += "+select=" + spec.Select
 		if len(o.members) > 0 {
 			polName += fmt.Sprintf("+clusters=%d", len(o.members))
+			if f, ok := al.(*cluster.Federation); ok {
+				if f.AtStart {
+					polName += "+assign=start"
+				}
+				if f.NoSpeedScaling {
+					polName += "+speed=loads-only"
+				}
+			}
 		}
 	}
 	s := m.Summary(o.traceName(), polName, procs, st, rd.Stats())
@@ -564,6 +575,12 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		s.Cluster = report.NewClusterInfo(spec)
 		s.Cluster.Clusters = len(o.members)
 		s.Cluster.AddMemberPartitions(o.members)
+	}
+	if sd != nil {
+		s.ScoreD = &report.ScoreDInfo{MemoryKB: sd.MemKB, DiskKB: sd.DiskKB, MPL: sd.MPL}
+		for _, q := range sd.Queues {
+			s.ScoreD.Queues = append(s.ScoreD.Queues, report.ScoreDQueueInfo{MemoryPercent: q.MemPercent, DiskPercent: q.DiskPercent})
+		}
 	}
 	ts.AddTo(&s)
 	s.Breakdowns = bd.Breakdowns()

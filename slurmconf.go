@@ -217,7 +217,24 @@ func (o *runner) allocator(spec *cluster.Spec, pol policy.Policy) (cluster.Alloc
 			}
 			ms[i] = m
 		}
-		return cluster.NewFederation(ms), nil
+		f := cluster.NewFederation(ms)
+		cfg, err := o.runConfig()
+		if err != nil {
+			return nil, err
+		}
+		if fc := cfg.Federation; fc != nil {
+			switch fc.Assign {
+			case "", "submission":
+			case "start":
+				f.AtStart = true
+			default:
+				return nil, inputf("--config %s: [federation] assign = %q: want \"submission\" (the default) or \"start\"", o.Config, fc.Assign)
+			}
+			if fc.SpeedScalesRuntime != nil {
+				f.NoSpeedScaling = !*fc.SpeedScalesRuntime
+			}
+		}
+		return f, nil
 	}
 	al, err := spec.NewAllocator()
 	if err != nil {

@@ -1,6 +1,7 @@
 package schedsim
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +52,7 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 		return nil, inputf("%s: no machine size (procs)", sp)
 	}
 	if strings.HasPrefix(sum.Policy, "scored(") {
-		return nil, inputf("%s: a run of SCore-D queues (%s): verify checks space-shared schedules only; the SCore-D engine checks its invariants as it runs", dir, sum.Policy)
+		return verifyScoreDDir(dir, &sum, maxShown, w)
 	}
 	if strings.Contains(sum.Policy, "+grow=") {
 		return nil, inputf("%s: a run with --grow cannot be checked from jobs.csv (it does not record when jobs grew)", dir)
@@ -367,4 +368,121 @@ func knowsWho(outs []sim.Outcome) bool {
 		}
 	}
 	return false
+}
+
+// verifyScoreDDir is VerifyDir for a run of SCore-D's queues: it checks
+// its jobs.csv with sim.VerifyScoreD (limits per host, the limits held,
+// the matrix's rows and the priority between queues), from the SCore-D
+// columns (report.NewScoreDJobsCSV) and summary.json's scored.
+func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer) ([]TableResult, error) {
+	sp := filepath.Join(dir, "summary.json")
+	if sum.ScoreD == nil {
+		return nil, inputf("%s: a run of SCore-D queues (%s) without scored (its limits): written by a schedsim older than verify's SCore-D checks; run it again", sp, sum.Policy)
+	}
+	path := filepath.Join(dir, jobTableNames[0])
+	outs, err := readScoreDJobs(path)
+	if err != nil {
+		return nil, err
+	}
+	sd := sum.ScoreD
+	lim := sim.ScoreDLimits{MemKB: sd.MemoryKB, DiskKB: sd.DiskKB, MPL: sd.MPL}
+	for _, q := range sd.Queues {
+		lim.MemPercent = append(lim.MemPercent, q.MemoryPercent)
+		lim.DiskPercent = append(lim.DiskPercent, q.DiskPercent)
+	}
+	vs := sim.VerifyScoreD(sum.Procs, outs, lim)
+	var msgs []string
+	if int64(len(outs)) != sum.Jobs {
+		msgs = append(msgs, fmt.Sprintf("summary.json says jobs = %d, %s gives %d", sum.Jobs, jobTableNames[0], len(outs)))
+	}
+	for _, v := range vs {
+		msgs = append(msgs, v.Error())
+	}
+	for i, m := range msgs {
+		if maxShown > 0 && i == maxShown {
+			fmt.Fprintf(w, "%s: … and %d more\n", dir, len(msgs)-i)
+			break
+		}
+		fmt.Fprintf(w, "%s: %s\n", dir, m)
+	}
+	return []TableResult{{Label: dir, Jobs: len(outs), Violations: len(msgs)}}, nil
+}
+
+// scoredColumns are the columns of a SCore-D run's jobs.csv that
+// readScoreDJobs reads, found by name.
+var scoredColumns = []string{"job_id", "submission_time", "requested_number_of_resources", "finish_time", "final_state",
+	"queue", "end_reason", "mem_limit_kb", "mem_kb_per_host", "disk_limit_kb", "stints_ms"}
+
+// readScoreDJobs reads the jobs of a SCore-D run's jobs.csv at path for
+// sim.VerifyScoreD. A missing column, a value that is not a number or a
+// malformed stint is an *InputError naming the file, the line and the
+// column.
+func readScoreDJobs(path string) ([]sim.ScoreDOutcome, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.ReuseRecord = true
+	head, err := r.Read()
+	if err != nil {
+		return nil, inputf("%s: reading the header: %v", path, err)
+	}
+	idx := make([]int, len(scoredColumns))
+	for k, name := range scoredColumns {
+		idx[k] = slices.Index(head, name)
+		if idx[k] < 0 {
+			return nil, inputf("%s: no column %q: verify checks a SCore-D run from its SCore-D columns (written by schedsim since verify checks them; run it again)", path, name)
+		}
+	}
+	var outs []sim.ScoreDOutcome
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return outs, nil
+		}
+		if err != nil {
+			return nil, inputf("%s: %v", path, err)
+		}
+		val := func(k int) string { return rec[idx[k]] }
+		num := func(k int) (int64, error) {
+			v, err := strconv.ParseInt(val(k), 10, 64)
+			if err != nil || v < 0 {
+				return 0, inputf("%s:%d: %s: %q is not a whole number ≥ 0", path, line, scoredColumns[k], val(k))
+			}
+			return v, nil
+		}
+		var o sim.ScoreDOutcome
+		var v [8]int64
+		for i, k := range []int{0, 1, 2, 5, 7, 8, 9} {
+			if v[i], err = num(k); err != nil {
+				return nil, err
+			}
+		}
+		o.ID, o.Submit, o.Procs, o.Queue = v[0], workload.Time(v[1]), int(v[2]), int(v[3])
+		o.MemLimitKB, o.MemKBPerHost, o.DiskLimitKB = v[4], v[5], v[6]
+		o.Reason = val(6)
+		o.End = o.Submit
+		switch st := val(4); st {
+		case "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED":
+			o.State = map[string]sim.State{"COMPLETED_SUCCESSFULLY": sim.Completed, "COMPLETED_WALLTIME_REACHED": sim.Killed,
+				"COMPLETED_KILLED": sim.LimitKilled}[st]
+			end, err := num(3)
+			if err != nil {
+				return nil, err
+			}
+			o.End = workload.Time(end)
+		case "REJECTED":
+			o.State = sim.Rejected
+		case "SUBMITTED": // held by its deactivated queue to the end of the run
+			o.State, o.End = sim.Pending, workload.Forever
+		default:
+			return nil, inputf("%s:%d: final_state: %q is not a state of a SCore-D run", path, line, st)
+		}
+		if o.Stints, err = report.ParseStints(val(10)); err != nil {
+			return nil, inputf("%s:%d: stints_ms: %v", path, line, err)
+		}
+		outs = append(outs, o)
+	}
 }

@@ -21,6 +21,11 @@ type Request struct {
 	// TimeSec is the requested time (SWF field 9), checked against the
 	// partition's MaxTime by TestOnly; ≤ 0: none.
 	TimeSec workload.Time
+	// Member is, on a cluster of clusters (Federation) that assigns jobs
+	// at submission, the member the job was assigned (Federation.Assign):
+	// k ≥ 1 is the k-th; 0: any (not assigned); Spanning: several members
+	// together (a job no single one can hold). Other selectors ignore it.
+	Member int
 }
 
 // RequestOf returns the request of job j: its processors, its requested

@@ -68,8 +68,9 @@ func TestFederation(t *testing.T) {
 		ms, _ := MemberOf(slow)
 		mf, _ := MemberOf(fast)
 		f := NewFederation([]FederationMember{ms, mf})
-		ok, why := f.TestOnly(Request{Procs: 5})
-		if ok || !strings.Contains(why, "cluster 1: needs 5") || !strings.Contains(why, "cluster 2: needs 5") {
+		ok, why := f.TestOnly(Request{Procs: 9})
+		if ok || !strings.Contains(why, "cluster 1: needs 9") || !strings.Contains(why, "cluster 2: needs 9") ||
+			!strings.Contains(why, "the clusters together can hold 8 of its processors") {
 			t.Errorf("TestOnly = %v %q", ok, why)
 		}
 		rs, _ := f.RunNow(Request{Procs: 4}, nil)
@@ -79,4 +80,45 @@ func TestFederation(t *testing.T) {
 			t.Errorf("clone not independent: %d / %d free", c.Free(), f.Free())
 		}
 	})
+}
+
+// TestFederationSpanning: a job no single cluster can hold is assigned a
+// cluster of clusters (SPEC §5): 5 processors on a 4-node linear cluster
+// (ids 0-3, speed 1) and a 4-core cons_res one (ids 4-7, speed 2) take the
+// first's 4 nodes and 1 core of the second, run at the slower's pace, and
+// come back whole; with AtStart such a job is refused.
+func TestFederationSpanning(t *testing.T) {
+	slow := &Spec{Select: SelectLinear, Groups: []NodeGroup{{Name: "s", Count: 4, Cores: 1, Speed: 1}}}
+	fast := &Spec{Select: SelectConsRes, Groups: []NodeGroup{{Name: "f", Count: 1, Cores: 4, Speed: 2}}}
+	ms, _ := MemberOf(slow)
+	mf, _ := MemberOf(fast)
+	f := NewFederation([]FederationMember{ms, mf})
+	r := Request{Procs: 5}
+	if ok, why := f.TestOnly(r); !ok {
+		t.Fatalf("TestOnly = false %q", why)
+	}
+	if k := f.Assign(r); k != Spanning {
+		t.Fatalf("Assign = %d, want Spanning", k)
+	}
+	r.Member = Spanning
+	rs, ok := f.RunNow(r, nil)
+	if got := string(FormatRanges(nil, rs)); !ok || got != "0-4" {
+		t.Fatalf("RunNow = %q %v, want 0-4", got, ok)
+	}
+	if sc := f.Scale(rs); sc != 1 {
+		t.Errorf("scale %g, want 1 (the slower cluster's)", sc)
+	}
+	if n := f.Commit(r, rs); n != 5 || f.Free() != 3 {
+		t.Errorf("Commit = %d, %d free; want 5, 3", n, f.Free())
+	}
+	if f.Fits(r) {
+		t.Error("a second spanning job of 5 fits 3 free processors")
+	}
+	if n := f.Release(r, rs); n != 5 || f.Free() != 8 {
+		t.Errorf("Release = %d, %d free; want 5, 8", n, f.Free())
+	}
+	f.AtStart = true
+	if ok, _ := f.TestOnly(Request{Procs: 5}); ok {
+		t.Error("AtStart: a job no single cluster holds is let in")
+	}
 }

@@ -241,6 +241,10 @@ type Summary struct {
 	// submit times (nil, and omitted, without one); the caller sets it.
 	// Being a pointer, it compares by identity.
 	ClosedLoop *ClosedLoop `json:"closed_loop,omitempty"`
+	// ScoreD describes the limits of a run of SCore-D's queues that
+	// `schedsim verify` checks (nil, and omitted, for other runs); the
+	// caller sets it. Being a pointer, it compares by identity.
+	ScoreD *ScoreDInfo `json:"scored,omitempty"`
 	// Breakdowns break the run down by user, group, queue and partition,
 	// list the longest waits with why, and give each partition's loss of
 	// capacity (omitted when not gathered); the caller sets them
@@ -600,4 +604,23 @@ func (a *distAcc) dist() Dist {
 // of n > 0 sorted values: ⌈p·n/100⌉ − 1.
 func nearestRank(p, n int64) int64 {
 	return max((p*n+99)/100-1, 0)
+}
+
+// ScoreDInfo is summary.json's scored: what a SCore-D run's limits were.
+type ScoreDInfo struct {
+	// MemoryKB and DiskKB are the cluster's memory and disk limits, what
+	// one host has (0: none).
+	MemoryKB int64 `json:"memory_kb"`
+	DiskKB   int64 `json:"disk_kb"`
+	// MPL is the Ousterhout matrix's number of rows.
+	MPL int `json:"mpl"`
+	// Queues are the queues' limits, in priority order (queue 0 first).
+	Queues []ScoreDQueueInfo `json:"queues"`
+}
+
+// ScoreDQueueInfo is one queue's memory and disk limits in percent of the
+// cluster's (0: none).
+type ScoreDQueueInfo struct {
+	MemoryPercent int `json:"memory_percent"`
+	DiskPercent   int `json:"disk_percent"`
 }

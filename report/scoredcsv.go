@@ -1,20 +1,26 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/schedsim/schedsim/sim"
 )
 
 // scoredCSVColumns are the columns NewScoreDJobsCSV adds after Batsim's.
-const scoredCSVColumns = ",queue,demotions,suspensions,cpu_time,end_reason\n"
+const scoredCSVColumns = ",queue,demotions,suspensions,cpu_time,end_reason,mem_limit_kb,mem_kb_per_host,disk_limit_kb,stints_ms\n"
 
 // NewScoreDJobsCSV returns a JobsCSV for a SCore-D run (sim.ScoreD): Batsim's
 // columns, then queue (the queue the job ended in), demotions (moves to a
 // lower queue at its residence time), suspensions (preemptions, and holds
 // by a deactivated queue), cpu_time (CPU time received, whole seconds) and
-// end_reason (why a job was killed or rejected; empty for a completed job).
+// end_reason (why a job was killed or rejected; empty for a completed job),
+// mem_limit_kb and disk_limit_kb (the job's limits on each host, 0 for
+// none), mem_kb_per_host (its recorded memory use on one host, 0 for
+// unknown) and stints_ms (sim.Record.Stints: when it held processors, in
+// which queue and row, see AppendStints), which `schedsim verify` checks.
 // Runs without SCore-D queues write NewJobsCSV's columns only.
 func NewScoreDJobsCSV(w io.Writer, workloadName string) *JobsCSV {
 	c := newJobsCSV(w, workloadName)
@@ -38,7 +44,81 @@ func (c *JobsCSV) appendScoreD(b []byte, r *sim.Record) []byte {
 	if r.State != sim.Completed {
 		b = appendField(b, r.Reason)
 	}
+	b = append(b, ',')
+	b = strconv.AppendInt(b, r.MemLimitKB, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, r.MemKBPerHost, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, r.DiskLimitKB, 10)
+	b = append(b, ',')
+	return AppendStints(b, r.Stints)
+}
+
+// AppendStints appends stints as jobs.csv's stints_ms writes them: one
+// word per stint, separated by spaces, FROM-TO:QUEUE:ROW in milliseconds,
+// ROW being x for an exclusive job (it holds its processors in every row),
+// with a final ! when the job gave its memory and disk limits back at the
+// stint's end (requeued). ParseStints reads them.
+func AppendStints(b []byte, stints []sim.Stint) []byte {
+	for i, st := range stints {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, st.FromMs, 10)
+		b = append(b, '-')
+		b = strconv.AppendInt(b, st.ToMs, 10)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(st.Queue), 10)
+		b = append(b, ':')
+		if st.Row < 0 {
+			b = append(b, 'x')
+		} else {
+			b = strconv.AppendInt(b, int64(st.Row), 10)
+		}
+		if st.Released {
+			b = append(b, '!')
+		}
+	}
 	return b
+}
+
+// ParseStints reads a stints_ms field (AppendStints). A malformed word,
+// a stint that ends before it starts, or stints out of order or
+// overlapping are errors naming the word.
+func ParseStints(field string) ([]sim.Stint, error) {
+	var out []sim.Stint
+	for _, w := range strings.Fields(field) {
+		bad := func(why string) error { return fmt.Errorf("stint %q: %s", w, why) }
+		var st sim.Stint
+		body, released := strings.CutSuffix(w, "!")
+		st.Released = released
+		span, rest, ok := strings.Cut(body, ":")
+		q, row, ok2 := strings.Cut(rest, ":")
+		from, to, ok3 := strings.Cut(span, "-")
+		if !ok || !ok2 || !ok3 {
+			return nil, bad("want FROM-TO:QUEUE:ROW")
+		}
+		var err error
+		if st.FromMs, err = strconv.ParseInt(from, 10, 64); err != nil || st.FromMs < 0 {
+			return nil, bad("start is not a number of milliseconds")
+		}
+		if st.ToMs, err = strconv.ParseInt(to, 10, 64); err != nil || st.ToMs < st.FromMs {
+			return nil, bad("end is not a number of milliseconds at or after the start")
+		}
+		if st.Queue, err = strconv.Atoi(q); err != nil || st.Queue < 0 || st.Queue > 1<<20 {
+			return nil, bad("queue is not a queue number")
+		}
+		if row == "x" {
+			st.Row = -1
+		} else if st.Row, err = strconv.Atoi(row); err != nil || st.Row < 0 || st.Row > 1<<20 {
+			return nil, bad("row is neither x nor a row number")
+		}
+		if n := len(out); n > 0 && st.FromMs < out[n-1].ToMs {
+			return nil, bad("starts before the stint before it ends")
+		}
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 // ResumeScoreDJobsCSV is ResumeJobsCSV for a run of SCore-D's queues: it

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,20 +22,22 @@ func TestScoreDJobsCSVRows(t *testing.T) {
 		// received (220 / 100), as the bounded slowdown counts it, not
 		// turnaround / (end − start) = 1.
 		{"gang, suspended and demoted",
-			sim.Record{Job: job, State: sim.Completed, Start: 0, End: 220, ScoreD: true, Queue: 1, Demotions: 1, Suspensions: 2, CPUTime: 100},
-			"7,w,delay,0,4,,1,COMPLETED_SUCCESSFULLY,0,220,220,0,220,2.2,,,,1,1,2,100,"},
+			sim.Record{Job: job, State: sim.Completed, Start: 0, End: 220, ScoreD: true, Queue: 1, Demotions: 1, Suspensions: 2, CPUTime: 100,
+				MemLimitKB: 600, MemKBPerHost: 400, DiskLimitKB: 50,
+				Stints: []sim.Stint{{FromMs: 0, ToMs: 20500, Queue: 0, Row: 1, Released: true}, {FromMs: 30000, ToMs: 90000, Queue: 0, Row: -1}, {FromMs: 90000, ToMs: 220000, Queue: 1, Row: 0}}},
+			"7,w,delay,0,4,,1,COMPLETED_SUCCESSFULLY,0,220,220,0,220,2.2,,,,1,1,2,100,,600,400,50,0-20500:0:1! 30000-90000:0:x 90000-220000:1:0"},
 		{"ran, then held by a deactivated queue to the end",
 			sim.Record{Job: job, State: sim.Pending, Start: 0, End: 20, ScoreD: true, Suspensions: 1, CPUTime: 20, Reason: "queue 0 deactivated at the end of the run (it ran from 0 with 20 s of CPU time and was held since)"},
-			"7,w,delay,0,4,,0,SUBMITTED,,,,,,,,,queue 0 deactivated at the end of the run (it ran from 0 with 20 s of CPU time and was held since) pending_at=20,0,0,1,20,queue 0 deactivated at the end of the run (it ran from 0 with 20 s of CPU time and was held since)"},
+			"7,w,delay,0,4,,0,SUBMITTED,,,,,,,,,queue 0 deactivated at the end of the run (it ran from 0 with 20 s of CPU time and was held since) pending_at=20,0,0,1,20,queue 0 deactivated at the end of the run (it ran from 0 with 20 s of CPU time and was held since),0,0,0,"},
 		{"killed at the queue's CPU limit",
 			sim.Record{Job: job, State: sim.Killed, Start: 0, End: 30, ScoreD: true, CPUTime: 30, Reason: "exceeded queue 0's maximum CPU time 30 s"},
-			"7,w,delay,0,4,,0,COMPLETED_WALLTIME_REACHED,0,30,30,0,30,1,,,,0,0,0,30,exceeded queue 0's maximum CPU time 30 s"},
+			"7,w,delay,0,4,,0,COMPLETED_WALLTIME_REACHED,0,30,30,0,30,1,,,,0,0,0,30,exceeded queue 0's maximum CPU time 30 s,0,0,0,"},
 		{"killed for its memory limit per host",
-			sim.Record{Job: job, State: sim.LimitKilled, Start: 3, End: 3, ScoreD: true, Reason: "memory use 800 KB per host exceeds its limit 600 KB"},
-			"7,w,delay,0,4,,0,COMPLETED_KILLED,3,0,3,3,3,,,,memory use 800 KB per host exceeds its limit 600 KB,0,0,0,0,memory use 800 KB per host exceeds its limit 600 KB"},
+			sim.Record{Job: job, State: sim.LimitKilled, Start: 3, End: 3, ScoreD: true, Reason: "memory use 800 KB per host exceeds its limit 600 KB", MemLimitKB: 600, MemKBPerHost: 800},
+			"7,w,delay,0,4,,0,COMPLETED_KILLED,3,0,3,3,3,,,,memory use 800 KB per host exceeds its limit 600 KB,0,0,0,0,memory use 800 KB per host exceeds its limit 600 KB,600,800,0,"},
 		{"rejected, reason with a comma",
 			sim.Record{Job: job, State: sim.Rejected, Start: 0, End: 0, ScoreD: true, Queue: 2, Reason: "queue 2 is disabled, sorry"},
-			`7,w,delay,0,4,,0,REJECTED,,,,,,,,,"queue 2 is disabled, sorry",2,0,0,0,"queue 2 is disabled, sorry"`},
+			`7,w,delay,0,4,,0,REJECTED,,,,,,,,,"queue 2 is disabled, sorry",2,0,0,0,"queue 2 is disabled, sorry",0,0,0,`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -65,8 +68,8 @@ func TestScoreDJobsCSVColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || len(recs[0]) != 22 || len(recs[1]) != 22 {
-		t.Fatalf("want a header and a row of 22 columns, got %v", recs)
+	if len(recs) != 2 || len(recs[0]) != 26 || len(recs[1]) != 26 {
+		t.Fatalf("want a header and a row of 26 columns, got %v", recs)
 	}
 }
 
@@ -105,4 +108,53 @@ func TestMetricsLimitKilled(t *testing.T) {
 	if !strings.Contains(buf.String(), `"limit_killed": 1`) {
 		t.Errorf("summary.json has no limit_killed: %s", buf.String())
 	}
+}
+
+// TestParseStints reads stints_ms fields back, and refuses malformed ones
+// with the word at fault.
+func TestParseStints(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []sim.Stint
+		err  string
+	}{
+		{"", nil, ""},
+		{"0-20500:0:1! 30000-90000:0:x 90000-220000:1:0",
+			[]sim.Stint{{FromMs: 0, ToMs: 20500, Queue: 0, Row: 1, Released: true}, {FromMs: 30000, ToMs: 90000, Queue: 0, Row: -1}, {FromMs: 90000, ToMs: 220000, Queue: 1, Row: 0}}, ""},
+		{"0-10:0", nil, `stint "0-10:0": want FROM-TO:QUEUE:ROW`},
+		{"10-5:0:0", nil, `stint "10-5:0:0": end is not a number of milliseconds at or after the start`},
+		{"0-10:a:0", nil, `stint "0-10:a:0": queue is not a queue number`},
+		{"0-10:0:y", nil, `stint "0-10:0:y": row is neither x nor a row number`},
+		{"0-10:0:0 5-20:0:1", nil, `stint "5-20:0:1": starts before the stint before it ends`},
+	} {
+		got, err := ParseStints(tc.in)
+		switch {
+		case tc.err != "":
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", tc.in, err)
+		case !slices.Equal(got, tc.want):
+			t.Errorf("%q: %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzParseStints: ParseStints never panics, and what it accepts
+// AppendStints writes back to a field it reads the same.
+func FuzzParseStints(f *testing.F) {
+	for _, s := range []string{"", "0-20500:0:1! 30000-90000:0:x", "1-1:3:x!", "5-4:0:0", "0-1:0:0 0-2:0:0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, field string) {
+		st, err := ParseStints(field)
+		if err != nil {
+			return
+		}
+		again, err := ParseStints(string(AppendStints(nil, st)))
+		if err != nil || !slices.Equal(again, st) {
+			t.Fatalf("%q: read %v, written and read again %v (%v)", field, st, again, err)
+		}
+	})
 }

@@ -28,7 +28,16 @@ func (s *slot) request() cluster.Request {
 	if s.limit > 0 {
 		r.TimeSec = s.limit
 	}
+	r.Member = int(s.member)
 	return r
+}
+
+// memberAssigner is an Allocator that assigns a job its place at
+// submission (cluster.Federation: SCore-D assigns a job its cluster then);
+// the engine keeps the answer with the job and puts it in its requests.
+type memberAssigner interface {
+	Assign(r cluster.Request) int
+	Waiting(r cluster.Request, wait bool)
 }
 
 var _ policy.Fitter = allocView{}

@@ -126,7 +126,8 @@ type slotState struct {
 	Released                            bool
 	Run0                                workload.Time
 	Pending                             PendingReason
-	MemberLimit                         bool // its time limit is the member's it started on
+	MemberLimit                         bool  // its time limit is the member's it started on
+	Member                              int32 // the cluster-of-clusters member assigned at submission
 }
 
 type eventState struct {
@@ -210,7 +211,7 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 		}
 		s.Slots[i] = slotState{Job: x.job, Start: x.start, End: x.end, PredEnd: x.predEnd, Limit: x.limit,
 			Reserve: x.reserved, Epoch: x.epoch, Alloc: alloc, Started: x.started, Held: x.held, Predicted: x.predicted, PredAt: slices.Clone(x.predAt),
-			Requeues: x.requeues, Released: x.released, Run0: x.run0, Pending: x.pending, MemberLimit: x.memberLimit}
+			Requeues: x.requeues, Released: x.released, Run0: x.run0, Pending: x.pending, MemberLimit: x.memberLimit, Member: x.member}
 	}
 	if len(e.cfg.NodeEvents) > 0 {
 		ns := &e.nodes
@@ -315,7 +316,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	for i, x := range s.Slots {
 		e.slots[i] = slot{job: x.Job, start: x.Start, end: x.End, predEnd: x.PredEnd, limit: x.Limit,
 			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted, predAt: x.PredAt,
-			requeues: x.Requeues, released: x.Released, run0: x.Run0, pending: x.Pending, memberLimit: x.MemberLimit}
+			requeues: x.Requeues, released: x.Released, run0: x.Run0, pending: x.Pending, memberLimit: x.MemberLimit, member: x.Member}
 	}
 	if err := e.restoreNodes(s.Nodes); err != nil {
 		return nil, bad("%v", err)
@@ -409,6 +410,20 @@ func (e *Engine) recommit() (err error) {
 			}
 			if held := e.alloc.Commit(cluster.RequestOf(&x.job), x.alloc); held != int(x.held) {
 				return bad("job %d holds %d processors, its allocation %d", x.job.ID, x.held, held)
+			}
+		}
+		// The waiting jobs assigned a cluster of a cluster of clusters
+		// load it again.
+		if a, ok := e.alloc.(memberAssigner); ok {
+			for _, id := range e.queue {
+				if x := &e.slots[id]; x.member > 0 {
+					a.Waiting(x.request(), true)
+				}
+			}
+			for _, h := range e.holds {
+				if x := &e.slots[h.id]; x.member > 0 {
+					a.Waiting(x.request(), true)
+				}
 			}
 		}
 	}

@@ -167,6 +167,13 @@ type Record struct {
 	// CPUTime is the CPU time the job received, in whole seconds (rounded
 	// down), per processor.
 	CPUTime workload.Time
+	// MemLimitKB and DiskLimitKB are a SCore-D job's memory and disk
+	// limits on each host (0: none), MemKBPerHost its recorded memory
+	// use on one host (0: unknown).
+	MemLimitKB, DiskLimitKB, MemKBPerHost int64
+	// Stints are a SCore-D job's stints on the processors, in order (see
+	// Stint); the record owns them.
+	Stints []Stint
 	// Requeues is how often a node failure requeued the job before this
 	// run (Config.OnNodeFail).
 	Requeues int
@@ -402,6 +409,9 @@ type slot struct {
 	// memberLimit: the job had no time limit and got that of the
 	// cluster-of-clusters member it started on (cleared by a requeue).
 	memberLimit bool
+	// member is the cluster-of-clusters member the job was assigned at
+	// its submission (cluster.Request.Member; 0: none).
+	member int32
 }
 
 // endEvent is a job's next event in a heap: its end in Engine, or (in
@@ -597,6 +607,10 @@ type Engine struct {
 	lastSeq int64 // Seq of the previous accepted job
 
 	grow *growState // Config.Grow's state, or nil
+	// reassign are the jobs a node failure requeued that had a
+	// cluster-of-clusters member: assigned one again after the instant's
+	// node events (see memberAssigner).
+	reassign []int32
 
 	startedAt   []int    // queue indices started in the current pass
 	wakes       timeHeap // times a policy asked to be woken at
@@ -1111,6 +1125,10 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 			e.stats.DefaultTimes++
 		}
 	}
+	s.member = 0
+	if a, ok := e.alloc.(memberAssigner); ok {
+		s.member = int32(a.Assign(s.request()))
+	}
 	if e.est != nil && s.job.Estimate > 0 {
 		s.job.Estimate = min(max(e.est.Predict(&s.job), 1), s.limit)
 	}
@@ -1183,6 +1201,9 @@ func (e *Engine) release(id int32) {
 // dequeued does what every way out of the queue (a start, a failure)
 // must: the counts of jobs queued out of order.
 func (e *Engine) dequeued(s *slot) {
+	if s.member > 0 {
+		e.alloc.(memberAssigner).Waiting(s.request(), false)
+	}
 	if s.requeues > 0 {
 		e.nodes.requeued--
 	}
@@ -1290,12 +1311,15 @@ func (e *Engine) pass() {
 	if e.started {
 		e.removeStarted()
 	}
+	if e.grow != nil && e.grow.balanced {
+		e.balance()
+	}
 	if len(e.queue) > 0 {
 		// The head of the queue waits for processors (on a cluster: for
 		// nodes where it fits), or, when they are free, for something the
 		// policy keeps it for (a filter, a limit, a reservation).
 		s := &e.slots[e.queue[0]]
-		if s.job.Procs > e.freeProcs() || e.alloc != nil && !e.alloc.Fits(cluster.RequestOf(&s.job)) {
+		if s.job.Procs > e.freeProcs() || e.alloc != nil && !e.alloc.Fits(s.request()) {
 			s.pending = PendingResources
 		} else {
 			s.pending = PendingPolicy

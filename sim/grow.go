@@ -71,6 +71,21 @@ type Grow struct {
 	// Filter, if not nil, decides every growth (hpcpack.Model does:
 	// its activation filters).
 	Filter policy.GrowFilter
+	// Balanced runs HPC Pack's Balanced scheduling mode instead of Queued
+	// ("attempt to start all incoming jobs as soon as possible at their
+	// minimum resource requirements. After all the jobs in the queue have
+	// their minimum resources, [...] allocate additional cluster resources
+	// to jobs", SchedulingMode.Balanced; PriorityBias NoBias: "allocated
+	// equally"). Every job starts on its minimum, never more, at the head
+	// of the queue too (Range reports its minimum alone, so activation
+	// filters are asked for it and result 2 reserves it); the policy's
+	// growth between its head starts and backfilling gives nothing. At the
+	// end of a pass that leaves no job waiting (none queued, none held), the
+	// idle processors are shared out evenly among the running jobs below
+	// their maximum (see balance). Running jobs are never shrunk (HPC
+	// Pack's immediate preemption of tasks on additional resources is not
+	// modelled): growing while jobs wait would delay their minimums.
+	Balanced bool
 }
 
 // GrowStep is one step of a running job's allocation under Grow: from At it
@@ -95,10 +110,12 @@ type growSlot struct {
 
 // growState is the engine's state under Grow.
 type growState struct {
-	speedup policy.Speedup
-	filter  policy.GrowFilter
-	slots   []growSlot // by slot id
-	order   []int32    // running jobs below their maximum, by (priority desc, seq)
+	speedup  policy.Speedup
+	filter   policy.GrowFilter
+	balanced bool       // Grow.Balanced
+	plan     []int32    // balance's scratch
+	slots    []growSlot // by slot id
+	order    []int32    // running jobs below their maximum, by (priority desc, seq)
 }
 
 // errGrowWith is returned by New for a Grow it cannot combine.
@@ -115,7 +132,7 @@ func newGrowState(cfg *Config) (*growState, error) {
 	case cfg.Allocator != nil:
 		return nil, fmt.Errorf("%w cannot be combined with node selection (an Allocator)", errGrowWith)
 	}
-	g := &growState{speedup: cfg.Grow.Speedup, filter: cfg.Grow.Filter}
+	g := &growState{speedup: cfg.Grow.Speedup, filter: cfg.Grow.Filter, balanced: cfg.Grow.Balanced}
 	if g.speedup == nil {
 		g.speedup = policy.Linear{}
 	}
@@ -277,7 +294,7 @@ func (g *growState) stale(ev endEvent) bool {
 func (e *Engine) GrowRunning(spare int) int {
 	e.headPhase = false
 	g := e.grow
-	if g == nil || len(g.order) == 0 {
+	if g == nil || len(g.order) == 0 || g.balanced {
 		return 0
 	}
 	spare = min(spare, e.machine.Free())
@@ -311,6 +328,83 @@ func (e *Engine) GrowRunning(spare int) int {
 	return given
 }
 
+// balance shares the idle processors out among the running jobs below
+// their maximum, in Balanced mode (Grow.Balanced), at the end of a pass
+// that left no job waiting: evenly — each gets the same number, capped at
+// what it lacks of its maximum, what a capped job does not take going to
+// the others, and the processors that do not divide evenly one each to the
+// first jobs in the growth order (priority, then submission). Each job's
+// share is one assignment: its activation filters (Grow.Filter) are asked
+// once, for it; a refused share goes to the jobs not yet asked.
+func (e *Engine) balance() {
+	g := e.grow
+	if len(g.order) == 0 || len(e.queue) > 0 || len(e.holds) > 0 {
+		return
+	}
+	spare := e.freeProcs()
+	g.plan = append(g.plan[:0], g.order...)
+	cand := g.plan
+	shares := make([]int, len(cand))
+	fair := func() {
+		for k := range shares {
+			shares[k] = 0
+		}
+		left, open := spare, len(cand)
+		for left > 0 && open > 0 {
+			each := left / open
+			if each == 0 {
+				// One each to the first jobs that still lack some.
+				for k, id := range cand {
+					if left == 0 {
+						break
+					}
+					if shares[k] < g.slots[id].maxP-e.slots[id].job.Procs {
+						shares[k]++
+						left--
+					}
+				}
+				break
+			}
+			open = 0
+			for k, id := range cand {
+				room := g.slots[id].maxP - e.slots[id].job.Procs - shares[k]
+				add := min(each, room)
+				shares[k] += add
+				left -= add
+				if room > add {
+					open++
+				}
+			}
+		}
+	}
+	fair()
+	given := 0
+	for len(cand) > 0 && spare > 0 {
+		id, add := cand[0], shares[0]
+		cand, shares = cand[1:], shares[1:]
+		if add == 0 {
+			continue
+		}
+		s := &e.slots[id]
+		if s.end <= e.now {
+			fair() // it ends now: its share goes to the others
+			continue
+		}
+		if g.filter != nil && !g.filter.FilterGrow(policy.GrowOffer{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Procs: s.job.Procs + add, Start: s.start}) {
+			fair() // its share goes to the others
+			continue
+		}
+		e.growBy(s, id, add)
+		spare -= add
+		given += add
+	}
+	if given == 0 {
+		return
+	}
+	g.order = slices.DeleteFunc(g.order, func(id int32) bool { return e.slots[id].job.Procs >= g.slots[id].maxP })
+	e.epoch++ // reservations were planned on the jobs before they grew
+}
+
 // assign gives the job just started in slot id, on its minimum, up to
 // procs processors in all at once: as many more as its maximum and the idle
 // processors allow. Its start and this growth are one assignment: the
@@ -318,7 +412,7 @@ func (e *Engine) GrowRunning(spare int) int {
 // filters for the whole of it, see policy.Assigner).
 func (g *growState) assign(e *Engine, s *slot, id int32, procs int) {
 	gs := &g.slots[id]
-	if !g.malleable(id) || s.end <= e.now {
+	if !g.malleable(id) || s.end <= e.now || g.balanced {
 		return
 	}
 	add := min(procs, gs.maxP) - s.job.Procs
@@ -386,7 +480,7 @@ func (e *Engine) Range(i int) (int, int) {
 	}
 	id := e.queue[i]
 	p := e.slots[id].job.Procs
-	if e.grow == nil || int(id) >= len(e.grow.slots) || !e.grow.malleable(id) {
+	if e.grow == nil || int(id) >= len(e.grow.slots) || !e.grow.malleable(id) || e.grow.balanced {
 		return p, p
 	}
 	return p, max(e.grow.slots[id].maxP, p)

@@ -312,6 +312,14 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 			}
 		}
 	}
+	if len(e.reassign) > 0 {
+		a := e.alloc.(memberAssigner)
+		for _, id := range e.reassign {
+			s := &e.slots[id]
+			s.member = int32(a.Assign(s.request()))
+		}
+		e.reassign = e.reassign[:0]
+	}
 	// What each running job gives back to service changed with the
 	// draining nodes.
 	back := 0
@@ -480,6 +488,12 @@ func (e *Engine) requeue(id int32) {
 	e.queuedProcs += int64(s.job.Procs)
 	e.stats.MaxQueue = max(e.stats.MaxQueue, len(e.queue))
 	e.nodes.requeued++
+	if s.member > 0 {
+		// Requeued: submitted again, it is assigned a cluster again,
+		// once the node events of the instant are applied.
+		s.member = 0
+		e.reassign = append(e.reassign, id)
+	}
 }
 
 // strand records the jobs still queued at the end of a run with node

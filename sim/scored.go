@@ -214,7 +214,25 @@ type sdSlot struct {
 	alloc     []cluster.Range // an exclusive job's processors in its last stint
 	memKB     int64           // memory and disk limits, held from the first start to the end
 	diskKB    int64
-	holds     bool // the job holds memKB and diskKB (e.memHeld, e.diskHeld)
+	holds     bool    // the job holds memKB and diskKB (e.memHeld, e.diskHeld)
+	stintMs   int64   // start of the current stint as Record.Stints cuts them (a demotion starts one)
+	stints    []Stint // the stints so far (Record.Stints); handed over to the record at the end
+}
+
+// Stint is a stretch of time in which a SCore-D job held processors and
+// ran in one queue: from its start, resumption or demotion to its
+// suspension, requeue, demotion or end. Record.Stints lists a job's
+// stints, so that `schedsim verify` can check who held the processors
+// when: the priority between queues in gang mode and the memory and disk
+// limits the started jobs hold.
+type Stint struct {
+	FromMs, ToMs int64 // [FromMs, ToMs), in milliseconds
+	Queue        int   // the queue the job was in
+	Row          int   // its row of the Ousterhout matrix; -1: exclusive (every row)
+	// Released says the stint ended with the job giving its memory and
+	// disk limits back (requeued by preemption); an ended job gives them
+	// back at its end.
+	Released bool
 }
 
 // u128 is an unsigned 128-bit accumulator.
@@ -862,6 +880,9 @@ func (e *ScoreD) preempt(id int32, by *sdSlot) {
 	case policy.PreemptRequeue:
 		v.cpuUs, v.resUs = 0, 0
 		e.release(v)
+		if n := len(v.stints); n > 0 {
+			v.stints[n-1].Released = true
+		}
 		e.emit(EventPreempted, id)
 	default:
 		e.emit(EventSuspended, id)
@@ -921,6 +942,7 @@ func (e *ScoreD) start(id int32, row int) {
 		e.emit(EventResumed, id)
 	}
 	s.lastMs = e.nowMs
+	s.stintMs = e.nowMs
 	s.running = true
 	s.ver++
 	s.runIdx = len(e.running)
@@ -1009,6 +1031,7 @@ func (e *ScoreD) stop(id int32, credit int64) {
 	e.runQ[s.queue]--
 	e.memQ[s.queue] -= s.memKB
 	e.diskQ[s.queue] -= s.diskKB
+	e.cutStint(s)
 	last := e.running[len(e.running)-1]
 	e.running[s.runIdx] = last
 	e.slots[last].runIdx = s.runIdx
@@ -1038,6 +1061,7 @@ func (e *ScoreD) reached(id int32, clock int64) {
 	e.taken.add(uint64(s.job.Procs), uint64(credit))
 	from := s.queue
 	to := from + 1
+	e.cutStint(s)
 	e.runQ[from]--
 	e.runQ[to]++
 	e.memQ[from] -= s.memKB
@@ -1065,6 +1089,19 @@ func (e *ScoreD) reached(id int32, clock int64) {
 	e.schedule(id)
 }
 
+// cutStint ends running job s's current stint now (Record.Stints); an
+// empty one is left out.
+func (e *ScoreD) cutStint(s *sdSlot) {
+	if e.nowMs > s.stintMs {
+		row := -1
+		if s.gang {
+			row = s.row
+		}
+		s.stints = append(s.stints, Stint{FromMs: s.stintMs, ToMs: e.nowMs, Queue: s.queue, Row: row})
+	}
+	s.stintMs = e.nowMs
+}
+
 // release gives back the memory and disk limits job s holds, if it does.
 func (e *ScoreD) release(s *sdSlot) {
 	if s.holds {
@@ -1084,8 +1121,19 @@ func (e *ScoreD) end(id int32, st State, reason string) {
 	e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
 	e.rec = Record{Job: &s.job, State: st, Start: workload.Time(ceilDiv(s.firstMs, 1000)), End: workload.Time(ceilDiv(e.nowMs, 1000)),
 		Alloc: s.alloc, Reason: reason, ScoreD: true, Queue: s.queue, Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6)}
+	e.limits(s)
 	e.obs.JobDone(&e.rec)
 	e.freeIDs = append(e.freeIDs, id)
+}
+
+// limits sets e.rec's memory and disk fields and stints from job s, whose
+// stints the record takes over.
+func (e *ScoreD) limits(s *sdSlot) {
+	e.rec.MemLimitKB, e.rec.DiskLimitKB = s.memKB, s.diskKB
+	if used := s.job.UsedMemKB; used > 0 {
+		e.rec.MemKBPerHost = int64(used) * int64(e.cfg.PerHost(s.job.Procs))
+	}
+	e.rec.Stints, s.stints = s.stints, nil
 }
 
 // rejectSlot records waiting job s of queue qi as rejected now.
@@ -1094,6 +1142,7 @@ func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
 	e.stats.Rejected++
 	e.rec = Record{Job: &s.job, State: Rejected, Start: s.job.Submit, End: s.job.Submit, Reason: reason, ScoreD: true, Queue: qi,
 		Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6)}
+	e.limits(s)
 	if s.usedUs > 0 {
 		e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
 	}
@@ -1111,6 +1160,7 @@ func (e *ScoreD) holdToEnd(s *sdSlot, qi int, reason string) {
 	e.rec = Record{Job: &s.job, State: Pending, Start: start, End: workload.Time(ceilDiv(e.nowMs, 1000)),
 		Reason: fmt.Sprintf("%s (it ran from %d with %d s of CPU time and was held since)", reason, start, s.usedUs/1e6),
 		ScoreD: true, Queue: qi, Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6)}
+	e.limits(s)
 	e.obs.JobDone(&e.rec)
 }
 

@@ -74,6 +74,8 @@ type scoreDSlotState struct {
 	Alloc                []cluster.Range
 	MemKB, DiskKB        int64
 	Holds                bool
+	StintMs              int64
+	Stints               []Stint
 }
 
 // Snapshot copies the engine's state between two instants; call it from
@@ -103,7 +105,8 @@ func (e *ScoreD) Snapshot() (*Snapshot, error) {
 			CPUUs: x.cpuUs, ResUs: x.resUs, UsedUs: x.usedUs, StintAt: x.stintAt, Target: x.target,
 			Ver: x.ver, Running: x.running, Gang: x.gang, Row: x.row, RunIdx: x.runIdx,
 			FirstMs: x.firstMs, LastMs: x.lastMs, Demotions: x.demotions, Susp: x.susp,
-			Alloc: slices.Clone(x.alloc), MemKB: x.memKB, DiskKB: x.diskKB, Holds: x.holds}
+			Alloc: slices.Clone(x.alloc), MemKB: x.memKB, DiskKB: x.diskKB, Holds: x.holds,
+			StintMs: x.stintMs, Stints: slices.Clone(x.stints)}
 	}
 	return &Snapshot{sd: s}, nil
 }
@@ -177,7 +180,8 @@ func RestoreScoreD(procs int, cfg policy.ScoreD, b []byte) (*ScoreD, error) {
 			cpuUs: x.CPUUs, resUs: x.ResUs, usedUs: x.UsedUs, stintAt: x.StintAt, target: x.Target,
 			ver: x.Ver, running: x.Running, gang: x.Gang, row: x.Row, runIdx: x.RunIdx,
 			firstMs: x.FirstMs, lastMs: x.LastMs, demotions: x.Demotions, susp: x.Susp,
-			alloc: x.Alloc, memKB: x.MemKB, diskKB: x.DiskKB, holds: x.Holds}
+			alloc: x.Alloc, memKB: x.MemKB, diskKB: x.DiskKB, holds: x.Holds,
+			stintMs: x.StintMs, stints: x.Stints}
 	}
 	for i, id := range s.Running {
 		if x := &e.slots[id]; !x.running || x.runIdx != i {

@@ -247,8 +247,15 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			add(j, "alloc-size", "allocated %d nodes of %d cores, asked for %d", n, held, j.Procs)
 		}
 		if pc != nil {
-			if msg := pc.check(o); msg != "" {
-				add(j, "partition", "%s", msg)
+			// A job spanning clusters of a cluster of clusters keeps
+			// each one's partitions on its part there.
+			for _, part := range memberParts(o.Alloc, opts.Members) {
+				p := *o
+				p.Alloc = part
+				if msg := pc.check(&p); msg != "" {
+					add(j, "partition", "%s", msg)
+					break
+				}
 			}
 		}
 		area += float64(held) * float64(o.End-o.Start)
@@ -290,6 +297,38 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 
 // largerThanEach reports whether procs exceeds the cores of each of
 // members (false without members).
+// memberParts cuts alloc at the edges of the clusters of a cluster of
+// clusters (their resource ids follow each other: nodes under linear,
+// cores under cons_res), giving one part per cluster it uses; without
+// members, alloc whole.
+func memberParts(alloc []cluster.Range, members []*cluster.Spec) [][]cluster.Range {
+	if len(members) == 0 {
+		return [][]cluster.Range{alloc}
+	}
+	var parts [][]cluster.Range
+	base := 0
+	for _, m := range members {
+		units := m.Nodes()
+		if m.Select == cluster.SelectConsRes {
+			units = m.Cores()
+		}
+		var own []cluster.Range
+		for _, x := range alloc {
+			if lo, hi := max(x.Lo, base), min(x.Hi, base+units); lo < hi {
+				own = append(own, cluster.Range{Lo: lo, Hi: hi})
+			}
+		}
+		if len(own) > 0 {
+			parts = append(parts, own)
+		}
+		base += units
+	}
+	if len(parts) == 0 {
+		return [][]cluster.Range{alloc}
+	}
+	return parts
+}
+
 func largerThanEach(procs int, members []*cluster.Spec) bool {
 	for _, m := range members {
 		if procs <= m.Cores() {

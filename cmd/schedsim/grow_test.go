@@ -33,6 +33,9 @@ func TestRunGrow(t *testing.T) {
 	trace := filepath.Join(dir, "grow.parquet")
 	writeParquetTrace(t, trace, 8, growJobs())
 	cfg := writeFile(t, dir, "grow.toml", "[hpcpack]\ngrow = true\nspeedup = \"amdahl:0.5\"\n")
+	// Balanced: job 2 starts on 2 beside job 1 and gets the 6 it leaves
+	// at 100, as in Queued mode here (nothing else is running).
+	bal := writeFile(t, dir, "bal.toml", "[hpcpack]\ngrow = true\nmode = \"balanced\"\n")
 	tests := []struct {
 		name   string
 		args   []string
@@ -45,6 +48,7 @@ func TestRunGrow(t *testing.T) {
 		{"--grow --speedup amdahl:0.5", []string{"--grow", "--speedup", "amdahl:0.5"}, "0", "115", "fcfs+grow=amdahl:0.5"},
 		{"[hpcpack] in --config", []string{"--config", cfg}, "0", "115", "fcfs+config=grow.toml+grow=amdahl:0.5"},
 		{"--speedup over [hpcpack]", []string{"--config", cfg, "--speedup", "linear"}, "0", "125", "fcfs+config=grow.toml+grow=linear"},
+		{"[hpcpack] mode = balanced", []string{"--config", bal}, "0", "125", "fcfs+config=bal.toml+grow=linear+mode=balanced"},
 	}
 	for k, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,6 +103,8 @@ func TestRunGrowErrors(t *testing.T) {
 		{"speedup without grow", []string{"--speedup", "amdahl:0.1"}, "needs --grow"},
 		{"bad model", []string{"--grow", "--speedup", "quadratic"}, "want linear or amdahl"},
 		{"serial fraction above 1", []string{"--config", badCfg}, "serial fraction"},
+		{"balanced without grow", []string{"--config", writeFile(t, dir, "b.toml", "[hpcpack]\nmode = \"balanced\"\n")}, `[hpcpack] mode = "balanced" shares out the processors above the jobs' minimums: it needs --grow`},
+		{"unknown mode", []string{"--config", writeFile(t, dir, "m.toml", "[hpcpack]\ngrow = true\nmode = \"fair\"\n")}, `[hpcpack] mode = "fair": want "queued" (the default) or "balanced"`},
 		{"conservative", []string{"--grow", "--backfill", "conservative"}, "growing jobs (--grow, [hpcpack] grow) and conservative backfilling cannot be combined"},
 		{"slurm", []string{"--grow", "--backfill", "slurm"}, "and Slurm's backfill (--backfill slurm) cannot be combined"},
 		{"estimates", []string{"--grow", "--estimates", "perfect"}, "growing jobs (--grow, [hpcpack] grow) and runtime estimates (--estimates other than user) are not combined"},

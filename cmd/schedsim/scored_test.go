@@ -183,13 +183,13 @@ func TestRunScoreDDeterministic(t *testing.T) {
 			}
 		}
 	}
-	if !bytes.Contains(first[0], []byte(",queue,demotions,suspensions,cpu_time,end_reason\n")) {
+	if !bytes.Contains(first[0], []byte(",queue,demotions,suspensions,cpu_time,end_reason,mem_limit_kb,mem_kb_per_host,disk_limit_kb,stints_ms\n")) {
 		t.Error("jobs.csv has no SCore-D columns")
 	}
-	// verify says it does not check time-shared schedules.
-	code, _, stderr := run(t, "verify", filepath.Join(dir, "0"))
-	if code != 2 || !strings.Contains(stderr, "SCore-D") {
-		t.Errorf("verify: exit %d, %q; want 2 and a word on SCore-D", code, stderr)
+	// verify checks the run's SCore-D rules: none broken.
+	code, stdout, stderr := run(t, "verify", filepath.Join(dir, "0"))
+	if code != 0 || !strings.Contains(stdout, "all invariants hold") {
+		t.Errorf("verify: exit %d, %q %q; want 0 and no violation", code, stdout, stderr)
 	}
 }
 
@@ -248,5 +248,74 @@ memory_percent = 50
 	}
 	if !bytes.Contains(b, []byte(`"limit_killed": 1`)) {
 		t.Errorf("summary.json does not count the memory kill:\n%s", b)
+	}
+	for _, w := range []struct{ id, col, want string }{
+		{"1", "mem_limit_kb", "500"}, {"1", "mem_kb_per_host", "800"}, {"1", "stints_ms", ""},
+		{"2", "mem_kb_per_host", "400"}, {"2", "stints_ms", "5000-105000:0:x"},
+		{"3", "stints_ms", "10000-20000:0:x"}, {"4", "mem_limit_kb", "500"}, {"4", "stints_ms", ""},
+	} {
+		if got := jobs[w.id][w.col]; got != w.want {
+			t.Errorf("job %s: %s = %q, want %q", w.id, w.col, got, w.want)
+		}
+	}
+	// verify checks the limits per host and the limits held: all kept.
+	if code, stdout, stderr := run(t, "verify", out); code != 0 || !strings.Contains(stdout, "all invariants hold") {
+		t.Fatalf("verify: exit %d, %q %q", code, stdout, stderr)
+	}
+	// Planted: job 2 used 900 KB per host, over its 500, and was not
+	// killed; job 3 ran 5 s longer, holding its 500 KB when job 4, now
+	// with 1 KB more, held 501 KB from 12 s.
+	csvPath := filepath.Join(out, "jobs.csv")
+	orig, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := strings.Replace(string(orig), ",500,400,0,5000-105000:0:x", ",500,900,0,5000-105000:0:x", 1)
+	if planted == string(orig) {
+		t.Fatal("job 2's row not found")
+	}
+	if err := os.WriteFile(csvPath, []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := run(t, "verify", out)
+	want := "job 2: memory-per-host: its memory use on one host, 900 KB, exceeds its limit 500 KB, but it ran (from 5 s) and ended completed at 105 s instead of being killed"
+	if code != 1 || !strings.Contains(stdout, want) {
+		t.Errorf("verify of a planted memory use: exit %d, %q; want 1 and %q", code, stdout, want)
+	}
+	// Planted: job 3 ran longer than it ended.
+	planted = strings.Replace(string(orig), "10000-20000:0:x", "10000-20000:0:x 20000-30000:0:x", 1)
+	if err := os.WriteFile(csvPath, []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = run(t, "verify", out)
+	want = "job 3: stint: it ran from 20 s to 30 s, outside its submission at 10 s and end at 20 s"
+	if code != 1 || !strings.Contains(stdout, want) {
+		t.Errorf("verify of a planted stint: exit %d, %q; want 1 and %q", code, stdout, want)
+	}
+	// Planted: job 3 had a 600 KB limit, over its queue's 500, and with
+	// job 2's 500 the cluster's 1000 KB were overrun from 10 s.
+	planted = strings.Replace(string(orig), ",500,10,0,10000-20000:0:x", ",600,10,0,10000-20000:0:x", 1)
+	if planted == string(orig) {
+		t.Fatal("job 3's row not found")
+	}
+	if err := os.WriteFile(csvPath, []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = run(t, "verify", out)
+	for _, want := range []string{
+		"job 3: limit: its memory limit is 600 KB; queue 0's is 50 % of the cluster's 1000 KB = 500 KB",
+		"job 3: memory-held: at 10 s the started jobs 2, 3 hold memory limits of 1100 KB in all, beyond the cluster's 1000 KB",
+	} {
+		if code != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("verify of a planted limit: exit %d, %q; want 1 and %q", code, stdout, want)
+		}
+	}
+	// summary.json without scored: a run written before, refused.
+	sum := strings.Replace(string(b), `"scored"`, `"scored_old"`, 1)
+	if err := os.WriteFile(filepath.Join(out, "summary.json"), []byte(sum), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "verify", out); code != 2 || !strings.Contains(stderr, "without scored") {
+		t.Errorf("verify without summary.json's scored: exit %d, %q", code, stderr)
 	}
 }

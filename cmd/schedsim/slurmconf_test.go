@@ -124,8 +124,9 @@ default = true
 }
 
 // TestRunClusters runs a cluster of clusters ([[clusters]]): jobs go to the
-// faster cluster on equal loads and run faster there, summary.json records
-// the clusters, and the schedule verifies.
+// faster cluster on equal loads and run faster there, a job larger than
+// each cluster spans both, summary.json records the clusters, and the
+// schedule verifies.
 func TestRunClusters(t *testing.T) {
 	dir := t.TempDir()
 	conf := writeFile(t, dir, "c.toml", `
@@ -156,9 +157,9 @@ speed = 2
 		t.Errorf("policy name lacks the clusters:\n%s", stdout)
 	}
 	want := map[string][3]string{ // id → start, execution time, allocated resources
-		"1": {"0", "50", "4-7"},  // equal loads: the faster cluster, 100 s / 2
-		"2": {"0", "200", "0-1"}, // the fast one is full: the slow one, 100 s / 0.5
-		"3": {"", "", ""},        // larger than either cluster: rejected
+		"1": {"0", "50", "4-7"},    // equal loads: the faster cluster, 100 s / 2
+		"2": {"0", "200", "0-1"},   // the fast one is full: the slow one, 100 s / 0.5
+		"3": {"200", "200", "0-7"}, // larger than either cluster: both, once free, at the slower's pace
 	}
 	for _, r := range readCSVRows(t, filepath.Join(out, "jobs.csv"))[1:] {
 		w := want[r[0]]
@@ -222,4 +223,57 @@ func TestOrderOnClusterHPC2N(t *testing.T) {
 		t.Errorf("sjf gives the same mean wait as fcfs (%.1f s): the order is not applied", waits["easy-sjf"])
 	}
 	t.Logf("mean waits: %v", waits)
+}
+
+// TestRunFederationSettings runs [federation]'s settings (issue 22 item
+// 13): without speed scaling, the clusters' speeds only compare loads
+// (SCore-D), so job 1 runs its 100 s on the fast cluster and job 2 its
+// 100 s on the slow one; mistakes are usage errors.
+func TestRunFederationSettings(t *testing.T) {
+	dir := t.TempDir()
+	clusters := `
+[[clusters]]
+[[clusters.groups]]
+name = "slow"
+count = 4
+cores = 1
+speed = 0.5
+[[clusters]]
+[[clusters.groups]]
+name = "fast"
+count = 4
+cores = 1
+speed = 2
+`
+	trace := writeFile(t, dir, "t.swf", `; MaxProcs: 8
+1 0 -1 100 4 -1 -1 4 1000 -1 1 1 1 -1 -1 -1 -1 -1
+2 0 -1 100 2 -1 -1 2 1000 -1 1 1 1 -1 -1 -1 -1 -1
+`)
+	conf := writeFile(t, dir, "c.toml", "[federation]\nspeed_scales_runtime = false\n"+clusters)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := run(t, "run", "--trace", trace, "--config", conf, "--out", out)
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "+clusters=2+speed=loads-only") {
+		t.Errorf("policy name lacks the setting:\n%s", stdout)
+	}
+	want := map[string][3]string{"1": {"0", "100", "4-7"}, "2": {"0", "100", "0-1"}}
+	for _, r := range readCSVRows(t, filepath.Join(out, "jobs.csv"))[1:] {
+		if w := want[r[0]]; r[8] != w[0] || r[9] != w[1] || r[14] != w[2] {
+			t.Errorf("job %s: start %s, ran %s s on %q; want %v", r[0], r[8], r[9], r[14], w)
+		}
+	}
+	if code, stdout, _ := run(t, "verify", out); code != 0 {
+		t.Errorf("verify: %d %s", code, stdout)
+	}
+	for _, c := range []struct{ conf, msg string }{
+		{"[federation]\nassign = \"later\"\n" + clusters, `[federation] assign = "later": want "submission" (the default) or "start"`},
+		{"[federation]\nassign = \"start\"\n[cluster]\n[[cluster.groups]]\nname = \"n\"\ncount = 8\ncores = 1\n", "[federation] sets how a cluster of clusters assigns jobs: it needs [[clusters]]"},
+	} {
+		p := writeFile(t, dir, "bad.toml", c.conf)
+		if code, _, stderr := run(t, "run", "--trace", trace, "--config", p, "--out", filepath.Join(dir, "bad")); code != 2 || !strings.Contains(stderr, c.msg) {
+			t.Errorf("status %d, stderr %q; want 2 and %q", code, stderr, c.msg)
+		}
+	}
 }

@@ -47,6 +47,22 @@ because too few processors stayed in service are validly rejected; head
 reservations are not checked (a failure voids them) and the FCFS check
 skips requeued jobs.
 
+A run of SCore-D's queues (--mode, [scored]) is checked from its jobs.csv's
+SCore-D columns (its limits and stints_ms: when each job held processors,
+in which queue and row) and summary.json's "scored" (the cluster's limits
+and the queues' percentages):
+
+  - limits per host: a job whose memory use on one host (mem_kb_per_host)
+    exceeds its limit was killed for it (COMPLETED_KILLED), and only such a
+    job; a job's limits are at most the cluster's times its queue's
+    percentage, and only where both set one;
+  - the limits the started jobs hold (a suspended or descheduled job keeps
+    them, a requeued one gives them back) never sum beyond the cluster's;
+  - no row of the gang matrix holds more processors than the machine has;
+  - priority between queues: whenever gang jobs run, every row taking time
+    slices holds a job of the highest queue that has one running, so a
+    lower queue's job never shares time with, or slows, a higher queue's.
+
 A directory with both tables has each checked, its lines labelled with the
 table. Jobs submitted at the same second are taken in job-id order. It
 prints every violation and exits 1 if there is any, 2 if a file cannot be

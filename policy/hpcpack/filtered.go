@@ -50,7 +50,9 @@ import (
 // HPC Pack's Queued mode reserves up to the job's maximum, so under growth
 // a head job reserves what it would have started with (up to its maximum,
 // as many as were idle), a rigid or backfilled job its processors. (HPC
-// Pack's Balanced mode, which reserves the minimum, is not modelled.)
+// Pack's Balanced mode, sim.Grow.Balanced, starts every job on its
+// minimum: the engine's Range reports the minimum alone, so the chain is
+// asked for it and result 2 reserves it.)
 //
 // A job that would start by backfilling (a job ahead of it still waits)
 // starts only with result 0 (HPC Pack's rule for backfill windows): 1 and 2

@@ -1,0 +1,319 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// ScoreDOutcome is a job of a SCore-D run (ScoreD) as VerifyScoreD sees
+// it: its record's fields that say who held the processors when and what
+// its limits were.
+type ScoreDOutcome struct {
+	ID     int64
+	Submit workload.Time
+	Procs  int
+	State  State
+	End    workload.Time // its end (a job that did not run: its submission; Pending: workload.Forever, the end of the run)
+	Queue  int           // the queue it ended in
+	Reason string
+	// MemLimitKB, DiskLimitKB and MemKBPerHost are Record's.
+	MemLimitKB, DiskLimitKB, MemKBPerHost int64
+	Stints                                []Stint
+}
+
+// ScoreDLimits are what VerifyScoreD needs of a SCore-D run's
+// configuration (policy.ScoreD): the cluster's memory and disk limits
+// (what one host has, 0: none), the matrix's rows and each queue's limits
+// in percent (0: none).
+type ScoreDLimits struct {
+	MemKB, DiskKB           int64
+	MPL                     int
+	MemPercent, DiskPercent []int
+}
+
+// VerifyScoreD checks a finished SCore-D run of a machine of procs
+// processors (SPEC §4) and returns every violation found (nil if none):
+//   - a job's stints lie between its submission and its end, in queues and
+//     rows the configuration has;
+//   - limits per host: a job whose recorded memory use on one host exceeds
+//     its limit was killed for it (LimitKilled), and only such a job; a
+//     job's limits are at most the cluster's times its queue's percentage
+//     (its memory limit may be smaller: its own request), and only where
+//     both set one;
+//   - the limits held by the jobs that started and did not end — a
+//     descheduled job keeps them, a requeued one gives them back — never
+//     sum beyond the cluster's;
+//   - no row of the matrix holds more than procs processors (an exclusive
+//     job's count in every row);
+//   - priority between queues in gang mode: at every instant every row
+//     holding running gang jobs holds one of the highest queue that has a
+//     running gang job, so a lower queue's job never takes time slices from
+//     (shares time with, slows) a higher queue's.
+func VerifyScoreD(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Violation {
+	var vs []Violation
+	add := func(id int64, rule, format string, a ...any) {
+		vs = append(vs, Violation{JobID: id, Rule: rule, Msg: fmt.Sprintf(format, a...)})
+	}
+	nq := len(lim.MemPercent)
+	for i := range outs {
+		o := &outs[i]
+		for _, st := range o.Stints {
+			switch {
+			case st.FromMs < int64(o.Submit)*1000 || o.State != Pending && st.ToMs > int64(o.End)*1000:
+				add(o.ID, "stint", "it ran from %s to %s, outside its submission at %d s and end at %d s", ms(st.FromMs), ms(st.ToMs), o.Submit, o.End)
+			case st.Queue >= nq:
+				add(o.ID, "stint", "it ran in queue %d from %s; the run has %d queues", st.Queue, ms(st.FromMs), nq)
+			case st.Row >= lim.MPL:
+				add(o.ID, "stint", "it ran in row %d from %s; the matrix has %d rows", st.Row, ms(st.FromMs), lim.MPL)
+			}
+		}
+		q := o.Queue
+		if len(o.Stints) > 0 {
+			q = o.Stints[0].Queue // the queue it was submitted to: demotions come later
+		}
+		over := o.MemLimitKB > 0 && o.MemKBPerHost > o.MemLimitKB
+		switch {
+		case over && o.State != LimitKilled && len(o.Stints) > 0:
+			add(o.ID, "memory-per-host", "its memory use on one host, %d KB, exceeds its limit %d KB, but it ran (from %s) and ended %s at %d s instead of being killed",
+				o.MemKBPerHost, o.MemLimitKB, ms(o.Stints[0].FromMs), o.State, o.End)
+		case !over && o.State == LimitKilled:
+			add(o.ID, "memory-per-host", "killed at %d s for its memory limit, but its use on one host, %d KB, is within its limit %d KB", o.End, o.MemKBPerHost, o.MemLimitKB)
+		}
+		if started := len(o.Stints) > 0 || o.State == LimitKilled; started && q < nq {
+			checkLimit(add, o.ID, "memory", o.MemLimitKB, lim.MemKB, lim.MemPercent[q], q, false)
+			checkLimit(add, o.ID, "disk", o.DiskLimitKB, lim.DiskKB, lim.DiskPercent[q], q, true)
+		}
+	}
+	vs = append(vs, verifyHeld(outs, "memory", lim.MemKB, func(o *ScoreDOutcome) int64 { return o.MemLimitKB })...)
+	vs = append(vs, verifyHeld(outs, "disk", lim.DiskKB, func(o *ScoreDOutcome) int64 { return o.DiskLimitKB })...)
+	vs = append(vs, verifyRows(procs, outs, lim, nq)...)
+	return vs
+}
+
+// checkLimit checks job id's limit of one kind (memory or disk) against
+// the cluster's and its queue q's percentage; exact says the job cannot
+// lower it with a request of its own.
+func checkLimit(add func(int64, string, string, ...any), id int64, kind string, got, cluster int64, pct, q int, exact bool) {
+	if cluster <= 0 || pct <= 0 {
+		if got != 0 {
+			add(id, "limit", "its %s limit is %d KB, but the cluster (%d KB) and queue %d (%d %%) do not both set one", kind, got, cluster, q, pct)
+		}
+		return
+	}
+	want := cluster * int64(pct) / 100
+	switch {
+	case exact && got != want, !exact && (got <= 0 || got > want):
+		add(id, "limit", "its %s limit is %d KB; queue %d's is %d %% of the cluster's %d KB = %d KB", kind, got, q, pct, cluster, want)
+	}
+}
+
+// ms formats a time in milliseconds as seconds.
+func ms(t int64) string {
+	if t%1000 == 0 {
+		return fmt.Sprintf("%d s", t/1000)
+	}
+	return fmt.Sprintf("%d.%03d s", t/1000, t%1000)
+}
+
+// stintEdge is a stint's start or end, for the sweeps of VerifyScoreD.
+type stintEdge struct {
+	at   int64
+	end  bool
+	job  int // index in outs
+	item int // the stint's index in the job's stints (verifyRows) or the hold's amount (verifyHeld)
+}
+
+// sortEdges sorts edges by time, ends before starts at the same time (a
+// job ending at t frees what a job starting at t takes), then by job.
+func sortEdges(edges []stintEdge) {
+	slices.SortFunc(edges, func(a, b stintEdge) int {
+		switch {
+		case a.at != b.at:
+			return cmpInt64(a.at, b.at)
+		case a.end != b.end:
+			if a.end {
+				return -1
+			}
+			return 1
+		}
+		return a.job - b.job
+	})
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// verifyHeld checks that the limits of one kind (memory or disk, limit
+// gives a job's) the started jobs hold never sum beyond the cluster's. A
+// job holds its limit from the start of a stint until it ends (its last
+// stint's end; a job held by its deactivated queue to the end of the run,
+// Pending, until then) or until a stint that released it (requeued).
+func verifyHeld(outs []ScoreDOutcome, kind string, cluster int64, limit func(*ScoreDOutcome) int64) []Violation {
+	var edges []stintEdge
+	for i := range outs {
+		o := &outs[i]
+		if limit(o) <= 0 || len(o.Stints) == 0 {
+			continue
+		}
+		holding := false
+		for k, st := range o.Stints {
+			if !holding {
+				edges = append(edges, stintEdge{at: st.FromMs, job: i})
+				holding = true
+			}
+			if st.Released {
+				edges = append(edges, stintEdge{at: st.ToMs, end: true, job: i})
+				holding = false
+			} else if k == len(o.Stints)-1 {
+				end := st.ToMs
+				if o.State == Pending {
+					end = int64(workload.Forever) // to the end of the run: after every other event
+				}
+				edges = append(edges, stintEdge{at: end, end: true, job: i})
+			}
+		}
+	}
+	if len(edges) == 0 {
+		return nil
+	}
+	sortEdges(edges)
+	var vs []Violation
+	held := int64(0)
+	holders := map[int]bool{}
+	reported := false
+	for k := 0; k < len(edges); {
+		t := edges[k].at
+		for ; k < len(edges) && edges[k].at == t; k++ {
+			e := edges[k]
+			if e.end {
+				held -= limit(&outs[e.job])
+				delete(holders, e.job)
+			} else {
+				held += limit(&outs[e.job])
+				holders[e.job] = true
+			}
+		}
+		switch {
+		case held > cluster && !reported:
+			reported = true
+			var ids []int64
+			for j := range holders {
+				ids = append(ids, outs[j].ID)
+			}
+			slices.Sort(ids)
+			last := outs[edges[k-1].job].ID
+			vs = append(vs, Violation{JobID: last, Rule: kind + "-held", Msg: fmt.Sprintf(
+				"at %s the started jobs %s hold %s limits of %d KB in all, beyond the cluster's %d KB", ms(t), idList(ids), kind, held, cluster)})
+		case held <= cluster:
+			reported = false
+		}
+	}
+	return vs
+}
+
+// idList formats job ids for a message.
+func idList(ids []int64) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, id)
+	}
+	return b.String()
+}
+
+// verifyRows checks the matrix: no row over-allocated, and priority
+// between queues in gang mode (see VerifyScoreD).
+func verifyRows(procs int, outs []ScoreDOutcome, lim ScoreDLimits, nq int) []Violation {
+	var edges []stintEdge
+	for i := range outs {
+		for k, st := range outs[i].Stints {
+			if st.Queue >= nq || st.Row >= lim.MPL || st.FromMs == st.ToMs {
+				continue // reported as a stint violation
+			}
+			edges = append(edges, stintEdge{at: st.FromMs, job: i, item: k}, stintEdge{at: st.ToMs, end: true, job: i, item: k})
+		}
+	}
+	if len(edges) == 0 {
+		return nil
+	}
+	sortEdges(edges)
+	mpl := max(lim.MPL, 1)
+	ex := 0
+	rows := make([]int, mpl)     // gang processors per row
+	rowJobs := make([]int, mpl)  // gang jobs per row
+	rowQ := make([]int, nq*mpl)  // gang jobs per queue and row
+	queueJobs := make([]int, nq) // gang jobs per queue
+	active := map[int]int{}      // running job (index in outs) → its stint
+	var vs []Violation
+	overRow := make([]bool, mpl)
+	lowRow := make([]bool, mpl)
+	jobsOf := func(row int, pick func(st Stint) bool) []int64 {
+		var ids []int64
+		for j, k := range active {
+			if st := outs[j].Stints[k]; (row < 0 || st.Row == row || st.Row < 0) && pick(st) {
+				ids = append(ids, outs[j].ID)
+			}
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	for k := 0; k < len(edges); {
+		t := edges[k].at
+		for ; k < len(edges) && edges[k].at == t; k++ {
+			e := edges[k]
+			st := outs[e.job].Stints[e.item]
+			d := 1
+			if e.end {
+				d = -1
+				delete(active, e.job)
+			} else {
+				active[e.job] = e.item
+			}
+			p := outs[e.job].Procs * d
+			if st.Row < 0 {
+				ex += p
+				continue
+			}
+			rows[st.Row] += p
+			rowJobs[st.Row] += d
+			rowQ[st.Queue*mpl+st.Row] += d
+			queueJobs[st.Queue] += d
+		}
+		if k == len(edges) {
+			break
+		}
+		qt := slices.IndexFunc(queueJobs, func(n int) bool { return n > 0 })
+		for r := range mpl {
+			if over := ex+rows[r] > procs; over && !overRow[r] {
+				ids := jobsOf(r, func(Stint) bool { return true })
+				vs = append(vs, Violation{JobID: ids[len(ids)-1], Rule: "row-over-allocated", Msg: fmt.Sprintf(
+					"from %s row %d holds %d processors (jobs %s) of %d", ms(t), r, ex+rows[r], idList(ids), procs)})
+				overRow[r] = true
+			} else if !over {
+				overRow[r] = false
+			}
+			low := qt >= 0 && rowJobs[r] > 0 && rowQ[qt*mpl+r] == 0
+			if low && !lowRow[r] {
+				lows := jobsOf(r, func(st Stint) bool { return st.Row >= 0 })
+				tops := jobsOf(-1, func(st Stint) bool { return st.Row >= 0 && st.Queue == qt })
+				vs = append(vs, Violation{JobID: lows[0], Rule: "queue-priority", Msg: fmt.Sprintf(
+					"from %s row %d takes time slices with jobs %s of lower queues only, while jobs %s of queue %d run in other rows (a lower queue's job may share a row with a higher one's, never open one)",
+					ms(t), r, idList(lows), idList(tops), qt)})
+			}
+			lowRow[r] = low
+		}
+	}
+	return vs
+}
