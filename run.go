@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/schedsim/schedsim/cluster/energy"
 	"io/fs"
 	"math"
 	"os"
@@ -29,6 +30,15 @@ import (
 type runner struct {
 	*Scenario
 	opt Options
+	// power is the run's power model, read once (powerModel); energy
+	// meters the run with it, its records going on to energyNext (the
+	// per-job tables).
+	power      *energy.Platform
+	powerErr   error
+	powerRead  bool
+	energy     *report.EnergyRun
+	energyNext []sim.Observer
+	energySum  *report.EnergySummary
 	// members are the clusters of a cluster of clusters ([[clusters]]),
 	// set by clusterSpec; nil otherwise.
 	members []*cluster.Spec
@@ -451,6 +461,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		bd.SetCalendar(cal)
 	}
 	all := append(report.Observers{m, ts, bd}, obs...)
+	if o.energy, err = o.energyRun(procs, al != nil, sd != nil, simCfg.Grow != nil, len(simCfg.NodeEvents) > 0, o.energyNext); err != nil {
+		return nil, err
+	} else if o.energy != nil {
+		all = append(all, o.energy)
+	}
 	var gantt *report.Gantt
 	if o.ganttMaxJobs > 0 {
 		gantt = report.NewGantt(max(o.ganttMaxJobs, o.pageGanttMaxJobs))
@@ -513,6 +528,10 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		err = werr
 	}
 	async.Close()
+	if err == nil && o.energy != nil {
+		// The per-job tables get their records, with their energy, now.
+		o.energySum = o.energy.Finish(st.FirstEvent, st.LastEvent)
+	}
 	if o.ext != nil {
 		o.closeExternal()
 		var xe *external.Error
@@ -583,6 +602,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	}
 	ts.AddTo(&s)
+	s.Energy = o.energySum
 	s.Breakdowns = bd.Breakdowns()
 	if hw := s.Breakdowns.HourOfWeek; hw != nil {
 		hw.Utilisation = report.HourOfWeekUtilisation(ts, cal)

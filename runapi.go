@@ -188,7 +188,15 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 			synced <- err
 		}()
 	}
-	res, err := o.simulate(append(tables.observers(csv), o.opt.Observers...)...)
+	obs := append(tables.observers(csv), o.opt.Observers...)
+	if p, err := o.powerModel(); err != nil {
+		return nil, err
+	} else if p != nil {
+		// The per-job tables wait for the energy of their jobs, known
+		// when the run is over.
+		o.energyNext, obs = tables.observers(csv), o.opt.Observers
+	}
+	res, err := o.simulate(obs...)
 	if err == nil && o.interrupted() {
 		// A signal after the last job was read still stops the run:
 		// nothing is committed.
@@ -242,6 +250,14 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		return nil, err
 	}
 	res.Wrote = append(tables.files(final), filepath.Join(final, "summary.json"))
+	if o.energy != nil {
+		if err := o.energy.WriteFiles(out); err != nil {
+			return nil, err
+		}
+		for _, f := range []string{report.ConsumedEnergyCSV, report.PStateChangesCSV, report.MachineStatesCSV} {
+			res.Wrote = append(res.Wrote, filepath.Join(final, f))
+		}
+	}
 	if o.Plots {
 		if err := waitPlots(); err != nil {
 			return nil, err

@@ -169,6 +169,8 @@ type Scenario struct {
 	GrowOptions
 	// NodeOptions are node failures and maintenance.
 	NodeOptions
+	// PowerOptions are the power model (energy.go).
+	PowerOptions
 
 	// Out is the output directory; "" writes nothing (the summary is
 	// returned, and printed by the command line).
@@ -242,6 +244,18 @@ type NodeOptions struct {
 	OnNodeFail string `toml:"on_node_fail" json:"on_node_fail"`
 	// NodeSize is processors per node on the processor pool.
 	NodeSize int `toml:"node_size" json:"node_size"`
+}
+
+// PowerOptions are the power model of a run: with one, a run meters its
+// nodes' energy and writes Batsim's energy outputs.
+type PowerOptions struct {
+	// Power is a SimGrid/Batsim platform file (XML) whose hosts' power
+	// states are the machine's; the run configuration's [power] table is
+	// the other way to give them.
+	Power string `toml:"power" json:"power,omitempty"`
+	// PowerJobsIdle is Batsim's convention: a job's busy cores draw their
+	// idle power (Batsim runs a trace's "delay" job as a sleep).
+	PowerJobsIdle bool `toml:"power_jobs_idle" json:"power_jobs_idle,omitempty"`
 }
 
 // Default returns the scenario of `schedsim run` without options: the
@@ -340,7 +354,7 @@ func LoadScenario(path string, base Scenario) (Scenario, error) {
 	for _, f := range []struct {
 		key string
 		p   *string
-	}{{"trace", &sc.Trace}, {"config", &sc.Config}, {"slurm_conf", &sc.SlurmConf}, {"node_events", &sc.NodeEvents}, {"out", &sc.Out}, {"policy_log", &sc.PolicyLog}} {
+	}{{"trace", &sc.Trace}, {"config", &sc.Config}, {"slurm_conf", &sc.SlurmConf}, {"node_events", &sc.NodeEvents}, {"power", &sc.Power}, {"out", &sc.Out}, {"policy_log", &sc.PolicyLog}} {
 		if md.IsDefined(f.key) && *f.p != "" && !filepath.IsAbs(*f.p) {
 			*f.p = filepath.Join(dir, *f.p)
 		}
@@ -360,7 +374,7 @@ func isConfigTable(key string) bool {
 	switch key {
 	case "filters", "licenses", "quota", "require_runtime", "max_size", "programs",
 		"templates", "template_rules", "cluster", "hpcpack", "clusters", "scored",
-		"reservation", "limit", "start_window":
+		"reservation", "limit", "start_window", "power":
 		return true
 	}
 	return false
@@ -445,7 +459,13 @@ func (sc *Scenario) Hash() (string, error) { return sc.hashWith(fingerprint) }
 func (sc *Scenario) hashWith(take func(string) (traceFingerprint, error)) (string, error) {
 	h := sha256.New()
 	h.Write(sc.Canonical())
-	for _, p := range []string{sc.Trace, sc.Config, sc.SlurmConf, sc.NodeEvents} {
+	files := []string{sc.Trace, sc.Config, sc.SlurmConf, sc.NodeEvents}
+	if sc.Power != "" {
+		// Only with a power model: the hashes of the runs without one
+		// stay what they were.
+		files = append(files, sc.Power)
+	}
+	for _, p := range files {
 		h.Write([]byte{0})
 		if p == "" {
 			continue

@@ -57,7 +57,8 @@ const (
 // (turnaround / execution, shortest 'g' representation, empty when the
 // execution time is 0; a SCore-D job's is turnaround / the CPU time it
 // received, which its bounded slowdown uses too), allocated_resources
-// (Batsim's interval set, "0-3 8"), consumed_energy (empty: not modelled)
+// (Batsim's interval set, "0-3 8"), consumed_energy (joules, with a power
+// model; empty without one)
 // and metadata (empty, or why a rejected job was rejected). A rejected job
 // has every time column from starting_time to stretch empty and no
 // allocated resources. Times are whole seconds.
@@ -254,7 +255,15 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	}
 	b[n] = ','
 	n = putRanges(b, n+1, r.Alloc)
-	n = put(b, n, ",,")
+	if r.HasEnergy {
+		b = append(b[:n], ',')
+		b = append(strconv.AppendFloat(b, r.Energy, 'f', 6, 64), ',')
+		b = slices.Grow(b, 1)
+		n = len(b)
+		b = b[:cap(b)]
+	} else {
+		n = put(b, n, ",,")
+	}
 	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.Who {
 		b = appendField(b[:n], RanMetadata(r))
 	} else if r.Note != "" {

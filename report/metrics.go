@@ -245,6 +245,9 @@ type Summary struct {
 	// `schedsim verify` checks (nil, and omitted, for other runs); the
 	// caller sets it. Being a pointer, it compares by identity.
 	ScoreD *ScoreDInfo `json:"scored,omitempty"`
+	// Energy is the run's energy with a power model (nil, and omitted,
+	// without one); the caller sets it.
+	Energy *EnergySummary `json:"energy,omitempty"`
 	// Breakdowns break the run down by user, group, queue and partition,
 	// list the longest waits with why, and give each partition's loss of
 	// capacity (omitted when not gathered); the caller sets them

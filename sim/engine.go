@@ -183,6 +183,12 @@ type Record struct {
 	// Slot is the engine's slot of a job that ran: the one
 	// Starter.JobStarted named it by.
 	Slot int32
+	// Energy is the energy in joules the job's nodes consumed while it ran
+	// (Batsim's consumed_energy), when HasEnergy: set behind the engine by
+	// a power model (report.EnergyRun), never by the engine.
+	Energy float64
+	// HasEnergy reports whether Energy holds the job's energy.
+	HasEnergy bool
 	// Pending says why a job that ran waited, as the engine last saw it
 	// (PendingNone for a job that started at its submission, and in
 	// ScoreD's records).

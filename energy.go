@@ -1,0 +1,187 @@
+package schedsim
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/schedsim/schedsim/cluster/energy"
+	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim"
+)
+
+// powerConfig is [power]: the nodes' power states, group after group
+// (node numbers follow the groups' order), as the README's Energy section
+// documents.
+type powerConfig struct {
+	Groups []powerGroupConfig `toml:"groups"`
+}
+
+// powerGroupConfig is one [[power.groups]].
+type powerGroupConfig struct {
+	Name  string `toml:"name"`
+	Count int    `toml:"count"`
+	Cores int    `toml:"cores"`
+	// Watts is one "idle:epsilon:all-cores" (or "idle:all-cores") per
+	// computing pstate, the first the initial one unless Initial says.
+	Watts   []string           `toml:"watts"`
+	Speeds  []float64          `toml:"speeds"`
+	Initial int                `toml:"initial"`
+	Sleep   []powerSleepConfig `toml:"sleep"`
+}
+
+// powerSleepConfig is one [[power.groups.sleep]]: the power asleep and
+// the two switches, each a duration in seconds with a power or an energy.
+type powerSleepConfig struct {
+	Watts           float64 `toml:"watts"`
+	SwitchOff       float64 `toml:"switch_off"`
+	SwitchOffWatts  float64 `toml:"switch_off_watts"`
+	SwitchOffJoules float64 `toml:"switch_off_joules"`
+	SwitchOn        float64 `toml:"switch_on"`
+	SwitchOnWatts   float64 `toml:"switch_on_watts"`
+	SwitchOnJoules  float64 `toml:"switch_on_joules"`
+}
+
+// platform turns [power] into a power model; errors name the key.
+func (c *powerConfig) platform(path string) (*energy.Platform, error) {
+	p := &energy.Platform{}
+	for gi, gc := range c.Groups {
+		key := fmt.Sprintf("%s: [[power.groups]] %d", path, gi+1)
+		if gc.Name != "" {
+			key += " (" + gc.Name + ")"
+		}
+		g := energy.Group{Name: gc.Name, Nodes: gc.Count, Cores: gc.Cores, Initial: gc.Initial}
+		if g.Cores == 0 {
+			g.Cores = 1
+		}
+		if len(gc.Speeds) > 0 && len(gc.Speeds) != len(gc.Watts) {
+			return nil, inputf("%s: speeds: %d speeds for %d power states (want one per pstate, or none)", key, len(gc.Speeds), len(gc.Watts))
+		}
+		for k, w := range gc.Watts {
+			parts := strings.Split(w, ":")
+			var v [3]float64
+			ok := len(parts) == 2 || len(parts) == 3
+			for i := 0; ok && i < len(parts); i++ {
+				f, err := strconv.ParseFloat(strings.TrimSpace(parts[i]), 64)
+				ok = err == nil && f >= 0 && f < 1e12
+				v[i] = f
+			}
+			if !ok {
+				return nil, inputf("%s: watts[%d] = %q: want idle:epsilon:all-cores (or idle:all-cores) in watts", key, k, w)
+			}
+			s := energy.PState{IdleW: v[0], EpsilonW: v[1], AllCoresW: v[2]}
+			if len(parts) == 2 {
+				s.EpsilonW, s.AllCoresW = v[0], v[1]
+			}
+			if len(gc.Speeds) > 0 {
+				s.SpeedFlops = gc.Speeds[k]
+			}
+			g.PStates = append(g.PStates, s)
+		}
+		for si, sc := range gc.Sleep {
+			skey := fmt.Sprintf("%s: [[power.groups.sleep]] %d", key, si+1)
+			off, err := transition(sc.SwitchOff, sc.SwitchOffWatts, sc.SwitchOffJoules)
+			if err != nil {
+				return nil, inputf("%s: switch_off: %v", skey, err)
+			}
+			on, err := transition(sc.SwitchOn, sc.SwitchOnWatts, sc.SwitchOnJoules)
+			if err != nil {
+				return nil, inputf("%s: switch_on: %v", skey, err)
+			}
+			g.PStates = append(g.PStates, energy.PState{IdleW: sc.Watts, EpsilonW: sc.Watts, AllCoresW: sc.Watts})
+			g.Sleep = append(g.Sleep, energy.SleepState{PState: len(g.PStates) - 1, OffPState: -1, OnPState: -1, Off: off, On: on})
+		}
+		p.Groups = append(p.Groups, g)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, inputf("%s: [power]: %v", path, err)
+	}
+	return p, nil
+}
+
+// transition is a switch of sec seconds at watts, or of joules in all.
+func transition(sec, watts, joules float64) (energy.Transition, error) {
+	switch {
+	case sec < 0 || watts < 0 || joules < 0:
+		return energy.Transition{}, fmt.Errorf("%g s, %g W, %g J: want values ≥ 0", sec, watts, joules)
+	case watts > 0 && joules > 0:
+		return energy.Transition{}, fmt.Errorf("give its power (_watts) or its energy (_joules), not both")
+	case joules > 0 && sec == 0:
+		return energy.Transition{}, fmt.Errorf("%g J in 0 s: give its duration", joules)
+	case joules > 0:
+		return energy.Transition{Sec: sec, W: joules / sec}, nil
+	}
+	return energy.Transition{Sec: sec, W: watts}, nil
+}
+
+// powerModel returns the run's power model: --power's platform file or
+// --config's [power] table; nil without either.
+func (o *runner) powerModel() (*energy.Platform, error) {
+	if !o.powerRead {
+		o.power, o.powerErr = o.readPowerModel()
+		o.powerRead = true
+	}
+	return o.power, o.powerErr
+}
+
+func (o *runner) readPowerModel() (*energy.Platform, error) {
+	var conf *runConfig
+	if o.Config != "" {
+		var err error
+		if conf, err = o.runConfig(); err != nil {
+			return nil, err
+		}
+	}
+	hasTable := conf != nil && conf.Power != nil
+	switch {
+	case o.Power != "" && hasTable:
+		return nil, inputf("--power %s and %s's [power] table: give one power model", o.Power, o.Config)
+	case hasTable:
+		return conf.Power.platform(o.Config)
+	case o.Power == "":
+		return nil, nil
+	}
+	f, err := os.Open(o.Power)
+	if err != nil {
+		return nil, inputf("--power: %v", err)
+	}
+	defer f.Close()
+	p, err := energy.ParseXML(o.Power, f)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	return p, nil
+}
+
+// energyRun returns the run's energy meter on procs processors, its
+// records going on to next, or nil without a power model. The power model
+// runs on a pool of processors, without SCore-D's engine, growing jobs,
+// node events or checkpoints (whose records it would have to keep).
+func (o *runner) energyRun(procs int, clusterRun, scored, grow, nodeEvents bool, next []sim.Observer) (*report.EnergyRun, error) {
+	p, err := o.powerModel()
+	if err != nil || p == nil {
+		return nil, err
+	}
+	switch {
+	case clusterRun:
+		return nil, inputf("a power model ([power], --power) is not combined with [cluster] or --slurm-conf yet: it meters a pool of processors")
+	case scored:
+		return nil, inputf("a power model ([power], --power) is not combined with SCore-D's queues ([scored])")
+	case grow:
+		return nil, inputf("a power model ([power], --power) is not combined with --grow")
+	case nodeEvents:
+		return nil, inputf("a power model ([power], --power) is not combined with --node-events")
+	case o.ck != nil:
+		return nil, inputf("a power model ([power], --power) is not combined with checkpoints (--checkpoint, --resume)")
+	}
+	e, err := report.NewEnergyRun(p, procs, o.PowerJobsIdle, next...)
+	if err != nil {
+		src := o.Power
+		if src == "" {
+			src = o.Config + " [power]"
+		}
+		return nil, inputf("%s: %v", src, err)
+	}
+	return e, nil
+}
