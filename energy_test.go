@@ -1,0 +1,173 @@
+package schedsim_test
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim"
+	"github.com/schedsim/schedsim/report"
+)
+
+// batsimEnergyDir is the recorded Batsim energy reference, beside the
+// repository.
+var batsimEnergyDir = filepath.Join("..", "shared", "reference", "batsim-energy")
+
+// readRows reads a CSV file into rows.
+func readRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestEnergyBatsimWorkload replays the recorded Batsim workload on the
+// recorded platform with Batsim's convention (a delay job draws idle
+// power) under EASY and conservative backfilling. Times are whole seconds
+// (the workload's fractional times are rounded), so the run is not
+// Batsim's to the joule; what holds is Batsim's rule on schedsim's own
+// schedule: every job's consumed_energy is 95 W × its hosts × its
+// execution time, and the run's energy is 32 hosts × 95 W × (last end −
+// first submission).
+func TestEnergyBatsimWorkload(t *testing.T) {
+	if _, err := os.Stat(batsimEnergyDir); err != nil {
+		t.Skipf("skipped: %s not found (%v); the shared data sit beside the repository, at ../shared", batsimEnergyDir, err)
+	}
+	for _, bf := range []string{"easy", "conservative"} {
+		t.Run(bf, func(t *testing.T) {
+			sc := schedsim.Default()
+			sc.Trace = filepath.Join(batsimEnergyDir, "medium_late.json")
+			sc.Power = filepath.Join(batsimEnergyDir, "platform.xml")
+			sc.PowerJobsIdle = true
+			sc.Backfill = bf
+			if bf == "easy" {
+				sc.Lookahead = "all"
+			}
+			sc.Out, sc.Plots = t.TempDir(), false
+			res, err := schedsim.Run(context.Background(), &sc, schedsim.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := readRows(t, filepath.Join(sc.Out, "jobs.csv"))
+			col := map[string]int{}
+			for i, c := range rows[0] {
+				col[c] = i
+			}
+			sum := 0.0
+			for _, r := range rows[1:] {
+				res, _ := strconv.Atoi(r[col["requested_number_of_resources"]])
+				exec, _ := strconv.Atoi(r[col["execution_time"]])
+				got, err := strconv.ParseFloat(r[col["consumed_energy"]], 64)
+				if err != nil || got != 95*float64(res*exec) {
+					t.Errorf("job %s: consumed_energy %q, want 95 × %d × %d", r[0], r[col["consumed_energy"]], res, exec)
+				}
+				sum += got
+			}
+			e := res.Summary.Energy
+			if e == nil {
+				t.Fatal("no energy in the summary")
+			}
+			span := float64(res.Summary.MakespanSec)
+			if e.Joules != 32*95*span || e.JobJoules != sum || !e.JobsIdlePower {
+				t.Errorf("energy %+v; want %v J over %v s, jobs %v J", e, 32*95*span, span, sum)
+			}
+			t.Logf("%s: %.1f J over %v s (Batsim recorded 48,909,070.4 J over 16,088.51 s)", bf, e.Joules, span)
+			for _, f := range []string{report.ConsumedEnergyCSV, report.PStateChangesCSV, report.MachineStatesCSV} {
+				if _, err := os.Stat(filepath.Join(sc.Out, f)); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+// TestPowerTable runs a small trace with the power model of a [power]
+// table, realistic and with Batsim's convention, and checks the errors
+// of bad power descriptions; and that a run without a power model writes
+// no energy file and no energy.
+func TestPowerTable(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.swf")
+	// Two jobs on a machine of 4 processors: 2 procs 0–10, 4 procs 10–30.
+	os.WriteFile(trace, []byte("; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 1 1 1 -1 -1\n2 0 -1 20 4 -1 -1 4 20 -1 1 1 1 1 1 1 -1 -1\n"), 0o644)
+	conf := filepath.Join(dir, "power.toml")
+	os.WriteFile(conf, []byte(`[[power.groups]]
+name = "n"
+count = 2
+cores = 2
+watts = ["100:120:200"]
+[[power.groups.sleep]]
+watts = 10
+switch_off = 5
+switch_off_joules = 500
+switch_on = 10
+switch_on_watts = 150
+`), 0o644)
+	for _, c := range []struct {
+		idle     bool
+		run, job float64
+	}{
+		// 0–10: node 0 busy (200 W), node 1 idle (100 W); 10–30: both
+		// busy (400 W).
+		{false, 3000 + 8000, 2000},
+		{true, 200 * 30, 1000},
+	} {
+		sc := schedsim.Default()
+		sc.Trace, sc.Config, sc.PowerJobsIdle, sc.Out = trace, conf, c.idle, filepath.Join(dir, "out"+strconv.FormatBool(c.idle))
+		sc.Plots = false
+		res, err := schedsim.Run(context.Background(), &sc, schedsim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := res.Summary.Energy; e == nil || e.Joules != c.run {
+			t.Errorf("jobs idle %v: energy %+v, want %v J", c.idle, e, c.run)
+		}
+		rows := readRows(t, filepath.Join(sc.Out, "jobs.csv"))
+		if got := rows[1][15]; rows[0][15] != "consumed_energy" || got != strconv.FormatFloat(c.job, 'f', 6, 64) {
+			t.Errorf("jobs idle %v: job 1's consumed_energy %q, want %v", c.idle, got, c.job)
+		}
+	}
+	sc := schedsim.Default()
+	sc.Trace, sc.Out, sc.Plots = trace, filepath.Join(dir, "plain"), false
+	res, err := schedsim.Run(context.Background(), &sc, schedsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.Energy != nil {
+		t.Error("energy without a power model")
+	}
+	for _, w := range res.Wrote {
+		if strings.Contains(w, "energy") || strings.Contains(w, "pstate") || strings.Contains(w, "machine_states") {
+			t.Errorf("wrote %s without a power model", w)
+		}
+	}
+	for _, bad := range []struct{ name, conf, msg string }{
+		{"watts", "[[power.groups]]\ncount = 2\ncores = 2\nwatts = [\"100:x:200\"]\n", "watts[0]"},
+		{"size", "[[power.groups]]\ncount = 1\ncores = 2\nwatts = [\"100:200\"]\n", "not the machine's 4 processors"},
+		{"both", "[[power.groups]]\ncount = 2\ncores = 2\nwatts = [\"1:2\"]\n[[power.groups.sleep]]\nswitch_off = 1\nswitch_off_watts = 2\nswitch_off_joules = 2\n", "not both"},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			p := filepath.Join(dir, bad.name+".toml")
+			os.WriteFile(p, []byte(bad.conf), 0o644)
+			sc := schedsim.Default()
+			sc.Trace, sc.Config = trace, p
+			_, err := schedsim.Run(context.Background(), &sc, schedsim.Options{})
+			var ie *schedsim.InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), bad.msg) {
+				t.Errorf("err = %v, want an input error with %q", err, bad.msg)
+			}
+		})
+	}
+}
