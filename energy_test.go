@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -169,5 +170,36 @@ switch_on_watts = 150
 				t.Errorf("err = %v, want an input error with %q", err, bad.msg)
 			}
 		})
+	}
+}
+
+// TestReadmePowerTable checks the README's [power] example: it loads, and
+// describes 32 one-core nodes with one pstate and one sleep state.
+func TestReadmePowerTable(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "## Energy")
+	j := strings.Index(s[i:], "```toml\n")
+	k := strings.Index(s[i+j+8:], "```")
+	if i < 0 || j < 0 || k < 0 {
+		t.Fatal("README's Energy section has no toml block")
+	}
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "power.toml")
+	os.WriteFile(conf, []byte(s[i+j+8:i+j+8+k]), 0o644)
+	trace := filepath.Join(dir, "t.swf")
+	os.WriteFile(trace, []byte("; MaxProcs: 32\n1 0 -1 100 32 -1 -1 32 100 -1 1 1 1 1 1 1 -1 -1\n"), 0o644)
+	sc := schedsim.Default()
+	sc.Trace, sc.Config = trace, conf
+	res, err := schedsim.Run(context.Background(), &sc, schedsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 32 hosts all busy for 100 s at 190.738 W.
+	if e := res.Summary.Energy; e == nil || math.Abs(e.Joules-32*190.738*100) > 1e-6 {
+		t.Errorf("energy %+v, want %v J", e, 32*190.738*100)
 	}
 }
