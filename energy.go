@@ -155,27 +155,18 @@ func (o *runner) readPowerModel() (*energy.Platform, error) {
 }
 
 // energyRun returns the run's energy meter on procs processors, its
-// records going on to next, or nil without a power model. The power model
-// runs on a pool of processors, without SCore-D's engine, growing jobs,
-// node events or checkpoints (whose records it would have to keep).
-func (o *runner) energyRun(procs int, clusterRun, scored, grow, nodeEvents bool, next []sim.Observer) (*report.EnergyRun, error) {
+// records going on to next, or nil without a power model (what it does
+// not combine with is in Combinations).
+func (o *runner) energyRun(procs int, next []sim.Observer) (*report.EnergyRun, error) {
 	p, err := o.powerModel()
 	if err != nil || p == nil {
 		return nil, err
 	}
-	switch {
-	case clusterRun:
-		return nil, inputf("a power model ([power], --power) is not combined with [cluster] or --slurm-conf yet: it meters a pool of processors")
-	case scored:
-		return nil, inputf("a power model ([power], --power) is not combined with SCore-D's queues ([scored])")
-	case grow:
-		return nil, inputf("a power model ([power], --power) is not combined with --grow")
-	case nodeEvents:
-		return nil, inputf("a power model ([power], --power) is not combined with --node-events")
-	case o.ck != nil:
-		return nil, inputf("a power model ([power], --power) is not combined with checkpoints (--checkpoint, --resume)")
+	tick, err := o.ticks()
+	if err != nil {
+		return nil, err
 	}
-	e, err := report.NewEnergyRun(p, procs, o.PowerJobsIdle, next...)
+	e, err := report.NewEnergyRun(p, procs, tick, o.PowerJobsIdle, next...)
 	if err != nil {
 		src := o.Power
 		if src == "" {
@@ -184,4 +175,27 @@ func (o *runner) energyRun(procs int, clusterRun, scored, grow, nodeEvents bool,
 		return nil, inputf("%s: %v", src, err)
 	}
 	return e, nil
+}
+
+// TimeUnitTicks returns the ticks a second of a time unit: s (or "") 1,
+// ms 1000, us (or µs) 1,000,000.
+func TimeUnitTicks(unit string) (int64, error) {
+	switch strings.ToLower(strings.TrimSpace(unit)) {
+	case "", "s":
+		return 1, nil
+	case "ms":
+		return 1000, nil
+	case "us", "µs":
+		return 1_000_000, nil
+	}
+	return 0, fmt.Errorf("%q: want s, ms or us", unit)
+}
+
+// ticks returns the run's ticks a second (--time-unit).
+func (o *runner) ticks() (int64, error) {
+	t, err := TimeUnitTicks(o.TimeUnit)
+	if err != nil {
+		return 0, inputf("--time-unit %v", err)
+	}
+	return t, nil
 }

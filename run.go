@@ -293,6 +293,11 @@ func (o *runner) openTrace(rules workload.Rules) (workload.Reader, error) {
 		}
 		opts = append(opts, workload.WithTimeZone(loc))
 	}
+	if tick, err := o.ticks(); err != nil {
+		return nil, err
+	} else if tick > 1 {
+		opts = append(opts, workload.WithTicks(tick))
+	}
 	if sp := o.BatsimSpeed; sp != 0 {
 		if !(sp > 0) || math.IsInf(sp, 0) {
 			return nil, inputf("--batsim-speed %v: want a speed in flops per second > 0", sp)
@@ -447,6 +452,13 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	}
 	m := report.NewMetrics()
+	tick, err := o.ticks()
+	if err != nil {
+		return nil, err
+	}
+	if tick > 1 {
+		m.SetTick(tick)
+	}
 	ts := report.NewTimeSeries(procs, report.DefaultSeriesPoints)
 	var bdSpec *cluster.Spec
 	if al != nil {
@@ -461,7 +473,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		bd.SetCalendar(cal)
 	}
 	all := append(report.Observers{m, ts, bd}, obs...)
-	if o.energy, err = o.energyRun(procs, al != nil, sd != nil, simCfg.Grow != nil, len(simCfg.NodeEvents) > 0, o.energyNext); err != nil {
+	if o.energy, err = o.energyRun(procs, o.energyNext); err != nil {
 		return nil, err
 	} else if o.energy != nil {
 		all = append(all, o.energy)
@@ -609,6 +621,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	o.summariseNodes(&s, st, ts)
 	s.Constraints = simCfg.Constraints
+	s.ScaleTime(tick)
 	if o.ClosedLoop {
 		s.ClosedLoop = &report.ClosedLoop{Following: st.LoopFollowing, Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown}
 	}

@@ -158,6 +158,9 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		jobsFile, csv, err = o.ck.jobsCSV(filepath.Join(out, "jobs.csv"), o.traceName(), sd != nil)
 	} else if jobsFile, err = report.CreateAtomic(filepath.Join(out, "jobs.csv")); err == nil {
 		csv = newCSV(jobsFile, o.traceName())
+		if tick, err := o.ticks(); err == nil && tick > 1 {
+			csv.SetTick(tick)
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -69,6 +69,9 @@ type Scenario struct {
 	// Trace is the workload: SWF (plain or gzip) or Parquet, detected from
 	// its content; "" replays the embedded sample trace.
 	Trace string `toml:"trace" json:"trace"`
+	// TimeUnit is the run's tick: s (the default, ""), ms or us. A finer
+	// unit keeps a Batsim workload's fractional times (see TimeUnitTicks).
+	TimeUnit string `toml:"time_unit" json:"time_unit,omitempty"`
 	// Columns maps a Parquet file's columns onto schedsim's (a preset or
 	// target=column[:unit][?],…).
 	Columns string `toml:"columns" json:"columns,omitempty"`

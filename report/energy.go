@@ -54,6 +54,7 @@ type EnergySummary struct {
 // model: it is not on the default path.
 type EnergyRun struct {
 	p        *energy.Platform
+	tick     int64
 	busyIdle bool
 	next     []sim.Observer
 	recs     []sim.Record
@@ -66,10 +67,11 @@ type EnergyRun struct {
 
 // NewEnergyRun returns the meter of a run on procs processors of platform
 // p (its first nodes, as Batsim's --mmax: p must have at least procs
-// cores, node after node), its records going on to next. busyIdle is
-// Batsim's convention that a busy core draws the idle power.
-func NewEnergyRun(p *energy.Platform, procs int, busyIdle bool, next ...sim.Observer) (*EnergyRun, error) {
-	e := &EnergyRun{busyIdle: busyIdle, next: next}
+// cores, node after node), its records going on to next; the run's times
+// are ticks of 1/tick second. busyIdle is Batsim's convention that a busy
+// core draws the idle power.
+func NewEnergyRun(p *energy.Platform, procs int, tick int64, busyIdle bool, next ...sim.Observer) (*EnergyRun, error) {
+	e := &EnergyRun{busyIdle: busyIdle, next: next, tick: max(tick, 1)}
 	nodes, cores := 0, 0
 	for _, g := range p.Groups {
 		for range g.Nodes {
@@ -120,7 +122,7 @@ func ran(r *sim.Record) bool {
 // first is the run's first submission: the run's energy in the summary is
 // from first to last.
 func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
-	m := energy.NewMachine(e.p, 1, e.busyIdle)
+	m := energy.NewMachine(e.p, e.tick, e.busyIdle)
 	type ev struct {
 		t   workload.Time
 		end bool
@@ -169,10 +171,10 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 	ms.WriteString("time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing\n")
 	lastT, lastJ := int64(0), 0.0
 	row := func(t int64, kind byte) {
-		j := m.Total(t).Joules(1)
-		fmt.Fprintf(ce, "%s,%s,%c,%s,", secs(t), joules(j), kind, joules(m.Watts()))
+		j := m.Total(t).Joules(e.tick)
+		fmt.Fprintf(ce, "%s,%s,%c,%s,", e.secs(t), joules(j), kind, joules(m.Watts()))
 		if t > lastT {
-			ce.WriteString(joules((j - lastJ) / float64(t-lastT)))
+			ce.WriteString(joules((j - lastJ) * float64(e.tick) / float64(t-lastT)))
 		} else {
 			ce.WriteString("NA")
 		}
@@ -181,7 +183,7 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 	}
 	stateRow := func(t int64) {
 		k := m.Counts()
-		fmt.Fprintf(ms, "%s,%d,%d,%d,%d,%d\n", secs(t), k[energy.Sleeping], k[energy.SwitchingOn], k[energy.SwitchingOff], k[energy.Idle], k[energy.Computing])
+		fmt.Fprintf(ms, "%s,%d,%d,%d,%d,%d\n", e.secs(t), k[energy.Sleeping], k[energy.SwitchingOn], k[energy.SwitchingOff], k[energy.Idle], k[energy.Computing])
 	}
 	if len(evs) == 0 || evs[0].t > 0 {
 		// Every machine is at its initial pstate at time 0: a row for
@@ -200,7 +202,7 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 				sum = sum.Add(m.NodeEnergy(t, n).Sub(startE[v.i][x]))
 			}
 			delete(startE, v.i)
-			r.Energy, r.HasEnergy = sum.Joules(1), true
+			r.Energy, r.HasEnergy = sum.Joules(e.tick), true
 		}
 		cores := e.perNode(v.i, buf)
 		for x, n := range buf {
@@ -263,12 +265,12 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 	}
 
 	lastT64 := max(int64(last), lastT)
-	total := m.Total(lastT64).Joules(1)
+	total := m.Total(lastT64).Joules(e.tick)
 	// The power before the first submission is the idle power: the run's
 	// energy is counted from the first submission.
 	before := 0.0
 	if first > 0 {
-		before = energy.NewMachine(e.p, 1, e.busyIdle).Total(int64(first)).Joules(1)
+		before = energy.NewMachine(e.p, e.tick, e.busyIdle).Total(int64(first)).Joules(e.tick)
 	}
 	s := &EnergySummary{
 		Joules: total - before, JobsIdlePower: e.busyIdle,
@@ -277,12 +279,12 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 	}
 	s.KWh = s.Joules / 3.6e6
 	if d := int64(last - first); d > 0 {
-		s.MeanWatts = s.Joules / float64(d)
+		s.MeanWatts = s.Joules * float64(e.tick) / float64(d)
 	}
 	inAll := m.InState(lastT64)
 	var inBefore [energy.Kinds]float64
 	if first > 0 {
-		inBefore = energy.NewMachine(e.p, 1, e.busyIdle).InState(int64(first))
+		inBefore = energy.NewMachine(e.p, e.tick, e.busyIdle).InState(int64(first))
 	}
 	for k := range energy.Kinds {
 		s.NodeSeconds[energy.Kind(k).String()] = inAll[k] - inBefore[k]
@@ -293,7 +295,7 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 		if r.HasEnergy {
 			s.JobJoules += r.Energy
 			s.BySizeClass[SizeClass(r.Job.Procs)] += r.Energy
-			s.ByRuntimeClass[RuntimeClass(r.End-r.Start)] += r.Energy
+			s.ByRuntimeClass[RuntimeClass((r.End-r.Start)/workload.Time(e.tick))] += r.Energy
 		}
 		for _, o := range e.next {
 			o.JobDone(r)
@@ -334,7 +336,26 @@ func (e *EnergyRun) WriteFiles(dir string) error {
 }
 
 // secs prints a time in seconds.
-func secs(t int64) string { return strconv.FormatInt(t, 10) }
+func (e *EnergyRun) secs(t int64) string { return string(AppendTicks(nil, t, e.tick)) }
+
+// AppendTicks appends t ticks of 1/tick second as seconds: whole seconds
+// when tick is 1, else with the unit's decimals (3 for ms, 6 for µs).
+func AppendTicks(b []byte, t, tick int64) []byte {
+	if tick <= 1 {
+		return strconv.AppendInt(b, t, 10)
+	}
+	if t < 0 {
+		b = append(b, '-')
+		t = -t
+	}
+	b = strconv.AppendInt(b, t/tick, 10)
+	b = append(b, '.')
+	frac := t % tick
+	for d := tick / 10; d >= 1; d /= 10 {
+		b = append(b, byte('0'+frac/d%10))
+	}
+	return b
+}
 
 // joules prints an energy or a power with six decimals at most, trailing
 // zeros dropped.

@@ -59,7 +59,7 @@ func TestEnergyRun(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got collect
-			e, err := NewEnergyRun(energyPlatform(), 4, c.busyIdle, &got)
+			e, err := NewEnergyRun(energyPlatform(), 4, 1, c.busyIdle, &got)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestEnergyRun(t *testing.T) {
 // of the power model.
 func TestEnergyRunSize(t *testing.T) {
 	for _, procs := range []int{3, 5} {
-		if _, err := NewEnergyRun(energyPlatform(), procs, false); err == nil {
+		if _, err := NewEnergyRun(energyPlatform(), procs, 1, false); err == nil {
 			t.Errorf("%d processors on nodes of 2 cores (4 in all): accepted", procs)
 		}
 	}
@@ -121,7 +121,7 @@ func readCSV(t *testing.T, path string) [][]string {
 // at time 0 with energy 0, cumulative, its epower NA when no time passed.
 func TestEnergyFilesEvalys(t *testing.T) {
 	var got collect
-	e, err := NewEnergyRun(energyPlatform(), 4, false, &got)
+	e, err := NewEnergyRun(energyPlatform(), 4, 1, false, &got)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,5 +177,51 @@ func TestEnergyFilesEvalys(t *testing.T) {
 			t.Errorf("consumed_energy row %v", r)
 		}
 		prev = v
+	}
+}
+
+// TestEnergyMetrics checks that the energy rows and columns appear in
+// compare's and sweep's tables when a run has a power model, and only
+// then, a run without one reading as empty.
+func TestEnergyMetrics(t *testing.T) {
+	with := Summary{Trace: "t", Policy: "p", Energy: &EnergySummary{KWh: 2.5, MeanWatts: 300}}
+	without := Summary{Trace: "t", Policy: "q"}
+	for _, c := range []struct {
+		name string
+		runs []Summary
+		want bool
+	}{{"none", []Summary{without, without}, false}, {"one", []Summary{with, without}, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			var runs []*Run
+			var pts []SweepPoint
+			for i := range c.runs {
+				runs = append(runs, &Run{Summary: c.runs[i]})
+				pts = append(pts, SweepPoint{Key: strconv.Itoa(i), Summary: c.runs[i]})
+			}
+			var b strings.Builder
+			if err := WriteCompareTable(&b, runs); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(b.String(), "energy (kWh)"); got != c.want {
+				t.Errorf("compare table has the energy: %v, want %v\n%s", got, c.want, b.String())
+			}
+			if c.want && !strings.Contains(b.String(), "2.500") {
+				t.Errorf("compare table lacks 2.500 kWh:\n%s", b.String())
+			}
+			b.Reset()
+			if err := WriteSweepCSV(&b, &SweepTable{Points: pts}); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(b.String(), "\n")
+			if got := strings.Contains(lines[0], "energy_kwh,power_mean_w"); got != c.want {
+				t.Errorf("sweep header has the energy: %v, want %v: %s", got, c.want, lines[0])
+			}
+			if c.want && !strings.Contains(lines[1], ",2.5,300,") {
+				t.Errorf("sweep row %s lacks 2.5 kWh and 300 W", lines[1])
+			}
+			if m, ok := LookupSweepMetric("energy_kwh"); !ok || m.Better != -1 {
+				t.Error("energy_kwh is not a metric")
+			}
+		})
 	}
 }
