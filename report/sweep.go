@@ -1,12 +1,12 @@
 package report
 
 import (
-	"slices"
-	"math"
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
