@@ -145,13 +145,19 @@ switch_on_watts = 150
 	} {
 		sc := schedsim.Default()
 		sc.Trace, sc.Config, sc.PowerJobsIdle, sc.Out = trace, conf, c.idle, filepath.Join(dir, "out"+strconv.FormatBool(c.idle))
-		sc.Plots = false
+		sc.Plots = !c.idle // the power plot, once
 		res, err := schedsim.Run(context.Background(), &sc, schedsim.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if e := res.Summary.Energy; e == nil || e.Joules != c.run {
 			t.Errorf("jobs idle %v: energy %+v, want %v J", c.idle, e, c.run)
+		}
+		if sc.Plots {
+			page, err := os.ReadFile(filepath.Join(sc.Out, "report.html"))
+			if _, serr := os.Stat(filepath.Join(sc.Out, "power.svg")); serr != nil || err != nil || !strings.Contains(string(page), "Power and machine states over time") {
+				t.Errorf("no power plot in report.html (%v, %v)", serr, err)
+			}
 		}
 		rows := readRows(t, filepath.Join(sc.Out, "jobs.csv"))
 		if got := rows[1][15]; rows[0][15] != "consumed_energy" || got != strconv.FormatFloat(c.job, 'f', 6, 64) {

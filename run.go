@@ -633,6 +633,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		o.warnf("schedsim: warning: %s\n", w)
 	}
 	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt, Calendar: cal, GanttFigureMax: o.ganttMaxJobs}
+	if o.energy != nil {
+		run.Power = o.energy.Points()
+	}
 	res := &Result{Summary: s, Run: run}
 	if hpc != nil {
 		es := hpc.ExecStats()

@@ -63,7 +63,12 @@ type EnergyRun struct {
 	nodeOf   []int32 // processor → node
 	sum      *EnergySummary
 	csvs     [3]bytes.Buffer
+	points   []PowerPoint
 }
+
+// Points returns the machine's power and node states after each instant,
+// once Finish has run.
+func (e *EnergyRun) Points() []PowerPoint { return e.points }
 
 // NewEnergyRun returns the meter of a run on procs processors of platform
 // p (its first nodes, as Batsim's --mmax: p must have at least procs
@@ -183,6 +188,11 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 	}
 	stateRow := func(t int64) {
 		k := m.Counts()
+		p := PowerPoint{T: workload.Time(t), Watts: m.Watts()}
+		for i, c := range k {
+			p.Counts[i] = int32(c)
+		}
+		e.points = append(e.points, p)
 		fmt.Fprintf(ms, "%s,%d,%d,%d,%d,%d\n", e.secs(t), k[energy.Sleeping], k[energy.SwitchingOn], k[energy.SwitchingOff], k[energy.Idle], k[energy.Computing])
 	}
 	if len(evs) == 0 || evs[0].t > 0 {
