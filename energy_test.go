@@ -227,3 +227,33 @@ func TestReadmePowerTable(t *testing.T) {
 		t.Errorf("energy %+v, want %v J", e, 32*190.738*100)
 	}
 }
+
+// TestTimeUnitChecks checks --time-unit's values and that Check reads the
+// power model's file.
+func TestTimeUnitChecks(t *testing.T) {
+	for _, c := range []struct {
+		unit string
+		want int64
+	}{{"", 1}, {"s", 1}, {"ms", 1000}, {"us", 1_000_000}, {"µs", 1_000_000}, {"min", 0}} {
+		got, err := schedsim.TimeUnitTicks(c.unit)
+		if got != c.want || (err != nil) != (c.want == 0) {
+			t.Errorf("TimeUnitTicks(%q) = %d, %v; want %d", c.unit, got, err, c.want)
+		}
+	}
+	sc := schedsim.Default()
+	sc.TimeUnit = "h"
+	if err := sc.Check(); err == nil || !strings.Contains(err.Error(), "--time-unit") {
+		t.Errorf("Check with --time-unit h: %v", err)
+	}
+	sc = schedsim.Default()
+	sc.Power = filepath.Join(t.TempDir(), "none.xml")
+	if err := sc.Check(); err == nil || !strings.Contains(err.Error(), "--power") {
+		t.Errorf("Check with a missing --power file: %v", err)
+	}
+	// A finer unit on an SWF trace is refused by the reader.
+	sc = schedsim.Default()
+	sc.TimeUnit, sc.Plots = "ms", false
+	if _, err := schedsim.Run(context.Background(), &sc, schedsim.Options{}); err == nil || !strings.Contains(err.Error(), "Batsim workloads only") {
+		t.Errorf("--time-unit ms on the SWF sample: %v", err)
+	}
+}

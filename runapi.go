@@ -285,8 +285,9 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 }
 
 // Check validates the scenario's options without running it: the cleaning
-// rules, the policy and its parameters, the estimator, and that the trace
-// exists. A bad value is an *InputError.
+// rules, the policy and its parameters, the estimator, the time unit, the
+// power model's platform file, and that the trace exists. A bad value is
+// an *InputError.
 func (sc *Scenario) Check() error {
 	o := &runner{Scenario: sc, checkOnly: true}
 	if _, err := o.rules(); err != nil {
@@ -299,6 +300,14 @@ func (sc *Scenario) Check() error {
 	}
 	if _, err := o.estimator(); err != nil {
 		return err
+	}
+	if _, err := o.ticks(); err != nil {
+		return err
+	}
+	if sc.Power != "" {
+		if _, err := o.powerModel(); err != nil {
+			return err
+		}
 	}
 	if sc.Trace != "" {
 		if _, err := os.Stat(sc.Trace); err != nil {
