@@ -35,6 +35,7 @@ const (
 	FeaturePower        Feature = "a power model (--power, [power])"
 	FeatureTimeUnit     Feature = "a time unit finer than the second (--time-unit ms, us)"
 	FeaturePlots        Feature = "plots and report.html (--plots, with --out)"
+	FeatureSwitching    Feature = "switching nodes off (--power-policy)"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -90,6 +91,9 @@ var Combinations = []Combination{
 	{FeaturePower, FeatureNodeEvents, "a node out of service would need a power state of its own", false},
 	{FeaturePower, FeatureGrow, "a growing job's processors change while it runs, which the meter does not follow", false},
 	{FeaturePower, FeatureCheckpoint, "the meter keeps every record until the end of the run, which a checkpoint does not save", false},
+	{FeatureSwitching, FeatureConservative, "conservative backfilling plans every queued job on a fixed machine, which switching nodes off and on changes under the plan", false},
+	{FeatureSwitching, FeatureSlurm, "Slurm's backfill plans on a fixed machine (its power saving is SuspendTime, not modelled)", false},
+	{FeatureSwitching, FeatureExternal, "protocol schedsim-policy/1 describes a fixed pool of processors", false},
 	{FeatureTimeUnit, FeatureScoreD, "SCore-D's engine has a clock of its own", false},
 	{FeatureTimeUnit, FeatureNodes, "the cluster's limits (partitions' MaxTime) are read in seconds", false},
 	{FeatureTimeUnit, FeatureNodeEvents, "node events are read in seconds", false},
@@ -151,6 +155,7 @@ func (o *runner) features() ([]Feature, error) {
 		return nil, err
 	}
 	add(tick > 1, FeatureTimeUnit)
+	add(o.PowerPolicy != "" && !strings.EqualFold(o.PowerPolicy, "none"), FeatureSwitching)
 	add(o.Plots && o.Out != "", FeaturePlots)
 	return fs, nil
 }

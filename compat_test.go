@@ -59,6 +59,8 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 		config.WriteString("[[power.groups]]\ncount = 256\ncores = 1\nwatts = [\"95:190\"]\n")
 	case FeatureTimeUnit:
 		sc.TimeUnit = "ms"
+	case FeatureSwitching:
+		sc.PowerPolicy = "idle:10m"
 	case FeaturePlots:
 		sc.Plots, sc.Out = true, filepath.Join(dir, "out")
 	default:

@@ -2,13 +2,16 @@ package schedsim
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/schedsim/schedsim/cluster/energy"
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // powerConfig is [power]: the nodes' power states, group after group
@@ -198,4 +201,42 @@ func (o *runner) ticks() (int64, error) {
 		return 0, inputf("--time-unit %v", err)
 	}
 	return t, nil
+}
+
+// switchingPolicy returns the engine's power management of --power-policy
+// on procs processors, its changes going to the energy meter; nil for
+// none.
+func (o *runner) switchingPolicy(procs int, meter *report.EnergyRun) (*sim.Power, error) {
+	pol := strings.TrimSpace(o.PowerPolicy)
+	if pol == "" || strings.EqualFold(pol, "none") {
+		return nil, nil
+	}
+	kind, arg, _ := strings.Cut(pol, ":")
+	if !strings.EqualFold(kind, "idle") {
+		return nil, inputf("--power-policy %q: want none or idle:T (a duration: 600, 10m)", pol)
+	}
+	sec, err := policy.ParseDuration(arg)
+	if err != nil {
+		return nil, inputf("--power-policy %q: %q is not a duration (600, 10m, 1h)", pol, arg)
+	}
+	if meter == nil {
+		return nil, inputf("--power-policy %s needs a power model (--power or [power]) with a sleep state", pol)
+	}
+	p := meter.Platform()
+	g := &p.Groups[0]
+	for i := range p.Groups {
+		if len(p.Groups[i].Sleep) == 0 || p.Groups[i].Cores != g.Cores {
+			return nil, inputf("--power-policy %s: every node of the power model needs a sleep state, and the same cores (%s: %d cores, %d sleep states)", pol, p.Groups[i].Name, p.Groups[i].Cores, len(p.Groups[i].Sleep))
+		}
+	}
+	tick, err := o.ticks()
+	if err != nil {
+		return nil, err
+	}
+	ticks := func(s float64) workload.Time { return workload.Time(math.Round(s * float64(tick))) }
+	return &sim.Power{
+		NodeSize: g.Cores, IdleTimeout: sec * workload.Time(tick),
+		SwitchOff: ticks(g.Sleep[0].Off.Sec), SwitchOn: ticks(g.Sleep[0].On.Sec),
+		Log: meter.Switch,
+	}, nil
 }

@@ -257,3 +257,82 @@ func TestTimeUnitChecks(t *testing.T) {
 		t.Errorf("--time-unit ms on the SWF sample: %v", err)
 	}
 }
+
+// TestPowerPolicyRun switches the reference platform's hosts off after
+// 60 s idle on the recorded workload: less energy than without, the
+// switches in pstate_changes.csv, and verify finds no job on a host that
+// was off or switching (and finds one planted there).
+func TestPowerPolicyRun(t *testing.T) {
+	if _, err := os.Stat(batsimEnergyDir); err != nil {
+		t.Skipf("skipped: %s not found (%v); the shared data sit beside the repository, at ../shared", batsimEnergyDir, err)
+	}
+	var joules [2]float64
+	var out string
+	for i, pol := range []string{"none", "idle:60"} {
+		sc := schedsim.Default()
+		sc.Trace = filepath.Join(batsimEnergyDir, "medium_late.json")
+		sc.Power = filepath.Join(batsimEnergyDir, "platform.xml")
+		sc.PowerPolicy, sc.Plots = pol, false
+		sc.Out = filepath.Join(t.TempDir(), "out")
+		res, err := schedsim.Run(context.Background(), &sc, schedsim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		joules[i], out = res.Summary.Energy.Joules, sc.Out
+	}
+	if !(joules[1] < joules[0]) {
+		t.Errorf("idle:60 used %.0f J, no switching %.0f J", joules[1], joules[0])
+	}
+	pc := readRows(t, filepath.Join(out, report.PStateChangesCSV))
+	switches := 0
+	for _, r := range pc[1:] {
+		if r[2] == "-2" {
+			switches++
+		}
+	}
+	if switches == 0 {
+		t.Error("no switch-off in pstate_changes.csv")
+	}
+	var b strings.Builder
+	rs, err := schedsim.VerifyDir(out, 0, &b)
+	if err != nil || len(rs) != 1 || rs[0].Violations != 0 {
+		t.Fatalf("verify: %v %+v\n%s", err, rs, b.String())
+	}
+	// Plant a job on the first host switched off, while it sleeps.
+	var node string
+	var off float64
+	for _, r := range pc[1:] {
+		if r[2] == "-2" {
+			node = r[1]
+			off, _ = strconv.ParseFloat(r[0], 64)
+			break
+		}
+	}
+	rows := readRows(t, filepath.Join(out, "jobs.csv"))
+	col := map[string]int{}
+	for i, c := range rows[0] {
+		col[c] = i
+	}
+	planted := false
+	for _, r := range rows[1:] {
+		st, err := strconv.ParseFloat(r[col["starting_time"]], 64)
+		if err == nil && st > off+10 && st < off+60 {
+			r[col["allocated_resources"]], planted = node, true
+			break
+		}
+	}
+	if !planted {
+		t.Fatal("no job to plant")
+	}
+	f, err := os.Create(filepath.Join(out, "jobs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv.NewWriter(f).WriteAll(rows)
+	f.Close()
+	b.Reset()
+	schedsim.VerifyDir(out, 0, &b)
+	if !strings.Contains(b.String(), "which was off or switching") {
+		t.Errorf("verify did not see the planted job:\n%s", b.String())
+	}
+}

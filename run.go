@@ -478,6 +478,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	} else if o.energy != nil {
 		all = append(all, o.energy)
 	}
+	if simCfg.Power, err = o.switchingPolicy(procs, o.energy); err != nil {
+		return nil, err
+	}
 	var gantt *report.Gantt
 	if o.ganttMaxJobs > 0 {
 		gantt = report.NewGantt(max(o.ganttMaxJobs, o.pageGanttMaxJobs))
@@ -487,7 +490,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	// the engine, on the observers' goroutine (see sim.Placer).
 	var sink sim.Observer = all
 	simCfg.Events = o.opt.Events
-	if sd == nil && o.ck == nil && simCfg.Allocator == nil && simCfg.Grow == nil && len(simCfg.NodeEvents) == 0 && simCfg.Events == nil {
+	if sd == nil && o.ck == nil && simCfg.Allocator == nil && simCfg.Grow == nil && len(simCfg.NodeEvents) == 0 && simCfg.Events == nil && simCfg.Power == nil {
 		simCfg.DeferPlacement = true
 		sink = sim.NewPlacer(procs, all...)
 	}
@@ -585,6 +588,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	if simCfg.SchedInterval > 0 {
 		polName += fmt.Sprintf("+sched_interval=%d", simCfg.SchedInterval)
+	}
+	if simCfg.Power != nil {
+		// Switching nodes off changes the machine under the policy's
+		// plans (verify then checks no reservation promise).
+		polName += "+power=" + strings.ToLower(strings.TrimSpace(o.PowerPolicy))
 	}
 	if al != nil {
 		polName += "+select=" + spec.Select

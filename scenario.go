@@ -259,6 +259,10 @@ type PowerOptions struct {
 	// PowerJobsIdle is Batsim's convention: a job's busy cores draw their
 	// idle power (Batsim runs a trace's "delay" job as a sleep).
 	PowerJobsIdle bool `toml:"power_jobs_idle" json:"power_jobs_idle,omitempty"`
+	// PowerPolicy switches idle nodes off and on: "" or none (never),
+	// idle:T (switch off a node idle for T, switch nodes on for the
+	// queue).
+	PowerPolicy string `toml:"power_policy" json:"power_policy,omitempty"`
 }
 
 // Default returns the scenario of `schedsim run` without options: the

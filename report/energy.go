@@ -41,6 +41,10 @@ type EnergySummary struct {
 	// switching_on, switching_off, idle, computing), summed over the nodes,
 	// from the first submission to the last end.
 	NodeSeconds map[string]float64 `json:"node_seconds"`
+	// NodeSize is the cores of every node when they all have the same
+	// (verify maps jobs.csv's processors to the nodes of
+	// pstate_changes.csv with it); 0 otherwise.
+	NodeSize int `json:"node_size,omitempty"`
 	// JobsIdlePower reports Batsim's convention: a job's busy cores draw
 	// the idle power (Batsim runs a "delay" job as a sleep).
 	JobsIdlePower bool `json:"jobs_idle_power,omitempty"`
@@ -64,6 +68,23 @@ type EnergyRun struct {
 	sum      *EnergySummary
 	csvs     [3]bytes.Buffer
 	points   []PowerPoint
+	switches []switchEv
+}
+
+// switchEv is a power change of a node (Switch).
+type switchEv struct {
+	t    workload.Time
+	node int32
+	c    sim.PowerChange
+}
+
+// Platform returns the power model metered (the nodes of the run).
+func (e *EnergyRun) Platform() *energy.Platform { return e.p }
+
+// Switch records a node's power change (sim.Power.Log), on the engine's
+// goroutine; Finish meters them with the jobs.
+func (e *EnergyRun) Switch(t workload.Time, node int, c sim.PowerChange) {
+	e.switches = append(e.switches, switchEv{t, int32(node), c})
 }
 
 // Points returns the machine's power and node states after each instant,
@@ -128,28 +149,45 @@ func ran(r *sim.Record) bool {
 // from first to last.
 func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 	m := energy.NewMachine(e.p, e.tick, e.busyIdle)
+	// At an instant: the ends, the nodes back in service or asleep, the
+	// starts (the pass), then the switches begun after the pass; each in
+	// the order it came.
+	const (
+		evEnd = iota
+		evWoke
+		evStart
+		evSwitch
+	)
 	type ev struct {
-		t   workload.Time
-		end bool
-		i   int
+		t    workload.Time
+		kind int
+		i    int
 	}
 	var evs []ev
 	for i := range e.recs {
 		if r := &e.recs[i]; ran(r) && len(e.allocs[i]) > 0 {
-			evs = append(evs, ev{r.Start, false, i}, ev{r.End, true, i})
+			evs = append(evs, ev{r.Start, evStart, i}, ev{r.End, evEnd, i})
 		}
 	}
-	// At an instant: the ends, then the starts (SPEC §2), each in the
-	// order the records came.
+	for i, sw := range e.switches {
+		if sw.t > last {
+			// The run ends with its last job: a switch still under way
+			// then is cut there, as Batsim's consumed_joules is at the
+			// makespan.
+			continue
+		}
+		k := evSwitch
+		if sw.c == sim.PowerAsleep || sw.c == sim.PowerAwake {
+			k = evWoke
+		}
+		evs = append(evs, ev{sw.t, k, i})
+	}
 	slices.SortStableFunc(evs, func(a, b ev) int {
 		if c := cmp.Compare(a.t, b.t); c != 0 {
 			return c
 		}
-		if a.end != b.end {
-			if a.end {
-				return -1
-			}
-			return 1
+		if c := cmp.Compare(a.kind, b.kind); c != 0 {
+			return c
 		}
 		return cmp.Compare(a.i, b.i)
 	})
@@ -202,11 +240,35 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 		stateRow(0)
 	}
 	var buf []int
+	pc := &e.csvs[1]
+	pc.WriteString("time,machine_id,new_pstate\n")
+	e.initialPStates(pc)
 	for k, v := range evs {
 		t := int64(v.t)
+		if v.kind == evSwitch || v.kind == evWoke {
+			sw := e.switches[v.i]
+			n := int(sw.node)
+			switch sw.c {
+			case sim.PowerSwitchingOff:
+				m.SwitchOff(t, n, 0)
+			case sim.PowerAsleep:
+				m.Asleep(t, n)
+			case sim.PowerSwitchingOn:
+				m.SwitchOn(t, n)
+			case sim.PowerAwake:
+				m.Awake(t, n, e.p.Groups[e.groupOf(n)].Initial)
+			}
+			fmt.Fprintf(pc, "%s,%d,%d\n", e.secs(t), n, m.PState(n))
+			row(t, 'p')
+			if k+1 == len(evs) || evs[k+1].t != v.t {
+				stateRow(t)
+			}
+			continue
+		}
+		end := v.kind == evEnd
 		buf = jobNodes(v.i, buf)
 		r := &e.recs[v.i]
-		if v.end {
+		if end {
 			var sum energy.Energy
 			for x, n := range buf {
 				sum = sum.Add(m.NodeEnergy(t, n).Sub(startE[v.i][x]))
@@ -216,14 +278,14 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 		}
 		cores := e.perNode(v.i, buf)
 		for x, n := range buf {
-			if v.end {
+			if end {
 				busy[n] -= cores[x]
 			} else {
 				busy[n] += cores[x]
 			}
 			m.SetBusy(t, n, busy[n])
 		}
-		if !v.end {
+		if !end {
 			s := make([]energy.Energy, len(buf))
 			for x, n := range buf {
 				s[x] = m.NodeEnergy(t, n)
@@ -231,7 +293,7 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 			startE[v.i] = s
 		}
 		kind := byte('s')
-		if v.end {
+		if end {
 			kind = 'e'
 		}
 		row(t, kind)
@@ -239,9 +301,56 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 			stateRow(t)
 		}
 	}
-	// pstate_changes.csv: every node at its initial pstate at time 0.
-	pc := &e.csvs[1]
-	pc.WriteString("time,machine_id,new_pstate\n")
+	lastT64 := max(int64(last), lastT)
+	total := m.Total(lastT64).Joules(e.tick)
+	// The power before the first submission is the idle power: the run's
+	// energy is counted from the first submission.
+	before := 0.0
+	if first > 0 {
+		before = energy.NewMachine(e.p, e.tick, e.busyIdle).Total(int64(first)).Joules(e.tick)
+	}
+	s := &EnergySummary{
+		Joules: total - before, JobsIdlePower: e.busyIdle,
+		BySizeClass: make([]float64, NumSizeClasses), ByRuntimeClass: make([]float64, NumRuntimeClasses),
+		NodeSeconds: map[string]float64{},
+	}
+	s.KWh = s.Joules / 3.6e6
+	s.NodeSize = e.p.Groups[0].Cores
+	for _, g := range e.p.Groups {
+		if g.Cores != s.NodeSize {
+			s.NodeSize = 0
+		}
+	}
+	if d := int64(last - first); d > 0 {
+		s.MeanWatts = s.Joules * float64(e.tick) / float64(d)
+	}
+	inAll := m.InState(lastT64)
+	var inBefore [energy.Kinds]float64
+	if first > 0 {
+		inBefore = energy.NewMachine(e.p, e.tick, e.busyIdle).InState(int64(first))
+	}
+	for k := range energy.Kinds {
+		s.NodeSeconds[energy.Kind(k).String()] = inAll[k] - inBefore[k]
+	}
+	for i := range e.recs {
+		r := &e.recs[i]
+		r.Job, r.Alloc = &e.jobs[i], e.allocs[i]
+		if r.HasEnergy {
+			s.JobJoules += r.Energy
+			s.BySizeClass[SizeClass(r.Job.Procs)] += r.Energy
+			s.ByRuntimeClass[RuntimeClass((r.End-r.Start)/workload.Time(e.tick))] += r.Energy
+		}
+		for _, o := range e.next {
+			o.JobDone(r)
+		}
+	}
+	e.sum = s
+	return s
+}
+
+// initialPStates writes pstate_changes.csv's time-0 rows: every node at
+// its initial pstate, nodes of the same pstate on one row.
+func (e *EnergyRun) initialPStates(pc *bytes.Buffer) {
 	base := 0
 	var byState [][2]int // pstate, first node
 	for _, g := range e.p.Groups {
@@ -271,48 +380,19 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 				ids = strconv.AppendInt(append(ids, '-'), int64(endN), 10)
 			}
 		}
-		fmt.Fprintf(pc, "0,%s,%d\n", ids, byState[i][0])
+		fmt.Fprintf(pc, "%s,%s,%d\n", e.secs(0), ids, byState[i][0])
 	}
+}
 
-	lastT64 := max(int64(last), lastT)
-	total := m.Total(lastT64).Joules(e.tick)
-	// The power before the first submission is the idle power: the run's
-	// energy is counted from the first submission.
-	before := 0.0
-	if first > 0 {
-		before = energy.NewMachine(e.p, e.tick, e.busyIdle).Total(int64(first)).Joules(e.tick)
-	}
-	s := &EnergySummary{
-		Joules: total - before, JobsIdlePower: e.busyIdle,
-		BySizeClass: make([]float64, NumSizeClasses), ByRuntimeClass: make([]float64, NumRuntimeClasses),
-		NodeSeconds: map[string]float64{},
-	}
-	s.KWh = s.Joules / 3.6e6
-	if d := int64(last - first); d > 0 {
-		s.MeanWatts = s.Joules * float64(e.tick) / float64(d)
-	}
-	inAll := m.InState(lastT64)
-	var inBefore [energy.Kinds]float64
-	if first > 0 {
-		inBefore = energy.NewMachine(e.p, e.tick, e.busyIdle).InState(int64(first))
-	}
-	for k := range energy.Kinds {
-		s.NodeSeconds[energy.Kind(k).String()] = inAll[k] - inBefore[k]
-	}
-	for i := range e.recs {
-		r := &e.recs[i]
-		r.Job, r.Alloc = &e.jobs[i], e.allocs[i]
-		if r.HasEnergy {
-			s.JobJoules += r.Energy
-			s.BySizeClass[SizeClass(r.Job.Procs)] += r.Energy
-			s.ByRuntimeClass[RuntimeClass((r.End-r.Start)/workload.Time(e.tick))] += r.Energy
+// groupOf returns the group of node n.
+func (e *EnergyRun) groupOf(n int) int {
+	for g := range e.p.Groups {
+		if n < e.p.Groups[g].Nodes {
+			return g
 		}
-		for _, o := range e.next {
-			o.JobDone(r)
-		}
+		n -= e.p.Groups[g].Nodes
 	}
-	e.sum = s
-	return s
+	return len(e.p.Groups) - 1
 }
 
 // perNode returns how many of job i's processors are on each of its nodes.

@@ -353,6 +353,9 @@ type Config struct {
 	// Job.Submit is the instant it was submitted. Not with
 	// CheckpointEvery or NodeEvents.
 	ClosedLoop bool
+	// Power, if not nil, switches idle nodes of the processor pool off
+	// and on (see power.go).
+	Power *Power
 }
 
 // Stats summarises a finished run.
@@ -650,6 +653,7 @@ type Engine struct {
 	resumed bool          // restored from a checkpoint: Run skips the submitted jobs
 
 	nodes nodes // node failures and maintenance (Config.NodeEvents)
+	pw    *powerState // power management (Config.Power); nil without
 
 	// A pass that only submissions preceded may be skipped when the
 	// rule the policy left (see policy.Quieter) rejects every job that
@@ -723,6 +727,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator, grow: g}
 	if err := e.initNodes(&cfg); err != nil {
+		return nil, err
+	}
+	if err := e.initPower(&cfg); err != nil {
 		return nil, err
 	}
 	e.view = e
@@ -955,6 +962,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			if e.grow != nil {
 				e.dropStaleEnds()
 			}
+		}
+		if e.pw != nil {
+			e.powerPass()
 		}
 		if event {
 			e.lastEvent = t
@@ -1234,6 +1244,9 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.deferHeld -= s.job.Procs
 	default:
 		e.machine.Release(s.alloc)
+		if e.pw != nil {
+			e.powerBusy(s.alloc, -1)
+		}
 	}
 	e.nodes.released(s.alloc)
 	if e.cons != nil {
@@ -1641,6 +1654,9 @@ func (e *Engine) startWith(i, procs int) {
 		e.starter.JobStarted(id, s.job.Procs)
 	default:
 		s.alloc = e.machine.Alloc(s.job.Procs, s.alloc[:0])
+		if e.pw != nil {
+			e.powerBusy(s.alloc, 1)
+		}
 	}
 	e.stats.Started++
 	e.stats.ProcSeconds += float64(held) * float64(run)

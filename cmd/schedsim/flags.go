@@ -72,6 +72,7 @@ func registerScenario(fs *pflag.FlagSet, sc *schedsim.Scenario) {
 	fs.IntVar(&sc.NodeSize, "node-size", sc.NodeSize, "with --node-events on the processor pool, processors per node: node n is processors n·N to n·N+N-1 (a [cluster] has its own nodes)")
 	fs.StringVar(&sc.TimeUnit, "time-unit", sc.TimeUnit, "the run's time unit: s (default), ms or us; a finer unit keeps a Batsim workload's fractional times (Batsim workloads only; outputs print seconds with the fraction)")
 	fs.StringVar(&sc.Power, "power", sc.Power, "a power model: a SimGrid/Batsim platform file (XML) whose compute hosts' watt_per_state and sleep_pstates describe the nodes (the machine uses its first nodes), or give it as --config's [power] table; the run then writes consumed_energy in jobs.csv, consumed_energy.csv, pstate_changes.csv, machine_states.csv and the energy in summary.json (see the README's Energy section)")
+	fs.StringVar(&sc.PowerPolicy, "power-policy", sc.PowerPolicy, "with a power model with a sleep state: none (default) or idle:T — switch off a node idle for T (30m, 600), switch sleeping nodes on when the queued jobs need them (batsim-py's TimeoutPolicy); see the README's Energy section")
 	fs.BoolVar(&sc.PowerJobsIdle, "power-jobs-idle", sc.PowerJobsIdle, "with a power model, Batsim's convention: a job's busy cores draw their idle power, as Batsim's delay jobs do (default: the busy power, epsilon to all-cores)")
 }
 
