@@ -652,7 +652,7 @@ type Engine struct {
 	nextCk  workload.Time // next checkpoint instant (Config.CheckpointEvery)
 	resumed bool          // restored from a checkpoint: Run skips the submitted jobs
 
-	nodes nodes // node failures and maintenance (Config.NodeEvents)
+	nodes nodes       // node failures and maintenance (Config.NodeEvents)
 	pw    *powerState // power management (Config.Power); nil without
 
 	// A pass that only submissions preceded may be skipped when the
