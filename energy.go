@@ -212,12 +212,16 @@ func (o *runner) switchingPolicy(procs int, meter *report.EnergyRun) (*sim.Power
 		return nil, nil
 	}
 	kind, arg, _ := strings.Cut(pol, ":")
-	if !strings.EqualFold(kind, "idle") {
-		return nil, inputf("--power-policy %q: want none or idle:T (a duration: 600, 10m)", pol)
+	plan := strings.EqualFold(kind, "plan") && arg == ""
+	if !strings.EqualFold(kind, "idle") && !plan {
+		return nil, inputf("--power-policy %q: want none, idle:T (a duration: 600, 10m) or plan", pol)
 	}
-	sec, err := policy.ParseDuration(arg)
-	if err != nil {
-		return nil, inputf("--power-policy %q: %q is not a duration (600, 10m, 1h)", pol, arg)
+	var sec workload.Time
+	if !plan {
+		var err error
+		if sec, err = policy.ParseDuration(arg); err != nil {
+			return nil, inputf("--power-policy %q: %q is not a duration (600, 10m, 1h)", pol, arg)
+		}
 	}
 	if meter == nil {
 		return nil, inputf("--power-policy %s needs a power model (--power or [power]) with a sleep state", pol)
@@ -234,9 +238,36 @@ func (o *runner) switchingPolicy(procs int, meter *report.EnergyRun) (*sim.Power
 		return nil, err
 	}
 	ticks := func(s float64) workload.Time { return workload.Time(math.Round(s * float64(tick))) }
-	return &sim.Power{
+	sp := &sim.Power{
 		NodeSize: g.Cores, IdleTimeout: sec * workload.Time(tick),
 		SwitchOff: ticks(g.Sleep[0].Off.Sec), SwitchOn: ticks(g.Sleep[0].On.Sec),
-		Log: meter.Switch,
-	}, nil
+		Log: meter.Switch, Plan: plan,
+	}
+	if plan {
+		be, err := BreakEvenSec(g)
+		if err != nil {
+			return nil, inputf("--power-policy plan: %s: %v", g.Name, err)
+		}
+		sp.BreakEven = ticks(be)
+	}
+	return sp, nil
+}
+
+// BreakEvenSec returns the break-even time of a node group's first sleep
+// state, as batsched's energy_bf plans with it: the shortest time off
+// (switches included) that saves energy against staying idle,
+// (E_off + E_on − P_sleep·(T_off + T_on)) / (P_idle − P_sleep), and never
+// less than the two switches' durations.
+func BreakEvenSec(g *energy.Group) (float64, error) {
+	if len(g.Sleep) == 0 {
+		return 0, fmt.Errorf("no sleep state")
+	}
+	sl := g.Sleep[0]
+	idle, sleep := g.Watts(g.Initial, 0), g.PStates[sl.PState].IdleW
+	if idle <= sleep {
+		return 0, fmt.Errorf("asleep it draws %g W, idle %g W: sleeping saves nothing", sleep, idle)
+	}
+	t := sl.Off.Sec + sl.On.Sec
+	be := (sl.Off.Joules() + sl.On.Joules() - sleep*t) / (idle - sleep)
+	return max(be, t), nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim"
+	"github.com/schedsim/schedsim/cluster/energy"
 	"github.com/schedsim/schedsim/report"
 )
 
@@ -266,9 +267,9 @@ func TestPowerPolicyRun(t *testing.T) {
 	if _, err := os.Stat(batsimEnergyDir); err != nil {
 		t.Skipf("skipped: %s not found (%v); the shared data sit beside the repository, at ../shared", batsimEnergyDir, err)
 	}
-	var joules [2]float64
+	var joules [3]float64
 	var out string
-	for i, pol := range []string{"none", "idle:60"} {
+	for i, pol := range []string{"none", "idle:60", "plan"} {
 		sc := schedsim.Default()
 		sc.Trace = filepath.Join(batsimEnergyDir, "medium_late.json")
 		sc.Power = filepath.Join(batsimEnergyDir, "platform.xml")
@@ -280,8 +281,8 @@ func TestPowerPolicyRun(t *testing.T) {
 		}
 		joules[i], out = res.Summary.Energy.Joules, sc.Out
 	}
-	if !(joules[1] < joules[0]) {
-		t.Errorf("idle:60 used %.0f J, no switching %.0f J", joules[1], joules[0])
+	if !(joules[1] < joules[0]) || !(joules[2] < joules[0]) {
+		t.Errorf("idle:60 used %.0f J, plan %.0f J, no switching %.0f J", joules[1], joules[2], joules[0])
 	}
 	pc := readRows(t, filepath.Join(out, report.PStateChangesCSV))
 	switches := 0
@@ -334,5 +335,29 @@ func TestPowerPolicyRun(t *testing.T) {
 	schedsim.VerifyDir(out, 0, &b)
 	if !strings.Contains(b.String(), "which was off or switching") {
 		t.Errorf("verify did not see the planted job:\n%s", b.String())
+	}
+}
+
+// TestBreakEven checks the break-even time of the reference platform's
+// sleep state: (616.08 J + 18,966.42 J − 9.75 W × 157.62 s) / (95 W −
+// 9.75 W) = 211.68 s.
+func TestBreakEven(t *testing.T) {
+	f, err := os.Open(filepath.Join(batsimEnergyDir, "platform.xml"))
+	if err != nil {
+		t.Skipf("skipped: %v; the shared data sit beside the repository, at ../shared", err)
+	}
+	defer f.Close()
+	p, err := energy.ParseXML("platform.xml", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := schedsim.BreakEvenSec(&p.Groups[0])
+	if err != nil || math.Abs(be-211.68) > 0.01 {
+		t.Errorf("break-even %v s (%v), want 211.68 s", be, err)
+	}
+	g := energy.Group{Name: "g", Nodes: 1, Cores: 1, PStates: []energy.PState{{IdleW: 10, EpsilonW: 10, AllCoresW: 20}, {IdleW: 10, EpsilonW: 10, AllCoresW: 10}},
+		Sleep: []energy.SleepState{{PState: 1, OffPState: -1, OnPState: -1}}}
+	if _, err := schedsim.BreakEvenSec(&g); err == nil {
+		t.Error("a sleep state drawing the idle power has a break-even time")
 	}
 }

@@ -23,6 +23,15 @@ import (
 //     switched on, lowest numbered first, until they cover the shortfall;
 //     each is back in service SwitchOn later (a RESUME node event).
 //
+// Under Power.Plan the timeout is Power.BreakEven (the shortest time off
+// that saves energy: a rule that wastes at most twice the best choice's
+// energy when the next job's arrival is unknown), and the switches are
+// checked against the head job's reservation as the engine plans it
+// (headPlan: the predicted ends of the running jobs, the nodes switching
+// on, and the sleeping nodes back SwitchOn from now): an idle node is not
+// switched off when that moves the head's planned start, and the nodes
+// the head lacks are switched on at once.
+//
 // A job never starts on a node that is off or switching: its processors
 // are out of the pool (parked) from the switch-off to the end of the
 // switch-on. Power.Log hears every change. Not with an Allocator, Grow,
@@ -53,6 +62,14 @@ type Power struct {
 	IdleTimeout workload.Time
 	// SwitchOff and SwitchOn are the durations of the switches (≥ 0).
 	SwitchOff, SwitchOn workload.Time
+	// Plan, if set, plans the switches with the head job's reservation
+	// instead of a fixed timeout (see planPass): a node idle for
+	// BreakEven is switched off unless the head needs it before it could
+	// sleep BreakEven, and sleeping nodes the head needs are switched on
+	// SwitchOn before its reservation.
+	Plan bool
+	// BreakEven is the shortest time off that saves energy (Plan).
+	BreakEven workload.Time
 	// Log, if set, is called on the engine's goroutine with each change,
 	// its time (a future one for PowerAsleep and PowerAwake, which
 	// follow from the switch's start) and the node.
@@ -74,7 +91,7 @@ type powerState struct {
 	state     []uint8         // powerOn, powerOff, powerWaking
 	asleepAt  []workload.Time // per node off: when its switch-off ends
 	waking    int             // processors of the nodes switching on
-	scratch   []cluster.Range
+	timers    map[workload.Time]bool
 }
 
 // initPower sets up power management.
@@ -113,11 +130,55 @@ func (e *Engine) powerBusy(alloc []cluster.Range, d int32) {
 	}
 }
 
+// headPlan plans the head of the queue's start with the switches: the
+// earliest time at which enough processors are free for it — those free
+// in service now, those of nodes switching on, those the running jobs
+// give back at their predicted ends, and those of sleeping nodes, which
+// can be back SwitchOn after now — and how many processors of sleeping
+// nodes it needs then. moved are the processors of a node to take from
+// the free ones to the sleeping ones (to ask whether switching it off
+// moves the plan). With an empty queue it returns Forever, 0.
+func (e *Engine) headPlan(moved int) (workload.Time, int) {
+	if len(e.queue) == 0 {
+		return workload.Forever, 0
+	}
+	pw := e.pw
+	need := e.slots[e.queue[0]].job.Procs
+	asleep := moved
+	for n, st := range pw.state {
+		if st == powerOff {
+			asleep += e.nodes.nodeProcs(n)
+		}
+	}
+	have := e.Free() + pw.waking - moved
+	awake := e.now + pw.cfg.SwitchOn
+	at := e.now
+	for k := 0; ; k++ {
+		switch {
+		case have >= need:
+			return at, 0
+		case have+asleep >= need:
+			return max(at, awake), need - have
+		case k == len(e.running):
+			return workload.Forever, need - have
+		}
+		r := e.running[k]
+		have += int(r.procs)
+		at = max(at, r.predEnd)
+	}
+}
+
 // powerPass switches nodes off and on after the instant's pass.
 func (e *Engine) powerPass() {
 	pw, ns := e.pw, &e.nodes
 	now := e.now
 	changed := false
+	timeout := pw.cfg.IdleTimeout
+	start, lack := workload.Forever, 0
+	if pw.cfg.Plan {
+		timeout = pw.cfg.BreakEven
+		start, lack = e.headPlan(0)
+	}
 	for n := range pw.state {
 		if pw.state[n] != powerOn || ns.state[n] != nodeUp {
 			continue
@@ -128,12 +189,22 @@ func (e *Engine) powerPass() {
 		}
 		if pw.idleSince[n] < 0 {
 			pw.idleSince[n] = now
-			if pw.cfg.IdleTimeout > 0 {
-				e.powerWakeAt(now + pw.cfg.IdleTimeout)
+			if timeout > 0 {
+				e.powerWakeAt(now + timeout)
 			}
 		}
-		if now-pw.idleSince[n] < pw.cfg.IdleTimeout {
+		if now-pw.idleSince[n] < timeout {
 			continue
+		}
+		if pw.cfg.Plan && start < workload.Forever {
+			// Switch it off only if the head's reservation does not
+			// move without it, and the head starts late enough for
+			// the node to sleep its break-even time (or needs it not).
+			s2, l2 := e.headPlan(ns.nodeProcs(n))
+			if s2 != start || (l2 > lack && start-now < pw.cfg.BreakEven) {
+				continue
+			}
+			start, lack = s2, l2
 		}
 		if e.queuedProcs > int64(e.Free()-ns.nodeProcs(n)+pw.waking) {
 			// The queued jobs need it (or will once the running ones
@@ -152,8 +223,18 @@ func (e *Engine) powerPass() {
 			pw.cfg.Log(now+pw.cfg.SwitchOff, n, PowerAsleep)
 		}
 	}
-	// Switch nodes on for the queue's shortfall.
+	// Switch nodes on for the queue's shortfall; under Plan, for what the
+	// head lacks, SwitchOn before its reservation.
 	short := e.queuedProcs - int64(e.Free()) - int64(pw.waking)
+	if pw.cfg.Plan {
+		start, lack = e.headPlan(0)
+		short = int64(lack)
+		if start == workload.Forever {
+			// More than the machine in service and asleep: what the
+			// queue asks for, as idle:T does.
+			short = e.queuedProcs - int64(e.Free()) - int64(pw.waking)
+		}
+	}
 	for n := 0; n < len(pw.state) && short > 0; n++ {
 		if pw.state[n] != powerOff {
 			continue
@@ -193,6 +274,13 @@ func (e *Engine) powerResumed(ev *cluster.NodeEvent) {
 
 // powerWakeAt makes the engine stop at t (an event that changes no node).
 func (e *Engine) powerWakeAt(t workload.Time) {
+	if e.pw.timers[t] {
+		return
+	}
+	if e.pw.timers == nil {
+		e.pw.timers = map[workload.Time]bool{}
+	}
+	e.pw.timers[t] = true
 	e.powerEvent(cluster.NodeEvent{At: t, State: cluster.NodeResume})
 }
 

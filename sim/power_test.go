@@ -57,3 +57,24 @@ func TestPowerKeepsNeededNodes(t *testing.T) {
 		t.Errorf("%d power changes, want none", n)
 	}
 }
+
+// TestPowerPlan runs the planned switching: a node idle for the
+// break-even time (10 s) sleeps; a head job that needs it wakes it at
+// once, and starts when the running job ends.
+func TestPowerPlan(t *testing.T) {
+	var log []string
+	cfg := sim.Config{Procs: 4, Power: &sim.Power{NodeSize: 2, Plan: true, BreakEven: 10, SwitchOff: 5, SwitchOn: 20,
+		Log: func(at workload.Time, n int, c sim.PowerChange) { log = append(log, fmt.Sprintf("%d:%d:%d", at, n, c)) }}}
+	jobs := []workload.Job{
+		{Seq: 0, ID: 1, Submit: 0, Procs: 2, Run: 100, Estimate: 100},
+		{Seq: 1, ID: 2, Submit: 50, Procs: 4, Run: 10, Estimate: 10},
+	}
+	rec := runJobs(t, cfg, jobs)
+	if r := rec.ByID(t, 2); r.Start != 100 {
+		t.Errorf("job 2 started at %d, want 100", r.Start)
+	}
+	want := []string{"10:1:0", "15:1:1", "50:1:2", "70:1:3"}
+	if !slices.Equal(log, want) {
+		t.Errorf("power log %v, want %v", log, want)
+	}
+}
