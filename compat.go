@@ -106,6 +106,10 @@ var Combinations = []Combination{
 	{FeatureTimeUnit, FeatureExternal, "protocol schedsim-policy/1 speaks whole seconds", false},
 	{FeatureTimeUnit, FeatureClosedLoop, "think times are read in seconds", false},
 	{FeatureTimeUnit, FeaturePlots, "the plots' time axes are in seconds", false},
+	{FeatureTimeUnit, FeatureCalendar, "reservations, start windows and limits are given in seconds and on the calendar", false},
+	{FeatureTimeUnit, FeatureCycle, "the scheduler cycle is given in seconds", false},
+	{FeatureSwitching, FeatureCalendar, "reservations and start windows are planned on a fixed machine, which switching nodes off changes", false},
+	{FeatureSwitching, FeatureCycle, "nodes are switched after every instant's pass, which a scheduler cycle skips", false},
 	{FeatureClosedLoop, FeatureActivation, "a job its activation filters keep waiting to the end of the run (still queued, SUBMITTED) never ends, so the jobs that follow it in the loop would never be submitted: the loop and the filters disagree on whether they exist", true},
 }
 
