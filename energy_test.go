@@ -108,6 +108,10 @@ func TestEnergyBatsimReplay(t *testing.T) {
 					t.Error(err)
 				}
 			}
+			var b strings.Builder
+			if _, err := schedsim.VerifyDir(sc.Out, 0, &b); err == nil || !strings.Contains(err.Error(), "whole seconds") {
+				t.Errorf("verify of a run in ms: %v, want a refusal", err)
+			}
 			t.Logf("%s: %.2f J; %d of 801 jobs start apart from batsched's", c.bf, e.Joules, differ)
 		})
 	}

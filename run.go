@@ -630,6 +630,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	o.summariseNodes(&s, st, ts)
 	s.Constraints = simCfg.Constraints
 	s.ScaleTime(tick)
+	if tick > 1 {
+		s.TimeUnit = strings.ToLower(strings.TrimSpace(o.TimeUnit))
+	}
 	if o.ClosedLoop {
 		s.ClosedLoop = &report.ClosedLoop{Following: st.LoopFollowing, Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown}
 	}

@@ -49,6 +49,9 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 	if err := json.Unmarshal(b, &sum); err != nil {
 		return nil, inputf("%s: %v", sp, err)
 	}
+	if sum.TimeUnit != "" {
+		return nil, inputf("%s: a run in ticks of 1 %s (--time-unit): verify checks runs in whole seconds", dir, sum.TimeUnit)
+	}
 	if sum.Procs <= 0 {
 		return nil, inputf("%s: no machine size (procs)", sp)
 	}

@@ -259,6 +259,9 @@ type Summary struct {
 	// `schedsim verify` checks (nil, and omitted, for other runs); the
 	// caller sets it. Being a pointer, it compares by identity.
 	ScoreD *ScoreDInfo `json:"scored,omitempty"`
+	// TimeUnit is the run's time unit when finer than the second (ms,
+	// us; omitted for seconds); the caller sets it.
+	TimeUnit string `json:"time_unit,omitempty"`
 	// Energy is the run's energy with a power model (nil, and omitted,
 	// without one); the caller sets it.
 	Energy *EnergySummary `json:"energy,omitempty"`
