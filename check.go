@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -155,9 +156,10 @@ func decodeSummary(data []byte, s *report.Summary) (map[string]bool, error) {
 		}
 	}
 	missing := map[string]bool{}
-	for i := range report.SweepMetrics {
-		m := &report.SweepMetrics[i]
-		if m.Value(&ones) != m.Value(&twos) {
+	all := append(slices.Clip(report.SweepMetrics), report.EnergyMetrics...)
+	for i := range all {
+		m := &all[i]
+		if v1, v2 := m.Value(&ones), m.Value(&twos); v1 != v2 || math.IsNaN(v1) {
 			missing[m.Name] = true
 		}
 	}
@@ -317,8 +319,9 @@ func CheckRegression(base, cur *Baseline, tols Tolerances) (*Check, error) {
 			bs.Trace, bs.Jobs, bs.Procs, cs.Trace, cs.Jobs, cs.Procs)
 	}
 	c := &Check{Base: base, Cur: cur, Checked: len(tols), Scenario: scenarioRelation(base, cur)}
-	for i := range report.SweepMetrics {
-		m := &report.SweepMetrics[i]
+	metrics := report.MetricsOf(bs, cs)
+	for i := range metrics {
+		m := &metrics[i]
 		tol, checked := tols[m.Name]
 		if m.Better == 0 && !checked {
 			continue

@@ -32,6 +32,10 @@ const (
 	FeatureClosedLoop   Feature = "a closed loop (--closed-loop)"
 	FeatureCalendar     Feature = "reservations, start windows or limits ([[reservation]], [[start_window]], [[limit]])"
 	FeatureCycle        Feature = "a scheduler cycle (--sched-interval)"
+	FeaturePower        Feature = "a power model (--power, [power])"
+	FeatureTimeUnit     Feature = "a time unit finer than the second (--time-unit ms, us)"
+	FeaturePlots        Feature = "plots and report.html (--plots, with --out)"
+	FeatureSwitching    Feature = "switching nodes off (--power-policy)"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -82,6 +86,30 @@ var Combinations = []Combination{
 	{FeatureCalendar, FeatureActivation, "activation filters show their inner policy a queue of their own, without the reservations and limits", false},
 	{FeatureCalendar, FeatureExternal, "protocol schedsim-policy/1 carries neither reservations nor limits", false},
 	{FeatureCycle, FeatureScoreD, "SCore-D's engine switches gangs and applies queue changes at every event", false},
+	{FeaturePower, FeatureScoreD, "the power model meters the processor pool of the main engine; SCore-D's gang time sharing is not metered", false},
+	{FeaturePower, FeatureNodes, "the power model meters a pool of processors cut into its own nodes; a [cluster]'s nodes are not matched with the model's yet", false},
+	{FeaturePower, FeatureNodeEvents, "a node out of service would need a power state of its own", false},
+	{FeaturePower, FeatureGrow, "a growing job's processors change while it runs, which the meter does not follow", false},
+	{FeaturePower, FeatureCheckpoint, "the meter keeps every record until the end of the run, which a checkpoint does not save", false},
+	{FeatureSwitching, FeatureConservative, "conservative backfilling plans every queued job on a fixed machine, which switching nodes off and on changes under the plan", false},
+	{FeatureSwitching, FeatureSlurm, "Slurm's backfill plans on a fixed machine (its power saving is SuspendTime, not modelled)", false},
+	{FeatureSwitching, FeatureExternal, "protocol schedsim-policy/1 describes a fixed pool of processors", false},
+	{FeatureTimeUnit, FeatureScoreD, "SCore-D's engine has a clock of its own", false},
+	{FeatureTimeUnit, FeatureNodes, "the cluster's limits (partitions' MaxTime) are read in seconds", false},
+	{FeatureTimeUnit, FeatureNodeEvents, "node events are read in seconds", false},
+	{FeatureTimeUnit, FeatureCheckpoint, "checkpoint spacing is in seconds", false},
+	{FeatureTimeUnit, FeatureEstimates, "the estimators learn in seconds", false},
+	{FeatureTimeUnit, FeatureGrow, "HPC Pack's job model reads its times in seconds", false},
+	{FeatureTimeUnit, FeatureFilters, "HPC Pack's filters, templates and hold times are in seconds", false},
+	{FeatureTimeUnit, FeatureParquetOut, "jobs.parquet's times are whole seconds (INT64 columns)", false},
+	{FeatureTimeUnit, FeatureSlurm, "Slurm's bf_interval, bf_window and bf_resolution are in seconds", false},
+	{FeatureTimeUnit, FeatureExternal, "protocol schedsim-policy/1 speaks whole seconds", false},
+	{FeatureTimeUnit, FeatureClosedLoop, "think times are read in seconds", false},
+	{FeatureTimeUnit, FeaturePlots, "the plots' time axes are in seconds", false},
+	{FeatureTimeUnit, FeatureCalendar, "reservations, start windows and limits are given in seconds and on the calendar", false},
+	{FeatureTimeUnit, FeatureCycle, "the scheduler cycle is given in seconds", false},
+	{FeatureSwitching, FeatureCalendar, "reservations and start windows are planned on a fixed machine, which switching nodes off changes", false},
+	{FeatureSwitching, FeatureCycle, "nodes are switched after every instant's pass, which a scheduler cycle skips", false},
 	{FeatureClosedLoop, FeatureActivation, "a job its activation filters keep waiting to the end of the run (still queued, SUBMITTED) never ends, so the jobs that follow it in the loop would never be submitted: the loop and the filters disagree on whether they exist", true},
 }
 
@@ -125,6 +153,14 @@ func (o *runner) features() ([]Feature, error) {
 	add(o.ClosedLoop, FeatureClosedLoop)
 	add(cfg.hasConstraints(), FeatureCalendar)
 	add(o.SchedInterval != "" && o.SchedInterval != "0", FeatureCycle)
+	add(o.Power != "" || (cfg != nil && cfg.Power != nil), FeaturePower)
+	tick, err := o.ticks()
+	if err != nil {
+		return nil, err
+	}
+	add(tick > 1, FeatureTimeUnit)
+	add(o.PowerPolicy != "" && !strings.EqualFold(o.PowerPolicy, "none"), FeatureSwitching)
+	add(o.Plots && o.Out != "", FeaturePlots)
 	return fs, nil
 }
 

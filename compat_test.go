@@ -55,6 +55,14 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 		config.WriteString("[[reservation]]\nname = \"drain\"\nstart = \"1d\"\nduration = \"1h\"\nrecur = \"daily\"\n[[limit]]\nusers = [\"*\"]\nmax_jobs_per_user = 8\n")
 	case FeatureCycle:
 		sc.SchedInterval = "60"
+	case FeaturePower:
+		config.WriteString("[[power.groups]]\ncount = 256\ncores = 1\nwatts = [\"95:190\"]\n")
+	case FeatureTimeUnit:
+		sc.TimeUnit = "ms"
+	case FeatureSwitching:
+		sc.PowerPolicy = "idle:10m"
+	case FeaturePlots:
+		sc.Plots, sc.Out = true, filepath.Join(dir, "out")
 	default:
 		t.Fatalf("no setup for feature %q", f)
 	}

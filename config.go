@@ -48,7 +48,9 @@ type runConfig struct {
 	Reservations []reservationConfig `toml:"reservation"`
 	Limits       []limitConfig       `toml:"limit"`
 	StartWindows []startWindowConfig `toml:"start_window"`
-	path         string
+	// Power is [power]: the nodes' power states (energy.go).
+	Power *powerConfig `toml:"power"`
+	path  string
 }
 
 // clusterConfig is [cluster]: the machine as nodes (SPEC §5), documented in

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/schedsim/schedsim/cluster/energy"
 	"io/fs"
 	"math"
 	"os"
@@ -29,6 +30,15 @@ import (
 type runner struct {
 	*Scenario
 	opt Options
+	// power is the run's power model, read once (powerModel); energy
+	// meters the run with it, its records going on to energyNext (the
+	// per-job tables).
+	power      *energy.Platform
+	powerErr   error
+	powerRead  bool
+	energy     *report.EnergyRun
+	energyNext []sim.Observer
+	energySum  *report.EnergySummary
 	// members are the clusters of a cluster of clusters ([[clusters]]),
 	// set by clusterSpec; nil otherwise.
 	members []*cluster.Spec
@@ -283,6 +293,11 @@ func (o *runner) openTrace(rules workload.Rules) (workload.Reader, error) {
 		}
 		opts = append(opts, workload.WithTimeZone(loc))
 	}
+	if tick, err := o.ticks(); err != nil {
+		return nil, err
+	} else if tick > 1 {
+		opts = append(opts, workload.WithTicks(tick))
+	}
 	if sp := o.BatsimSpeed; sp != 0 {
 		if !(sp > 0) || math.IsInf(sp, 0) {
 			return nil, inputf("--batsim-speed %v: want a speed in flops per second > 0", sp)
@@ -437,6 +452,13 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	}
 	m := report.NewMetrics()
+	tick, err := o.ticks()
+	if err != nil {
+		return nil, err
+	}
+	if tick > 1 {
+		m.SetTick(tick)
+	}
 	ts := report.NewTimeSeries(procs, report.DefaultSeriesPoints)
 	var bdSpec *cluster.Spec
 	if al != nil {
@@ -451,6 +473,14 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		bd.SetCalendar(cal)
 	}
 	all := append(report.Observers{m, ts, bd}, obs...)
+	if o.energy, err = o.energyRun(procs, o.energyNext); err != nil {
+		return nil, err
+	} else if o.energy != nil {
+		all = append(all, o.energy)
+	}
+	if simCfg.Power, err = o.switchingPolicy(procs, o.energy); err != nil {
+		return nil, err
+	}
 	var gantt *report.Gantt
 	if o.ganttMaxJobs > 0 {
 		gantt = report.NewGantt(max(o.ganttMaxJobs, o.pageGanttMaxJobs))
@@ -460,7 +490,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	// the engine, on the observers' goroutine (see sim.Placer).
 	var sink sim.Observer = all
 	simCfg.Events = o.opt.Events
-	if sd == nil && o.ck == nil && simCfg.Allocator == nil && simCfg.Grow == nil && len(simCfg.NodeEvents) == 0 && simCfg.Events == nil {
+	if sd == nil && o.ck == nil && simCfg.Allocator == nil && simCfg.Grow == nil && len(simCfg.NodeEvents) == 0 && simCfg.Events == nil && simCfg.Power == nil {
 		simCfg.DeferPlacement = true
 		sink = sim.NewPlacer(procs, all...)
 	}
@@ -513,6 +543,10 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		err = werr
 	}
 	async.Close()
+	if err == nil && o.energy != nil {
+		// The per-job tables get their records, with their energy, now.
+		o.energySum = o.energy.Finish(st.FirstEvent, st.LastEvent)
+	}
 	if o.ext != nil {
 		o.closeExternal()
 		var xe *external.Error
@@ -555,6 +589,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if simCfg.SchedInterval > 0 {
 		polName += fmt.Sprintf("+sched_interval=%d", simCfg.SchedInterval)
 	}
+	if simCfg.Power != nil {
+		// Switching nodes off changes the machine under the policy's
+		// plans (verify then checks no reservation promise).
+		polName += "+power=" + strings.ToLower(strings.TrimSpace(o.PowerPolicy))
+	}
 	if al != nil {
 		polName += "+select=" + spec.Select
 		if len(o.members) > 0 {
@@ -583,12 +622,17 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	}
 	ts.AddTo(&s)
+	s.Energy = o.energySum
 	s.Breakdowns = bd.Breakdowns()
 	if hw := s.Breakdowns.HourOfWeek; hw != nil {
 		hw.Utilisation = report.HourOfWeekUtilisation(ts, cal)
 	}
 	o.summariseNodes(&s, st, ts)
 	s.Constraints = simCfg.Constraints
+	s.ScaleTime(tick)
+	if tick > 1 {
+		s.TimeUnit = strings.ToLower(strings.TrimSpace(o.TimeUnit))
+	}
 	if o.ClosedLoop {
 		s.ClosedLoop = &report.ClosedLoop{Following: st.LoopFollowing, Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown}
 	}
@@ -600,6 +644,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		o.warnf("schedsim: warning: %s\n", w)
 	}
 	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt, Calendar: cal, GanttFigureMax: o.ganttMaxJobs}
+	if o.energy != nil {
+		run.Power = o.energy.Points()
+	}
 	res := &Result{Summary: s, Run: run}
 	if hpc != nil {
 		es := hpc.ExecStats()

@@ -158,6 +158,9 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		jobsFile, csv, err = o.ck.jobsCSV(filepath.Join(out, "jobs.csv"), o.traceName(), sd != nil)
 	} else if jobsFile, err = report.CreateAtomic(filepath.Join(out, "jobs.csv")); err == nil {
 		csv = newCSV(jobsFile, o.traceName())
+		if tick, err := o.ticks(); err == nil && tick > 1 {
+			csv.SetTick(tick)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -188,7 +191,15 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 			synced <- err
 		}()
 	}
-	res, err := o.simulate(append(tables.observers(csv), o.opt.Observers...)...)
+	obs := append(tables.observers(csv), o.opt.Observers...)
+	if p, err := o.powerModel(); err != nil {
+		return nil, err
+	} else if p != nil {
+		// The per-job tables wait for the energy of their jobs, known
+		// when the run is over.
+		o.energyNext, obs = tables.observers(csv), o.opt.Observers
+	}
+	res, err := o.simulate(obs...)
 	if err == nil && o.interrupted() {
 		// A signal after the last job was read still stops the run:
 		// nothing is committed.
@@ -242,6 +253,14 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		return nil, err
 	}
 	res.Wrote = append(tables.files(final), filepath.Join(final, "summary.json"))
+	if o.energy != nil {
+		if err := o.energy.WriteFiles(out); err != nil {
+			return nil, err
+		}
+		for _, f := range []string{report.ConsumedEnergyCSV, report.PStateChangesCSV, report.MachineStatesCSV} {
+			res.Wrote = append(res.Wrote, filepath.Join(final, f))
+		}
+	}
 	if o.Plots {
 		if err := waitPlots(); err != nil {
 			return nil, err
@@ -266,8 +285,9 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 }
 
 // Check validates the scenario's options without running it: the cleaning
-// rules, the policy and its parameters, the estimator, and that the trace
-// exists. A bad value is an *InputError.
+// rules, the policy and its parameters, the estimator, the time unit, the
+// power model's platform file, and that the trace exists. A bad value is
+// an *InputError.
 func (sc *Scenario) Check() error {
 	o := &runner{Scenario: sc, checkOnly: true}
 	if _, err := o.rules(); err != nil {
@@ -280,6 +300,14 @@ func (sc *Scenario) Check() error {
 	}
 	if _, err := o.estimator(); err != nil {
 		return err
+	}
+	if _, err := o.ticks(); err != nil {
+		return err
+	}
+	if sc.Power != "" {
+		if _, err := o.powerModel(); err != nil {
+			return err
+		}
 	}
 	if sc.Trace != "" {
 		if _, err := os.Stat(sc.Trace); err != nil {

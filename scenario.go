@@ -69,6 +69,9 @@ type Scenario struct {
 	// Trace is the workload: SWF (plain or gzip) or Parquet, detected from
 	// its content; "" replays the embedded sample trace.
 	Trace string `toml:"trace" json:"trace"`
+	// TimeUnit is the run's tick: s (the default, ""), ms or us. A finer
+	// unit keeps a Batsim workload's fractional times (see TimeUnitTicks).
+	TimeUnit string `toml:"time_unit" json:"time_unit,omitempty"`
 	// Columns maps a Parquet file's columns onto schedsim's (a preset or
 	// target=column[:unit][?],…).
 	Columns string `toml:"columns" json:"columns,omitempty"`
@@ -169,6 +172,8 @@ type Scenario struct {
 	GrowOptions
 	// NodeOptions are node failures and maintenance.
 	NodeOptions
+	// PowerOptions are the power model (energy.go).
+	PowerOptions
 
 	// Out is the output directory; "" writes nothing (the summary is
 	// returned, and printed by the command line).
@@ -242,6 +247,22 @@ type NodeOptions struct {
 	OnNodeFail string `toml:"on_node_fail" json:"on_node_fail"`
 	// NodeSize is processors per node on the processor pool.
 	NodeSize int `toml:"node_size" json:"node_size"`
+}
+
+// PowerOptions are the power model of a run: with one, a run meters its
+// nodes' energy and writes Batsim's energy outputs.
+type PowerOptions struct {
+	// Power is a SimGrid/Batsim platform file (XML) whose hosts' power
+	// states are the machine's; the run configuration's [power] table is
+	// the other way to give them.
+	Power string `toml:"power" json:"power,omitempty"`
+	// PowerJobsIdle is Batsim's convention: a job's busy cores draw their
+	// idle power (Batsim runs a trace's "delay" job as a sleep).
+	PowerJobsIdle bool `toml:"power_jobs_idle" json:"power_jobs_idle,omitempty"`
+	// PowerPolicy switches idle nodes off and on: "" or none (never),
+	// idle:T (switch off a node idle for T, switch nodes on for the
+	// queue).
+	PowerPolicy string `toml:"power_policy" json:"power_policy,omitempty"`
 }
 
 // Default returns the scenario of `schedsim run` without options: the
@@ -340,7 +361,7 @@ func LoadScenario(path string, base Scenario) (Scenario, error) {
 	for _, f := range []struct {
 		key string
 		p   *string
-	}{{"trace", &sc.Trace}, {"config", &sc.Config}, {"slurm_conf", &sc.SlurmConf}, {"node_events", &sc.NodeEvents}, {"out", &sc.Out}, {"policy_log", &sc.PolicyLog}} {
+	}{{"trace", &sc.Trace}, {"config", &sc.Config}, {"slurm_conf", &sc.SlurmConf}, {"node_events", &sc.NodeEvents}, {"power", &sc.Power}, {"out", &sc.Out}, {"policy_log", &sc.PolicyLog}} {
 		if md.IsDefined(f.key) && *f.p != "" && !filepath.IsAbs(*f.p) {
 			*f.p = filepath.Join(dir, *f.p)
 		}
@@ -360,7 +381,7 @@ func isConfigTable(key string) bool {
 	switch key {
 	case "filters", "licenses", "quota", "require_runtime", "max_size", "programs",
 		"templates", "template_rules", "cluster", "hpcpack", "clusters", "scored",
-		"reservation", "limit", "start_window":
+		"reservation", "limit", "start_window", "power":
 		return true
 	}
 	return false
@@ -445,7 +466,13 @@ func (sc *Scenario) Hash() (string, error) { return sc.hashWith(fingerprint) }
 func (sc *Scenario) hashWith(take func(string) (traceFingerprint, error)) (string, error) {
 	h := sha256.New()
 	h.Write(sc.Canonical())
-	for _, p := range []string{sc.Trace, sc.Config, sc.SlurmConf, sc.NodeEvents} {
+	files := []string{sc.Trace, sc.Config, sc.SlurmConf, sc.NodeEvents}
+	if sc.Power != "" {
+		// Only with a power model: the hashes of the runs without one
+		// stay what they were.
+		files = append(files, sc.Power)
+	}
+	for _, p := range files {
 		h.Write([]byte{0})
 		if p == "" {
 			continue

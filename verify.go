@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/cluster/energy"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
@@ -47,6 +48,9 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 	}
 	if err := json.Unmarshal(b, &sum); err != nil {
 		return nil, inputf("%s: %v", sp, err)
+	}
+	if sum.TimeUnit != "" {
+		return nil, inputf("%s: a run in ticks of 1 %s (--time-unit): verify checks runs in whole seconds", dir, sum.TimeUnit)
 	}
 	if sum.Procs <= 0 {
 		return nil, inputf("%s: no machine size (procs)", sp)
@@ -111,6 +115,11 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 			label = path
 		}
 		msgs := summaryMismatches(&sum, outs, name)
+		pm, err := verifyPower(dir, &sum, outs)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, pm...)
 		if sum.Constraints != nil {
 			opts.Constraints = sum.Constraints
 			opts.NoWho = !knowsWho(outs)
@@ -485,4 +494,74 @@ func readScoreDJobs(path string) ([]sim.ScoreDOutcome, error) {
 		}
 		outs = append(outs, o)
 	}
+}
+
+// verifyPower checks, for a run with a power model (summary.json's
+// energy, with one node size), that no job ran on a node while it was off
+// or switching, as pstate_changes.csv says: from its -2 (switching off) to
+// the end of its switch-on (the computing pstate after its -1). Without
+// pstate_changes.csv it checks nothing.
+func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome) ([]string, error) {
+	if sum.Energy == nil || sum.Energy.NodeSize <= 0 {
+		return nil, nil
+	}
+	path := filepath.Join(dir, report.PStateChangesCSV)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	defer f.Close()
+	const tick = 1000 // ms: the times of a run in ms have 3 decimals
+	changes, err := energy.ReadPStateChanges(path, f, tick)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	type span struct{ from, to int64 }
+	off := map[int][]span{}
+	from := map[int]int64{}  // when a node that is off went off
+	waking := map[int]bool{} // nodes switching on
+	for _, c := range changes {
+		for _, r := range c.Nodes {
+			for n := r.First; n <= r.Last; n++ {
+				_, isOff := from[n]
+				switch {
+				case c.PState == -2 && !isOff:
+					from[n] = c.Time
+				case c.PState == -1 && isOff:
+					waking[n] = true
+				case c.PState >= 0 && waking[n]:
+					off[n] = append(off[n], span{from[n], c.Time})
+					delete(from, n)
+					delete(waking, n)
+				}
+			}
+		}
+	}
+	for n, t := range from {
+		off[n] = append(off[n], span{t, math.MaxInt64})
+	}
+	var msgs []string
+	size := sum.Energy.NodeSize
+	for i := range outs {
+		o := &outs[i]
+		if len(o.Alloc) == 0 || o.End <= o.Start {
+			continue
+		}
+		s, e := int64(o.Start)*tick, int64(o.End)*tick
+		for _, r := range o.Alloc {
+			for n := r.Lo / size; n <= (r.Hi-1)/size; n++ {
+				for _, sp := range off[n] {
+					if s < sp.to && sp.from < e {
+						msgs = append(msgs, fmt.Sprintf("job %d ran %d–%d on node %d, which was off or switching from %s s to %s s (%s)", o.Job.ID, o.Start, o.End, n,
+							strconv.FormatFloat(float64(sp.from)/tick, 'f', -1, 64), strconv.FormatFloat(float64(sp.to)/tick, 'f', -1, 64), report.PStateChangesCSV))
+						break
+					}
+				}
+			}
+		}
+	}
+	return msgs, nil
 }

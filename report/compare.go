@@ -52,6 +52,34 @@ var compareMetrics = []compareMetric{
 	{"max queue (jobs)", "max_queue_jobs", func(s *Summary) float64 { return float64(s.MaxQueue) }, "%.0f", -1},
 }
 
+// energyCompareMetrics are the rows of runs with a power model, shown when
+// one of the runs has one (a run without reads NaN, shown "-").
+var energyCompareMetrics = []compareMetric{
+	{"energy (kWh)", "energy_kwh", func(s *Summary) float64 {
+		if s.Energy == nil {
+			return math.NaN()
+		}
+		return s.Energy.KWh
+	}, "%.3f", -1},
+	{"mean power (W)", "power_mean_w", func(s *Summary) float64 {
+		if s.Energy == nil {
+			return math.NaN()
+		}
+		return s.Energy.MeanWatts
+	}, "%.1f", -1},
+}
+
+// compareMetricsOf returns the rows of the comparison of runs:
+// compareMetrics, and energyCompareMetrics when a run has a power model.
+func compareMetricsOf(runs []*Run) []compareMetric {
+	for _, r := range runs {
+		if r.Summary.Energy != nil {
+			return append(compareMetrics[:len(compareMetrics):len(compareMetrics)], energyCompareMetrics...)
+		}
+	}
+	return compareMetrics
+}
+
 // runName returns run i's name, or "run i+1" when it has none.
 func runName(runs []*Run, i int) string {
 	if runs[i].Name != "" {
@@ -66,7 +94,8 @@ func compareRows(runs []*Run) ([]string, []compareRow) {
 	for i := range runs {
 		head = append(head, runName(runs, i))
 	}
-	rows := make([]compareRow, 0, len(compareMetrics)+1)
+	metrics := compareMetricsOf(runs)
+	rows := make([]compareRow, 0, len(metrics)+1)
 	pol := compareRow{metric: "policy"}
 	for _, run := range runs {
 		pol.text = append(pol.text, run.Summary.Policy)
@@ -74,12 +103,16 @@ func compareRows(runs []*Run) ([]string, []compareRow) {
 		pol.class = append(pol.class, "")
 	}
 	rows = append(rows, pol)
-	for _, m := range compareMetrics {
+	for _, m := range metrics {
 		r := compareRow{metric: m.name}
 		base := m.value(&runs[0].Summary)
 		for i, run := range runs {
 			v := m.value(&run.Summary)
-			r.text = append(r.text, fmt.Sprintf(m.format, v))
+			if math.IsNaN(v) {
+				r.text = append(r.text, "-")
+			} else {
+				r.text = append(r.text, fmt.Sprintf(m.format, v))
+			}
 			ch, cl := "", ""
 			if i > 0 {
 				ch, cl = relChange(base, v, m.better)
@@ -156,8 +189,9 @@ type compareValue struct {
 // compareValues returns, for each metric of compareMetrics, its value in
 // each run.
 func compareValues(runs []*Run) [][]compareValue {
-	out := make([][]compareValue, len(compareMetrics))
-	for k, m := range compareMetrics {
+	metrics := compareMetricsOf(runs)
+	out := make([][]compareValue, len(metrics))
+	for k, m := range metrics {
 		base := m.value(&runs[0].Summary)
 		for i, run := range runs {
 			v := compareValue{value: m.value(&run.Summary)}
@@ -212,7 +246,7 @@ func WriteCompareCSV(w io.Writer, runs []*Run) error {
 	cw.Write([]string{"run", "policy", "metric", "better", "value", "relative_change", "verdict"})
 	vals := compareValues(runs)
 	for i, run := range runs {
-		for k, m := range compareMetrics {
+		for k, m := range compareMetricsOf(runs) {
 			v := vals[k][i]
 			change := ""
 			if v.has {
@@ -268,7 +302,7 @@ func WriteCompareJSON(w io.Writer, runs []*Run) error {
 		doc.Runs = append(doc.Runs, compareJSONRun{Name: runName(runs, i), Policy: run.Summary.Policy})
 	}
 	vals := compareValues(runs)
-	for k, m := range compareMetrics {
+	for k, m := range compareMetricsOf(runs) {
 		jm := compareJSONMetric{Key: m.key, Label: m.name, Better: betterText(m.better)}
 		for _, v := range vals[k] {
 			jm.Values = append(jm.Values, num(v.value))

@@ -7,6 +7,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -57,7 +58,8 @@ const (
 // (turnaround / execution, shortest 'g' representation, empty when the
 // execution time is 0; a SCore-D job's is turnaround / the CPU time it
 // received, which its bounded slowdown uses too), allocated_resources
-// (Batsim's interval set, "0-3 8"), consumed_energy (empty: not modelled)
+// (Batsim's interval set, "0-3 8"), consumed_energy (joules, with a power
+// model; empty without one)
 // and metadata (empty, or why a rejected job was rejected). A rejected job
 // has every time column from starting_time to stretch empty and no
 // allocated resources. Times are whole seconds.
@@ -101,6 +103,41 @@ type JobsCSV struct {
 	middle32 [32]byte
 	short32  bool
 	scored   bool // SCore-D columns after Batsim's (NewScoreDJobsCSV)
+	// tick is the run's ticks a second (SetTick); 1 writes whole seconds.
+	tick int64
+}
+
+// SetTick makes c write the times of a run whose time unit is 1/tick
+// second as seconds with the unit's decimals (AppendTicks).
+func (c *JobsCSV) SetTick(tick int64) { c.tick = tick }
+
+// tickColumns are the fields, counted from submission_time, that hold
+// times.
+var tickColumns = [...]bool{0: true, 2: true, 5: true, 6: true, 7: true, 8: true, 9: true}
+
+// retime rewrites the times of the row that starts at buf[from:] from
+// ticks to seconds.
+func (c *JobsCSV) retime(from int) {
+	row := c.buf[from:]
+	i := bytes.IndexByte(row, ',') + len(c.middle) // after job_id and the middle
+	out := append([]byte(nil), row[:i]...)
+	rest := row[i:]
+	for f := 0; f < len(tickColumns); f++ {
+		j := bytes.IndexByte(rest, ',')
+		if j < 0 {
+			break
+		}
+		field := rest[:j]
+		if v, err := strconv.ParseInt(string(field), 10, 64); tickColumns[f] && err == nil {
+			out = AppendTicks(out, v, c.tick)
+		} else {
+			out = append(out, field...)
+		}
+		out = append(out, ',')
+		rest = rest[j+1:]
+	}
+	out = append(out, rest...)
+	c.buf = append(c.buf[:from], out...)
 }
 
 var _ sim.Observer = (*JobsCSV)(nil)
@@ -128,7 +165,7 @@ func newJobsCSV(w io.Writer, workloadName string) *JobsCSV {
 // once it is full.
 func (c *JobsCSV) endRow(b []byte) {
 	c.buf = b
-	if len(b) >= jobsCSVBuffer {
+	if len(b) >= jobsCSVBuffer && c.tick <= 1 {
 		c.write()
 	}
 }
@@ -179,6 +216,19 @@ const (
 // room of its own (see putInt). The fields of a rejected or failed job,
 // and every metadata, are appended as usual.
 func (c *JobsCSV) JobDone(r *sim.Record) {
+	if c.tick > 1 {
+		from := len(c.buf)
+		c.jobDone(r)
+		c.retime(from)
+		if len(c.buf) >= jobsCSVBuffer {
+			c.write()
+		}
+		return
+	}
+	c.jobDone(r)
+}
+
+func (c *JobsCSV) jobDone(r *sim.Record) {
 	j := r.Job
 	b := c.buf
 	if need := rowRoom + len(c.middle) + rangeRoom*len(r.Alloc); cap(b)-len(b) < need {
@@ -254,7 +304,15 @@ func (c *JobsCSV) JobDone(r *sim.Record) {
 	}
 	b[n] = ','
 	n = putRanges(b, n+1, r.Alloc)
-	n = put(b, n, ",,")
+	if r.HasEnergy {
+		b = append(b[:n], ',')
+		b = append(strconv.AppendFloat(b, r.Energy, 'f', 6, 64), ',')
+		b = slices.Grow(b, 1)
+		n = len(b)
+		b = b[:cap(b)]
+	} else {
+		n = put(b, n, ",,")
+	}
 	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.Who {
 		b = appendField(b[:n], RanMetadata(r))
 	} else if r.Note != "" {

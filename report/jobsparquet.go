@@ -208,7 +208,11 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 	}
 	p.alloc = cluster.FormatRanges(p.alloc[:0], r.Alloc)
 	t.String(string(p.alloc))
-	t.Null()
+	if r.HasEnergy {
+		t.Double(r.Energy)
+	} else {
+		t.Null()
+	}
 	t.String(RanMetadata(r))
 	if p.stamp {
 		t.Millis(p.epochMs + int64(j.Submit)*1000)

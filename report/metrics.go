@@ -45,7 +45,16 @@ type Metrics struct {
 	// checkpoint writes only what changed.
 	journal   []byte
 	journalOn bool
+
+	// tick is the run's ticks a second (SetTick; 0 or 1: seconds).
+	tick workload.Time
 }
+
+// SetTick tells m the run's times are ticks of 1/tick second: the bound τ
+// of the bounded slowdown and the runtime classes' bounds are then that
+// many ticks a second. Summary's times stay in ticks; Summary.ScaleTime
+// turns them into seconds.
+func (m *Metrics) SetTick(tick int64) { m.tick = workload.Time(tick) }
 
 // The floors of the columns: a job that did not wait, a slowdown of 1.
 const (
@@ -97,6 +106,11 @@ func (m *Metrics) JobDone(r *sim.Record) {
 	}
 	m.ran++
 	bsld := BoundedSlowdown(wait, run)
+	classRun := run
+	if m.tick > 1 {
+		bsld = max(1, float64(wait+run)/float64(max(run, BoundedSlowdownTauSec*m.tick)))
+		classRun = run / m.tick
+	}
 	used := run
 	if r.ScoreD {
 		// SCore-D (gang, suspensions): the job ran stretched; its slowdown
@@ -104,7 +118,7 @@ func (m *Metrics) JobDone(r *sim.Record) {
 		used = r.CPUTime
 		bsld = BoundedSlowdown(r.End-j.Submit-used, used)
 	}
-	cell := uint8(SizeClass(j.Procs)*NumRuntimeClasses + RuntimeClass(run))
+	cell := uint8(SizeClass(j.Procs)*NumRuntimeClasses + RuntimeClass(classRun))
 	if r.State == sim.Killed {
 		m.killedIn[cell]++
 	}
@@ -245,6 +259,12 @@ type Summary struct {
 	// `schedsim verify` checks (nil, and omitted, for other runs); the
 	// caller sets it. Being a pointer, it compares by identity.
 	ScoreD *ScoreDInfo `json:"scored,omitempty"`
+	// TimeUnit is the run's time unit when finer than the second (ms,
+	// us; omitted for seconds); the caller sets it.
+	TimeUnit string `json:"time_unit,omitempty"`
+	// Energy is the run's energy with a power model (nil, and omitted,
+	// without one); the caller sets it.
+	Energy *EnergySummary `json:"energy,omitempty"`
 	// Breakdowns break the run down by user, group, queue and partition,
 	// list the longest waits with why, and give each partition's loss of
 	// capacity (omitted when not gathered); the caller sets them
@@ -623,4 +643,39 @@ type ScoreDInfo struct {
 type ScoreDQueueInfo struct {
 	MemoryPercent int `json:"memory_percent"`
 	DiskPercent   int `json:"disk_percent"`
+}
+
+// ScaleTime turns the times of a summary of a run in ticks of 1/tick
+// second (Metrics.SetTick) into seconds: the waits, the response time,
+// the makespan, the first submission and last end (rounded to whole
+// seconds), the throughput and the loss of capacity. The breakdowns,
+// whose tables are in whole seconds, are left out.
+func (s *Summary) ScaleTime(tick int64) {
+	if tick <= 1 {
+		return
+	}
+	f := float64(tick)
+	scale := func(d *Dist) {
+		d.Mean, d.Median, d.P90, d.P95, d.P99, d.Max = d.Mean/f, d.Median/f, d.P90/f, d.P95/f, d.P99/f, d.Max/f
+	}
+	round := func(t int64) int64 { return (t + tick/2) / tick }
+	scale(&s.Wait)
+	s.MeanResponse /= f
+	s.MakespanSec = round(s.MakespanSec)
+	s.FirstSubmit = workload.Time(round(int64(s.FirstSubmit)))
+	s.LastEnd = workload.Time(round(int64(s.LastEnd)))
+	s.ThroughputPerHour *= f
+	s.LossOfCapacityProcSec = round(s.LossOfCapacityProcSec)
+	for i := range s.BySize {
+		scale(&s.BySize[i].Wait)
+	}
+	for i := range s.ByRuntime {
+		scale(&s.ByRuntime[i].Wait)
+	}
+	for i := range s.BySizeRuntime {
+		for k := range s.BySizeRuntime[i] {
+			scale(&s.BySizeRuntime[i][k].Wait)
+		}
+	}
+	s.Breakdowns = nil
 }

@@ -49,6 +49,10 @@ type Run struct {
 	// Calendar, when the trace's start time is known, puts the time axes
 	// on the wall clock (nil: time since the first submission).
 	Calendar *Calendar
+	// Power is the machine's power and node states after each instant of
+	// a run with a power model (EnergyRun.Points); nil draws no power
+	// plot.
+	Power []PowerPoint
 }
 
 // Figure is one plot, ready to render as SVG or PNG.
@@ -224,6 +228,9 @@ func RunFigures(r *Run) []*Figure {
 		figs = append(figs, utilisationFigure(r, sub), queueFigure(r, sub))
 		if f := nodeEventsFigure(r, sub); f != nil {
 			figs = append(figs, f)
+		}
+		if len(r.Power) > 0 {
+			figs = append(figs, powerFigure(r, sub))
 		}
 	}
 	if len(r.Waits) > 0 {

@@ -4,7 +4,9 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,14 +74,59 @@ var SweepMetrics = []SweepMetric{
 	{Name: "max_queue", Label: "longest queue (jobs)", Int: true, Better: -1, Value: func(s *Summary) float64 { return float64(s.MaxQueue) }},
 }
 
-// LookupSweepMetric returns the metric of SweepMetrics named name.
+// EnergyMetrics are the metrics of a run with a power model (Summary's
+// Energy): they follow SweepMetrics in a table only when one of its runs
+// has a power model, so the tables of runs without one are unchanged. A
+// summary without an energy reads as NaN (an empty cell).
+var EnergyMetrics = []SweepMetric{
+	{Name: "energy_kwh", Label: "energy (kWh)", Better: -1, Value: func(s *Summary) float64 {
+		if s.Energy == nil {
+			return math.NaN()
+		}
+		return s.Energy.KWh
+	}},
+	{Name: "power_mean_w", Label: "mean power (W)", Better: -1, Value: func(s *Summary) float64 {
+		if s.Energy == nil {
+			return math.NaN()
+		}
+		return s.Energy.MeanWatts
+	}},
+}
+
+// MetricsOf returns the metrics of a table of the summaries: SweepMetrics,
+// and EnergyMetrics after them when one of the summaries has an energy.
+func MetricsOf(ss ...*Summary) []SweepMetric {
+	for _, s := range ss {
+		if s.Energy != nil {
+			return append(slices.Clip(SweepMetrics), EnergyMetrics...)
+		}
+	}
+	return SweepMetrics
+}
+
+// LookupSweepMetric returns the metric of SweepMetrics or EnergyMetrics
+// named name.
 func LookupSweepMetric(name string) (*SweepMetric, bool) {
 	for i := range SweepMetrics {
 		if SweepMetrics[i].Name == name {
 			return &SweepMetrics[i], true
 		}
 	}
+	for i := range EnergyMetrics {
+		if EnergyMetrics[i].Name == name {
+			return &EnergyMetrics[i], true
+		}
+	}
 	return nil, false
+}
+
+// metrics returns the table's metrics (MetricsOf its points).
+func (t *SweepTable) metrics() []SweepMetric {
+	ss := make([]*Summary, len(t.Points))
+	for i := range t.Points {
+		ss[i] = &t.Points[i].Summary
+	}
+	return MetricsOf(ss...)
 }
 
 // SweepPoint is one point of a sweep: its parameter values and the summary
@@ -164,7 +211,7 @@ func cleaningValues(c *workload.CleanStats, idx []int) []int64 {
 func (t *SweepTable) Columns() ([]string, error) {
 	cols := append([]string{"point", "key"}, t.Params...)
 	cols = append(cols, sweepFixedColumns...)
-	for _, m := range SweepMetrics {
+	for _, m := range t.metrics() {
 		cols = append(cols, m.Name)
 	}
 	cols = append(cols, cleaningColumns(t.cleaningFields())...)
@@ -186,6 +233,9 @@ func (t *SweepTable) Columns() ([]string, error) {
 // formatMetric formats a metric's value for the CSV table: an integer
 // without decimals, a float in its shortest exact decimal form.
 func formatMetric(m *SweepMetric, v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
 	if m.Int {
 		return strconv.FormatInt(int64(v), 10)
 	}
@@ -205,14 +255,15 @@ func WriteSweepCSV(w io.Writer, t *SweepTable) error {
 	}
 	rec := make([]string, 0, len(cols))
 	clean := t.cleaningFields()
+	metrics := t.metrics()
 	for i := range t.Points {
 		p := &t.Points[i]
 		s := &p.Summary
 		rec = append(rec[:0], strconv.Itoa(i), p.Key)
 		rec = append(rec, p.Values...)
 		rec = append(rec, s.Trace, s.Policy, strconv.Itoa(s.Procs))
-		for k := range SweepMetrics {
-			rec = append(rec, formatMetric(&SweepMetrics[k], SweepMetrics[k].Value(s)))
+		for k := range metrics {
+			rec = append(rec, formatMetric(&metrics[k], metrics[k].Value(s)))
 		}
 		for _, c := range cleaningValues(&s.Cleaning, clean) {
 			rec = append(rec, strconv.FormatInt(c, 10))
@@ -241,13 +292,14 @@ func WriteSweepParquet(w io.Writer, t *SweepTable) error {
 	cols[0].Type = workload.ParquetInt64
 	at := 2 + len(t.Params) + len(sweepFixedColumns) - 1 // machine_procs
 	cols[at].Type = workload.ParquetInt64
-	for k, m := range SweepMetrics {
+	metrics := t.metrics()
+	for k, m := range metrics {
 		cols[at+1+k].Type = workload.ParquetDouble
 		if m.Int {
 			cols[at+1+k].Type = workload.ParquetInt64
 		}
 	}
-	for k := at + 1 + len(SweepMetrics); k < len(cols); k++ {
+	for k := at + 1 + len(metrics); k < len(cols); k++ {
 		cols[k].Type = workload.ParquetInt64
 	}
 	pt, err := workload.NewParquetTable(w, cols, [2]string{"schedsim.table", "sweep"})
@@ -266,8 +318,8 @@ func WriteSweepParquet(w io.Writer, t *SweepTable) error {
 		pt.String(s.Trace)
 		pt.String(s.Policy)
 		pt.Int64(int64(s.Procs))
-		for k := range SweepMetrics {
-			m := &SweepMetrics[k]
+		for k := range metrics {
+			m := &metrics[k]
 			if m.Int {
 				pt.Int64(int64(m.Value(s)))
 			} else {

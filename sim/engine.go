@@ -183,6 +183,12 @@ type Record struct {
 	// Slot is the engine's slot of a job that ran: the one
 	// Starter.JobStarted named it by.
 	Slot int32
+	// Energy is the energy in joules the job's nodes consumed while it ran
+	// (Batsim's consumed_energy), when HasEnergy: set behind the engine by
+	// a power model (report.EnergyRun), never by the engine.
+	Energy float64
+	// HasEnergy reports whether Energy holds the job's energy.
+	HasEnergy bool
 	// Pending says why a job that ran waited, as the engine last saw it
 	// (PendingNone for a job that started at its submission, and in
 	// ScoreD's records).
@@ -347,6 +353,9 @@ type Config struct {
 	// Job.Submit is the instant it was submitted. Not with
 	// CheckpointEvery or NodeEvents.
 	ClosedLoop bool
+	// Power, if not nil, switches idle nodes of the processor pool off
+	// and on (see power.go).
+	Power *Power
 }
 
 // Stats summarises a finished run.
@@ -643,7 +652,8 @@ type Engine struct {
 	nextCk  workload.Time // next checkpoint instant (Config.CheckpointEvery)
 	resumed bool          // restored from a checkpoint: Run skips the submitted jobs
 
-	nodes nodes // node failures and maintenance (Config.NodeEvents)
+	nodes nodes       // node failures and maintenance (Config.NodeEvents)
+	pw    *powerState // power management (Config.Power); nil without
 
 	// A pass that only submissions preceded may be skipped when the
 	// rule the policy left (see policy.Quieter) rejects every job that
@@ -717,6 +727,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator, grow: g}
 	if err := e.initNodes(&cfg); err != nil {
+		return nil, err
+	}
+	if err := e.initPower(&cfg); err != nil {
 		return nil, err
 	}
 	e.view = e
@@ -949,6 +962,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			if e.grow != nil {
 				e.dropStaleEnds()
 			}
+		}
+		if e.pw != nil {
+			e.powerPass()
 		}
 		if event {
 			e.lastEvent = t
@@ -1228,6 +1244,9 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.deferHeld -= s.job.Procs
 	default:
 		e.machine.Release(s.alloc)
+		if e.pw != nil {
+			e.powerBusy(s.alloc, -1)
+		}
 	}
 	e.nodes.released(s.alloc)
 	if e.cons != nil {
@@ -1635,6 +1654,9 @@ func (e *Engine) startWith(i, procs int) {
 		e.starter.JobStarted(id, s.job.Procs)
 	default:
 		s.alloc = e.machine.Alloc(s.job.Procs, s.alloc[:0])
+		if e.pw != nil {
+			e.powerBusy(s.alloc, 1)
+		}
 	}
 	e.stats.Started++
 	e.stats.ProcSeconds += float64(held) * float64(run)

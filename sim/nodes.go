@@ -310,6 +310,9 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 				ns.setState(r, nodeUp)
 				ns.unpark(ns.units.NodeUnits(r))
 			}
+			if e.pw != nil {
+				e.powerResumed(ev)
+			}
 		}
 	}
 	if len(e.reassign) > 0 {

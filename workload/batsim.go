@@ -32,6 +32,13 @@ const FormatBatsim Format = "batsim"
 // Without it, such a profile needs a "runtime" field.
 func WithBatsimSpeed(flops float64) Option { return func(c *openConfig) { c.speed = flops } }
 
+// WithTicks reads a Batsim workload's times (subtime, walltime, run
+// times) in ticks of 1/ticksPerSec second instead of seconds: Submit,
+// Run and Estimate are then whole ticks, rounded to the nearest, and so
+// are the Raw* times (a run's time unit; see the README's "Energy"). 1 is
+// the default; only Batsim workloads take another.
+func WithTicks(ticksPerSec int64) Option { return func(c *openConfig) { c.ticks = ticksPerSec } }
+
 // maxBatsimDepth bounds the nesting of composed profiles.
 const maxBatsimDepth = 64
 
@@ -40,6 +47,7 @@ type batsimReader struct {
 	path     string
 	data     []byte
 	speed    float64
+	ticks    float64 // ticks a second (1: seconds)
 	lines    lineCounter
 	profiles map[string]*batsimProfile
 }
@@ -102,13 +110,13 @@ type batsimJob struct {
 
 // newBatsimReader reads the whole of in, a Batsim workload, and returns
 // the source of its jobs.
-func newBatsimReader(in io.Reader, path string, rules Rules, raw bool, speed float64) (*memSource, error) {
+func newBatsimReader(in io.Reader, path string, rules Rules, raw bool, speed float64, ticks int64) (*memSource, error) {
 	data, err := io.ReadAll(in)
 	if err != nil {
 		return nil, &ParseError{Path: path, Err: err}
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
-	r := &batsimReader{path: path, data: data, speed: speed, lines: lineCounter{data: data}, profiles: map[string]*batsimProfile{}}
+	r := &batsimReader{path: path, data: data, speed: speed, ticks: float64(max(ticks, 1)), lines: lineCounter{data: data}, profiles: map[string]*batsimProfile{}}
 	jobs, hdr, err := r.parse()
 	if err != nil {
 		return nil, err
@@ -390,6 +398,15 @@ func (r *batsimReader) job(b *batsimJob, i int) (memRecord, error) {
 	status := 1
 	if p.ret != 0 {
 		status = 0
+	}
+	if r.ticks != 1 {
+		submit, run = submit*r.ticks, run*r.ticks
+		if wall != Unknown {
+			wall *= r.ticks
+		}
+		if max(submit, run, wall) > maxSWFValue {
+			return rec, fail("subtime", "times past %d ticks of the time unit", int64(maxSWFValue))
+		}
 	}
 	rec.submit = submit
 	rec.job = Job{

@@ -401,3 +401,42 @@ func FuzzBatsimReader(f *testing.F) {
 		checkTextFuzzJobs(t, r, raw)
 	})
 }
+
+// TestBatsimTicks reads Batsim workloads in milliseconds (WithTicks):
+// fractional times survive to the tick, rounded to the nearest; an SWF
+// trace refuses a finer unit.
+func TestBatsimTicks(t *testing.T) {
+	doc := `{"nb_res": 4, "jobs": [
+ {"id": 1, "subtime": 4.7091645, "walltime": 399, "res": 2, "profile": "d"},
+ {"id": 2, "subtime": 16.0039, "res": 1, "profile": "e"}],
+ "profiles": {"d": {"type": "delay", "delay": 265.8}, "e": {"type": "delay", "delay": 1.0125}}}`
+	for _, c := range []struct {
+		ticks                   int64
+		submit, run, est, small Time
+	}{
+		{1, 5, 266, 399, 1},
+		{1000, 4709, 265800, 399000, 1013},
+		{1_000_000, 4709165, 265800000, 399000000, 1012500},
+	} {
+		r, err := NewReader(strings.NewReader(doc), "w.json", Rules{}, WithFormat(FormatBatsim), WithTicks(c.ticks))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b Job
+		if err := r.Next(&a); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Next(&b); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		if a.Submit != c.submit || a.Run != c.run || a.Estimate != c.est || b.Run != c.small {
+			t.Errorf("ticks %d: job 1 at %d, run %d, estimate %d; job 2 run %d; want %d, %d, %d, %d", c.ticks, a.Submit, a.Run, a.Estimate, b.Run, c.submit, c.run, c.est, c.small)
+		}
+	}
+	_, err := NewReader(strings.NewReader("1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1\n"), "t.swf", Rules{}, WithTicks(1000))
+	var pe *ParseError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "Batsim workloads only") {
+		t.Errorf("SWF with ticks: %v", err)
+	}
+}

@@ -53,6 +53,7 @@ type openConfig struct {
 	raw     bool
 	tz      *time.Location
 	speed   float64
+	ticks   int64
 }
 
 // WithFormat reads the input as format f instead of detecting it.
@@ -213,6 +214,9 @@ func open(in io.Reader, ra io.ReaderAt, size int64, closer io.Closer, name strin
 	if err := checkMagic(magic, name, format); err != nil {
 		return nil, err
 	}
+	if cfg.ticks > 1 && format != FormatBatsim {
+		return nil, &ParseError{Path: name, Err: fmt.Errorf("a time unit finer than the second applies to Batsim workloads only, and this is %s", formatName(format))}
+	}
 	if cfg.columns != nil && format != FormatParquet {
 		return nil, &ParseError{Path: name, Err: fmt.Errorf("a column mapping applies to Parquet traces only, and this is %s", formatName(format))}
 	}
@@ -227,7 +231,7 @@ func open(in io.Reader, ra io.ReaderAt, size int64, closer io.Closer, name strin
 		if format == FormatSacct {
 			r, err = newSacctReader(text, name, rules, cfg.raw, cfg.tz)
 		} else {
-			r, err = newBatsimReader(text, name, rules, cfg.raw, cfg.speed)
+			r, err = newBatsimReader(text, name, rules, cfg.raw, cfg.speed, cfg.ticks)
 		}
 		if cl != nil {
 			cl.Close()

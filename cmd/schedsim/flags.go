@@ -70,6 +70,10 @@ func registerScenario(fs *pflag.FlagSet, sc *schedsim.Scenario) {
 	fs.StringVar(&sc.NodeEvents, "node-events", sc.NodeEvents, "node failures and maintenance: a file of lines TIME STATE NODES [REASON] (STATE DOWN, DRAIN or RESUME; NODES 17, 0-102 or 0-9,20-29; TIME in seconds, units s, m, h, d allowed; # comments), or a Parquet table with columns time, state, nodes, reason; see the README's Node failures section")
 	fs.StringVar(&sc.OnNodeFail, "on-node-fail", sc.OnNodeFail, "with --node-events, the jobs running on a node that goes down are killed (kill) or put back in the queue at their place to run again (requeue)")
 	fs.IntVar(&sc.NodeSize, "node-size", sc.NodeSize, "with --node-events on the processor pool, processors per node: node n is processors n·N to n·N+N-1 (a [cluster] has its own nodes)")
+	fs.StringVar(&sc.TimeUnit, "time-unit", sc.TimeUnit, "the run's time unit: s (default), ms or us; a finer unit keeps a Batsim workload's fractional times (Batsim workloads only; outputs print seconds with the fraction)")
+	fs.StringVar(&sc.Power, "power", sc.Power, "a power model: a SimGrid/Batsim platform file (XML) whose compute hosts' watt_per_state and sleep_pstates describe the nodes (the machine uses its first nodes), or give it as --config's [power] table; the run then writes consumed_energy in jobs.csv, consumed_energy.csv, pstate_changes.csv, machine_states.csv and the energy in summary.json (see the README's Energy section)")
+	fs.StringVar(&sc.PowerPolicy, "power-policy", sc.PowerPolicy, "with a power model with a sleep state: none (default); idle:T — switch off a node idle for T (30m, 600), switch sleeping nodes on when the queued jobs need them (batsim-py's TimeoutPolicy); plan — switch off a node idle for the break-even time unless the head job's reservation needs it, switch nodes on in time for it; see the README's Energy section")
+	fs.BoolVar(&sc.PowerJobsIdle, "power-jobs-idle", sc.PowerJobsIdle, "with a power model, Batsim's convention: a job's busy cores draw their idle power, as Batsim's delay jobs do (default: the busy power, epsilon to all-cores)")
 }
 
 // registerOutputs defines the flags of a scenario's outputs on fs.

@@ -1,0 +1,474 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/cluster/energy"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Energy files of a run with a power model, with Batsim's names (without
+// its export prefix) and columns.
+const (
+	ConsumedEnergyCSV = "consumed_energy.csv"
+	PStateChangesCSV  = "pstate_changes.csv"
+	MachineStatesCSV  = "machine_states.csv"
+)
+
+// EnergySummary is the energy of a run in summary.json (with a power
+// model only).
+type EnergySummary struct {
+	// Joules is the energy of every node from the first submission to the
+	// last end; KWh the same in kilowatt-hours.
+	Joules float64 `json:"joules"`
+	KWh    float64 `json:"kwh"`
+	// MeanWatts is Joules over that time.
+	MeanWatts float64 `json:"mean_watts"`
+	// JobJoules is the sum of the jobs' consumed_energy.
+	JobJoules float64 `json:"job_joules"`
+	// BySizeClass and ByRuntimeClass are the jobs' energy per job class
+	// (SizeClassNames, RuntimeClassNames).
+	BySizeClass    []float64 `json:"by_size_class"`
+	ByRuntimeClass []float64 `json:"by_runtime_class"`
+	// NodeSeconds is the time the nodes spent in each state (sleeping,
+	// switching_on, switching_off, idle, computing), summed over the nodes,
+	// from the first submission to the last end.
+	NodeSeconds map[string]float64 `json:"node_seconds"`
+	// NodeSize is the cores of every node when they all have the same
+	// (verify maps jobs.csv's processors to the nodes of
+	// pstate_changes.csv with it); 0 otherwise.
+	NodeSize int `json:"node_size,omitempty"`
+	// JobsIdlePower reports Batsim's convention: a job's busy cores draw
+	// the idle power (Batsim runs a "delay" job as a sleep).
+	JobsIdlePower bool `json:"jobs_idle_power,omitempty"`
+}
+
+// EnergyRun meters a run's energy behind the engine: it keeps a copy of
+// every record, and once the run is over (Finish) replays the jobs' busy
+// intervals through an energy.Machine, gives each record its Energy and
+// hands the records, in the order they came, to the observers behind it
+// (the per-job tables). Nothing is metered on a run without a power
+// model: it is not on the default path.
+type EnergyRun struct {
+	p        *energy.Platform
+	tick     int64
+	busyIdle bool
+	next     []sim.Observer
+	recs     []sim.Record
+	jobs     []workload.Job
+	allocs   [][]cluster.Range
+	nodeOf   []int32 // processor → node
+	sum      *EnergySummary
+	csvs     [3]bytes.Buffer
+	points   []PowerPoint
+	switches []switchEv
+}
+
+// switchEv is a power change of a node (Switch).
+type switchEv struct {
+	t    workload.Time
+	node int32
+	c    sim.PowerChange
+}
+
+// Platform returns the power model metered (the nodes of the run).
+func (e *EnergyRun) Platform() *energy.Platform { return e.p }
+
+// Switch records a node's power change (sim.Power.Log), on the engine's
+// goroutine; Finish meters them with the jobs.
+func (e *EnergyRun) Switch(t workload.Time, node int, c sim.PowerChange) {
+	e.switches = append(e.switches, switchEv{t, int32(node), c})
+}
+
+// Points returns the machine's power and node states after each instant,
+// once Finish has run.
+func (e *EnergyRun) Points() []PowerPoint { return e.points }
+
+// NewEnergyRun returns the meter of a run on procs processors of platform
+// p (its first nodes, as Batsim's --mmax: p must have at least procs
+// cores, node after node), its records going on to next; the run's times
+// are ticks of 1/tick second. busyIdle is Batsim's convention that a busy
+// core draws the idle power.
+func NewEnergyRun(p *energy.Platform, procs int, tick int64, busyIdle bool, next ...sim.Observer) (*EnergyRun, error) {
+	e := &EnergyRun{busyIdle: busyIdle, next: next, tick: max(tick, 1)}
+	nodes, cores := 0, 0
+	for _, g := range p.Groups {
+		for range g.Nodes {
+			if cores >= procs {
+				break
+			}
+			for range g.Cores {
+				e.nodeOf = append(e.nodeOf, int32(nodes))
+			}
+			cores += g.Cores
+			nodes++
+		}
+	}
+	if cores != procs {
+		return nil, fmt.Errorf("the power model's first nodes have %d cores, not the machine's %d processors (a node's cores are not split)", cores, procs)
+	}
+	lp, err := p.Limit(nodes)
+	if err != nil {
+		return nil, err
+	}
+	e.p = lp
+	return e, nil
+}
+
+// Nodes returns the number of nodes metered.
+func (e *EnergyRun) Nodes() int { return e.p.Nodes() }
+
+// JobDone keeps a copy of the record.
+func (e *EnergyRun) JobDone(r *sim.Record) {
+	c := *r
+	e.jobs = append(e.jobs, *r.Job)
+	e.allocs = append(e.allocs, slices.Clone(r.Alloc))
+	c.Job, c.Alloc, c.Steps, c.PredictedAlloc = nil, nil, nil, slices.Clone(r.PredictedAlloc)
+	e.recs = append(e.recs, c)
+}
+
+// ran reports whether a record is of a job that ran on processors.
+func ran(r *sim.Record) bool {
+	switch r.State {
+	case sim.Completed, sim.Killed, sim.NodeFail, sim.LimitKilled:
+		return true
+	}
+	return false
+}
+
+// Finish meters the run, from time 0 (Batsim's origin) to its last event
+// last, and hands every record, with its energy, to the observers behind.
+// first is the run's first submission: the run's energy in the summary is
+// from first to last.
+func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
+	m := energy.NewMachine(e.p, e.tick, e.busyIdle)
+	// At an instant: the ends, the nodes back in service or asleep, the
+	// starts (the pass), then the switches begun after the pass; each in
+	// the order it came.
+	const (
+		evEnd = iota
+		evWoke
+		evStart
+		evSwitch
+	)
+	type ev struct {
+		t    workload.Time
+		kind int
+		i    int
+	}
+	var evs []ev
+	for i := range e.recs {
+		if r := &e.recs[i]; ran(r) && len(e.allocs[i]) > 0 {
+			evs = append(evs, ev{r.Start, evStart, i}, ev{r.End, evEnd, i})
+		}
+	}
+	for i, sw := range e.switches {
+		if sw.t > last {
+			// The run ends with its last job: a switch still under way
+			// then is cut there, as Batsim's consumed_joules is at the
+			// makespan.
+			continue
+		}
+		k := evSwitch
+		if sw.c == sim.PowerAsleep || sw.c == sim.PowerAwake {
+			k = evWoke
+		}
+		evs = append(evs, ev{sw.t, k, i})
+	}
+	slices.SortStableFunc(evs, func(a, b ev) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.kind, b.kind); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	nodes := e.p.Nodes()
+	busy := make([]int, nodes)
+	startE := make(map[int][]energy.Energy)
+	jobNodes := func(i int, dst []int) []int {
+		dst = dst[:0]
+		for _, rg := range e.allocs[i] {
+			for p := rg.Lo; p < rg.Hi; p++ {
+				n := int(e.nodeOf[p])
+				if len(dst) == 0 || dst[len(dst)-1] != n {
+					if !slices.Contains(dst, n) {
+						dst = append(dst, n)
+					}
+				}
+			}
+		}
+		return dst
+	}
+	ce := &e.csvs[0]
+	ce.WriteString("time,energy,event_type,wattmin,epower\n")
+	ms := &e.csvs[2]
+	ms.WriteString("time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing\n")
+	lastT, lastJ := int64(0), 0.0
+	row := func(t int64, kind byte) {
+		j := m.Total(t).Joules(e.tick)
+		fmt.Fprintf(ce, "%s,%s,%c,%s,", e.secs(t), joules(j), kind, joules(m.Watts()))
+		if t > lastT {
+			ce.WriteString(joules((j - lastJ) * float64(e.tick) / float64(t-lastT)))
+		} else {
+			ce.WriteString("NA")
+		}
+		ce.WriteByte('\n')
+		lastT, lastJ = t, j
+	}
+	stateRow := func(t int64) {
+		k := m.Counts()
+		p := PowerPoint{T: workload.Time(t), Watts: m.Watts()}
+		for i, c := range k {
+			p.Counts[i] = int32(c)
+		}
+		e.points = append(e.points, p)
+		fmt.Fprintf(ms, "%s,%d,%d,%d,%d,%d\n", e.secs(t), k[energy.Sleeping], k[energy.SwitchingOn], k[energy.SwitchingOff], k[energy.Idle], k[energy.Computing])
+	}
+	if len(evs) == 0 || evs[0].t > 0 {
+		// Every machine is at its initial pstate at time 0: a row for
+		// that, when no job starts then.
+		row(0, 'p')
+		stateRow(0)
+	}
+	var buf []int
+	pc := &e.csvs[1]
+	pc.WriteString("time,machine_id,new_pstate\n")
+	e.initialPStates(pc)
+	for k, v := range evs {
+		t := int64(v.t)
+		if v.kind == evSwitch || v.kind == evWoke {
+			sw := e.switches[v.i]
+			n := int(sw.node)
+			switch sw.c {
+			case sim.PowerSwitchingOff:
+				m.SwitchOff(t, n, 0)
+			case sim.PowerAsleep:
+				m.Asleep(t, n)
+			case sim.PowerSwitchingOn:
+				m.SwitchOn(t, n)
+			case sim.PowerAwake:
+				m.Awake(t, n, e.p.Groups[e.groupOf(n)].Initial)
+			}
+			fmt.Fprintf(pc, "%s,%d,%d\n", e.secs(t), n, m.PState(n))
+			row(t, 'p')
+			if k+1 == len(evs) || evs[k+1].t != v.t {
+				stateRow(t)
+			}
+			continue
+		}
+		end := v.kind == evEnd
+		buf = jobNodes(v.i, buf)
+		r := &e.recs[v.i]
+		if end {
+			var sum energy.Energy
+			for x, n := range buf {
+				sum = sum.Add(m.NodeEnergy(t, n).Sub(startE[v.i][x]))
+			}
+			delete(startE, v.i)
+			r.Energy, r.HasEnergy = sum.Joules(e.tick), true
+		}
+		cores := e.perNode(v.i, buf)
+		for x, n := range buf {
+			if end {
+				busy[n] -= cores[x]
+			} else {
+				busy[n] += cores[x]
+			}
+			m.SetBusy(t, n, busy[n])
+		}
+		if !end {
+			s := make([]energy.Energy, len(buf))
+			for x, n := range buf {
+				s[x] = m.NodeEnergy(t, n)
+			}
+			startE[v.i] = s
+		}
+		kind := byte('s')
+		if end {
+			kind = 'e'
+		}
+		row(t, kind)
+		if k+1 == len(evs) || evs[k+1].t != v.t {
+			stateRow(t)
+		}
+	}
+	lastT64 := max(int64(last), lastT)
+	total := m.Total(lastT64).Joules(e.tick)
+	// The power before the first submission is the idle power: the run's
+	// energy is counted from the first submission.
+	before := 0.0
+	if first > 0 {
+		before = energy.NewMachine(e.p, e.tick, e.busyIdle).Total(int64(first)).Joules(e.tick)
+	}
+	s := &EnergySummary{
+		Joules: total - before, JobsIdlePower: e.busyIdle,
+		BySizeClass: make([]float64, NumSizeClasses), ByRuntimeClass: make([]float64, NumRuntimeClasses),
+		NodeSeconds: map[string]float64{},
+	}
+	s.KWh = s.Joules / 3.6e6
+	s.NodeSize = e.p.Groups[0].Cores
+	for _, g := range e.p.Groups {
+		if g.Cores != s.NodeSize {
+			s.NodeSize = 0
+		}
+	}
+	if d := int64(last - first); d > 0 {
+		s.MeanWatts = s.Joules * float64(e.tick) / float64(d)
+	}
+	inAll := m.InState(lastT64)
+	var inBefore [energy.Kinds]float64
+	if first > 0 {
+		inBefore = energy.NewMachine(e.p, e.tick, e.busyIdle).InState(int64(first))
+	}
+	for k := range energy.Kinds {
+		s.NodeSeconds[energy.Kind(k).String()] = inAll[k] - inBefore[k]
+	}
+	for i := range e.recs {
+		r := &e.recs[i]
+		r.Job, r.Alloc = &e.jobs[i], e.allocs[i]
+		if r.HasEnergy {
+			s.JobJoules += r.Energy
+			s.BySizeClass[SizeClass(r.Job.Procs)] += r.Energy
+			s.ByRuntimeClass[RuntimeClass((r.End-r.Start)/workload.Time(e.tick))] += r.Energy
+		}
+		for _, o := range e.next {
+			o.JobDone(r)
+		}
+	}
+	e.sum = s
+	return s
+}
+
+// initialPStates writes pstate_changes.csv's time-0 rows: every node at
+// its initial pstate, nodes of the same pstate on one row.
+func (e *EnergyRun) initialPStates(pc *bytes.Buffer) {
+	base := 0
+	var byState [][2]int // pstate, first node
+	for _, g := range e.p.Groups {
+		byState = append(byState, [2]int{g.Initial, base})
+		base += g.Nodes
+	}
+	written := make([]bool, len(byState))
+	for i := range byState {
+		if written[i] {
+			continue
+		}
+		var ids []byte
+		for j := i; j < len(byState); j++ {
+			if byState[j][0] != byState[i][0] {
+				continue
+			}
+			written[j] = true
+			endN := e.p.Nodes() - 1
+			if j+1 < len(byState) {
+				endN = byState[j+1][1] - 1
+			}
+			if len(ids) > 0 {
+				ids = append(ids, ' ')
+			}
+			ids = strconv.AppendInt(ids, int64(byState[j][1]), 10)
+			if endN > byState[j][1] {
+				ids = strconv.AppendInt(append(ids, '-'), int64(endN), 10)
+			}
+		}
+		fmt.Fprintf(pc, "%s,%s,%d\n", e.secs(0), ids, byState[i][0])
+	}
+}
+
+// groupOf returns the group of node n.
+func (e *EnergyRun) groupOf(n int) int {
+	for g := range e.p.Groups {
+		if n < e.p.Groups[g].Nodes {
+			return g
+		}
+		n -= e.p.Groups[g].Nodes
+	}
+	return len(e.p.Groups) - 1
+}
+
+// perNode returns how many of job i's processors are on each of its nodes.
+func (e *EnergyRun) perNode(i int, nodes []int) []int {
+	out := make([]int, len(nodes))
+	for _, rg := range e.allocs[i] {
+		for p := rg.Lo; p < rg.Hi; p++ {
+			out[slices.Index(nodes, int(e.nodeOf[p]))]++
+		}
+	}
+	return out
+}
+
+// WriteFiles writes consumed_energy.csv, pstate_changes.csv and
+// machine_states.csv into dir, each whole or not at all, after Finish.
+func (e *EnergyRun) WriteFiles(dir string) error {
+	for i, name := range []string{ConsumedEnergyCSV, PStateChangesCSV, MachineStatesCSV} {
+		f, err := CreateAtomic(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(e.csvs[i].Bytes()); err != nil {
+			f.Abort()
+			return err
+		}
+		if err := f.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// secs prints a time in seconds.
+func (e *EnergyRun) secs(t int64) string { return string(AppendTicks(nil, t, e.tick)) }
+
+// AppendTicks appends t ticks of 1/tick second as seconds: whole seconds
+// when tick is 1, else with the unit's decimals (3 for ms, 6 for µs).
+func AppendTicks(b []byte, t, tick int64) []byte {
+	if tick <= 1 {
+		return strconv.AppendInt(b, t, 10)
+	}
+	if t < 0 {
+		b = append(b, '-')
+		t = -t
+	}
+	b = strconv.AppendInt(b, t/tick, 10)
+	b = append(b, '.')
+	frac := t % tick
+	for d := tick / 10; d >= 1; d /= 10 {
+		b = append(b, byte('0'+frac/d%10))
+	}
+	return b
+}
+
+// joules prints an energy or a power with six decimals at most, trailing
+// zeros dropped.
+func joules(x float64) string {
+	s := strconv.FormatFloat(x, 'f', 6, 64)
+	s = trimZeros(s)
+	return s
+}
+
+// trimZeros drops a decimal number's trailing zeros (and its point).
+func trimZeros(s string) string {
+	if !bytes.ContainsRune([]byte(s), '.') {
+		return s
+	}
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	return trimSuffixDot(s)
+}
+
+func trimSuffixDot(s string) string {
+	if s[len(s)-1] == '.' {
+		return s[:len(s)-1]
+	}
+	return s
+}

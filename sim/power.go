@@ -1,0 +1,294 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Power management (Config.Power): the engine switches idle nodes of the
+// processor pool off and on, as batsim-py's TimeoutPolicy does. A node is
+// Power.NodeSize consecutive processors. After the pass of every instant:
+//   - a node in service with no processor allocated since IdleTimeout is
+//     switched off, unless the queued jobs ask for more processors than
+//     would be free without it: its processors leave service at once (as a
+//     DOWN node's would, but no job runs there) and it sleeps after
+//     SwitchOff;
+//   - when the queued jobs ask for more processors than are free in
+//     service or coming back (nodes switching on), sleeping nodes are
+//     switched on, lowest numbered first, until they cover the shortfall;
+//     each is back in service SwitchOn later (a RESUME node event).
+//
+// Under Power.Plan the timeout is Power.BreakEven (the shortest time off
+// that saves energy: a rule that wastes at most twice the best choice's
+// energy when the next job's arrival is unknown), and the switches are
+// checked against the head job's reservation as the engine plans it
+// (headPlan: the predicted ends of the running jobs, the nodes switching
+// on, and the sleeping nodes back SwitchOn from now): an idle node is not
+// switched off when that moves the head's planned start, and the nodes
+// the head lacks are switched on at once.
+//
+// A job never starts on a node that is off or switching: its processors
+// are out of the pool (parked) from the switch-off to the end of the
+// switch-on. Power.Log hears every change. Not with an Allocator, Grow,
+// node events, checkpoints or deferred placement, and, like node events,
+// not under conservative backfilling (whose plan assumes a fixed machine).
+
+// PowerChange is a change of a node's power state (Power.Log).
+type PowerChange uint8
+
+// Power changes, in the order a node goes through them.
+const (
+	// PowerSwitchingOff: the node starts switching off.
+	PowerSwitchingOff PowerChange = iota
+	// PowerAsleep: the node is asleep (SwitchOff after PowerSwitchingOff).
+	PowerAsleep
+	// PowerSwitchingOn: the node starts switching on.
+	PowerSwitchingOn
+	// PowerAwake: the node is on and in service again.
+	PowerAwake
+)
+
+// Power configures power management (see above).
+type Power struct {
+	// NodeSize is the processors of a node (≥ 1).
+	NodeSize int
+	// IdleTimeout is how long a node stays idle before it is switched off
+	// (≥ 0).
+	IdleTimeout workload.Time
+	// SwitchOff and SwitchOn are the durations of the switches (≥ 0).
+	SwitchOff, SwitchOn workload.Time
+	// Plan, if set, plans the switches with the head job's reservation
+	// instead of a fixed timeout (see planPass): a node idle for
+	// BreakEven is switched off unless the head needs it before it could
+	// sleep BreakEven, and sleeping nodes the head needs are switched on
+	// SwitchOn before its reservation.
+	Plan bool
+	// BreakEven is the shortest time off that saves energy (Plan).
+	BreakEven workload.Time
+	// Log, if set, is called on the engine's goroutine with each change,
+	// its time (a future one for PowerAsleep and PowerAwake, which
+	// follow from the switch's start) and the node.
+	Log func(t workload.Time, node int, c PowerChange)
+}
+
+// Node power states.
+const (
+	powerOn uint8 = iota
+	powerOff
+	powerWaking
+)
+
+// powerState is the engine's power management state.
+type powerState struct {
+	cfg       Power
+	busy      []int32         // per node: processors allocated
+	idleSince []workload.Time // per node: since when it is idle; −1 busy
+	state     []uint8         // powerOn, powerOff, powerWaking
+	asleepAt  []workload.Time // per node off: when its switch-off ends
+	waking    int             // processors of the nodes switching on
+	timers    map[workload.Time]bool
+}
+
+// initPower sets up power management.
+func (e *Engine) initPower(cfg *Config) error {
+	p := cfg.Power
+	if p == nil {
+		return nil
+	}
+	switch {
+	case p.NodeSize < 1 || p.IdleTimeout < 0 || p.SwitchOff < 0 || p.SwitchOn < 0:
+		return fmt.Errorf("sim: power management: node size %d, idle timeout %d, switches %d and %d: want a node size ≥ 1 and times ≥ 0", p.NodeSize, p.IdleTimeout, p.SwitchOff, p.SwitchOn)
+	case cfg.Allocator != nil || cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.CheckpointEvery > 0 || cfg.DeferPlacement:
+		return errors.New("sim: power management runs on a pool of processors without node selection, growth, node events, checkpoints or deferred placement")
+	}
+	e.nodes = nodes{units: poolNodes{m: e.machine, size: p.NodeSize, procs: cfg.Procs}, parked: make([]bool, cfg.Procs)}
+	n := e.nodes.units.Nodes()
+	e.nodes.state = make([]uint8, n)
+	e.pw = &powerState{cfg: *p, busy: make([]int32, n), idleSince: make([]workload.Time, n), state: make([]uint8, n), asleepAt: make([]workload.Time, n)}
+	for i := range e.pw.idleSince {
+		e.pw.idleSince[i] = -1
+	}
+	return nil
+}
+
+// powerBusy counts the processors of alloc as allocated (d = +1) or
+// released (d = −1) on their nodes.
+func (e *Engine) powerBusy(alloc []cluster.Range, d int32) {
+	size := e.pw.cfg.NodeSize
+	for _, r := range alloc {
+		for u := r.Lo; u < r.Hi; {
+			n := u / size
+			v := min(r.Hi, (n+1)*size)
+			e.pw.busy[n] += d * int32(v-u)
+			u = v
+		}
+	}
+}
+
+// headPlan plans the head of the queue's start with the switches: the
+// earliest time at which enough processors are free for it — those free
+// in service now, those of nodes switching on, those the running jobs
+// give back at their predicted ends, and those of sleeping nodes, which
+// can be back SwitchOn after now — and how many processors of sleeping
+// nodes it needs then. moved are the processors of a node to take from
+// the free ones to the sleeping ones (to ask whether switching it off
+// moves the plan). With an empty queue it returns Forever, 0.
+func (e *Engine) headPlan(moved int) (workload.Time, int) {
+	if len(e.queue) == 0 {
+		return workload.Forever, 0
+	}
+	pw := e.pw
+	need := e.slots[e.queue[0]].job.Procs
+	asleep := moved
+	for n, st := range pw.state {
+		if st == powerOff {
+			asleep += e.nodes.nodeProcs(n)
+		}
+	}
+	have := e.Free() + pw.waking - moved
+	awake := e.now + pw.cfg.SwitchOn
+	at := e.now
+	for k := 0; ; k++ {
+		switch {
+		case have >= need:
+			return at, 0
+		case have+asleep >= need:
+			return max(at, awake), need - have
+		case k == len(e.running):
+			return workload.Forever, need - have
+		}
+		r := e.running[k]
+		have += int(r.procs)
+		at = max(at, r.predEnd)
+	}
+}
+
+// powerPass switches nodes off and on after the instant's pass.
+func (e *Engine) powerPass() {
+	pw, ns := e.pw, &e.nodes
+	now := e.now
+	changed := false
+	timeout := pw.cfg.IdleTimeout
+	start, lack := workload.Forever, 0
+	if pw.cfg.Plan {
+		timeout = pw.cfg.BreakEven
+		start, lack = e.headPlan(0)
+	}
+	for n := range pw.state {
+		if pw.state[n] != powerOn || ns.state[n] != nodeUp {
+			continue
+		}
+		if pw.busy[n] > 0 {
+			pw.idleSince[n] = -1
+			continue
+		}
+		if pw.idleSince[n] < 0 {
+			pw.idleSince[n] = now
+			if timeout > 0 {
+				e.powerWakeAt(now + timeout)
+			}
+		}
+		if now-pw.idleSince[n] < timeout {
+			continue
+		}
+		if pw.cfg.Plan && start < workload.Forever {
+			// Switch it off only if the head's reservation does not
+			// move without it, and the head starts late enough for
+			// the node to sleep its break-even time (or needs it not).
+			s2, l2 := e.headPlan(ns.nodeProcs(n))
+			if s2 != start || (l2 > lack && start-now < pw.cfg.BreakEven) {
+				continue
+			}
+			start, lack = s2, l2
+		}
+		if e.queuedProcs > int64(e.Free()-ns.nodeProcs(n)+pw.waking) {
+			// The queued jobs need it (or will once the running ones
+			// end): switching it off would only delay them.
+			continue
+		}
+		// Switch it off: its processors, all free, leave service.
+		r := cluster.Range{Lo: n, Hi: n + 1}
+		ns.setState(r, nodeDown)
+		ns.park(ns.units.NodeUnits(r))
+		pw.state[n] = powerOff
+		pw.asleepAt[n] = now + pw.cfg.SwitchOff
+		changed = true
+		if pw.cfg.Log != nil {
+			pw.cfg.Log(now, n, PowerSwitchingOff)
+			pw.cfg.Log(now+pw.cfg.SwitchOff, n, PowerAsleep)
+		}
+	}
+	// Switch nodes on for the queue's shortfall; under Plan, for what the
+	// head lacks, SwitchOn before its reservation.
+	short := e.queuedProcs - int64(e.Free()) - int64(pw.waking)
+	if pw.cfg.Plan {
+		start, lack = e.headPlan(0)
+		short = int64(lack)
+		if start == workload.Forever {
+			// More than the machine in service and asleep: what the
+			// queue asks for, as idle:T does.
+			short = e.queuedProcs - int64(e.Free()) - int64(pw.waking)
+		}
+	}
+	for n := 0; n < len(pw.state) && short > 0; n++ {
+		if pw.state[n] != powerOff {
+			continue
+		}
+		// A node still switching off is switched on once asleep.
+		at := max(now, pw.asleepAt[n])
+		pw.state[n] = powerWaking
+		procs := ns.nodeProcs(n)
+		pw.waking += procs
+		short -= int64(procs)
+		changed = true
+		if pw.cfg.Log != nil {
+			pw.cfg.Log(at, n, PowerSwitchingOn)
+			pw.cfg.Log(at+pw.cfg.SwitchOn, n, PowerAwake)
+		}
+		e.powerEvent(cluster.NodeEvent{At: at + pw.cfg.SwitchOn, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: n, Hi: n + 1}}})
+	}
+	if changed {
+		e.epoch++ // reservations were planned on the old capacity
+	}
+}
+
+// powerResumed marks the nodes of a RESUME event that were switching on as
+// on, idle from now.
+func (e *Engine) powerResumed(ev *cluster.NodeEvent) {
+	pw := e.pw
+	for _, r := range ev.Nodes {
+		for n := r.Lo; n < r.Hi; n++ {
+			if pw.state[n] == powerWaking {
+				pw.state[n] = powerOn
+				pw.waking -= e.nodes.nodeProcs(n)
+				pw.idleSince[n] = -1 // idle from the pass that follows
+			}
+		}
+	}
+}
+
+// powerWakeAt makes the engine stop at t (an event that changes no node).
+func (e *Engine) powerWakeAt(t workload.Time) {
+	if e.pw.timers[t] {
+		return
+	}
+	if e.pw.timers == nil {
+		e.pw.timers = map[workload.Time]bool{}
+	}
+	e.pw.timers[t] = true
+	e.powerEvent(cluster.NodeEvent{At: t, State: cluster.NodeResume})
+}
+
+// powerEvent inserts ev among the node events still to come, after those
+// at the same time.
+func (e *Engine) powerEvent(ev cluster.NodeEvent) {
+	ns := &e.nodes
+	rest := ns.events[ns.next:]
+	k := ns.next + sort.Search(len(rest), func(i int) bool { return rest[i].At > ev.At })
+	ns.events = slices.Insert(ns.events, k, ev)
+}
