@@ -256,8 +256,12 @@ func WriteCompareHTML(w io.Writer, runs []*Run, figs []Rendered) error {
 // WriteRunPlots writes a run's figures (NAME.svg, NAME.png) and
 // report.html into dir, each file atomically.
 func WriteRunPlots(dir string, r *Run) error {
-	// The page's Gantt data is encoded while the figures render (both
-	// only read the Gantt).
+	// The page's Gantt data is encoded while the figures render, and the
+	// figures are built twice side by side: all of them only read the run
+	// once the Gantt's jobs, made on their first reading, are settled.
+	if r.Gantt != nil && r.Gantt.Len() > 0 && (r.GanttFigureMax <= 0 || r.Gantt.Len() <= r.GanttFigureMax) {
+		r.Gantt.Jobs()
+	}
 	gantt := make(chan template.JS, 1)
 	go func() { gantt <- ganttJSON(r) }()
 	rendered, err := RenderFigures(dir, func() []*Figure { return RunFigures(r) })

@@ -136,7 +136,16 @@ func WriteFigures(dir string, figs []*Figure) ([]Rendered, error) {
 // spreads a few uneven figures better over the processors. build must
 // return the same figures each time (the figure constructors do).
 func RenderFigures(dir string, build func() []*Figure) ([]Rendered, error) {
-	figs, twins := build(), build()
+	// The two sets are built side by side (build must only read what it
+	// shares between calls).
+	var figs, twins []*Figure
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		twins = build()
+	}()
+	figs = build()
+	<-done
 	if len(twins) != len(figs) {
 		return nil, fmt.Errorf("report: rendering figures: built %d, then %d", len(figs), len(twins))
 	}
@@ -190,18 +199,30 @@ func writeFigures(dir string, figs, twins []*Figure) ([]Rendered, error) {
 			write(f.Name+".png", r.png, &r.pngWrite)
 		}
 	}
-	for i, f := range figs {
-		r := &done[i]
-		if twins == nil {
+	if twins == nil {
+		for i, f := range figs {
+			r := &done[i]
 			run(func() {
 				svg(f, r)
 				png(f, r)
 			})
-			continue
 		}
-		twin := twins[i]
-		run(func() { png(twin, r) }) // PNGs cost the most: first
-		run(func() { svg(f, r) })
+	} else {
+		// The longest first, so that the processors finish together:
+		// the PNGs, the largest figures first, then the SVGs.
+		order := make([]int, len(figs))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			return cmp.Compare(figs[b].Width*figs[b].Height, figs[a].Width*figs[a].Height)
+		})
+		for _, i := range order {
+			run(func() { png(twins[i], &done[i]) })
+		}
+		for _, i := range order {
+			run(func() { svg(figs[i], &done[i]) })
+		}
 	}
 	wg.Wait()
 	out := make([]Rendered, 0, len(figs))
