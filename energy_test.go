@@ -14,26 +14,12 @@ import (
 	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/cluster/energy"
 	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim/simtest"
 )
 
 // batsimEnergyDir is the recorded Batsim energy reference, beside the
 // repository.
 var batsimEnergyDir = filepath.Join("..", "shared", "reference", "batsim-energy")
-
-// readRows reads a CSV file into rows.
-func readRows(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
 
 // TestEnergyBatsimReplay replays the recorded Batsim workload on the
 // recorded platform with Batsim's convention (a delay job draws idle
@@ -77,8 +63,8 @@ func TestEnergyBatsimReplay(t *testing.T) {
 				}
 				return out
 			}
-			got := byID(readRows(t, filepath.Join(sc.Out, "jobs.csv")))
-			want := byID(readRows(t, filepath.Join(batsimEnergyDir, c.bf, "out_jobs.csv")))
+			got := byID(simtest.ReadCSV(t, filepath.Join(sc.Out, "jobs.csv")))
+			want := byID(simtest.ReadCSV(t, filepath.Join(batsimEnergyDir, c.bf, "out_jobs.csv")))
 			if len(got) != 801 || len(want) != 801 {
 				t.Fatalf("%d jobs, recorded %d; want 801", len(got), len(want))
 			}
@@ -164,7 +150,7 @@ switch_on_watts = 150
 				t.Errorf("no power plot in report.html (%v, %v)", serr, err)
 			}
 		}
-		rows := readRows(t, filepath.Join(sc.Out, "jobs.csv"))
+		rows := simtest.ReadCSV(t, filepath.Join(sc.Out, "jobs.csv"))
 		if got := rows[1][15]; rows[0][15] != "consumed_energy" || got != strconv.FormatFloat(c.job, 'f', 6, 64) {
 			t.Errorf("jobs idle %v: job 1's consumed_energy %q, want %v", c.idle, got, c.job)
 		}
@@ -288,7 +274,7 @@ func TestPowerPolicyRun(t *testing.T) {
 	if !(joules[1] < joules[0]) || !(joules[2] < joules[0]) {
 		t.Errorf("idle:60 used %.0f J, plan %.0f J, no switching %.0f J", joules[1], joules[2], joules[0])
 	}
-	pc := readRows(t, filepath.Join(out, report.PStateChangesCSV))
+	pc := simtest.ReadCSV(t, filepath.Join(out, report.PStateChangesCSV))
 	switches := 0
 	for _, r := range pc[1:] {
 		if r[2] == "-2" {
@@ -313,7 +299,7 @@ func TestPowerPolicyRun(t *testing.T) {
 			break
 		}
 	}
-	rows := readRows(t, filepath.Join(out, "jobs.csv"))
+	rows := simtest.ReadCSV(t, filepath.Join(out, "jobs.csv"))
 	col := map[string]int{}
 	for i, c := range rows[0] {
 		col[c] = i

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,6 +10,7 @@ import (
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/cluster/energy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -98,21 +97,6 @@ func TestEnergyRunSize(t *testing.T) {
 	}
 }
 
-// readCSV reads a written file's rows.
-func readCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
-
 // TestEnergyFilesEvalys checks the three energy files against what
 // evalys's loaders require: Batsim's column sets; machine_states with at
 // least one row, a time-0 row and the same machine count on every row
@@ -135,7 +119,7 @@ func TestEnergyFilesEvalys(t *testing.T) {
 	if err := e.WriteFiles(dir); err != nil {
 		t.Fatal(err)
 	}
-	ms := readCSV(t, filepath.Join(dir, MachineStatesCSV))
+	ms := simtest.ReadCSV(t, filepath.Join(dir, MachineStatesCSV))
 	if !slices.Equal(ms[0], []string{"time", "nb_sleeping", "nb_switching_on", "nb_switching_off", "nb_idle", "nb_computing"}) {
 		t.Errorf("machine_states header %v", ms[0])
 	}
@@ -155,11 +139,11 @@ func TestEnergyFilesEvalys(t *testing.T) {
 	if last := ms[len(ms)-1]; last[0] != "20" || last[4] != "2" {
 		t.Errorf("machine_states last row %v", last)
 	}
-	pc := readCSV(t, filepath.Join(dir, PStateChangesCSV))
+	pc := simtest.ReadCSV(t, filepath.Join(dir, PStateChangesCSV))
 	if len(pc) != 2 || !slices.Equal(pc[0], []string{"time", "machine_id", "new_pstate"}) || !slices.Equal(pc[1], []string{"0", "0-1", "0"}) {
 		t.Errorf("pstate_changes %v", pc)
 	}
-	ce := readCSV(t, filepath.Join(dir, ConsumedEnergyCSV))
+	ce := simtest.ReadCSV(t, filepath.Join(dir, ConsumedEnergyCSV))
 	if !slices.Equal(ce[0], []string{"time", "energy", "event_type", "wattmin", "epower"}) {
 		t.Errorf("consumed_energy header %v", ce[0])
 	}

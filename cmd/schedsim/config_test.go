@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -108,7 +108,7 @@ fluent = 8
 			t.Fatal(err)
 		}
 		sums[short] = s
-		rows := readCSVRows(t, filepath.Join(out, "jobs.csv"))
+		rows := simtest.ReadCSV(t, filepath.Join(out, "jobs.csv"))
 		// The 8 licensed jobs that found no licenses say so in their notes.
 		state := map[int]string{1: "blocked_sec=", 2: "reserving_sec=", 3: "held_sec="}[short]
 		noted := 0
@@ -136,20 +136,6 @@ fluent = 8
 				sums[1].LossOfCapacity, sums[1].Wait.Mean, other, sums[other].LossOfCapacity, sums[other].Wait.Mean)
 		}
 	}
-}
-
-func readCSVRows(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s is not valid CSV: %v", path, err)
-	}
-	return rows
 }
 
 // TestRunWithFilterPrograms runs real filter programs (shell scripts) in a
@@ -192,7 +178,7 @@ path = %q
 	if !strings.Contains(stderr, "filter programs: 7 calls") {
 		t.Errorf("stderr %q lacks the program call count (4 submissions, 3 activations)", stderr)
 	}
-	rows := readCSVRows(t, filepath.Join(out, "jobs.csv"))
+	rows := simtest.ReadCSV(t, filepath.Join(out, "jobs.csv"))
 	byID := map[string][]string{}
 	for _, r := range rows[1:] {
 		byID[r[0]] = r

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -57,7 +58,7 @@ func TestRunGrow(t *testing.T) {
 			if code, _, stderr := run(t, args...); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			rows := readCSVRows(t, filepath.Join(out, "jobs.csv"))
+			rows := simtest.ReadCSV(t, filepath.Join(out, "jobs.csv"))
 			col := map[string]int{}
 			for i, h := range rows[0] {
 				col[h] = i

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedsim/schedsim/sim/simtest"
 )
 
 // TestRunSlurmConf imports the sample heterogeneous cluster and runs the
@@ -19,7 +21,7 @@ func TestRunSlurmConf(t *testing.T) {
 	if !strings.Contains(stderr, "not modelled: line 3: ClusterName") {
 		t.Errorf("stderr does not list the unknown keys: %s", stderr)
 	}
-	rows := readCSVRows(t, filepath.Join(dir, "jobs.csv"))
+	rows := simtest.ReadCSV(t, filepath.Join(dir, "jobs.csv"))
 	if len(rows) < 100 {
 		t.Fatalf("%d rows", len(rows))
 	}
@@ -78,7 +80,7 @@ default = true
 	if code != 0 {
 		t.Fatalf("status %d: %s", code, stderr)
 	}
-	rows := readCSVRows(t, filepath.Join(out, "jobs.csv"))
+	rows := simtest.ReadCSV(t, filepath.Join(out, "jobs.csv"))
 	want := map[string][3]string{ // id → final state, start, allocated resources
 		"1": {"COMPLETED_SUCCESSFULLY", "0", "0-1 4-5"},
 		"2": {"REJECTED", "", ""},
@@ -161,7 +163,7 @@ speed = 2
 		"2": {"0", "200", "0-1"},   // the fast one is full: the slow one, 100 s / 0.5
 		"3": {"200", "200", "0-7"}, // larger than either cluster: both, once free, at the slower's pace
 	}
-	for _, r := range readCSVRows(t, filepath.Join(out, "jobs.csv"))[1:] {
+	for _, r := range simtest.ReadCSV(t, filepath.Join(out, "jobs.csv"))[1:] {
 		w := want[r[0]]
 		if w[0] == "" {
 			if r[7] != "REJECTED" {
@@ -259,7 +261,7 @@ speed = 2
 		t.Errorf("policy name lacks the setting:\n%s", stdout)
 	}
 	want := map[string][3]string{"1": {"0", "100", "4-7"}, "2": {"0", "100", "0-1"}}
-	for _, r := range readCSVRows(t, filepath.Join(out, "jobs.csv"))[1:] {
+	for _, r := range simtest.ReadCSV(t, filepath.Join(out, "jobs.csv"))[1:] {
 		if w := want[r[0]]; r[8] != w[0] || r[9] != w[1] || r[14] != w[2] {
 			t.Errorf("job %s: start %s, ran %s s on %q; want %v", r[0], r[8], r[9], r[14], w)
 		}

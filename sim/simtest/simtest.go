@@ -18,6 +18,7 @@
 package simtest
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -305,4 +306,20 @@ func Format(recs []sim.Record) string {
 			cluster.FormatRanges(nil, r.Alloc), r.Reason)
 	}
 	return b.String()
+}
+
+// ReadCSV reads a CSV file (an output such as jobs.csv, or a recorded
+// reference) into its rows, header first, failing the test on any error.
+func ReadCSV(t testing.TB, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rows
 }
