@@ -80,7 +80,6 @@ var Combinations = []Combination{
 	{FeatureExternal, FeatureCheckpoint, "the state of a policy program, which runs outside schedsim, cannot be saved", false},
 	{FeatureClosedLoop, FeatureScoreD, "SCore-D's engine submits every job at its recorded time", false},
 	{FeatureClosedLoop, FeatureCheckpoint, "the jobs waiting for their preceding job are not saved in a checkpoint", false},
-	{FeatureClosedLoop, FeatureNodeEvents, "a job stranded in the queue by nodes out of service to the end of the run never ends, so the jobs waiting for it would never be submitted", false},
 	{FeatureCalendar, FeatureScoreD, "SCore-D has no reservations or association limits: its admin sets dedicated time by deactivating and activating queues, and bounds jobs with the queues' CPU time, memory and disk limits", true},
 	{FeatureCalendar, FeatureGrow, "a growing job takes processors beyond those it was started on, which the reservation check at its start did not see", false},
 	{FeatureCalendar, FeatureActivation, "activation filters show their inner policy a queue of their own, without the reservations and limits", false},

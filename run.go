@@ -634,7 +634,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		s.TimeUnit = strings.ToLower(strings.TrimSpace(o.TimeUnit))
 	}
 	if o.ClosedLoop {
-		s.ClosedLoop = &report.ClosedLoop{Following: st.LoopFollowing, Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown}
+		s.ClosedLoop = &report.ClosedLoop{Following: st.LoopFollowing, Delayed: st.LoopDelayed, UnknownPreceding: st.LoopUnknown, NeverSubmitted: st.LoopNeverSubmitted}
 	}
 	s.Warnings = o.warnings(sd != nil, s.Cleaning)
 	if s.ClosedLoop != nil && s.ClosedLoop.Following == 0 && s.Jobs > 0 {

@@ -280,11 +280,15 @@ type Summary struct {
 // recorded time because that job ended later (or less than the think time
 // before), and those whose preceding job was never submitted (not in the
 // trace, later in it, or dropped by a cleaning rule), which kept their
-// recorded time (sim.Stats.LoopFollowing, LoopDelayed, LoopUnknown).
+// recorded time (sim.Stats.LoopFollowing, LoopDelayed, LoopUnknown); and
+// those never submitted because the job they follow never ran, stranded by
+// nodes out of service to the end of the run (sim.Stats.LoopNeverSubmitted;
+// written only when not 0).
 type ClosedLoop struct {
 	Following        int64 `json:"following"`
 	Delayed          int64 `json:"delayed"`
 	UnknownPreceding int64 `json:"unknown_preceding"`
+	NeverSubmitted   int64 `json:"never_submitted,omitempty"`
 }
 
 // Dist summarises a distribution over jobs. Percentiles are nearest-rank:

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"cmp"
+	"fmt"
 	"math"
+	"slices"
 
 	"github.com/schedsim/schedsim/workload"
 )
@@ -125,6 +128,45 @@ func (c *closedLoop) left() int {
 		n += len(ws)
 	}
 	return n
+}
+
+// drain removes and returns every job the loop still holds (delayed to a
+// later instant, or waiting for a preceding job that has not ended), in
+// trace order.
+func (c *closedLoop) drain() []workload.Job {
+	var js []workload.Job
+	for _, l := range c.late {
+		js = append(js, l.job)
+	}
+	c.late = c.late[:0]
+	for p, ws := range c.waiting {
+		js = append(js, ws...)
+		delete(c.waiting, p)
+	}
+	slices.SortFunc(js, func(a, b workload.Job) int { return cmp.Compare(a.Seq, b.Seq) })
+	return js
+}
+
+// neverSubmitted ends, once the run is over, the jobs a closed loop still
+// holds. It runs after strand: each of them follows (SWF field 17) a job
+// that nodes out of service to the end of the run kept from ever starting,
+// or a job that was itself never submitted. In the system the trace came
+// from, such a job's user would still be waiting for the preceding job to
+// end, so the job never enters the queue; schedsim records it as rejected
+// at its recorded submit time, with the reason, so that no job of the
+// trace is lost. Their successors follow them in turn.
+func (e *Engine) neverSubmitted(loop *closedLoop, obs Observer) {
+	for js := loop.drain(); len(js) > 0; js = loop.drain() {
+		for i := range js {
+			j := &js[i]
+			e.stats.Jobs++
+			e.stats.Rejected++
+			e.stats.LoopNeverSubmitted++
+			e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit,
+				Reason: fmt.Sprintf("never submitted: it follows job %d (SWF field 17), which never ran", j.PrecedingJob)}
+			obs.JobDone(&e.rec)
+		}
+	}
 }
 
 // lateJob is a job to submit at a later instant than its recorded one.

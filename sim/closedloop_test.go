@@ -1,8 +1,11 @@
 package sim_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/sim/simtest"
@@ -185,8 +188,7 @@ func TestClosedLoop(t *testing.T) {
 	}
 }
 
-// TestClosedLoopRefused: the engine refuses a closed loop with checkpoints
-// or node events.
+// TestClosedLoopRefused: the engine refuses a closed loop with checkpoints.
 func TestClosedLoopRefused(t *testing.T) {
 	for _, cfg := range []sim.Config{
 		{Procs: 4, ClosedLoop: true, CheckpointEvery: 100},
@@ -194,5 +196,88 @@ func TestClosedLoopRefused(t *testing.T) {
 		if _, err := sim.New(cfg); err == nil {
 			t.Errorf("%+v: no error", cfg)
 		}
+	}
+}
+
+// TestClosedLoopStranded works out by hand a closed loop under FCFS on 4
+// processors where node 3 (of 0–3) goes down at 10 for good. Job 1 (4 processors)
+// is killed then. Job 2 (4 processors, at 20) can never start, and job 5
+// (at 30, following job 1, which ended at 10) waits behind it: both are
+// stranded, rejected when the run is over. Job 3 follows job 2 and job 6
+// follows job 5, so neither is ever submitted; nor is job 4, which follows
+// job 3. Those three are recorded as rejected at their recorded times,
+// after the stranded jobs, chain by chain.
+func TestClosedLoopStranded(t *testing.T) {
+	jobs := []workload.Job{
+		job(1, 0, 4, 100, none),
+		job(2, 20, 4, 50, none),
+		after(job(3, 25, 1, 10, none), 2, 5),
+		after(job(4, 30, 1, 10, none), 3, 0),
+		after(job(5, 30, 1, 10, none), 1, 5),
+		after(job(6, 40, 1, 10, none), 5, 0),
+	}
+	cfg := sim.Config{Procs: 4, Policy: policy.FCFS{}, ClosedLoop: true, NodeEvents: []cluster.NodeEvent{
+		{At: 10, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 3, Hi: 4}}},
+	}}
+	rec, st := simtest.Run(t, cfg, jobs)
+	type want struct {
+		id         int64
+		state      sim.State
+		start, end workload.Time
+		reason     string
+	}
+	wants := []want{
+		{1, sim.NodeFail, 0, 10, ""},
+		{2, sim.Rejected, 20, 20, "never started: 3 processors in service"},
+		{5, sim.Rejected, 30, 30, "never started: 3 processors in service"},
+		{3, sim.Rejected, 25, 25, "never submitted: it follows job 2 (SWF field 17), which never ran"},
+		{6, sim.Rejected, 40, 40, "never submitted: it follows job 5 (SWF field 17), which never ran"},
+		{4, sim.Rejected, 30, 30, "never submitted: it follows job 3 (SWF field 17), which never ran"},
+	}
+	if len(rec.Records) != len(wants) {
+		t.Fatalf("%d records, want %d", len(rec.Records), len(wants))
+	}
+	for i, w := range wants {
+		r := rec.Records[i]
+		if r.Job.ID != w.id || r.State != w.state || r.Start != w.start || r.End != w.end || !strings.Contains(r.Reason, w.reason) {
+			t.Errorf("record %d: job %d %v %d–%d %q, want job %d %v %d–%d %q", i, r.Job.ID, r.State, r.Start, r.End, r.Reason, w.id, w.state, w.start, w.end, w.reason)
+		}
+	}
+	if st.Jobs != 6 || st.Rejected != 5 || st.LoopNeverSubmitted != 3 || st.LoopFollowing != 4 {
+		t.Errorf("stats: %d jobs, %d rejected, %d never submitted, %d following; want 6, 5, 3, 4", st.Jobs, st.Rejected, st.LoopNeverSubmitted, st.LoopFollowing)
+	}
+}
+
+// TestVerifyNeverSubmitted: verify accepts a job a closed loop never
+// submitted only when the job it names is in the schedule and never ran.
+func TestVerifyNeverSubmitted(t *testing.T) {
+	never := func(id, pred int64) sim.Outcome {
+		return sim.Outcome{Job: job(id, 30, 1, 10, none), State: sim.Rejected, Start: 30, End: 30,
+			Reason: fmt.Sprintf("never submitted: it follows job %d (SWF field 17), which never ran", pred)}
+	}
+	ran := sim.Outcome{Job: job(1, 0, 2, 10, none), State: sim.Completed, Start: 0, End: 10, Alloc: []cluster.Range{{Lo: 0, Hi: 2}}}
+	stranded := sim.Outcome{Job: job(2, 0, 8, 10, none), State: sim.Rejected, Start: 0, End: 0, Reason: "never started: 3 processors in service after the last node event"}
+	tests := []struct {
+		name string
+		outs []sim.Outcome
+		rule string // "" for none
+	}{
+		{"follows a stranded job", []sim.Outcome{ran, stranded, never(3, 2)}, ""},
+		{"follows a job never submitted", []sim.Outcome{ran, stranded, never(3, 2), never(4, 3)}, ""},
+		{"follows a job that ran", []sim.Outcome{ran, never(3, 1)}, "never-submitted"},
+		{"follows a job not in the schedule", []sim.Outcome{ran, never(3, 9)}, "never-submitted"},
+	}
+	events := []cluster.NodeEvent{{At: 5, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 3, Hi: 4}}}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := sim.Verify(4, tc.outs, sim.VerifyOptions{NodeEvents: events, NodeSize: 1})
+			var rules []string
+			for _, v := range vs {
+				rules = append(rules, v.Rule)
+			}
+			if got := strings.Join(rules, ","); got != tc.rule {
+				t.Errorf("violations %v, want %q", vs, tc.rule)
+			}
+		})
 	}
 }

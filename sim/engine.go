@@ -350,8 +350,9 @@ type Config struct {
 	// job that names a preceding job is submitted no earlier than that
 	// job's end plus the think time (see closedLoop for the rules when the
 	// preceding job is unknown, rejected or failed). Its record's
-	// Job.Submit is the instant it was submitted. Not with
-	// CheckpointEvery or NodeEvents.
+	// Job.Submit is the instant it was submitted. A job that follows one
+	// stranded by NodeEvents is never submitted (see neverSubmitted). Not
+	// with CheckpointEvery.
 	ClosedLoop bool
 	// Power, if not nil, switches idle nodes of the processor pool off
 	// and on (see power.go).
@@ -395,6 +396,11 @@ type Stats struct {
 	// a preceding job never submitted (not in the trace, later in it,
 	// dropped by a cleaning rule), submitted at their recorded time.
 	LoopFollowing, LoopDelayed, LoopUnknown int64
+	// LoopNeverSubmitted counts the jobs a closed loop never submitted
+	// because the job they follow never ran: it was stranded by nodes out
+	// of service to the end of the run, or itself never submitted. They
+	// are among Rejected.
+	LoopNeverSubmitted int64
 }
 
 // slot holds a job while it is queued or running.
@@ -719,8 +725,8 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.ClosedLoop && (cfg.CheckpointEvery > 0 || len(cfg.NodeEvents) > 0) {
-		return nil, errors.New("sim: a closed loop (Config.ClosedLoop) is not saved in checkpoints, and jobs stranded by node events would leave their successors unsubmitted")
+	if cfg.ClosedLoop && cfg.CheckpointEvery > 0 {
+		return nil, errors.New("sim: a closed loop (Config.ClosedLoop) is not saved in checkpoints")
 	}
 	if cfg.DeferPlacement && (cfg.Allocator != nil || cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.CheckpointEvery > 0) {
 		return nil, errors.New("sim: deferred placement needs a pool of processors without growth, node events or checkpoints")
@@ -997,6 +1003,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	}
 	if len(e.queue) > 0 && e.nodes.unavail > 0 {
 		e.strand(obs) // nodes stay out of service to the end
+		if loop != nil {
+			e.neverSubmitted(loop, obs)
+		}
 	}
 	if len(e.queue) > 0 && e.fallible != nil {
 		return e.stats, e.fallible.Stranded(len(e.queue))

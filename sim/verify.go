@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -175,6 +176,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			units = c.Nodes()
 		}
 	}
+	var neverRan map[int64]bool // by job number, built when first needed
 	var pc *partitionCheck
 	if opts.Cluster != nil && len(opts.Cluster.Partitions) > 0 {
 		pc = newPartitionCheck(opts.Cluster)
@@ -184,6 +186,12 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		j := &o.Job
 		if o.State == Failed || o.State == Pending {
 			continue // a filter failed it, or kept it waiting to the end: it never ran
+		}
+		if o.State == Rejected && strings.HasPrefix(o.Reason, neverSubmittedPrefix) {
+			if msg := checkNeverSubmitted(o, outs, &neverRan); msg != "" {
+				add(j, "never-submitted", "%s", msg)
+			}
+			continue
 		}
 		if o.State == Rejected {
 			if j.Procs <= procs && !(opts.Constraints != nil && ConstraintRejection(o.Reason)) && !(nt != nil && strings.Contains(o.Reason, "in service")) && !(memOK && strings.Contains(o.Reason, "memory")) && !(opts.Cluster != nil && strings.Contains(o.Reason, "partition")) && !largerThanEach(j.Procs, opts.Members) && !(opts.Speedup != nil && j.MinProcs > int64(procs)) {
@@ -644,6 +652,46 @@ func (pc *partitionCheck) check(o *Outcome) string {
 	}
 	if run := o.End - o.Start; run > limit {
 		return fmt.Sprintf("ran %d s, beyond partition %s's MaxTime of %d s", run, pc.names[best], limit)
+	}
+	return ""
+}
+
+// neverSubmittedPrefix begins the reason of a job a closed loop never
+// submitted (see Engine.neverSubmitted).
+const neverSubmittedPrefix = "never submitted: it follows job "
+
+// checkNeverSubmitted checks a job recorded as never submitted by a closed
+// loop: the job it names must be in the schedule and must never have run
+// (rejected, failed or still pending). It returns what is wrong, or "".
+// neverRan is filled on the first call: by job number, whether some job
+// of that number never ran.
+func checkNeverSubmitted(o *Outcome, outs []Outcome, neverRan *map[int64]bool) string {
+	rest := strings.TrimPrefix(o.Reason, neverSubmittedPrefix)
+	n, _, _ := strings.Cut(rest, " ")
+	pred, err := strconv.ParseInt(n, 10, 64)
+	if err != nil {
+		return fmt.Sprintf("its reason %q does not name the job it follows", o.Reason)
+	}
+	if *neverRan == nil {
+		m := map[int64]bool{}
+		for i := range outs {
+			id := outs[i].Job.ID
+			st := outs[i].State
+			if _, seen := m[id]; !seen {
+				m[id] = false
+			}
+			if st == Rejected || st == Failed || st == Pending {
+				m[id] = true
+			}
+		}
+		*neverRan = m
+	}
+	never, ok := (*neverRan)[pred]
+	switch {
+	case !ok:
+		return fmt.Sprintf("never submitted after job %d, which is not in the schedule", pred)
+	case !never:
+		return fmt.Sprintf("never submitted after job %d, which ran", pred)
 	}
 	return ""
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/schedsim/schedsim/workload"
 )
 
 // closedLoopTrace is a user's session on 4 processors: job 2 follows job 1
@@ -213,4 +215,73 @@ func TestClosedLoopRandom(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestClosedLoopNodeEventsRealTrace replays the first 3,170 jobs of
+// HPC2N-2002 as a closed loop with node events. The log records no
+// feedback, so the test infers it as Zakay and Feitelson's user sessions
+// do: a job follows its user's previous job when that one had ended (as
+// recorded) at most 20 minutes before it was submitted, the gap being the
+// think time. Three quarters of the machine go down for good a month in:
+// the jobs then too large are stranded, and the jobs that follow them are
+// never submitted. Every job of the trace must be accounted for, and
+// verify must accept the run.
+func TestClosedLoopNodeEventsRealTrace(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "shared", "traces", "HPC2N-2002-first3170.swf.gz")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", src)
+	}
+	jobs, r := readJobs(t, src)
+	type last struct {
+		id  int64
+		end int64
+	}
+	prev := map[int]last{}
+	following := 0
+	for i := range jobs {
+		j := &jobs[i]
+		submit := int64(j.Submit)
+		if p, ok := prev[j.User]; ok && submit >= p.end && submit-p.end <= 1200 {
+			j.PrecedingJob, j.ThinkTime = p.id, float64(submit-p.end)
+			following++
+		}
+		if j.RawWait >= 0 {
+			prev[j.User] = last{j.ID, submit + int64(j.RawWait) + int64(j.Run)}
+		}
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "hpc2n-sessions.swf")
+	f, err := os.Create(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := workload.WriteSWF(f, r.Header(), jobs); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	events := writeFile(t, dir, "down.nodes", "# three quarters of Seth, for good\n30d DOWN 0-179 failed\n")
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := run(t, "run", "--trace", trace, "--closed-loop", "--node-events", events, "--out", out, "-q", "--plots=false"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	s := readSummary(t, out)
+	if s.ClosedLoop == nil || s.ClosedLoop.Following != int64(following) || s.ClosedLoop.NeverSubmitted == 0 {
+		t.Fatalf("closed_loop %+v: want %d following and some never submitted", s.ClosedLoop, following)
+	}
+	if s.Jobs != int64(len(jobs)) {
+		t.Errorf("%d jobs in the summary, the trace has %d", s.Jobs, len(jobs))
+	}
+	b, err := os.ReadFile(filepath.Join(out, "jobs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n") - 1; n != len(jobs) {
+		t.Errorf("jobs.csv has %d jobs, the trace %d", n, len(jobs))
+	}
+	if code, stdout, stderr := run(t, "verify", out); code != exitOK || !strings.Contains(stdout, "all invariants hold") {
+		t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
+	}
+	t.Logf("%d jobs, %d following, %d delayed, %d never submitted; %d rejected", s.Jobs, s.ClosedLoop.Following, s.ClosedLoop.Delayed, s.ClosedLoop.NeverSubmitted, s.Rejected)
 }
