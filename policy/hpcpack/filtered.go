@@ -99,7 +99,12 @@ type Filtered struct {
 	wake     workload.Time
 	asked    workload.Time // the last wake asked for
 	view     filteredView
-	act      Activation
+	// cal is v as a policy.Calendar (reservations, start windows and
+	// limits: sim.Config.Constraints), nil without; calView is the view
+	// Inner gets then, which passes the calendar on.
+	cal     calendar
+	calView filteredCalView
+	act     Activation
 }
 
 var (
@@ -116,6 +121,7 @@ func (f *Filtered) Name() string { return f.Inner.Name() + "+filters" }
 func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 	f.pass++
 	f.v, f.d = v, d
+	f.cal, _ = v.(calendar)
 	now := v.Now()
 	f.now = now
 	h := f.HPC
@@ -181,7 +187,7 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 			if nt.state == stateReserving {
 				free += nt.resv
 			}
-			if j.Procs > free {
+			if j.Procs > free || (f.cal != nil && !f.cal.Fits(i)) {
 				nt.seen = f.now // it stays blocked, due, and could not be asked
 				continue
 			}
@@ -196,9 +202,15 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 		last = f.round
 		f.refused = false
 		f.head = 0
-		f.view = filteredView{f: f}
-		f.Inner.Schedule(&f.view, &f.view)
-		f.view = filteredView{}
+		if f.cal != nil {
+			f.calView = filteredCalView{filteredView{f: f}}
+			f.Inner.Schedule(&f.calView, &f.calView)
+			f.calView = filteredCalView{}
+		} else {
+			f.view = filteredView{f: f}
+			f.Inner.Schedule(&f.view, &f.view)
+			f.view = filteredView{}
+		}
 		if !f.refused {
 			break
 		}
@@ -214,7 +226,7 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 		d.WakeAt(f.wake)
 		f.asked = f.wake
 	}
-	f.v, f.d = nil, nil
+	f.v, f.d, f.cal = nil, nil, nil
 }
 
 // schedule puts blocked or reserving job i on the list of jobs to
@@ -525,3 +537,43 @@ func (w *filteredView) Reserve(int, workload.Time) {}
 
 // WakeAt implements Decisions.
 func (w *filteredView) WakeAt(t workload.Time) { w.f.d.WakeAt(t) }
+
+// calendar is the View of an engine with reservations, start windows or
+// limits (sim.Config.Constraints): a policy.Fitter and a policy.Calendar.
+type calendar interface {
+	policy.Fitter
+	policy.Calendar
+}
+
+// filteredCalView is the view Filtered hands Inner when its own view has
+// reservations, start windows or limits: Inner plans with them as it would
+// without activation filters, on the processors the filters have not
+// reserved. Slurm and HPC Pack alike keep a reservation's resources out of
+// every scheduler's reach; activation filters decide, among the starts the
+// calendar allows, which happen.
+type filteredCalView struct {
+	filteredView
+}
+
+var (
+	_ policy.Fitter   = (*filteredCalView)(nil)
+	_ policy.Calendar = (*filteredCalView)(nil)
+)
+
+// Fits implements policy.Fitter: visible job vi may start now by the
+// calendar, on processors no activation filter keeps reserved.
+func (w *filteredCalView) Fits(vi int) bool {
+	f := w.f
+	i := f.vis[vi]
+	return f.v.Job(i).Procs <= f.v.Free()-f.reserved && f.cal.Fits(i)
+}
+
+// Withheld implements policy.Calendar.
+func (w *filteredCalView) Withheld(vi int, t workload.Time) (int, workload.Time) {
+	return w.f.cal.Withheld(w.f.vis[vi], t)
+}
+
+// StartFrom implements policy.Calendar.
+func (w *filteredCalView) StartFrom(vi int, t workload.Time) workload.Time {
+	return w.f.cal.StartFrom(w.f.vis[vi], t)
+}
