@@ -61,7 +61,6 @@ var Combinations = []Combination{
 	{FeatureNodes, FeatureConservative, "node selection needs a policy that asks where a job fits (FCFS, EASY or Slurm's backfill); conservative backfilling plans processor counts", false},
 	{FeatureNodes, FeatureActivation, "activation filters reserve on the processor pool", false},
 	{FeatureNodes, FeatureGrow, "growing jobs grow on the processor pool", false},
-	{FeatureGrow, FeatureEstimates, "a growing job's run time is converted by its speedup model from the requested time; an estimator's prediction would have to be converted the same way", false},
 	{FeatureGrow, FeatureConservative, "conservative backfilling plans every job on a fixed processor count, which growth changes under the plan", true},
 	{FeatureGrow, FeatureSlurm, "Slurm's backfill plans every job on a fixed processor count, which growth changes under the plan", true},
 	{FeatureCheckpoint, FeatureFilters, "the state of filter programs, which run outside schedsim, cannot be saved; the built-in filters' state (license pools, quotas) is not saved", false},

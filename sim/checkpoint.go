@@ -111,6 +111,9 @@ type growSlotState struct {
 	WRun, WEst     float64
 	Gen            uint32
 	Steps          []GrowStep
+	// Under an Estimator.
+	Pred0           workload.Time
+	WPred, WPredTot float64
 }
 
 type slotState struct {
@@ -228,7 +231,7 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 				steps = nil
 			}
 			s.Grow = append(s.Grow, growSlotState{P0: g.p0, MinP: g.minP, MaxP: g.maxP, Run0: g.run0, Est0: g.est0,
-				Since: g.since, WRun: g.wRun, WEst: g.wEst, Gen: g.gen, Steps: steps})
+				Since: g.since, WRun: g.wRun, WEst: g.wEst, Gen: g.gen, Steps: steps, Pred0: g.pred0, WPred: g.wPred, WPredTot: g.wPredTot})
 		}
 		s.GrowOrder = slices.Clone(e.grow.order)
 	}
@@ -362,7 +365,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 		e.grow.slots = make([]growSlot, len(s.Grow))
 		for i, g := range s.Grow {
 			e.grow.slots[i] = growSlot{p0: g.P0, minP: g.MinP, maxP: g.MaxP, run0: g.Run0, est0: g.Est0,
-				since: g.Since, wRun: g.WRun, wEst: g.WEst, gen: g.Gen, steps: g.Steps}
+				since: g.Since, wRun: g.WRun, wEst: g.WEst, gen: g.Gen, steps: g.Steps, pred0: g.Pred0, wPred: g.WPred, wPredTot: g.WPredTot}
 		}
 		for _, id := range s.GrowOrder {
 			if id < 0 || int(id) >= n {

@@ -913,8 +913,12 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		}
 		expired := false
 		for len(e.expiry) > 0 && e.expiry[0].at == t {
+			ev := e.expiry.pop()
+			if e.grow != nil && e.grow.stale(ev) {
+				continue // the job grew (or ended) since: re-planned
+			}
 			event, expired = true, true
-			e.expire(e.expiry.pop().id)
+			e.expire(ev.id)
 		}
 		nodesChanged := false
 		if e.nodes.nextAt() <= t {
@@ -1271,7 +1275,11 @@ func (e *Engine) finish(id int32, obs Observer) {
 	}
 	s.job.Estimate = s.limit // the job as the trace gave it
 	if e.est != nil {
-		e.est.Done(&s.job, s.end-s.start)
+		run := s.end - s.start
+		if e.grow != nil {
+			run = e.grow.runOnP0(id, run)
+		}
+		e.est.Done(&s.job, run)
 	}
 	st := Completed
 	if s.limit > 0 && s.job.Run > s.limit {
@@ -1650,8 +1658,14 @@ func (e *Engine) startWith(i, procs int) {
 	if s.job.Estimate > 0 {
 		s.predEnd = e.now + s.job.Estimate
 		if s.predEnd < s.end {
-			// Only under an Estimator: the job will outlive its prediction.
-			e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id})
+			// Only under an Estimator: the job will outlive its
+			// prediction (under Grow, unless it grows first: the
+			// event carries the generation the start gives it).
+			var gen uint32
+			if e.grow != nil {
+				gen = e.grow.slots[id].gen + 1
+			}
+			e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id, gen: gen})
 		}
 	}
 	switch {
@@ -1710,16 +1724,26 @@ func (e *Engine) expire(id int32) {
 	if !s.started || s.end <= e.now || s.predEnd != e.now {
 		panic(fmt.Sprintf("sim: prediction of job %d expired at %d: started %v, end %d, predicted end %d", s.job.ID, e.now, s.started, s.end, s.predEnd))
 	}
-	pred := s.predEnd - s.start
-	s.job.Estimate = s.limit
-	next := min(max(e.est.Correct(&s.job, pred), pred+1), s.limit)
-	s.job.Estimate = next
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
-	s.predEnd = s.start + next
+	var gen uint32
+	if e.grow != nil && e.grow.malleable(id) {
+		s.predEnd = e.grow.expire(e, s, id)
+		s.job.Estimate = s.predEnd - s.start
+		gen = e.grow.endGen(id)
+	} else {
+		pred := s.predEnd - s.start
+		s.job.Estimate = s.limit
+		next := min(max(e.est.Correct(&s.job, pred), pred+1), s.limit)
+		s.job.Estimate = next
+		s.predEnd = s.start + next
+		if e.grow != nil {
+			gen = e.grow.endGen(id)
+		}
+	}
 	e.insertRunning(s, id)
 	if s.predEnd < s.end {
-		e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id})
+		e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id, gen: gen})
 	}
 	e.epoch++
 }

@@ -56,6 +56,18 @@ import (
 // they were planned on changed), as a corrected prediction does under an
 // Estimator.
 //
+// Under an Estimator, the estimator works in the trace's terms, as the
+// requested time does: it predicts the job's run time on p0 processors
+// (Predict sees the job as the trace gives it), and its prediction converts
+// to the processors the job holds as the requested time does — the predicted
+// work, run · S(p0), spans Span(work, p) on p processors, and what is left
+// of it re-spans at every growth. A job that outlives its prediction has
+// done the predicted work: the estimator corrects the prediction on p0
+// (Correct(j, pred) with pred the predicted run on p0) and the extra work
+// spans the processors held. When the job ends the estimator learns its
+// run time on p0: the trace's run time, or its requested time if it was
+// killed.
+//
 // Only policies that call policy.Grower between their head starts and
 // backfilling grow jobs: FCFS, EASY and Depth, also under policy.Ordered
 // and hpcpack.Filtered (which grows once more after its last round);
@@ -63,8 +75,7 @@ import (
 // (their jobs run on their minimum). Activation filters reserve (result 2)
 // a queued job's minimum.
 //
-// Grow cannot be combined with an Estimator or an Allocator (node
-// selection).
+// Grow cannot be combined with an Allocator (node selection).
 type Grow struct {
 	// Speedup is the run-time model; nil is policy.Linear.
 	Speedup policy.Speedup
@@ -102,8 +113,13 @@ type GrowStep struct {
 type growSlot struct {
 	p0, minP, maxP int           // trace, minimum and maximum processors
 	run0, est0     workload.Time // trace run time and requested time (≤ 0: none)
-	since          workload.Time // when wRun and wEst were last brought up to date
+	since          workload.Time // when wRun, wEst and wPred were last brought up to date
 	wRun, wEst     float64       // work left (one-processor seconds) at since
+	// Under an Estimator (0 without): pred0 is the prediction on p0,
+	// wPred the predicted work left at since, and wPredTot the whole
+	// predicted work.
+	pred0           workload.Time
+	wPred, wPredTot float64
 	gen            uint32        // generation of the job's live end event
 	steps          []GrowStep
 }
@@ -127,8 +143,6 @@ func newGrowState(cfg *Config) (*growState, error) {
 		return nil, nil
 	}
 	switch {
-	case cfg.Estimator != nil:
-		return nil, fmt.Errorf("%w cannot be combined with runtime estimates (an Estimator)", errGrowWith)
 	case cfg.Allocator != nil:
 		return nil, fmt.Errorf("%w cannot be combined with node selection (an Allocator)", errGrowWith)
 	}
@@ -185,7 +199,13 @@ func (g *growState) submitted(e *Engine, s *slot, id int32) {
 		g.slots = append(g.slots, growSlot{})
 	}
 	gs := &g.slots[id]
+	// Under an Estimator the job's Estimate is the prediction on p0 and
+	// its limit the requested time; without one they are equal.
 	gs.p0, gs.run0, gs.est0 = s.job.Procs, s.job.Run, s.job.Estimate
+	gs.pred0, gs.wPred, gs.wPredTot = 0, 0, 0
+	if e.est != nil {
+		gs.est0, gs.pred0 = s.limit, s.job.Estimate
+	}
 	gs.minP, gs.maxP = g.bounds(&s.job, e.machine.Size())
 	gs.steps = gs.steps[:0]
 	gs.wRun, gs.wEst = 0, 0
@@ -209,7 +229,64 @@ func (g *growState) submitted(e *Engine, s *slot, id int32) {
 		} else {
 			s.job.Run = min(s.job.Run, s.limit)
 		}
+		if e.est != nil {
+			gs.wPredTot = policy.Work(g.speedup, gs.pred0, gs.p0)
+			gs.wPred = gs.wPredTot
+			s.job.Estimate = min(max(policy.Span(g.speedup, gs.wPred, gs.minP), 1), s.limit)
+		}
 	}
+}
+
+// trace returns the prediction to requeue the job in slot id with, on
+// its trace processors: the estimator's under an Estimator, else the
+// requested time (limit).
+func (g *growState) trace(id int32, limit workload.Time) workload.Time {
+	if gs := &g.slots[id]; gs.pred0 > 0 {
+		return gs.pred0
+	}
+	return limit
+}
+
+// runOnP0 returns the run time the Estimator learns for the job in slot
+// id, which ran for run seconds: for a job with a processor range, its run
+// time on its trace processors (the trace's run time, or the requested time
+// if it was killed at it).
+func (g *growState) runOnP0(id int32, run workload.Time) workload.Time {
+	gs := &g.slots[id]
+	if gs.minP == gs.maxP && gs.minP == gs.p0 {
+		return run
+	}
+	if gs.est0 > 0 && gs.run0 > gs.est0 {
+		return gs.est0
+	}
+	return gs.run0
+}
+
+// expire corrects, under an Estimator, the prediction of the running job
+// in slot id, which has done its predicted work now without ending: the
+// estimator's new prediction on p0 (clamped to [pred+1, requested time])
+// adds work, which spans the processors the job holds. It returns the new
+// predicted end.
+func (g *growState) expire(e *Engine, s *slot, id int32) workload.Time {
+	gs := &g.slots[id]
+	g.catchUp(e, s, gs)
+	pred := policy.Span(g.speedup, gs.wPredTot, gs.p0)
+	j := s.job
+	j.Procs, j.Run, j.Estimate = gs.p0, gs.run0, gs.est0
+	next := min(max(e.est.Correct(&j, pred), pred+1), gs.est0)
+	tot := policy.Work(g.speedup, next, gs.p0)
+	gs.wPred += tot - gs.wPredTot
+	gs.wPredTot = tot
+	return e.now + max(policy.Span(g.speedup, gs.wPred, s.job.Procs), 1)
+}
+
+// catchUp brings the work left of the running job in slot s up to now.
+func (g *growState) catchUp(e *Engine, s *slot, gs *growSlot) {
+	done := policy.Work(g.speedup, e.now-gs.since, s.job.Procs)
+	gs.wRun -= done
+	gs.wEst -= done
+	gs.wPred -= done
+	gs.since = e.now
 }
 
 // malleable reports whether the job in slot id has a processor range.
@@ -436,10 +513,7 @@ func (e *Engine) growBy(s *slot, id int32, add int) {
 	if !s.started || s.end <= e.now {
 		panic(fmt.Sprintf("sim: growing job %d at %d: started %v, end %d", s.job.ID, e.now, s.started, s.end))
 	}
-	done := policy.Work(g.speedup, e.now-gs.since, p)
-	gs.wRun -= done
-	gs.wEst -= done
-	gs.since = e.now
+	g.catchUp(e, s, gs)
 	n := len(s.alloc)
 	s.alloc = e.machine.Alloc(add, s.alloc)
 	np := p + add
@@ -451,7 +525,17 @@ func (e *Engine) growBy(s *slot, id int32, add int) {
 	e.ends.push(endEvent{at: end, seq: s.job.Seq, id: id, gen: gs.gen})
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
-	if s.predEnd < workload.Forever {
+	switch {
+	case e.est != nil && s.predEnd < workload.Forever:
+		// The predicted work left, on the processors it now holds; the
+		// expiry event of the old prediction is stale (gen moved on).
+		s.predEnd = min(e.now+max(policy.Span(g.speedup, gs.wPred, np), 1), s.predEnd)
+		if s.predEnd < end {
+			e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id, gen: gs.gen})
+		} else {
+			s.predEnd = end
+		}
+	case s.predEnd < workload.Forever:
 		s.predEnd = min(max(e.now+policy.Span(g.speedup, gs.wEst, np), end), s.predEnd)
 	}
 	s.job.Procs = np

@@ -1,6 +1,8 @@
 package sim_test
 
 import (
+	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -415,13 +417,6 @@ func TestGrowKilled(t *testing.T) {
 
 // Grow refuses what it cannot combine with.
 func TestGrowConfigErrors(t *testing.T) {
-	est, err := policy.ParseEstimator("perfect")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sim.New(sim.Config{Procs: 4, Grow: &sim.Grow{}, Estimator: est}); err == nil || !strings.Contains(err.Error(), "Estimator") {
-		t.Errorf("Grow with an Estimator: %v", err)
-	}
 	spec := &cluster.Spec{Select: cluster.SelectConsRes, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 2}}}
 	if _, err := sim.New(sim.Config{Grow: &sim.Grow{}, Allocator: cluster.NewConsRes(spec)}); err == nil || !strings.Contains(err.Error(), "Allocator") {
 		t.Errorf("Grow with an Allocator: %v", err)
@@ -653,5 +648,178 @@ func TestResult2ReservesUpToTheMaximum(t *testing.T) {
 		if r := rec.ByID(t, id); r.Start != w[0] || r.End != w[1] {
 			t.Errorf("job %d runs %d–%d, want %d–%d\n%s", id, r.Start, r.End, w[0], w[1], simtest.Format(rec.Records))
 		}
+	}
+}
+
+// TestGrowWithEstimator works out by hand EASY on 10 processors with growth
+// (linear speedup), with and without the perfect estimator. Job 1 (rigid,
+// 8 × 100 s) starts at 0; job 2 (trace: 4 processors, 100 s, requesting
+// 1000 s; range [2, 8]) starts on the 2 left: 400 s of work, ending at 200
+// on 2. At 100 job 1 ends and job 2 grows to 8: 200 s of work left, it ends
+// at 125. Job 3 (10 × 10 s) queues at 110 behind it; job 4 (2 × 30 s) comes
+// at 112 to the 2 idle processors.
+//
+// The estimator predicts job 2's run on its trace processors (100 s: 400 s
+// of work), which on 8 processors after the growth ends at 125: job 3's
+// reservation is at 125, job 4 (to 142) cannot backfill, and runs after
+// job 3 (125–135), 135–165. Without an estimator the requested time's work
+// (4000 s, 3800 left at 100) puts job 2's predicted end at 575: job 4
+// backfills at 112 to 142 and job 3 runs 142–152.
+func TestGrowWithEstimator(t *testing.T) {
+	jobs := []workload.Job{
+		job(1, 0, 8, 100, 100),
+		malleable(2, 0, 4, 100, 1000, 2, 8),
+		job(3, 110, 10, 10, 10),
+		job(4, 112, 2, 30, 30),
+	}
+	tests := []struct {
+		est  string
+		want map[int64][2]workload.Time // start, end
+	}{
+		{"perfect", map[int64][2]workload.Time{1: {0, 100}, 2: {0, 125}, 3: {125, 135}, 4: {135, 165}}},
+		{"user", map[int64][2]workload.Time{1: {0, 100}, 2: {0, 125}, 3: {142, 152}, 4: {112, 142}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.est, func(t *testing.T) {
+			cfg := sim.Config{Procs: 10, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Grow: &sim.Grow{Speedup: policy.Linear{}}}
+			if tc.est != "user" {
+				est, err := policy.ParseEstimator(tc.est)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Estimator = est
+			}
+			eng, err := sim.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &simtest.Recorder{}
+			col := &sim.Collector{}
+			if _, err := eng.Run(simtest.NewSource(jobs), teeObserver{rec, col}); err != nil {
+				t.Fatal(err)
+			}
+			for id, w := range tc.want {
+				if r := rec.ByID(t, id); r.Start != w[0] || r.End != w[1] {
+					t.Errorf("job %d ran %d–%d, want %d–%d", id, r.Start, r.End, w[0], w[1])
+				}
+			}
+			if r := rec.ByID(t, 2); len(r.Steps) != 2 || r.Steps[1].At != 100 || r.Steps[1].Procs != 8 {
+				t.Errorf("job 2's steps %+v, want 2 then 8 from 100", r.Steps)
+			}
+			if vs := sim.Verify(10, col.Outcomes, sim.VerifyOptions{Speedup: policy.Linear{}}); len(vs) > 0 {
+				t.Errorf("verify: %v", vs)
+			}
+		})
+	}
+}
+
+// TestGrowEstimatorRandom runs seeded random malleable workloads under
+// EASY with growth and each estimator (its predictions too short, too long,
+// corrected while jobs grow): every run passes verify, and the growth does
+// not change what a job does — each ends where its speedup model puts it.
+func TestGrowEstimatorRandom(t *testing.T) {
+	cases := simtest.Cases(300, 40)
+	for seed := uint64(1); seed <= uint64(cases); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x9e0))
+		procs := 4 + r.IntN(13)
+		n := 5 + r.IntN(40)
+		jobs := make([]workload.Job, n)
+		var t0 workload.Time
+		for i := range jobs {
+			t0 += workload.Time(r.IntN(30))
+			p := 1 + r.IntN(procs)
+			run := workload.Time(1 + r.IntN(300))
+			est := run * workload.Time(1+r.IntN(4))
+			if r.IntN(8) == 0 {
+				est = run / 2
+			}
+			est = max(est, 1)
+			jobs[i] = job(int64(i+1), t0, p, run, est)
+			if r.IntN(2) == 0 {
+				lo := 1 + r.IntN(p)
+				jobs[i].MinProcs, jobs[i].MaxProcs = int64(lo), int64(p+r.IntN(procs-p+1))
+			}
+			jobs[i].User = r.IntN(4)
+		}
+		for _, name := range []string{"perfect", "factor:0.5", "factor:2", "predict", "predict:double"} {
+			est, err := policy.ParseEstimator(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng, err := sim.New(sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Grow: &sim.Grow{Speedup: policy.Amdahl{Serial: 0.1}}, Estimator: est})
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := &sim.Collector{}
+			if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
+				t.Fatalf("seed %d %s: %v", seed, name, err)
+			}
+			if len(col.Outcomes) != n {
+				t.Fatalf("seed %d %s: %d outcomes for %d jobs", seed, name, len(col.Outcomes), n)
+			}
+			if vs := sim.Verify(procs, col.Outcomes, sim.VerifyOptions{Speedup: policy.Amdahl{Serial: 0.1}}); len(vs) > 0 {
+				t.Fatalf("seed %d %s: %v", seed, name, vs)
+			}
+		}
+	}
+}
+
+// TestGrowEstimatorRealTrace runs HPC2N-2002's first 3,170 jobs, every
+// third one given a range of half to twice its processors, under EASY with
+// growth (Amdahl, 10 % serial) and the EASY++ predictor (predict:gradual),
+// with a quarter of the nodes failing for a day and their jobs requeued:
+// verify replays every growth and finds nothing, and the estimator changed
+// the schedule.
+func TestGrowEstimatorRealTrace(t *testing.T) {
+	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
+	if !fileExists(path) {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
+	}
+	jobs, procs := readTrace(t, path)
+	for i := range jobs {
+		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
+			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
+		}
+	}
+	events := []cluster.NodeEvent{
+		{At: 20 * 86400, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 0, Hi: 60}}, Reason: "a quarter down"},
+		{At: 21 * 86400, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 0, Hi: 60}}},
+	}
+	speedup := policy.Amdahl{Serial: 0.1}
+	var waits [2]float64
+	for k, name := range []string{"user", "predict"} {
+		cfg := sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Grow: &sim.Grow{Speedup: speedup},
+			NodeEvents: events, NodeSize: 1, OnNodeFail: sim.NodeFailRequeue}
+		if name != "user" {
+			est, err := policy.ParseEstimator(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Estimator = est
+		}
+		eng, err := sim.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := &sim.Collector{}
+		st, err := eng.Run(simtest.NewSource(jobs), col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Requeued == 0 {
+			t.Errorf("%s: the failure requeued no job", name)
+		}
+		if vs := sim.Verify(procs, col.Outcomes, sim.VerifyOptions{Speedup: speedup, NodeEvents: events, NodeSize: 1}); len(vs) > 0 {
+			t.Fatalf("%s: %d violations, the first: %v", name, len(vs), vs[0])
+		}
+		var sum float64
+		for _, o := range col.Outcomes {
+			sum += float64(o.Start - o.Job.Submit)
+		}
+		waits[k] = sum / float64(len(col.Outcomes))
+		t.Logf("%s: %d jobs, %d requeued, mean wait %.0f s", name, len(col.Outcomes), st.Requeued, waits[k])
+	}
+	if waits[0] == waits[1] {
+		t.Errorf("the estimator changed nothing: mean wait %.0f s both ways", waits[0])
 	}
 }

@@ -368,7 +368,7 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 			if e.grow != nil {
 				// Back in the queue as it was submitted: on its
 				// minimum, its work converted to it again.
-				s.job.Estimate = s.limit
+				s.job.Estimate = e.grow.trace(id, s.limit)
 				e.grow.submitted(e, s, id)
 			}
 			e.requeue(id)

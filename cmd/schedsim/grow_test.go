@@ -108,7 +108,6 @@ func TestRunGrowErrors(t *testing.T) {
 		{"unknown mode", []string{"--config", writeFile(t, dir, "m.toml", "[hpcpack]\ngrow = true\nmode = \"fair\"\n")}, `[hpcpack] mode = "fair": want "queued" (the default) or "balanced"`},
 		{"conservative", []string{"--grow", "--backfill", "conservative"}, "growing jobs (--grow, [hpcpack] grow) and conservative backfilling cannot be combined"},
 		{"slurm", []string{"--grow", "--backfill", "slurm"}, "and Slurm's backfill (--backfill slurm) cannot be combined"},
-		{"estimates", []string{"--grow", "--estimates", "perfect"}, "growing jobs (--grow, [hpcpack] grow) and runtime estimates (--estimates other than user) are not combined"},
 		{"cluster", []string{"--grow", "--config", writeFile(t, dir, "c.toml", "[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"a\"\ncount = 8\ncores = 1\n")}, "a cluster of nodes ([cluster], --slurm-conf) and growing jobs (--grow, [hpcpack] grow) are not combined"},
 	}
 	for _, tt := range tests {
