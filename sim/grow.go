@@ -120,8 +120,8 @@ type growSlot struct {
 	// predicted work.
 	pred0           workload.Time
 	wPred, wPredTot float64
-	gen            uint32        // generation of the job's live end event
-	steps          []GrowStep
+	gen             uint32 // generation of the job's live end event
+	steps           []GrowStep
 }
 
 // growState is the engine's state under Grow.
