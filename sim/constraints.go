@@ -560,6 +560,28 @@ func (cs *constraints) limitsAllow(j *workload.Job) bool {
 	return true
 }
 
+// growLimits returns how many of add more processors running job j may
+// take now under the limits on processors (MaxTRESPerUser=cpu,
+// GrpTRES=cpu), which count the processors it holds already.
+func (cs *constraints) growLimits(j *workload.Job, add int) int {
+	if !cs.hasLimits {
+		return add
+	}
+	for k := range cs.c.Limits {
+		l := &cs.c.Limits[k]
+		if !l.appliesTo(j) {
+			continue
+		}
+		if j.User >= 0 && l.MaxCPUsPerUser > 0 {
+			add = min(add, l.MaxCPUsPerUser-cs.userCPUs.get(j.User))
+		}
+		if l.GrpCPUs > 0 {
+			add = min(add, l.GrpCPUs-cs.grpCPUs[k])
+		}
+	}
+	return max(add, 0)
+}
+
 // started counts job j as running (add = +1) or ended (−1).
 func (cs *constraints) running(j *workload.Job, add int) {
 	if !cs.hasLimits {

@@ -124,7 +124,12 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 				if o.End <= from || r.Admits(&o.Job) {
 					continue
 				}
-				edges = append(edges, edge{max(o.Start, from), o.Job.Procs}, edge{min(o.End, to), -o.Job.Procs})
+				for _, sg := range segments(o) {
+					if sg.to <= from || sg.from >= to {
+						continue
+					}
+					edges = append(edges, edge{max(sg.from, from), sg.procs}, edge{min(sg.to, to), -sg.procs})
+				}
 				offenders = append(offenders, o)
 			}
 			sort.SliceStable(edges, func(a, b int) bool {
@@ -156,11 +161,16 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 				}
 			}
 		}
+		// A job's edges: +1 job and its processors at its start, −1 and
+		// what it holds at its end, and under Grow the processors each
+		// growth adds.
 		type edge struct {
 			at   workload.Time
 			up   bool
 			o    *Outcome
 			user int
+			jobs int
+			cpus int
 		}
 		var edges []edge
 		for _, i := range ran {
@@ -168,7 +178,17 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 			if !l.appliesTo(&o.Job) {
 				continue
 			}
-			edges = append(edges, edge{o.Start, true, o, o.Job.User}, edge{o.End, false, o, o.Job.User})
+			sgs := segments(o)
+			held := 0
+			for k, sg := range sgs {
+				d := 0
+				if k == 0 {
+					d = 1
+				}
+				edges = append(edges, edge{sg.from, true, o, o.Job.User, d, sg.procs - held})
+				held = sg.procs
+			}
+			edges = append(edges, edge{o.End, false, o, o.Job.User, -1, -held})
 		}
 		sort.SliceStable(edges, func(a, b int) bool {
 			return edges[a].at < edges[b].at || (edges[a].at == edges[b].at && !edges[a].up && edges[b].up)
@@ -176,13 +196,9 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 		jobs, cpus := map[int]int{}, map[int]int{}
 		grp := 0
 		for _, e := range edges {
-			d := 1
-			if !e.up {
-				d = -1
-			}
-			jobs[e.user] += d
-			cpus[e.user] += d * e.o.Job.Procs
-			grp += d * e.o.Job.Procs
+			jobs[e.user] += e.jobs
+			cpus[e.user] += e.cpus
+			grp += e.cpus
 			if !e.up {
 				continue
 			}
@@ -202,6 +218,30 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 		}
 	}
 	return vs
+}
+
+// segment is an interval over which a job held a number of processors.
+type segment struct {
+	from, to workload.Time
+	procs    int
+}
+
+// segments returns the intervals of o's run with the processors it held
+// in each: its whole run on its processor count, or under Grow one per
+// growth step.
+func segments(o *Outcome) []segment {
+	if len(o.Steps) == 0 {
+		return []segment{{o.Start, o.End, o.Job.Procs}}
+	}
+	sgs := make([]segment, 0, len(o.Steps))
+	for k, st := range o.Steps {
+		to := o.End
+		if k+1 < len(o.Steps) {
+			to = o.Steps[k+1].At
+		}
+		sgs = append(sgs, segment{st.At, to, st.Procs})
+	}
+	return sgs
 }
 
 // anyFiltered reports whether some window holds for given partitions or

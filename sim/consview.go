@@ -97,6 +97,29 @@ func (d *consDecisions) WakeAt(t workload.Time) { d.v.e.WakeAt(t) }
 // Fail implements policy.Failer.
 func (d *consDecisions) Fail(i int, reason string) { d.v.e.Fail(d.v.cs.visible[i], reason) }
 
+// consGrowDecisions are consDecisions under Config.Grow: the policy grows
+// running jobs and gives a job started at the head up to its maximum, as
+// the engine's own Decisions do (see Grow), within the limits and
+// reservations (Engine.growRoom).
+type consGrowDecisions struct {
+	consDecisions
+}
+
+var (
+	_ policy.Grower   = (*consGrowDecisions)(nil)
+	_ policy.Assigner = (*consGrowDecisions)(nil)
+	_ policy.Failer   = (*consGrowDecisions)(nil)
+)
+
+// GrowRunning implements policy.Grower.
+func (d *consGrowDecisions) GrowRunning(spare int) int { return d.v.e.GrowRunning(spare) }
+
+// Range implements policy.Assigner.
+func (d *consGrowDecisions) Range(i int) (int, int) { return d.v.e.Range(d.v.cs.visible[i]) }
+
+// StartWith implements policy.Assigner.
+func (d *consGrowDecisions) StartWith(i, procs int) { d.v.e.StartWith(d.v.cs.visible[i], procs) }
+
 // clearOfReservations reports whether the job of slot s, started now,
 // runs into no reservation it may not use: at every instant u of [now,
 // now+limit) the processors free at u (now's, plus those the running
@@ -174,7 +197,12 @@ func (e *Engine) consPass() {
 			}
 		}
 		cs.limitHit = false
-		e.pol.Schedule(&cs.view, &cs.dec)
+		if e.grow != nil {
+			e.headPhase = true
+			e.pol.Schedule(&cs.view, &consGrowDecisions{cs.dec})
+		} else {
+			e.pol.Schedule(&cs.view, &cs.dec)
+		}
 		e.ended = e.ended[:0]
 		if e.started {
 			e.removeStarted()

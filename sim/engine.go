@@ -751,9 +751,6 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("sim: scheduler cycle %d s: want ≥ 0", cfg.SchedInterval)
 	}
 	if cfg.Constraints != nil {
-		if cfg.Grow != nil {
-			return nil, errors.New("sim: reservations, start windows and limits (Config.Constraints) do not apply to growing jobs (Config.Grow)")
-		}
 		cs, err := newConstraints(cfg.Constraints, cfg.Procs)
 		if err != nil {
 			return nil, err
@@ -1112,7 +1109,11 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	}
 	if ok && e.cons != nil {
 		e.cons.initWindows(j.Submit)
-		if r := e.cons.admit(j, j.Estimate, j.Submit); r != "" {
+		aj := j
+		if e.grow != nil {
+			aj = e.grow.atMinimum(j, e.machine.Size()) // as it will queue
+		}
+		if r := e.cons.admit(aj, aj.Estimate, j.Submit); r != "" {
 			ok, reason = false, r
 		}
 	}
@@ -1332,6 +1333,9 @@ func (e *Engine) searchRunning(predEnd workload.Time, seq int64) int {
 func (e *Engine) pass() {
 	if e.cons != nil {
 		e.consPass()
+		if e.grow != nil && e.grow.balanced {
+			e.balance()
+		}
 		if e.quieter != nil {
 			e.quietDue, e.quietLen = true, len(e.queue)
 		}

@@ -237,6 +237,22 @@ func (g *growState) submitted(e *Engine, s *slot, id int32) {
 	}
 }
 
+// atMinimum returns a copy of job j as it queues under Grow on a machine
+// of size processors: on its minimum, its requested time converted to it
+// (see submitted); j itself when it has no range.
+func (g *growState) atMinimum(j *workload.Job, size int) *workload.Job {
+	lo, hi := g.bounds(j, size)
+	if lo == hi && lo == j.Procs {
+		return j
+	}
+	c := *j
+	c.Procs = lo
+	if j.Estimate > 0 {
+		c.Estimate = policy.Span(g.speedup, policy.Work(g.speedup, j.Estimate, j.Procs), lo)
+	}
+	return &c
+}
+
 // trace returns the prediction to requeue the job in slot id with, on
 // its trace processors: the estimator's under an Estimator, else the
 // requested time (limit).
@@ -384,6 +400,12 @@ func (e *Engine) GrowRunning(spare int) int {
 		if add <= 0 {
 			panic(fmt.Sprintf("sim: job %d in the growth order at its maximum %d", s.job.ID, gs.maxP))
 		}
+		if e.cons != nil {
+			if add = e.growRoom(s, id, add); add == 0 {
+				k++ // the limits or a reservation hold it: offered again later
+				continue
+			}
+		}
 		if g.filter != nil {
 			if !g.filter.FilterGrow(policy.GrowOffer{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Procs: s.job.Procs + add, Start: s.start}) {
 				k++
@@ -467,6 +489,19 @@ func (e *Engine) balance() {
 			fair() // it ends now: its share goes to the others
 			continue
 		}
+		if e.cons != nil {
+			if r := e.growRoom(s, id, add); r < add {
+				// The limits or a reservation cut its share: it takes
+				// what they leave, the rest goes to the others.
+				if r > 0 && (g.filter == nil || g.filter.FilterGrow(policy.GrowOffer{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Procs: s.job.Procs + r, Start: s.start})) {
+					e.growBy(s, id, r)
+					spare -= r
+					given += r
+				}
+				fair()
+				continue
+			}
+		}
 		if g.filter != nil && !g.filter.FilterGrow(policy.GrowOffer{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Procs: s.job.Procs + add, Start: s.start}) {
 			fair() // its share goes to the others
 			continue
@@ -494,6 +529,9 @@ func (g *growState) assign(e *Engine, s *slot, id int32, procs int) {
 	}
 	add := min(procs, gs.maxP) - s.job.Procs
 	add = min(add, e.machine.Free())
+	if e.cons != nil {
+		add = e.growRoom(s, id, add)
+	}
 	if add <= 0 {
 		return
 	}
@@ -538,8 +576,61 @@ func (e *Engine) growBy(s *slot, id int32, add int) {
 	case s.predEnd < workload.Forever:
 		s.predEnd = min(max(e.now+policy.Span(g.speedup, gs.wEst, np), end), s.predEnd)
 	}
+	if e.cons != nil {
+		e.cons.running(&s.job, -1)
+	}
 	s.job.Procs = np
+	if e.cons != nil {
+		e.cons.running(&s.job, 1)
+	}
 	e.insertRunning(s, id)
+}
+
+// growRoom returns how many of add more processors the running job in
+// slot id may take now under Config.Constraints. The limits on processors
+// (MaxTRESPerUser=cpu, GrpTRES=cpu) count them as they count a start's.
+// And, as a start must (see clearOfReservations), the added processors
+// must run into no reservation that does not admit the job: at every
+// instant u until the job's requested end on its new count, the processors
+// free at u (now's, plus those the other running jobs give back by their
+// predicted ends) less those withheld from it are at least the added ones.
+// Start windows bound starts, not growth.
+func (e *Engine) growRoom(s *slot, id int32, add int) int {
+	cs := e.cons
+	if add <= 0 {
+		return 0
+	}
+	add = cs.growLimits(&s.job, add)
+	if len(cs.resv) == 0 || add <= 0 {
+		return add
+	}
+	g := e.grow
+	gs := &g.slots[id]
+	free := e.freeProcs()
+	for add > 0 {
+		end := e.now + calendarHorizon
+		if gs.est0 > 0 {
+			left := gs.wEst - policy.Work(g.speedup, e.now-gs.since, s.job.Procs)
+			end = e.now + max(policy.Span(g.speedup, left, s.job.Procs+add), 1)
+		}
+		room := add
+		for u := e.now; u < end && room > 0; {
+			held, next := cs.withheld(&s.job, u)
+			if held > 0 {
+				f := free + e.releasedBy(u) - held
+				if s.predEnd <= u {
+					f -= s.job.Procs // its own, counted as given back
+				}
+				room = min(room, f)
+			}
+			u = next
+		}
+		if room >= add {
+			return add
+		}
+		add = max(room, 0)
+	}
+	return 0
 }
 
 // dropStaleEnds pops the end events that a growth replaced.

@@ -823,3 +823,153 @@ func TestGrowEstimatorRealTrace(t *testing.T) {
 		t.Errorf("the estimator changed nothing: mean wait %.0f s both ways", waits[0])
 	}
 }
+
+// TestGrowWithConstraints works out by hand growth (linear speedup) on 8
+// processors under reservations and limits.
+//
+// A maintenance reservation holds 4 processors over [20, 200). Job 1
+// (trace 2 processors, 100 s, requesting 400; range [2, 8]) starts at the
+// head at 0 and may take the 6 idle ones: on 8 its requested work (800 s)
+// would end at 100, through the reservation, where only 2 more fit beside
+// it; on 4 it would end at 200, and 2 more still fit. It grows to 4 and
+// ends at 50 (200 s of work on 4). Job 2 (4 × 10 s) starts at 10 beside
+// it, and ends by the reservation.
+//
+// A limit of 3 processors per user: job 1 (user 1, range [1, 8]) starts
+// on 1 at 0 and grows to 3 (200 s of work: ends at 67); job 2 (user 2, 3
+// × 10 s) starts beside it; at 10 the processors it gives back are offered
+// to job 1 again, which the limit still holds at 3.
+func TestGrowWithConstraints(t *testing.T) {
+	user := func(j workload.Job, u int) workload.Job { j.User = u; return j }
+	tests := []struct {
+		name  string
+		c     *sim.Constraints
+		jobs  []workload.Job
+		want  map[int64][2]workload.Time
+		procs map[int64]int // the processors each job held at its end
+	}{
+		{
+			name: "reservation",
+			c:    &sim.Constraints{Reservations: []sim.Reservation{{Name: "m", Start: 20, Duration: 180, Until: workload.Forever, Procs: 4, Maint: true}}},
+			jobs: []workload.Job{malleable(1, 0, 2, 100, 400, 2, 8), job(2, 10, 4, 10, 10)},
+			want: map[int64][2]workload.Time{1: {0, 50}, 2: {10, 20}}, procs: map[int64]int{1: 4, 2: 4},
+		},
+		{
+			name: "processors per user",
+			c:    &sim.Constraints{Limits: []sim.Limit{{AllUsers: true, MaxCPUsPerUser: 3}}},
+			jobs: []workload.Job{user(malleable(1, 0, 2, 100, 400, 1, 8), 1), user(job(2, 0, 3, 10, 10), 2)},
+			want: map[int64][2]workload.Time{1: {0, 67}, 2: {0, 10}}, procs: map[int64]int{1: 3, 2: 3},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			eng, err := sim.New(sim.Config{Procs: 8, Policy: policy.FCFS{}, Grow: &sim.Grow{Speedup: policy.Linear{}}, Constraints: tc.c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &simtest.Recorder{}
+			col := &sim.Collector{}
+			if _, err := eng.Run(simtest.NewSource(tc.jobs), teeObserver{rec, col}); err != nil {
+				t.Fatal(err)
+			}
+			for id, w := range tc.want {
+				r := rec.ByID(t, id)
+				held := r.Job.Procs
+				if len(r.Steps) > 0 {
+					held = r.Steps[len(r.Steps)-1].Procs
+				}
+				if r.Start != w[0] || r.End != w[1] || held != tc.procs[id] {
+					t.Errorf("job %d ran %d–%d on %d, want %d–%d on %d (steps %+v)", id, r.Start, r.End, held, w[0], w[1], tc.procs[id], r.Steps)
+				}
+			}
+			if vs := sim.Verify(8, col.Outcomes, sim.VerifyOptions{Speedup: policy.Linear{}, Constraints: tc.c}); len(vs) > 0 {
+				t.Errorf("verify: %v", vs)
+			}
+		})
+	}
+}
+
+// TestVerifyGrowthOverConstraints: verify sees what a job holds after it
+// grew: a growth through a reservation or over a limit on processors is
+// caught, the same schedule without the growth is not.
+func TestVerifyGrowthOverConstraints(t *testing.T) {
+	c := &sim.Constraints{
+		Reservations: []sim.Reservation{{Name: "m", Start: 20, Duration: 180, Until: workload.Forever, Procs: 4, Maint: true}},
+		Limits:       []sim.Limit{{AllUsers: true, MaxCPUsPerUser: 5}},
+	}
+	out := func(steps ...sim.GrowStep) sim.Outcome {
+		j := malleable(1, 0, 2, 100, 400, 2, 8)
+		j.User = 1
+		o := sim.Outcome{Job: j, State: sim.Completed, Start: 0, End: 50, Steps: steps}
+		for _, st := range steps {
+			o.Alloc = append(o.Alloc, st.Alloc...)
+		}
+		return o
+	}
+	tests := []struct {
+		name  string
+		steps []sim.GrowStep
+		rule  string
+	}{
+		{"within", []sim.GrowStep{{At: 0, Procs: 2, Alloc: []cluster.Range{{Lo: 0, Hi: 2}}}, {At: 0, Procs: 4, Alloc: []cluster.Range{{Lo: 2, Hi: 4}}}}, ""},
+		{"through the reservation", []sim.GrowStep{{At: 0, Procs: 2, Alloc: []cluster.Range{{Lo: 0, Hi: 2}}}, {At: 10, Procs: 6, Alloc: []cluster.Range{{Lo: 2, Hi: 6}}}}, "reservation"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var rules []string
+			for _, v := range sim.Verify(8, []sim.Outcome{out(tc.steps...)}, sim.VerifyOptions{Constraints: c}) {
+				if v.Rule == "reservation" || v.Rule == "limit" {
+					rules = append(rules, v.Rule)
+				}
+			}
+			if got := strings.Join(rules, ","); !strings.Contains(got, tc.rule) || (tc.rule == "" && got != "") {
+				t.Errorf("violations %q, want %q", got, tc.rule)
+			}
+		})
+	}
+}
+
+// TestGrowWithConstraintsRealTrace runs HPC2N-2002's first 3,170 jobs,
+// every third one given a range of half to twice its processors, under
+// EASY and FCFS with growth and the calendar of the checkpoint tests (a
+// nightly maintenance, a users' reservation, a weekly partial one, a
+// weekday start window, 6 jobs and 64 processors per user): verify
+// replays every growth against the reservations and limits and finds
+// nothing, and jobs did grow.
+func TestGrowWithConstraintsRealTrace(t *testing.T) {
+	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
+	if !fileExists(path) {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
+	}
+	jobs, procs := readTrace(t, path)
+	for i := range jobs {
+		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
+			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
+		}
+	}
+	speedup := policy.Amdahl{Serial: 0.1}
+	for _, pol := range []policy.Policy{&policy.EASY{Lookahead: policy.LookaheadAll}, policy.FCFS{}} {
+		c := calendarConstraints()
+		eng, err := sim.New(sim.Config{Procs: procs, Policy: pol, Grow: &sim.Grow{Speedup: speedup}, Constraints: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := &sim.Collector{}
+		if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
+			t.Fatal(err)
+		}
+		grew := 0
+		for _, o := range col.Outcomes {
+			if len(o.Steps) > 1 {
+				grew++
+			}
+		}
+		if grew == 0 {
+			t.Errorf("%s: no job grew", pol.Name())
+		}
+		if vs := sim.Verify(procs, col.Outcomes, sim.VerifyOptions{Speedup: speedup, Constraints: c}); len(vs) > 0 {
+			t.Fatalf("%s: %d violations, the first: %v", pol.Name(), len(vs), vs[0])
+		}
+		t.Logf("%s: %d jobs, %d grew while running", pol.Name(), len(col.Outcomes), grew)
+	}
+}
