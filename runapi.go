@@ -170,6 +170,11 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		return nil, err
 	}
 	defer tables.abort()
+	if o.ck != nil && tables.pq != nil {
+		if err := o.ck.parquet(tables.pq); err != nil {
+			return nil, err
+		}
+	}
 	if tables.pq != nil {
 		// Without where it was written: the same run into two
 		// directories gives the same bytes.
@@ -271,11 +276,16 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		// A signal while the plots were drawn: the previous results stay.
 		return nil, ErrInterrupted
 	}
+	partial := jobsFile.TempName()
 	jobsFile.Abort() // the temporary jobs.csv of a run that writes Parquet only
 	tables.abort()
 	if o.ck != nil {
 		if err := o.ck.markDone(od.Path()); err != nil {
 			return nil, err
+		}
+		if !tables.csv {
+			// Kept on abort for a resume until the run was marked done.
+			os.Remove(partial)
 		}
 	}
 	if err := od.Commit(); err != nil {
