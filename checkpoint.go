@@ -80,6 +80,11 @@ type checkpointFile struct {
 	RowsSize int64
 	RowsCRC  uint32
 
+	// FilterLogSize is the length of DIR/filters.log (the standard error
+	// of HPC Pack filter programs) at the checkpoint: a resumed run cuts it
+	// there and goes on appending.
+	FilterLogSize int64
+
 	// Done marks a run that finished: its whole output is in Stage (the
 	// staging directory, absolute), about to be renamed into place, or
 	// already there. A run killed between the two is completed on resume.
@@ -199,6 +204,8 @@ type checkpointer struct {
 	barrier  func() // waits until the observers have seen every record given
 
 	outDir *report.OutDir // the run's output directory, being written
+
+	filterLog *os.File // DIR/filters.log, nil without it
 
 	pq   *report.JobsParquet // jobs.parquet's writer, nil without it
 	rows sidecar             // its rows, appended at each checkpoint
@@ -496,6 +503,12 @@ func (c *checkpointer) save(t workload.Time) error {
 		}
 		ck.JobsSize, ck.JobsCRC = c.jobsFile.Position()
 	}
+	if c.filterLog != nil {
+		// Filter programs write to it on this goroutine, in their calls.
+		if ck.FilterLogSize, err = c.filterLog.Seek(0, io.SeekCurrent); err != nil {
+			return err
+		}
+	}
 	var side []sideChunk
 	if c.pq != nil {
 		side = append(side, c.rows.take(c.pq.TakeRows()))
@@ -550,6 +563,11 @@ func (c *checkpointer) persist(ck *checkpointFile, snap *sim.Snapshot, chunk []b
 	}
 	if c.jobsFile != nil {
 		if err := c.jobsFile.Sync(); err != nil {
+			return err
+		}
+	}
+	if c.filterLog != nil {
+		if err := c.filterLog.Sync(); err != nil {
 			return err
 		}
 	}
@@ -934,4 +952,35 @@ func (s *sidecar) close(remove bool) {
 		os.Remove(s.path)
 	}
 	s.f = nil
+}
+
+// openFilterLog opens DIR/filters.log at path: new, or for a resumed run
+// the log as it was at the checkpoint (what the programs wrote after it is
+// cut off: they are called again).
+func (c *checkpointer) openFilterLog(path string) (*os.File, error) {
+	if c.from == nil {
+		f, err := os.Create(path)
+		c.filterLog = f
+		return f, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Size() < c.from.FilterLogSize {
+		err = fmt.Errorf("%s holds %d bytes, fewer than the %d the checkpoint recorded", path, fi.Size(), c.from.FilterLogSize)
+	}
+	if err == nil {
+		err = f.Truncate(c.from.FilterLogSize)
+	}
+	if err == nil {
+		_, err = f.Seek(c.from.FilterLogSize, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, inputf("--resume: %v: filters.log: %v", errCheckpoint, err)
+	}
+	c.filterLog = f
+	return f, nil
 }

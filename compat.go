@@ -63,7 +63,6 @@ var Combinations = []Combination{
 	{FeatureNodes, FeatureGrow, "growing jobs grow on the processor pool", false},
 	{FeatureGrow, FeatureConservative, "conservative backfilling plans every job on a fixed processor count, which growth changes under the plan", true},
 	{FeatureGrow, FeatureSlurm, "Slurm's backfill plans every job on a fixed processor count, which growth changes under the plan", true},
-	{FeatureCheckpoint, FeatureFilters, "the state of filter programs, which run outside schedsim, cannot be saved; the built-in filters' state (license pools, quotas) is not saved", false},
 	{FeatureExternal, FeatureScoreD, "SCore-D's queues are a policy of their own, which the external program would replace", true},
 	{FeatureExternal, FeatureConservative, "the external program is the policy: --backfill chooses a built-in one", true},
 	{FeatureExternal, FeatureSlurm, "the external program is the policy: --backfill chooses a built-in one", true},

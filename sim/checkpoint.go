@@ -27,8 +27,9 @@ import (
 // encoding.BinaryUnmarshaler can be checkpointed (FCFS, EASY, Depth,
 // Conservative, Slurm, Ordered with any order and every estimator), on a
 // processor pool or a node selector (Config.Allocator: the selector, new
-// and idle, gets the running jobs' allocations back); a run with HPC Pack
-// filters (Config.Admission) cannot yet.
+// and idle, gets the running jobs' allocations back), with HPC Pack's
+// filters and templates (Config.Admission, Config.Annotator and
+// Config.Grow's filter save their state the same way).
 
 // ErrNoCheckpoint is returned when a run's configuration cannot be
 // checkpointed; the error wrapping it says which part.
@@ -53,11 +54,18 @@ func CanCheckpoint(cfg Config) error {
 			return fmt.Errorf("%w: estimator %s does not save its state", ErrNoCheckpoint, cfg.Estimator.Name())
 		}
 	}
-	if cfg.Grow != nil && cfg.Grow.Filter != nil {
-		return fmt.Errorf("%w: growing jobs whose growth passes filters cannot be checkpointed yet", ErrNoCheckpoint)
-	}
-	if cfg.Admission != nil || cfg.Annotator != nil {
-		return fmt.Errorf("%w: runs with HPC Pack filters or templates cannot be checkpointed yet", ErrNoCheckpoint)
+	for _, x := range filterParts(cfg) {
+		if x == nil {
+			continue
+		}
+		if _, ok := x.(stateful); !ok {
+			return fmt.Errorf("%w: %T (admission, notes or growth filter) does not save its state", ErrNoCheckpoint, x)
+		}
+		if c, ok := x.(interface{ CanCheckpoint() error }); ok {
+			if err := c.CanCheckpoint(); err != nil {
+				return fmt.Errorf("%w: %v", ErrNoCheckpoint, err)
+			}
+		}
 	}
 	if cfg.DeferPlacement {
 		return fmt.Errorf("%w: with deferred placement the processor numbers are the Placer's, not the engine's", ErrNoCheckpoint)
@@ -65,10 +73,31 @@ func CanCheckpoint(cfg Config) error {
 	return nil
 }
 
+// filterParts returns the parts of cfg around the policy that keep state of
+// their own (HPC Pack's model: its filters, notes and growth decisions):
+// Admission, Annotator and the growth filter, nil where unset. They are
+// often one value; each is saved, and restored, on its own.
+func filterParts(cfg Config) [3]any {
+	var parts [3]any
+	if cfg.Admission != nil {
+		parts[0] = cfg.Admission
+	}
+	if cfg.Annotator != nil {
+		parts[1] = cfg.Annotator
+	}
+	if cfg.Grow != nil && cfg.Grow.Filter != nil {
+		parts[2] = cfg.Grow.Filter
+	}
+	return parts
+}
+
 // engineState mirrors Engine for encoding/gob.
 type engineState struct {
 	Policy, Estimator []byte
 	Machine           []byte
+	// Filters are the states of filterParts (HPC Pack's filters), nil
+	// where unset.
+	Filters [3][]byte
 
 	Now     workload.Time
 	Slots   []slotState
@@ -193,6 +222,13 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 	if s.Machine, err = e.machine.MarshalBinary(); err != nil {
 		return nil, err
 	}
+	for i, x := range filterParts(e.cfg) {
+		if x != nil {
+			if s.Filters[i], err = x.(stateful).MarshalBinary(); err != nil {
+				return nil, fmt.Errorf("sim: filter state: %w", err)
+			}
+		}
+	}
 	// Every slice is copied: the engine reuses its own.
 	s.Now, s.FreeIDs, s.Queue, s.Epoch = e.now, slices.Clone(e.freeIDs), slices.Clone(e.queue), e.epoch
 	s.LastSeq, s.Wakes, s.Queued, s.Stats = e.lastSeq, slices.Clone(e.wakes), e.queuedProcs, e.stats
@@ -310,6 +346,16 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	}
 	if err := e.machine.UnmarshalBinary(s.Machine); err != nil {
 		return nil, err
+	}
+	for i, x := range filterParts(e.cfg) {
+		switch {
+		case x == nil && s.Filters[i] != nil:
+			return nil, bad("saved with HPC Pack filters or templates, restored without")
+		case x != nil:
+			if err := x.(stateful).UnmarshalBinary(s.Filters[i]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if e.machine.Size() != e.cfg.Procs {
 		return nil, bad("machine of %d processors, configuration %d", e.machine.Size(), e.cfg.Procs)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,5 +48,64 @@ func TestCheckpointKillResumeParquet(t *testing.T) {
 				t.Errorf("--format %s wrote %v", format, names(files))
 			}
 		})
+	}
+}
+
+// hpcPackCheckpointConfig has every built-in filter, with state to save:
+// a license pool that runs short (result 2 keeps the resources), a quota
+// that holds users until the next day (result 3), require-runtime and
+// max-size at submission, and templates that give jobs licenses and
+// priorities by rule.
+const hpcPackCheckpointConfig = `
+[filters]
+submission = ["require-runtime", "max-size"]
+activation = ["licenses", "quota"]
+reevaluate = "5m"
+
+[licenses]
+when_short = 2
+[licenses.pool]
+fluent = 96
+matlab = 3
+
+[quota]
+proc_seconds = 2e6
+window = "1d"
+
+[require_runtime]
+runtime = "1h"
+
+[max_size]
+procs = 64
+
+[templates.Wide]
+licenses = "fluent:*"
+[templates.Small]
+licenses = "matlab:1"
+priority = 5
+
+[[template_rules]]
+template = "Wide"
+min_procs = 16
+[[template_rules]]
+template = "Small"
+max_procs = 2
+`
+
+// HPC Pack's built-in filters with checkpoints: a run of HPC2N-2002 under
+// license pools, quotas, submission filters and templates, killed with
+// SIGKILL part-way and resumed, writes the files of an uninterrupted run,
+// byte for byte (jobs.csv's filter notes included), and verify accepts
+// them: the licenses taken, the users' usage and the jobs' notes are in
+// the checkpoint.
+func TestCheckpointKillResumeFilters(t *testing.T) {
+	trace := hpc2nFirst(t)
+	dir := t.TempDir()
+	conf := writeFile(t, dir, "hpcpack.toml", hpcPackCheckpointConfig)
+	files := killResumeVerify(t, dir, 10, "2d", "run", "--trace", trace, "-q", "--config", conf)
+	for _, want := range []string{",2x", ",3x", "reserving_sec=", "held_sec=", "COMPLETED_FAILED", "submission filter failed the job (max-size"} {
+		if !bytes.Contains(files["jobs.csv"], []byte(want)) {
+			t.Errorf("jobs.csv has no %q: the test does not exercise it", want)
+		}
 	}
 }
