@@ -109,3 +109,38 @@ func TestCheckpointKillResumeFilters(t *testing.T) {
 		}
 	}
 }
+
+// filterProgram is an activation filter program that decides from its
+// arguments and the job file alone: a job of more than 32 cores is kept
+// waiting (result 2, with a line on standard error) at the passes whose
+// number is not a multiple of 3. It keeps nothing in files.
+const filterProgram = `#!/bin/sh
+[ "$SCHEDSIM_FILTER_REVERT" = 1 ] && exit 0
+[ "$SCHEDSIM_FILTER_KIND" = activation ] || exit 0
+cores=$(grep -o 'MaxCores="[0-9]*"' "$1" | head -n 1 | tr -dc 0-9)
+if [ "${cores:-0}" -gt 32 ] && [ $(($2 % 3)) -ne 0 ]; then
+	echo "wide job: $cores cores at pass $2, index $3" >&2
+	exit 2
+fi
+exit 0
+`
+
+// A filter program with checkpoints: it runs outside schedsim, which
+// calls it again, after a resume, for the calls after the checkpoint. A
+// program that decides from the job file and its arguments (the pass
+// number, which the checkpoint saves) gives the same answers, so a run of
+// HPC2N-2002's first 400 jobs killed part-way and resumed writes the files
+// of an uninterrupted one, filters.log (its standard error) included.
+func TestCheckpointKillResumeFilterProgram(t *testing.T) {
+	trace := hpc2nFirst(t)
+	dir := t.TempDir()
+	prog := writeFile(t, dir, "wide.sh", filterProgram)
+	if err := os.Chmod(prog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	conf := writeFile(t, dir, "hpcpack.toml", "[filters]\nactivation = [\"wide\"]\n[programs.wide]\npath = \"./wide.sh\"\n")
+	files := killResumeVerify(t, dir, 4, "1d", "run", "--trace", trace, "-q", "--max-jobs", "400", "--config", conf)
+	if !bytes.Contains(files["filters.log"], []byte("wide job: ")) || !bytes.Contains(files["jobs.csv"], []byte(",2x")) {
+		t.Error("the program refused no job: the test does not exercise it")
+	}
+}
