@@ -76,7 +76,6 @@ var Combinations = []Combination{
 	{FeatureExternal, FeatureGrow, "protocol schedsim-policy/1 starts a job on the processors it asks for; growing running jobs is not in it", false},
 	{FeatureExternal, FeatureCheckpoint, "the state of a policy program, which runs outside schedsim, cannot be saved", false},
 	{FeatureClosedLoop, FeatureScoreD, "SCore-D's engine submits every job at its recorded time", false},
-	{FeatureClosedLoop, FeatureCheckpoint, "the jobs waiting for their preceding job are not saved in a checkpoint", false},
 	{FeatureCalendar, FeatureScoreD, "SCore-D has no reservations or association limits: its admin sets dedicated time by deactivating and activating queues, and bounds jobs with the queues' CPU time, memory and disk limits", true},
 	{FeatureCalendar, FeatureGrow, "a growing job takes processors beyond those it was started on, which the reservation check at its start did not see", false},
 	{FeatureCalendar, FeatureExternal, "protocol schedsim-policy/1 carries neither reservations nor limits", false},

@@ -121,6 +121,10 @@ type engineState struct {
 
 	Nodes *nodesState // under Config.NodeEvents
 
+	// Loop is the closed loop's state (Config.ClosedLoop): the jobs
+	// waiting for their preceding job, or for their later instant.
+	Loop *closedLoopState
+
 	// Ended are the jobs that ended since the last pass, which a
 	// scheduler cycle (Config.SchedInterval) keeps between instants.
 	Ended []policy.Ended
@@ -234,6 +238,9 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 	s.LastSeq, s.Wakes, s.Queued, s.Stats = e.lastSeq, slices.Clone(e.wakes), e.queuedProcs, e.stats
 	s.Busy, s.LastT, s.NextCk = e.busy, e.lastT, e.nextCk
 	s.Ended = slices.Clone(e.ended)
+	if e.loop != nil {
+		s.Loop = e.loop.state()
+	}
 	s.Slots = make([]slotState, len(e.slots))
 	var ranges int
 	for i := range e.slots {
@@ -381,6 +388,16 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	e.lastSeq, e.wakes, e.queuedProcs, e.stats = s.LastSeq, s.Wakes, s.Queued, s.Stats
 	e.busy, e.lastT, e.nextCk = s.Busy, s.LastT, s.NextCk
 	e.ended = s.Ended
+	switch {
+	case e.cfg.ClosedLoop && s.Loop != nil:
+		if e.loop, err = restoreClosedLoop(s.Loop); err != nil {
+			return nil, bad("%v", err)
+		}
+	case e.cfg.ClosedLoop && s.Stats.Jobs > 0:
+		return nil, bad("saved without a closed loop, restored with one")
+	case s.Loop != nil:
+		return nil, bad("saved with a closed loop, restored without one")
+	}
 	if e.ends, err = unevents(s.Ends, n); err != nil {
 		return nil, bad("%v", err)
 	}

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -142,5 +146,67 @@ func TestCheckpointKillResumeFilterProgram(t *testing.T) {
 	files := killResumeVerify(t, dir, 4, "1d", "run", "--trace", trace, "-q", "--max-jobs", "400", "--config", conf)
 	if !bytes.Contains(files["filters.log"], []byte("wide job: ")) || !bytes.Contains(files["jobs.csv"], []byte(",2x")) {
 		t.Error("the program refused no job: the test does not exercise it")
+	}
+}
+
+// withFeedback writes the SWF trace at path into dir with SWF's feedback
+// fields filled in: each job names the previous job of its user that was
+// submitted less than a day before it as its preceding job (field 17),
+// with a think time (field 18) of 0 to 9 minutes by job number. Real logs
+// rarely record them; this gives a closed loop a real trace's jobs.
+func withFeedback(t *testing.T, dir, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	last := map[string][2]int64{} // user: job number, submit time
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		line := sc.Text()
+		fs := strings.Fields(line)
+		if strings.HasPrefix(line, ";") || len(fs) != 18 {
+			b.WriteString(line + "\n")
+			continue
+		}
+		id, _ := strconv.ParseInt(fs[0], 10, 64)
+		submit, _ := strconv.ParseInt(fs[1], 10, 64)
+		if prev, ok := last[fs[11]]; ok && submit-prev[1] < 86400 {
+			fs[16], fs[17] = strconv.FormatInt(prev[0], 10), strconv.FormatInt(60*(id%10), 10)
+		}
+		last[fs[11]] = [2]int64{id, submit}
+		b.WriteString(strings.Join(fs, " ") + "\n")
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, dir, "feedback.swf", b.String())
+}
+
+// A closed loop with checkpoints: a run of HPC2N-2002 with feedback, its
+// jobs submitted as their preceding jobs end, killed with SIGKILL
+// part-way and resumed, writes the files of an uninterrupted run (the jobs
+// waiting for their preceding job, and those delayed to a later instant,
+// are in the checkpoint), and verify accepts them.
+func TestCheckpointKillResumeClosedLoop(t *testing.T) {
+	dir := t.TempDir()
+	trace := withFeedback(t, dir, hpc2nFirst(t))
+	files := killResumeVerify(t, dir, 10, "2d", "run", "--trace", trace, "-q", "--closed-loop")
+	var sum struct {
+		ClosedLoop struct {
+			Following, Delayed int
+		} `json:"closed_loop"`
+	}
+	if err := json.Unmarshal(files["summary.json"], &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.ClosedLoop.Delayed < 100 {
+		t.Errorf("closed_loop %+v: too few jobs delayed for the test to exercise the loop", sum.ClosedLoop)
 	}
 }
