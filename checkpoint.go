@@ -80,6 +80,15 @@ type checkpointFile struct {
 	RowsSize int64
 	RowsCRC  uint32
 
+	// Meter is the file (absolute) of the records the power model's
+	// meter keeps to the end of the run (report.EnergyRun.MarshalRecords),
+	// a chunk appended at each checkpoint; "" without a power model.
+	// MeterSize and MeterCRC (CRC-32C) say how much of it this checkpoint
+	// covers.
+	Meter     string
+	MeterSize int64
+	MeterCRC  uint32
+
 	// FilterLogSize is the length of DIR/filters.log (the standard error
 	// of HPC Pack filter programs) at the checkpoint: a resumed run cuts it
 	// there and goes on appending.
@@ -206,6 +215,10 @@ type checkpointer struct {
 	outDir *report.OutDir // the run's output directory, being written
 
 	filterLog *os.File // DIR/filters.log, nil without it
+
+	energy  *report.EnergyRun // the power model's meter, nil without it
+	energyN int               // its records in the checkpoints so far
+	meter   sidecar           // its records, appended at each checkpoint
 
 	pq   *report.JobsParquet // jobs.parquet's writer, nil without it
 	rows sidecar             // its rows, appended at each checkpoint
@@ -510,6 +523,16 @@ func (c *checkpointer) save(t workload.Time) error {
 		}
 	}
 	var side []sideChunk
+	if c.energy != nil {
+		b, err := c.energy.MarshalRecords(c.energyN)
+		if err != nil {
+			return err
+		}
+		c.energyN = c.energy.Records()
+		side = append(side, c.meter.take(binary.LittleEndian.AppendUint64(make([]byte, 0, 8+len(b)), uint64(len(b)))))
+		side = append(side, c.meter.take(b))
+		ck.Meter, ck.MeterSize, ck.MeterCRC = c.meter.path, c.meter.size, c.meter.crc
+	}
 	if c.pq != nil {
 		side = append(side, c.rows.take(c.pq.TakeRows()))
 		ck.Rows, ck.RowsSize, ck.RowsCRC = c.rows.path, c.rows.size, c.rows.crc
@@ -595,8 +618,11 @@ func (c *checkpointer) done() {
 	}
 	if c != nil {
 		c.rows.close(true)
+		c.meter.close(true)
 		if c.path != "" {
-			os.Remove(c.path + ".rows") // a run completed by finishDone did not open it
+			// A run completed by finishDone did not open them.
+			os.Remove(c.path + ".rows")
+			os.Remove(c.path + ".energy")
 		}
 	}
 }
@@ -616,6 +642,7 @@ func (c *checkpointer) failed(err error) {
 		c.closeJournal(true)
 	}
 	c.rows.close(true)
+	c.meter.close(true)
 	if c.jobsFile != nil {
 		os.Remove(c.jobsFile.TempName()) // Abort, which keeps it, closes it
 	}
@@ -983,4 +1010,36 @@ func (c *checkpointer) openFilterLog(path string) (*os.File, error) {
 	}
 	c.filterLog = f
 	return f, nil
+}
+
+// meterRecords sets up the power model's meter: the records of the
+// checkpoint given back to it, and its new records kept for the
+// checkpoints to come, in CHECKPOINT.energy.
+func (c *checkpointer) meterRecords(e *report.EnergyRun) error {
+	c.energy = e
+	if c.from != nil {
+		if c.from.Meter == "" {
+			return inputf("--resume: %v: the checkpoint holds no records of the power model's meter", errCheckpoint)
+		}
+		data, err := c.meter.resume(c.from.Meter, c.from.MeterSize, c.from.MeterCRC)
+		if err != nil {
+			return inputf("--resume: %v: the meter's records: %v", errCheckpoint, err)
+		}
+		for len(data) > 0 {
+			if len(data) < 8 || binary.LittleEndian.Uint64(data) > uint64(len(data)-8) {
+				return inputf("--resume: %v: the meter's records are cut inside a chunk", errCheckpoint)
+			}
+			n := binary.LittleEndian.Uint64(data)
+			if err := e.UnmarshalRecords(data[8 : 8+n]); err != nil {
+				return inputf("--resume: %v: %v", errCheckpoint, err)
+			}
+			data = data[8+n:]
+		}
+		c.energyN = e.Records()
+	} else if c.path != "" {
+		if err := c.meter.open(c.path + ".energy"); err != nil {
+			return fmt.Errorf("--checkpoint: %w", err)
+		}
+	}
+	return nil
 }

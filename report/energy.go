@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"cmp"
+	"encoding/gob"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -471,4 +472,52 @@ func trimSuffixDot(s string) string {
 		return s[:len(s)-1]
 	}
 	return s
+}
+
+// Checkpoints. The meter keeps every record to the end of the run (Finish
+// needs them all), so a checkpoint keeps them too: MarshalRecords encodes
+// the records kept since the n first, and a resumed run's meter gets them
+// back, all the chunks in order, through UnmarshalRecords before its first
+// record. The nodes' switches (Switch) are not saved: a run that switches
+// nodes off is not checkpointed.
+
+// energyRecord is a record the meter keeps, for encoding/gob.
+type energyRecord struct {
+	Rec   sim.Record
+	Job   workload.Job
+	Alloc []cluster.Range
+}
+
+// Records returns the number of records kept.
+func (e *EnergyRun) Records() int { return len(e.recs) }
+
+// MarshalRecords encodes the records kept after the first n.
+func (e *EnergyRun) MarshalRecords(n int) ([]byte, error) {
+	if n < 0 || n > len(e.recs) {
+		return nil, fmt.Errorf("report: energy: records from %d of %d", n, len(e.recs))
+	}
+	out := make([]energyRecord, 0, len(e.recs)-n)
+	for i := n; i < len(e.recs); i++ {
+		out = append(out, energyRecord{Rec: e.recs[i], Job: e.jobs[i], Alloc: e.allocs[i]})
+	}
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(out); err != nil {
+		return nil, fmt.Errorf("report: energy: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// UnmarshalRecords adds the records b encodes (MarshalRecords) to those
+// kept.
+func (e *EnergyRun) UnmarshalRecords(b []byte) error {
+	var in []energyRecord
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&in); err != nil {
+		return fmt.Errorf("report: energy: the checkpoint's records: %w", err)
+	}
+	for _, r := range in {
+		e.recs = append(e.recs, r.Rec)
+		e.jobs = append(e.jobs, r.Job)
+		e.allocs = append(e.allocs, r.Alloc)
+	}
+	return nil
 }

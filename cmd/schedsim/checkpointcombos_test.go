@@ -210,3 +210,24 @@ func TestCheckpointKillResumeClosedLoop(t *testing.T) {
 		t.Errorf("closed_loop %+v: too few jobs delayed for the test to exercise the loop", sum.ClosedLoop)
 	}
 }
+
+// A power model with checkpoints: a run of HPC2N-2002 metered on 60 nodes
+// of 4 cores with two power states, killed with SIGKILL part-way and
+// resumed, writes the files of an uninterrupted run — consumed_energy in
+// jobs.csv, consumed_energy.csv, pstate_changes.csv, machine_states.csv,
+// the energy in summary.json — and verify accepts them: the records the
+// meter keeps to the end of the run are in the checkpoint's FILE.energy.
+func TestCheckpointKillResumePower(t *testing.T) {
+	trace := hpc2nFirst(t)
+	dir := t.TempDir()
+	conf := writeFile(t, dir, "power.toml", "[[power.groups]]\nname = \"seth\"\ncount = 60\ncores = 4\nwatts = [\"100:120:200\", \"60:70:110\"]\n")
+	files := killResumeVerify(t, dir, 10, "2d", "run", "--trace", trace, "-q", "--config", conf)
+	for _, name := range []string{"consumed_energy.csv", "pstate_changes.csv", "machine_states.csv"} {
+		if len(files[name]) == 0 {
+			t.Errorf("no %s", name)
+		}
+	}
+	if !bytes.Contains(files["summary.json"], []byte(`"energy"`)) {
+		t.Error("summary.json has no energy")
+	}
+}
