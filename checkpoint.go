@@ -217,7 +217,7 @@ type checkpointer struct {
 	filterLog *os.File // DIR/filters.log, nil without it
 
 	energy  *report.EnergyRun // the power model's meter, nil without it
-	energyN int               // its records in the checkpoints so far
+	energyN report.EnergyMark // its records and switches in the checkpoints so far
 	meter   sidecar           // its records, appended at each checkpoint
 
 	pq   *report.JobsParquet // jobs.parquet's writer, nil without it
@@ -528,7 +528,7 @@ func (c *checkpointer) save(t workload.Time) error {
 		if err != nil {
 			return err
 		}
-		c.energyN = c.energy.Records()
+		c.energyN = c.energy.Mark()
 		side = append(side, c.meter.take(binary.LittleEndian.AppendUint64(make([]byte, 0, 8+len(b)), uint64(len(b)))))
 		side = append(side, c.meter.take(b))
 		ck.Meter, ck.MeterSize, ck.MeterCRC = c.meter.path, c.meter.size, c.meter.crc
@@ -1035,7 +1035,7 @@ func (c *checkpointer) meterRecords(e *report.EnergyRun) error {
 			}
 			data = data[8+n:]
 		}
-		c.energyN = e.Records()
+		c.energyN = e.Mark()
 	} else if c.path != "" {
 		if err := c.meter.open(c.path + ".energy"); err != nil {
 			return fmt.Errorf("--checkpoint: %w", err)

@@ -84,7 +84,6 @@ var Combinations = []Combination{
 	{FeaturePower, FeatureNodes, "the power model meters a pool of processors cut into its own nodes; a [cluster]'s nodes are not matched with the model's yet", false},
 	{FeaturePower, FeatureNodeEvents, "a node out of service would need a power state of its own", false},
 	{FeaturePower, FeatureGrow, "a growing job's processors change while it runs, which the meter does not follow", false},
-	{FeatureSwitching, FeatureCheckpoint, "switching nodes off keeps each node's power state and pending switches in the engine, which a checkpoint does not save", false},
 	{FeatureSwitching, FeatureConservative, "conservative backfilling plans every queued job on a fixed machine, which switching nodes off and on changes under the plan", false},
 	{FeatureSwitching, FeatureSlurm, "Slurm's backfill plans on a fixed machine (its power saving is SuspendTime, not modelled)", false},
 	{FeatureSwitching, FeatureExternal, "protocol schedsim-policy/1 describes a fixed pool of processors", false},

@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -119,7 +120,8 @@ type engineState struct {
 	Grow      []growSlotState // by slot, under Config.Grow
 	GrowOrder []int32
 
-	Nodes *nodesState // under Config.NodeEvents
+	Nodes *nodesState // under Config.NodeEvents or Config.Power
+	Power *powerSaved // under Config.Power
 
 	// Loop is the closed loop's state (Config.ClosedLoop): the jobs
 	// waiting for their preceding job, or for their later instant.
@@ -131,10 +133,23 @@ type engineState struct {
 }
 
 type nodesState struct {
+	// Events are the node events, under Config.Power: the switches and
+	// timers the engine scheduled (Config.NodeEvents are not saved).
+	Events                               []cluster.NodeEvent
 	Next                                 int
 	State                                []uint8
 	Parked                               []bool
 	NParked, Unavail, Draining, Requeued int
+}
+
+// powerSaved is the state of Config.Power's node switching.
+type powerSaved struct {
+	Busy      []int32
+	IdleSince []workload.Time
+	State     []uint8
+	AsleepAt  []workload.Time
+	Waking    int
+	Timers    []workload.Time // sorted
 }
 
 type growSlotState struct {
@@ -259,10 +274,19 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 			Reserve: x.reserved, Epoch: x.epoch, Alloc: alloc, Started: x.started, Held: x.held, Predicted: x.predicted, PredAt: slices.Clone(x.predAt),
 			Requeues: x.requeues, Released: x.released, Run0: x.run0, Pending: x.pending, MemberLimit: x.memberLimit, Member: x.member}
 	}
-	if len(e.cfg.NodeEvents) > 0 {
+	if len(e.cfg.NodeEvents) > 0 || e.pw != nil {
 		ns := &e.nodes
 		s.Nodes = &nodesState{Next: ns.next, State: slices.Clone(ns.state), Parked: slices.Clone(ns.parked), NParked: ns.nParked,
 			Unavail: ns.unavail, Draining: ns.draining, Requeued: ns.requeued}
+	}
+	if pw := e.pw; pw != nil {
+		s.Nodes.Events = make([]cluster.NodeEvent, len(e.nodes.events))
+		for i, ev := range e.nodes.events {
+			ev.Nodes = slices.Clone(ev.Nodes)
+			s.Nodes.Events[i] = ev
+		}
+		s.Power = &powerSaved{Busy: slices.Clone(pw.busy), IdleSince: slices.Clone(pw.idleSince), State: slices.Clone(pw.state),
+			AsleepAt: slices.Clone(pw.asleepAt), Waking: pw.waking, Timers: slices.Sorted(maps.Keys(pw.timers))}
 	}
 	if e.grow != nil {
 		for _, g := range e.grow.slots {
@@ -374,7 +398,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted, predAt: x.PredAt,
 			requeues: x.Requeues, released: x.Released, run0: x.Run0, pending: x.Pending, memberLimit: x.MemberLimit, member: x.Member}
 	}
-	if err := e.restoreNodes(s.Nodes); err != nil {
+	if err := e.restoreNodes(s.Nodes, s.Power); err != nil {
 		return nil, bad("%v", err)
 	}
 	for _, ids := range [][]int32{s.FreeIDs, s.Queue} {
@@ -497,16 +521,31 @@ func (e *Engine) recommit() (err error) {
 }
 
 // restoreNodes restores the node states saved in s.
-func (e *Engine) restoreNodes(s *nodesState) error {
+func (e *Engine) restoreNodes(s *nodesState, p *powerSaved) error {
 	ns := &e.nodes
-	if len(e.cfg.NodeEvents) == 0 {
-		if s != nil {
-			return errors.New("saved with node events, restored without")
+	if len(e.cfg.NodeEvents) == 0 && e.pw == nil {
+		if s != nil || p != nil {
+			return errors.New("saved with node events or switching, restored without")
 		}
 		return nil
 	}
-	if s == nil {
-		return errors.New("saved without node events, restored with")
+	if s == nil || (e.pw == nil) != (p == nil) {
+		return errors.New("saved without node events or switching, restored with")
+	}
+	if pw := e.pw; pw != nil {
+		n := len(pw.state)
+		if len(p.Busy) != n || len(p.IdleSince) != n || len(p.State) != n || len(p.AsleepAt) != n {
+			return fmt.Errorf("power state of %d nodes, want %d", len(p.State), n)
+		}
+		pw.busy, pw.idleSince, pw.state, pw.asleepAt, pw.waking = p.Busy, p.IdleSince, p.State, p.AsleepAt, p.Waking
+		pw.timers = nil
+		for _, t := range p.Timers {
+			if pw.timers == nil {
+				pw.timers = map[workload.Time]bool{}
+			}
+			pw.timers[t] = true
+		}
+		ns.events = s.Events
 	}
 	if len(s.State) != len(ns.state) || len(s.Parked) != len(ns.parked) || s.Next < 0 || s.Next > len(ns.events) {
 		return fmt.Errorf("node state of %d nodes and %d units at event %d, want %d nodes, %d units, %d events",

@@ -141,6 +141,14 @@ func checkpointCases(procs int) []checkpointCase {
 		{"easy-closedloop", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, ClosedLoop: true}
 		}},
+		// Switching idle nodes off and on: the nodes' power states, the
+		// switches under way and the timers.
+		{"easy-switching", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Power: &sim.Power{NodeSize: 4, IdleTimeout: 600, SwitchOff: 60, SwitchOn: 120}}
+		}},
+		{"easy-switching-plan", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Power: &sim.Power{NodeSize: 4, Plan: true, BreakEven: 900, SwitchOff: 60, SwitchOn: 120}}
+		}},
 		// HPC Pack's filters: license pools, quotas, submission
 		// filters, the jobs' notes and the pass number.
 		{"easy-filters", func() sim.Config {

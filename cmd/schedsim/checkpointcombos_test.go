@@ -231,3 +231,34 @@ func TestCheckpointKillResumePower(t *testing.T) {
 		t.Error("summary.json has no energy")
 	}
 }
+
+// Switching nodes off with checkpoints: runs of HPC2N-2002 that switch
+// idle nodes off (idle:T, and plan with the head's reservation), killed
+// with SIGKILL part-way and resumed, write the files of uninterrupted runs
+// — pstate_changes.csv's switches included — and verify accepts them: the
+// nodes' power states, the switches under way and the engine's timers are
+// in the checkpoint, the switches logged so far in FILE.energy.
+func TestCheckpointKillResumeSwitching(t *testing.T) {
+	trace := hpc2nFirst(t)
+	dir := t.TempDir()
+	conf := writeFile(t, dir, "power.toml", `[[power.groups]]
+name = "seth"
+count = 60
+cores = 4
+watts = ["100:120:200"]
+[[power.groups.sleep]]
+watts = 10
+switch_off = 60
+switch_off_watts = 100
+switch_on = 120
+switch_on_watts = 150
+`)
+	for _, pol := range []string{"idle:10m", "plan"} {
+		t.Run(pol, func(t *testing.T) {
+			files := killResumeVerify(t, filepath.Join(dir, strings.ReplaceAll(pol, ":", "-")), 10, "2d", "run", "--trace", trace, "-q", "--config", conf, "--power-policy", pol)
+			if bytes.Count(files["pstate_changes.csv"], []byte("\n")) < 50 {
+				t.Errorf("pstate_changes.csv has few switches: the test does not exercise them\n%.300s", files["pstate_changes.csv"])
+			}
+		})
+	}
+}
