@@ -72,6 +72,28 @@ type checkpointFile struct {
 	JournalSize int64
 	JournalCRC  uint32
 
+	// Rows is the file (absolute) of the rows of jobs.parquet
+	// (report.JobsParquet.TakeRows), appended at each checkpoint; ""
+	// without jobs.parquet. RowsSize and RowsCRC (CRC-32C) say how much of
+	// it this checkpoint covers, as for the journal.
+	Rows     string
+	RowsSize int64
+	RowsCRC  uint32
+
+	// Meter is the file (absolute) of the records the power model's
+	// meter keeps to the end of the run (report.EnergyRun.MarshalRecords),
+	// a chunk appended at each checkpoint; "" without a power model.
+	// MeterSize and MeterCRC (CRC-32C) say how much of it this checkpoint
+	// covers.
+	Meter     string
+	MeterSize int64
+	MeterCRC  uint32
+
+	// FilterLogSize is the length of DIR/filters.log (the standard error
+	// of HPC Pack filter programs) at the checkpoint: a resumed run cuts it
+	// there and goes on appending.
+	FilterLogSize int64
+
 	// Done marks a run that finished: its whole output is in Stage (the
 	// staging directory, absolute), about to be renamed into place, or
 	// already there. A run killed between the two is completed on resume.
@@ -191,6 +213,15 @@ type checkpointer struct {
 	barrier  func() // waits until the observers have seen every record given
 
 	outDir *report.OutDir // the run's output directory, being written
+
+	filterLog *os.File // DIR/filters.log, nil without it
+
+	energy  *report.EnergyRun // the power model's meter, nil without it
+	energyN report.EnergyMark // its records and switches in the checkpoints so far
+	meter   sidecar           // its records, appended at each checkpoint
+
+	pq   *report.JobsParquet // jobs.parquet's writer, nil without it
+	rows sidecar             // its rows, appended at each checkpoint
 
 	journal     *os.File // the metrics' journal, appended at each checkpoint
 	journalPath string
@@ -485,11 +516,32 @@ func (c *checkpointer) save(t workload.Time) error {
 		}
 		ck.JobsSize, ck.JobsCRC = c.jobsFile.Position()
 	}
+	if c.filterLog != nil {
+		// Filter programs write to it on this goroutine, in their calls.
+		if ck.FilterLogSize, err = c.filterLog.Seek(0, io.SeekCurrent); err != nil {
+			return err
+		}
+	}
+	var side []sideChunk
+	if c.energy != nil {
+		b, err := c.energy.MarshalRecords(c.energyN)
+		if err != nil {
+			return err
+		}
+		c.energyN = c.energy.Mark()
+		side = append(side, c.meter.take(binary.LittleEndian.AppendUint64(make([]byte, 0, 8+len(b)), uint64(len(b)))))
+		side = append(side, c.meter.take(b))
+		ck.Meter, ck.MeterSize, ck.MeterCRC = c.meter.path, c.meter.size, c.meter.crc
+	}
+	if c.pq != nil {
+		side = append(side, c.rows.take(c.pq.TakeRows()))
+		ck.Rows, ck.RowsSize, ck.RowsCRC = c.rows.path, c.rows.size, c.rows.crc
+	}
 	done := make(chan written, 1)
 	c.writing = done
 	go func() {
 		start := time.Now()
-		err := c.persist(ck, snap, chunk)
+		err := c.persist(ck, snap, chunk, side)
 		end := time.Now()
 		done <- written{err: err, took: end.Sub(start), end: end}
 	}()
@@ -516,10 +568,15 @@ const writerIdle = 9
 // atomically. It runs on its own goroutine, one at a time; the simulation
 // goes on meanwhile, appending rows to jobs.csv (past the recorded size,
 // which a resume cuts).
-func (c *checkpointer) persist(ck *checkpointFile, snap *sim.Snapshot, chunk []byte) error {
+func (c *checkpointer) persist(ck *checkpointFile, snap *sim.Snapshot, chunk []byte, side []sideChunk) error {
 	var err error
 	if ck.Engine, err = snap.MarshalBinary(); err != nil {
 		return err
+	}
+	for _, sc := range side {
+		if err := sc.write(); err != nil {
+			return err
+		}
 	}
 	if _, err := c.journal.Write(chunk); err != nil {
 		return err
@@ -529,6 +586,11 @@ func (c *checkpointer) persist(ck *checkpointFile, snap *sim.Snapshot, chunk []b
 	}
 	if c.jobsFile != nil {
 		if err := c.jobsFile.Sync(); err != nil {
+			return err
+		}
+	}
+	if c.filterLog != nil {
+		if err := c.filterLog.Sync(); err != nil {
 			return err
 		}
 	}
@@ -554,6 +616,15 @@ func (c *checkpointer) done() {
 		os.Remove(c.path)
 		c.closeJournal(true)
 	}
+	if c != nil {
+		c.rows.close(true)
+		c.meter.close(true)
+		if c.path != "" {
+			// A run completed by finishDone did not open them.
+			os.Remove(c.path + ".rows")
+			os.Remove(c.path + ".energy")
+		}
+	}
 }
 
 // failed discards the checkpoint and the partial jobs.csv of a run that
@@ -570,6 +641,8 @@ func (c *checkpointer) failed(err error) {
 		os.Remove(c.path)
 		c.closeJournal(true)
 	}
+	c.rows.close(true)
+	c.meter.close(true)
 	if c.jobsFile != nil {
 		os.Remove(c.jobsFile.TempName()) // Abort, which keeps it, closes it
 	}
@@ -772,6 +845,12 @@ func (o *runner) finishDone() (*Result, error) {
 		return nil, inputf("--resume: %v: the checkpointed run wrote its results to a directory; give its --out", errCheckpoint)
 	}
 	if fi, err := os.Stat(c.from.Stage); err == nil && fi.IsDir() {
+		// The partial jobs.csv of a run that wrote jobs.parquet alone, if
+		// the kill came before it was removed.
+		partial, _ := filepath.Glob(filepath.Join(c.from.Stage, ".jobs.csv.tmp-*"))
+		for _, p := range partial {
+			os.Remove(p)
+		}
 		od, err := report.ResumeOutDir(o.Out, c.from.Stage)
 		if err != nil {
 			return nil, inputf("--resume: %v: %v", errCheckpoint, err)
@@ -786,4 +865,181 @@ func (o *runner) finishDone() (*Result, error) {
 	}
 	c.done()
 	return &Result{Summary: r.Summary, Run: r}, nil
+}
+
+// parquet sets up jobs.parquet's rows: those of the checkpoint given back
+// to pq, and pq's new rows kept for the checkpoints to come, in
+// CHECKPOINT.rows.
+func (c *checkpointer) parquet(pq *report.JobsParquet) error {
+	c.pq = pq
+	if c.from != nil {
+		if c.from.Rows == "" {
+			return inputf("--resume: %v: the checkpoint holds no rows of jobs.parquet", errCheckpoint)
+		}
+		rows, err := c.rows.resume(c.from.Rows, c.from.RowsSize, c.from.RowsCRC)
+		if err != nil {
+			return inputf("--resume: %v: jobs.parquet's rows: %v", errCheckpoint, err)
+		}
+		if err := pq.Replay(rows); err != nil {
+			return inputf("--resume: %v: %v", errCheckpoint, err)
+		}
+	} else if c.path != "" {
+		if err := c.rows.open(c.path + ".rows"); err != nil {
+			return fmt.Errorf("--checkpoint: %w", err)
+		}
+	}
+	pq.Journal()
+	return nil
+}
+
+// sidecar is a file beside the checkpoint that grows by a chunk at each
+// checkpoint (what finished since the previous one), like the journal:
+// size and crc (CRC-32C) cover the chunks taken, which the checkpoint
+// records; a resume cuts off what lies past them.
+type sidecar struct {
+	f    *os.File
+	path string // absolute
+	size int64
+	crc  uint32
+}
+
+// sideChunk is a chunk taken for a sidecar, to write.
+type sideChunk struct {
+	s *sidecar
+	b []byte
+}
+
+// open creates the sidecar at path, empty.
+func (s *sidecar) open(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	s.f, s.path, s.size, s.crc = f, abs, 0, 0
+	return nil
+}
+
+// resume opens the sidecar at path, checks that its first size bytes have
+// the CRC crc, cuts off the rest, and returns those bytes.
+func (s *sidecar) resume(path string, size int64, crc uint32) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(f, data); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s is shorter than the %d bytes the checkpoint covers", path, size)
+	}
+	if got := crc32.Checksum(data, castagnoli); got != crc {
+		f.Close()
+		return nil, fmt.Errorf("%s differs from what the checkpoint recorded (CRC %08x, recorded %08x)", path, got, crc)
+	}
+	if err := f.Truncate(size); err == nil {
+		_, err = f.Seek(size, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.f, s.path, s.size, s.crc = f, path, size, crc
+	return data, nil
+}
+
+// take counts chunk b in the sidecar's size and CRC (on the simulation's
+// goroutine, in save) and returns it for persist to write.
+func (s *sidecar) take(b []byte) sideChunk {
+	s.size += int64(len(b))
+	s.crc = crc32.Update(s.crc, castagnoli, b)
+	return sideChunk{s, b}
+}
+
+// write appends the chunk to its sidecar and syncs it.
+func (sc sideChunk) write() error {
+	if sc.s.f == nil {
+		return nil
+	}
+	if _, err := sc.s.f.Write(sc.b); err != nil {
+		return err
+	}
+	return sc.s.f.Sync()
+}
+
+// close closes the sidecar, and removes it with remove.
+func (s *sidecar) close(remove bool) {
+	if s.f == nil {
+		return
+	}
+	s.f.Close()
+	if remove {
+		os.Remove(s.path)
+	}
+	s.f = nil
+}
+
+// openFilterLog opens DIR/filters.log at path: new, or for a resumed run
+// the log as it was at the checkpoint (what the programs wrote after it is
+// cut off: they are called again).
+func (c *checkpointer) openFilterLog(path string) (*os.File, error) {
+	if c.from == nil {
+		f, err := os.Create(path)
+		c.filterLog = f
+		return f, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Size() < c.from.FilterLogSize {
+		err = fmt.Errorf("%s holds %d bytes, fewer than the %d the checkpoint recorded", path, fi.Size(), c.from.FilterLogSize)
+	}
+	if err == nil {
+		err = f.Truncate(c.from.FilterLogSize)
+	}
+	if err == nil {
+		_, err = f.Seek(c.from.FilterLogSize, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, inputf("--resume: %v: filters.log: %v", errCheckpoint, err)
+	}
+	c.filterLog = f
+	return f, nil
+}
+
+// meterRecords sets up the power model's meter: the records of the
+// checkpoint given back to it, and its new records kept for the
+// checkpoints to come, in CHECKPOINT.energy.
+func (c *checkpointer) meterRecords(e *report.EnergyRun) error {
+	c.energy = e
+	if c.from != nil {
+		if c.from.Meter == "" {
+			return inputf("--resume: %v: the checkpoint holds no records of the power model's meter", errCheckpoint)
+		}
+		data, err := c.meter.resume(c.from.Meter, c.from.MeterSize, c.from.MeterCRC)
+		if err != nil {
+			return inputf("--resume: %v: the meter's records: %v", errCheckpoint, err)
+		}
+		for len(data) > 0 {
+			if len(data) < 8 || binary.LittleEndian.Uint64(data) > uint64(len(data)-8) {
+				return inputf("--resume: %v: the meter's records are cut inside a chunk", errCheckpoint)
+			}
+			n := binary.LittleEndian.Uint64(data)
+			if err := e.UnmarshalRecords(data[8 : 8+n]); err != nil {
+				return inputf("--resume: %v: %v", errCheckpoint, err)
+			}
+			data = data[8+n:]
+		}
+		c.energyN = e.Mark()
+	} else if c.path != "" {
+		if err := c.meter.open(c.path + ".energy"); err != nil {
+			return fmt.Errorf("--checkpoint: %w", err)
+		}
+	}
+	return nil
 }

@@ -477,6 +477,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		return nil, err
 	} else if o.energy != nil {
 		all = append(all, o.energy)
+		if o.ck != nil {
+			if err := o.ck.meterRecords(o.energy); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if simCfg.Power, err = o.switchingPolicy(procs, o.energy); err != nil {
 		return nil, err

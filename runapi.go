@@ -113,7 +113,7 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		// A kill may have come while a plot or summary.json was being
 		// written: only the partial jobs.csv (or the whole one, renamed
 		// from it) goes on.
-		if err := od.Clean(filepath.Base(o.ck.from.JobsTemp), "jobs.csv"); err != nil {
+		if err := od.Clean(filepath.Base(o.ck.from.JobsTemp), "jobs.csv", "filters.log"); err != nil {
 			return nil, err
 		}
 	} else if od, err = report.CreateOutDir(out); err != nil {
@@ -133,7 +133,14 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		// Filter programs' standard error goes to DIR/filters.log,
 		// which is removed if they wrote nothing.
 		logPath := filepath.Join(out, "filters.log")
-		logFile, err := os.Create(logPath)
+		var logFile *os.File
+		if o.ck != nil {
+			// A resumed run goes on with the log as it was at the
+			// checkpoint.
+			logFile, err = o.ck.openFilterLog(logPath)
+		} else {
+			logFile, err = os.Create(logPath)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -170,6 +177,11 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		return nil, err
 	}
 	defer tables.abort()
+	if o.ck != nil && tables.pq != nil {
+		if err := o.ck.parquet(tables.pq); err != nil {
+			return nil, err
+		}
+	}
 	if tables.pq != nil {
 		// Without where it was written: the same run into two
 		// directories gives the same bytes.
@@ -271,11 +283,16 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		// A signal while the plots were drawn: the previous results stay.
 		return nil, ErrInterrupted
 	}
+	partial := jobsFile.TempName()
 	jobsFile.Abort() // the temporary jobs.csv of a run that writes Parquet only
 	tables.abort()
 	if o.ck != nil {
 		if err := o.ck.markDone(od.Path()); err != nil {
 			return nil, err
+		}
+		if !tables.csv {
+			// Kept on abort for a resume until the run was marked done.
+			os.Remove(partial)
 		}
 	}
 	if err := od.Commit(); err != nil {

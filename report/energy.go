@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"cmp"
+	"encoding/gob"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -471,4 +472,74 @@ func trimSuffixDot(s string) string {
 		return s[:len(s)-1]
 	}
 	return s
+}
+
+// Checkpoints. The meter keeps every record and every node's switch to
+// the end of the run (Finish needs them all), so a checkpoint keeps them
+// too: MarshalRecords encodes those kept since a mark, and a resumed run's
+// meter gets them back, all the chunks in order, through UnmarshalRecords
+// before its first record.
+
+// EnergyMark counts the records and switches a meter kept: where a
+// checkpoint's chunk (MarshalRecords) ends.
+type EnergyMark struct{ Records, Switches int }
+
+// energyChunk is what MarshalRecords encodes, for encoding/gob.
+type energyChunk struct {
+	Recs     []energyRecord
+	Switches []energySwitch
+}
+
+// energyRecord is a record the meter keeps.
+type energyRecord struct {
+	Rec   sim.Record
+	Job   workload.Job
+	Alloc []cluster.Range
+}
+
+// energySwitch is a switchEv.
+type energySwitch struct {
+	T      workload.Time
+	Node   int32
+	Change sim.PowerChange
+}
+
+// Mark returns the records and switches kept so far.
+func (e *EnergyRun) Mark() EnergyMark { return EnergyMark{len(e.recs), len(e.switches)} }
+
+// MarshalRecords encodes the records and switches kept since from.
+func (e *EnergyRun) MarshalRecords(from EnergyMark) ([]byte, error) {
+	if from.Records < 0 || from.Records > len(e.recs) || from.Switches < 0 || from.Switches > len(e.switches) {
+		return nil, fmt.Errorf("report: energy: chunk from %+v of %+v", from, e.Mark())
+	}
+	var c energyChunk
+	for i := from.Records; i < len(e.recs); i++ {
+		c.Recs = append(c.Recs, energyRecord{Rec: e.recs[i], Job: e.jobs[i], Alloc: e.allocs[i]})
+	}
+	for _, s := range e.switches[from.Switches:] {
+		c.Switches = append(c.Switches, energySwitch{s.t, s.node, s.c})
+	}
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(c); err != nil {
+		return nil, fmt.Errorf("report: energy: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// UnmarshalRecords adds the records and switches b encodes
+// (MarshalRecords) to those kept.
+func (e *EnergyRun) UnmarshalRecords(b []byte) error {
+	var c energyChunk
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&c); err != nil {
+		return fmt.Errorf("report: energy: the checkpoint's records: %w", err)
+	}
+	for _, r := range c.Recs {
+		e.recs = append(e.recs, r.Rec)
+		e.jobs = append(e.jobs, r.Job)
+		e.allocs = append(e.allocs, r.Alloc)
+	}
+	for _, s := range c.Switches {
+		e.switches = append(e.switches, switchEv{s.T, s.Node, s.Change})
+	}
+	return nil
 }

@@ -1,8 +1,11 @@
 package report
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
@@ -80,6 +83,11 @@ type JobsParquet struct {
 	stamp        bool
 	meta         [][2]string // metadata given before the table starts
 	started, eof bool
+	// Set by Journal and Replay (checkpoints): the rows written since
+	// the last TakeRows, and the rows to write first.
+	journal bool
+	rows    []byte
+	replay  []byte
 }
 
 var _ sim.Observer = (*JobsParquet)(nil)
@@ -133,6 +141,10 @@ func (p *JobsParquet) start() {
 	}
 	p.t, p.err = workload.NewParquetTable(p.w, cols, append(meta, p.meta...)...)
 	p.meta = nil
+	if p.err == nil && len(p.replay) > 0 {
+		p.err = p.replayRows(p.replay)
+	}
+	p.replay = nil
 }
 
 // JobDone appends r's row. It panics if r.State is not a known sim.State.
@@ -144,82 +156,81 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 		return
 	}
 	j := r.Job
-	t := p.t
-	t.Int64(j.ID)
-	t.String(p.name)
-	t.String("delay")
-	t.Int64(int64(j.Submit))
-	t.Int64(int64(j.Procs))
+	p.i64(j.ID)
+	p.str(p.name)
+	p.str("delay")
+	p.i64(int64(j.Submit))
+	p.i64(int64(j.Procs))
 	if j.HasEstimate() {
-		t.Int64(int64(j.Estimate))
+		p.i64(int64(j.Estimate))
 	} else {
-		t.Null()
+		p.null()
 	}
 	switch r.State {
 	case sim.Completed:
-		t.Int64(1)
-		t.String(finalCompleted)
+		p.i64(1)
+		p.str(finalCompleted)
 	case sim.Killed:
-		t.Int64(0)
-		t.String(finalWalltime)
+		p.i64(0)
+		p.str(finalWalltime)
 	case sim.NodeFail, sim.LimitKilled:
-		t.Int64(0)
-		t.String(finalNodeFail)
+		p.i64(0)
+		p.str(finalNodeFail)
 	case sim.Rejected, sim.Failed, sim.Pending:
-		t.Int64(0)
+		p.i64(0)
 		meta := r.Reason
 		switch r.State {
 		case sim.Failed:
-			t.String(finalFailed)
+			p.str(finalFailed)
 			meta = FailedMetadata(r)
 		case sim.Pending:
-			t.String(finalPending)
+			p.str(finalPending)
 			meta = FailedMetadata(r)
 		default:
-			t.String(finalRejected)
+			p.str(finalRejected)
 		}
 		for range 6 { // starting_time to stretch
-			t.Null()
+			p.null()
 		}
-		t.String("")
-		t.Null()
-		t.String(meta)
+		p.str("")
+		p.null()
+		p.str(meta)
 		if p.stamp {
-			t.Millis(p.epochMs + int64(j.Submit)*1000)
-			t.Null()
-			t.Null()
+			p.ms(p.epochMs + int64(j.Submit)*1000)
+			p.null()
+			p.null()
 		}
-		p.err = t.EndRow()
+		p.err = p.endRow()
 		return
 	default:
 		panic(fmt.Sprintf("report: job %d has unknown state %v", j.ID, r.State))
 	}
 	exec := int64(r.End - r.Start)
 	turnaround := int64(r.End - j.Submit)
-	t.Int64(int64(r.Start))
-	t.Int64(exec)
-	t.Int64(int64(r.End))
-	t.Int64(int64(r.Start - j.Submit))
-	t.Int64(turnaround)
+	p.i64(int64(r.Start))
+	p.i64(exec)
+	p.i64(int64(r.End))
+	p.i64(int64(r.Start - j.Submit))
+	p.i64(turnaround)
 	if exec > 0 {
-		t.Double(float64(turnaround) / float64(exec))
+		p.f64(float64(turnaround) / float64(exec))
 	} else {
-		t.Null()
+		p.null()
 	}
 	p.alloc = cluster.FormatRanges(p.alloc[:0], r.Alloc)
-	t.String(string(p.alloc))
+	p.str(string(p.alloc))
 	if r.HasEnergy {
-		t.Double(r.Energy)
+		p.f64(r.Energy)
 	} else {
-		t.Null()
+		p.null()
 	}
-	t.String(RanMetadata(r))
+	p.str(RanMetadata(r))
 	if p.stamp {
-		t.Millis(p.epochMs + int64(j.Submit)*1000)
-		t.Millis(p.epochMs + int64(r.Start)*1000)
-		t.Millis(p.epochMs + int64(r.End)*1000)
+		p.ms(p.epochMs + int64(j.Submit)*1000)
+		p.ms(p.epochMs + int64(r.Start)*1000)
+		p.ms(p.epochMs + int64(r.End)*1000)
 	}
-	p.err = t.EndRow()
+	p.err = p.endRow()
 }
 
 // Close writes the remaining rows and the file's footer, and returns the
@@ -237,3 +248,149 @@ func (p *JobsParquet) Close() error {
 	p.eof = true
 	return p.t.Close()
 }
+
+// Checkpoints. jobs.parquet is written whole at the end of a run (its
+// footer describes every row group), so a checkpoint cannot keep a part of
+// the file. It keeps the rows instead: with Journal on, every row's values
+// are also encoded, as they are given to the table, and TakeRows hands
+// over those since the last call; a resumed run gives all of them back to
+// Replay, which writes them first, so that the resumed run's file is the
+// uninterrupted run's, byte for byte.
+//
+// The encoding is a kind byte per value, then its payload: 'i' and 'm'
+// (a timestamp) a signed varint, 'd' the float64's 8 bits little-endian,
+// 's' an unsigned varint length and the bytes, 'n' a null; 'e' ends a row.
+
+// Journal makes the writer keep the rows it writes for TakeRows.
+func (p *JobsParquet) Journal() { p.journal = true }
+
+// TakeRows returns the rows written since the previous call (see Journal),
+// encoded; the writer forgets them.
+func (p *JobsParquet) TakeRows() []byte {
+	b := p.rows
+	p.rows = nil
+	return b
+}
+
+// Replay gives the rows a checkpointed run had written (the chunks
+// TakeRows returned, end to end): they are written before the next row.
+// It must be called before the first row.
+func (p *JobsParquet) Replay(rows []byte) error {
+	if p.started {
+		return errors.New("report: jobs.parquet: rows replayed after the first row")
+	}
+	if err := checkRows(rows); err != nil {
+		return err
+	}
+	p.replay = rows
+	return nil
+}
+
+func (p *JobsParquet) i64(v int64) {
+	p.t.Int64(v)
+	if p.journal {
+		p.rows = binary.AppendVarint(append(p.rows, 'i'), v)
+	}
+}
+
+func (p *JobsParquet) ms(v int64) {
+	p.t.Millis(v)
+	if p.journal {
+		p.rows = binary.AppendVarint(append(p.rows, 'm'), v)
+	}
+}
+
+func (p *JobsParquet) f64(v float64) {
+	p.t.Double(v)
+	if p.journal {
+		p.rows = binary.LittleEndian.AppendUint64(append(p.rows, 'd'), math.Float64bits(v))
+	}
+}
+
+func (p *JobsParquet) str(v string) {
+	p.t.String(v)
+	if p.journal {
+		p.rows = append(binary.AppendUvarint(append(p.rows, 's'), uint64(len(v))), v...)
+	}
+}
+
+func (p *JobsParquet) null() {
+	p.t.Null()
+	if p.journal {
+		p.rows = append(p.rows, 'n')
+	}
+}
+
+func (p *JobsParquet) endRow() error {
+	if p.journal {
+		p.rows = append(p.rows, 'e')
+	}
+	return p.t.EndRow()
+}
+
+// errRows is returned for rows that do not decode.
+var errRows = errors.New("report: jobs.parquet: the checkpoint's rows do not decode")
+
+// walkRows decodes rows, giving each value to t (nil t: only checks them).
+// The rows must end with a whole row.
+func walkRows(rows []byte, t *workload.ParquetTable) error {
+	whole := true
+	for len(rows) > 0 {
+		kind := rows[0]
+		rows = rows[1:]
+		whole = kind == 'e'
+		switch kind {
+		case 'i', 'm':
+			v, n := binary.Varint(rows)
+			if n <= 0 {
+				return errRows
+			}
+			rows = rows[n:]
+			if t != nil && kind == 'i' {
+				t.Int64(v)
+			} else if t != nil {
+				t.Millis(v)
+			}
+		case 'd':
+			if len(rows) < 8 {
+				return errRows
+			}
+			if t != nil {
+				t.Double(math.Float64frombits(binary.LittleEndian.Uint64(rows)))
+			}
+			rows = rows[8:]
+		case 's':
+			l, n := binary.Uvarint(rows)
+			if n <= 0 || l > uint64(len(rows)-n) {
+				return errRows
+			}
+			if t != nil {
+				t.String(string(rows[n : n+int(l)]))
+			}
+			rows = rows[n+int(l):]
+		case 'n':
+			if t != nil {
+				t.Null()
+			}
+		case 'e':
+			if t != nil {
+				if err := t.EndRow(); err != nil {
+					return err
+				}
+			}
+		default:
+			return errRows
+		}
+	}
+	if !whole {
+		return errRows
+	}
+	return nil
+}
+
+// checkRows checks that rows decode, and end with a whole row.
+func checkRows(rows []byte) error { return walkRows(rows, nil) }
+
+// replayRows writes rows into the table (they are not journaled again:
+// the checkpoint has them).
+func (p *JobsParquet) replayRows(rows []byte) error { return walkRows(rows, p.t) }

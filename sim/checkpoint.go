@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -27,8 +28,9 @@ import (
 // encoding.BinaryUnmarshaler can be checkpointed (FCFS, EASY, Depth,
 // Conservative, Slurm, Ordered with any order and every estimator), on a
 // processor pool or a node selector (Config.Allocator: the selector, new
-// and idle, gets the running jobs' allocations back); a run with HPC Pack
-// filters (Config.Admission) cannot yet.
+// and idle, gets the running jobs' allocations back), with HPC Pack's
+// filters and templates (Config.Admission, Config.Annotator and
+// Config.Grow's filter save their state the same way).
 
 // ErrNoCheckpoint is returned when a run's configuration cannot be
 // checkpointed; the error wrapping it says which part.
@@ -53,11 +55,18 @@ func CanCheckpoint(cfg Config) error {
 			return fmt.Errorf("%w: estimator %s does not save its state", ErrNoCheckpoint, cfg.Estimator.Name())
 		}
 	}
-	if cfg.Grow != nil && cfg.Grow.Filter != nil {
-		return fmt.Errorf("%w: growing jobs whose growth passes filters cannot be checkpointed yet", ErrNoCheckpoint)
-	}
-	if cfg.Admission != nil || cfg.Annotator != nil {
-		return fmt.Errorf("%w: runs with HPC Pack filters or templates cannot be checkpointed yet", ErrNoCheckpoint)
+	for _, x := range filterParts(cfg) {
+		if x == nil {
+			continue
+		}
+		if _, ok := x.(stateful); !ok {
+			return fmt.Errorf("%w: %T (admission, notes or growth filter) does not save its state", ErrNoCheckpoint, x)
+		}
+		if c, ok := x.(interface{ CanCheckpoint() error }); ok {
+			if err := c.CanCheckpoint(); err != nil {
+				return fmt.Errorf("%w: %v", ErrNoCheckpoint, err)
+			}
+		}
 	}
 	if cfg.DeferPlacement {
 		return fmt.Errorf("%w: with deferred placement the processor numbers are the Placer's, not the engine's", ErrNoCheckpoint)
@@ -65,10 +74,31 @@ func CanCheckpoint(cfg Config) error {
 	return nil
 }
 
+// filterParts returns the parts of cfg around the policy that keep state of
+// their own (HPC Pack's model: its filters, notes and growth decisions):
+// Admission, Annotator and the growth filter, nil where unset. They are
+// often one value; each is saved, and restored, on its own.
+func filterParts(cfg Config) [3]any {
+	var parts [3]any
+	if cfg.Admission != nil {
+		parts[0] = cfg.Admission
+	}
+	if cfg.Annotator != nil {
+		parts[1] = cfg.Annotator
+	}
+	if cfg.Grow != nil && cfg.Grow.Filter != nil {
+		parts[2] = cfg.Grow.Filter
+	}
+	return parts
+}
+
 // engineState mirrors Engine for encoding/gob.
 type engineState struct {
 	Policy, Estimator []byte
 	Machine           []byte
+	// Filters are the states of filterParts (HPC Pack's filters), nil
+	// where unset.
+	Filters [3][]byte
 
 	Now     workload.Time
 	Slots   []slotState
@@ -90,7 +120,12 @@ type engineState struct {
 	Grow      []growSlotState // by slot, under Config.Grow
 	GrowOrder []int32
 
-	Nodes *nodesState // under Config.NodeEvents
+	Nodes *nodesState // under Config.NodeEvents or Config.Power
+	Power *powerSaved // under Config.Power
+
+	// Loop is the closed loop's state (Config.ClosedLoop): the jobs
+	// waiting for their preceding job, or for their later instant.
+	Loop *closedLoopState
 
 	// Ended are the jobs that ended since the last pass, which a
 	// scheduler cycle (Config.SchedInterval) keeps between instants.
@@ -98,10 +133,23 @@ type engineState struct {
 }
 
 type nodesState struct {
+	// Events are the node events, under Config.Power: the switches and
+	// timers the engine scheduled (Config.NodeEvents are not saved).
+	Events                               []cluster.NodeEvent
 	Next                                 int
 	State                                []uint8
 	Parked                               []bool
 	NParked, Unavail, Draining, Requeued int
+}
+
+// powerSaved is the state of Config.Power's node switching.
+type powerSaved struct {
+	Busy      []int32
+	IdleSince []workload.Time
+	State     []uint8
+	AsleepAt  []workload.Time
+	Waking    int
+	Timers    []workload.Time // sorted
 }
 
 type growSlotState struct {
@@ -193,11 +241,21 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 	if s.Machine, err = e.machine.MarshalBinary(); err != nil {
 		return nil, err
 	}
+	for i, x := range filterParts(e.cfg) {
+		if x != nil {
+			if s.Filters[i], err = x.(stateful).MarshalBinary(); err != nil {
+				return nil, fmt.Errorf("sim: filter state: %w", err)
+			}
+		}
+	}
 	// Every slice is copied: the engine reuses its own.
 	s.Now, s.FreeIDs, s.Queue, s.Epoch = e.now, slices.Clone(e.freeIDs), slices.Clone(e.queue), e.epoch
 	s.LastSeq, s.Wakes, s.Queued, s.Stats = e.lastSeq, slices.Clone(e.wakes), e.queuedProcs, e.stats
 	s.Busy, s.LastT, s.NextCk = e.busy, e.lastT, e.nextCk
 	s.Ended = slices.Clone(e.ended)
+	if e.loop != nil {
+		s.Loop = e.loop.state()
+	}
 	s.Slots = make([]slotState, len(e.slots))
 	var ranges int
 	for i := range e.slots {
@@ -216,10 +274,19 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 			Reserve: x.reserved, Epoch: x.epoch, Alloc: alloc, Started: x.started, Held: x.held, Predicted: x.predicted, PredAt: slices.Clone(x.predAt),
 			Requeues: x.requeues, Released: x.released, Run0: x.run0, Pending: x.pending, MemberLimit: x.memberLimit, Member: x.member}
 	}
-	if len(e.cfg.NodeEvents) > 0 {
+	if len(e.cfg.NodeEvents) > 0 || e.pw != nil {
 		ns := &e.nodes
 		s.Nodes = &nodesState{Next: ns.next, State: slices.Clone(ns.state), Parked: slices.Clone(ns.parked), NParked: ns.nParked,
 			Unavail: ns.unavail, Draining: ns.draining, Requeued: ns.requeued}
+	}
+	if pw := e.pw; pw != nil {
+		s.Nodes.Events = make([]cluster.NodeEvent, len(e.nodes.events))
+		for i, ev := range e.nodes.events {
+			ev.Nodes = slices.Clone(ev.Nodes)
+			s.Nodes.Events[i] = ev
+		}
+		s.Power = &powerSaved{Busy: slices.Clone(pw.busy), IdleSince: slices.Clone(pw.idleSince), State: slices.Clone(pw.state),
+			AsleepAt: slices.Clone(pw.asleepAt), Waking: pw.waking, Timers: slices.Sorted(maps.Keys(pw.timers))}
 	}
 	if e.grow != nil {
 		for _, g := range e.grow.slots {
@@ -311,6 +378,16 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	if err := e.machine.UnmarshalBinary(s.Machine); err != nil {
 		return nil, err
 	}
+	for i, x := range filterParts(e.cfg) {
+		switch {
+		case x == nil && s.Filters[i] != nil:
+			return nil, bad("saved with HPC Pack filters or templates, restored without")
+		case x != nil:
+			if err := x.(stateful).UnmarshalBinary(s.Filters[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if e.machine.Size() != e.cfg.Procs {
 		return nil, bad("machine of %d processors, configuration %d", e.machine.Size(), e.cfg.Procs)
 	}
@@ -321,7 +398,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted, predAt: x.PredAt,
 			requeues: x.Requeues, released: x.Released, run0: x.Run0, pending: x.Pending, memberLimit: x.MemberLimit, member: x.Member}
 	}
-	if err := e.restoreNodes(s.Nodes); err != nil {
+	if err := e.restoreNodes(s.Nodes, s.Power); err != nil {
 		return nil, bad("%v", err)
 	}
 	for _, ids := range [][]int32{s.FreeIDs, s.Queue} {
@@ -335,6 +412,16 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	e.lastSeq, e.wakes, e.queuedProcs, e.stats = s.LastSeq, s.Wakes, s.Queued, s.Stats
 	e.busy, e.lastT, e.nextCk = s.Busy, s.LastT, s.NextCk
 	e.ended = s.Ended
+	switch {
+	case e.cfg.ClosedLoop && s.Loop != nil:
+		if e.loop, err = restoreClosedLoop(s.Loop); err != nil {
+			return nil, bad("%v", err)
+		}
+	case e.cfg.ClosedLoop && s.Stats.Jobs > 0:
+		return nil, bad("saved without a closed loop, restored with one")
+	case s.Loop != nil:
+		return nil, bad("saved with a closed loop, restored without one")
+	}
 	if e.ends, err = unevents(s.Ends, n); err != nil {
 		return nil, bad("%v", err)
 	}
@@ -434,16 +521,31 @@ func (e *Engine) recommit() (err error) {
 }
 
 // restoreNodes restores the node states saved in s.
-func (e *Engine) restoreNodes(s *nodesState) error {
+func (e *Engine) restoreNodes(s *nodesState, p *powerSaved) error {
 	ns := &e.nodes
-	if len(e.cfg.NodeEvents) == 0 {
-		if s != nil {
-			return errors.New("saved with node events, restored without")
+	if len(e.cfg.NodeEvents) == 0 && e.pw == nil {
+		if s != nil || p != nil {
+			return errors.New("saved with node events or switching, restored without")
 		}
 		return nil
 	}
-	if s == nil {
-		return errors.New("saved without node events, restored with")
+	if s == nil || (e.pw == nil) != (p == nil) {
+		return errors.New("saved without node events or switching, restored with")
+	}
+	if pw := e.pw; pw != nil {
+		n := len(pw.state)
+		if len(p.Busy) != n || len(p.IdleSince) != n || len(p.State) != n || len(p.AsleepAt) != n {
+			return fmt.Errorf("power state of %d nodes, want %d", len(p.State), n)
+		}
+		pw.busy, pw.idleSince, pw.state, pw.asleepAt, pw.waking = p.Busy, p.IdleSince, p.State, p.AsleepAt, p.Waking
+		pw.timers = nil
+		for _, t := range p.Timers {
+			if pw.timers == nil {
+				pw.timers = map[workload.Time]bool{}
+			}
+			pw.timers[t] = true
+		}
+		ns.events = s.Events
 	}
 	if len(s.State) != len(ns.state) || len(s.Parked) != len(ns.parked) || s.Next < 0 || s.Next > len(ns.events) {
 		return fmt.Errorf("node state of %d nodes and %d units at event %d, want %d nodes, %d units, %d events",

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
@@ -134,6 +136,33 @@ func checkpointCases(procs int) []checkpointCase {
 			}
 			return sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Allocator: cluster.NewFederation([]cluster.FederationMember{m(cluster.SelectLinear, 0.5), m(cluster.SelectLinear, 2)})}
 		}},
+		// A closed loop: the jobs waiting for their preceding job, and
+		// those delayed to a later instant, saved and restored.
+		{"easy-closedloop", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, ClosedLoop: true}
+		}},
+		// Switching idle nodes off and on: the nodes' power states, the
+		// switches under way and the timers.
+		{"easy-switching", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Power: &sim.Power{NodeSize: 4, IdleTimeout: 600, SwitchOff: 60, SwitchOn: 120}}
+		}},
+		{"easy-switching-plan", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Power: &sim.Power{NodeSize: 4, Plan: true, BreakEven: 900, SwitchOff: 60, SwitchOn: 120}}
+		}},
+		// HPC Pack's filters: license pools, quotas, submission
+		// filters, the jobs' notes and the pass number.
+		{"easy-filters", func() sim.Config {
+			h := &hpcpack.Model{
+				Submission: []hpcpack.SubmissionFilter{&hpcpack.MaxSize{Procs: 48}},
+				Activation: []hpcpack.ActivationFilter{&hpcpack.LicensePool{Total: map[string]int{"lic": 12}, WhenShort: 2}, &hpcpack.Quota{Limit: 4e5, Window: 86400}},
+				Reevaluate: 300,
+			}
+			p, err := h.Wrap(&policy.EASY{Lookahead: policy.LookaheadAll})
+			if err != nil {
+				panic(err)
+			}
+			return sim.Config{Procs: procs, Policy: p, Admission: h, Annotator: h}
+		}},
 		{"slurm-consres", func() sim.Config {
 			return sim.Config{Policy: slurm(), Allocator: nodes(cluster.SelectConsRes)}
 		}},
@@ -197,6 +226,12 @@ func TestCheckpointChain(t *testing.T) {
 					jobs[i].User = i % 7
 					if strings.HasSuffix(tc.name, "-holds") && i%5 == 0 {
 						jobs[i].HoldUntil = jobs[i].Submit + workload.Time(i*37%7200)
+					}
+					if strings.HasSuffix(tc.name, "-closedloop") && i >= 7 && i%2 == 0 {
+						jobs[i].PrecedingJob, jobs[i].ThinkTime = jobs[i-7].ID, float64(i%5*600)
+					}
+					if strings.HasSuffix(tc.name, "-filters") && i%3 == 0 {
+						jobs[i].Licenses = "lic:" + strconv.Itoa(1+i%4)
 					}
 					if tc.cfg().Grow != nil && i%3 != 0 && jobs[i].Procs <= procs {
 						p := int64(jobs[i].Procs)
@@ -288,6 +323,20 @@ func TestCheckpointChain(t *testing.T) {
 				}
 				if strings.HasSuffix(tc.name, "-calendar") {
 					checkCalendarRun(t, tc.cfg(), want.Records, true)
+				}
+				if strings.HasSuffix(tc.name, "-closedloop") && wantStats.LoopDelayed < 50 {
+					t.Fatalf("only %d jobs delayed by the loop: the test does not exercise it", wantStats.LoopDelayed)
+				}
+				if strings.HasSuffix(tc.name, "-filters") {
+					refused := 0
+					for _, r := range want.Records {
+						if strings.Contains(r.Note, ",2x") || strings.Contains(r.Note, ",3x") {
+							refused++
+						}
+					}
+					if refused < 20 {
+						t.Fatalf("only %d jobs refused by a filter: the test does not exercise them", refused)
+					}
 				}
 				if resumes < 5 {
 					t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)

@@ -2,7 +2,9 @@ package sim
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -241,4 +243,64 @@ func (t *loopTee) Sample(s *Sample) {
 	if sp, ok := t.next.(Sampler); ok {
 		sp.Sample(s)
 	}
+}
+
+// closedLoopState is a closedLoop's state for a checkpoint, its maps as
+// slices sorted by job number.
+type closedLoopState struct {
+	EndID   []int64
+	EndAt   []workload.Time
+	Live    []int64
+	WaitFor []int64          // preceding job numbers …
+	Waiting [][]workload.Job // … and the jobs waiting for each, in order
+	LateAt  []workload.Time  // the late heap, in its array order
+	Late    []workload.Job
+}
+
+// state copies c's state out.
+func (c *closedLoop) state() *closedLoopState {
+	s := &closedLoopState{}
+	for _, id := range slices.Sorted(maps.Keys(c.endAt)) {
+		s.EndID = append(s.EndID, id)
+		s.EndAt = append(s.EndAt, c.endAt[id])
+	}
+	s.Live = slices.Sorted(maps.Keys(c.live))
+	for _, id := range slices.Sorted(maps.Keys(c.waiting)) {
+		s.WaitFor = append(s.WaitFor, id)
+		s.Waiting = append(s.Waiting, slices.Clone(c.waiting[id]))
+	}
+	for _, l := range c.late {
+		s.LateAt = append(s.LateAt, l.at)
+		s.Late = append(s.Late, l.job)
+	}
+	return s
+}
+
+// restoreClosedLoop returns the closed loop of state s.
+func restoreClosedLoop(s *closedLoopState) (*closedLoop, error) {
+	if len(s.EndAt) != len(s.EndID) || len(s.Waiting) != len(s.WaitFor) || len(s.Late) != len(s.LateAt) {
+		return nil, errors.New("closed loop state: columns of different lengths")
+	}
+	c := newClosedLoop()
+	for i, id := range s.EndID {
+		c.endAt[id] = s.EndAt[i]
+	}
+	for _, id := range s.Live {
+		c.live[id] = true
+	}
+	for i, id := range s.WaitFor {
+		if len(s.Waiting[i]) == 0 {
+			return nil, fmt.Errorf("closed loop state: no job waits for job %d", id)
+		}
+		c.waiting[id] = s.Waiting[i]
+	}
+	for i, at := range s.LateAt {
+		c.late = append(c.late, lateJob{at: at, job: s.Late[i]})
+	}
+	for i := 1; i < len(c.late); i++ {
+		if c.late.less(i, (i-1)/2) {
+			return nil, errors.New("closed loop state: the late jobs are not a heap")
+		}
+	}
+	return c, nil
 }

@@ -188,17 +188,6 @@ func TestClosedLoop(t *testing.T) {
 	}
 }
 
-// TestClosedLoopRefused: the engine refuses a closed loop with checkpoints.
-func TestClosedLoopRefused(t *testing.T) {
-	for _, cfg := range []sim.Config{
-		{Procs: 4, ClosedLoop: true, CheckpointEvery: 100},
-	} {
-		if _, err := sim.New(cfg); err == nil {
-			t.Errorf("%+v: no error", cfg)
-		}
-	}
-}
-
 // TestClosedLoopStranded works out by hand a closed loop under FCFS on 4
 // processors where node 3 (of 0–3) goes down at 10 for good. Job 1 (4 processors)
 // is killed then. Job 2 (4 processors, at 20) can never start, and job 5

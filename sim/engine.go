@@ -351,8 +351,9 @@ type Config struct {
 	// job's end plus the think time (see closedLoop for the rules when the
 	// preceding job is unknown, rejected or failed). Its record's
 	// Job.Submit is the instant it was submitted. A job that follows one
-	// stranded by NodeEvents is never submitted (see neverSubmitted). Not
-	// with CheckpointEvery.
+	// stranded by NodeEvents is never submitted (see neverSubmitted). Its
+	// state (the jobs waiting for their preceding job) is saved in
+	// checkpoints.
 	ClosedLoop bool
 	// Power, if not nil, switches idle nodes of the processor pool off
 	// and on (see power.go).
@@ -657,6 +658,7 @@ type Engine struct {
 
 	nextCk  workload.Time // next checkpoint instant (Config.CheckpointEvery)
 	resumed bool          // restored from a checkpoint: Run skips the submitted jobs
+	loop    *closedLoop   // Config.ClosedLoop's state, made by Run or restored
 
 	nodes nodes       // node failures and maintenance (Config.NodeEvents)
 	pw    *powerState // power management (Config.Power); nil without
@@ -725,9 +727,6 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.ClosedLoop && cfg.CheckpointEvery > 0 {
-		return nil, errors.New("sim: a closed loop (Config.ClosedLoop) is not saved in checkpoints")
-	}
 	if cfg.DeferPlacement && (cfg.Allocator != nil || cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.CheckpointEvery > 0) {
 		return nil, errors.New("sim: deferred placement needs a pool of processors without growth, node events or checkpoints")
 	}
@@ -791,12 +790,18 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	next := &buf
 	ref, _ := src.(RefSource)
 	if e.resumed {
-		// The jobs the saved engine had submitted, read again to bring
-		// the source (and its cleaning statistics) to where it was.
-		for range e.stats.Jobs {
+		// The jobs the saved engine had read, read again to bring the
+		// source (and its cleaning statistics) to where it was: those it
+		// submitted, less those a closed loop had delayed (read before,
+		// each submitted once), and those the loop still keeps.
+		read := e.stats.Jobs
+		if e.loop != nil {
+			read += int64(e.loop.left())
+		}
+		for range read {
 			if have, err := e.read(src, ref, &next); err != nil || !have {
 				if err == nil {
-					err = fmt.Errorf("sim: resuming: the source ended before the %d jobs the checkpoint had read", e.stats.Jobs)
+					err = fmt.Errorf("sim: resuming: the source ended before the %d jobs the checkpoint had read", read)
 				}
 				return e.stats, err
 			}
@@ -824,7 +829,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	}
 	var loop *closedLoop
 	if e.cfg.ClosedLoop {
-		loop = newClosedLoop()
+		if e.loop == nil {
+			e.loop = newClosedLoop()
+		}
+		loop = e.loop
 		obs = &loopTee{next: obs, c: loop}
 	}
 	sampler, _ := obs.(Sampler)

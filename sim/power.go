@@ -103,8 +103,8 @@ func (e *Engine) initPower(cfg *Config) error {
 	switch {
 	case p.NodeSize < 1 || p.IdleTimeout < 0 || p.SwitchOff < 0 || p.SwitchOn < 0:
 		return fmt.Errorf("sim: power management: node size %d, idle timeout %d, switches %d and %d: want a node size ≥ 1 and times ≥ 0", p.NodeSize, p.IdleTimeout, p.SwitchOff, p.SwitchOn)
-	case cfg.Allocator != nil || cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.CheckpointEvery > 0 || cfg.DeferPlacement:
-		return errors.New("sim: power management runs on a pool of processors without node selection, growth, node events, checkpoints or deferred placement")
+	case cfg.Allocator != nil || cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.DeferPlacement:
+		return errors.New("sim: power management runs on a pool of processors without node selection, growth, node events or deferred placement")
 	}
 	e.nodes = nodes{units: poolNodes{m: e.machine, size: p.NodeSize, procs: cfg.Procs}, parked: make([]bool, cfg.Procs)}
 	n := e.nodes.units.Nodes()

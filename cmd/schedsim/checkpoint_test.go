@@ -191,8 +191,6 @@ func TestCheckpointRefused(t *testing.T) {
 		{"every without checkpoint", []string{"run", "--trace", trace, "--checkpoint-every", "1d"}, "--checkpoint-every needs --checkpoint"},
 		{"no directory", []string{"run", "--trace", trace, "--checkpoint", filepath.Join(dir, "nodir", "x.ckpt")}, "--checkpoint " + filepath.Join(dir, "nodir", "x.ckpt") + ": no directory"},
 		{"bad every", []string{"run", "--trace", trace, "--checkpoint", ck + "2", "--checkpoint-every", "soon"}, "--checkpoint-every \"soon\""},
-		{"parquet", []string{"run", "--trace", trace, "--out", filepath.Join(dir, "pq"), "--format", "parquet", "--checkpoint", ck + "2"}, "checkpoints (--checkpoint, --resume) and jobs.parquet (--format parquet) are not combined"},
-		{"filters", []string{"run", "--trace", trace, "--config", writeFile(t, dir, "hpc.toml", "[filters]\nsubmission = [\"max-size\"]\n[max_size]\nprocs = 4\n"), "--checkpoint", ck + "2"}, "HPC Pack filters"},
 		{"order", []string{"run", "--trace", trace, "--order", "wfp3", "--checkpoint", ck + "2", "--checkpoint-every", "1h"}, ""},
 	}
 	for _, tc := range tests {

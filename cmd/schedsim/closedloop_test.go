@@ -105,9 +105,8 @@ func TestClosedLoopRun(t *testing.T) {
 		t.Errorf("a trace without field 17: exit %d, stderr %q, summary.json %s", code, stderr, b)
 	}
 
-	// Refused with checkpoints and with SCore-D queues.
+	// Refused with SCore-D queues.
 	for _, extra := range [][]string{
-		{"--checkpoint", filepath.Join(dir, "ck")},
 		{"--mode", "exclusive"},
 	} {
 		args := append([]string{"run", "--trace", trace, "--closed-loop", "-q"}, extra...)
