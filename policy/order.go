@@ -374,3 +374,14 @@ func (o *orderedView) Reserve(i int, at workload.Time) {
 		o.d.Reserve(o.items[i].i, at)
 	}
 }
+
+// Preempt implements Preempter for a policy inside Ordered that preempts
+// (PartitionPrio): the i-th job in priority order. Without a Preempter
+// underneath, nothing starts and no job could preempt.
+func (o *orderedView) Preempt(i int) (started, more bool) {
+	p, ok := o.d.(Preempter)
+	if !ok {
+		return false, false
+	}
+	return p.Preempt(o.items[i].i)
+}

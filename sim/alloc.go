@@ -46,7 +46,14 @@ var _ policy.Fitter = allocView{}
 // processors it holds.
 func (e *Engine) allocate(s *slot) int {
 	r := s.request()
-	rs, ok := e.alloc.RunNow(r, s.alloc[:0])
+	var rs []cluster.Range
+	ok := true
+	if e.pre != nil && e.pre.useFix {
+		// Preemption chose where the job starts (see Engine.Preempt).
+		rs, e.pre.useFix = append(s.alloc[:0], e.pre.fixed...), false
+	} else {
+		rs, ok = e.alloc.RunNow(r, s.alloc[:0])
+	}
 	if !ok {
 		panic(fmt.Sprintf("sim: policy %s started job %d (%d processors, %d KB each) at %d, which does not fit the nodes (%d processors free)", e.pol.Name(), s.job.ID, r.Procs, r.MemKB, e.now, e.alloc.Free()))
 	}

@@ -99,6 +99,11 @@ const (
 	// as Batsim's COMPLETED_KILLED with the reason, summary.json counts it
 	// apart (limit_killed).
 	LimitKilled
+	// Preempted: the job was cancelled by preemption (Config.Preempt
+	// with PreemptCancel); Record.Reason names its preemptor. jobs.csv
+	// writes it as Batsim's COMPLETED_KILLED with the preemption in the
+	// metadata.
+	Preempted
 )
 
 // String returns the state's name.
@@ -118,6 +123,8 @@ func (s State) String() string {
 		return "pending"
 	case LimitKilled:
 		return "limit_killed"
+	case Preempted:
+		return "preempted"
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }
@@ -197,6 +204,17 @@ type Record struct {
 	// know whose job it was: jobs.csv's metadata then names the job's
 	// user, account, partition and queue.
 	Who bool
+	// Tier is the job's tier (its partition's PriorityTier) in a run with
+	// preemption (Config.Preempt), when HasTier.
+	Tier    int
+	HasTier bool
+	// Preemptions are the job's preemptions, in order, and Runs the
+	// stretches it ran between them, the last one up to its end (both
+	// empty for a job never preempted; the engine reuses them). LostRun
+	// is the run time that requeues threw away.
+	Preemptions []PreemptMark
+	Runs        []RunSpan
+	LostRun     workload.Time
 }
 
 // PendingReason says why a job waited, in the spirit of Slurm's pending
@@ -358,6 +376,10 @@ type Config struct {
 	// Power, if not nil, switches idle nodes of the processor pool off
 	// and on (see power.go).
 	Power *Power
+	// Preempt, if not nil, lets a policy start a queued job by
+	// preempting running jobs of lower tiers (see Preemption); it needs an
+	// Allocator.
+	Preempt *Preemption
 }
 
 // Stats summarises a finished run.
@@ -402,6 +424,10 @@ type Stats struct {
 	// of service to the end of the run, or itself never submitted. They
 	// are among Rejected.
 	LoopNeverSubmitted int64
+	// Preemptions counts the preemptions (Config.Preempt), of which
+	// PreemptRequeued requeued a job and PreemptCancelled cancelled one
+	// (the rest suspended one).
+	Preemptions, PreemptRequeued, PreemptCancelled int64
 }
 
 // slot holds a job while it is queued or running.
@@ -428,6 +454,12 @@ type slot struct {
 	// member is the cluster-of-clusters member the job was assigned at
 	// its submission (cluster.Request.Member; 0: none).
 	member int32
+	// tier is the job's tier under Config.Preempt, preq how often
+	// preemption requeued it, and pj what the engine keeps of its
+	// preemptions (nil: never preempted).
+	tier int32
+	preq int32
+	pj   *slotPreempt
 }
 
 // endEvent is a job's next event in a heap: its end in Engine, or (in
@@ -702,6 +734,7 @@ type Engine struct {
 	promises bool
 	cons     *constraints  // Config.Constraints' state, or nil
 	nextTick workload.Time // the cycle's wake-up pending (Config.SchedInterval), or −1
+	pre      *preemptState // Config.Preempt's state, or nil
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -735,6 +768,9 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.initPower(&cfg); err != nil {
+		return nil, err
+	}
+	if err := e.initPreempt(&cfg); err != nil {
 		return nil, err
 	}
 	e.view = e
@@ -1022,6 +1058,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	if len(e.queue) > 0 {
 		panic(fmt.Sprintf("sim: run ended with %d jobs queued and nothing running", len(e.queue)))
 	}
+	if e.pre != nil && len(e.pre.susp) > 0 {
+		panic(fmt.Sprintf("sim: run ended with %d jobs suspended by preemption", len(e.pre.susp)))
+	}
 	if loop != nil && loop.left() > 0 {
 		panic(fmt.Sprintf("sim: run ended with %d jobs of a closed loop never submitted", loop.left()))
 	}
@@ -1164,6 +1203,10 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 		}
 	}
 	s.member = 0
+	s.pj, s.preq = nil, 0
+	if e.pre != nil {
+		s.tier = int32(e.pre.cfg.Tier(&s.job))
+	}
 	if a, ok := e.alloc.(memberAssigner); ok {
 		s.member = int32(a.Assign(s.request()))
 	}
@@ -1242,7 +1285,7 @@ func (e *Engine) dequeued(s *slot) {
 	if s.member > 0 {
 		e.alloc.(memberAssigner).Waiting(s.request(), false)
 	}
-	if s.requeues > 0 {
+	if s.requeues > 0 || s.preq > 0 {
 		e.nodes.requeued--
 	}
 	if s.released {
@@ -1298,6 +1341,10 @@ func (e *Engine) finish(id int32, obs Observer) {
 	e.touch(s.end)
 	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.starter != nil, Slot: id, Pending: s.pending, Who: e.cons != nil}
 	e.recordGrowth(id)
+	if e.pre != nil {
+		e.pre.ran(s.tier, -1)
+		e.preemptRecord(s)
+	}
 	if s.predicted >= 0 {
 		e.rec.Predicted, e.rec.HasPrediction, e.rec.PredictedAlloc = s.predicted, true, s.predAt
 		e.stats.Predicted++
@@ -1350,6 +1397,9 @@ func (e *Engine) pass() {
 		return
 	}
 	e.stats.Passes++
+	if e.pre != nil && len(e.pre.susp) > 0 {
+		e.resume()
+	}
 	e.passLen = len(e.queue)
 	e.headPhase = e.grow != nil
 	e.started = false
@@ -1358,6 +1408,9 @@ func (e *Engine) pass() {
 	e.ended = e.ended[:0]
 	if e.started {
 		e.removeStarted()
+	}
+	if e.pre != nil && len(e.pre.requeue) > 0 {
+		e.afterPreemptPass()
 	}
 	if e.grow != nil && e.grow.balanced {
 		e.balance()
@@ -1702,6 +1755,9 @@ func (e *Engine) startWith(i, procs int) {
 	}
 	e.ends.push(endEvent{at: s.end, seq: s.job.Seq, id: id, gen: gen})
 	e.insertRunning(s, id)
+	if e.pre != nil {
+		e.pre.ran(s.tier, 1)
+	}
 	if e.cfg.Events != nil {
 		e.emit(EventStarted, &s.job, int(held), 0)
 	}
@@ -1826,4 +1882,5 @@ var (
 	_ policy.Decisions  = (*Engine)(nil)
 	_ policy.Failer     = (*Engine)(nil)
 	_ policy.DenseQueue = (*Engine)(nil)
+	_ policy.Preempter  = (*Engine)(nil)
 )

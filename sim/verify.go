@@ -30,6 +30,13 @@ type Outcome struct {
 	Steps []GrowStep
 	// Requeues is how often a node failure requeued the job first.
 	Requeues int
+	// Tier, HasTier, Preemptions, Runs and LostRun are the record's
+	// (Config.Preempt).
+	Tier        int
+	HasTier     bool
+	Preemptions []PreemptMark
+	Runs        []RunSpan
+	LostRun     workload.Time
 }
 
 // Collector is an Observer that keeps every job's outcome, for checks and
@@ -46,7 +53,19 @@ func (c *Collector) JobDone(r *Record) {
 		Predicted: r.Predicted, HasPrediction: r.HasPrediction, Reason: r.Reason,
 		Steps:    copySteps(r.Steps),
 		Requeues: r.Requeues,
+		Tier:     r.Tier, HasTier: r.HasTier, LostRun: r.LostRun,
+		Preemptions: slices.Clone(r.Preemptions),
+		Runs:        copyRuns(r.Runs),
 	})
+}
+
+// copyRuns returns a copy of runs that shares no memory with it.
+func copyRuns(runs []RunSpan) []RunSpan {
+	var out []RunSpan
+	for _, r := range runs {
+		out = append(out, RunSpan{From: r.From, To: r.To, Alloc: slices.Clone(r.Alloc)})
+	}
+	return out
 }
 
 // VerifyOptions selects the policy-specific checks of Verify.

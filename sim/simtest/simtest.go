@@ -135,6 +135,11 @@ func CopyRecord(rec *sim.Record) sim.Record {
 	c.Job = &j
 	c.Alloc = append([]cluster.Range(nil), rec.Alloc...)
 	c.PredictedAlloc = append([]cluster.Range(nil), rec.PredictedAlloc...)
+	c.Preemptions = append([]sim.PreemptMark(nil), rec.Preemptions...)
+	c.Runs = nil
+	for _, r := range rec.Runs {
+		c.Runs = append(c.Runs, sim.RunSpan{From: r.From, To: r.To, Alloc: append([]cluster.Range(nil), r.Alloc...)})
+	}
 	c.Steps = nil
 	for _, g := range rec.Steps {
 		g.Alloc = append([]cluster.Range(nil), g.Alloc...)

@@ -1,0 +1,64 @@
+package cluster
+
+// Recommitter is implemented by node selectors that can tell whether a
+// given allocation could be committed again as it is (Linear, ConsRes):
+// a job suspended by preemption resumes on the resources it held, and
+// only when they are all free again.
+type Recommitter interface {
+	// CanCommit reports whether every resource of rs is free now, and,
+	// where memory is tracked, has room for r's memory: whether
+	// Commit(r, rs) would succeed.
+	CanCommit(r Request, rs []Range) bool
+}
+
+var (
+	_ Recommitter = (*Linear)(nil)
+	_ Recommitter = (*ConsRes)(nil)
+)
+
+// CanCommit implements Recommitter: whole nodes, free.
+func (l *Linear) CanCommit(_ Request, rs []Range) bool {
+	for _, x := range rs {
+		if x.Lo < 0 || x.Hi >= len(l.sum) || x.Lo >= x.Hi || !l.spans.has(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// CanCommit implements Recommitter: free cores, and the memory r asks
+// for each of them on its node.
+func (c *ConsRes) CanCommit(r Request, rs []Range) bool {
+	for _, x := range rs {
+		if x.Lo < 0 || x.Hi > len(c.used) || x.Lo >= x.Hi {
+			return false
+		}
+		for j := x.Lo; j < x.Hi; j++ {
+			if c.used[j] {
+				return false
+			}
+		}
+	}
+	if r.MemKB <= 0 || c.memless {
+		return true
+	}
+	// Memory per node: the cores of rs on it times r's memory per core
+	// (rs is sorted, so a node's cores come together).
+	nd, need := int32(-1), int64(0)
+	fits := func() bool {
+		n := &c.nodes[nd]
+		return n.memKB == 0 || need <= n.freeKB
+	}
+	for _, x := range rs {
+		for j := x.Lo; j < x.Hi; j++ {
+			if c.node[j] != nd {
+				if nd >= 0 && !fits() {
+					return false
+				}
+				nd, need = c.node[j], 0
+			}
+			need += r.MemKB
+		}
+	}
+	return nd < 0 || fits()
+}
