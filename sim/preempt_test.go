@@ -181,3 +181,61 @@ func TestPreemptPartitionPrio(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyPreemption plants violations of the preemption rules in a
+// correct schedule (the suspend case of TestPreemptPartitionPrio) and
+// checks that Verify names each.
+func TestVerifyPreemption(t *testing.T) {
+	good := func() []sim.Outcome {
+		j1, j2 := pjob(1, 0, 4, 100, 1), pjob(2, 10, 2, 30, 2)
+		j1.Seq, j2.Seq = 0, 1
+		all := []cluster.Range{{Lo: 0, Hi: 4}}
+		return []sim.Outcome{
+			{Job: j1, State: sim.Completed, Start: 0, End: 130, Alloc: all, HasTier: true, Tier: 0,
+				Runs:        []sim.RunSpan{{From: 0, To: 10, Alloc: all}, {From: 40, To: 130, Alloc: all}},
+				Preemptions: []sim.PreemptMark{{At: 10, By: 2, Mode: policy.PreemptSuspend}}},
+			{Job: j2, State: sim.Completed, Start: 10, End: 40, Alloc: []cluster.Range{{Lo: 0, Hi: 2}}, HasTier: true, Tier: 1},
+		}
+	}
+	spec := preemptSpec(cluster.SelectLinear, 4)
+	cases := []struct {
+		name  string
+		plant func(o []sim.Outcome)
+		rule  string // "" : no violation
+		msg   string
+	}{
+		{"good", func([]sim.Outcome) {}, "", ""},
+		{"preemptor of the same tier", func(o []sim.Outcome) { o[1].Tier = 0 }, "preemptor", "not above its own tier"},
+		{"preemptor of a lower tier", func(o []sim.Outcome) { o[0].Tier, o[1].Tier = 2, 1 }, "preemptor", "not above its own tier"},
+		{"preemptor did not start then", func(o []sim.Outcome) { o[0].Preemptions[0].By = 1 }, "preemptor", "did not start then"},
+		{"suspended job held its nodes", func(o []sim.Outcome) {
+			o[0].Runs[0].To, o[0].Preemptions[0].At = 20, 20
+			o[0].Runs[1].From = 50
+		}, "overlap", "processor 0 taken at 10 while job 1 holds it until 20"},
+		{"run time not conserved", func(o []sim.Outcome) { o[0].Runs[1].To, o[0].End = 120, 120 }, "preemption", "add up to 90 s, its run time is 100 s"},
+		{"resumed elsewhere", func(o []sim.Outcome) { o[0].Runs[1].Alloc = []cluster.Range{{Lo: 0, Hi: 3}} }, "preemption", "resumed at 40 on 0-2"},
+		{"lost time of a requeue", func(o []sim.Outcome) {
+			o[0].Preemptions[0].Mode = policy.PreemptRequeue
+			o[0].Runs[1].To, o[0].End = 140, 140
+		}, "preemption", "it records 0 s lost"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			outs := good()
+			c.plant(outs)
+			vs := sim.Verify(spec.Cores(), outs, sim.VerifyOptions{Cluster: spec})
+			if c.rule == "" {
+				if len(vs) > 0 {
+					t.Fatalf("violations in a correct schedule: %v", vs)
+				}
+				return
+			}
+			for _, v := range vs {
+				if v.Rule == c.rule && strings.Contains(v.Msg, c.msg) {
+					return
+				}
+			}
+			t.Errorf("want a %s violation saying %q, got %v", c.rule, c.msg, vs)
+		})
+	}
+}

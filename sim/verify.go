@@ -233,7 +233,14 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			continue
 		}
 		wantEnd := o.Start + j.ActualRun()
+		if len(o.Runs) > 0 || len(o.Preemptions) > 0 || o.State == Preempted {
+			for _, msg := range checkRuns(o) {
+				add(j, "preemption", "%s", msg)
+			}
+			wantEnd = o.End // checked by checkRuns
+		}
 		switch {
+		case o.State == Preempted:
 		case o.State == LimitKilled:
 			add(j, "state", "killed for a memory or disk limit, which only SCore-D runs have (verify checks space-shared schedules)")
 		case o.State == NodeFail:
@@ -285,7 +292,13 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 				}
 			}
 		}
-		area += float64(held) * float64(o.End-o.Start)
+		if len(o.Runs) > 0 {
+			for _, r := range o.Runs {
+				area += float64(held) * float64(r.To-r.From)
+			}
+		} else {
+			area += float64(held) * float64(o.End-o.Start)
+		}
 		if j.Submit < first {
 			first = j.Submit
 		}
@@ -296,9 +309,16 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	}
 	byStart := append([]int(nil), ran...)
 	sort.SliceStable(byStart, func(a, b int) bool { return outs[byStart[a]].Start < outs[byStart[b]].Start })
-	if opts.Speedup != nil && opts.Cluster == nil {
+	switch {
+	case opts.Speedup != nil && opts.Cluster == nil:
 		vs = append(vs, checkOverlapGrown(units, outs, byStart)...)
-	} else {
+	case preempted(outs, ran):
+		// A preempted job holds its resources only while it runs: a
+		// suspended job holds none.
+		spans, idx := runSpans(outs, ran)
+		vs = append(vs, checkOverlap(units, spans, idx)...)
+		vs = append(vs, checkPreemptors(outs, ran)...)
+	default:
 		vs = append(vs, checkOverlap(units, outs, byStart)...)
 	}
 	if len(ran) > 0 && last > first {
@@ -713,4 +733,132 @@ func checkNeverSubmitted(o *Outcome, outs []Outcome, neverRan *map[int64]bool) s
 		return fmt.Sprintf("never submitted after job %d, which ran", pred)
 	}
 	return ""
+}
+
+// preempted reports whether a job of ran was preempted.
+func preempted(outs []Outcome, ran []int) bool {
+	for _, i := range ran {
+		if len(outs[i].Runs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// runSpans returns the runs of the jobs of ran as outcomes of their own
+// (a job never preempted as it is), and their indices in order of start.
+func runSpans(outs []Outcome, ran []int) ([]Outcome, []int) {
+	var spans []Outcome
+	for _, i := range ran {
+		o := &outs[i]
+		if len(o.Runs) == 0 {
+			spans = append(spans, *o)
+			continue
+		}
+		for _, r := range o.Runs {
+			spans = append(spans, Outcome{Job: o.Job, State: o.State, Start: r.From, End: r.To, Alloc: r.Alloc})
+		}
+	}
+	idx := make([]int, len(spans))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return spans[idx[a]].Start < spans[idx[b]].Start })
+	return spans, idx
+}
+
+// checkRuns checks a preempted job's runs against its preemptions
+// (Config.Preempt): the runs follow each other from its start to its end;
+// each preemption ends a run; a suspended job resumes where it ran; the
+// runs since its last requeue add up to its run time (cut at its limit),
+// and those before to the run time lost, or, for a job cancelled by
+// preemption (Preempted), to less than its run time, ending at its last
+// preemption.
+func checkRuns(o *Outcome) []string {
+	var msgs []string
+	bad := func(format string, a ...any) { msgs = append(msgs, fmt.Sprintf(format, a...)) }
+	runs, marks := o.Runs, o.Preemptions
+	if len(runs) == 0 {
+		bad("state %s with %d preemptions but no runs", o.State, len(marks))
+		return msgs
+	}
+	if len(marks) != len(runs)-1 && !(o.State == Preempted && len(marks) == len(runs)) {
+		bad("%d runs for %d preemptions", len(runs), len(marks))
+		return msgs
+	}
+	if runs[0].From != o.Start || runs[len(runs)-1].To != o.End {
+		bad("runs from %d to %d, but it started at %d and ended at %d", runs[0].From, runs[len(runs)-1].To, o.Start, o.End)
+	}
+	var attempt, lost workload.Time
+	for k, r := range runs {
+		if r.To < r.From || k > 0 && r.From < runs[k-1].To {
+			bad("run %d-%d out of order", r.From, r.To)
+			return msgs
+		}
+		attempt += r.To - r.From
+		if k == len(marks) {
+			break
+		}
+		m := marks[k]
+		if m.At != r.To {
+			bad("preempted at %d by job %d, but its run ended at %d", m.At, m.By, r.To)
+		}
+		switch m.Mode {
+		case policy.PreemptSuspend:
+			if k+1 < len(runs) && !slices.Equal(runs[k+1].Alloc, r.Alloc) {
+				bad("suspended at %d on %s, resumed at %d on %s", m.At, cluster.FormatRanges(nil, r.Alloc), runs[k+1].From, cluster.FormatRanges(nil, runs[k+1].Alloc))
+			}
+		case policy.PreemptRequeue:
+			lost += attempt
+			attempt = 0
+		case policy.PreemptCancel:
+			if k != len(runs)-1 || o.State != Preempted {
+				bad("cancelled by preemption at %d, but it ran on (state %s)", m.At, o.State)
+			}
+		}
+	}
+	if lost != o.LostRun {
+		bad("its runs before its last requeue add up to %d s, it records %d s lost", lost, o.LostRun)
+	}
+	want := o.Job.ActualRun()
+	switch {
+	case o.State == Preempted && attempt >= want:
+		bad("cancelled by preemption after %d s of its %d s", attempt, want)
+	case o.State != Preempted && attempt != want:
+		bad("its runs since its last requeue add up to %d s, its run time is %d s", attempt, want)
+	}
+	return msgs
+}
+
+// checkPreemptors checks every preemption of the jobs of ran: the
+// preemptor is a job that ran, of a higher tier, and started (or resumed)
+// at that instant.
+func checkPreemptors(outs []Outcome, ran []int) []Violation {
+	byID := make(map[int64]int, len(ran))
+	for _, i := range ran {
+		byID[outs[i].Job.ID] = i
+	}
+	var vs []Violation
+	for _, i := range ran {
+		o := &outs[i]
+		for _, m := range o.Preemptions {
+			k, ok := byID[m.By]
+			if !ok {
+				vs = append(vs, Violation{JobID: o.Job.ID, Rule: "preemptor", Msg: fmt.Sprintf("preempted at %d by job %d, which never ran", m.At, m.By)})
+				continue
+			}
+			p := &outs[k]
+			if !p.HasTier || !o.HasTier || p.Tier <= o.Tier {
+				vs = append(vs, Violation{JobID: o.Job.ID, Rule: "preemptor", Msg: fmt.Sprintf("preempted at %d by job %d of tier %d, not above its own tier %d", m.At, m.By, p.Tier, o.Tier)})
+			}
+			starts := p.Start == m.At
+			for _, r := range p.Runs {
+				starts = starts || r.From == m.At
+			}
+			if !starts {
+				vs = append(vs, Violation{JobID: o.Job.ID, Rule: "preemptor", Msg: fmt.Sprintf("preempted at %d by job %d, which did not start then", m.At, m.By)})
+			}
+		}
+	}
+	return vs
 }
