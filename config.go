@@ -56,10 +56,15 @@ type runConfig struct {
 // clusterConfig is [cluster]: the machine as nodes (SPEC §5), documented in
 // the README's "The cluster" section.
 type clusterConfig struct {
-	Select     string            `toml:"select"`
-	CRMemory   bool              `toml:"cr_memory"`
-	Groups     []nodeGroupConfig `toml:"groups"`
-	Partitions []partitionConfig `toml:"partitions"`
+	Select   string `toml:"select"`
+	CRMemory bool   `toml:"cr_memory"`
+	// Preempt is Slurm's preemption by partition priority: "suspend",
+	// "requeue" or "cancel" ("" or "off": none); PreemptYoungestFirst
+	// is preempt_youngest_first.
+	Preempt              string            `toml:"preempt"`
+	PreemptYoungestFirst bool              `toml:"preempt_youngest_first"`
+	Groups               []nodeGroupConfig `toml:"groups"`
+	Partitions           []partitionConfig `toml:"partitions"`
 }
 
 // federationConfig is [federation], the settings of a cluster of clusters
@@ -98,7 +103,10 @@ type partitionConfig struct {
 
 // spec returns the cluster description of [cluster].
 func (c *clusterConfig) spec() *cluster.Spec {
-	s := &cluster.Spec{Select: c.Select, CRMemory: c.CRMemory}
+	s := &cluster.Spec{Select: c.Select, CRMemory: c.CRMemory, Preempt: strings.ToLower(c.Preempt), PreemptYoungestFirst: c.PreemptYoungestFirst}
+	if s.Preempt == "off" {
+		s.Preempt = cluster.PreemptOff
+	}
 	for _, g := range c.Groups {
 		s.Groups = append(s.Groups, cluster.NodeGroup{Name: g.Name, Count: g.Count, Cores: g.Cores, MemoryMB: g.MemoryMB, Speed: g.Speed, Features: g.Features})
 	}

@@ -372,6 +372,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	procs := o.Procs
 	var al cluster.Allocator
+	var preempt *sim.Preemption
 	if spec != nil {
 		if tier := partitionTiers(spec); tier != nil {
 			// Slurm evaluates the jobs of higher PriorityTier
@@ -384,6 +385,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			return nil, err
 		}
 		procs = spec.Cores()
+		if pol, preempt, err = o.preemption(spec, pol); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case procs < 0:
@@ -412,7 +416,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			return nil, err
 		}
 	}
-	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al, ClosedLoop: o.ClosedLoop}
+	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al, ClosedLoop: o.ClosedLoop, Preempt: preempt}
 	if simCfg.SchedInterval, err = o.schedInterval(); err != nil {
 		return nil, err
 	}
@@ -614,6 +618,10 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	}
 	s := m.Summary(o.traceName(), polName, procs, st, rd.Stats())
+	if preempt != nil {
+		s.Preemption = &report.PreemptionInfo{Mode: preempt.Mode.String(), YoungestFirst: preempt.YoungestFirst,
+			Preemptions: st.Preemptions, Requeued: st.PreemptRequeued, Cancelled: st.PreemptCancelled}
+	}
 	s.SetPredictions(st)
 	if al != nil {
 		s.Cluster = report.NewClusterInfo(spec)

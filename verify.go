@@ -17,6 +17,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/cluster/energy"
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
@@ -146,7 +147,7 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 // and the throughput — as report.Metrics computes them, and returns a
 // message for each value that differs.
 func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string) []string {
-	var jobs, completed, killed, nodeFail, rejected, failed, pending int64
+	var jobs, completed, killed, nodeFail, rejected, failed, pending, preempted int64
 	var waitSum, respSum, procSec int64
 	var bsldSum float64
 	var first, last workload.Time
@@ -168,6 +169,8 @@ func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string) []st
 			killed++
 		case sim.NodeFail:
 			nodeFail++
+		case sim.Preempted:
+			preempted++
 		default:
 			completed++
 		}
@@ -196,12 +199,13 @@ func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string) []st
 				strconv.FormatFloat(said, 'g', -1, 64), table, strconv.FormatFloat(got, 'g', -1, 64)))
 		}
 	}
-	started := completed + killed + nodeFail
+	started := completed + killed + nodeFail + preempted
 	ints("jobs", s.Jobs, jobs)
 	ints("started", s.Started, started)
 	ints("completed", s.Completed, completed)
 	ints("killed", s.Killed, killed)
 	ints("node_fail", s.NodeFail, nodeFail)
+	ints("preempted", s.Preempted, preempted)
 	ints("rejected", s.Rejected, rejected)
 	ints("failed", s.Failed, failed)
 	ints("pending", s.Pending, pending)
@@ -293,6 +297,9 @@ func outcomeOf(row *report.JobRow, where string) (sim.Outcome, error) {
 	if row.Ran {
 		whoOf(row.Metadata, &o.Job)
 	}
+	if err := preemptionOf(row, &o); err != nil {
+		return o, inputf("%s: metadata: %v", where, err)
+	}
 	if row.Ran {
 		var err error
 		if o.Alloc, err = cluster.ParseRanges(row.Alloc); err != nil {
@@ -327,6 +334,43 @@ func inSubmissionOrder(outs []sim.Outcome, loop bool) []sim.Outcome {
 		outs[i].Job.Seq = int64(seq)
 	}
 	return outs
+}
+
+// preemptionOf sets o's tier and preemptions from a row of a run with
+// preemption by partition priority (report.ParsePreemption). A job
+// cancelled by preemption (COMPLETED_KILLED, its last preemption a
+// cancel) is sim.Preempted; a preempted job's run time is what its runs
+// since its last requeue add up to (its execution time spans its
+// suspensions).
+func preemptionOf(row *report.JobRow, o *sim.Outcome) error {
+	p, err := report.ParsePreemption(row.Metadata)
+	if err != nil || !p.HasTier {
+		return err
+	}
+	o.Tier, o.HasTier = p.Tier, true
+	o.Preemptions, o.Runs, o.LostRun = p.Preemptions, p.Runs, p.Lost
+	if len(p.Runs) == 0 {
+		return nil
+	}
+	var attempt workload.Time
+	for k, r := range p.Runs {
+		attempt += r.To - r.From
+		if k < len(p.Preemptions) && p.Preemptions[k].Mode == policy.PreemptRequeue {
+			attempt = 0
+		}
+	}
+	switch o.State {
+	case sim.Completed:
+		o.Job.Run = attempt
+	case sim.Killed:
+		o.Job.Run = attempt + 1
+	case sim.NodeFail:
+		if n := len(p.Preemptions); n > 0 && p.Preemptions[n-1].Mode == policy.PreemptCancel {
+			o.State = sim.Preempted
+			o.Job.Run = attempt + 1 // it would have run longer
+		}
+	}
+	return nil
 }
 
 // requeuesOf returns N from a "requeues=N" word of a jobs.csv metadata

@@ -56,7 +56,24 @@ type Spec struct {
 	// for more processors than they have or a longer time than MaxTime.
 	// Without partitions a job may use every node.
 	Partitions []Partition
+	// Preempt is Slurm's preemption by partition priority (slurm.conf
+	// PreemptType=preempt/partition_prio with PreemptMode): what becomes
+	// of a running job that a job of a partition of a higher
+	// PriorityTier preempts: PreemptSuspend, PreemptRequeue or
+	// PreemptCancel; "" (PreemptOff): no preemption.
+	Preempt string
+	// PreemptYoungestFirst orders the preemption candidates by start,
+	// latest first (Slurm's preempt_youngest_first).
+	PreemptYoungestFirst bool
 }
+
+// Values of Spec.Preempt; they double as configuration values.
+const (
+	PreemptOff     = ""
+	PreemptSuspend = "suspend"
+	PreemptRequeue = "requeue"
+	PreemptCancel  = "cancel"
+)
 
 // NodeGroup is a set of identical nodes.
 type NodeGroup struct {
@@ -142,6 +159,11 @@ func (s *Spec) Validate() error {
 			return fmt.Errorf("%w: node group %q: %d nodes of %d cores take the cluster %w: more than %d cores", ErrSpec, g.Name, g.Count, g.Cores, workload.ErrLimit, MaxCores)
 		}
 		total += g.Count * g.Cores
+	}
+	switch s.Preempt {
+	case PreemptOff, PreemptSuspend, PreemptRequeue, PreemptCancel:
+	default:
+		return fmt.Errorf("%w: preempt %q: want suspend, requeue or cancel", ErrSpec, s.Preempt)
 	}
 	parts := make(map[string]bool, len(s.Partitions))
 	for i, p := range s.Partitions {

@@ -30,12 +30,14 @@ type Preempter interface {
 type PartitionPrio struct {
 	// Inner is the scheduling policy (FCFS, EASY, Slurm's backfill).
 	Inner Policy
+	// Mode is the engine's preemption mode, for the name.
+	Mode PreemptMode
 }
 
 var _ Policy = (*PartitionPrio)(nil)
 
-// Name implements Policy: the inner policy's name with "+preempt".
-func (p *PartitionPrio) Name() string { return p.Inner.Name() + "+preempt" }
+// Name implements Policy: the inner policy's name with "+preempt=MODE".
+func (p *PartitionPrio) Name() string { return p.Inner.Name() + "+preempt=" + p.Mode.String() }
 
 // Schedule implements Policy.
 func (p *PartitionPrio) Schedule(v View, d Decisions) {

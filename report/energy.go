@@ -138,7 +138,7 @@ func (e *EnergyRun) JobDone(r *sim.Record) {
 // ran reports whether a record is of a job that ran on processors.
 func ran(r *sim.Record) bool {
 	switch r.State {
-	case sim.Completed, sim.Killed, sim.NodeFail, sim.LimitKilled:
+	case sim.Completed, sim.Killed, sim.NodeFail, sim.LimitKilled, sim.Preempted:
 		return true
 	}
 	return false

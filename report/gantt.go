@@ -66,7 +66,7 @@ func (g *Gantt) JobDone(r *sim.Record) {
 		g.recs, g.ranges, g.n, g.nr, g.jobs = nil, nil, 0, 0, nil
 		return
 	}
-	killed := r.State == sim.Killed || r.State == sim.NodeFail || r.State == sim.LimitKilled
+	killed := r.State == sim.Killed || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.State == sim.Preempted
 	if len(r.Steps) > 0 {
 		// A job that grew (sim.Grow): one piece per step, from the step on.
 		for _, st := range r.Steps {

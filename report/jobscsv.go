@@ -256,7 +256,7 @@ func (c *JobsCSV) jobDone(r *sim.Record) {
 		n = put(b, n, completedField)
 	case sim.Killed:
 		n = put(b, n, walltimeField)
-	case sim.NodeFail, sim.LimitKilled:
+	case sim.NodeFail, sim.LimitKilled, sim.Preempted:
 		n = put(b, n, nodeFailField)
 	case sim.Rejected:
 		b = append(b[:n], ",0,"+finalRejected+notRunFields...)
@@ -313,7 +313,7 @@ func (c *JobsCSV) jobDone(r *sim.Record) {
 	} else {
 		n = put(b, n, ",,")
 	}
-	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.Who {
+	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.Who || r.HasTier {
 		b = appendField(b[:n], RanMetadata(r))
 	} else if r.Note != "" {
 		b = appendField(b[:n], r.Note)
@@ -377,7 +377,7 @@ func putRanges(b []byte, n int, rs []cluster.Range) int {
 // COMPLETED_KILLED too): "memory use 800 KB per host exceeds its limit
 // 600 KB".
 func RanMetadata(r *sim.Record) string {
-	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail && r.State != sim.LimitKilled && !r.Who {
+	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail && r.State != sim.LimitKilled && !r.Who && !r.HasTier {
 		return r.Note
 	}
 	var parts []string
@@ -398,7 +398,10 @@ func RanMetadata(r *sim.Record) string {
 	if r.Requeues > 0 {
 		parts = append(parts, "requeues="+strconv.Itoa(r.Requeues))
 	}
-	if r.State == sim.NodeFail || r.State == sim.LimitKilled {
+	if r.HasTier {
+		parts = appendPreemption(parts, r)
+	}
+	if r.State == sim.NodeFail || r.State == sim.LimitKilled || r.State == sim.Preempted {
 		parts = append(parts, r.Reason)
 	}
 	if r.Note != "" {

@@ -173,7 +173,7 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 	case sim.Killed:
 		p.i64(0)
 		p.str(finalWalltime)
-	case sim.NodeFail, sim.LimitKilled:
+	case sim.NodeFail, sim.LimitKilled, sim.Preempted:
 		p.i64(0)
 		p.str(finalNodeFail)
 	case sim.Rejected, sim.Failed, sim.Pending:

@@ -21,6 +21,7 @@ type Metrics struct {
 	jobs, completed, killed, rejected, failed int64
 	nodeFailed                                int64 // killed by a node failure
 	limitKilled                               int64 // killed for a memory or disk limit (SCore-D)
+	preempted                                 int64 // cancelled by preemption (sim.Preempted)
 	pending                                   int64 // still queued at the end (sim.Pending)
 
 	ran      int64  // jobs that ran: each has a wait and a slowdown below
@@ -92,6 +93,8 @@ func (m *Metrics) JobDone(r *sim.Record) {
 		m.nodeFailed++
 	case sim.LimitKilled:
 		m.limitKilled++
+	case sim.Preempted:
+		m.preempted++
 	default:
 		m.completed++
 	}
@@ -185,6 +188,12 @@ type Summary struct {
 	// host exceeded their memory or disk limit (they ran until then;
 	// omitted when 0).
 	LimitKilled int64 `json:"limit_killed,omitempty"`
+	// Preempted counts the jobs cancelled by preemption (Slurm's
+	// PreemptMode=CANCEL; they ran until then; omitted when 0).
+	Preempted int64 `json:"preempted,omitempty"`
+	// Preemption is what preemption by partition priority did (omitted
+	// in a run without it).
+	Preemption *PreemptionInfo `json:"preemption,omitempty"`
 
 	// Wait describes the waits (start − submit) of the jobs that ran.
 	Wait WaitStats `json:"wait"`
@@ -365,7 +374,7 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 		Policy:          policy,
 		Procs:           procs,
 		Jobs:            m.jobs,
-		Started:         m.completed + m.killed + m.nodeFailed + m.limitKilled,
+		Started:         m.completed + m.killed + m.nodeFailed + m.limitKilled + m.preempted,
 		Completed:       m.completed,
 		Killed:          m.killed,
 		Rejected:        m.rejected,
@@ -373,6 +382,7 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 		Pending:         m.pending,
 		NodeFail:        m.nodeFailed,
 		LimitKilled:     m.limitKilled,
+		Preempted:       m.preempted,
 		Cleaning:        cleaning,
 		Passes:          st.Passes,
 		MaxQueue:        st.MaxQueue,
@@ -682,4 +692,19 @@ func (s *Summary) ScaleTime(tick int64) {
 		}
 	}
 	s.Breakdowns = nil
+}
+
+// PreemptionInfo is summary.json's preemption: the mode of a run with
+// Slurm's preemption by partition priority (sim.Preemption), and how
+// often jobs were preempted, requeued and cancelled.
+type PreemptionInfo struct {
+	// Mode is suspend, requeue or cancel.
+	Mode string `json:"mode"`
+	// YoungestFirst is preempt_youngest_first.
+	YoungestFirst bool `json:"youngest_first,omitempty"`
+	// Preemptions counts every preemption, Requeued and Cancelled those
+	// that requeued or cancelled a job (the rest suspended one).
+	Preemptions int64 `json:"preemptions"`
+	Requeued    int64 `json:"requeued"`
+	Cancelled   int64 `json:"cancelled"`
 }

@@ -16,7 +16,10 @@ import (
 // (policy.Preempter, policy.PartitionPrio):
 //
 //   - the candidates are the running jobs whose tier (their partition's
-//     PriorityTier) is below the job's, in preempt/partition_prio's order:
+//     PriorityTier) is below the job's, but for those that started (or
+//     resumed) at this instant — the policy's pass comes first and a job
+//     is not started and preempted at once —, in preempt/partition_prio's
+//     order:
 //     lowest tier first, then the fewest allocated units (nodes under
 //     linear, cores under cons_res), then submission order; with
 //     YoungestFirst (preempt_youngest_first) the latest started first;
@@ -158,7 +161,7 @@ func (e *Engine) Preempt(i int) (started, more bool) {
 	p.cands = p.cands[:0]
 	room := e.alloc.Free()
 	for _, rb := range e.running {
-		if c := &e.slots[rb.id]; c.tier < s.tier {
+		if c := &e.slots[rb.id]; c.tier < s.tier && c.start < e.now {
 			p.cands = append(p.cands, rb.id)
 			room += int(c.held)
 		}

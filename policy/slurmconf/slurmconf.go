@@ -105,6 +105,7 @@ func Parse(r io.Reader, path string) (*Conf, error) {
 	}
 	var parts []partLine
 	selectParams := ""
+	preemptType, preemptMode := "", "" // PreemptType (partition_prio or none) and PreemptMode
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	ln := 0
@@ -211,6 +212,33 @@ func Parse(r io.Reader, path string) (*Conf, error) {
 					for _, u := range c.setSchedulerParams(ln, kv.val, fail) {
 						c.Unknown = append(c.Unknown, fmt.Sprintf("line %d: SchedulerParameters %s", ln, u))
 					}
+				case "preempttype":
+					switch strings.ToLower(kv.val) {
+					case "preempt/none":
+						preemptType = ""
+					case "preempt/partition_prio":
+						preemptType = "partition_prio"
+					default:
+						preemptType = ""
+						c.Unknown = append(c.Unknown, fmt.Sprintf("line %d: PreemptType=%s (no preemption: schedsim models preempt/partition_prio)", ln, kv.val))
+					}
+				case "preemptmode":
+					mode, gang, err := parsePreemptMode(kv.val)
+					if err != nil {
+						fail(ln, "PreemptMode=%s: %v", kv.val, err)
+					}
+					preemptMode = mode
+					if gang && mode == "" {
+						c.Unknown = append(c.Unknown, fmt.Sprintf("line %d: PreemptMode=GANG (time slicing within a partition: see --mode gang)", ln))
+					}
+				case "preemptparameters":
+					for _, item := range strings.Split(kv.val, ",") {
+						if item = strings.TrimSpace(item); strings.EqualFold(item, "youngest_first") {
+							c.Spec.PreemptYoungestFirst = true
+						} else if item != "" {
+							c.Unknown = append(c.Unknown, fmt.Sprintf("line %d: PreemptParameters %s", ln, item))
+						}
+					}
 				default:
 					c.Unknown = append(c.Unknown, fmt.Sprintf("line %d: %s", ln, kv.key))
 				}
@@ -219,6 +247,9 @@ func Parse(r io.Reader, path string) (*Conf, error) {
 	}
 	if err := sc.Err(); err != nil {
 		fail(ln+1, "%v", err)
+	}
+	if preemptType != "" {
+		c.Spec.Preempt = preemptMode
 	}
 	// Memory is a consumable resource only with CR_*_Memory (cons_res)
 	// or CR_Memory (linear).
@@ -437,6 +468,8 @@ func (c *Conf) setSchedulerParams(ln int, val string, fail func(int, string, ...
 			secs(&c.Params.Resolution, 1, "seconds")
 		case "bf_interval":
 			secs(&c.Params.Interval, 1, "seconds")
+		case "preempt_youngest_first":
+			c.Spec.PreemptYoungestFirst = true
 		case "bf_continue":
 			if hasVal {
 				fail(ln, "SchedulerParameters bf_continue takes no value")
@@ -447,6 +480,33 @@ func (c *Conf) setSchedulerParams(ln int, val string, fail func(int, string, ...
 		}
 	}
 	return unknown
+}
+
+// parsePreemptMode parses slurm.conf's PreemptMode: OFF, or one of
+// CANCEL, REQUEUE, SUSPEND with GANG (comma-separated). It returns the
+// mode as cluster.Spec.Preempt has it ("" for OFF) and whether GANG was
+// given. SUSPEND without GANG is an error, as slurm.conf's manual says:
+// "the SUSPEND preemption mode always needs the GANG option".
+func parsePreemptMode(val string) (mode string, gang bool, err error) {
+	for _, item := range strings.Split(val, ",") {
+		switch strings.ToUpper(strings.TrimSpace(item)) {
+		case "OFF":
+		case "GANG":
+			gang = true
+		case "CANCEL":
+			mode = cluster.PreemptCancel
+		case "REQUEUE":
+			mode = cluster.PreemptRequeue
+		case "SUSPEND":
+			mode = cluster.PreemptSuspend
+		default:
+			return "", false, fmt.Errorf("%q: want OFF, CANCEL, REQUEUE or SUSPEND, with GANG", item)
+		}
+	}
+	if mode == cluster.PreemptSuspend && !gang {
+		return "", false, fmt.Errorf("SUSPEND needs GANG (slurm.conf: \"the SUSPEND preemption mode always needs the GANG option\"): write SUSPEND,GANG")
+	}
+	return mode, gang, nil
 }
 
 // ParseTime parses a Slurm time limit: minutes, minutes:seconds,
