@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/slurmconf"
 )
 
 // Feature is one capability a scenario may use; Combinations says which
@@ -36,6 +37,7 @@ const (
 	FeatureTimeUnit     Feature = "a time unit finer than the second (--time-unit ms, us)"
 	FeaturePlots        Feature = "plots and report.html (--plots, with --out)"
 	FeatureSwitching    Feature = "switching nodes off (--power-policy)"
+	FeaturePreempt      Feature = "Slurm preemption (PreemptType=preempt/partition_prio, [cluster] preempt)"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -103,6 +105,13 @@ var Combinations = []Combination{
 	{FeatureSwitching, FeatureCalendar, "reservations and start windows are planned on a fixed machine, which switching nodes off changes", false},
 	{FeatureSwitching, FeatureCycle, "nodes are switched after every instant's pass, which a scheduler cycle skips", false},
 	{FeatureClosedLoop, FeatureActivation, "a job its activation filters keep waiting to the end of the run (still queued, SUBMITTED) never ends, so the jobs that follow it in the loop would never be submitted: the loop and the filters disagree on whether they exist", true},
+	{FeaturePreempt, FeatureClusters, "preemption by partition priority runs on one cluster: a suspended job resumes on the nodes it held, which a cluster of clusters assigns per member", false},
+	{FeaturePreempt, FeatureNodeEvents, "a suspended job's nodes could go down while it waits to resume on them", false},
+	{FeaturePreempt, FeatureCheckpoint, "suspended and requeued jobs' runs are not saved in a checkpoint", false},
+	{FeaturePreempt, FeatureEstimates, "a resumed job's predicted end would have to carry its estimator's correction across the suspension", false},
+	{FeaturePreempt, FeatureCalendar, "a preemptor takes nodes that reservations and limits were checked against without it", false},
+	{FeaturePreempt, FeatureCycle, "preemption is tried in every pass, which a scheduler cycle skips", false},
+	{FeaturePreempt, FeatureClosedLoop, "a cancelled job's successors would follow a job that never completed", false},
 }
 
 // features returns the features the scenario uses, in the order of the
@@ -153,7 +162,25 @@ func (o *runner) features() ([]Feature, error) {
 	add(tick > 1, FeatureTimeUnit)
 	add(o.PowerPolicy != "" && !strings.EqualFold(o.PowerPolicy, "none"), FeatureSwitching)
 	add(o.Plots && o.Out != "", FeaturePlots)
+	preempt := cfg != nil && cfg.Cluster != nil && cfg.Cluster.Preempt != "" && !strings.EqualFold(cfg.Cluster.Preempt, "off")
+	for i := range cfgClusters(cfg) {
+		preempt = preempt || (cfg.Clusters[i].Preempt != "" && !strings.EqualFold(cfg.Clusters[i].Preempt, "off"))
+	}
+	if o.SlurmConf != "" && !preempt {
+		if sc, err := slurmconf.Read(o.SlurmConf); err == nil {
+			preempt = sc.Spec.Preempt != ""
+		}
+	}
+	add(preempt, FeaturePreempt)
 	return fs, nil
+}
+
+// cfgClusters returns cfg's [[clusters]] (none without cfg).
+func cfgClusters(cfg *runConfig) []clusterConfig {
+	if cfg == nil {
+		return nil
+	}
+	return cfg.Clusters
 }
 
 // checkCombinations refuses the first pair of the scenario's features that

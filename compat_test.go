@@ -63,6 +63,9 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 		sc.PowerPolicy = "idle:10m"
 	case FeaturePlots:
 		sc.Plots, sc.Out = true, filepath.Join(dir, "out")
+	case FeaturePreempt:
+		sc.SlurmConf = writeFile(t, dir, "slurm.conf", "PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\nNodeName=n[1-256] CPUs=1\n"+
+			"PartitionName=low Nodes=ALL Default=YES\nPartitionName=high Nodes=ALL PriorityTier=2\n")
 	default:
 		t.Fatalf("no setup for feature %q", f)
 	}
@@ -98,7 +101,7 @@ func TestCombinations(t *testing.T) {
 func TestCombinationsRun(t *testing.T) {
 	for _, f := range []Feature{FeatureScoreD, FeatureNodes, FeatureNodeEvents, FeatureCheckpoint, FeatureEstimates,
 		FeatureGrow, FeatureFilters, FeatureActivation, FeatureConservative, FeatureSlurm, FeatureOrder, FeatureDepth, FeatureSJBF,
-		FeatureCalendar, FeatureCycle} {
+		FeatureCalendar, FeatureCycle, FeaturePreempt} {
 		t.Run(string(f), func(t *testing.T) {
 			dir := t.TempDir()
 			sc, opt := Default(), Options{}
