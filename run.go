@@ -631,7 +631,13 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if sd != nil {
 		s.ScoreD = &report.ScoreDInfo{MemoryKB: sd.MemKB, DiskKB: sd.DiskKB, MPL: sd.MPL}
 		for _, q := range sd.Queues {
-			s.ScoreD.Queues = append(s.ScoreD.Queues, report.ScoreDQueueInfo{MemoryPercent: q.MemPercent, DiskPercent: q.DiskPercent})
+			s.ScoreD.Queues = append(s.ScoreD.Queues, report.ScoreDQueueInfo{MemoryPercent: q.MemPercent, DiskPercent: q.DiskPercent, Mode: q.Mode.String()})
+		}
+		s.ScoreD.Preempt = sd.Preempt.String()
+		for _, c := range sd.Changes {
+			if c.State != policy.Activated {
+				s.ScoreD.Holds = append(s.ScoreD.Holds, report.ScoreDHold{Queue: c.Queue, At: c.At})
+			}
 		}
 	}
 	ts.AddTo(&s)

@@ -443,6 +443,9 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 		lim.MemPercent = append(lim.MemPercent, q.MemoryPercent)
 		lim.DiskPercent = append(lim.DiskPercent, q.DiskPercent)
 	}
+	if err := exclusiveLimits(sd, &lim); err != nil {
+		return nil, inputf("%s: scored: %v", sp, err)
+	}
 	vs := sim.VerifyScoreD(sum.Procs, outs, lim)
 	var msgs []string
 	if int64(len(outs)) != sum.Jobs {
@@ -459,6 +462,32 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 		fmt.Fprintf(w, "%s: %s\n", dir, m)
 	}
 	return []TableResult{{Label: dir, Jobs: len(outs), Violations: len(msgs)}}, nil
+}
+
+// exclusiveLimits sets lim's queue modes, preemption mode and holds from
+// summary.json's scored, for sim.VerifyScoreD's exclusive-mode check; a
+// summary without them (written before that check) leaves lim.Modes nil,
+// which skips it.
+func exclusiveLimits(sd *report.ScoreDInfo, lim *sim.ScoreDLimits) error {
+	if sd.Preempt == "" {
+		return nil
+	}
+	pm, err := policy.ParsePreemptMode(sd.Preempt)
+	if err != nil {
+		return fmt.Errorf("preempt %q: %v", sd.Preempt, err)
+	}
+	lim.Preempt = pm
+	for i, q := range sd.Queues {
+		m, err := policy.ParseQueueMode(q.Mode)
+		if err != nil {
+			return fmt.Errorf("queue %d: mode %q: %v", i, q.Mode, err)
+		}
+		lim.Modes = append(lim.Modes, m)
+	}
+	for _, h := range sd.Holds {
+		lim.Holds = append(lim.Holds, sim.QueueHold{Queue: h.Queue, At: h.At})
+	}
+	return nil
 }
 
 // scoredColumns are the columns of a SCore-D run's jobs.csv that

@@ -650,13 +650,27 @@ type ScoreDInfo struct {
 	MPL int `json:"mpl"`
 	// Queues are the queues' limits, in priority order (queue 0 first).
 	Queues []ScoreDQueueInfo `json:"queues"`
+	// Preempt is what a higher queue's blocked job does to lower queues'
+	// jobs: suspend, requeue, cancel or off.
+	Preempt string `json:"preempt,omitempty"`
+	// Holds are the instants queues stopped scheduling (deactivated or
+	// disabled by a scheduled state change).
+	Holds []ScoreDHold `json:"holds,omitempty"`
+}
+
+// ScoreDHold is an instant a queue stopped scheduling.
+type ScoreDHold struct {
+	Queue int           `json:"queue"`
+	At    workload.Time `json:"at"`
 }
 
 // ScoreDQueueInfo is one queue's memory and disk limits in percent of the
-// cluster's (0: none).
+// cluster's (0: none), and its mode.
 type ScoreDQueueInfo struct {
 	MemoryPercent int `json:"memory_percent"`
 	DiskPercent   int `json:"disk_percent"`
+	// Mode is the queue's mode, gang or exclusive.
+	Mode string `json:"mode,omitempty"`
 }
 
 // ScaleTime turns the times of a summary of a run in ticks of 1/tick

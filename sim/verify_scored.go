@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -32,6 +33,21 @@ type ScoreDLimits struct {
 	MemKB, DiskKB           int64
 	MPL                     int
 	MemPercent, DiskPercent []int
+	// Modes are the queues' modes, in queue order; nil: unknown (a
+	// summary.json older than the exclusive-mode check), which skips
+	// it. Preempt is what a higher queue's job does to a lower one's,
+	// and Holds are the instants queues stopped being activated
+	// (policy.ScoreD.Changes to deactivated or disabled).
+	Modes   []policy.QueueMode
+	Preempt policy.PreemptMode
+	Holds   []QueueHold
+}
+
+// QueueHold is an instant a SCore-D queue stopped scheduling: its running
+// jobs were suspended then.
+type QueueHold struct {
+	Queue int
+	At    workload.Time
 }
 
 // VerifyScoreD checks a finished SCore-D run of a machine of procs
@@ -51,7 +67,14 @@ type ScoreDLimits struct {
 //   - priority between queues in gang mode: at every instant every row
 //     holding running gang jobs holds one of the highest queue that has a
 //     running gang job, so a lower queue's job never takes time slices from
-//     (shares time with, slows) a higher queue's.
+//     (shares time with, slows) a higher queue's;
+//   - exclusive mode (with lim.Modes): a job started in an exclusive queue
+//     ran alone, holding its processors in every row of the matrix (no
+//     gang job shares their time), and a gang queue's job in one row; an
+//     exclusive job's run was cut before its end only when its queue
+//     stopped (lim.Holds) or when it was preempted (lim.Preempt not off)
+//     by a job of a higher-priority queue, which started at that instant
+//     (for a cancelled job: the job its reason names).
 func VerifyScoreD(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Violation {
 	var vs []Violation
 	add := func(id int64, rule, format string, a ...any) {
@@ -90,6 +113,105 @@ func VerifyScoreD(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Violation
 	vs = append(vs, verifyHeld(outs, "memory", lim.MemKB, func(o *ScoreDOutcome) int64 { return o.MemLimitKB })...)
 	vs = append(vs, verifyHeld(outs, "disk", lim.DiskKB, func(o *ScoreDOutcome) int64 { return o.DiskLimitKB })...)
 	vs = append(vs, verifyRows(procs, outs, lim, nq)...)
+	if lim.Modes != nil {
+		vs = append(vs, verifyExclusive(outs, lim)...)
+	}
+	return vs
+}
+
+// verifyExclusive checks exclusive mode (see VerifyScoreD). A job's stints
+// form runs: a stint that starts when the one before it ends continues the
+// run (a demotion cuts a stint, not a run).
+func verifyExclusive(outs []ScoreDOutcome, lim ScoreDLimits) []Violation {
+	var vs []Violation
+	add := func(id int64, format string, a ...any) {
+		vs = append(vs, Violation{JobID: id, Rule: "exclusive", Msg: fmt.Sprintf(format, a...)})
+	}
+	// The highest-priority queue whose job starts (or resumes) a run at
+	// each instant, and the jobs that do.
+	starts := map[int64]int{}
+	startedAt := map[int64]map[int64]bool{}
+	byID := map[int64]*ScoreDOutcome{}
+	for i := range outs {
+		o := &outs[i]
+		byID[o.ID] = o
+		for k, st := range o.Stints {
+			if k > 0 && o.Stints[k-1].ToMs == st.FromMs {
+				continue
+			}
+			if q, ok := starts[st.FromMs]; !ok || st.Queue < q {
+				starts[st.FromMs] = st.Queue
+			}
+			if startedAt[st.FromMs] == nil {
+				startedAt[st.FromMs] = map[int64]bool{}
+			}
+			startedAt[st.FromMs][o.ID] = true
+		}
+	}
+	held := map[[2]int64]bool{}
+	for _, h := range lim.Holds {
+		held[[2]int64{int64(h.Queue), int64(h.At) * 1000}] = true
+	}
+	for i := range outs {
+		o := &outs[i]
+		for k := 0; k < len(o.Stints); {
+			first := o.Stints[k]
+			for k+1 < len(o.Stints) && o.Stints[k+1].FromMs == o.Stints[k].ToMs {
+				k++
+			}
+			last := o.Stints[k]
+			k++
+			if first.Queue >= len(lim.Modes) {
+				continue // reported as a stint violation
+			}
+			exclusive := lim.Modes[first.Queue] == policy.Exclusive
+			switch {
+			case exclusive && first.Row >= 0:
+				add(o.ID, "it started at %s in exclusive queue %d but ran in row %d of the matrix, sharing its processors' time with that row's jobs instead of running alone", ms(first.FromMs), first.Queue, first.Row)
+				continue
+			case !exclusive && first.Row < 0:
+				add(o.ID, "it started at %s in gang queue %d but held its processors in every row, as an exclusive job", ms(first.FromMs), first.Queue)
+				continue
+			case !exclusive:
+				continue
+			}
+			cancelled := o.State == Killed && strings.HasPrefix(o.Reason, "preempted by job ")
+			if k == len(o.Stints) && !cancelled && o.State != Pending {
+				continue // the run ended with the job
+			}
+			// The queue it was in when cut: a demotion at that very
+			// instant leaves no stint of its own, so the queue of its next
+			// run, or the one it ended in, if lower.
+			t, q := last.ToMs, last.Queue
+			if k < len(o.Stints) {
+				q = max(q, o.Stints[k].Queue)
+			} else {
+				q = max(q, o.Queue)
+			}
+			if held[[2]int64{int64(q), t}] {
+				continue // its queue stopped
+			}
+			if lim.Preempt == policy.PreemptOff {
+				add(o.ID, "its exclusive run in queue %d from %s was cut at %s, though preemption is off and its queue did not stop", q, ms(first.FromMs), ms(t))
+				continue
+			}
+			if cancelled {
+				var by int64
+				var byQ int
+				if _, err := fmt.Sscanf(o.Reason, "preempted by job %d (queue %d)", &by, &byQ); err != nil {
+					add(o.ID, "cancelled by preemption at %s, but its reason %q names no preemptor", ms(t), o.Reason)
+					continue
+				}
+				if p := byID[by]; p == nil || !startedAt[t][by] || byQ >= q {
+					add(o.ID, "cancelled at %s in queue %d by job %d of queue %d, which is not a job of a higher-priority queue starting then", ms(t), q, by, byQ)
+				}
+				continue
+			}
+			if top, ok := starts[t]; !ok || top >= q {
+				add(o.ID, "its exclusive run in queue %d from %s was cut at %s, but no job of a higher-priority queue started then (exclusive mode runs a job to completion unless a higher queue needs its processors)", q, ms(first.FromMs), ms(t))
+			}
+		}
+	}
 	return vs
 }
 

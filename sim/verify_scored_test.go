@@ -131,6 +131,13 @@ func TestVerifyScoreDAcceptsEngineRuns(t *testing.T) {
 			c.Changes = []policy.QueueChange{{At: 3000, Queue: 1, State: policy.Deactivated}, {At: 9000, Queue: 1, State: policy.Activated}}
 			return c
 		},
+		"exclusive-cancel-demotion": func() policy.ScoreD {
+			c := policy.NewScoreD(3, policy.Exclusive)
+			c.Preempt = policy.PreemptCancel
+			c.Queues[0].ResidenceSec = 600
+			c.Changes = []policy.QueueChange{{At: 2000, Queue: 2, State: policy.Deactivated}, {At: 5000, Queue: 2, State: policy.Activated}}
+			return c
+		},
 		"exclusive-requeue-memory": func() policy.ScoreD {
 			c := policy.NewScoreD(3, policy.Exclusive)
 			c.Preempt = policy.PreemptRequeue
@@ -142,7 +149,7 @@ func TestVerifyScoreDAcceptsEngineRuns(t *testing.T) {
 			return c
 		},
 	}
-	for _, name := range []string{"gang-suspend", "gang-cancel-memory-changes", "exclusive-requeue-memory"} {
+	for _, name := range []string{"gang-suspend", "gang-cancel-memory-changes", "exclusive-cancel-demotion", "exclusive-requeue-memory"} {
 		t.Run(name, func(t *testing.T) {
 			cfg := cfgs[name]()
 			jobs := syntheticJobs(7, 400, procs)
@@ -182,6 +189,13 @@ func TestVerifyScoreDAcceptsEngineRuns(t *testing.T) {
 			for _, q := range cfg.Queues {
 				lim.MemPercent = append(lim.MemPercent, q.MemPercent)
 				lim.DiskPercent = append(lim.DiskPercent, q.DiskPercent)
+				lim.Modes = append(lim.Modes, q.Mode)
+			}
+			lim.Preempt = cfg.Preempt
+			for _, c := range cfg.Changes {
+				if c.State != policy.Activated {
+					lim.Holds = append(lim.Holds, sim.QueueHold{Queue: c.Queue, At: c.At})
+				}
 			}
 			if vs := sim.VerifyScoreD(procs, outs, lim); len(vs) > 0 {
 				t.Fatalf("%d violations, the first %v", len(vs), vs[:min(len(vs), 5)])
