@@ -319,3 +319,40 @@ memory_percent = 50
 		t.Errorf("verify without summary.json's scored: exit %d, %q", code, stderr)
 	}
 }
+
+// verify checks SCore-D's exclusive mode from jobs.csv: a run where a
+// queue-0 job suspends a queue-1 job passes; the same run with the
+// preemptor planted in queue 1 (so nothing of a higher queue started
+// when job 1 was cut) does not.
+func TestVerifyScoreDExclusivePreemption(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "t.swf", "; MaxProcs: 4\n"+
+		"1 0 -1 100 4 -1 -1 4 100 -1 1 -1 -1 -1 2 -1 -1 -1\n"+
+		"2 10 -1 20 4 -1 -1 4 20 -1 1 -1 -1 -1 1 -1 -1 -1\n")
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := run(t, "run", "--trace", trace, "--mode", "exclusive", "--queues", "2", "--queue-map", "1=0,*=1", "--plots=false", "--out", out); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	csvPath := filepath.Join(out, "jobs.csv")
+	orig, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stints := range []string{"0-10000:1:x 30000-120000:1:x", "10000-30000:0:x"} {
+		if !strings.Contains(string(orig), stints) {
+			t.Fatalf("jobs.csv lacks the stints %q:\n%s", stints, orig)
+		}
+	}
+	if code, stdout, stderr := run(t, "verify", out); code != 0 || !strings.Contains(stdout, "all invariants hold") {
+		t.Fatalf("verify: exit %d, %q %q", code, stdout, stderr)
+	}
+	planted := strings.Replace(string(orig), "10000-30000:0:x", "10000-30000:1:x", 1)
+	if err := os.WriteFile(csvPath, []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := run(t, "verify", out)
+	want := "job 1: exclusive: its exclusive run in queue 1 from 0 s was cut at 10 s, but no job of a higher-priority queue started then"
+	if code != 1 || !strings.Contains(stdout, want) {
+		t.Errorf("verify of a planted preemptor: exit %d, %q; want 1 and %q", code, stdout, want)
+	}
+}
