@@ -80,16 +80,14 @@ func partitionTiers(s *cluster.Spec) func(j *workload.Job) int {
 // schedsim does not model. NO is the default; YES shares a node only with
 // jobs that ask for it (sbatch --oversubscribe), which no trace records, so
 // it schedules as NO; EXCLUSIVE gives whole nodes, which select/linear
-// always does. FORCE (nodes shared by several jobs at once) and EXCLUSIVE
-// under cons_res are not modelled: the jobs run as under NO.
+// always does and cluster.ConsRes does for its jobs. FORCE (nodes shared
+// by several jobs at once) is not modelled: the jobs run as under NO.
 func overSubscribeNotes(s *cluster.Spec) []string {
 	var out []string
 	for _, p := range s.Partitions {
 		switch {
 		case p.OverSubscribe == "FORCE":
 			out = append(out, fmt.Sprintf("partition %s: OverSubscribe=FORCE (nodes shared by several jobs at once) is not modelled: its jobs do not share nodes", p.Name))
-		case p.OverSubscribe == "EXCLUSIVE" && s.Select == cluster.SelectConsRes:
-			out = append(out, fmt.Sprintf("partition %s: OverSubscribe=EXCLUSIVE (whole nodes under cons_res) is not modelled: its jobs get cores", p.Name))
 		}
 	}
 	return out

@@ -365,6 +365,8 @@ func (l *Linear) Release(_ Request, rs []Range) int {
 // node; nodes whose memory is 0 do not track memory. Nodes are filled in
 // order, lowest numbers first, and the lowest free cores of a node are
 // taken. Allocations name core numbers, node by node (node 0's cores first).
+// A job of an OverSubscribe=EXCLUSIVE partition gets whole idle nodes
+// instead: every core and all the memory of each, lowest nodes first.
 type ConsRes struct {
 	nodes []crNode
 	node  []int32 // core → node
@@ -477,10 +479,18 @@ func (c *ConsRes) Fits(r Request) bool {
 	if c.parts == nil && (r.MemKB <= 0 || c.memless) {
 		return true
 	}
+	whole := c.whole(r)
 	n := 0
 	for _, x := range c.ranges(r) {
 		for i := x.Lo; i < x.Hi; i++ {
-			if n += c.nodes[i].usable(r.MemKB); n >= r.Procs {
+			nd := &c.nodes[i]
+			k := 0
+			if whole {
+				k = nd.idle(r.MemKB)
+			} else {
+				k = nd.usable(r.MemKB)
+			}
+			if n += k; n >= r.Procs {
 				return true
 			}
 		}
@@ -488,12 +498,51 @@ func (c *ConsRes) Fits(r Request) bool {
 	return false
 }
 
-// RunNow implements Allocator.
+// whole reports whether r's partition gives its jobs whole nodes
+// (OverSubscribe=EXCLUSIVE).
+func (c *ConsRes) whole(r Request) bool {
+	return c.parts != nil && c.parts.route(r).whole
+}
+
+// idle returns how many of r's processors node n can take as a whole
+// node: none unless every core and all its memory are free, else its
+// cores, or fewer when its memory cannot hold memKB for each.
+func (n *crNode) idle(memKB int64) int {
+	if n.free != n.cores || n.freeKB != n.memKB {
+		return 0
+	}
+	if memKB <= 0 || n.memKB == 0 {
+		return n.cores
+	}
+	return int(min(int64(n.cores), n.memKB/memKB))
+}
+
+// RunNow implements Allocator. A job of an OverSubscribe=EXCLUSIVE
+// partition takes every core of idle nodes, lowest first, until they hold
+// it.
 func (c *ConsRes) RunNow(r Request, dst []Range) ([]Range, bool) {
 	if !c.Fits(r) {
 		return dst, false
 	}
 	rem := r.Procs
+	if c.whole(r) {
+		for _, x := range c.ranges(r) {
+			for i := x.Lo; i < x.Hi && rem > 0; i++ {
+				nd := &c.nodes[i]
+				k := nd.idle(r.MemKB)
+				if k == 0 {
+					continue
+				}
+				rem -= k
+				if n := len(dst); n > 0 && dst[n-1].Hi == nd.base {
+					dst[n-1].Hi += nd.cores
+				} else {
+					dst = append(dst, Range{nd.base, nd.base + nd.cores})
+				}
+			}
+		}
+		return dst, true
+	}
 	for _, x := range c.ranges(r) {
 		for i := x.Lo; i < x.Hi && rem > 0; i++ {
 			nd := &c.nodes[i]
@@ -521,7 +570,7 @@ func (c *ConsRes) RunNow(r Request, dst []Range) ([]Range, bool) {
 // Commit implements Allocator.
 func (c *ConsRes) Commit(r Request, rs []Range) int {
 	n := c.mark(r, rs, true)
-	if n != r.Procs {
+	if n != r.Procs && !(c.whole(r) && n > r.Procs) {
 		panic(fmt.Sprintf("cluster: cons_res allocation %v holds %d cores for a job of %d", rs, n, r.Procs))
 	}
 	return n
@@ -530,8 +579,26 @@ func (c *ConsRes) Commit(r Request, rs []Range) int {
 // Release implements Allocator.
 func (c *ConsRes) Release(r Request, rs []Range) int { return c.mark(r, rs, false) }
 
-// mark takes (or gives back) the cores rs and r's memory with them.
+// mark takes (or gives back) the cores rs and r's memory with them (all
+// of their nodes' memory for a job of whole nodes).
 func (c *ConsRes) mark(r Request, rs []Range, take bool) int {
+	if c.whole(r) {
+		r.MemKB = 0 // the nodes' memory is taken whole, below
+		for _, x := range rs {
+			if x.Lo < 0 || x.Hi > len(c.used) || x.Lo >= x.Hi {
+				panic(fmt.Sprintf("cluster: bad core range %v of %d cores", x, len(c.used)))
+			}
+			for j := x.Lo; j < x.Hi; j++ {
+				if nd := &c.nodes[c.node[j]]; j == nd.base {
+					if take {
+						nd.freeKB = 0
+					} else {
+						nd.freeKB = nd.memKB
+					}
+				}
+			}
+		}
+	}
 	n := 0
 	for _, x := range rs {
 		if x.Lo < 0 || x.Hi > len(c.used) || x.Lo >= x.Hi {

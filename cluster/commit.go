@@ -39,6 +39,16 @@ func (c *ConsRes) CanCommit(r Request, rs []Range) bool {
 			}
 		}
 	}
+	if c.whole(r) {
+		for _, x := range rs {
+			for j := x.Lo; j < x.Hi; j++ {
+				if nd := &c.nodes[c.node[j]]; nd.freeKB != nd.memKB {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	if r.MemKB <= 0 || c.memless {
 		return true
 	}

@@ -23,6 +23,8 @@ type part struct {
 	// dflt is the time limit of a job without one: DefaultTime, else
 	// MaxTime (slurm.conf: "If not set then MaxTime will be used").
 	dflt workload.Time
+	// whole: OverSubscribe=EXCLUSIVE, its jobs get whole nodes (ConsRes).
+	whole bool
 }
 
 // newParts returns the routing of s's partitions, or nil if s has none.
@@ -53,7 +55,7 @@ func newParts(s *Spec, nodeCores func(lo, hi int) int) *parts {
 		if dflt == 0 {
 			dflt = p.MaxTime
 		}
-		ps.list = append(ps.list, part{name: p.Name, ranges: rs, cores: c, maxTime: p.MaxTime, dflt: dflt})
+		ps.list = append(ps.list, part{name: p.Name, ranges: rs, cores: c, maxTime: p.MaxTime, dflt: dflt, whole: p.OverSubscribe == "EXCLUSIVE"})
 	}
 	ps.swf, ps.dflt = s.routes()
 	return ps

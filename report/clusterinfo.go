@@ -44,6 +44,9 @@ type ClusterPartition struct {
 	Groups []string `json:"groups"`
 	// MaxTime is the longest run time allowed, s (0, omitted: unlimited).
 	MaxTime int64 `json:"max_time,omitempty"`
+	// OverSubscribe is "EXCLUSIVE" for a partition whose jobs get whole
+	// nodes under cons_res (which verify then accepts), else omitted.
+	OverSubscribe string `json:"oversubscribe,omitempty"`
 }
 
 // AddMemberPartitions records the partitions of the members of a cluster of
@@ -78,6 +81,9 @@ func (c *ClusterInfo) AddMemberPartitions(members []*cluster.Spec) {
 func (c *ClusterInfo) AddPartitions(spec *cluster.Spec, prefix string) {
 	for _, p := range spec.Partitions {
 		cp := ClusterPartition{Name: prefix + p.Name, MaxTime: int64(p.MaxTime)}
+		if p.OverSubscribe == "EXCLUSIVE" && spec.Select == cluster.SelectConsRes {
+			cp.OverSubscribe = p.OverSubscribe
+		}
 		for _, g := range p.Groups {
 			cp.Groups = append(cp.Groups, prefix+g)
 		}
@@ -145,7 +151,7 @@ func (c *ClusterInfo) Spec() *cluster.Spec {
 		s.Groups = append(s.Groups, cluster.NodeGroup{Name: g.Name, Count: g.Count, Cores: g.Cores, MemoryMB: g.MemoryMB})
 	}
 	for _, p := range c.Partitions {
-		s.Partitions = append(s.Partitions, cluster.Partition{Name: p.Name, Groups: p.Groups, MaxTime: workload.Time(p.MaxTime)})
+		s.Partitions = append(s.Partitions, cluster.Partition{Name: p.Name, Groups: p.Groups, MaxTime: workload.Time(p.MaxTime), OverSubscribe: p.OverSubscribe})
 	}
 	return s
 }

@@ -200,6 +200,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	if opts.Cluster != nil && len(opts.Cluster.Partitions) > 0 {
 		pc = newPartitionCheck(opts.Cluster)
 	}
+	wn := newWholeNodes(opts.Cluster)
 	for _, i := range order {
 		o := &outs[i]
 		j := &o.Job
@@ -274,7 +275,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		switch {
 		case nodeSum == nil:
 			held = n
-			if n != j.Procs {
+			if n != j.Procs && !(n > j.Procs && wn != nil && wn.wholeNodes(o.Alloc)) {
 				add(j, "alloc-size", "allocated %d processors, asked for %d", n, j.Procs)
 			}
 		case held < j.Procs:
@@ -861,4 +862,63 @@ func checkPreemptors(outs []Outcome, ran []int) []Violation {
 		}
 	}
 	return vs
+}
+
+// wholeNodes knows the nodes of a cons_res cluster's OverSubscribe=EXCLUSIVE
+// partitions, whose jobs hold whole nodes: more cores than they asked for.
+type wholeNodes struct {
+	base  []int  // base[i]: the first core of node i; base[nodes] = cores
+	node  []int  // core → node
+	whole []bool // node → in an EXCLUSIVE partition
+}
+
+// newWholeNodes returns the whole-node check of c, or nil when c is not a
+// cons_res cluster with an EXCLUSIVE partition.
+func newWholeNodes(c *cluster.Spec) *wholeNodes {
+	if c == nil || c.Select != cluster.SelectConsRes {
+		return nil
+	}
+	groups := map[string]bool{}
+	for _, p := range c.Partitions {
+		if p.OverSubscribe == "EXCLUSIVE" {
+			for _, g := range p.Groups {
+				groups[g] = true
+			}
+		}
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	w := &wholeNodes{base: []int{0}}
+	for _, g := range c.Groups {
+		for range g.Count {
+			n := len(w.whole)
+			w.whole = append(w.whole, groups[g.Name])
+			for range g.Cores {
+				w.node = append(w.node, n)
+			}
+			w.base = append(w.base, w.base[n]+g.Cores)
+		}
+	}
+	return w
+}
+
+// wholeNodes reports whether alloc (core ranges) is a set of whole nodes,
+// each of an EXCLUSIVE partition.
+func (w *wholeNodes) wholeNodes(alloc []cluster.Range) bool {
+	for _, r := range alloc {
+		if r.Lo < 0 || r.Hi > len(w.node) || r.Lo >= r.Hi {
+			return false
+		}
+		lo, hi := w.node[r.Lo], w.node[r.Hi-1]
+		if w.base[lo] != r.Lo || w.base[hi+1] != r.Hi {
+			return false
+		}
+		for n := lo; n <= hi; n++ {
+			if !w.whole[n] {
+				return false
+			}
+		}
+	}
+	return true
 }
