@@ -113,6 +113,16 @@ func (c *clusterConfig) spec() *cluster.Spec {
 	for _, p := range c.Partitions {
 		s.Partitions = append(s.Partitions, cluster.Partition{Name: p.Name, Groups: p.Groups, MaxTime: p.MaxTime.t, DefaultTime: p.DefaultTime.t,
 			PriorityTier: p.PriorityTier, OverSubscribe: strings.ToUpper(p.OverSubscribe), Default: p.Default, SWF: p.SWF})
+		// "FORCE:N": N jobs may share a node (YES:N is as YES).
+		if pt := &s.Partitions[len(s.Partitions)-1]; strings.Contains(pt.OverSubscribe, ":") {
+			mode, count, _ := strings.Cut(pt.OverSubscribe, ":")
+			pt.OverSubscribe = mode
+			if n, err := strconv.Atoi(count); err == nil && mode == "FORCE" {
+				pt.ShareCount = n
+			} else if mode == "FORCE" {
+				pt.ShareCount = -1 // refused by Validate
+			}
+		}
 	}
 	return s
 }

@@ -77,17 +77,40 @@ func partitionTiers(s *cluster.Spec) func(j *workload.Job) int {
 }
 
 // overSubscribeNotes says which partitions of s ask for an OverSubscribe
-// schedsim does not model. NO is the default; YES shares a node only with
-// jobs that ask for it (sbatch --oversubscribe), which no trace records, so
-// it schedules as NO; EXCLUSIVE gives whole nodes, which select/linear
-// always does and cluster.ConsRes does for its jobs. FORCE (nodes shared
-// by several jobs at once) is not modelled: the jobs run as under NO.
+// schedsim does not model, or that changes nothing. NO is the default; YES
+// shares a node only with jobs that ask for it (sbatch --oversubscribe),
+// which no trace records, so it schedules as NO; EXCLUSIVE gives whole
+// nodes, which select/linear always does and cluster.ConsRes does for its
+// jobs. FORCE shares nodes under linear (Spec.ShareCaps), but only nodes
+// that no partition without FORCE holds; under cons_res it is not
+// modelled: the jobs run as under NO.
 func overSubscribeNotes(s *cluster.Spec) []string {
 	var out []string
+	caps := s.ShareCaps()
+	groupAt := map[string]int{}
+	n := 0
+	for _, g := range s.Groups {
+		groupAt[g.Name] = n
+		n += g.Count
+	}
 	for _, p := range s.Partitions {
-		switch {
-		case p.OverSubscribe == "FORCE":
-			out = append(out, fmt.Sprintf("partition %s: OverSubscribe=FORCE (nodes shared by several jobs at once) is not modelled: its jobs do not share nodes", p.Name))
+		if p.OverSubscribe != "FORCE" {
+			continue
+		}
+		if s.Select == cluster.SelectConsRes {
+			out = append(out, fmt.Sprintf("partition %s: OverSubscribe=FORCE (cores shared by several jobs at once) is not modelled under cons_res: its jobs do not share cores", p.Name))
+			continue
+		}
+		shares := false
+		for _, gname := range p.Groups {
+			for _, g := range s.Groups {
+				if g.Name == gname && caps != nil && caps[groupAt[gname]] > 1 {
+					shares = true
+				}
+			}
+		}
+		if !shares {
+			out = append(out, fmt.Sprintf("partition %s: OverSubscribe=FORCE shares no node: each of its nodes is also in a partition without FORCE (or FORCE:1), and schedsim runs such a node one job at a time", p.Name))
 		}
 	}
 	return out

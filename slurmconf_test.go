@@ -157,7 +157,7 @@ func TestSlurmConfPartitions(t *testing.T) {
 			}
 		})
 	}
-	t.Run("OverSubscribe=FORCE is said not to be modelled", func(t *testing.T) {
+	t.Run("OverSubscribe=FORCE on nodes of a partition without it is said to share nothing", func(t *testing.T) {
 		forced := filepath.Join(dir, "force.conf")
 		if err := os.WriteFile(forced, []byte(strings.Replace(partitionsConf, "MaxTime=5", "MaxTime=5 OverSubscribe=FORCE:4", 1)), 0o644); err != nil {
 			t.Fatal(err)
@@ -169,7 +169,7 @@ func TestSlurmConfPartitions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		const want = "partition high: OverSubscribe=FORCE (nodes shared by several jobs at once) is not modelled"
+		const want = "partition high: OverSubscribe=FORCE shares no node: each of its nodes is also in a partition without FORCE"
 		if !strings.Contains(warn.String(), want) || !strings.Contains(strings.Join(res.Summary.Warnings, "\n"), want) {
 			t.Errorf("warnings %q / %q, want %q", warn.String(), res.Summary.Warnings, want)
 		}

@@ -150,6 +150,14 @@ type Linear struct {
 	// without; maxKB the most of one node.
 	memKB []int64
 	maxKB int64
+	// share is how many jobs each node may run at once under
+	// OverSubscribe=FORCE (Spec.ShareCaps; nil: one), jobs how many it
+	// runs, and total the capacity: Σ cores × share. A node is in spans
+	// while it has room for one more job; a job on it holds its cores, as
+	// a processor count, once for each job.
+	share []int32
+	jobs  []int32
+	total int
 }
 
 // NewLinear returns a Linear selector for s (which must be valid), all nodes free.
@@ -163,6 +171,15 @@ func NewLinear(s *Spec) *Linear {
 		l.maxC = max(l.maxC, g.Cores)
 	}
 	l.free = l.sum[n]
+	if caps := s.ShareCaps(); caps != nil {
+		l.share, l.jobs = make([]int32, n), make([]int32, n)
+		l.free = 0
+		for i, c := range caps {
+			l.share[i] = int32(c)
+			l.free += c * (l.sum[i+1] - l.sum[i])
+		}
+	}
+	l.total = l.free
 	l.parts = newParts(s, func(lo, hi int) int { return l.sum[hi] - l.sum[lo] })
 	if s.CRMemory {
 		for _, g := range s.Groups {
@@ -221,8 +238,13 @@ func (l *Linear) trim(r Range, memKB int64) Range {
 	return r
 }
 
-// Capacity implements Allocator.
-func (l *Linear) Capacity() int { return l.sum[len(l.sum)-1] }
+// Capacity implements Allocator: the cores, each counted once for every
+// job its node may run at once (OverSubscribe=FORCE).
+func (l *Linear) Capacity() int { return l.total }
+
+// Shares reports whether nodes may run several jobs at once
+// (OverSubscribe=FORCE).
+func (l *Linear) Shares() bool { return l.share != nil }
 
 // Free implements Allocator.
 func (l *Linear) Free() int { return l.free }
@@ -335,7 +357,17 @@ func (l *Linear) RunNow(r Request, dst []Range) ([]Range, bool) {
 func (l *Linear) Commit(r Request, rs []Range) int {
 	n := 0
 	for _, x := range rs {
-		l.spans.take(x)
+		if l.share == nil {
+			l.spans.take(x)
+		} else {
+			for i := x.Lo; i < x.Hi; i++ {
+				if l.jobs[i]++; l.jobs[i] == l.share[i] {
+					l.spans.take(Range{i, i + 1})
+				} else if l.jobs[i] > l.share[i] {
+					panic(fmt.Sprintf("cluster: node %d runs %d jobs, it may run %d", i, l.jobs[i], l.share[i]))
+				}
+			}
+		}
 		n += l.cores(x)
 	}
 	if n < r.Procs {
@@ -352,7 +384,18 @@ func (l *Linear) Release(_ Request, rs []Range) int {
 		if x.Lo < 0 || x.Hi >= len(l.sum) {
 			panic(fmt.Sprintf("cluster: releasing nodes %v of %d", x, len(l.sum)-1))
 		}
-		l.spans.put(x)
+		if l.share == nil {
+			l.spans.put(x)
+		} else {
+			for i := x.Lo; i < x.Hi; i++ {
+				if l.jobs[i] == l.share[i] {
+					l.spans.put(Range{i, i + 1})
+				} else if l.jobs[i] == 0 {
+					panic(fmt.Sprintf("cluster: releasing node %d, which runs no job", i))
+				}
+				l.jobs[i]--
+			}
+		}
 		n += l.cores(x)
 	}
 	l.free += n

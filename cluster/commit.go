@@ -72,3 +72,59 @@ func (c *ConsRes) CanCommit(r Request, rs []Range) bool {
 	}
 	return nd < 0 || fits()
 }
+
+// ShareCaps returns how many jobs may run at once on each node under
+// select/linear: a node of OverSubscribe=FORCE partitions only takes
+// their count (ShareCount, else DefaultShareCount; the least of them for
+// a node of several), any other node one. It returns nil when every node
+// takes one job (no FORCE partition, or cons_res, whose FORCE schedsim
+// does not model).
+func (s *Spec) ShareCaps() []int {
+	if s.Select == SelectConsRes {
+		return nil
+	}
+	force := false
+	for _, p := range s.Partitions {
+		force = force || p.OverSubscribe == "FORCE"
+	}
+	if !force {
+		return nil
+	}
+	first := map[string]int{}
+	n := 0
+	for _, g := range s.Groups {
+		first[g.Name] = n
+		n += g.Count
+	}
+	caps := make([]int, n)
+	for _, p := range s.Partitions {
+		c := 1
+		if p.OverSubscribe == "FORCE" {
+			c = p.ShareCount
+			if c == 0 {
+				c = DefaultShareCount
+			}
+		}
+		for _, gname := range p.Groups {
+			for _, g := range s.Groups {
+				if g.Name != gname {
+					continue
+				}
+				for i := first[g.Name]; i < first[g.Name]+g.Count; i++ {
+					if caps[i] == 0 || c < caps[i] {
+						caps[i] = c
+					}
+				}
+			}
+		}
+	}
+	shares := false
+	for i := range caps {
+		caps[i] = max(caps[i], 1)
+		shares = shares || caps[i] > 1
+	}
+	if !shares {
+		return nil
+	}
+	return caps
+}

@@ -93,12 +93,23 @@ type Partition struct {
 	DefaultTime   workload.Time // run time given to a job without one, s; 0: none
 	PriorityTier  int           // higher tiers are scheduled first
 	OverSubscribe string        // Slurm's OverSubscribe: NO, YES, EXCLUSIVE, FORCE ("" = NO)
+	// ShareCount is FORCE's count (OverSubscribe=FORCE:N): how many jobs
+	// may share a node at once; 0 means Slurm's default, DefaultShareCount.
+	ShareCount int
 	Default       bool          // the default partition
 	// SWF is the SWF partition number (field 16) routed here; 0: the
 	// partition's position in Spec.Partitions, from 1; −1: none (the
 	// partition gets only jobs routed to the default partition).
 	SWF int
 }
+
+// DefaultShareCount is how many jobs share a node of an
+// OverSubscribe=FORCE partition without a count ("default 4 jobs per
+// node"), and MaxShareCount the most schedsim accepts.
+const (
+	DefaultShareCount = 4
+	MaxShareCount     = 1 << 10
+)
 
 // SinglePool returns the description that models a Machine of procs
 // processors: one group of procs single-core nodes under SelectLinear.
@@ -185,6 +196,12 @@ func (s *Spec) Validate() error {
 		case "", "NO", "YES", "EXCLUSIVE", "FORCE":
 		default:
 			return fmt.Errorf("%w: partition %q: oversubscribe %q: want NO, YES, EXCLUSIVE or FORCE", ErrSpec, p.Name, p.OverSubscribe)
+		}
+		switch {
+		case p.ShareCount < 0 || p.ShareCount > MaxShareCount:
+			return fmt.Errorf("%w: partition %q: oversubscribe count %d: want 1 to %d", ErrSpec, p.Name, p.ShareCount, MaxShareCount)
+		case p.OverSubscribe == "FORCE" && s.CRMemory && s.Select != SelectConsRes:
+			return fmt.Errorf("%w: partition %q: OverSubscribe=FORCE with CR_Memory under linear (memory shared by the jobs of a node) is not modelled", ErrSpec, p.Name)
 		}
 		parts[p.Name] = true
 		for _, g := range p.Groups {

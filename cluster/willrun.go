@@ -20,6 +20,7 @@ func (l *Linear) Clone() *Linear {
 	c := *l
 	c.sum = l.sum // never changed after NewLinear
 	c.spans = slices.Clone(l.spans)
+	c.jobs = slices.Clone(l.jobs)
 	c.runs = nil
 	return &c
 }
@@ -83,10 +84,13 @@ func CloneInto(dst, a Allocator) Allocator {
 		if d == nil || d == x {
 			return x.Clone()
 		}
-		spans, runs := d.spans[:0], d.runs
+		spans, runs, jobs := d.spans[:0], d.runs, d.jobs
 		*d = *x
 		d.spans = append(spans, x.spans...)
 		d.runs = runs
+		if x.jobs != nil {
+			d.jobs = append(jobs[:0], x.jobs...)
+		}
 		return d
 	case *ConsRes:
 		d, _ := dst.(*ConsRes)

@@ -47,6 +47,9 @@ type ClusterPartition struct {
 	// OverSubscribe is "EXCLUSIVE" for a partition whose jobs get whole
 	// nodes under cons_res (which verify then accepts), else omitted.
 	OverSubscribe string `json:"oversubscribe,omitempty"`
+	// ShareCount is, for "FORCE" under linear (nodes shared by several
+	// jobs), how many jobs may share a node (0, omitted: the default 4).
+	ShareCount int `json:"share_count,omitempty"`
 }
 
 // AddMemberPartitions records the partitions of the members of a cluster of
@@ -83,6 +86,9 @@ func (c *ClusterInfo) AddPartitions(spec *cluster.Spec, prefix string) {
 		cp := ClusterPartition{Name: prefix + p.Name, MaxTime: int64(p.MaxTime)}
 		if p.OverSubscribe == "EXCLUSIVE" && spec.Select == cluster.SelectConsRes {
 			cp.OverSubscribe = p.OverSubscribe
+		}
+		if p.OverSubscribe == "FORCE" && spec.Select != cluster.SelectConsRes {
+			cp.OverSubscribe, cp.ShareCount = p.OverSubscribe, p.ShareCount
 		}
 		for _, g := range p.Groups {
 			cp.Groups = append(cp.Groups, prefix+g)
@@ -151,7 +157,7 @@ func (c *ClusterInfo) Spec() *cluster.Spec {
 		s.Groups = append(s.Groups, cluster.NodeGroup{Name: g.Name, Count: g.Count, Cores: g.Cores, MemoryMB: g.MemoryMB})
 	}
 	for _, p := range c.Partitions {
-		s.Partitions = append(s.Partitions, cluster.Partition{Name: p.Name, Groups: p.Groups, MaxTime: workload.Time(p.MaxTime), OverSubscribe: p.OverSubscribe})
+		s.Partitions = append(s.Partitions, cluster.Partition{Name: p.Name, Groups: p.Groups, MaxTime: workload.Time(p.MaxTime), OverSubscribe: p.OverSubscribe, ShareCount: p.ShareCount})
 	}
 	return s
 }

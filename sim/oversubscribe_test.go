@@ -68,3 +68,74 @@ func TestOverSubscribeExclusiveConsRes(t *testing.T) {
 		t.Errorf("verify without EXCLUSIVE: %v, want job 2's alloc-size first", vs)
 	}
 }
+
+// TestOverSubscribeForceLinear is issue 22 item 16's OverSubscribe=FORCE:N
+// under select/linear: "each whole node can be allocated to multiple jobs
+// up to the count specified per partition". Two nodes of two cores in a
+// FORCE:2 partition, one node of a NO partition; FCFS. Jobs on a shared
+// node each run at full speed (no time slicing without PreemptMode=GANG).
+func TestOverSubscribeForceLinear(t *testing.T) {
+	spec := &cluster.Spec{Select: cluster.SelectLinear, Groups: []cluster.NodeGroup{{Name: "s", Count: 2, Cores: 2}, {Name: "x", Count: 1, Cores: 2}},
+		Partitions: []cluster.Partition{
+			{Name: "shared", Groups: []string{"s"}, SWF: 1, OverSubscribe: "FORCE", ShareCount: 2},
+			{Name: "solo", Groups: []string{"x"}, SWF: 2},
+		}}
+	in := func(j workload.Job, part int) workload.Job { j.Partition = part; return j }
+	c := slurmCase{
+		alloc: specAlloc(spec),
+		pol:   policy.FCFS{},
+		jobs: []workload.Job{
+			in(job(1, 0, 4, 100, 100), 1),
+			in(job(2, 0, 2, 50, 50), 1),
+			in(job(3, 1, 2, 10, 10), 1),
+			in(job(4, 2, 2, 10, 10), 1),
+			in(job(5, 3, 2, 5, 5), 2),
+			in(job(6, 4, 2, 5, 5), 2),
+		},
+		want: map[int64]slurmWant{
+			// Job 1 takes both shared nodes; each may run one more job.
+			1: {state: sim.Completed, start: 0, end: 100, alloc: "0-1", predicted: -2},
+			// Job 2 shares node 0 with job 1, job 3 node 1.
+			2: {state: sim.Completed, start: 0, end: 50, alloc: "0", predicted: -2},
+			3: {state: sim.Completed, start: 1, end: 11, alloc: "1", predicted: -2},
+			// Both shared nodes run two jobs: job 4 waits for job 3.
+			4: {state: sim.Completed, start: 11, end: 21, alloc: "1", predicted: -2},
+			// FCFS: job 5 waits behind job 4 though node 2 is idle; the NO
+			// partition's node then runs one job at a time.
+			5: {state: sim.Completed, start: 11, end: 16, alloc: "2", predicted: -2},
+			6: {state: sim.Completed, start: 16, end: 21, alloc: "2", predicted: -2},
+		},
+	}
+	c.run(t)
+	al, _ := spec.NewAllocator()
+	if got := al.Capacity(); got != 10 {
+		t.Errorf("capacity %d, want 2 nodes × 2 cores × 2 jobs + 2 cores = 10", got)
+	}
+	eng, err := sim.New(sim.Config{Policy: policy.FCFS{}, Allocator: al})
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := &sim.Collector{}
+	if _, err := eng.Run(simtest.NewSource(c.jobs), col); err != nil {
+		t.Fatal(err)
+	}
+	if vs := sim.Verify(spec.Cores(), col.Outcomes, sim.VerifyOptions{Cluster: spec}); len(vs) > 0 {
+		t.Errorf("verify: %v", vs)
+	}
+	// The same schedule on nodes that take one job each breaks the rule.
+	one := *spec
+	one.Partitions = []cluster.Partition{{Name: "shared", Groups: []string{"s"}, SWF: 1}, spec.Partitions[1]}
+	vs := sim.Verify(spec.Cores(), col.Outcomes, sim.VerifyOptions{Cluster: &one})
+	found := false
+	for _, v := range vs {
+		found = found || v.Rule == "overlap" && v.JobID == 2
+	}
+	if !found {
+		t.Errorf("verify without FORCE: %v, want job 2's overlap", vs)
+	}
+	// FORCE:1 shares nothing: as NO.
+	spec.Partitions[0].ShareCount = 1
+	if caps := spec.ShareCaps(); caps != nil {
+		t.Errorf("FORCE:1 caps %v, want none", caps)
+	}
+}

@@ -112,9 +112,16 @@ func (p *preemptState) lowest() (int, bool) {
 	return 0, false
 }
 
+// sharer is a node selector whose nodes may run several jobs at once
+// (cluster.Linear under OverSubscribe=FORCE).
+type sharer interface{ Shares() bool }
+
 // initPreempt checks Config.Preempt against the rest of the
-// configuration.
+// configuration, and shared nodes against node events.
 func (e *Engine) initPreempt(cfg *Config) error {
+	if sh, ok := cfg.Allocator.(sharer); ok && sh.Shares() && len(cfg.NodeEvents) > 0 {
+		return fmt.Errorf("sim: nodes shared by several jobs (OverSubscribe=FORCE) are not combined with node events")
+	}
 	pc := cfg.Preempt
 	if pc == nil {
 		return nil

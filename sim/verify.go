@@ -201,6 +201,16 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		pc = newPartitionCheck(opts.Cluster)
 	}
 	wn := newWholeNodes(opts.Cluster)
+	var caps []int // jobs a node may run at once (OverSubscribe=FORCE), nil: one
+	capacity := procs
+	if opts.Cluster != nil {
+		if caps = opts.Cluster.ShareCaps(); caps != nil {
+			capacity = 0
+			for i, c := range caps {
+				capacity += c * (nodeSum[i+1] - nodeSum[i])
+			}
+		}
+	}
 	for _, i := range order {
 		o := &outs[i]
 		j := &o.Job
@@ -317,13 +327,13 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		// A preempted job holds its resources only while it runs: a
 		// suspended job holds none.
 		spans, idx := runSpans(outs, ran)
-		vs = append(vs, checkOverlap(units, spans, idx)...)
+		vs = append(vs, checkOverlapShared(units, caps, spans, idx)...)
 		vs = append(vs, checkPreemptors(outs, ran)...)
 	default:
-		vs = append(vs, checkOverlap(units, outs, byStart)...)
+		vs = append(vs, checkOverlapShared(units, caps, outs, byStart)...)
 	}
 	if len(ran) > 0 && last > first {
-		if u := area / (float64(procs) * float64(last-first)); u > 1+1e-9 {
+		if u := area / (float64(capacity) * float64(last-first)); u > 1+1e-9 {
 			vs = append(vs, Violation{Rule: "utilisation", Msg: fmt.Sprintf("utilisation %.6f > 1", u)})
 		}
 	}
@@ -921,4 +931,40 @@ func (w *wholeNodes) wholeNodes(alloc []cluster.Range) bool {
 		}
 	}
 	return true
+}
+
+// checkOverlapShared is checkOverlap where node u may run caps[u] jobs at
+// once (OverSubscribe=FORCE under linear); with caps nil, checkOverlap.
+func checkOverlapShared(units int, caps []int, outs []Outcome, byStart []int) []Violation {
+	if caps == nil {
+		return checkOverlap(units, outs, byStart)
+	}
+	holders := make([][]int, units) // per node, the outcomes running on it
+	var vs []Violation
+	for _, i := range byStart {
+		o := &outs[i]
+		for _, r := range o.Alloc {
+			lo, hi := max(r.Lo, 0), min(r.Hi, units)
+			for u := lo; u < hi; u++ {
+				h := holders[u][:0]
+				for _, k := range holders[u] {
+					if outs[k].End > o.Start {
+						h = append(h, k)
+					}
+				}
+				if len(h) >= caps[u] {
+					ids := make([]string, len(h))
+					for n, k := range h {
+						ids[n] = fmt.Sprint(outs[k].Job.ID)
+					}
+					vs = append(vs, Violation{JobID: o.Job.ID, Rule: "overlap",
+						Msg: fmt.Sprintf("node %d taken at %d while jobs %s run there, and it may run %d at once", u, o.Start, strings.Join(ids, ", "), caps[u])})
+					holders[u] = h
+					break
+				}
+				holders[u] = append(h, i)
+			}
+		}
+	}
+	return vs
 }

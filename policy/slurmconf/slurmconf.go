@@ -80,6 +80,7 @@ type slurmPart struct {
 	maxTime, dflt workload.Time
 	tier          int
 	over          string
+	share         int // OverSubscribe's count (YES:N, FORCE:N), 0: none given
 	isDefault     bool
 }
 
@@ -265,6 +266,9 @@ func Parse(r io.Reader, path string) (*Conf, error) {
 	}
 	for _, pl := range parts {
 		part := cluster.Partition{Name: pl.name, MaxTime: pl.p.maxTime, DefaultTime: pl.p.dflt, PriorityTier: pl.p.tier, OverSubscribe: pl.p.over, Default: pl.p.isDefault}
+		if pl.p.over == "FORCE" {
+			part.ShareCount = pl.p.share
+		}
 		var groups []int
 		if strings.EqualFold(pl.p.nodes, "ALL") {
 			for g := range c.Spec.Groups {
@@ -409,12 +413,19 @@ func (p *slurmPart) set(kv slurmKV) (bool, error) {
 		}
 		p.tier = v
 	case "oversubscribe", "shared":
-		mode, _, _ := strings.Cut(strings.ToUpper(kv.val), ":") // YES:4, FORCE:2
+		mode, count, hasCount := strings.Cut(strings.ToUpper(kv.val), ":") // YES:4, FORCE:2
 		switch mode {
 		case "NO", "YES", "EXCLUSIVE", "FORCE":
-			p.over = mode
+			p.over, p.share = mode, 0
 		default:
 			return true, fmt.Errorf("%s=%s: want NO, YES, EXCLUSIVE or FORCE", kv.key, kv.val)
+		}
+		if hasCount {
+			n, err := strconv.Atoi(count)
+			if err != nil || n < 1 || n > cluster.MaxShareCount || (mode != "YES" && mode != "FORCE") {
+				return true, fmt.Errorf("%s=%s: want YES:N or FORCE:N with N from 1 to %d", kv.key, kv.val, cluster.MaxShareCount)
+			}
+			p.share = n
 		}
 	case "default":
 		switch strings.ToUpper(kv.val) {
