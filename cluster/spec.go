@@ -96,7 +96,7 @@ type Partition struct {
 	// ShareCount is FORCE's count (OverSubscribe=FORCE:N): how many jobs
 	// may share a node at once; 0 means Slurm's default, DefaultShareCount.
 	ShareCount int
-	Default       bool          // the default partition
+	Default    bool // the default partition
 	// SWF is the SWF partition number (field 16) routed here; 0: the
 	// partition's position in Spec.Partitions, from 1; −1: none (the
 	// partition gets only jobs routed to the default partition).
