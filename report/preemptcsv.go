@@ -24,15 +24,17 @@ func appendPreemption(parts []string, r *sim.Record) []string {
 		return parts
 	}
 	var b strings.Builder
-	b.WriteString("preempted=")
-	for i, m := range r.Preemptions {
-		if i > 0 {
-			b.WriteByte(';')
+	if len(r.Preemptions) > 0 {
+		b.WriteString("preempted=")
+		for i, m := range r.Preemptions {
+			if i > 0 {
+				b.WriteByte(';')
+			}
+			fmt.Fprintf(&b, "%d@%d:%s", m.At, m.By, m.Mode)
 		}
-		fmt.Fprintf(&b, "%d@%d:%s", m.At, m.By, m.Mode)
+		parts = append(parts, b.String())
+		b.Reset()
 	}
-	parts = append(parts, b.String())
-	b.Reset()
 	b.WriteString("runs=")
 	for i, x := range r.Runs {
 		if i > 0 {
