@@ -36,6 +36,63 @@ type SlurmParams struct {
 	// QueueDepth is default_queue_depth: how many jobs the main scheduler
 	// examines at each event (default 100; LookaheadAll: every job).
 	QueueDepth int
+	// WindowLinear is bf_window_linear: WILL_RUN groups running jobs'
+	// predicted ends in windows that start at 30 s and double after each
+	// group (0, the default), or grow by this many seconds. Only the plan
+	// on nodes groups ends.
+	WindowLinear workload.Time
+	// Phase is the backfill cycle's phase: cycles run at the instants t
+	// with (t - Phase) a multiple of Interval (default 0: at multiples of
+	// Interval from the trace's time 0). slurmctld starts its cycles when
+	// it starts, bf_interval apart.
+	Phase workload.Time
+	// MainAt says which events run the main scheduler (default
+	// MainDefault: MainAtEnds on a cluster of nodes, MainAtEvents on a
+	// pool of processors, as schedsim did before).
+	MainAt MainTrigger
+	// PlanProcs plans in processor counts on a cluster of nodes too
+	// (--bf-plan procs), as schedsim did before its plan on nodes: a
+	// reservation is a number of processors, not a set of nodes.
+	PlanProcs bool
+}
+
+// MainTrigger says which events run Slurm's main scheduler.
+type MainTrigger uint8
+
+// The events that run the main scheduler.
+const (
+	// MainDefault is MainAtEnds on a cluster of nodes, MainAtEvents on a
+	// pool of processors.
+	MainDefault MainTrigger = iota
+	// MainAtEnds runs it when jobs end only, as slurmctld 22.05 does: a
+	// job submitted to a queue it could start in waits for the next
+	// backfill cycle (a real run: 35 of 40 jobs started by backfill, the
+	// main scheduler starting only jobs that began at another job's end).
+	MainAtEnds
+	// MainAtEvents runs it at every submission and end.
+	MainAtEvents
+)
+
+// ParseMainTrigger parses "ends" or "events".
+func ParseMainTrigger(s string) (MainTrigger, error) {
+	switch s {
+	case "ends":
+		return MainAtEnds, nil
+	case "events":
+		return MainAtEvents, nil
+	}
+	return MainDefault, fmt.Errorf("policy: main scheduler at %q: want ends or events", s)
+}
+
+// String returns "ends", "events" or "" (the default).
+func (m MainTrigger) String() string {
+	switch m {
+	case MainAtEnds:
+		return "ends"
+	case MainAtEvents:
+		return "events"
+	}
+	return ""
 }
 
 // Slurm's sched/backfill defaults (src/plugins/sched/backfill/backfill.c and
@@ -90,6 +147,12 @@ func (p SlurmParams) Validate() error {
 		return fmt.Errorf("policy: bf_max_job_test %d: want ≥ 1 or all", p.MaxJobTest)
 	case p.QueueDepth < LookaheadAll:
 		return fmt.Errorf("policy: default_queue_depth %d: want ≥ 1 or all", p.QueueDepth)
+	case p.Phase < 0 || (p.Interval > 0 && p.Phase >= p.Interval) || (p.Interval == 0 && p.Phase >= DefaultBFInterval):
+		return fmt.Errorf("policy: backfill phase %ds: want 0 to bf_interval - 1", p.Phase)
+	case p.MainAt > MainAtEvents:
+		return fmt.Errorf("policy: main scheduler trigger %d: want ends or events", p.MainAt)
+	case p.WindowLinear < 0 || p.WindowLinear > maxBFInterval:
+		return fmt.Errorf("policy: bf_window_linear %ds: want 0 to %d seconds", p.WindowLinear, maxBFInterval)
 	}
 	return nil
 }
@@ -131,6 +194,7 @@ type Slurm struct {
 
 	p      SlurmParams // with defaults
 	prof   cluster.Profile
+	nodes  nodePlan
 	dirty  bool          // something changed since the last cycle
 	expect int           // queue length expected at the next pass, if nothing arrives
 	wake   workload.Time // the last wake-up asked for
@@ -159,6 +223,18 @@ func (s *Slurm) Name() string {
 	if p.Continue {
 		n += ",bf_continue"
 	}
+	if p.WindowLinear > 0 {
+		n += ",bf_window_linear=" + strconv.FormatInt(int64(p.WindowLinear), 10)
+	}
+	if p.Phase > 0 {
+		n += ",bf_phase=" + strconv.FormatInt(int64(p.Phase), 10)
+	}
+	if p.MainAt != MainDefault {
+		n += ",sched_main=" + p.MainAt.String()
+	}
+	if p.PlanProcs {
+		n += ",bf_plan=procs"
+	}
 	return n + ",default_queue_depth=" + FormatLookahead(p.QueueDepth) + ")"
 }
 
@@ -174,15 +250,49 @@ func (s *Slurm) Schedule(v View, d Decisions) {
 	if n != s.expect || len(v.Ended()) > 0 {
 		s.dirty = true
 	}
-	// The main scheduler: strict queue order.
+	// The main scheduler: strict queue order, when an event that runs it
+	// happened.
+	nv, onNodes := v.(NodeView)
+	ns, canChoose := d.(NodeStarter)
+	nodes := onNodes && canChoose && !s.p.PlanProcs
+	mainAt := s.p.MainAt
+	if mainAt == MainDefault {
+		mainAt = MainAtEvents
+		if onNodes {
+			mainAt = MainAtEnds
+		}
+	}
 	free := v.Free()
 	depth := n
 	if s.p.QueueDepth >= 0 && depth > s.p.QueueDepth {
 		depth = s.p.QueueDepth
 	}
+	if mainAt == MainAtEnds && len(v.Ended()) == 0 {
+		depth = 0
+	}
 	fit, _ := v.(Fitter)
 	h := 0
-	for ; h < depth; h++ {
+	if nodes {
+		pl := &s.nodes
+		pl.work = nil
+		for ; h < depth; h++ {
+			if pl.work == nil {
+				pl.work = nv.Scratch()
+				pl.nu = pl.work.(cluster.NodeUnits)
+			}
+			req := nv.Request(h)
+			rs, ok := chooseNodes(pl.work, pl.nu, req, pl.alloc[:0], &pl.idle)
+			if !ok {
+				break
+			}
+			pl.alloc = rs
+			ns.StartOn(h, rs)
+			pl.work.Commit(req, rs)
+		}
+		pl.work = nil // Scratch's copy: the backfill cycle takes a new one
+		free = v.Free()
+	}
+	for ; h < depth && !nodes; h++ {
 		p := v.Job(h).Procs
 		if p > free || (fit != nil && !fit.Fits(h)) {
 			break
@@ -198,13 +308,18 @@ func (s *Slurm) Schedule(v View, d Decisions) {
 	if started > 0 {
 		s.dirty = true
 	}
-	if mod(now, s.p.Interval) == 0 && s.dirty {
-		k := s.cycle(v, d, fit, h, free)
+	if mod(now-s.p.Phase, s.p.Interval) == 0 && s.dirty {
+		var k int
+		if nodes {
+			k = s.nodeCycle(v, d, nv, ns, h)
+		} else {
+			k = s.cycle(v, d, fit, h, free)
+		}
 		started += k
 		s.dirty = k > 0
 	}
 	s.expect = n - started
-	if next := now - mod(now, s.p.Interval) + s.p.Interval; s.expect > 0 && s.dirty && s.wake != next {
+	if next := now - mod(now-s.p.Phase, s.p.Interval) + s.p.Interval; s.expect > 0 && s.dirty && s.wake != next {
 		d.WakeAt(next)
 		s.wake = next
 	}

@@ -598,9 +598,10 @@ type Engine struct {
 	// defTime gives a job without a time limit its partition's (alloc
 	// with partitions only).
 	defTime cluster.DefaultTimer
-	will    willRun     // WILL_RUN scratch (alloc only)
-	scale   scaler      // alloc's run-time scaling (a cluster of clusters), or nil
-	view    policy.View // what the policy sees: e, or allocView{e}
+	will    willRun         // WILL_RUN scratch (alloc only)
+	startOn []cluster.Range // the resources StartOn chose for the job starting
+	scale   scaler          // alloc's run-time scaling (a cluster of clusters), or nil
+	view    policy.View     // what the policy sees: e, or allocView{e}
 
 	now     workload.Time
 	slots   []slot
@@ -742,6 +743,9 @@ func New(cfg Config) (*Engine, error) {
 	e.fallible, _ = e.pol.(policy.Fallible)
 	if e.alloc != nil {
 		e.view = allocView{e}
+		if _, ok := e.alloc.(cluster.NodeUnits); ok {
+			e.view = nodeView{allocView{e}}
+		}
 		e.scale, _ = e.alloc.(scaler)
 		e.defTime, _ = e.alloc.(cluster.DefaultTimer)
 	}
