@@ -2,15 +2,13 @@ package cluster
 
 import "sort"
 
-// NodeUnits is an optional interface of an Allocator whose resource ids
-// belong to nodes (Linear, ConsRes): what a plan made of node sets needs,
-// such as Slurm's backfill, whose reservations are node bitmaps.
+// NodeUnits is an optional interface of a node selector (Linear, ConsRes)
+// for plans made of node sets, such as Slurm's backfill, whose
+// reservations are node bitmaps: NodeStates plus each node's idle units
+// and the nodes a request may use.
 type NodeUnits interface {
-	// NodeCount is the number of nodes.
-	NodeCount() int
-	// NodeOf returns the node holding resource id u.
-	NodeOf(u int) int
-	// IdleUnits appends to dst the idle resource ids of node n.
+	NodeStates
+	// IdleUnits appends to dst the idle allocation units of node n.
 	IdleUnits(n int, dst []Range) []Range
 	// NodesFor returns the nodes r may use: its partition's, or all.
 	NodesFor(r Request) []Range
@@ -21,11 +19,14 @@ var (
 	_ NodeUnits = (*ConsRes)(nil)
 )
 
-// NodeCount implements NodeUnits.
-func (l *Linear) NodeCount() int { return len(l.sum) - 1 }
-
-// NodeOf implements NodeUnits: Linear's resource ids are node numbers.
-func (l *Linear) NodeOf(u int) int { return u }
+// UnitsProcs returns the processors the allocation units rs of nu hold.
+func UnitsProcs(nu NodeUnits, rs []Range) int {
+	n := 0
+	for _, x := range rs {
+		n += nu.UnitProcs(x)
+	}
+	return n
+}
 
 // IdleUnits implements NodeUnits: node n itself when it is idle.
 func (l *Linear) IdleUnits(n int, dst []Range) []Range {
@@ -45,15 +46,6 @@ func (l *Linear) NodesFor(r Request) []Range {
 	return l.parts.route(r).ranges
 }
 
-// NodeCount implements NodeUnits.
-func (c *ConsRes) NodeCount() int { return len(c.nodes) }
-
-// NodesFor implements NodeUnits.
-func (c *ConsRes) NodesFor(r Request) []Range { return c.ranges(r) }
-
-// NodeOf implements NodeUnits: the node of core u.
-func (c *ConsRes) NodeOf(u int) int { return int(c.node[u]) }
-
 // IdleUnits implements NodeUnits: the idle cores of node n.
 func (c *ConsRes) IdleUnits(n int, dst []Range) []Range {
 	nd := &c.nodes[n]
@@ -69,3 +61,6 @@ func (c *ConsRes) IdleUnits(n int, dst []Range) []Range {
 	}
 	return dst
 }
+
+// NodesFor implements NodeUnits.
+func (c *ConsRes) NodesFor(r Request) []Range { return c.ranges(r) }

@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"fmt"
-	"os"
 	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -51,14 +49,18 @@ type nodePlan struct {
 	block         []bool // node → held by a reservation in the span tested
 	ranges, alloc []cluster.Range
 	idle          nodeIdle
+	started       []bool // queue index → started in this pass
 }
 
 // nodeWindow is WILL_RUN's first window of running jobs' ends (seconds).
 const nodeWindow workload.Time = 30
 
 // nodeCycle is cycle for a cluster whose nodes the View names: the plan
-// is made of node sets. It returns how many jobs it started.
-func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter, h int) int {
+// is made of node sets. It returns how many jobs it started, and whether
+// the plan depended on the time (nodes completing, a job beyond
+// bf_window, a running job past its predicted end): a later cycle may
+// then decide otherwise with nothing else changed.
+func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter) (started int, timed bool) {
 	now := v.Now()
 	res := s.p.Resolution
 	pl := &s.nodes
@@ -71,15 +73,37 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter, h in
 		hk.Alloc = slices.Clone(hk.Alloc)
 		pl.held = append(pl.held, hk)
 	}
+	completing := s.p.Completing
+	if completing == 0 {
+		completing = DefaultCompleting
+	}
+	for _, e := range v.Ended() {
+		if completing <= 0 || e.End+completing <= now || len(e.Alloc) == 0 {
+			continue
+		}
+		// The ended job's nodes complete: held until End + completing, as
+		// far as the main scheduler left them idle.
+		rs := pl.idleOf(e.Alloc)
+		if k := cluster.UnitsProcs(pl.nu, rs); k > 0 {
+			timed = true
+			req := cluster.Request{Procs: k}
+			pl.base.Commit(req, rs)
+			pl.insertHeld(cluster.Held{End: e.End + completing, Req: req, Alloc: rs})
+		}
+	}
 	pl.resv = pl.resv[:0]
-	if n := pl.nu.NodeCount(); cap(pl.block) < n {
+	if n := pl.nu.Nodes(); cap(pl.block) < n {
 		pl.block = make([]bool, n)
 	} else {
 		pl.block = pl.block[:n]
 	}
 	windowEnd := now + s.p.Window
-	started, tested := 0, 0
-	for i, n := h, v.Len(); i < n; i++ {
+	tested := 0
+	for _, h := range pl.held {
+		timed = timed || h.End <= now
+	}
+	first := true // the first waiting job gets a promise
+	for i, n := 0, v.Len(); i < n; i++ {
 		if s.p.MaxJobTest >= 0 && tested >= s.p.MaxJobTest {
 			break
 		}
@@ -93,12 +117,10 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter, h in
 		startRes := now
 		for try := 0; try < 4*len(pl.resv)+4; try++ {
 			if startRes > windowEnd {
+				timed = true
 				break
 			}
 			at, later, ok := pl.test(now, startRes, dur, req, s.p.WindowLinear)
-			if debugPlan && j.ID == 7 {
-				fmt.Fprintf(os.Stderr, "t=%d job %d test from %d: at %d later %d ok %v held %v free %d req %+v\n", now, j.ID, startRes, at, later, ok, pl.held, pl.work.Free(), req)
-			}
 			if !ok {
 				if later == 0 {
 					break // no place for it in the plan: no reservation
@@ -110,18 +132,9 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter, h in
 				// Starts now, on nodes no reservation holds.
 				rs := slices.Clone(pl.alloc)
 				ns.StartOn(i, rs)
-				if debugPlan {
-					fmt.Fprintf(os.Stderr, "t=%d job %d backfilled on %v\n", now, j.ID, rs)
-				}
 				pl.base.Commit(req, rs)
-				end := satAdd(now, dur)
-				k, _ := slices.BinarySearchFunc(pl.held, end, func(x cluster.Held, t workload.Time) int {
-					if x.End <= t {
-						return -1
-					}
-					return 1
-				})
-				pl.held = slices.Insert(pl.held, k, cluster.Held{End: end, Req: req, Alloc: rs})
+				pl.insertHeld(cluster.Held{End: satAdd(now, dur), Req: req, Alloc: rs})
+				pl.started[i] = true
 				started++
 				break
 			}
@@ -130,6 +143,7 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter, h in
 				continue
 			}
 			if at-now > s.p.Window {
+				timed = true
 				break // too far in the future: no reservation
 			}
 			nodes := pl.nodesOf(pl.alloc)
@@ -142,16 +156,13 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter, h in
 				continue
 			}
 			pl.resv = append(pl.resv, nodeResv{start: at, end: end, nodes: nodes})
-			if debugPlan {
-				fmt.Fprintf(os.Stderr, "t=%d job %d resv at %d-%d nodes %v\n", now, j.ID, at, end, nodes)
-			}
-			if i == h {
+			if first {
 				d.Reserve(i, at) // the first waiting job
 			}
 			break
 		}
 	}
-	return started
+	return started, timed
 }
 
 // test is one WILL_RUN of the backfill loop: job req of duration dur on
@@ -179,7 +190,7 @@ func (pl *nodePlan) test(now, startRes, dur workload.Time, req cluster.Request, 
 			continue
 		}
 		pl.ranges = pl.nu.IdleUnits(n, pl.ranges[:0])
-		if k := unitsLen(pl.ranges); k > 0 {
+		if k := cluster.UnitsProcs(pl.nu, pl.ranges); k > 0 {
 			pl.work.Commit(cluster.Request{Procs: k}, pl.ranges)
 		}
 	}
@@ -231,13 +242,47 @@ func (pl *nodePlan) test(now, startRes, dur workload.Time, req cluster.Request, 
 	return workload.Forever, later, false
 }
 
+// insertHeld adds h to the running jobs, after those that end no later.
+func (pl *nodePlan) insertHeld(h cluster.Held) {
+	k, _ := slices.BinarySearchFunc(pl.held, h.End, func(x cluster.Held, t workload.Time) int {
+		if x.End <= t {
+			return -1
+		}
+		return 1
+	})
+	pl.held = slices.Insert(pl.held, k, h)
+}
+
+// idleOf returns the resources of rs idle in pl.base.
+func (pl *nodePlan) idleOf(rs []cluster.Range) []cluster.Range {
+	var out []cluster.Range
+	for _, x := range rs {
+		for u := x.Lo; u < x.Hi; u++ {
+			pl.ranges = pl.nu.IdleUnits(pl.nu.UnitNode(u), pl.ranges[:0])
+			idle := false
+			for _, y := range pl.ranges {
+				idle = idle || (y.Lo <= u && u < y.Hi)
+			}
+			if !idle {
+				continue
+			}
+			if k := len(out); k > 0 && out[k-1].Hi == u {
+				out[k-1].Hi++
+			} else {
+				out = append(out, cluster.Range{Lo: u, Hi: u + 1})
+			}
+		}
+	}
+	return out
+}
+
 // release takes running job hj off the nodes the test may use and reports
 // whether it held any of them.
 func (pl *nodePlan) release(hj *cluster.Held) bool {
 	pl.ranges = pl.ranges[:0]
 	for _, x := range hj.Alloc {
 		for u := x.Lo; u < x.Hi; u++ {
-			if pl.block[pl.nu.NodeOf(u)] {
+			if pl.block[pl.nu.UnitNode(u)] {
 				continue
 			}
 			if k := len(pl.ranges); k > 0 && pl.ranges[k-1].Hi == u {
@@ -259,7 +304,7 @@ func (pl *nodePlan) nodesOf(rs []cluster.Range) []int32 {
 	var nodes []int32
 	for _, x := range rs {
 		for u := x.Lo; u < x.Hi; u++ {
-			n := int32(pl.nu.NodeOf(u))
+			n := int32(pl.nu.UnitNode(u))
 			if k := len(nodes); k == 0 || nodes[k-1] != n {
 				nodes = append(nodes, n)
 			}
@@ -323,7 +368,7 @@ func chooseNodes(a cluster.Allocator, nu cluster.NodeUnits, req cluster.Request,
 	if !a.Fits(req) {
 		return dst, false
 	}
-	n := nu.NodeCount()
+	n := nu.Nodes()
 	for len(sc.units) < n {
 		sc.units = append(sc.units, nil)
 	}
@@ -332,7 +377,7 @@ func chooseNodes(a cluster.Allocator, nu cluster.NodeUnits, req cluster.Request,
 	for _, part := range nu.NodesFor(req) {
 		for k := part.Lo; k < part.Hi; k++ {
 			sc.units[k] = nu.IdleUnits(k, sc.units[k][:0])
-			sc.count[k] = unitsLen(sc.units[k])
+			sc.count[k] = cluster.UnitsProcs(nu, sc.units[k])
 		}
 	}
 	for k := 0; k < n; k++ {
@@ -363,7 +408,7 @@ func chooseNodes(a cluster.Allocator, nu cluster.NodeUnits, req cluster.Request,
 				} else {
 					dst = append(dst, cluster.Range{Lo: u, Hi: u + 1})
 				}
-				got++
+				got += nu.UnitProcs(cluster.Range{Lo: u, Hi: u + 1})
 			}
 		}
 		return got
@@ -408,5 +453,3 @@ func chooseNodes(a cluster.Allocator, nu cluster.NodeUnits, req cluster.Request,
 	}
 	return dst[:m], true
 }
-
-var debugPlan = os.Getenv("SCHEDSIM_BFDEBUG") != ""

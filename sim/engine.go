@@ -1282,7 +1282,11 @@ func (e *Engine) finish(id int32, obs Observer) {
 	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
-	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s)})
+	var alloc []cluster.Range
+	if e.alloc != nil {
+		alloc = slices.Clone(s.alloc)
+	}
+	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s), Alloc: alloc})
 	if e.grow != nil {
 		e.grow.finished(e, s, id)
 	}

@@ -90,10 +90,13 @@ type Comparison struct {
 	MedianAbs, MaxAbs                int64
 	RefMeanWait, MeanWait            float64
 	RefMakespan, Makespan            int64
+	// SubmitDiffer counts the jobs submitted at different times in the two
+	// runs (two real runs of one workload on a busy machine: a late
+	// sbatch); a replay of a run's trace has none.
+	SubmitDiffer int
 }
 
-// Compare compares run with ref job by job; both must hold the same jobs
-// with the same submit times.
+// Compare compares run with ref job by job; both must hold the same jobs.
 func Compare(ref, run Side) (*Comparison, error) {
 	ids := make([]int64, 0, len(ref))
 	for id := range ref {
@@ -115,7 +118,7 @@ func Compare(ref, run Side) (*Comparison, error) {
 			return nil, fmt.Errorf("job %d is in one run only", id)
 		}
 		if s.Submit != r.Submit {
-			return nil, fmt.Errorf("job %d submitted at %d in one run, %d in the other", id, r.Submit, s.Submit)
+			c.SubmitDiffer++ // two real runs: sbatch was late in one
 		}
 		d := s.Start - r.Start
 		c.Jobs = append(c.Jobs, JobDiff{ID: id, CPUs: r.CPUs, Submit: r.Submit, RefStart: r.Start, Start: s.Start, Diff: d})
@@ -207,6 +210,9 @@ func (c *Comparison) WriteTable(w io.Writer, refName, name string) error {
 		n, c.Equal, c.Within1, c.Within2, c.Within5, c.MedianAbs, c.MaxAbs)
 	ew.printf("mean wait: %s %.1f s, %s %.1f s; makespan: %s %d s, %s %d s\n",
 		refName, c.RefMeanWait, name, c.MeanWait, refName, c.RefMakespan, name, c.Makespan)
+	if c.SubmitDiffer > 0 {
+		ew.printf("%d jobs were submitted at another second in the two runs\n", c.SubmitDiffer)
+	}
 	return ew.err
 }
 
