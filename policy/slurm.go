@@ -347,8 +347,8 @@ func (s *Slurm) scheduleNodes(v View, d Decisions, nv NodeView, ns NodeStarter, 
 	// slurmctld runs a cycle every bf_interval while jobs wait (the log
 	// with DebugFlags=Backfill shows one a second with bf_interval=1). A
 	// cycle after which nothing changed decides as the one before, unless
-	// the plan depended on the time: nodes completing, a job beyond
-	// bf_window, a running job past its predicted end.
+	// the plan depended on the time: nodes completing, a running job past
+	// its predicted end. Otherwise the next event runs the next cycle.
 	if mod(now-s.p.Phase, s.p.Interval) == 0 && s.dirty {
 		k, timed := s.nodeCycle(v, d, nv, ns)
 		started += k

@@ -57,9 +57,11 @@ const nodeWindow workload.Time = 30
 
 // nodeCycle is cycle for a cluster whose nodes the View names: the plan
 // is made of node sets. It returns how many jobs it started, and whether
-// the plan depended on the time (nodes completing, a job beyond
-// bf_window, a running job past its predicted end): a later cycle may
-// then decide otherwise with nothing else changed.
+// the plan depended on the time (nodes completing, a running job past its
+// predicted end): a later cycle may then decide otherwise with nothing
+// else changed. (A job beyond bf_window is planned again at the next
+// event, not at every cycle: on long traces cycles at every bf_interval
+// while such a job waits cost too much.)
 func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter) (started int, timed bool) {
 	now := v.Now()
 	res := s.p.Resolution
@@ -117,7 +119,6 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter) (sta
 		startRes := now
 		for try := 0; try < 4*len(pl.resv)+4; try++ {
 			if startRes > windowEnd {
-				timed = true
 				break
 			}
 			at, later, ok := pl.test(now, startRes, dur, req, s.p.WindowLinear)
@@ -143,7 +144,6 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter) (sta
 				continue
 			}
 			if at-now > s.p.Window {
-				timed = true
 				break // too far in the future: no reservation
 			}
 			nodes := pl.nodesOf(pl.alloc)
