@@ -98,7 +98,11 @@ cleanup() {
 	[ -f "$scratch/slurmctld.log" ] && cp "$scratch/slurmctld.log" "$out/slurmctld.log"
 	slurm_stop "${pidfiles[@]}"
 	if [ "$ok" = 1 ]; then
-		rm -rf "$scratch/state" "$scratch/spool" "$scratch/work" "$scratch"/slurmd-*.log
+		if [ "${out#"$scratch"/}" = "$out" ]; then
+			rm -rf "$scratch" # the outputs are elsewhere
+		else
+			rm -rf "$scratch/state" "$scratch/spool" "$scratch/work" "$scratch"/slurmd-*.log "$scratch/schedsim" "$scratch/slurmcheck"
+		fi
 	else
 		[ -f "$scratch/slurmctld.log" ] && { echo "--- last lines of slurmctld.log"; tail -n 30 "$scratch/slurmctld.log"; }
 		echo "slurm-backfill-check: scratch directory kept: $scratch"
