@@ -251,6 +251,41 @@ func (o *runner) slurmParams() (policy.SlurmParams, error) {
 		return sp, inputf("--bf-continue: applies to --backfill slurm only")
 	}
 	sp.Continue = o.BFContinue
+	if o.BFPlan != "" || o.BFPhase != "" || o.BFWindowLinear != "" || o.BFCompleting != "" || o.SchedMain != "" {
+		if !slurm {
+			return sp, inputf("--bf-plan, --bf-phase, --bf-window-linear, --bf-completing and --sched-main: apply to --backfill slurm only")
+		}
+	}
+	switch o.BFPlan {
+	case "", "nodes":
+	case "procs":
+		sp.PlanProcs = true
+	default:
+		return sp, inputf("--bf-plan %q: want nodes or procs", o.BFPlan)
+	}
+	if o.SchedMain != "" {
+		m, err := policy.ParseMainTrigger(o.SchedMain)
+		if err != nil {
+			return sp, inputf("--sched-main %q: want ends or events", o.SchedMain)
+		}
+		sp.MainAt = m
+	}
+	for _, d := range []struct {
+		flag, val string
+		dst       *workload.Time
+	}{{"bf-phase", string(o.BFPhase), &sp.Phase}, {"bf-window-linear", string(o.BFWindowLinear), &sp.WindowLinear}, {"bf-completing", string(o.BFCompleting), &sp.Completing}} {
+		if d.val == "" {
+			continue
+		}
+		t, err := policy.ParseDuration(d.val)
+		if err != nil || t > 10800 {
+			return sp, inputf("--%s %q: want whole seconds from 0 to 3h, e.g. 0, 1, 30s", d.flag, d.val)
+		}
+		*d.dst = t
+	}
+	if o.BFCompleting != "" && sp.Completing == 0 {
+		sp.Completing = policy.CompletingNone
+	}
 	return sp, nil
 }
 

@@ -164,6 +164,17 @@ type Scenario struct {
 	BFResolution      Param `toml:"bf_resolution" json:"bf_resolution,omitempty"`
 	DefaultQueueDepth Param `toml:"default_queue_depth" json:"default_queue_depth,omitempty"`
 	BFContinue        bool  `toml:"bf_continue" json:"bf_continue,omitempty"`
+	// BFPlan is "nodes" (the default on a cluster of nodes: reservations
+	// are node sets) or "procs" (processor counts, as before).
+	BFPlan string `toml:"bf_plan" json:"bf_plan,omitempty"`
+	// BFPhase is the backfill cycle's phase, seconds after the trace's
+	// time 0; BFWindowLinear is bf_window_linear; BFCompleting how long an
+	// ended job's nodes stay out of the cycle's reach (0: none); SchedMain
+	// "ends" or "events" (what runs the main scheduler).
+	BFPhase        Param  `toml:"bf_phase" json:"bf_phase,omitempty"`
+	BFWindowLinear Param  `toml:"bf_window_linear" json:"bf_window_linear,omitempty"`
+	BFCompleting   Param  `toml:"bf_completing" json:"bf_completing,omitempty"`
+	SchedMain      string `toml:"sched_main" json:"sched_main,omitempty"`
 
 	// ScoreDOptions are SCore-D's priority queues (SPEC §4).
 	ScoreDOptions

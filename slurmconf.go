@@ -283,6 +283,9 @@ func mergeSlurmParams(flags, conf policy.SlurmParams) policy.SlurmParams {
 		flags.QueueDepth = conf.QueueDepth
 	}
 	flags.Continue = flags.Continue || conf.Continue
+	if flags.WindowLinear == 0 {
+		flags.WindowLinear = conf.WindowLinear
+	}
 	return flags
 }
 

@@ -23,25 +23,8 @@ fail() {
 }
 
 # --- install, only what is missing -----------------------------------------
-missing=0
-for c in slurmctld slurmd sbatch squeue scontrol sinfo munged munge unmunge; do
-	command -v "$c" >/dev/null 2>&1 || missing=1
-done
-if [ "$missing" = 1 ]; then
-	[ "$(id -u)" = 0 ] || fail "Slurm is not installed and installing it needs root"
-	export DEBIAN_FRONTEND=noninteractive
-	pkgs="slurmctld slurmd slurm-client munge"
-	say "installing $pkgs"
-	# apt-get update only when the package lists do not have them.
-	if ! apt-get install -y -q --no-install-recommends $pkgs >/tmp/slurm-test-apt.log 2>&1; then
-		say "apt-get update, then install again"
-		apt-get update -q >>/tmp/slurm-test-apt.log 2>&1 || { cat /tmp/slurm-test-apt.log; fail "apt-get update"; }
-		apt-get install -y -q --no-install-recommends $pkgs >>/tmp/slurm-test-apt.log 2>&1 || { cat /tmp/slurm-test-apt.log; fail "apt-get install $pkgs"; }
-	fi
-	say "installed in $(($(date +%s) - t0)) s"
-else
-	say "Slurm and munge already installed"
-fi
+. .ci/slurm-lib.sh
+slurm_install
 [ "$(id -u)" = 0 ] || fail "running slurmctld and slurmd on localhost needs root"
 
 # --- scratch directory and configuration ------------------------------------
@@ -51,71 +34,30 @@ export SLURM_CONF=$scratch/slurm.conf
 cpus=$(nproc)
 mem_mb=$(($(awk '/^MemAvailable:/ {print $2}' /proc/meminfo) / 1024 / 2))
 [ "$mem_mb" -ge 1 ] || mem_mb=1
-cat >"$SLURM_CONF" <<EOF
-ClusterName=schedsimci
-SlurmctldHost=localhost
+{
+	echo "ClusterName=schedsimci"
+	slurm_common_conf "$scratch"
+	cat <<EOF
 SlurmctldPort=16817
 SlurmdPort=16818
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-StateSaveLocation=$scratch/state
 SlurmdSpoolDir=$scratch/spool
-SlurmctldPidFile=$scratch/slurmctld.pid
 SlurmdPidFile=$scratch/slurmd.pid
-SlurmctldLogFile=$scratch/slurmctld.log
 SlurmdLogFile=$scratch/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-ReturnToService=2
-MailProg=/bin/true
 SchedulerParameters=batch_sched_delay=0
 NodeName=localhost CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
-cat >"$scratch/cgroup.conf" <<EOF
-CgroupPlugin=autodetect
-IgnoreSystemd=yes
-EOF
+} >"$SLURM_CONF"
 say "$(slurmctld -V), $(munged --version 2>&1 | head -n 1); scratch directory $scratch"
 
 # --- daemons, stopped by PID on exit -----------------------------------------
 munged_pid=""
 ok=0
-wait_gone() { # PID SECONDS: wait until the process is gone
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	return 1
-}
 cleanup() {
 	set +e
-	local pids=""
-	for f in "$scratch/slurmctld.pid" "$scratch/slurmd.pid"; do
-		[ -s "$f" ] && pids="$pids $(cat "$f")"
-	done
-	if [ -n "$pids" ]; then
-		scontrol shutdown >/dev/null 2>&1
-		for p in $pids; do
-			if ! wait_gone "$p" 20; then
-				say "PID $p still running 20 s after scontrol shutdown: SIGTERM"
-				kill "$p" 2>/dev/null
-				wait_gone "$p" 5 || kill -9 "$p" 2>/dev/null
-			fi
-		done
-		say "slurmctld and slurmd stopped (PIDs$pids)"
-	fi
-	if [ -n "$munged_pid" ]; then
-		kill "$munged_pid" 2>/dev/null
-		wait_gone "$munged_pid" 10 || kill -9 "$munged_pid" 2>/dev/null
-		say "munged stopped (PID $munged_pid)"
-	fi
+	slurm_stop "$scratch/slurmctld.pid" "$scratch/slurmd.pid"
 	if [ "$ok" = 1 ]; then
 		rm -rf "$scratch"
 	else
@@ -127,31 +69,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
-	say "munged already running: using it"
-else
-	install -d -o munge -g munge -m 0755 /run/munge
-	key=/etc/munge/munge.key
-	if [ ! -s "$key" ]; then
-		install -d -o munge -g munge -m 0700 /etc/munge
-		if command -v mungekey >/dev/null 2>&1; then
-			mungekey --create --keyfile="$key"
-		else
-			dd if=/dev/urandom of="$key" bs=1024 count=1 status=none
-		fi
-	fi
-	chown munge:munge "$key"
-	chmod 0400 "$key"
-	rm -f /run/munge/munged.pid
-	runuser -u munge -- munged
-	for ((i = 0; i < 50; i++)); do
-		[ -s /run/munge/munged.pid ] && munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break
-		sleep 0.1
-	done
-	munged_pid=$(cat /run/munge/munged.pid 2>/dev/null || true)
-	[ -n "$munged_pid" ] || fail "munged did not start"
-	say "munged started (PID $munged_pid)"
-fi
+slurm_start_munged
 
 slurmctld -f "$SLURM_CONF"
 slurmd -f "$SLURM_CONF" -N localhost

@@ -77,6 +77,10 @@ type Ended struct {
 	// View.Running gave for it). A plan of processor counts (Conservative)
 	// gives these back.
 	Freed int
+	// Alloc is, on a cluster of nodes (sim.Config.Allocator), the
+	// resources the job held (as cluster.Allocator names them); nil on a
+	// pool of processors.
+	Alloc []cluster.Range
 }
 
 // Decisions receives a policy's decisions.

@@ -36,6 +36,79 @@ type SlurmParams struct {
 	// QueueDepth is default_queue_depth: how many jobs the main scheduler
 	// examines at each event (default 100; LookaheadAll: every job).
 	QueueDepth int
+	// WindowLinear is bf_window_linear: WILL_RUN groups running jobs'
+	// predicted ends in windows that start at 30 s and double after each
+	// group (0, the default), or grow by this many seconds. Only the plan
+	// on nodes groups ends.
+	WindowLinear workload.Time
+	// Phase is the backfill cycle's phase: cycles run at the instants t
+	// with (t - Phase) a multiple of Interval (default 0: at multiples of
+	// Interval from the trace's time 0). slurmctld starts its cycles when
+	// it starts, bf_interval apart.
+	Phase workload.Time
+	// MainAt says which events run the main scheduler (default
+	// MainDefault: MainAtEnds on a cluster of nodes, MainAtEvents on a
+	// pool of processors, as schedsim did before).
+	MainAt MainTrigger
+	// Completing is how long the nodes of a job that ended stay out of the
+	// backfill cycle's reach (Slurm's COMPLETING state, until the epilog
+	// is done): the cycle plans jobs on them from the end plus Completing,
+	// while the main scheduler, which runs when the epilog completes,
+	// starts jobs on them at once. 0 is the default, 1 s on a cluster of
+	// nodes (a real slurmctld plans "to start at" the next second on the
+	// nodes of a job that ended in the same second); CompletingNone: none.
+	// Only the plan on nodes uses it.
+	Completing workload.Time
+	// PlanProcs plans in processor counts on a cluster of nodes too
+	// (--bf-plan procs), as schedsim did before its plan on nodes: a
+	// reservation is a number of processors, not a set of nodes.
+	PlanProcs bool
+}
+
+// CompletingNone is SlurmParams.Completing for no completing time.
+const CompletingNone workload.Time = -1
+
+// DefaultCompleting is how long an ended job's nodes stay out of the
+// backfill cycle's reach on a cluster of nodes by default.
+const DefaultCompleting workload.Time = 1
+
+// MainTrigger says which events run Slurm's main scheduler.
+type MainTrigger uint8
+
+// The events that run the main scheduler.
+const (
+	// MainDefault is MainAtEnds on a cluster of nodes, MainAtEvents on a
+	// pool of processors.
+	MainDefault MainTrigger = iota
+	// MainAtEnds runs it when jobs end only, as slurmctld 22.05 does: a
+	// job submitted to a queue it could start in waits for the next
+	// backfill cycle (a real run: 35 of 40 jobs started by backfill, the
+	// main scheduler starting only jobs that began at another job's end).
+	MainAtEnds
+	// MainAtEvents runs it at every submission and end.
+	MainAtEvents
+)
+
+// ParseMainTrigger parses "ends" or "events".
+func ParseMainTrigger(s string) (MainTrigger, error) {
+	switch s {
+	case "ends":
+		return MainAtEnds, nil
+	case "events":
+		return MainAtEvents, nil
+	}
+	return MainDefault, fmt.Errorf("policy: main scheduler at %q: want ends or events", s)
+}
+
+// String returns "ends", "events" or "" (the default).
+func (m MainTrigger) String() string {
+	switch m {
+	case MainAtEnds:
+		return "ends"
+	case MainAtEvents:
+		return "events"
+	}
+	return ""
 }
 
 // Slurm's sched/backfill defaults (src/plugins/sched/backfill/backfill.c and
@@ -90,15 +163,28 @@ func (p SlurmParams) Validate() error {
 		return fmt.Errorf("policy: bf_max_job_test %d: want ≥ 1 or all", p.MaxJobTest)
 	case p.QueueDepth < LookaheadAll:
 		return fmt.Errorf("policy: default_queue_depth %d: want ≥ 1 or all", p.QueueDepth)
+	case p.Phase < 0 || (p.Interval > 0 && p.Phase >= p.Interval) || (p.Interval == 0 && p.Phase >= DefaultBFInterval):
+		return fmt.Errorf("policy: backfill phase %ds: want 0 to bf_interval - 1", p.Phase)
+	case p.Completing < CompletingNone || p.Completing > maxBFInterval:
+		return fmt.Errorf("policy: completing time %ds: want 0 to %d seconds", p.Completing, maxBFInterval)
+	case p.MainAt > MainAtEvents:
+		return fmt.Errorf("policy: main scheduler trigger %d: want ends or events", p.MainAt)
+	case p.WindowLinear < 0 || p.WindowLinear > maxBFInterval:
+		return fmt.Errorf("policy: bf_window_linear %ds: want 0 to %d seconds", p.WindowLinear, maxBFInterval)
 	}
 	return nil
 }
 
 // Slurm schedules as Slurm's sched/backfill plugin does, on a single
 // partition, with the queue in the order its View gives (wrap it in Ordered
-// for a priority order such as MultiFactor). On a View that is a Fitter (a
-// cluster of nodes, sim.Config.Allocator) a job starts only where it fits
-// the nodes; the backfill plan stays in processor counts.
+// for a priority order such as MultiFactor). On a View that is a NodeView
+// (a cluster of nodes, sim.Config.Allocator, in queue order) whose
+// Decisions are a NodeStarter, the plan is made of node sets and the
+// timing is slurmctld's (see slurmnodes.go and scheduleNodes): the backfill
+// cycle first, then the main scheduler when jobs ended, nodes chosen as
+// the select plugins choose them. Elsewhere, and with PlanProcs, what
+// follows holds: on a View that is a Fitter a job starts only where it fits
+// the nodes and the backfill plan stays in processor counts.
 //
 // The main scheduler runs at every instant where a job arrives or ends: it
 // starts jobs in strict queue order while they fit, examining at most
@@ -131,6 +217,7 @@ type Slurm struct {
 
 	p      SlurmParams // with defaults
 	prof   cluster.Profile
+	nodes  nodePlan
 	dirty  bool          // something changed since the last cycle
 	expect int           // queue length expected at the next pass, if nothing arrives
 	wake   workload.Time // the last wake-up asked for
@@ -159,6 +246,24 @@ func (s *Slurm) Name() string {
 	if p.Continue {
 		n += ",bf_continue"
 	}
+	if p.WindowLinear > 0 {
+		n += ",bf_window_linear=" + strconv.FormatInt(int64(p.WindowLinear), 10)
+	}
+	if p.Phase > 0 {
+		n += ",bf_phase=" + strconv.FormatInt(int64(p.Phase), 10)
+	}
+	switch {
+	case p.Completing == CompletingNone:
+		n += ",bf_completing=0"
+	case p.Completing > 0:
+		n += ",bf_completing=" + strconv.FormatInt(int64(p.Completing), 10)
+	}
+	if p.MainAt != MainDefault {
+		n += ",sched_main=" + p.MainAt.String()
+	}
+	if p.PlanProcs {
+		n += ",bf_plan=procs"
+	}
 	return n + ",default_queue_depth=" + FormatLookahead(p.QueueDepth) + ")"
 }
 
@@ -174,11 +279,29 @@ func (s *Slurm) Schedule(v View, d Decisions) {
 	if n != s.expect || len(v.Ended()) > 0 {
 		s.dirty = true
 	}
-	// The main scheduler: strict queue order.
+	// The main scheduler: strict queue order, when an event that runs it
+	// happened.
+	nv, onNodes := v.(NodeView)
+	ns, canChoose := d.(NodeStarter)
+	nodes := onNodes && canChoose && !s.p.PlanProcs
+	mainAt := s.p.MainAt
+	if mainAt == MainDefault {
+		mainAt = MainAtEvents
+		if onNodes {
+			mainAt = MainAtEnds
+		}
+	}
+	if nodes {
+		s.scheduleNodes(v, d, nv, ns, mainAt)
+		return
+	}
 	free := v.Free()
 	depth := n
 	if s.p.QueueDepth >= 0 && depth > s.p.QueueDepth {
 		depth = s.p.QueueDepth
+	}
+	if mainAt == MainAtEnds && len(v.Ended()) == 0 {
+		depth = 0
 	}
 	fit, _ := v.(Fitter)
 	h := 0
@@ -198,13 +321,67 @@ func (s *Slurm) Schedule(v View, d Decisions) {
 	if started > 0 {
 		s.dirty = true
 	}
-	if mod(now, s.p.Interval) == 0 && s.dirty {
+	if mod(now-s.p.Phase, s.p.Interval) == 0 && s.dirty {
 		k := s.cycle(v, d, fit, h, free)
 		started += k
 		s.dirty = k > 0
 	}
 	s.expect = n - started
-	if next := now - mod(now, s.p.Interval) + s.p.Interval; s.expect > 0 && s.dirty && s.wake != next {
+	if next := now - mod(now-s.p.Phase, s.p.Interval) + s.p.Interval; s.expect > 0 && s.dirty && s.wake != next {
+		d.WakeAt(next)
+		s.wake = next
+	}
+}
+
+// scheduleNodes is Schedule on a cluster of nodes with the plan on nodes.
+// Within an instant, slurmctld takes the submissions first, then the
+// backfill cycle (before the jobs that end in that second have completed:
+// their nodes are still completing), then the main scheduler, which the
+// jobs' ends run: the cycle runs first here, and the main scheduler
+// passes over the jobs it started.
+func (s *Slurm) scheduleNodes(v View, d Decisions, nv NodeView, ns NodeStarter, mainAt MainTrigger) {
+	now, n := v.Now(), v.Len()
+	pl := &s.nodes
+	pl.started = append(pl.started[:0], make([]bool, n)...)
+	started := 0
+	// slurmctld runs a cycle every bf_interval while jobs wait (the log
+	// with DebugFlags=Backfill shows one a second with bf_interval=1). A
+	// cycle after which nothing changed decides as the one before, unless
+	// the plan depended on the time: nodes completing, a running job past
+	// its predicted end. Otherwise the next event runs the next cycle.
+	if mod(now-s.p.Phase, s.p.Interval) == 0 && s.dirty {
+		k, timed := s.nodeCycle(v, d, nv, ns)
+		started += k
+		s.dirty = k > 0 || timed
+	}
+	if mainAt == MainAtEvents || len(v.Ended()) > 0 {
+		depth := n
+		if s.p.QueueDepth >= 0 && depth > s.p.QueueDepth {
+			depth = s.p.QueueDepth
+		}
+		var work cluster.Allocator
+		for h := 0; h < depth; h++ {
+			if pl.started[h] {
+				continue
+			}
+			if work == nil {
+				work = nv.Scratch()
+			}
+			req := nv.Request(h)
+			rs, ok := chooseNodes(work, work.(cluster.NodeUnits), req, pl.alloc[:0], &pl.idle)
+			if !ok {
+				break
+			}
+			pl.alloc = rs
+			ns.StartOn(h, rs)
+			work.Commit(req, rs)
+			pl.started[h] = true
+			started++
+			s.dirty = true
+		}
+	}
+	s.expect = n - started
+	if next := now - mod(now-s.p.Phase, s.p.Interval) + s.p.Interval; s.expect > 0 && s.dirty && s.wake != next {
 		d.WakeAt(next)
 		s.wake = next
 	}

@@ -40,12 +40,57 @@ type memberAssigner interface {
 	Waiting(r cluster.Request, wait bool)
 }
 
-var _ policy.Fitter = allocView{}
+var (
+	_ policy.Fitter      = allocView{}
+	_ policy.NodeStarter = (*Engine)(nil)
+)
+
+// nodeView is the policy's view of an engine whose node selector knows its
+// nodes (cluster.NodeUnits): allocView plus policy.NodeView.
+type nodeView struct {
+	allocView
+}
+
+var _ policy.NodeView = nodeView{}
+
+// Scratch implements policy.NodeView.
+func (v nodeView) Scratch() cluster.Allocator {
+	v.will.plan = cluster.CloneInto(v.will.plan, v.alloc)
+	return v.will.plan
+}
+
+// Held implements policy.NodeView.
+func (v nodeView) Held(k int) cluster.Held {
+	rj := &v.running[k]
+	x := &v.slots[rj.id]
+	return cluster.Held{End: rj.predEnd, Req: x.request(), Alloc: x.alloc}
+}
+
+// Request implements policy.NodeView.
+func (v nodeView) Request(i int) cluster.Request { return v.slots[v.queue[i]].request() }
+
+// StartOn implements policy.NodeStarter: queued job i starts on rs.
+func (e *Engine) StartOn(i int, rs []cluster.Range) {
+	if e.alloc == nil || e.scale != nil {
+		panic(fmt.Sprintf("sim: policy %s chose the resources of a job on a machine without nodes to choose", e.pol.Name()))
+	}
+	e.startOn = rs
+	e.startWith(i, -1)
+	e.startOn = nil
+}
 
 // allocate places the job of slot s with the node selector and returns the
 // processors it holds.
 func (e *Engine) allocate(s *slot) int {
 	r := s.request()
+	if e.startOn != nil {
+		// Resources the policy chose (StartOn): Commit panics on any that
+		// is not idle.
+		s.alloc = append(s.alloc[:0], e.startOn...)
+		held := e.alloc.Commit(r, s.alloc)
+		s.held = int32(held)
+		return held
+	}
 	var rs []cluster.Range
 	ok := true
 	if e.pre != nil && e.pre.useFix {
@@ -67,7 +112,8 @@ func (e *Engine) allocate(s *slot) int {
 type willRun struct {
 	scratch cluster.Allocator
 	held    []cluster.Held
-	kept    []cluster.Range // the held allocations on nodes in service, end to end
+	kept    []cluster.Range   // the held allocations on nodes in service, end to end
+	plan    cluster.Allocator // the policy's copy (nodeView.Scratch)
 }
 
 // inService returns the units of rs not on draining nodes, in the

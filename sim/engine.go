@@ -630,9 +630,10 @@ type Engine struct {
 	// defTime gives a job without a time limit its partition's (alloc
 	// with partitions only).
 	defTime cluster.DefaultTimer
-	will    willRun     // WILL_RUN scratch (alloc only)
-	scale   scaler      // alloc's run-time scaling (a cluster of clusters), or nil
-	view    policy.View // what the policy sees: e, or allocView{e}
+	will    willRun         // WILL_RUN scratch (alloc only)
+	startOn []cluster.Range // the resources StartOn chose for the job starting
+	scale   scaler          // alloc's run-time scaling (a cluster of clusters), or nil
+	view    policy.View     // what the policy sees: e, or allocView{e}
 
 	now     workload.Time
 	slots   []slot
@@ -778,6 +779,9 @@ func New(cfg Config) (*Engine, error) {
 	e.fallible, _ = e.pol.(policy.Fallible)
 	if e.alloc != nil {
 		e.view = allocView{e}
+		if _, ok := e.alloc.(cluster.NodeUnits); ok {
+			e.view = nodeView{allocView{e}}
+		}
 		e.scale, _ = e.alloc.(scaler)
 		e.defTime, _ = e.alloc.(cluster.DefaultTimer)
 	}
@@ -1321,7 +1325,11 @@ func (e *Engine) finish(id int32, obs Observer) {
 	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
-	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s)})
+	var alloc []cluster.Range
+	if e.alloc != nil {
+		alloc = slices.Clone(s.alloc)
+	}
+	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s), Alloc: alloc})
 	if e.grow != nil {
 		e.grow.finished(e, s, id)
 	}

@@ -481,6 +481,8 @@ func (c *Conf) setSchedulerParams(ln int, val string, fail func(int, string, ...
 			secs(&c.Params.Interval, 1, "seconds")
 		case "preempt_youngest_first":
 			c.Spec.PreemptYoungestFirst = true
+		case "bf_window_linear":
+			secs(&c.Params.WindowLinear, 1, "seconds")
 		case "bf_continue":
 			if hasVal {
 				fail(ln, "SchedulerParameters bf_continue takes no value")
