@@ -216,16 +216,16 @@ func (o *runner) clusterSpecOnly() (*cluster.Spec, error) {
 }
 
 // allocator returns the node selector of spec for pol. The policy must ask
-// policy.Fitter before starting a job: FCFS, EASY, a reservation depth and
-// Slurm's backfill, in any priority order (policy.Ordered hands its inner
-// policy a Fitter view).
+// policy.Fitter before starting a job: FCFS, EASY, a reservation depth,
+// conservative backfilling and Slurm's backfill, in any priority order
+// (policy.Ordered hands its inner policy a Fitter view).
 func (o *runner) allocator(spec *cluster.Spec, pol policy.Policy) (cluster.Allocator, error) {
-	bad := inputf("a cluster of nodes needs --backfill off, easy (any reservation depth) or slurm, not %s", pol.Name())
+	bad := inputf("a cluster of nodes needs --backfill off, easy (any reservation depth), conservative or slurm, not %s", pol.Name())
 	if p, ok := pol.(*policy.Ordered); ok {
 		pol = p.Inner
 	}
 	switch pol.(type) {
-	case policy.FCFS, *policy.EASY, *policy.Depth, *policy.Slurm:
+	case policy.FCFS, *policy.EASY, *policy.Depth, *policy.Conservative, *policy.Slurm:
 	default:
 		return nil, bad
 	}

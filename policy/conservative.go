@@ -33,6 +33,13 @@ import (
 // drain or come back): every waiting job is planned again on the new
 // capacity, in queue order, and may move later; a job a failure requeued
 // rejoins the plan at its submission-order place.
+//
+// On a cluster of nodes (the View is a Fitter) the plan is made anew at
+// every pass, in queue order, on processor counts: a job whose place is now
+// starts only where it fits on the nodes (a job may hold more than it asked,
+// whole nodes: the plan counts what it took), and one that does not fit is
+// planned from the next change of the profile. Reservations are then plans,
+// not promises.
 type Conservative struct {
 	prof cluster.Profile
 	plan []planned // waiting jobs, in queue order
@@ -66,6 +73,16 @@ func (c *Conservative) Schedule(v View, d Decisions) {
 	now := v.Now()
 	if cal, ok := v.(Calendar); ok {
 		c.scheduleCalendar(v, d, cal)
+		return
+	}
+	if _, ok := v.(Fitter); ok {
+		// A cluster of nodes: a count of free processors does not say
+		// where a job fits, so a job whose place has come may not fit
+		// (fragmentation, whole nodes). The plan is made anew at every
+		// pass, on processor counts, and a job starts at its place only
+		// where it fits on the nodes; one that does not is planned from
+		// the next change of the profile.
+		c.scheduleCalendar(v, d, nil)
 		return
 	}
 	// Under a scheduler cycle (sim.Config.SchedInterval) no pass ran when
