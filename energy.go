@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/cluster/energy"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/report"
@@ -157,10 +158,11 @@ func (o *runner) readPowerModel() (*energy.Platform, error) {
 	return p, nil
 }
 
-// energyRun returns the run's energy meter on procs processors, its
+// energyRun returns the run's energy meter on procs processors, or on the
+// nodes of spec (a cluster of nodes; nil on the processor pool), its
 // records going on to next, or nil without a power model (what it does
 // not combine with is in Combinations).
-func (o *runner) energyRun(procs int, next []sim.Observer) (*report.EnergyRun, error) {
+func (o *runner) energyRun(procs int, spec *cluster.Spec, next []sim.Observer) (*report.EnergyRun, error) {
 	p, err := o.powerModel()
 	if err != nil || p == nil {
 		return nil, err
@@ -169,7 +171,19 @@ func (o *runner) energyRun(procs int, next []sim.Observer) (*report.EnergyRun, e
 	if err != nil {
 		return nil, err
 	}
-	e, err := report.NewEnergyRun(p, procs, tick, o.PowerJobsIdle, next...)
+	var e *report.EnergyRun
+	if spec != nil {
+		members := o.members
+		if len(members) == 0 {
+			members = []*cluster.Spec{spec}
+		}
+		var cp *energy.Platform
+		if cp, err = report.MatchCluster(p, spec); err == nil {
+			e, err = report.NewClusterEnergyRun(cp, members, tick, o.PowerJobsIdle, next...)
+		}
+	} else {
+		e, err = report.NewEnergyRun(p, procs, tick, o.PowerJobsIdle, next...)
+	}
 	if err != nil {
 		src := o.Power
 		if src == "" {
@@ -229,9 +243,20 @@ func (o *runner) switchingPolicy(procs int, meter *report.EnergyRun) (*sim.Power
 	p := meter.Platform()
 	g := &p.Groups[0]
 	for i := range p.Groups {
-		if len(p.Groups[i].Sleep) == 0 || p.Groups[i].Cores != g.Cores {
-			return nil, inputf("--power-policy %s: every node of the power model needs a sleep state, and the same cores (%s: %d cores, %d sleep states)", pol, p.Groups[i].Name, p.Groups[i].Cores, len(p.Groups[i].Sleep))
+		gi := &p.Groups[i]
+		switch {
+		case len(gi.Sleep) == 0:
+			return nil, inputf("--power-policy %s: every node of the power model needs a sleep state (%s has none)", pol, gi.Name)
+		case meter.OnCluster() && (gi.Sleep[0].Off.Sec != g.Sleep[0].Off.Sec || gi.Sleep[0].On.Sec != g.Sleep[0].On.Sec):
+			// A cluster's nodes may differ in cores, not in how long
+			// they take to switch (the engine plans with one).
+			return nil, inputf("--power-policy %s: every node of the power model needs switches of the same durations (%s: %g s off and %g s on, %s: %g s and %g s)", pol, g.Name, g.Sleep[0].Off.Sec, g.Sleep[0].On.Sec, gi.Name, gi.Sleep[0].Off.Sec, gi.Sleep[0].On.Sec)
+		case !meter.OnCluster() && gi.Cores != g.Cores:
+			return nil, inputf("--power-policy %s: every node of the power model needs the same cores on the processor pool (%s: %d cores, %s: %d)", pol, g.Name, g.Cores, gi.Name, gi.Cores)
 		}
+	}
+	if o.NodeEvents != "" && !meter.OnCluster() && o.NodeSize != g.Cores {
+		return nil, inputf("--power-policy %s with --node-events: the node events' nodes are the power model's, of %d cores: give --node-size %d (not %d)", pol, g.Cores, g.Cores, o.NodeSize)
 	}
 	tick, err := o.ticks()
 	if err != nil {

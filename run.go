@@ -512,7 +512,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		bd.SetCalendar(cal)
 	}
 	all := append(report.Observers{m, ts, bd}, obs...)
-	if o.energy, err = o.energyRun(procs, o.energyNext); err != nil {
+	var meterSpec *cluster.Spec
+	if al != nil {
+		meterSpec = spec
+	}
+	if o.energy, err = o.energyRun(procs, meterSpec, o.energyNext); err != nil {
 		return nil, err
 	} else if o.energy != nil {
 		all = append(all, o.energy)
@@ -520,6 +524,10 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			if err := o.ck.meterRecords(o.energy); err != nil {
 				return nil, err
 			}
+		}
+		if len(simCfg.NodeEvents) > 0 {
+			// A requeued job's cut-short run kept its nodes busy.
+			simCfg.LostRun = o.energy.LostRun
 		}
 	}
 	if simCfg.Power, err = o.switchingPolicy(procs, o.energy); err != nil {

@@ -121,6 +121,10 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 			return nil, err
 		}
 		msgs = append(msgs, pm...)
+		if pm, err = verifyMachineStates(dir, &sum, outs); err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, pm...)
 		if sum.Constraints != nil {
 			opts.Constraints = sum.Constraints
 			opts.NoWho = !knowsWho(outs)
@@ -575,7 +579,8 @@ func readScoreDJobs(path string) ([]sim.ScoreDOutcome, error) {
 // the end of its switch-on (the computing pstate after its -1). Without
 // pstate_changes.csv it checks nothing.
 func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome) ([]string, error) {
-	if sum.Energy == nil || sum.Energy.NodeSize <= 0 {
+	nodesOf := verifyNodes(sum)
+	if nodesOf == nil {
 		return nil, nil
 	}
 	path := filepath.Join(dir, report.PStateChangesCSV)
@@ -617,24 +622,177 @@ func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome) ([]string,
 		off[n] = append(off[n], span{t, math.MaxInt64})
 	}
 	var msgs []string
-	size := sum.Energy.NodeSize
 	for i := range outs {
 		o := &outs[i]
 		if len(o.Alloc) == 0 || o.End <= o.Start {
 			continue
 		}
-		s, e := int64(o.Start)*tick, int64(o.End)*tick
-		for _, r := range o.Alloc {
-			for n := r.Lo / size; n <= (r.Hi-1)/size; n++ {
-				for _, sp := range off[n] {
-					if s < sp.to && sp.from < e {
-						msgs = append(msgs, fmt.Sprintf("job %d ran %d–%d on node %d, which was off or switching from %s s to %s s (%s)", o.Job.ID, o.Start, o.End, n,
-							strconv.FormatFloat(float64(sp.from)/tick, 'f', -1, 64), strconv.FormatFloat(float64(sp.to)/tick, 'f', -1, 64), report.PStateChangesCSV))
-						break
+		// A growing job holds each step's processors from that step.
+		parts := []sim.GrowStep{{At: o.Start, Alloc: o.Alloc}}
+		if len(o.Steps) > 0 {
+			parts = o.Steps
+		}
+		e := int64(o.End) * tick
+		for _, p := range parts {
+			s := int64(p.At) * tick
+			for _, r := range p.Alloc {
+				for _, n := range nodesOf(r) {
+					for _, sp := range off[n] {
+						if s < sp.to && sp.from < e {
+							msgs = append(msgs, fmt.Sprintf("job %d ran %d–%d on node %d, which was off or switching from %s s to %s s (%s)", o.Job.ID, p.At, o.End, n,
+								strconv.FormatFloat(float64(sp.from)/tick, 'f', -1, 64), strconv.FormatFloat(float64(sp.to)/tick, 'f', -1, 64), report.PStateChangesCSV))
+							break
+						}
 					}
 				}
 			}
 		}
 	}
 	return msgs, nil
+}
+
+// verifyMachineStates checks, for a run with a power model, that
+// machine_states.csv counts every node once in every row, and that its
+// computing nodes at each instant are those on which jobs.csv has a job
+// running then (a node's processors mapped as the run's: the power model's
+// node size on the processor pool, the cluster's nodes on a cluster).
+// When node failures requeued jobs, whose cut-short runs jobs.csv does
+// not show, it checks that at least those nodes compute. Without
+// machine_states.csv, or with nodes of different sizes on the pool, it
+// checks nothing.
+func verifyMachineStates(dir string, sum *report.Summary, outs []sim.Outcome) ([]string, error) {
+	if sum.Energy == nil {
+		return nil, nil
+	}
+	nodeOf := verifyUnitNode(sum)
+	if nodeOf == nil {
+		return nil, nil
+	}
+	path := filepath.Join(dir, report.MachineStatesCSV)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	defer f.Close()
+	rows, err := energy.ReadMachineStates(path, f, 1)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	// The jobs' starts (+1) and ends (−1) on each of their nodes, ends
+	// first at an instant.
+	type ev struct {
+		t    workload.Time
+		d    int
+		node int
+	}
+	var evs []ev
+	var msgs []string
+	for i := range outs {
+		o := &outs[i]
+		if len(o.Alloc) == 0 || o.End <= o.Start {
+			continue
+		}
+		// A growing job has each node from the step that gave it.
+		parts := []sim.GrowStep{{At: o.Start, Alloc: o.Alloc}}
+		if len(o.Steps) > 0 {
+			parts = o.Steps
+		}
+		var seen []int
+		for _, p := range parts {
+			for _, r := range p.Alloc {
+				for u := r.Lo; u < r.Hi; u++ {
+					n := nodeOf(u)
+					if n < 0 {
+						msgs = append(msgs, fmt.Sprintf("job %d: resource %d is on no node of the cluster", o.Job.ID, u))
+						continue
+					}
+					if !slices.Contains(seen, n) {
+						seen = append(seen, n)
+						evs = append(evs, ev{p.At, 1, n}, ev{o.End, -1, n})
+					}
+				}
+			}
+		}
+	}
+	sort.SliceStable(evs, func(a, b int) bool {
+		if evs[a].t != evs[b].t {
+			return evs[a].t < evs[b].t
+		}
+		return evs[a].d < evs[b].d
+	})
+	requeued := sum.NodeFailures != nil && sum.NodeFailures.Requeued > 0
+	running := map[int]int{}
+	nodes := -1
+	k := 0
+	for _, row := range rows {
+		total := 0
+		for _, c := range row.Counts {
+			total += c
+		}
+		if nodes < 0 {
+			nodes = total
+		} else if total != nodes {
+			msgs = append(msgs, fmt.Sprintf("%s at %d s: %d nodes in all, %d in the first row", report.MachineStatesCSV, row.Time, total, nodes))
+		}
+		for k < len(evs) && int64(evs[k].t) <= row.Time {
+			e := evs[k]
+			if running[e.node] += e.d; running[e.node] == 0 {
+				delete(running, e.node)
+			}
+			k++
+		}
+		got := row.Counts[energy.Computing]
+		if got != len(running) && !(requeued && got > len(running)) {
+			msgs = append(msgs, fmt.Sprintf("%s at %d s: %d nodes computing, but jobs.csv has jobs running on %d", report.MachineStatesCSV, row.Time, got, len(running)))
+		}
+	}
+	return msgs, nil
+}
+
+// verifyUnitNode returns the node of each resource id of a run with a
+// power model (−1 for an id on no node): the cluster's nodes, or the
+// power model's of summary.json's node_size on the pool; nil when it
+// cannot tell (nodes of several sizes on the pool).
+func verifyUnitNode(sum *report.Summary) func(u int) int {
+	switch {
+	case sum.Energy == nil:
+		return nil
+	case sum.Cluster != nil:
+		members := sum.Cluster.Members()
+		if members == nil {
+			members = []*cluster.Spec{sum.Cluster.Spec()}
+		}
+		units, _ := report.ClusterUnits(members)
+		return func(u int) int {
+			if u < 0 || u >= len(units) {
+				return -1
+			}
+			return int(units[u])
+		}
+	case sum.Energy.NodeSize > 0:
+		size := sum.Energy.NodeSize
+		return func(u int) int { return u / size }
+	}
+	return nil
+}
+
+// verifyNodes returns the nodes of a range of resource ids, in order,
+// each once (see verifyUnitNode); nil when it cannot tell.
+func verifyNodes(sum *report.Summary) func(r cluster.Range) []int {
+	nodeOf := verifyUnitNode(sum)
+	if nodeOf == nil {
+		return nil
+	}
+	return func(r cluster.Range) []int {
+		var out []int
+		for u := r.Lo; u < r.Hi; u++ {
+			if n := nodeOf(u); n >= 0 && (len(out) == 0 || out[len(out)-1] != n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
 }

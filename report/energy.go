@@ -57,6 +57,12 @@ type EnergySummary struct {
 // hands the records, in the order they came, to the observers behind it
 // (the per-job tables). Nothing is metered on a run without a power
 // model: it is not on the default path.
+//
+// A record's allocation is in resource ids (units): processors of the
+// pool, a cluster's cores under cons_res, or its nodes under linear (a
+// job then holds whole nodes, and its processors busy the cores of its
+// nodes in order, each node's cores full before the next's). A growing
+// job's nodes are busy from the step that gave them to it (Record.Steps).
 type EnergyRun struct {
 	p        *energy.Platform
 	tick     int64
@@ -65,11 +71,24 @@ type EnergyRun struct {
 	recs     []sim.Record
 	jobs     []workload.Job
 	allocs   [][]cluster.Range
-	nodeOf   []int32 // processor → node
+	steps    [][]sim.GrowStep
+	lost     []lostRun
+	nodeOf   []int32 // unit → node
+	whole    []bool  // per unit: a whole node (linear); nil: none is
 	sum      *EnergySummary
 	csvs     [3]bytes.Buffer
 	points   []PowerPoint
 	switches []switchEv
+}
+
+// lostRun is the part of a job's run that a node failure cut short before
+// the job was requeued (LostRun): its nodes were busy, though its record
+// is of its last run.
+type lostRun struct {
+	start, end workload.Time
+	procs      int
+	alloc      []cluster.Range
+	steps      []sim.GrowStep
 }
 
 // switchEv is a power change of a node (Switch).
@@ -86,6 +105,27 @@ func (e *EnergyRun) Platform() *energy.Platform { return e.p }
 // goroutine; Finish meters them with the jobs.
 func (e *EnergyRun) Switch(t workload.Time, node int, c sim.PowerChange) {
 	e.switches = append(e.switches, switchEv{t, int32(node), c})
+}
+
+// LostRun records a run of procs processors on alloc (steps: its growth,
+// or none) from start to end that a node failure cut short and whose job
+// was requeued (sim.Config.LostRun), on the engine's goroutine: its nodes
+// were busy meanwhile. Its energy counts in the run's, not in the job's
+// consumed_energy, which is that of the run its record is of.
+func (e *EnergyRun) LostRun(start, end workload.Time, procs int, alloc []cluster.Range, steps []sim.GrowStep) {
+	e.lost = append(e.lost, lostRun{start, end, procs, slices.Clone(alloc), cloneSteps(steps)})
+}
+
+// cloneSteps returns a deep copy of steps (nil for none).
+func cloneSteps(steps []sim.GrowStep) []sim.GrowStep {
+	if len(steps) == 0 {
+		return nil
+	}
+	out := make([]sim.GrowStep, len(steps))
+	for i, s := range steps {
+		out[i] = sim.GrowStep{At: s.At, Procs: s.Procs, Alloc: slices.Clone(s.Alloc)}
+	}
+	return out
 }
 
 // Points returns the machine's power and node states after each instant,
@@ -123,6 +163,121 @@ func NewEnergyRun(p *energy.Platform, procs int, tick int64, busyIdle bool, next
 	return e, nil
 }
 
+// NewClusterEnergyRun returns the meter of a run on a cluster of nodes
+// (members: its clusters, one for a plain cluster, in the order of their
+// resource ids) whose nodes p describes node for node (MatchCluster), its
+// records going on to next.
+func NewClusterEnergyRun(p *energy.Platform, members []*cluster.Spec, tick int64, busyIdle bool, next ...sim.Observer) (*EnergyRun, error) {
+	e := &EnergyRun{busyIdle: busyIdle, next: next, tick: max(tick, 1), p: p}
+	e.nodeOf, e.whole = ClusterUnits(members)
+	nodes := 0
+	for _, s := range members {
+		nodes += s.Nodes()
+	}
+	if nodes != p.Nodes() {
+		return nil, fmt.Errorf("the power model has %d nodes, the cluster %d", p.Nodes(), nodes)
+	}
+	return e, nil
+}
+
+// ClusterUnits returns the node of every resource id of a cluster of
+// nodes (members: its clusters, in the order of their ids) and, per id,
+// whether it is a whole node (select/linear allocates nodes, cons_res
+// cores); the nodes are numbered member after member, group after group.
+func ClusterUnits(members []*cluster.Spec) (nodeOf []int32, whole []bool) {
+	base := int32(0)
+	for _, s := range members {
+		for _, g := range s.Groups {
+			for range g.Count {
+				if s.Select == cluster.SelectConsRes {
+					for range g.Cores {
+						nodeOf = append(nodeOf, base)
+						whole = append(whole, false)
+					}
+				} else {
+					nodeOf = append(nodeOf, base)
+					whole = append(whole, true)
+				}
+				base++
+			}
+		}
+	}
+	return nodeOf, whole
+}
+
+// MatchCluster returns the power model of a cluster's nodes (spec, the
+// union of its clusters' groups for a cluster of clusters) from p: per
+// node class when every group of p is named after a group of the cluster
+// (its [cluster] name or slurm.conf NodeName, with the same count and
+// cores), the cluster's groups in their order; otherwise node for node,
+// p's first nodes being the cluster's, each with the cluster node's
+// cores. The error says which node or class does not match.
+func MatchCluster(p *energy.Platform, spec *cluster.Spec) (*energy.Platform, error) {
+	byName := map[string]int{}
+	for i, g := range p.Groups {
+		if g.Name == "" {
+			byName = nil
+			break
+		}
+		byName[g.Name] = i
+	}
+	named := byName != nil
+	for name := range byName {
+		found := false
+		for _, cg := range spec.Groups {
+			found = found || cg.Name == name
+		}
+		named = named && found
+	}
+	out := &energy.Platform{}
+	if named {
+		for _, cg := range spec.Groups {
+			i, ok := byName[cg.Name]
+			if !ok {
+				return nil, fmt.Errorf("the cluster's node group %s has no power group of its name (name every group of the cluster, or none)", cg.Name)
+			}
+			g := p.Groups[i]
+			if g.Nodes != cg.Count || g.Cores != cg.Cores {
+				return nil, fmt.Errorf("power group %s: %d nodes of %d cores, the cluster's group %d nodes of %d cores", g.Name, g.Nodes, g.Cores, cg.Count, cg.Cores)
+			}
+			out.Groups = append(out.Groups, g)
+		}
+		return out, nil
+	}
+	if p.Nodes() < spec.Nodes() {
+		return nil, fmt.Errorf("the power model has %d nodes, fewer than the cluster's %d (its groups are matched to the cluster's node for node, as no group of it names a node group of the cluster)", p.Nodes(), spec.Nodes())
+	}
+	pg, left := 0, p.Groups[0].Nodes
+	node, lastSrc := 0, -1
+	for _, cg := range spec.Groups {
+		for k := 0; k < cg.Count; {
+			for left == 0 {
+				pg++
+				left = p.Groups[pg].Nodes
+			}
+			g := p.Groups[pg]
+			if g.Cores != cg.Cores {
+				return nil, fmt.Errorf("node %d (the cluster's %s) has %d cores, the power model's (%s) %d (its groups are matched to the cluster's node for node, as no group of it names a node group of the cluster)", node, cg.Name, cg.Cores, g.Name, g.Cores)
+			}
+			n := min(left, cg.Count-k)
+			g.Nodes = n
+			if pg == lastSrc {
+				// The same power group on: one group still.
+				out.Groups[len(out.Groups)-1].Nodes += n
+			} else {
+				out.Groups = append(out.Groups, g)
+				lastSrc = pg
+			}
+			k, left, node = k+n, left-n, node+n
+		}
+	}
+	return out, nil
+}
+
+// OnCluster reports whether the meter's nodes are a cluster's
+// (NewClusterEnergyRun), not the processor pool's.
+func (e *EnergyRun) OnCluster() bool { return e.whole != nil }
+
 // Nodes returns the number of nodes metered.
 func (e *EnergyRun) Nodes() int { return e.p.Nodes() }
 
@@ -131,6 +286,7 @@ func (e *EnergyRun) JobDone(r *sim.Record) {
 	c := *r
 	e.jobs = append(e.jobs, *r.Job)
 	e.allocs = append(e.allocs, slices.Clone(r.Alloc))
+	e.steps = append(e.steps, cloneSteps(r.Steps))
 	c.Job, c.Alloc, c.Steps, c.PredictedAlloc = nil, nil, nil, slices.Clone(r.PredictedAlloc)
 	e.recs = append(e.recs, c)
 }
@@ -162,12 +318,41 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 	type ev struct {
 		t    workload.Time
 		kind int
-		i    int
+		i    int // a record, or len(recs)+k for lost run k; a switch
+		k    int // the step of a growing job's start or growth
+	}
+	// A run: a record's, or a lost one (LostRun).
+	nr := len(e.recs)
+	runOf := func(i int) (start, end workload.Time, procs int, alloc []cluster.Range, steps []sim.GrowStep) {
+		if i < nr {
+			r := &e.recs[i]
+			return r.Start, r.End, e.jobs[i].Procs, e.allocs[i], e.steps[i]
+		}
+		l := &e.lost[i-nr]
+		return l.start, l.end, l.procs, l.alloc, l.steps
 	}
 	var evs []ev
 	for i := range e.recs {
-		if r := &e.recs[i]; ran(r) && len(e.allocs[i]) > 0 {
-			evs = append(evs, ev{r.Start, evStart, i}, ev{r.End, evEnd, i})
+		r := &e.recs[i]
+		if ran(r) && len(e.allocs[i]) > 0 && r.End <= r.Start {
+			// No time on its nodes: no energy.
+			r.HasEnergy = true
+			continue
+		}
+		if ran(r) && len(e.allocs[i]) > 0 {
+			evs = append(evs, ev{r.Start, evStart, i, 0}, ev{r.End, evEnd, i, 0})
+			for k := 1; k < len(e.steps[i]); k++ {
+				evs = append(evs, ev{e.steps[i][k].At, evStart, i, k})
+			}
+		}
+	}
+	for k, l := range e.lost {
+		if len(l.alloc) == 0 || l.end <= l.start {
+			continue
+		}
+		evs = append(evs, ev{l.start, evStart, nr + k, 0}, ev{l.end, evEnd, nr + k, 0})
+		for s := 1; s < len(l.steps); s++ {
+			evs = append(evs, ev{l.steps[s].At, evStart, nr + k, s})
 		}
 	}
 	for i, sw := range e.switches {
@@ -181,7 +366,7 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 		if sw.c == sim.PowerAsleep || sw.c == sim.PowerAwake {
 			k = evWoke
 		}
-		evs = append(evs, ev{sw.t, k, i})
+		evs = append(evs, ev{sw.t, k, i, 0})
 	}
 	slices.SortStableFunc(evs, func(a, b ev) int {
 		if c := cmp.Compare(a.t, b.t); c != 0 {
@@ -190,25 +375,18 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 		if c := cmp.Compare(a.kind, b.kind); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.i, b.i)
-	})
-	nodes := e.p.Nodes()
-	busy := make([]int, nodes)
-	startE := make(map[int][]energy.Energy)
-	jobNodes := func(i int, dst []int) []int {
-		dst = dst[:0]
-		for _, rg := range e.allocs[i] {
-			for p := rg.Lo; p < rg.Hi; p++ {
-				n := int(e.nodeOf[p])
-				if len(dst) == 0 || dst[len(dst)-1] != n {
-					if !slices.Contains(dst, n) {
-						dst = append(dst, n)
-					}
-				}
-			}
+		if c := cmp.Compare(a.i, b.i); c != 0 {
+			return c
 		}
-		return dst
+		return cmp.Compare(a.k, b.k)
+	})
+	// held are the busy cores each running run added to its nodes, with
+	// each node's energy when the run first had it.
+	type hold struct {
+		node, cores int
+		e0          energy.Energy
 	}
+	held := make(map[int][]hold)
 	ce := &e.csvs[0]
 	ce.WriteString("time,energy,event_type,wattmin,epower\n")
 	ms := &e.csvs[2]
@@ -240,7 +418,6 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 		row(0, 'p')
 		stateRow(0)
 	}
-	var buf []int
 	pc := &e.csvs[1]
 	pc.WriteString("time,machine_id,new_pstate\n")
 	e.initialPStates(pc)
@@ -267,31 +444,39 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 			continue
 		}
 		end := v.kind == evEnd
-		buf = jobNodes(v.i, buf)
-		r := &e.recs[v.i]
 		if end {
 			var sum energy.Energy
-			for x, n := range buf {
-				sum = sum.Add(m.NodeEnergy(t, n).Sub(startE[v.i][x]))
+			for x, h := range held[v.i] {
+				m.SetBusy(t, h.node, m.Busy(h.node)-h.cores)
+				if !slices.ContainsFunc(held[v.i][:x], func(o hold) bool { return o.node == h.node }) {
+					sum = sum.Add(m.NodeEnergy(t, h.node).Sub(h.e0))
+				}
 			}
-			delete(startE, v.i)
-			r.Energy, r.HasEnergy = sum.Joules(e.tick), true
-		}
-		cores := e.perNode(v.i, buf)
-		for x, n := range buf {
-			if end {
-				busy[n] -= cores[x]
-			} else {
-				busy[n] += cores[x]
+			delete(held, v.i)
+			if v.i < nr {
+				r := &e.recs[v.i]
+				r.Energy, r.HasEnergy = sum.Joules(e.tick), true
 			}
-			m.SetBusy(t, n, busy[n])
-		}
-		if !end {
-			s := make([]energy.Energy, len(buf))
-			for x, n := range buf {
-				s[x] = m.NodeEnergy(t, n)
+		} else {
+			_, _, procs, alloc, steps := runOf(v.i)
+			if len(steps) > 0 {
+				alloc = steps[v.k].Alloc
+				procs = steps[v.k].Procs
+				if v.k > 0 {
+					procs -= steps[v.k-1].Procs
+				}
 			}
-			startE[v.i] = s
+			hs := held[v.i]
+			for _, nc := range e.perNode(alloc, procs) {
+				x := slices.IndexFunc(hs, func(o hold) bool { return o.node == nc[0] })
+				h := hold{node: nc[0], cores: nc[1], e0: m.NodeEnergy(t, nc[0])}
+				if x >= 0 {
+					h.e0 = hs[x].e0
+				}
+				hs = append(hs, h)
+				m.SetBusy(t, h.node, m.Busy(h.node)+h.cores)
+			}
+			held[v.i] = hs
 		}
 		kind := byte('s')
 		if end {
@@ -335,7 +520,7 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 	}
 	for i := range e.recs {
 		r := &e.recs[i]
-		r.Job, r.Alloc = &e.jobs[i], e.allocs[i]
+		r.Job, r.Alloc, r.Steps = &e.jobs[i], e.allocs[i], e.steps[i]
 		if r.HasEnergy {
 			s.JobJoules += r.Energy
 			s.BySizeClass[SizeClass(r.Job.Procs)] += r.Energy
@@ -396,12 +581,27 @@ func (e *EnergyRun) groupOf(n int) int {
 	return len(e.p.Groups) - 1
 }
 
-// perNode returns how many of job i's processors are on each of its nodes.
-func (e *EnergyRun) perNode(i int, nodes []int) []int {
-	out := make([]int, len(nodes))
-	for _, rg := range e.allocs[i] {
-		for p := rg.Lo; p < rg.Hi; p++ {
-			out[slices.Index(nodes, int(e.nodeOf[p]))]++
+// perNode returns, node by node in the order alloc first touches them,
+// how many cores a part of a run busies: its units on each node, or, on
+// whole nodes (linear), its procs processors filling its nodes' cores in
+// order.
+func (e *EnergyRun) perNode(alloc []cluster.Range, procs int) [][2]int {
+	var out [][2]int
+	for _, rg := range alloc {
+		for u := rg.Lo; u < rg.Hi; u++ {
+			n := int(e.nodeOf[u])
+			c := 1
+			if e.whole != nil && e.whole[u] {
+				c = min(e.p.Groups[e.groupOf(n)].Cores, procs)
+				procs -= c
+			}
+			if k := len(out) - 1; k >= 0 && out[k][0] == n {
+				out[k][1] += c
+			} else if k := slices.IndexFunc(out, func(x [2]int) bool { return x[0] == n }); k >= 0 {
+				out[k][1] += c
+			} else {
+				out = append(out, [2]int{n, c})
+			}
 		}
 	}
 	return out
@@ -474,20 +674,30 @@ func trimSuffixDot(s string) string {
 	return s
 }
 
-// Checkpoints. The meter keeps every record and every node's switch to
-// the end of the run (Finish needs them all), so a checkpoint keeps them
+// Checkpoints. The meter keeps every record (with its growth steps), every
+// node's switch and every run a node failure cut short to the end of the
+// run (Finish needs them all), so a checkpoint keeps them
 // too: MarshalRecords encodes those kept since a mark, and a resumed run's
 // meter gets them back, all the chunks in order, through UnmarshalRecords
 // before its first record.
 
 // EnergyMark counts the records and switches a meter kept: where a
 // checkpoint's chunk (MarshalRecords) ends.
-type EnergyMark struct{ Records, Switches int }
+type EnergyMark struct{ Records, Switches, Lost int }
 
 // energyChunk is what MarshalRecords encodes, for encoding/gob.
 type energyChunk struct {
 	Recs     []energyRecord
 	Switches []energySwitch
+	Lost     []energyLost
+}
+
+// energyLost is a lostRun.
+type energyLost struct {
+	Start, End workload.Time
+	Procs      int
+	Alloc      []cluster.Range
+	Steps      []sim.GrowStep
 }
 
 // energyRecord is a record the meter keeps.
@@ -495,6 +705,7 @@ type energyRecord struct {
 	Rec   sim.Record
 	Job   workload.Job
 	Alloc []cluster.Range
+	Steps []sim.GrowStep
 }
 
 // energySwitch is a switchEv.
@@ -505,16 +716,19 @@ type energySwitch struct {
 }
 
 // Mark returns the records and switches kept so far.
-func (e *EnergyRun) Mark() EnergyMark { return EnergyMark{len(e.recs), len(e.switches)} }
+func (e *EnergyRun) Mark() EnergyMark { return EnergyMark{len(e.recs), len(e.switches), len(e.lost)} }
 
 // MarshalRecords encodes the records and switches kept since from.
 func (e *EnergyRun) MarshalRecords(from EnergyMark) ([]byte, error) {
-	if from.Records < 0 || from.Records > len(e.recs) || from.Switches < 0 || from.Switches > len(e.switches) {
+	if from.Records < 0 || from.Records > len(e.recs) || from.Switches < 0 || from.Switches > len(e.switches) || from.Lost < 0 || from.Lost > len(e.lost) {
 		return nil, fmt.Errorf("report: energy: chunk from %+v of %+v", from, e.Mark())
 	}
 	var c energyChunk
 	for i := from.Records; i < len(e.recs); i++ {
-		c.Recs = append(c.Recs, energyRecord{Rec: e.recs[i], Job: e.jobs[i], Alloc: e.allocs[i]})
+		c.Recs = append(c.Recs, energyRecord{Rec: e.recs[i], Job: e.jobs[i], Alloc: e.allocs[i], Steps: e.steps[i]})
+	}
+	for _, l := range e.lost[from.Lost:] {
+		c.Lost = append(c.Lost, energyLost{l.start, l.end, l.procs, l.alloc, l.steps})
 	}
 	for _, s := range e.switches[from.Switches:] {
 		c.Switches = append(c.Switches, energySwitch{s.t, s.node, s.c})
@@ -537,6 +751,10 @@ func (e *EnergyRun) UnmarshalRecords(b []byte) error {
 		e.recs = append(e.recs, r.Rec)
 		e.jobs = append(e.jobs, r.Job)
 		e.allocs = append(e.allocs, r.Alloc)
+		e.steps = append(e.steps, r.Steps)
+	}
+	for _, l := range c.Lost {
+		e.lost = append(e.lost, lostRun{l.Start, l.End, l.Procs, l.Alloc, l.Steps})
 	}
 	for _, s := range c.Switches {
 		e.switches = append(e.switches, switchEv{s.T, s.Node, s.Change})

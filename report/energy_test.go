@@ -209,3 +209,117 @@ func TestEnergyMetrics(t *testing.T) {
 		})
 	}
 }
+
+// TestEnergyRunParts checks the meter's rules for runs that do not hold
+// one allocation from start to end, on energyPlatform (two nodes of two
+// cores, 100 W idle, 120 W epsilon, 200 W all cores): a growing job's
+// nodes from the step that gave them, a run cut short by a node failure
+// before its job was requeued, and a cluster's whole nodes (linear).
+func TestEnergyRunParts(t *testing.T) {
+	job := func(procs int) *workload.Job {
+		return &workload.Job{ID: 1, Procs: procs, Run: 10, Estimate: 10}
+	}
+	linear := []*cluster.Spec{{Select: cluster.SelectLinear, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 2}}}}
+	consRes := []*cluster.Spec{{Select: cluster.SelectConsRes, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 2}}}}
+	for _, c := range []struct {
+		name    string
+		members []*cluster.Spec // nil: the processor pool
+		rec     sim.Record
+		lost    *lostRun
+		job     float64
+		run     float64
+	}{
+		// One processor of node 0 from 0, both of node 1 from 5, to 10.
+		// Node 0: 160 W × 10 s = 1600 J. Node 1: 100 W × 5 s + 200 W ×
+		// 5 s = 1500 J. The job: node 0 from 0 (1600 J), node 1 from 5
+		// (1000 J).
+		{name: "growth", rec: sim.Record{Job: job(3), State: sim.Completed, Start: 0, End: 10, Alloc: []cluster.Range{{Lo: 0, Hi: 1}, {Lo: 2, Hi: 4}},
+			Steps: []sim.GrowStep{{At: 0, Procs: 1, Alloc: []cluster.Range{{Lo: 0, Hi: 1}}}, {At: 5, Procs: 3, Alloc: []cluster.Range{{Lo: 2, Hi: 4}}}}},
+			job: 2600, run: 3100},
+		// Cut short on node 1 (both cores) 0–4, run again on node 0
+		// 6–10. Node 0: 600 J idle + 800 J; node 1: 800 J + 600 J idle.
+		// The job's energy is its last run's: 800 J.
+		{name: "requeued", rec: sim.Record{Job: job(2), State: sim.Completed, Start: 6, End: 10, Alloc: []cluster.Range{{Lo: 0, Hi: 2}}},
+			lost: &lostRun{start: 0, end: 4, procs: 2, alloc: []cluster.Range{{Lo: 2, Hi: 4}}}, job: 800, run: 2800},
+		// Linear: 3 processors on nodes 0 and 1 fill node 0's two cores
+		// (200 W) and one of node 1's (160 W), 0–10.
+		{name: "linear", members: linear, rec: sim.Record{Job: job(3), State: sim.Completed, Start: 0, End: 10, Alloc: []cluster.Range{{Lo: 0, Hi: 2}}},
+			job: 3600, run: 3600},
+		// cons_res: cores 1 and 2, one on each node (160 W each).
+		{name: "cons_res", members: consRes, rec: sim.Record{Job: job(2), State: sim.Completed, Start: 0, End: 10, Alloc: []cluster.Range{{Lo: 1, Hi: 3}}},
+			job: 3200, run: 3200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got collect
+			var e *EnergyRun
+			var err error
+			if c.members != nil {
+				e, err = NewClusterEnergyRun(energyPlatform(), c.members, 1, false, &got)
+			} else {
+				e, err = NewEnergyRun(energyPlatform(), 4, 1, false, &got)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.lost != nil {
+				e.LostRun(c.lost.start, c.lost.end, c.lost.procs, c.lost.alloc, nil)
+			}
+			e.JobDone(&c.rec)
+			s := e.Finish(0, 10)
+			if len(got.recs) != 1 || !got.recs[0].HasEnergy || got.recs[0].Energy != c.job {
+				t.Errorf("job energy %+v, want %v", got.recs, c.job)
+			}
+			if s.Joules != c.run {
+				t.Errorf("run energy %v, want %v", s.Joules, c.run)
+			}
+			if len(c.rec.Steps) > 0 && len(got.recs[0].Steps) != len(c.rec.Steps) {
+				t.Errorf("steps %+v handed on, want %+v", got.recs[0].Steps, c.rec.Steps)
+			}
+		})
+	}
+}
+
+// TestMatchCluster matches power models to a cluster of a "thin" group
+// (3 nodes of 2 cores) and a "fat" one (1 node of 4 cores): by class
+// name, in any order; node for node; and the mismatches' errors.
+func TestMatchCluster(t *testing.T) {
+	spec := &cluster.Spec{Groups: []cluster.NodeGroup{{Name: "thin", Count: 3, Cores: 2}, {Name: "fat", Count: 1, Cores: 4}}}
+	g := func(name string, nodes, cores int, idle float64) energy.Group {
+		return energy.Group{Name: name, Nodes: nodes, Cores: cores, PStates: []energy.PState{{IdleW: idle, EpsilonW: idle, AllCoresW: 2 * idle}}}
+	}
+	for _, c := range []struct {
+		name   string
+		groups []energy.Group
+		want   []energy.Group // nodes and idle power of each group
+		err    string
+	}{
+		{"by class", []energy.Group{g("fat", 1, 4, 300), g("thin", 3, 2, 100)}, []energy.Group{g("thin", 3, 2, 100), g("fat", 1, 4, 300)}, ""},
+		{"node for node", []energy.Group{g("a", 2, 2, 100), g("b", 1, 2, 110), g("c", 2, 4, 300)}, []energy.Group{g("a", 2, 2, 100), g("b", 1, 2, 110), g("c", 1, 4, 300)}, ""},
+		{"class count", []energy.Group{g("fat", 1, 4, 300), g("thin", 2, 2, 100)}, nil, "power group thin: 2 nodes of 2 cores, the cluster's group 3 nodes of 2 cores"},
+		// A group named after no class: node for node.
+		{"not every class", []energy.Group{g("thin", 3, 2, 100), g("x", 1, 4, 300)}, []energy.Group{g("thin", 3, 2, 100), g("x", 1, 4, 300)}, ""},
+		{"cores", []energy.Group{g("a", 4, 2, 100)}, nil, "node 3 (the cluster's fat) has 4 cores, the power model's (a) 2"},
+		{"too few", []energy.Group{g("a", 3, 2, 100)}, nil, "the power model has 3 nodes, fewer than the cluster's 4"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := MatchCluster(&energy.Platform{Groups: c.groups}, spec)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Groups) != len(c.want) {
+				t.Fatalf("groups %+v, want %+v", p.Groups, c.want)
+			}
+			for i, w := range c.want {
+				if gg := p.Groups[i]; gg.Name != w.Name || gg.Nodes != w.Nodes || gg.Cores != w.Cores || gg.PStates[0].IdleW != w.PStates[0].IdleW {
+					t.Errorf("group %d: %+v, want %+v", i, gg, w)
+				}
+			}
+		})
+	}
+}

@@ -150,6 +150,9 @@ type powerSaved struct {
 	AsleepAt  []workload.Time
 	Waking    int
 	Timers    []workload.Time // sorted
+	// Admin is each node's service state under Config.NodeEvents
+	// (powerState.admin); nil without them.
+	Admin []uint8
 }
 
 type growSlotState struct {
@@ -286,7 +289,7 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 			s.Nodes.Events[i] = ev
 		}
 		s.Power = &powerSaved{Busy: slices.Clone(pw.busy), IdleSince: slices.Clone(pw.idleSince), State: slices.Clone(pw.state),
-			AsleepAt: slices.Clone(pw.asleepAt), Waking: pw.waking, Timers: slices.Sorted(maps.Keys(pw.timers))}
+			AsleepAt: slices.Clone(pw.asleepAt), Waking: pw.waking, Timers: slices.Sorted(maps.Keys(pw.timers)), Admin: slices.Clone(pw.admin)}
 	}
 	if e.grow != nil {
 		for _, g := range e.grow.slots {
@@ -537,7 +540,10 @@ func (e *Engine) restoreNodes(s *nodesState, p *powerSaved) error {
 		if len(p.Busy) != n || len(p.IdleSince) != n || len(p.State) != n || len(p.AsleepAt) != n {
 			return fmt.Errorf("power state of %d nodes, want %d", len(p.State), n)
 		}
-		pw.busy, pw.idleSince, pw.state, pw.asleepAt, pw.waking = p.Busy, p.IdleSince, p.State, p.AsleepAt, p.Waking
+		if (pw.admin == nil) != (p.Admin == nil) || (p.Admin != nil && len(p.Admin) != n) {
+			return fmt.Errorf("service state of %d nodes, want %d", len(p.Admin), len(pw.admin))
+		}
+		pw.busy, pw.idleSince, pw.state, pw.asleepAt, pw.waking, pw.admin = p.Busy, p.IdleSince, p.State, p.AsleepAt, p.Waking, p.Admin
 		pw.timers = nil
 		for _, t := range p.Timers {
 			if pw.timers == nil {

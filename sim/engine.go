@@ -339,6 +339,12 @@ type Config struct {
 	// OnNodeFail is what happens to the jobs running on a node that goes
 	// down: killed (the default) or requeued.
 	OnNodeFail NodeFailAction
+	// LostRun, if set, is told, on the engine's goroutine, of every run
+	// that a node failure cut short and whose job was requeued (the run
+	// no record is of): its start, the failure, its processors, its
+	// allocation and, under Grow, its steps (the engine reuses both).
+	// The energy meter counts that run's busy nodes with it.
+	LostRun func(start, end workload.Time, procs int, alloc []cluster.Range, steps []GrowStep)
 
 	// DeferPlacement makes the engine count the processors of its pool
 	// without numbering them: it tells the run's Observer, which must be
@@ -1309,6 +1315,9 @@ func (e *Engine) finish(id int32, obs Observer) {
 	switch {
 	case e.alloc != nil:
 		e.alloc.Release(cluster.RequestOf(&s.job), s.alloc)
+		if e.pw != nil {
+			e.powerBusy(s.alloc, -1)
+		}
 	case e.starter != nil:
 		e.deferHeld -= s.job.Procs
 	default:
@@ -1745,6 +1754,9 @@ func (e *Engine) startWith(i, procs int) {
 	case e.scale != nil: // allocated above
 	case e.alloc != nil:
 		held = e.allocate(s)
+		if e.pw != nil {
+			e.powerBusy(s.alloc, 1)
+		}
 	case e.starter != nil:
 		e.deferHeld += s.job.Procs
 		e.starter.JobStarted(id, s.job.Procs)

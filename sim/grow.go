@@ -554,6 +554,9 @@ func (e *Engine) growBy(s *slot, id int32, add int) {
 	g.catchUp(e, s, gs)
 	n := len(s.alloc)
 	s.alloc = e.machine.Alloc(add, s.alloc)
+	if e.pw != nil {
+		e.powerBusy(s.alloc[n:], 1)
+	}
 	np := p + add
 	gs.steps = append(gs.steps, GrowStep{At: e.now, Procs: np, Alloc: s.alloc[n:len(s.alloc):len(s.alloc)]})
 	end := min(e.now+max(policy.Span(g.speedup, gs.wRun, np), 1), s.end)

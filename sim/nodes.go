@@ -293,24 +293,29 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 	for ns.next < len(ns.events) && ns.events[ns.next].At <= e.now {
 		ev := &ns.events[ns.next]
 		ns.next++
+		nodes := ev.Nodes
+		if e.pw != nil {
+			// Only the nodes that are on change service state.
+			nodes = e.powerNodeEvent(ev)
+		}
 		switch ev.State {
 		case cluster.NodeDown:
 			e.failJobs(ev, obs)
-			for _, r := range ev.Nodes {
+			for _, r := range nodes {
 				ns.setState(r, nodeDown)
 				ns.park(ns.units.NodeUnits(r))
 			}
 		case cluster.NodeDrain:
-			for _, r := range ev.Nodes {
+			for _, r := range nodes {
 				ns.setState(r, nodeDrain)
 				ns.park(ns.units.NodeUnits(r))
 			}
 		case cluster.NodeResume:
-			for _, r := range ev.Nodes {
+			for _, r := range nodes {
 				ns.setState(r, nodeUp)
 				ns.unpark(ns.units.NodeUnits(r))
 			}
-			if e.pw != nil {
+			if e.pw != nil && e.pw.admin == nil {
 				e.powerResumed(ev)
 			}
 		}
@@ -357,6 +362,13 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 	for _, id := range ns.victims {
 		s := &e.slots[id]
 		node := ns.firstNodeIn(s.alloc, ev.Nodes)
+		if e.cfg.OnNodeFail == NodeFailRequeue && e.cfg.LostRun != nil {
+			var steps []GrowStep
+			if e.grow != nil {
+				steps = e.grow.slots[id].steps
+			}
+			e.cfg.LostRun(s.start, e.now, s.job.Procs, s.alloc, steps)
+		}
 		e.stopRun(id)
 		if e.grow != nil {
 			// The job as the trace gave it, its growth steps kept
@@ -447,6 +459,9 @@ func (e *Engine) stopRun(id int32) {
 		e.alloc.Release(cluster.RequestOf(&s.job), s.alloc)
 	} else {
 		e.machine.Release(s.alloc)
+	}
+	if e.pw != nil {
+		e.powerBusy(s.alloc, -1)
 	}
 	e.nodes.released(s.alloc) // its part on other, draining nodes
 	if e.cons != nil {

@@ -34,9 +34,14 @@ import (
 //
 // A job never starts on a node that is off or switching: its processors
 // are out of the pool (parked) from the switch-off to the end of the
-// switch-on. Power.Log hears every change. Not with an Allocator, Grow,
-// node events, checkpoints or deferred placement, and, like node events,
-// not under conservative backfilling (whose plan assumes a fixed machine).
+// switch-on. Power.Log hears every change. Every switch voids the
+// reservations made before it, as a node event does: policies that plan
+// (conservative, Slurm's backfill, reservations) plan again on the machine
+// as it is. Switches happen at every instant, a scheduler cycle's tick or
+// not. Under Grow a node a job grew onto is busy from that growth, and
+// running jobs grow only onto processors in service (a node off is not
+// idle for them). Not with an Allocator, node events, checkpoints or
+// deferred placement.
 
 // PowerChange is a change of a node's power state (Power.Log).
 type PowerChange uint8
@@ -92,7 +97,16 @@ type powerState struct {
 	asleepAt  []workload.Time // per node off: when its switch-off ends
 	waking    int             // processors of the nodes switching on
 	timers    map[workload.Time]bool
+	// admin is each node's service state as the node events set it
+	// (nodeUp, nodeDown, nodeDrain), with node events only: a node off
+	// or switching keeps it until it is on again (powerNodeEvent).
+	admin   []uint8
+	scratch []cluster.Range
 }
+
+// powerSwitchedOn is the Reason of the RESUME event that ends a switch-on,
+// which tells it from the node events' RESUME.
+const powerSwitchedOn = "switched on"
 
 // initPower sets up power management.
 func (e *Engine) initPower(cfg *Config) error {
@@ -103,13 +117,32 @@ func (e *Engine) initPower(cfg *Config) error {
 	switch {
 	case p.NodeSize < 1 || p.IdleTimeout < 0 || p.SwitchOff < 0 || p.SwitchOn < 0:
 		return fmt.Errorf("sim: power management: node size %d, idle timeout %d, switches %d and %d: want a node size ≥ 1 and times ≥ 0", p.NodeSize, p.IdleTimeout, p.SwitchOff, p.SwitchOn)
-	case cfg.Allocator != nil || cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.DeferPlacement:
-		return errors.New("sim: power management runs on a pool of processors without node selection, growth, node events or deferred placement")
+	case cfg.DeferPlacement:
+		return errors.New("sim: power management runs without deferred placement")
+	case len(cfg.NodeEvents) > 0 && cfg.Allocator == nil && max(cfg.NodeSize, 1) != p.NodeSize:
+		return fmt.Errorf("sim: power management on nodes of %d processors, node events on nodes of %d: want one node size", p.NodeSize, max(cfg.NodeSize, 1))
 	}
-	e.nodes = nodes{units: poolNodes{m: e.machine, size: p.NodeSize, procs: cfg.Procs}, parked: make([]bool, cfg.Procs)}
+	var units cluster.NodeStates = poolNodes{m: e.machine, size: p.NodeSize, procs: cfg.Procs}
+	nunits := cfg.Procs
+	if cfg.Allocator != nil {
+		ns, ok := cfg.Allocator.(cluster.NodeStates)
+		if !ok {
+			return fmt.Errorf("sim: power management needs a node selector whose nodes can leave service (linear or cons_res), not %T", cfg.Allocator)
+		}
+		units, nunits = ns, ns.NodeUnits(cluster.Range{Lo: 0, Hi: ns.Nodes()}).Hi
+	}
+	if len(cfg.NodeEvents) == 0 {
+		e.nodes = nodes{units: units, parked: make([]bool, nunits)}
+		e.nodes.state = make([]uint8, e.nodes.units.Nodes())
+	}
 	n := e.nodes.units.Nodes()
-	e.nodes.state = make([]uint8, n)
 	e.pw = &powerState{cfg: *p, busy: make([]int32, n), idleSince: make([]workload.Time, n), state: make([]uint8, n), asleepAt: make([]workload.Time, n)}
+	if len(cfg.NodeEvents) > 0 {
+		e.pw.admin = make([]uint8, n)
+		// The switches' events join the schedule: a copy of its own,
+		// the caller's left as it was.
+		e.nodes.events = slices.Clone(e.nodes.events)
+	}
 	for i := range e.pw.idleSince {
 		e.pw.idleSince[i] = -1
 	}
@@ -119,6 +152,15 @@ func (e *Engine) initPower(cfg *Config) error {
 // powerBusy counts the processors of alloc as allocated (d = +1) or
 // released (d = −1) on their nodes.
 func (e *Engine) powerBusy(alloc []cluster.Range, d int32) {
+	if e.alloc != nil {
+		// A cluster's allocation units: its nodes (linear) or cores.
+		for _, r := range alloc {
+			for u := r.Lo; u < r.Hi; u++ {
+				e.pw.busy[e.nodes.units.UnitNode(u)] += d
+			}
+		}
+		return
+	}
 	size := e.pw.cfg.NodeSize
 	for _, r := range alloc {
 		for u := r.Lo; u < r.Hi; {
@@ -146,7 +188,7 @@ func (e *Engine) headPlan(moved int) (workload.Time, int) {
 	need := e.slots[e.queue[0]].job.Procs
 	asleep := moved
 	for n, st := range pw.state {
-		if st == powerOff {
+		if st == powerOff && pw.serviceUp(n) {
 			asleep += e.nodes.nodeProcs(n)
 		}
 	}
@@ -235,26 +277,124 @@ func (e *Engine) powerPass() {
 			short = e.queuedProcs - int64(e.Free()) - int64(pw.waking)
 		}
 	}
+	var wake []int
+	if e.alloc != nil {
+		// On a cluster a job may run on some nodes only (its
+		// partition's, those with its memory): the nodes to wake are
+		// those that let the queued jobs fit.
+		wake, short = e.powerFitWake(), 0
+	}
+	for _, n := range wake {
+		e.powerSwitchOn(n)
+		changed = true
+	}
 	for n := 0; n < len(pw.state) && short > 0; n++ {
-		if pw.state[n] != powerOff {
+		if pw.state[n] != powerOff || !pw.serviceUp(n) {
+			// On, or out of service (node events): waking it gives no
+			// job a processor.
 			continue
 		}
-		// A node still switching off is switched on once asleep.
-		at := max(now, pw.asleepAt[n])
-		pw.state[n] = powerWaking
-		procs := ns.nodeProcs(n)
-		pw.waking += procs
-		short -= int64(procs)
+		short -= int64(e.powerSwitchOn(n))
 		changed = true
-		if pw.cfg.Log != nil {
-			pw.cfg.Log(at, n, PowerSwitchingOn)
-			pw.cfg.Log(at+pw.cfg.SwitchOn, n, PowerAwake)
-		}
-		e.powerEvent(cluster.NodeEvent{At: at + pw.cfg.SwitchOn, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: n, Hi: n + 1}}})
 	}
 	if changed {
 		e.epoch++ // reservations were planned on the old capacity
 	}
+}
+
+// powerSwitchOn switches node n on now (a node still switching off once
+// asleep) and returns its processors.
+func (e *Engine) powerSwitchOn(n int) int {
+	pw := e.pw
+	at := max(e.now, pw.asleepAt[n])
+	pw.state[n] = powerWaking
+	procs := e.nodes.nodeProcs(n)
+	pw.waking += procs
+	if pw.cfg.Log != nil {
+		pw.cfg.Log(at, n, PowerSwitchingOn)
+		pw.cfg.Log(at+pw.cfg.SwitchOn, n, PowerAwake)
+	}
+	e.powerEvent(cluster.NodeEvent{At: at + pw.cfg.SwitchOn, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: n, Hi: n + 1}}, Reason: powerSwitchedOn})
+	return procs
+}
+
+// powerFitWake returns the sleeping nodes (in service as the node events
+// have it) to wake on a cluster: for each queued job in order that does
+// not fit the nodes in service and those switching on, the lowest
+// numbered sleeping nodes that make it fit, if all of them together do
+// (a job that also needs running jobs' nodes is woken for once they
+// end), less those it fits without (nodes of another partition). The jobs are checked each on its own against the same nodes. It
+// takes the nodes' units back into the node selector to ask it, and out
+// again.
+func (e *Engine) powerFitWake() []int {
+	pw, ns := e.pw, &e.nodes
+	var back, sleeping []int
+	for n, st := range pw.state {
+		switch {
+		case st == powerWaking:
+			back = append(back, n)
+		case st == powerOff && pw.serviceUp(n):
+			sleeping = append(sleeping, n)
+		}
+	}
+	if len(e.queue) == 0 || len(sleeping) == 0 {
+		return nil
+	}
+	nodeUnits := func(n int) cluster.Range { return ns.units.NodeUnits(cluster.Range{Lo: n, Hi: n + 1}) }
+	in := func(n int) { ns.units.PutBack([]cluster.Range{nodeUnits(n)}) }
+	out := func(n int) { ns.taken = ns.units.TakeFree(nodeUnits(n), ns.taken[:0]) }
+	for _, n := range back {
+		in(n)
+	}
+	var wake []int
+	woken := make([]bool, len(pw.state))
+	for _, id := range e.queue {
+		r := e.slots[id].request()
+		if e.alloc.Fits(r) {
+			continue
+		}
+		var took []int
+		fits := false
+		for _, n := range sleeping {
+			if woken[n] {
+				continue
+			}
+			in(n)
+			took = append(took, n)
+			if fits = e.alloc.Fits(r); fits {
+				break
+			}
+		}
+		if fits {
+			// Leave out the nodes it fits without (another
+			// partition's, say), earliest first.
+			for k, n := range took[:len(took)-1] {
+				out(n)
+				if e.alloc.Fits(r) {
+					took[k] = -1
+				} else {
+					in(n)
+				}
+			}
+		}
+		for _, n := range took {
+			switch {
+			case n < 0:
+			case fits:
+				woken[n] = true
+				wake = append(wake, n)
+			default:
+				out(n)
+			}
+		}
+	}
+	for _, n := range wake {
+		out(n)
+	}
+	for _, n := range back {
+		out(n)
+	}
+	return wake
 }
 
 // powerResumed marks the nodes of a RESUME event that were switching on as
@@ -270,6 +410,57 @@ func (e *Engine) powerResumed(ev *cluster.NodeEvent) {
 			}
 		}
 	}
+}
+
+// serviceUp reports whether node n is in service as the node events have
+// it (always, without node events).
+func (pw *powerState) serviceUp(n int) bool { return pw.admin == nil || pw.admin[n] == nodeUp }
+
+// powerNodeEvent returns the nodes of node event ev whose service state
+// changes now, with node events (Config.NodeEvents) beside switching.
+// The power state and the service state are kept apart: a node event on
+// a node that is off or switching only records its new service state
+// (a DOWN or DRAIN node stays off, a RESUME one stays off until it is
+// switched on); the end of a switch-on puts the node back in service only
+// if its service state is up (a node that went down or drained while off
+// is on, idle, and out of service). Every switch-on's end marks its node
+// on (powerResumed).
+func (e *Engine) powerNodeEvent(ev *cluster.NodeEvent) []cluster.Range {
+	pw := e.pw
+	if pw.admin == nil {
+		return ev.Nodes
+	}
+	if ev.State == cluster.NodeResume && ev.Reason == powerSwitchedOn {
+		e.powerResumed(ev)
+	}
+	out := pw.scratch[:0]
+	for _, r := range ev.Nodes {
+		for n := r.Lo; n < r.Hi; n++ {
+			keep := pw.state[n] == powerOn
+			if ev.Reason == powerSwitchedOn {
+				keep = pw.admin[n] == nodeUp
+			} else {
+				switch ev.State {
+				case cluster.NodeDown:
+					pw.admin[n] = nodeDown
+				case cluster.NodeDrain:
+					pw.admin[n] = nodeDrain
+				case cluster.NodeResume:
+					pw.admin[n] = nodeUp
+				}
+			}
+			if !keep {
+				continue
+			}
+			if k := len(out) - 1; k >= 0 && out[k].Hi == n {
+				out[k].Hi++
+			} else {
+				out = append(out, cluster.Range{Lo: n, Hi: n + 1})
+			}
+		}
+	}
+	pw.scratch = out
+	return out
 }
 
 // powerWakeAt makes the engine stop at t (an event that changes no node).

@@ -343,3 +343,53 @@ func FuzzReadPStateChanges(f *testing.F) {
 		}
 	})
 }
+
+// TestReadMachineStates reads rows and refuses bad ones with the line and
+// column.
+func TestReadMachineStates(t *testing.T) {
+	for _, c := range []struct {
+		in, err string
+		rows    int
+	}{
+		{"time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing\n0,0,0,0,4,0\n1.5,1,0,0,2,1\n", "", 2},
+		{"time,nb_sleeping\n", "header", 0},
+		{"time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing\n0,0,0,0,4\n", "ms.csv:2: 5 fields", 0},
+		{"time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing\n0,0,0,0,x,0\n", "nb_idle", 0},
+		{"time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing\n5,0,0,0,4,0\n4,0,0,0,4,0\n", "before the previous", 0},
+		{"", "empty file", 0},
+	} {
+		rows, err := ReadMachineStates("ms.csv", strings.NewReader(c.in), 1)
+		if c.err == "" {
+			if err != nil || len(rows) != c.rows || rows[1].Time != 2 || rows[1].Counts != [Kinds]int{1, 0, 0, 2, 1} {
+				t.Errorf("%q: %v %+v", c.in, err, rows)
+			}
+			continue
+		}
+		var pe *workload.ParseError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "ms.csv") {
+			t.Errorf("%q: error %v, want a ParseError with %q", c.in, err, c.err)
+		}
+	}
+}
+
+// FuzzReadMachineStates feeds arbitrary text to the machine_states reader:
+// no panic, and errors are *workload.ParseError.
+func FuzzReadMachineStates(f *testing.F) {
+	f.Add([]byte("time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing\n0,0,0,0,4,0\n1.5,1,0,0,2,1\n"))
+	f.Add([]byte("time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing\n-1,0,0,0,4,0\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := ReadMachineStates("fuzz.csv", bytes.NewReader(data), 1000)
+		if err != nil {
+			var pe *workload.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want a *workload.ParseError", err)
+			}
+			return
+		}
+		for i := 1; i < len(rows); i++ {
+			if rows[i].Time < rows[i-1].Time {
+				t.Fatalf("rows out of order: %+v", rows)
+			}
+		}
+	})
+}

@@ -215,3 +215,71 @@ func (m *Machine) apply(t int64, i, p int) error {
 	}
 	return nil
 }
+
+// MachineStates is one row of Batsim's machine_states.csv: from Time
+// (ticks) on, how many nodes are in each Kind.
+type MachineStates struct {
+	Time   int64
+	Counts [Kinds]int
+}
+
+// machineStatesHeader is machine_states.csv's header, its columns in the
+// order of the Kinds.
+const machineStatesHeader = "time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing"
+
+// ReadMachineStates reads Batsim's machine_states.csv (times in seconds,
+// converted to ticks of 1/ticksPerSec second, rounded to the nearest), its
+// rows in time order. Errors are *workload.ParseError naming the file,
+// line and column.
+func ReadMachineStates(path string, r io.Reader, ticksPerSec int64) ([]MachineStates, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var out []MachineStates
+	line := int64(0)
+	fail := func(col string, err error) error {
+		return &workload.ParseError{Path: path, Line: line, Column: col, Err: err}
+	}
+	cols := strings.Split(machineStatesHeader, ",")
+	last := int64(math.MinInt64)
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if line == 1 {
+			if s != machineStatesHeader {
+				return nil, fail("", fmt.Errorf("header %q, want %s", s, machineStatesHeader))
+			}
+			continue
+		}
+		if s == "" {
+			continue
+		}
+		f := strings.Split(s, ",")
+		if len(f) != len(cols) {
+			return nil, fail("", fmt.Errorf("%d fields, want %d", len(f), len(cols)))
+		}
+		sec, err := strconv.ParseFloat(f[0], 64)
+		if err != nil || !finiteNonNeg(sec) || sec > 1e12 {
+			return nil, fail("time", fmt.Errorf("%q is not a time in seconds ≥ 0", f[0]))
+		}
+		row := MachineStates{Time: int64(math.Round(sec * float64(ticksPerSec)))}
+		if row.Time < last {
+			return nil, fail("time", fmt.Errorf("%s is before the previous row's time", f[0]))
+		}
+		last = row.Time
+		for k := range Kinds {
+			n, err := strconv.Atoi(f[k+1])
+			if err != nil || n < 0 || n > 1<<30 {
+				return nil, fail(cols[k+1], fmt.Errorf("%q is not a count of nodes", f[k+1]))
+			}
+			row.Counts[k] = n
+		}
+		out = append(out, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &workload.ParseError{Path: path, Line: line + 1, Err: err}
+	}
+	if line == 0 {
+		return nil, &workload.ParseError{Path: path, Err: fmt.Errorf("empty file (want the header %s)", machineStatesHeader)}
+	}
+	return out, nil
+}
