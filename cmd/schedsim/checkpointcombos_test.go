@@ -261,4 +261,15 @@ switch_on_watts = 150
 			}
 		})
 	}
+	// With node failures that requeue jobs: the nodes' service states
+	// beside their power states, and the cut-short runs the meter keeps,
+	// survive the checkpoint.
+	t.Run("node events", func(t *testing.T) {
+		events := writeFile(t, dir, "events.txt", "4950000 DOWN 0-29 power supply\n4955000 RESUME 0-29\n4980000 DOWN 30-59 cooling\n4990000 RESUME 30-59\n")
+		files := killResumeVerify(t, filepath.Join(dir, "events"), 10, "2d", "run", "--trace", trace, "-q", "--config", conf, "--power-policy", "idle:10m",
+			"--node-events", events, "--node-size", "4", "--on-node-fail", "requeue")
+		if !bytes.Contains(files["summary.json"], []byte(`"requeued"`)) {
+			t.Error("summary.json has no node failures")
+		}
+	})
 }
