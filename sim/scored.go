@@ -165,6 +165,9 @@ type ScoreD struct {
 	onCk    func(t workload.Time) error // SetCheckpoints
 	nextCk  workload.Time               // next checkpoint instant
 	resumed bool                        // restored (RestoreScoreD): Run skips the submitted jobs
+
+	nd         *sdNodes      // node events (SetNodeEvents); nil without
+	savedNodes *sdNodesState // their state in a checkpoint, until SetNodeEvents
 }
 
 // sdQueue is one queue at run time.
@@ -217,6 +220,7 @@ type sdSlot struct {
 	holds     bool    // the job holds memKB and diskKB (e.memHeld, e.diskHeld)
 	stintMs   int64   // start of the current stint as Record.Stints cuts them (a demotion starts one)
 	stints    []Stint // the stints so far (Record.Stints); handed over to the record at the end
+	requeues  int     // times a node failure requeued the job (Record.Requeues)
 }
 
 // Stint is a stretch of time in which a SCore-D job held processors and
@@ -230,9 +234,13 @@ type Stint struct {
 	Queue        int   // the queue the job was in
 	Row          int   // its row of the Ousterhout matrix; -1: exclusive (every row)
 	// Released says the stint ended with the job giving its memory and
-	// disk limits back (requeued by preemption); an ended job gives them
-	// back at its end.
+	// disk limits back (requeued by preemption or by a node failure); an
+	// ended job gives them back at its end.
 	Released bool
+	// Alloc are the processors the job held in its row (an exclusive job:
+	// in every row), in a run with node events (ScoreD.SetNodeEvents),
+	// which places jobs on processor numbers; nil without.
+	Alloc []cluster.Range
 }
 
 // u128 is an unsigned 128-bit accumulator.
@@ -310,6 +318,9 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		obs = &eventTee{next: obs, ev: e.events}
 	}
 	e.obs = obs
+	if e.savedNodes != nil {
+		return e.stats, fmt.Errorf("sim: SCore-D engine state: saved with node events, resumed without")
+	}
 	sampler, _ := obs.(Sampler)
 	var next workload.Job
 	if e.resumed {
@@ -347,6 +358,9 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		}
 		if e.ci < len(e.changes) {
 			t = min(t, int64(e.changes[e.ci].At)*1000)
+		}
+		if e.nd != nil {
+			t = min(t, e.nextNodeMs(have))
 		}
 		if t > maxClockMs {
 			if t >= int64(workload.Forever) {
@@ -389,6 +403,9 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 			event = true
 			e.reached(ev.id, e.vg)
 		}
+		if e.nd != nil && e.applyNodes() {
+			event = true
+		}
 		for e.ci < len(e.changes) && int64(e.changes[e.ci].At)*1000 == t {
 			event = true
 			e.change(e.changes[e.ci])
@@ -399,6 +416,9 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		}
 		if sampler != nil && event {
 			e.sample = Sample{Time: workload.Time(ceilDiv(e.nowMs, 1000)), Busy: e.busy(), Running: len(e.running), Queued: e.queued(), QueuedProcs: e.queuedProcs}
+			if e.nd != nil {
+				e.sample.Unavailable = e.nd.nParked
+			}
 			sampler.Sample(&e.sample)
 		}
 		if e.ckEvery > 0 && e.onCk != nil && t >= int64(e.nextCk)*1000 {
@@ -415,6 +435,11 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 			s := &e.slots[id]
 			e.queuedProcs -= int64(s.job.Procs)
 			reason := fmt.Sprintf("queue %d %s at the end of the run", qi, e.queues[qi].state)
+			if e.nd != nil && e.queues[qi].state == policy.Activated {
+				// Only processors out of service keep a job of an
+				// activated queue waiting when nothing runs.
+				reason = e.nd.strandReason(s.job.Procs)
+			}
 			if s.firstMs >= 0 {
 				// It ran, then its queue held it: not a refusal.
 				e.holdToEnd(s, qi, reason)
@@ -647,7 +672,11 @@ func (e *ScoreD) frees() bool {
 
 // fitsNow returns where job id fits now (see fitRow).
 func (e *ScoreD) fitsNow(s *sdSlot) int {
-	return e.fitRow(s, e.queues[s.queue].cfg.Mode == policy.Gang, e.ex, e.rows, e.memHeld, e.diskHeld)
+	gang := e.queues[s.queue].cfg.Mode == policy.Gang
+	if e.nd != nil {
+		return e.nd.fit(e, s, gang)
+	}
+	return e.fitRow(s, gang, e.ex, e.rows, e.memHeld, e.diskHeld)
 }
 
 // topGang returns the highest-priority queue (lowest index) with gang jobs
@@ -755,6 +784,9 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 	if lower == 0 {
 		return false
 	}
+	if e.nd != nil {
+		return e.nd.preemptFor(e, s, qi)
+	}
 	// Would it fit with every lower-priority job gone?
 	ex, mem, disk := e.ex, e.memHeld, e.diskHeld
 	for q := qi + 1; q < len(e.queues); q++ {
@@ -781,18 +813,7 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 			e.victims = append(e.victims, id)
 		}
 	}
-	// Lowest priority first, then the most recently started, then the
-	// latest submitted: Slurm's preemption order.
-	sort.Slice(e.victims, func(a, b int) bool {
-		x, y := &e.slots[e.victims[a]], &e.slots[e.victims[b]]
-		if x.queue != y.queue {
-			return x.queue > y.queue
-		}
-		if x.lastMs != y.lastMs {
-			return x.lastMs > y.lastMs
-		}
-		return x.job.Seq > y.job.Seq
-	})
+	e.sortVictims()
 	if gang && e.mpl > 1 {
 		e.victims = e.victimsForRow(s, rows)
 	}
@@ -803,6 +824,34 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 		}
 	}
 	panic(fmt.Sprintf("sim: preempting every lower-priority job did not make job %d fit", s.job.ID))
+}
+
+// sortVictims sorts e.victims in preemption order: lowest priority first,
+// then the most recently started, then the latest submitted: Slurm's
+// preemption order.
+func (e *ScoreD) sortVictims() {
+	sort.Slice(e.victims, func(a, b int) bool {
+		x, y := &e.slots[e.victims[a]], &e.slots[e.victims[b]]
+		if x.queue != y.queue {
+			return x.queue > y.queue
+		}
+		if x.lastMs != y.lastMs {
+			return x.lastMs > y.lastMs
+		}
+		return x.job.Seq > y.job.Seq
+	})
+}
+
+// victimsIn narrows e.victims, in place, to the exclusive ones and the
+// gang ones of row k.
+func (e *ScoreD) victimsIn(k int) []int32 {
+	out := e.victims[:0]
+	for _, id := range e.victims {
+		if v := &e.slots[id]; !v.gang || v.row == k {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // victimsForRow narrows e.victims (in preemption order) for gang job s to
@@ -850,13 +899,7 @@ func (e *ScoreD) victimsForRow(s *sdSlot, after []int) []int32 {
 	if best < 0 {
 		return e.victims // memory or disk decide: no row is better
 	}
-	out := e.victims[:0]
-	for _, id := range e.victims {
-		if v := &e.slots[id]; !v.gang || v.row == best {
-			out = append(out, id)
-		}
-	}
-	return out
+	return e.victimsIn(best)
 }
 
 // exLower returns the processors exclusive jobs of queues below s's hold.
@@ -960,6 +1003,9 @@ func (e *ScoreD) start(id int32, row int) {
 	e.diskQ[s.queue] += s.diskKB
 	if row >= 0 {
 		s.gang, s.row, s.alloc = true, row, s.alloc[:0]
+		if e.nd != nil {
+			e.nd.place(s, row)
+		}
 		if e.rows[row] == 0 {
 			e.nonEmpty++
 		}
@@ -971,7 +1017,11 @@ func (e *ScoreD) start(id int32, row int) {
 		}
 	} else {
 		s.gang = false
-		s.alloc = e.exM.Alloc(p, s.alloc[:0])
+		if e.nd != nil {
+			e.nd.place(s, -1)
+		} else {
+			s.alloc = e.exM.Alloc(p, s.alloc[:0])
+		}
 		e.ex += p
 		e.exQ[s.queue] += p
 		if e.busy() > e.procs {
@@ -1023,7 +1073,9 @@ func (e *ScoreD) stop(id int32, credit int64) {
 	} else {
 		e.ex -= p
 		e.exQ[s.queue] -= p
-		e.exM.Release(s.alloc)
+		if e.nd == nil {
+			e.exM.Release(s.alloc)
+		}
 		if over := e.nowMs*1000 - s.stintAt - credit; over > 0 {
 			e.taken.add(uint64(p), uint64(over))
 		}
@@ -1032,6 +1084,9 @@ func (e *ScoreD) stop(id int32, credit int64) {
 	e.memQ[s.queue] -= s.memKB
 	e.diskQ[s.queue] -= s.diskKB
 	e.cutStint(s)
+	if e.nd != nil {
+		e.nd.unplace(s)
+	}
 	last := e.running[len(e.running)-1]
 	e.running[s.runIdx] = last
 	e.slots[last].runIdx = s.runIdx
@@ -1097,7 +1152,11 @@ func (e *ScoreD) cutStint(s *sdSlot) {
 		if s.gang {
 			row = s.row
 		}
-		s.stints = append(s.stints, Stint{FromMs: s.stintMs, ToMs: e.nowMs, Queue: s.queue, Row: row})
+		st := Stint{FromMs: s.stintMs, ToMs: e.nowMs, Queue: s.queue, Row: row}
+		if e.nd != nil {
+			st.Alloc = slices.Clone(s.alloc)
+		}
+		s.stints = append(s.stints, st)
 	}
 	s.stintMs = e.nowMs
 }
@@ -1120,7 +1179,7 @@ func (e *ScoreD) end(id int32, st State, reason string) {
 	}
 	e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
 	e.rec = Record{Job: &s.job, State: st, Start: workload.Time(ceilDiv(s.firstMs, 1000)), End: workload.Time(ceilDiv(e.nowMs, 1000)),
-		Alloc: s.alloc, Reason: reason, ScoreD: true, Queue: s.queue, Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6)}
+		Alloc: s.alloc, Reason: reason, ScoreD: true, Queue: s.queue, Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6), Requeues: s.requeues}
 	e.limits(s)
 	e.obs.JobDone(&e.rec)
 	e.freeIDs = append(e.freeIDs, id)
@@ -1141,7 +1200,7 @@ func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
 	e.release(s)
 	e.stats.Rejected++
 	e.rec = Record{Job: &s.job, State: Rejected, Start: s.job.Submit, End: s.job.Submit, Reason: reason, ScoreD: true, Queue: qi,
-		Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6)}
+		Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6), Requeues: s.requeues}
 	e.limits(s)
 	if s.usedUs > 0 {
 		e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
@@ -1159,7 +1218,7 @@ func (e *ScoreD) holdToEnd(s *sdSlot, qi int, reason string) {
 	start := workload.Time(ceilDiv(s.firstMs, 1000))
 	e.rec = Record{Job: &s.job, State: Pending, Start: start, End: workload.Time(ceilDiv(e.nowMs, 1000)),
 		Reason: fmt.Sprintf("%s (it ran from %d with %d s of CPU time and was held since)", reason, start, s.usedUs/1e6),
-		ScoreD: true, Queue: qi, Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6)}
+		ScoreD: true, Queue: qi, Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6), Requeues: s.requeues}
 	e.limits(s)
 	e.obs.JobDone(&e.rec)
 }

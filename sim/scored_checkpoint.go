@@ -52,6 +52,7 @@ type scoreDState struct {
 	Stats         Stats
 	LastSeq       int64
 	NextCk        workload.Time
+	Nodes         *sdNodesState // node events (SetNodeEvents), nil without
 }
 
 type scoreDQueueState struct {
@@ -76,6 +77,7 @@ type scoreDSlotState struct {
 	Holds                bool
 	StintMs              int64
 	Stints               []Stint
+	Requeues             int
 }
 
 // Snapshot copies the engine's state between two instants; call it from
@@ -94,6 +96,11 @@ func (e *ScoreD) Snapshot() (*Snapshot, error) {
 		NonEmpty: e.nonEmpty, GangP: e.gangP, MemHeld: e.memHeld, DiskHeld: e.diskHeld, CI: e.ci, Queued: e.queuedProcs,
 		GivenHi: e.given.hi, GivenLo: e.given.lo, TakenHi: e.taken.hi, TakenLo: e.taken.lo,
 		Stats: e.stats, LastSeq: e.lastSeq, NextCk: e.nextCk}
+	if e.nd != nil {
+		if s.Nodes, err = e.nd.save(); err != nil {
+			return nil, err
+		}
+	}
 	for i := range e.queues {
 		q := &e.queues[i]
 		s.Queue = append(s.Queue, scoreDQueueState{State: q.state, Wait: slices.Clone(q.live())})
@@ -106,7 +113,7 @@ func (e *ScoreD) Snapshot() (*Snapshot, error) {
 			Ver: x.ver, Running: x.running, Gang: x.gang, Row: x.row, RunIdx: x.runIdx,
 			FirstMs: x.firstMs, LastMs: x.lastMs, Demotions: x.demotions, Susp: x.susp,
 			Alloc: slices.Clone(x.alloc), MemKB: x.memKB, DiskKB: x.diskKB, Holds: x.holds,
-			StintMs: x.stintMs, Stints: slices.Clone(x.stints)}
+			StintMs: x.stintMs, Stints: slices.Clone(x.stints), Requeues: x.requeues}
 	}
 	return &Snapshot{sd: s}, nil
 }
@@ -122,7 +129,8 @@ func (e *ScoreD) MarshalBinary() ([]byte, error) {
 
 // RestoreScoreD returns an engine in the state b (ScoreD.MarshalBinary)
 // saved, for the same machine and configuration; its Run skips the jobs the
-// saved engine had read and goes on from there.
+// saved engine had read and goes on from there. A run saved with node
+// events needs SetNodeEvents with the same schedule before Run.
 func RestoreScoreD(procs int, cfg policy.ScoreD, b []byte) (*ScoreD, error) {
 	e, err := NewScoreD(procs, cfg)
 	if err != nil {
@@ -181,7 +189,7 @@ func RestoreScoreD(procs int, cfg policy.ScoreD, b []byte) (*ScoreD, error) {
 			ver: x.Ver, running: x.Running, gang: x.Gang, row: x.Row, runIdx: x.RunIdx,
 			firstMs: x.FirstMs, lastMs: x.LastMs, demotions: x.Demotions, susp: x.Susp,
 			alloc: x.Alloc, memKB: x.MemKB, diskKB: x.DiskKB, holds: x.Holds,
-			stintMs: x.StintMs, stints: x.Stints}
+			stintMs: x.StintMs, stints: x.Stints, requeues: x.Requeues}
 	}
 	for i, id := range s.Running {
 		if x := &e.slots[id]; !x.running || x.runIdx != i {
@@ -199,6 +207,7 @@ func RestoreScoreD(procs int, cfg policy.ScoreD, b []byte) (*ScoreD, error) {
 	e.nonEmpty, e.gangP, e.memHeld, e.diskHeld, e.ci, e.queuedProcs = s.NonEmpty, s.GangP, s.MemHeld, s.DiskHeld, s.CI, s.Queued
 	e.given, e.taken = u128{s.GivenHi, s.GivenLo}, u128{s.TakenHi, s.TakenLo}
 	e.stats, e.lastSeq, e.nextCk = s.Stats, s.LastSeq, s.NextCk
+	e.savedNodes = s.Nodes // SetNodeEvents takes them over
 	e.resumed = true
 	return e, nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -41,6 +42,13 @@ type ScoreDLimits struct {
 	Modes   []policy.QueueMode
 	Preempt policy.PreemptMode
 	Holds   []QueueHold
+	// NodeEvents, if not empty, is the run's node-event schedule
+	// (ScoreD.SetNodeEvents) with NodeSize processors per node (0: 1): the
+	// stints name their processors, and verifyScoreDNodes checks them
+	// against it; an exclusive job's run may also be cut by a DOWN of its
+	// nodes (requeued).
+	NodeEvents []cluster.NodeEvent
+	NodeSize   int
 }
 
 // QueueHold is an instant a SCore-D queue stopped scheduling: its running
@@ -74,7 +82,12 @@ type QueueHold struct {
 //     exclusive job's run was cut before its end only when its queue
 //     stopped (lim.Holds) or when it was preempted (lim.Preempt not off)
 //     by a job of a higher-priority queue, which started at that instant
-//     (for a cancelled job: the job its reason names).
+//     (for a cancelled job: the job its reason names), or, with node events,
+//     by a DOWN of its nodes;
+//   - with node events, the processors of every stint: none held twice in
+//     a row, none started on out of service, none kept across a DOWN, and
+//     a NodeFail at a DOWN of its nodes (see verifyScoreDNodes); without,
+//     no job killed by a node failure.
 func VerifyScoreD(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Violation {
 	var vs []Violation
 	add := func(id int64, rule, format string, a ...any) {
@@ -116,7 +129,35 @@ func VerifyScoreD(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Violation
 	if lim.Modes != nil {
 		vs = append(vs, verifyExclusive(outs, lim)...)
 	}
+	if len(lim.NodeEvents) > 0 {
+		vs = append(vs, verifyScoreDNodes(procs, outs, lim)...)
+	} else {
+		for i := range outs {
+			if outs[i].State == NodeFail {
+				add(outs[i].ID, "state", "killed by a node failure, but the run has no node events")
+			}
+		}
+	}
 	return vs
+}
+
+// cutByNode reports whether a DOWN of lim's node events at t (ms) hit
+// alloc: a node failure requeued the job whose stint ended there.
+func cutByNode(lim ScoreDLimits, alloc []cluster.Range, t int64) bool {
+	size := max(lim.NodeSize, 1)
+	for _, ev := range lim.NodeEvents {
+		if ev.State != cluster.NodeDown || int64(ev.At)*1000 != t {
+			continue
+		}
+		for _, n := range ev.Nodes {
+			for _, a := range alloc {
+				if max(a.Lo, n.Lo*size) < min(a.Hi, n.Hi*size) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // verifyExclusive checks exclusive mode (see VerifyScoreD). A job's stints
@@ -190,6 +231,9 @@ func verifyExclusive(outs []ScoreDOutcome, lim ScoreDLimits) []Violation {
 			}
 			if held[[2]int64{int64(q), t}] {
 				continue // its queue stopped
+			}
+			if last.Released && cutByNode(lim, last.Alloc, t) {
+				continue // requeued by a node failure
 			}
 			if lim.Preempt == policy.PreemptOff {
 				add(o.ID, "its exclusive run in queue %d from %s was cut at %s, though preemption is off and its queue did not stop", q, ms(first.FromMs), ms(t))

@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/schedsim/schedsim/cluster"
+)
+
+// verifyScoreDNodes checks a SCore-D run with node events (ScoreDLimits's
+// NodeEvents; see ScoreD.SetNodeEvents), whose stints name their
+// processors:
+//   - every stint holds Procs processors of the machine;
+//   - no two jobs hold a processor in the same row at once (an exclusive
+//     job holds its processors in every row);
+//   - a job starts or resumes only on processors whose nodes are in
+//     service (neither down nor draining) after the node events of that
+//     instant; a stint that goes on from the one before it (a demotion, on
+//     the same processors) is no new start;
+//   - no stint runs across a DOWN of one of its nodes;
+//   - a job killed by a node failure (NodeFail) ended at a DOWN of one of
+//     the nodes of its last stint.
+func verifyScoreDNodes(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Violation {
+	var vs []Violation
+	add := func(id int64, rule, format string, a ...any) {
+		vs = append(vs, Violation{JobID: id, Rule: rule, Msg: fmt.Sprintf(format, a...)})
+	}
+	nt := newNodeTimeline(lim.NodeEvents, lim.NodeSize, procs, nil)
+	// stateAt returns node n's state after the events at or before ms.
+	stateAt := func(n int, ms int64) cluster.NodeState {
+		st := cluster.NodeResume // in service
+		for _, c := range nt.events[n] {
+			if int64(c.at)*1000 > ms {
+				break
+			}
+			st = c.state
+		}
+		return st
+	}
+	valid := make([][]bool, len(outs)) // stints whose processors are well formed
+	for i := range outs {
+		o := &outs[i]
+		valid[i] = make([]bool, len(o.Stints))
+		for k, st := range o.Stints {
+			held, inside := 0, true
+			for _, r := range st.Alloc {
+				held += r.Len()
+				inside = inside && r.Lo >= 0 && r.Hi <= procs && r.Lo < r.Hi
+			}
+			if held != o.Procs || !inside {
+				add(o.ID, "stint-alloc", "it ran from %s on processors %s, not %d of the machine's %d", ms(st.FromMs), cluster.FormatRanges(nil, st.Alloc), o.Procs, procs)
+				continue
+			}
+			valid[i][k] = true
+			goesOn := k > 0 && o.Stints[k-1].ToMs == st.FromMs && !o.Stints[k-1].Released && o.Stints[k-1].Row == st.Row &&
+				slices.Equal(o.Stints[k-1].Alloc, st.Alloc)
+			for _, r := range st.Alloc {
+				for n := nt.node(r.Lo); n <= nt.node(r.Hi-1); n++ {
+					if s := stateAt(n, st.FromMs); !goesOn && s != cluster.NodeResume {
+						add(o.ID, "node-state", "it started or resumed at %s on node %d, which was out of service (%v)", ms(st.FromMs), n, s)
+					}
+					for _, c := range nt.events[n] {
+						if at := int64(c.at) * 1000; c.state == cluster.NodeDown && st.FromMs < at && at < st.ToMs {
+							add(o.ID, "node-state", "it ran from %s to %s on node %d, which went down at %d s", ms(st.FromMs), ms(st.ToMs), n, c.at)
+						}
+					}
+				}
+			}
+		}
+		if o.State != NodeFail {
+			continue
+		}
+		hit := false
+		if n := len(o.Stints); n > 0 && o.Stints[n-1].ToMs == int64(o.End)*1000 {
+			for _, r := range o.Stints[n-1].Alloc {
+				for x := nt.node(r.Lo); x <= nt.node(max(r.Hi-1, r.Lo)) && x < len(nt.events); x++ {
+					for _, c := range nt.events[x] {
+						hit = hit || c.state == cluster.NodeDown && c.at == o.End
+					}
+				}
+			}
+		}
+		if !hit {
+			add(o.ID, "node-state", "killed by a node failure at %d s, but none of the nodes it ran on then went down at that time", o.End)
+		}
+	}
+	// No processor held twice in a row at once.
+	var edges []stintEdge
+	for i := range outs {
+		for k, st := range outs[i].Stints {
+			if valid[i][k] && st.FromMs < st.ToMs && st.Row < lim.MPL {
+				edges = append(edges, stintEdge{at: st.FromMs, job: i, item: k}, stintEdge{at: st.ToMs, end: true, job: i, item: k})
+			}
+		}
+	}
+	sortEdges(edges)
+	mpl := max(lim.MPL, 1)
+	owner := make([]int32, mpl*procs) // job index + 1 holding a processor in a row, 0: none
+	reported := map[int]bool{}
+	for _, e := range edges {
+		st := outs[e.job].Stints[e.item]
+		lo, hi := st.Row, st.Row+1
+		if st.Row < 0 {
+			lo, hi = 0, mpl
+		}
+		for row := lo; row < hi; row++ {
+			for _, r := range st.Alloc {
+				for c := r.Lo; c < r.Hi; c++ {
+					x := &owner[row*procs+c]
+					switch {
+					case e.end:
+						if *x == int32(e.job)+1 {
+							*x = 0
+						}
+					case *x != 0 && !reported[e.job]:
+						reported[e.job] = true
+						add(outs[e.job].ID, "processor-twice", "from %s it holds processor %d in row %d, which job %d holds then", ms(st.FromMs), c, row, outs[*x-1].ID)
+					default:
+						*x = int32(e.job) + 1
+					}
+				}
+			}
+		}
+	}
+	return vs
+}
