@@ -211,8 +211,8 @@ func TestScoreDNodeEvents(t *testing.T) {
 			// processor 2, then 1. 3 runs 5..15 on 0-1; 1 and 2 resume at
 			// 15 (1 on 0-1, 2 on 2) and end at 110.
 			name: "exclusive/preemption on processors in service", procs: 4,
-			cfg: func() policy.ScoreD { return sdConfig(2, policy.Exclusive, 2) },
-			evs: []cluster.NodeEvent{nev(0, cluster.NodeDrain, 3, 3)},
+			cfg:  func() policy.ScoreD { return sdConfig(2, policy.Exclusive, 2) },
+			evs:  []cluster.NodeEvent{nev(0, cluster.NodeDrain, 3, 3)},
 			jobs: []workload.Job{sdJob(1, 0, 2, 100, none, 1), sdJob(2, 0, 1, 100, none, 1), sdJob(3, 5, 2, 10, none, 0)},
 			want: []sdNodeWant{
 				{id: 1, end: 110, cpu: 100, susp: 1, alloc: "0-1"},
