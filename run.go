@@ -561,6 +561,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			if o.opt.Events != nil {
 				s.SetEvents(o.opt.Events)
 			}
+			if err = s.SetNodeEvents(simCfg.NodeEvents, simCfg.NodeSize, simCfg.OnNodeFail); err != nil {
+				err = &InputError{err}
+			}
 			eng = s
 		}
 	case o.ck != nil:

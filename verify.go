@@ -450,6 +450,12 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 	if err := exclusiveLimits(sd, &lim); err != nil {
 		return nil, inputf("%s: scored: %v", sp, err)
 	}
+	if sum.NodeFailures != nil {
+		if lim.NodeEvents, err = sum.NodeFailures.Schedule(); err != nil {
+			return nil, inputf("%s: node_failures: %v", sp, err)
+		}
+		lim.NodeSize = sum.NodeFailures.NodeSize
+	}
 	vs := sim.VerifyScoreD(sum.Procs, outs, lim)
 	var msgs []string
 	if int64(len(outs)) != sum.Jobs {
@@ -554,6 +560,9 @@ func readScoreDJobs(path string) ([]sim.ScoreDOutcome, error) {
 		case "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED":
 			o.State = map[string]sim.State{"COMPLETED_SUCCESSFULLY": sim.Completed, "COMPLETED_WALLTIME_REACHED": sim.Killed,
 				"COMPLETED_KILLED": sim.LimitKilled}[st]
+			if st == "COMPLETED_KILLED" && strings.HasPrefix(o.Reason, "node ") {
+				o.State = sim.NodeFail // "node 17 down: …" (a limit's reason starts "memory use")
+			}
 			end, err := num(3)
 			if err != nil {
 				return nil, err

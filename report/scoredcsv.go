@@ -1,11 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
 )
 
@@ -51,14 +53,26 @@ func (c *JobsCSV) appendScoreD(b []byte, r *sim.Record) []byte {
 	b = append(b, ',')
 	b = strconv.AppendInt(b, r.DiskLimitKB, 10)
 	b = append(b, ',')
-	return AppendStints(b, r.Stints)
+	start := len(b)
+	b = AppendStints(b, r.Stints)
+	if bytes.IndexByte(b[start:], ',') >= 0 {
+		// Processors of several ranges (a run with node events): the
+		// field is quoted, as CSV wants; it holds no quote.
+		b = append(b, 0)
+		copy(b[start+1:], b[start:])
+		b[start] = '"'
+		b = append(b, '"')
+	}
+	return b
 }
 
 // AppendStints appends stints as jobs.csv's stints_ms writes them: one
 // word per stint, separated by spaces, FROM-TO:QUEUE:ROW in milliseconds,
 // ROW being x for an exclusive job (it holds its processors in every row),
-// with a final ! when the job gave its memory and disk limits back at the
-// stint's end (requeued). ParseStints reads them.
+// then, in a run with node events, @ and its processors (sim.Stint.Alloc,
+// ranges joined by commas: @0-3,8), with a final ! when the job gave its
+// memory and disk limits back at the stint's end (requeued). ParseStints
+// reads them.
 func AppendStints(b []byte, stints []sim.Stint) []byte {
 	for i, st := range stints {
 		if i > 0 {
@@ -74,6 +88,10 @@ func AppendStints(b []byte, stints []sim.Stint) []byte {
 			b = append(b, 'x')
 		} else {
 			b = strconv.AppendInt(b, int64(st.Row), 10)
+		}
+		if len(st.Alloc) > 0 {
+			b = append(b, '@')
+			b = append(b, formatRangesComma(st.Alloc)...)
 		}
 		if st.Released {
 			b = append(b, '!')
@@ -92,6 +110,14 @@ func ParseStints(field string) ([]sim.Stint, error) {
 		var st sim.Stint
 		body, released := strings.CutSuffix(w, "!")
 		st.Released = released
+		body, alloc, hasAlloc := strings.Cut(body, "@")
+		if hasAlloc {
+			rs, err := cluster.ParseRanges(strings.ReplaceAll(alloc, ",", " "))
+			if err != nil || len(rs) == 0 {
+				return nil, bad("processors are not a list of numbers and ranges (0-3,8)")
+			}
+			st.Alloc = rs
+		}
 		span, rest, ok := strings.Cut(body, ":")
 		q, row, ok2 := strings.Cut(rest, ":")
 		from, to, ok3 := strings.Cut(span, "-")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -126,6 +127,10 @@ func TestParseStints(t *testing.T) {
 		{"0-10:a:0", nil, `stint "0-10:a:0": queue is not a queue number`},
 		{"0-10:0:y", nil, `stint "0-10:0:y": row is neither x nor a row number`},
 		{"0-10:0:0 5-20:0:1", nil, `stint "5-20:0:1": starts before the stint before it ends`},
+		{"0-5000:0:1@0-3,8! 5000-9000:1:x@2", []sim.Stint{{FromMs: 0, ToMs: 5000, Row: 1, Released: true, Alloc: []cluster.Range{{Lo: 0, Hi: 4}, {Lo: 8, Hi: 9}}},
+			{FromMs: 5000, ToMs: 9000, Queue: 1, Row: -1, Alloc: []cluster.Range{{Lo: 2, Hi: 3}}}}, ""},
+		{"0-10:0:0@", nil, `stint "0-10:0:0@": processors are not a list of numbers and ranges (0-3,8)`},
+		{"0-10:0:0@3-1", nil, `stint "0-10:0:0@3-1": processors are not a list of numbers and ranges (0-3,8)`},
 	} {
 		got, err := ParseStints(tc.in)
 		switch {
@@ -135,16 +140,23 @@ func TestParseStints(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%q: %v", tc.in, err)
-		case !slices.Equal(got, tc.want):
+		case !stintsEqual(got, tc.want):
 			t.Errorf("%q: %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }
 
+// stintsEqual reports whether a and b are the same stints.
+func stintsEqual(a, b []sim.Stint) bool {
+	return slices.EqualFunc(a, b, func(x, y sim.Stint) bool {
+		return x.FromMs == y.FromMs && x.ToMs == y.ToMs && x.Queue == y.Queue && x.Row == y.Row && x.Released == y.Released && slices.Equal(x.Alloc, y.Alloc)
+	})
+}
+
 // FuzzParseStints: ParseStints never panics, and what it accepts
 // AppendStints writes back to a field it reads the same.
 func FuzzParseStints(f *testing.F) {
-	for _, s := range []string{"", "0-20500:0:1! 30000-90000:0:x", "1-1:3:x!", "5-4:0:0", "0-1:0:0 0-2:0:0"} {
+	for _, s := range []string{"", "0-20500:0:1! 30000-90000:0:x", "1-1:3:x!", "5-4:0:0", "0-1:0:0 0-2:0:0", "0-5:0:1@0-3,8!", "0-5:0:x@2 5-9:1:x@2", "0-5:0:0@"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, field string) {
@@ -153,7 +165,7 @@ func FuzzParseStints(f *testing.F) {
 			return
 		}
 		again, err := ParseStints(string(AppendStints(nil, st)))
-		if err != nil || !slices.Equal(again, st) {
+		if err != nil || !stintsEqual(again, st) {
 			t.Fatalf("%q: read %v, written and read again %v (%v)", field, st, again, err)
 		}
 	})

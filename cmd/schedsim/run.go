@@ -64,8 +64,9 @@ Node failures and maintenance (--node-events FILE): at the given times nodes
 go DOWN (the jobs on them are killed, or requeued with --on-node-fail
 requeue), DRAIN (their jobs finish, nothing new starts there) or RESUME. A
 node is --node-size processors of the pool (default 1), or a node of the
-[cluster]; not with a cluster of clusters, conservative backfilling,
---grow or --mode yet.
+[cluster]. With SCore-D's queues (--mode) a DOWN hits the jobs placed on
+the node in every row of the matrix; see the README's Node failures in
+SCore-D's queues.
 
 Reservations, start windows and limits ([[reservation]], [[start_window]],
 [[limit]] tables in --config or the scenario file) are known in advance and
