@@ -431,13 +431,15 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 	}
 	// Jobs still held by a queue that was never activated again.
 	for qi := range e.queues {
+		// With node events, a head larger than the processors left in
+		// service strands its activated queue.
+		stranded := e.nd != nil && e.queues[qi].state == policy.Activated && len(e.queues[qi].live()) > 0 &&
+			e.slots[e.queues[qi].live()[0]].job.Procs > e.procs-e.nd.unavail
 		for _, id := range e.queues[qi].live() {
 			s := &e.slots[id]
 			e.queuedProcs -= int64(s.job.Procs)
 			reason := fmt.Sprintf("queue %d %s at the end of the run", qi, e.queues[qi].state)
-			if e.nd != nil && e.queues[qi].state == policy.Activated {
-				// Only processors out of service keep a job of an
-				// activated queue waiting when nothing runs.
+			if stranded {
 				reason = e.nd.strandReason(s.job.Procs)
 			}
 			if s.firstMs >= 0 {

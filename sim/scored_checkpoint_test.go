@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/sim/simtest"
@@ -28,25 +29,36 @@ func TestScoreDCheckpointChain(t *testing.T) {
 		c.Queues[1].MaxCPUSec = 20000
 		return c
 	}
+	// Node failures and maintenance: the placed processors, the parked
+	// ones and the schedule's progress are saved too.
+	nodes := []cluster.NodeEvent{nev(3000, cluster.NodeDown, 0, 7), nev(6000, cluster.NodeDrain, 30, 33), nev(9000, cluster.NodeResume, 0, 7), nev(12000, cluster.NodeResume, 30, 33)}
 	cases := []struct {
-		name string
-		cfg  func() policy.ScoreD
+		name   string
+		cfg    func() policy.ScoreD
+		nodes  []cluster.NodeEvent
+		onFail sim.NodeFailAction
 	}{
-		{"gang-mpl4", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 4; return c }},
+		{"gang-mpl4", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 4; return c }, nil, 0},
 		{"gang-mpl3-switch", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptSuspend)
 			c.MPL, c.QuantumMs, c.SwitchMs = 3, 70, 9
 			return c
-		}},
-		{"exclusive-suspend", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptSuspend) }},
-		{"exclusive-requeue", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptRequeue) }},
+		}, nil, 0},
+		{"exclusive-suspend", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptSuspend) }, nil, 0},
+		{"exclusive-requeue", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptRequeue) }, nil, 0},
 		{"gang-changes-memory", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptCancel)
 			c.MemKB = 1 << 20
 			c.Queues[2].MemPercent = 50
 			c.Changes = []policy.QueueChange{{At: 20000, Queue: 1, State: policy.Deactivated}, {At: 60000, Queue: 1, State: policy.Activated}}
 			return c
-		}},
+		}, nil, 0},
+		{"gang-mpl3-nodes-kill", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 3; return c }, nodes, sim.NodeFailKill},
+		{"mixed-nodes-requeue", func() policy.ScoreD {
+			c := queues(policy.Gang, policy.PreemptRequeue)
+			c.Queues[1].Mode = policy.Exclusive
+			return c
+		}, nodes, sim.NodeFailRequeue},
 	}
 	seeds := uint64(simtest.Cases(3, 1))
 	for _, tc := range cases {
@@ -61,6 +73,9 @@ func TestScoreDCheckpointChain(t *testing.T) {
 				want := &simtest.Recorder{}
 				eng, err := sim.NewScoreD(procs, tc.cfg())
 				if err != nil {
+					t.Fatal(err)
+				}
+				if err := eng.SetNodeEvents(tc.nodes, 1, tc.onFail); err != nil {
 					t.Fatal(err)
 				}
 				wantStats, err := eng.Run(&simtest.Source{Jobs: jobs}, want)
@@ -79,6 +94,9 @@ func TestScoreDCheckpointChain(t *testing.T) {
 						resumes++
 					}
 					if err != nil {
+						t.Fatal(err)
+					}
+					if err := e.SetNodeEvents(tc.nodes, 1, tc.onFail); err != nil {
 						t.Fatal(err)
 					}
 					var saved []byte
@@ -112,6 +130,9 @@ func TestScoreDCheckpointChain(t *testing.T) {
 				}
 				if demoted == 0 || suspended == 0 || killed == 0 {
 					t.Fatalf("%d demotions, %d suspensions, %d jobs not completed: the test does not exercise SCore-D's rules", demoted, suspended, killed)
+				}
+				if tc.nodes != nil && wantStats.NodeKilled+wantStats.Requeued == 0 {
+					t.Fatal("no job hit by a node failure: the test does not exercise node events")
 				}
 				if resumes < 5 {
 					t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)

@@ -44,10 +44,10 @@ import (
 // before the first submission apply at it, and events after the last job
 // has ended are not applied. The gang clock is untouched: a failure stops
 // jobs exactly as a preemption does, crediting them with their progress to
-// the millisecond. Jobs still queued in an activated queue at the end of
-// the run, when too few processors are left in service for them, are
+// the millisecond. Jobs still queued at the end of the run in an activated
+// queue whose head needs more processors than are left in service are
 // recorded as rejected (or, if they ran before a requeue, as Pending) with
-// the reason.
+// that reason.
 type sdNodes struct {
 	events []cluster.NodeEvent
 	next   int

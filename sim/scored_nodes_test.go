@@ -1,6 +1,8 @@
 package sim_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -257,5 +259,193 @@ func TestScoreDNodeEventsCounted(t *testing.T) {
 	rec, _ := runScoreD(t, 4, c, []workload.Job{sdJob(1, 0, 2, 10, none, 0), sdJob(2, 0, 2, 100, none, 0), sdJob(3, 0, 2, 100, none, 0), sdJob(4, 20, 2, 10, none, 1)})
 	if r := rec.ByID(t, 4); r.Start != 20 || r.End != 30 {
 		t.Errorf("job 4 ran %d-%d, want 20-30", r.Start, r.End)
+	}
+}
+
+// TestScoreDNodesPlacedAsCounted: in a lone mode (every queue gang, or
+// every queue exclusive) placing jobs on processor numbers changes
+// nothing: with a schedule whose only event changes nothing (a RESUME of a
+// node in service) the records are those of the run without node events,
+// over seeded multi-queue workloads with preemption, demotions, memory
+// limits and queue state changes.
+func TestScoreDNodesPlacedAsCounted(t *testing.T) {
+	modes := []policy.PreemptMode{policy.PreemptSuspend, policy.PreemptRequeue, policy.PreemptCancel, policy.PreemptOff}
+	noop := []cluster.NodeEvent{nev(0, cluster.NodeResume, 0, 0)}
+	for seed := range uint64(simtest.Cases(40, 10)) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 21))
+			procs := 4 + r.IntN(12)
+			nq := 1 + r.IntN(3)
+			mode := policy.Gang
+			if seed%2 == 1 {
+				mode = policy.Exclusive
+			}
+			cfg := sdConfig(nq, mode, 1+r.IntN(4))
+			cfg.Preempt = modes[r.IntN(len(modes))]
+			cfg.MemKB = 1000
+			for i := range cfg.Queues {
+				cfg.Queues[i].MemPercent = r.IntN(60)
+				cfg.Queues[i].ResidenceSec = workload.Time(r.IntN(2) * (10 + r.IntN(50)))
+			}
+			if r.IntN(2) == 0 {
+				ch, err := policy.ParseQueueChange(fmt.Sprintf("%d=deactivated@%d-%d", r.IntN(nq), 50+r.IntN(100), 200+r.IntN(100)), policy.Activated)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Changes = ch
+			}
+			var jobs []workload.Job
+			tm := workload.Time(0)
+			for i := range 20 + r.IntN(40) {
+				tm += workload.Time(r.IntN(20))
+				j := sdJob(int64(i+1), tm, 1+r.IntN(procs), workload.Time(1+r.IntN(150)), none, r.IntN(nq))
+				j.ReqMemKB = float64(r.IntN(200))
+				jobs = append(jobs, j)
+			}
+			counted, _ := runScoreD(t, procs, cfg, append([]workload.Job(nil), jobs...))
+			placed, _ := runScoreDNodes(t, procs, cfg, noop, 1, sim.NodeFailKill, append([]workload.Job(nil), jobs...))
+			if len(placed.Records) != len(counted.Records) {
+				t.Fatalf("%d records placed, %d counted", len(placed.Records), len(counted.Records))
+			}
+			for i := range counted.Records {
+				a, b := &placed.Records[i], &counted.Records[i]
+				x := fmt.Sprintf("%d %v %d %d %d %d %d %d %s", a.Job.ID, a.State, a.Start, a.End, a.Queue, a.Demotions, a.Suspensions, a.CPUTime, a.Reason)
+				y := fmt.Sprintf("%d %v %d %d %d %d %d %d %s", b.Job.ID, b.State, b.Start, b.End, b.Queue, b.Demotions, b.Suspensions, b.CPUTime, b.Reason)
+				if mode == policy.Exclusive {
+					x += " " + string(cluster.FormatRanges(nil, a.Alloc))
+					y += " " + string(cluster.FormatRanges(nil, b.Alloc))
+				}
+				if x != y {
+					t.Fatalf("record %d placed %s, counted %s", i, x, y)
+				}
+			}
+		})
+	}
+}
+
+// TestScoreDNodeEventsRandom replays seeded multi-queue workloads, gang
+// and exclusive queues mixed, with every preemption mode, memory limits,
+// demotions and queue state changes, under random node failures, drains
+// and resumptions, killed or requeued. The engine checks its invariants
+// as it runs (CPU time conserved, no row over-allocated, …) and every run
+// must pass VerifyScoreD with the schedule; every job gets one record, and
+// the statistics count the records' node failures and requeues.
+func TestScoreDNodeEventsRandom(t *testing.T) {
+	modes := []policy.PreemptMode{policy.PreemptSuspend, policy.PreemptRequeue, policy.PreemptCancel, policy.PreemptOff}
+	states := []cluster.NodeState{cluster.NodeDown, cluster.NodeDrain, cluster.NodeResume, cluster.NodeResume}
+	hits := 0
+	for seed := range uint64(simtest.Cases(60, 15)) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 33))
+			procs := 4 + r.IntN(12)
+			size := 1 + r.IntN(2)
+			nodes := (procs + size - 1) / size
+			nq := 1 + r.IntN(3)
+			cfg := sdConfig(nq, policy.Gang, 1+r.IntN(4))
+			cfg.Preempt = modes[r.IntN(len(modes))]
+			cfg.MemKB = 1000
+			for i := range cfg.Queues {
+				q := &cfg.Queues[i]
+				if r.IntN(3) == 0 {
+					q.Mode = policy.Exclusive
+				}
+				q.MemPercent = r.IntN(60)
+				q.ResidenceSec = workload.Time(r.IntN(2) * (10 + r.IntN(50)))
+				q.Wait = true
+			}
+			if r.IntN(2) == 0 {
+				ch, err := policy.ParseQueueChange(fmt.Sprintf("%d=deactivated@%d-%d", r.IntN(nq), 50+r.IntN(100), 200+r.IntN(100)), policy.Activated)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.Changes = ch
+			}
+			var jobs []workload.Job
+			tm := workload.Time(0)
+			for i := range 20 + r.IntN(40) {
+				tm += workload.Time(r.IntN(20))
+				j := sdJob(int64(i+1), tm, 1+r.IntN(procs), workload.Time(1+r.IntN(150)), none, r.IntN(nq))
+				j.ReqMemKB = float64(r.IntN(200))
+				jobs = append(jobs, j)
+			}
+			var evs []cluster.NodeEvent
+			at := workload.Time(0)
+			for range 1 + r.IntN(8) {
+				at += workload.Time(r.IntN(80))
+				lo := r.IntN(nodes)
+				evs = append(evs, nev(at, states[r.IntN(len(states))], lo, lo+r.IntN(min(3, nodes-lo))))
+			}
+			onFail := sim.NodeFailAction(r.IntN(2))
+			rec, st := runScoreDNodes(t, procs, cfg, evs, size, onFail, jobs)
+			if len(rec.Records) != len(jobs) || st.Jobs != int64(len(jobs)) {
+				t.Fatalf("%d records, %d jobs in the stats, for %d jobs", len(rec.Records), st.Jobs, len(jobs))
+			}
+			seen := map[int64]bool{}
+			var failed, requeues int64
+			for _, rc := range rec.Records {
+				if seen[rc.Job.ID] {
+					t.Errorf("job %d recorded twice", rc.Job.ID)
+				}
+				seen[rc.Job.ID] = true
+				if rc.State == sim.NodeFail {
+					failed++
+				}
+				requeues += int64(rc.Requeues)
+			}
+			if failed != st.NodeKilled || requeues != st.Requeued {
+				t.Errorf("records: %d killed by node failures, %d requeues; stats %d, %d", failed, requeues, st.NodeKilled, st.Requeued)
+			}
+			hits += int(failed + requeues)
+		})
+	}
+	if hits == 0 {
+		t.Error("no job was ever hit by a node failure: the test does not exercise them")
+	}
+}
+
+// TestVerifyScoreDNodes: VerifyScoreD with node events catches each kind of
+// broken run, on processor 3 down from 20 to 50 (node size 1, 4
+// processors, MPL 2).
+func TestVerifyScoreDNodes(t *testing.T) {
+	evs := []cluster.NodeEvent{nev(20, cluster.NodeDown, 3, 3), nev(50, cluster.NodeResume, 3, 3)}
+	st := func(from, to int64, row int, alloc ...cluster.Range) sim.Stint {
+		return sim.Stint{FromMs: from * 1000, ToMs: to * 1000, Row: row, Alloc: alloc}
+	}
+	r := func(lo, hi int) cluster.Range { return cluster.Range{Lo: lo, Hi: hi + 1} }
+	out := func(id int64, procs int, state sim.State, end workload.Time, sts ...sim.Stint) sim.ScoreDOutcome {
+		return sim.ScoreDOutcome{ID: id, Procs: procs, State: state, End: end, Stints: sts}
+	}
+	cases := []struct {
+		name string
+		outs []sim.ScoreDOutcome
+		rule string // "" for none
+	}{
+		{"fine", []sim.ScoreDOutcome{out(1, 4, sim.NodeFail, 20, st(0, 20, 0, r(0, 3))), out(2, 2, sim.Completed, 40, st(30, 40, 1, r(0, 1)))}, ""},
+		{"a stint goes on on a node down at its start", []sim.ScoreDOutcome{out(1, 2, sim.Completed, 60, st(0, 20, 0, r(2, 3)))}, "node-state"},
+		{"wrong processor count", []sim.ScoreDOutcome{out(1, 2, sim.Completed, 10, st(0, 10, 0, r(0, 2)))}, "stint-alloc"},
+		{"outside the machine", []sim.ScoreDOutcome{out(1, 2, sim.Completed, 10, st(0, 10, 0, r(3, 4)))}, "stint-alloc"},
+		{"held twice in a row", []sim.ScoreDOutcome{out(1, 2, sim.Completed, 10, st(0, 10, 0, r(0, 1))), out(2, 2, sim.Completed, 10, st(5, 10, 0, r(1, 2)))}, "processor-twice"},
+		{"exclusive against a gang row", []sim.ScoreDOutcome{out(1, 2, sim.Completed, 10, st(0, 10, 1, r(0, 1))), out(2, 1, sim.Completed, 10, st(5, 10, -1, r(1, 1)))}, "processor-twice"},
+		{"two rows share a processor", []sim.ScoreDOutcome{out(1, 2, sim.Completed, 10, st(0, 10, 0, r(0, 1))), out(2, 2, sim.Completed, 10, st(0, 10, 1, r(0, 1)))}, ""},
+		{"started on a down node", []sim.ScoreDOutcome{out(1, 1, sim.Completed, 35, st(30, 35, 0, r(3, 3)))}, "node-state"},
+		{"ran across a DOWN", []sim.ScoreDOutcome{out(1, 1, sim.Completed, 25, st(10, 25, 0, r(3, 3)))}, "node-state"},
+		{"NodeFail without a DOWN", []sim.ScoreDOutcome{out(1, 1, sim.NodeFail, 20, st(0, 20, 0, r(0, 0)))}, "node-state"},
+	}
+	cases[1].outs[0].Stints = append(cases[1].outs[0].Stints, st(20, 60, 0, r(2, 3)))
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			vs := sim.VerifyScoreD(4, c.outs, sim.ScoreDLimits{MPL: 2, MemPercent: []int{0}, DiskPercent: []int{0}, NodeEvents: evs, NodeSize: 1})
+			switch {
+			case c.rule == "" && len(vs) > 0:
+				t.Errorf("violations %v, want none", vs)
+			case c.rule != "" && (len(vs) == 0 || vs[0].Rule != c.rule):
+				t.Errorf("violations %v, want %s", vs, c.rule)
+			}
+		})
+	}
+	// Without node events a NodeFail is a violation of its own.
+	vs := sim.VerifyScoreD(4, cases[0].outs[:1], sim.ScoreDLimits{MPL: 2, MemPercent: []int{0}, DiskPercent: []int{0}})
+	if len(vs) != 1 || vs[0].Rule != "state" {
+		t.Errorf("NodeFail without node events: %v", vs)
 	}
 }

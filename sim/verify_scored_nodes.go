@@ -16,7 +16,8 @@ import (
 //   - a job starts or resumes only on processors whose nodes are in
 //     service (neither down nor draining) after the node events of that
 //     instant; a stint that goes on from the one before it (a demotion, on
-//     the same processors) is no new start;
+//     the same processors) is no new start, but may not go on on a node
+//     that is down;
 //   - no stint runs across a DOWN of one of its nodes;
 //   - a job killed by a node failure (NodeFail) ended at a DOWN of one of
 //     the nodes of its last stint.
@@ -56,8 +57,14 @@ func verifyScoreDNodes(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Viol
 				slices.Equal(o.Stints[k-1].Alloc, st.Alloc)
 			for _, r := range st.Alloc {
 				for n := nt.node(r.Lo); n <= nt.node(r.Hi-1); n++ {
-					if s := stateAt(n, st.FromMs); !goesOn && s != cluster.NodeResume {
+					// A stint that goes on may go on on a draining node,
+					// not on one that went down (at its start: node events
+					// come after the ends and demotions of their instant).
+					switch s := stateAt(n, st.FromMs); {
+					case !goesOn && s != cluster.NodeResume:
 						add(o.ID, "node-state", "it started or resumed at %s on node %d, which was out of service (%v)", ms(st.FromMs), n, s)
+					case goesOn && s == cluster.NodeDown:
+						add(o.ID, "node-state", "it ran on from %s on node %d, which was down", ms(st.FromMs), n)
 					}
 					for _, c := range nt.events[n] {
 						if at := int64(c.at) * 1000; c.state == cluster.NodeDown && st.FromMs < at && at < st.ToMs {
