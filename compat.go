@@ -78,7 +78,7 @@ var Combinations = []Combination{
 	{FeatureClosedLoop, FeatureScoreD, "SCore-D's engine submits every job at its recorded time", false},
 	{FeatureCalendar, FeatureScoreD, "SCore-D has no reservations or association limits: its admin sets dedicated time by deactivating and activating queues, and bounds jobs with the queues' CPU time, memory and disk limits", true},
 	{FeatureCalendar, FeatureExternal, "protocol schedsim-policy/1 carries neither reservations nor limits", false},
-	{FeatureCycle, FeatureScoreD, "SCore-D's engine switches gangs and applies queue changes at every event", false},
+	{FeatureCycle, FeatureScoreD, "SCore-D's scheduler has one period, its gang time quantum (--quantum, milliseconds to a second): it takes waiting jobs into the matrix as it switches rows, which the engine applies at every event; a cycle of Slurm's or PBS's kind laid over it is not SCore-D's", true},
 	{FeaturePower, FeatureScoreD, "the power model meters the processor pool of the main engine; SCore-D's gang time sharing is not metered", false},
 	{FeatureSwitching, FeatureClusters, "a cluster of clusters assigns each job a member cluster, whose nodes it cannot take out of service", false},
 	{FeatureSwitching, FeatureExternal, "protocol schedsim-policy/1 describes a fixed pool of processors", false},
