@@ -75,7 +75,6 @@ var Combinations = []Combination{
 	{FeatureExternal, FeatureNodeEvents, "protocol schedsim-policy/1 carries neither node state changes nor requeued jobs", false},
 	{FeatureExternal, FeatureGrow, "protocol schedsim-policy/1 starts a job on the processors it asks for; growing running jobs is not in it", false},
 	{FeatureExternal, FeatureCheckpoint, "the policy program is one process that has been told every event since the run began, and its decisions come from what it keeps in its own memory, which schedsim can neither save nor give back (protocol schedsim-policy/1 has no message for it); a filter program, run anew for each call with the job file, has no such state", true},
-	{FeatureClosedLoop, FeatureScoreD, "SCore-D's engine submits every job at its recorded time", false},
 	{FeatureCalendar, FeatureScoreD, "SCore-D has no reservations or association limits: its admin sets dedicated time by deactivating and activating queues, and bounds jobs with the queues' CPU time, memory and disk limits", true},
 	{FeatureCalendar, FeatureExternal, "protocol schedsim-policy/1 carries neither reservations nor limits", false},
 	{FeatureCycle, FeatureScoreD, "SCore-D's scheduler has one period, its gang time quantum (--quantum, milliseconds to a second): it takes waiting jobs into the matrix as it switches rows, which the engine applies at every event; a cycle of Slurm's or PBS's kind laid over it is not SCore-D's", true},

@@ -561,6 +561,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			if o.opt.Events != nil {
 				s.SetEvents(o.opt.Events)
 			}
+			s.SetClosedLoop(o.ClosedLoop)
 			if err = s.SetNodeEvents(simCfg.NodeEvents, simCfg.NodeSize, simCfg.OnNodeFail); err != nil {
 				err = &InputError{err}
 			}

@@ -166,6 +166,7 @@ type ScoreD struct {
 	nextCk  workload.Time               // next checkpoint instant
 	resumed bool                        // restored (RestoreScoreD): Run skips the submitted jobs
 
+	loop       bool          // SetClosedLoop
 	nd         *sdNodes      // node events (SetNodeEvents); nil without
 	savedNodes *sdNodesState // their state in a checkpoint, until SetNodeEvents
 }
@@ -317,6 +318,14 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 	if e.events != nil {
 		obs = &eventTee{next: obs, ev: e.events}
 	}
+	var loop *closedLoop
+	if e.loop {
+		if e.resumed {
+			return e.stats, fmt.Errorf("sim: a closed loop is not saved in checkpoints")
+		}
+		loop = newClosedLoop()
+		obs = &loopTee{next: obs, c: loop}
+	}
 	e.obs = obs
 	if e.savedNodes != nil {
 		return e.stats, fmt.Errorf("sim: SCore-D engine state: saved with node events, resumed without")
@@ -362,6 +371,9 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		if e.nd != nil {
 			t = min(t, e.nextNodeMs(have))
 		}
+		if loop != nil && loop.next() < workload.Forever {
+			t = min(t, int64(loop.next())*1000)
+		}
 		if t > maxClockMs {
 			if t >= int64(workload.Forever) {
 				break
@@ -371,8 +383,26 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		e.advance(max(t, e.nowMs))
 		event := false
 		e.arrived = e.arrived[:0]
-		for have && int64(next.Submit)*1000 == t {
+		loopDue := func() bool { return loop != nil && loop.next() < workload.Forever && int64(loop.next())*1000 == t }
+		for (have && int64(next.Submit)*1000 == t) || loopDue() {
 			event = true
+			if loop != nil {
+				// The jobs of the trace and those the loop delayed to t
+				// are submitted in trace order.
+				if loopDue() && (!have || int64(next.Submit)*1000 != t || loop.late[0].job.Seq < next.Seq) {
+					e.submitLate(loop.pop())
+					continue
+				}
+				if !loop.arrive(&next, workload.Time(t/1000), &e.stats) {
+					if have, err = e.read(src, &next); err != nil {
+						return e.stats, err
+					}
+					if have && int64(next.Submit)*1000 < t {
+						return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, t/1000)
+					}
+					continue
+				}
+			}
 			if next.Seq <= e.lastSeq {
 				next.Seq = e.lastSeq + 1 // the engine relies on Seq increasing
 			}
@@ -402,6 +432,12 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 			e.gEnds.pop()
 			event = true
 			e.reached(ev.id, e.vg)
+		}
+		// Successors of the jobs that just ended at this whole second,
+		// with no think time, join their queues before the pass.
+		for loopDue() {
+			event = true
+			e.submitLate(loop.pop())
 		}
 		if e.nd != nil && e.applyNodes() {
 			event = true
@@ -452,6 +488,16 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		}
 		e.queues[qi].wait, e.queues[qi].head = e.queues[qi].wait[:0], 0
 	}
+	if loop != nil {
+		// The successors of jobs that never ended (held by their queue, or
+		// stranded, to the end of the run), and theirs in turn, were never
+		// submitted.
+		for js := loop.drain(); len(js) > 0; js = loop.drain() {
+			for i := range js {
+				e.neverSubmitted(&js[i])
+			}
+		}
+	}
 	if len(e.running) > 0 {
 		panic(fmt.Sprintf("sim: SCore-D run ended with %d jobs running", len(e.running)))
 	}
@@ -462,6 +508,34 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		panic(fmt.Sprintf("sim: CPU time not conserved: the machine gave %v processor·µs, the jobs received %v", e.given, e.taken))
 	}
 	return e.stats, nil
+}
+
+// SetClosedLoop makes the run replay the trace's feedback (SWF fields 17
+// and 18) as Config.ClosedLoop does for Engine: a job naming a preceding
+// job is submitted no earlier than that job's end (its record's End, whole
+// seconds) plus the think time. A job whose preceding job never ends — held
+// by a deactivated queue, or stranded, to the end of the run — is never
+// submitted: it is recorded as rejected, with the reason. Not with
+// checkpoints.
+func (e *ScoreD) SetClosedLoop(on bool) { e.loop = on }
+
+// submitLate submits j, a job the closed loop delayed, as the last one
+// submitted so far.
+func (e *ScoreD) submitLate(j *workload.Job) {
+	j.Seq = e.lastSeq + 1
+	e.lastSeq = j.Seq
+	e.submit(j)
+}
+
+// neverSubmitted records j, whose preceding job in a closed loop never
+// ended, as rejected at its recorded submission.
+func (e *ScoreD) neverSubmitted(j *workload.Job) {
+	e.stats.Jobs++
+	e.stats.Rejected++
+	e.stats.LoopNeverSubmitted++
+	e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, ScoreD: true, Queue: e.cfg.Map.QueueOf(j.Queue, len(e.queues)),
+		Reason: fmt.Sprintf("never submitted: it follows job %d (SWF field 17), which never ended", j.PrecedingJob)}
+	e.obs.JobDone(&e.rec)
 }
 
 func (e *ScoreD) read(src Source, j *workload.Job) (bool, error) {

@@ -104,16 +104,7 @@ func TestClosedLoopRun(t *testing.T) {
 	if code != exitOK || strings.Count(stderr, "no job of the trace names a preceding job") != 1 || !strings.Contains(string(b), "no job of the trace names a preceding job") {
 		t.Errorf("a trace without field 17: exit %d, stderr %q, summary.json %s", code, stderr, b)
 	}
-
-	// Refused with SCore-D queues.
-	for _, extra := range [][]string{
-		{"--mode", "exclusive"},
-	} {
-		args := append([]string{"run", "--trace", trace, "--closed-loop", "-q"}, extra...)
-		if code, _, stderr := run(t, args...); code != exitUsage || !strings.Contains(stderr, "closed loop") {
-			t.Errorf("%v: exit %d: %s", extra, code, stderr)
-		}
-	}
+	// SCore-D's queues take a closed loop too: see TestScoreDClosedLoopHPC2N.
 }
 
 // TestClosedLoopRandom replays seeded random sessions — chains of jobs

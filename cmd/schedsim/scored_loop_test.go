@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestScoreDClosedLoopHPC2N replays HPC2N's first 3170 jobs as user
+// sessions under SCore-D's queues with --closed-loop: each job whose user's
+// previous job had ended (by the log) when it was submitted follows that
+// job (SWF field 17) after the think time the log shows (field 18). In gang
+// and exclusive mode every run passes verify, and every job that follows
+// another is submitted at max(its recorded time, the other's end + the
+// think time), the other's end as jobs.csv records it.
+func TestScoreDClosedLoopHPC2N(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "shared", "traces", "HPC2N-2002-first3170.swf.gz")
+	f, err := os.Open(src)
+	if err != nil {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", src)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type prev struct{ id, end int64 }
+	last := map[string]prev{}
+	type follow struct {
+		pred, think, submit int64
+	}
+	follows := map[string]follow{}
+	var b strings.Builder
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		line := sc.Text()
+		fs := strings.Fields(line)
+		if strings.HasPrefix(line, ";") || len(fs) != 18 {
+			b.WriteString(line + "\n")
+			continue
+		}
+		n := make([]int64, 5)
+		for i, k := range []int{0, 1, 2, 3, 11} {
+			n[i], _ = strconv.ParseInt(fs[k], 10, 64)
+		}
+		id, submit, wait, run, user := n[0], n[1], max(n[2], 0), max(n[3], 0), fs[11]
+		fs[16], fs[17] = "-1", "-1"
+		if p, ok := last[user]; ok && p.end <= submit {
+			fs[16], fs[17] = strconv.FormatInt(p.id, 10), strconv.FormatInt(submit-p.end, 10)
+			follows[fs[0]] = follow{p.id, submit - p.end, submit}
+		}
+		last[user] = prev{id, submit + wait + run}
+		b.WriteString(strings.Join(fs, " ") + "\n")
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(follows) < 500 {
+		t.Fatalf("only %d jobs follow another: the sessions are not derived", len(follows))
+	}
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "hpc2n-sessions.swf", b.String())
+	for _, mode := range []string{"gang", "exclusive"} {
+		out := filepath.Join(dir, mode)
+		if code, _, stderr := run(t, "run", "--trace", trace, "--mode", mode, "--closed-loop", "--out", out, "-q", "--plots=false"); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", mode, code, stderr)
+		}
+		if code, stdout, stderr := run(t, "verify", out); code != exitOK || !strings.Contains(stdout, "all invariants hold") {
+			t.Fatalf("%s: verify: exit %d:\n%s%s", mode, code, stdout, stderr)
+		}
+		jobs := readScoreDJobs(t, out)
+		delayed := 0
+		for id, fl := range follows {
+			j, ok := jobs[id]
+			if !ok {
+				continue // dropped by a cleaning rule
+			}
+			p, ok := jobs[strconv.FormatInt(fl.pred, 10)]
+			if !ok {
+				continue
+			}
+			end := p["finish_time"]
+			if p["final_state"] == "REJECTED" {
+				end = p["submission_time"]
+			}
+			pe, _ := strconv.ParseInt(end, 10, 64)
+			want := max(fl.submit, pe+fl.think)
+			if got := j["submission_time"]; got != fmt.Sprint(want) {
+				t.Fatalf("%s: job %s (recorded %d, after %d ending at %d, think %d) submitted at %s, want %d", mode, id, fl.submit, fl.pred, pe, fl.think, got, want)
+			}
+			if want > fl.submit {
+				delayed++
+			}
+		}
+		s := readSummary(t, out)
+		if s.ClosedLoop == nil || s.ClosedLoop.Delayed == 0 || delayed == 0 {
+			t.Fatalf("%s: closed_loop %+v, %d jobs delayed: the loop did nothing", mode, s.ClosedLoop, delayed)
+		}
+		t.Logf("%s: %d jobs follow another, %d delayed by the loop; mean wait %.1f s", mode, s.ClosedLoop.Following, s.ClosedLoop.Delayed, s.Wait.Mean)
+	}
+}

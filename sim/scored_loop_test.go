@@ -1,0 +1,86 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// loopJob is sdJob following job pred after think seconds (SWF fields 17
+// and 18).
+func loopJob(id int64, submit workload.Time, procs int, run workload.Time, queue int, pred int64, think float64) workload.Job {
+	j := sdJob(id, submit, procs, run, none, queue)
+	j.PrecedingJob, j.ThinkTime = pred, think
+	return j
+}
+
+func runScoreDLoop(t *testing.T, procs int, cfg policy.ScoreD, jobs []workload.Job) (*simtest.Recorder, sim.Stats) {
+	t.Helper()
+	eng, err := sim.NewScoreD(procs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.SetClosedLoop(true)
+	rec := &simtest.Recorder{}
+	st, err := eng.Run(simtest.NewSource(jobs), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, st
+}
+
+// TestScoreDClosedLoop checks SCore-D's queues under a closed loop on
+// schedules computed by hand (quantum 100 ms, switch 10 ms: two rows run
+// at rate 100/220 = 5/11).
+func TestScoreDClosedLoop(t *testing.T) {
+	t.Run("gang", func(t *testing.T) {
+		// 1 and 2 share the machine at 5/11: 2 (1 s of work) ends at 2.2
+		// s, recorded at 3. 3 follows 2 with no think time: submitted at
+		// 3 (the recorded end), not at 2.2; it shares with 1 from 3 and
+		// ends at 25. 4 follows 3 after 5 s: 30..52. 5 names a job that is
+		// not in the trace: submitted at its recorded 40, it waits for a
+		// row until 52 and ends at 54.2 (recorded 55). 1's work: 1 by 2.2,
+		// 1.8 by 3, 11.8 by 25, 16.8 by 30, 26.8 by 52, 27.8 by 54.2, then
+		// 72.2 s alone: 126.4, recorded 127.
+		cfg := sdConfig(1, policy.Gang, 2)
+		jobs := []workload.Job{
+			loopJob(1, 0, 4, 100, 0, -1, -1), loopJob(2, 0, 4, 1, 0, -1, -1),
+			loopJob(3, 1, 4, 10, 0, 2, 0), loopJob(4, 2, 4, 10, 0, 3, 5), loopJob(5, 40, 1, 1, 0, 99, 0),
+		}
+		rec, st := runScoreDLoop(t, 4, cfg, jobs)
+		want := map[int64][3]workload.Time{1: {0, 0, 127}, 2: {0, 0, 3}, 3: {3, 3, 25}, 4: {30, 30, 52}, 5: {40, 52, 55}}
+		for id, w := range want {
+			r := rec.ByID(t, id)
+			if got := [3]workload.Time{r.Job.Submit, r.Start, r.End}; got != w || r.State != sim.Completed {
+				t.Errorf("job %d: submit, start, end %v (%v), want %v", id, got, r.State, w)
+			}
+		}
+		if st.LoopFollowing != 3 || st.LoopDelayed != 2 || st.LoopUnknown != 1 || st.Jobs != 5 {
+			t.Errorf("stats: %d following, %d delayed, %d unknown, %d jobs; want 3, 2, 1, 5", st.LoopFollowing, st.LoopDelayed, st.LoopUnknown, st.Jobs)
+		}
+	})
+	t.Run("held to the end", func(t *testing.T) {
+		// Queue 1 is deactivated for the whole run: 1 is held and
+		// recorded as rejected at the end; 2, which follows it, and 3,
+		// which follows 2, are never submitted. 4 (queue 0) runs 0..10.
+		cfg := sdConfig(2, policy.Exclusive, 1)
+		cfg.Queues[1].State = policy.Deactivated
+		jobs := []workload.Job{loopJob(1, 0, 4, 10, 1, -1, -1), loopJob(2, 1, 4, 10, 0, 1, 0), loopJob(3, 2, 4, 10, 0, 2, 0), loopJob(4, 3, 4, 10, 0, -1, -1)}
+		rec, st := runScoreDLoop(t, 4, cfg, jobs)
+		if len(rec.Records) != 4 || st.Jobs != 4 || st.Rejected != 3 || st.LoopNeverSubmitted != 2 {
+			t.Fatalf("%d records, %d jobs, %d rejected, %d never submitted; want 4, 4, 3, 2", len(rec.Records), st.Jobs, st.Rejected, st.LoopNeverSubmitted)
+		}
+		for id, reason := range map[int64]string{1: "queue 1 deactivated at the end of the run", 2: "never submitted: it follows job 1 (SWF field 17), which never ended",
+			3: "never submitted: it follows job 2 (SWF field 17), which never ended"} {
+			if r := rec.ByID(t, id); r.State != sim.Rejected || r.Reason != reason || r.Start != r.Job.Submit || r.Job.Submit != workload.Time(id-1) {
+				t.Errorf("job %d: %v at %d-%d (submit %d), %q; want rejected at its submission, %q", id, r.State, r.Start, r.End, r.Job.Submit, r.Reason, reason)
+			}
+		}
+		if r := rec.ByID(t, 4); r.State != sim.Completed || r.Start != 3 || r.End != 13 {
+			t.Errorf("job 4: %v %d-%d, want completed 3-13", r.State, r.Start, r.End)
+		}
+	})
+}
