@@ -81,7 +81,6 @@ var Combinations = []Combination{
 	{FeaturePower, FeatureScoreD, "the power model meters the processor pool of the main engine; SCore-D's gang time sharing is not metered", false},
 	{FeatureSwitching, FeatureClusters, "a cluster of clusters assigns each job a member cluster, whose nodes it cannot take out of service", false},
 	{FeatureSwitching, FeatureExternal, "protocol schedsim-policy/1 describes a fixed pool of processors", false},
-	{FeatureTimeUnit, FeatureScoreD, "SCore-D's engine has a clock of its own", false},
 	{FeatureTimeUnit, FeatureNodes, "the cluster's limits (partitions' MaxTime) are read in seconds", false},
 	{FeatureTimeUnit, FeatureNodeEvents, "node events are read in seconds", false},
 	{FeatureTimeUnit, FeatureCheckpoint, "checkpoint spacing is in seconds", false},

@@ -562,7 +562,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 				s.SetEvents(o.opt.Events)
 			}
 			s.SetClosedLoop(o.ClosedLoop)
-			if err = s.SetNodeEvents(simCfg.NodeEvents, simCfg.NodeSize, simCfg.OnNodeFail); err != nil {
+			if err = s.SetTicks(tick); err != nil {
+				err = &InputError{err}
+			} else if err = s.SetNodeEvents(simCfg.NodeEvents, simCfg.NodeSize, simCfg.OnNodeFail); err != nil {
 				err = &InputError{err}
 			}
 			eng = s

@@ -50,14 +50,15 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 	if err := json.Unmarshal(b, &sum); err != nil {
 		return nil, inputf("%s: %v", sp, err)
 	}
-	if sum.TimeUnit != "" {
-		return nil, inputf("%s: a run in ticks of 1 %s (--time-unit): verify checks runs in whole seconds", dir, sum.TimeUnit)
-	}
 	if sum.Procs <= 0 {
 		return nil, inputf("%s: no machine size (procs)", sp)
 	}
 	if strings.HasPrefix(sum.Policy, "scored(") {
+		// SCore-D's checks read jobs.csv's times in the run's unit.
 		return verifyScoreDDir(dir, &sum, maxShown, w)
+	}
+	if sum.TimeUnit != "" {
+		return nil, inputf("%s: a run in ticks of 1 %s (--time-unit): verify checks runs in whole seconds", dir, sum.TimeUnit)
 	}
 	if strings.Contains(sum.Policy, "+grow=") {
 		return nil, inputf("%s: a run with --grow cannot be checked from jobs.csv (it does not record when jobs grew)", dir)
@@ -437,12 +438,16 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 		return nil, inputf("%s: a run of SCore-D queues (%s) without scored (its limits): written by a schedsim older than verify's SCore-D checks; run it again", sp, sum.Policy)
 	}
 	path := filepath.Join(dir, jobTableNames[0])
-	outs, err := readScoreDJobs(path)
+	tps, err := TimeUnitTicks(sum.TimeUnit)
+	if err != nil {
+		return nil, inputf("%s: time_unit %v", sp, err)
+	}
+	outs, err := readScoreDJobs(path, tps)
 	if err != nil {
 		return nil, err
 	}
 	sd := sum.ScoreD
-	lim := sim.ScoreDLimits{MemKB: sd.MemoryKB, DiskKB: sd.DiskKB, MPL: sd.MPL}
+	lim := sim.ScoreDLimits{MemKB: sd.MemoryKB, DiskKB: sd.DiskKB, MPL: sd.MPL, TicksPerSec: tps}
 	for _, q := range sd.Queues {
 		lim.MemPercent = append(lim.MemPercent, q.MemoryPercent)
 		lim.DiskPercent = append(lim.DiskPercent, q.DiskPercent)
@@ -506,10 +511,11 @@ var scoredColumns = []string{"job_id", "submission_time", "requested_number_of_r
 	"queue", "end_reason", "mem_limit_kb", "mem_kb_per_host", "disk_limit_kb", "stints_ms"}
 
 // readScoreDJobs reads the jobs of a SCore-D run's jobs.csv at path for
-// sim.VerifyScoreD. A missing column, a value that is not a number or a
-// malformed stint is an *InputError naming the file, the line and the
-// column.
-func readScoreDJobs(path string) ([]sim.ScoreDOutcome, error) {
+// sim.VerifyScoreD, its times in ticks of 1/tps s (jobs.csv writes them in
+// seconds with the unit's decimals). A missing column, a value that is not
+// a number or a malformed stint is an *InputError naming the file, the line
+// and the column.
+func readScoreDJobs(path string, tps int64) ([]sim.ScoreDOutcome, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &InputError{err}
@@ -545,10 +551,22 @@ func readScoreDJobs(path string) ([]sim.ScoreDOutcome, error) {
 			}
 			return v, nil
 		}
+		// ticks reads a time in ticks.
+		ticks := func(k int) (int64, error) {
+			v, ok := parseTicks(val(k), tps)
+			if !ok {
+				return 0, inputf("%s:%d: %s: %q is not a time ≥ 0 in whole ticks of 1/%d s", path, line, scoredColumns[k], val(k), tps)
+			}
+			return v, nil
+		}
 		var o sim.ScoreDOutcome
 		var v [8]int64
 		for i, k := range []int{0, 1, 2, 5, 7, 8, 9} {
-			if v[i], err = num(k); err != nil {
+			read := num
+			if k == 1 {
+				read = ticks
+			}
+			if v[i], err = read(k); err != nil {
 				return nil, err
 			}
 		}
@@ -563,7 +581,7 @@ func readScoreDJobs(path string) ([]sim.ScoreDOutcome, error) {
 			if st == "COMPLETED_KILLED" && strings.HasPrefix(o.Reason, "node ") {
 				o.State = sim.NodeFail // "node 17 down: …" (a limit's reason starts "memory use")
 			}
-			end, err := num(3)
+			end, err := ticks(3)
 			if err != nil {
 				return nil, err
 			}
@@ -580,6 +598,28 @@ func readScoreDJobs(path string) ([]sim.ScoreDOutcome, error) {
 		}
 		outs = append(outs, o)
 	}
+}
+
+// parseTicks reads a time that jobs.csv wrote in seconds with the decimals
+// of ticks of 1/tps s ("88.510" for ms; whole seconds for tps 1) as ticks.
+func parseTicks(s string, tps int64) (int64, bool) {
+	whole, frac, dot := strings.Cut(s, ".")
+	digits := len(strconv.FormatInt(tps, 10)) - 1 // 0, 3 or 6
+	if dot && (len(frac) == 0 || len(frac) > digits) {
+		return 0, false
+	}
+	w, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || w < 0 || whole[0] == '+' || w > math.MaxInt64/tps {
+		return 0, false
+	}
+	var f int64
+	if dot {
+		frac += strings.Repeat("0", digits-len(frac))
+		if f, err = strconv.ParseInt(frac, 10, 64); err != nil || frac[0] == '+' || frac[0] == '-' {
+			return 0, false
+		}
+	}
+	return w*tps + f, true
 }
 
 // verifyPower checks, for a run with a power model (summary.json's

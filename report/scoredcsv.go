@@ -41,7 +41,11 @@ func (c *JobsCSV) appendScoreD(b []byte, r *sim.Record) []byte {
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(r.Suspensions), 10)
 	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(r.CPUTime), 10)
+	if c.tick > 1 {
+		b = AppendTicks(b, int64(r.CPUTime), c.tick) // seconds with the unit's decimals
+	} else {
+		b = strconv.AppendInt(b, int64(r.CPUTime), 10)
+	}
 	b = append(b, ',')
 	if r.State != sim.Completed {
 		b = appendField(b, r.Reason)

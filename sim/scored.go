@@ -24,9 +24,10 @@ import (
 // Time. Events are kept in integer milliseconds, so that gang switch costs
 // of a few milliseconds count; progress (CPU time) is credited in integer
 // microseconds. Submissions and scheduled queue changes happen on whole
-// seconds (the trace's unit). A record's Start and End are the job's first
-// start and its end rounded up to whole seconds, CPUTime its CPU time
-// rounded down. No float time is used anywhere. Times are bounded by
+// seconds (the trace's unit; with SetTicks, submissions on the trace's
+// ms or µs, taken at the next whole ms). A record's Start and End are the
+// job's first start and its end rounded up to whole seconds (ticks), CPUTime
+// its CPU time rounded down. No float time is used anywhere. Times are bounded by
 // workload.MaxTime (10^11 s, 10^17 µs): a job's times are checked when it
 // is read, and a run whose clock would pass MaxTime stops with an error, so
 // that no instant plus a job's work, in microseconds, can overflow.
@@ -167,6 +168,7 @@ type ScoreD struct {
 	resumed bool                        // restored (RestoreScoreD): Run skips the submitted jobs
 
 	loop       bool          // SetClosedLoop
+	tps        int64         // the trace's ticks a second (SetTicks): 1, 1000 or 1000000
 	nd         *sdNodes      // node events (SetNodeEvents); nil without
 	savedNodes *sdNodesState // their state in a checkpoint, until SetNodeEvents
 }
@@ -293,7 +295,7 @@ func NewScoreD(procs int, cfg policy.ScoreD) (*ScoreD, error) {
 	n := len(cfg.Queues)
 	e := &ScoreD{cfg: cfg, procs: procs, mpl: cfg.MPL, q: cfg.QuantumMs, s: cfg.SwitchMs,
 		exM: cluster.NewMachine(procs), rows: make([]int, cfg.MPL), rowQ: make([]int, n*cfg.MPL), exQ: make([]int, n), runQ: make([]int, n),
-		memQ: make([]int64, n), diskQ: make([]int64, n), lastSeq: -1}
+		memQ: make([]int64, n), diskQ: make([]int64, n), lastSeq: -1, tps: 1}
 	for _, q := range cfg.Queues {
 		e.queues = append(e.queues, sdQueue{cfg: q, state: q.State})
 	}
@@ -350,14 +352,14 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 	}
 	if have && !e.resumed {
 		e.stats.FirstEvent = next.Submit
-		e.nowMs = int64(next.Submit) * 1000
+		e.nowMs = e.toMs(next.Submit)
 		e.nextCk = next.Submit + e.ckEvery
 	}
 	e.resumed = false
 	for {
 		t := int64(workload.Forever)
 		if have {
-			t = int64(next.Submit) * 1000
+			t = e.toMs(next.Submit)
 		}
 		if ev, ok := e.peek(&e.exEnds); ok {
 			t = min(t, ceilDiv(int64(ev.at), 1000))
@@ -372,7 +374,7 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 			t = min(t, e.nextNodeMs(have))
 		}
 		if loop != nil && loop.next() < workload.Forever {
-			t = min(t, int64(loop.next())*1000)
+			t = min(t, e.toMs(loop.next()))
 		}
 		if t > maxClockMs {
 			if t >= int64(workload.Forever) {
@@ -383,22 +385,22 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		e.advance(max(t, e.nowMs))
 		event := false
 		e.arrived = e.arrived[:0]
-		loopDue := func() bool { return loop != nil && loop.next() < workload.Forever && int64(loop.next())*1000 == t }
-		for (have && int64(next.Submit)*1000 == t) || loopDue() {
+		loopDue := func() bool { return loop != nil && loop.next() < workload.Forever && e.toMs(loop.next()) == t }
+		for (have && e.toMs(next.Submit) == t) || loopDue() {
 			event = true
 			if loop != nil {
 				// The jobs of the trace and those the loop delayed to t
 				// are submitted in trace order.
-				if loopDue() && (!have || int64(next.Submit)*1000 != t || loop.late[0].job.Seq < next.Seq) {
+				if loopDue() && (!have || e.toMs(next.Submit) != t || loop.late[0].job.Seq < next.Seq) {
 					e.submitLate(loop.pop())
 					continue
 				}
-				if !loop.arrive(&next, workload.Time(t/1000), &e.stats) {
+				if !loop.arrive(&next, e.fromMs(t), &e.stats) {
 					if have, err = e.read(src, &next); err != nil {
 						return e.stats, err
 					}
-					if have && int64(next.Submit)*1000 < t {
-						return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, t/1000)
+					if have && e.toMs(next.Submit) < t {
+						return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, e.fromMs(t))
 					}
 					continue
 				}
@@ -411,8 +413,8 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 			if have, err = e.read(src, &next); err != nil {
 				return e.stats, err
 			}
-			if have && int64(next.Submit)*1000 < t {
-				return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, t/1000)
+			if have && e.toMs(next.Submit) < t {
+				return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, e.fromMs(t))
 			}
 		}
 		for {
@@ -451,7 +453,7 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		for e.pass(); e.rejectShort(); e.pass() {
 		}
 		if sampler != nil && event {
-			e.sample = Sample{Time: workload.Time(ceilDiv(e.nowMs, 1000)), Busy: e.busy(), Running: len(e.running), Queued: e.queued(), QueuedProcs: e.queuedProcs}
+			e.sample = Sample{Time: e.fromMs(e.nowMs), Busy: e.busy(), Running: len(e.running), Queued: e.queued(), QueuedProcs: e.queuedProcs}
 			if e.nd != nil {
 				e.sample.Unavailable = e.nd.nParked
 			}
@@ -508,6 +510,66 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		panic(fmt.Sprintf("sim: CPU time not conserved: the machine gave %v processor·µs, the jobs received %v", e.given, e.taken))
 	}
 	return e.stats, nil
+}
+
+// SetTicks makes the engine read the jobs' times (submission, run and
+// requested time) and write its records' in ticks of 1/perSec s, as
+// Config.Ticks… the time unit of a Batsim workload (--time-unit): 1
+// (seconds, the default), 1000 (ms) or 1000000 (µs). The engine's clock
+// stays in whole milliseconds, with progress in µs: in µs, a submission is
+// taken at the next whole millisecond, as an end already is, and records
+// hold the µs of those milliseconds. The queues' limits (maximum CPU time,
+// residence) and scheduled state changes stay in seconds. Call it before
+// Run.
+func (e *ScoreD) SetTicks(perSec int64) error {
+	if perSec != 1 && perSec != 1000 && perSec != 1_000_000 {
+		return fmt.Errorf("sim: SCore-D: %d ticks a second: want 1, 1000 or 1000000", perSec)
+	}
+	if e.resumed && perSec != 1 {
+		return fmt.Errorf("sim: SCore-D: checkpoints are in seconds")
+	}
+	e.tps = perSec
+	return nil
+}
+
+// toMs returns trace time t (ticks) on the engine's clock, in ms, rounded
+// up.
+func (e *ScoreD) toMs(t workload.Time) int64 {
+	switch e.tps {
+	case 1:
+		return int64(t) * 1000
+	case 1000:
+		return int64(t)
+	}
+	return ceilDiv(int64(t), e.tps/1000)
+}
+
+// fromMs returns the instant ms (ms) as trace time, in ticks, rounded up.
+func (e *ScoreD) fromMs(ms int64) workload.Time {
+	if e.tps >= 1000 {
+		return workload.Time(ms * (e.tps / 1000))
+	}
+	return workload.Time(ceilDiv(ms, 1000))
+}
+
+// toUs returns a duration in ticks in µs of progress.
+func (e *ScoreD) toUs(d workload.Time) int64 { return int64(d) * (1_000_000 / e.tps) }
+
+// cpuTicks returns us µs of CPU time in whole ticks, rounded down.
+func (e *ScoreD) cpuTicks(us int64) workload.Time { return workload.Time(us / (1_000_000 / e.tps)) }
+
+// usTicks returns us µs in ticks, as a float (Stats.ProcSeconds).
+func (e *ScoreD) usTicks(us int64) float64 { return float64(us) / float64(1_000_000/e.tps) }
+
+// dur formats a duration of d ticks with its unit.
+func (e *ScoreD) dur(d workload.Time) string {
+	switch e.tps {
+	case 1000:
+		return fmt.Sprintf("%d ms", d)
+	case 1_000_000:
+		return fmt.Sprintf("%d us", d)
+	}
+	return fmt.Sprintf("%d s", d)
 }
 
 // SetClosedLoop makes the run replay the trace's feedback (SWF fields 17
@@ -625,8 +687,8 @@ func (e *ScoreD) advance(t int64) {
 		}
 	}
 	e.nowMs = t
-	if sec := workload.Time(ceilDiv(t, 1000)); sec > e.stats.LastEvent {
-		e.stats.LastEvent = sec
+	if tk := e.fromMs(t); tk > e.stats.LastEvent {
+		e.stats.LastEvent = tk
 	}
 }
 
@@ -669,9 +731,9 @@ func (e *ScoreD) submit(j *workload.Job) {
 	s := &e.slots[id]
 	ver := s.ver + 1
 	*s = sdSlot{job: *j, queue: qi, firstMs: -1, ver: ver, alloc: s.alloc[:0]}
-	s.workUs = int64(j.Run) * 1e6
+	s.workUs = e.toUs(j.Run)
 	if j.Estimate > 0 && j.Run > j.Estimate {
-		s.workUs, s.cut = int64(j.Estimate)*1e6, fmt.Sprintf("reached its requested time %d s", j.Estimate)
+		s.workUs, s.cut = e.toUs(j.Estimate), fmt.Sprintf("reached its requested time %s", e.dur(j.Estimate))
 	}
 	if m := q.cfg.MaxCPUSec; m > 0 && int64(m)*1e6 < s.workUs {
 		s.workUs, s.cut = int64(m)*1e6, fmt.Sprintf("exceeded queue %d's maximum CPU time %d s", qi, m)
@@ -1021,7 +1083,7 @@ func (e *ScoreD) emit(k EventKind, id int32) {
 		return
 	}
 	s := &e.slots[id]
-	e.ev = Event{Kind: k, Time: workload.Time(ceilDiv(e.nowMs, 1000)), Job: &s.job, Procs: s.job.Procs}
+	e.ev = Event{Kind: k, Time: e.fromMs(e.nowMs), Job: &s.job, Procs: s.job.Procs}
 	e.events.Event(&e.ev)
 }
 
@@ -1049,7 +1111,7 @@ func (e *ScoreD) span(s *sdSlot) int64 {
 func (e *ScoreD) start(id int32, row int) {
 	s := &e.slots[id]
 	p := s.job.Procs
-	if e.nowMs < int64(s.job.Submit)*1000 {
+	if e.nowMs < e.toMs(s.job.Submit) {
 		panic(fmt.Sprintf("sim: job %d started at %d ms before its submission at %d s", s.job.ID, e.nowMs, s.job.Submit))
 	}
 	e.queuedProcs -= int64(p)
@@ -1253,9 +1315,9 @@ func (e *ScoreD) end(id int32, st State, reason string) {
 	if st == Killed || st == LimitKilled {
 		e.stats.Killed++
 	}
-	e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
-	e.rec = Record{Job: &s.job, State: st, Start: workload.Time(ceilDiv(s.firstMs, 1000)), End: workload.Time(ceilDiv(e.nowMs, 1000)),
-		Alloc: s.alloc, Reason: reason, ScoreD: true, Queue: s.queue, Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6), Requeues: s.requeues}
+	e.stats.ProcSeconds += float64(s.job.Procs) * e.usTicks(s.usedUs)
+	e.rec = Record{Job: &s.job, State: st, Start: e.fromMs(s.firstMs), End: e.fromMs(e.nowMs),
+		Alloc: s.alloc, Reason: reason, ScoreD: true, Queue: s.queue, Demotions: s.demotions, Suspensions: s.susp, CPUTime: e.cpuTicks(s.usedUs), Requeues: s.requeues}
 	e.limits(s)
 	e.obs.JobDone(&e.rec)
 	e.freeIDs = append(e.freeIDs, id)
@@ -1276,10 +1338,10 @@ func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
 	e.release(s)
 	e.stats.Rejected++
 	e.rec = Record{Job: &s.job, State: Rejected, Start: s.job.Submit, End: s.job.Submit, Reason: reason, ScoreD: true, Queue: qi,
-		Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6), Requeues: s.requeues}
+		Demotions: s.demotions, Suspensions: s.susp, CPUTime: e.cpuTicks(s.usedUs), Requeues: s.requeues}
 	e.limits(s)
 	if s.usedUs > 0 {
-		e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
+		e.stats.ProcSeconds += float64(s.job.Procs) * e.usTicks(s.usedUs)
 	}
 	e.obs.JobDone(&e.rec)
 }
@@ -1290,11 +1352,11 @@ func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
 func (e *ScoreD) holdToEnd(s *sdSlot, qi int, reason string) {
 	e.release(s)
 	e.stats.Pending++
-	e.stats.ProcSeconds += float64(s.job.Procs) * float64(s.usedUs) / 1e6
-	start := workload.Time(ceilDiv(s.firstMs, 1000))
-	e.rec = Record{Job: &s.job, State: Pending, Start: start, End: workload.Time(ceilDiv(e.nowMs, 1000)),
+	e.stats.ProcSeconds += float64(s.job.Procs) * e.usTicks(s.usedUs)
+	start := e.fromMs(s.firstMs)
+	e.rec = Record{Job: &s.job, State: Pending, Start: start, End: e.fromMs(e.nowMs),
 		Reason: fmt.Sprintf("%s (it ran from %d with %d s of CPU time and was held since)", reason, start, s.usedUs/1e6),
-		ScoreD: true, Queue: qi, Demotions: s.demotions, Suspensions: s.susp, CPUTime: workload.Time(s.usedUs / 1e6), Requeues: s.requeues}
+		ScoreD: true, Queue: qi, Demotions: s.demotions, Suspensions: s.susp, CPUTime: e.cpuTicks(s.usedUs), Requeues: s.requeues}
 	e.limits(s)
 	e.obs.JobDone(&e.rec)
 }

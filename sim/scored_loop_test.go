@@ -84,3 +84,56 @@ func TestScoreDClosedLoop(t *testing.T) {
 		}
 	})
 }
+
+// TestScoreDTicks checks SCore-D's queues on a trace in ms and in µs
+// (SetTicks), by hand: quantum 100 ms, switch 10 ms.
+func TestScoreDTicks(t *testing.T) {
+	run := func(t *testing.T, tps int64, cfg policy.ScoreD, jobs []workload.Job) *simtest.Recorder {
+		t.Helper()
+		eng, err := sim.NewScoreD(4, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := eng.SetTicks(tps); err != nil {
+			t.Fatal(err)
+		}
+		rec := &simtest.Recorder{}
+		if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	t.Run("ms", func(t *testing.T) {
+		// Two full-machine jobs of 1.5 s on MPL 2 share it at 100/220:
+		// both end at 3.3 s, 3300 ms; a third, submitted at 1 ms, waits
+		// for a row and runs 3300..3301 ms.
+		rec := run(t, 1000, sdConfig(1, policy.Gang, 2), []workload.Job{sdJob(1, 0, 4, 1500, none, 0), sdJob(2, 0, 4, 1500, none, 0), sdJob(3, 1, 4, 1, none, 0)})
+		want := map[int64][3]workload.Time{1: {0, 3300, 1500}, 2: {0, 3300, 1500}, 3: {3300, 3301, 1}}
+		for id, w := range want {
+			if r := rec.ByID(t, id); [3]workload.Time{r.Start, r.End, r.CPUTime} != w {
+				t.Errorf("job %d: start, end, CPU time %d %d %d, want %v", id, r.Start, r.End, r.CPUTime, w)
+			}
+		}
+	})
+	t.Run("us", func(t *testing.T) {
+		// Submitted at 1500 µs, a job is taken at the next whole ms, 2000
+		// µs; alone, its 1 s ends at 1002000 µs. A requested time of
+		// 500000 µs kills the second one (submitted at 2000 µs, taken
+		// then, exclusive) after 0.5 s of CPU time.
+		cfg := sdConfig(1, policy.Exclusive, 1)
+		rec := run(t, 1_000_000, cfg, []workload.Job{sdJob(1, 1500, 2, 1_000_000, none, 0), sdJob(2, 2000, 2, 1_000_000, 500_000, 0)})
+		if r := rec.ByID(t, 1); r.Start != 2000 || r.End != 1_002_000 || r.CPUTime != 1_000_000 || r.State != sim.Completed {
+			t.Errorf("job 1: %v %d-%d, CPU %d", r.State, r.Start, r.End, r.CPUTime)
+		}
+		if r := rec.ByID(t, 2); r.Start != 2000 || r.End != 502_000 || r.State != sim.Killed || r.Reason != "reached its requested time 500000 us" {
+			t.Errorf("job 2: %v %d-%d, %q", r.State, r.Start, r.End, r.Reason)
+		}
+	})
+	eng, err := sim.NewScoreD(4, sdConfig(1, policy.Gang, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.SetTicks(60); err == nil {
+		t.Error("60 ticks a second accepted")
+	}
+}

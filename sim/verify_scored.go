@@ -49,6 +49,9 @@ type ScoreDLimits struct {
 	// nodes (requeued).
 	NodeEvents []cluster.NodeEvent
 	NodeSize   int
+	// TicksPerSec is the run's time unit (ScoreD.SetTicks): the outcomes'
+	// Submit and End are in ticks of 1/TicksPerSec s; 0 means 1.
+	TicksPerSec int64
 }
 
 // QueueHold is an instant a SCore-D queue stopped scheduling: its running
@@ -94,12 +97,29 @@ func VerifyScoreD(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Violation
 		vs = append(vs, Violation{JobID: id, Rule: rule, Msg: fmt.Sprintf(format, a...)})
 	}
 	nq := len(lim.MemPercent)
+	tps := max(lim.TicksPerSec, 1)
+	// The engine's clock is in whole ms: a submission is taken at the ms
+	// it falls in or after, an end recorded at the tick it falls in or
+	// before.
+	subMs := func(t workload.Time) int64 {
+		if tps >= 1000 {
+			return ceilDiv(int64(t), tps/1000)
+		}
+		return int64(t) * (1000 / tps)
+	}
+	endMs := func(t workload.Time) int64 {
+		if tps >= 1000 {
+			return int64(t) / (tps / 1000)
+		}
+		return int64(t) * (1000 / tps)
+	}
+	unit := map[int64]string{1: "s", 1000: "ms", 1_000_000: "us"}[tps]
 	for i := range outs {
 		o := &outs[i]
 		for _, st := range o.Stints {
 			switch {
-			case st.FromMs < int64(o.Submit)*1000 || o.State != Pending && st.ToMs > int64(o.End)*1000:
-				add(o.ID, "stint", "it ran from %s to %s, outside its submission at %d s and end at %d s", ms(st.FromMs), ms(st.ToMs), o.Submit, o.End)
+			case st.FromMs < subMs(o.Submit) || o.State != Pending && st.ToMs > endMs(o.End):
+				add(o.ID, "stint", "it ran from %s to %s, outside its submission at %d %s and end at %d %s", ms(st.FromMs), ms(st.ToMs), o.Submit, unit, o.End, unit)
 			case st.Queue >= nq:
 				add(o.ID, "stint", "it ran in queue %d from %s; the run has %d queues", st.Queue, ms(st.FromMs), nq)
 			case st.Row >= lim.MPL:

@@ -104,3 +104,67 @@ func TestScoreDClosedLoopHPC2N(t *testing.T) {
 		t.Logf("%s: %d jobs follow another, %d delayed by the loop; mean wait %.1f s", mode, s.ClosedLoop.Following, s.ClosedLoop.Delayed, s.Wait.Mean)
 	}
 }
+
+// TestScoreDTimeUnitBatsim runs SCore-D's queues on the recorded Batsim
+// workload (801 jobs, times to the µs) with --time-unit ms and us. In ms,
+// exclusive mode with one queue is FCFS: every job's submission, start,
+// end and processors equal the main engine's FCFS run in ms. Gang and
+// exclusive runs in ms and us pass verify, which reads jobs.csv's times in
+// the run's unit; verify catches a start moved before its submission.
+func TestScoreDTimeUnitBatsim(t *testing.T) {
+	w := filepath.Join("..", "..", "..", "shared", "reference", "batsim-energy", "medium_late.json")
+	if _, err := os.Stat(w); err != nil {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", w)
+	}
+	dir := t.TempDir()
+	cols := func(out string) map[string]string {
+		t.Helper()
+		m := map[string]string{}
+		for id, j := range readScoreDJobs(t, out) {
+			m[id] = strings.Join([]string{j["submission_time"], j["starting_time"], j["finish_time"], j["allocated_resources"]}, " ")
+		}
+		return m
+	}
+	for _, unit := range []string{"ms", "us"} {
+		for _, mode := range []string{"gang", "exclusive"} {
+			out := filepath.Join(dir, mode+"-"+unit)
+			if code, _, stderr := run(t, "run", "--trace", w, "--mode", mode, "--time-unit", unit, "--out", out, "-q", "--plots=false"); code != exitOK {
+				t.Fatalf("%s %s: exit %d: %s", mode, unit, code, stderr)
+			}
+			if code, stdout, stderr := run(t, "verify", out); code != exitOK || !strings.Contains(stdout, "801 jobs, all invariants hold") {
+				t.Fatalf("%s %s: verify: exit %d:\n%s%s", mode, unit, code, stdout, stderr)
+			}
+			if s := readSummary(t, out); s.TimeUnit != unit {
+				t.Errorf("%s %s: summary.json time_unit %q", mode, unit, s.TimeUnit)
+			}
+		}
+	}
+	sd, fcfs := filepath.Join(dir, "exclusive1-ms"), filepath.Join(dir, "fcfs-ms")
+	for out, args := range map[string][]string{sd: {"--mode", "exclusive", "--queues", "1"}, fcfs: {"--backfill", "off"}} {
+		if code, _, stderr := run(t, append([]string{"run", "--trace", w, "--time-unit", "ms", "--out", out, "-q", "--plots=false"}, args...)...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	a, b := cols(sd), cols(fcfs)
+	if len(a) != 801 || len(b) != 801 {
+		t.Fatalf("%d and %d jobs, want 801", len(a), len(b))
+	}
+	for id, x := range a {
+		if b[id] != x {
+			t.Fatalf("job %s: SCore-D exclusive %q, FCFS %q", id, x, b[id])
+		}
+	}
+	// A start moved before its submission.
+	p := filepath.Join(dir, "gang-ms", "jobs.csv")
+	data, _ := os.ReadFile(p)
+	broken := strings.Replace(string(data), ",38836-", ",38000-", 1)
+	if broken == string(data) {
+		t.Fatal("could not break jobs.csv")
+	}
+	if err := os.WriteFile(p, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, _ := run(t, "verify", filepath.Join(dir, "gang-ms")); code != exitError || !strings.Contains(stdout, "outside its submission at 38836 ms") {
+		t.Errorf("verify of a stint before its submission: exit %d:\n%s", code, stdout)
+	}
+}
