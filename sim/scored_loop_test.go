@@ -1,8 +1,10 @@
 package sim_test
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/sim/simtest"
@@ -81,6 +83,36 @@ func TestScoreDClosedLoop(t *testing.T) {
 		}
 		if r := rec.ByID(t, 4); r.State != sim.Completed || r.Start != 3 || r.End != 13 {
 			t.Errorf("job 4: %v %d-%d, want completed 3-13", r.State, r.Start, r.End)
+		}
+	})
+	t.Run("stranded by node events", func(t *testing.T) {
+		// Processor 0 is down for the whole run: 1 (4 processors, queue 1)
+		// never starts, 2 follows it and is never submitted; 3 (queue 0)
+		// runs 0..10.
+		eng, err := sim.NewScoreD(4, sdConfig(2, policy.Exclusive, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.SetClosedLoop(true)
+		if err := eng.SetNodeEvents([]cluster.NodeEvent{nev(0, cluster.NodeDown, 0, 0)}, 1, sim.NodeFailKill); err != nil {
+			t.Fatal(err)
+		}
+		rec := &simtest.Recorder{}
+		st, err := eng.Run(simtest.NewSource([]workload.Job{loopJob(1, 0, 4, 10, 1, -1, -1), loopJob(2, 0, 2, 10, 1, 1, 0), loopJob(3, 0, 2, 10, 0, -1, -1)}), rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := rec.ByID(t, 1); r.State != sim.Rejected || !strings.Contains(r.Reason, "3 processors in service") {
+			t.Errorf("job 1: %v %q", r.State, r.Reason)
+		}
+		if r := rec.ByID(t, 2); r.State != sim.Rejected || r.Reason != "never submitted: it follows job 1 (SWF field 17), which never ended" {
+			t.Errorf("job 2: %v %q", r.State, r.Reason)
+		}
+		if r := rec.ByID(t, 3); r.State != sim.Completed || r.End != 10 {
+			t.Errorf("job 3: %v %d-%d", r.State, r.Start, r.End)
+		}
+		if st.Jobs != 3 || st.LoopNeverSubmitted != 1 {
+			t.Errorf("%d jobs, %d never submitted; want 3, 1", st.Jobs, st.LoopNeverSubmitted)
 		}
 	})
 }
