@@ -593,7 +593,7 @@ func readScoreDJobs(path string, tps int64) ([]sim.ScoreDOutcome, error) {
 		default:
 			return nil, inputf("%s:%d: final_state: %q is not a state of a SCore-D run", path, line, st)
 		}
-		if o.Stints, err = report.ParseStints(val(10)); err != nil {
+		if o.Stints, o.StintAllocs, err = report.ParseStints(val(10)); err != nil {
 			return nil, inputf("%s:%d: stints_ms: %v", path, line, err)
 		}
 		outs = append(outs, o)

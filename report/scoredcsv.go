@@ -58,7 +58,7 @@ func (c *JobsCSV) appendScoreD(b []byte, r *sim.Record) []byte {
 	b = strconv.AppendInt(b, r.DiskLimitKB, 10)
 	b = append(b, ',')
 	start := len(b)
-	b = AppendStints(b, r.Stints)
+	b = AppendStints(b, r.Stints, r.StintAllocs)
 	if bytes.IndexByte(b[start:], ',') >= 0 {
 		// Processors of several ranges (a run with node events): the
 		// field is quoted, as CSV wants; it holds no quote.
@@ -73,11 +73,11 @@ func (c *JobsCSV) appendScoreD(b []byte, r *sim.Record) []byte {
 // AppendStints appends stints as jobs.csv's stints_ms writes them: one
 // word per stint, separated by spaces, FROM-TO:QUEUE:ROW in milliseconds,
 // ROW being x for an exclusive job (it holds its processors in every row),
-// then, in a run with node events, @ and its processors (sim.Stint.Alloc,
-// ranges joined by commas: @0-3,8), with a final ! when the job gave its
-// memory and disk limits back at the stint's end (requeued). ParseStints
-// reads them.
-func AppendStints(b []byte, stints []sim.Stint) []byte {
+// then, in a run with node events, @ and its processors (allocs[i], from
+// sim.Record.StintAllocs, ranges joined by commas: @0-3,8; allocs is nil
+// without), with a final ! when the job gave its memory and disk limits
+// back at the stint's end (requeued). ParseStints reads them.
+func AppendStints(b []byte, stints []sim.Stint, allocs [][]cluster.Range) []byte {
 	for i, st := range stints {
 		if i > 0 {
 			b = append(b, ' ')
@@ -93,9 +93,9 @@ func AppendStints(b []byte, stints []sim.Stint) []byte {
 		} else {
 			b = strconv.AppendInt(b, int64(st.Row), 10)
 		}
-		if len(st.Alloc) > 0 {
+		if i < len(allocs) && len(allocs[i]) > 0 {
 			b = append(b, '@')
-			b = append(b, formatRangesComma(st.Alloc)...)
+			b = append(b, formatRangesComma(allocs[i])...)
 		}
 		if st.Released {
 			b = append(b, '!')
@@ -104,51 +104,59 @@ func AppendStints(b []byte, stints []sim.Stint) []byte {
 	return b
 }
 
-// ParseStints reads a stints_ms field (AppendStints). A malformed word,
-// a stint that ends before it starts, or stints out of order or
-// overlapping are errors naming the word.
-func ParseStints(field string) ([]sim.Stint, error) {
+// ParseStints reads a stints_ms field (AppendStints): the stints and, if
+// any stint names its processors, every stint's (nil for one that does
+// not). A malformed word, a stint that ends before it starts, or stints
+// out of order or overlapping are errors naming the word.
+func ParseStints(field string) ([]sim.Stint, [][]cluster.Range, error) {
 	var out []sim.Stint
+	var allocs [][]cluster.Range
+	named := false
 	for _, w := range strings.Fields(field) {
 		bad := func(why string) error { return fmt.Errorf("stint %q: %s", w, why) }
 		var st sim.Stint
 		body, released := strings.CutSuffix(w, "!")
 		st.Released = released
 		body, alloc, hasAlloc := strings.Cut(body, "@")
+		var rs []cluster.Range
 		if hasAlloc {
-			rs, err := cluster.ParseRanges(strings.ReplaceAll(alloc, ",", " "))
-			if err != nil || len(rs) == 0 {
-				return nil, bad("processors are not a list of numbers and ranges (0-3,8)")
+			var err error
+			if rs, err = cluster.ParseRanges(strings.ReplaceAll(alloc, ",", " ")); err != nil || len(rs) == 0 {
+				return nil, nil, bad("processors are not a list of numbers and ranges (0-3,8)")
 			}
-			st.Alloc = rs
+			named = true
 		}
 		span, rest, ok := strings.Cut(body, ":")
 		q, row, ok2 := strings.Cut(rest, ":")
 		from, to, ok3 := strings.Cut(span, "-")
 		if !ok || !ok2 || !ok3 {
-			return nil, bad("want FROM-TO:QUEUE:ROW")
+			return nil, nil, bad("want FROM-TO:QUEUE:ROW")
 		}
 		var err error
 		if st.FromMs, err = strconv.ParseInt(from, 10, 64); err != nil || st.FromMs < 0 {
-			return nil, bad("start is not a number of milliseconds")
+			return nil, nil, bad("start is not a number of milliseconds")
 		}
 		if st.ToMs, err = strconv.ParseInt(to, 10, 64); err != nil || st.ToMs < st.FromMs {
-			return nil, bad("end is not a number of milliseconds at or after the start")
+			return nil, nil, bad("end is not a number of milliseconds at or after the start")
 		}
 		if st.Queue, err = strconv.Atoi(q); err != nil || st.Queue < 0 || st.Queue > 1<<20 {
-			return nil, bad("queue is not a queue number")
+			return nil, nil, bad("queue is not a queue number")
 		}
 		if row == "x" {
 			st.Row = -1
 		} else if st.Row, err = strconv.Atoi(row); err != nil || st.Row < 0 || st.Row > 1<<20 {
-			return nil, bad("row is neither x nor a row number")
+			return nil, nil, bad("row is neither x nor a row number")
 		}
 		if n := len(out); n > 0 && st.FromMs < out[n-1].ToMs {
-			return nil, bad("starts before the stint before it ends")
+			return nil, nil, bad("starts before the stint before it ends")
 		}
 		out = append(out, st)
+		allocs = append(allocs, rs)
 	}
-	return out, nil
+	if !named {
+		allocs = nil
+	}
+	return out, allocs, nil
 }
 
 // ResumeScoreDJobsCSV is ResumeJobsCSV for a run of SCore-D's queues: it

@@ -115,24 +115,25 @@ func TestMetricsLimitKilled(t *testing.T) {
 // with the word at fault.
 func TestParseStints(t *testing.T) {
 	for _, tc := range []struct {
-		in   string
-		want []sim.Stint
-		err  string
+		in     string
+		want   []sim.Stint
+		allocs [][]cluster.Range
+		err    string
 	}{
-		{"", nil, ""},
+		{"", nil, nil, ""},
 		{"0-20500:0:1! 30000-90000:0:x 90000-220000:1:0",
-			[]sim.Stint{{FromMs: 0, ToMs: 20500, Queue: 0, Row: 1, Released: true}, {FromMs: 30000, ToMs: 90000, Queue: 0, Row: -1}, {FromMs: 90000, ToMs: 220000, Queue: 1, Row: 0}}, ""},
-		{"0-10:0", nil, `stint "0-10:0": want FROM-TO:QUEUE:ROW`},
-		{"10-5:0:0", nil, `stint "10-5:0:0": end is not a number of milliseconds at or after the start`},
-		{"0-10:a:0", nil, `stint "0-10:a:0": queue is not a queue number`},
-		{"0-10:0:y", nil, `stint "0-10:0:y": row is neither x nor a row number`},
-		{"0-10:0:0 5-20:0:1", nil, `stint "5-20:0:1": starts before the stint before it ends`},
-		{"0-5000:0:1@0-3,8! 5000-9000:1:x@2", []sim.Stint{{FromMs: 0, ToMs: 5000, Row: 1, Released: true, Alloc: []cluster.Range{{Lo: 0, Hi: 4}, {Lo: 8, Hi: 9}}},
-			{FromMs: 5000, ToMs: 9000, Queue: 1, Row: -1, Alloc: []cluster.Range{{Lo: 2, Hi: 3}}}}, ""},
-		{"0-10:0:0@", nil, `stint "0-10:0:0@": processors are not a list of numbers and ranges (0-3,8)`},
-		{"0-10:0:0@3-1", nil, `stint "0-10:0:0@3-1": processors are not a list of numbers and ranges (0-3,8)`},
+			[]sim.Stint{{FromMs: 0, ToMs: 20500, Queue: 0, Row: 1, Released: true}, {FromMs: 30000, ToMs: 90000, Queue: 0, Row: -1}, {FromMs: 90000, ToMs: 220000, Queue: 1, Row: 0}}, nil, ""},
+		{"0-10:0", nil, nil, `stint "0-10:0": want FROM-TO:QUEUE:ROW`},
+		{"10-5:0:0", nil, nil, `stint "10-5:0:0": end is not a number of milliseconds at or after the start`},
+		{"0-10:a:0", nil, nil, `stint "0-10:a:0": queue is not a queue number`},
+		{"0-10:0:y", nil, nil, `stint "0-10:0:y": row is neither x nor a row number`},
+		{"0-10:0:0 5-20:0:1", nil, nil, `stint "5-20:0:1": starts before the stint before it ends`},
+		{"0-5000:0:1@0-3,8! 5000-9000:1:x@2 9000-9500:1:0", []sim.Stint{{FromMs: 0, ToMs: 5000, Row: 1, Released: true}, {FromMs: 5000, ToMs: 9000, Queue: 1, Row: -1}, {FromMs: 9000, ToMs: 9500, Queue: 1, Row: 0}},
+			[][]cluster.Range{{{Lo: 0, Hi: 4}, {Lo: 8, Hi: 9}}, {{Lo: 2, Hi: 3}}, nil}, ""},
+		{"0-10:0:0@", nil, nil, `stint "0-10:0:0@": processors are not a list of numbers and ranges (0-3,8)`},
+		{"0-10:0:0@3-1", nil, nil, `stint "0-10:0:0@3-1": processors are not a list of numbers and ranges (0-3,8)`},
 	} {
-		got, err := ParseStints(tc.in)
+		got, allocs, err := ParseStints(tc.in)
 		switch {
 		case tc.err != "":
 			if err == nil || err.Error() != tc.err {
@@ -140,17 +141,15 @@ func TestParseStints(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%q: %v", tc.in, err)
-		case !stintsEqual(got, tc.want):
-			t.Errorf("%q: %v, want %v", tc.in, got, tc.want)
+		case !slices.Equal(got, tc.want) || !allocsEqual(allocs, tc.allocs):
+			t.Errorf("%q: %v %v, want %v %v", tc.in, got, allocs, tc.want, tc.allocs)
 		}
 	}
 }
 
-// stintsEqual reports whether a and b are the same stints.
-func stintsEqual(a, b []sim.Stint) bool {
-	return slices.EqualFunc(a, b, func(x, y sim.Stint) bool {
-		return x.FromMs == y.FromMs && x.ToMs == y.ToMs && x.Queue == y.Queue && x.Row == y.Row && x.Released == y.Released && slices.Equal(x.Alloc, y.Alloc)
-	})
+// allocsEqual reports whether a and b are the same stints' processors.
+func allocsEqual(a, b [][]cluster.Range) bool {
+	return slices.EqualFunc(a, b, func(x, y []cluster.Range) bool { return slices.Equal(x, y) })
 }
 
 // FuzzParseStints: ParseStints never panics, and what it accepts
@@ -160,13 +159,13 @@ func FuzzParseStints(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, field string) {
-		st, err := ParseStints(field)
+		st, allocs, err := ParseStints(field)
 		if err != nil {
 			return
 		}
-		again, err := ParseStints(string(AppendStints(nil, st)))
-		if err != nil || !stintsEqual(again, st) {
-			t.Fatalf("%q: read %v, written and read again %v (%v)", field, st, again, err)
+		again, allocs2, err := ParseStints(string(AppendStints(nil, st, allocs)))
+		if err != nil || !slices.Equal(again, st) || !allocsEqual(allocs2, allocs) {
+			t.Fatalf("%q: read %v %v, written and read again %v %v (%v)", field, st, allocs, again, allocs2, err)
 		}
 	})
 }

@@ -181,6 +181,11 @@ type Record struct {
 	// Stints are a SCore-D job's stints on the processors, in order (see
 	// Stint); the record owns them.
 	Stints []Stint
+	// StintAllocs are, in a SCore-D run with node events
+	// (ScoreD.SetNodeEvents), the processors of each of Stints (in its
+	// row; an exclusive job's in every row); nil without. The record owns
+	// them.
+	StintAllocs [][]cluster.Range
 	// Requeues is how often a node failure requeued the job before this
 	// run (Config.OnNodeFail).
 	Requeues int

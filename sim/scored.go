@@ -224,6 +224,10 @@ type sdSlot struct {
 	stintMs   int64   // start of the current stint as Record.Stints cuts them (a demotion starts one)
 	stints    []Stint // the stints so far (Record.Stints); handed over to the record at the end
 	requeues  int     // times a node failure requeued the job (Record.Requeues)
+	// allocs are the processors of each stint, with node events
+	// (Record.StintAllocs); apart from stints so that a Stint holds no
+	// pointer (stints are many; the collector does not scan them).
+	allocs [][]cluster.Range
 }
 
 // Stint is a stretch of time in which a SCore-D job held processors and
@@ -240,10 +244,6 @@ type Stint struct {
 	// disk limits back (requeued by preemption or by a node failure); an
 	// ended job gives them back at its end.
 	Released bool
-	// Alloc are the processors the job held in its row (an exclusive job:
-	// in every row), in a run with node events (ScoreD.SetNodeEvents),
-	// which places jobs on processor numbers; nil without.
-	Alloc []cluster.Range
 }
 
 // u128 is an unsigned 128-bit accumulator.
@@ -1290,11 +1290,10 @@ func (e *ScoreD) cutStint(s *sdSlot) {
 		if s.gang {
 			row = s.row
 		}
-		st := Stint{FromMs: s.stintMs, ToMs: e.nowMs, Queue: s.queue, Row: row}
+		s.stints = append(s.stints, Stint{FromMs: s.stintMs, ToMs: e.nowMs, Queue: s.queue, Row: row})
 		if e.nd != nil {
-			st.Alloc = slices.Clone(s.alloc)
+			s.allocs = append(s.allocs, slices.Clone(s.alloc))
 		}
-		s.stints = append(s.stints, st)
 	}
 	s.stintMs = e.nowMs
 }
@@ -1331,6 +1330,7 @@ func (e *ScoreD) limits(s *sdSlot) {
 		e.rec.MemKBPerHost = int64(used) * int64(e.cfg.PerHost(s.job.Procs))
 	}
 	e.rec.Stints, s.stints = s.stints, nil
+	e.rec.StintAllocs, s.allocs = s.allocs, nil
 }
 
 // rejectSlot records waiting job s of queue qi as rejected now.

@@ -78,6 +78,7 @@ type scoreDSlotState struct {
 	StintMs              int64
 	Stints               []Stint
 	Requeues             int
+	StintAllocs          [][]cluster.Range
 }
 
 // Snapshot copies the engine's state between two instants; call it from
@@ -113,7 +114,7 @@ func (e *ScoreD) Snapshot() (*Snapshot, error) {
 			Ver: x.ver, Running: x.running, Gang: x.gang, Row: x.row, RunIdx: x.runIdx,
 			FirstMs: x.firstMs, LastMs: x.lastMs, Demotions: x.demotions, Susp: x.susp,
 			Alloc: slices.Clone(x.alloc), MemKB: x.memKB, DiskKB: x.diskKB, Holds: x.holds,
-			StintMs: x.stintMs, Stints: slices.Clone(x.stints), Requeues: x.requeues}
+			StintMs: x.stintMs, Stints: slices.Clone(x.stints), Requeues: x.requeues, StintAllocs: slices.Clone(x.allocs)}
 	}
 	return &Snapshot{sd: s}, nil
 }
@@ -189,7 +190,7 @@ func RestoreScoreD(procs int, cfg policy.ScoreD, b []byte) (*ScoreD, error) {
 			ver: x.Ver, running: x.Running, gang: x.Gang, row: x.Row, runIdx: x.RunIdx,
 			firstMs: x.FirstMs, lastMs: x.LastMs, demotions: x.Demotions, susp: x.Susp,
 			alloc: x.Alloc, memKB: x.MemKB, diskKB: x.DiskKB, holds: x.Holds,
-			stintMs: x.StintMs, stints: x.Stints, requeues: x.Requeues}
+			stintMs: x.StintMs, stints: x.Stints, requeues: x.Requeues, allocs: x.StintAllocs}
 	}
 	for i, id := range s.Running {
 		if x := &e.slots[id]; !x.running || x.runIdx != i {

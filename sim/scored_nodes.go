@@ -18,7 +18,7 @@ import (
 //   - Processors. Node n is nodeSize consecutive processors, as on the
 //     main engine's pool (--node-size). With node events a gang job holds
 //     processor numbers in its row (the columns of the matrix it was given
-//     when it started or resumed, Record.Alloc and Stint.Alloc), and an
+//     when it started or resumed, Record.Alloc and StintAllocs), and an
 //     exclusive job holds its processors in every row: a job's processes
 //     live on the hosts it was given, so a host going down hits exactly the
 //     jobs placed on it. An exclusive job therefore needs processors that

@@ -64,7 +64,7 @@ func runScoreDNodes(t *testing.T, procs int, cfg policy.ScoreD, evs []cluster.No
 // sdOutcome is r as VerifyScoreD reads it.
 func sdOutcome(r *sim.Record) sim.ScoreDOutcome {
 	o := sim.ScoreDOutcome{ID: r.Job.ID, Submit: r.Job.Submit, Procs: r.Job.Procs, State: r.State, End: r.End, Queue: r.Queue,
-		Reason: r.Reason, MemLimitKB: r.MemLimitKB, DiskLimitKB: r.DiskLimitKB, MemKBPerHost: r.MemKBPerHost, Stints: r.Stints}
+		Reason: r.Reason, MemLimitKB: r.MemLimitKB, DiskLimitKB: r.DiskLimitKB, MemKBPerHost: r.MemKBPerHost, Stints: r.Stints, StintAllocs: r.StintAllocs}
 	switch r.State {
 	case sim.Rejected:
 		o.End = r.Job.Submit
@@ -408,12 +408,20 @@ func TestScoreDNodeEventsRandom(t *testing.T) {
 // processors, MPL 2).
 func TestVerifyScoreDNodes(t *testing.T) {
 	evs := []cluster.NodeEvent{nev(20, cluster.NodeDown, 3, 3), nev(50, cluster.NodeResume, 3, 3)}
-	st := func(from, to int64, row int, alloc ...cluster.Range) sim.Stint {
-		return sim.Stint{FromMs: from * 1000, ToMs: to * 1000, Row: row, Alloc: alloc}
+	type stint struct {
+		st    sim.Stint
+		alloc []cluster.Range
+	}
+	st := func(from, to int64, row int, alloc ...cluster.Range) stint {
+		return stint{sim.Stint{FromMs: from * 1000, ToMs: to * 1000, Row: row}, alloc}
 	}
 	r := func(lo, hi int) cluster.Range { return cluster.Range{Lo: lo, Hi: hi + 1} }
-	out := func(id int64, procs int, state sim.State, end workload.Time, sts ...sim.Stint) sim.ScoreDOutcome {
-		return sim.ScoreDOutcome{ID: id, Procs: procs, State: state, End: end, Stints: sts}
+	out := func(id int64, procs int, state sim.State, end workload.Time, sts ...stint) sim.ScoreDOutcome {
+		o := sim.ScoreDOutcome{ID: id, Procs: procs, State: state, End: end}
+		for _, x := range sts {
+			o.Stints, o.StintAllocs = append(o.Stints, x.st), append(o.StintAllocs, x.alloc)
+		}
+		return o
 	}
 	cases := []struct {
 		name string
@@ -431,7 +439,8 @@ func TestVerifyScoreDNodes(t *testing.T) {
 		{"ran across a DOWN", []sim.ScoreDOutcome{out(1, 1, sim.Completed, 25, st(10, 25, 0, r(3, 3)))}, "node-state"},
 		{"NodeFail without a DOWN", []sim.ScoreDOutcome{out(1, 1, sim.NodeFail, 20, st(0, 20, 0, r(0, 0)))}, "node-state"},
 	}
-	cases[1].outs[0].Stints = append(cases[1].outs[0].Stints, st(20, 60, 0, r(2, 3)))
+	x := st(20, 60, 0, r(2, 3))
+	cases[1].outs[0].Stints, cases[1].outs[0].StintAllocs = append(cases[1].outs[0].Stints, x.st), append(cases[1].outs[0].StintAllocs, x.alloc)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			vs := sim.VerifyScoreD(4, c.outs, sim.ScoreDLimits{MPL: 2, MemPercent: []int{0}, DiskPercent: []int{0}, NodeEvents: evs, NodeSize: 1})

@@ -24,6 +24,9 @@ type ScoreDOutcome struct {
 	// MemLimitKB, DiskLimitKB and MemKBPerHost are Record's.
 	MemLimitKB, DiskLimitKB, MemKBPerHost int64
 	Stints                                []Stint
+	// StintAllocs are Record's: the processors of each stint, with node
+	// events.
+	StintAllocs [][]cluster.Range
 }
 
 // ScoreDLimits are what VerifyScoreD needs of a SCore-D run's
@@ -252,7 +255,7 @@ func verifyExclusive(outs []ScoreDOutcome, lim ScoreDLimits) []Violation {
 			if held[[2]int64{int64(q), t}] {
 				continue // its queue stopped
 			}
-			if last.Released && cutByNode(lim, last.Alloc, t) {
+			if last.Released && k-1 < len(o.StintAllocs) && cutByNode(lim, o.StintAllocs[k-1], t) {
 				continue // requeued by a node failure
 			}
 			if lim.Preempt == policy.PreemptOff {

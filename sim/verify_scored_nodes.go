@@ -39,23 +39,30 @@ func verifyScoreDNodes(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Viol
 		return st
 	}
 	valid := make([][]bool, len(outs)) // stints whose processors are well formed
+	allocOf := func(o *ScoreDOutcome, k int) []cluster.Range {
+		if k < len(o.StintAllocs) {
+			return o.StintAllocs[k]
+		}
+		return nil
+	}
 	for i := range outs {
 		o := &outs[i]
 		valid[i] = make([]bool, len(o.Stints))
 		for k, st := range o.Stints {
+			alloc := allocOf(o, k)
 			held, inside := 0, true
-			for _, r := range st.Alloc {
+			for _, r := range alloc {
 				held += r.Len()
 				inside = inside && r.Lo >= 0 && r.Hi <= procs && r.Lo < r.Hi
 			}
 			if held != o.Procs || !inside {
-				add(o.ID, "stint-alloc", "it ran from %s on processors %s, not %d of the machine's %d", ms(st.FromMs), cluster.FormatRanges(nil, st.Alloc), o.Procs, procs)
+				add(o.ID, "stint-alloc", "it ran from %s on processors %s, not %d of the machine's %d", ms(st.FromMs), cluster.FormatRanges(nil, alloc), o.Procs, procs)
 				continue
 			}
 			valid[i][k] = true
 			goesOn := k > 0 && o.Stints[k-1].ToMs == st.FromMs && !o.Stints[k-1].Released && o.Stints[k-1].Row == st.Row &&
-				slices.Equal(o.Stints[k-1].Alloc, st.Alloc)
-			for _, r := range st.Alloc {
+				slices.Equal(allocOf(o, k-1), alloc)
+			for _, r := range alloc {
 				for n := nt.node(r.Lo); n <= nt.node(r.Hi-1); n++ {
 					// A stint that goes on may go on on a draining node,
 					// not on one that went down (at its start: node events
@@ -79,7 +86,7 @@ func verifyScoreDNodes(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Viol
 		}
 		hit := false
 		if n := len(o.Stints); n > 0 && o.Stints[n-1].ToMs == int64(o.End)*1000 {
-			for _, r := range o.Stints[n-1].Alloc {
+			for _, r := range allocOf(o, n-1) {
 				for x := nt.node(r.Lo); x <= nt.node(max(r.Hi-1, r.Lo)) && x < len(nt.events); x++ {
 					for _, c := range nt.events[x] {
 						hit = hit || c.state == cluster.NodeDown && c.at == o.End
@@ -111,7 +118,7 @@ func verifyScoreDNodes(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Viol
 			lo, hi = 0, mpl
 		}
 		for row := lo; row < hi; row++ {
-			for _, r := range st.Alloc {
+			for _, r := range outs[e.job].StintAllocs[e.item] {
 				for c := r.Lo; c < r.Hi; c++ {
 					x := &owner[row*procs+c]
 					switch {
