@@ -168,6 +168,7 @@ type ScoreD struct {
 	resumed bool                        // restored (RestoreScoreD): Run skips the submitted jobs
 
 	loop       bool          // SetClosedLoop
+	loopC      *closedLoop   // its state, made by Run or restored
 	tps        int64         // the trace's ticks a second (SetTicks): 1, 1000 or 1000000
 	nd         *sdNodes      // node events (SetNodeEvents); nil without
 	savedNodes *sdNodesState // their state in a checkpoint, until SetNodeEvents
@@ -321,11 +322,14 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 		obs = &eventTee{next: obs, ev: e.events}
 	}
 	var loop *closedLoop
+	if e.resumed && e.loop != (e.loopC != nil) {
+		return e.stats, fmt.Errorf("sim: SCore-D engine state: saved with a closed loop %v, resumed with one %v", e.loopC != nil, e.loop)
+	}
 	if e.loop {
-		if e.resumed {
-			return e.stats, fmt.Errorf("sim: a closed loop is not saved in checkpoints")
+		if e.loopC == nil {
+			e.loopC = newClosedLoop()
 		}
-		loop = newClosedLoop()
+		loop = e.loopC
 		obs = &loopTee{next: obs, c: loop}
 	}
 	e.obs = obs
@@ -335,9 +339,14 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 	sampler, _ := obs.(Sampler)
 	var next workload.Job
 	if e.resumed {
-		// The jobs the saved engine had submitted, read again to bring
-		// the source (and its cleaning statistics) to where it was.
-		for range e.stats.Jobs {
+		// The jobs the saved engine had read (submitted, or kept by its
+		// closed loop), read again to bring the source (and its cleaning
+		// statistics) to where it was.
+		read := e.stats.Jobs
+		if loop != nil {
+			read += int64(loop.left())
+		}
+		for range read {
 			if have, err := e.read(src, &next); err != nil || !have {
 				if err == nil {
 					err = fmt.Errorf("sim: resuming: the source ended before the %d jobs the checkpoint had read", e.stats.Jobs)
@@ -513,9 +522,9 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 }
 
 // SetTicks makes the engine read the jobs' times (submission, run and
-// requested time) and write its records' in ticks of 1/perSec s, as
-// Config.Ticks… the time unit of a Batsim workload (--time-unit): 1
-// (seconds, the default), 1000 (ms) or 1000000 (µs). The engine's clock
+// requested time) and write its records' in ticks of 1/perSec s, the time
+// unit of a Batsim workload (--time-unit): 1 (seconds, the default), 1000
+// (ms) or 1000000 (µs). The engine's clock
 // stays in whole milliseconds, with progress in µs: in µs, a submission is
 // taken at the next whole millisecond, as an end already is, and records
 // hold the µs of those milliseconds. The queues' limits (maximum CPU time,
@@ -577,8 +586,8 @@ func (e *ScoreD) dur(d workload.Time) string {
 // job is submitted no earlier than that job's end (its record's End, whole
 // seconds) plus the think time. A job whose preceding job never ends — held
 // by a deactivated queue, or stranded, to the end of the run — is never
-// submitted: it is recorded as rejected, with the reason. Not with
-// checkpoints.
+// submitted: it is recorded as rejected, with the reason. Checkpoints save
+// the loop's state (the jobs waiting for their preceding job, the ends).
 func (e *ScoreD) SetClosedLoop(on bool) { e.loop = on }
 
 // submitLate submits j, a job the closed loop delayed, as the last one

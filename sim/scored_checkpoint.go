@@ -52,7 +52,8 @@ type scoreDState struct {
 	Stats         Stats
 	LastSeq       int64
 	NextCk        workload.Time
-	Nodes         *sdNodesState // node events (SetNodeEvents), nil without
+	Nodes         *sdNodesState    // node events (SetNodeEvents), nil without
+	Loop          *closedLoopState // a closed loop (SetClosedLoop), nil without
 }
 
 type scoreDQueueState struct {
@@ -101,6 +102,9 @@ func (e *ScoreD) Snapshot() (*Snapshot, error) {
 		if s.Nodes, err = e.nd.save(); err != nil {
 			return nil, err
 		}
+	}
+	if e.loopC != nil {
+		s.Loop = e.loopC.state()
 	}
 	for i := range e.queues {
 		q := &e.queues[i]
@@ -209,6 +213,11 @@ func RestoreScoreD(procs int, cfg policy.ScoreD, b []byte) (*ScoreD, error) {
 	e.given, e.taken = u128{s.GivenHi, s.GivenLo}, u128{s.TakenHi, s.TakenLo}
 	e.stats, e.lastSeq, e.nextCk = s.Stats, s.LastSeq, s.NextCk
 	e.savedNodes = s.Nodes // SetNodeEvents takes them over
+	if s.Loop != nil {
+		if e.loopC, err = restoreClosedLoop(s.Loop); err != nil {
+			return nil, bad("%v", err)
+		}
+	}
 	e.resumed = true
 	return e, nil
 }

@@ -37,28 +37,37 @@ func TestScoreDCheckpointChain(t *testing.T) {
 		cfg    func() policy.ScoreD
 		nodes  []cluster.NodeEvent
 		onFail sim.NodeFailAction
+		loop   bool
 	}{
-		{"gang-mpl4", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 4; return c }, nil, 0},
+		{"gang-mpl4", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 4; return c }, nil, 0, false},
 		{"gang-mpl3-switch", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptSuspend)
 			c.MPL, c.QuantumMs, c.SwitchMs = 3, 70, 9
 			return c
-		}, nil, 0},
-		{"exclusive-suspend", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptSuspend) }, nil, 0},
-		{"exclusive-requeue", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptRequeue) }, nil, 0},
+		}, nil, 0, false},
+		{"exclusive-suspend", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptSuspend) }, nil, 0, false},
+		{"exclusive-requeue", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptRequeue) }, nil, 0, false},
 		{"gang-changes-memory", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptCancel)
 			c.MemKB = 1 << 20
 			c.Queues[2].MemPercent = 50
 			c.Changes = []policy.QueueChange{{At: 20000, Queue: 1, State: policy.Deactivated}, {At: 60000, Queue: 1, State: policy.Activated}}
 			return c
-		}, nil, 0},
-		{"gang-mpl3-nodes-kill", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 3; return c }, nodes, sim.NodeFailKill},
+		}, nil, 0, false},
+		{"gang-mpl3-nodes-kill", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 3; return c }, nodes, sim.NodeFailKill, false},
 		{"mixed-nodes-requeue", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptRequeue)
 			c.Queues[1].Mode = policy.Exclusive
 			return c
-		}, nodes, sim.NodeFailRequeue},
+		}, nodes, sim.NodeFailRequeue, false},
+		// A closed loop: the jobs waiting for their preceding job and
+		// the ends it knows are saved too.
+		{"gang-closed-loop", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 3; return c }, nil, 0, true},
+		{"mixed-closed-loop-nodes", func() policy.ScoreD {
+			c := queues(policy.Gang, policy.PreemptRequeue)
+			c.Queues[1].Mode = policy.Exclusive
+			return c
+		}, nodes, sim.NodeFailRequeue, true},
 	}
 	seeds := uint64(simtest.Cases(3, 1))
 	for _, tc := range cases {
@@ -69,6 +78,9 @@ func TestScoreDCheckpointChain(t *testing.T) {
 					jobs[i].Seq = int64(i)
 					jobs[i].Queue = i % 3
 					jobs[i].UsedMemKB = float64(i%5) * 1000
+					if tc.loop && i%4 == 3 {
+						jobs[i].PrecedingJob, jobs[i].ThinkTime = jobs[i-3].ID, 30
+					}
 				}
 				want := &simtest.Recorder{}
 				eng, err := sim.NewScoreD(procs, tc.cfg())
@@ -78,6 +90,7 @@ func TestScoreDCheckpointChain(t *testing.T) {
 				if err := eng.SetNodeEvents(tc.nodes, 1, tc.onFail); err != nil {
 					t.Fatal(err)
 				}
+				eng.SetClosedLoop(tc.loop)
 				wantStats, err := eng.Run(&simtest.Source{Jobs: jobs}, want)
 				if err != nil {
 					t.Fatal(err)
@@ -99,6 +112,7 @@ func TestScoreDCheckpointChain(t *testing.T) {
 					if err := e.SetNodeEvents(tc.nodes, 1, tc.onFail); err != nil {
 						t.Fatal(err)
 					}
+					e.SetClosedLoop(tc.loop)
 					var saved []byte
 					e.SetCheckpoints(3600, func(workload.Time) error {
 						b, err := e.MarshalBinary()
@@ -130,6 +144,9 @@ func TestScoreDCheckpointChain(t *testing.T) {
 				}
 				if demoted == 0 || suspended == 0 || killed == 0 {
 					t.Fatalf("%d demotions, %d suspensions, %d jobs not completed: the test does not exercise SCore-D's rules", demoted, suspended, killed)
+				}
+				if tc.loop && wantStats.LoopDelayed == 0 {
+					t.Fatal("no job delayed by the closed loop: the test does not exercise it")
 				}
 				if tc.nodes != nil && wantStats.NodeKilled+wantStats.Requeued == 0 {
 					t.Fatal("no job hit by a node failure: the test does not exercise node events")
