@@ -11,14 +11,18 @@ import (
 	"testing"
 )
 
-// TestScoreDClosedLoopHPC2N replays HPC2N's first 3170 jobs as user
-// sessions under SCore-D's queues with --closed-loop: each job whose user's
-// previous job had ended (by the log) when it was submitted follows that
-// job (SWF field 17) after the think time the log shows (field 18). In gang
-// and exclusive mode every run passes verify, and every job that follows
-// another is submitted at max(its recorded time, the other's end + the
-// think time), the other's end as jobs.csv records it.
-func TestScoreDClosedLoopHPC2N(t *testing.T) {
+// follow is a job of hpc2nSessions that follows another.
+type follow struct {
+	pred, think, submit int64
+}
+
+// hpc2nSessions writes HPC2N's first 3170 jobs into dir as user sessions:
+// each job whose user's previous job had ended (by the log) when it was
+// submitted follows that job (SWF field 17) after the think time the log
+// shows (field 18). It returns the trace's path and, by job number, the
+// jobs that follow another; it skips the test without the trace.
+func hpc2nSessions(t *testing.T, dir string) (string, map[string]follow) {
+	t.Helper()
 	src := filepath.Join("..", "..", "..", "shared", "traces", "HPC2N-2002-first3170.swf.gz")
 	f, err := os.Open(src)
 	if err != nil {
@@ -31,9 +35,6 @@ func TestScoreDClosedLoopHPC2N(t *testing.T) {
 	}
 	type prev struct{ id, end int64 }
 	last := map[string]prev{}
-	type follow struct {
-		pred, think, submit int64
-	}
 	follows := map[string]follow{}
 	var b strings.Builder
 	sc := bufio.NewScanner(zr)
@@ -63,8 +64,19 @@ func TestScoreDClosedLoopHPC2N(t *testing.T) {
 	if len(follows) < 500 {
 		t.Fatalf("only %d jobs follow another: the sessions are not derived", len(follows))
 	}
+	return writeFile(t, dir, "hpc2n-sessions.swf", b.String()), follows
+}
+
+// TestScoreDClosedLoopHPC2N replays HPC2N's first 3170 jobs as user
+// sessions under SCore-D's queues with --closed-loop: each job whose user's
+// previous job had ended (by the log) when it was submitted follows that
+// job (SWF field 17) after the think time the log shows (field 18). In gang
+// and exclusive mode every run passes verify, and every job that follows
+// another is submitted at max(its recorded time, the other's end + the
+// think time), the other's end as jobs.csv records it.
+func TestScoreDClosedLoopHPC2N(t *testing.T) {
 	dir := t.TempDir()
-	trace := writeFile(t, dir, "hpc2n-sessions.swf", b.String())
+	trace, follows := hpc2nSessions(t, dir)
 	for _, mode := range []string{"gang", "exclusive"} {
 		out := filepath.Join(dir, mode)
 		if code, _, stderr := run(t, "run", "--trace", trace, "--mode", mode, "--closed-loop", "--out", out, "-q", "--plots=false"); code != exitOK {
@@ -167,4 +179,22 @@ func TestScoreDTimeUnitBatsim(t *testing.T) {
 	if code, stdout, _ := run(t, "verify", filepath.Join(dir, "gang-ms")); code != exitError || !strings.Contains(stdout, "outside its submission at 38836 ms") {
 		t.Errorf("verify of a stint before its submission: exit %d:\n%s", code, stdout)
 	}
+}
+
+// TestScoreDCheckpointKillResume: a SCore-D run killed with SIGKILL
+// part-way and resumed writes the files of an uninterrupted run, byte for
+// byte, and passes verify — with node events (gang, HPC2N with a day of
+// 10 % of the nodes down), and with a closed loop (exclusive, HPC2N
+// replayed as user sessions), whose state the checkpoint saves.
+func TestScoreDCheckpointKillResume(t *testing.T) {
+	dir := t.TempDir()
+	trace, _ := hpc2nSessions(t, dir)
+	hpc2n := filepath.Join("..", "..", "..", "shared", "traces", "HPC2N-2002-first3170.swf.gz")
+	t.Run("node events", func(t *testing.T) {
+		killResumeVerify(t, t.TempDir(), 12, "2d", "run", "--trace", hpc2n, "-q", "--mode", "gang",
+			"--node-events", filepath.Join("testdata", "hpc2n-first3170.nodes"), "--node-size", "2", "--on-node-fail", "requeue")
+	})
+	t.Run("closed loop", func(t *testing.T) {
+		killResumeVerify(t, t.TempDir(), 12, "2d", "run", "--trace", trace, "-q", "--mode", "exclusive", "--closed-loop")
+	})
 }
