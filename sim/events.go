@@ -27,7 +27,7 @@ const (
 	EventSuspended
 	// EventPreempted: a running job was stopped for a higher-priority
 	// queue's job and put back in its queue to start over (SCore-D,
-	// preempt requeue).
+	// preempt requeue), or by a node going down (SCore-D, NodeFailRequeue).
 	EventPreempted
 	// EventResumed: a suspended or preempted job started again.
 	EventResumed
