@@ -161,7 +161,7 @@ func (o *runner) externalPolicy() (policy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := external.Config{Command: o.PolicyExec, Timeout: timeout, Context: o.ctx}
+	cfg := external.Config{Command: o.PolicyExec, Timeout: timeout, Context: o.ctx, NodeEvents: o.NodeEvents != ""}
 	if o.PolicyLog != "" && !o.checkOnly {
 		f, err := os.Create(o.PolicyLog)
 		if err != nil {

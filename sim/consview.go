@@ -204,6 +204,7 @@ func (e *Engine) consPass() {
 			e.pol.Schedule(&cs.view, &cs.dec)
 		}
 		e.ended = e.ended[:0]
+		e.nodes.log = e.nodes.log[:0]
 		if e.started {
 			e.removeStarted()
 		}

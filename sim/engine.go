@@ -1423,6 +1423,7 @@ func (e *Engine) pass() {
 	e.startedAt = e.startedAt[:0]
 	e.pol.Schedule(e.view, e)
 	e.ended = e.ended[:0]
+	e.nodes.log = e.nodes.log[:0]
 	if e.started {
 		e.removeStarted()
 	}

@@ -26,6 +26,7 @@ package external
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,6 +69,9 @@ type Config struct {
 	// Context, if not nil, kills the program when it is cancelled: the
 	// run stops with an error wrapping the context's.
 	Context context.Context
+	// NodeEvents says that the run has node events (sim.Config.NodeEvents):
+	// schedsim's hello says so, and a policy may ask for them.
+	NodeEvents bool
 }
 
 // Policy is a policy.Policy whose decisions come from a program. It keeps
@@ -114,6 +118,17 @@ type Policy struct {
 	quietVoid bool
 	wakes     []workload.Time
 
+	// nodeEvents: the program asked for the node events; nev are those
+	// not yet sent, and backDirty reports that the processors the
+	// running jobs give back may have changed since the last pass sent.
+	nodeEvents bool
+	nev        encoder
+	backDirty  bool
+	back       []backChange
+	// epoch is the View's epoch (policy.NodeViewer) when the promises
+	// were made: a later one voids them.
+	epoch uint32
+
 	msg  encoder // the message being sent
 	sub  encoder // the submitted jobs not yet sent
 	ends []ended // the ended jobs not yet sent
@@ -127,6 +142,7 @@ type jobState struct {
 	running bool
 	killed  bool          // it will be killed at its requested time
 	promise workload.Time // the earliest start reserved for it, or Forever
+	back    int           // running: the processors it gives back at its end, as the program was told
 }
 
 var _ policy.Fallible = (*Policy)(nil)
@@ -245,6 +261,9 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 		p.wakes = p.wakes[1:]
 		p.quietVoid = true // a wake-up fell due
 	}
+	if nv, ok := v.(policy.NodeViewer); ok {
+		p.nodeChanges(nv)
+	}
 	for _, x := range v.Ended() {
 		st := p.jobs[x.Seq]
 		p.ends = append(p.ends, ended{id: x.Seq, start: int64(x.Start), end: int64(x.End), procs: x.Procs, killed: st.killed})
@@ -263,8 +282,13 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 	p.quiet.valid, p.quietVoid = false, false
 	p.now = v.Now()
 	p.pass++
-	p.msg.passMsg(p.pass, p.now, free, v.Capacity(), n, v.NumRunning(), p.sub.b, p.ends)
+	if p.backDirty {
+		p.backChanges(v)
+	}
+	p.msg.passMsg(p.pass, p.now, free, v.Capacity(), n, v.NumRunning(), p.sub.b, p.ends, p.nev.b, p.back)
 	p.sub.reset()
+	p.nev.reset()
+	p.back = p.back[:0]
 	p.ends = p.ends[:0]
 	line, err := p.exchange()
 	if err != nil {
@@ -281,6 +305,59 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 		return
 	}
 	p.prevLen = n - started
+}
+
+// nodeChanges takes in what the node events since the previous pass did:
+// the jobs they stopped did not reach their requested time, the
+// promises of an earlier epoch are void, the submissions the last
+// answer's quiet ruled out may now start (processors came back), and the
+// program, if it asked, is told of them with the next pass.
+func (p *Policy) nodeChanges(nv policy.NodeViewer) {
+	if ep := nv.Epoch(); ep != p.epoch {
+		p.epoch = ep
+		for id, st := range p.jobs {
+			if st.promise != workload.Forever {
+				st.promise = workload.Forever
+				p.jobs[id] = st
+			}
+		}
+	}
+	cs := nv.NodeChanges()
+	if len(cs) == 0 {
+		return
+	}
+	p.quietVoid = true
+	for k := range cs {
+		c := &cs[k]
+		for _, id := range c.Stopped {
+			if st, ok := p.jobs[id]; ok {
+				st.killed = false // stopped before its requested time
+				p.jobs[id] = st
+			}
+		}
+		if p.nodeEvents {
+			p.nev.nodeEvent(c)
+			p.backDirty = true
+		}
+	}
+}
+
+// backChanges lists the running jobs whose processors given back to
+// service at their end differ from what the program was told, in id
+// order.
+func (p *Policy) backChanges(v policy.View) {
+	p.backDirty = false
+	nv := v.(policy.NodeViewer)
+	for k := range v.NumRunning() {
+		_, procs := v.Running(k)
+		id := nv.RunningSeq(k)
+		if st, ok := p.jobs[id]; ok && st.back != procs {
+			st.back = procs
+			p.jobs[id] = st
+			p.back = append(p.back, backChange{id: id, procs: procs})
+		}
+	}
+	slices.SortFunc(p.back, func(a, b backChange) int { return cmp.Compare(a.id, b.id) })
 }
 
 // collect adds the jobs that joined the queue since the previous pass to
@@ -378,6 +455,7 @@ func (p *Policy) apply(v policy.View, d policy.Decisions, line []byte) (int, err
 		}
 		d.Start(i)
 		st.running = true
+		st.back = st.procs
 		p.jobs[id] = st
 		if c := p.sizes[st.procs] - 1; c > 0 {
 			p.sizes[st.procs] = c
@@ -569,7 +647,7 @@ func (p *Policy) start(procs int) error {
 	if p.cfg.Context != nil {
 		p.stopCtx = context.AfterFunc(p.cfg.Context, p.kill)
 	}
-	p.msg.helloMsg(procs)
+	p.msg.helloMsg(procs, p.cfg.NodeEvents)
 	line, err := p.exchange()
 	if err != nil {
 		return err
@@ -581,6 +659,7 @@ func (p *Policy) start(procs int) error {
 	p.name = h.Name
 	p.fields, _ = fieldMask(h.Fields)
 	p.msg.rows, p.sub.rows = h.Rows, h.Rows
+	p.nodeEvents = h.NodeEvents
 	return nil
 }
 

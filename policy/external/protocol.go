@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -27,6 +29,9 @@ type hello struct {
 	// Rows asks for the jobs of pass and end messages as arrays of their
 	// values rather than objects (encoder.rows).
 	Rows bool `json:"rows"`
+	// NodeEvents asks for the node events of the run and what they did
+	// to the running jobs (the node_events and back keys of a pass).
+	NodeEvents bool `json:"node_events"`
 }
 
 // jobFields are the attributes of a submitted job a pass message may
@@ -116,6 +121,9 @@ func ParseAnswer(line []byte, a *Answer) error {
 	return nil
 }
 
+// helloKeys are the keys of a policy's hello, as an error lists them.
+const helloKeys = "type, protocol, name, fields, rows and node_events"
+
 // parseHello parses the policy's hello line.
 func parseHello(line []byte, h *hello) error {
 	line = bytes.TrimSpace(line)
@@ -125,6 +133,9 @@ func parseHello(line []byte, h *hello) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(h); err != nil {
+		if k, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return fmt.Errorf("unknown key %s (a hello has %s)", k, helloKeys)
+		}
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -211,14 +222,90 @@ func (e *encoder) key(name string, first bool) {
 	e.b = append(e.b, '"', ':')
 }
 
-// helloMsg writes schedsim's hello.
-func (e *encoder) helloMsg(procs int) {
+// helloMsg writes schedsim's hello; nodeEvents says that the run has node
+// events (a key a run without them does not carry).
+func (e *encoder) helloMsg(procs int, nodeEvents bool) {
 	e.reset()
 	e.raw(`{"type":"hello","protocol":`)
 	e.str(Protocol)
 	e.raw(`,"machine":{"procs":`)
 	e.int(int64(procs))
+	if nodeEvents {
+		e.raw(`,"node_events":true`)
+	}
 	e.raw("}}\n")
+}
+
+// nodeEvent appends a node change to the list of those not yet sent:
+// {"time":T,"state":"down","nodes":[[first,last],…],"reason":R} and, for a
+// DOWN that stopped running jobs, "stopped":[ids] and "requeued".
+func (e *encoder) nodeEvent(c *policy.NodeChange) {
+	if len(e.b) > 0 {
+		e.raw(",")
+	}
+	e.raw(`{"time":`)
+	e.int(int64(c.At))
+	e.raw(`,"state":`)
+	e.str(strings.ToLower(c.State.String()))
+	e.raw(`,"nodes":[`)
+	for k, r := range c.Nodes {
+		if k > 0 {
+			e.raw(",")
+		}
+		e.raw("[")
+		e.int(int64(r.Lo))
+		e.raw(",")
+		e.int(int64(r.Hi - 1))
+		e.raw("]")
+	}
+	e.raw(`],"reason":`)
+	e.str(c.Reason)
+	if c.State == cluster.NodeDown {
+		e.raw(`,"stopped":[`)
+		for k, id := range c.Stopped {
+			if k > 0 {
+				e.raw(",")
+			}
+			e.int(id)
+		}
+		if c.Requeued {
+			e.raw(`],"requeued":true`)
+		} else {
+			e.raw(`],"requeued":false`)
+		}
+	}
+	e.raw("}")
+}
+
+// extras are the keys of a pass message that a policy asked for in its
+// hello, already encoded (each ",\"key\":value"), or empty.
+func (e *encoder) extras(nodeEvents []byte, back []backChange) {
+	if len(nodeEvents) > 0 {
+		e.raw(`,"node_events":[`)
+		e.b = append(e.b, nodeEvents...)
+		e.raw("]")
+	}
+	if len(back) > 0 {
+		e.raw(`,"back":[`)
+		for k, x := range back {
+			if k > 0 {
+				e.raw(",")
+			}
+			e.raw("[")
+			e.int(x.id)
+			e.raw(",")
+			e.int(int64(x.procs))
+			e.raw("]")
+		}
+		e.raw("]")
+	}
+}
+
+// backChange is a running job whose processors given back to service at
+// its end changed (its nodes drain, or resume).
+type backChange struct {
+	id    int64
+	procs int
 }
 
 // job writes a submitted job, with the fields of mask.
@@ -255,7 +342,7 @@ type ended struct {
 }
 
 // passMsg writes a pass message.
-func (e *encoder) passMsg(pass int64, now workload.Time, free, capacity, queued, running int, subBuf []byte, end []ended) {
+func (e *encoder) passMsg(pass int64, now workload.Time, free, capacity, queued, running int, subBuf []byte, end []ended, nodeEvents []byte, back []backChange) {
 	e.reset()
 	e.raw(`{"type":"pass","pass":`)
 	e.int(pass)
@@ -274,6 +361,7 @@ func (e *encoder) passMsg(pass int64, now workload.Time, free, capacity, queued,
 	e.b = append(e.b, subBuf...)
 	e.raw("]")
 	e.endedList(end)
+	e.extras(nodeEvents, back)
 	e.raw("}\n")
 }
 

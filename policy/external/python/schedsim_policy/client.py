@@ -35,7 +35,7 @@ class Job:
     schedsim did not send (see Policy.fields) read -1 (requested: 0).
     """
 
-    __slots__ = ("id",) + JOB_FIELDS + ("start", "pred_end")
+    __slots__ = ("id",) + JOB_FIELDS + ("start", "pred_end", "back")
 
     def __init__(self, id, job=-1, submit=-1, procs=None, requested=0, user=-1, group=-1, queue=-1, partition=-1):
         if procs is None:
@@ -50,6 +50,9 @@ class Job:
         self.queue = queue
         self.partition = partition
         self.start = self.pred_end = None
+        # back: the processors it gives back to service when it ends,
+        # once it runs (fewer than procs while some of its nodes drain).
+        self.back = procs
 
     def __repr__(self):
         return "Job(id=%d, procs=%d, requested=%d, submit=%d)" % (
@@ -65,9 +68,11 @@ class Policy:
                 goes down as the pass starts jobs)
       queue     the waiting jobs, in queue (submission) order
       running   the running jobs, id -> Job
-      ends      the running jobs as (pred_end, id, procs), sorted: the
+      ends      the running jobs as (pred_end, id, back), sorted: the
                 order in which they are predicted to end
       pass_no   the number of the current pass
+      node_events  true when the run has node events (the machine's
+                capacity changes; see on_node_event)
     """
 
     name = "policy"
@@ -82,6 +87,10 @@ class Policy:
     # one the policy reads. False keeps them objects, as in the README's
     # examples of messages.
     rows = True
+    # ask_node_events, if true (the default), asks schedsim for the node
+    # events of a run that has them: on_node_event is then called for
+    # each, and the running jobs' back follows the draining nodes.
+    ask_node_events = True
 
     def __init__(self):
         self.now = 0
@@ -92,6 +101,7 @@ class Policy:
         self.running = {}
         self.ends = []
         self.pass_no = 0
+        self.node_events = False
         self._started = []  # the jobs started at this pass, in order
         self._reserve = []
         self._wake = None
@@ -106,7 +116,15 @@ class Policy:
         """Called for each job submitted, once it is in the queue."""
 
     def on_end(self, job, killed):
-        """Called for each job that ended (killed: at its requested time)."""
+        """Called for each job that ended (killed: at its requested time).
+        A job a node failure stopped ends with killed false; requeued, it
+        is then submitted again (on_submit, same id)."""
+
+    def on_node_event(self, event):
+        """Called for each node event, before the ends of the pass: a dict
+        with time, state ("down", "drain", "resume"), nodes ([first, last]
+        ranges), reason and, for "down", stopped (the ids of the running
+        jobs it stopped, which end in this pass) and requeued."""
 
     def on_pass(self):
         """Decide: call start, reserve and wake_at. The default starts nothing."""
@@ -172,8 +190,21 @@ class Policy:
         if job is None:
             raise ProtocolError("job %d ended but was not running" % id)
         ends = self.ends
-        del ends[bisect_left(ends, (job.pred_end, job.id, job.procs))]
+        del ends[bisect_left(ends, (job.pred_end, job.id, job.back))]
         self.on_end(job, killed)
+
+    def _nodes(self, msg):
+        """Take in a pass's node events and the running jobs' new back."""
+        for ev in msg.get("node_events", ()):
+            self.on_node_event(ev)
+        ends = self.ends
+        for id, procs in msg.get("back", ()):
+            job = self.running.get(id)
+            if job is None:
+                raise ProtocolError("back: job %d is not running" % id)
+            del ends[bisect_left(ends, (job.pred_end, job.id, job.back))]
+            job.back = procs
+            insort(ends, (job.pred_end, job.id, procs))
 
     def _all_ended(self, ended):
         """The jobs of a message's ended list end: rows [id, start, end,
@@ -194,7 +225,9 @@ class Policy:
         if kind == "hello":
             if msg.get("protocol") != PROTOCOL:
                 raise ProtocolError("schedsim speaks %r, this client %r" % (msg.get("protocol"), PROTOCOL))
-            self.procs = self.capacity = self.free = msg["machine"]["procs"]
+            machine = msg["machine"]
+            self.procs = self.capacity = self.free = machine["procs"]
+            self.node_events = machine.get("node_events", False)
             self.on_begin(self.procs)
             hello = {"type": "hello", "protocol": PROTOCOL, "name": self.name}
             if self.fields is not None:
@@ -207,6 +240,8 @@ class Policy:
                 hello["fields"] = [f for f in JOB_FIELDS if f in fields]
             if self.rows:
                 hello["rows"] = True
+            if self.node_events and self.ask_node_events:
+                hello["node_events"] = True
             return json.dumps(hello, separators=(",", ":")) + "\n"
         if kind == "end":
             self.now = msg["time"]
@@ -225,6 +260,8 @@ class Policy:
         self.pass_no = msg["pass"]
         self.now = msg["time"]
         ended, submitted = msg["ended"], msg["submitted"]
+        if self.node_events and len(msg) > 9:
+            self._nodes(msg)
         if ended:
             self._all_ended(ended)
         if submitted:

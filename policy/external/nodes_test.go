@@ -1,0 +1,112 @@
+package external_test
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy/external"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// sentMessages returns the messages schedsim sent in a policy log, the
+// "> " taken off.
+func sentMessages(log string) []string {
+	var sent []string
+	for _, l := range strings.Split(log, "\n") {
+		if m, ok := strings.CutPrefix(l, "> "); ok {
+			sent = append(sent, m)
+		}
+	}
+	return sent
+}
+
+// TestNodeEventMessages: on a run with node events, schedsim's hello says
+// so; a policy that asks (node_events in its hello) gets the events with
+// the jobs a DOWN stopped, and the running jobs whose processors given
+// back change as their nodes drain and resume; one that does not ask gets
+// the messages of a run without them (the capacity changes, a stopped job
+// ends, not killed, and a requeued one is submitted again).
+func TestNodeEventMessages(t *testing.T) {
+	// 4 nodes of 1 processor. Job 0 runs on processors 0-1, job 1 on 2-3;
+	// node 0 goes down at 50, node 3 drains at 60, both resume at 80.
+	jobs := []workload.Job{
+		{Seq: 0, ID: 1, Submit: 0, Procs: 2, Run: 100, Estimate: 100},
+		{Seq: 1, ID: 2, Submit: 0, Procs: 2, Run: 100, Estimate: 200},
+		{Seq: 2, ID: 3, Submit: 10, Procs: 1, Run: 10, Estimate: 20},
+		{Seq: 3, ID: 4, Submit: 70, Procs: 1, Run: 5, Estimate: 5},
+		{Seq: 4, ID: 5, Submit: 75, Procs: 4, Run: 5, Estimate: 5},
+	}
+	events := []cluster.NodeEvent{
+		{At: 50, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 0, Hi: 1}}, Reason: "fan"},
+		{At: 60, State: cluster.NodeDrain, Nodes: []cluster.Range{{Lo: 3, Hi: 4}}},
+		{At: 80, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 0, Hi: 1}, {Lo: 3, Hi: 4}}},
+	}
+	const hello = `{"type":"hello","protocol":"schedsim-policy/1","machine":{"procs":4,"node_events":true}}`
+	tests := []struct {
+		name, hello string
+		action      sim.NodeFailAction
+		answers     []string
+		want        []string
+	}{
+		{"asked/kill", `{"type":"hello","protocol":"schedsim-policy/1","fields":["procs"],"node_events":true}`, sim.NodeFailKill,
+			[]string{`{"start":[0,1]}`, `{"start":[2]}`, `{"start":[3]}`, `{"start":[4]}`}, []string{
+				hello,
+				`{"type":"pass","pass":1,"time":0,"free":4,"capacity":4,"queued":2,"running":0,"submitted":[{"id":0,"procs":2},{"id":1,"procs":2}],"ended":[]}`,
+				`{"type":"pass","pass":2,"time":50,"free":1,"capacity":3,"queued":1,"running":1,"submitted":[{"id":2,"procs":1}],"ended":[{"id":0,"start":0,"end":50,"procs":2,"killed":false}],"node_events":[{"time":50,"state":"down","nodes":[[0,0]],"reason":"fan","stopped":[0],"requeued":false}]}`,
+				`{"type":"pass","pass":3,"time":70,"free":1,"capacity":2,"queued":1,"running":1,"submitted":[{"id":3,"procs":1}],"ended":[{"id":2,"start":50,"end":60,"procs":1,"killed":false}],"node_events":[{"time":60,"state":"drain","nodes":[[3,3]],"reason":""}],"back":[[1,1]]}`,
+				`{"type":"pass","pass":4,"time":100,"free":4,"capacity":4,"queued":1,"running":0,"submitted":[{"id":4,"procs":4}],"ended":[{"id":3,"start":70,"end":75,"procs":1,"killed":false},{"id":1,"start":0,"end":100,"procs":2,"killed":false}],"node_events":[{"time":80,"state":"resume","nodes":[[0,0],[3,3]],"reason":""}]}`,
+				`{"type":"end","time":105,"passes":4,"ended":[{"id":4,"start":100,"end":105,"procs":4,"killed":false}]}`,
+			}},
+		{"asked/requeue", `{"type":"hello","protocol":"schedsim-policy/1","fields":["procs"],"rows":true,"node_events":true}`, sim.NodeFailRequeue,
+			[]string{`{"start":[0,1]}`, `{"start":[2]}`, `{"start":[3]}`, `{"start":[0]}`, `{"start":[4]}`}, []string{
+				hello,
+				`{"type":"pass","pass":1,"time":0,"free":4,"capacity":4,"queued":2,"running":0,"submitted":[[0,2],[1,2]],"ended":[]}`,
+				`{"type":"pass","pass":2,"time":50,"free":1,"capacity":3,"queued":2,"running":1,"submitted":[[2,1],[0,2]],"ended":[[0,0,50,2,false]],"node_events":[{"time":50,"state":"down","nodes":[[0,0]],"reason":"fan","stopped":[0],"requeued":true}]}`,
+				`{"type":"pass","pass":3,"time":70,"free":1,"capacity":2,"queued":2,"running":1,"submitted":[[3,1]],"ended":[[2,50,60,1,false]],"node_events":[{"time":60,"state":"drain","nodes":[[3,3]],"reason":""}],"back":[[1,1]]}`,
+				`{"type":"pass","pass":4,"time":80,"free":2,"capacity":4,"queued":2,"running":1,"submitted":[[4,4]],"ended":[[3,70,75,1,false]],"node_events":[{"time":80,"state":"resume","nodes":[[0,0],[3,3]],"reason":""}],"back":[[1,2]]}`,
+				`{"type":"pass","pass":5,"time":180,"free":4,"capacity":4,"queued":1,"running":0,"submitted":[],"ended":[[1,0,100,2,false],[0,80,180,2,false]]}`,
+				`{"type":"end","time":185,"passes":5,"ended":[[4,180,185,4,false]]}`,
+			}},
+		{"not asked/requeue", `{"type":"hello","protocol":"schedsim-policy/1","fields":["procs"]}`, sim.NodeFailRequeue,
+			[]string{`{"start":[0,1]}`, `{"start":[2]}`, `{"start":[3]}`, `{"start":[0]}`, `{"start":[4]}`}, []string{
+				hello,
+				`{"type":"pass","pass":1,"time":0,"free":4,"capacity":4,"queued":2,"running":0,"submitted":[{"id":0,"procs":2},{"id":1,"procs":2}],"ended":[]}`,
+				`{"type":"pass","pass":2,"time":50,"free":1,"capacity":3,"queued":2,"running":1,"submitted":[{"id":2,"procs":1},{"id":0,"procs":2}],"ended":[{"id":0,"start":0,"end":50,"procs":2,"killed":false}]}`,
+				`{"type":"pass","pass":3,"time":70,"free":1,"capacity":2,"queued":2,"running":1,"submitted":[{"id":3,"procs":1}],"ended":[{"id":2,"start":50,"end":60,"procs":1,"killed":false}]}`,
+				`{"type":"pass","pass":4,"time":80,"free":2,"capacity":4,"queued":2,"running":1,"submitted":[{"id":4,"procs":4}],"ended":[{"id":3,"start":70,"end":75,"procs":1,"killed":false}]}`,
+				`{"type":"pass","pass":5,"time":180,"free":4,"capacity":4,"queued":1,"running":0,"submitted":[],"ended":[{"id":1,"start":0,"end":100,"procs":2,"killed":false},{"id":0,"start":80,"end":180,"procs":2,"killed":false}]}`,
+				`{"type":"end","time":185,"passes":5,"ended":[{"id":4,"start":180,"end":185,"procs":4,"killed":false}]}`,
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var log bytes.Buffer
+			cmd := `read l; echo '` + tt.hello + `'`
+			for _, a := range tt.answers {
+				cmd += `; read l; echo '` + a + `'`
+			}
+			cmd += `; cat >/dev/null`
+			p, err := external.New(external.Config{Command: cmd, Log: &log, NodeEvents: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			eng, err := sim.New(sim.Config{Procs: 4, Policy: p, NodeEvents: events, OnNodeFail: tt.action})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := eng.Run(&simtest.Source{Jobs: jobs}, &sim.Collector{}); err != nil {
+				t.Fatalf("%v\n%s", err, log.String())
+			}
+			p.Close()
+			if got := sentMessages(log.String()); !slices.Equal(got, tt.want) {
+				t.Errorf("sent\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
