@@ -125,6 +125,10 @@ type Policy struct {
 	nev        encoder
 	backDirty  bool
 	back       []backChange
+	// view is the View of the last pass, and nv the same as a
+	// policy.NodeViewer (nil if it is not one).
+	view policy.View
+	nv   policy.NodeViewer
 	// epoch is the View's epoch (policy.NodeViewer) when the promises
 	// were made: a later one voids them.
 	epoch uint32
@@ -261,8 +265,12 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 		p.wakes = p.wakes[1:]
 		p.quietVoid = true // a wake-up fell due
 	}
-	if nv, ok := v.(policy.NodeViewer); ok {
-		p.nodeChanges(nv)
+	if v != p.view {
+		p.view = v
+		p.nv, _ = v.(policy.NodeViewer)
+	}
+	if p.nv != nil {
+		p.nodeChanges(p.nv)
 	}
 	for _, x := range v.Ended() {
 		st := p.jobs[x.Seq]
@@ -347,7 +355,7 @@ func (p *Policy) nodeChanges(nv policy.NodeViewer) {
 // order.
 func (p *Policy) backChanges(v policy.View) {
 	p.backDirty = false
-	nv := v.(policy.NodeViewer)
+	nv := p.nv
 	for k := range v.NumRunning() {
 		_, procs := v.Running(k)
 		id := nv.RunningSeq(k)
