@@ -72,7 +72,6 @@ var Combinations = []Combination{
 	{FeatureExternal, FeatureSJBF, "the external program is the policy: --sjbf sets a built-in one's backfill order", true},
 	{FeatureExternal, FeatureEstimates, "the external program is the scheduler and makes its own predictions from the requested times and the ends it is told of", true},
 	{FeatureExternal, FeatureActivation, "activation filters decide inside HPC Pack's scheduler, which the external program replaces", true},
-	{FeatureExternal, FeatureNodes, "protocol schedsim-policy/1 describes the machine as a pool of processors: where a job fits on nodes is not in it", false},
 	{FeatureExternal, FeatureGrow, "protocol schedsim-policy/1 starts a job on the processors it asks for; growing running jobs is not in it", false},
 	{FeatureExternal, FeatureCheckpoint, "the policy program is one process that has been told every event since the run began, and its decisions come from what it keeps in its own memory, which schedsim can neither save nor give back (protocol schedsim-policy/1 has no message for it); a filter program, run anew for each call with the job file, has no such state", true},
 	{FeatureClosedLoop, FeatureScoreD, "SCore-D's engine submits every job at its recorded time", false},

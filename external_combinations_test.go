@@ -113,3 +113,46 @@ func TestExternalNodeEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestExternalNodes: the Python FCFS and EASY examples schedule HPC2N on a
+// cluster of nodes, asking schedsim's node selector where a job fits (the
+// protocol's ask) and learning where each started job went and what it
+// holds (placed): whole nodes (linear), and cores within two groups of
+// nodes (cons_res) with node events. verify finds every result clean, and
+// each is the built-in policy's, byte for byte in jobs.csv.
+func TestExternalNodes(t *testing.T) {
+	trace := sharedTrace(t, "HPC2N-2002-first3170.swf.gz")
+	tests := []struct {
+		name, config, events string
+	}{
+		{"linear", "testdata/external/hpc2n-linear.toml", ""},
+		{"cons_res+events", "testdata/external/hpc2n-consres.toml", "testdata/external/hpc2n-consres-events.nodes"},
+	}
+	for _, tt := range tests {
+		for _, pol := range []string{"fcfs", "easy"} {
+			t.Run(tt.name+"/"+pol, func(t *testing.T) {
+				dir := t.TempDir()
+				sc := Default()
+				sc.Trace, sc.Config, sc.NodeEvents = trace, tt.config, tt.events
+				builtin := sc
+				builtin.Backfill, builtin.Lookahead = map[string]string{"fcfs": "off", "easy": "easy"}[pol], "all"
+				want := runVerified(t, builtin, dir, "builtin")
+				ext := sc
+				ext.PolicyExec, ext.PolicyLog = pythonExample(t, pol), filepath.Join(dir, "policy.log")
+				got := runVerified(t, ext, dir, "external")
+				if !bytes.Equal(got, want) {
+					t.Errorf("jobs.csv of the Python %s differs from the built-in policy's", pol)
+				}
+				log, err := os.ReadFile(ext.PolicyLog)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range []string{`"groups":[{"name":`, `"placed":true`, `{"type":"fits","pass":1,`} {
+					if !strings.Contains(string(log), w) {
+						t.Errorf("the policy log lacks %s", w)
+					}
+				}
+			})
+		}
+	}
+}

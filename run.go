@@ -409,7 +409,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	var al cluster.Allocator
 	var preempt *sim.Preemption
 	if spec != nil {
-		if tier := partitionTiers(spec); tier != nil {
+		if tier := partitionTiers(spec); tier != nil && o.ext == nil {
 			// Slurm evaluates the jobs of higher PriorityTier
 			// partitions first, under sched/backfill and sched/builtin
 			// (FIFO in priority order) alike: every policy that runs on
@@ -418,6 +418,12 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 		if al, err = o.allocator(spec, pol); err != nil {
 			return nil, err
+		}
+		if o.ext != nil {
+			// The program orders its own queue (by the partitions'
+			// tiers, if it wants: the hello lists them) and is told of
+			// the nodes.
+			o.ext.SetCluster(spec)
 		}
 		procs = spec.Cores()
 		if pol, preempt, err = o.preemption(spec, pol); err != nil {

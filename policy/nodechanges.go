@@ -39,4 +39,20 @@ type NodeViewer interface {
 	// before them (a node event, a job released from its hold before
 	// others): a promise made in an earlier epoch binds no more.
 	Epoch() uint32
+	// Promises reports whether the engine holds a policy to its
+	// reservations (see Decisions.Reserve): not on a cluster of nodes,
+	// where processor counts do not say where a job will fit, nor under
+	// limits or an Estimator with reservations and start windows.
+	Promises() bool
+}
+
+// PlacementViewer is an optional interface of a View on a cluster of nodes
+// (sim.Config.Allocator): where the node selector placed a job a policy
+// started.
+type PlacementViewer interface {
+	// Placed returns the processors that queued job i, started in this
+	// pass, holds (more than it asked for when whole nodes are
+	// allocated), and appends the nodes it runs on, as sorted half-open
+	// ranges, to dst.
+	Placed(i int, dst []cluster.Range) (held int, nodes []cluster.Range)
 }

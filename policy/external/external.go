@@ -39,6 +39,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -125,10 +126,21 @@ type Policy struct {
 	nev        encoder
 	backDirty  bool
 	back       []backChange
-	// view is the View of the last pass, and nv the same as a
-	// policy.NodeViewer (nil if it is not one).
+	// view is the View of the last pass, nv, fit and pv the same as a
+	// policy.NodeViewer, Fitter and PlacementViewer (nil if it is not
+	// one).
 	view policy.View
 	nv   policy.NodeViewer
+	fit  policy.Fitter
+	pv   policy.PlacementViewer
+	// spec is the cluster of nodes the run is on (SetCluster), or nil;
+	// placed: the program asked for the placements, and plc are those
+	// not yet sent.
+	spec   *cluster.Spec
+	placed bool
+	plc    encoder
+	where  []cluster.Range // scratch
+	fits   []int64         // scratch
 	// epoch is the View's epoch (policy.NodeViewer) when the promises
 	// were made: a later one voids them.
 	epoch uint32
@@ -268,6 +280,8 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 	if v != p.view {
 		p.view = v
 		p.nv, _ = v.(policy.NodeViewer)
+		p.fit, _ = v.(policy.Fitter)
+		p.pv, _ = v.(policy.PlacementViewer)
 	}
 	if p.nv != nil {
 		p.nodeChanges(p.nv)
@@ -293,27 +307,74 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 	if p.backDirty {
 		p.backChanges(v)
 	}
-	p.msg.passMsg(p.pass, p.now, free, v.Capacity(), n, v.NumRunning(), p.sub.b, p.ends, p.nev.b, p.back)
+	p.msg.passMsg(p.pass, p.now, free, v.Capacity(), n, v.NumRunning(), p.sub.b, p.ends, p.nev.b, p.back, p.plc.b)
 	p.sub.reset()
 	p.nev.reset()
+	p.plc.reset()
 	p.back = p.back[:0]
 	p.ends = p.ends[:0]
-	line, err := p.exchange()
-	if err != nil {
-		p.fail(err)
-		return
-	}
-	if err := ParseAnswer(line, &p.ans); err != nil {
-		p.fail(p.errorf(line, "%v", err))
-		return
-	}
-	started, err := p.apply(v, d, line)
-	if err != nil {
-		p.fail(err)
-		return
+	started := 0
+	for {
+		line, err := p.exchange()
+		if err != nil {
+			p.fail(err)
+			return
+		}
+		if err := ParseAnswer(line, &p.ans); err != nil {
+			p.fail(p.errorf(line, "%v", err))
+			return
+		}
+		k, err := p.apply(v, d, line)
+		started += k
+		if err != nil {
+			p.fail(err)
+			return
+		}
+		if p.ans.Ask == nil {
+			break
+		}
+		// Not the pass's last answer: say which of the jobs asked
+		// about fit now, and read on.
+		if err := p.answerAsk(v, line); err != nil {
+			p.fail(err)
+			return
+		}
 	}
 	p.prevLen = n - started
 }
+
+// answerAsk writes, into p.msg, the fits message that answers the ask of
+// the answer just applied.
+func (p *Policy) answerAsk(v policy.View, line []byte) error {
+	p.fits = p.fits[:0]
+	free := v.Free()
+	for _, id := range p.ans.Ask {
+		st, ok := p.jobs[id]
+		if !ok || st.running {
+			return p.errorf(line, "ask: job %d is not queued", id)
+		}
+		if st.procs > free {
+			continue
+		}
+		if p.fit != nil {
+			i := p.indexOf(v, id)
+			if i < 0 {
+				return p.errorf(line, "ask: job %d is not in the queue", id)
+			}
+			if !p.fit.Fits(i) {
+				continue
+			}
+		}
+		p.fits = append(p.fits, id)
+	}
+	p.msg.fitsMsg(p.pass, free, p.fits, p.plc.b)
+	p.plc.reset()
+	return nil
+}
+
+// SetCluster tells the policy the cluster of nodes the run is on, before
+// the run: schedsim's hello then describes its nodes and partitions.
+func (p *Policy) SetCluster(s *cluster.Spec) { p.spec = s }
 
 // nodeChanges takes in what the node events since the previous pass did:
 // the jobs they stopped did not reach their requested time, the
@@ -454,16 +515,27 @@ func (p *Policy) apply(v policy.View, d policy.Decisions, line []byte) (int, err
 		if free := v.Free(); st.procs > free {
 			return started, p.errorf(line, "start: job %d needs %d processors, %d are free", id, st.procs, free)
 		}
-		if p.now > st.promise {
+		if p.now > st.promise && (p.nv == nil || p.nv.Promises()) {
 			return started, p.errorf(line, "start: job %d starts after the time reserved for it, %d", id, st.promise)
 		}
 		i := p.indexOf(v, id)
 		if i < 0 {
 			return started, p.errorf(line, "start: job %d is not in the queue", id)
 		}
+		if p.fit != nil && !p.fit.Fits(i) {
+			return started, p.errorf(line, "start: job %d (%d processors) does not fit the nodes now (%d processors are free, but not on nodes it may use: ask schedsim with \"ask\")", id, st.procs, v.Free())
+		}
 		d.Start(i)
 		st.running = true
 		st.back = st.procs
+		if p.pv != nil {
+			var held int
+			held, p.where = p.pv.Placed(i, p.where[:0])
+			st.back = held
+			if p.placed {
+				p.plc.placement(id, held, p.where)
+			}
+		}
 		p.jobs[id] = st
 		if c := p.sizes[st.procs] - 1; c > 0 {
 			p.sizes[st.procs] = c
@@ -655,7 +727,7 @@ func (p *Policy) start(procs int) error {
 	if p.cfg.Context != nil {
 		p.stopCtx = context.AfterFunc(p.cfg.Context, p.kill)
 	}
-	p.msg.helloMsg(procs, p.cfg.NodeEvents)
+	p.msg.helloMsg(procs, p.cfg.NodeEvents, p.spec)
 	line, err := p.exchange()
 	if err != nil {
 		return err
@@ -668,6 +740,7 @@ func (p *Policy) start(procs int) error {
 	p.fields, _ = fieldMask(h.Fields)
 	p.msg.rows, p.sub.rows = h.Rows, h.Rows
 	p.nodeEvents = h.NodeEvents
+	p.placed = h.Placed
 	return nil
 }
 

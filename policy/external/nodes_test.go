@@ -110,3 +110,93 @@ func TestNodeEventMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestClusterMessages: on a cluster of nodes schedsim's hello describes
+// the nodes and partitions; an answer with ask is followed by a fits
+// message (which of the jobs asked about fit now, each on its own, once
+// the answer's starts are applied) and another answer; a policy that
+// asked for placed learns where each started job went and what it holds;
+// a start that does not fit the nodes, though enough processors are free,
+// is refused with its reason.
+func TestClusterMessages(t *testing.T) {
+	// Node 0 (group a, partition pa) and node 1 (group b, partition pb),
+	// 2 cores each, whole nodes allocated.
+	spec := &cluster.Spec{Select: cluster.SelectLinear,
+		Groups: []cluster.NodeGroup{{Name: "a", Count: 1, Cores: 2}, {Name: "b", Count: 1, Cores: 2}},
+		Partitions: []cluster.Partition{
+			{Name: "pa", Groups: []string{"a"}, MaxTime: 1000, Default: true},
+			{Name: "pb", Groups: []string{"b"}},
+		}}
+	jobs := []workload.Job{
+		{Seq: 0, ID: 1, Submit: 0, Procs: 2, Run: 100, Estimate: 100, Partition: 1},
+		{Seq: 1, ID: 2, Submit: 0, Procs: 2, Run: 100, Estimate: 100, Partition: 1},
+		{Seq: 2, ID: 3, Submit: 0, Procs: 1, Run: 50, Estimate: 60, Partition: 2},
+	}
+	const hello = `{"type":"hello","protocol":"schedsim-policy/1","machine":{"procs":4,"select":"linear","groups":[{"name":"a","first":0,"count":1,"cores":2,"memory_mb":0},{"name":"b","first":1,"count":1,"cores":2,"memory_mb":0}],"partitions":[{"name":"pa","swf":1,"groups":["a"],"max_time":1000,"default_time":0,"priority_tier":0,"default":true},{"name":"pb","swf":2,"groups":["b"],"max_time":0,"default_time":0,"priority_tier":0,"default":false}]}}`
+	tests := []struct {
+		name, hello string
+		answers     []string
+		want        []string
+		err         string
+	}{
+		{"placed", `{"type":"hello","protocol":"schedsim-policy/1","fields":["procs"],"placed":true}`,
+			[]string{`{"ask":[0,1,2]}`, `{"start":[0],"ask":[1,2]}`, `{"start":[2]}`, `{}`, `{"start":[1]}`}, []string{
+				hello,
+				`{"type":"pass","pass":1,"time":0,"free":4,"capacity":4,"queued":3,"running":0,"submitted":[{"id":0,"procs":2},{"id":1,"procs":2},{"id":2,"procs":1}],"ended":[]}`,
+				`{"type":"fits","pass":1,"free":4,"fits":[0,1,2]}`,
+				`{"type":"fits","pass":1,"free":2,"fits":[2],"placed":[[0,2,[[0,0]]]]}`,
+				`{"type":"pass","pass":2,"time":50,"free":2,"capacity":4,"queued":1,"running":1,"submitted":[],"ended":[{"id":2,"start":0,"end":50,"procs":1,"killed":false}],"placed":[[2,2,[[1,1]]]]}`,
+				`{"type":"pass","pass":3,"time":100,"free":4,"capacity":4,"queued":1,"running":0,"submitted":[],"ended":[{"id":0,"start":0,"end":100,"procs":2,"killed":false}]}`,
+				`{"type":"end","time":200,"passes":3,"ended":[{"id":1,"start":100,"end":200,"procs":2,"killed":false}]}`,
+			}, ""},
+		{"not placed", `{"type":"hello","protocol":"schedsim-policy/1","fields":["procs"]}`,
+			[]string{`{"start":[0],"ask":[1,2]}`, `{"start":[2]}`, `{}`, `{"start":[1]}`}, []string{
+				hello,
+				`{"type":"pass","pass":1,"time":0,"free":4,"capacity":4,"queued":3,"running":0,"submitted":[{"id":0,"procs":2},{"id":1,"procs":2},{"id":2,"procs":1}],"ended":[]}`,
+				`{"type":"fits","pass":1,"free":2,"fits":[2]}`,
+				`{"type":"pass","pass":2,"time":50,"free":2,"capacity":4,"queued":1,"running":1,"submitted":[],"ended":[{"id":2,"start":0,"end":50,"procs":1,"killed":false}]}`,
+				`{"type":"pass","pass":3,"time":100,"free":4,"capacity":4,"queued":1,"running":0,"submitted":[],"ended":[{"id":0,"start":0,"end":100,"procs":2,"killed":false}]}`,
+				`{"type":"end","time":200,"passes":3,"ended":[{"id":1,"start":100,"end":200,"procs":2,"killed":false}]}`,
+			}, ""},
+		{"no fit", `{"type":"hello","protocol":"schedsim-policy/1"}`,
+			[]string{`{"start":[0,1]}`}, nil,
+			`external policy: pass 1 at time 0: start: job 1 (2 processors) does not fit the nodes now (2 processors are free, but not on nodes it may use: ask schedsim with "ask"); line: {"start":[0,1]}`},
+		{"ask unknown", `{"type":"hello","protocol":"schedsim-policy/1"}`,
+			[]string{`{"ask":[7]}`}, nil,
+			`external policy: pass 1 at time 0: ask: job 7 is not queued; line: {"ask":[7]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var log bytes.Buffer
+			cmd := `read l; echo '` + tt.hello + `'`
+			for _, a := range tt.answers {
+				cmd += `; read l; echo '` + a + `'`
+			}
+			cmd += `; cat >/dev/null`
+			p, err := external.New(external.Config{Command: cmd, Log: &log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			p.SetCluster(spec)
+			eng, err := sim.New(sim.Config{Policy: p, Allocator: cluster.NewLinear(spec)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = eng.Run(&simtest.Source{Jobs: jobs}, &sim.Collector{})
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("error %v\nwant %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v\n%s", err, log.String())
+			}
+			p.Close()
+			if got := sentMessages(log.String()); !slices.Equal(got, tt.want) {
+				t.Errorf("sent\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

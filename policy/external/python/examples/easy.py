@@ -10,7 +10,9 @@ fits now starts if it has a requested time and either ends by the shadow
 time or uses no more than the extra processors (which it then consumes).
 The same schedule as schedsim's --backfill easy --lookahead all, and as
 pyss's EASY scheduler. (A head that waits for a job without a requested
-time has no shadow time: then nothing is backfilled.)
+time has no shadow time: then nothing is backfilled.) On a cluster of
+nodes a job starts only where schedsim's node selector says it fits, as
+schedsim's EASY does there.
 
     schedsim run --policy-exec 'python3 policy/external/python/examples/easy.py'
 """
@@ -48,8 +50,9 @@ class EASY(Policy):
 
     def on_pass(self):
         queue = self.queue
+        cluster = self.cluster is not None
         n, i = len(queue), 0
-        while i < n and queue[i].procs <= self.free:
+        while i < n and queue[i].procs <= self.free and (not cluster or self.fits(queue[i])):
             self.start(queue[i])
             i += 1
         if i == n:
@@ -67,9 +70,24 @@ class EASY(Policy):
             if now + job.requested > shadow:
                 if job.procs > extra:
                     continue  # it would delay the head
+                if cluster:
+                    # On nodes: if it fits, it takes what it holds
+                    # (whole nodes may hold more than it asks for).
+                    if not self.fits(job):
+                        continue
+                    self.start(job)
+                    extra = max(extra - (free - self.free), 0)
+                    free = self.free
+                    if not free:
+                        break
+                    continue
                 extra -= job.procs
+            elif cluster and not self.fits(job):
+                continue
             self.start(job)
             free -= job.procs
+            if cluster:
+                free = self.free
             if not free:
                 break
         # Until something ends, a job submitted later starts only on these

@@ -2,7 +2,8 @@
 """First come, first served, as an external schedsim policy.
 
 At every pass, start jobs from the head of the queue while the head fits
-the free processors; a job never overtakes another. The same schedule as
+the free processors (on a cluster of nodes: when schedsim's node selector
+says it fits); a job never overtakes another. The same schedule as
 schedsim's own --backfill off.
 
     schedsim run --policy-exec 'python3 policy/external/python/examples/fcfs.py'
@@ -43,8 +44,9 @@ class FCFS(Policy):
         self.killed += killed
 
     def on_pass(self):
+        cluster = self.cluster is not None
         for job in self.queue:
-            if job.procs > self.free:
+            if job.procs > self.free or (cluster and not self.fits(job)):
                 self.quiet(0)  # no job submitted later can start before it
                 break  # the head waits, and every job behind it
             self.start(job)

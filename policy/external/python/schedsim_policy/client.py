@@ -35,7 +35,7 @@ class Job:
     schedsim did not send (see Policy.fields) read -1 (requested: 0).
     """
 
-    __slots__ = ("id",) + JOB_FIELDS + ("start", "pred_end", "back")
+    __slots__ = ("id",) + JOB_FIELDS + ("start", "pred_end", "back", "nodes")
 
     def __init__(self, id, job=-1, submit=-1, procs=None, requested=0, user=-1, group=-1, queue=-1, partition=-1):
         if procs is None:
@@ -53,6 +53,9 @@ class Job:
         # back: the processors it gives back to service when it ends,
         # once it runs (fewer than procs while some of its nodes drain).
         self.back = procs
+        # nodes: on a cluster of nodes, the [first, last] ranges of the
+        # nodes it runs on, once it runs.
+        self.nodes = None
 
     def __repr__(self):
         return "Job(id=%d, procs=%d, requested=%d, submit=%d)" % (
@@ -73,6 +76,11 @@ class Policy:
       pass_no   the number of the current pass
       node_events  true when the run has node events (the machine's
                 capacity changes; see on_node_event)
+      cluster   on a cluster of nodes, schedsim's description of it (the
+                hello's machine: select, groups, partitions), else None;
+                there a job may not fit although enough processors are
+                free: ask with fits(job), and start(job) learns at once
+                where the job was placed and what it holds (job.back)
     """
 
     name = "policy"
@@ -91,6 +99,9 @@ class Policy:
     # events of a run that has them: on_node_event is then called for
     # each, and the running jobs' back follows the draining nodes.
     ask_node_events = True
+    # ask_placed, if true (the default), asks schedsim, on a cluster of
+    # nodes, where each started job was placed (job.nodes, job.back).
+    ask_placed = True
 
     def __init__(self):
         self.now = 0
@@ -102,7 +113,10 @@ class Policy:
         self.ends = []
         self.pass_no = 0
         self.node_events = False
+        self.cluster = None
+        self._readline = self._wfd = self._scan = None
         self._started = []  # the jobs started at this pass, in order
+        self._gone = []  # those of them already sent, with an ask
         self._reserve = []
         self._wake = None
         self._quiet = None
@@ -147,6 +161,54 @@ class Policy:
         self.running[job.id] = job
         insort(self.ends, (end, job.id, procs))
         self._started.append(job)
+        if self.cluster is not None:
+            self._exchange([])  # where it went, and what it holds
+
+    def fits(self, job):
+        """Whether a queued job fits now. On a pool of processors: it asks
+        for no more than the free processors. On a cluster of nodes
+        schedsim's node selector answers (a round trip: the starts of
+        the pass so far are applied first)."""
+        if self.cluster is None:
+            return job.procs <= self.free
+        return job.id in self._exchange([job.id])
+
+    def fits_any(self, jobs):
+        """The ids of those of jobs that fit now, each on its own (one
+        round trip on a cluster of nodes)."""
+        if self.cluster is None:
+            return {j.id for j in jobs if j.procs <= self.free}
+        return set(self._exchange([j.id for j in jobs]))
+
+    def _exchange(self, ask):
+        """Send the pass's decisions so far with an ask, read schedsim's
+        fits message, take it in and return its fits list."""
+        if self._readline is None:
+            raise ProtocolError("fits and start on a cluster of nodes need run()'s connection")
+        line = self._answer(ask)
+        data = line.encode()
+        while data:
+            data = data[os.write(self._wfd, data):]
+        msg = self._scan(self._readline().decode(), 0)[0]
+        if msg.get("type") != "fits":
+            raise ProtocolError("want a fits message, got %r" % msg.get("type"))
+        self.free = msg["free"]
+        if "placed" in msg:
+            self._placed(msg["placed"])
+        return msg["fits"]
+
+    def _placed(self, placed):
+        """Where started jobs were placed: [id, held, nodes] each."""
+        ends, running = self.ends, self.running
+        for id, held, nodes in placed:
+            job = running.get(id)
+            if job is None:
+                raise ProtocolError("placed: job %d is not running" % id)
+            job.nodes = nodes
+            if held != job.back:
+                del ends[bisect_left(ends, (job.pred_end, job.id, job.back))]
+                job.back = held
+                insort(ends, (job.pred_end, job.id, held))
 
     def reserve(self, job, at):
         """Promise that a queued job starts no later than at."""
@@ -228,6 +290,7 @@ class Policy:
             machine = msg["machine"]
             self.procs = self.capacity = self.free = machine["procs"]
             self.node_events = machine.get("node_events", False)
+            self.cluster = machine if "groups" in machine else None
             self.on_begin(self.procs)
             hello = {"type": "hello", "protocol": PROTOCOL, "name": self.name}
             if self.fields is not None:
@@ -242,6 +305,8 @@ class Policy:
                 hello["rows"] = True
             if self.node_events and self.ask_node_events:
                 hello["node_events"] = True
+            if self.cluster is not None and self.ask_placed:
+                hello["placed"] = True
             return json.dumps(hello, separators=(",", ":")) + "\n"
         if kind == "end":
             self.now = msg["time"]
@@ -260,7 +325,9 @@ class Policy:
         self.pass_no = msg["pass"]
         self.now = msg["time"]
         ended, submitted = msg["ended"], msg["submitted"]
-        if self.node_events and len(msg) > 9:
+        if len(msg) > 9:  # keys a plain run's pass does not have
+            if "placed" in msg:
+                self._placed(msg["placed"])
             self._nodes(msg)
         if ended:
             self._all_ended(ended)
@@ -276,10 +343,25 @@ class Policy:
         if len(self.queue) != msg["queued"]:
             raise ProtocolError("pass %d: %d jobs queued here, schedsim has %d" % (self.pass_no, len(self.queue), msg["queued"]))
 
-    def _answer(self):
+    def _answer(self, ask=None):
         """The answer line of the pass's decisions, which it clears; the
-        started jobs leave the queue."""
+        started jobs leave the queue. With ask (a list of ids), the line
+        asks which of those fit (it is then not the pass's last)."""
         started, reserve, wake, quiet = self._started, self._reserve, self._wake, self._quiet
+        if self._gone and ask is None:
+            gone, self._gone = self._gone, []
+            self._leave(gone)
+        if ask is not None:
+            self._started, self._reserve, self._wake = [], [], None  # quiet: with the last answer
+            parts = ['"ask":[' + ",".join([str(i) for i in ask]) + "]"]
+            if started:
+                parts.append('"start":[' + ",".join([str(j.id) for j in started]) + "]")
+                self._gone.extend(started)  # they leave the queue with the last answer
+            if reserve:
+                parts.append('"reserve":[' + ",".join(['{"id":%d,"at":%d}' % r for r in reserve]) + "]")
+            if wake is not None:
+                parts.append('"wake":%d' % wake)
+            return "{" + ",".join(parts) + "}\n"
         if not started and not reserve and wake is None and quiet is None:
             return "{}\n"
         self._started, self._reserve, self._wake, self._quiet = [], [], None, None
@@ -327,6 +409,7 @@ class Policy:
         # The decoder's scanner, called directly: json.loads would add a
         # few Python calls per message around the same C code.
         scan = json.scanner.make_scanner(json.JSONDecoder())
+        self._readline, self._wfd, self._scan = readline, wfd, scan
         handle, pas = self.handle, self._pass
         for line in iter(readline, b""):
             msg = scan(line.decode(), 0)[0]
