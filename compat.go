@@ -76,7 +76,6 @@ var Combinations = []Combination{
 	{FeatureExternal, FeatureCheckpoint, "the policy program is one process that has been told every event since the run began, and its decisions come from what it keeps in its own memory, which schedsim can neither save nor give back (protocol schedsim-policy/1 has no message for it); a filter program, run anew for each call with the job file, has no such state", true},
 	{FeatureClosedLoop, FeatureScoreD, "SCore-D's engine submits every job at its recorded time", false},
 	{FeatureCalendar, FeatureScoreD, "SCore-D has no reservations or association limits: its admin sets dedicated time by deactivating and activating queues, and bounds jobs with the queues' CPU time, memory and disk limits", true},
-	{FeatureCalendar, FeatureExternal, "protocol schedsim-policy/1 carries neither reservations nor limits", false},
 	{FeatureCycle, FeatureScoreD, "SCore-D's engine switches gangs and applies queue changes at every event", false},
 	{FeaturePower, FeatureScoreD, "the power model meters the processor pool of the main engine; SCore-D's gang time sharing is not metered", false},
 	{FeatureSwitching, FeatureClusters, "a cluster of clusters assigns each job a member cluster, whose nodes it cannot take out of service", false},

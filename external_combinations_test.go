@@ -156,3 +156,55 @@ func TestExternalNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestExternalCalendar: under reservations (a partial nightly maintenance,
+// one for a user), a start window and per-user limits, which the engine
+// enforces whatever the policy (as slurmctld does whatever the scheduler
+// plugin), the Python FCFS and EASY examples ask which jobs may start and
+// are told why the others may not: verify finds their results clean.
+// Without the limits, the Python FCFS is the built-in FCFS byte for byte.
+// (With them they differ by design: the protocol checks a job's limits
+// before its processors, as Slurm does, so FCFS passes over a job a limit
+// holds whatever its size; the built-in FCFS is blocked by such a job when
+// the limit began to hold it within the pass and it is also too big for
+// the free processors.)
+func TestExternalCalendar(t *testing.T) {
+	trace := sharedTrace(t, "HPC2N-2002-first3170.swf.gz")
+	const calendar = "testdata/external/hpc2n-calendar.toml"
+	b, err := os.ReadFile(calendar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noLimits, _, ok := strings.Cut(string(b), "[[limit]]")
+	if !ok {
+		t.Fatalf("%s has no [[limit]]", calendar)
+	}
+	for _, pol := range []string{"fcfs", "easy"} {
+		t.Run(pol, func(t *testing.T) {
+			dir := t.TempDir()
+			sc := Default()
+			sc.Trace, sc.Config = trace, calendar
+			sc.PolicyExec, sc.PolicyLog = pythonExample(t, pol), filepath.Join(dir, "policy.log")
+			runVerified(t, sc, dir, "limits")
+			log, err := os.ReadFile(sc.PolicyLog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []string{`"machine":{"procs":240,"calendar":true}`, `,"limit"]`, `,"reservation"]`, `,"start window"]`} {
+				if !strings.Contains(string(log), w) {
+					t.Errorf("the policy log lacks %s", w)
+				}
+			}
+			if pol != "fcfs" {
+				return
+			}
+			sc.Config, sc.PolicyLog = writeFile(t, dir, "calendar.toml", noLimits), ""
+			got := runVerified(t, sc, dir, "external")
+			builtin := sc
+			builtin.PolicyExec, builtin.Backfill = "", "off"
+			if want := runVerified(t, builtin, dir, "builtin"); !bytes.Equal(got, want) {
+				t.Error("without limits, jobs.csv of the Python FCFS differs from the built-in FCFS's")
+			}
+		})
+	}
+}

@@ -162,6 +162,13 @@ func (o *runner) externalPolicy() (policy.Policy, error) {
 		return nil, err
 	}
 	cfg := external.Config{Command: o.PolicyExec, Timeout: timeout, Context: o.ctx, NodeEvents: o.NodeEvents != ""}
+	if o.Config != "" {
+		rc, err := o.runConfig()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Calendar = rc.hasConstraints()
+	}
 	if o.PolicyLog != "" && !o.checkOnly {
 		f, err := os.Create(o.PolicyLog)
 		if err != nil {

@@ -190,9 +190,11 @@ func (e *Engine) consPass() {
 		e.startedAt = e.startedAt[:0]
 		cs.visible = cs.visible[:0]
 		for qi, id := range e.queue {
-			if !cs.hasLimits || cs.limitsAllow(&e.slots[id].job) {
+			allowed := !cs.hasLimits || cs.limitsAllow(&e.slots[id].job)
+			if allowed || cs.wholeQueue {
 				cs.visible = append(cs.visible, qi)
-			} else {
+			}
+			if !allowed {
 				e.slots[id].pending = PendingLimit
 			}
 		}
@@ -208,7 +210,7 @@ func (e *Engine) consPass() {
 		if e.started {
 			e.removeStarted()
 		}
-		if !(cs.limitHit && e.started) || round >= 8 {
+		if !(cs.limitHit && e.started) || round >= 8 || cs.wholeQueue {
 			break
 		}
 	}

@@ -806,6 +806,9 @@ func New(cfg Config) (*Engine, error) {
 		cs.dec = consDecisions{&cs.view}
 		_, conservative := e.pol.(*policy.Conservative)
 		cs.checkPromises = !cs.hasLimits && e.est == nil && !conservative
+		if w, ok := e.pol.(policy.WholeQueue); ok && w.WholeQueue() {
+			cs.wholeQueue = true
+		}
 	}
 	_, conservative := e.pol.(*policy.Conservative)
 	e.promises = e.alloc == nil && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)

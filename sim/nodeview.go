@@ -73,3 +73,50 @@ var (
 	_ policy.PlacementViewer = allocView{}
 	_ policy.PlacementViewer = (*consView)(nil)
 )
+
+// Refusal implements policy.Refuser: the pending reason the calendar and
+// the limits give queued job i now, as consPass names them.
+func (v *consView) Refusal(i int) string {
+	s := v.slot(i)
+	cs, e := v.cs, v.e
+	switch {
+	case cs.hasLimits && !cs.limitsAllow(&s.job):
+		return "limit"
+	case cs.startFrom(&s.job, s.limit, e.now) != e.now:
+		return "start window"
+	case s.job.Procs <= e.freeProcs() && !e.clearOfReservations(s):
+		return "reservation"
+	}
+	return ""
+}
+
+var _ policy.Refuser = (*consView)(nil)
+
+// IndexOfSeq returns the index of the queued job with Seq seq in the
+// queue the policy sees, or −1: a binary search while the queue is in
+// arrival order (an external policy names jobs by Seq).
+func (v *consView) IndexOfSeq(seq int64) int {
+	vis := v.cs.visible
+	key := func(k int) int64 { return v.e.slots[v.e.queue[vis[k]]].job.Seq }
+	if v.e.ArrivalOrder() {
+		lo, hi := 0, len(vis)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if key(m) < seq {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo < len(vis) && key(lo) == seq {
+			return lo
+		}
+		return -1
+	}
+	for k := range vis {
+		if key(k) == seq {
+			return k
+		}
+	}
+	return -1
+}

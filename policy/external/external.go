@@ -73,6 +73,11 @@ type Config struct {
 	// NodeEvents says that the run has node events (sim.Config.NodeEvents):
 	// schedsim's hello says so, and a policy may ask for them.
 	NodeEvents bool
+	// Calendar says that the run has reservations, start windows or
+	// limits (sim.Config.Constraints): schedsim's hello says so. The
+	// engine enforces them: a start they forbid is refused, and a policy
+	// asks (an answer's ask) which jobs may start.
+	Calendar bool
 }
 
 // Policy is a policy.Policy whose decisions come from a program. It keeps
@@ -133,6 +138,8 @@ type Policy struct {
 	nv   policy.NodeViewer
 	fit  policy.Fitter
 	pv   policy.PlacementViewer
+	ref  policy.Refuser
+	held []heldJob // scratch: the jobs asked about that the calendar holds
 	// spec is the cluster of nodes the run is on (SetCluster), or nil;
 	// placed: the program asked for the placements, and plc are those
 	// not yet sent.
@@ -282,6 +289,7 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 		p.nv, _ = v.(policy.NodeViewer)
 		p.fit, _ = v.(policy.Fitter)
 		p.pv, _ = v.(policy.PlacementViewer)
+		p.ref, _ = v.(policy.Refuser)
 	}
 	if p.nv != nil {
 		p.nodeChanges(p.nv)
@@ -294,10 +302,13 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 	p.collect(v)
 	n := v.Len()
 	free := v.Free()
-	if n == 0 || p.smallest() > free || (p.quiet.valid && !p.quietVoid && len(p.ends) == 0) {
+	if n == 0 || p.smallest() > free || (p.quiet.valid && !p.quietVoid && len(p.ends) == 0 && p.ref == nil) {
 		// No waiting job fits: nothing could start, whatever the
 		// policy; or the policy said that the jobs submitted since
-		// could not make it act. What happened goes with the next pass.
+		// could not make it act (not under a calendar, whose
+		// reservations and windows begin and end at instants the
+		// policy is not told of). What happened goes with the next
+		// pass.
 		p.prevLen = n
 		return
 	}
@@ -346,31 +357,52 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 // answerAsk writes, into p.msg, the fits message that answers the ask of
 // the answer just applied.
 func (p *Policy) answerAsk(v policy.View, line []byte) error {
-	p.fits = p.fits[:0]
+	p.fits, p.held = p.fits[:0], p.held[:0]
 	free := v.Free()
 	for _, id := range p.ans.Ask {
 		st, ok := p.jobs[id]
 		if !ok || st.running {
 			return p.errorf(line, "ask: job %d is not queued", id)
 		}
-		if st.procs > free {
-			continue
-		}
-		if p.fit != nil {
-			i := p.indexOf(v, id)
-			if i < 0 {
+		i := -1
+		if p.ref != nil || p.fit != nil {
+			if i = p.indexOf(v, id); i < 0 {
 				return p.errorf(line, "ask: job %d is not in the queue", id)
 			}
-			if !p.fit.Fits(i) {
+		}
+		if p.ref != nil {
+			if why := p.ref.Refusal(i); why != "" {
+				p.held = append(p.held, heldJob{id, why})
 				continue
 			}
 		}
+		if st.procs > free || (p.fit != nil && !p.fit.Fits(i)) {
+			continue
+		}
 		p.fits = append(p.fits, id)
 	}
-	p.msg.fitsMsg(p.pass, free, p.fits, p.plc.b)
+	p.msg.fitsMsg(p.pass, free, p.fits, p.held, p.plc.b)
 	p.plc.reset()
 	return nil
 }
+
+// refusals word the calendar's refusals (policy.Refuser) in an error.
+var refusals = map[string]string{
+	"limit":        "a limit holds it ([[limit]])",
+	"start window": "no start window of its is open now ([[start_window]])",
+	"reservation":  "it would run into a reservation it may not use ([[reservation]])",
+}
+
+// heldJob is a job asked about that the calendar holds, and why.
+type heldJob struct {
+	id  int64
+	why string
+}
+
+// WholeQueue implements policy.WholeQueue: the program keeps its own copy
+// of the queue, so it is shown the jobs a limit holds too, and told why
+// they may not start when it asks.
+func (p *Policy) WholeQueue() bool { return true }
 
 // SetCluster tells the policy the cluster of nodes the run is on, before
 // the run: schedsim's hello then describes its nodes and partitions.
@@ -522,6 +554,11 @@ func (p *Policy) apply(v policy.View, d policy.Decisions, line []byte) (int, err
 		if i < 0 {
 			return started, p.errorf(line, "start: job %d is not in the queue", id)
 		}
+		if p.ref != nil {
+			if why := p.ref.Refusal(i); why != "" {
+				return started, p.errorf(line, "start: job %d may not start now: %s (ask schedsim with \"ask\")", id, refusals[why])
+			}
+		}
 		if p.fit != nil && !p.fit.Fits(i) {
 			return started, p.errorf(line, "start: job %d (%d processors) does not fit the nodes now (%d processors are free, but not on nodes it may use: ask schedsim with \"ask\")", id, st.procs, v.Free())
 		}
@@ -599,8 +636,17 @@ type arrivalOrdered interface {
 	ArrivalOrder() bool
 }
 
+// seqIndexer is an optional interface of a View (the engine's under
+// reservations and limits) that finds a job by Seq itself.
+type seqIndexer interface {
+	IndexOfSeq(seq int64) int
+}
+
 // indexOf returns the queue index of the job with Seq id, or -1.
 func (p *Policy) indexOf(v policy.View, id int64) int {
+	if si, ok := v.(seqIndexer); ok {
+		return si.IndexOfSeq(id)
+	}
 	n := v.Len()
 	if ao, ok := v.(arrivalOrdered); ok && ao.ArrivalOrder() {
 		if ss, ok := v.(seqSearcher); ok {
@@ -727,7 +773,7 @@ func (p *Policy) start(procs int) error {
 	if p.cfg.Context != nil {
 		p.stopCtx = context.AfterFunc(p.cfg.Context, p.kill)
 	}
-	p.msg.helloMsg(procs, p.cfg.NodeEvents, p.spec)
+	p.msg.helloMsg(procs, p.cfg.NodeEvents, p.cfg.Calendar, p.spec)
 	line, err := p.exchange()
 	if err != nil {
 		return err

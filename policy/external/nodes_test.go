@@ -200,3 +200,80 @@ func TestClusterMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestCalendarMessages: under reservations, start windows and limits
+// schedsim's hello says so (calendar); the policy sees every queued job,
+// those a limit holds included; a fits message names the jobs asked about
+// that the calendar holds, and why; a start the calendar forbids is
+// refused with its reason.
+func TestCalendarMessages(t *testing.T) {
+	// 4 processors. A maintenance from 100 to 150 takes them all; user 1
+	// may run one job at a time.
+	cons := &sim.Constraints{
+		Reservations: []sim.Reservation{{Name: "maint", Start: 100, Duration: 50, Until: workload.Forever, Maint: true}},
+		Limits:       []sim.Limit{{Users: []int{1}, MaxJobsPerUser: 1}},
+	}
+	jobs := []workload.Job{
+		{Seq: 0, ID: 1, Submit: 0, Procs: 1, Run: 50, Estimate: 60, User: 1},
+		{Seq: 1, ID: 2, Submit: 0, Procs: 1, Run: 40, Estimate: 50, User: 1},
+		{Seq: 2, ID: 3, Submit: 0, Procs: 1, Run: 50, Estimate: 200, User: 2},
+		{Seq: 3, ID: 4, Submit: 0, Procs: 1, Run: 10, Estimate: 10, User: 3},
+	}
+	const hello = `{"type":"hello","protocol":"schedsim-policy/1","machine":{"procs":4,"calendar":true}}`
+	tests := []struct {
+		name    string
+		answers []string
+		want    []string
+		err     string
+	}{
+		{"ask", []string{`{"start":[0],"ask":[1,2,3]}`, `{"start":[3]}`, `{}`, `{"start":[1]}`, `{}`, `{}`, `{"start":[2]}`}, []string{
+			hello,
+			`{"type":"pass","pass":1,"time":0,"free":4,"capacity":4,"queued":4,"running":0,"submitted":[{"id":0,"procs":1},{"id":1,"procs":1},{"id":2,"procs":1},{"id":3,"procs":1}],"ended":[]}`,
+			`{"type":"fits","pass":1,"free":3,"fits":[3],"held":[[1,"limit"],[2,"reservation"]]}`,
+			`{"type":"pass","pass":2,"time":10,"free":3,"capacity":4,"queued":2,"running":1,"submitted":[],"ended":[{"id":3,"start":0,"end":10,"procs":1,"killed":false}]}`,
+			`{"type":"pass","pass":3,"time":50,"free":4,"capacity":4,"queued":2,"running":0,"submitted":[],"ended":[{"id":0,"start":0,"end":50,"procs":1,"killed":false}]}`,
+			`{"type":"pass","pass":4,"time":90,"free":4,"capacity":4,"queued":1,"running":0,"submitted":[],"ended":[{"id":1,"start":50,"end":90,"procs":1,"killed":false}]}`,
+			// The maintenance begins (a pass at the calendar's boundary) and ends.
+			`{"type":"pass","pass":5,"time":100,"free":4,"capacity":4,"queued":1,"running":0,"submitted":[],"ended":[]}`,
+			`{"type":"pass","pass":6,"time":150,"free":4,"capacity":4,"queued":1,"running":0,"submitted":[],"ended":[]}`,
+			`{"type":"end","time":200,"passes":6,"ended":[{"id":2,"start":150,"end":200,"procs":1,"killed":false}]}`,
+		}, ""},
+		{"limit", []string{`{"start":[0,1]}`}, nil,
+			`external policy: pass 1 at time 0: start: job 1 may not start now: a limit holds it ([[limit]]) (ask schedsim with "ask"); line: {"start":[0,1]}`},
+		{"reservation", []string{`{"start":[2]}`}, nil,
+			`external policy: pass 1 at time 0: start: job 2 may not start now: it would run into a reservation it may not use ([[reservation]]) (ask schedsim with "ask"); line: {"start":[2]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var log bytes.Buffer
+			cmd := `read l; echo '{"type":"hello","protocol":"schedsim-policy/1","fields":["procs"]}'`
+			for _, a := range tt.answers {
+				cmd += `; read l; echo '` + a + `'`
+			}
+			cmd += `; cat >/dev/null`
+			p, err := external.New(external.Config{Command: cmd, Log: &log, Calendar: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			eng, err := sim.New(sim.Config{Procs: 4, Policy: p, Constraints: cons})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = eng.Run(&simtest.Source{Jobs: jobs}, &sim.Collector{})
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("error %v\nwant %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v\n%s", err, log.String())
+			}
+			p.Close()
+			if got := sentMessages(log.String()); !slices.Equal(got, tt.want) {
+				t.Errorf("sent\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

@@ -231,7 +231,7 @@ func (e *encoder) key(name string, first bool) {
 
 // helloMsg writes schedsim's hello; nodeEvents says that the run has node
 // events (a key a run without them does not carry).
-func (e *encoder) helloMsg(procs int, nodeEvents bool, spec *cluster.Spec) {
+func (e *encoder) helloMsg(procs int, nodeEvents, calendar bool, spec *cluster.Spec) {
 	e.reset()
 	e.raw(`{"type":"hello","protocol":`)
 	e.str(Protocol)
@@ -242,6 +242,9 @@ func (e *encoder) helloMsg(procs int, nodeEvents bool, spec *cluster.Spec) {
 	}
 	if nodeEvents {
 		e.raw(`,"node_events":true`)
+	}
+	if calendar {
+		e.raw(`,"calendar":true`)
 	}
 	e.raw("}}\n")
 }
@@ -413,7 +416,7 @@ func (e *encoder) placedKey(placed []byte) {
 
 // fitsMsg writes the answer to an answer's ask: which of the jobs asked
 // about fit now, the free processors, and the placements not yet sent.
-func (e *encoder) fitsMsg(pass int64, free int, fits []int64, placed []byte) {
+func (e *encoder) fitsMsg(pass int64, free int, fits []int64, held []heldJob, placed []byte) {
 	e.reset()
 	e.raw(`{"type":"fits","pass":`)
 	e.int(pass)
@@ -428,6 +431,20 @@ func (e *encoder) fitsMsg(pass int64, free int, fits []int64, placed []byte) {
 		e.int(id)
 	}
 	e.raw("]")
+	if len(held) > 0 {
+		e.raw(`,"held":[`)
+		for k, h := range held {
+			if k > 0 {
+				e.raw(",")
+			}
+			e.raw("[")
+			e.int(h.id)
+			e.raw(",")
+			e.str(h.why)
+			e.raw("]")
+		}
+		e.raw("]")
+	}
 	e.placedKey(placed)
 	e.raw("}\n")
 }

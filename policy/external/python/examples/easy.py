@@ -12,7 +12,9 @@ The same schedule as schedsim's --backfill easy --lookahead all, and as
 pyss's EASY scheduler. (A head that waits for a job without a requested
 time has no shadow time: then nothing is backfilled.) On a cluster of
 nodes a job starts only where schedsim's node selector says it fits, as
-schedsim's EASY does there.
+schedsim's EASY does there; under reservations, start windows and limits
+only when schedsim says it may (its shadow time then ignores the
+reservations, so it promises nothing).
 
     schedsim run --policy-exec 'python3 policy/external/python/examples/easy.py'
 """
@@ -50,11 +52,19 @@ class EASY(Policy):
 
     def on_pass(self):
         queue = self.queue
-        cluster = self.cluster is not None
+        asks, calendar = self.asks, self.calendar
         n, i = len(queue), 0
-        while i < n and queue[i].procs <= self.free and (not cluster or self.fits(queue[i])):
-            self.start(queue[i])
-            i += 1
+        while i < n:
+            job = queue[i]
+            if job.procs <= self.free or calendar:
+                if not asks or self.fits(job):
+                    self.start(job)
+                    i += 1
+                    continue
+                if self.refusal == "limit":
+                    i += 1  # a limit holds it: Slurm passes over it
+                    continue
+            break
         if i == n:
             return
         head = queue[i]
@@ -62,32 +72,29 @@ class EASY(Policy):
         if shadow is None:
             self.quiet(0)  # nothing starts until something ends
             return
-        self.reserve(head, shadow)
+        if not calendar:  # (its shadow time ignores the reservations)
+            self.reserve(head, shadow)
         now, free = self.now, self.free
         for job in islice(queue, i + 1, None) if free else ():
             if job.procs > free or job.requested <= 0:
                 continue  # it does not fit, or it could run past any time
-            if now + job.requested > shadow:
-                if job.procs > extra:
-                    continue  # it would delay the head
-                if cluster:
-                    # On nodes: if it fits, it takes what it holds
-                    # (whole nodes may hold more than it asks for).
-                    if not self.fits(job):
-                        continue
-                    self.start(job)
-                    extra = max(extra - (free - self.free), 0)
-                    free = self.free
-                    if not free:
-                        break
+            use_extra = now + job.requested > shadow
+            if use_extra and job.procs > extra:
+                continue  # it would delay the head
+            if asks:
+                # If it may start, it takes what it holds (on nodes,
+                # whole nodes may hold more than it asks for).
+                if not self.fits(job):
                     continue
-                extra -= job.procs
-            elif cluster and not self.fits(job):
-                continue
-            self.start(job)
-            free -= job.procs
-            if cluster:
+                self.start(job)
+                if use_extra:
+                    extra = max(extra - (free - self.free), 0)
                 free = self.free
+            else:
+                if use_extra:
+                    extra -= job.procs
+                self.start(job)
+                free -= job.procs
             if not free:
                 break
         # Until something ends, a job submitted later starts only on these

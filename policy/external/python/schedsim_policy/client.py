@@ -81,6 +81,13 @@ class Policy:
                 there a job may not fit although enough processors are
                 free: ask with fits(job), and start(job) learns at once
                 where the job was placed and what it holds (job.back)
+      calendar  true when the run has reservations, start windows or
+                limits, which schedsim enforces: ask with fits(job)
+                (refusal then says why one may not start: "limit",
+                "start window", "reservation"; a job a limit holds does
+                not block the queue in Slurm)
+      asks      true when a start must be asked about first (cluster or
+                calendar)
     """
 
     name = "policy"
@@ -114,6 +121,10 @@ class Policy:
         self.pass_no = 0
         self.node_events = False
         self.cluster = None
+        self.calendar = False
+        self.asks = False
+        self.refusal = None
+        self.refusals = {}
         self._readline = self._wfd = self._scan = None
         self._started = []  # the jobs started at this pass, in order
         self._gone = []  # those of them already sent, with an ask
@@ -169,14 +180,15 @@ class Policy:
         for no more than the free processors. On a cluster of nodes
         schedsim's node selector answers (a round trip: the starts of
         the pass so far are applied first)."""
-        if self.cluster is None:
+        if not self.asks:
             return job.procs <= self.free
         return job.id in self._exchange([job.id])
 
     def fits_any(self, jobs):
         """The ids of those of jobs that fit now, each on its own (one
-        round trip on a cluster of nodes)."""
-        if self.cluster is None:
+        round trip on a cluster of nodes or under a calendar; refusals
+        then maps those the calendar holds to why)."""
+        if not self.asks:
             return {j.id for j in jobs if j.procs <= self.free}
         return set(self._exchange([j.id for j in jobs]))
 
@@ -195,6 +207,9 @@ class Policy:
         self.free = msg["free"]
         if "placed" in msg:
             self._placed(msg["placed"])
+        held = msg.get("held")
+        self.refusals = dict(held) if held else {}
+        self.refusal = held[-1][1] if held else None  # fits(job) asks about one job
         return msg["fits"]
 
     def _placed(self, placed):
@@ -291,6 +306,8 @@ class Policy:
             self.procs = self.capacity = self.free = machine["procs"]
             self.node_events = machine.get("node_events", False)
             self.cluster = machine if "groups" in machine else None
+            self.calendar = machine.get("calendar", False)
+            self.asks = self.cluster is not None or self.calendar
             self.on_begin(self.procs)
             hello = {"type": "hello", "protocol": PROTOCOL, "name": self.name}
             if self.fields is not None:
@@ -348,9 +365,6 @@ class Policy:
         started jobs leave the queue. With ask (a list of ids), the line
         asks which of those fit (it is then not the pass's last)."""
         started, reserve, wake, quiet = self._started, self._reserve, self._wake, self._quiet
-        if self._gone and ask is None:
-            gone, self._gone = self._gone, []
-            self._leave(gone)
         if ask is not None:
             self._started, self._reserve, self._wake = [], [], None  # quiet: with the last answer
             parts = ['"ask":[' + ",".join([str(i) for i in ask]) + "]"]
@@ -362,17 +376,28 @@ class Policy:
             if wake is not None:
                 parts.append('"wake":%d' % wake)
             return "{" + ",".join(parts) + "}\n"
+        if self._gone:
+            # The jobs started with an ask leave the queue now, with
+            # this answer's (in one call: a filter of the queue in
+            # _leave takes them all).
+            gone, self._gone = self._gone, []
+            self._leave(gone + started)
+            started_left = True
+        else:
+            started_left = False
         if not started and not reserve and wake is None and quiet is None:
             return "{}\n"
         self._started, self._reserve, self._wake, self._quiet = [], [], None, None
         if len(started) == 1 and not reserve and wake is None and quiet is None:
             # FCFS's and EASY's usual pass: the head starts.
-            self._leave(started)
+            if not started_left:
+                self._leave(started)
             return '{"start":[%d]}\n' % started[0].id
         parts = []
         if started:
             parts.append('"start":[' + ",".join([str(j.id) for j in started]) + "]")
-            self._leave(started)
+            if not started_left:
+                self._leave(started)
         if reserve:
             parts.append('"reserve":[' + ",".join(['{"id":%d,"at":%d}' % r for r in reserve]) + "]")
         if wake is not None:
