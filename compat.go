@@ -38,6 +38,7 @@ const (
 	FeaturePlots        Feature = "plots and report.html (--plots, with --out)"
 	FeatureSwitching    Feature = "switching nodes off (--power-policy)"
 	FeaturePreempt      Feature = "Slurm preemption (PreemptType=preempt/partition_prio, [cluster] preempt)"
+	FeatureSwitchPlan   Feature = "switching nodes off by the head job's plan (--power-policy plan)"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -79,7 +80,7 @@ var Combinations = []Combination{
 	{FeatureCycle, FeatureScoreD, "SCore-D's engine switches gangs and applies queue changes at every event", false},
 	{FeaturePower, FeatureScoreD, "the power model meters the processor pool of the main engine; SCore-D's gang time sharing is not metered", false},
 	{FeatureSwitching, FeatureClusters, "a cluster of clusters assigns each job a member cluster, whose nodes it cannot take out of service", false},
-	{FeatureSwitching, FeatureExternal, "protocol schedsim-policy/1 describes a fixed pool of processors", false},
+	{FeatureSwitchPlan, FeatureExternal, "plan switches nodes around the head job's start as the engine plans it (batsched's energy_bf: a scheduler and its power manager in one); an external program is the scheduler and makes its own plan, which the engine does not know (--power-policy idle:T combines)", true},
 	{FeatureTimeUnit, FeatureScoreD, "SCore-D's engine has a clock of its own", false},
 	{FeatureTimeUnit, FeatureNodes, "the cluster's limits (partitions' MaxTime) are read in seconds", false},
 	{FeatureTimeUnit, FeatureNodeEvents, "node events are read in seconds", false},
@@ -151,6 +152,7 @@ func (o *runner) features() ([]Feature, error) {
 	}
 	add(tick > 1, FeatureTimeUnit)
 	add(o.PowerPolicy != "" && !strings.EqualFold(o.PowerPolicy, "none"), FeatureSwitching)
+	add(strings.EqualFold(strings.TrimSpace(o.PowerPolicy), "plan"), FeatureSwitchPlan)
 	add(o.Plots && o.Out != "", FeaturePlots)
 	preempt := cfg != nil && cfg.Cluster != nil && cfg.Cluster.Preempt != "" && !strings.EqualFold(cfg.Cluster.Preempt, "off")
 	for i := range cfgClusters(cfg) {

@@ -208,3 +208,38 @@ func TestExternalCalendar(t *testing.T) {
 		})
 	}
 }
+
+// TestExternalSwitching: with idle nodes switched off after 10 minutes and
+// on again for the queue (--power-policy idle:10m, a sleep state of the
+// README's power model), the Python FCFS and EASY examples, told of the
+// switches as node events ("off", "on"), schedule HPC2N as the built-in
+// policies do (jobs.csv byte for byte), and verify finds no job on a node
+// off or switching.
+func TestExternalSwitching(t *testing.T) {
+	trace := sharedTrace(t, "HPC2N-2002-first3170.swf.gz")
+	for _, pol := range []string{"fcfs", "easy"} {
+		t.Run(pol, func(t *testing.T) {
+			dir := t.TempDir()
+			sc := Default()
+			sc.Trace, sc.Config, sc.PowerPolicy = trace, "testdata/external/hpc2n-power.toml", "idle:10m"
+			builtin := sc
+			builtin.Backfill, builtin.Lookahead = map[string]string{"fcfs": "off", "easy": "easy"}[pol], "all"
+			want := runVerified(t, builtin, dir, "builtin")
+			ext := sc
+			ext.PolicyExec, ext.PolicyLog = pythonExample(t, pol), filepath.Join(dir, "policy.log")
+			got := runVerified(t, ext, dir, "external")
+			if !bytes.Equal(got, want) {
+				t.Errorf("jobs.csv of the Python %s differs from the built-in policy's", pol)
+			}
+			log, err := os.ReadFile(ext.PolicyLog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []string{`"node_events":true}`, `{"time":600,"state":"off","nodes":[[`, `"state":"on","nodes":[[`} {
+				if !strings.Contains(string(log), w) {
+					t.Errorf("the policy log lacks %s", w)
+				}
+			}
+		})
+	}
+}

@@ -161,7 +161,10 @@ func (o *runner) externalPolicy() (policy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := external.Config{Command: o.PolicyExec, Timeout: timeout, Context: o.ctx, NodeEvents: o.NodeEvents != ""}
+	// Switching nodes off and on changes the processors in service, as
+	// node events do, and is told as node events.
+	switching := o.PowerPolicy != "" && !strings.EqualFold(strings.TrimSpace(o.PowerPolicy), "none")
+	cfg := external.Config{Command: o.PolicyExec, Timeout: timeout, Context: o.ctx, NodeEvents: o.NodeEvents != "" || switching}
 	if o.Config != "" {
 		rc, err := o.runConfig()
 		if err != nil {

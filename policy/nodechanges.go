@@ -22,6 +22,10 @@ type NodeChange struct {
 	// back to the queue (sim.NodeFailRequeue) rather than being killed.
 	Stopped  []int64
 	Requeued bool
+	// Power reports a switch of the power manager (sim.Config.Power)
+	// rather than an administrator's event: a DOWN is an idle node
+	// switched off (it stops no job), a RESUME a node back on.
+	Power bool
 }
 
 // NodeViewer is an optional interface of a View whose machine changes
@@ -55,4 +59,26 @@ type PlacementViewer interface {
 	// allocated), and appends the nodes it runs on, as sorted half-open
 	// ranges, to dst.
 	Placed(i int, dst []cluster.Range) (held int, nodes []cluster.Range)
+}
+
+// WholeQueue is an optional interface of a Policy that sees every queued
+// job under limits (sim.Config.Constraints), those a limit holds
+// included, and asks the View (Fitter, Refuser) whether each may start:
+// an external program, which keeps its own copy of the queue, from which
+// a job may not disappear while it waits. Other policies see the queue
+// without the jobs a limit holds (which Slurm passes over).
+type WholeQueue interface {
+	Policy
+	WholeQueue() bool
+}
+
+// Refuser is an optional interface of a View under reservations, start
+// windows and limits (sim.Config.Constraints): why a queued job may not
+// start now.
+type Refuser interface {
+	// Refusal returns why queued job i may not start now by the limits,
+	// its start windows and the reservations: "limit", "start window"
+	// or "reservation"; "" if they let it start (it may still not fit
+	// the free processors or nodes).
+	Refusal(i int) string
 }

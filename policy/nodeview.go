@@ -28,25 +28,3 @@ type NodeStarter interface {
 	// not idle, or too few, are a policy bug: the engine panics.
 	StartOn(i int, rs []cluster.Range)
 }
-
-// WholeQueue is an optional interface of a Policy that sees every queued
-// job under limits (sim.Config.Constraints), those a limit holds
-// included, and asks the View (Fitter, Refuser) whether each may start:
-// an external program, which keeps its own copy of the queue, from which
-// a job may not disappear while it waits. Other policies see the queue
-// without the jobs a limit holds (which Slurm passes over).
-type WholeQueue interface {
-	Policy
-	WholeQueue() bool
-}
-
-// Refuser is an optional interface of a View under reservations, start
-// windows and limits (sim.Config.Constraints): why a queued job may not
-// start now.
-type Refuser interface {
-	// Refusal returns why queued job i may not start now by the limits,
-	// its start windows and the reservations: "limit", "start window"
-	// or "reservation"; "" if they let it start (it may still not fit
-	// the free processors or nodes).
-	Refusal(i int) string
-}

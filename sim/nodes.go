@@ -302,6 +302,9 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 			nodes = e.powerNodeEvent(ev)
 		}
 		ch := policy.NodeChange{At: e.now, State: ev.State, Nodes: ev.Nodes, Reason: ev.Reason}
+		// The power manager's switch-ons (and its timers, which name
+		// no node) come as RESUME events.
+		ch.Power = e.pw != nil && (len(ev.Nodes) == 0 || e.pw.state[ev.Nodes[0].Lo] == powerWaking)
 		switch ev.State {
 		case cluster.NodeDown:
 			e.failJobs(ev, obs)
@@ -327,7 +330,9 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 				e.powerResumed(ev)
 			}
 		}
-		ns.log = append(ns.log, ch)
+		if len(ev.Nodes) > 0 {
+			ns.log = append(ns.log, ch)
+		}
 	}
 	if len(e.reassign) > 0 {
 		a := e.alloc.(memberAssigner)

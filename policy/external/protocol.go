@@ -259,7 +259,14 @@ func (e *encoder) nodeEvent(c *policy.NodeChange) {
 	e.raw(`{"time":`)
 	e.int(int64(c.At))
 	e.raw(`,"state":`)
-	e.str(strings.ToLower(c.State.String()))
+	switch {
+	case c.Power && c.State == cluster.NodeDown:
+		e.raw(`"off"`)
+	case c.Power && c.State == cluster.NodeResume:
+		e.raw(`"on"`)
+	default:
+		e.str(strings.ToLower(c.State.String()))
+	}
 	e.raw(`,"nodes":[`)
 	for k, r := range c.Nodes {
 		if k > 0 {
@@ -273,7 +280,7 @@ func (e *encoder) nodeEvent(c *policy.NodeChange) {
 	}
 	e.raw(`],"reason":`)
 	e.str(c.Reason)
-	if c.State == cluster.NodeDown {
+	if c.State == cluster.NodeDown && !c.Power {
 		e.raw(`,"stopped":[`)
 		for k, id := range c.Stopped {
 			if k > 0 {

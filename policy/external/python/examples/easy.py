@@ -10,7 +10,9 @@ fits now starts if it has a requested time and either ends by the shadow
 time or uses no more than the extra processors (which it then consumes).
 The same schedule as schedsim's --backfill easy --lookahead all, and as
 pyss's EASY scheduler. (A head that waits for a job without a requested
-time has no shadow time: then nothing is backfilled.) On a cluster of
+time, or more processors than are in service, has no shadow time: then
+the jobs behind it are backfilled up to the earliest time it could
+start, as if the jobs without a requested time ended now.) On a cluster of
 nodes a job starts only where schedsim's node selector says it fits, as
 schedsim's EASY does there; under reservations, start windows and limits
 only when schedsim says it may (its shadow time then ignores the
@@ -26,6 +28,8 @@ from itertools import islice
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from schedsim_policy import FOREVER, Policy  # noqa: E402
+
+MAX_TIME = 10 ** 11  # the last time schedsim represents (a quiet rule's "never")
 
 
 class EASY(Policy):
@@ -50,6 +54,32 @@ class EASY(Policy):
             return None, 0
         return shadow, avail - procs
 
+    def earliest_possible(self, procs):
+        """For a head whose shadow time is unknown (it waits for running
+        jobs without a requested time, or more processors than are in
+        service): the earliest time it could start, as if those jobs
+        ended now (FOREVER if never), and the processors a job running
+        past it may use: the head's leftover then if one such job runs,
+        none if several do (it could start once some of them end)."""
+        avail, unknown, ends = self.free, 0, self.ends
+        for end, _, p in reversed(ends):
+            if end != FOREVER:
+                break
+            avail += p
+            unknown += 1
+        at = self.now
+        if avail < procs:
+            at = None
+            for end, _, p in ends:
+                if end == FOREVER or (at is not None and end > at):
+                    break
+                avail += p
+                if at is None and avail >= procs:
+                    at = end
+            if at is None:
+                return FOREVER, 0
+        return at, (avail - procs if unknown <= 1 else 0)
+
     def on_pass(self):
         queue = self.queue
         asks, calendar = self.asks, self.calendar
@@ -70,9 +100,8 @@ class EASY(Policy):
         head = queue[i]
         shadow, extra = self.shadow(head.procs)
         if shadow is None:
-            self.quiet(0)  # nothing starts until something ends
-            return
-        if not calendar:  # (its shadow time ignores the reservations)
+            shadow, extra = self.earliest_possible(head.procs)
+        elif not calendar:  # (its shadow time ignores the reservations)
             self.reserve(head, shadow)
         now, free = self.now, self.free
         for job in islice(queue, i + 1, None) if free else ():
@@ -99,7 +128,7 @@ class EASY(Policy):
                 break
         # Until something ends, a job submitted later starts only on these
         # terms: schedsim need not call for the others.
-        self.quiet(free, extra, shadow)
+        self.quiet(free, extra, shadow if shadow != FOREVER else MAX_TIME)
 
 
 if __name__ == "__main__":
