@@ -73,7 +73,7 @@ var Combinations = []Combination{
 	{FeatureExternal, FeatureSJBF, "the external program is the policy: --sjbf sets a built-in one's backfill order", true},
 	{FeatureExternal, FeatureEstimates, "the external program is the scheduler and makes its own predictions from the requested times and the ends it is told of", true},
 	{FeatureExternal, FeatureActivation, "activation filters decide inside HPC Pack's scheduler, which the external program replaces", true},
-	{FeatureExternal, FeatureGrow, "protocol schedsim-policy/1 starts a job on the processors it asks for; growing running jobs is not in it", false},
+	{FeatureExternal, FeatureGrow, "how many processors a job starts on and when a running job grows are decisions of HPC Pack's scheduling pass (Queued mode: each start takes up to its maximum, then running jobs grow before any backfilling; Balanced: minimums first, the rest shared evenly), the pass the external program replaces: a program that grows jobs is an HPC Pack scheduler of its own", true},
 	{FeatureExternal, FeatureCheckpoint, "the policy program is one process that has been told every event since the run began, and its decisions come from what it keeps in its own memory, which schedsim can neither save nor give back (protocol schedsim-policy/1 has no message for it); a filter program, run anew for each call with the job file, has no such state", true},
 	{FeatureClosedLoop, FeatureScoreD, "SCore-D's engine submits every job at its recorded time", false},
 	{FeatureCalendar, FeatureScoreD, "SCore-D has no reservations or association limits: its admin sets dedicated time by deactivating and activating queues, and bounds jobs with the queues' CPU time, memory and disk limits", true},
