@@ -14,7 +14,12 @@
 // reads one answer line: the jobs to start, reservations, a wake-up, and
 // optionally which submissions alone could make it act until something
 // ends (quiet: schedsim does not call it for the others). At the end it
-// sends an end message and closes the program's input.
+// sends an end message and closes the program's input. A run with node
+// events (or nodes switched off), on a cluster of nodes, or under
+// reservations, start windows and limits says so in its hello; a program
+// may then ask for the node events and the placements, and ask which jobs
+// fit now (an answer's ask, answered by a fits message) before it starts
+// them. A program that asks for none of it is spoken to as before.
 //
 // Every decision is checked before the engine sees it: a start that does
 // not fit, a job that is not queued, a reservation in the past or one
