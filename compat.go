@@ -38,6 +38,7 @@ const (
 	FeaturePlots        Feature = "plots and report.html (--plots, with --out)"
 	FeatureSwitching    Feature = "switching nodes off (--power-policy)"
 	FeaturePreempt      Feature = "Slurm preemption (PreemptType=preempt/partition_prio, [cluster] preempt)"
+	FeatureSwitchPlan   Feature = "switching nodes off by the head job's plan (--power-policy plan)"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -71,16 +72,13 @@ var Combinations = []Combination{
 	{FeatureExternal, FeatureSJBF, "the external program is the policy: --sjbf sets a built-in one's backfill order", true},
 	{FeatureExternal, FeatureEstimates, "the external program is the scheduler and makes its own predictions from the requested times and the ends it is told of", true},
 	{FeatureExternal, FeatureActivation, "activation filters decide inside HPC Pack's scheduler, which the external program replaces", true},
-	{FeatureExternal, FeatureNodes, "protocol schedsim-policy/1 describes the machine as a pool of processors: where a job fits on nodes is not in it", false},
-	{FeatureExternal, FeatureNodeEvents, "protocol schedsim-policy/1 carries neither node state changes nor requeued jobs", false},
-	{FeatureExternal, FeatureGrow, "protocol schedsim-policy/1 starts a job on the processors it asks for; growing running jobs is not in it", false},
+	{FeatureExternal, FeatureGrow, "how many processors a job starts on and when a running job grows are decisions of HPC Pack's scheduling pass (Queued mode: each start takes up to its maximum, then running jobs grow before any backfilling; Balanced: minimums first, the rest shared evenly), the pass the external program replaces: a program that grows jobs is an HPC Pack scheduler of its own", true},
 	{FeatureExternal, FeatureCheckpoint, "the policy program is one process that has been told every event since the run began, and its decisions come from what it keeps in its own memory, which schedsim can neither save nor give back (protocol schedsim-policy/1 has no message for it); a filter program, run anew for each call with the job file, has no such state", true},
 	{FeatureCalendar, FeatureScoreD, "SCore-D has no reservations or association limits: its admin sets dedicated time by deactivating and activating queues, and bounds jobs with the queues' CPU time, memory and disk limits", true},
-	{FeatureCalendar, FeatureExternal, "protocol schedsim-policy/1 carries neither reservations nor limits", false},
 	{FeatureCycle, FeatureScoreD, "SCore-D's scheduler has one period, its gang time quantum (--quantum, milliseconds to a second): it takes waiting jobs into the matrix as it switches rows, which the engine applies at every event; a cycle of Slurm's or PBS's kind laid over it is not SCore-D's", true},
 	{FeaturePower, FeatureScoreD, "the power model meters the processor pool of the main engine; SCore-D's gang time sharing is not metered", false},
 	{FeatureSwitching, FeatureClusters, "a cluster of clusters assigns each job a member cluster, whose nodes it cannot take out of service", false},
-	{FeatureSwitching, FeatureExternal, "protocol schedsim-policy/1 describes a fixed pool of processors", false},
+	{FeatureSwitchPlan, FeatureExternal, "plan switches nodes around the head job's start as the engine plans it (batsched's energy_bf: a scheduler and its power manager in one); an external program is the scheduler and makes its own plan, which the engine does not know (--power-policy idle:T combines)", true},
 	{FeatureTimeUnit, FeatureNodes, "the cluster's limits (partitions' MaxTime) are read in seconds", false},
 	{FeatureTimeUnit, FeatureNodeEvents, "node events are read in seconds", false},
 	{FeatureTimeUnit, FeatureCheckpoint, "checkpoint spacing is in seconds", false},
@@ -151,6 +149,7 @@ func (o *runner) features() ([]Feature, error) {
 	}
 	add(tick > 1, FeatureTimeUnit)
 	add(o.PowerPolicy != "" && !strings.EqualFold(o.PowerPolicy, "none"), FeatureSwitching)
+	add(strings.EqualFold(strings.TrimSpace(o.PowerPolicy), "plan"), FeatureSwitchPlan)
 	add(o.Plots && o.Out != "", FeaturePlots)
 	preempt := cfg != nil && cfg.Cluster != nil && cfg.Cluster.Preempt != "" && !strings.EqualFold(cfg.Cluster.Preempt, "off")
 	for i := range cfgClusters(cfg) {

@@ -61,6 +61,8 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 		sc.TimeUnit = "ms"
 	case FeatureSwitching:
 		sc.PowerPolicy = "idle:10m"
+	case FeatureSwitchPlan:
+		sc.PowerPolicy = "plan"
 	case FeaturePlots:
 		sc.Plots, sc.Out = true, filepath.Join(dir, "out")
 	case FeaturePreempt:

@@ -161,7 +161,17 @@ func (o *runner) externalPolicy() (policy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := external.Config{Command: o.PolicyExec, Timeout: timeout, Context: o.ctx}
+	// Switching nodes off and on changes the processors in service, as
+	// node events do, and is told as node events.
+	switching := o.PowerPolicy != "" && !strings.EqualFold(strings.TrimSpace(o.PowerPolicy), "none")
+	cfg := external.Config{Command: o.PolicyExec, Timeout: timeout, Context: o.ctx, NodeEvents: o.NodeEvents != "" || switching}
+	if o.Config != "" {
+		rc, err := o.runConfig()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Calendar = rc.hasConstraints()
+	}
 	if o.PolicyLog != "" && !o.checkOnly {
 		f, err := os.Create(o.PolicyLog)
 		if err != nil {
@@ -409,7 +419,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	var al cluster.Allocator
 	var preempt *sim.Preemption
 	if spec != nil {
-		if tier := partitionTiers(spec); tier != nil {
+		if tier := partitionTiers(spec); tier != nil && o.ext == nil {
 			// Slurm evaluates the jobs of higher PriorityTier
 			// partitions first, under sched/backfill and sched/builtin
 			// (FIFO in priority order) alike: every policy that runs on
@@ -418,6 +428,12 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 		if al, err = o.allocator(spec, pol); err != nil {
 			return nil, err
+		}
+		if o.ext != nil {
+			// The program orders its own queue (by the partitions'
+			// tiers, if it wants: the hello lists them) and is told of
+			// the nodes.
+			o.ext.SetCluster(spec)
 		}
 		procs = spec.Cores()
 		if pol, preempt, err = o.preemption(spec, pol); err != nil {

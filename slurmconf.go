@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/external"
 	"github.com/schedsim/schedsim/policy/slurmconf"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -226,6 +227,7 @@ func (o *runner) allocator(spec *cluster.Spec, pol policy.Policy) (cluster.Alloc
 	}
 	switch pol.(type) {
 	case policy.FCFS, *policy.EASY, *policy.Depth, *policy.Conservative, *policy.Slurm:
+	case *external.Policy: // it asks where a job fits (the protocol's ask)
 	default:
 		return nil, bad
 	}

@@ -440,6 +440,9 @@ type constraints struct {
 	dec                            consDecisions
 	// checkPromises: the engine checks reservations (see Config.Constraints).
 	checkPromises bool
+	// wholeQueue: the policy sees the jobs a limit holds too
+	// (policy.WholeQueue), and asks whether each may start.
+	wholeQueue bool
 	// cum[k] is the processors of the first k jobs of the engine's
 	// predicted-end index, while cumValid (see Engine.releasedBy).
 	cum      []int

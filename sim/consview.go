@@ -190,9 +190,11 @@ func (e *Engine) consPass() {
 		e.startedAt = e.startedAt[:0]
 		cs.visible = cs.visible[:0]
 		for qi, id := range e.queue {
-			if !cs.hasLimits || cs.limitsAllow(&e.slots[id].job) {
+			allowed := !cs.hasLimits || cs.limitsAllow(&e.slots[id].job)
+			if allowed || cs.wholeQueue {
 				cs.visible = append(cs.visible, qi)
-			} else {
+			}
+			if !allowed {
 				e.slots[id].pending = PendingLimit
 			}
 		}
@@ -204,10 +206,11 @@ func (e *Engine) consPass() {
 			e.pol.Schedule(&cs.view, &cs.dec)
 		}
 		e.ended = e.ended[:0]
+		e.nodes.log = e.nodes.log[:0]
 		if e.started {
 			e.removeStarted()
 		}
-		if !(cs.limitHit && e.started) || round >= 8 {
+		if !(cs.limitHit && e.started) || round >= 8 || cs.wholeQueue {
 			break
 		}
 	}

@@ -811,6 +811,9 @@ func New(cfg Config) (*Engine, error) {
 		cs.dec = consDecisions{&cs.view}
 		_, conservative := e.pol.(*policy.Conservative)
 		cs.checkPromises = !cs.hasLimits && e.est == nil && !conservative
+		if w, ok := e.pol.(policy.WholeQueue); ok && w.WholeQueue() {
+			cs.wholeQueue = true
+		}
 	}
 	_, conservative := e.pol.(*policy.Conservative)
 	e.promises = e.alloc == nil && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)
@@ -1428,6 +1431,7 @@ func (e *Engine) pass() {
 	e.startedAt = e.startedAt[:0]
 	e.pol.Schedule(e.view, e)
 	e.ended = e.ended[:0]
+	e.nodes.log = e.nodes.log[:0]
 	if e.started {
 		e.removeStarted()
 	}

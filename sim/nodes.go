@@ -109,6 +109,9 @@ type nodes struct {
 	requeued int
 	taken    []cluster.Range // scratch
 	victims  []int32         // scratch
+	// log are the node changes applied since the previous pass, for a
+	// policy that reads them (policy.NodeViewer).
+	log []policy.NodeChange
 }
 
 // initNodes validates cfg's node events and sets e.nodes up.
@@ -298,9 +301,17 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 			// Only the nodes that are on change service state.
 			nodes = e.powerNodeEvent(ev)
 		}
+		ch := policy.NodeChange{At: e.now, State: ev.State, Nodes: ev.Nodes, Reason: ev.Reason}
+		// The power manager's switch-ons (and its timers, which name
+		// no node) come as RESUME events.
+		ch.Power = e.pw != nil && (len(ev.Nodes) == 0 || e.pw.state[ev.Nodes[0].Lo] == powerWaking)
 		switch ev.State {
 		case cluster.NodeDown:
 			e.failJobs(ev, obs)
+			for _, id := range ns.victims {
+				ch.Stopped = append(ch.Stopped, e.slots[id].job.Seq)
+			}
+			ch.Requeued = e.cfg.OnNodeFail == NodeFailRequeue
 			for _, r := range nodes {
 				ns.setState(r, nodeDown)
 				ns.park(ns.units.NodeUnits(r))
@@ -318,6 +329,9 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 			if e.pw != nil && e.pw.admin == nil {
 				e.powerResumed(ev)
 			}
+		}
+		if len(ev.Nodes) > 0 {
+			ns.log = append(ns.log, ch)
 		}
 	}
 	if len(e.reassign) > 0 {

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -260,6 +261,7 @@ func (e *Engine) powerPass() {
 		pw.state[n] = powerOff
 		pw.asleepAt[n] = now + pw.cfg.SwitchOff
 		changed = true
+		ns.log = append(ns.log, policy.NodeChange{At: now, State: cluster.NodeDown, Nodes: []cluster.Range{r}, Power: true})
 		if pw.cfg.Log != nil {
 			pw.cfg.Log(now, n, PowerSwitchingOff)
 			pw.cfg.Log(now+pw.cfg.SwitchOff, n, PowerAsleep)

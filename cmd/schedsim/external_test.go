@@ -175,7 +175,7 @@ func TestPythonEnv(t *testing.T) {
 	if err != nil {
 		t.Fatalf("python3 -m unittest: %v", err)
 	}
-	if !bytes.Contains(out, []byte("Ran 12 tests")) || bytes.Contains(out, []byte("skipped")) {
+	if !bytes.Contains(out, []byte("Ran 13 tests")) || bytes.Contains(out, []byte("skipped")) {
 		t.Errorf("the environment's tests did not all run")
 	}
 }

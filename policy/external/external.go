@@ -14,7 +14,12 @@
 // reads one answer line: the jobs to start, reservations, a wake-up, and
 // optionally which submissions alone could make it act until something
 // ends (quiet: schedsim does not call it for the others). At the end it
-// sends an end message and closes the program's input.
+// sends an end message and closes the program's input. A run with node
+// events (or nodes switched off), on a cluster of nodes, or under
+// reservations, start windows and limits says so in its hello; a program
+// may then ask for the node events and the placements, and ask which jobs
+// fit now (an answer's ask, answered by a fits message) before it starts
+// them. A program that asks for none of it is spoken to as before.
 //
 // Every decision is checked before the engine sees it: a start that does
 // not fit, a job that is not queued, a reservation in the past or one
@@ -26,6 +31,7 @@ package external
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +44,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -68,6 +75,14 @@ type Config struct {
 	// Context, if not nil, kills the program when it is cancelled: the
 	// run stops with an error wrapping the context's.
 	Context context.Context
+	// NodeEvents says that the run has node events (sim.Config.NodeEvents):
+	// schedsim's hello says so, and a policy may ask for them.
+	NodeEvents bool
+	// Calendar says that the run has reservations, start windows or
+	// limits (sim.Config.Constraints): schedsim's hello says so. The
+	// engine enforces them: a start they forbid is refused, and a policy
+	// asks (an answer's ask) which jobs may start.
+	Calendar bool
 }
 
 // Policy is a policy.Policy whose decisions come from a program. It keeps
@@ -114,6 +129,34 @@ type Policy struct {
 	quietVoid bool
 	wakes     []workload.Time
 
+	// nodeEvents: the program asked for the node events; nev are those
+	// not yet sent, and backDirty reports that the processors the
+	// running jobs give back may have changed since the last pass sent.
+	nodeEvents bool
+	nev        encoder
+	backDirty  bool
+	back       []backChange
+	// view is the View of the last pass, nv, fit and pv the same as a
+	// policy.NodeViewer, Fitter and PlacementViewer (nil if it is not
+	// one).
+	view policy.View
+	nv   policy.NodeViewer
+	fit  policy.Fitter
+	pv   policy.PlacementViewer
+	ref  policy.Refuser
+	held []heldJob // scratch: the jobs asked about that the calendar holds
+	// spec is the cluster of nodes the run is on (SetCluster), or nil;
+	// placed: the program asked for the placements, and plc are those
+	// not yet sent.
+	spec   *cluster.Spec
+	placed bool
+	plc    encoder
+	where  []cluster.Range // scratch
+	fits   []int64         // scratch
+	// epoch is the View's epoch (policy.NodeViewer) when the promises
+	// were made: a later one voids them.
+	epoch uint32
+
 	msg  encoder // the message being sent
 	sub  encoder // the submitted jobs not yet sent
 	ends []ended // the ended jobs not yet sent
@@ -127,6 +170,7 @@ type jobState struct {
 	running bool
 	killed  bool          // it will be killed at its requested time
 	promise workload.Time // the earliest start reserved for it, or Forever
+	back    int           // running: the processors it gives back at its end, as the program was told
 }
 
 var _ policy.Fallible = (*Policy)(nil)
@@ -245,6 +289,16 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 		p.wakes = p.wakes[1:]
 		p.quietVoid = true // a wake-up fell due
 	}
+	if v != p.view {
+		p.view = v
+		p.nv, _ = v.(policy.NodeViewer)
+		p.fit, _ = v.(policy.Fitter)
+		p.pv, _ = v.(policy.PlacementViewer)
+		p.ref, _ = v.(policy.Refuser)
+	}
+	if p.nv != nil {
+		p.nodeChanges(p.nv)
+	}
 	for _, x := range v.Ended() {
 		st := p.jobs[x.Seq]
 		p.ends = append(p.ends, ended{id: x.Seq, start: int64(x.Start), end: int64(x.End), procs: x.Procs, killed: st.killed})
@@ -253,34 +307,163 @@ func (p *Policy) Schedule(v policy.View, d policy.Decisions) {
 	p.collect(v)
 	n := v.Len()
 	free := v.Free()
-	if n == 0 || p.smallest() > free || (p.quiet.valid && !p.quietVoid && len(p.ends) == 0) {
+	if n == 0 || p.smallest() > free || (p.quiet.valid && !p.quietVoid && len(p.ends) == 0 && p.ref == nil) {
 		// No waiting job fits: nothing could start, whatever the
 		// policy; or the policy said that the jobs submitted since
-		// could not make it act. What happened goes with the next pass.
+		// could not make it act (not under a calendar, whose
+		// reservations and windows begin and end at instants the
+		// policy is not told of). What happened goes with the next
+		// pass.
 		p.prevLen = n
 		return
 	}
 	p.quiet.valid, p.quietVoid = false, false
 	p.now = v.Now()
 	p.pass++
-	p.msg.passMsg(p.pass, p.now, free, v.Capacity(), n, v.NumRunning(), p.sub.b, p.ends)
+	if p.backDirty {
+		p.backChanges(v)
+	}
+	p.msg.passMsg(p.pass, p.now, free, v.Capacity(), n, v.NumRunning(), p.sub.b, p.ends, p.nev.b, p.back, p.plc.b)
 	p.sub.reset()
+	p.nev.reset()
+	p.plc.reset()
+	p.back = p.back[:0]
 	p.ends = p.ends[:0]
-	line, err := p.exchange()
-	if err != nil {
-		p.fail(err)
-		return
-	}
-	if err := ParseAnswer(line, &p.ans); err != nil {
-		p.fail(p.errorf(line, "%v", err))
-		return
-	}
-	started, err := p.apply(v, d, line)
-	if err != nil {
-		p.fail(err)
-		return
+	started := 0
+	for {
+		line, err := p.exchange()
+		if err != nil {
+			p.fail(err)
+			return
+		}
+		if err := ParseAnswer(line, &p.ans); err != nil {
+			p.fail(p.errorf(line, "%v", err))
+			return
+		}
+		k, err := p.apply(v, d, line)
+		started += k
+		if err != nil {
+			p.fail(err)
+			return
+		}
+		if p.ans.Ask == nil {
+			break
+		}
+		// Not the pass's last answer: say which of the jobs asked
+		// about fit now, and read on.
+		if err := p.answerAsk(v, line); err != nil {
+			p.fail(err)
+			return
+		}
 	}
 	p.prevLen = n - started
+}
+
+// answerAsk writes, into p.msg, the fits message that answers the ask of
+// the answer just applied.
+func (p *Policy) answerAsk(v policy.View, line []byte) error {
+	p.fits, p.held = p.fits[:0], p.held[:0]
+	free := v.Free()
+	for _, id := range p.ans.Ask {
+		st, ok := p.jobs[id]
+		if !ok || st.running {
+			return p.errorf(line, "ask: job %d is not queued", id)
+		}
+		i := -1
+		if p.ref != nil || p.fit != nil {
+			if i = p.indexOf(v, id); i < 0 {
+				return p.errorf(line, "ask: job %d is not in the queue", id)
+			}
+		}
+		if p.ref != nil {
+			if why := p.ref.Refusal(i); why != "" {
+				p.held = append(p.held, heldJob{id, why})
+				continue
+			}
+		}
+		if st.procs > free || (p.fit != nil && !p.fit.Fits(i)) {
+			continue
+		}
+		p.fits = append(p.fits, id)
+	}
+	p.msg.fitsMsg(p.pass, free, p.fits, p.held, p.plc.b)
+	p.plc.reset()
+	return nil
+}
+
+// refusals word the calendar's refusals (policy.Refuser) in an error.
+var refusals = map[string]string{
+	"limit":        "a limit holds it ([[limit]])",
+	"start window": "no start window of its is open now ([[start_window]])",
+	"reservation":  "it would run into a reservation it may not use ([[reservation]])",
+}
+
+// heldJob is a job asked about that the calendar holds, and why.
+type heldJob struct {
+	id  int64
+	why string
+}
+
+// WholeQueue implements policy.WholeQueue: the program keeps its own copy
+// of the queue, so it is shown the jobs a limit holds too, and told why
+// they may not start when it asks.
+func (p *Policy) WholeQueue() bool { return true }
+
+// SetCluster tells the policy the cluster of nodes the run is on, before
+// the run: schedsim's hello then describes its nodes and partitions.
+func (p *Policy) SetCluster(s *cluster.Spec) { p.spec = s }
+
+// nodeChanges takes in what the node events since the previous pass did:
+// the jobs they stopped did not reach their requested time, the
+// promises of an earlier epoch are void, the submissions the last
+// answer's quiet ruled out may now start (processors came back), and the
+// program, if it asked, is told of them with the next pass.
+func (p *Policy) nodeChanges(nv policy.NodeViewer) {
+	if ep := nv.Epoch(); ep != p.epoch {
+		p.epoch = ep
+		for id, st := range p.jobs {
+			if st.promise != workload.Forever {
+				st.promise = workload.Forever
+				p.jobs[id] = st
+			}
+		}
+	}
+	cs := nv.NodeChanges()
+	if len(cs) == 0 {
+		return
+	}
+	p.quietVoid = true
+	for k := range cs {
+		c := &cs[k]
+		for _, id := range c.Stopped {
+			if st, ok := p.jobs[id]; ok {
+				st.killed = false // stopped before its requested time
+				p.jobs[id] = st
+			}
+		}
+		if p.nodeEvents {
+			p.nev.nodeEvent(c)
+			p.backDirty = true
+		}
+	}
+}
+
+// backChanges lists the running jobs whose processors given back to
+// service at their end differ from what the program was told, in id
+// order.
+func (p *Policy) backChanges(v policy.View) {
+	p.backDirty = false
+	nv := p.nv
+	for k := range v.NumRunning() {
+		_, procs := v.Running(k)
+		id := nv.RunningSeq(k)
+		if st, ok := p.jobs[id]; ok && st.back != procs {
+			st.back = procs
+			p.jobs[id] = st
+			p.back = append(p.back, backChange{id: id, procs: procs})
+		}
+	}
+	slices.SortFunc(p.back, func(a, b backChange) int { return cmp.Compare(a.id, b.id) })
 }
 
 // collect adds the jobs that joined the queue since the previous pass to
@@ -369,15 +552,32 @@ func (p *Policy) apply(v policy.View, d policy.Decisions, line []byte) (int, err
 		if free := v.Free(); st.procs > free {
 			return started, p.errorf(line, "start: job %d needs %d processors, %d are free", id, st.procs, free)
 		}
-		if p.now > st.promise {
+		if p.now > st.promise && (p.nv == nil || p.nv.Promises()) {
 			return started, p.errorf(line, "start: job %d starts after the time reserved for it, %d", id, st.promise)
 		}
 		i := p.indexOf(v, id)
 		if i < 0 {
 			return started, p.errorf(line, "start: job %d is not in the queue", id)
 		}
+		if p.ref != nil {
+			if why := p.ref.Refusal(i); why != "" {
+				return started, p.errorf(line, "start: job %d may not start now: %s (ask schedsim with \"ask\")", id, refusals[why])
+			}
+		}
+		if p.fit != nil && !p.fit.Fits(i) {
+			return started, p.errorf(line, "start: job %d (%d processors) does not fit the nodes now (%d processors are free, but not on nodes it may use: ask schedsim with \"ask\")", id, st.procs, v.Free())
+		}
 		d.Start(i)
 		st.running = true
+		st.back = st.procs
+		if p.pv != nil {
+			var held int
+			held, p.where = p.pv.Placed(i, p.where[:0])
+			st.back = held
+			if p.placed {
+				p.plc.placement(id, held, p.where)
+			}
+		}
 		p.jobs[id] = st
 		if c := p.sizes[st.procs] - 1; c > 0 {
 			p.sizes[st.procs] = c
@@ -441,8 +641,17 @@ type arrivalOrdered interface {
 	ArrivalOrder() bool
 }
 
+// seqIndexer is an optional interface of a View (the engine's under
+// reservations and limits) that finds a job by Seq itself.
+type seqIndexer interface {
+	IndexOfSeq(seq int64) int
+}
+
 // indexOf returns the queue index of the job with Seq id, or -1.
 func (p *Policy) indexOf(v policy.View, id int64) int {
+	if si, ok := v.(seqIndexer); ok {
+		return si.IndexOfSeq(id)
+	}
 	n := v.Len()
 	if ao, ok := v.(arrivalOrdered); ok && ao.ArrivalOrder() {
 		if ss, ok := v.(seqSearcher); ok {
@@ -569,7 +778,7 @@ func (p *Policy) start(procs int) error {
 	if p.cfg.Context != nil {
 		p.stopCtx = context.AfterFunc(p.cfg.Context, p.kill)
 	}
-	p.msg.helloMsg(procs)
+	p.msg.helloMsg(procs, p.cfg.NodeEvents, p.cfg.Calendar, p.spec)
 	line, err := p.exchange()
 	if err != nil {
 		return err
@@ -581,6 +790,8 @@ func (p *Policy) start(procs int) error {
 	p.name = h.Name
 	p.fields, _ = fieldMask(h.Fields)
 	p.msg.rows, p.sub.rows = h.Rows, h.Rows
+	p.nodeEvents = h.NodeEvents
+	p.placed = h.Placed
 	return nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -27,6 +29,12 @@ type hello struct {
 	// Rows asks for the jobs of pass and end messages as arrays of their
 	// values rather than objects (encoder.rows).
 	Rows bool `json:"rows"`
+	// NodeEvents asks for the node events of the run and what they did
+	// to the running jobs (the node_events and back keys of a pass).
+	NodeEvents bool `json:"node_events"`
+	// Placed asks, on a cluster of nodes, where each started job was
+	// placed (the placed key of fits and pass messages).
+	Placed bool `json:"placed"`
 }
 
 // jobFields are the attributes of a submitted job a pass message may
@@ -65,6 +73,10 @@ type Answer struct {
 	// Quiet, if set, says which submissions alone could make the policy
 	// act, until the next call (see Quiet).
 	Quiet *Quiet `json:"quiet"`
+	// Ask, if present (even empty), makes the answer not the pass's
+	// last: schedsim applies its decisions, answers with a fits message
+	// saying which of these queued jobs fit now, and reads another answer.
+	Ask []int64 `json:"ask"`
 
 	quiet Quiet // Quiet's memory for the fast path
 }
@@ -93,7 +105,7 @@ type Reservation struct {
 // reused). The line must hold exactly one JSON object with no other key
 // than start, reserve and wake.
 func ParseAnswer(line []byte, a *Answer) error {
-	a.Start, a.Reserve, a.Wake, a.Quiet = a.Start[:0], a.Reserve[:0], nil, nil
+	a.Start, a.Reserve, a.Wake, a.Quiet, a.Ask = a.Start[:0], a.Reserve[:0], nil, nil, nil
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return errors.New("empty line, want a JSON object")
@@ -116,6 +128,9 @@ func ParseAnswer(line []byte, a *Answer) error {
 	return nil
 }
 
+// helloKeys are the keys of a policy's hello, as an error lists them.
+const helloKeys = "type, protocol, name, fields, rows, node_events and placed"
+
 // parseHello parses the policy's hello line.
 func parseHello(line []byte, h *hello) error {
 	line = bytes.TrimSpace(line)
@@ -125,6 +140,9 @@ func parseHello(line []byte, h *hello) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(h); err != nil {
+		if k, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return fmt.Errorf("unknown key %s (a hello has %s)", k, helloKeys)
+		}
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -211,14 +229,238 @@ func (e *encoder) key(name string, first bool) {
 	e.b = append(e.b, '"', ':')
 }
 
-// helloMsg writes schedsim's hello.
-func (e *encoder) helloMsg(procs int) {
+// helloMsg writes schedsim's hello; nodeEvents says that the run has node
+// events (a key a run without them does not carry).
+func (e *encoder) helloMsg(procs int, nodeEvents, calendar bool, spec *cluster.Spec) {
 	e.reset()
 	e.raw(`{"type":"hello","protocol":`)
 	e.str(Protocol)
 	e.raw(`,"machine":{"procs":`)
 	e.int(int64(procs))
+	if spec != nil {
+		e.clusterHello(spec)
+	}
+	if nodeEvents {
+		e.raw(`,"node_events":true`)
+	}
+	if calendar {
+		e.raw(`,"calendar":true`)
+	}
 	e.raw("}}\n")
+}
+
+// nodeEvent appends a node change to the list of those not yet sent:
+// {"time":T,"state":"down","nodes":[[first,last],…],"reason":R} and, for a
+// DOWN that stopped running jobs, "stopped":[ids] and "requeued".
+func (e *encoder) nodeEvent(c *policy.NodeChange) {
+	if len(e.b) > 0 {
+		e.raw(",")
+	}
+	e.raw(`{"time":`)
+	e.int(int64(c.At))
+	e.raw(`,"state":`)
+	switch {
+	case c.Power && c.State == cluster.NodeDown:
+		e.raw(`"off"`)
+	case c.Power && c.State == cluster.NodeResume:
+		e.raw(`"on"`)
+	default:
+		e.str(strings.ToLower(c.State.String()))
+	}
+	e.raw(`,"nodes":[`)
+	for k, r := range c.Nodes {
+		if k > 0 {
+			e.raw(",")
+		}
+		e.raw("[")
+		e.int(int64(r.Lo))
+		e.raw(",")
+		e.int(int64(r.Hi - 1))
+		e.raw("]")
+	}
+	e.raw(`],"reason":`)
+	e.str(c.Reason)
+	if c.State == cluster.NodeDown && !c.Power {
+		e.raw(`,"stopped":[`)
+		for k, id := range c.Stopped {
+			if k > 0 {
+				e.raw(",")
+			}
+			e.int(id)
+		}
+		if c.Requeued {
+			e.raw(`],"requeued":true`)
+		} else {
+			e.raw(`],"requeued":false`)
+		}
+	}
+	e.raw("}")
+}
+
+// extras are the keys of a pass message that a policy asked for in its
+// hello, already encoded (each ",\"key\":value"), or empty.
+func (e *encoder) extras(nodeEvents []byte, back []backChange, placed []byte) {
+	e.placedKey(placed)
+	if len(nodeEvents) > 0 {
+		e.raw(`,"node_events":[`)
+		e.b = append(e.b, nodeEvents...)
+		e.raw("]")
+	}
+	if len(back) > 0 {
+		e.raw(`,"back":[`)
+		for k, x := range back {
+			if k > 0 {
+				e.raw(",")
+			}
+			e.raw("[")
+			e.int(x.id)
+			e.raw(",")
+			e.int(int64(x.procs))
+			e.raw("]")
+		}
+		e.raw("]")
+	}
+}
+
+// clusterHello writes the machine's nodes and partitions into schedsim's
+// hello (after "procs"): the node selector, the node groups with the first
+// node of each, and the partitions.
+func (e *encoder) clusterHello(s *cluster.Spec) {
+	sel := s.Select
+	if sel == "" {
+		sel = cluster.SelectLinear
+	}
+	e.raw(`,"select":`)
+	e.str(sel)
+	e.raw(`,"groups":[`)
+	first := 0
+	for k := range s.Groups {
+		g := &s.Groups[k]
+		if k > 0 {
+			e.raw(",")
+		}
+		e.raw(`{"name":`)
+		e.str(g.Name)
+		e.raw(`,"first":`)
+		e.int(int64(first))
+		e.raw(`,"count":`)
+		e.int(int64(g.Count))
+		e.raw(`,"cores":`)
+		e.int(int64(g.Cores))
+		e.raw(`,"memory_mb":`)
+		e.int(g.MemoryMB)
+		e.raw("}")
+		first += g.Count
+	}
+	e.raw(`],"partitions":[`)
+	for k := range s.Partitions {
+		pt := &s.Partitions[k]
+		if k > 0 {
+			e.raw(",")
+		}
+		e.raw(`{"name":`)
+		e.str(pt.Name)
+		e.raw(`,"swf":`)
+		swf := pt.SWF
+		if swf == 0 {
+			swf = k + 1
+		}
+		e.int(int64(swf))
+		e.raw(`,"groups":[`)
+		for i, g := range pt.Groups {
+			if i > 0 {
+				e.raw(",")
+			}
+			e.str(g)
+		}
+		e.raw(`],"max_time":`)
+		e.int(int64(pt.MaxTime))
+		e.raw(`,"default_time":`)
+		e.int(int64(pt.DefaultTime))
+		e.raw(`,"priority_tier":`)
+		e.int(int64(pt.PriorityTier))
+		if pt.Default {
+			e.raw(`,"default":true}`)
+		} else {
+			e.raw(`,"default":false}`)
+		}
+	}
+	e.raw("]")
+}
+
+// placement appends a started job's placement to the list of those not yet
+// sent: [id, processors held, [[first node, last node], …]].
+func (e *encoder) placement(id int64, held int, nodes []cluster.Range) {
+	if len(e.b) > 0 {
+		e.raw(",")
+	}
+	e.raw("[")
+	e.int(id)
+	e.raw(",")
+	e.int(int64(held))
+	e.raw(",[")
+	for k, r := range nodes {
+		if k > 0 {
+			e.raw(",")
+		}
+		e.raw("[")
+		e.int(int64(r.Lo))
+		e.raw(",")
+		e.int(int64(r.Hi - 1))
+		e.raw("]")
+	}
+	e.raw("]]")
+}
+
+// placedKey writes the placed key of the placements not yet sent, if any.
+func (e *encoder) placedKey(placed []byte) {
+	if len(placed) > 0 {
+		e.raw(`,"placed":[`)
+		e.b = append(e.b, placed...)
+		e.raw("]")
+	}
+}
+
+// fitsMsg writes the answer to an answer's ask: which of the jobs asked
+// about fit now, the free processors, and the placements not yet sent.
+func (e *encoder) fitsMsg(pass int64, free int, fits []int64, held []heldJob, placed []byte) {
+	e.reset()
+	e.raw(`{"type":"fits","pass":`)
+	e.int(pass)
+	e.key("free", false)
+	e.int(int64(free))
+	e.key("fits", false)
+	e.raw("[")
+	for k, id := range fits {
+		if k > 0 {
+			e.raw(",")
+		}
+		e.int(id)
+	}
+	e.raw("]")
+	if len(held) > 0 {
+		e.raw(`,"held":[`)
+		for k, h := range held {
+			if k > 0 {
+				e.raw(",")
+			}
+			e.raw("[")
+			e.int(h.id)
+			e.raw(",")
+			e.str(h.why)
+			e.raw("]")
+		}
+		e.raw("]")
+	}
+	e.placedKey(placed)
+	e.raw("}\n")
+}
+
+// backChange is a running job whose processors given back to service at
+// its end changed (its nodes drain, or resume).
+type backChange struct {
+	id    int64
+	procs int
 }
 
 // job writes a submitted job, with the fields of mask.
@@ -255,7 +497,7 @@ type ended struct {
 }
 
 // passMsg writes a pass message.
-func (e *encoder) passMsg(pass int64, now workload.Time, free, capacity, queued, running int, subBuf []byte, end []ended) {
+func (e *encoder) passMsg(pass int64, now workload.Time, free, capacity, queued, running int, subBuf []byte, end []ended, nodeEvents []byte, back []backChange, placed []byte) {
 	e.reset()
 	e.raw(`{"type":"pass","pass":`)
 	e.int(pass)
@@ -274,6 +516,7 @@ func (e *encoder) passMsg(pass int64, now workload.Time, free, capacity, queued,
 	e.b = append(e.b, subBuf...)
 	e.raw("]")
 	e.endedList(end)
+	e.extras(nodeEvents, back, placed)
 	e.raw("}\n")
 }
 

@@ -36,6 +36,9 @@ func TestParseAnswer(t *testing.T) {
 		{`{"start":[1],"quiet":{"procs":4,"extra":2,"until":900}}`, Answer{Start: []int64{1}, Quiet: &Quiet{Procs: 4, Extra: 2, Until: ptr(900)}}, true},
 		{`{"quiet":{"procs":0}}`, Answer{Quiet: &Quiet{}}, true},
 		{`{"wake":1200,"quiet":{"procs":3,"until":50}}`, Answer{Wake: &w, Quiet: &Quiet{Procs: 3, Until: ptr(50)}}, true},
+		// An ask, even empty, makes the answer not the pass's last.
+		{`{"ask":[4,5],"start":[3]}`, Answer{Start: []int64{3}, Ask: []int64{4, 5}}, false},
+		{`{"ask":[]}`, Answer{Ask: []int64{}}, false},
 	}
 	for _, tt := range tests {
 		var a Answer
@@ -64,7 +67,7 @@ func TestParseAnswer(t *testing.T) {
 // decoder agrees; ParseAnswer never panics.
 func FuzzParseAnswer(f *testing.F) {
 	for _, s := range []string{`{}`, `{"start":[3,4]}`, `{"start":[5],"reserve":[{"id":6,"at":900}]}`, `{"wake":1200}`,
-		`{"start":[-0]}`, `{"start":[01]}`, `{"start":[9223372036854775807]}`, `{"wake":1.5}`, `{"start":[1],"start":[2]}`, `{"start":[1]} `, `{"quiet":{"procs":2,"extra":1,"until":7}}`, `{"wake":5,"quiet":{"procs":0}}`} {
+		`{"start":[-0]}`, `{"start":[01]}`, `{"start":[9223372036854775807]}`, `{"wake":1.5}`, `{"start":[1],"start":[2]}`, `{"start":[1]} `, `{"quiet":{"procs":2,"extra":1,"until":7}}`, `{"wake":5,"quiet":{"procs":0}}`, `{"ask":[1],"start":[0]}`, `{"ask":[]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {

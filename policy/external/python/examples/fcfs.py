@@ -2,7 +2,9 @@
 """First come, first served, as an external schedsim policy.
 
 At every pass, start jobs from the head of the queue while the head fits
-the free processors; a job never overtakes another. The same schedule as
+the free processors (on a cluster of nodes, or under reservations, start
+windows and limits: when schedsim says it may); a job never overtakes
+another, but for one a limit holds, which Slurm passes over. The same schedule as
 schedsim's own --backfill off.
 
     schedsim run --policy-exec 'python3 policy/external/python/examples/fcfs.py'
@@ -43,6 +45,8 @@ class FCFS(Policy):
         self.killed += killed
 
     def on_pass(self):
+        if self.asks:
+            return self.asked_pass()
         for job in self.queue:
             if job.procs > self.free:
                 self.quiet(0)  # no job submitted later can start before it
@@ -50,6 +54,27 @@ class FCFS(Policy):
             self.start(job)
             self.started += 1
             self.waited += self.now - job.submit
+
+    def asked_pass(self):
+        """FCFS where schedsim says which jobs may start (a cluster of
+        nodes, a calendar): ask about the next jobs of the queue at once,
+        start the first that fits, and ask again after each start."""
+        queue, k, n, size = self.queue, 0, len(self.queue), 16
+        while k < n:
+            batch = queue[k:k + size]  # FCFS mostly stops at the first
+            size *= 4  # unless limits hold many
+            fits = self.fits_any(batch)
+            why = self.refusals
+            for job in batch:
+                k += 1
+                if job.id in fits:
+                    self.start(job)
+                    self.started += 1
+                    self.waited += self.now - job.submit
+                    break  # what fits has changed: ask again
+                if why.get(job.id) != "limit":  # held by a limit: Slurm passes over it
+                    self.quiet(0)
+                    return
 
     def on_finish(self):
         if self.stats:

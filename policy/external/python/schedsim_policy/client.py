@@ -35,7 +35,7 @@ class Job:
     schedsim did not send (see Policy.fields) read -1 (requested: 0).
     """
 
-    __slots__ = ("id",) + JOB_FIELDS + ("start", "pred_end")
+    __slots__ = ("id",) + JOB_FIELDS + ("start", "pred_end", "back", "nodes")
 
     def __init__(self, id, job=-1, submit=-1, procs=None, requested=0, user=-1, group=-1, queue=-1, partition=-1):
         if procs is None:
@@ -50,6 +50,12 @@ class Job:
         self.queue = queue
         self.partition = partition
         self.start = self.pred_end = None
+        # back: the processors it gives back to service when it ends,
+        # once it runs (fewer than procs while some of its nodes drain).
+        self.back = procs
+        # nodes: on a cluster of nodes, the [first, last] ranges of the
+        # nodes it runs on, once it runs.
+        self.nodes = None
 
     def __repr__(self):
         return "Job(id=%d, procs=%d, requested=%d, submit=%d)" % (
@@ -65,9 +71,23 @@ class Policy:
                 goes down as the pass starts jobs)
       queue     the waiting jobs, in queue (submission) order
       running   the running jobs, id -> Job
-      ends      the running jobs as (pred_end, id, procs), sorted: the
+      ends      the running jobs as (pred_end, id, back), sorted: the
                 order in which they are predicted to end
       pass_no   the number of the current pass
+      node_events  true when the run has node events (the machine's
+                capacity changes; see on_node_event)
+      cluster   on a cluster of nodes, schedsim's description of it (the
+                hello's machine: select, groups, partitions), else None;
+                there a job may not fit although enough processors are
+                free: ask with fits(job), and start(job) learns at once
+                where the job was placed and what it holds (job.back)
+      calendar  true when the run has reservations, start windows or
+                limits, which schedsim enforces: ask with fits(job)
+                (refusal then says why one may not start: "limit",
+                "start window", "reservation"; a job a limit holds does
+                not block the queue in Slurm)
+      asks      true when a start must be asked about first (cluster or
+                calendar)
     """
 
     name = "policy"
@@ -82,6 +102,13 @@ class Policy:
     # one the policy reads. False keeps them objects, as in the README's
     # examples of messages.
     rows = True
+    # ask_node_events, if true (the default), asks schedsim for the node
+    # events of a run that has them: on_node_event is then called for
+    # each, and the running jobs' back follows the draining nodes.
+    ask_node_events = True
+    # ask_placed, if true (the default), asks schedsim, on a cluster of
+    # nodes, where each started job was placed (job.nodes, job.back).
+    ask_placed = True
 
     def __init__(self):
         self.now = 0
@@ -92,7 +119,15 @@ class Policy:
         self.running = {}
         self.ends = []
         self.pass_no = 0
+        self.node_events = False
+        self.cluster = None
+        self.calendar = False
+        self.asks = False
+        self.refusal = None
+        self.refusals = {}
+        self._readline = self._wfd = self._scan = None
         self._started = []  # the jobs started at this pass, in order
+        self._gone = []  # those of them already sent, with an ask
         self._reserve = []
         self._wake = None
         self._quiet = None
@@ -106,7 +141,15 @@ class Policy:
         """Called for each job submitted, once it is in the queue."""
 
     def on_end(self, job, killed):
-        """Called for each job that ended (killed: at its requested time)."""
+        """Called for each job that ended (killed: at its requested time).
+        A job a node failure stopped ends with killed false; requeued, it
+        is then submitted again (on_submit, same id)."""
+
+    def on_node_event(self, event):
+        """Called for each node event, before the ends of the pass: a dict
+        with time, state ("down", "drain", "resume"), nodes ([first, last]
+        ranges), reason and, for "down", stopped (the ids of the running
+        jobs it stopped, which end in this pass) and requeued."""
 
     def on_pass(self):
         """Decide: call start, reserve and wake_at. The default starts nothing."""
@@ -129,6 +172,58 @@ class Policy:
         self.running[job.id] = job
         insort(self.ends, (end, job.id, procs))
         self._started.append(job)
+        if self.cluster is not None:
+            self._exchange([])  # where it went, and what it holds
+
+    def fits(self, job):
+        """Whether a queued job fits now. On a pool of processors: it asks
+        for no more than the free processors. On a cluster of nodes
+        schedsim's node selector answers (a round trip: the starts of
+        the pass so far are applied first)."""
+        if not self.asks:
+            return job.procs <= self.free
+        return job.id in self._exchange([job.id])
+
+    def fits_any(self, jobs):
+        """The ids of those of jobs that fit now, each on its own (one
+        round trip on a cluster of nodes or under a calendar; refusals
+        then maps those the calendar holds to why)."""
+        if not self.asks:
+            return {j.id for j in jobs if j.procs <= self.free}
+        return set(self._exchange([j.id for j in jobs]))
+
+    def _exchange(self, ask):
+        """Send the pass's decisions so far with an ask, read schedsim's
+        fits message, take it in and return its fits list."""
+        if self._readline is None:
+            raise ProtocolError("fits and start on a cluster of nodes need run()'s connection")
+        line = self._answer(ask)
+        data = line.encode()
+        while data:
+            data = data[os.write(self._wfd, data):]
+        msg = self._scan(self._readline().decode(), 0)[0]
+        if msg.get("type") != "fits":
+            raise ProtocolError("want a fits message, got %r" % msg.get("type"))
+        self.free = msg["free"]
+        if "placed" in msg:
+            self._placed(msg["placed"])
+        held = msg.get("held")
+        self.refusals = dict(held) if held else {}
+        self.refusal = held[-1][1] if held else None  # fits(job) asks about one job
+        return msg["fits"]
+
+    def _placed(self, placed):
+        """Where started jobs were placed: [id, held, nodes] each."""
+        ends, running = self.ends, self.running
+        for id, held, nodes in placed:
+            job = running.get(id)
+            if job is None:
+                raise ProtocolError("placed: job %d is not running" % id)
+            job.nodes = nodes
+            if held != job.back:
+                del ends[bisect_left(ends, (job.pred_end, job.id, job.back))]
+                job.back = held
+                insort(ends, (job.pred_end, job.id, held))
 
     def reserve(self, job, at):
         """Promise that a queued job starts no later than at."""
@@ -172,8 +267,21 @@ class Policy:
         if job is None:
             raise ProtocolError("job %d ended but was not running" % id)
         ends = self.ends
-        del ends[bisect_left(ends, (job.pred_end, job.id, job.procs))]
+        del ends[bisect_left(ends, (job.pred_end, job.id, job.back))]
         self.on_end(job, killed)
+
+    def _nodes(self, msg):
+        """Take in a pass's node events and the running jobs' new back."""
+        for ev in msg.get("node_events", ()):
+            self.on_node_event(ev)
+        ends = self.ends
+        for id, procs in msg.get("back", ()):
+            job = self.running.get(id)
+            if job is None:
+                raise ProtocolError("back: job %d is not running" % id)
+            del ends[bisect_left(ends, (job.pred_end, job.id, job.back))]
+            job.back = procs
+            insort(ends, (job.pred_end, job.id, procs))
 
     def _all_ended(self, ended):
         """The jobs of a message's ended list end: rows [id, start, end,
@@ -194,7 +302,12 @@ class Policy:
         if kind == "hello":
             if msg.get("protocol") != PROTOCOL:
                 raise ProtocolError("schedsim speaks %r, this client %r" % (msg.get("protocol"), PROTOCOL))
-            self.procs = self.capacity = self.free = msg["machine"]["procs"]
+            machine = msg["machine"]
+            self.procs = self.capacity = self.free = machine["procs"]
+            self.node_events = machine.get("node_events", False)
+            self.cluster = machine if "groups" in machine else None
+            self.calendar = machine.get("calendar", False)
+            self.asks = self.cluster is not None or self.calendar
             self.on_begin(self.procs)
             hello = {"type": "hello", "protocol": PROTOCOL, "name": self.name}
             if self.fields is not None:
@@ -207,6 +320,10 @@ class Policy:
                 hello["fields"] = [f for f in JOB_FIELDS if f in fields]
             if self.rows:
                 hello["rows"] = True
+            if self.node_events and self.ask_node_events:
+                hello["node_events"] = True
+            if self.cluster is not None and self.ask_placed:
+                hello["placed"] = True
             return json.dumps(hello, separators=(",", ":")) + "\n"
         if kind == "end":
             self.now = msg["time"]
@@ -225,6 +342,10 @@ class Policy:
         self.pass_no = msg["pass"]
         self.now = msg["time"]
         ended, submitted = msg["ended"], msg["submitted"]
+        if len(msg) > 9:  # keys a plain run's pass does not have
+            if "placed" in msg:
+                self._placed(msg["placed"])
+            self._nodes(msg)
         if ended:
             self._all_ended(ended)
         if submitted:
@@ -239,21 +360,44 @@ class Policy:
         if len(self.queue) != msg["queued"]:
             raise ProtocolError("pass %d: %d jobs queued here, schedsim has %d" % (self.pass_no, len(self.queue), msg["queued"]))
 
-    def _answer(self):
+    def _answer(self, ask=None):
         """The answer line of the pass's decisions, which it clears; the
-        started jobs leave the queue."""
+        started jobs leave the queue. With ask (a list of ids), the line
+        asks which of those fit (it is then not the pass's last)."""
         started, reserve, wake, quiet = self._started, self._reserve, self._wake, self._quiet
+        if ask is not None:
+            self._started, self._reserve, self._wake = [], [], None  # quiet: with the last answer
+            parts = ['"ask":[' + ",".join([str(i) for i in ask]) + "]"]
+            if started:
+                parts.append('"start":[' + ",".join([str(j.id) for j in started]) + "]")
+                self._gone.extend(started)  # they leave the queue with the last answer
+            if reserve:
+                parts.append('"reserve":[' + ",".join(['{"id":%d,"at":%d}' % r for r in reserve]) + "]")
+            if wake is not None:
+                parts.append('"wake":%d' % wake)
+            return "{" + ",".join(parts) + "}\n"
+        if self._gone:
+            # The jobs started with an ask leave the queue now, with
+            # this answer's (in one call: a filter of the queue in
+            # _leave takes them all).
+            gone, self._gone = self._gone, []
+            self._leave(gone + started)
+            started_left = True
+        else:
+            started_left = False
         if not started and not reserve and wake is None and quiet is None:
             return "{}\n"
         self._started, self._reserve, self._wake, self._quiet = [], [], None, None
         if len(started) == 1 and not reserve and wake is None and quiet is None:
             # FCFS's and EASY's usual pass: the head starts.
-            self._leave(started)
+            if not started_left:
+                self._leave(started)
             return '{"start":[%d]}\n' % started[0].id
         parts = []
         if started:
             parts.append('"start":[' + ",".join([str(j.id) for j in started]) + "]")
-            self._leave(started)
+            if not started_left:
+                self._leave(started)
         if reserve:
             parts.append('"reserve":[' + ",".join(['{"id":%d,"at":%d}' % r for r in reserve]) + "]")
         if wake is not None:
@@ -290,6 +434,7 @@ class Policy:
         # The decoder's scanner, called directly: json.loads would add a
         # few Python calls per message around the same C code.
         scan = json.scanner.make_scanner(json.JSONDecoder())
+        self._readline, self._wfd, self._scan = readline, wfd, scan
         handle, pas = self.handle, self._pass
         for line in iter(readline, b""):
             msg = scan(line.decode(), 0)[0]

@@ -136,6 +136,45 @@ class TestClient(unittest.TestCase):
                 self.assertEqual(got, [hello, '{"start":[0]}'])  # the queue is empty: no quiet
                 self.assertEqual(p.ended, 1)
 
+    def test_node_events(self):
+        """A run with node events: the client asks for them, hands each to
+        on_node_event, and the running jobs' back follows the drains, which
+        EASY's shadow then counts; a requeued job is queued again."""
+        hello = {"type": "hello", "protocol": "schedsim-policy/1", "machine": {"procs": 10, "node_events": True}}
+
+        class Seen(easy.EASY):
+            def __init__(self):
+                super().__init__()
+                self.events = []
+
+            def on_node_event(self, event):
+                self.events.append(event["state"])
+
+        p = Seen()
+        p.rows = False
+        self.assertTrue(json.loads(p.handle(hello))["node_events"])
+        self.assertNotIn("node_events", json.loads(easy.EASY().handle(HELLO)))
+        self.assertEqual(p.handle(pas(1, 0, 10, 2, [job(0, 6), job(1, 4, requested=200)])), '{"start":[0,1]}\n')
+        # Job 0's nodes drain: it gives back 2 of its 6 processors.
+        msg = pas(2, 10, 0, 1, [job(2, 5, submit=10)])
+        msg["capacity"] = 6
+        msg["node_events"] = [{"time": 10, "state": "drain", "nodes": [[0, 3]], "reason": ""}]
+        msg["back"] = [[0, 2]]
+        ans = json.loads(p.handle(msg))
+        self.assertEqual(p.events, ["drain"])
+        self.assertEqual(p.running[0].back, 2)
+        self.assertEqual(p.ends, [(100, 0, 2), (200, 1, 4)])
+        # Job 0's end gives back 2 processors only: the head's 5 are free
+        # at job 1's end, 200 (not 100, as without the drain).
+        self.assertEqual(ans["reserve"], [{"id": 2, "at": 200}])
+        # A DOWN stops job 1, requeued: it ends and comes again.
+        msg = pas(3, 20, 0, 2, [job(1, 4)], [{"id": 1, "start": 0, "end": 20, "procs": 4, "killed": False}])
+        msg["node_events"] = [{"time": 20, "state": "down", "nodes": [[6, 9]], "reason": "x", "stopped": [1], "requeued": True}]
+        p.handle(msg)
+        self.assertEqual([j.id for j in p.queue], [1, 2])
+        self.assertEqual(list(p.running), [0])
+        self.assertEqual(p.ends, [(100, 0, 2)])
+
 
 if __name__ == "__main__":
     unittest.main()
