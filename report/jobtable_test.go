@@ -69,3 +69,33 @@ func TestReadJobTable(t *testing.T) {
 		t.Errorf("FindJobTable: %q, %v; want jobs.parquet", p, err)
 	}
 }
+
+// TestParseTicks reads times in seconds with a unit's decimals as ticks,
+// exactly, and refuses more decimals than the unit has.
+func TestParseTicks(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		tick int64
+		want int64
+		ok   bool
+	}{
+		{"88.510", 1000, 88510, true},
+		{"88.51", 1000, 88510, true},
+		{"88", 1000, 88000, true},
+		{"0.001", 1000, 1, true},
+		{"-1.5", 1000, -1500, true},
+		{"88.5105", 1000, 0, false},
+		{"1.000001", 1_000_000, 1000001, true},
+		{"1.0000001", 1_000_000, 0, false},
+		{"", 1000, 0, false},
+		{".5", 1000, 0, false},
+		{"1.x", 1000, 0, false},
+		{"1e3", 1000, 0, false},
+		{"99999999999999999999", 1000, 0, false},
+	} {
+		got, err := ParseTicks(c.s, c.tick)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("ParseTicks(%q, %d) = %d, %v; want %d, ok %v", c.s, c.tick, got, err, c.want, c.ok)
+		}
+	}
+}
