@@ -126,7 +126,11 @@ func (o *runner) policy() (policy.Policy, error) {
 	if err != nil || depth == 0 {
 		return nil, inputf("--reservation-depth %q: want a number of jobs ≥ 1 or all", string(o.ReservationDepth))
 	}
-	cfg := policy.Config{Backfill: policy.Backfill(o.Backfill), Lookahead: la, Depth: depth, Order: o.Order, SJBF: o.SJBF}
+	tick, err := o.ticks()
+	if err != nil {
+		return nil, err
+	}
+	cfg := policy.Config{Backfill: policy.Backfill(o.Backfill), Lookahead: la, Depth: depth, Order: o.Order, SJBF: o.SJBF, Tick: workload.Time(tick)}
 	if o.Priority != "" {
 		if !strings.EqualFold(o.Order, policy.OrderMultiFactor) {
 			return nil, inputf("--priority %q: applies to --order multifactor only", o.Priority)
@@ -303,7 +307,11 @@ func (o *runner) schedInterval() (workload.Time, error) {
 
 // estimator parses --estimates: nil plans with the requested times.
 func (o *runner) estimator() (policy.Estimator, error) {
-	e, err := policy.ParseEstimator(o.Estimates)
+	tick, err := o.ticks()
+	if err != nil {
+		return nil, err
+	}
+	e, err := policy.ParseEstimatorIn(o.Estimates, workload.Time(tick))
 	if err != nil {
 		return nil, inputf("--estimates: %v", err)
 	}
@@ -451,10 +459,18 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			return nil, err
 		}
 	}
-	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al, ClosedLoop: o.ClosedLoop, Preempt: preempt}
-	if simCfg.SchedInterval, err = o.schedInterval(); err != nil {
+	tick, err := o.ticks()
+	if err != nil {
 		return nil, err
 	}
+	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al, ClosedLoop: o.ClosedLoop, Preempt: preempt}
+	// The scheduler cycle is given in seconds (and named so in the
+	// policy's name); the engine counts it in ticks.
+	schedSec, err := o.schedInterval()
+	if err != nil {
+		return nil, err
+	}
+	simCfg.SchedInterval = schedSec * workload.Time(tick)
 	if o.Config != "" {
 		conf, err := o.runConfig()
 		if err != nil {
@@ -491,10 +507,6 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	}
 	m := report.NewMetrics()
-	tick, err := o.ticks()
-	if err != nil {
-		return nil, err
-	}
 	if tick > 1 {
 		m.SetTick(tick)
 	}
@@ -639,7 +651,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	}
 	if simCfg.SchedInterval > 0 {
-		polName += fmt.Sprintf("+sched_interval=%d", simCfg.SchedInterval)
+		polName += fmt.Sprintf("+sched_interval=%d", schedSec)
 	}
 	if simCfg.Power != nil {
 		// Switching nodes off changes the machine under the policy's

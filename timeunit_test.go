@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -140,5 +141,70 @@ func TestTimeUnitSameSchedule(t *testing.T) {
 		t.Run(bf, func(t *testing.T) {
 			unitRuns(t, true, func(t *testing.T, sc *Scenario, unit, dir string) { sc.Backfill = bf })
 		})
+	}
+}
+
+// TestTimeUnitPolicies: the policies' settings given in seconds (the
+// scheduler cycle, Slurm's bf_interval, bf_window and bf_resolution, the
+// estimators' corrections, the multifactor order's ages, F1's function)
+// count in ticks, so the real trace in whole seconds replayed in ms gives
+// the schedule in seconds ×1000, verified.
+func TestTimeUnitPolicies(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(sc *Scenario)
+	}{
+		{"sched-interval", func(sc *Scenario) { sc.SchedInterval = "5m" }},
+		{"slurm", func(sc *Scenario) { sc.Backfill = "slurm" }},
+		{"slurm-params", func(sc *Scenario) {
+			sc.Backfill, sc.BFInterval, sc.BFWindow, sc.BFResolution = "slurm", "7", "2h", "5m"
+		}},
+		{"estimates-perfect", func(sc *Scenario) { sc.Estimates = "perfect" }},
+		{"order-multifactor", func(sc *Scenario) { sc.Order, sc.Priority = "multifactor", "max-age=1d,half-life=2d,calc-period=7m" }},
+		{"order-f1", func(sc *Scenario) { sc.Order = "f1" }},
+		{"slurm-cycle-estimates", func(sc *Scenario) {
+			sc.Backfill, sc.SchedInterval, sc.Estimates = "slurm", "90", "perfect"
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			unitRuns(t, true, func(t *testing.T, sc *Scenario, unit, dir string) { c.set(sc) })
+		})
+	}
+}
+
+// TestTimeUnitEstimators: the learning estimators predict at the run's
+// tick (the mean of a user's last two runs, F × a run, rounded up), so in
+// ms they may plan with fractions of a second that a run in seconds
+// rounds away: their runs in ms are verified, not compared. Their
+// durations in seconds (the gradual correction's steps, the one-second
+// floor) count in ticks.
+func TestTimeUnitEstimators(t *testing.T) {
+	for _, est := range []string{"predict", "factor:0.3:gradual", "predict:double"} {
+		t.Run(est, func(t *testing.T) {
+			unitRuns(t, false, func(t *testing.T, sc *Scenario, unit, dir string) { sc.Estimates = est })
+		})
+	}
+	j := &workload.Job{ID: 1, Run: 10_000, Estimate: 3_600_000}
+	for _, c := range []struct {
+		spec       string
+		tick       workload.Time
+		pred, corr workload.Time
+	}{
+		{"factor:0.5", 1000, 5000, 5000 + 60_000},
+		{"factor:0.5", 1, 5000, 5000 + 60},
+		{"factor:0.00001", 1000, 1000, 1000 + 60_000},
+		{"factor:0.00001", 1, 1, 1 + 60},
+	} {
+		e, err := policy.ParseEstimatorIn(c.spec, c.tick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := e.Predict(j)
+		if p != c.pred {
+			t.Errorf("%s in 1/%d s: predicts %d, want %d", c.spec, c.tick, p, c.pred)
+		}
+		if got := e.Correct(j, p); got != c.corr {
+			t.Errorf("%s in 1/%d s: corrects %d to %d, want %d", c.spec, c.tick, p, got, c.corr)
+		}
 	}
 }

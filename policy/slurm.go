@@ -63,6 +63,10 @@ type SlurmParams struct {
 	// (--bf-plan procs), as schedsim did before its plan on nodes: a
 	// reservation is a number of processors, not a set of nodes.
 	PlanProcs bool
+	// Tick is the run's ticks a second (0 or 1: seconds): Interval,
+	// Window and Resolution, given in seconds as Slurm gives them, are
+	// planned in ticks (Config.Tick sets it).
+	Tick workload.Time
 }
 
 // CompletingNone is SlurmParams.Completing for no completing time.
@@ -271,6 +275,9 @@ func (s *Slurm) Name() string {
 func (s *Slurm) Schedule(v View, d Decisions) {
 	if !s.init {
 		s.p = s.SlurmParams.withDefaults()
+		if t := s.p.Tick; t > 1 {
+			s.p.Interval, s.p.Window, s.p.Resolution = s.p.Interval*t, s.p.Window*t, s.p.Resolution*t
+		}
 		s.init = true
 		s.wake = -1
 	}
