@@ -3,8 +3,10 @@ package schedsim
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -108,6 +110,10 @@ func unitRuns(t *testing.T, same bool, setup func(t *testing.T, sc *Scenario, un
 	return runs
 }
 
+// wholeSeconds matches a time in seconds with 3 or 6 decimals that is a
+// whole second.
+var wholeSeconds = regexp.MustCompile(`\b(\d+)\.(?:000000|000)\b`)
+
 // sameSchedule checks that b, a run in ticks of 1/tick second, gave every
 // job what a, a run in seconds, gave it, its times ×tick.
 func sameSchedule(t *testing.T, a, b []report.JobRow, tick workload.Time) {
@@ -122,6 +128,8 @@ func sameSchedule(t *testing.T, a, b []report.JobRow, tick workload.Time) {
 		if x.Estimate > 0 {
 			x.Estimate *= tick
 		}
+		// The metadata's instants are seconds with the unit's decimals.
+		y.Metadata = wholeSeconds.ReplaceAllString(y.Metadata, "$1")
 		if x != y {
 			if differ++; differ <= 5 {
 				t.Errorf("job %d: in seconds %+v, in 1/%d s %+v", x.ID, a[i], tick, y)
@@ -207,4 +215,97 @@ func TestTimeUnitEstimators(t *testing.T) {
 			t.Errorf("%s in 1/%d s: corrects %d to %d, want %d", c.spec, c.tick, p, got, c.corr)
 		}
 	}
+}
+
+// unitClusterConfig is a cluster of nodes for HPC2N's 240 processors: two
+// partitions, a short one (MaxTime 1 h, DefaultTime 10 min) on a third
+// of the nodes and the default one (MaxTime 2 d), which rejects the jobs
+// that ask for more.
+const unitClusterConfig = `[cluster]
+select = "%s"
+[[cluster.groups]]
+name = "a"
+count = 40
+cores = 2
+[[cluster.groups]]
+name = "b"
+count = 80
+cores = 2
+[[cluster.partitions]]
+name = "batch"
+groups = ["a", "b"]
+max_time = "2d"
+default = true
+[[cluster.partitions]]
+name = "short"
+groups = ["a"]
+max_time = "1h"
+default_time = "10m"
+`
+
+// TestTimeUnitNodes: a cluster of nodes whose partitions' time limits are
+// given in seconds gives, in ms, the schedule in seconds ×1000 (the same
+// jobs rejected at the partition's MaxTime, the same nodes), under
+// select/linear and cons_res, FCFS, EASY and Slurm's backfill; verify
+// checks the limits in ticks.
+func TestTimeUnitNodes(t *testing.T) {
+	for _, c := range []struct{ sel, bf string }{{"linear", "easy"}, {"cons_res", "slurm"}, {"linear", "off"}} {
+		t.Run(c.sel+"-"+c.bf, func(t *testing.T) {
+			runs := unitRuns(t, true, func(t *testing.T, sc *Scenario, unit, dir string) {
+				sc.Backfill = c.bf
+				sc.Config = writeFile(t, dir, "cluster.toml", fmt.Sprintf(unitClusterConfig, c.sel))
+			})
+			rejected := 0
+			for _, r := range runs[1].rows {
+				if r.State == "REJECTED" {
+					rejected++
+					if want := "exceeds partition batch's MaxTime of 172800.000 s"; !strings.Contains(r.Metadata, want) {
+						t.Fatalf("job %d rejected for %q, want %q", r.ID, r.Metadata, want)
+					}
+				}
+			}
+			if rejected == 0 {
+				t.Error("no job rejected at the partition's MaxTime: the test tests nothing")
+			}
+		})
+	}
+}
+
+// TestTimeUnitParquet: jobs.parquet of a run in ms holds its times in ms
+// (MetaTimeUnit "ms"), verify reads it in ms, and its schedule is the run
+// in seconds' ×1000; a table in ms read as seconds is refused.
+func TestTimeUnitParquet(t *testing.T) {
+	runs := unitRuns(t, true, func(t *testing.T, sc *Scenario, unit, dir string) { sc.Format = "parquet" })
+	p := filepath.Join(runs[1].out, "jobs.parquet")
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	if u, ok, err := workload.ParquetMetadata(f, fi.Size(), p, report.MetaTimeUnit); err != nil || !ok || u != "ms" {
+		t.Errorf("%s: %s = %q, %v, %v; want ms", p, report.MetaTimeUnit, u, ok, err)
+	}
+	// The timestamps: HPC2N's UnixStartTime plus the submission in ms.
+	rows, err := workload.ReadParquetTable(f, fi.Size(), p, []string{"job_id", "submission_time", "submit_time_ts"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || rows[1][2] != fmt.Sprint(int64(1027839845)*1000+mustInt(t, rows[1][1])) {
+		t.Errorf("row %v: want submit_time_ts = UnixStartTime in ms + submission_time", rows[1])
+	}
+	err = report.ReadJobTable(p, func(string, *report.JobRow) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "times in ms") {
+		t.Errorf("reading the table in ms as seconds: %v, want a refusal", err)
+	}
+}
+
+// mustInt parses a decimal integer.
+func mustInt(t *testing.T, s string) int64 {
+	t.Helper()
+	var v int64
+	if _, err := fmt.Sscan(s, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

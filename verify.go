@@ -99,8 +99,12 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 		if spec.Cores() != sum.Procs {
 			return nil, inputf("%s: cluster has %d cores, procs says %d", sp, spec.Cores(), sum.Procs)
 		}
+		spec.Tick = workload.Time(tick)
 		opts.Cluster = spec
 		opts.Members = sum.Cluster.Members()
+		for _, m := range opts.Members {
+			m.Tick = workload.Time(tick)
+		}
 	}
 	if sum.NodeFailures != nil {
 		if opts.NodeEvents, err = sum.NodeFailures.Schedule(); err != nil {
