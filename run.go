@@ -520,6 +520,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if c, ok, err := workload.CalendarOf(rd.Header(), o.TimeZone); err != nil {
 		return nil, inputf("--timezone: %v", err)
 	} else if ok {
+		c.Tick = tick
 		cal = &c
 		bd.SetCalendar(cal)
 	}
@@ -717,7 +718,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	for _, w := range s.Warnings {
 		o.warnf("schedsim: warning: %s\n", w)
 	}
-	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt, Calendar: cal, GanttFigureMax: o.ganttMaxJobs}
+	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt, Calendar: cal, GanttFigureMax: o.ganttMaxJobs, Tick: tick}
 	if o.energy != nil {
 		run.Power = o.energy.Points()
 	}

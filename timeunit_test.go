@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,6 +114,9 @@ func unitRuns(t *testing.T, same bool, setup func(t *testing.T, sc *Scenario, un
 // wholeSeconds matches a time in seconds with 3 or 6 decimals that is a
 // whole second.
 var wholeSeconds = regexp.MustCompile(`\b(\d+)\.(?:000000|000)\b`)
+
+// svgText matches an SVG's text elements.
+var svgText = regexp.MustCompile(`<text[^>]*>[^<]*</text>`)
 
 // sameSchedule checks that b, a run in ticks of 1/tick second, gave every
 // job what a, a run in seconds, gave it, its times ×tick.
@@ -308,4 +312,55 @@ func mustInt(t *testing.T, s string) int64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestTimeUnitPlots: the figures of a run in ms draw their time axes in
+// seconds (minutes, hours, days) as the run in seconds does, so on the
+// real trace in whole seconds every SVG of the run in ms is the run in
+// seconds' byte for byte — utilisation and queue length, whose series
+// buckets are powers of two of the tick, have the same axes and texts —
+// (but the hour-of-week figure, drawn from the
+// breakdowns, which a run in ms leaves out); report.html is written, with the page Gantt's
+// data in ms and the time formatter that reads them.
+func TestTimeUnitPlots(t *testing.T) {
+	runs := unitRuns(t, true, func(t *testing.T, sc *Scenario, unit, dir string) { sc.Plots = true })
+	svgs, err := filepath.Glob(filepath.Join(runs[0].out, "*.svg"))
+	if err != nil || len(svgs) < 4 {
+		t.Fatalf("figures of the run in seconds: %v, %v", svgs, err)
+	}
+	for _, a := range svgs {
+		if filepath.Base(a) == "hour_of_week.svg" {
+			continue // from the breakdowns, which a run in ms leaves out
+		}
+		x, err1 := os.ReadFile(a)
+		y, err2 := os.ReadFile(filepath.Join(runs[1].out, filepath.Base(a)))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if name := filepath.Base(a); name == "utilisation.svg" || name == "queue.svg" {
+			// The series' buckets are powers of two of the run's tick, so
+			// their means differ; the axes are the same.
+			tx, ty := svgText.FindAll(x, -1), svgText.FindAll(y, -1)
+			if len(tx) < 10 || !slices.EqualFunc(tx, ty, bytes.Equal) {
+				t.Errorf("%s: the texts differ between the runs in s and in ms:\n%q\n%q", name, tx, ty)
+			}
+			continue
+		}
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between the runs in s and in ms", filepath.Base(a))
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(runs[1].out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"tick":`, "var perSec = g.tick || 1;"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("report.html of the run in ms lacks %q", want)
+		}
+	}
+	page, err = os.ReadFile(filepath.Join(runs[0].out, "report.html"))
+	if err != nil || bytes.Contains(page, []byte("perSec")) || bytes.Contains(page, []byte(`"tick":`)) {
+		t.Errorf("report.html of the run in seconds has the ms formatter or a tick (%v)", err)
+	}
 }

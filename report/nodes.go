@@ -147,7 +147,7 @@ func nodeEventsFigure(r *Run, sub string) *Figure {
 	if to <= from {
 		return nil
 	}
-	u := timeUnitFor(to - from)
+	u := timeUnitFor(to-from, r.Tick)
 	p := newPlot("Utilisation around the node events\n"+sub, "", "processors (% of "+fmt.Sprint(ts.Procs())+")")
 	timeAxis(&p.X, r.Calendar, u, ts.Start())
 	segs := ts.cachedSegments(false)
@@ -155,7 +155,7 @@ func nodeEventsFigure(r *Run, sub string) *Figure {
 	busy := newLine(stepXYs(segs, Busy, scale, ts.Start(), u), 0, vg.Points(1))
 	p.Add(busy)
 	p.Legend.Add("busy processors", busy)
-	caption := "Processors allocated, as a percentage of the machine, from two days before the first node event to two days after the last; " + resolution(ts) + "."
+	caption := "Processors allocated, as a percentage of the machine, from two days before the first node event to two days after the last; " + resolution(ts, u) + "."
 	caption += addUnavailable(p, ts, segs, u)
 	for _, ev := range evs {
 		x := float64(ev.At-ts.Start()) / u.sec
