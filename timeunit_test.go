@@ -3,6 +3,7 @@ package schedsim
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -362,5 +363,80 @@ func TestTimeUnitPlots(t *testing.T) {
 	page, err = os.ReadFile(filepath.Join(runs[0].out, "report.html"))
 	if err != nil || bytes.Contains(page, []byte("perSec")) || bytes.Contains(page, []byte(`"tick":`)) {
 		t.Errorf("report.html of the run in seconds has the ms formatter or a tick (%v)", err)
+	}
+}
+
+// unitNodeEvents are node events for HPC2N's 240 processors (nodes of 2):
+// failures during the busy first weeks, a drain and a maintenance, in
+// seconds and with units.
+const unitNodeEvents = `# TIME STATE NODES REASON
+200000 DOWN 0-9 power supply
+3d DRAIN 20-39 maintenance
+260000 RESUME 20-39
+300000 RESUME 0-9
+1000000 DOWN 5,7,60-70 network
+1100000 RESUME 5,7,60-70
+`
+
+// TestTimeUnitNodeEvents: node events given in seconds count in ticks, so
+// on the real trace in whole seconds the run in ms is the run in seconds
+// ×1000, killed and requeued jobs alike, on the processor pool and on a
+// cluster of nodes; verify checks the jobs against the schedule in ticks,
+// and summary.json keeps the schedule and the lost processor-time in
+// seconds.
+func TestTimeUnitNodeEvents(t *testing.T) {
+	for _, c := range []struct {
+		name, onFail string
+		nodes        bool
+	}{{"pool-requeue", "requeue", false}, {"pool-kill", "kill", false}, {"nodes-requeue", "requeue", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			var sums [2]string
+			runs := unitRuns(t, true, func(t *testing.T, sc *Scenario, unit, dir string) {
+				sc.NodeEvents = writeFile(t, dir, "events.txt", unitNodeEvents)
+				sc.Plots = true
+				sc.OnNodeFail = c.onFail
+				if c.nodes {
+					sc.Config = writeFile(t, dir, "cluster.toml", fmt.Sprintf(unitClusterConfig, "linear"))
+				} else {
+					sc.NodeSize = 2
+				}
+			})
+			hit := 0
+			for _, r := range runs[1].rows {
+				if r.State == "COMPLETED_KILLED" || strings.Contains(r.Metadata, "requeues=") {
+					hit++
+				}
+			}
+			if hit == 0 {
+				t.Error("no job killed or requeued by a node failure: the test tests nothing")
+			}
+			for i, r := range runs {
+				b, err := os.ReadFile(filepath.Join(r.out, "summary.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var s report.Summary
+				if err := json.Unmarshal(b, &s); err != nil || s.NodeFailures == nil {
+					t.Fatalf("summary.json: %v, node_failures %v", err, s.NodeFailures)
+				}
+				s.NodeFailures.UtilisationInService = 0 // a ratio of rounded values
+				sums[i] = fmt.Sprintf("%+v", *s.NodeFailures)
+			}
+			if sums[0] != sums[1] {
+				t.Errorf("node_failures in s and in ms:\n%s\n%s", sums[0], sums[1])
+			}
+			// The figure zoomed on the node events has the same axes.
+			var texts [2][][]byte
+			for i, r := range runs {
+				b, err := os.ReadFile(filepath.Join(r.out, "utilisation_node_events.svg"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts[i] = svgText.FindAll(b, -1)
+			}
+			if len(texts[0]) < 10 || !slices.EqualFunc(texts[0], texts[1], bytes.Equal) {
+				t.Errorf("utilisation_node_events.svg: the texts differ between s and ms:\n%q\n%q", texts[0], texts[1])
+			}
+		})
 	}
 }

@@ -107,9 +107,11 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 		}
 	}
 	if sum.NodeFailures != nil {
-		if opts.NodeEvents, err = sum.NodeFailures.Schedule(); err != nil {
+		evs, err := sum.NodeFailures.Schedule()
+		if err != nil {
 			return nil, inputf("%s: node_failures: %v", sp, err)
 		}
+		opts.NodeEvents = ticksOf(evs, tick)
 		opts.NodeSize = sum.NodeFailures.NodeSize
 	}
 	var results []TableResult

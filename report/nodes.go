@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // finalNodeFail is Batsim's final_state of a job killed from outside: here
@@ -141,9 +142,11 @@ func nodeEventsFigure(r *Run, sub string) *Figure {
 	if err != nil || len(evs) == 0 {
 		return nil
 	}
-	const margin = 2 * 86400
-	from := max(evs[0].At-margin, ts.Start())
-	to := min(evs[len(evs)-1].At+margin, ts.End())
+	// The schedule is in seconds; the series in the run's ticks.
+	k := workload.Time(max(r.Tick, 1))
+	margin := 2 * 86400 * k
+	from := max(evs[0].At*k-margin, ts.Start())
+	to := min(evs[len(evs)-1].At*k+margin, ts.End())
 	if to <= from {
 		return nil
 	}
