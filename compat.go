@@ -84,7 +84,6 @@ var Combinations = []Combination{
 	{FeatureSwitching, FeatureClusters, "a cluster of clusters assigns each job a member cluster, whose nodes it cannot take out of service", false},
 	{FeatureSwitching, FeatureExternal, "protocol schedsim-policy/1 describes a fixed pool of processors", false},
 	{FeatureTimeUnit, FeatureScoreD, "SCore-D's engine has a clock of its own", false},
-	{FeatureTimeUnit, FeatureCheckpoint, "checkpoint spacing is in seconds", false},
 	{FeatureTimeUnit, FeatureGrow, "HPC Pack's job model reads its times in seconds", false},
 	{FeatureTimeUnit, FeatureFilters, "HPC Pack's filters, templates and hold times are in seconds", false},
 	{FeatureTimeUnit, FeatureExternal, "protocol schedsim-policy/1 speaks whole seconds", false},

@@ -440,3 +440,37 @@ func TestTimeUnitNodeEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeUnitCheckpoints: a run in ms that takes checkpoints, spaced in
+// simulated seconds (--checkpoint-every 2d), writes the files of one that
+// does not, and passes verify (the kill-and-resume test is in
+// cmd/schedsim, TestCheckpointKillResumeTimeUnit).
+func TestTimeUnitCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	trace := batsimOf(t, unitTrace, dir, 0)
+	var outs [2]string
+	for i, every := range []string{"", "2d"} {
+		sc := Default()
+		sc.Trace, sc.TimeUnit, sc.Plots, sc.Backfill, sc.Estimates = trace, "ms", false, "slurm", "predict"
+		sc.Out = filepath.Join(dir, "out"+every)
+		opt := Options{Warn: &bytes.Buffer{}}
+		if every != "" {
+			opt.Checkpoint, opt.CheckpointEvery = filepath.Join(dir, "run.ckpt"), every
+		}
+		if _, err := Run(context.Background(), &sc, opt); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if rs, err := VerifyDir(sc.Out, 10, &b); err != nil || rs[0].Violations != 0 {
+			t.Fatalf("verify: %v, %v\n%s", rs, err, b.String())
+		}
+		outs[i] = sc.Out
+	}
+	for _, name := range []string{"jobs.csv", "summary.json"} {
+		a, err1 := os.ReadFile(filepath.Join(outs[0], name))
+		b, err2 := os.ReadFile(filepath.Join(outs[1], name))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs with checkpoints (%v, %v)", name, err1, err2)
+		}
+	}
+}

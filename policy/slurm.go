@@ -152,6 +152,16 @@ func (p SlurmParams) withDefaults() SlurmParams {
 	return p
 }
 
+// inTicks returns p with Slurm's defaults, its times (given in seconds)
+// in ticks of 1/Tick second: what the policy plans with.
+func (p SlurmParams) inTicks() SlurmParams {
+	p = p.withDefaults()
+	if t := p.Tick; t > 1 {
+		p.Interval, p.Window, p.Resolution = p.Interval*t, p.Window*t, p.Resolution*t
+	}
+	return p
+}
+
 // Validate reports settings Slurm would refuse: negative values (other than
 // LookaheadAll for the job counts), or an interval, resolution or window
 // beyond Slurm's maxima (3 hours, 1 hour, 30 days).
@@ -274,10 +284,7 @@ func (s *Slurm) Name() string {
 // Schedule implements Policy.
 func (s *Slurm) Schedule(v View, d Decisions) {
 	if !s.init {
-		s.p = s.SlurmParams.withDefaults()
-		if t := s.p.Tick; t > 1 {
-			s.p.Interval, s.p.Window, s.p.Resolution = s.p.Interval*t, s.p.Window*t, s.p.Resolution*t
-		}
+		s.p = s.SlurmParams.inTicks()
 		s.init = true
 		s.wake = -1
 	}
