@@ -88,7 +88,6 @@ var Combinations = []Combination{
 	{FeatureTimeUnit, FeatureFilters, "HPC Pack's filters, templates and hold times are in seconds", false},
 	{FeatureTimeUnit, FeatureExternal, "protocol schedsim-policy/1 speaks whole seconds", false},
 	{FeatureTimeUnit, FeatureClosedLoop, "think times are read in seconds", false},
-	{FeatureTimeUnit, FeatureCalendar, "reservations, start windows and limits are given in seconds and on the calendar", false},
 	{FeatureClosedLoop, FeatureActivation, "a job its activation filters keep waiting to the end of the run (still queued, SUBMITTED) never ends, so the jobs that follow it in the loop would never be submitted: the loop and the filters disagree on whether they exist", true},
 	{FeaturePreempt, FeatureClusters, "preemption by partition priority runs on one cluster: a suspended job resumes on the nodes it held, which a cluster of clusters assigns per member", false},
 	{FeaturePreempt, FeatureNodeEvents, "a suspended job's nodes could go down while it waits to resume on them", false},

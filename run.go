@@ -471,6 +471,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		return nil, err
 	}
 	simCfg.SchedInterval = schedSec * workload.Time(tick)
+	var cons *sim.Constraints
 	if o.Config != "" {
 		conf, err := o.runConfig()
 		if err != nil {
@@ -480,9 +481,12 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		if spec != nil && len(spec.Groups) > 0 {
 			nodeSize = spec.Groups[0].Cores
 		}
-		if simCfg.Constraints, err = conf.constraints(rd.Header(), o.TimeZone, procs, nodeSize); err != nil {
+		if cons, err = conf.constraints(rd.Header(), o.TimeZone, procs, nodeSize); err != nil {
 			return nil, err
 		}
+		// Given in seconds and on the calendar (and kept so in
+		// summary.json); the engine counts them in ticks.
+		simCfg.Constraints = cons.InTicks(tick)
 	}
 	if err := o.configureNodes(&simCfg, procs); err != nil {
 		return nil, err
@@ -703,7 +707,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		hw.Utilisation = report.HourOfWeekUtilisation(ts, cal)
 	}
 	o.summariseNodes(&s, st, ts)
-	s.Constraints = simCfg.Constraints
+	s.Constraints = cons
 	s.ScaleTime(tick)
 	if tick > 1 {
 		s.TimeUnit = strings.ToLower(strings.TrimSpace(o.TimeUnit))

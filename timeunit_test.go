@@ -474,3 +474,87 @@ func TestTimeUnitCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+// unitCalendar is a calendar for HPC2N (UnixStartTime given, in
+// Europe/Stockholm): a nightly maintenance, a one-off reservation on a
+// date, a weekday start window and limits for every job.
+const unitCalendar = `[[reservation]]
+name = "nightly"
+start = "2002-07-29T03:00:00"
+duration = "1h30m"
+recur = "daily"
+procs = 120
+
+[[reservation]]
+name = "upgrade"
+start = "2002-08-10 08:00"
+duration = "1d"
+maint = true
+
+[[start_window]]
+days = "Mon-Fri"
+hours = "08:00-17:00"
+max_wall = "4h"
+
+[[limit]]
+users = ["*"]
+grp_cpus = 200
+max_wall = "3d"
+`
+
+// TestTimeUnitCalendar: reservations, start windows and limits given in
+// seconds and on the calendar count in ticks, so on the real trace in
+// whole seconds the run in ms is the run in seconds ×1000 (jobs rejected
+// for MaxWall included) under EASY, conservative backfilling, Slurm's
+// backfill with a scheduler cycle, and on a cluster of nodes; verify
+// checks the calendar in ticks; summary.json keeps it in seconds.
+func TestTimeUnitCalendar(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		set   func(sc *Scenario)
+		nodes bool
+	}{
+		{"easy", func(sc *Scenario) { sc.Backfill = "easy" }, false},
+		{"conservative", func(sc *Scenario) { sc.Backfill = "conservative" }, false},
+		{"slurm-cycle", func(sc *Scenario) { sc.Backfill, sc.SchedInterval = "slurm", "2m" }, false},
+		{"nodes-easy", func(sc *Scenario) { sc.Backfill = "easy" }, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var cons [2]string
+			runs := unitRuns(t, true, func(t *testing.T, sc *Scenario, unit, dir string) {
+				c.set(sc)
+				conf := unitCalendar
+				if c.nodes {
+					conf = fmt.Sprintf(unitClusterConfig, "linear") + conf
+				}
+				sc.Config = writeFile(t, dir, "calendar.toml", conf)
+			})
+			rejected := 0
+			for _, r := range runs[1].rows {
+				// (On the nodes, the partition's MaxTime of 2 days comes first.)
+				if r.State == "REJECTED" && (strings.Contains(r.Metadata, "exceeds MaxWall 259200.000 s") || strings.Contains(r.Metadata, "MaxTime of 172800.000 s")) {
+					rejected++
+				}
+			}
+			if rejected == 0 {
+				t.Error("no job rejected for the limit's MaxWall (or the partition's MaxTime): the test does not see it")
+			}
+			for i, r := range runs {
+				b, err := os.ReadFile(filepath.Join(r.out, "summary.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var s struct {
+					Constraints json.RawMessage `json:"constraints"`
+				}
+				if err := json.Unmarshal(b, &s); err != nil || len(s.Constraints) == 0 {
+					t.Fatalf("summary.json: %v, constraints %s", err, s.Constraints)
+				}
+				cons[i] = string(s.Constraints)
+			}
+			if cons[0] != cons[1] {
+				t.Errorf("constraints in s and in ms:\n%s\n%s", cons[0], cons[1])
+			}
+		})
+	}
+}

@@ -136,7 +136,7 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 		}
 		msgs = append(msgs, pm...)
 		if sum.Constraints != nil {
-			opts.Constraints = sum.Constraints
+			opts.Constraints = sum.Constraints.InTicks(tick)
 			opts.NoWho = !knowsWho(outs)
 		}
 		for _, v := range sim.Verify(sum.Procs, outs, opts) {

@@ -342,6 +342,14 @@ func (o *orderedCalView) StartFrom(i int, t workload.Time) workload.Time {
 	return o.c.StartFrom(o.items[i].i, t)
 }
 
+// TicksPerSecond implements Ticker: the inner calendar's unit.
+func (o *orderedCalView) TicksPerSecond() workload.Time {
+	if t, ok := o.c.(Ticker); ok {
+		return t.TicksPerSecond()
+	}
+	return 1
+}
+
 // Job implements View: the i-th job in priority order.
 func (o *orderedView) Job(i int) *workload.Job { return o.View.Job(o.items[i].i) }
 
