@@ -86,8 +86,6 @@ var Combinations = []Combination{
 	{FeatureTimeUnit, FeatureScoreD, "SCore-D's engine has a clock of its own", false},
 	{FeatureTimeUnit, FeatureGrow, "HPC Pack's job model reads its times in seconds", false},
 	{FeatureTimeUnit, FeatureFilters, "HPC Pack's filters, templates and hold times are in seconds", false},
-	{FeatureTimeUnit, FeatureExternal, "protocol schedsim-policy/1 speaks whole seconds", false},
-	{FeatureTimeUnit, FeatureClosedLoop, "think times are read in seconds", false},
 	{FeatureClosedLoop, FeatureActivation, "a job its activation filters keep waiting to the end of the run (still queued, SUBMITTED) never ends, so the jobs that follow it in the loop would never be submitted: the loop and the filters disagree on whether they exist", true},
 	{FeaturePreempt, FeatureClusters, "preemption by partition priority runs on one cluster: a suspended job resumes on the nodes it held, which a cluster of clusters assigns per member", false},
 	{FeaturePreempt, FeatureNodeEvents, "a suspended job's nodes could go down while it waits to resume on them", false},

@@ -166,6 +166,12 @@ func (o *runner) externalPolicy() (policy.Policy, error) {
 		return nil, err
 	}
 	cfg := external.Config{Command: o.PolicyExec, Timeout: timeout, Context: o.ctx}
+	if tick, err := o.ticks(); err != nil {
+		return nil, err
+	} else if tick > 1 {
+		// The protocol's times are the run's ticks; the hello says so.
+		cfg.TimeUnit = report.TimeUnitName(tick)
+	}
 	if o.PolicyLog != "" && !o.checkOnly {
 		f, err := os.Create(o.PolicyLog)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -557,4 +558,38 @@ func TestTimeUnitCalendar(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTimeUnitExternal: an external policy (the Python EASY example) in a
+// run in ms is told the unit in schedsim's hello (time_unit) and gets
+// every time in ms; comparing and subtracting times as it does, it gives
+// the schedule of the run in seconds ×1000, verified.
+func TestTimeUnitExternal(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("skipped: no python3")
+	}
+	var logs [2]string
+	runs := unitRuns(t, true, func(t *testing.T, sc *Scenario, unit, dir string) {
+		sc.PolicyExec = "python3 policy/external/python/examples/easy.py"
+		sc.PolicyLog = filepath.Join(dir, unit+".log")
+		logs[map[string]int{"s": 0, "ms": 1}[unit]] = sc.PolicyLog
+	})
+	_ = runs
+	for i, want := range []string{`"machine":{"procs":240}}`, `"machine":{"procs":240},"time_unit":"ms"}`} {
+		b, err := os.ReadFile(logs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		if !strings.HasSuffix(first, want) {
+			t.Errorf("hello %q, want it to end with %q", first, want)
+		}
+	}
+}
+
+// TestTimeUnitClosedLoop: a closed loop in ms runs (a Batsim workload
+// names no preceding job, so every job is submitted at its time, with
+// the warning that says so) and gives the schedule in seconds ×1000.
+func TestTimeUnitClosedLoop(t *testing.T) {
+	unitRuns(t, true, func(t *testing.T, sc *Scenario, unit, dir string) { sc.ClosedLoop = true })
 }

@@ -68,6 +68,10 @@ type Config struct {
 	// Context, if not nil, kills the program when it is cancelled: the
 	// run stops with an error wrapping the context's.
 	Context context.Context
+	// TimeUnit is the run's time unit when finer than the second ("ms",
+	// "us"; "" for seconds): schedsim's hello says it (time_unit), and
+	// every time of the messages and answers is in it.
+	TimeUnit string
 }
 
 // Policy is a policy.Policy whose decisions come from a program. It keeps
@@ -569,7 +573,7 @@ func (p *Policy) start(procs int) error {
 	if p.cfg.Context != nil {
 		p.stopCtx = context.AfterFunc(p.cfg.Context, p.kill)
 	}
-	p.msg.helloMsg(procs)
+	p.msg.helloMsg(procs, p.cfg.TimeUnit)
 	line, err := p.exchange()
 	if err != nil {
 		return err

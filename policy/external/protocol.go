@@ -211,14 +211,21 @@ func (e *encoder) key(name string, first bool) {
 	e.b = append(e.b, '"', ':')
 }
 
-// helloMsg writes schedsim's hello.
-func (e *encoder) helloMsg(procs int) {
+// helloMsg writes schedsim's hello; unit, when not "" (seconds), is the
+// time unit of every time of the run's messages (time_unit, an addition
+// to schedsim-policy/1 that a run in seconds leaves out).
+func (e *encoder) helloMsg(procs int, unit string) {
 	e.reset()
 	e.raw(`{"type":"hello","protocol":`)
 	e.str(Protocol)
 	e.raw(`,"machine":{"procs":`)
 	e.int(int64(procs))
-	e.raw("}}\n")
+	e.raw("}")
+	if unit != "" {
+		e.raw(`,"time_unit":`)
+		e.str(unit)
+	}
+	e.raw("}\n")
 }
 
 // job writes a submitted job, with the fields of mask.

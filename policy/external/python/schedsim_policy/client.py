@@ -195,6 +195,8 @@ class Policy:
             if msg.get("protocol") != PROTOCOL:
                 raise ProtocolError("schedsim speaks %r, this client %r" % (msg.get("protocol"), PROTOCOL))
             self.procs = self.capacity = self.free = msg["machine"]["procs"]
+            # Every time of the run is in this unit: "s", "ms" or "us".
+            self.time_unit = msg.get("time_unit", "s")
             self.on_begin(self.procs)
             hello = {"type": "hello", "protocol": PROTOCOL, "name": self.name}
             if self.fields is not None:
