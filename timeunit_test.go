@@ -593,3 +593,12 @@ func TestTimeUnitExternal(t *testing.T) {
 func TestTimeUnitClosedLoop(t *testing.T) {
 	unitRuns(t, true, func(t *testing.T, sc *Scenario, unit, dir string) { sc.ClosedLoop = true })
 }
+
+// TestTimeUnitCleaning: the cleaning rules' times in seconds count in
+// ticks: --from and --until select the same jobs in ms as in seconds,
+// and --zero-run one runs a job of no time for one second.
+func TestTimeUnitCleaning(t *testing.T) {
+	unitRuns(t, true, func(t *testing.T, sc *Scenario, unit, dir string) {
+		sc.From, sc.Until, sc.ZeroRun = "2d", "2002-08-20", "one"
+	})
+}

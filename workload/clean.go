@@ -29,6 +29,10 @@ type cleaner struct {
 	// maxKept is the selection's MaxJobs, else MaxInt64: one comparison
 	// with the count of kept jobs does for both.
 	maxKept int64
+	// tick is the records' ticks a second (0 or 1: seconds): the rules'
+	// times, given in seconds (From, Until, ZeroRun's one second), are
+	// counted in ticks.
+	tick Time
 }
 
 func newCleaner(rules Rules, hdr *Header, records string) cleaner {
@@ -48,6 +52,14 @@ func (c *cleaner) prepare() error {
 		return err
 	}
 	c.sel = sel
+	if sel != nil && c.tick > 1 {
+		if sel.from != math.MinInt64 {
+			sel.from *= c.tick
+		}
+		if sel.until != math.MaxInt64 {
+			sel.until *= c.tick
+		}
+	}
 	if sel != nil && sel.maxJobs > 0 {
 		c.maxKept = sel.maxJobs
 	}
@@ -143,7 +155,7 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 			c.stats.DroppedRun++
 			return false, nil
 		}
-		j.Run = 1
+		j.Run = max(c.tick, 1) // a second
 		c.stats.RunSetToOne++
 	}
 
