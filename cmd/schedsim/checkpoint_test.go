@@ -373,7 +373,8 @@ grp_cpus = 60
 // workload, with node events and Slurm's backfill, killed with SIGKILL
 // after some checkpoints (spaced in simulated seconds) and resumed with
 // --resume alone, writes the files of a run never interrupted, byte for
-// byte: jobs.csv in seconds with 3 decimals, summary.json, the plots.
+// byte: jobs.csv in seconds with 3 decimals, jobs.parquet in ms,
+// summary.json, the plots.
 func TestCheckpointKillResumeTimeUnit(t *testing.T) {
 	swf := filepath.Join("..", "..", "..", "shared", "traces", "HPC2N-2002-first3170.swf.gz")
 	if _, err := os.Stat(swf); err != nil {
@@ -386,7 +387,7 @@ func TestCheckpointKillResumeTimeUnit(t *testing.T) {
 	}
 	events := writeFile(t, dir, "ev.nodes", "2d DOWN 0-9 fan\n3d RESUME 0-9\n10d DRAIN 50-60\n12d RESUME 50-60\n")
 	want := killResumeCompare(t, filepath.Join(dir, "ms"), 4, "3d", "run", "--trace", trace, "-q", "--time-unit", "ms",
-		"--backfill", "slurm", "--node-events", events, "--node-size", "2")
+		"--backfill", "slurm", "--node-events", events, "--node-size", "2", "--format", "csv,parquet")
 	if !bytes.Contains(want["summary.json"], []byte(`"time_unit": "ms"`)) || !bytes.Contains(want["jobs.csv"], []byte(".000,")) {
 		t.Fatal("the run is not in ms")
 	}
