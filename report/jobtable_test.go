@@ -99,3 +99,26 @@ func TestParseTicks(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTicks: ParseTicks never panics, and a time it reads, written
+// back with AppendTicks, reads as the same ticks; AppendTicks's output
+// always reads back.
+func FuzzParseTicks(f *testing.F) {
+	for _, s := range []string{"88.510", "0", "-1.5", "1.000001", "", ".", "1e3", "99999999999999999999.9"} {
+		f.Add(s, int64(1000))
+	}
+	f.Add("1.000001", int64(1_000_000))
+	f.Fuzz(func(t *testing.T, s string, tick int64) {
+		if tick != 1000 && tick != 1_000_000 {
+			tick = 1000
+		}
+		v, err := ParseTicks(s, tick)
+		if err != nil {
+			return
+		}
+		back := string(AppendTicks(nil, v, tick))
+		if w, err := ParseTicks(back, tick); err != nil || w != v {
+			t.Fatalf("ParseTicks(%q) = %d, written %q, read back %d, %v", s, v, back, w, err)
+		}
+	})
+}
