@@ -602,3 +602,41 @@ func TestTimeUnitCleaning(t *testing.T) {
 		sc.From, sc.Until, sc.ZeroRun = "2d", "2002-08-20", "one"
 	})
 }
+
+// TestTimeUnitMicroseconds: in µs a run spans at most 10^11 µs (27.8 h):
+// NASA iPSC's first 192 jobs, all submitted in its first day, run in µs
+// under EASY with jobs.parquet (timestamps in MICROS) and plots, give the
+// schedule in seconds ×10^6, and both runs pass verify; a workload that
+// runs past the limit is refused with the times in seconds.
+func TestTimeUnitMicroseconds(t *testing.T) {
+	dir := t.TempDir()
+	trace := batsimOf(t, filepath.Join("..", "shared", "traces", "NASA-iPSC-1993-3.1-cln.swf.gz"), dir, 192)
+	var rows [2][]report.JobRow
+	for i, unit := range []string{"s", "us"} {
+		sc := Default()
+		sc.Trace, sc.TimeUnit, sc.Backfill, sc.Format = trace, unit, "easy", "csv,parquet"
+		sc.Out = filepath.Join(dir, "out-"+unit)
+		if _, err := Run(context.Background(), &sc, Options{Warn: &bytes.Buffer{}}); err != nil {
+			t.Fatalf("%s: %v", unit, err)
+		}
+		var b bytes.Buffer
+		rs, err := VerifyDir(sc.Out, 10, &b)
+		if err != nil || len(rs) != 2 || rs[0].Violations+rs[1].Violations != 0 {
+			t.Fatalf("verify %s: %+v, %v\n%s", unit, rs, err, b.String())
+		}
+		tick, _ := TimeUnitTicks(unit)
+		if err := report.ReadJobTableIn(filepath.Join(sc.Out, "jobs.parquet"), tick, func(_ string, r *report.JobRow) error {
+			rows[i] = append(rows[i], *r)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameSchedule(t, rows[0], rows[1], 1_000_000)
+	sc := Default()
+	sc.Trace, sc.TimeUnit, sc.Plots = batsimOf(t, unitTrace, dir, 0), "us", false
+	_, err := Run(context.Background(), &sc, Options{})
+	if err == nil || !strings.Contains(err.Error(), "179350.000000 s is 179350000000 ticks of 1/1000000 s") {
+		t.Errorf("HPC2N in µs: %v, want the limit's refusal in seconds and ticks", err)
+	}
+}

@@ -83,7 +83,7 @@ func (c *cleaner) clean(j *Job, submit float64) (bool, error) {
 // integers calls it directly, without float64 round trips.
 func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rounded bool) (bool, error) {
 	if submit > MaxTime || run > MaxTime || estimate > MaxTime || !(j.UsedMemKB <= MaxMemKB) || !(j.ReqMemKB <= MaxMemKB) {
-		return false, beyondLimits(j, submit, run, estimate)
+		return false, beyondLimits(j, submit, run, estimate, c.tick)
 	}
 	j.Seq = c.seq
 	c.seq++
@@ -216,13 +216,17 @@ func errField(err error) int {
 }
 
 // beyondLimits returns the error about the first of a record's times and
-// memory sizes that is beyond MaxTime or MaxMemKB.
-func beyondLimits(j *Job, submit, run, estimate Time) error {
+// memory sizes that is beyond MaxTime or MaxMemKB. The times are ticks of
+// 1/tick second (0 or 1: seconds), and MaxTime bounds them in ticks.
+func beyondLimits(j *Job, submit, run, estimate, tick Time) error {
 	for _, f := range [...]struct {
 		field int
 		v     Time
 	}{{2, submit}, {4, run}, {9, estimate}} {
 		if f.v > MaxTime {
+			if tick > 1 {
+				return &fieldError{f.field, limitf("%s s is %d ticks of 1/%d s, beyond %d ticks, the longest time schedsim simulates (%s s in this unit)", FormatTicks(f.v, int64(tick)), f.v, tick, MaxTime, FormatTicks(MaxTime, int64(tick)))}
+			}
 			return &fieldError{f.field, limitf("%d s exceeds %d s (about 3,170 years), the longest time schedsim simulates", f.v, MaxTime)}
 		}
 	}
