@@ -158,6 +158,13 @@ func (p SlurmParams) inTicks() SlurmParams {
 	p = p.withDefaults()
 	if t := p.Tick; t > 1 {
 		p.Interval, p.Window, p.Resolution = p.Interval*t, p.Window*t, p.Resolution*t
+		p.WindowLinear, p.Phase = p.WindowLinear*t, p.Phase*t
+		switch {
+		case p.Completing == 0:
+			p.Completing = DefaultCompleting * t
+		case p.Completing > 0:
+			p.Completing *= t
+		}
 	}
 	return p
 }
