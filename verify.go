@@ -131,7 +131,7 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 			return nil, err
 		}
 		msgs = append(msgs, pm...)
-		if pm, err = verifyMachineStates(dir, &sum, outs); err != nil {
+		if pm, err = verifyMachineStates(dir, &sum, outs, tick); err != nil {
 			return nil, err
 		}
 		msgs = append(msgs, pm...)
@@ -678,7 +678,8 @@ func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome, runTick in
 // not show, it checks that at least those nodes compute. Without
 // machine_states.csv, or with nodes of different sizes on the pool, it
 // checks nothing.
-func verifyMachineStates(dir string, sum *report.Summary, outs []sim.Outcome) ([]string, error) {
+// outs are in ticks of 1/runTick second, and so are the file's times read.
+func verifyMachineStates(dir string, sum *report.Summary, outs []sim.Outcome, runTick int64) ([]string, error) {
 	if sum.Energy == nil {
 		return nil, nil
 	}
@@ -695,7 +696,7 @@ func verifyMachineStates(dir string, sum *report.Summary, outs []sim.Outcome) ([
 		return nil, &InputError{err}
 	}
 	defer f.Close()
-	rows, err := energy.ReadMachineStates(path, f, 1)
+	rows, err := energy.ReadMachineStates(path, f, max(runTick, 1))
 	if err != nil {
 		return nil, &InputError{err}
 	}
