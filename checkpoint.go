@@ -196,7 +196,8 @@ func readCheckpoint(path string) (*checkpointFile, error) {
 // (--resume).
 type checkpointer struct {
 	path     string        // --checkpoint FILE, "" for none
-	every    workload.Time // --checkpoint-every
+	every    workload.Time // --checkpoint-every, in seconds
+	tick     workload.Time // the run's ticks a second (--time-unit)
 	scenario []byte        // the run's scenario, canonical JSON
 	from     *checkpointFile
 	trace    traceFingerprint
@@ -245,6 +246,11 @@ func newCheckpointer(path, every, resume string, sc *Scenario, trace string, inp
 		return nil, nil
 	}
 	c := &checkpointer{path: path, scenario: sc.Canonical()}
+	tick, err := TimeUnitTicks(sc.TimeUnit)
+	if err != nil {
+		return nil, inputf("--time-unit %v", err)
+	}
+	c.tick = workload.Time(tick)
 	if path != "" {
 		// Found now rather than at the first checkpoint, after a part of
 		// the run.
@@ -255,12 +261,11 @@ func newCheckpointer(path, every, resume string, sc *Scenario, trace string, inp
 			every = defaultCheckpointEvery
 		}
 		t, err := policy.ParseDuration(every)
-		if err != nil || t <= 0 {
+		if err != nil || t <= 0 || (c.tick > 1 && t > workload.MaxTime) {
 			return nil, inputf("--checkpoint-every %q: want a positive simulated time such as 3600, 12h or 7d", every)
 		}
 		c.every = t
 	}
-	var err error
 	if c.trace, err = fingerprint(trace); err != nil {
 		return nil, &InputError{fmt.Errorf("--checkpoint: %w", err)}
 	}
@@ -305,7 +310,7 @@ func (c *checkpointer) config(cfg *sim.Config) {
 	if c.path == "" {
 		return
 	}
-	cfg.CheckpointEvery = c.every
+	cfg.CheckpointEvery = c.every * c.tick // the spacing is simulated seconds
 	cfg.OnCheckpoint = c.save
 }
 
@@ -365,7 +370,7 @@ func (c *checkpointer) scoreD(procs int, cfg policy.ScoreD, m *report.Metrics, t
 		}
 	}
 	if c.path != "" {
-		e.SetCheckpoints(c.every, c.save)
+		e.SetCheckpoints(c.every*c.tick, c.save)
 	}
 	c.eng = e
 	return e, nil
@@ -423,6 +428,9 @@ func (c *checkpointer) jobsCSV(path, traceName string, scored bool) (*report.Ato
 		} else {
 			c.csv = report.NewJobsCSV(f, traceName)
 		}
+	}
+	if c.tick > 1 {
+		c.csv.SetTick(int64(c.tick))
 	}
 	f.KeepOnAbort() // a killed or interrupted run can be resumed
 	c.jobsFile = f

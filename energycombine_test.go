@@ -231,7 +231,13 @@ func TestPowerGrow(t *testing.T) {
 			for _, v := range sim.Verify(res.Summary.Procs, col.Outcomes, sim.VerifyOptions{Speedup: speedup}) {
 				t.Error(v)
 			}
-			for _, check := range []func(string, *report.Summary, []sim.Outcome) ([]string, error){verifyPower, verifyMachineStates} {
+			inSeconds := func(dir string, sum *report.Summary, outs []sim.Outcome) ([]string, error) {
+				return verifyPower(dir, sum, outs, 1)
+			}
+			states := func(dir string, sum *report.Summary, outs []sim.Outcome) ([]string, error) {
+				return verifyMachineStates(dir, sum, outs, 1)
+			}
+			for _, check := range []func(string, *report.Summary, []sim.Outcome) ([]string, error){inSeconds, states} {
 				msgs, err := check(sc.Out, &res.Summary, col.Outcomes)
 				if err != nil {
 					t.Fatal(err)
@@ -248,7 +254,7 @@ func TestPowerGrow(t *testing.T) {
 			for i := range flat {
 				flat[i].Steps = nil
 			}
-			if msgs, _ := verifyMachineStates(sc.Out, &res.Summary, flat); len(msgs) == 0 {
+			if msgs, _ := verifyMachineStates(sc.Out, &res.Summary, flat, 1); len(msgs) == 0 {
 				t.Error("machine_states.csv agrees with jobs holding their grown nodes from their start")
 			}
 			t.Logf("%d growths; %.0f kWh, jobs %.0f J of %.0f J, %v", steps, res.Summary.Energy.KWh, res.Summary.Energy.JobJoules, res.Summary.Energy.Joules, res.Summary.Energy.NodeSeconds)

@@ -3,6 +3,7 @@ package schedsim
 import (
 	"errors"
 	"io/fs"
+	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/report"
@@ -58,8 +59,27 @@ func (o *runner) configureNodes(cfg *sim.Config, procs int) error {
 		return err
 	}
 	n.schedule, n.action = evs, a
-	cfg.NodeEvents, cfg.NodeSize, cfg.OnNodeFail = evs, opt.NodeSize, a
+	// The schedule's times are seconds (and stay so in summary.json);
+	// the engine counts them in the run's ticks.
+	tick, err := o.ticks()
+	if err != nil {
+		return err
+	}
+	cfg.NodeEvents, cfg.NodeSize, cfg.OnNodeFail = ticksOf(evs, tick), opt.NodeSize, a
 	return nil
+}
+
+// ticksOf returns the node events evs, whose times are seconds, with
+// their times in ticks of 1/tick second (evs itself in seconds).
+func ticksOf(evs []cluster.NodeEvent, tick int64) []cluster.NodeEvent {
+	if tick <= 1 {
+		return evs
+	}
+	out := slices.Clone(evs)
+	for i := range out {
+		out[i].At *= workload.Time(tick)
+	}
+	return out
 }
 
 // summarise records the run's node failures in s.

@@ -126,7 +126,11 @@ func (o *runner) policy() (policy.Policy, error) {
 	if err != nil || depth == 0 {
 		return nil, inputf("--reservation-depth %q: want a number of jobs ≥ 1 or all", string(o.ReservationDepth))
 	}
-	cfg := policy.Config{Backfill: policy.Backfill(o.Backfill), Lookahead: la, Depth: depth, Order: o.Order, SJBF: o.SJBF}
+	tick, err := o.ticks()
+	if err != nil {
+		return nil, err
+	}
+	cfg := policy.Config{Backfill: policy.Backfill(o.Backfill), Lookahead: la, Depth: depth, Order: o.Order, SJBF: o.SJBF, Tick: workload.Time(tick)}
 	if o.Priority != "" {
 		if !strings.EqualFold(o.Order, policy.OrderMultiFactor) {
 			return nil, inputf("--priority %q: applies to --order multifactor only", o.Priority)
@@ -171,6 +175,12 @@ func (o *runner) externalPolicy() (policy.Policy, error) {
 			return nil, err
 		}
 		cfg.Calendar = rc.hasConstraints()
+	}
+	if tick, err := o.ticks(); err != nil {
+		return nil, err
+	} else if tick > 1 {
+		// The protocol's times are the run's ticks; the hello says so.
+		cfg.TimeUnit = report.TimeUnitName(tick)
 	}
 	if o.PolicyLog != "" && !o.checkOnly {
 		f, err := os.Create(o.PolicyLog)
@@ -313,7 +323,11 @@ func (o *runner) schedInterval() (workload.Time, error) {
 
 // estimator parses --estimates: nil plans with the requested times.
 func (o *runner) estimator() (policy.Estimator, error) {
-	e, err := policy.ParseEstimator(o.Estimates)
+	tick, err := o.ticks()
+	if err != nil {
+		return nil, err
+	}
+	e, err := policy.ParseEstimatorIn(o.Estimates, workload.Time(tick))
 	if err != nil {
 		return nil, inputf("--estimates: %v", err)
 	}
@@ -467,10 +481,19 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			return nil, err
 		}
 	}
-	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al, ClosedLoop: o.ClosedLoop, Preempt: preempt}
-	if simCfg.SchedInterval, err = o.schedInterval(); err != nil {
+	tick, err := o.ticks()
+	if err != nil {
 		return nil, err
 	}
+	simCfg := sim.Config{Procs: procs, Policy: pol, Estimator: est, Allocator: al, ClosedLoop: o.ClosedLoop, Preempt: preempt}
+	// The scheduler cycle is given in seconds (and named so in the
+	// policy's name); the engine counts it in ticks.
+	schedSec, err := o.schedInterval()
+	if err != nil {
+		return nil, err
+	}
+	simCfg.SchedInterval = schedSec * workload.Time(tick)
+	var cons *sim.Constraints
 	if o.Config != "" {
 		conf, err := o.runConfig()
 		if err != nil {
@@ -480,9 +503,12 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		if spec != nil && len(spec.Groups) > 0 {
 			nodeSize = spec.Groups[0].Cores
 		}
-		if simCfg.Constraints, err = conf.constraints(rd.Header(), o.TimeZone, procs, nodeSize); err != nil {
+		if cons, err = conf.constraints(rd.Header(), o.TimeZone, procs, nodeSize); err != nil {
 			return nil, err
 		}
+		// Given in seconds and on the calendar (and kept so in
+		// summary.json); the engine counts them in ticks.
+		simCfg.Constraints = cons.InTicks(tick)
 	}
 	if err := o.configureNodes(&simCfg, procs); err != nil {
 		return nil, err
@@ -507,10 +533,6 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	}
 	m := report.NewMetrics()
-	tick, err := o.ticks()
-	if err != nil {
-		return nil, err
-	}
 	if tick > 1 {
 		m.SetTick(tick)
 	}
@@ -524,6 +546,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if c, ok, err := workload.CalendarOf(rd.Header(), o.TimeZone); err != nil {
 		return nil, inputf("--timezone: %v", err)
 	} else if ok {
+		c.Tick = tick
 		cal = &c
 		bd.SetCalendar(cal)
 	}
@@ -661,7 +684,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	}
 	if simCfg.SchedInterval > 0 {
-		polName += fmt.Sprintf("+sched_interval=%d", simCfg.SchedInterval)
+		polName += fmt.Sprintf("+sched_interval=%d", schedSec)
 	}
 	if simCfg.Power != nil {
 		// Switching nodes off changes the machine under the policy's
@@ -712,7 +735,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		hw.Utilisation = report.HourOfWeekUtilisation(ts, cal)
 	}
 	o.summariseNodes(&s, st, ts)
-	s.Constraints = simCfg.Constraints
+	s.Constraints = cons
 	s.ScaleTime(tick)
 	if tick > 1 {
 		s.TimeUnit = strings.ToLower(strings.TrimSpace(o.TimeUnit))
@@ -727,7 +750,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	for _, w := range s.Warnings {
 		o.warnf("schedsim: warning: %s\n", w)
 	}
-	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt, Calendar: cal, GanttFigureMax: o.ganttMaxJobs}
+	run := &report.Run{Summary: s, Waits: m.Waits(), Series: ts, Gantt: gantt, Calendar: cal, GanttFigureMax: o.ganttMaxJobs, Tick: tick}
 	if o.energy != nil {
 		run.Power = o.energy.Points()
 	}

@@ -188,6 +188,9 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		sc := *o.Scenario
 		sc.Out = ""
 		tables.pq.SetMetadata(report.MetaScenario, string(sc.Canonical()))
+		if tick, err := o.ticks(); err == nil && tick > 1 {
+			tables.pq.SetTick(tick)
+		}
 		o.beforeRun = tables.pq.SetHeader
 	}
 	// Once the last row is written, jobs.csv goes to disk while the

@@ -34,6 +34,16 @@ func (o *runner) clusterSpec(h *workload.Header) (*cluster.Spec, error) {
 	if err != nil || spec == nil {
 		return spec, err
 	}
+	// The partitions' time limits are seconds; the selectors count them
+	// in the run's ticks.
+	tick, err := o.ticks()
+	if err != nil {
+		return nil, err
+	}
+	spec.Tick = workload.Time(tick)
+	for _, m := range o.members {
+		m.Tick = workload.Time(tick)
+	}
 	explicit, err := parsePartitionMap(o.PartitionMap)
 	if err != nil {
 		return nil, err

@@ -50,15 +50,19 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 	if err := json.Unmarshal(b, &sum); err != nil {
 		return nil, inputf("%s: %v", sp, err)
 	}
+	// A run in a finer unit (--time-unit) is checked in its ticks: the
+	// tables' times are read exactly, and the summary's values recomputed
+	// in ticks are turned into seconds as the run turned them.
+	tick, err := TimeUnitTicks(sum.TimeUnit)
+	if err != nil {
+		return nil, inputf("%s: time_unit %v", sp, err)
+	}
 	if sum.Procs <= 0 {
 		return nil, inputf("%s: no machine size (procs)", sp)
 	}
 	if strings.HasPrefix(sum.Policy, "scored(") {
 		// SCore-D's checks read jobs.csv's times in the run's unit.
 		return verifyScoreDDir(dir, &sum, maxShown, w)
-	}
-	if sum.TimeUnit != "" {
-		return nil, inputf("%s: a run in ticks of 1 %s (--time-unit): verify checks runs in whole seconds", dir, sum.TimeUnit)
 	}
 	if strings.Contains(sum.Policy, "+grow=") {
 		return nil, inputf("%s: a run with --grow cannot be checked from jobs.csv (it does not record when jobs grew)", dir)
@@ -96,19 +100,25 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 		if spec.Cores() != sum.Procs {
 			return nil, inputf("%s: cluster has %d cores, procs says %d", sp, spec.Cores(), sum.Procs)
 		}
+		spec.Tick = workload.Time(tick)
 		opts.Cluster = spec
 		opts.Members = sum.Cluster.Members()
+		for _, m := range opts.Members {
+			m.Tick = workload.Time(tick)
+		}
 	}
 	if sum.NodeFailures != nil {
-		if opts.NodeEvents, err = sum.NodeFailures.Schedule(); err != nil {
+		evs, err := sum.NodeFailures.Schedule()
+		if err != nil {
 			return nil, inputf("%s: node_failures: %v", sp, err)
 		}
+		opts.NodeEvents = ticksOf(evs, tick)
 		opts.NodeSize = sum.NodeFailures.NodeSize
 	}
 	var results []TableResult
 	for _, name := range tables {
 		path := filepath.Join(dir, name)
-		outs, err := readJobTable(path, sum.ClosedLoop != nil)
+		outs, err := readJobTable(path, sum.ClosedLoop != nil, tick)
 		if err != nil {
 			return nil, err
 		}
@@ -116,18 +126,18 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 		if len(tables) > 1 {
 			label = path
 		}
-		msgs := summaryMismatches(&sum, outs, name)
-		pm, err := verifyPower(dir, &sum, outs)
+		msgs := summaryMismatches(&sum, outs, name, tick)
+		pm, err := verifyPower(dir, &sum, outs, tick)
 		if err != nil {
 			return nil, err
 		}
 		msgs = append(msgs, pm...)
-		if pm, err = verifyMachineStates(dir, &sum, outs); err != nil {
+		if pm, err = verifyMachineStates(dir, &sum, outs, tick); err != nil {
 			return nil, err
 		}
 		msgs = append(msgs, pm...)
 		if sum.Constraints != nil {
-			opts.Constraints = sum.Constraints
+			opts.Constraints = sum.Constraints.InTicks(tick)
 			opts.NoWho = !knowsWho(outs)
 		}
 		for _, v := range sim.Verify(sum.Procs, outs, opts) {
@@ -150,12 +160,15 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 // state, the first submission, last end and makespan, the wait
 // distribution, the mean response and bounded slowdown, the utilisation
 // and the throughput — as report.Metrics computes them, and returns a
-// message for each value that differs.
-func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string) []string {
+// message for each value that differs. The table's times are ticks of
+// 1/tick second; the values are turned into seconds as a run in that unit
+// turns its summary's (report.Summary.ScaleTime).
+func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string, tick int64) []string {
 	var jobs, completed, killed, nodeFail, rejected, failed, pending, preempted int64
 	var waitSum, respSum, procSec int64
 	var bsldSum float64
 	var first, last workload.Time
+	tau := workload.Time(report.BoundedSlowdownTauSec * max(tick, 1))
 	waits := make([]int64, 0, len(outs))
 	for i := range outs {
 		o := &outs[i]
@@ -190,7 +203,7 @@ func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string) []st
 		waitSum += int64(wait)
 		respSum += int64(wait + run)
 		procSec += int64(o.Job.Procs) * int64(run)
-		bsldSum += report.BoundedSlowdown(wait, run)
+		bsldSum += max(1, float64(wait+run)/float64(max(run, tau)))
 	}
 	var msgs []string
 	ints := func(key string, said, got int64) {
@@ -215,43 +228,43 @@ func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string) []st
 	ints("failed", s.Failed, failed)
 	ints("pending", s.Pending, pending)
 	n := int64(len(waits))
-	var wait report.Dist
-	var meanResp, meanBsld, util, throughput float64
-	var makespan int64
+	var got report.Summary
 	if n > 0 {
 		slices.Sort(waits)
 		rank := func(p int64) float64 { return float64(waits[max(1, (p*n+99)/100)-1]) }
-		wait = report.Dist{Mean: float64(waitSum) / float64(n), Median: rank(50), P90: rank(90), P95: rank(95), P99: rank(99), Max: float64(waits[n-1])}
-		meanResp = float64(respSum) / float64(n)
-		meanBsld = bsldSum / float64(n)
-		makespan = int64(last - first)
-		if makespan > 0 {
-			throughput = float64(started) * 3600 / float64(makespan)
-			util = float64(procSec) / (float64(s.Procs) * float64(makespan))
+		got.Wait = report.Dist{Mean: float64(waitSum) / float64(n), Median: rank(50), P90: rank(90), P95: rank(95), P99: rank(99), Max: float64(waits[n-1])}
+		got.MeanResponse = float64(respSum) / float64(n)
+		got.MeanBoundedSlowdown = bsldSum / float64(n)
+		got.MakespanSec = int64(last - first)
+		got.FirstSubmit, got.LastEnd = first, last
+		if got.MakespanSec > 0 {
+			got.ThroughputPerHour = float64(started) * 3600 / float64(got.MakespanSec)
+			got.Utilisation = float64(procSec) / (float64(s.Procs) * float64(got.MakespanSec))
 		}
 	}
-	ints("first_submit", int64(s.FirstSubmit), int64(first))
-	ints("last_end", int64(s.LastEnd), int64(last))
-	ints("makespan_sec", s.MakespanSec, makespan)
-	floats("wait.mean", s.Wait.Mean, wait.Mean)
-	floats("wait.median", s.Wait.Median, wait.Median)
-	floats("wait.p90", s.Wait.P90, wait.P90)
-	floats("wait.p95", s.Wait.P95, wait.P95)
-	floats("wait.p99", s.Wait.P99, wait.P99)
-	floats("wait.max", s.Wait.Max, wait.Max)
-	floats("mean_response", s.MeanResponse, meanResp)
-	floats("mean_bounded_slowdown", s.MeanBoundedSlowdown, meanBsld)
-	floats("utilisation", s.Utilisation, util)
-	floats("throughput_jobs_per_hour", s.ThroughputPerHour, throughput)
+	got.ScaleTime(tick)
+	ints("first_submit", int64(s.FirstSubmit), int64(got.FirstSubmit))
+	ints("last_end", int64(s.LastEnd), int64(got.LastEnd))
+	ints("makespan_sec", s.MakespanSec, got.MakespanSec)
+	floats("wait.mean", s.Wait.Mean, got.Wait.Mean)
+	floats("wait.median", s.Wait.Median, got.Wait.Median)
+	floats("wait.p90", s.Wait.P90, got.Wait.P90)
+	floats("wait.p95", s.Wait.P95, got.Wait.P95)
+	floats("wait.p99", s.Wait.P99, got.Wait.P99)
+	floats("wait.max", s.Wait.Max, got.Wait.Max)
+	floats("mean_response", s.MeanResponse, got.MeanResponse)
+	floats("mean_bounded_slowdown", s.MeanBoundedSlowdown, got.MeanBoundedSlowdown)
+	floats("utilisation", s.Utilisation, got.Utilisation)
+	floats("throughput_jobs_per_hour", s.ThroughputPerHour, got.ThroughputPerHour)
 	return msgs
 }
 
 // readJobTable reads a per-job table (jobs.csv or jobs.parquet,
-// report.ReadJobTable) into outcomes; loop says the run was a closed loop
-// (see inSubmissionOrder).
-func readJobTable(path string, loop bool) ([]sim.Outcome, error) {
+// report.ReadJobTableIn) of a run in ticks of 1/tick second into outcomes
+// in ticks; loop says the run was a closed loop (see inSubmissionOrder).
+func readJobTable(path string, loop bool, tick int64) ([]sim.Outcome, error) {
 	var outs []sim.Outcome
-	err := report.ReadJobTable(path, func(where string, row *report.JobRow) error {
+	err := report.ReadJobTableIn(path, tick, func(where string, row *report.JobRow) error {
 		o, err := outcomeOf(row, where)
 		if err != nil {
 			return err
@@ -626,8 +639,9 @@ func parseTicks(s string, tps int64) (int64, bool) {
 // energy, with one node size), that no job ran on a node while it was off
 // or switching, as pstate_changes.csv says: from its -2 (switching off) to
 // the end of its switch-on (the computing pstate after its -1). Without
-// pstate_changes.csv it checks nothing.
-func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome) ([]string, error) {
+// pstate_changes.csv it checks nothing. outs are in ticks of 1/runTick
+// second.
+func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome, runTick int64) ([]string, error) {
 	nodesOf := verifyNodes(sum)
 	if nodesOf == nil {
 		return nil, nil
@@ -641,7 +655,10 @@ func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome) ([]string,
 		return nil, &InputError{err}
 	}
 	defer f.Close()
-	const tick = 1000 // ms: the times of a run in ms have 3 decimals
+	// The file's times have the run's decimals: read them in ms at
+	// least (a run in seconds may have switches of fractional length).
+	tick := max(runTick, 1000)
+	per := tick / runTick // the file's ticks in one of the run's
 	changes, err := energy.ReadPStateChanges(path, f, tick)
 	if err != nil {
 		return nil, &InputError{err}
@@ -681,15 +698,16 @@ func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome) ([]string,
 		if len(o.Steps) > 0 {
 			parts = o.Steps
 		}
-		e := int64(o.End) * tick
+		e := int64(o.End) * per
 		for _, p := range parts {
-			s := int64(p.At) * tick
+			s := int64(p.At) * per
 			for _, r := range p.Alloc {
 				for _, n := range nodesOf(r) {
 					for _, sp := range off[n] {
 						if s < sp.to && sp.from < e {
-							msgs = append(msgs, fmt.Sprintf("job %d ran %d–%d on node %d, which was off or switching from %s s to %s s (%s)", o.Job.ID, p.At, o.End, n,
-								strconv.FormatFloat(float64(sp.from)/tick, 'f', -1, 64), strconv.FormatFloat(float64(sp.to)/tick, 'f', -1, 64), report.PStateChangesCSV))
+							msgs = append(msgs, fmt.Sprintf("job %d ran %s–%s on node %d, which was off or switching from %s s to %s s (%s)", o.Job.ID,
+								report.AppendTicks(nil, int64(p.At), runTick), report.AppendTicks(nil, int64(o.End), runTick), n,
+								strconv.FormatFloat(float64(sp.from)/float64(tick), 'f', -1, 64), strconv.FormatFloat(float64(sp.to)/float64(tick), 'f', -1, 64), report.PStateChangesCSV))
 							break
 						}
 					}
@@ -709,7 +727,8 @@ func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome) ([]string,
 // not show, it checks that at least those nodes compute. Without
 // machine_states.csv, or with nodes of different sizes on the pool, it
 // checks nothing.
-func verifyMachineStates(dir string, sum *report.Summary, outs []sim.Outcome) ([]string, error) {
+// outs are in ticks of 1/runTick second, and so are the file's times read.
+func verifyMachineStates(dir string, sum *report.Summary, outs []sim.Outcome, runTick int64) ([]string, error) {
 	if sum.Energy == nil {
 		return nil, nil
 	}
@@ -726,7 +745,7 @@ func verifyMachineStates(dir string, sum *report.Summary, outs []sim.Outcome) ([
 		return nil, &InputError{err}
 	}
 	defer f.Close()
-	rows, err := energy.ReadMachineStates(path, f, 1)
+	rows, err := energy.ReadMachineStates(path, f, max(runTick, 1))
 	if err != nil {
 		return nil, &InputError{err}
 	}

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/schedsim/schedsim/workload"
 )
@@ -13,18 +12,20 @@ type parts struct {
 	list []part
 	swf  map[int]int // SWF partition number → index in list
 	dflt int         // index of the default partition
+	tick workload.Time
 }
 
 type part struct {
 	name    string
 	ranges  []Range // node ranges, sorted, disjoint
 	cores   int
-	maxTime workload.Time
+	maxTime workload.Time // in the spec's ticks (Spec.Tick)
 	// dflt is the time limit of a job without one: DefaultTime, else
 	// MaxTime (slurm.conf: "If not set then MaxTime will be used").
 	dflt workload.Time
 	// whole: OverSubscribe=EXCLUSIVE, its jobs get whole nodes (ConsRes).
 	whole bool
+	tick  workload.Time // ticks a second (Spec.Tick, at least 1)
 }
 
 // newParts returns the routing of s's partitions, or nil if s has none.
@@ -39,7 +40,7 @@ func newParts(s *Spec, nodeCores func(lo, hi int) int) *parts {
 		groupAt[g.Name] = Range{n, n + g.Count}
 		n += g.Count
 	}
-	ps := &parts{}
+	ps := &parts{tick: max(s.Tick, 1)}
 	for _, p := range s.Partitions {
 		var rs spanSet
 		for _, g := range p.Groups {
@@ -55,7 +56,7 @@ func newParts(s *Spec, nodeCores func(lo, hi int) int) *parts {
 		if dflt == 0 {
 			dflt = p.MaxTime
 		}
-		ps.list = append(ps.list, part{name: p.Name, ranges: rs, cores: c, maxTime: p.MaxTime, dflt: dflt, whole: p.OverSubscribe == "EXCLUSIVE"})
+		ps.list = append(ps.list, part{name: p.Name, ranges: rs, cores: c, maxTime: p.MaxTime * ps.tick, dflt: dflt * ps.tick, tick: ps.tick, whole: p.OverSubscribe == "EXCLUSIVE"})
 	}
 	ps.swf, ps.dflt = s.routes()
 	return ps
@@ -169,7 +170,7 @@ func (ps *parts) timeOK(r Request) bool {
 // testTime reports whether r's requested time is within p's MaxTime.
 func (p *part) testTime(r Request) (bool, string) {
 	if p.maxTime > 0 && r.TimeSec > p.maxTime {
-		return false, "requested time " + strconv.FormatInt(int64(r.TimeSec), 10) + " s exceeds partition " + p.name + "'s MaxTime of " + strconv.FormatInt(int64(p.maxTime), 10) + " s"
+		return false, "requested time " + workload.FormatTicks(r.TimeSec, int64(p.tick)) + " s exceeds partition " + p.name + "'s MaxTime of " + workload.FormatTicks(p.maxTime, int64(p.tick)) + " s"
 	}
 	return true, ""
 }

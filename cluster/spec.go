@@ -65,6 +65,11 @@ type Spec struct {
 	// PreemptYoungestFirst orders the preemption candidates by start,
 	// latest first (Slurm's preempt_youngest_first).
 	PreemptYoungestFirst bool
+	// Tick is the run's ticks a second (0 or 1: seconds). The
+	// partitions' MaxTime and DefaultTime are given in seconds and
+	// count in ticks: the node selectors compare them with requests in
+	// the run's ticks.
+	Tick workload.Time
 }
 
 // Values of Spec.Preempt; they double as configuration values.

@@ -29,6 +29,21 @@ type Calendar interface {
 // a job without an end (no estimate): beyond it the job is taken to fit.
 const calendarHorizon = 400 * 86400
 
+// Ticker is implemented by a Calendar whose times are ticks of a unit
+// finer than the second: the planning horizon (400 days) counts them.
+type Ticker interface {
+	// TicksPerSecond returns the ticks a second (1: seconds).
+	TicksPerSecond() workload.Time
+}
+
+// horizonOf returns calendarHorizon in cal's ticks.
+func horizonOf(cal Calendar) workload.Time {
+	if t, ok := cal.(Ticker); ok {
+		return calendarHorizon * max(t.TicksPerSecond(), 1)
+	}
+	return calendarHorizon
+}
+
 // maxCalendarSteps bounds the candidate starts EarliestOn tries.
 const maxCalendarSteps = 1 << 14
 
@@ -82,7 +97,7 @@ func FitsOn(pr *cluster.Profile, cal Calendar, i, procs int, at, dur workload.Ti
 func conflictOn(pr *cluster.Profile, cal Calendar, i, procs int, t, dur workload.Time) (workload.Time, bool) {
 	end := satAdd(t, dur)
 	if end >= workload.Forever {
-		end = satAdd(t, calendarHorizon)
+		end = satAdd(t, horizonOf(cal))
 	}
 	for u := t; u < end; {
 		held, wnext := cal.Withheld(i, u)
@@ -105,7 +120,7 @@ func conflictOn(pr *cluster.Profile, cal Calendar, i, procs int, t, dur workload
 // of [from, to) by pr less those cal withholds from it.
 func MinFreeOn(pr *cluster.Profile, cal Calendar, i int, from, to workload.Time) int {
 	if to >= workload.Forever {
-		to = satAdd(from, calendarHorizon)
+		to = satAdd(from, horizonOf(cal))
 	}
 	least := pr.FreeAt(from)
 	for u := from; u < to; {

@@ -60,7 +60,8 @@ var gradualSteps = [...]workload.Time{60, 5 * 60, 15 * 60, 30 * 60, 3600, 2 * 36
 
 // correct applies c to a prediction pred of job j whose first prediction
 // was first and that was corrected n times before.
-func (c Correction) correct(j *workload.Job, first, pred workload.Time, n int) workload.Time {
+// gradualSteps are in seconds; tick is the run's ticks a second.
+func (c Correction) correct(j *workload.Job, first, pred workload.Time, n int, tick workload.Time) workload.Time {
 	switch c {
 	case CorrectRequested:
 		return j.Estimate
@@ -68,7 +69,7 @@ func (c Correction) correct(j *workload.Job, first, pred workload.Time, n int) w
 		return 2 * pred
 	}
 	if n < len(gradualSteps) {
-		return first + gradualSteps[n]
+		return first + gradualSteps[n]*tick
 	}
 	return j.Estimate
 }
@@ -105,6 +106,9 @@ func (Perfect) Done(*workload.Job, workload.Time) {}
 type Factor struct {
 	F          float64
 	Correction Correction
+	// Tick is the run's ticks a second (0 or 1: seconds): the shortest
+	// prediction is a second, and CorrectGradual's steps are seconds.
+	Tick workload.Time
 
 	corr corrections
 }
@@ -120,12 +124,15 @@ func (f *Factor) Predict(j *workload.Job) workload.Time {
 	if p >= float64(j.Estimate) {
 		return j.Estimate
 	}
-	return max(workload.Time(p), 1)
+	return max(workload.Time(p), oneSecond(f.Tick))
 }
+
+// oneSecond returns a second in ticks of 1/tick second (0: seconds).
+func oneSecond(tick workload.Time) workload.Time { return max(tick, 1) }
 
 // Correct implements Estimator.
 func (f *Factor) Correct(j *workload.Job, pred workload.Time) workload.Time {
-	return f.corr.correct(f.Correction, j, pred)
+	return f.corr.correct(f.Correction, j, pred, oneSecond(f.Tick))
 }
 
 // Done implements Estimator.
@@ -141,6 +148,10 @@ func (f *Factor) Done(j *workload.Job, _ workload.Time) { f.corr.done(j) }
 // of an unknown user (SWF user -1) share one history.
 type Predict struct {
 	Correction Correction
+	// Tick is the run's ticks a second (0 or 1: seconds): a run of less
+	// than a second counts as one, and CorrectGradual's steps are
+	// seconds.
+	Tick workload.Time
 
 	hist map[int]*[2]workload.Time // user → last two run times, latest first (0: none)
 	corr corrections
@@ -160,7 +171,7 @@ func (p *Predict) Predict(j *workload.Job) workload.Time {
 
 // Correct implements Estimator.
 func (p *Predict) Correct(j *workload.Job, pred workload.Time) workload.Time {
-	return p.corr.correct(p.Correction, j, pred)
+	return p.corr.correct(p.Correction, j, pred, oneSecond(p.Tick))
 }
 
 // Done implements Estimator.
@@ -174,7 +185,7 @@ func (p *Predict) Done(j *workload.Job, run workload.Time) {
 		h = new([2]workload.Time)
 		p.hist[j.User] = h
 	}
-	h[1], h[0] = h[0], max(run, 1)
+	h[1], h[0] = h[0], max(run, oneSecond(p.Tick))
 }
 
 // corrections remembers, per running job that was corrected, its first
@@ -190,7 +201,7 @@ type correctionState struct {
 
 // correct returns the next prediction of job j, now at pred (at the first
 // correction, pred is the job's first prediction).
-func (c *corrections) correct(how Correction, j *workload.Job, pred workload.Time) workload.Time {
+func (c *corrections) correct(how Correction, j *workload.Job, pred, tick workload.Time) workload.Time {
 	if c.m == nil {
 		c.m = map[int64]correctionState{}
 	}
@@ -198,7 +209,7 @@ func (c *corrections) correct(how Correction, j *workload.Job, pred workload.Tim
 	if !ok {
 		st.first = pred
 	}
-	next := how.correct(j, st.first, pred, st.n)
+	next := how.correct(j, st.first, pred, st.n, tick)
 	st.n++
 	c.m[j.Seq] = st
 	return next
@@ -222,7 +233,13 @@ const (
 // ParseEstimator parses an estimator: "user" (nil: the requested time),
 // "perfect", "factor:F[:CORRECTION]" (F > 0) or "predict[:CORRECTION]",
 // where CORRECTION is gradual (the default), requested or double.
-func ParseEstimator(s string) (Estimator, error) {
+func ParseEstimator(s string) (Estimator, error) { return ParseEstimatorIn(s, 1) }
+
+// ParseEstimatorIn is ParseEstimator for a run whose times are ticks of
+// 1/tick second: the estimators' durations given in seconds (the gradual
+// correction's steps, the one-second floor of a prediction) are turned
+// into ticks.
+func ParseEstimatorIn(s string, tick workload.Time) (Estimator, error) {
 	kind, rest, _ := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
 	switch kind {
 	case EstimatesUser, "":
@@ -247,7 +264,7 @@ func ParseEstimator(s string) (Estimator, error) {
 				return nil, err
 			}
 		}
-		return &Factor{F: f, Correction: c}, nil
+		return &Factor{F: f, Correction: c, Tick: tick}, nil
 	case EstimatesPredict:
 		c := CorrectGradual
 		if rest != "" {
@@ -256,7 +273,7 @@ func ParseEstimator(s string) (Estimator, error) {
 				return nil, err
 			}
 		}
-		return &Predict{Correction: c}, nil
+		return &Predict{Correction: c, Tick: tick}, nil
 	}
 	return nil, fmt.Errorf("policy: estimates %q: want user, perfect, factor:F[:correction] or predict[:correction] (correction: gradual, requested or double)", s)
 }

@@ -166,13 +166,25 @@ func (UNICEP) Key(j *workload.Job, now workload.Time) float64 {
 // goes first, where r is the requested time, n the processors and s the
 // submit time (seconds since the trace's start). Times below one second
 // count as one (log₁₀ 1 = 0), so a job submitted at 0 does not get −∞.
-type F1 struct{}
+// The function was fitted in seconds: in a run whose times are ticks of
+// 1/Tick second, r and s are turned into seconds first.
+type F1 struct {
+	// Tick is the run's ticks a second (0 or 1: seconds).
+	Tick workload.Time
+}
 
 // Name implements Order.
 func (F1) Name() string { return OrderF1 }
 
 // Key implements Order: log₁₀(r)·n + 870·log₁₀(s).
-func (F1) Key(j *workload.Job, _ workload.Time) float64 {
+func (f F1) Key(j *workload.Job, _ workload.Time) float64 {
+	if f.Tick > 1 {
+		r := requested(j)
+		if j.Estimate > 0 {
+			r /= float64(f.Tick)
+		}
+		return math.Log10(r)*float64(j.Procs) + 870*math.Log10(max(float64(j.Submit)/float64(f.Tick), 1))
+	}
 	return math.Log10(requested(j))*float64(j.Procs) + 870*math.Log10(float64(max(j.Submit, 1)))
 }
 
@@ -328,6 +340,14 @@ func (o *orderedCalView) Withheld(i int, t workload.Time) (int, workload.Time) {
 // StartFrom implements Calendar: the i-th job in priority order.
 func (o *orderedCalView) StartFrom(i int, t workload.Time) workload.Time {
 	return o.c.StartFrom(o.items[i].i, t)
+}
+
+// TicksPerSecond implements Ticker: the inner calendar's unit.
+func (o *orderedCalView) TicksPerSecond() workload.Time {
+	if t, ok := o.c.(Ticker); ok {
+		return t.TicksPerSecond()
+	}
+	return 1
 }
 
 // Job implements View: the i-th job in priority order.

@@ -242,6 +242,12 @@ type Config struct {
 	// Slurm holds the parameters of the slurm backfill; zero fields take
 	// Slurm's defaults.
 	Slurm SlurmParams
+	// Tick is the run's ticks a second (0 or 1: seconds). The durations
+	// of the settings, given in seconds (Slurm's bf_interval, bf_window
+	// and bf_resolution, the multifactor order's MaxAge, HalfLife and
+	// CalcPeriod), and F1's fitted function are turned into ticks here,
+	// the one place where the policies' settings meet the time unit.
+	Tick workload.Time
 }
 
 // New returns the policy for c: the backfilling policy, wrapped in Ordered
@@ -262,9 +268,20 @@ func New(c Config) (Policy, error) {
 	if c.Priority != nil {
 		prio = *c.Priority
 	}
+	if c.Tick > 1 {
+		if max(prio.MaxAge, prio.HalfLife, prio.CalcPeriod) > workload.MaxTime {
+			return nil, fmt.Errorf("policy: priority durations beyond %d s cannot be counted in ticks of 1/%d s", workload.MaxTime, c.Tick)
+		}
+		prio.MaxAge *= c.Tick
+		prio.HalfLife *= c.Tick
+		prio.CalcPeriod *= c.Tick
+	}
 	o, err := ParseOrder(c.Order, prio)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := o.(F1); ok {
+		o = F1{Tick: c.Tick}
 	}
 	if _, ok := o.(Arrival); ok {
 		return p, nil
@@ -286,7 +303,9 @@ func newBackfill(c Config) (Policy, error) {
 	case BackfillConservative:
 		return &Conservative{}, nil
 	case BackfillSlurm:
-		return NewSlurm(c.Slurm)
+		sp := c.Slurm
+		sp.Tick = c.Tick
+		return NewSlurm(sp)
 	case BackfillHPCPack:
 		if c.Depth > 1 || c.Depth == DepthAll {
 			return nil, fmt.Errorf("policy: hpcpack backfilling reserves for the head only: reservation depth %s needs easy", FormatLookahead(c.Depth))

@@ -63,6 +63,10 @@ type SlurmParams struct {
 	// (--bf-plan procs), as schedsim did before its plan on nodes: a
 	// reservation is a number of processors, not a set of nodes.
 	PlanProcs bool
+	// Tick is the run's ticks a second (0 or 1: seconds): Interval,
+	// Window and Resolution, given in seconds as Slurm gives them, are
+	// planned in ticks (Config.Tick sets it).
+	Tick workload.Time
 }
 
 // CompletingNone is SlurmParams.Completing for no completing time.
@@ -144,6 +148,23 @@ func (p SlurmParams) withDefaults() SlurmParams {
 	}
 	if p.QueueDepth == 0 {
 		p.QueueDepth = DefaultSlurmQueueDepth
+	}
+	return p
+}
+
+// inTicks returns p with Slurm's defaults, its times (given in seconds)
+// in ticks of 1/Tick second: what the policy plans with.
+func (p SlurmParams) inTicks() SlurmParams {
+	p = p.withDefaults()
+	if t := p.Tick; t > 1 {
+		p.Interval, p.Window, p.Resolution = p.Interval*t, p.Window*t, p.Resolution*t
+		p.WindowLinear, p.Phase = p.WindowLinear*t, p.Phase*t
+		switch {
+		case p.Completing == 0:
+			p.Completing = DefaultCompleting * t
+		case p.Completing > 0:
+			p.Completing *= t
+		}
 	}
 	return p
 }
@@ -270,7 +291,7 @@ func (s *Slurm) Name() string {
 // Schedule implements Policy.
 func (s *Slurm) Schedule(v View, d Decisions) {
 	if !s.init {
-		s.p = s.SlurmParams.withDefaults()
+		s.p = s.SlurmParams.inTicks()
 		s.init = true
 		s.wake = -1
 	}

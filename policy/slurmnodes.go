@@ -40,6 +40,7 @@ type nodeResv struct {
 
 // nodePlan is the state of one backfill cycle on nodes.
 type nodePlan struct {
+	tick          workload.Time // the run's ticks a second (SlurmParams.Tick)
 	nv            NodeView
 	base          cluster.Allocator // the cluster now, with the jobs this cycle started
 	nu            cluster.NodeUnits
@@ -66,6 +67,7 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter) (sta
 	now := v.Now()
 	res := s.p.Resolution
 	pl := &s.nodes
+	pl.tick = s.p.Tick
 	pl.nv = nv
 	pl.base = nv.Scratch()
 	pl.nu = pl.base.(cluster.NodeUnits)
@@ -202,7 +204,7 @@ func (pl *nodePlan) test(now, startRes, dur workload.Time, req cluster.Request, 
 		return max(now, startRes), later, true
 	}
 	// Take running jobs off the usable nodes, a group of ends at a time.
-	window := nodeWindow
+	window := nodeWindow * max(pl.tick, 1) // in the run's ticks
 	k := 0
 	for k < len(pl.held) {
 		first := workload.Time(-1)

@@ -116,7 +116,7 @@ func (s *Slurm) UnmarshalBinary(b []byte) error {
 	}
 	s.dirty, s.expect, s.wake, s.init = st.Dirty, st.Expect, st.Wake, st.Init
 	if s.init {
-		s.p = s.SlurmParams.withDefaults()
+		s.p = s.SlurmParams.inTicks()
 	}
 	return nil
 }

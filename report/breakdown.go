@@ -100,18 +100,19 @@ func HourOfWeekUtilisation(ts *TimeSeries, cal *Calendar) [HoursPerWeek]float64 
 	// The first whole local hour (zones are whole hours from UTC, or
 	// the hours are cut where the zone's are).
 	first := cal.At(ts.Start()).Truncate(time.Hour)
-	if first.Unix()-cal.Epoch < int64(ts.Start()) {
+	if cal.TraceTime(first) < ts.Start() {
 		first = first.Add(time.Hour)
 	}
-	from := workload.Time(first.Unix() - cal.Epoch)
-	n := int((ts.End() - from) / 3600)
+	from := cal.TraceTime(first)
+	hour := 3600 * workload.Time(max(cal.Tick, 1)) // in the trace's ticks
+	n := int((ts.End() - from) / hour)
 	if n < 1 {
 		return out
 	}
-	means := ts.Resample(Busy, from, from+workload.Time(n)*3600, n)
+	means := ts.Resample(Busy, from, from+workload.Time(n)*hour, n)
 	var count [HoursPerWeek]int
 	for i, m := range means {
-		c := hourOfWeek(cal, from+workload.Time(i)*3600)
+		c := hourOfWeek(cal, from+workload.Time(i)*hour)
 		out[c] += m
 		count[c]++
 	}

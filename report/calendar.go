@@ -130,7 +130,7 @@ func calendarTicks(cal *Calendar, u timeUnit, origin workload.Time) plot.Ticker 
 			if t.Before(from) {
 				continue
 			}
-			x := float64(t.Unix()-cal.Epoch-int64(origin)) / u.sec
+			x := float64(cal.TraceTime(t)-origin) / u.sec
 			label := ""
 			if st.every(t) {
 				label = st.label(t, first)

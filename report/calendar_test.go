@@ -29,10 +29,10 @@ func TestCalendarTicks(t *testing.T) {
 		labels []string // the first labels
 		all    int      // labelled ticks, 0: not checked
 	}{
-		{"two years", lanl, timeUnit{"days", 86400}, 720, []string{"Jan 1995", "Apr 1995", "Jul 1995"}, 7},
-		{"four months", lanl, timeUnit{"days", 86400}, 120, []string{"Nov 1994", "Dec", "Jan 1995"}, 4},
-		{"three days over DST", dst, timeUnit{"hours", 3600}, 72, []string{"Sat 30 Mar", "Sun 31 Mar", "Mon 1 Apr"}, 4},
-		{"half a day", dst, timeUnit{"hours", 3600}, 12, []string{"Sat 30 Mar", "03:00", "06:00"}, 5},
+		{"two years", lanl, timeUnit{"days", 86400, 1}, 720, []string{"Jan 1995", "Apr 1995", "Jul 1995"}, 7},
+		{"four months", lanl, timeUnit{"days", 86400, 1}, 120, []string{"Nov 1994", "Dec", "Jan 1995"}, 4},
+		{"three days over DST", dst, timeUnit{"hours", 3600, 1}, 72, []string{"Sat 30 Mar", "Sun 31 Mar", "Mon 1 Apr"}, 4},
+		{"half a day", dst, timeUnit{"hours", 3600, 1}, 12, []string{"Sat 30 Mar", "03:00", "06:00"}, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ticks := calendarTicks(tc.cal, tc.u, 0).Ticks(0, tc.hi)
@@ -55,7 +55,7 @@ func TestCalendarTicks(t *testing.T) {
 	}
 	// Sun 31 Mar 2024 has 23 hours in Paris: Mon 1 Apr 00:00 is 47 h after
 	// Sat 30 Mar 00:00.
-	ticks := calendarTicks(dst, timeUnit{"hours", 3600}, 0).Ticks(0, 72)
+	ticks := calendarTicks(dst, timeUnit{"hours", 3600, 1}, 0).Ticks(0, 72)
 	for _, tk := range ticks {
 		if tk.Label == "Mon 1 Apr" && tk.Value != 47 {
 			t.Errorf("Mon 1 Apr at %v h, want 47", tk.Value)

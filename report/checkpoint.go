@@ -262,7 +262,9 @@ func (m *Metrics) UnmarshalBinary(b []byte) error {
 	}
 	// Tests set shorter runs on a new Metrics: keep them.
 	waitRuns, bsldRuns := m.waits.runLen, m.bslds.runLen
+	tick := m.tick // the run's unit (SetTick), not part of the state
 	*m = Metrics{
+		tick: tick,
 		jobs: s.Jobs, completed: s.Completed, killed: s.Killed, rejected: s.Rejected, failed: s.Failed,
 		nodeFailed: s.NodeFailed, pending: s.Pending, ran: int64(len(s.Waits)),
 		waitSum: s.WaitSum, respSum: s.RespSum, bsldSum: s.BsldSum, procSec: s.ProcSec,

@@ -34,7 +34,7 @@ func powerFigure(r *Run, sub string) *Figure {
 	if end <= origin {
 		end = origin + 1
 	}
-	u := timeUnitFor(end - origin)
+	u := timeUnitFor(end-origin, r.Tick)
 	x := func(t workload.Time) float64 { return float64(max(t, origin)-origin) / u.sec }
 	x1 := x(end)
 	// Merge instants into at most maxPowerSteps bins of width w.
@@ -110,7 +110,7 @@ func powerFigure(r *Run, sub string) *Figure {
 	nodes.Y.Max = max(nodes.Y.Max, 1) * 1.3
 	caption := "The machine's power (above) and its nodes in each state (below: computing, idle, sleeping, switching on or off), as Batsim's consumed_energy.csv and machine_states.csv say, against simulated time."
 	if len(bins) < len(pts)-1 {
-		caption += fmt.Sprintf(" Instants are merged into steps of %s, each at its mean power and its last node counts.", durationText(float64(w)))
+		caption += fmt.Sprintf(" Instants are merged into steps of %s, each at its mean power and its last node counts.", u.dur(float64(w)))
 	}
 	return &Figure{
 		Name: "power", Title: "Power and machine states over time", Caption: caption,

@@ -130,7 +130,7 @@ func fidelityWeeklyFigure(f *Fidelity) *Figure {
 	ws := f.Weeks
 	origin := ws[0].From
 	span := ws[len(ws)-1].From + 7*86400 - origin
-	u := timeUnitFor(span)
+	u := timeUnitFor(span, 1)
 	p := newPlot("Weekly mean wait, recorded and simulated\n"+f.Policy+" vs "+f.Trace, "", "mean wait of the jobs submitted that week (hours)")
 	timeAxis(&p.X, f.cal, u, origin)
 	p.Y.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {

@@ -76,7 +76,7 @@ func ganttFigure(r *Run, sub string) *Figure {
 	}
 	from, to, before := ganttView(jobs)
 	origin = min(origin, from)
-	u := timeUnitFor(to - from)
+	u := timeUnitFor(to-from, r.Tick)
 	gp := &ganttPlotter{jobs: jobs, origin: origin, unit: u, procs: r.Summary.Procs}
 	p := newPlot("Gantt chart\n"+sub, "", "processor")
 	p.Y.Tick.Marker = niceTicks
@@ -89,7 +89,7 @@ func ganttFigure(r *Run, sub string) *Figure {
 	for _, j := range jobs {
 		for _, a := range j.Alloc {
 			label := fmt.Sprintf("job %d: processors %d–%d, %s to %s (%s)", j.ID, a.Lo, a.Hi-1,
-				timeText(r.Calendar, origin, j.Start), timeText(r.Calendar, origin, j.End), durationText(float64(j.End-j.Start)))
+				timeText(r.Calendar, origin, j.Start, u), timeText(r.Calendar, origin, j.End, u), u.dur(float64(j.End-j.Start)))
 			if j.Killed {
 				label += ", killed"
 			}

@@ -84,12 +84,12 @@ func (f *Figure) hoverJSON() string {
 }
 
 // timeText names trace time t for a hover label: a local date and time
-// with a calendar, else the time since origin.
-func timeText(cal *Calendar, origin, t workload.Time) string {
+// with a calendar, else the time since origin; u gives the run's tick.
+func timeText(cal *Calendar, origin, t workload.Time, u timeUnit) string {
 	if cal != nil {
 		return cal.At(t).Format("Mon 2 Jan 2006 15:04")
 	}
-	return durationText(float64(t-origin)) + " after the first submission"
+	return u.dur(float64(t-origin)) + " after the first submission"
 }
 
 // seriesHover returns hover points for quantity s of ts, scaled, at n
@@ -107,7 +107,7 @@ func seriesHover(ts *TimeSeries, s Series, scale float64, u timeUnit, origin wor
 		mid := from + workload.Time((float64(b)+0.5)*w)
 		v := m * scale
 		out = append(out, hoverDatum{X: float64(mid-origin) / u.sec, Y: v,
-			Label: timeText(cal, origin, mid) + ": " + fmt.Sprintf(format, v) + " " + what + " (mean over " + durationText(w) + ")"})
+			Label: timeText(cal, origin, mid, u) + ": " + fmt.Sprintf(format, v) + " " + what + " (mean over " + u.dur(w) + ")"})
 	}
 	return out
 }

@@ -224,6 +224,9 @@ func writeRunHTML(w io.Writer, r *Run, figs []Rendered, gantt template.JS) error
 	p.Figures = pageFigures(figs)
 	p.Gantt = gantt
 	p.Script = pageScript
+	if r.Tick > 1 {
+		p.Script = template.JS(tickPageScript)
+	}
 	return pageTemplate.Execute(w, &p)
 }
 

@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/schedsim/schedsim/workload"
 )
@@ -45,6 +46,12 @@ type ganttPageData struct {
 	Epoch  *int64 `json:"epoch,omitempty"`
 	Offset int    `json:"offset"`
 	Zone   string `json:"zone,omitempty"`
+	// Tick, for a run in a unit finer than the second, is how many of
+	// the data's time units (Origin, ViewFrom and the rectangles') make a
+	// second: the run's ticks, coarsened by powers of ten until the
+	// chart's span fits the rectangles' 32-bit integers. 0 (left out):
+	// seconds.
+	Tick int64 `json:"tick,omitempty"`
 }
 
 // ganttJSON returns the canvas Gantt chart's data, or "" without a
@@ -60,7 +67,20 @@ func ganttJSON(r *Run) template.JS {
 		return ""
 	}
 	order := ganttOrder(g)
-	origin := g.rec(int(order[0])).start
+	// In a unit finer than the second, the times go in units of q ticks:
+	// the finest power of ten whose span fits 32 bits.
+	q, tick := int64(1), max(r.Tick, 1)
+	if tick > 1 {
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for i := range g.n {
+			lo, hi = min(lo, g.rec(i).start), max(hi, g.rec(i).end)
+		}
+		for q < tick && (hi-lo)/q >= math.MaxInt32 {
+			q *= 10
+		}
+	}
+	at := func(t int64) int64 { return floorDiv(t, q) }
+	origin := at(g.rec(int(order[0])).start)
 	n := g.nr
 	rects, ids := make([]byte, 20*n), make([]byte, 4*g.n)
 	put := func(b []byte, v int64) {
@@ -77,8 +97,8 @@ func ganttJSON(r *Run) template.JS {
 		}
 		for _, a := range g.alloc(j) {
 			b := rects[20*k : 20*k+20]
-			put(b[0:], j.start-origin)
-			put(b[4:], j.end-j.start)
+			put(b[0:], at(j.start)-origin)
+			put(b[4:], at(j.end)-at(j.start))
 			put(b[8:], int64(a.Lo))
 			put(b[12:], int64(a.Hi-a.Lo))
 			put(b[16:], idx)
@@ -89,16 +109,19 @@ func ganttJSON(r *Run) template.JS {
 	// starts at hand.
 	from, to := origin, int64(0)
 	for i := range g.n {
-		to = max(to, g.rec(i).end)
+		to = max(to, at(g.rec(i).end))
 	}
-	if q := len(order) / 20; q > 0 && 2*(g.rec(int(order[q])).start-from) > to-from {
-		from = g.rec(int(order[q])).start
+	if k := len(order) / 20; k > 0 && 2*(at(g.rec(int(order[k])).start)-from) > to-from {
+		from = at(g.rec(int(order[k])).start)
 	}
 	d := ganttPageData{Origin: origin, ViewFrom: from - origin, Procs: r.Summary.Procs, Jobs: g.n, Rects: n}
+	if tick > 1 {
+		d.Tick = tick / q
+	}
 	if c := r.Calendar; c != nil {
 		e := c.Epoch
 		d.Epoch = &e
-		_, d.Offset = c.At(workload.Time(origin)).Zone()
+		_, d.Offset = c.At(workload.Time(origin * q)).Zone()
 		d.Zone = c.ZoneName()
 	}
 	// The arrays go in as they are (base64 needs no escaping): encoding
@@ -371,3 +394,45 @@ const pageScript = `
   draw();
 })();
 `
+
+// floorDiv returns ⌊a/b⌋ for b > 0.
+func floorDiv(a, b int64) int64 {
+	if b == 1 {
+		return a
+	}
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
+}
+
+// fmtTimeSeconds is pageScript's time formatter for the canvas Gantt
+// chart's data in seconds; fmtTimeTicks replaces it in the page of a run
+// in a finer unit (tickPageScript), whose data say how many of their
+// units make a second (ganttPageData.Tick). Pages of runs in seconds keep
+// pageScript as it was.
+const fmtTimeSeconds = `  function fmtTime(t) {
+    if (g.epoch !== undefined) {
+      var d = new Date((g.epoch + g.origin + t + g.offset) * 1000);
+      return d.toISOString().replace("T", " ").slice(0, 16) + " " + g.zone;
+    }
+    var s = g.origin + t;`
+
+const fmtTimeTicks = `  var perSec = g.tick || 1; // the data's time units in a second
+  function fmtTime(t) {
+    if (g.epoch !== undefined) {
+      var d = new Date((g.epoch + g.offset) * 1000 + (g.origin + t) * 1000 / perSec);
+      return d.toISOString().replace("T", " ").slice(0, 16) + " " + g.zone;
+    }
+    var s = (g.origin + t) / perSec;
+    if (perSec > 1 && s < 7200) return +s.toFixed(3) + " s";`
+
+// tickPageScript is pageScript for a run in a unit finer than the second.
+var tickPageScript = func() string {
+	s := strings.Replace(pageScript, fmtTimeSeconds, fmtTimeTicks, 1)
+	if s == pageScript {
+		panic("report: pageScript lacks the time formatter fmtTimeSeconds")
+	}
+	return s
+}()

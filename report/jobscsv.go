@@ -272,7 +272,7 @@ func (c *JobsCSV) jobDone(r *sim.Record) {
 			final = finalPending
 		}
 		b = append(append(append(b[:n], ",0,"...), final...), notRunFields...)
-		b = appendField(b, FailedMetadata(r))
+		b = appendField(b, FailedMetadataIn(r, c.tick))
 		if c.scored {
 			b = c.appendScoreD(b, r)
 		}
@@ -314,7 +314,7 @@ func (c *JobsCSV) jobDone(r *sim.Record) {
 		n = put(b, n, ",,")
 	}
 	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.Who || r.HasTier {
-		b = appendField(b[:n], RanMetadata(r))
+		b = appendField(b[:n], RanMetadataIn(r, c.tick))
 	} else if r.Note != "" {
 		b = appendField(b[:n], r.Note)
 	} else if !c.scored {
@@ -376,7 +376,11 @@ func putRanges(b []byte, n int, rs []cluster.Range) int {
 // killed for its memory or disk limit (sim.LimitKilled, final_state
 // COMPLETED_KILLED too): "memory use 800 KB per host exceeds its limit
 // 600 KB".
-func RanMetadata(r *sim.Record) string {
+func RanMetadata(r *sim.Record) string { return RanMetadataIn(r, 1) }
+
+// RanMetadataIn is RanMetadata for a run in ticks of 1/tick second: its
+// predicted start is written in seconds with the unit's decimals.
+func RanMetadataIn(r *sim.Record, tick int64) string {
 	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail && r.State != sim.LimitKilled && !r.Who && !r.HasTier {
 		return r.Note
 	}
@@ -387,10 +391,11 @@ func RanMetadata(r *sim.Record) string {
 	}
 	if r.HasPrediction {
 		p := int64(r.Predicted)
+		ps := workload.FormatTicks(r.Predicted, tick)
 		if r.Predicted >= workload.Forever {
-			p = -1
+			p, ps = -1, "-1"
 		}
-		parts = append(parts, "predicted_start="+strconv.FormatInt(p, 10))
+		parts = append(parts, "predicted_start="+ps)
 		if p >= 0 && len(r.PredictedAlloc) > 0 {
 			parts = append(parts, "predicted_resources="+formatRangesComma(r.PredictedAlloc))
 		}
@@ -413,12 +418,16 @@ func RanMetadata(r *sim.Record) string {
 // FailedMetadata is the metadata of a failed job's row: its reason, the
 // instant it failed ("failed_at=T") and its note; for a job still queued at
 // the end of the run (sim.Pending), "pending_at=T" with that instant.
-func FailedMetadata(r *sim.Record) string {
+func FailedMetadata(r *sim.Record) string { return FailedMetadataIn(r, 1) }
+
+// FailedMetadataIn is FailedMetadata for a run in ticks of 1/tick second:
+// the instant is written in seconds with the unit's decimals.
+func FailedMetadataIn(r *sim.Record, tick int64) string {
 	at := " failed_at="
 	if r.State == sim.Pending {
 		at = " pending_at="
 	}
-	s := r.Reason + at + strconv.FormatInt(int64(r.End), 10)
+	s := r.Reason + at + workload.FormatTicks(r.End, tick)
 	if r.Note != "" {
 		s += " " + r.Note
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
@@ -66,6 +67,11 @@ const (
 // workload.Header.UnixStart), the rows also have submit_time_ts,
 // start_time_ts and end_time_ts after metadata: the instants as Parquet
 // TIMESTAMP(MILLIS, isAdjustedToUTC=true), null for a job that never ran.
+// In a run whose time unit is finer than the second (SetTick), the integer
+// times are in that unit's ticks and the key/value metadata MetaTimeUnit
+// names it ("ms", "us"); the metadata column's instants are in seconds
+// with the unit's decimals, as in jobs.csv; the timestamps are
+// TIMESTAMP(MILLIS) in ms and TIMESTAMP(MICROS) in µs, so no tick is lost.
 // The file's key/value metadata holds the table's name (MetaTable), the
 // schedsim build (workload.MetaVersion), the trace's header as SWF text
 // (workload.MetaSWFHeader), and what SetMetadata adds (MetaPolicy,
@@ -88,6 +94,36 @@ type JobsParquet struct {
 	journal bool
 	rows    []byte
 	replay  []byte
+	// tick is the run's ticks a second (SetTick; 0 or 1: seconds).
+	tick int64
+}
+
+// SetTick tells p the run's times are ticks of 1/tick second. It must be
+// called before the first row, if at all.
+func (p *JobsParquet) SetTick(tick int64) {
+	if !p.started {
+		p.tick = tick
+	}
+}
+
+// stampUnit returns the timestamps' ticks a second: 1000 (MILLIS), or
+// 10^6 (MICROS) for a run finer than the millisecond.
+func (p *JobsParquet) stampUnit() int64 {
+	if p.tick > 1000 {
+		return 1_000_000
+	}
+	return 1000
+}
+
+// writeStamp writes the timestamp of t, in the run's ticks.
+func (p *JobsParquet) writeStamp(t workload.Time) {
+	u := p.stampUnit()
+	v := p.epochMs/1000*u + int64(t)*(u/max(p.tick, 1))
+	if u == 1000 {
+		p.ms(v)
+	} else {
+		p.us(v)
+	}
 }
 
 var _ sim.Observer = (*JobsParquet)(nil)
@@ -134,8 +170,17 @@ func (p *JobsParquet) start() {
 	cols := jobsParquetColumns
 	if p.stamp {
 		cols = append(cols[:len(cols):len(cols)], jobsParquetTimes...)
+		if p.stampUnit() != 1000 {
+			cols = slices.Clone(cols)
+			for i := len(jobsParquetColumns); i < len(cols); i++ {
+				cols[i].Type = workload.ParquetTimestampMicros
+			}
+		}
 	}
 	meta := [][2]string{{MetaTable, "jobs"}}
+	if u := TimeUnitName(p.tick); u != "" {
+		meta = append(meta, [2]string{MetaTimeUnit, u})
+	}
 	if p.header != "" {
 		meta = append(meta, [2]string{workload.MetaSWFHeader, p.header})
 	}
@@ -182,10 +227,10 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 		switch r.State {
 		case sim.Failed:
 			p.str(finalFailed)
-			meta = FailedMetadata(r)
+			meta = FailedMetadataIn(r, p.tick)
 		case sim.Pending:
 			p.str(finalPending)
-			meta = FailedMetadata(r)
+			meta = FailedMetadataIn(r, p.tick)
 		default:
 			p.str(finalRejected)
 		}
@@ -196,7 +241,7 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 		p.null()
 		p.str(meta)
 		if p.stamp {
-			p.ms(p.epochMs + int64(j.Submit)*1000)
+			p.writeStamp(j.Submit)
 			p.null()
 			p.null()
 		}
@@ -224,11 +269,11 @@ func (p *JobsParquet) JobDone(r *sim.Record) {
 	} else {
 		p.null()
 	}
-	p.str(RanMetadata(r))
+	p.str(RanMetadataIn(r, p.tick))
 	if p.stamp {
-		p.ms(p.epochMs + int64(j.Submit)*1000)
-		p.ms(p.epochMs + int64(r.Start)*1000)
-		p.ms(p.epochMs + int64(r.End)*1000)
+		p.writeStamp(j.Submit)
+		p.writeStamp(r.Start)
+		p.writeStamp(r.End)
 	}
 	p.err = p.endRow()
 }
@@ -300,6 +345,13 @@ func (p *JobsParquet) ms(v int64) {
 	}
 }
 
+func (p *JobsParquet) us(v int64) {
+	p.t.Micros(v)
+	if p.journal {
+		p.rows = binary.AppendVarint(append(p.rows, 'u'), v)
+	}
+}
+
 func (p *JobsParquet) f64(v float64) {
 	p.t.Double(v)
 	if p.journal {
@@ -340,16 +392,20 @@ func walkRows(rows []byte, t *workload.ParquetTable) error {
 		rows = rows[1:]
 		whole = kind == 'e'
 		switch kind {
-		case 'i', 'm':
+		case 'i', 'm', 'u':
 			v, n := binary.Varint(rows)
 			if n <= 0 {
 				return errRows
 			}
 			rows = rows[n:]
-			if t != nil && kind == 'i' {
+			switch {
+			case t == nil:
+			case kind == 'i':
 				t.Int64(v)
-			} else if t != nil {
+			case kind == 'm':
 				t.Millis(v)
+			default:
+				t.Micros(v)
 			}
 		case 'd':
 			if len(rows) < 8 {

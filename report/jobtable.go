@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/schedsim/schedsim/workload"
 )
@@ -73,6 +74,17 @@ func FindJobTable(dir string) (string, error) {
 // a final_state Batsim does not define or a missing column is an error
 // naming path, the row and the column.
 func ReadJobTable(path string, fn func(where string, r *JobRow) error) error {
+	return ReadJobTableIn(path, 1, fn)
+}
+
+// ReadJobTableIn is ReadJobTable for a run whose time unit is 1/tick
+// second (summary.json's time_unit; 1: seconds): the rows' times are in
+// ticks. jobs.csv's times are seconds with the unit's decimals (88.510),
+// read exactly; a value with more decimals than the unit has is an error.
+// jobs.parquet's integer times are in the unit its MetaTimeUnit names
+// (seconds without it), which must be tick's.
+func ReadJobTableIn(path string, tick int64, fn func(where string, r *JobRow) error) error {
+	tick = max(tick, 1)
 	var row JobRow
 	if filepath.Ext(path) == ".parquet" {
 		f, err := os.Open(path)
@@ -84,13 +96,21 @@ func ReadJobTable(path string, fn func(where string, r *JobRow) error) error {
 		if err != nil {
 			return err
 		}
+		unit, _, err := workload.ParquetMetadata(f, fi.Size(), path, MetaTimeUnit)
+		if err != nil {
+			return err
+		}
+		if u := TimeUnitName(tick); unit != u {
+			return fmt.Errorf("%s: times in %s (%s), but the run's unit is %s", path, orSeconds(unit), MetaTimeUnit, orSeconds(u))
+		}
 		optional := make([]bool, len(jobRowColumns))
 		optional[len(jobRowColumns)-1] = true // metadata
 		n := 0
 		return workload.ScanParquetTable(f, fi.Size(), path, jobRowColumns, optional, func(vals []string) error {
 			n++
 			where := fmt.Sprintf("%s: row %d", path, n)
-			if err := row.parse(vals, where); err != nil {
+			// Integers, already in the run's ticks.
+			if err := row.parse(vals, where, 1); err != nil {
 				return err
 			}
 			return fn(where, &row)
@@ -140,7 +160,7 @@ func ReadJobTable(path string, fn func(where string, r *JobRow) error) error {
 			}
 		}
 		where := fmt.Sprintf("%s:%d", path, line)
-		if err := row.parse(vals, where); err != nil {
+		if err := row.parse(vals, where, tick); err != nil {
 			return err
 		}
 		if err := fn(where, &row); err != nil {
@@ -149,12 +169,20 @@ func ReadJobTable(path string, fn func(where string, r *JobRow) error) error {
 	}
 }
 
-// parse sets r from vals, the values of jobRowColumns in that order.
-func (r *JobRow) parse(vals []string, where string) error {
+// parse sets r from vals, the values of jobRowColumns in that order, its
+// times in ticks of 1/tick second (ParseTicks) when tick > 1.
+func (r *JobRow) parse(vals []string, where string, tick int64) error {
 	num := func(k int, optional bool) (int64, bool, error) {
 		s := vals[k]
 		if optional && (s == "" || s == "-1") {
 			return 0, false, nil
+		}
+		if tick > 1 && k != 0 && k != 2 {
+			v, err := ParseTicks(s, tick)
+			if err != nil {
+				return 0, false, fmt.Errorf("%s: %s: %v", where, jobRowColumns[k], err)
+			}
+			return v, true, nil
 		}
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(math.Abs(v) <= 1<<62) {
@@ -202,4 +230,78 @@ func (r *JobRow) parse(vals []string, where string) error {
 	}
 	r.Start, r.Exec, r.End = t[0], t[1], t[2]
 	return nil
+}
+
+// MetaTimeUnit is the key/value metadata of a jobs.parquet written by a
+// run in a time unit finer than the second: "ms" or "us", the unit of its
+// integer times (submission_time to turnaround_time). Without it they are
+// whole seconds.
+const MetaTimeUnit = "schedsim.time_unit"
+
+// TimeUnitName returns the name of the time unit of tick ticks a second:
+// "" for seconds (1), "ms", "us", or "1/N s" for another.
+func TimeUnitName(tick int64) string {
+	switch tick {
+	case 0, 1:
+		return ""
+	case 1000:
+		return "ms"
+	case 1_000_000:
+		return "us"
+	}
+	return "1/" + strconv.FormatInt(tick, 10) + " s"
+}
+
+// orSeconds names a unit for messages: "seconds" for "".
+func orSeconds(unit string) string {
+	if unit == "" {
+		return "seconds"
+	}
+	return unit
+}
+
+// ParseTicks reads s, a time in seconds with at most the decimals of a
+// tick of 1/tick second (tick a power of ten: 88, 88.5, 88.510 in ms), as
+// a whole number of ticks, exactly. More decimals than the unit has, or
+// a value beyond ±2^62 ticks, is an error.
+func ParseTicks(s string, tick int64) (int64, error) {
+	bad := func() (int64, error) {
+		return 0, fmt.Errorf("%q is not a time in seconds with at most %d decimals (the run's unit is 1/%d s)", s, decimals(tick), tick)
+	}
+	neg := false
+	t := s
+	if strings.HasPrefix(t, "-") {
+		neg, t = true, t[1:]
+	}
+	whole, frac, _ := strings.Cut(t, ".")
+	if whole == "" || len(frac) > decimals(tick) {
+		return bad()
+	}
+	w, err := strconv.ParseUint(whole, 10, 63)
+	if err != nil || w > (1<<62)/uint64(tick) {
+		return bad()
+	}
+	v := int64(w) * tick
+	scale := tick
+	for i := 0; i < len(frac); i++ {
+		c := frac[i]
+		if c < '0' || c > '9' {
+			return bad()
+		}
+		scale /= 10
+		v += int64(c-'0') * scale
+	}
+	if neg {
+		v = -v
+	}
+	return v, nil
+}
+
+// decimals returns the decimals of a tick of 1/tick second: 3 for 1000.
+func decimals(tick int64) int {
+	n := 0
+	for d := tick; d >= 10; d /= 10 {
+		n++
+	}
+	return n
 }

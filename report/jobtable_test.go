@@ -69,3 +69,56 @@ func TestReadJobTable(t *testing.T) {
 		t.Errorf("FindJobTable: %q, %v; want jobs.parquet", p, err)
 	}
 }
+
+// TestParseTicks reads times in seconds with a unit's decimals as ticks,
+// exactly, and refuses more decimals than the unit has.
+func TestParseTicks(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		tick int64
+		want int64
+		ok   bool
+	}{
+		{"88.510", 1000, 88510, true},
+		{"88.51", 1000, 88510, true},
+		{"88", 1000, 88000, true},
+		{"0.001", 1000, 1, true},
+		{"-1.5", 1000, -1500, true},
+		{"88.5105", 1000, 0, false},
+		{"1.000001", 1_000_000, 1000001, true},
+		{"1.0000001", 1_000_000, 0, false},
+		{"", 1000, 0, false},
+		{".5", 1000, 0, false},
+		{"1.x", 1000, 0, false},
+		{"1e3", 1000, 0, false},
+		{"99999999999999999999", 1000, 0, false},
+	} {
+		got, err := ParseTicks(c.s, c.tick)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("ParseTicks(%q, %d) = %d, %v; want %d, ok %v", c.s, c.tick, got, err, c.want, c.ok)
+		}
+	}
+}
+
+// FuzzParseTicks: ParseTicks never panics, and a time it reads, written
+// back with AppendTicks, reads as the same ticks; AppendTicks's output
+// always reads back.
+func FuzzParseTicks(f *testing.F) {
+	for _, s := range []string{"88.510", "0", "-1.5", "1.000001", "", ".", "1e3", "99999999999999999999.9"} {
+		f.Add(s, int64(1000))
+	}
+	f.Add("1.000001", int64(1_000_000))
+	f.Fuzz(func(t *testing.T, s string, tick int64) {
+		if tick != 1000 && tick != 1_000_000 {
+			tick = 1000
+		}
+		v, err := ParseTicks(s, tick)
+		if err != nil {
+			return
+		}
+		back := string(AppendTicks(nil, v, tick))
+		if w, err := ParseTicks(back, tick); err != nil || w != v {
+			t.Fatalf("ParseTicks(%q) = %d, written %q, read back %d, %v", s, v, back, w, err)
+		}
+	})
+}

@@ -676,7 +676,9 @@ type ScoreDQueueInfo struct {
 // ScaleTime turns the times of a summary of a run in ticks of 1/tick
 // second (Metrics.SetTick) into seconds: the waits, the response time,
 // the makespan, the first submission and last end (rounded to whole
-// seconds), the throughput and the loss of capacity. The breakdowns,
+// seconds), the throughput, the loss of capacity and the processor-time
+// lost to node failures and out of service (rounded to whole
+// processor-seconds). The breakdowns,
 // whose tables are in whole seconds, are left out.
 func (s *Summary) ScaleTime(tick int64) {
 	if tick <= 1 {
@@ -694,6 +696,10 @@ func (s *Summary) ScaleTime(tick int64) {
 	s.LastEnd = workload.Time(round(int64(s.LastEnd)))
 	s.ThroughputPerHour *= f
 	s.LossOfCapacityProcSec = round(s.LossOfCapacityProcSec)
+	if n := s.NodeFailures; n != nil { // its events are in seconds already
+		n.LostProcSec = round(n.LostProcSec)
+		n.UnavailableProcSec = round(n.UnavailableProcSec)
+	}
 	for i := range s.BySize {
 		scale(&s.BySize[i].Wait)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // finalNodeFail is Batsim's final_state of a job killed from outside: here
@@ -141,13 +142,15 @@ func nodeEventsFigure(r *Run, sub string) *Figure {
 	if err != nil || len(evs) == 0 {
 		return nil
 	}
-	const margin = 2 * 86400
-	from := max(evs[0].At-margin, ts.Start())
-	to := min(evs[len(evs)-1].At+margin, ts.End())
+	// The schedule is in seconds; the series in the run's ticks.
+	k := workload.Time(max(r.Tick, 1))
+	margin := 2 * 86400 * k
+	from := max(evs[0].At*k-margin, ts.Start())
+	to := min(evs[len(evs)-1].At*k+margin, ts.End())
 	if to <= from {
 		return nil
 	}
-	u := timeUnitFor(to - from)
+	u := timeUnitFor(to-from, r.Tick)
 	p := newPlot("Utilisation around the node events\n"+sub, "", "processors (% of "+fmt.Sprint(ts.Procs())+")")
 	timeAxis(&p.X, r.Calendar, u, ts.Start())
 	segs := ts.cachedSegments(false)
@@ -155,7 +158,7 @@ func nodeEventsFigure(r *Run, sub string) *Figure {
 	busy := newLine(stepXYs(segs, Busy, scale, ts.Start(), u), 0, vg.Points(1))
 	p.Add(busy)
 	p.Legend.Add("busy processors", busy)
-	caption := "Processors allocated, as a percentage of the machine, from two days before the first node event to two days after the last; " + resolution(ts) + "."
+	caption := "Processors allocated, as a percentage of the machine, from two days before the first node event to two days after the last; " + resolution(ts, u) + "."
 	caption += addUnavailable(p, ts, segs, u)
 	for _, ev := range evs {
 		x := float64(ev.At-ts.Start()) / u.sec

@@ -35,7 +35,8 @@ type Run struct {
 	Name string
 	// Summary is the run's summary.
 	Summary Summary
-	// Waits are the waits of the jobs that ran, in seconds, sorted ascending.
+	// Waits are the waits of the jobs that ran, in ticks (Tick; seconds
+	// by default), sorted ascending.
 	Waits []int64
 	// Series is the run's time series; nil draws no time plots.
 	Series *TimeSeries
@@ -53,6 +54,11 @@ type Run struct {
 	// a run with a power model (EnergyRun.Points); nil draws no power
 	// plot.
 	Power []PowerPoint
+	// Tick is the run's ticks a second (0 or 1: seconds): its times,
+	// Waits and Series included, are ticks of 1/Tick second. The figures
+	// draw their time axes in seconds (or minutes, hours, days) all the
+	// same, fractional where the unit is finer.
+	Tick int64
 }
 
 // Figure is one plot, ready to render as SVG or PNG.
@@ -348,21 +354,29 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 // timeUnit is the unit of a time axis.
 type timeUnit struct {
 	name string
-	sec  float64
+	sec  float64 // the run's ticks in one unit
+	tick float64 // the run's ticks a second
 }
 
-// timeUnitFor picks the unit that gives readable ticks over span seconds.
-func timeUnitFor(span workload.Time) timeUnit {
+// timeUnitFor picks the unit that gives readable ticks over span, in a
+// run's ticks of 1/tick second (0 or 1: seconds).
+func timeUnitFor(span workload.Time, tick int64) timeUnit {
+	k := float64(max(tick, 1))
+	s := float64(span) / k
 	switch {
-	case span >= 3*86400:
-		return timeUnit{"days", 86400}
-	case span >= 3*3600:
-		return timeUnit{"hours", 3600}
-	case span >= 20*60:
-		return timeUnit{"minutes", 60}
+	case s >= 3*86400:
+		return timeUnit{"days", 86400 * k, k}
+	case s >= 3*3600:
+		return timeUnit{"hours", 3600 * k, k}
+	case s >= 20*60:
+		return timeUnit{"minutes", 60 * k, k}
 	}
-	return timeUnit{"s", 1}
+	return timeUnit{"s", k, k}
 }
+
+// dur formats a duration of d of the run's ticks for people
+// (durationText).
+func (u timeUnit) dur(d float64) string { return durationText(d / u.tick) }
 
 // timeAxisLabel is the label of a time axis in unit u since the first
 // submission.
@@ -407,11 +421,11 @@ func hline(y, x0, x1 float64, c color.Color) *polyline {
 }
 
 // resolution describes the series' bucket width for a caption.
-func resolution(ts *TimeSeries) string {
+func resolution(ts *TimeSeries, u timeUnit) string {
 	if ts.Width() <= 1 {
 		return "exact: every change is drawn"
 	}
-	return "each step is the time-weighted mean over " + durationText(float64(ts.Width())) +
+	return "each step is the time-weighted mean over " + u.dur(float64(ts.Width())) +
 		" (the series keeps at most " + fmt.Sprint(ts.maxPoints) + " points)"
 }
 
@@ -438,11 +452,11 @@ var smoothWidths = []workload.Time{60, 600, 3600, 6 * 3600, 86400, 7 * 86400, 30
 // to read and the utilisation plot adds smoothed means.
 const smoothAbove = 400
 
-// smoothWidth returns the smallest of smoothWidths that cuts span into at
-// most 250 bins.
-func smoothWidth(span workload.Time) workload.Time {
+// smoothWidth returns the smallest of smoothWidths that cuts span, in
+// ticks of 1/tick second, into at most 250 bins.
+func smoothWidth(span workload.Time, tick int64) workload.Time {
 	for _, w := range smoothWidths {
-		if span/w <= 250 {
+		if w *= workload.Time(max(tick, 1)); span/w <= 250 {
 			return w
 		}
 	}
@@ -451,13 +465,13 @@ func smoothWidth(span workload.Time) workload.Time {
 
 func utilisationFigure(r *Run, sub string) *Figure {
 	ts := r.Series
-	u := timeUnitFor(ts.End() - ts.Start())
+	u := timeUnitFor(ts.End()-ts.Start(), r.Tick)
 	p := newPlot("Utilisation over time\n"+sub, "", "busy processors (% of "+fmt.Sprint(ts.Procs())+")")
 	timeAxis(&p.X, r.Calendar, u, ts.Start())
 	segs := ts.cachedSegments(false)
 	scale := 100 / float64(ts.Procs())
 	x1 := float64(ts.End()-ts.Start()) / u.sec
-	caption := "Processors allocated, as a percentage of the machine, against simulated time; " + resolution(ts) + "."
+	caption := "Processors allocated, as a percentage of the machine, against simulated time; " + resolution(ts, u) + "."
 	if len(segs) <= smoothAbove {
 		l := newLine(stepXYs(segs, Busy, scale, ts.Start(), u), 0, vg.Points(1))
 		p.Add(l)
@@ -465,7 +479,7 @@ func utilisationFigure(r *Run, sub string) *Figure {
 	} else {
 		raw := newLine(stepXYs(segs, Busy, scale, ts.Start(), u), 0, vg.Points(0.5))
 		raw.Color = color.RGBA{R: 160, G: 195, B: 225, A: 255}
-		w := smoothWidth(ts.End() - ts.Start())
+		w := smoothWidth(ts.End()-ts.Start(), r.Tick)
 		n := int((ts.End() - ts.Start() + w - 1) / w)
 		means := ts.Resample(Busy, ts.Start(), ts.Start()+workload.Time(n)*w, n)
 		xys := make(plotter.XYs, 0, 2*n)
@@ -478,8 +492,8 @@ func utilisationFigure(r *Run, sub string) *Figure {
 		smooth.Color = color.RGBA{R: 8, G: 48, B: 107, A: 255}
 		p.Add(raw, smooth)
 		p.Legend.Add("busy processors", raw)
-		p.Legend.Add("mean per "+durationText(float64(w)), smooth)
-		caption += " The dark line is the mean over each " + durationText(float64(w)) + "."
+		p.Legend.Add("mean per "+u.dur(float64(w)), smooth)
+		caption += " The dark line is the mean over each " + u.dur(float64(w)) + "."
 	}
 	caption += addUnavailable(p, ts, segs, u)
 	mean := hline(100*r.Summary.Utilisation, 0, x1, color.Black)
@@ -550,8 +564,8 @@ func addSeries(p *plot.Plot, ts *TimeSeries, s Series, i int, u timeUnit, label 
 		peak := newLine(stepXYs(ts.cachedSegments(true), s, 1, ts.Start(), u), i, vg.Points(0.6))
 		peak.Color = lighter(l.Color, 0.6)
 		p.Add(peak)
-		p.Legend.Add(label+", peak per "+durationText(float64(ts.Width())), peak)
-		label += ", mean per " + durationText(float64(ts.Width()))
+		p.Legend.Add(label+", peak per "+u.dur(float64(ts.Width())), peak)
+		label += ", mean per " + u.dur(float64(ts.Width()))
 	}
 	p.Add(l)
 	p.Legend.Add(label, l)
@@ -559,7 +573,7 @@ func addSeries(p *plot.Plot, ts *TimeSeries, s Series, i int, u timeUnit, label 
 
 func queueFigure(r *Run, sub string) *Figure {
 	ts := r.Series
-	u := timeUnitFor(ts.End() - ts.Start())
+	u := timeUnitFor(ts.End()-ts.Start(), r.Tick)
 	x1 := float64(ts.End()-ts.Start()) / u.sec
 
 	// Three panels, each on its own scale: a queue of hundreds of jobs
@@ -610,7 +624,7 @@ func queueFigure(r *Run, sub string) *Figure {
 	fig := &Figure{
 		Name: "queue", Title: "Queue length and queued demand over time",
 		Caption: "Top: jobs waiting. Middle: jobs running, on its own scale. Bottom: processors the waiting jobs ask for, in all, against the machine size; " +
-			resolution(ts) + ", drawn lighter at its peak." + clipped,
+			resolution(ts, u) + ", drawn lighter at its peak." + clipped,
 		Width: 9 * vg.Inch, Height: 8 * vg.Inch,
 		draw: func(c draw.Canvas) {
 			tiles := draw.Tiles{Rows: 3, Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
@@ -689,23 +703,25 @@ var waitTicks = plot.TickerFunc(func(min, max float64) []plot.Tick {
 // cdfMaxPoints bounds the vertices of a CDF line.
 const cdfMaxPoints = 2000
 
-// cdfXYs returns the step CDF of the sorted waits, with waits below 1 s
+// cdfXYs returns the step CDF of the sorted waits, in ticks of 1/tick
+// second (0 or 1: seconds), in seconds, with waits below 1 s
 // drawn at 1 s (the axis is logarithmic). Each distinct wait gives a vertex;
 // past cdfMaxPoints of them, a vertex is kept only where the wait grew by
 // a factor of at least (max)^(1/cdfMaxPoints) or the fraction by
 // 1/cdfMaxPoints, which keeps the curve's shape at any scale.
-func cdfXYs(waits []int64) plotter.XYs {
+func cdfXYs(waits []int64, tick int64) plotter.XYs {
 	n := float64(len(waits))
 	xys := plotter.XYs{}
 	lastX, lastY := math.Inf(-1), math.Inf(-1)
-	maxW := math.Max(1, float64(waits[len(waits)-1]))
+	k := float64(max(tick, 1))
+	maxW := math.Max(1, float64(waits[len(waits)-1])/k)
 	xStep := math.Pow(maxW, 1.0/cdfMaxPoints)
 	for i := 0; i < len(waits); {
 		j := i
 		for j < len(waits) && waits[j] == waits[i] {
 			j++
 		}
-		x := math.Max(1, float64(waits[i]))
+		x := math.Max(1, float64(waits[i])/k)
 		y := float64(j) / n
 		if j == len(waits) || len(xys) == 0 || x >= lastX*xStep || y-lastY >= 1.0/cdfMaxPoints {
 			if k := len(xys); k > 0 && xys[k-1].X == x {
@@ -724,10 +740,10 @@ func waitCDFFigure(runs []*Run, name, title string) *Figure {
 	p := newPlot(title, "wait (log scale)", "fraction of jobs that waited at most x")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = waitTicks
-	maxW := int64(10)
+	maxW := 10.0 // s
 	for _, r := range runs {
 		if len(r.Waits) > 0 {
-			maxW = max(maxW, r.Waits[len(r.Waits)-1])
+			maxW = max(maxW, float64(r.Waits[len(r.Waits)-1])/float64(max(r.Tick, 1)))
 		}
 	}
 	var hover []hoverDatum
@@ -735,9 +751,9 @@ func waitCDFFigure(runs []*Run, name, title string) *Figure {
 		if len(r.Waits) == 0 {
 			continue
 		}
-		xys := cdfXYs(r.Waits)
-		if last := xys[len(xys)-1]; last.X < float64(maxW) {
-			xys = append(xys, plotter.XY{X: float64(maxW), Y: last.Y})
+		xys := cdfXYs(r.Waits, r.Tick)
+		if last := xys[len(xys)-1]; last.X < maxW {
+			xys = append(xys, plotter.XY{X: maxW, Y: last.Y})
 		}
 		steps := make(plotter.XYs, 0, 2*len(xys))
 		for k, xy := range xys {
@@ -926,7 +942,7 @@ func overlayFigure(runs []*Run, s Series, name, title, yLabel string) *Figure {
 	for _, r := range runs[1:] {
 		from, to = min(from, r.Series.Start()), max(to, r.Series.End())
 	}
-	u := timeUnitFor(to - from)
+	u := timeUnitFor(to-from, runs[0].Tick)
 	const bins = 300
 	cal := sameCalendar(runs)
 	p := newPlot(title, "", yLabel)
@@ -981,7 +997,7 @@ func overlayFigure(runs []*Run, s Series, name, title, yLabel string) *Figure {
 		for b := 0; b < len(means); b += 2 {
 			mid := from + workload.Time((float64(b)+0.5)*binW)
 			hover = append(hover, hoverDatum{X: (float64(b) + 0.5) * binW / u.sec, Y: means[b],
-				Label: fmt.Sprintf("%s, %s: %.1f %s", runName(runs, i), timeText(cal, from, mid), means[b], unitWord)})
+				Label: fmt.Sprintf("%s, %s: %.1f %s", runName(runs, i), timeText(cal, from, mid, u), means[b], unitWord)})
 		}
 		l := overlayLine(steps(means), i, vg.Points(1.2))
 		p.Add(l)
@@ -1017,7 +1033,7 @@ func overlayFigure(runs []*Run, s Series, name, title, yLabel string) *Figure {
 	what := map[Series]string{Busy: "Processors allocated, as a percentage of each run's machine",
 		Queued: "Jobs waiting in the queue"}[s]
 	caption := fmt.Sprintf("%s, for each run, as time-weighted means over %d equal bins of %s. "+
-		"Below: each later run minus %s, bin by bin.", what, bins, durationText(binW), runName(runs, 0))
+		"Below: each later run minus %s, bin by bin.", what, bins, u.dur(binW), runName(runs, 0))
 	if same > 0 {
 		caption += " A run marked \"same as\" draws exactly the line of the run it names, which hides it."
 	}

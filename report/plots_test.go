@@ -208,7 +208,7 @@ func TestCDFPoints(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var parts []string
-			for _, p := range cdfXYs(tc.waits) {
+			for _, p := range cdfXYs(tc.waits, 1) {
 				parts = append(parts, "("+trimFloat(p.X)+","+trimFloat(p.Y)+")")
 			}
 			if got := strings.Join(parts, " "); got != tc.want {
@@ -221,7 +221,7 @@ func TestCDFPoints(t *testing.T) {
 	for i := range waits {
 		waits[i] = int64(i)
 	}
-	if n := len(cdfXYs(waits)); n > 2*cdfMaxPoints+2 {
+	if n := len(cdfXYs(waits, 1)); n > 2*cdfMaxPoints+2 {
 		t.Errorf("%d vertices for a million waits", n)
 	}
 }

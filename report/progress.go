@@ -27,7 +27,11 @@ type Progress struct {
 	simNow   workload.Time
 	sampled  bool
 	printed  bool
+	perSec   int64 // the run's ticks a second (SetTick; 0 or 1: seconds)
 }
+
+// SetTick tells p the run's times are ticks of 1/tick second.
+func (p *Progress) SetTick(tick int64) { p.perSec = tick }
 
 var (
 	_ sim.Observer = (*Progress)(nil)
@@ -100,7 +104,7 @@ func (p *Progress) print(t time.Time) {
 	}
 	// "\r" returns to the start of the line, "\x1b[K" clears what is left.
 	fmt.Fprintf(p.w, "\r%d jobs done · simulated %s · %.0f jobs/s\x1b[K",
-		p.jobs, durationText(float64(p.simNow-p.simStart)), rate)
+		p.jobs, durationText(float64(p.simNow-p.simStart)/float64(max(p.perSec, 1))), rate)
 	p.printed = true
 }
 

@@ -16,14 +16,17 @@ func TestProgress(t *testing.T) {
 		jobs     int
 		step     time.Duration // fake wall-clock time per job
 		wantLine string        // in the output; "" for no output
+		tick     int64         // the run's ticks a second
 	}{
-		{"short run prints nothing", 5000, time.Microsecond, ""},
-		{"long run", 5000, time.Millisecond, "5000 jobs done · simulated 2.8 h · 1000 jobs/s"},
+		{"short run prints nothing", 5000, time.Microsecond, "", 0},
+		{"long run", 5000, time.Millisecond, "5000 jobs done · simulated 2.8 h · 1000 jobs/s", 0},
+		{"long run in ms", 5000, time.Millisecond, "5000 jobs done · simulated 10 s · 1000 jobs/s", 1000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			now := time.Unix(0, 0)
 			p := NewProgress(&buf, time.Second)
+			p.SetTick(tc.tick)
 			p.now = func() time.Time { return now }
 			p.start, p.last = now, now
 			for i := 0; i < tc.jobs; i++ {

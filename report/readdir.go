@@ -41,8 +41,19 @@ func ReadRunDir(dir string, maxPoints int) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A run in a finer unit (summary.json's time_unit) is read in its
+	// ticks.
+	switch r.Summary.TimeUnit {
+	case "":
+	case "ms":
+		r.Tick = 1000
+	case "us":
+		r.Tick = 1_000_000
+	default:
+		return nil, fmt.Errorf("report: %s: time_unit %q: want ms or us", filepath.Join(dir, "summary.json"), r.Summary.TimeUnit)
+	}
 	var jobs []csvJob
-	err = ReadJobTable(path, func(where string, row *JobRow) error {
+	err = ReadJobTableIn(path, max(r.Tick, 1), func(where string, row *JobRow) error {
 		j := csvJob{submit: row.Submit, procs: row.Procs, start: row.Start, end: row.End, rejected: !row.Ran}
 		if !j.rejected && (j.start < j.submit || j.end < j.start) {
 			return fmt.Errorf("%s: times out of order (submit %d, start %d, end %d)", where, j.submit, j.start, j.end)

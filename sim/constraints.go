@@ -185,9 +185,47 @@ func (l *Limit) appliesTo(j *workload.Job) bool {
 	return l.AllUsers || slices.Contains(l.Users, j.User) || slices.Contains(l.Accounts, j.Group)
 }
 
+// InTicks returns c for a run whose times are ticks of 1/tick second: the
+// reservations' start, duration and until and the limits' and start
+// windows' MaxWall, given in seconds, in ticks, and the calendar counting
+// ticks (workload.Calendar.Tick). The windows' hours stay seconds of the
+// local day. It returns c itself when tick ≤ 1; c is not changed.
+func (c *Constraints) InTicks(tick int64) *Constraints {
+	if c == nil || tick <= 1 {
+		return c
+	}
+	k := workload.Time(tick)
+	scale := func(t workload.Time) workload.Time {
+		if t >= workload.Forever || t <= -workload.Forever {
+			return t
+		}
+		return t * k
+	}
+	out := *c
+	out.Calendar.Tick = tick
+	out.Reservations = slices.Clone(c.Reservations)
+	for i := range out.Reservations {
+		r := &out.Reservations[i]
+		r.Start, r.Duration, r.Until = scale(r.Start), scale(r.Duration), scale(r.Until)
+	}
+	out.Windows = slices.Clone(c.Windows)
+	for i := range out.Windows {
+		out.Windows[i].MaxWall = scale(out.Windows[i].MaxWall)
+	}
+	out.Limits = slices.Clone(c.Limits)
+	for i := range out.Limits {
+		out.Limits[i].MaxWall = scale(out.Limits[i].MaxWall)
+	}
+	return &out
+}
+
+// tick returns the ticks a second of c's times (its calendar's).
+func (c *Constraints) tick() workload.Time { return workload.Time(max(c.Calendar.Tick, 1)) }
+
 // Validate checks the constraints' values.
 func (c *Constraints) Validate() error {
 	seen := map[string]bool{}
+	day := 86400 * c.tick()
 	for i := range c.Reservations {
 		r := &c.Reservations[i]
 		switch {
@@ -201,10 +239,10 @@ func (c *Constraints) Validate() error {
 			return fmt.Errorf("sim: reservation %q: procs %d: must be ≥ 0", r.Name, r.Procs)
 		case r.Recur > RecurWeekly:
 			return fmt.Errorf("sim: reservation %q: %v", r.Name, r.Recur)
-		case r.Recur != RecurOnce && r.Recur != RecurWeekly && r.Duration > 86400:
-			return fmt.Errorf("sim: reservation %q: a %s reservation lasts at most a day, not %d s", r.Name, r.Recur, r.Duration)
-		case r.Recur == RecurWeekly && r.Duration > 7*86400:
-			return fmt.Errorf("sim: reservation %q: a weekly reservation lasts at most a week, not %d s", r.Name, r.Duration)
+		case r.Recur != RecurOnce && r.Recur != RecurWeekly && r.Duration > day:
+			return fmt.Errorf("sim: reservation %q: a %s reservation lasts at most a day, not %s s", r.Name, r.Recur, workload.FormatTicks(r.Duration, int64(c.tick())))
+		case r.Recur == RecurWeekly && r.Duration > 7*day:
+			return fmt.Errorf("sim: reservation %q: a weekly reservation lasts at most a week, not %s s", r.Name, workload.FormatTicks(r.Duration, int64(c.tick())))
 		case r.Until < r.Start:
 			return fmt.Errorf("sim: reservation %q: until is before its start", r.Name)
 		}
@@ -415,6 +453,7 @@ func windowRecurrence(cal *workload.Calendar, w *StartWindow, from workload.Time
 	if w.To <= w.From {
 		dur += 86400
 	}
+	dur *= workload.Time(max(cal.Tick, 1)) // the hours are seconds of the day
 	r := newRecurrence(cal, first, dur, 1, w.Days, workload.Forever)
 	r.from = -workload.Forever
 	return r
@@ -619,7 +658,7 @@ func (cs *constraints) admit(j *workload.Job, limit, now workload.Time) string {
 		}
 		switch {
 		case l.MaxWall > 0 && (limit <= 0 || limit > l.MaxWall):
-			return fmt.Sprintf("limit %d: requested time %s exceeds MaxWall %d s (QOSMaxWallDurationPerJobLimit)", k+1, limitText(limit), l.MaxWall)
+			return fmt.Sprintf("limit %d: requested time %s exceeds MaxWall %s s (QOSMaxWallDurationPerJobLimit)", k+1, limitText(limit, cs.c.tick()), workload.FormatTicks(l.MaxWall, int64(cs.c.tick())))
 		case l.MaxSubmitPerUser > 0 && j.User >= 0 && cs.userSubmit.get(j.User) >= l.MaxSubmitPerUser:
 			return fmt.Sprintf("limit %d: user %d already has %d jobs submitted, MaxSubmitJobsPerUser %d (QOSMaxSubmitJobPerUserLimit)", k+1, j.User, cs.userSubmit.get(j.User), l.MaxSubmitPerUser)
 		case l.MaxCPUsPerUser > 0 && j.User >= 0 && j.Procs > l.MaxCPUsPerUser:
@@ -636,17 +675,17 @@ func (cs *constraints) admit(j *workload.Job, limit, now workload.Time) string {
 		dur = workload.Forever
 	}
 	if cs.emptyEarliest(j, limit, dur, now) >= workload.Forever {
-		return fmt.Sprintf("requested time %s never fits between the reservations and start windows it may not use", limitText(limit))
+		return fmt.Sprintf("requested time %s never fits between the reservations and start windows it may not use", limitText(limit, cs.c.tick()))
 	}
 	return ""
 }
 
-// limitText says a time limit for a message.
-func limitText(limit workload.Time) string {
+// limitText says a time limit, in ticks of 1/tick second, for a message.
+func limitText(limit, tick workload.Time) string {
 	if limit <= 0 {
 		return "unlimited"
 	}
-	return strconv.FormatInt(int64(limit), 10) + " s"
+	return workload.FormatTicks(limit, int64(tick)) + " s"
 }
 
 // emptyEarliest returns the earliest start at or after from of job j
@@ -659,7 +698,7 @@ func (cs *constraints) emptyEarliest(j *workload.Job, limit, dur, from workload.
 			horizon = max(horizon, e)
 		}
 	}
-	horizon += 366 * 86400
+	horizon += 366 * 86400 * cs.c.tick()
 	t := from
 	for t < horizon {
 		s := cs.startFrom(j, limit, t)

@@ -85,7 +85,7 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 			}
 		}
 		if s := cs.startFrom(&o.Job, o.Job.Estimate, o.Start); s != o.Start {
-			add(&o.Job, "start-window", "started at %d inside a start window for its requested time %s (it could start from %d)", o.Start, limitText(o.Job.Estimate), s)
+			add(&o.Job, "start-window", "started at %d inside a start window for its requested time %s (it could start from %d)", o.Start, limitText(o.Job.Estimate, c.tick()), s)
 		}
 	}
 	// Reservations: at every instant of an occurrence, the jobs it does
@@ -157,7 +157,7 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 			for _, i := range ran {
 				o := &outs[i]
 				if l.appliesTo(&o.Job) && (o.Job.Estimate <= 0 || o.Job.Estimate > l.MaxWall) {
-					add(&o.Job, "limit", "limit %d: ran with requested time %s over MaxWall %d s", k+1, limitText(o.Job.Estimate), l.MaxWall)
+					add(&o.Job, "limit", "limit %d: ran with requested time %s over MaxWall %s s", k+1, limitText(o.Job.Estimate, c.tick()), workload.FormatTicks(l.MaxWall, int64(c.tick())))
 				}
 			}
 		}

@@ -29,6 +29,10 @@ var (
 	_ policy.Failer   = (*consDecisions)(nil)
 )
 
+// TicksPerSecond implements policy.Ticker: the run's unit, for the
+// policies' planning horizon.
+func (v *consView) TicksPerSecond() workload.Time { return v.cs.c.tick() }
+
 // Now implements policy.View.
 func (v *consView) Now() workload.Time { return v.e.now }
 
@@ -134,7 +138,7 @@ func (e *Engine) clearOfReservations(s *slot) bool {
 	if s.limit > 0 {
 		end = e.now + s.limit
 	} else {
-		end = e.now + calendarHorizon
+		end = e.now + calendarHorizon*e.cons.c.tick()
 	}
 	free := e.freeProcs()
 	for u := e.now; u < end; {

@@ -608,13 +608,14 @@ type partitionCheck struct {
 	consRes bool
 	coreEnd []int             // cons_res: coreEnd[n] = first core after node n
 	parts   [][]cluster.Range // each partition's nodes
-	maxTime []workload.Time
+	maxTime []workload.Time   // in ticks (cluster.Spec.Tick)
 	names   []string
 	nodes   []cluster.Range // scratch: the job's nodes
+	tick    workload.Time
 }
 
 func newPartitionCheck(c *cluster.Spec) *partitionCheck {
-	pc := &partitionCheck{consRes: c.Select == cluster.SelectConsRes}
+	pc := &partitionCheck{consRes: c.Select == cluster.SelectConsRes, tick: max(c.Tick, 1)}
 	at := map[string]cluster.Range{}
 	n, core := 0, 0
 	for _, g := range c.Groups {
@@ -640,7 +641,7 @@ func newPartitionCheck(c *cluster.Spec) *partitionCheck {
 			}
 		}
 		pc.parts = append(pc.parts, merged)
-		pc.maxTime = append(pc.maxTime, p.MaxTime)
+		pc.maxTime = append(pc.maxTime, p.MaxTime*pc.tick)
 		pc.names = append(pc.names, p.Name)
 	}
 	return pc
@@ -698,10 +699,10 @@ func (pc *partitionCheck) check(o *Outcome) string {
 		return fmt.Sprintf("runs on nodes %s, which no partition holds", cluster.FormatRanges(nil, pc.nodes))
 	}
 	if o.Job.Estimate > limit {
-		return fmt.Sprintf("requested time %d s exceeds partition %s's MaxTime of %d s", o.Job.Estimate, pc.names[best], limit)
+		return fmt.Sprintf("requested time %s s exceeds partition %s's MaxTime of %s s", pc.secs(o.Job.Estimate), pc.names[best], pc.secs(limit))
 	}
 	if run := o.End - o.Start; run > limit {
-		return fmt.Sprintf("ran %d s, beyond partition %s's MaxTime of %d s", run, pc.names[best], limit)
+		return fmt.Sprintf("ran %s s, beyond partition %s's MaxTime of %s s", pc.secs(run), pc.names[best], pc.secs(limit))
 	}
 	return ""
 }
@@ -967,4 +968,9 @@ func checkOverlapShared(units int, caps []int, outs []Outcome, byStart []int) []
 		}
 	}
 	return vs
+}
+
+// secs prints t, in the cluster's ticks, as seconds.
+func (pc *partitionCheck) secs(t workload.Time) string {
+	return workload.FormatTicks(t, int64(pc.tick))
 }

@@ -129,7 +129,7 @@ func newBatsimReader(in io.Reader, path string, rules Rules, raw bool, speed flo
 		}
 		recs = append(recs, rec)
 	}
-	src, err := newMemSource(path, hdr, recs, rules, raw, "Batsim jobs", batsimKey)
+	src, err := newMemSource(path, hdr, recs, rules, raw, "Batsim jobs", batsimKey, Time(r.ticks))
 	if err != nil {
 		return nil, err
 	}

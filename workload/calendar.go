@@ -16,7 +16,13 @@ import (
 type Calendar struct {
 	Epoch int64
 	Loc   *time.Location
+	// Tick is the run's ticks a second (0 or 1: seconds): trace times
+	// are ticks of 1/Tick second from Epoch.
+	Tick int64
 }
+
+// tick returns the calendar's ticks a second, 1 for seconds.
+func (c *Calendar) tick() int64 { return max(c.Tick, 1) }
 
 // loc returns the calendar's zone, UTC when Loc is nil.
 func (c *Calendar) loc() *time.Location {
@@ -28,11 +34,24 @@ func (c *Calendar) loc() *time.Location {
 
 // At returns trace time t as a wall-clock time in the calendar's zone.
 func (c *Calendar) At(t Time) time.Time {
+	if k := c.tick(); k > 1 {
+		sec, frac := int64(t)/k, int64(t)%k
+		if frac < 0 {
+			sec, frac = sec-1, frac+k
+		}
+		return time.Unix(c.Epoch+sec, frac*(int64(time.Second)/k)).In(c.loc())
+	}
 	return time.Unix(c.Epoch+int64(t), 0).In(c.loc())
 }
 
-// TraceTime returns the trace time of the instant w.
-func (c *Calendar) TraceTime(w time.Time) Time { return Time(w.Unix() - c.Epoch) }
+// TraceTime returns the trace time of the instant w (to the tick below
+// it in a unit finer than the second).
+func (c *Calendar) TraceTime(w time.Time) Time {
+	if k := c.tick(); k > 1 {
+		return Time((w.Unix()-c.Epoch)*k + int64(w.Nanosecond())/(int64(time.Second)/k))
+	}
+	return Time(w.Unix() - c.Epoch)
+}
 
 // Local returns the wall-clock date and time (year, month, day, hour,
 // minute, second) as a time in the calendar's zone: the instant that

@@ -29,6 +29,10 @@ type cleaner struct {
 	// maxKept is the selection's MaxJobs, else MaxInt64: one comparison
 	// with the count of kept jobs does for both.
 	maxKept int64
+	// tick is the records' ticks a second (0 or 1: seconds): the rules'
+	// times, given in seconds (From, Until, ZeroRun's one second), are
+	// counted in ticks.
+	tick Time
 }
 
 func newCleaner(rules Rules, hdr *Header, records string) cleaner {
@@ -48,6 +52,14 @@ func (c *cleaner) prepare() error {
 		return err
 	}
 	c.sel = sel
+	if sel != nil && c.tick > 1 {
+		if sel.from != math.MinInt64 {
+			sel.from *= c.tick
+		}
+		if sel.until != math.MaxInt64 {
+			sel.until *= c.tick
+		}
+	}
 	if sel != nil && sel.maxJobs > 0 {
 		c.maxKept = sel.maxJobs
 	}
@@ -71,7 +83,7 @@ func (c *cleaner) clean(j *Job, submit float64) (bool, error) {
 // integers calls it directly, without float64 round trips.
 func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rounded bool) (bool, error) {
 	if submit > MaxTime || run > MaxTime || estimate > MaxTime || !(j.UsedMemKB <= MaxMemKB) || !(j.ReqMemKB <= MaxMemKB) {
-		return false, beyondLimits(j, submit, run, estimate)
+		return false, beyondLimits(j, submit, run, estimate, c.tick)
 	}
 	j.Seq = c.seq
 	c.seq++
@@ -143,7 +155,7 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 			c.stats.DroppedRun++
 			return false, nil
 		}
-		j.Run = 1
+		j.Run = max(c.tick, 1) // a second
 		c.stats.RunSetToOne++
 	}
 
@@ -204,13 +216,17 @@ func errField(err error) int {
 }
 
 // beyondLimits returns the error about the first of a record's times and
-// memory sizes that is beyond MaxTime or MaxMemKB.
-func beyondLimits(j *Job, submit, run, estimate Time) error {
+// memory sizes that is beyond MaxTime or MaxMemKB. The times are ticks of
+// 1/tick second (0 or 1: seconds), and MaxTime bounds them in ticks.
+func beyondLimits(j *Job, submit, run, estimate, tick Time) error {
 	for _, f := range [...]struct {
 		field int
 		v     Time
 	}{{2, submit}, {4, run}, {9, estimate}} {
 		if f.v > MaxTime {
+			if tick > 1 {
+				return &fieldError{f.field, limitf("%s s is %d ticks of 1/%d s, beyond %d ticks, the longest time schedsim simulates (%s s in this unit)", FormatTicks(f.v, int64(tick)), f.v, tick, MaxTime, FormatTicks(MaxTime, int64(tick)))}
+			}
 			return &fieldError{f.field, limitf("%d s exceeds %d s (about 3,170 years), the longest time schedsim simulates", f.v, MaxTime)}
 		}
 	}

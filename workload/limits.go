@@ -3,6 +3,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // The limits of what schedsim simulates. Inputs beyond them are refused where
@@ -52,3 +53,22 @@ func (e *limitError) Is(target error) bool { return target == ErrLimit }
 
 // limitf returns a limitError with a formatted message.
 func limitf(format string, a ...any) error { return &limitError{fmt.Sprintf(format, a...)} }
+
+// FormatTicks returns t, a time in ticks of 1/tick second, as seconds:
+// an integer when tick ≤ 1, else with the unit's decimals (88.510 for
+// 88510 ms), for messages that name times in seconds whatever the run's
+// unit.
+func FormatTicks(t Time, tick int64) string {
+	if tick <= 1 {
+		return strconv.FormatInt(int64(t), 10)
+	}
+	neg := t < 0
+	if neg {
+		t = -t
+	}
+	s := strconv.FormatInt(int64(t)/tick, 10) + "." + strconv.FormatInt(int64(t)%tick+tick, 10)[1:]
+	if neg {
+		s = "-" + s
+	}
+	return s
+}

@@ -41,12 +41,14 @@ type memSource struct {
 
 // newMemSource sorts recs by submit time, file order breaking ties, and
 // returns the source that cleans them with rules (raw: see Raw). The
-// header must be whole.
-func newMemSource(path string, hdr Header, recs []memRecord, rules Rules, raw bool, records string, column func(int) string) (*memSource, error) {
+// header must be whole. The records' times are ticks of 1/tick second
+// (0 or 1: seconds): the rules' times in seconds count in them.
+func newMemSource(path string, hdr Header, recs []memRecord, rules Rules, raw bool, records string, column func(int) string, tick Time) (*memSource, error) {
 	sort.SliceStable(recs, func(a, b int) bool { return recs[a].submit < recs[b].submit })
 	s := &memSource{path: path, hdr: hdr, recs: recs, column: column}
 	s.cl = newCleaner(rules, &s.hdr, records)
 	s.cl.raw = raw
+	s.cl.tick = max(tick, 1)
 	if err := s.cl.prepare(); err != nil {
 		return nil, &ParseError{Path: path, Err: err}
 	}

@@ -1041,7 +1041,7 @@ func (r *ParquetReader) sortedSource(raw bool) (source, error) {
 			}
 		}
 		return ""
-	})
+	}, 1)
 	if err != nil {
 		return nil, err
 	}

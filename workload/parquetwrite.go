@@ -27,6 +27,9 @@ const (
 	// pandas, polars and DuckDB read as a UTC date-time. Its values are
 	// milliseconds since the Unix epoch (see ParquetTable.Millis).
 	ParquetTimestamp
+	// ParquetTimestampMicros is ParquetTimestamp in microseconds
+	// (unit=MICROS; see ParquetTable.Micros).
+	ParquetTimestampMicros
 )
 
 // ParquetColumn describes one column of a ParquetTable.
@@ -90,8 +93,11 @@ func NewParquetTable(w io.Writer, cols []ParquetColumn, metadata ...[2]string) (
 			n = parquet.Leaf(parquet.DoubleType)
 		case ParquetString:
 			n = parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
-		case ParquetTimestamp:
+		case ParquetTimestamp, ParquetTimestampMicros:
 			n = parquet.Timestamp(parquet.Millisecond)
+			if c.Type == ParquetTimestampMicros {
+				n = parquet.Timestamp(parquet.Microsecond)
+			}
 			if c.Delta {
 				n = parquet.Encoded(n, &parquet.DeltaBinaryPacked)
 			}
@@ -192,6 +198,13 @@ func (t *ParquetTable) String(s string) {
 // (ParquetTimestamp), to ms milliseconds since the Unix epoch.
 func (t *ParquetTable) Millis(ms int64) {
 	t.value(parquet.Int64Value(ms), false, ParquetTimestamp)
+}
+
+// Micros sets the current row's next column, a timestamp column in
+// microseconds (ParquetTimestampMicros), to us microseconds since the Unix
+// epoch.
+func (t *ParquetTable) Micros(us int64) {
+	t.value(parquet.Int64Value(us), false, ParquetTimestampMicros)
 }
 
 // SetMetadata sets the key/value metadata key to value, replacing a value

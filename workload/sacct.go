@@ -273,7 +273,7 @@ func newSacctReader(in io.Reader, path string, rules Rules, raw bool, loc *time.
 		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: the file holds no sacct header line", ErrNoJobs)}
 	}
 	hdr, recs := r.finish()
-	src, err := newMemSource(path, hdr, recs, rules, raw, "sacct records", r.columnOf)
+	src, err := newMemSource(path, hdr, recs, rules, raw, "sacct records", r.columnOf, 1)
 	if err != nil {
 		return nil, err
 	}

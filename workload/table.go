@@ -196,3 +196,23 @@ func checkTableChunks(f *parquet.File, ra io.ReaderAt, size int64) error {
 	}
 	return nil
 }
+
+// ParquetMetadata returns the value of the key/value metadata key of the
+// Parquet file ra of size bytes, and whether the file has it. A file that
+// is not readable Parquet is a *ParseError naming path.
+func ParquetMetadata(ra io.ReaderAt, size int64, path, key string) (value string, ok bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &ParseError{Path: path, Err: fmt.Errorf("corrupt Parquet file: %v", p)}
+		}
+	}()
+	if err := checkFooter(ra, size); err != nil {
+		return "", false, &ParseError{Path: path, Err: fmt.Errorf("not a readable Parquet file: %v", err)}
+	}
+	f, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return "", false, &ParseError{Path: path, Err: fmt.Errorf("not a readable Parquet file: %v", err)}
+	}
+	value, ok = f.Lookup(key)
+	return value, ok, nil
+}

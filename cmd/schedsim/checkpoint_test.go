@@ -368,3 +368,27 @@ grp_cpus = 60
 		t.Fatal("the summary records no constraints: the test does not exercise them")
 	}
 }
+
+// A run in ms (--time-unit ms) of HPC2N's first jobs as a Batsim
+// workload, with node events and Slurm's backfill, killed with SIGKILL
+// after some checkpoints (spaced in simulated seconds) and resumed with
+// --resume alone, writes the files of a run never interrupted, byte for
+// byte: jobs.csv in seconds with 3 decimals, jobs.parquet in ms,
+// summary.json, the plots.
+func TestCheckpointKillResumeTimeUnit(t *testing.T) {
+	swf := filepath.Join("..", "..", "..", "shared", "traces", "HPC2N-2002-first3170.swf.gz")
+	if _, err := os.Stat(swf); err != nil {
+		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", swf)
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "hpc2n.json")
+	if code, _, stderr := run(t, "convert", swf, trace); code != 0 {
+		t.Fatal(stderr)
+	}
+	events := writeFile(t, dir, "ev.nodes", "2d DOWN 0-9 fan\n3d RESUME 0-9\n10d DRAIN 50-60\n12d RESUME 50-60\n")
+	want := killResumeCompare(t, filepath.Join(dir, "ms"), 4, "3d", "run", "--trace", trace, "-q", "--time-unit", "ms",
+		"--backfill", "slurm", "--node-events", events, "--node-size", "2", "--format", "csv,parquet")
+	if !bytes.Contains(want["summary.json"], []byte(`"time_unit": "ms"`)) || !bytes.Contains(want["jobs.csv"], []byte(".000,")) {
+		t.Fatal("the run is not in ms")
+	}
+}

@@ -76,7 +76,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		return usagef("%v (see schedsim compare --help)", err)
 	}
-	if _, _, err := newProgress(progress, io.Discard); err != nil {
+	if _, _, err := newProgress(progress, io.Discard, 1); err != nil {
 		return err
 	}
 	show := progressShown(progress, stderr)

@@ -125,7 +125,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		// to standard error.
 		stdout = stderr
 	}
-	prog, progressDone, err := newProgress(cl.progress, stderr)
+	tick, _ := schedsim.TimeUnitTicks(sc.TimeUnit) // a bad unit is refused by the run
+	prog, progressDone, err := newProgress(cl.progress, stderr, tick)
 	if err != nil {
 		return err
 	}
@@ -276,8 +277,9 @@ func progressShown(mode string, stderr io.Writer) bool {
 
 // newProgress returns the observers that show a run's progress on stderr
 // under mode (none when it is not shown) and the function to call when the
-// run is over. An unknown mode is a usage error.
-func newProgress(mode string, stderr io.Writer) ([]sim.Observer, func(), error) {
+// run is over; the run's times are ticks of 1/tick second. An unknown mode
+// is a usage error.
+func newProgress(mode string, stderr io.Writer, tick int64) ([]sim.Observer, func(), error) {
 	switch mode {
 	case progressAuto, progressAlways, progressNever:
 	default:
@@ -287,5 +289,6 @@ func newProgress(mode string, stderr io.Writer) ([]sim.Observer, func(), error) 
 		return nil, func() {}, nil
 	}
 	p := report.NewProgress(stderr, 500*time.Millisecond)
+	p.SetTick(tick)
 	return []sim.Observer{p}, p.Done, nil
 }

@@ -129,7 +129,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if _, _, err := newProgress(f.progress, io.Discard); err != nil {
+	if _, _, err := newProgress(f.progress, io.Discard, 1); err != nil {
 		return err
 	}
 	if f.jobs < 1 {

@@ -83,6 +83,10 @@ type Config struct {
 	// engine enforces them: a start they forbid is refused, and a policy
 	// asks (an answer's ask) which jobs may start.
 	Calendar bool
+	// TimeUnit is the run's time unit when finer than the second ("ms",
+	// "us"; "" for seconds): schedsim's hello says it (time_unit), and
+	// every time of the messages and answers is in it.
+	TimeUnit string
 }
 
 // Policy is a policy.Policy whose decisions come from a program. It keeps
@@ -778,7 +782,7 @@ func (p *Policy) start(procs int) error {
 	if p.cfg.Context != nil {
 		p.stopCtx = context.AfterFunc(p.cfg.Context, p.kill)
 	}
-	p.msg.helloMsg(procs, p.cfg.NodeEvents, p.cfg.Calendar, p.spec)
+	p.msg.helloMsg(procs, p.cfg.NodeEvents, p.cfg.Calendar, p.spec, p.cfg.TimeUnit)
 	line, err := p.exchange()
 	if err != nil {
 		return err

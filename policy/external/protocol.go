@@ -230,8 +230,11 @@ func (e *encoder) key(name string, first bool) {
 }
 
 // helloMsg writes schedsim's hello; nodeEvents says that the run has node
-// events (a key a run without them does not carry).
-func (e *encoder) helloMsg(procs int, nodeEvents, calendar bool, spec *cluster.Spec) {
+// events and calendar that it has reservations, start windows or limits
+// (keys a run without them does not carry); unit, when not "" (seconds),
+// is the time unit of every time of the run's messages (time_unit, an
+// addition to schedsim-policy/1 that a run in seconds leaves out).
+func (e *encoder) helloMsg(procs int, nodeEvents, calendar bool, spec *cluster.Spec, unit string) {
 	e.reset()
 	e.raw(`{"type":"hello","protocol":`)
 	e.str(Protocol)
@@ -246,7 +249,12 @@ func (e *encoder) helloMsg(procs int, nodeEvents, calendar bool, spec *cluster.S
 	if calendar {
 		e.raw(`,"calendar":true`)
 	}
-	e.raw("}}\n")
+	e.raw("}")
+	if unit != "" {
+		e.raw(`,"time_unit":`)
+		e.str(unit)
+	}
+	e.raw("}\n")
 }
 
 // nodeEvent appends a node change to the list of those not yet sent:

@@ -308,6 +308,8 @@ class Policy:
             self.cluster = machine if "groups" in machine else None
             self.calendar = machine.get("calendar", False)
             self.asks = self.cluster is not None or self.calendar
+            # Every time of the run is in this unit: "s", "ms" or "us".
+            self.time_unit = msg.get("time_unit", "s")
             self.on_begin(self.procs)
             hello = {"type": "hello", "protocol": PROTOCOL, "name": self.name}
             if self.fields is not None:
