@@ -647,12 +647,9 @@ func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome, runTick in
 		return nil, nil
 	}
 	path := filepath.Join(dir, report.PStateChangesCSV)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &InputError{err}
+	f, err := openOptional(path)
+	if f == nil || err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	// The file's times have the run's decimals: read them in ms at
@@ -737,12 +734,9 @@ func verifyMachineStates(dir string, sum *report.Summary, outs []sim.Outcome, ru
 		return nil, nil
 	}
 	path := filepath.Join(dir, report.MachineStatesCSV)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &InputError{err}
+	f, err := openOptional(path)
+	if f == nil || err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	rows, err := energy.ReadMachineStates(path, f, max(runTick, 1))
@@ -863,4 +857,17 @@ func verifyNodes(sum *report.Summary) func(r cluster.Range) []int {
 		}
 		return out
 	}
+}
+
+// openOptional opens a file a result directory may lack: nil, nil when it
+// is not there, an *InputError when it cannot be opened.
+func openOptional(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	return f, nil
 }

@@ -276,26 +276,12 @@ func (e *encoder) nodeEvent(c *policy.NodeChange) {
 		e.str(strings.ToLower(c.State.String()))
 	}
 	e.raw(`,"nodes":[`)
-	for k, r := range c.Nodes {
-		if k > 0 {
-			e.raw(",")
-		}
-		e.raw("[")
-		e.int(int64(r.Lo))
-		e.raw(",")
-		e.int(int64(r.Hi - 1))
-		e.raw("]")
-	}
+	e.nodeRanges(c.Nodes)
 	e.raw(`],"reason":`)
 	e.str(c.Reason)
 	if c.State == cluster.NodeDown && !c.Power {
 		e.raw(`,"stopped":[`)
-		for k, id := range c.Stopped {
-			if k > 0 {
-				e.raw(",")
-			}
-			e.int(id)
-		}
+		e.ids(c.Stopped)
 		if c.Requeued {
 			e.raw(`],"requeued":true`)
 		} else {
@@ -407,16 +393,7 @@ func (e *encoder) placement(id int64, held int, nodes []cluster.Range) {
 	e.raw(",")
 	e.int(int64(held))
 	e.raw(",[")
-	for k, r := range nodes {
-		if k > 0 {
-			e.raw(",")
-		}
-		e.raw("[")
-		e.int(int64(r.Lo))
-		e.raw(",")
-		e.int(int64(r.Hi - 1))
-		e.raw("]")
-	}
+	e.nodeRanges(nodes)
 	e.raw("]]")
 }
 
@@ -439,12 +416,7 @@ func (e *encoder) fitsMsg(pass int64, free int, fits []int64, held []heldJob, pl
 	e.int(int64(free))
 	e.key("fits", false)
 	e.raw("[")
-	for k, id := range fits {
-		if k > 0 {
-			e.raw(",")
-		}
-		e.int(id)
-	}
+	e.ids(fits)
 	e.raw("]")
 	if len(held) > 0 {
 		e.raw(`,"held":[`)
@@ -716,4 +688,29 @@ func (s *fastScanner) int() (int64, bool) {
 		n = -n
 	}
 	return n, true
+}
+
+// ids writes a comma-separated list of job ids (without brackets).
+func (e *encoder) ids(ids []int64) {
+	for k, id := range ids {
+		if k > 0 {
+			e.raw(",")
+		}
+		e.int(id)
+	}
+}
+
+// nodeRanges writes node ranges as [first, last] pairs, comma-separated
+// (without the list's brackets).
+func (e *encoder) nodeRanges(rs []cluster.Range) {
+	for k, r := range rs {
+		if k > 0 {
+			e.raw(",")
+		}
+		e.raw("[")
+		e.int(int64(r.Lo))
+		e.raw(",")
+		e.int(int64(r.Hi - 1))
+		e.raw("]")
+	}
 }
