@@ -3,6 +3,9 @@ package schedsim
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -91,4 +94,42 @@ func checkExternalRuns(scs []*Scenario) error {
 		}
 	}
 	return nil
+}
+
+// WriteCompare writes a comparison's files into dir (created if needed):
+// compare.csv and compare.json, and with plots the overlaid figures (.svg,
+// .png) and compare.html. Each file is written atomically. It returns what
+// it wrote, for a message; when ctx is cancelled after the figures it
+// returns ErrInterrupted before the page.
+func WriteCompare(ctx context.Context, dir string, results []*report.Run, plots bool) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var wrote []string
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer, []*report.Run) error
+	}{{"compare.csv", report.WriteCompareCSV}, {"compare.json", report.WriteCompareJSON}} {
+		path := filepath.Join(dir, f.name)
+		if err := report.WriteFileAtomic(path, func(w io.Writer) error { return f.write(w, results) }); err != nil {
+			return wrote, err
+		}
+		wrote = append(wrote, path)
+	}
+	if !plots {
+		return wrote, nil
+	}
+	rendered, err := report.RenderFigures(dir, func() []*report.Figure { return report.CompareFigures(results) })
+	if err != nil {
+		return wrote, err
+	}
+	if ctx.Err() != nil {
+		return wrote, ErrInterrupted
+	}
+	wrote = append(wrote, "the overlaid plots")
+	page := filepath.Join(dir, "compare.html")
+	if err := report.WriteFileAtomic(page, func(w io.Writer) error { return report.WriteCompareHTML(w, results, rendered) }); err != nil {
+		return wrote, err
+	}
+	return append(wrote, page), nil
 }

@@ -229,3 +229,28 @@ func OpenTrace(sc *Scenario) (workload.Reader, error) {
 	}
 	return o.openTrace(rules)
 }
+
+// WriteFidelity writes a comparison's files into dir (created if needed):
+// fidelity.json, and with plots the figures fidelity_waits and
+// fidelity_weekly (.svg, .png). Each file is written atomically. It returns
+// what it wrote, for a message; when ctx is cancelled after the figures it
+// returns ErrInterrupted.
+func WriteFidelity(ctx context.Context, dir string, f *report.Fidelity, plots bool) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "fidelity.json")
+	if err := report.WriteFileAtomic(path, func(w io.Writer) error { return report.WriteFidelityJSON(w, f) }); err != nil {
+		return nil, err
+	}
+	if !plots {
+		return []string{path}, nil
+	}
+	if _, err := report.RenderFigures(dir, func() []*report.Figure { return report.FidelityFigures(f) }); err != nil {
+		return []string{path}, err
+	}
+	if ctx.Err() != nil {
+		return []string{path}, ErrInterrupted
+	}
+	return []string{path, "fidelity_waits and fidelity_weekly (.svg, .png) in " + dir}, nil
+}

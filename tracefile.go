@@ -118,3 +118,40 @@ func (w *TraceWriter) Commit(ctx context.Context) error {
 
 // Abort removes the unfinished file; it does nothing after Commit.
 func (w *TraceWriter) Abort() { w.file.Abort() }
+
+// CopyTrace writes every record rd yields into a new trace file out in
+// format, with rd's header, and commits it when rd is exhausted: an error
+// or a cancelled ctx leaves nothing at out (ErrInterrupted when
+// cancelled). first, when set, is called after the first record is
+// written. It returns how many records a Batsim workload had no place
+// for (see TraceWriter.Skipped). A bad record is rd's error, unchanged.
+func CopyTrace(ctx context.Context, rd workload.Reader, out string, format workload.Format, first func()) (skipped int64, err error) {
+	w, err := CreateTrace(out, format, rd.Header())
+	if err != nil {
+		return 0, err
+	}
+	defer w.Abort()
+	var j workload.Job
+	for n := 0; ; n++ {
+		err := rd.Next(&j)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		if err := w.Write(&j); err != nil {
+			return 0, err
+		}
+		if n == 0 && first != nil {
+			first()
+		}
+		if n&1023 == 1023 && ctx.Err() != nil {
+			return 0, ErrInterrupted
+		}
+	}
+	if err := w.Commit(ctx); err != nil {
+		return 0, err
+	}
+	return w.Skipped(), nil
+}

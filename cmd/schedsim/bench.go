@@ -1,22 +1,14 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
 
-	"github.com/spf13/pflag"
-
-	"github.com/schedsim/schedsim/workload"
+	"github.com/schedsim/schedsim/internal/bench"
 )
 
 const benchUsage = `Usage: schedsim bench [options] [TRACE...]
@@ -64,19 +56,6 @@ Examples:
 // command (see TestMain), so that bench can measure child processes in tests.
 const benchChildEnv = "SCHEDSIM_BENCH_AS_MAIN"
 
-type benchCase struct {
-	name  string
-	trace string
-	jobs  int64
-	args  []string
-}
-
-type benchResult struct {
-	wall   []time.Duration
-	cpu    []time.Duration // user + system
-	maxRSS []int64         // KiB
-}
-
 func cmdBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", benchUsage, stdout)
 	jobs := fs.Int("jobs", 1_000_000, "jobs in each generated trace")
@@ -88,11 +67,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	keep := fs.String("keep", "", "keep the generated traces and outputs in this directory (default: a temporary one, removed)")
 	plots := fs.Bool("plots", true, "let every run write its plots and report.html, as schedsim run does; --plots=false times the simulation and its tables (jobs.csv, summary.json) alone")
 	profDir := fs.String("cpuprofile-dir", "", "write every run's CPU profile to this directory, as case<N>-run<R>.pprof (see Profiles below)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err
-		}
-		return usagef("%v (see schedsim bench --help)", err)
+	if err := parseArgs(fs, args); err != nil {
+		return err
 	}
 	if *repeat < 1 || *jobs < 2 || *procs < 1 {
 		return usagef("--repeat, --jobs and --procs must be positive (--jobs at least 2)")
@@ -118,7 +94,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	var cases []benchCase
+	var cases []bench.Case
 	for _, ls := range strings.Split(*loads, ",") {
 		if strings.TrimSpace(ls) == "" {
 			continue
@@ -129,31 +105,32 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		}
 		path := filepath.Join(dir, fmt.Sprintf("lublin-%d-load%.2f-seed%d.swf", *jobs, load, *seed))
 		fmt.Fprintf(stderr, "generating %s ...\n", filepath.Base(path))
-		if err := generateBenchTrace(path, *jobs, *procs, load, *seed); err != nil {
+		if err := bench.GenerateTrace(path, *jobs, *procs, load, *seed); err != nil {
 			return err
 		}
 		la := "1000"
 		if load > 1 {
 			la = "all"
 		}
-		cases = append(cases, benchCase{
-			name:  fmt.Sprintf("lublin %s jobs, load %.2f", humanCount(int64(*jobs)), load),
-			trace: path, jobs: int64(*jobs),
-			args: []string{"--backfill", "easy", "--lookahead", la},
+		cases = append(cases, bench.Case{
+			Name:  fmt.Sprintf("lublin %s jobs, load %.2f", bench.HumanCount(int64(*jobs)), load),
+			Trace: path, Jobs: int64(*jobs),
+			Args: []string{"--backfill", "easy", "--lookahead", la},
 		})
 	}
 	for _, tr := range fs.Args() {
-		n, err := countJobs(tr)
+		n, err := bench.CountJobs(tr)
 		if err != nil {
-			return err
+			return usageError{err}
 		}
-		cases = append(cases, benchCase{name: filepath.Base(tr), trace: tr, jobs: n, args: strings.Fields(*traceArgs)})
+		cases = append(cases, bench.Case{Name: filepath.Base(tr), Trace: tr, Jobs: n, Args: strings.Fields(*traceArgs)})
 	}
 	if len(cases) == 0 {
 		return usagef("nothing to measure: give --loads or TRACE files")
 	}
 
-	results := make([]benchResult, len(cases))
+	br := bench.Runner{Binary: self, Env: []string{benchChildEnv + "=1", "CI=true"}}
+	results := make([]bench.Result, len(cases))
 	for ci, c := range cases {
 		for r := 0; r < *repeat; r++ {
 			out := filepath.Join(dir, fmt.Sprintf("out-%d", ci))
@@ -162,107 +139,21 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 			if err := os.RemoveAll(out); err != nil {
 				return err
 			}
-			argv := append([]string{"run", "--trace", c.trace, "--out", out, "-q"}, c.args...)
+			var extra []string
 			if !*plots {
-				argv = append(argv, "--plots=false")
+				extra = append(extra, "--plots=false")
 			}
 			if *profDir != "" {
-				argv = append(argv, "--cpuprofile", filepath.Join(*profDir, fmt.Sprintf("case%d-run%d.pprof", ci+1, r+1)))
+				extra = append(extra, "--cpuprofile", filepath.Join(*profDir, fmt.Sprintf("case%d-run%d.pprof", ci+1, r+1)))
 			}
-			cmd := exec.Command(self, argv...)
-			cmd.Env = append(os.Environ(), benchChildEnv+"=1", "CI=true")
-			var errb strings.Builder
-			cmd.Stderr = &errb
-			t0 := time.Now()
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("%s: schedsim %s: %v\n%s", c.name, strings.Join(argv, " "), err, errb.String())
-			}
-			results[ci].wall = append(results[ci].wall, time.Since(t0))
-			results[ci].cpu = append(results[ci].cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-			if kib, ok := peakRSS(cmd.ProcessState); ok {
-				results[ci].maxRSS = append(results[ci].maxRSS, kib)
+			if err := br.Run(c, out, extra, &results[ci]); err != nil {
+				return err
 			}
 		}
-	}
-
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\tpolicy\tjobs\twall median\tmin\tmax\tjobs/s\tCPU median\tpeak RSS\t")
-	for ci, c := range cases {
-		res := results[ci]
-		slices.Sort(res.wall)
-		slices.Sort(res.cpu)
-		med := res.wall[len(res.wall)/2]
-		rss := "-"
-		if len(res.maxRSS) > 0 {
-			slices.Sort(res.maxRSS)
-			rss = fmt.Sprintf("%.0f MiB", float64(res.maxRSS[len(res.maxRSS)-1])/1024)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f s\t%.3f s\t%.3f s\t%s\t%.3f s\t%s\t\n", c.name, strings.Join(c.args, " "), c.jobs,
-			med.Seconds(), res.wall[0].Seconds(), res.wall[len(res.wall)-1].Seconds(),
-			humanCount(int64(float64(c.jobs)/med.Seconds())), res.cpu[len(res.cpu)/2].Seconds(), rss)
 	}
 	what := "with plots"
 	if !*plots {
 		what = "without plots"
 	}
-	fmt.Fprintf(tw, "(%d runs per case, %s; peak RSS is the largest of them)\t\t\t\t\t\t\t\t\t\n", *repeat, what)
-	return tw.Flush()
-}
-
-// generateBenchTrace writes a Lublin–Feitelson trace to path.
-func generateBenchTrace(path string, jobs, procs int, load float64, seed int64) error {
-	cfg := workload.GenConfig{Jobs: jobs, Procs: procs, Seed: seed, Load: load}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	w, err := workload.NewSWFWriter(bw, cfg.Header())
-	if err != nil {
-		f.Close()
-		return err
-	}
-	if err := workload.Generate(cfg, w.Write); err != nil {
-		f.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// countJobs counts the jobs a trace holds after the default cleaning.
-func countJobs(path string) (int64, error) {
-	r, err := workload.OpenSWF(path, workload.Rules{})
-	if err != nil {
-		return 0, usageError{err}
-	}
-	defer r.Close()
-	var j workload.Job
-	for {
-		if err := r.Next(&j); err == io.EOF {
-			return r.Stats().Kept, nil
-		} else if err != nil {
-			return 0, usageError{err}
-		}
-	}
-}
-
-// humanCount formats n with a k or M suffix.
-func humanCount(n int64) string {
-	switch {
-	case n >= 10_000_000:
-		return fmt.Sprintf("%.0fM", float64(n)/1e6)
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.2fM", float64(n)/1e6)
-	case n >= 10_000:
-		return fmt.Sprintf("%.0fk", float64(n)/1e3)
-	}
-	return strconv.FormatInt(n, 10)
+	return bench.PrintTable(stdout, cases, results, fmt.Sprintf("(%d runs per case, %s; peak RSS is the largest of them)", *repeat, what))
 }

@@ -8,8 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/schedsim/schedsim"
 )
 
@@ -72,11 +70,8 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&baseline, "baseline", "", "the baseline to compare with: a file --write-baseline wrote, or a summary.json")
 	fs.StringVar(&write, "write-baseline", "", "write the run's metrics to this file as a baseline, and compare nothing")
 	fs.StringArrayVar(&tolTexts, "tolerance", nil, "METRIC=T% (relative), METRIC=T (absolute, in the metric's unit) or METRIC=off; repeatable (defaults: wait_mean=5%, bounded_slowdown_mean=5%, utilisation=1)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err
-		}
-		return usagef("%v (see schedsim check --help)", err)
+	if err := parseArgs(fs, args); err != nil {
+		return err
 	}
 	switch {
 	case baseline == "" && write == "":

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -70,11 +69,8 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.BoolVar(&plots, "plots", true, "with --out, write the plots and compare.html")
 	fs.IntVar(&jobs, "jobs", jobs, "how many runs to simulate at once (default: the number of CPUs)")
 	fs.StringVar(&progress, "progress", "auto", "say on stderr as each run finishes: auto (only on a terminal, not under CI), always or never")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err // pflag has printed the usage
-		}
-		return usagef("%v (see schedsim compare --help)", err)
+	if err := parseArgs(fs, args); err != nil {
+		return err
 	}
 	if _, _, err := newProgress(progress, io.Discard, 1); err != nil {
 		return err
@@ -128,34 +124,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+	wrote, err := schedsim.WriteCompare(ctx, out, results, plots)
+	if len(wrote) > 0 {
+		fmt.Fprintf(stderr, "wrote %s\n", strings.Join(wrote, ", "))
 	}
-	for _, f := range []struct {
-		name  string
-		write func(io.Writer, []*report.Run) error
-	}{{"compare.csv", report.WriteCompareCSV}, {"compare.json", report.WriteCompareJSON}} {
-		if err := report.WriteFileAtomic(filepath.Join(out, f.name), func(w io.Writer) error { return f.write(w, results) }); err != nil {
-			return err
-		}
-	}
-	if !plots {
-		fmt.Fprintf(stderr, "wrote %s and %s\n", filepath.Join(out, "compare.csv"), filepath.Join(out, "compare.json"))
-		return nil
-	}
-	rendered, err := report.RenderFigures(out, func() []*report.Figure { return report.CompareFigures(results) })
-	if err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		return schedsim.ErrInterrupted
-	}
-	page := filepath.Join(out, "compare.html")
-	if err := report.WriteFileAtomic(page, func(w io.Writer) error { return report.WriteCompareHTML(w, results, rendered) }); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "wrote the overlaid plots and %s\n", page)
-	return nil
+	return err
 }
 
 // parseRuns returns the scenario of each --run text: base (the options

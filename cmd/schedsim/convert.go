@@ -9,8 +9,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -74,11 +72,8 @@ func cmdConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&extra, "extra-fields", "error", "an SWF line with more than 18 fields: error, or ignore (read the first 18)")
 	fs.StringVar(&tz, "timezone", "UTC", "the time zone of sacct's times (the zone of the host that ran sacct), such as Europe/Paris")
 	fs.Float64Var(&speed, "batsim-speed", 0, "the speed of Batsim's hosts in flops per second, for parallel_homogeneous profiles (their run time is cpu/speed)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err
-		}
-		return usagef("%v (see schedsim convert --help)", err)
+	if err := parseArgs(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() != 2 {
 		return usagef("want two arguments, IN and OUT, got %d (see schedsim convert --help)", fs.NArg())
@@ -117,35 +112,12 @@ func cmdConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return inputError(err)
 	}
 	defer rd.Close()
-	w, err := schedsim.CreateTrace(out, format, rd.Header())
+	n, err := schedsim.CopyTrace(ctx, rd, out, format, func() { ready(ctx, "convert:record") })
 	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	var j workload.Job
-	for n := 0; ; n++ {
-		err := rd.Next(&j)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return inputError(err)
-		}
-		if err := w.Write(&j); err != nil {
-			return err
-		}
-		if n == 0 {
-			ready(ctx, "convert:record")
-		}
-		if n&1023 == 1023 && ctx.Err() != nil {
-			return schedsim.ErrInterrupted
-		}
-	}
-	if err := w.Commit(ctx); err != nil {
-		return err
+		return inputError(err)
 	}
 	fmt.Fprintf(stderr, "converted %d records from %s to %s\n", rd.Stats().Records, in, out)
-	if n := w.Skipped(); n > 0 {
+	if n > 0 {
 		fmt.Fprintf(stderr, "left out %d records a Batsim workload has no place for (no submit time, processors or run time, or a job number already written)\n", n)
 	}
 	return nil

@@ -4,8 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -103,23 +102,9 @@ func cmdFidelity(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+	wrote, err := schedsim.WriteFidelity(ctx, out, f, plots)
+	if len(wrote) > 0 {
+		fmt.Fprintf(stderr, "wrote %s\n", strings.Join(wrote, ", "))
 	}
-	path := filepath.Join(out, "fidelity.json")
-	if err := report.WriteFileAtomic(path, func(w io.Writer) error { return report.WriteFidelityJSON(w, f) }); err != nil {
-		return err
-	}
-	if !plots {
-		fmt.Fprintf(stderr, "wrote %s\n", path)
-		return nil
-	}
-	if _, err := report.RenderFigures(out, func() []*report.Figure { return report.FidelityFigures(f) }); err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		return schedsim.ErrInterrupted
-	}
-	fmt.Fprintf(stderr, "wrote %s, fidelity_waits and fidelity_weekly (.svg, .png) in %s\n", path, out)
-	return nil
+	return err
 }

@@ -60,9 +60,13 @@ var commands = []command{
 
 const topUsage = `schedsim — a discrete-event simulator of HPC batch schedulers.
 
-It replays workload traces (the Standard Workload Format of the Parallel
-Workloads Archive, plain or gzip) against a simulated machine under FCFS or
-EASY backfilling, and reports every job's start and the summary metrics.
+It replays workload traces (SWF logs of the Parallel Workloads Archive,
+Parquet datasets, Slurm accounting, Batsim workloads) against a simulated
+machine (a processor pool, or nodes and partitions as a slurm.conf gives
+them) under a scheduling policy (FCFS, EASY with a lookahead, conservative,
+Slurm's backfill, SCore-D's gang and exclusive queues, HPC Pack's filters,
+or a program of your own), and reports every job's start, the summary
+metrics, plots and a report page.
 
 Usage:
   schedsim COMMAND [options]
@@ -184,16 +188,26 @@ func newFlagSet(name, usage string, stdout io.Writer) *pflag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args and turns pflag's errors into usage errors.
+// parseFlags parses args, which may hold no argument but options, and
+// turns pflag's errors into usage errors.
 func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (see schedsim %s --help)", fs.Arg(0), fs.Name())
+	}
+	return nil
+}
+
+// parseArgs parses args, options and arguments, and turns pflag's errors
+// into usage errors; --help returns pflag.ErrHelp, the usage printed.
+func parseArgs(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
 		return usagef("%v (see schedsim %s --help)", err, fs.Name())
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (see schedsim %s --help)", fs.Arg(0), fs.Name())
 	}
 	return nil
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/schedsim/schedsim"
-	"github.com/spf13/pflag"
 )
 
 const verifyUsage = `Usage: schedsim verify DIR...
@@ -75,11 +73,8 @@ Example:
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("verify", verifyUsage, stdout)
 	maxShown := fs.Int("max", 20, "print at most this many violations per table (0: all)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err
-		}
-		return usagef("%v (see schedsim verify --help)", err)
+	if err := parseArgs(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		return usagef("give the result directories to check (see schedsim verify --help)")
