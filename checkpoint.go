@@ -50,9 +50,9 @@ type checkpointFile struct {
 	// checkpoints: a resumed run goes on taking them.
 	Path   string
 	Every  workload.Time
-	Trace  traceFingerprint
-	Inputs []traceFingerprint // the other files the run reads (--node-events, --slurm-conf, --config)
-	At     workload.Time      // the last instant simulated
+	Trace  FileFingerprint
+	Inputs []FileFingerprint // the other files the run reads (--node-events, --slurm-conf, --config)
+	At     workload.Time     // the last instant simulated
 
 	Engine, Metrics, Series, Gantt []byte
 	// Breakdown is the per-user, -queue and -partition breakdown's state
@@ -101,19 +101,23 @@ type checkpointFile struct {
 	Stage string
 }
 
-// traceFingerprint identifies a trace's content.
-type traceFingerprint struct {
+// FileFingerprint identifies an input file's content: its name, size and
+// CRC-32C. Checkpoints, sweep points and baselines store them to tell
+// whether an input file changed.
+type FileFingerprint struct {
 	Name string
 	Size int64
 	CRC  uint32
 }
 
-func (f traceFingerprint) String() string {
+// String returns the fingerprint as "NAME (SIZE bytes, CRC X)".
+func (f FileFingerprint) String() string {
 	return fmt.Sprintf("%s (%d bytes, CRC %08x)", f.Name, f.Size, f.CRC)
 }
 
-// fingerprint reads the whole trace once.
-func fingerprint(trace string) (traceFingerprint, error) {
+// Fingerprint reads the whole file once and returns its fingerprint; ""
+// is the embedded sample trace.
+func Fingerprint(trace string) (FileFingerprint, error) {
 	var r io.Reader
 	name := trace
 	if trace == "" {
@@ -121,7 +125,7 @@ func fingerprint(trace string) (traceFingerprint, error) {
 	} else {
 		f, err := os.Open(trace)
 		if err != nil {
-			return traceFingerprint{}, err
+			return FileFingerprint{}, err
 		}
 		defer f.Close()
 		r = f
@@ -129,9 +133,9 @@ func fingerprint(trace string) (traceFingerprint, error) {
 	h := crc32.New(castagnoli)
 	n, err := io.Copy(h, bufio.NewReaderSize(r, 1<<20))
 	if err != nil {
-		return traceFingerprint{}, fmt.Errorf("reading %s: %w", name, err)
+		return FileFingerprint{}, fmt.Errorf("reading %s: %w", name, err)
 	}
-	return traceFingerprint{Name: name, Size: n, CRC: h.Sum32()}, nil
+	return FileFingerprint{Name: name, Size: n, CRC: h.Sum32()}, nil
 }
 
 // writeCheckpoint writes c to path atomically.
@@ -200,8 +204,8 @@ type checkpointer struct {
 	tick     workload.Time // the run's ticks a second (--time-unit)
 	scenario []byte        // the run's scenario, canonical JSON
 	from     *checkpointFile
-	trace    traceFingerprint
-	inputs   []traceFingerprint
+	trace    FileFingerprint
+	inputs   []FileFingerprint
 
 	// Set up by the run.
 	eng      interface{ Snapshot() (*sim.Snapshot, error) } // a *sim.Engine or *sim.ScoreD
@@ -266,14 +270,14 @@ func newCheckpointer(path, every, resume string, sc *Scenario, trace string, inp
 		}
 		c.every = t
 	}
-	if c.trace, err = fingerprint(trace); err != nil {
+	if c.trace, err = Fingerprint(trace); err != nil {
 		return nil, &InputError{fmt.Errorf("--checkpoint: %w", err)}
 	}
 	for _, in := range inputs {
 		if in == "" {
 			continue
 		}
-		fp, err := fingerprint(in)
+		fp, err := Fingerprint(in)
 		if err != nil {
 			return nil, &InputError{fmt.Errorf("--checkpoint: %w", err)}
 		}
@@ -284,7 +288,7 @@ func newCheckpointer(path, every, resume string, sc *Scenario, trace string, inp
 			return nil, err
 		}
 		if !bytes.Equal(c.from.Scenario, c.scenario) {
-			return nil, inputf("--resume %s: %v: the checkpoint was taken with other options (%s); give --resume alone, or the same options", resume, errCheckpoint, scenarioDiff(c.from.Scenario, c.scenario))
+			return nil, inputf("--resume %s: %v: the checkpoint was taken with other options (%s); give --resume alone, or the same options", resume, errCheckpoint, ScenarioDiff(c.from.Scenario, c.scenario))
 		}
 		if c.path == "" && c.from.Path != "" {
 			c.path, c.every = c.from.Path, c.from.Every
@@ -674,9 +678,9 @@ func CheckpointScenario(path string) (Scenario, error) {
 	return sc, nil
 }
 
-// scenarioDiff lists the keys whose values differ between two canonical
+// ScenarioDiff lists the keys whose values differ between two canonical
 // scenarios, "key: saved X, now Y; …".
-func scenarioDiff(saved, now []byte) string {
+func ScenarioDiff(saved, now []byte) string {
 	var a, b map[string]any
 	if json.Unmarshal(saved, &a) != nil || json.Unmarshal(now, &b) != nil {
 		return "undecodable scenario"

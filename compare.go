@@ -33,7 +33,7 @@ func Compare(ctx context.Context, runs []Named, jobs int, done func(i int, took 
 	for i := range runs {
 		scs[i] = &runs[i].Scenario
 	}
-	if err := checkExternalRuns(scs); err != nil {
+	if err := CheckSideBySide(scs); err != nil {
 		return nil, err
 	}
 	results := make([]*report.Run, len(runs))
@@ -77,10 +77,10 @@ func Compare(ctx context.Context, runs []Named, jobs int, done func(i int, took 
 	return results, nil
 }
 
-// checkExternalRuns refuses, among runs made side by side (compare,
+// CheckSideBySide refuses, among runs made side by side (compare,
 // sweep), an external policy that speaks over schedsim's own standard
 // input and output, and one --policy-log file for several runs.
-func checkExternalRuns(scs []*Scenario) error {
+func CheckSideBySide(scs []*Scenario) error {
 	logs := map[string]bool{}
 	for _, sc := range scs {
 		if sc.PolicyExec == external.Stdio {

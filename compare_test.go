@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/schedsim/schedsim/sim/simtest"
 )
 
 // TestCompare runs scenarios side by side: the results are in the runs'
@@ -13,7 +15,7 @@ import (
 // stops them.
 func TestCompare(t *testing.T) {
 	dir := t.TempDir()
-	trace := genTrace(t, dir, "t.swf", 800, 11)
+	trace := simtest.WriteTrace(t, dir, "t.swf", 800, 11)
 	var runs []Named
 	for _, la := range []Param{"0", "10", "all"} {
 		sc := Default()

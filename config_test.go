@@ -12,17 +12,14 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy/hpcpack"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
 // writeFile writes text to dir/name and returns its path.
 func writeFile(t *testing.T, dir, name, text string) string {
 	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return simtest.WriteFile(t, dir, name, text)
 }
 
 // readmeTOML returns the first TOML block after the heading section of

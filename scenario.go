@@ -470,11 +470,11 @@ func (sc *Scenario) Canonical() []byte {
 // policy's command line names), so that a stored result
 // can tell whether it is still the result of this scenario. A file that
 // cannot be read is an error.
-func (sc *Scenario) Hash() (string, error) { return sc.hashWith(fingerprint) }
+func (sc *Scenario) Hash() (string, error) { return sc.HashWith(Fingerprint) }
 
-// hashWith is Hash with the files' fingerprints taken by take (a sweep
-// takes each file's once).
-func (sc *Scenario) hashWith(take func(string) (traceFingerprint, error)) (string, error) {
+// HashWith is Hash with the files' fingerprints taken by take (a sweep
+// takes each file's once, for its many points).
+func (sc *Scenario) HashWith(take func(string) (FileFingerprint, error)) (string, error) {
 	h := sha256.New()
 	h.Write(sc.Canonical())
 	files := []string{sc.Trace, sc.Config, sc.SlurmConf, sc.NodeEvents}

@@ -21,6 +21,13 @@ type Setting struct {
 // it computes.
 var outputKeys = map[string]bool{"out": true, "format": true, "plots": true, "gantt_max_jobs": true, "page_gantt_max_jobs": true}
 
+// IsOutputKey reports whether a scenario key (in either form) says what a
+// run writes (out, format, plots, …), not what it computes: a sweep may not
+// sweep it, and a stored result does not depend on it.
+func IsOutputKey(key string) bool {
+	return outputKeys[strings.ReplaceAll(strings.TrimSpace(key), "-", "_")]
+}
+
 // FlagName returns the command line's name of a scenario key given in
 // either form ("reservation_depth" or "reservation-depth" gives
 // "reservation-depth"), and whether the scenario has that key.

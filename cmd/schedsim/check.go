@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim"
+	"github.com/schedsim/schedsim/regress"
 )
 
 const checkUsage = `Usage: schedsim check --baseline FILE [SUMMARY.json | RUN_DIR]
@@ -81,22 +82,22 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case fs.NArg() > 1:
 		return usagef("unexpected argument %q: give one summary.json or run directory", fs.Arg(1))
 	}
-	tols, err := schedsim.ParseTolerances(tolTexts)
+	tols, err := regress.ParseTolerances(tolTexts)
 	if err != nil {
 		return err
 	}
-	var cur *schedsim.Baseline
+	var cur *regress.Baseline
 	if fs.NArg() == 1 {
 		if set := scenarioSettings(fs); len(set) > 0 {
 			return usagef("give either a summary.json or run options (--%s), not both", set[0].Key)
 		}
-		cur, err = schedsim.ReadBaseline(fs.Arg(0))
+		cur, err = regress.ReadBaseline(fs.Arg(0))
 	} else {
 		res, rerr := schedsim.Run(ctx, &sc, schedsim.Options{Observers: readyObservers(ctx, "check:job")})
 		if rerr != nil {
 			return rerr
 		}
-		cur, err = schedsim.NewBaseline(&sc, &res.Summary)
+		cur, err = regress.NewBaseline(&sc, &res.Summary)
 	}
 	if err != nil {
 		return err
@@ -110,11 +111,11 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			write, s.Trace, s.Policy, s.Wait.Mean, s.MeanBoundedSlowdown, 100*s.Utilisation)
 		return nil
 	}
-	base, err := schedsim.ReadBaseline(baseline)
+	base, err := regress.ReadBaseline(baseline)
 	if err != nil {
 		return err
 	}
-	c, err := schedsim.CheckRegression(base, cur, tols)
+	c, err := regress.CheckRegression(base, cur, tols)
 	if err != nil {
 		return err
 	}

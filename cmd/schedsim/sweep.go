@@ -14,6 +14,7 @@ import (
 
 	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sweep"
 )
 
 const sweepUsage = `Usage: schedsim sweep [SCENARIO.toml] --param NAME=V1,V2,... [--param ...] [run options] --out DIR
@@ -156,7 +157,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if f.merge != "" {
 			path = filepath.Join(f.merge, "manifest.json")
 		}
-		ss, err := schedsim.OpenSlurmSweep(path)
+		ss, err := sweep.OpenSlurmSweep(path)
 		if err != nil {
 			return err
 		}
@@ -171,27 +172,27 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return sweepTask(ctx, ss, f, stdout, stderr)
 	}
-	var axes []schedsim.Axis
+	var axes []sweep.Axis
 	if f.file != "" {
-		if axes, err = schedsim.ReadAxes(f.file); err != nil {
+		if axes, err = sweep.ReadAxes(f.file); err != nil {
 			return err
 		}
 	}
 	for _, text := range f.params {
-		a, err := schedsim.ParseAxis(text)
+		a, err := sweep.ParseAxis(text)
 		if err != nil {
 			return usagef("--param %v", err)
 		}
 		axes = append(axes, a)
 	}
-	sw := &schedsim.Sweep{Grid: schedsim.Grid{Base: *base, Fixed: fixed, Axes: axes}, Dir: f.out, Jobs: f.jobs, X: f.x}
+	sw := &sweep.Sweep{Grid: sweep.Grid{Base: *base, Fixed: fixed, Axes: axes}, Dir: f.out, Jobs: f.jobs, X: f.x}
 	for _, m := range strings.Split(f.plotStr, ",") {
 		if m = strings.TrimSpace(m); m != "" {
 			sw.Plots = append(sw.Plots, m)
 		}
 	}
 	if f.emit != "" {
-		e, err := sw.EmitSlurm(schedsim.SlurmArray{Dir: f.emit, Chunk: f.chunk, Limit: f.limit, CPUs: f.cpus, SbatchOptions: f.sbatchOpts, Binary: f.binary})
+		e, err := sw.EmitSlurm(sweep.SlurmArray{Dir: f.emit, Chunk: f.chunk, Limit: f.limit, CPUs: f.cpus, SbatchOptions: f.sbatchOpts, Binary: f.binary})
 		if err != nil {
 			return err
 		}
@@ -223,14 +224,14 @@ func scenarioSettings(fs *pflag.FlagSet) []schedsim.Setting {
 // setUp sets the sweep's options that do not change its results: jobs,
 // plots, warnings, and progress on stderr over total points (≤ 0: the
 // grid's), and the tests' ready hook.
-func (f sweepFlags) setUp(ctx context.Context, sw *schedsim.Sweep, total int, stderr io.Writer) {
+func (f sweepFlags) setUp(ctx context.Context, sw *sweep.Sweep, total int, stderr io.Writer) {
 	sw.Jobs, sw.NoPlots, sw.Warn = f.jobs, !f.plots, stderr
 	show := progressShown(f.progress, stderr)
 	if pts, _ := sw.Points(); total <= 0 {
 		total = len(pts) // an error stops the sweep before any point is done
 	}
 	n := 0
-	sw.Done = func(pt *schedsim.Point, reused bool, took time.Duration) {
+	sw.Done = func(pt *sweep.Point, reused bool, took time.Duration) {
 		n++
 		if show && !reused {
 			fmt.Fprintf(stderr, "[%d/%d] %s: done in %.1f s\n", n, total, pt.Label, took.Seconds())
@@ -242,7 +243,7 @@ func (f sweepFlags) setUp(ctx context.Context, sw *schedsim.Sweep, total int, st
 }
 
 // sweepLocal runs a sweep on this machine and prints what it did.
-func sweepLocal(ctx context.Context, sw *schedsim.Sweep, f sweepFlags, stdout, stderr io.Writer) error {
+func sweepLocal(ctx context.Context, sw *sweep.Sweep, f sweepFlags, stdout, stderr io.Writer) error {
 	start := time.Now()
 	res, err := sw.Run(ctx)
 	if err != nil {
@@ -253,7 +254,7 @@ func sweepLocal(ctx context.Context, sw *schedsim.Sweep, f sweepFlags, stdout, s
 }
 
 // printCounts says how many points were simulated and reused.
-func printCounts(w io.Writer, c schedsim.Counts, n int, dir string, start time.Time) {
+func printCounts(w io.Writer, c sweep.Counts, n int, dir string, start time.Time) {
 	fmt.Fprintf(w, "sweep: %d points: %d simulated, %d already done (kept in %s), in %.1f s\n",
 		n, c.Computed, c.Reused, filepath.Join(dir, "points"), time.Since(start).Seconds())
 	if c.Stale > 0 {
@@ -262,7 +263,7 @@ func printCounts(w io.Writer, c schedsim.Counts, n int, dir string, start time.T
 }
 
 // printSweep says what a sweep wrote and, unless quiet, prints its table.
-func printSweep(res *schedsim.SweepResult, dir string, quiet bool, stdout, stderr io.Writer) error {
+func printSweep(res *sweep.Result, dir string, quiet bool, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "wrote %s\n", strings.Join(res.Wrote, " and "))
 	if len(res.Figures) > 0 {
 		fmt.Fprintf(stderr, "wrote the plots %s (.svg, .png) in %s\n", strings.Join(res.Figures, ", "), dir)
@@ -275,7 +276,7 @@ func printSweep(res *schedsim.SweepResult, dir string, quiet bool, stdout, stder
 
 // sweepTask runs the points of one array task of a manifest (or, without
 // --task, all of them, and writes the results).
-func sweepTask(ctx context.Context, ss *schedsim.SlurmSweep, f sweepFlags, stdout, stderr io.Writer) error {
+func sweepTask(ctx context.Context, ss *sweep.SlurmSweep, f sweepFlags, stdout, stderr io.Writer) error {
 	if f.task < 0 {
 		return sweepLocal(ctx, &ss.Sweep, f, stdout, stderr)
 	}
@@ -296,9 +297,9 @@ func sweepTask(ctx context.Context, ss *schedsim.SlurmSweep, f sweepFlags, stdou
 
 // sweepMerge joins the parts of a Slurm sweep into its results, or says
 // which tasks to run again.
-func sweepMerge(ss *schedsim.SlurmSweep, f sweepFlags, stdout, stderr io.Writer) error {
+func sweepMerge(ss *sweep.SlurmSweep, f sweepFlags, stdout, stderr io.Writer) error {
 	res, err := ss.Merge()
-	var missing *schedsim.MissingPartsError
+	var missing *sweep.MissingPartsError
 	if errors.As(err, &missing) {
 		for _, why := range missing.Reasons {
 			fmt.Fprintln(stderr, "missing:", why)

@@ -1,4 +1,11 @@
-package schedsim
+// Package sweep runs a grid of scenarios: a base scenario and the values
+// of the keys it sweeps, each point a schedsim.Run. Finished points are
+// kept on disk with their scenario and the fingerprints of their input
+// files, so an interrupted sweep resumes where it stopped and an edited
+// input is simulated again; the same grid can be written as a Slurm job
+// array whose parts are merged afterwards. The results are one table
+// (CSV, Parquet) and one plot per metric.
+package sweep
 
 import (
 	"bufio"
@@ -19,6 +26,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
 )
 
@@ -38,7 +46,7 @@ const (
 const MaxGridPoints = 1_000_000
 
 // Axis is one swept scenario key and the values it takes, as text
-// (Scenario.Set).
+// (schedsim.Scenario.Set).
 type Axis struct {
 	// Key is a scenario key, in its TOML form or as the option's name.
 	Key string `json:"name"`
@@ -76,11 +84,11 @@ func ParseAxis(text string) (Axis, error) {
 
 // ReadAxes reads a sweep file: one "KEY = V1, V2, ..." per line (ParseAxis),
 // blank lines and lines starting with # skipped. An unreadable file or a bad
-// line is an *InputError naming the file and the line.
+// line is an *schedsim.InputError naming the file and the line.
 func ReadAxes(path string) ([]Axis, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &schedsim.InputError{Err: err}
 	}
 	defer f.Close()
 	var axes []Axis
@@ -110,11 +118,11 @@ type Grid struct {
 	// run outputs: its out, format, plots, gantt_max_jobs and
 	// page_gantt_max_jobs are the
 	// defaults'.
-	Base Scenario
+	Base schedsim.Scenario
 	// Fixed are set over Base in every point; they are columns of the
 	// results table after the axes. One whose key an axis sweeps is left
 	// out.
-	Fixed []Setting
+	Fixed []schedsim.Setting
 	// Axes are the swept keys.
 	Axes []Axis
 	// Workdir, when not empty, is the directory the points' relative
@@ -135,8 +143,8 @@ type Point struct {
 	Values []string
 	// Label names the swept values, for messages: "lookahead=10 order=sjf".
 	Label string
-	// Scenario is Base with the point's settings.
-	Scenario Scenario
+	// schedsim.Scenario is Base with the point's settings.
+	Scenario schedsim.Scenario
 }
 
 // normal returns the grid with its keys in their option form, the fixed
@@ -169,10 +177,10 @@ func (g *Grid) normal() (*Grid, error) {
 			return nil, err
 		}
 		if !swept[name] {
-			n.Fixed = append(n.Fixed, Setting{Key: name, Value: s.Value})
+			n.Fixed = append(n.Fixed, schedsim.Setting{Key: name, Value: s.Value})
 		}
 	}
-	slices.SortStableFunc(n.Fixed, func(a, b Setting) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortStableFunc(n.Fixed, func(a, b schedsim.Setting) int { return strings.Compare(a.Key, b.Key) })
 	for i := 1; i < len(n.Fixed); i++ {
 		if n.Fixed[i].Key == n.Fixed[i-1].Key {
 			return nil, inputf("%s: set twice", n.Fixed[i].Key)
@@ -183,11 +191,11 @@ func (g *Grid) normal() (*Grid, error) {
 
 // sweptKey returns the option form of a key a grid may set.
 func sweptKey(key string) (string, error) {
-	name, ok := FlagName(strings.TrimPrefix(strings.TrimSpace(key), "--"))
+	name, ok := schedsim.FlagName(strings.TrimPrefix(strings.TrimSpace(key), "--"))
 	if !ok {
 		return "", inputf("--param %s: schedsim run has no option --%s and a scenario no key %s (see schedsim run --help)", key, name, strings.ReplaceAll(name, "-", "_"))
 	}
-	if outputKeys[strings.ReplaceAll(name, "-", "_")] {
+	if schedsim.IsOutputKey(name) {
 		return "", inputf("--param %s: a sweep point writes no run outputs; the sweep's own options say what it writes", key)
 	}
 	return name, nil
@@ -213,7 +221,7 @@ func (g *Grid) Columns() ([]string, error) {
 // Points lays out the grid: every combination of the axes' values, the
 // first axis varying slowest. A key that is no scenario key (or an output
 // one), an axis given twice, a value that does not parse or a grid of more
-// than MaxGridPoints points is an *InputError. What the values mean is
+// than MaxGridPoints points is an *schedsim.InputError. What the values mean is
 // checked by Sweep.Run before any point runs.
 func (g *Grid) Points() ([]*Point, error) {
 	n, err := g.normal()
@@ -227,7 +235,7 @@ func (g *Grid) Points() ([]*Point, error) {
 			return nil, inputf("the grid has more than %d points", MaxGridPoints)
 		}
 	}
-	def := Default()
+	def := schedsim.Default()
 	idx := make([]int, len(n.Axes))
 	pts := make([]*Point, 0, total)
 	for i := 0; i < total; i++ {
@@ -236,7 +244,7 @@ func (g *Grid) Points() ([]*Point, error) {
 		var label []string
 		for k, a := range n.Axes {
 			v := a.Values[idx[k]]
-			settings = append(settings, Setting{Key: a.Key, Value: v})
+			settings = append(settings, schedsim.Setting{Key: a.Key, Value: v})
 			pt.Values = append(pt.Values, v)
 			label = append(label, a.Key+"="+report.SweepValueLabel(a.Key, v))
 		}
@@ -244,7 +252,7 @@ func (g *Grid) Points() ([]*Point, error) {
 			pt.Values = append(pt.Values, s.Value)
 		}
 		pt.Label = strings.Join(label, " ")
-		slices.SortStableFunc(settings, func(a, b Setting) int { return strings.Compare(a.Key, b.Key) })
+		slices.SortStableFunc(settings, func(a, b schedsim.Setting) int { return strings.Compare(a.Key, b.Key) })
 		pt.Key = pointKey(settings)
 		sc := &pt.Scenario
 		sc.QueueStates = slices.Clone(sc.QueueStates)
@@ -275,7 +283,7 @@ func (g *Grid) Points() ([]*Point, error) {
 
 // pointKey is the first 16 hex digits of the SHA-256 of pointKeyPrefix and
 // the point's settings, "--key=value" a line, sorted by key.
-func pointKey(settings []Setting) string {
+func pointKey(settings []schedsim.Setting) string {
 	h := sha256.New()
 	io.WriteString(h, pointKeyPrefix+"\n")
 	for _, s := range settings {
@@ -351,8 +359,8 @@ type Sweep struct {
 	Warn io.Writer
 }
 
-// SweepResult is what a sweep did and wrote.
-type SweepResult struct {
+// Result is what a sweep did and wrote.
+type Result struct {
 	// Table holds the points' summaries in grid order.
 	Table *report.SweepTable
 	// Swept is how many of Table's first parameters are swept.
@@ -374,10 +382,10 @@ func (s *Sweep) checkPlots() (string, error) {
 		}
 		x = DefaultX(n.Axes)
 	} else {
-		name, _ := FlagName(x)
+		name, _ := schedsim.FlagName(x)
 		found := false
 		for _, a := range s.Axes {
-			if k, _ := FlagName(strings.TrimPrefix(a.Key, "--")); k == name {
+			if k, _ := schedsim.FlagName(strings.TrimPrefix(a.Key, "--")); k == name {
 				found = true
 			}
 		}
@@ -405,13 +413,13 @@ func (s *Sweep) plots() []string {
 	return s.Plots
 }
 
-// Run simulates the points Dir/points does not hold yet, Jobs at a time,
+// schedsim.Run simulates the points Dir/points does not hold yet, Jobs at a time,
 // and writes the results. Every point is checked before any runs: bad
-// input is an *InputError. When ctx is cancelled no point starts, the
-// running ones stop (and are simulated again next time), and Run returns
-// an error that wraps ErrInterrupted and says how many points are kept.
+// input is an *schedsim.InputError. When ctx is cancelled no point starts, the
+// running ones stop (and are simulated again next time), and schedsim.Run returns
+// an error that wraps schedsim.ErrInterrupted and says how many points are kept.
 // The results do not depend on Jobs or on which points were kept.
-func (s *Sweep) Run(ctx context.Context) (*SweepResult, error) {
+func (s *Sweep) Run(ctx context.Context) (*Result, error) {
 	pts, err := s.Points()
 	if err != nil {
 		return nil, err
@@ -423,11 +431,11 @@ func (s *Sweep) Run(ctx context.Context) (*SweepResult, error) {
 	if err := checkPoints(pts); err != nil {
 		return nil, err
 	}
-	scs := make([]*Scenario, len(pts))
+	scs := make([]*schedsim.Scenario, len(pts))
 	for i, pt := range pts {
 		scs[i] = &pt.Scenario
 	}
-	if err := checkExternalRuns(scs); err != nil {
+	if err := schedsim.CheckSideBySide(scs); err != nil {
 		return nil, err
 	}
 	if s.Dir == "" {
@@ -453,7 +461,7 @@ func (s *Sweep) Run(ctx context.Context) (*SweepResult, error) {
 }
 
 // result builds the results table of pts from their summaries.
-func (s *Sweep) result(pts []*Point, sums []report.Summary) (*SweepResult, error) {
+func (s *Sweep) result(pts []*Point, sums []report.Summary) (*Result, error) {
 	cols, err := s.Columns()
 	if err != nil {
 		return nil, err
@@ -462,7 +470,7 @@ func (s *Sweep) result(pts []*Point, sums []report.Summary) (*SweepResult, error
 	for i, pt := range pts {
 		t.Points[i] = report.SweepPoint{Key: pt.Key, Values: pt.Values, Summary: sums[i]}
 	}
-	return &SweepResult{Table: t, Swept: len(s.Axes)}, nil
+	return &Result{Table: t, Swept: len(s.Axes)}, nil
 }
 
 func (s *Sweep) runner(dir string) *pointRunner {
@@ -471,7 +479,7 @@ func (s *Sweep) runner(dir string) *pointRunner {
 
 // write writes dir/sweep.csv, dir/sweep.parquet and, with plots, the
 // figures of metrics along x.
-func (res *SweepResult) write(dir, x string, metrics []string, plots bool) error {
+func (res *Result) write(dir, x string, metrics []string, plots bool) error {
 	t := res.Table
 	csvPath, pqPath := filepath.Join(dir, "sweep.csv"), filepath.Join(dir, "sweep.parquet")
 	if err := report.WriteFileAtomic(csvPath, func(w io.Writer) error { return report.WriteSweepCSV(w, t) }); err != nil {
@@ -499,7 +507,7 @@ func (res *SweepResult) write(dir, x string, metrics []string, plots bool) error
 
 // Print writes a short table of the points: the swept values and the main
 // metrics.
-func (res *SweepResult) Print(w io.Writer) error {
+func (res *Result) Print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := append([]string{"point"}, res.Table.Params[:res.Swept]...)
 	head = append(head, "wait mean (s)", "bounded slowdown", "utilisation (%)")
@@ -525,7 +533,7 @@ type Counts struct {
 }
 
 // interruptedSweep is the error of a sweep stopped by its context: it
-// says what is kept, and wraps ErrInterrupted.
+// says what is kept, and wraps schedsim.ErrInterrupted.
 type interruptedSweep struct {
 	done, total int
 	dir         string
@@ -535,7 +543,7 @@ func (e *interruptedSweep) Error() string {
 	return fmt.Sprintf("interrupted: %d of %d points are done and kept in %s; run the same command again to finish the rest", e.done, e.total, e.dir)
 }
 
-func (e *interruptedSweep) Unwrap() error { return ErrInterrupted }
+func (e *interruptedSweep) Unwrap() error { return schedsim.ErrInterrupted }
 
 // pointRunner simulates points and keeps each result in its own file.
 type pointRunner struct {
@@ -596,7 +604,7 @@ func (r *pointRunner) run(ctx context.Context, pts []*Point) ([]report.Summary, 
 				start := time.Now()
 				s, err := r.compute(inner, pts[i])
 				if err != nil {
-					if !errors.Is(err, ErrInterrupted) {
+					if !errors.Is(err, schedsim.ErrInterrupted) {
 						errs[i] = fmt.Errorf("point %s: %w", pts[i].Label, err)
 						cancel()
 					}
@@ -661,7 +669,7 @@ func (r *pointRunner) matches(body *pointBody, pt *Point) error {
 	if body.Key != pt.Key || json.Compact(&sc, body.Scenario) != nil || !bytes.Equal(sc.Bytes(), pt.Scenario.Canonical()) {
 		return errPointStale
 	}
-	h, err := pt.Scenario.hashWith(r.fp.get)
+	h, err := pt.Scenario.HashWith(r.fp.get)
 	if err != nil {
 		return err
 	}
@@ -679,12 +687,12 @@ func (r *pointRunner) compute(ctx context.Context, pt *Point) (report.Summary, e
 			os.Remove(f)
 		}
 	}
-	inputs, err := pt.Scenario.hashWith(r.fp.get)
+	inputs, err := pt.Scenario.HashWith(r.fp.get)
 	if err != nil {
 		return report.Summary{}, err
 	}
 	sc := pt.Scenario
-	res, err := Run(ctx, &sc, Options{})
+	res, err := schedsim.Run(ctx, &sc, schedsim.Options{})
 	if err != nil {
 		return report.Summary{}, err
 	}
@@ -705,7 +713,7 @@ var (
 )
 
 // pointBody is a point's result: its key, its scenario (canonical JSON),
-// the scenario's hash over its input files (Scenario.Hash) and the run's
+// the scenario's hash over its input files (schedsim.Scenario.Hash) and the run's
 // summary.
 type pointBody struct {
 	Key      string          `json:"key"`
@@ -790,19 +798,19 @@ func writeFileAtomic(path string, b []byte) error {
 // scenarios of a sweep that name the same files.
 type fingerprints struct {
 	mu sync.Mutex
-	m  map[string]traceFingerprint
+	m  map[string]schedsim.FileFingerprint
 }
 
-func newFingerprints() *fingerprints { return &fingerprints{m: map[string]traceFingerprint{}} }
+func newFingerprints() *fingerprints { return &fingerprints{m: map[string]schedsim.FileFingerprint{}} }
 
-func (c *fingerprints) get(path string) (traceFingerprint, error) {
+func (c *fingerprints) get(path string) (schedsim.FileFingerprint, error) {
 	c.mu.Lock()
 	fp, ok := c.m[path]
 	c.mu.Unlock()
 	if ok {
 		return fp, nil
 	}
-	fp, err := fingerprint(path)
+	fp, err := schedsim.Fingerprint(path)
 	if err != nil {
 		return fp, err
 	}
@@ -810,4 +818,10 @@ func (c *fingerprints) get(path string) (traceFingerprint, error) {
 	c.m[path] = fp
 	c.mu.Unlock()
 	return fp, nil
+}
+
+// inputf returns an *schedsim.InputError: bad input, which the command
+// line reports with exit status 2.
+func inputf(format string, a ...any) error {
+	return &schedsim.InputError{Err: fmt.Errorf(format, a...)}
 }

@@ -1,4 +1,4 @@
-package schedsim
+package sweep
 
 import (
 	"bytes"
@@ -12,27 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedsim/schedsim/workload"
+	"github.com/schedsim/schedsim"
+	"github.com/schedsim/schedsim/sim/simtest"
 )
-
-// genTrace writes a seeded Lublin–Feitelson trace of jobs jobs on 64
-// processors to dir/name and returns its path.
-func genTrace(t *testing.T, dir, name string, jobs int, seed int64) string {
-	t.Helper()
-	cfg := workload.GenConfig{Jobs: jobs, Procs: 64, Load: 0.9, Seed: seed, Model: &workload.LublinAll}
-	var b bytes.Buffer
-	w, err := workload.NewSWFWriter(&b, cfg.Header())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workload.Generate(cfg, w.Write); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return writeFile(t, dir, name, b.String())
-}
 
 func TestParseAxis(t *testing.T) {
 	for _, tc := range []struct {
@@ -54,7 +36,7 @@ func TestParseAxis(t *testing.T) {
 		t.Run(tc.text, func(t *testing.T) {
 			a, err := ParseAxis(tc.text)
 			if tc.err != "" {
-				var ie *InputError
+				var ie *schedsim.InputError
 				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &ie) {
 					t.Fatalf("error %v, want an InputError containing %q", err, tc.err)
 				}
@@ -69,14 +51,14 @@ func TestParseAxis(t *testing.T) {
 
 func TestReadAxes(t *testing.T) {
 	dir := t.TempDir()
-	good := writeFile(t, dir, "good.sweep", "# a grid\nlookahead = 1, 10\n\nstatus = 1 | 0,1,5\n")
-	bad := writeFile(t, dir, "bad.sweep", "lookahead = 1, 2\nnonsense\n")
+	good := simtest.WriteFile(t, dir, "good.sweep", "# a grid\nlookahead = 1, 10\n\nstatus = 1 | 0,1,5\n")
+	bad := simtest.WriteFile(t, dir, "bad.sweep", "lookahead = 1, 2\nnonsense\n")
 	axes, err := ReadAxes(good)
 	if err != nil || len(axes) != 2 || axes[1].Key != "status" || !slices.Equal(axes[1].Values, []string{"1", "0,1,5"}) {
 		t.Errorf("ReadAxes = %+v, %v", axes, err)
 	}
 	for _, path := range []string{bad, filepath.Join(dir, "absent.sweep")} {
-		var ie *InputError
+		var ie *schedsim.InputError
 		if _, err := ReadAxes(path); !errors.As(err, &ie) || !strings.Contains(err.Error(), filepath.Base(path)) {
 			t.Errorf("ReadAxes(%s): %v, want an InputError naming the file", path, err)
 		}
@@ -90,10 +72,10 @@ func TestReadAxes(t *testing.T) {
 // settings over the base, and keys equal to those of the first point format
 // (the key column of sweep.csv must not change).
 func TestGridPoints(t *testing.T) {
-	base := Default()
+	base := schedsim.Default()
 	base.Overrun = "extend" // from a scenario file: in every point, no column
 	g := &Grid{Base: base,
-		Fixed: []Setting{{"procs", "64"}, {"backfill", "easy"}, {"estimates", "perfect"}, {"trace", "a.swf"}, {"order", "largest"}},
+		Fixed: []schedsim.Setting{{Key: "procs", Value: "64"}, {Key: "backfill", Value: "easy"}, {Key: "estimates", Value: "perfect"}, {Key: "trace", Value: "a.swf"}, {Key: "order", Value: "largest"}},
 		Axes:  []Axis{{"lookahead", []string{"1", "10", "all"}}, {"order", []string{"fcfs", "sjf"}}}}
 	pts, err := g.Points()
 	if err != nil {
@@ -125,7 +107,7 @@ func TestGridPoints(t *testing.T) {
 		t.Errorf("point 5 scenario %+v", sc)
 	}
 	// TOML keys name the same settings as the options do.
-	g2 := &Grid{Base: Default(), Fixed: []Setting{{"sjbf", "false"}, {"trace", "a.swf"}},
+	g2 := &Grid{Base: schedsim.Default(), Fixed: []schedsim.Setting{{Key: "sjbf", Value: "false"}, {Key: "trace", Value: "a.swf"}},
 		Axes: []Axis{{"reservation_depth", []string{"1", "2", "all"}}, {"status", []string{"1", "0,1,5"}}}}
 	pts2, err := g2.Points()
 	if err != nil {
@@ -140,7 +122,7 @@ func TestGridPoints(t *testing.T) {
 		t.Errorf("trace %q, want it under the work directory", pts[0].Scenario.Trace)
 	}
 	// A base that writes outputs gives points that do not.
-	b := Default()
+	b := schedsim.Default()
 	b.Out, b.Plots = "res", false
 	pts3, err := (&Grid{Base: b, Axes: []Axis{{"lookahead", []string{"1"}}}}).Points()
 	if err != nil || pts3[0].Scenario.Out != "" || !pts3[0].Scenario.Plots {
@@ -161,13 +143,13 @@ func TestGridErrors(t *testing.T) {
 		{"twice in two forms", Grid{Axes: []Axis{{"reservation-depth", []string{"1"}}, {"reservation_depth", []string{"2"}}}}, "given twice"},
 		{"no values", Grid{Axes: []Axis{{"lookahead", nil}}}, "no values"},
 		{"not a number", Grid{Axes: []Axis{{"procs", []string{"64", "many"}}}}, "procs=many: want a whole number"},
-		{"fixed twice", Grid{Fixed: []Setting{{"procs", "1"}, {"procs", "2"}}, Axes: []Axis{{"lookahead", []string{"1"}}}}, "set twice"},
+		{"fixed twice", Grid{Fixed: []schedsim.Setting{{Key: "procs", Value: "1"}, {Key: "procs", Value: "2"}}, Axes: []Axis{{"lookahead", []string{"1"}}}}, "set twice"},
 		{"too big", Grid{Axes: []Axis{{"lookahead", make([]string, 1001)}, {"order", make([]string, 1001)}}}, "more than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.g.Base = Default()
+			tc.g.Base = schedsim.Default()
 			_, err := tc.g.Points()
-			var ie *InputError
+			var ie *schedsim.InputError
 			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &ie) {
 				t.Errorf("error %v, want an InputError containing %q", err, tc.err)
 			}
@@ -177,10 +159,10 @@ func TestGridErrors(t *testing.T) {
 
 // runSweep runs a sweep of trace over lookahead and order in dir, with a
 // Done that counts, and returns the result and the warnings.
-func runSweep(t *testing.T, ctx context.Context, trace, dir string, jobs int, done func(*Point, bool)) (*SweepResult, string, error) {
+func runSweep(t *testing.T, ctx context.Context, trace, dir string, jobs int, done func(*Point, bool)) (*Result, string, error) {
 	t.Helper()
 	var warn bytes.Buffer
-	sw := &Sweep{Grid: Grid{Base: Default(), Fixed: []Setting{{"trace", trace}},
+	sw := &Sweep{Grid: Grid{Base: schedsim.Default(), Fixed: []schedsim.Setting{{Key: "trace", Value: trace}},
 		Axes: []Axis{{"lookahead", []string{"0", "1", "10", "100", "all"}}, {"order", []string{"fcfs", "sjf"}}}},
 		Dir: dir, Jobs: jobs, NoPlots: true, Warn: &warn}
 	if done != nil {
@@ -195,7 +177,7 @@ func runSweep(t *testing.T, ctx context.Context, trace, dir string, jobs int, do
 // of a sweep never interrupted.
 func TestSweepResumeAfterCancel(t *testing.T) {
 	dir := t.TempDir()
-	trace := genTrace(t, dir, "t.swf", 1500, 3)
+	trace := simtest.WriteTrace(t, dir, "t.swf", 1500, 3)
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
@@ -204,7 +186,7 @@ func TestSweepResumeAfterCancel(t *testing.T) {
 			cancel()
 		}
 	})
-	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "interrupted: 2 of 10 points are done") {
+	if !errors.Is(err, schedsim.ErrInterrupted) || !strings.Contains(err.Error(), "interrupted: 2 of 10 points are done") {
 		t.Fatalf("cancelled sweep: %v", err)
 	}
 	if m, _ := filepath.Glob(filepath.Join(out, "points", "*.json")); len(m) != 2 {
@@ -238,7 +220,7 @@ func TestSweepResumeAfterCancel(t *testing.T) {
 // of a trace that changed since is simulated again, never read.
 func TestSweepKeptPoints(t *testing.T) {
 	dir := t.TempDir()
-	trace := genTrace(t, dir, "t.swf", 800, 5)
+	trace := simtest.WriteTrace(t, dir, "t.swf", 800, 5)
 	out := filepath.Join(dir, "out")
 	if _, _, err := runSweep(t, context.Background(), trace, out, 2, nil); err != nil {
 		t.Fatal(err)
@@ -317,8 +299,8 @@ func TestSweepKeptPoints(t *testing.T) {
 // of input files that changed is named as missing.
 func TestSlurmSweep(t *testing.T) {
 	dir := t.TempDir()
-	trace := genTrace(t, dir, "t.swf", 600, 6)
-	base := Default()
+	trace := simtest.WriteTrace(t, dir, "t.swf", 600, 6)
+	base := schedsim.Default()
 	base.Trace = trace
 	sw := &Sweep{Grid: Grid{Base: base, Axes: []Axis{{"lookahead", []string{"1", "10", "all"}}, {"backfill", []string{"easy", "off"}}}}, NoPlots: true}
 	em := filepath.Join(dir, "em")
@@ -376,8 +358,8 @@ func TestSlurmSweep(t *testing.T) {
 		t.Errorf("merge after the trace changed: %v", err)
 	}
 	// A manifest of the first format is refused.
-	old := writeFile(t, dir, "manifest.json", `{"format":"schedsim-sweep-manifest/1"}`)
-	var ie *InputError
+	old := simtest.WriteFile(t, dir, "manifest.json", `{"format":"schedsim-sweep-manifest/1"}`)
+	var ie *schedsim.InputError
 	if _, err := OpenSlurmSweep(old); !errors.As(err, &ie) || !strings.Contains(err.Error(), "format") {
 		t.Errorf("first-format manifest: %v", err)
 	}
@@ -393,7 +375,7 @@ func readFile(t *testing.T, path string) []byte {
 }
 
 // FuzzParseAxis checks that any text either parses into an axis of
-// distinct, non-empty values or is an InputError.
+// distinct, non-empty values or is an schedsim.InputError.
 func FuzzParseAxis(f *testing.F) {
 	for _, s := range []string{"lookahead=1,10,all", "status=1|0,1,5", "=", "a=,", "--order = fcfs , sjf", "x=1,1"} {
 		f.Add(s)
@@ -401,7 +383,7 @@ func FuzzParseAxis(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		a, err := ParseAxis(text)
 		if err != nil {
-			var ie *InputError
+			var ie *schedsim.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("%q: %v is no InputError", text, err)
 			}

@@ -1,4 +1,8 @@
-package schedsim
+// Package regress checks a run against a baseline: each metric's change,
+// under a tolerance per metric, with a verdict, so that a CI pipeline fails
+// when a change makes waits worse. A baseline stores the run's scenario
+// and the hash of its input files, never its command line.
+package regress
 
 import (
 	"bytes"
@@ -14,6 +18,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
 )
 
@@ -31,10 +36,10 @@ const (
 type Baseline struct {
 	// Path is the file it was read from ("" for a run's).
 	Path string
-	// Scenario is the run's scenario as canonical JSON, or nil when
+	// schedsim.Scenario is the run's scenario as canonical JSON, or nil when
 	// unknown (a summary.json, or a baseline of the first format).
 	Scenario json.RawMessage
-	// Inputs is Scenario.Hash ("" when unknown).
+	// Inputs is schedsim.Scenario.Hash ("" when unknown).
 	Inputs string
 	// Summary is the run's summary.
 	Summary report.Summary
@@ -46,7 +51,7 @@ type Baseline struct {
 // NewBaseline returns the baseline of a run of sc with summary s: sc's
 // scenario and hash and the summary. A run of no known scenario has a nil
 // sc.
-func NewBaseline(sc *Scenario, s *report.Summary) (*Baseline, error) {
+func NewBaseline(sc *schedsim.Scenario, s *report.Summary) (*Baseline, error) {
 	b := &Baseline{Summary: *s}
 	if sc != nil {
 		h, err := sc.Hash()
@@ -68,7 +73,7 @@ type baselineFile struct {
 
 // Write writes the baseline to path, atomically, as JSON: the format, the
 // scenario, its hash and the summary. A baseline read from a file that
-// lacks a metric is not written (an *InputError): the metric would read
+// lacks a metric is not written (an *schedsim.InputError): the metric would read
 // as 0.
 func (b *Baseline) Write(path string) error {
 	var lacks []string
@@ -83,25 +88,28 @@ func (b *Baseline) Write(path string) error {
 	if len(lacks) > 0 {
 		return inputf("%s has no %s (absent or null): a baseline written from it would hold 0 instead", b.name(), strings.Join(lacks, ", "))
 	}
-	data, err := indentJSON(&baselineFile{Format: baselineFormat, Scenario: b.Scenario, Inputs: b.Inputs, Summary: &b.Summary})
+	data, err := json.MarshalIndent(&baselineFile{Format: baselineFormat, Scenario: b.Scenario, Inputs: b.Inputs, Summary: &b.Summary}, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data)
+	return report.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	})
 }
 
 // ReadBaseline reads a baseline: a file Baseline.Write wrote (or one of the
 // first format), or a run's summary.json (a directory stands for its
 // summary.json). A metric the file lacks, or holds as null, is recorded as
 // missing, never read as 0. An unreadable file or one that is neither is
-// an *InputError.
+// an *schedsim.InputError.
 func ReadBaseline(path string) (*Baseline, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "summary.json")
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &schedsim.InputError{Err: err}
 	}
 	var probe struct {
 		Format   string          `json:"format"`
@@ -216,7 +224,7 @@ func DefaultTolerances() Tolerances {
 
 // ParseTolerances applies each text ("METRIC=T%", "METRIC=T" or
 // "METRIC=off", several separated by commas) to the defaults. A bad text
-// is an *InputError.
+// is an *schedsim.InputError.
 func ParseTolerances(texts []string) (Tolerances, error) {
 	tols := DefaultTolerances()
 	for _, text := range texts {
@@ -294,7 +302,7 @@ type Check struct {
 	Rows []CheckRow
 	// Checked counts the metrics with a tolerance.
 	Checked int
-	// Scenario says how the two runs' scenarios relate: "the same
+	// schedsim.Scenario says how the two runs' scenarios relate: "the same
 	// scenario and input files", what differs, or why they are not
 	// compared.
 	Scenario string
@@ -302,7 +310,7 @@ type Check struct {
 
 // CheckRegression compares cur with base under tols. Both must be runs of
 // the same trace, machine size and job count, and both must hold every
-// checked metric: anything else is an *InputError (a metric a baseline
+// checked metric: anything else is an *schedsim.InputError (a metric a baseline
 // lacks is never taken as 0). A metric that is not checked and that one
 // side lacks is shown as missing and not compared.
 func CheckRegression(base, cur *Baseline, tols Tolerances) (*Check, error) {
@@ -410,7 +418,7 @@ func scenarioRelation(base, cur *Baseline) string {
 	case cur.Scenario == nil:
 		return "not compared (the run's summary records none)"
 	case !bytes.Equal(base.Scenario, cur.Scenario):
-		return "DIFFERS from the baseline's: " + scenarioDiff(base.Scenario, cur.Scenario)
+		return "DIFFERS from the baseline's: " + schedsim.ScenarioDiff(base.Scenario, cur.Scenario)
 	case base.Inputs != cur.Inputs:
 		return "the baseline's, but its input files (trace, config, slurm_conf, node_events) changed since"
 	}
@@ -463,4 +471,10 @@ func formatDisplay(m *report.SweepMetric, v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// inputf returns an *schedsim.InputError: bad input, which the command
+// line reports with exit status 2.
+func inputf(format string, a ...any) error {
+	return &schedsim.InputError{Err: fmt.Errorf(format, a...)}
 }

@@ -1,4 +1,4 @@
-package schedsim
+package regress
 
 import (
 	"bytes"
@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim/simtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -38,7 +40,7 @@ func TestParseTolerances(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseTolerances(tc.texts)
 			if tc.err != "" {
-				var ie *InputError
+				var ie *schedsim.InputError
 				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &ie) {
 					t.Fatalf("error %v, want an InputError containing %q", err, tc.err)
 				}
@@ -110,7 +112,7 @@ func TestCheckRegression(t *testing.T) {
 	}
 	other := base
 	other.Jobs = 11
-	var ie *InputError
+	var ie *schedsim.InputError
 	if _, err := CheckRegression(&Baseline{Summary: base}, &Baseline{Summary: other}, tols); !errors.As(err, &ie) || !strings.Contains(err.Error(), "same trace") {
 		t.Errorf("runs of other job counts: %v", err)
 	}
@@ -163,7 +165,7 @@ func TestBaselineMissingMetric(t *testing.T) {
 		{"in a baseline file", `{"format":"schedsim-baseline/2","summary":` + summaryJSON(t, &s, true, "utilisation") + `}`, nil, "has no utilisation", "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := writeFile(t, dir, "b.json", tc.file)
+			path := simtest.WriteFile(t, dir, "b.json", tc.file)
 			base, err := ReadBaseline(path)
 			if err != nil {
 				t.Fatal(err)
@@ -171,7 +173,7 @@ func TestBaselineMissingMetric(t *testing.T) {
 			tols, _ := ParseTolerances(tc.tols)
 			c, err := CheckRegression(base, cur, tols)
 			if tc.err != "" {
-				var ie *InputError
+				var ie *schedsim.InputError
 				if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), path) {
 					t.Fatalf("error %v, want an InputError naming %s and containing %q", err, path, tc.err)
 				}
@@ -211,13 +213,13 @@ func TestBaselineMissingMetric(t *testing.T) {
 // file (go test -run TestCheckScenario -update rewrites it).
 func TestCheckScenario(t *testing.T) {
 	dir := t.TempDir()
-	trace := genTrace(t, dir, "t.swf", 500, 8)
-	run := func(edit func(*Scenario)) *Baseline {
+	trace := simtest.WriteTrace(t, dir, "t.swf", 500, 8)
+	run := func(edit func(*schedsim.Scenario)) *Baseline {
 		t.Helper()
-		sc := Default()
+		sc := schedsim.Default()
 		sc.Trace = trace
 		edit(&sc)
-		res, err := Run(context.Background(), &sc, Options{})
+		res, err := schedsim.Run(context.Background(), &sc, schedsim.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,14 +230,14 @@ func TestCheckScenario(t *testing.T) {
 		return b
 	}
 	path := filepath.Join(dir, "baseline.json")
-	if err := run(func(*Scenario) {}).Write(path); err != nil {
+	if err := run(func(*schedsim.Scenario) {}).Write(path); err != nil {
 		t.Fatal(err)
 	}
 	base, err := ReadBaseline(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := writeFile(t, dir, "old.json", `{"format":"schedsim-baseline/1","options":["--lookahead=all"],"summary":`+summaryJSON(t, &base.Summary, false)+`}`)
+	old := simtest.WriteFile(t, dir, "old.json", `{"format":"schedsim-baseline/1","options":["--lookahead=all"],"summary":`+summaryJSON(t, &base.Summary, false)+`}`)
 	oldBase, err := ReadBaseline(old)
 	if err != nil {
 		t.Fatal(err)
@@ -244,12 +246,12 @@ func TestCheckScenario(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		base *Baseline
-		edit func(*Scenario)
+		edit func(*schedsim.Scenario)
 		want string
 	}{
-		{"same", base, func(*Scenario) {}, "scenario: the baseline's, with the same input files"},
-		{"other lookahead", base, func(sc *Scenario) { sc.Lookahead = "all"; sc.Order = "sjf" }, `scenario: DIFFERS from the baseline's: lookahead: saved "1000", now "all"; order: saved "fcfs", now "sjf"`},
-		{"first format", oldBase, func(*Scenario) {}, "scenario: not compared (the baseline records none)"},
+		{"same", base, func(*schedsim.Scenario) {}, "scenario: the baseline's, with the same input files"},
+		{"other lookahead", base, func(sc *schedsim.Scenario) { sc.Lookahead = "all"; sc.Order = "sjf" }, `scenario: DIFFERS from the baseline's: lookahead: saved "1000", now "all"; order: saved "fcfs", now "sjf"`},
+		{"first format", oldBase, func(*schedsim.Scenario) {}, "scenario: not compared (the baseline records none)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := CheckRegression(tc.base, run(tc.edit), DefaultTolerances())
@@ -267,8 +269,14 @@ func TestCheckScenario(t *testing.T) {
 		})
 	}
 	// The same options, the trace edited (a comment: the same jobs).
-	os.WriteFile(trace, append(readFile(t, trace), "; edited\n"...), 0o644)
-	if c, err := CheckRegression(base, run(func(*Scenario) {}), DefaultTolerances()); err != nil || !strings.Contains(c.Scenario, "input files") {
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trace, append(data, "; edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := CheckRegression(base, run(func(*schedsim.Scenario) {}), DefaultTolerances()); err != nil || !strings.Contains(c.Scenario, "input files") {
 		t.Errorf("after the trace changed: %+v, %v", c, err)
 	}
 	goldenPath := filepath.Join("testdata", "check_tables.golden")
@@ -308,7 +316,7 @@ func FuzzDecodeSummary(f *testing.F) {
 }
 
 // FuzzParseTolerances checks that any text gives tolerances ≥ 0 of known
-// metrics, or an InputError.
+// metrics, or an schedsim.InputError.
 func FuzzParseTolerances(f *testing.F) {
 	for _, s := range []string{"wait_mean=10%", "wait_p95=600,utilisation=off", "x=1", "wait_mean=-1", "=", "wait_mean=1e400"} {
 		f.Add(s)
@@ -316,7 +324,7 @@ func FuzzParseTolerances(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		tols, err := ParseTolerances([]string{text})
 		if err != nil {
-			var ie *InputError
+			var ie *schedsim.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("%q: %v is no InputError", text, err)
 			}

@@ -1,4 +1,4 @@
-package schedsim_test
+package sweep_test
 
 import (
 	"context"
@@ -6,12 +6,13 @@ import (
 	"os"
 
 	"github.com/schedsim/schedsim"
+	"github.com/schedsim/schedsim/sweep"
 )
 
 // Lay out a grid: a base scenario and two swept keys, given by their TOML
 // key or by the command line's option name.
 func ExampleGrid_Points() {
-	g := schedsim.Grid{Base: schedsim.Default(), Axes: []schedsim.Axis{
+	g := sweep.Grid{Base: schedsim.Default(), Axes: []sweep.Axis{
 		{Key: "backfill", Values: []string{"off", "easy"}},
 		{Key: "reservation_depth", Values: []string{"1", "all"}},
 	}}
@@ -36,8 +37,8 @@ func ExampleGrid_Points() {
 func ExampleSweep() {
 	dir, _ := os.MkdirTemp("", "sweep")
 	defer os.RemoveAll(dir)
-	sw := &schedsim.Sweep{Grid: schedsim.Grid{Base: schedsim.Default(),
-		Axes: []schedsim.Axis{{Key: "lookahead", Values: []string{"1", "all"}}}}, Dir: dir, NoPlots: true}
+	sw := &sweep.Sweep{Grid: sweep.Grid{Base: schedsim.Default(),
+		Axes: []sweep.Axis{{Key: "lookahead", Values: []string{"1", "all"}}}}, Dir: dir, NoPlots: true}
 	for i := 0; i < 2; i++ {
 		res, err := sw.Run(context.Background())
 		if err != nil {
@@ -55,36 +56,4 @@ func ExampleSweep() {
 	// 0      1          280037.3       8726.653          65.45
 	// 1      all        28767.0        511.541           77.96
 	// simulated 0, kept 2
-}
-
-// Check a run against a baseline of another policy: the check names the
-// keys whose values differ, and the metrics that regressed.
-func ExampleCheckRegression() {
-	run := func(backfill string) *schedsim.Baseline {
-		sc := schedsim.Default()
-		sc.Backfill = backfill
-		res, err := schedsim.Run(context.Background(), &sc, schedsim.Options{})
-		if err != nil {
-			panic(err)
-		}
-		b, err := schedsim.NewBaseline(&sc, &res.Summary)
-		if err != nil {
-			panic(err)
-		}
-		return b
-	}
-	c, err := schedsim.CheckRegression(run("easy"), run("off"), schedsim.DefaultTolerances())
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(c.Scenario)
-	for _, r := range c.Regressions() {
-		fmt.Println(r.Metric.Name, r.Change, r.Verdict)
-	}
-	// Output:
-	// DIFFERS from the baseline's: backfill: saved "easy", now "off"
-	// wait_mean +1322.25% REGRESSION
-	// bounded_slowdown_mean +2400.20% REGRESSION
-	// utilisation -24.58% (-19.16 pt) REGRESSION
 }

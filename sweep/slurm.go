@@ -1,4 +1,4 @@
-package schedsim
+package sweep
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedsim/schedsim"
 	"github.com/schedsim/schedsim/report"
 )
 
@@ -44,12 +45,12 @@ type manifest struct {
 	Format string `json:"format"`
 	// Workdir is the directory the sweep was emitted from: the points'
 	// relative paths are relative to it.
-	Workdir string          `json:"workdir"`
-	Base    json.RawMessage `json:"base"`
-	Fixed   []Setting       `json:"fixed"`
-	Axes    []Axis          `json:"params"`
-	X       string          `json:"x"`
-	Plots   []string        `json:"plots"`
+	Workdir string             `json:"workdir"`
+	Base    json.RawMessage    `json:"base"`
+	Fixed   []schedsim.Setting `json:"fixed"`
+	Axes    []Axis             `json:"params"`
+	X       string             `json:"x"`
+	Plots   []string           `json:"plots"`
 	// PointsPerTask is the chunk size: task K runs points K·PointsPerTask
 	// up to the next chunk.
 	PointsPerTask int `json:"points_per_task"`
@@ -187,11 +188,11 @@ type SlurmSweep struct {
 
 // OpenSlurmSweep reads the manifest EmitSlurm wrote and rebuilds its
 // sweep, checking that the points are those it lists: a manifest of
-// another format or schedsim, or edited by hand, is an *InputError.
+// another format or schedsim, or edited by hand, is an *schedsim.InputError.
 func OpenSlurmSweep(path string) (*SlurmSweep, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &InputError{err}
+		return nil, &schedsim.InputError{Err: err}
 	}
 	var m manifest
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -200,7 +201,7 @@ func OpenSlurmSweep(path string) (*SlurmSweep, error) {
 	if m.Format != manifestFormat {
 		return nil, inputf("%s: format %q, want %q (emit the sweep again with this schedsim)", path, m.Format, manifestFormat)
 	}
-	var base Scenario
+	var base schedsim.Scenario
 	if err := json.Unmarshal(m.Base, &base); err != nil {
 		return nil, inputf("%s: its base scenario does not decode: %v", path, err)
 	}
@@ -257,7 +258,7 @@ func (ss *SlurmSweep) RunTask(ctx context.Context, k int) (*TaskResult, error) {
 	}
 	part := partFile{Format: partFormat, Task: k}
 	for i, pt := range pts {
-		inputs, err := pt.Scenario.hashWith(r.fp.get)
+		inputs, err := pt.Scenario.HashWith(r.fp.get)
 		if err != nil {
 			return nil, err
 		}
@@ -317,7 +318,7 @@ func (e *MissingPartsError) Rerun() string {
 // absent, of another sweep or format, corrupt (a point's checksum does not
 // match) or computed from input files that changed since, makes it fail
 // with a *MissingPartsError that names its task.
-func (ss *SlurmSweep) Merge() (*SweepResult, error) {
+func (ss *SlurmSweep) Merge() (*Result, error) {
 	sums := make([]report.Summary, len(ss.points))
 	fp := newFingerprints()
 	missing := &MissingPartsError{Of: ss.Tasks, Dir: ss.Dir}
