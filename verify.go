@@ -1,7 +1,6 @@
 package schedsim
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -529,46 +528,20 @@ var scoredColumns = []string{"job_id", "submission_time", "requested_number_of_r
 // a number or a malformed stint is an *InputError naming the file, the line
 // and the column.
 func readScoreDJobs(path string, tps int64) ([]sim.ScoreDOutcome, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &InputError{err}
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.ReuseRecord = true
-	head, err := r.Read()
-	if err != nil {
-		return nil, inputf("%s: reading the header: %v", path, err)
-	}
-	idx := make([]int, len(scoredColumns))
-	for k, name := range scoredColumns {
-		idx[k] = slices.Index(head, name)
-		if idx[k] < 0 {
-			return nil, inputf("%s: no column %q: verify checks a SCore-D run from its SCore-D columns (written by schedsim since verify checks them; run it again)", path, name)
-		}
-	}
 	var outs []sim.ScoreDOutcome
-	for line := 2; ; line++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return outs, nil
-		}
-		if err != nil {
-			return nil, inputf("%s: %v", path, err)
-		}
-		val := func(k int) string { return rec[idx[k]] }
+	err := report.ScanCSVTable(path, scoredColumns, nil, func(where string, vals []string) error {
 		num := func(k int) (int64, error) {
-			v, err := strconv.ParseInt(val(k), 10, 64)
+			v, err := strconv.ParseInt(vals[k], 10, 64)
 			if err != nil || v < 0 {
-				return 0, inputf("%s:%d: %s: %q is not a whole number ≥ 0", path, line, scoredColumns[k], val(k))
+				return 0, inputf("%s: %s: %q is not a whole number ≥ 0", where, scoredColumns[k], vals[k])
 			}
 			return v, nil
 		}
 		// ticks reads a time in ticks.
 		ticks := func(k int) (int64, error) {
-			v, ok := parseTicks(val(k), tps)
-			if !ok {
-				return 0, inputf("%s:%d: %s: %q is not a time ≥ 0 in whole ticks of 1/%d s", path, line, scoredColumns[k], val(k), tps)
+			v, err := report.ParseTicks(vals[k], tps)
+			if err != nil || v < 0 {
+				return 0, inputf("%s: %s: %q is not a time ≥ 0 in whole ticks of 1/%d s", where, scoredColumns[k], vals[k], tps)
 			}
 			return v, nil
 		}
@@ -579,15 +552,16 @@ func readScoreDJobs(path string, tps int64) ([]sim.ScoreDOutcome, error) {
 			if k == 1 {
 				read = ticks
 			}
+			var err error
 			if v[i], err = read(k); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		o.ID, o.Submit, o.Procs, o.Queue = v[0], workload.Time(v[1]), int(v[2]), int(v[3])
 		o.MemLimitKB, o.MemKBPerHost, o.DiskLimitKB = v[4], v[5], v[6]
-		o.Reason = val(6)
+		o.Reason = vals[6]
 		o.End = o.Submit
-		switch st := val(4); st {
+		switch st := vals[4]; st {
 		case "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED":
 			o.State = map[string]sim.State{"COMPLETED_SUCCESSFULLY": sim.Completed, "COMPLETED_WALLTIME_REACHED": sim.Killed,
 				"COMPLETED_KILLED": sim.LimitKilled}[st]
@@ -596,7 +570,7 @@ func readScoreDJobs(path string, tps int64) ([]sim.ScoreDOutcome, error) {
 			}
 			end, err := ticks(3)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			o.End = workload.Time(end)
 		case "REJECTED":
@@ -604,35 +578,23 @@ func readScoreDJobs(path string, tps int64) ([]sim.ScoreDOutcome, error) {
 		case "SUBMITTED": // held by its deactivated queue to the end of the run
 			o.State, o.End = sim.Pending, workload.Forever
 		default:
-			return nil, inputf("%s:%d: final_state: %q is not a state of a SCore-D run", path, line, st)
+			return inputf("%s: final_state: %q is not a state of a SCore-D run", where, st)
 		}
-		if o.Stints, o.StintAllocs, err = report.ParseStints(val(10)); err != nil {
-			return nil, inputf("%s:%d: stints_ms: %v", path, line, err)
+		var err error
+		if o.Stints, o.StintAllocs, err = report.ParseStints(vals[10]); err != nil {
+			return inputf("%s: stints_ms: %v", where, err)
 		}
 		outs = append(outs, o)
-	}
-}
-
-// parseTicks reads a time that jobs.csv wrote in seconds with the decimals
-// of ticks of 1/tps s ("88.510" for ms; whole seconds for tps 1) as ticks.
-func parseTicks(s string, tps int64) (int64, bool) {
-	whole, frac, dot := strings.Cut(s, ".")
-	digits := len(strconv.FormatInt(tps, 10)) - 1 // 0, 3 or 6
-	if dot && (len(frac) == 0 || len(frac) > digits) {
-		return 0, false
-	}
-	w, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil || w < 0 || whole[0] == '+' || w > math.MaxInt64/tps {
-		return 0, false
-	}
-	var f int64
-	if dot {
-		frac += strings.Repeat("0", digits-len(frac))
-		if f, err = strconv.ParseInt(frac, 10, 64); err != nil || frac[0] == '+' || frac[0] == '-' {
-			return 0, false
+		return nil
+	})
+	var ie *InputError
+	if err != nil && !errors.As(err, &ie) {
+		if errors.Is(err, report.ErrNoColumn) {
+			err = fmt.Errorf("%w: verify checks a SCore-D run from its SCore-D columns (written by schedsim since verify checks them; run it again)", err)
 		}
+		err = &InputError{err}
 	}
-	return w*tps + f, true
+	return outs, err
 }
 
 // verifyPower checks, for a run with a power model (summary.json's

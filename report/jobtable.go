@@ -86,6 +86,8 @@ func ReadJobTable(path string, fn func(where string, r *JobRow) error) error {
 func ReadJobTableIn(path string, tick int64, fn func(where string, r *JobRow) error) error {
 	tick = max(tick, 1)
 	var row JobRow
+	optional := make([]bool, len(jobRowColumns))
+	optional[len(jobRowColumns)-1] = true // metadata
 	if filepath.Ext(path) == ".parquet" {
 		f, err := os.Open(path)
 		if err != nil {
@@ -103,8 +105,6 @@ func ReadJobTableIn(path string, tick int64, fn func(where string, r *JobRow) er
 		if u := TimeUnitName(tick); unit != u {
 			return fmt.Errorf("%s: times in %s (%s), but the run's unit is %s", path, orSeconds(unit), MetaTimeUnit, orSeconds(u))
 		}
-		optional := make([]bool, len(jobRowColumns))
-		optional[len(jobRowColumns)-1] = true // metadata
 		n := 0
 		return workload.ScanParquetTable(f, fi.Size(), path, jobRowColumns, optional, func(vals []string) error {
 			n++
@@ -116,6 +116,27 @@ func ReadJobTableIn(path string, tick int64, fn func(where string, r *JobRow) er
 			return fn(where, &row)
 		})
 	}
+	return ScanCSVTable(path, jobRowColumns, optional, func(where string, vals []string) error {
+		if err := row.parse(vals, where, tick); err != nil {
+			return err
+		}
+		return fn(where, &row)
+	})
+}
+
+// ErrNoColumn is the error (wrapped, naming the file and the column) of a
+// table that lacks a column its reader needs.
+var ErrNoColumn = errors.New("no column")
+
+// ScanCSVTable reads the CSV file at path, whose first line names its
+// columns, and calls fn with the values of columns (in that order) of each
+// line, and where, the line's place for messages ("jobs.csv:12"); it stops
+// at fn's first error, which it returns. A column missing from the file is
+// an error unless optional says so ([k] for columns[k]; nil: none), when
+// its values are "". vals is reused for the next line. It is the CSV
+// counterpart of workload.ScanParquetTable: the one reader of schedsim's
+// per-job tables.
+func ScanCSVTable(path string, columns []string, optional []bool, fn func(where string, vals []string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -133,18 +154,18 @@ func ReadJobTableIn(path string, tick int64, fn func(where string, r *JobRow) er
 			col[h] = i
 		}
 	}
-	idx := make([]int, len(jobRowColumns))
-	for k, name := range jobRowColumns {
+	idx := make([]int, len(columns))
+	for k, name := range columns {
 		i, ok := col[name]
-		switch {
-		case !ok && name == "metadata":
+		if !ok {
+			if k >= len(optional) || !optional[k] {
+				return fmt.Errorf("%s: %w %q", path, ErrNoColumn, name)
+			}
 			i = -1
-		case !ok:
-			return fmt.Errorf("%s: no column %q", path, name)
 		}
 		idx[k] = i
 	}
-	vals := make([]string, len(jobRowColumns))
+	vals := make([]string, len(columns))
 	for line := 2; ; line++ {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -159,11 +180,7 @@ func ReadJobTableIn(path string, tick int64, fn func(where string, r *JobRow) er
 				vals[k] = rec[i]
 			}
 		}
-		where := fmt.Sprintf("%s:%d", path, line)
-		if err := row.parse(vals, where, tick); err != nil {
-			return err
-		}
-		if err := fn(where, &row); err != nil {
+		if err := fn(fmt.Sprintf("%s:%d", path, line), vals); err != nil {
 			return err
 		}
 	}

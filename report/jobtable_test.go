@@ -92,6 +92,12 @@ func TestParseTicks(t *testing.T) {
 		{"1.x", 1000, 0, false},
 		{"1e3", 1000, 0, false},
 		{"99999999999999999999", 1000, 0, false},
+		{"9223372036854775807", 1000, 0, false},
+		{"88", 1, 88, true},
+		{"88.5", 1, 0, false},
+		{"+1", 1, 0, false},
+		{"1.-5", 1000, 0, false},
+		{"0.000001", 1_000_000, 1, true},
 	} {
 		got, err := ParseTicks(c.s, c.tick)
 		if (err == nil) != c.ok || got != c.want {
