@@ -78,9 +78,12 @@ func (b *obsBatch) reset() {
 // is done. It copies each record (the job, its processors and growth
 // steps) since the engine reuses them.
 //
-// A Progress, whose output depends on the wall clock rather than on the
-// order of its calls, is the exception: it counts a batch of records and
-// samples at once.
+// Async knows the observers behind it only by two optional interfaces,
+// which the report's observers implement and any other may: a HeadReader
+// lets it copy only the head of each job, and a SampleBatcher takes each
+// batch's samples in one call after the batch's records. An observer that
+// implements neither sees every call in the engine's order and a copy of
+// the whole job.
 //
 // Call Sync before reading the observer's state during a run (a
 // checkpoint), and Close once the run is over, before reading its
@@ -97,16 +100,17 @@ type Async struct {
 	records  []target
 	samples  []target
 	starters []sim.Starter
-	// progress are the observers that show progress: each gets a batch
-	// at once, after the others.
-	progress []*Progress
+	// batchers are the observers that take a batch's samples at once,
+	// after its records (SampleBatcher); samples are then not in the
+	// samples list.
+	batchers []SampleBatcher
 	// inOrder reports that a sample must reach its observers in order
-	// with the records: some take both. Otherwise (all take samples only:
-	// a TimeSeries) a batch's samples go to them in a row, after its
+	// with the records: some take both. Otherwise (none, or all are
+	// SampleBatchers) a batch's samples go to them in a row, after its
 	// records, and the batch does not note where each came.
 	inOrder bool
 	// heads reports that every observer reads only the head of a job
-	// (jobHead): Async then copies only that.
+	// (HeadReader, jobHead): Async then copies only that.
 	heads   bool
 	cur     *obsBatch
 	full    chan *obsBatch
@@ -116,29 +120,34 @@ type Async struct {
 	closed  bool
 }
 
-// target is one observer behind Async. The observers of a run of the
-// command line, of known types, are called directly rather than through
-// the interface: several calls per job, from one call site, that a branch
-// predictor cannot tell apart.
+// target is one observer behind Async.
 type target struct {
-	kind    targetKind
-	metrics *Metrics
-	csv     *JobsCSV
-	series  *TimeSeries
 	obs     sim.Observer
 	sampler sim.Sampler // obs as a sim.Sampler, or nil
 }
 
-// targetKind is the type of a target's observer.
-type targetKind uint8
+// HeadReader is an optional interface of a sim.Observer that reads, of
+// each record's job, only its head: Seq, ID, Submit, Procs, Run,
+// Estimate, User, Group, Queue and Partition. When every observer behind
+// an Async is one, Async copies only that much of each job. The report's
+// observers (Metrics, JobsCSV, TimeSeries, Breakdown, Progress) are.
+type HeadReader interface {
+	sim.Observer
+	// ReadsJobHead marks the observer; it does nothing.
+	ReadsJobHead()
+}
 
-const (
-	otherTarget targetKind = iota
-	metricsTarget
-	csvTarget
-	seriesTarget
-	breakdownTarget
-)
+// SampleBatcher is an optional interface of a sim.Sampler that takes
+// samples a batch at a time, apart from the records: behind an Async it
+// gets each batch's samples in one call, in the engine's order, after the
+// batch's records, instead of one Sample call each, in order with them.
+// It suits an observer whose samples do not depend on the records between
+// them, such as TimeSeries and Progress.
+type SampleBatcher interface {
+	sim.Sampler
+	// SampleBatch records ss in turn, as Sample would each.
+	SampleBatch(ss []sim.Sample)
+}
 
 var (
 	_ sim.Observer = (*Async)(nil)
@@ -179,27 +188,15 @@ func NewAsync(obs sim.Observer) *Async {
 	for _, x := range list {
 		t := target{obs: x}
 		t.sampler, _ = x.(sim.Sampler)
-		switch x := x.(type) {
-		case *Metrics:
-			t.kind, t.metrics = metricsTarget, x
-		case *JobsCSV:
-			t.kind, t.csv = csvTarget, x
-		case *TimeSeries:
-			t.kind, t.series = seriesTarget, x
-		case *Breakdown:
-			t.kind = breakdownTarget
-		case *Progress:
-			a.progress = append(a.progress, x)
-			continue
-		default:
+		if _, ok := x.(HeadReader); !ok {
 			a.heads = false
 		}
-		if t.kind != seriesTarget { // a TimeSeries' JobDone does nothing
-			a.records = append(a.records, t)
-		}
-		if t.sampler != nil {
+		a.records = append(a.records, t)
+		if sb, ok := x.(SampleBatcher); ok {
+			a.batchers = append(a.batchers, sb)
+		} else if t.sampler != nil {
 			a.samples = append(a.samples, t)
-			a.inOrder = a.inOrder || t.kind != seriesTarget
+			a.inOrder = true
 		}
 	}
 	for range asyncDepth + 1 {
@@ -297,39 +294,22 @@ func (a *Async) deliver(b *obsBatch) {
 			s++
 		}
 	}
-	if !a.inOrder {
-		for i := range a.samples {
-			a.samples[i].series.sampleAll(b.samples[:b.nsmp])
-		}
-	}
-	for _, p := range a.progress {
-		p.batch(b.nrec, b.samples[:b.nsmp])
+	for _, sb := range a.batchers {
+		sb.SampleBatch(b.samples[:b.nsmp])
 	}
 }
 
 // hand gives rec to the observers that take records.
 func (a *Async) hand(rec *sim.Record) {
 	for i := range a.records {
-		switch t := &a.records[i]; t.kind {
-		case metricsTarget:
-			t.metrics.JobDone(rec)
-		case csvTarget:
-			t.csv.JobDone(rec)
-		default:
-			t.obs.JobDone(rec)
-		}
+		a.records[i].obs.JobDone(rec)
 	}
 }
 
 // sample gives s to the observers that take samples.
 func (a *Async) sample(s *sim.Sample) {
 	for i := range a.samples {
-		switch t := &a.samples[i]; t.kind {
-		case seriesTarget:
-			t.series.Sample(s)
-		default:
-			t.sampler.Sample(s)
-		}
+		a.samples[i].sampler.Sample(s)
 	}
 }
 
@@ -394,7 +374,7 @@ func (a *Async) JobStarted(slot int32, procs int) {
 
 // Sample copies s for the observer.
 func (a *Async) Sample(s *sim.Sample) {
-	if len(a.samples) == 0 && len(a.progress) == 0 {
+	if len(a.samples) == 0 && len(a.batchers) == 0 {
 		return
 	}
 	b := a.cur

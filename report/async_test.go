@@ -370,3 +370,78 @@ func TestAsyncJobHeads(t *testing.T) {
 		t.Error("time series differs behind Async")
 	}
 }
+
+// headObserver is an observer of someone else's that reads only job heads
+// and takes samples in batches: Async treats it as it treats the report's.
+type headObserver struct {
+	ids     []int64
+	samples int
+}
+
+func (o *headObserver) JobDone(r *sim.Record)       { o.ids = append(o.ids, r.Job.ID) }
+func (o *headObserver) ReadsJobHead()               {}
+func (o *headObserver) Sample(*sim.Sample)          { o.samples++ }
+func (o *headObserver) SampleBatch(ss []sim.Sample) { o.samples += len(ss) }
+
+// wholeObserver reads a field beyond the head and takes samples one at a
+// time.
+type wholeObserver struct {
+	mem     []float64
+	samples []workload.Time
+}
+
+func (o *wholeObserver) JobDone(r *sim.Record) { o.mem = append(o.mem, r.Job.ReqMemKB) }
+func (o *wholeObserver) Sample(s *sim.Sample)  { o.samples = append(o.samples, s.Time) }
+
+// TestAsyncOthersObservers checks that Async knows observers only by
+// HeadReader and SampleBatcher: one of someone else's that implements them
+// takes the path of the report's own, one that does not sees whole jobs
+// and every sample in order, and both see what they would see called
+// directly.
+func TestAsyncOthersObservers(t *testing.T) {
+	const procs = 16
+	jobs := syntheticJobs(3, 700, procs)
+	for i := range jobs {
+		jobs[i].ReqMemKB = float64(i) + 0.25
+	}
+	run := func(async bool, obs ...sim.Observer) *Async {
+		eng, err := sim.New(sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: 10}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o sim.Observer = Observers(obs)
+		var a *Async
+		if async {
+			a = NewAsync(o)
+			o = a
+		}
+		if _, err := eng.Run(simtest.NewSource(jobs), o); err != nil {
+			t.Fatal(err)
+		}
+		if a != nil {
+			a.Close()
+		}
+		return a
+	}
+	direct := &headObserver{}
+	directWhole := &wholeObserver{}
+	run(false, direct, directWhole)
+
+	h := &headObserver{}
+	if a := run(true, NewMetrics(), h); !a.heads || len(a.batchers) != 1 || a.inOrder {
+		t.Errorf("with a HeadReader and SampleBatcher: heads %v, %d batchers, in order %v; want true, 1, false", a.heads, len(a.batchers), a.inOrder)
+	}
+	if !reflect.DeepEqual(h.ids, direct.ids) || h.samples != direct.samples {
+		t.Errorf("the head observer saw %d jobs and %d samples, %d and %d called directly", len(h.ids), h.samples, len(direct.ids), direct.samples)
+	}
+	h2, w := &headObserver{}, &wholeObserver{}
+	if a := run(true, h2, w); a.heads || !a.inOrder {
+		t.Errorf("with an observer of whole jobs: heads %v, in order %v; want false, true", a.heads, a.inOrder)
+	}
+	if !reflect.DeepEqual(w.mem, directWhole.mem) || !reflect.DeepEqual(w.samples, directWhole.samples) {
+		t.Errorf("the whole-job observer saw other jobs or samples than called directly")
+	}
+	if !reflect.DeepEqual(h2.ids, direct.ids) || h2.samples != direct.samples {
+		t.Errorf("beside it, the head observer saw %d jobs and %d samples, want %d and %d", len(h2.ids), h2.samples, len(direct.ids), direct.samples)
+	}
+}

@@ -250,6 +250,10 @@ func NewBreakdown(spec *cluster.Spec) *Breakdown {
 	return b
 }
 
+// ReadsJobHead implements HeadReader: a Breakdown reads only the head of
+// a record's job.
+func (*Breakdown) ReadsJobHead() {}
+
 // JobDone records r.
 func (b *Breakdown) JobDone(r *sim.Record) {
 	switch r.State {

@@ -208,6 +208,10 @@ const (
 	nodeFailField  = ",0," + finalNodeFail + ","
 )
 
+// ReadsJobHead implements HeadReader: a JobsCSV reads only the head of
+// a record's job.
+func (*JobsCSV) ReadsJobHead() {}
+
 // JobDone appends r's row. It panics if r.State is not a known sim.State.
 //
 // The row of a job that ran is written in place, in room reserved once

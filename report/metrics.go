@@ -74,6 +74,10 @@ func BoundedSlowdown(wait, run workload.Time) float64 {
 	return max(1, float64(wait+run)/float64(max(run, BoundedSlowdownTauSec)))
 }
 
+// ReadsJobHead implements HeadReader: a Metrics reads only the head of
+// a record's job.
+func (*Metrics) ReadsJobHead() {}
+
 // JobDone records r.
 func (m *Metrics) JobDone(r *sim.Record) {
 	m.jobs++

@@ -77,21 +77,24 @@ func (p *Progress) check() {
 	}
 }
 
-// batch counts jobs jobs done and the samples ss, as that many calls of
-// JobDone and Sample would, but reads the clock at most once: Async hands
-// a Progress each batch at once. (What a Progress shows depends on the
-// wall clock, not on the order of its calls within a batch.)
-func (p *Progress) batch(jobs int, ss []sim.Sample) {
-	if len(ss) > 0 {
-		if !p.sampled {
-			p.sampled = true
-			p.simStart = ss[0].Time
-		}
-		p.simNow = ss[len(ss)-1].Time
+// ReadsJobHead implements HeadReader: a Progress only counts records.
+func (p *Progress) ReadsJobHead() {}
+
+// SampleBatch notes the samples ss, as that many calls of Sample would,
+// but reads the clock at most once (SampleBatcher): Async hands a
+// Progress each batch's samples at once. (What a Progress shows depends
+// on the wall clock, not on the order of its calls within a batch.)
+func (p *Progress) SampleBatch(ss []sim.Sample) {
+	if len(ss) == 0 {
+		return
 	}
-	p.jobs += int64(jobs)
+	if !p.sampled {
+		p.sampled = true
+		p.simStart = ss[0].Time
+	}
+	p.simNow = ss[len(ss)-1].Time
 	before := p.calls
-	p.calls += uint32(jobs + len(ss))
+	p.calls += uint32(len(ss))
 	if p.calls>>10 != before>>10 { // a multiple of 1024 calls was passed
 		p.check()
 	}

@@ -52,8 +52,8 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-// A Progress that counts its jobs and samples a batch at a time (as Async
-// hands them) ends on the line it ends on one call at a time.
+// A Progress that takes its samples a batch at a time, after the batch's
+// jobs (as Async hands them), ends on the line it ends on one call at a time.
 func TestProgressBatch(t *testing.T) {
 	run := func(batch int) string {
 		var buf bytes.Buffer
@@ -73,11 +73,17 @@ func TestProgressBatch(t *testing.T) {
 			}
 			ss = append(ss, s)
 			if jobs++; jobs == batch {
-				p.batch(jobs, ss)
+				for range jobs {
+					p.JobDone(nil)
+				}
+				p.SampleBatch(ss)
 				ss, jobs = ss[:0], 0
 			}
 		}
-		p.batch(jobs, ss)
+		for range jobs {
+			p.JobDone(nil)
+		}
+		p.SampleBatch(ss)
 		p.Done()
 		out := buf.String()
 		if strings.Count(out, "\r") < 2 {

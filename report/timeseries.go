@@ -130,13 +130,17 @@ func (ts *TimeSeries) JobDone(*sim.Record) {}
 
 // Sample records the state after one instant. Samples must come in time
 // order, as the engine gives them.
-func (ts *TimeSeries) Sample(s *sim.Sample) { ts.sampleAll([]sim.Sample{*s}) }
+func (ts *TimeSeries) Sample(s *sim.Sample) { ts.SampleBatch([]sim.Sample{*s}) }
 
-// sampleAll records samples ss in turn, as Sample does: Async hands a
-// TimeSeries a batch's samples with one call. While it runs, the open
+// ReadsJobHead implements HeadReader: a TimeSeries reads no record.
+func (ts *TimeSeries) ReadsJobHead() {}
+
+// SampleBatch records samples ss in turn, as Sample does each
+// (SampleBatcher): Async hands a TimeSeries a batch's samples with one
+// call. While it runs, the open
 // bucket's last value is ts.cur, set in the bucket when it closes and on
 // return (rather than at every sample).
-func (ts *TimeSeries) sampleAll(ss []sim.Sample) {
+func (ts *TimeSeries) SampleBatch(ss []sim.Sample) {
 	if ts.segs[0] != nil || ts.segs[1] != nil {
 		ts.segMu.Lock()
 		ts.segs = [2][]Segment{}
