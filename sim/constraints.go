@@ -499,12 +499,12 @@ type constraints struct {
 	active []int32
 	dirty  []ownerEntry
 	// visIDs are the slots of cs.visible (fast).
-	visIDs                         []int32
-	wakeAt                         workload.Time // the calendar wake-up pending, or −1
-	visible                        []int         // the queue indices a pass sees (limits)
-	limitHit                       bool          // a pass found a visible job held by a limit
-	view                           consView
-	dec                            consDecisions
+	visIDs   []int32
+	wakeAt   workload.Time // the calendar wake-up pending, or −1
+	visible  []int         // the queue indices a pass sees (limits)
+	limitHit bool          // a pass found a visible job held by a limit
+	view     consView
+	dec      consDecisions
 	// checkPromises: the engine checks reservations (see Config.Constraints).
 	checkPromises bool
 	// wholeQueue: the policy sees the jobs a limit holds too
