@@ -36,6 +36,9 @@ type limitConfig struct {
 	MaxCPUsPerUser       int      `toml:"max_cpus_per_user"`
 	GrpCPUs              int      `toml:"grp_cpus"`
 	MaxWall              Param    `toml:"max_wall"`
+	MaxJobs              int      `toml:"max_jobs"`
+	MaxSubmitJobs        int      `toml:"max_submit_jobs"`
+	MaxCPUs              int      `toml:"max_cpus"`
 }
 
 // startWindowConfig is one [[start_window]]: a maximum requested time that
@@ -372,12 +375,14 @@ func (b *constraintsBuilder) limit(lc *limitConfig) (sim.Limit, error) {
 	for _, f := range []struct {
 		key string
 		v   int
-	}{{"max_jobs_per_user", lc.MaxJobsPerUser}, {"max_submit_jobs_per_user", lc.MaxSubmitJobsPerUser}, {"max_cpus_per_user", lc.MaxCPUsPerUser}, {"grp_cpus", lc.GrpCPUs}} {
+	}{{"max_jobs_per_user", lc.MaxJobsPerUser}, {"max_submit_jobs_per_user", lc.MaxSubmitJobsPerUser}, {"max_cpus_per_user", lc.MaxCPUsPerUser}, {"grp_cpus", lc.GrpCPUs},
+		{"max_jobs", lc.MaxJobs}, {"max_submit_jobs", lc.MaxSubmitJobs}, {"max_cpus", lc.MaxCPUs}} {
 		if f.v < 0 {
 			return l, fmt.Errorf("%s %d: want ≥ 0 (0: no limit)", f.key, f.v)
 		}
 	}
 	l.MaxJobsPerUser, l.MaxSubmitPerUser, l.MaxCPUsPerUser, l.GrpCPUs = lc.MaxJobsPerUser, lc.MaxSubmitJobsPerUser, lc.MaxCPUsPerUser, lc.GrpCPUs
+	l.MaxJobs, l.MaxSubmitJobs, l.MaxCPUs = lc.MaxJobs, lc.MaxSubmitJobs, lc.MaxCPUs
 	if lc.MaxWall != "" {
 		t, ok := parseSpan(string(lc.MaxWall))
 		if !ok || t <= 0 {

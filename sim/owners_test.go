@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/sim/simtest"
@@ -131,4 +132,43 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return fmt.Sprintf("lengths %d and %d", len(la), len(lb))
+}
+
+// TestVerifyAssociations: verify counts the per-association limits
+// (MaxJobs, GrpTRES=cpu on a user association) per (user, account): a
+// user may run up to the limit under each of its accounts at once.
+func TestVerifyAssociations(t *testing.T) {
+	c := &sim.Constraints{Limits: []sim.Limit{{AllUsers: true, MaxJobs: 1, MaxCPUs: 3}}}
+	ran := func(id int64, user, acct int, start workload.Time, procs, lo int) sim.Outcome {
+		j := job(id, 0, procs, 10, 10)
+		j.User, j.Group, j.Seq = user, acct, id
+		return sim.Outcome{Job: j, State: sim.Completed, Start: start, End: start + 10, Alloc: []cluster.Range{{Lo: lo, Hi: lo + procs}}}
+	}
+	tests := []struct {
+		name string
+		outs []sim.Outcome
+		want string // a violation's text, "" for none
+	}{
+		{"one job in each of two accounts", []sim.Outcome{ran(1, 5, 1, 0, 3, 0), ran(2, 5, 2, 0, 3, 3)}, ""},
+		{"one after the other in one account", []sim.Outcome{ran(1, 5, 1, 0, 3, 0), ran(2, 5, 1, 10, 3, 3)}, ""},
+		{"two users in one account", []sim.Outcome{ran(1, 5, 1, 0, 3, 0), ran(2, 6, 1, 0, 3, 3)}, ""},
+		{"two at once in one account", []sim.Outcome{ran(1, 5, 1, 0, 1, 0), ran(2, 5, 1, 5, 1, 3)}, "user 5 ran 2 jobs under account 1 at 5, MaxJobs 1"},
+		{"over GrpTRES=cpu", []sim.Outcome{ran(1, 5, 1, 0, 4, 0)}, "user 5 held 4 processors under account 1 at 0, the association's GrpTRES=cpu=3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := sim.Verify(8, tc.outs, sim.VerifyOptions{Constraints: c})
+			var got []string
+			for _, v := range vs {
+				got = append(got, v.Error())
+			}
+			all := strings.Join(got, "\n")
+			switch {
+			case tc.want == "" && len(vs) > 0:
+				t.Fatalf("violations on a valid schedule:\n%s", all)
+			case tc.want != "" && !strings.Contains(all, tc.want):
+				t.Fatalf("want a violation %q, got:\n%s", tc.want, all)
+			}
+		})
+	}
 }
