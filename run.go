@@ -454,6 +454,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			return nil, err
 		}
 	}
+	if o.ext == nil {
+		if pol, err = o.withQueueTiers(pol, rd.Header(), spec != nil && partitionTiers(spec) != nil); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case procs < 0:
 		return nil, inputf("--procs %d: the machine needs at least one processor", procs)
