@@ -313,6 +313,7 @@ func FuzzConstraintTables(f *testing.F) {
 	f.Add(contractTOML)
 	f.Add("[[reservation]]\nname = \"x\"\nstart = \"0\"\nduration = \"1h\"\nrecur = \"weekly\"\nuntil = \"30d\"\n")
 	f.Add("[[start_window]]\ndays = \"Fri-Mon\"\nhours = \"22:00-06:00\"\nmax_wall = \"1h\"\n")
+	f.Add("[[priority_tier]]\nqueue = -1\ntier = 3\n[[priority_tier]]\npartition = \"batch\"\ntier = 1\n")
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, text string) {
 		path := filepath.Join(dir, "c.toml")
@@ -327,6 +328,13 @@ func FuzzConstraintTables(f *testing.F) {
 			if _, ok := err.(*InputError); !ok {
 				t.Fatalf("error %T: %v", err, err)
 			}
+		}
+		if tier, err := c.tiers(contractHeader()); err != nil {
+			if _, ok := err.(*InputError); !ok {
+				t.Fatalf("error %T: %v", err, err)
+			}
+		} else if tier != nil {
+			tier(&workload.Job{Queue: -1, Partition: 2})
 		}
 	})
 }

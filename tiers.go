@@ -13,7 +13,7 @@ import (
 // a partition's (documented in the README's "Reservations, limits and
 // calendars" section).
 type priorityTierConfig struct {
-	Queue     *int  `toml:"queue"`
+	Queue     *int  `toml:"queue"` // −1: the jobs whose queue is unknown
 	Partition Param `toml:"partition"`
 	Tier      *int  `toml:"tier"`
 }
@@ -21,10 +21,12 @@ type priorityTierConfig struct {
 // hasTiers reports whether the configuration gives priority tiers.
 func (c *runConfig) hasTiers() bool { return c != nil && len(c.PriorityTiers) > 0 }
 
-// tierRule is one [[priority_tier]], resolved.
+// tierRule is one [[priority_tier]], resolved: the jobs of a queue
+// (byQueue) or of a partition.
 type tierRule struct {
-	queue, partition int // −1: any
-	tier             int
+	byQueue bool
+	n       int // the queue or partition number (a queue may be −1, unknown)
+	tier    int
 }
 
 // tiers returns the tier of each job by the [[priority_tier]] tables (a
@@ -39,30 +41,33 @@ func (c *runConfig) tiers(h *workload.Header) (func(j *workload.Job) int, error)
 	rules := make([]tierRule, 0, len(c.PriorityTiers))
 	seen := map[[2]int]int{}
 	for i, pc := range c.PriorityTiers {
-		r := tierRule{queue: -1, partition: -1}
+		var r tierRule
 		switch {
 		case pc.Tier == nil:
 			return nil, c.errorf("[[priority_tier]] %d: tier: required (higher tiers are scheduled first)", i+1)
 		case (pc.Queue == nil) == (pc.Partition == ""):
 			return nil, c.errorf("[[priority_tier]] %d: queue and partition: give one (an SWF queue number, field 15, or a partition, field 16)", i+1)
-		case pc.Queue != nil && *pc.Queue < 0:
-			return nil, c.errorf("[[priority_tier]] %d: queue %d: want a queue number ≥ 0", i+1, *pc.Queue)
+		case pc.Queue != nil && *pc.Queue < -1:
+			return nil, c.errorf("[[priority_tier]] %d: queue %d: want a queue number ≥ 0, or −1 for the jobs whose queue the log does not know", i+1, *pc.Queue)
 		}
 		if pc.Queue != nil {
-			r.queue = *pc.Queue
+			r.byQueue, r.n = true, *pc.Queue
 		} else {
 			p, err := b.partition(string(pc.Partition))
 			if err != nil {
 				return nil, c.errorf("[[priority_tier]] %d: %v", i+1, err)
 			}
-			r.partition = p
+			r.n = p
 		}
 		r.tier = *pc.Tier
-		k := [2]int{r.queue, r.partition}
+		k := [2]int{r.n, 0}
+		if r.byQueue {
+			k[1] = 1
+		}
 		if first, ok := seen[k]; ok {
-			what := fmt.Sprintf("queue %d", r.queue)
-			if r.queue < 0 {
-				what = fmt.Sprintf("partition %d", r.partition)
+			what := fmt.Sprintf("partition %d", r.n)
+			if r.byQueue {
+				what = fmt.Sprintf("queue %d", r.n)
 			}
 			return nil, c.errorf("[[priority_tier]] %d: %s has a tier already in [[priority_tier]] %d", i+1, what, first)
 		}
@@ -72,7 +77,7 @@ func (c *runConfig) tiers(h *workload.Header) (func(j *workload.Job) int, error)
 	return func(j *workload.Job) int {
 		for k := range rules {
 			r := &rules[k]
-			if (r.queue >= 0 && j.Queue == r.queue) || (r.partition >= 0 && j.Partition == r.partition) {
+			if (r.byQueue && j.Queue == r.n) || (!r.byQueue && j.Partition == r.n) {
 				return r.tier
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/schedsim/schedsim/workload"
 )
 
 // tiersSWF: a 4-processor machine. Job 1 (queue 2) fills it until 10;
@@ -127,7 +129,7 @@ func TestPriorityTierErrors(t *testing.T) {
 		{"no tier", "[[priority_tier]]\nqueue = 1\n", "[[priority_tier]] 1: tier: required"},
 		{"neither queue nor partition", "[[priority_tier]]\ntier = 1\n", "[[priority_tier]] 1: queue and partition: give one"},
 		{"both", "[[priority_tier]]\nqueue = 1\npartition = \"2\"\ntier = 1\n", "queue and partition: give one"},
-		{"negative queue", "[[priority_tier]]\nqueue = -1\ntier = 1\n", "queue -1"},
+		{"negative queue", "[[priority_tier]]\nqueue = -2\ntier = 1\n", "queue -2"},
 		{"unknown partition", "[[priority_tier]]\npartition = \"batch\"\ntier = 1\n", "partition \"batch\""},
 		{"twice", "[[priority_tier]]\nqueue = 1\ntier = 1\n[[priority_tier]]\nqueue = 1\ntier = 3\n", "[[priority_tier]] 2: queue 1 has a tier already in [[priority_tier]] 1"},
 		{"conservative", "backfill = \"conservative\"\n[[priority_tier]]\nqueue = 1\ntier = 1\n", "conservative backfilling"},
@@ -154,5 +156,48 @@ func TestPriorityTierErrors(t *testing.T) {
 				t.Error("jobs.csv written")
 			}
 		})
+	}
+}
+
+// TestTierOf: a job's tier is the first table's that names its queue or
+// its partition (queue −1: the jobs whose queue is unknown), else 0.
+func TestTierOf(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "c.toml", `
+[[priority_tier]]
+queue = -1
+tier = 4
+
+[[priority_tier]]
+partition = "batch"
+tier = 2
+
+[[priority_tier]]
+queue = 3
+tier = 7
+`)
+	c, err := loadRunConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tier, err := c.tiers(contractHeader()) // partition 2 is "batch"
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		queue, partition, want int
+	}{
+		{-1, 1, 4},
+		{-1, 2, 4}, // the first table that names it
+		{5, 2, 2},
+		{3, 2, 2},
+		{3, 1, 7},
+		{1, 1, 0},
+		{1, -1, 0},
+	}
+	for _, tc := range tests {
+		j := workload.Job{Queue: tc.queue, Partition: tc.partition}
+		if got := tier(&j); got != tc.want {
+			t.Errorf("queue %d partition %d: tier %d, want %d", tc.queue, tc.partition, got, tc.want)
+		}
 	}
 }
