@@ -508,7 +508,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		if spec != nil && len(spec.Groups) > 0 {
 			nodeSize = spec.Groups[0].Cores
 		}
-		if cons, err = conf.constraints(rd.Header(), o.TimeZone, procs, nodeSize); err != nil {
+		var onNodes *cluster.Spec
+		if _, ok := al.(cluster.NodeStates); ok {
+			onNodes = spec // a reservation's nodes are the cluster's
+		}
+		if cons, err = conf.constraintsOn(rd.Header(), o.TimeZone, procs, nodeSize, onNodes); err != nil {
 			return nil, err
 		}
 		// Given in seconds and on the calendar (and kept so in

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -120,6 +121,14 @@ type Reservation struct {
 	// name the jobs that may run inside it; a reservation that is not
 	// Maint and names none of them admits no job either.
 	Users, Accounts, Partitions []int
+	// Nodes, on a cluster of nodes (Config.Allocator a
+	// cluster.NodeStates), are the node numbers it holds (Slurm's
+	// Nodes=): no job it does not admit is placed on them if its
+	// requested time would overlap an occurrence. Procs is then the
+	// processors of those nodes, which the policies plan with as for a
+	// reservation of processors. Without a cluster of nodes it holds
+	// Procs processors anywhere.
+	Nodes []cluster.Range `json:",omitempty"`
 }
 
 // Admits reports whether job j may run inside the reservation.
@@ -498,6 +507,10 @@ type constraints struct {
 	// jobs whose pending reason the next pass must check (fast).
 	active []int32
 	dirty  []ownerEntry
+	// pins is the node selector when reservations hold nodes (see
+	// pinned.go), pinTaken pinOut's scratch.
+	pins     cluster.NodeStates
+	pinTaken []cluster.Range
 	// visIDs are the slots of cs.visible (fast).
 	visIDs   []int32
 	wakeAt   workload.Time // the calendar wake-up pending, or −1

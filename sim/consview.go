@@ -71,6 +71,9 @@ func (v *consView) Fits(i int) bool {
 	if s.job.Procs > e.freeProcs() || (v.fit != nil && !v.fit.Fits(v.cs.visible[i])) {
 		return false
 	}
+	if v.cs.pins != nil && !e.fitsPinned(s) {
+		return false // it fits only on nodes a reservation holds
+	}
 	if v.cs.hasLimits && !v.cs.allowed(v.e.queue[v.cs.visible[i]], s.job.Procs) {
 		v.cs.limitHit = true
 		return false
@@ -245,7 +248,7 @@ func (e *Engine) consPass() {
 			s.pending = PendingResources
 		case cs.startFrom(&s.job, s.limit, e.now) != e.now:
 			s.pending = PendingStartWindow
-		case !e.clearOfReservations(s):
+		case !e.clearOfReservations(s) || (cs.pins != nil && !e.fitsPinned(s)):
 			s.pending = PendingReservation
 		default:
 			s.pending = PendingPolicy

@@ -821,6 +821,9 @@ func New(cfg Config) (*Engine, error) {
 		// A requeued job (a node failure) rejoins the queue where the
 		// owners' lists do not see it: the whole queue is walked then.
 		cs.fast = cs.hasLimits && !cs.wholeQueue && len(cfg.NodeEvents) == 0 && !cfg.slowLimits
+		if err := cs.initPins(e.alloc); err != nil {
+			return nil, err
+		}
 	}
 	_, conservative := e.pol.(*policy.Conservative)
 	e.promises = e.alloc == nil && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)
