@@ -427,7 +427,7 @@ func calendarConstraints() *sim.Constraints {
 		Calendar: workload.Calendar{Epoch: 0, Loc: loc},
 		Reservations: []sim.Reservation{
 			{Name: "nightly", Start: 2 * 3600, Duration: 1800, Recur: sim.RecurDaily, Until: workload.Forever, Maint: true},
-			{Name: "users12", Start: 50000, Duration: 5000, Until: workload.Forever, Procs: 32, Users: []int{1, 2}},
+			{Name: "users12", Start: 50000, Duration: 5000, Until: workload.Forever, Procs: 32, Users: []int{1, 2}, Nodes: []cluster.Range{{Lo: 0, Hi: 8}}}, // nodes: on a cluster of nodes (easy-linear-calendar)
 			{Name: "weekly", Start: 100000, Duration: 3600, Recur: sim.RecurWeekly, Until: workload.Forever, Procs: 16, Maint: true},
 		},
 		Windows: []sim.StartWindow{{Partition: -1, Queue: -1, Days: 0b0111110, From: 8 * 3600, To: 17 * 3600, MaxWall: 7200}},
