@@ -39,6 +39,7 @@ const (
 	FeatureSwitching    Feature = "switching nodes off (--power-policy)"
 	FeaturePreempt      Feature = "Slurm preemption (PreemptType=preempt/partition_prio, [cluster] preempt)"
 	FeatureSwitchPlan   Feature = "switching nodes off by the head job's plan (--power-policy plan)"
+	FeatureTiers        Feature = "queue priority tiers ([[priority_tier]])"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -90,6 +91,10 @@ var Combinations = []Combination{
 	{FeaturePreempt, FeatureCalendar, "a preemptor takes nodes that reservations and limits were checked against without it", false},
 	{FeaturePreempt, FeatureCycle, "preemption is tried in every pass, which a scheduler cycle skips", false},
 	{FeaturePreempt, FeatureClosedLoop, "a cancelled job's successors would follow a job that never completed", false},
+	{FeatureTiers, FeatureScoreD, "SCore-D's priority queues are its own ranking of the jobs, by queue number, with their own modes and states", true},
+	{FeatureTiers, FeatureExternal, "the external program is the policy and orders its queue itself (the hello gives it the jobs' queues and partitions)", true},
+	{FeatureTiers, FeatureConservative, "conservative backfilling plans every job in submission order, which a ranking by tier would overturn at every submission", true},
+	{FeatureTiers, FeaturePreempt, "preemption ranks by the cluster's partitions' PriorityTier; a second ranking by queue is not combined with it", false},
 }
 
 // features returns the features the scenario uses, in the order of the
@@ -131,6 +136,7 @@ func (o *runner) features() ([]Feature, error) {
 	add(o.PolicyExec != "", FeatureExternal)
 	add(o.ClosedLoop, FeatureClosedLoop)
 	add(cfg.hasConstraints(), FeatureCalendar)
+	add(cfg.hasTiers(), FeatureTiers)
 	add(o.SchedInterval != "" && o.SchedInterval != "0", FeatureCycle)
 	add(o.Power != "" || (cfg != nil && cfg.Power != nil), FeaturePower)
 	tick, err := o.ticks()

@@ -53,6 +53,8 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 		sc.ClosedLoop = true
 	case FeatureCalendar:
 		config.WriteString("[[reservation]]\nname = \"drain\"\nstart = \"1d\"\nduration = \"1h\"\nrecur = \"daily\"\n[[limit]]\nusers = [\"*\"]\nmax_jobs_per_user = 8\n")
+	case FeatureTiers:
+		config.WriteString("[[priority_tier]]\nqueue = 1\ntier = 2\n")
 	case FeatureCycle:
 		sc.SchedInterval = "60"
 	case FeaturePower:

@@ -48,6 +48,9 @@ type runConfig struct {
 	Reservations []reservationConfig `toml:"reservation"`
 	Limits       []limitConfig       `toml:"limit"`
 	StartWindows []startWindowConfig `toml:"start_window"`
+	// PriorityTiers are [[priority_tier]]: queues' and partitions'
+	// PriorityTier (tiers.go).
+	PriorityTiers []priorityTierConfig `toml:"priority_tier"`
 	// Power is [power]: the nodes' power states (energy.go).
 	Power *powerConfig `toml:"power"`
 	path  string

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -36,6 +37,9 @@ type limitConfig struct {
 	MaxCPUsPerUser       int      `toml:"max_cpus_per_user"`
 	GrpCPUs              int      `toml:"grp_cpus"`
 	MaxWall              Param    `toml:"max_wall"`
+	MaxJobs              int      `toml:"max_jobs"`
+	MaxSubmitJobs        int      `toml:"max_submit_jobs"`
+	MaxCPUs              int      `toml:"max_cpus"`
 }
 
 // startWindowConfig is one [[start_window]]: a maximum requested time that
@@ -155,13 +159,22 @@ type constraintsBuilder struct {
 	hasEpoch bool
 	procs    int
 	nodeSize int // processors per node, for a reservation's nodes
-	parts    map[string]int64
+	// spec is the cluster of nodes the run places jobs on, or nil: a
+	// reservation's nodes are then those nodes (Reservation.Nodes).
+	spec  *cluster.Spec
+	parts map[string]int64
 }
 
 // constraints returns the run's sim.Constraints (nil without any): the
 // calendar is the trace header's, its zone overridden by zone; nodeSize
 // is the processors of one node, for reservations given as nodes.
 func (c *runConfig) constraints(h *workload.Header, zone string, procs, nodeSize int) (*sim.Constraints, error) {
+	return c.constraintsOn(h, zone, procs, nodeSize, nil)
+}
+
+// constraintsOn is constraints on the cluster of nodes spec (nil: a
+// processor pool), where a reservation's nodes name nodes of spec.
+func (c *runConfig) constraintsOn(h *workload.Header, zone string, procs, nodeSize int, spec *cluster.Spec) (*sim.Constraints, error) {
 	if !c.hasConstraints() {
 		return nil, nil
 	}
@@ -169,7 +182,7 @@ func (c *runConfig) constraints(h *workload.Header, zone string, procs, nodeSize
 	if err != nil {
 		return nil, inputf("--timezone: %v", err)
 	}
-	b := &constraintsBuilder{c: c, h: h, cal: cal, hasEpoch: ok, procs: procs, nodeSize: max(nodeSize, 1)}
+	b := &constraintsBuilder{c: c, h: h, cal: cal, hasEpoch: ok, procs: procs, nodeSize: max(nodeSize, 1), spec: spec}
 	out := &sim.Constraints{Calendar: cal}
 	for i := range c.Reservations {
 		r, err := b.reservation(&c.Reservations[i])
@@ -258,11 +271,17 @@ func (b *constraintsBuilder) reservation(rc *reservationConfig) (sim.Reservation
 		if rc.Procs != 0 {
 			return r, fmt.Errorf("procs and nodes: give one")
 		}
-		n, err := countNodes(rc.Nodes)
-		if err != nil {
-			return r, err
+		if b.spec != nil {
+			if r.Nodes, r.Procs, err = reservationNodes(rc.Nodes, b.spec); err != nil {
+				return r, err
+			}
+		} else {
+			n, err := countNodes(rc.Nodes)
+			if err != nil {
+				return r, err
+			}
+			r.Procs = min(n*b.nodeSize, b.procs)
 		}
-		r.Procs = min(n*b.nodeSize, b.procs)
 	}
 	if r.Users, err = numbers("users", rc.Users); err != nil {
 		return r, err
@@ -372,12 +391,14 @@ func (b *constraintsBuilder) limit(lc *limitConfig) (sim.Limit, error) {
 	for _, f := range []struct {
 		key string
 		v   int
-	}{{"max_jobs_per_user", lc.MaxJobsPerUser}, {"max_submit_jobs_per_user", lc.MaxSubmitJobsPerUser}, {"max_cpus_per_user", lc.MaxCPUsPerUser}, {"grp_cpus", lc.GrpCPUs}} {
+	}{{"max_jobs_per_user", lc.MaxJobsPerUser}, {"max_submit_jobs_per_user", lc.MaxSubmitJobsPerUser}, {"max_cpus_per_user", lc.MaxCPUsPerUser}, {"grp_cpus", lc.GrpCPUs},
+		{"max_jobs", lc.MaxJobs}, {"max_submit_jobs", lc.MaxSubmitJobs}, {"max_cpus", lc.MaxCPUs}} {
 		if f.v < 0 {
 			return l, fmt.Errorf("%s %d: want ≥ 0 (0: no limit)", f.key, f.v)
 		}
 	}
 	l.MaxJobsPerUser, l.MaxSubmitPerUser, l.MaxCPUsPerUser, l.GrpCPUs = lc.MaxJobsPerUser, lc.MaxSubmitJobsPerUser, lc.MaxCPUsPerUser, lc.GrpCPUs
+	l.MaxJobs, l.MaxSubmitJobs, l.MaxCPUs = lc.MaxJobs, lc.MaxSubmitJobs, lc.MaxCPUs
 	if lc.MaxWall != "" {
 		t, ok := parseSpan(string(lc.MaxWall))
 		if !ok || t <= 0 {

@@ -51,6 +51,9 @@ max_wall = "48h"
 [[limit]]
 accounts = ["a1"]
 grp_cpus = 64
+max_jobs = 3
+max_submit_jobs = 20
+max_cpus = 32
 
 [[start_window]]
 partition = "batch"
@@ -106,7 +109,7 @@ func TestConstraintsContract(t *testing.T) {
 	if l := cs.Limits[0]; !l.AllUsers || l.MaxJobsPerUser != 4 || l.MaxSubmitPerUser != 50 || l.MaxCPUsPerUser != 256 || l.GrpCPUs != 512 || l.MaxWall != 48*3600 {
 		t.Errorf("limit 1: %+v", l)
 	}
-	if l := cs.Limits[1]; !slices.Equal(l.Accounts, []int{1}) || l.GrpCPUs != 64 {
+	if l := cs.Limits[1]; !slices.Equal(l.Accounts, []int{1}) || l.GrpCPUs != 64 || l.MaxJobs != 3 || l.MaxSubmitJobs != 20 || l.MaxCPUs != 32 {
 		t.Errorf("limit 2: %+v", l)
 	}
 	if w := cs.Windows[0]; w.Partition != 2 || w.Queue != -1 || w.Days != 0b0111110 || w.From != 7*3600 || w.To != 16*3600 || w.MaxWall != 4*3600 {
@@ -155,6 +158,7 @@ func TestConstraintsConfigErrors(t *testing.T) {
 		{"unknown partition", "[[reservation]]\nname = \"x\"\nstart = \"0\"\nduration = \"1h\"\npartitions = [\"gpu\"]\n", nil, "partition \"gpu\""},
 		{"limit for no one", "[[limit]]\nmax_jobs_per_user = 2\n", nil, "[[limit]] 1: users or accounts: required"},
 		{"negative limit", "[[limit]]\nusers = [\"*\"]\nmax_jobs_per_user = -2\n", nil, "max_jobs_per_user -2"},
+		{"negative association limit", "[[limit]]\nusers = [\"*\"]\nmax_cpus = -1\n", nil, "[[limit]] 1: max_cpus -1"},
 		{"bad max_wall", "[[limit]]\nusers = [\"*\"]\nmax_wall = \"2 days\"\n", nil, "max_wall \"2 days\""},
 		{"window without hours", "[[start_window]]\nmax_wall = \"4h\"\n", nil, "[[start_window]] 1: hours: required"},
 		{"window bad hours", "[[start_window]]\nhours = \"7-16\"\nmax_wall = \"4h\"\n", nil, "hours \"7-16\""},
@@ -309,6 +313,7 @@ func FuzzConstraintTables(f *testing.F) {
 	f.Add(contractTOML)
 	f.Add("[[reservation]]\nname = \"x\"\nstart = \"0\"\nduration = \"1h\"\nrecur = \"weekly\"\nuntil = \"30d\"\n")
 	f.Add("[[start_window]]\ndays = \"Fri-Mon\"\nhours = \"22:00-06:00\"\nmax_wall = \"1h\"\n")
+	f.Add("[[priority_tier]]\nqueue = -1\ntier = 3\n[[priority_tier]]\npartition = \"batch\"\ntier = 1\n")
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, text string) {
 		path := filepath.Join(dir, "c.toml")
@@ -323,6 +328,13 @@ func FuzzConstraintTables(f *testing.F) {
 			if _, ok := err.(*InputError); !ok {
 				t.Fatalf("error %T: %v", err, err)
 			}
+		}
+		if tier, err := c.tiers(contractHeader()); err != nil {
+			if _, ok := err.(*InputError); !ok {
+				t.Fatalf("error %T: %v", err, err)
+			}
+		} else if tier != nil {
+			tier(&workload.Job{Queue: -1, Partition: 2})
 		}
 	})
 }

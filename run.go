@@ -454,6 +454,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			return nil, err
 		}
 	}
+	if o.ext == nil {
+		if pol, err = o.withQueueTiers(pol, rd.Header(), spec != nil && partitionTiers(spec) != nil); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case procs < 0:
 		return nil, inputf("--procs %d: the machine needs at least one processor", procs)
@@ -503,7 +508,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		if spec != nil && len(spec.Groups) > 0 {
 			nodeSize = spec.Groups[0].Cores
 		}
-		if cons, err = conf.constraints(rd.Header(), o.TimeZone, procs, nodeSize); err != nil {
+		var onNodes *cluster.Spec
+		if _, ok := al.(cluster.NodeStates); ok {
+			onNodes = spec // a reservation's nodes are the cluster's
+		}
+		if cons, err = conf.constraintsOn(rd.Header(), o.TimeZone, procs, nodeSize, onNodes); err != nil {
 			return nil, err
 		}
 		// Given in seconds and on the calendar (and kept so in

@@ -392,7 +392,7 @@ func isConfigTable(key string) bool {
 	switch key {
 	case "filters", "licenses", "quota", "require_runtime", "max_size", "programs",
 		"templates", "template_rules", "cluster", "hpcpack", "clusters", "scored",
-		"reservation", "limit", "start_window", "power":
+		"reservation", "limit", "start_window", "power", "priority_tier":
 		return true
 	}
 	return false

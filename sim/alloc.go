@@ -97,7 +97,14 @@ func (e *Engine) allocate(s *slot) int {
 		// Preemption chose where the job starts (see Engine.Preempt).
 		rs, e.pre.useFix = append(s.alloc[:0], e.pre.fixed...), false
 	} else {
+		var taken []cluster.Range
+		if e.cons != nil && e.cons.pins != nil {
+			taken = e.pinOut(s) // not on the nodes of a reservation it may not use
+		}
 		rs, ok = e.alloc.RunNow(r, s.alloc[:0])
+		if taken != nil {
+			e.pinBack(taken)
+		}
 	}
 	if !ok {
 		panic(fmt.Sprintf("sim: policy %s started job %d (%d processors, %d KB each) at %d, which does not fit the nodes (%d processors free)", e.pol.Name(), s.job.ID, r.Procs, r.MemKB, e.now, e.alloc.Free()))

@@ -224,6 +224,7 @@ func TestCheckpointChain(t *testing.T) {
 				for i := range jobs {
 					jobs[i].Seq = int64(i)
 					jobs[i].User = i % 7
+					jobs[i].Group = i / 7 % 2 // two accounts each: association limits
 					if strings.HasSuffix(tc.name, "-holds") && i%5 == 0 {
 						jobs[i].HoldUntil = jobs[i].Submit + workload.Time(i*37%7200)
 					}
@@ -426,11 +427,11 @@ func calendarConstraints() *sim.Constraints {
 		Calendar: workload.Calendar{Epoch: 0, Loc: loc},
 		Reservations: []sim.Reservation{
 			{Name: "nightly", Start: 2 * 3600, Duration: 1800, Recur: sim.RecurDaily, Until: workload.Forever, Maint: true},
-			{Name: "users12", Start: 50000, Duration: 5000, Until: workload.Forever, Procs: 32, Users: []int{1, 2}},
+			{Name: "users12", Start: 50000, Duration: 5000, Until: workload.Forever, Procs: 32, Users: []int{1, 2}, Nodes: []cluster.Range{{Lo: 0, Hi: 8}}}, // nodes: on a cluster of nodes (easy-linear-calendar)
 			{Name: "weekly", Start: 100000, Duration: 3600, Recur: sim.RecurWeekly, Until: workload.Forever, Procs: 16, Maint: true},
 		},
 		Windows: []sim.StartWindow{{Partition: -1, Queue: -1, Days: 0b0111110, From: 8 * 3600, To: 17 * 3600, MaxWall: 7200}},
-		Limits:  []sim.Limit{{AllUsers: true, MaxJobsPerUser: 6, MaxCPUsPerUser: 64}},
+		Limits:  []sim.Limit{{AllUsers: true, MaxJobsPerUser: 6, MaxCPUsPerUser: 64}, {AllUsers: true, MaxJobs: 4, MaxCPUs: 48}},
 	}
 }
 

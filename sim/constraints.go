@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -120,6 +121,14 @@ type Reservation struct {
 	// name the jobs that may run inside it; a reservation that is not
 	// Maint and names none of them admits no job either.
 	Users, Accounts, Partitions []int
+	// Nodes, on a cluster of nodes (Config.Allocator a
+	// cluster.NodeStates), are the node numbers it holds (Slurm's
+	// Nodes=): no job it does not admit is placed on them if its
+	// requested time would overlap an occurrence. Procs is then the
+	// processors of those nodes, which the policies plan with as for a
+	// reservation of processors. Without a cluster of nodes it holds
+	// Procs processors anywhere.
+	Nodes []cluster.Range `json:",omitempty"`
 }
 
 // Admits reports whether job j may run inside the reservation.
@@ -156,10 +165,13 @@ func (w *StartWindow) appliesTo(j *workload.Job, limit workload.Time) bool {
 }
 
 // Limit is an association or QOS limit (Slurm's MaxJobsPerUser,
-// MaxSubmitJobsPerUser, MaxTRESPerUser=cpu, GrpTRES=cpu, MaxWall). Zero
-// fields set no limit. A user's jobs are counted over all the jobs of
-// that user (SWF field 12); a job whose user is unknown (−1) is held by
-// no per-user limit, only by GrpCPUs and MaxWall.
+// MaxSubmitJobsPerUser, MaxTRESPerUser=cpu, GrpTRES=cpu, MaxWall, and the
+// limits of each user association, MaxJobs, MaxSubmitJobs and GrpTRES=cpu
+// on a (user, account) association). Zero fields set no limit. A user's
+// jobs are counted over all the jobs of that user (SWF field 12), an
+// association's over the jobs of that user under that account (SWF field
+// 13); a job whose user is unknown (−1) is held by no per-user or
+// per-association limit, only by GrpCPUs and MaxWall.
 type Limit struct {
 	// AllUsers: the limit holds for every user, each separately ("*").
 	AllUsers bool
@@ -178,6 +190,16 @@ type Limit struct {
 	GrpCPUs int
 	// MaxWall rejects, at its submission, a job asking for more.
 	MaxWall workload.Time
+	// MaxJobs bounds the running jobs of each user association: a user's
+	// jobs under one account (Slurm's association MaxJobs).
+	MaxJobs int `json:",omitempty"`
+	// MaxSubmitJobs bounds the queued and running jobs of each user
+	// association; a job beyond it is rejected at its submission
+	// (Slurm's association MaxSubmitJobs).
+	MaxSubmitJobs int `json:",omitempty"`
+	// MaxCPUs bounds the processors of the running jobs of each user
+	// association (Slurm's GrpTRES=cpu=N set on a user association).
+	MaxCPUs int `json:",omitempty"`
 }
 
 // appliesTo reports whether the limit holds for job j.
@@ -262,7 +284,8 @@ func (c *Constraints) Validate() error {
 		if !l.AllUsers && len(l.Users) == 0 && len(l.Accounts) == 0 {
 			return fmt.Errorf("sim: limit %d names no users or accounts", i+1)
 		}
-		if l.MaxJobsPerUser < 0 || l.MaxSubmitPerUser < 0 || l.MaxCPUsPerUser < 0 || l.GrpCPUs < 0 || l.MaxWall < 0 {
+		if l.MaxJobsPerUser < 0 || l.MaxSubmitPerUser < 0 || l.MaxCPUsPerUser < 0 || l.GrpCPUs < 0 || l.MaxWall < 0 ||
+			l.MaxJobs < 0 || l.MaxSubmitJobs < 0 || l.MaxCPUs < 0 {
 			return fmt.Errorf("sim: limit %d: a negative value", i+1)
 		}
 	}
@@ -472,11 +495,29 @@ type constraints struct {
 	userJobs, userCPUs, userSubmit counts
 	grpCPUs                        []int // per limit: the association's running processors
 	hasLimits                      bool
-	wakeAt                         workload.Time // the calendar wake-up pending, or −1
-	visible                        []int         // the queue indices a pass sees (limits)
-	limitHit                       bool          // a pass found a visible job held by a limit
-	view                           consView
-	dec                            consDecisions
+	// owners are the (user, account) pairs of the jobs (see owner),
+	// ownerIdx indexes them, ownerOf gives each slot's.
+	owners   []owner
+	ownerIdx map[ownerKey]int32
+	ownerOf  []int32
+	// fast: a pass looks at the owners whose jobs may start only
+	// (visibleFast); else it walks the whole queue.
+	fast bool
+	// active are the owners with queued jobs (fast), dirty the queued
+	// jobs whose pending reason the next pass must check (fast).
+	active []int32
+	dirty  []ownerEntry
+	// pins is the node selector when reservations hold nodes (see
+	// pinned.go), pinTaken pinOut's scratch.
+	pins     cluster.NodeStates
+	pinTaken []cluster.Range
+	// visIDs are the slots of cs.visible (fast).
+	visIDs   []int32
+	wakeAt   workload.Time // the calendar wake-up pending, or −1
+	visible  []int         // the queue indices a pass sees (limits)
+	limitHit bool          // a pass found a visible job held by a limit
+	view     consView
+	dec      consDecisions
 	// checkPromises: the engine checks reservations (see Config.Constraints).
 	checkPromises bool
 	// wholeQueue: the policy sees the jobs a limit holds too
@@ -576,30 +617,8 @@ func (cs *constraints) nextBoundary(t workload.Time) workload.Time {
 // limitsAllow reports whether the limits let job j start now, given the
 // running jobs.
 func (cs *constraints) limitsAllow(j *workload.Job) bool {
-	for k := range cs.c.Limits {
-		l := &cs.c.Limits[k]
-		if !l.appliesTo(j) {
-			continue
-		}
-		if j.User < 0 {
-			// An unknown user (SWF −1) is no one user: only the
-			// association's limit holds.
-			if l.GrpCPUs > 0 && cs.grpCPUs[k]+j.Procs > l.GrpCPUs {
-				return false
-			}
-			continue
-		}
-		if l.MaxJobsPerUser > 0 && cs.userJobs.get(j.User) >= l.MaxJobsPerUser {
-			return false
-		}
-		if l.MaxCPUsPerUser > 0 && cs.userCPUs.get(j.User)+j.Procs > l.MaxCPUsPerUser {
-			return false
-		}
-		if l.GrpCPUs > 0 && cs.grpCPUs[k]+j.Procs > l.GrpCPUs {
-			return false
-		}
-	}
-	return true
+	ok, room := cs.room(&cs.owners[cs.ownerOfJob(j)])
+	return ok && j.Procs <= room
 }
 
 // growLimits returns how many of add more processors running job j may
@@ -617,6 +636,9 @@ func (cs *constraints) growLimits(j *workload.Job, add int) int {
 		if j.User >= 0 && l.MaxCPUsPerUser > 0 {
 			add = min(add, l.MaxCPUsPerUser-cs.userCPUs.get(j.User))
 		}
+		if j.User >= 0 && l.MaxCPUs > 0 {
+			add = min(add, l.MaxCPUs-cs.owners[cs.ownerOfJob(j)].cpus)
+		}
 		if l.GrpCPUs > 0 {
 			add = min(add, l.GrpCPUs-cs.grpCPUs[k])
 		}
@@ -631,6 +653,9 @@ func (cs *constraints) running(j *workload.Job, add int) {
 	}
 	cs.userJobs.add(j.User, add)
 	cs.userCPUs.add(j.User, add*j.Procs)
+	o := &cs.owners[cs.ownerOfJob(j)]
+	o.jobs += add
+	o.cpus += add * j.Procs
 	for k := range cs.c.Limits {
 		if cs.c.Limits[k].appliesTo(j) {
 			cs.grpCPUs[k] += add * j.Procs
@@ -643,6 +668,7 @@ func (cs *constraints) running(j *workload.Job, add int) {
 func (cs *constraints) submitted(j *workload.Job, add int) {
 	if cs.hasLimits {
 		cs.userSubmit.add(j.User, add)
+		cs.owners[cs.ownerOfJob(j)].submit += add
 	}
 }
 
@@ -665,6 +691,10 @@ func (cs *constraints) admit(j *workload.Job, limit, now workload.Time) string {
 			return fmt.Sprintf("limit %d: %d processors exceed MaxTRESPerUser=cpu=%d", k+1, j.Procs, l.MaxCPUsPerUser)
 		case l.GrpCPUs > 0 && j.Procs > l.GrpCPUs:
 			return fmt.Sprintf("limit %d: %d processors exceed GrpTRES=cpu=%d", k+1, j.Procs, l.GrpCPUs)
+		case l.MaxSubmitJobs > 0 && j.User >= 0 && cs.owners[cs.ownerOfJob(j)].submit >= l.MaxSubmitJobs:
+			return fmt.Sprintf("limit %d: user %d already has %d jobs submitted under account %d, MaxSubmitJobs %d (AssocMaxSubmitJobLimit)", k+1, j.User, cs.owners[cs.ownerOfJob(j)].submit, j.Group, l.MaxSubmitJobs)
+		case l.MaxCPUs > 0 && j.User >= 0 && j.Procs > l.MaxCPUs:
+			return fmt.Sprintf("limit %d: %d processors exceed the association's GrpTRES=cpu=%d", k+1, j.Procs, l.MaxCPUs)
 		}
 	}
 	if len(cs.resv) == 0 && len(cs.windows) == 0 {

@@ -169,6 +169,7 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 			up   bool
 			o    *Outcome
 			user int
+			acct int
 			jobs int
 			cpus int
 		}
@@ -185,19 +186,23 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 				if k == 0 {
 					d = 1
 				}
-				edges = append(edges, edge{sg.from, true, o, o.Job.User, d, sg.procs - held})
+				edges = append(edges, edge{sg.from, true, o, o.Job.User, o.Job.Group, d, sg.procs - held})
 				held = sg.procs
 			}
-			edges = append(edges, edge{o.End, false, o, o.Job.User, -1, -held})
+			edges = append(edges, edge{o.End, false, o, o.Job.User, o.Job.Group, -1, -held})
 		}
 		sort.SliceStable(edges, func(a, b int) bool {
 			return edges[a].at < edges[b].at || (edges[a].at == edges[b].at && !edges[a].up && edges[b].up)
 		})
 		jobs, cpus := map[int]int{}, map[int]int{}
+		ajobs, acpus := map[ownerKey]int{}, map[ownerKey]int{} // per user association
 		grp := 0
 		for _, e := range edges {
+			a := ownerKey{e.user, e.acct}
 			jobs[e.user] += e.jobs
 			cpus[e.user] += e.cpus
+			ajobs[a] += e.jobs
+			acpus[a] += e.cpus
 			grp += e.cpus
 			if !e.up {
 				continue
@@ -212,6 +217,10 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 				add(&e.o.Job, "limit", "limit %d: user %d ran %d jobs at %d, MaxJobsPerUser %d", k+1, e.user, jobs[e.user], e.at, l.MaxJobsPerUser)
 			case !noWho && l.MaxCPUsPerUser > 0 && cpus[e.user] > l.MaxCPUsPerUser:
 				add(&e.o.Job, "limit", "limit %d: user %d held %d processors at %d, MaxTRESPerUser=cpu=%d", k+1, e.user, cpus[e.user], e.at, l.MaxCPUsPerUser)
+			case !noWho && l.MaxJobs > 0 && ajobs[a] > l.MaxJobs:
+				add(&e.o.Job, "limit", "limit %d: user %d ran %d jobs under account %d at %d, MaxJobs %d", k+1, e.user, ajobs[a], e.acct, e.at, l.MaxJobs)
+			case !noWho && l.MaxCPUs > 0 && acpus[a] > l.MaxCPUs:
+				add(&e.o.Job, "limit", "limit %d: user %d held %d processors under account %d at %d, the association's GrpTRES=cpu=%d", k+1, e.user, acpus[a], e.acct, e.at, l.MaxCPUs)
 			case l.GrpCPUs > 0 && grp > l.GrpCPUs:
 				add(&e.o.Job, "limit", "limit %d: the association held %d processors at %d, GrpTRES=cpu=%d", k+1, grp, e.at, l.GrpCPUs)
 			}

@@ -71,7 +71,10 @@ func (v *consView) Fits(i int) bool {
 	if s.job.Procs > e.freeProcs() || (v.fit != nil && !v.fit.Fits(v.cs.visible[i])) {
 		return false
 	}
-	if v.cs.hasLimits && !v.cs.limitsAllow(&s.job) {
+	if v.cs.pins != nil && !e.fitsPinned(s) {
+		return false // it fits only on nodes a reservation holds
+	}
+	if v.cs.hasLimits && !v.cs.allowed(v.e.queue[v.cs.visible[i]], s.job.Procs) {
 		v.cs.limitHit = true
 		return false
 	}
@@ -192,14 +195,18 @@ func (e *Engine) consPass() {
 		e.headPhase = false
 		e.started = false
 		e.startedAt = e.startedAt[:0]
-		cs.visible = cs.visible[:0]
-		for qi, id := range e.queue {
-			allowed := !cs.hasLimits || cs.limitsAllow(&e.slots[id].job)
-			if allowed || cs.wholeQueue {
-				cs.visible = append(cs.visible, qi)
-			}
-			if !allowed {
-				e.slots[id].pending = PendingLimit
+		if cs.fast {
+			e.visibleFast()
+		} else {
+			cs.visible = cs.visible[:0]
+			for qi, id := range e.queue {
+				allowed := !cs.hasLimits || cs.allowed(id, e.slots[id].job.Procs)
+				if allowed || cs.wholeQueue {
+					cs.visible = append(cs.visible, qi)
+				}
+				if !allowed {
+					e.slots[id].pending = PendingLimit
+				}
 			}
 		}
 		cs.limitHit = false
@@ -220,23 +227,32 @@ func (e *Engine) consPass() {
 	}
 	// The first job no limit holds waits for processors, a reservation,
 	// its start window, or the policy.
-	for _, id := range e.queue {
-		s := &e.slots[id]
-		if cs.hasLimits && !cs.limitsAllow(&s.job) {
-			s.pending = PendingLimit
-			continue
+	first := int32(-1)
+	if cs.fast {
+		first = e.firstAllowedFast()
+	} else {
+		for _, id := range e.queue {
+			s := &e.slots[id]
+			if cs.hasLimits && !cs.allowed(id, s.job.Procs) {
+				s.pending = PendingLimit
+				continue
+			}
+			first = id
+			break
 		}
+	}
+	if first >= 0 {
+		s := &e.slots[first]
 		switch {
 		case s.job.Procs > e.freeProcs() || e.alloc != nil && !e.alloc.Fits(s.request()):
 			s.pending = PendingResources
 		case cs.startFrom(&s.job, s.limit, e.now) != e.now:
 			s.pending = PendingStartWindow
-		case !e.clearOfReservations(s):
+		case !e.clearOfReservations(s) || (cs.pins != nil && !e.fitsPinned(s)):
 			s.pending = PendingReservation
 		default:
 			s.pending = PendingPolicy
 		}
-		break
 	}
 	if len(e.queue) > 0 {
 		// Wake up when a reservation or a start window begins or ends:
@@ -254,6 +270,9 @@ func (cs *constraints) rebuild(e *Engine) {
 	cs.userCPUs.reset()
 	cs.userSubmit.reset()
 	clear(cs.grpCPUs)
+	if cs.hasLimits {
+		cs.rebuildOwners(e)
+	}
 	for _, r := range e.running {
 		cs.running(&e.slots[r.id].job, 1)
 		cs.submitted(&e.slots[r.id].job, 1)

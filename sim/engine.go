@@ -391,6 +391,10 @@ type Config struct {
 	// preempting running jobs of lower tiers (see Preemption); it needs an
 	// Allocator.
 	Preempt *Preemption
+
+	// slowLimits makes a pass walk the whole queue under limits, as it
+	// does when the owners' index cannot be used (tests compare both).
+	slowLimits bool
 }
 
 // Stats summarises a finished run.
@@ -814,6 +818,12 @@ func New(cfg Config) (*Engine, error) {
 		if w, ok := e.pol.(policy.WholeQueue); ok && w.WholeQueue() {
 			cs.wholeQueue = true
 		}
+		// A requeued job (a node failure) rejoins the queue where the
+		// owners' lists do not see it: the whole queue is walked then.
+		cs.fast = cs.hasLimits && !cs.wholeQueue && len(cfg.NodeEvents) == 0 && !cfg.slowLimits
+		if err := cs.initPins(e.alloc); err != nil {
+			return nil, err
+		}
 	}
 	_, conservative := e.pol.(*policy.Conservative)
 	e.promises = e.alloc == nil && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)
@@ -1204,6 +1214,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	s := &e.slots[id]
 	s.job = *j
 	if e.cons != nil {
+		e.cons.assign(id, j)
 		e.cons.submitted(j, 1)
 	}
 	s.started = false
@@ -1261,6 +1272,9 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 		e.emit(EventSubmitted, &s.job, s.job.Procs, 0)
 	}
 	e.queue = append(e.queue, id)
+	if e.cons != nil {
+		e.cons.joined(id, s.job.Seq, s.job.Procs)
+	}
 	if len(e.dense) == len(e.queue)-1 && len(e.dense) < denseKeep {
 		e.dense = append(e.dense, policy.QueuedOf(&s.job))
 	}
@@ -1281,6 +1295,9 @@ func (e *Engine) release(id int32) {
 	seq := s.job.Seq
 	k := e.SearchSeq(0, len(e.queue), seq+1)
 	e.queue = slices.Insert(e.queue, k, id)
+	if e.cons != nil {
+		e.cons.joined(id, seq, s.job.Procs)
+	}
 	if k <= len(e.dense) {
 		e.dense = slices.Insert(e.dense, k, policy.QueuedOf(&s.job))
 	}
@@ -1450,6 +1467,9 @@ func (e *Engine) pass() {
 			s.pending = PendingResources
 		} else {
 			s.pending = PendingPolicy
+		}
+		if e.cons != nil {
+			e.cons.touched(e.queue[0], s.job.Seq)
 		}
 	}
 	if e.quieter != nil {

@@ -84,7 +84,7 @@ func (v *consView) Refusal(i int) string {
 		return "limit"
 	case cs.startFrom(&s.job, s.limit, e.now) != e.now:
 		return "start window"
-	case s.job.Procs <= e.freeProcs() && !e.clearOfReservations(s):
+	case s.job.Procs <= e.freeProcs() && (!e.clearOfReservations(s) || (cs.pins != nil && e.alloc.Fits(s.request()) && !e.fitsPinned(s))):
 		return "reservation"
 	}
 	return ""

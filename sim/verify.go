@@ -349,6 +349,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	}
 	if opts.Constraints != nil {
 		vs = append(vs, verifyConstraints(opts.Constraints, procs, outs, ran, opts.NoWho)...)
+		vs = append(vs, verifyPinned(opts.Constraints, opts.Cluster, procs, outs, ran, opts.NoWho)...)
 	}
 	return vs
 }

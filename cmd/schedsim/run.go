@@ -74,8 +74,10 @@ every policy plans around them: no job runs into a reservation it may not
 use, starts inside a start window that forbids it, or runs over a user or
 account limit (held jobs block no one). Calendar rules use the trace's
 wall clock (UnixStartTime, TimeZoneString, or --timezone). --sched-interval
-runs the scheduler on a cycle. See the README's "Reservations, limits and
-calendars".
+runs the scheduler on a cycle. On a cluster of nodes a reservation's nodes
+are held exactly. [[priority_tier]] tables rank the jobs of an SWF queue or
+partition above others (Slurm's PriorityTier), backfilling behind them.
+See the README's "Reservations, limits and calendars".
 
 Long runs can be checkpointed (--checkpoint FILE, every --checkpoint-every
 of simulated time) and continued after a crash or SIGKILL with --resume FILE

@@ -134,6 +134,12 @@ func parseConstraint(c *sim.Constraints, fs []string) error {
 			case "max_wall":
 				n, err = num(v)
 				l.MaxWall = workload.Time(n)
+			case "assoc_max_jobs":
+				l.MaxJobs, err = num(v)
+			case "assoc_max_submit":
+				l.MaxSubmitJobs, err = num(v)
+			case "assoc_max_cpus":
+				l.MaxCPUs, err = num(v)
 			default:
 				err = fmt.Errorf("unknown key")
 			}

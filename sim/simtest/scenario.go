@@ -64,7 +64,7 @@ const ScheduleMarker = "-- schedule"
 //
 //	reservation NAME START DURATION [recur=once|daily|weekdays|weekends|weekly] [until=T] [procs=N] [users=1,2] [accounts=…] [partitions=…]
 //	window DAYS FROM-TO MAXWALL [partition=N] [queue=N]   # DAYS: Mon-Fri, Sat,Sun or *; FROM-TO: 07:00-16:00
-//	limit users=*|1,2 [accounts=…] [max_jobs=N] [max_submit=N] [max_cpus=N] [grp_cpus=N] [max_wall=N]
+//	limit users=*|1,2 [accounts=…] [max_jobs=N] [max_submit=N] [max_cpus=N] [grp_cpus=N] [max_wall=N] [assoc_max_jobs=N] [assoc_max_submit=N] [assoc_max_cpus=N]
 //
 // A reservation naming no users, accounts or partitions is a maintenance
 // one. The policy line may also give sched-interval=N (seconds).

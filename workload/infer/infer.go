@@ -232,6 +232,9 @@ type QueueRank struct {
 	Queue int
 	// Above and Below count the queues it ranks above and below.
 	Above, Below int
+	// Tier is its [[priority_tier]]: 1 for the lowest of the queues
+	// ranked, one more for each higher level of Above − Below.
+	Tier int
 }
 
 // Result is what inference found.
@@ -250,8 +253,7 @@ type Result struct {
 	Windows      []StartWindow
 	Limits       []Limit
 	// Queues is the queue priority order found, highest first, and
-	// QueueEvidence its evidence (the contract has no key for it: it is
-	// written as comments).
+	// QueueEvidence its evidence (written as [[priority_tier]] tables).
 	Queues        []QueueRank
 	QueueEvidence []string
 	// Notes are comments on what was looked for and not found.

@@ -376,6 +376,10 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 			MaxJobs int      `toml:"max_jobs_per_user"`
 			MaxCPUs int      `toml:"max_cpus_per_user"`
 		} `toml:"limit"`
+		PriorityTier []struct {
+			Queue int `toml:"queue"`
+			Tier  int `toml:"tier"`
+		} `toml:"priority_tier"`
 	}
 	md, err := toml.Decode(string(b), &sc)
 	if err != nil {
@@ -409,6 +413,14 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 		names[res.Name] = true
 		if want.Recur != "once" && res.Recur != want.Recur {
 			t.Errorf("reservation %s: recur %q, want %q", res.Name, res.Recur, want.Recur)
+		}
+	}
+	if len(sc.PriorityTier) != len(r.Queues) {
+		t.Errorf("%d priority tiers in the file, %d queues ranked", len(sc.PriorityTier), len(r.Queues))
+	}
+	for i, pt := range sc.PriorityTier {
+		if q := r.Queues[i]; pt.Queue != q.Queue || pt.Tier != q.Tier || pt.Tier < 1 || (i > 0 && pt.Tier > sc.PriorityTier[i-1].Tier) {
+			t.Errorf("priority tier %+v, want queue %d tier %d, tiers not rising down the order", pt, q.Queue, q.Tier)
 		}
 	}
 	if len(sc.StartWindow) != len(r.Windows) || len(sc.Limit) != len(r.Limits) {

@@ -14,7 +14,11 @@ type qev struct {
 
 // queues finds an order of priority between queues: queue p ranks above
 // queue q when p's jobs started ahead of q's jobs submitted before them,
-// still waiting, often, and far more often than the reverse.
+// still waiting, often, and far more often than the reverse. Only the
+// overtakes that backfilling cannot explain count: the waiting job asked
+// for no more processors and no more time than the one that went ahead
+// (it would have fit wherever and whenever that one ran), so only a
+// priority put the later job first.
 func (r *Result) queues(jobs []Job, opt Options) {
 	evs := make([]qev, 0, 2*len(jobs))
 	for i := range jobs {
@@ -45,6 +49,17 @@ func (r *Result) queues(jobs []Job, opt Options) {
 		return cmp.Compare(a.id, b.id)
 	}
 	waiting := map[int][]key{}
+	byKey := map[key]*Job{}
+	// fitsIn reports whether waiting job a asked for no more than b.
+	fitsIn := func(a, b *Job) bool {
+		if a.Procs > b.Procs {
+			return false
+		}
+		if b.ReqTime <= 0 {
+			return true // b asked for no limit: a asked for no more
+		}
+		return a.ReqTime > 0 && a.ReqTime <= b.ReqTime
+	}
 	over := map[[2]int]int{} // over[{p, q}]: p's starts ahead of earlier q jobs
 	for _, e := range evs {
 		q := e.j.Queue
@@ -53,6 +68,7 @@ func (r *Result) queues(jobs []Job, opt Options) {
 			w := waiting[q]
 			i, _ := slices.BinarySearchFunc(w, k, less)
 			waiting[q] = slices.Insert(w, i, k)
+			byKey[k] = e.j
 			continue
 		}
 		w := waiting[q]
@@ -65,7 +81,13 @@ func (r *Result) queues(jobs []Job, opt Options) {
 			}
 			// Each pair's count is its own: map order does not reach it.
 			n, _ := slices.BinarySearchFunc(ow, k, less)
-			over[[2]int{q, oq}] += n
+			c := 0
+			for _, wk := range ow[:n] {
+				if fitsIn(byKey[wk], e.j) {
+					c++
+				}
+			}
+			over[[2]int{q, oq}] += c
 		}
 	}
 	qs := sortedKeys(waiting)
@@ -83,7 +105,7 @@ func (r *Result) queues(jobs []Job, opt Options) {
 			if p != q && a >= opt.QueueMinOvertakes && float64(a) >= opt.QueueRatio*float64(b) {
 				ranks[p].Above++
 				ranks[q].Below++
-				r.QueueEvidence = append(r.QueueEvidence, fmt.Sprintf("queue %d above queue %d: %d times a queue-%d job started ahead of waiting queue-%d jobs submitted before it (counting each), against %d the other way.", p, q, a, p, q, b))
+				r.QueueEvidence = append(r.QueueEvidence, fmt.Sprintf("queue %d above queue %d: %d times a queue-%d job started ahead of a waiting queue-%d job submitted before it that asked for no more processors and no more time (counting each), against %d the other way.", p, q, a, p, q, b))
 			}
 		}
 	}
@@ -97,4 +119,14 @@ func (r *Result) queues(jobs []Job, opt Options) {
 	slices.SortStableFunc(r.Queues, func(a, b QueueRank) int {
 		return cmp.Compare(b.Above-b.Below, a.Above-a.Below)
 	})
+	var levels []int
+	for _, q := range r.Queues {
+		levels = append(levels, q.Above-q.Below)
+	}
+	slices.Sort(levels)
+	levels = slices.Compact(levels)
+	for i := range r.Queues {
+		k, _ := slices.BinarySearch(levels, r.Queues[i].Above-r.Queues[i].Below)
+		r.Queues[i].Tier = k + 1
+	}
 }

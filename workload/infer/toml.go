@@ -54,7 +54,7 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 	}
 	if len(r.Queues) > 0 {
 		fmt.Fprintln(b)
-		comment("Queue priorities (no scenario key holds them yet; for the reader):")
+		comment("Queue priorities: the jobs of a higher tier are scheduled first (Slurm's PriorityTier), backfilling behind them.")
 		var order []string
 		for _, q := range r.Queues {
 			order = append(order, strconv.Itoa(q.Queue))
@@ -62,6 +62,9 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 		comment("  order, highest first: " + strings.Join(order, " > "))
 		for _, e := range r.QueueEvidence {
 			comment("  " + e)
+		}
+		for _, q := range r.Queues {
+			fmt.Fprintf(b, "\n[[priority_tier]]\nqueue = %d\ntier = %d\n", q.Queue, q.Tier)
 		}
 	}
 	groups := []struct {

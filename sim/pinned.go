@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Reservations on nodes (Reservation.Nodes) on a cluster of nodes: while
+// the engine asks the node selector whether a job fits now, or where it
+// starts, it takes out of the selector's pool the idle nodes of every
+// reservation the job may not use and whose occurrences its requested
+// time would overlap, and puts them back after. So no such job is placed
+// on them, and a job that fits only there waits; the policies plan with
+// the reservation's processors as a count, as for any reservation.
+
+// initPins checks the reservations' nodes against the cluster and turns
+// the pinning on when some reservation names nodes.
+func (cs *constraints) initPins(alloc cluster.Allocator) error {
+	any := false
+	for i := range cs.c.Reservations {
+		any = any || len(cs.c.Reservations[i].Nodes) > 0
+	}
+	if !any {
+		return nil
+	}
+	ns, ok := alloc.(cluster.NodeStates)
+	if !ok {
+		return nil // a processor pool: the reservation holds a count
+	}
+	for i := range cs.c.Reservations {
+		r := &cs.c.Reservations[i]
+		for _, n := range r.Nodes {
+			if n.Lo < 0 || n.Hi > ns.Nodes() || n.Lo >= n.Hi {
+				return fmt.Errorf("sim: reservation %q: nodes %d-%d: the cluster has nodes 0-%d", r.Name, n.Lo, n.Hi-1, ns.Nodes()-1)
+			}
+		}
+	}
+	cs.pins = ns
+	return nil
+}
+
+// pinOut takes out of the node selector's pool the idle nodes that the
+// job of slot s, started now, may not use: those of the reservations that
+// do not admit it and have an occurrence within its requested time. It
+// returns what it took, for pinBack.
+func (e *Engine) pinOut(s *slot) []cluster.Range {
+	cs := e.cons
+	taken := cs.pinTaken[:0]
+	end := workload.Forever
+	if s.limit > 0 {
+		end = e.now + s.limit
+	} else {
+		end = e.now + calendarHorizon*cs.c.tick()
+	}
+	for k := range cs.c.Reservations {
+		r := &cs.c.Reservations[k]
+		if len(r.Nodes) == 0 || r.Admits(&s.job) {
+			continue
+		}
+		active, next := cs.resv[k].at(e.now)
+		if !active && next >= end {
+			continue // no occurrence before the job ends
+		}
+		for _, n := range r.Nodes {
+			taken = cs.pins.TakeFree(cs.pins.NodeUnits(n), taken)
+		}
+	}
+	cs.pinTaken = taken
+	return taken
+}
+
+// pinBack returns what pinOut took to the pool.
+func (e *Engine) pinBack(taken []cluster.Range) {
+	if len(taken) > 0 {
+		e.cons.pins.PutBack(taken)
+	}
+}
+
+// fitsPinned reports whether the job of slot s fits the nodes now, the
+// reservations' nodes it may not use aside.
+func (e *Engine) fitsPinned(s *slot) bool {
+	taken := e.pinOut(s)
+	ok := e.alloc.Fits(s.request())
+	e.pinBack(taken)
+	return ok
+}
+
+// verifyPinned checks, on a cluster of nodes c, that no job ran on the
+// nodes of a reservation it may not use during one of its occurrences
+// (jobs.csv's allocations: nodes under linear, cores under cons_res).
+// noWho: the jobs' users, accounts and partitions are unknown, so only
+// maintenance reservations are checked.
+func verifyPinned(cons *Constraints, c *cluster.Spec, procs int, outs []Outcome, ran []int, noWho bool) []Violation {
+	if c == nil {
+		return nil
+	}
+	var vs []Violation
+	nt := newNodeTimeline(nil, 1, procs, c)
+	for k := range cons.Reservations {
+		r := &cons.Reservations[k]
+		if len(r.Nodes) == 0 || (noWho && !r.Maint) {
+			continue
+		}
+		held := make([]bool, len(nt.events))
+		for _, n := range r.Nodes {
+			for x := max(n.Lo, 0); x < min(n.Hi, len(held)); x++ {
+				held[x] = true
+			}
+		}
+		rec := reservationRecurrence(&cons.Calendar, r)
+		for _, i := range ran {
+			o := &outs[i]
+			if r.Admits(&o.Job) {
+				continue
+			}
+			active, next := rec.at(o.Start)
+			if !active && next >= o.End {
+				continue
+			}
+			on := -1
+			for _, a := range o.Alloc {
+				for u := a.Lo; u < a.Hi && on < 0; u++ {
+					if u >= 0 && u < nt.units && held[nt.node(u)] {
+						on = nt.node(u)
+					}
+				}
+			}
+			if on >= 0 {
+				at := o.Start
+				if !active {
+					at = next
+				}
+				vs = append(vs, Violation{JobID: o.Job.ID, Rule: "reservation", Msg: fmt.Sprintf("ran %d-%d on node %d, which reservation %q holds from %d", o.Start, o.End, on, r.Name, at)})
+			}
+		}
+	}
+	return vs
+}
