@@ -94,7 +94,7 @@ var Combinations = []Combination{
 	{FeatureTiers, FeatureScoreD, "SCore-D's priority queues are its own ranking of the jobs, by queue number, with their own modes and states", true},
 	{FeatureTiers, FeatureExternal, "the external program is the policy and orders its queue itself (the hello gives it the jobs' queues and partitions)", true},
 	{FeatureTiers, FeatureConservative, "conservative backfilling plans every job in submission order, which a ranking by tier would overturn at every submission", true},
-	{FeatureTiers, FeaturePreempt, "preemption ranks by the cluster's partitions' PriorityTier; a second ranking by queue is not combined with it", false},
+	{FeatureTiers, FeaturePreempt, "Slurm has one PriorityTier per partition, which both the scheduling order and preempt/partition_prio read; with preemption the tiers are the [cluster] partitions' own, and [[priority_tier]] would be a second, different value of the same parameter (as on any [cluster] whose partitions have tiers)", true},
 }
 
 // features returns the features the scenario uses, in the order of the
