@@ -78,7 +78,6 @@ var Combinations = []Combination{
 	{FeatureCalendar, FeatureScoreD, "SCore-D has no reservations or association limits: its admin sets dedicated time by deactivating and activating queues, and bounds jobs with the queues' CPU time, memory and disk limits", true},
 	{FeatureCycle, FeatureScoreD, "SCore-D's scheduler has one period, its gang time quantum (--quantum, milliseconds to a second): it takes waiting jobs into the matrix as it switches rows, which the engine applies at every event; a cycle of Slurm's or PBS's kind laid over it is not SCore-D's", true},
 	{FeaturePower, FeatureScoreD, "the power model meters the processor pool of the main engine; SCore-D's gang time sharing is not metered", false},
-	{FeatureSwitching, FeatureClusters, "a cluster of clusters assigns each job a member cluster, whose nodes it cannot take out of service", false},
 	{FeatureSwitchPlan, FeatureExternal, "plan switches nodes around the head job's start as the engine plans it (batsched's energy_bf: a scheduler and its power manager in one); an external program is the scheduler and makes its own plan, which the engine does not know (--power-policy idle:T combines)", true},
 	{FeatureTimeUnit, FeatureGrow, "HPC Pack's job model reads its times in seconds", false},
 	{FeatureTimeUnit, FeatureFilters, "HPC Pack's filters, templates and hold times are in seconds", false},
