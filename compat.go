@@ -79,8 +79,6 @@ var Combinations = []Combination{
 	{FeatureCycle, FeatureScoreD, "SCore-D's scheduler has one period, its gang time quantum (--quantum, milliseconds to a second): it takes waiting jobs into the matrix as it switches rows, which the engine applies at every event; a cycle of Slurm's or PBS's kind laid over it is not SCore-D's", true},
 	{FeaturePower, FeatureScoreD, "the power model meters the processor pool of the main engine; SCore-D's gang time sharing is not metered", false},
 	{FeatureSwitchPlan, FeatureExternal, "plan switches nodes around the head job's start as the engine plans it (batsched's energy_bf: a scheduler and its power manager in one); an external program is the scheduler and makes its own plan, which the engine does not know (--power-policy idle:T combines)", true},
-	{FeatureTimeUnit, FeatureGrow, "HPC Pack's job model reads its times in seconds", false},
-	{FeatureTimeUnit, FeatureFilters, "HPC Pack's filters, templates and hold times are in seconds", false},
 	{FeatureClosedLoop, FeatureActivation, "a job its activation filters keep waiting to the end of the run (still queued, SUBMITTED) never ends, so the jobs that follow it in the loop would never be submitted: the loop and the filters disagree on whether they exist", true},
 	{FeaturePreempt, FeatureClusters, "preemption by partition priority runs on one cluster: a suspended job resumes on the nodes it held, which a cluster of clusters assigns per member", false},
 	{FeatureTimeUnit, FeaturePreempt, "the preemption metadata of jobs.csv (preempted=, runs=, lost=) is written in ticks, not in seconds with the unit's decimals", false},
