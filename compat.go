@@ -61,7 +61,6 @@ var Combinations = []Combination{
 	{FeatureScoreD, FeatureEstimates, "SCore-D schedules by queue priority and never plans ahead, so it has no use for a runtime estimate; a job's limit is its queue's maximum CPU time", true},
 	{FeatureScoreD, FeatureGrow, "SCore-D's jobs run on the processors they were given; growing jobs is HPC Pack's model", true},
 	{FeatureScoreD, FeatureFilters, "HPC Pack's filters and templates belong to HPC Pack's scheduler, not to SCore-D's queues", true},
-	{FeatureNodes, FeatureActivation, "activation filters reserve on the processor pool", false},
 	{FeatureNodes, FeatureGrow, "growing jobs grow on the processor pool", false},
 	{FeatureGrow, FeatureConservative, "conservative backfilling plans every job on a fixed processor count, which growth changes under the plan", true},
 	{FeatureGrow, FeatureSlurm, "Slurm's backfill plans every job on a fixed processor count, which growth changes under the plan", true},

@@ -19,6 +19,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -373,8 +374,13 @@ type jobNote struct {
 	since workload.Time // when the job entered state
 	next  workload.Time // next re-evaluation (blocked, reserving)
 	resv  int           // processors it reserves (reserving): the candidate resources it got result 2 for
-	tried int64         // the last pass in which the job was refused
-	seen  workload.Time // the last pass at which it was refused, or could not be asked (blocked, no room)
+	// resvAt are the resources it reserves on a cluster of nodes (the
+	// node selector's units), nil on a pool of processors; out says
+	// whether they are out of the pass's scratch selector (Filtered).
+	resvAt []cluster.Range
+	out    bool
+	tried  int64         // the last pass in which the job was refused
+	seen   workload.Time // the last pass at which it was refused, or could not be asked (blocked, no room)
 
 	last   Result // its last refusal
 	lastBy string // the filter that gave it
