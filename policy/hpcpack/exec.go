@@ -40,7 +40,8 @@ const DefaultFilterTimeout = 15 * time.Second
 // and changed HoldUntil in the file, the job is held until then. The
 // environment carries SCHEDSIM_FILTER_KIND (submission or activation),
 // SCHEDSIM_FILTER_REVERT (1 when called to undo, see below) and
-// SCHEDSIM_TIME (the simulated instant, seconds).
+// SCHEDSIM_TIME (the simulated instant, seconds; with a Tick above 1,
+// seconds with the unit's decimals).
 //
 // The program runs in a process group of its own (on Unix). One that does
 // not answer within Timeout is killed with its group and the result is

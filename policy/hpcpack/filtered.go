@@ -155,7 +155,9 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 	f.nv, f.ns, f.units = nil, nil, nil
 	if nv, ok := v.(selectorView); ok {
 		if ns, ok := d.(policy.NodeStarter); ok {
-			f.scratch = cluster.CloneInto(f.scratch, nv.Scratch())
+			// A copy of the selector, valid for this pass (nothing else
+			// asks the view for one before the next).
+			f.scratch = nv.Scratch()
 			if units, ok := f.scratch.(cluster.NodeStates); ok {
 				f.nv, f.ns, f.units = nv, ns, units
 			}
