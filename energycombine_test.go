@@ -44,8 +44,9 @@ switch_on_watts = 125
 // node; the test slurm.conf's heterogeneous nodes, by NodeName), node failures and maintenance (kill, requeue; on the pool and on
 // a cluster), and switching nodes off on a cluster's nodes (linear,
 // cons_res, the slurm.conf's partitions), with node events, and under
-// conservative backfilling, Slurm's backfill, reservations and limits, and
-// a scheduler cycle. A switching run starts and rejects the jobs the run
+// conservative backfilling, Slurm's backfill, reservations and limits, a
+// scheduler cycle, and on a cluster of clusters (each cluster's idle nodes
+// switched, with and without node events). A switching run starts and rejects the jobs the run
 // without switching does.
 func TestPowerCombinations(t *testing.T) {
 	if _, err := os.Stat(hpc2nTrace); err != nil {
@@ -55,6 +56,12 @@ func TestPowerCombinations(t *testing.T) {
 	events := writeFile(t, dir, "events.txt", "# two failures and a maintenance\n4950000 DOWN 0-59 power supply\n4955000 RESUME 0-59\n4958000 DRAIN 60-89 firmware\n4965000 RESUME 60-89\n4980000 DOWN 60-119 cooling\n4990000 RESUME 60-119\n")
 	clusterOf := func(sel string) string {
 		return "[cluster]\nselect = \"" + sel + "\"\n[[cluster.groups]]\nname = \"n\"\ncount = 120\ncores = 2\n"
+	}
+	// HPC2N's nodes as a cluster of two clusters of 60 nodes, the second
+	// twice as fast.
+	clustersOf := func(sel string) string {
+		return "[[clusters]]\nselect = \"" + sel + "\"\n[[clusters.groups]]\nname = \"a\"\ncount = 60\ncores = 2\n" +
+			"[[clusters]]\nselect = \"" + sel + "\"\n[[clusters.groups]]\nname = \"b\"\ncount = 60\ncores = 2\nspeed = 2\n"
 	}
 	calendar := "[[reservation]]\nname = \"maint\"\nstart = \"1d\"\nduration = \"2h\"\nrecur = \"weekly\"\nprocs = 64\n[[limit]]\nusers = [\"*\"]\nmax_jobs_per_user = 8\n"
 	// The power of the node classes of the test slurm.conf, each named
@@ -118,6 +125,11 @@ func TestPowerCombinations(t *testing.T) {
 		{"switching/calendar plan", setup{hpc2nPower("") + calendar, func(sc *Scenario) { sc.Backfill, sc.PowerPolicy = "conservative", "plan" }}, nil},
 		{"switching/cycle idle", setup{hpc2nPower(""), func(sc *Scenario) { sc.SchedInterval, sc.PowerPolicy = "60", "idle:10m" }}, nil},
 		{"switching/cycle plan", setup{hpc2nPower(""), func(sc *Scenario) { sc.SchedInterval, sc.PowerPolicy = "60", "plan" }}, nil},
+		{"switching/clusters idle", setup{clustersOf("linear") + hpc2nPower(""), func(sc *Scenario) { sc.Backfill, sc.PowerPolicy = "easy", "idle:10m" }}, nil},
+		{"switching/clusters plan", setup{clustersOf("cons_res") + hpc2nPower(""), func(sc *Scenario) { sc.Backfill, sc.PowerPolicy = "easy", "plan" }}, nil},
+		{"switching/clusters node events", setup{clustersOf("linear") + hpc2nPower(""), func(sc *Scenario) {
+			sc.NodeEvents, sc.OnNodeFail, sc.PowerPolicy = events, "requeue", "idle:10m"
+		}}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := Default()

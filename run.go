@@ -791,7 +791,19 @@ func (o *runner) hpcPack(epoch time.Time) (*hpcpack.Model, error) {
 	if log == nil {
 		log = stderrLog
 	}
-	return cfg.build(log, epoch)
+	h, err := cfg.build(log, epoch)
+	if err != nil {
+		return nil, err
+	}
+	tick, err := o.ticks()
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	// HPC Pack's settings, templates and filters speak seconds; the
+	// engine ticks.
+	h.SetTick(workload.Time(tick))
+	return h, nil
 }
 
 // jobTables are the per-job tables --format asks for: jobs.csv (whose

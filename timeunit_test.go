@@ -69,8 +69,14 @@ type unitRun struct {
 // returns the two runs.
 func unitRuns(t *testing.T, same bool, setup func(t *testing.T, sc *Scenario, unit, dir string)) [2]unitRun {
 	t.Helper()
+	return unitRunsN(t, same, 0, setup)
+}
+
+// unitRunsN is unitRuns on the first maxJobs jobs of unitTrace (0: all).
+func unitRunsN(t *testing.T, same bool, maxJobs int64, setup func(t *testing.T, sc *Scenario, unit, dir string)) [2]unitRun {
+	t.Helper()
 	dir := t.TempDir()
-	trace := batsimOf(t, unitTrace, dir, 0)
+	trace := batsimOf(t, unitTrace, dir, maxJobs)
 	var runs [2]unitRun
 	for i, unit := range []string{"s", "ms"} {
 		sc := Default()

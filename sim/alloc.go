@@ -53,8 +53,10 @@ type nodeView struct {
 
 var _ policy.NodeView = nodeView{}
 
-// Scratch implements policy.NodeView.
-func (v nodeView) Scratch() cluster.Allocator {
+// Scratch implements policy.NodeView (and, on any node selector, gives a
+// copy of it to a policy that places jobs itself, such as HPC Pack's
+// activation filters, which keep resources reserved).
+func (v allocView) Scratch() cluster.Allocator {
 	v.will.plan = cluster.CloneInto(v.will.plan, v.alloc)
 	return v.will.plan
 }
@@ -66,12 +68,13 @@ func (v nodeView) Held(k int) cluster.Held {
 	return cluster.Held{End: rj.predEnd, Req: x.request(), Alloc: x.alloc}
 }
 
-// Request implements policy.NodeView.
-func (v nodeView) Request(i int) cluster.Request { return v.slots[v.queue[i]].request() }
+// Request implements policy.NodeView (see Scratch).
+func (v allocView) Request(i int) cluster.Request { return v.slots[v.queue[i]].request() }
 
-// StartOn implements policy.NodeStarter: queued job i starts on rs.
+// StartOn implements policy.NodeStarter: queued job i starts on rs (on a
+// cluster of clusters too, where rs then sets the job's cluster).
 func (e *Engine) StartOn(i int, rs []cluster.Range) {
-	if e.alloc == nil || e.scale != nil {
+	if e.alloc == nil {
 		panic(fmt.Sprintf("sim: policy %s chose the resources of a job on a machine without nodes to choose", e.pol.Name()))
 	}
 	e.startOn = rs

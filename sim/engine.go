@@ -1781,6 +1781,9 @@ func (e *Engine) startWith(i, procs int) {
 	}
 	switch {
 	case e.scale != nil: // allocated above
+		if e.pw != nil {
+			e.powerBusy(s.alloc, 1)
+		}
 	case e.alloc != nil:
 		held = e.allocate(s)
 		if e.pw != nil {

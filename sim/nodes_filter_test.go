@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -172,4 +173,56 @@ func TestNodeEventsStuckQueueIsABug(t *testing.T) {
 		}
 	}()
 	eng.Run(simtest.NewSource([]workload.Job{job(1, 0, 4, 100, 100)}), &simtest.Recorder{})
+}
+
+// TestActivationReservesNodes: on a cluster of nodes, activation result 2
+// keeps the candidate nodes themselves, not a count of processors. Four
+// 1-core nodes under select/linear, nodes 0–1 in partition 1 (the
+// default), 2–3 in partition 2. Job 2 (partition 2, 2 nodes) gets 2 at 0
+// and keeps nodes 2–3; job 3 (partition 2, 1 node) would fit them by
+// count beside the idle nodes 0–1, but they are kept, so it waits; job 4
+// (partition 1) backfills on node 0 at once. At 60 job 2's filter says 0
+// and it starts on its nodes; job 3 starts when it ends, at 110.
+func TestActivationReservesNodes(t *testing.T) {
+	for _, c := range []struct {
+		sel   string
+		inner func() policy.Policy
+	}{
+		{cluster.SelectLinear, func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }},
+		{cluster.SelectConsRes, func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }},
+	} {
+		inner := c.inner()
+		t.Run(c.sel+"/"+inner.Name(), func(t *testing.T) {
+			spec := &cluster.Spec{Select: c.sel,
+				Groups:     []cluster.NodeGroup{{Name: "a", Count: 2, Cores: 1}, {Name: "b", Count: 2, Cores: 1}},
+				Partitions: []cluster.Partition{{Name: "pa", Groups: []string{"a"}, SWF: 1, Default: true}, {Name: "pb", Groups: []string{"b"}, SWF: 2}}}
+			al, err := spec.NewAllocator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := &scripted{name: "s", script: map[int64][]hpcpack.Result{2: {hpcpack.Exit(2, "")}}}
+			h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{f}, Reevaluate: 60}
+			pol, err := h.Wrap(inner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j2, j3, j4 := job(2, 0, 2, 50, 50), job(3, 1, 1, 10, 10), job(4, 1, 1, 10, 10)
+			j2.Partition, j3.Partition, j4.Partition = 2, 2, 1
+			j2.Seq, j3.Seq, j4.Seq = 0, 1, 2
+			rec, _ := simtest.Run(t, sim.Config{Procs: 4, Policy: pol, Allocator: al, Admission: h, Annotator: h}, []workload.Job{j2, j3, j4})
+			for _, w := range []struct {
+				id         int64
+				start, end workload.Time
+				alloc      string
+			}{{2, 60, 110, "[{2 4}]"}, {3, 110, 120, "[{2 3}]"}, {4, 1, 11, "[{0 1}]"}} {
+				r := rec.ByID(t, w.id)
+				if r.Start != w.start || r.End != w.end || fmt.Sprint(r.Alloc) != w.alloc {
+					t.Errorf("job %d ran %d–%d on %v, want %d–%d on %s", w.id, r.Start, r.End, r.Alloc, w.start, w.end, w.alloc)
+				}
+			}
+			if r := rec.ByID(t, 2); r.Note != "activate=0x1,2x1 reserving_sec=60" {
+				t.Errorf("job 2 note %q", r.Note)
+			}
+		})
+	}
 }

@@ -206,3 +206,52 @@ func TestPowerCluster(t *testing.T) {
 		t.Errorf("power log %v, want %v", log, want)
 	}
 }
+
+// TestPowerFederation switches the nodes of a cluster of clusters: two
+// clusters of two 1-core nodes (nodes 0–1 and 2–3), an idle timeout of
+// 10 s, switches of 5 s (off) and 20 s (on), FCFS. Every idle node of
+// either cluster sleeps; a job is woken the nodes of its own cluster
+// (job 2, assigned cluster 1 while all sleep, wakes nodes 0–1; job 4,
+// assigned cluster 2 because job 3 already waits on cluster 1, wakes node
+// 2 alone); a node off counts as busy in its cluster's load, as a node out
+// of service does.
+func TestPowerFederation(t *testing.T) {
+	member := func() cluster.FederationMember {
+		m, err := cluster.MemberOf(&cluster.Spec{Select: cluster.SelectLinear, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	var log []string
+	cfg := sim.Config{Procs: 4, Policy: policy.FCFS{}, Allocator: cluster.NewFederation([]cluster.FederationMember{member(), member()}),
+		Power: &sim.Power{NodeSize: 1, IdleTimeout: 10, SwitchOff: 5, SwitchOn: 20,
+			Log: func(at workload.Time, n int, c sim.PowerChange) { log = append(log, fmt.Sprintf("%d:%d:%d", at, n, c)) }}}
+	jobs := []workload.Job{
+		{Seq: 0, ID: 1, Submit: 0, Procs: 1, Run: 10, Estimate: 10},
+		{Seq: 1, ID: 2, Submit: 100, Procs: 2, Run: 10, Estimate: 10},
+		{Seq: 2, ID: 3, Submit: 125, Procs: 1, Run: 10, Estimate: 10},
+		{Seq: 3, ID: 4, Submit: 125, Procs: 1, Run: 10, Estimate: 10},
+	}
+	rec := runJobs(t, cfg, jobs)
+	for _, c := range []struct {
+		id         int64
+		start, end workload.Time
+		alloc      string
+	}{{1, 0, 10, "[{0 1}]"}, {2, 120, 130, "[{0 2}]"}, {3, 130, 140, "[{0 1}]"}, {4, 145, 155, "[{2 3}]"}} {
+		r := rec.ByID(t, c.id)
+		if r.Start != c.start || r.End != c.end || fmt.Sprint(r.Alloc) != c.alloc {
+			t.Errorf("job %d ran %d–%d on %v, want %d–%d on %s", c.id, r.Start, r.End, r.Alloc, c.start, c.end, c.alloc)
+		}
+	}
+	// At 10 the idle nodes 1, 2 and 3 go off, node 0 (job 1's) at 20;
+	// job 2 wakes cluster 1's nodes at 100, job 4 node 2 at 125; then
+	// nodes 1 and 0 go off 10 s after their last job (the run ends with
+	// job 4, before node 2's timeout).
+	want := []string{"10:1:0", "15:1:1", "10:2:0", "15:2:1", "10:3:0", "15:3:1", "20:0:0", "25:0:1",
+		"100:0:2", "120:0:3", "100:1:2", "120:1:3", "125:2:2", "145:2:3",
+		"140:1:0", "145:1:1", "150:0:0", "155:0:1"}
+	if !slices.Equal(log, want) {
+		t.Errorf("power log %v,\nwant %v", log, want)
+	}
+}

@@ -392,3 +392,21 @@ func TestCheckpointKillResumeTimeUnit(t *testing.T) {
 		t.Fatal("the run is not in ms")
 	}
 }
+
+// Activation filters on a cluster of nodes, killed after some checkpoints
+// and resumed, write the same files as a run never interrupted: the nodes
+// each reserving job keeps (result 2) are saved with the filters' notes.
+func TestCheckpointKillResumeNodesActivation(t *testing.T) {
+	trace := filepath.Join("..", "..", "..", "shared", "traces", "HPC2N-2002-first3170.swf.gz")
+	if _, err := os.Stat(trace); err != nil {
+		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", trace)
+	}
+	dir := t.TempDir()
+	config := writeFile(t, dir, "nodes.toml", "[cluster]\nselect = \"cons_res\"\n[[cluster.groups]]\nname = \"n\"\ncount = 120\ncores = 2\n"+
+		"[filters]\nactivation = [\"licenses\"]\n[licenses]\nwhen_short = 2\n[licenses.pool]\nfluent = 12\n"+
+		"[templates.Big]\nlicenses = \"fluent:2\"\n[[template_rules]]\ntemplate = \"Big\"\nmin_procs = 8\n")
+	want := killResumeCompare(t, dir, 3, "10d", "run", "--trace", trace, "-q", "--max-jobs", "1500", "--config", config, "--backfill", "easy")
+	if !bytes.Contains(want["jobs.csv"], []byte("reserving_sec=")) {
+		t.Fatal("no job kept its nodes reserved: the test does not exercise them")
+	}
+}

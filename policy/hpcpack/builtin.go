@@ -260,6 +260,10 @@ type Quota struct {
 	Limit float64
 	// Window is the length of a window, in seconds.
 	Window workload.Time
+	// Tick is the number of the engine's ticks in a second (0 or 1:
+	// seconds): the jobs' times and the activation's instant are in
+	// ticks, Limit and Window in seconds.
+	Tick workload.Time
 
 	users map[int]*quotaUser
 	undo  map[int64]quotaUndo // by job Seq: how to revert its last growth
@@ -273,7 +277,7 @@ type quotaUndo struct {
 
 type quotaUser struct {
 	window  int64   // the window used refers to
-	used    float64 // processor-seconds of ended jobs in that window
+	used    float64 // processor-ticks of ended jobs in that window
 	running []quotaRun
 }
 
@@ -299,6 +303,9 @@ func (q *Quota) Validate() error {
 	return nil
 }
 
+// window returns the length of a window in ticks.
+func (q *Quota) window() workload.Time { return q.Window * max(q.Tick, 1) }
+
 // user returns u's usage record, rolled to the window of now.
 func (q *Quota) user(id int, now workload.Time) *quotaUser {
 	if q.users == nil {
@@ -309,19 +316,23 @@ func (q *Quota) user(id int, now workload.Time) *quotaUser {
 		u = &quotaUser{}
 		q.users[id] = u
 	}
-	if w := int64(now / q.Window); w != u.window {
+	if w := int64(now / q.window()); w != u.window {
 		u.window, u.used = w, 0
 	}
 	return u
 }
 
-// Used returns user's processor-seconds in the window of now.
+// Used returns user's processor-seconds in the window of now (an instant
+// in ticks).
 func (q *Quota) Used(user int, now workload.Time) float64 {
 	u := q.user(user, now)
-	from := workload.Time(u.window) * q.Window
+	from := workload.Time(u.window) * q.window()
 	used := u.used
 	for _, r := range u.running {
 		used += float64(r.procs) * float64(now-max(r.start, from))
+	}
+	if q.Tick > 1 {
+		used /= float64(q.Tick)
 	}
 	return used
 }
@@ -337,7 +348,7 @@ func (q *Quota) FilterActivation(a *Activation) Result {
 	}
 	if used := q.Used(j.User, a.Now); used >= q.Limit {
 		u := q.user(j.User, a.Now)
-		j.HoldUntil = workload.Time(u.window+1) * q.Window
+		j.HoldUntil = workload.Time(u.window+1) * q.window()
 		return Exit(ActivateHold, fmt.Sprintf("user %d used %.0f of %.0f processor-seconds", j.User, used, q.Limit))
 	}
 	u := q.user(j.User, a.Now)
@@ -356,7 +367,7 @@ func (q *Quota) grow(a *Activation) Result {
 	if !ok {
 		return Exit(ActivateStart, "") // not started through this filter
 	}
-	from := workload.Time(u.window) * q.Window
+	from := workload.Time(u.window) * q.window()
 	added := float64(r.procs) * float64(a.Now-max(r.start, from))
 	u.used += added
 	u.running = append(u.running, quotaRun{seq: j.Seq, procs: a.Resources, start: a.Now})
@@ -394,7 +405,7 @@ func (q *Quota) JobEnded(e policy.Ended) {
 	if !ok {
 		return
 	}
-	from := workload.Time(u.window) * q.Window
+	from := workload.Time(u.window) * q.window()
 	u.used += float64(r.procs) * float64(e.End-max(r.start, from))
 }
 
@@ -413,8 +424,11 @@ func (q *Quota) remove(u *quotaUser, seq int64) (quotaRun, bool) {
 // (result 1), else assigns them Template (result 1; the template's default
 // run time then applies), else fails them.
 type RequireRuntime struct {
-	// Runtime is the run time to give (0: none).
+	// Runtime is the run time to give, in seconds (0: none).
 	Runtime workload.Time
+	// Tick is the number of the engine's ticks in a second (0 or 1:
+	// seconds), the unit of the jobs' requested times.
+	Tick workload.Time
 	// Template is the template to assign when Runtime is 0 ("": none).
 	Template string
 
@@ -436,7 +450,7 @@ func (r *RequireRuntime) FilterSubmission(j *workload.Job) Result {
 	case j.Estimate > 0:
 		return Exit(SubmitAsIs, "")
 	case r.Runtime > 0:
-		j.Estimate = r.Runtime
+		j.Estimate = r.Runtime * max(r.Tick, 1)
 		return Exit(SubmitChanged, "run time set")
 	case r.Template != "":
 		r.lastSeq, r.lastOld, r.hasLast = j.Seq, j.Template, true
@@ -448,7 +462,7 @@ func (r *RequireRuntime) FilterSubmission(j *workload.Job) Result {
 
 // RevertSubmission implements SubmissionFilter.
 func (r *RequireRuntime) RevertSubmission(j *workload.Job) {
-	if r.Runtime > 0 && j.Estimate == r.Runtime {
+	if r.Runtime > 0 && j.Estimate == r.Runtime*max(r.Tick, 1) {
 		j.Estimate = workload.Unknown
 	}
 	if r.hasLast && r.lastSeq == j.Seq && j.Template == r.Template {

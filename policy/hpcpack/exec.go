@@ -40,7 +40,8 @@ const DefaultFilterTimeout = 15 * time.Second
 // and changed HoldUntil in the file, the job is held until then. The
 // environment carries SCHEDSIM_FILTER_KIND (submission or activation),
 // SCHEDSIM_FILTER_REVERT (1 when called to undo, see below) and
-// SCHEDSIM_TIME (the simulated instant, seconds).
+// SCHEDSIM_TIME (the simulated instant, seconds; with a Tick above 1,
+// seconds with the unit's decimals).
 //
 // The program runs in a process group of its own (on Unix). One that does
 // not answer within Timeout is killed with its group and the result is
@@ -78,6 +79,10 @@ type ExecFilter struct {
 	// Epoch is the wall-clock instant of simulated time 0, for the times
 	// in the job XML.
 	Epoch time.Time
+	// Tick is the number of the engine's ticks in a second (0 or 1:
+	// seconds). The job file and SCHEDSIM_TIME say seconds (see
+	// JobXMLStatus.Tick); what the program changes is read back in ticks.
+	Tick workload.Time
 	// Log receives the program's standard error (nil: discarded). Writes
 	// are whole lines.
 	Log io.Writer
@@ -126,6 +131,7 @@ func (x *ExecFilter) jobFile(j *workload.Job, st JobXMLStatus) (string, error) {
 		}
 		x.dir = d
 	}
+	st.Tick = x.Tick
 	x.buf = AppendJobXML(x.buf[:0], j, st, x.Epoch)
 	path := filepath.Join(x.dir, "job.xml")
 	return path, os.WriteFile(path, x.buf, 0o644)
@@ -162,7 +168,7 @@ func (x *ExecFilter) readBack(j *workload.Job, path string) error {
 	if err != nil {
 		return err
 	}
-	_, err = ApplyJobXML(j, orig, changed, x.Epoch)
+	_, err = ApplyJobXMLIn(j, orig, changed, x.Epoch, x.Tick)
 	return err
 }
 
@@ -200,7 +206,7 @@ func (x *ExecFilter) FilterActivation(a *Activation) Result {
 					v, ok := changed.Get("HoldUntil")
 					w, okW := orig.Get("HoldUntil")
 					if ok && (v != w || !okW) {
-						if t, err := ParseJobXMLTime(x.Epoch, v); err == nil {
+						if t, err := ParseJobXMLTimeIn(x.Epoch, v, x.Tick); err == nil {
 							j.HoldUntil = t
 						}
 					}
@@ -248,7 +254,7 @@ func (x *ExecFilter) run(j *workload.Job, kind string, revert bool, now workload
 	if revert {
 		rv = "1"
 	}
-	cmd.Env = append(os.Environ(), "SCHEDSIM_FILTER_KIND="+kind, "SCHEDSIM_FILTER_REVERT="+rv, "SCHEDSIM_TIME="+strconv.FormatInt(int64(now), 10))
+	cmd.Env = append(os.Environ(), "SCHEDSIM_FILTER_KIND="+kind, "SCHEDSIM_FILTER_REVERT="+rv, "SCHEDSIM_TIME="+workload.FormatTicks(now, int64(x.Tick)))
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Result{Status: NotFound, Message: "cannot make a pipe for its standard error: " + err.Error()}

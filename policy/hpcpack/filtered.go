@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -71,6 +72,22 @@ import (
 // outside: policy.Ordered{Inner: Filtered{Inner: EASY}}). policy.Conservative cannot be
 // filtered.
 //
+// On a cluster of nodes (a View that gives a copy of its node selector
+// and the jobs' requests, as a policy.NodeView does, Decisions that are a
+// policy.NodeStarter: sim.Config.Allocator, a cluster of clusters
+// included) result 2 keeps the
+// candidate resources themselves: the nodes (under select/linear) or
+// cores (cons_res) the node selector would have started the job on. Each
+// pass, Filtered takes the reserved resources out of a copy of the node
+// selector (its scratch), Inner sees a policy.Fitter that fits jobs on
+// that copy, and every start is placed on it (policy.NodeStarter.StartOn),
+// so no job starts on a reservation. A reservation whose resources are no
+// longer all idle (a node failure) is void, its job queued again, as on the
+// pool. A reserving job re-evaluated is asked with its own resources put
+// back, and with result 2 again keeps what the selector would give it then.
+// The scratch keeps the reserved cores, not the memory of a node a
+// reservation shares with other jobs (cons_res with memory).
+//
 // The policy.Decisions Filtered gets must implement policy.Failer (the engine does, and
 // policy.Ordered passes it on).
 type Filtered struct {
@@ -105,6 +122,16 @@ type Filtered struct {
 	cal     calendar
 	calView filteredCalView
 	act     Activation
+	// On a cluster of nodes (see above): the engine's NodeView and
+	// NodeStarter, the scratch selector of the pass, its NodeStates,
+	// and the view Inner gets (nil on a pool of processors).
+	nv       selectorView
+	ns       policy.NodeStarter
+	scratch  cluster.Allocator
+	units    cluster.NodeStates
+	nodeView filteredNodeView
+	taken    []cluster.Range
+	rs       []cluster.Range
 }
 
 var (
@@ -125,6 +152,17 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 	now := v.Now()
 	f.now = now
 	h := f.HPC
+	f.nv, f.ns, f.units = nil, nil, nil
+	if nv, ok := v.(selectorView); ok {
+		if ns, ok := d.(policy.NodeStarter); ok {
+			// A copy of the selector, valid for this pass (nothing else
+			// asks the view for one before the next).
+			f.scratch = nv.Scratch()
+			if units, ok := f.scratch.(cluster.NodeStates); ok {
+				f.nv, f.ns, f.units = nv, ns, units
+			}
+		}
+	}
 	for _, e := range v.Ended() {
 		h.jobEnded(e)
 	}
@@ -148,7 +186,15 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 				nt.held += j.HoldUntil - nt.since
 				nt.state = stateQueued
 			case stateReserving:
-				if f.reserved+nt.resv <= v.Free() {
+				if f.nv != nil {
+					nt.out = false // the scratch is new
+					if f.takeReserved(nt) {
+						f.reserved += nt.resv
+						f.keep = append(f.keep, i)
+						f.schedule(i, nt)
+						continue
+					}
+				} else if f.reserved+nt.resv <= v.Free() {
 					f.reserved += nt.resv
 					f.keep = append(f.keep, i)
 					f.schedule(i, nt)
@@ -157,8 +203,9 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 				// The processors in service fell below the reservations
 				// (a node failure, sim.Config.NodeEvents): one that does
 				// not fit beside the earlier ones is void, its job queued.
+				// On nodes: one whose resources are not all idle.
 				nt.reserving += now - nt.since
-				nt.state = stateQueued
+				nt.state, nt.resvAt = stateQueued, nil
 			case stateBlocked:
 				f.blocked = append(f.blocked, i)
 				f.schedule(i, nt)
@@ -183,6 +230,17 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 			if f.started[i] || nt == nil || nt.tried == f.pass {
 				continue // re-evaluated already in this pass
 			}
+			if f.nv != nil {
+				// Asked with its own resources back.
+				f.putBackReserved(nt)
+				if !f.scratch.Fits(f.nv.Request(i)) || (f.cal != nil && !f.cal.Fits(i)) {
+					f.takeReserved(nt)
+					nt.seen = f.now
+					continue
+				}
+				f.activate(i, j, false)
+				continue
+			}
 			free := v.Free() - f.reserved
 			if nt.state == stateReserving {
 				free += nt.resv
@@ -206,6 +264,10 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 			f.calView = filteredCalView{filteredView{f: f}}
 			f.Inner.Schedule(&f.calView, &f.calView)
 			f.calView = filteredCalView{}
+		} else if f.nv != nil {
+			f.nodeView = filteredNodeView{filteredView{f: f}}
+			f.Inner.Schedule(&f.nodeView, &f.nodeView)
+			f.nodeView = filteredNodeView{}
 		} else {
 			f.view = filteredView{f: f}
 			f.Inner.Schedule(&f.view, &f.view)
@@ -227,6 +289,76 @@ func (f *Filtered) Schedule(v policy.View, d policy.Decisions) {
 		f.asked = f.wake
 	}
 	f.v, f.d, f.cal = nil, nil, nil
+	f.nv, f.ns, f.units = nil, nil, nil
+}
+
+// selectorView is the part of a policy.NodeView Filtered needs on a
+// cluster of nodes, which the engine's view has on every node selector
+// (a cluster of clusters too): a copy of the selector and the jobs'
+// requests.
+type selectorView interface {
+	Scratch() cluster.Allocator
+	Request(i int) cluster.Request
+}
+
+// takeReserved takes the resources reserving job nt keeps on a cluster of
+// nodes out of the scratch selector, if all of them are idle there, and
+// reports whether they were (if not, it takes none).
+func (f *Filtered) takeReserved(nt *jobNote) bool {
+	if nt.out {
+		return true
+	}
+	f.taken = f.taken[:0]
+	want := 0
+	for _, r := range nt.resvAt {
+		want += r.Hi - r.Lo
+		f.taken = f.units.TakeFree(r, f.taken)
+	}
+	got := 0
+	for _, r := range f.taken {
+		got += r.Hi - r.Lo
+	}
+	if got != want || want == 0 {
+		f.units.PutBack(f.taken)
+		return false
+	}
+	nt.out = true
+	return true
+}
+
+// putBackReserved puts the resources reserving job nt keeps on a cluster
+// of nodes back into the scratch selector.
+func (f *Filtered) putBackReserved(nt *jobNote) {
+	if nt.out {
+		f.units.PutBack(nt.resvAt)
+		nt.out = false
+	}
+}
+
+// reserveNodes makes the resources queued job i would start on now, on
+// the scratch selector, its reservation on a cluster of nodes, and
+// returns the processors they hold.
+func (f *Filtered) reserveNodes(i int, nt *jobNote) int {
+	f.putBackReserved(nt)
+	rs, ok := f.scratch.RunNow(f.nv.Request(i), f.rs[:0])
+	f.rs = rs
+	if !ok {
+		panic(fmt.Sprintf("hpcpack: job %d reserves resources that do not fit the nodes", f.v.Job(i).ID))
+	}
+	nt.resvAt = append(nt.resvAt[:0], rs...)
+	if !f.takeReserved(nt) {
+		panic(fmt.Sprintf("hpcpack: job %d's candidate resources %v are not idle", f.v.Job(i).ID, rs))
+	}
+	return procsOf(f.units, nt.resvAt)
+}
+
+// procsOf returns the processors of units rs.
+func procsOf(u cluster.NodeStates, rs []cluster.Range) int {
+	n := 0
+	for _, r := range rs {
+		n += u.UnitProcs(r)
+	}
+	return n
 }
 
 // schedule puts blocked or reserving job i on the list of jobs to
@@ -320,6 +452,10 @@ func (f *Filtered) activate(i int, j *workload.Job, backfill bool) bool {
 	case KeepResources:
 		nt.next = f.now + h.reevaluate()
 		f.wake = min(f.wake, nt.next)
+		if f.nv != nil {
+			// The candidate resources themselves stay reserved.
+			procs = f.reserveNodes(i, nt)
+		}
 		if nt.state != stateReserving {
 			// The candidate resources stay reserved: in Queued mode up
 			// to the job's maximum (assignment), SPEC §6.
@@ -376,7 +512,20 @@ func (f *Filtered) assignment(i int, j *workload.Job, backfill bool) int {
 }
 
 // start starts queued job i with procs processors in all (see assignment).
+// On a cluster of nodes it starts where the scratch selector places it,
+// outside every reservation.
 func (f *Filtered) start(i, procs int) {
+	if f.nv != nil {
+		r := f.nv.Request(i)
+		rs, ok := f.scratch.RunNow(r, f.rs[:0])
+		f.rs = rs
+		if !ok {
+			panic(fmt.Sprintf("hpcpack: %s started job %d, which does not fit the nodes that activation filters do not reserve", f.Inner.Name(), f.v.Job(i).ID))
+		}
+		f.scratch.Commit(r, rs)
+		f.ns.StartOn(i, rs)
+		return
+	}
 	if a, ok := f.d.(policy.Assigner); ok {
 		a.StartWith(i, procs)
 		return
@@ -392,6 +541,10 @@ func (f *Filtered) leave(i int, j *workload.Job, nt *jobNote) {
 	case stateReserving:
 		nt.reserving += f.now - nt.since
 		f.reserved -= nt.resv
+		if f.nv != nil {
+			f.putBackReserved(nt)
+			nt.resvAt = nil
+		}
 		for k, x := range f.keep {
 			if x == i {
 				f.keep = append(f.keep[:k], f.keep[k+1:]...)
@@ -509,7 +662,7 @@ func (w *filteredView) Start(vi int) {
 	if f.started[i] {
 		panic(fmt.Sprintf("hpcpack: %s started job %d twice", f.Inner.Name(), j.ID))
 	}
-	if j.Procs > f.v.Free()-f.reserved {
+	if f.nv == nil && j.Procs > f.v.Free()-f.reserved {
 		panic(fmt.Sprintf("hpcpack: %s started job %d (%d processors) with %d free and %d reserved by activation filters", f.Inner.Name(), j.ID, j.Procs, f.v.Free(), f.reserved))
 	}
 	if f.blocking && j.Priority <= f.blockPri {
@@ -565,7 +718,26 @@ var (
 func (w *filteredCalView) Fits(vi int) bool {
 	f := w.f
 	i := f.vis[vi]
+	if f.nv != nil {
+		return f.scratch.Fits(f.nv.Request(i)) && f.cal.Fits(i)
+	}
 	return f.v.Job(i).Procs <= f.v.Free()-f.reserved && f.cal.Fits(i)
+}
+
+// filteredNodeView is the view Filtered hands Inner on a cluster of nodes
+// (without a calendar): a policy.Fitter on the nodes that activation
+// filters do not reserve.
+type filteredNodeView struct {
+	filteredView
+}
+
+var _ policy.Fitter = (*filteredNodeView)(nil)
+
+// Fits implements policy.Fitter: visible job vi fits the nodes now, out of
+// the reservations.
+func (w *filteredNodeView) Fits(vi int) bool {
+	f := w.f
+	return f.scratch.Fits(f.nv.Request(f.vis[vi]))
 }
 
 // Withheld implements policy.Calendar.

@@ -19,6 +19,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -64,6 +65,14 @@ type Model struct {
 	// Reevaluate is the interval between activation calls of a blocked or
 	// reserving job (0: DefaultReevaluateSec).
 	Reevaluate workload.Time
+	// Tick is the number of the engine's ticks in a second (0 or 1: the
+	// engine counts seconds; 1000 in a run in ms). The Model's settings,
+	// its templates' run times and its rules' estimates are in seconds, as
+	// HPC Pack gives them; the Model turns them into ticks where they meet
+	// the engine's times (hold periods, re-evaluations, a job's requested
+	// time). Its filters have a Tick of their own (ExecFilter, Quota,
+	// RequireRuntime).
+	Tick workload.Time
 
 	notes   map[int64]*jobNote
 	enders  []JobEnder // the activation filters that track running jobs, once each
@@ -113,12 +122,17 @@ type TemplateRule struct {
 	Users, Queues, Executables []int
 }
 
-// Matches reports whether j satisfies the rule.
-func (r *TemplateRule) Matches(j *workload.Job) bool {
+// Matches reports whether j satisfies the rule, j's times in seconds.
+func (r *TemplateRule) Matches(j *workload.Job) bool { return r.MatchesIn(j, 1) }
+
+// MatchesIn reports whether j, whose times are in ticks of 1/tick second,
+// satisfies the rule (MaxEstimate is in seconds).
+func (r *TemplateRule) MatchesIn(j *workload.Job, tick workload.Time) bool {
+	tick = max(tick, 1)
 	switch {
 	case r.MinProcs > 0 && j.Procs < r.MinProcs,
 		r.MaxProcs > 0 && j.Procs > r.MaxProcs,
-		r.MaxEstimate > 0 && (j.Estimate <= 0 || j.Estimate > r.MaxEstimate),
+		r.MaxEstimate > 0 && (j.Estimate <= 0 || j.Estimate > r.MaxEstimate*tick),
 		r.NoEstimate && j.Estimate > 0,
 		!inList(r.Users, j.User), !inList(r.Queues, j.Queue), !inList(r.Executables, j.Executable):
 		return false
@@ -242,7 +256,7 @@ func (h *Model) template(j *workload.Job) (t *Template, ok bool) {
 		return t, t != nil || len(h.Templates) == 0 || j.Template == DefaultTemplate
 	}
 	for k := range h.Rules {
-		if h.Rules[k].Matches(j) {
+		if h.Rules[k].MatchesIn(j, h.tick()) {
 			return h.Templates[h.Rules[k].Template], true
 		}
 	}
@@ -288,14 +302,15 @@ func (h *Model) Admit(j *workload.Job) (bool, string) {
 	if t == nil {
 		return true, ""
 	}
+	tick := h.tick()
 	if j.Estimate <= 0 && t.DefaultRun > 0 {
-		j.Estimate = t.DefaultRun
+		j.Estimate = t.DefaultRun * tick
 	}
-	if t.MaxRun > 0 && (j.Estimate <= 0 || j.Estimate > t.MaxRun) {
+	if t.MaxRun > 0 && (j.Estimate <= 0 || j.Estimate > t.MaxRun*tick) {
 		h.forget(j.Seq)
 		asked := "no run time"
 		if j.Estimate > 0 {
-			asked = strconv.FormatInt(int64(j.Estimate), 10) + " s"
+			asked = workload.FormatTicks(j.Estimate, int64(tick)) + " s"
 		}
 		return false, fmt.Sprintf("job template %s allows at most %d s of run time, the job asks for %s", t.Name, t.MaxRun, asked)
 	}
@@ -318,18 +333,23 @@ func (h *Model) jobEnded(e policy.Ended) {
 	h.forget(e.Seq)
 }
 
+// tick returns the engine's ticks per second (Tick, at least 1).
+func (h *Model) tick() workload.Time { return max(h.Tick, 1) }
+
+// defaultHold returns the default hold period in ticks.
 func (h *Model) defaultHold() workload.Time {
 	if h.DefaultHold > 0 {
-		return h.DefaultHold
+		return h.DefaultHold * h.tick()
 	}
-	return DefaultHoldSec
+	return DefaultHoldSec * h.tick()
 }
 
+// reevaluate returns the re-evaluation interval in ticks.
 func (h *Model) reevaluate() workload.Time {
 	if h.Reevaluate > 0 {
-		return h.Reevaluate
+		return h.Reevaluate * h.tick()
 	}
-	return DefaultReevaluateSec
+	return DefaultReevaluateSec * h.tick()
 }
 
 // Job states as Filtered sees them.
@@ -354,8 +374,13 @@ type jobNote struct {
 	since workload.Time // when the job entered state
 	next  workload.Time // next re-evaluation (blocked, reserving)
 	resv  int           // processors it reserves (reserving): the candidate resources it got result 2 for
-	tried int64         // the last pass in which the job was refused
-	seen  workload.Time // the last pass at which it was refused, or could not be asked (blocked, no room)
+	// resvAt are the resources it reserves on a cluster of nodes (the
+	// node selector's units), nil on a pool of processors; out says
+	// whether they are out of the pass's scratch selector (Filtered).
+	resvAt []cluster.Range
+	out    bool
+	tried  int64         // the last pass in which the job was refused
+	seen   workload.Time // the last pass at which it was refused, or could not be asked (blocked, no room)
 
 	last   Result // its last refusal
 	lastBy string // the filter that gave it
@@ -436,7 +461,8 @@ var countNames = [numCounts]string{"0", "1", "2", "3", "4", "other", "timeout", 
 // AppendNote implements Annotator. The note lists, space-separated: the
 // submission results in chain order ("submit=0,1"), the activation results
 // with their counts ("activate=2x12,0x1"), and the seconds spent blocked,
-// held and reserving (each only when not 0): e.g.
+// held and reserving (each only when not 0; in a run in ticks, seconds with
+// the unit's decimals, "180.250"): e.g.
 // "submit=0 activate=2x3,0x1 reserving_sec=180"; then, for a running job
 // that was offered processors to grow (sim.Grow), the growth results with
 // their counts ("grow=0x1,1x2").
@@ -468,7 +494,11 @@ func (h *Model) AppendNote(dst []byte, j *workload.Job) []byte {
 		}
 		dst = append(dst, d.name...)
 		dst = append(dst, '=')
-		dst = strconv.AppendInt(dst, int64(d.sec), 10)
+		if h.tick() == 1 {
+			dst = strconv.AppendInt(dst, int64(d.sec), 10)
+		} else {
+			dst = append(dst, workload.FormatTicks(d.sec, int64(h.tick()))...)
+		}
 	}
 	return appendCounts(dst, start, "grow", &n.grow)
 }
@@ -500,6 +530,23 @@ func (h *Model) filters() []any {
 		}
 	}
 	return out
+}
+
+// SetTick makes tick (ticks per second; 1: seconds) the unit of the
+// engine's times for h and for each of its filters that reads times: its
+// program filters, quota and run-time filter (see Model.Tick).
+func (h *Model) SetTick(tick workload.Time) {
+	h.Tick = tick
+	for _, f := range h.filters() {
+		switch f := f.(type) {
+		case *ExecFilter:
+			f.Tick = tick
+		case *Quota:
+			f.Tick = tick
+		case *RequireRuntime:
+			f.Tick = tick
+		}
+	}
 }
 
 // ExecStats sums the calls and wall time of h's filter programs.

@@ -119,12 +119,27 @@ func localAttrs(attrs []xml.Attr) []xml.Attr {
 // FormatJobXMLTime formats simulated instant t (seconds since epoch) as HPC
 // Pack's job XML does.
 func FormatJobXMLTime(epoch time.Time, t workload.Time) string {
-	return epoch.Add(time.Duration(t) * time.Second).UTC().Format(JobXMLTimeLayout)
+	return FormatJobXMLTimeIn(epoch, t, 1)
+}
+
+// FormatJobXMLTimeIn formats simulated instant t, in ticks of 1/tick second
+// since epoch, as HPC Pack's job XML does: to the second, rounded down.
+func FormatJobXMLTimeIn(epoch time.Time, t, tick workload.Time) string {
+	tick = max(tick, 1)
+	return epoch.Add(time.Duration(t/tick) * time.Second).UTC().Format(JobXMLTimeLayout)
 }
 
 // ParseJobXMLTime parses an instant of job XML (JobXMLTimeLayout, or RFC
 // 3339) into simulated seconds since epoch, rounded down.
 func ParseJobXMLTime(epoch time.Time, s string) (workload.Time, error) {
+	return ParseJobXMLTimeIn(epoch, s, 1)
+}
+
+// ParseJobXMLTimeIn parses an instant of job XML (JobXMLTimeLayout, or RFC
+// 3339, which may have a fraction of a second) into simulated ticks of
+// 1/tick second since epoch, rounded down.
+func ParseJobXMLTimeIn(epoch time.Time, s string, tick workload.Time) (workload.Time, error) {
+	tick = max(tick, 1)
 	s = strings.TrimSpace(s)
 	t, err := time.ParseInLocation(JobXMLTimeLayout, s, time.UTC)
 	if err != nil {
@@ -133,7 +148,13 @@ func ParseJobXMLTime(epoch time.Time, s string) (workload.Time, error) {
 			return 0, fmt.Errorf("time %q: want %q or RFC 3339", s, JobXMLTimeLayout)
 		}
 	}
-	return workload.Time(t.Sub(epoch) / time.Second), nil
+	d := t.Sub(epoch)
+	if tick == 1 {
+		return workload.Time(d / time.Second), nil
+	}
+	// Whole seconds and the rest apart, so that no product overflows.
+	sec, rest := d/time.Second, d%time.Second
+	return workload.Time(sec)*tick + workload.Time(int64(rest)*int64(tick)/int64(time.Second)), nil
 }
 
 // ExpandedPriority is the HPC Pack expanded priority of a job's Priority:
@@ -168,6 +189,11 @@ type JobXMLStatus struct {
 	// Start is the instant the job started; it is written (the job's and
 	// its task's StartTime) only when State is XMLRunning.
 	Start workload.Time
+	// Tick is the number of ticks in a second of the job's times and
+	// Start (0 or 1: they are seconds). The file says seconds, as HPC
+	// Pack's do: instants rounded down to the second (the format has no
+	// fraction of one), RuntimeSeconds rounded up to a whole second.
+	Tick workload.Time
 }
 
 // byteOrderMark is the UTF-8 byte order mark HPC Pack writes at the start
@@ -207,8 +233,9 @@ func AppendJobXML(dst []byte, j *workload.Job, st JobXMLStatus, epoch time.Time)
 	}
 	id := strconv.FormatInt(j.ID, 10)
 	user := "user" + strconv.Itoa(j.User)
-	submit := FormatJobXMLTime(epoch, j.Submit)
-	start := FormatJobXMLTime(epoch, st.Start)
+	tick := max(st.Tick, 1)
+	submit := FormatJobXMLTimeIn(epoch, j.Submit, tick)
+	start := FormatJobXMLTimeIn(epoch, st.Start, tick)
 	minC, maxC := xmlCores(j)
 	tmpl := j.Template
 	if tmpl == "" {
@@ -240,10 +267,10 @@ func AppendJobXML(dst []byte, j *workload.Job, st JobXMLStatus, epoch time.Time)
 		attr("SoftwareLicense", j.Licenses)
 	}
 	if j.Estimate > 0 {
-		num("RuntimeSeconds", int64(j.Estimate))
+		num("RuntimeSeconds", int64((j.Estimate+tick-1)/tick))
 	}
 	if j.HoldUntil > 0 {
-		attr("HoldUntil", FormatJobXMLTime(epoch, j.HoldUntil))
+		attr("HoldUntil", FormatJobXMLTimeIn(epoch, j.HoldUntil, tick))
 	}
 	errorAttrs := func() {
 		attr("ErrorMessage", "")
@@ -340,6 +367,14 @@ func appendEscaped(dst []byte, s string) []byte {
 // changes are ignored, as HPC Pack ignores changes to task properties. It
 // returns the names of the properties it applied.
 func ApplyJobXML(j *workload.Job, orig, changed *JobXML, epoch time.Time) ([]string, error) {
+	return ApplyJobXMLIn(j, orig, changed, epoch, 1)
+}
+
+// ApplyJobXMLIn is ApplyJobXML for a job whose times are in ticks of
+// 1/tick second: a changed RuntimeSeconds (seconds) and HoldUntil (an
+// instant) are turned into ticks.
+func ApplyJobXMLIn(j *workload.Job, orig, changed *JobXML, epoch time.Time, tick workload.Time) ([]string, error) {
+	tick = max(tick, 1)
 	var applied []string
 	diff := func(name string) (string, bool, bool) {
 		a, okA := orig.Get(name)
@@ -384,7 +419,10 @@ func ApplyJobXML(j *workload.Job, orig, changed *JobXML, epoch time.Time) ([]str
 				return applied, fmt.Errorf("RuntimeSeconds: not a number of seconds")
 			}
 			if n > 0 {
-				j.Estimate = workload.Time(n)
+				if tick > 1 && n > int64(workload.MaxTime)/int64(tick) {
+					return applied, fmt.Errorf("RuntimeSeconds %d: longer than schedsim's longest time", n)
+				}
+				j.Estimate = workload.Time(n) * tick
 			}
 		}
 		applied = append(applied, "RuntimeSeconds")
@@ -392,7 +430,7 @@ func ApplyJobXML(j *workload.Job, orig, changed *JobXML, epoch time.Time) ([]str
 	if v, ok, d := diff("HoldUntil"); d {
 		j.HoldUntil = 0
 		if ok && strings.TrimSpace(v) != "" {
-			t, err := ParseJobXMLTime(epoch, v)
+			t, err := ParseJobXMLTimeIn(epoch, v, tick)
 			if err != nil {
 				return applied, fmt.Errorf("HoldUntil: %w", err)
 			}

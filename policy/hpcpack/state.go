@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -60,6 +61,7 @@ type noteState struct {
 	Sub                      string
 	Grow                     [numCounts]int32
 	GrowNext                 workload.Time
+	ResvAt                   []cluster.Range
 }
 
 type modelState struct {
@@ -76,7 +78,7 @@ func (h *Model) MarshalBinary() ([]byte, error) {
 		n := h.notes[seq]
 		s.Notes = append(s.Notes, noteState{Seq: seq, State: n.state, Since: n.since, Next: n.next, Resv: n.resv, Tried: n.tried,
 			Seen: n.seen, Last: n.last, LastBy: n.lastBy, Blocked: n.blocked, Held: n.held, Reserving: n.reserving,
-			Act: n.act, Sub: n.sub, Grow: n.grow, GrowNext: n.growNext})
+			Act: n.act, Sub: n.sub, Grow: n.grow, GrowNext: n.growNext, ResvAt: slices.Clone(n.resvAt)})
 	}
 	s.GrowWait = slices.Clone(h.growWait)
 	for _, f := range h.filters() {
@@ -109,7 +111,7 @@ func (h *Model) UnmarshalBinary(b []byte) error {
 	for _, n := range s.Notes {
 		h.notes[n.Seq] = &jobNote{state: n.State, since: n.Since, next: n.Next, resv: n.Resv, tried: n.Tried, seen: n.Seen,
 			last: n.Last, lastBy: n.LastBy, blocked: n.Blocked, held: n.Held, reserving: n.Reserving,
-			act: n.Act, sub: n.Sub, grow: n.Grow, growNext: n.GrowNext}
+			act: n.Act, sub: n.Sub, grow: n.Grow, growNext: n.GrowNext, resvAt: n.ResvAt}
 	}
 	h.growWait = s.GrowWait
 	for i, f := range fs {
