@@ -59,6 +59,20 @@ type SlurmParams struct {
 	// nodes of a job that ended in the same second); CompletingNone: none.
 	// Only the plan on nodes uses it.
 	Completing workload.Time
+	// GroupsFromFirst makes WILL_RUN's groups of running jobs' ends span
+	// a window from the group's first end (--bf-groups first, schedsim's
+	// rule before) instead of select/cons_tres's: a barrier at the first
+	// usable end rounded up to the next multiple of 30 s, each group going
+	// on while the next end is within the barrier plus the window. Only
+	// the plan on nodes groups ends.
+	GroupsFromFirst bool
+	// EndedCompleting makes the backfill cycle that runs in the instant a
+	// job ended hold its nodes until the end plus Completing (--bf-ended
+	// completing, schedsim's rule before) instead of until the job's
+	// predicted end (start plus limit): slurmctld's cycle of that second
+	// runs before the job completes and plans with it running, ending when
+	// its limit says. Only the plan on nodes uses it.
+	EndedCompleting bool
 	// PlanProcs plans in processor counts on a cluster of nodes too
 	// (--bf-plan procs), as schedsim did before its plan on nodes: a
 	// reservation is a number of processors, not a set of nodes.
@@ -281,6 +295,12 @@ func (s *Slurm) Name() string {
 	}
 	if p.MainAt != MainDefault {
 		n += ",sched_main=" + p.MainAt.String()
+	}
+	if p.GroupsFromFirst {
+		n += ",bf_groups=first"
+	}
+	if p.EndedCompleting {
+		n += ",bf_ended=completing"
 	}
 	if p.PlanProcs {
 		n += ",bf_plan=procs"
