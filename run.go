@@ -271,10 +271,24 @@ func (o *runner) slurmParams() (policy.SlurmParams, error) {
 		return sp, inputf("--bf-continue: applies to --backfill slurm only")
 	}
 	sp.Continue = o.BFContinue
-	if o.BFPlan != "" || o.BFPhase != "" || o.BFWindowLinear != "" || o.BFCompleting != "" || o.SchedMain != "" {
+	if o.BFPlan != "" || o.BFPhase != "" || o.BFWindowLinear != "" || o.BFCompleting != "" || o.SchedMain != "" || o.BFGroups != "" || o.BFEnded != "" {
 		if !slurm {
-			return sp, inputf("--bf-plan, --bf-phase, --bf-window-linear, --bf-completing and --sched-main: apply to --backfill slurm only")
+			return sp, inputf("--bf-plan, --bf-phase, --bf-window-linear, --bf-completing, --bf-groups, --bf-ended and --sched-main: apply to --backfill slurm only")
 		}
+	}
+	switch o.BFGroups {
+	case "", "aligned":
+	case "first":
+		sp.GroupsFromFirst = true
+	default:
+		return sp, inputf("--bf-groups %q: want aligned or first", o.BFGroups)
+	}
+	switch o.BFEnded {
+	case "", "running":
+	case "completing":
+		sp.EndedCompleting = true
+	default:
+		return sp, inputf("--bf-ended %q: want running or completing", o.BFEnded)
 	}
 	switch o.BFPlan {
 	case "", "nodes":

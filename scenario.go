@@ -175,6 +175,14 @@ type Scenario struct {
 	BFWindowLinear Param  `toml:"bf_window_linear" json:"bf_window_linear,omitempty"`
 	BFCompleting   Param  `toml:"bf_completing" json:"bf_completing,omitempty"`
 	SchedMain      string `toml:"sched_main" json:"sched_main,omitempty"`
+	// BFGroups is how WILL_RUN groups running jobs' ends: "aligned" (the
+	// default: on a barrier at a multiple of 30 s, as select/cons_tres
+	// does) or "first" (a window from each group's first end, as before);
+	// BFEnded is what the backfill cycle of the second a job ended sees of
+	// it: "running" (the default: until its predicted end) or "completing"
+	// (until the end plus BFCompleting, as before).
+	BFGroups string `toml:"bf_groups" json:"bf_groups,omitempty"`
+	BFEnded  string `toml:"bf_ended" json:"bf_ended,omitempty"`
 
 	// ScoreDOptions are SCore-D's priority queues (SPEC §4).
 	ScoreDOptions

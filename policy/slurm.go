@@ -50,15 +50,30 @@ type SlurmParams struct {
 	// MainDefault: MainAtEnds on a cluster of nodes, MainAtEvents on a
 	// pool of processors, as schedsim did before).
 	MainAt MainTrigger
-	// Completing is how long the nodes of a job that ended stay out of the
-	// backfill cycle's reach (Slurm's COMPLETING state, until the epilog
-	// is done): the cycle plans jobs on them from the end plus Completing,
-	// while the main scheduler, which runs when the epilog completes,
-	// starts jobs on them at once. 0 is the default, 1 s on a cluster of
-	// nodes (a real slurmctld plans "to start at" the next second on the
-	// nodes of a job that ended in the same second); CompletingNone: none.
-	// Only the plan on nodes uses it.
+	// Completing is how long after a job's end the backfill cycle still
+	// holds its nodes: the cycles within it run before slurmctld has taken
+	// the end in. They see the job running until its predicted end, or,
+	// with EndedCompleting, its nodes completing until the end plus
+	// Completing (Slurm's COMPLETING state, until the epilog is done);
+	// the main scheduler, which the end runs, starts jobs on them at once.
+	// 0 is the default, 1 s on a cluster of nodes (the cycle of the second
+	// the job ended in); CompletingNone: none. Only the plan on nodes uses
+	// it.
 	Completing workload.Time
+	// GroupsFromFirst makes WILL_RUN's groups of running jobs' ends span
+	// a window from the group's first end (--bf-groups first, schedsim's
+	// rule before) instead of select/cons_tres's: a barrier at the first
+	// usable end rounded up to the next multiple of 30 s, each group going
+	// on while the next end is within the barrier plus the window. Only
+	// the plan on nodes groups ends.
+	GroupsFromFirst bool
+	// EndedCompleting makes the backfill cycle that runs in the instant a
+	// job ended hold its nodes until the end plus Completing (--bf-ended
+	// completing, schedsim's rule before) instead of until the job's
+	// predicted end (start plus limit): slurmctld's cycle of that second
+	// runs before the job completes and plans with it running, ending when
+	// its limit says. Only the plan on nodes uses it.
+	EndedCompleting bool
 	// PlanProcs plans in processor counts on a cluster of nodes too
 	// (--bf-plan procs), as schedsim did before its plan on nodes: a
 	// reservation is a number of processors, not a set of nodes.
@@ -281,6 +296,12 @@ func (s *Slurm) Name() string {
 	}
 	if p.MainAt != MainDefault {
 		n += ",sched_main=" + p.MainAt.String()
+	}
+	if p.GroupsFromFirst {
+		n += ",bf_groups=first"
+	}
+	if p.EndedCompleting {
+		n += ",bf_ended=completing"
 	}
 	if p.PlanProcs {
 		n += ",bf_plan=procs"

@@ -20,12 +20,27 @@ import (
 //     of [start_res, start_res + limit] (start_res is now, then a later
 //     instant when a reservation ends). WILL_RUN first tries those nodes as
 //     they are; then it takes running jobs off them in order of predicted
-//     end, a group at a time, and tries again after each group: the
-//     group's first end plus a window (30 s, doubled after each group, or
-//     grown by bf_window_linear) bounds the group, and the job's start is
-//     the last end in the group ("the precision starts at 30 seconds and
-//     that time interval roughly doubles with each evaluation", slurm.conf
-//     bf_window_linear).
+//     end, a group at a time, and tries again after each group ("the
+//     precision starts at 30 seconds and that time interval roughly
+//     doubles with each evaluation", slurm.conf bf_window_linear). The
+//     groups are aligned on a barrier, as select/cons_tres aligns them:
+//     the first usable job's end rounded up to the next multiple of 30 s;
+//     a group goes on while the next running job ends no later than the
+//     barrier plus the window (30 s, then doubled, or grown by
+//     bf_window_linear, and grown again while the next end is beyond it).
+//     The job's start is the last end taken off. (--bf-groups first: each
+//     group spans the window from its own first end, schedsim's rule
+//     before.) The slurmctld log shows the difference: at 20:13:24 of
+//     testdata/run2 a 3-CPU job with nodes n15-n32 usable was planned "to
+//     start at 20:14:52" (t = 172, the end of the job on n[20-23]), not at
+//     t = 142: the first usable end, 131, gives the barrier 150, and the
+//     ends 142, 142 and 172 are all within 150 + 30.
+//   - The cycle that runs in the second a job ended runs before the job
+//     completes: it plans with the job running until its predicted end
+//     (start plus limit); the main scheduler, which its end runs, starts
+//     jobs on its nodes in that second. (--bf-ended completing: the cycle
+//     holds them until the end plus --bf-completing, schedsim's rule
+//     before.)
 //   - A job WILL_RUN starts now starts on those nodes (Slurm excludes the
 //     reserved ones from its selection). A job that would start after the
 //     next instant a reservation ends is tested again from there. A job
@@ -51,6 +66,7 @@ type nodePlan struct {
 	ranges, alloc []cluster.Range
 	idle          nodeIdle
 	started       []bool // queue index → started in this pass
+	fromFirst     bool   // SlurmParams.GroupsFromFirst
 }
 
 // nodeWindow is WILL_RUN's first window of running jobs' ends (seconds).
@@ -68,6 +84,7 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter) (sta
 	res := s.p.Resolution
 	pl := &s.nodes
 	pl.tick = s.p.Tick
+	pl.fromFirst = s.p.GroupsFromFirst
 	pl.nv = nv
 	pl.base = nv.Scratch()
 	pl.nu = pl.base.(cluster.NodeUnits)
@@ -85,14 +102,20 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter) (sta
 		if completing <= 0 || e.End+completing <= now || len(e.Alloc) == 0 {
 			continue
 		}
-		// The ended job's nodes complete: held until End + completing, as
-		// far as the main scheduler left them idle.
+		// The cycle runs before the job completes: its nodes are held, as
+		// far as the main scheduler left them idle, until its predicted
+		// end (slurmctld's cycle sees it running), or until End +
+		// completing (--bf-ended completing).
 		rs := pl.idleOf(e.Alloc)
 		if k := cluster.UnitsProcs(pl.nu, rs); k > 0 {
 			timed = true
 			req := cluster.Request{Procs: k}
 			pl.base.Commit(req, rs)
-			pl.insertHeld(cluster.Held{End: e.End + completing, Req: req, Alloc: rs})
+			end := e.PredictedEnd
+			if s.p.EndedCompleting {
+				end = e.End + completing
+			}
+			pl.insertHeld(cluster.Held{End: end, Req: req, Alloc: rs})
 		}
 	}
 	pl.resv = pl.resv[:0]
@@ -204,31 +227,46 @@ func (pl *nodePlan) test(now, startRes, dur workload.Time, req cluster.Request, 
 		return max(now, startRes), later, true
 	}
 	// Take running jobs off the usable nodes, a group of ends at a time.
-	window := nodeWindow * max(pl.tick, 1) // in the run's ticks
+	unit := nodeWindow * max(pl.tick, 1) // in the run's ticks
+	window := unit
+	barrier := workload.Time(-1)
 	k := 0
 	for k < len(pl.held) {
-		first := workload.Time(-1)
 		var last workload.Time
-		for ; k < len(pl.held); k++ {
+		removed := false
+		for k < len(pl.held) {
 			hj := &pl.held[k]
-			if first >= 0 && hj.End > first+window {
+			if pl.fromFirst && removed && hj.End > barrier+window {
 				break
 			}
+			k++
 			if !pl.release(hj) {
-				continue // none of its nodes is usable
+				continue // none of its nodes is usable: skipped
 			}
-			if first < 0 {
-				first = hj.End
+			if barrier < 0 {
+				barrier = hj.End // the group's first end
+				if !pl.fromFirst {
+					// select/cons_tres: the next multiple of 30 s after
+					// the first usable end, fixed for the whole test.
+					barrier = satAdd(hj.End-hj.End%unit, unit)
+				}
 			}
-			last = hj.End
+			removed, last = true, hj.End
+			if !pl.fromFirst && k < len(pl.held) && pl.held[k].End > satAdd(barrier, window) {
+				break // the next job ends beyond barrier + window
+			}
 		}
-		if first < 0 {
+		if !removed {
 			break
 		}
-		if linear > 0 {
-			window += linear
+		if pl.fromFirst {
+			barrier = -1 // the next group spans a window from its own first end
+			window = pl.grow(window, linear)
 		} else {
-			window *= 2
+			// The window grows, and again while the next end is beyond it.
+			for window = pl.grow(window, linear); k < len(pl.held) && pl.held[k].End > satAdd(barrier, window) && window < workload.Forever/4; {
+				window = pl.grow(window, linear)
+			}
 		}
 		if last >= workload.Forever {
 			break
@@ -242,6 +280,15 @@ func (pl *nodePlan) test(now, startRes, dur workload.Time, req cluster.Request, 
 		}
 	}
 	return workload.Forever, later, false
+}
+
+// grow returns WILL_RUN's next window: doubled, or grown by
+// bf_window_linear.
+func (pl *nodePlan) grow(window, linear workload.Time) workload.Time {
+	if linear > 0 {
+		return window + linear
+	}
+	return window * 2
 }
 
 // insertHeld adds h to the running jobs, after those that end no later.

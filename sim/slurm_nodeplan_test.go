@@ -71,6 +71,80 @@ func TestSlurmPlanOnNodes(t *testing.T) {
 			map[int64]string{1: "0", 2: "1", 3: "2-3", 5: "4", 4: "0 4"},
 		},
 		{
+			// select/cons_tres aligns WILL_RUN's groups on a barrier. At 1
+			// jobs 1-3 hold n0-2 until 131, 142 and 172, n3 until 1000,
+			// n4 is idle; job 5 needs 3 nodes. The first end, 131, gives
+			// the barrier 150; the group goes on while the next end is
+			// within 150 + 30: 131, 142 and 172 are taken off together,
+			// and job 5 is planned at 172 on the best fit of n0-2 and n4:
+			// n0-2. Job 6 (limit 200) then fits n4, which no reservation
+			// holds, and starts at 2; job 5 starts at 172, when job 3
+			// ends. This is testdata/run2 of internal/slurmcheck at
+			// 20:13:24: "JobId=18 to start at 2026-11-26T20:14:52 ... on
+			// nodes n[15-17]" (t = 172, the end of the job on n[20-23]),
+			// with the ends 131, 142, 142 and 172 on its usable nodes.
+			"WILL_RUN's groups are aligned on a barrier at a multiple of 30 s",
+			5, policy.SlurmParams{Interval: 1, Resolution: 1},
+			[]workload.Job{
+				job(1, 0, 1, 131, 131), job(2, 0, 1, 142, 142), job(3, 0, 1, 172, 172), job(4, 0, 1, 1000, 1000),
+				job(5, 1, 3, 60, 60), job(6, 2, 1, 200, 200),
+			},
+			map[int64]workload.Time{5: 172, 6: 2},
+			map[int64]string{1: "0", 2: "1", 3: "2", 4: "3", 5: "0-2", 6: "4"},
+		},
+		{
+			// --bf-groups first, schedsim's rule before: at 1 the first
+			// group spans 131 to 161 (jobs 1 and 2), job 5 is planned at
+			// 142 on n0-1 and n4, so job 6 (until 202) may not use n4; so
+			// again at 131. At 132 job 1 has gone: the first group is now
+			// 142 to 172 (jobs 2 and 3), job 5 is planned at 172 on n0-2,
+			// and job 6 starts on n4. Job 5 starts at 172.
+			"--bf-groups first: each group spans 30 s from its first end",
+			5, policy.SlurmParams{Interval: 1, Resolution: 1, GroupsFromFirst: true},
+			[]workload.Job{
+				job(1, 0, 1, 131, 131), job(2, 0, 1, 142, 142), job(3, 0, 1, 172, 172), job(4, 0, 1, 1000, 1000),
+				job(5, 1, 3, 60, 60), job(6, 2, 1, 200, 200),
+			},
+			map[int64]workload.Time{5: 172, 6: 132},
+			map[int64]string{5: "0-2", 6: "4"},
+		},
+		{
+			// Job 1 (n0, limit 100) ends at 10. The cycle at 10 runs
+			// before slurmctld takes the end in: it plans with job 1
+			// running until its predicted end, 100. Job 5 (3 nodes):
+			// the barrier is 30 (job 2's end, 20), the first group job 2
+			// alone (n1 and the idle n3: 2 nodes), the next, once the
+			// window has grown to 120, job 1: job 5 is planned at 100 on
+			// n0-1 and n3. Job 6 (limit 15, submitted at 10) fits n3
+			// until 25, before that reservation, and starts at 10; job 5
+			// starts at 25, when job 6 ends. This is testdata/run2 at
+			// 20:13:21-22: job 11 ended at 81.78 after the cycle of
+			// 81.73, which still planned JobId=12 "to start at
+			// 2026-11-26T20:14:11" (t = 131, job 7's predicted end).
+			"the cycle in the second a job ended sees it running until its predicted end",
+			4, policy.SlurmParams{Interval: 1, Resolution: 1},
+			[]workload.Job{
+				job(1, 0, 1, 10, 100), job(2, 0, 1, 20, 20), job(3, 0, 1, 1000, 1000),
+				job(5, 5, 3, 100, 100), job(6, 10, 1, 15, 15),
+			},
+			map[int64]workload.Time{1: 0, 2: 0, 3: 0, 5: 25, 6: 10},
+			map[int64]string{1: "0", 2: "1", 3: "2", 5: "0-1 3", 6: "3"},
+		},
+		{
+			// --bf-ended completing, schedsim's rule before: the cycle at
+			// 10 sees n0 completing until 11, plans job 5 at 20 (the
+			// group 11 and 20) on n0-1 and n3, so job 6 may not use n3;
+			// job 5 starts at 20 (job 2's end) and job 6 when job 5 ends.
+			"--bf-ended completing: the cycle holds the nodes until the end plus --bf-completing",
+			4, policy.SlurmParams{Interval: 1, Resolution: 1, EndedCompleting: true},
+			[]workload.Job{
+				job(1, 0, 1, 10, 100), job(2, 0, 1, 20, 20), job(3, 0, 1, 1000, 1000),
+				job(5, 5, 3, 100, 100), job(6, 10, 1, 15, 15),
+			},
+			map[int64]workload.Time{5: 20, 6: 120},
+			map[int64]string{5: "0-1 3"},
+		},
+		{
 			// The same with bf_window_linear=1 (windows of 30, 31, …):
 			// unchanged here, the first window is still 30 s.
 			"bf_window_linear keeps the first window",
