@@ -153,7 +153,7 @@ const adlerMod = 65521
 // newRLEWriter returns an rleWriter that appends to dst.
 func newRLEWriter(dst []byte) *rleWriter {
 	z := &rleWriter{w: bitWriter{out: append(dst, 0x78, 0x01)}, a: 1} // deflate, 32 KiB window, fastest
-	z.w.bits(1|1<<1, 3)                                                 // the final block, fixed codes
+	z.w.bits(1|1<<1, 3)                                               // the final block, fixed codes
 	return z
 }
 
