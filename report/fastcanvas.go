@@ -10,6 +10,7 @@ import (
 	"golang.org/x/image/math/fixed"
 	plotfont "gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
@@ -38,7 +39,8 @@ type fastCanvas struct {
 	faces map[faceKey]font.Face
 	src   image.Uniform
 	pts   [][2]float64 // a stroke's vertices in pixels
-	mask  []float32    // a stroke's coverage of each pixel of its bounds
+	mask  []float32    // a stroke's coverage of each pixel of its bounds, column by column; zero between strokes
+	rows  [][2]int32   // the rows of each column of mask a stroke reached
 	cov   []float64    // coverage of pixel columns
 }
 
@@ -269,19 +271,14 @@ func (fc *fastCanvas) Stroke(p vg.Path) {
 	if s.width <= 0 {
 		return
 	}
-	if fc.img == nil || s.dashed || !s.axisAligned() || !fc.strokeLines(s, p) {
+	if fc.img == nil || s.dashed || !s.axisAligned() || !fc.strokePath(s, p) {
 		fc.Canvas.Stroke(p)
 	}
 }
 
-// strokeLines strokes p if it is made of straight lines only, and reports
-// whether it was. Each segment, cut into pieces at most a pixel wide, is
-// covered by the rectangle around the piece widened by half the line width
-// on every side; a pixel takes the most any one rectangle covers of it.
-// The segments of the step functions the plots draw are horizontal or
-// vertical, for which this is the exact stroke with square caps and
-// joins; slanted pieces come out slightly bolder.
-func (fc *fastCanvas) strokeLines(s *canvasState, p vg.Path) bool {
+// strokePath strokes p with strokeLines if it is made of straight lines
+// only, and reports whether it was.
+func (fc *fastCanvas) strokePath(s *canvasState, p vg.Path) bool {
 	if len(p) < 2 || p[0].Type != vg.MoveComp {
 		return false
 	}
@@ -294,56 +291,94 @@ func (fc *fastCanvas) strokeLines(s *canvasState, p vg.Path) bool {
 	if s.a != s.d {
 		return false
 	}
-	hw := s.width * s.a / 2
-	if cap(fc.pts) < len(p) {
-		fc.pts = make([][2]float64, len(p))
-	}
-	pts := fc.pts[:len(p)]
-	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for i, c := range p {
+	fc.pts = fc.pts[:0]
+	for _, c := range p {
 		x, y := fc.pixel(s, c.Pos)
-		pts[i] = [2]float64{x, y}
-		x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+		fc.pts = append(fc.pts, [2]float64{x, y})
+	}
+	fc.strokeLines(s, fc.pts)
+	return true
+}
+
+// strokePolyline strokes the polyline through pts in style sty, as
+// draw.Canvas.StrokeLines would, without making a path of it first. It
+// reports whether it could (a solid line, no rotation); if not, nothing was
+// drawn.
+func (fc *fastCanvas) strokePolyline(sty draw.LineStyle, pts []vg.Point) bool {
+	s := fc.top()
+	if fc.img == nil || len(sty.Dashes) > 0 || !s.axisAligned() || s.a != s.d || len(pts) < 2 {
+		return false
+	}
+	fc.SetColor(sty.Color)
+	fc.SetLineWidth(sty.Width)
+	fc.SetLineDash(sty.Dashes, sty.DashOffs)
+	if s.width <= 0 {
+		return true
+	}
+	fc.pts = fc.pts[:0]
+	for _, p := range pts {
+		x, y := fc.pixel(s, p)
+		fc.pts = append(fc.pts, [2]float64{x, y})
+	}
+	fc.strokeLines(s, fc.pts)
+	return true
+}
+
+// strokeLines strokes the polyline through pts, in pixels. Each segment,
+// cut into pieces at most a pixel wide, is covered by the rectangle around
+// the piece widened by half the line width on every side; a pixel takes
+// the most any one rectangle covers of it. The segments of the step
+// functions the plots draw are horizontal or vertical, for which this is
+// the exact stroke with square caps and joins; slanted pieces come out
+// slightly bolder.
+//
+// The coverage is kept column by column, with the rows each column
+// reaches, so that only those are blended and cleared again: a line
+// across a plot touches a small part of its bounds.
+func (fc *fastCanvas) strokeLines(s *canvasState, pts [][2]float64) {
+	hw := s.width * s.a / 2
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range pts {
+		x0, y0, x1, y1 = min(x0, p[0]), min(y0, p[1]), max(x1, p[0]), max(y1, p[1])
 	}
 	r := image.Rect(int(math.Floor(x0-hw)), int(math.Floor(y0-hw)), int(math.Ceil(x1+hw)), int(math.Ceil(y1+hw))).Intersect(fc.img.Bounds())
 	if r.Empty() {
-		return true
+		return
 	}
 	w, h := r.Dx(), r.Dy()
+	// mask holds the coverage of column i's rows at i*h, zero where
+	// nothing was drawn; rows[i] are the rows it was drawn on.
 	if cap(fc.mask) < w*h {
 		fc.mask = make([]float32, w*h)
 	}
 	mask := fc.mask[:w*h]
-	clear(mask)
+	if cap(fc.rows) < w {
+		fc.rows = make([][2]int32, w)
+	}
+	rows := fc.rows[:w]
+	for i := range rows {
+		rows[i] = [2]int32{int32(h), 0}
+	}
 	cover := func(ax, ay, bx, by float64) {
 		// The rectangle [ax-hw, bx+hw] × [ay-hw, by+hw], in r's pixels.
 		ax, bx = ax-hw-float64(r.Min.X), bx+hw-float64(r.Min.X)
 		ay, by = ay-hw-float64(r.Min.Y), by+hw-float64(r.Min.Y)
 		i0, i1 := max(int(math.Floor(ax)), 0), min(int(math.Ceil(bx)), w)
 		j0, j1 := max(int(math.Floor(ay)), 0), min(int(math.Ceil(by)), h)
-		if i0 >= i1 {
+		if i0 >= i1 || j0 >= j1 {
 			return
 		}
-		var cxs [8]float32
-		wide := i1-i0 > len(cxs)
-		for i := i0; i < min(i1, i0+len(cxs)); i++ {
-			cxs[i-i0] = float32(math.Min(float64(i+1), bx) - math.Max(float64(i), ax))
-		}
-		for j := j0; j < j1; j++ {
-			cy := float32(math.Min(float64(j+1), by) - math.Max(float64(j), ay))
-			row := mask[j*w+i0 : j*w+i1]
-			if !wide {
-				for i := range row {
-					if c := cxs[i] * cy; c > row[i] {
-						row[i] = c
-					}
-				}
-				continue
-			}
-			for i := range row {
-				cx := float32(math.Min(float64(i0+i+1), bx) - math.Max(float64(i0+i), ax))
-				if c := cx * cy; c > row[i] {
-					row[i] = c
+		for i := i0; i < i1; i++ {
+			cx := float32(min(float64(i+1), bx) - max(float64(i), ax))
+			rs := &rows[i]
+			rs[0], rs[1] = min(rs[0], int32(j0)), max(rs[1], int32(j1))
+			col := mask[i*h : i*h+h]
+			// The rows wholly inside the rectangle take cx, the first and
+			// the last a part of it.
+			for j := j0; j < j1; j++ {
+				cy := min(float64(j+1), by) - max(float64(j), ay)
+				if c := cx * float32(cy); c > col[j] {
+					col[j] = c
 				}
 			}
 		}
@@ -366,16 +401,20 @@ func (fc *fastCanvas) strokeLines(s *canvasState, p vg.Path) bool {
 		}
 	}
 	cr, cg, cb, ca := s.rgba()
-	for j := range h {
-		row := mask[j*w : j*w+w]
-		pix := fc.img.Pix[fc.img.PixOffset(r.Min.X, r.Min.Y+j):]
-		for i, c := range row {
-			if c > 0 {
-				blend(pix[4*i:4*i+4:4*i+4], cr, cg, cb, ca, float64(min(c, 1)))
+	stride := fc.img.Stride
+	for i, rs := range rows {
+		if rs[0] >= rs[1] {
+			continue
+		}
+		col := mask[i*h : i*h+h]
+		off := fc.img.PixOffset(r.Min.X+i, r.Min.Y+int(rs[0]))
+		for j := rs[0]; j < rs[1]; j, off = j+1, off+stride {
+			if c := col[j]; c > 0 {
+				blend(fc.img.Pix[off:off+4:off+4], cr, cg, cb, ca, float64(min(c, 1)))
+				col[j] = 0
 			}
 		}
 	}
-	return true
 }
 
 // FillString draws str with its baseline starting at pt.
