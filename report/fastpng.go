@@ -58,25 +58,46 @@ func encodePNG(w io.Writer, img *image.RGBA) error {
 			z.zeros(stride - 1)
 			continue
 		default:
-			// Sixteen pixels at a time, those equal to the ones above
-			// zeros at once.
+			// Sixteen pixels at a time: those equal to the ones above
+			// are runs of zeros, written as such, the others filtered
+			// into cur and written from there, as many blocks at once as
+			// follow each other.
 			const block = 16
+			zeros, from := 0, 0 // zeros to write; cur[from:k] to write
 			for x0 := 0; x0 < width; x0 += block {
 				x1 := min(x0+block, width)
+				k := 1 + 3*x0
 				if bytes.Equal(row[4*x0:4*x1], up[4*x0:4*x1]) {
-					clear(cur[1+3*x0 : 1+3*x1])
+					if from >= 0 {
+						z.write(cur[from:k])
+						from = -1
+					}
+					zeros += 3 * (x1 - x0)
 					continue
 				}
 				if !opaque(row[4*x0 : 4*x1]) {
 					return encodeTranslucent(w, img)
 				}
-				for x, k := x0, 1+3*x0; x < x1; x, k = x+1, k+3 {
+				if zeros > 0 {
+					z.zeros(zeros)
+					zeros = 0
+				}
+				if from < 0 {
+					from = k
+				}
+				for x := x0; x < x1; x, k = x+1, k+3 {
 					p := row[4*x : 4*x+3 : 4*x+3]
 					q := up[4*x : 4*x+3 : 4*x+3]
 					c := cur[k : k+3 : k+3]
 					c[0], c[1], c[2] = p[0]-q[0], p[1]-q[1], p[2]-q[2]
 				}
 			}
+			if from >= 0 {
+				z.write(cur[from:])
+			}
+			z.zeros(zeros)
+			up = row
+			continue
 		}
 		z.write(cur)
 		up = row
@@ -141,10 +162,14 @@ func zlibRLE(dst, src []byte) []byte {
 // times faster than the fastest LZ77 level, for a stream about a quarter
 // larger: its runs are found a machine word at a time, and its Adler-32
 // checksum advances over a whole run at once. The bytes come in pieces
-// (write, zeros); a match never reaches back before its piece.
+// (write, zeros); a match never reaches back before its piece, but a run
+// of zeros may go on from a zero that ended the piece before.
 type rleWriter struct {
 	w    bitWriter
 	a, b uint64 // Adler-32's sums, reduced when b grows large
+	// zero is whether the last byte written was a zero, which a run of
+	// zeros may then go on from.
+	zero bool
 }
 
 // adlerMod is Adler-32's modulus.
@@ -189,9 +214,13 @@ func (z *rleWriter) write(src []byte) {
 		}
 	}
 	z.a, z.b = a, b
+	if len(src) > 0 {
+		z.zero = src[len(src)-1] == 0
+	}
 }
 
-// zeros deflates n zero bytes, as write does.
+// zeros deflates n zero bytes, as write does, or as matches that go on
+// from the last byte written when it was a zero.
 func (z *rleWriter) zeros(n int) {
 	if n <= 0 {
 		return
@@ -199,8 +228,11 @@ func (z *rleWriter) zeros(n int) {
 	// Adler-32: a grows by nothing, b by a for each byte.
 	z.b = (z.b + z.a%adlerMod*uint64(n)) % adlerMod
 	w := &z.w
-	w.bits(uint64(fixedLit[0].code), uint(fixedLit[0].len))
-	n--
+	if !z.zero {
+		w.bits(uint64(fixedLit[0].code), uint(fixedLit[0].len))
+		n--
+		z.zero = true
+	}
 	if n >= 3 {
 		n -= w.matches(n, 0)
 	}

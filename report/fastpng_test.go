@@ -172,6 +172,7 @@ func TestRLEWriterPieces(t *testing.T) {
 		{"zeros of every short length", []any{1, []byte{9}, 2, []byte{9}, 3, []byte{9}, 4, []byte{9}, 259, []byte{9}, 260, []byte{9}, 261}},
 		{"rows and blank rows", []any{row, []byte{2}, len(row) - 1, row, row, []byte{2}, 1000, row}},
 		{"a long blank", []any{[]byte{255, 255}, 3_000_000, []byte{255}}},
+		{"zeros going on from zeros", []any{[]byte{5, 0}, 1, []byte{0, 0}, 2, 3, []byte{0}, 300, 4, []byte{7}, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			z := newRLEWriter(nil)
