@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"sync"
 
 	"git.sr.ht/~sbinet/gg"
 	"golang.org/x/image/font"
@@ -68,7 +69,7 @@ func newFastCanvas(w, h vg.Length, dpi int) *fastCanvas {
 		// A whole number of pixels: the image is drawn on in place (vgimg
 		// would copy a new image into another), white, as UseWH and
 		// UseBackgroundColor would make it.
-		img := image.NewRGBA(image.Rect(0, 0, pw, ph))
+		img := pooledRGBA(pw, ph)
 		ctx := gg.NewContextForRGBA(img)
 		ctx.SetLineCapButt()
 		ctx.InvertY()
@@ -349,7 +350,10 @@ func (fc *fastCanvas) strokeLines(s *canvasState, pts [][2]float64) {
 	// mask holds the coverage of column i's rows at i*h, zero where
 	// nothing was drawn; rows[i] are the rows it was drawn on.
 	if cap(fc.mask) < w*h {
-		fc.mask = make([]float32, w*h)
+		if fc.mask != nil {
+			maskPool.Put(&fc.mask)
+		}
+		fc.mask = pooledMask(w * h)
 	}
 	mask := fc.mask[:w*h]
 	if cap(fc.rows) < w {
@@ -409,11 +413,36 @@ func (fc *fastCanvas) strokeLines(s *canvasState, pts [][2]float64) {
 		col := mask[i*h : i*h+h]
 		off := fc.img.PixOffset(r.Min.X+i, r.Min.Y+int(rs[0]))
 		for j := rs[0]; j < rs[1]; j, off = j+1, off+stride {
-			if c := col[j]; c > 0 {
+			c := col[j]
+			if c <= 0 {
+				continue
+			}
+			col[j] = 0
+			if ca == 0xffff {
+				blendOpaque(fc.img.Pix[off:off+4:off+4], cr, cg, cb, float64(min(c, 1)))
+			} else {
 				blend(fc.img.Pix[off:off+4:off+4], cr, cg, cb, ca, float64(min(c, 1)))
-				col[j] = 0
 			}
 		}
+	}
+}
+
+// blendOpaque is blend of an opaque colour (a = 0xffff): the same pixels,
+// with the terms of a worked out, and the alpha of an opaque pixel, which
+// stays opaque, left as it is.
+func blendOpaque(px []byte, r, g, b uint32, cov float64) {
+	const m = 1<<16 - 1
+	ma := uint32(cov*m + 0.5)
+	if ma >= m {
+		px[0], px[1], px[2], px[3] = uint8(r>>8), uint8(g>>8), uint8(b>>8), 0xff
+		return
+	}
+	inv := (m - ma) * 0x101
+	px[0] = uint8((uint32(px[0])*inv + r*ma) / m >> 8)
+	px[1] = uint8((uint32(px[1])*inv + g*ma) / m >> 8)
+	px[2] = uint8((uint32(px[2])*inv + b*ma) / m >> 8)
+	if px[3] != 0xff {
+		px[3] = uint8((uint32(px[3])*inv + m*ma) / m >> 8)
 	}
 }
 
@@ -442,9 +471,42 @@ func (fc *fastCanvas) FillString(f plotfont.Face, pt vg.Point, str string) {
 // fix converts to 26.6 fixed point as gg does.
 func fix(x float64) fixed.Int26_6 { return fixed.Int26_6(math.Round(x * 64)) }
 
-// close releases the faces.
+// close releases the faces, and gives the image and the stroke's buffer
+// back for another canvas: neither may be used after.
 func (fc *fastCanvas) close() {
 	for _, f := range fc.faces {
 		f.Close()
 	}
+	if fc.img != nil {
+		pixPool.Put(&fc.img.Pix)
+		fc.img = nil
+	}
+	if fc.mask != nil {
+		maskPool.Put(&fc.mask) // cleared by each stroke
+		fc.mask = nil
+	}
+}
+
+// pixPool and maskPool keep the pixels of images and the coverage buffers
+// of strokes between figures: a plot's image is megabytes, which a new
+// allocation clears (and the collector then reclaims) only for vgimg to
+// paint it white.
+var pixPool, maskPool sync.Pool
+
+// pooledRGBA returns an image of w×h pixels, from pixPool when it holds
+// a buffer large enough; its pixels are to be painted over whole.
+func pooledRGBA(w, h int) *image.RGBA {
+	if p, ok := pixPool.Get().(*[]byte); ok && cap(*p) >= 4*w*h {
+		return &image.RGBA{Pix: (*p)[:4*w*h], Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
+	}
+	return image.NewRGBA(image.Rect(0, 0, w, h))
+}
+
+// pooledMask returns a coverage buffer of n zeros, from maskPool when it
+// holds one large enough.
+func pooledMask(n int) []float32 {
+	if p, ok := maskPool.Get().(*[]float32); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]float32, n)
 }

@@ -162,3 +162,22 @@ func TestFastCanvasStrokeCovers(t *testing.T) {
 		t.Errorf("left cap: grey %d, want about 64", r>>8)
 	}
 }
+
+// TestBlendOpaque: blendOpaque gives the pixels blend gives for an opaque
+// colour, over opaque and translucent pixels, at every coverage.
+func TestBlendOpaque(t *testing.T) {
+	colours := [][3]uint32{{0, 0, 0}, {0xffff, 0xffff, 0xffff}, {31 * 0x101, 119 * 0x101, 180 * 0x101}}
+	for _, c := range colours {
+		for _, dst := range [][4]byte{{255, 255, 255, 255}, {10, 200, 30, 255}, {40, 20, 0, 128}, {0, 0, 0, 0}} {
+			for k := 0; k <= 1000; k++ {
+				cov := float64(k) / 1000
+				want, got := dst, dst
+				blend(want[:], c[0], c[1], c[2], 0xffff, cov)
+				blendOpaque(got[:], c[0], c[1], c[2], cov)
+				if got != want {
+					t.Fatalf("colour %v over %v at %.3f: %v, want %v", c, dst, cov, got, want)
+				}
+			}
+		}
+	}
+}
