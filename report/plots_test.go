@@ -177,8 +177,8 @@ func goldenPNG(t *testing.T, name string, got image.Image) {
 
 // The tolerance of goldenPNG: a few anti-aliased edges drawn another way.
 const (
-	goldenPNGWorst = 255
-	goldenPNGMean  = 0.05
+	goldenPNGWorst = 128
+	goldenPNGMean  = 0.02
 )
 
 // goldenSVG compares an SVG with testdata/name, or rewrites it under -update;

@@ -32,10 +32,22 @@ var (
 
 // Plot strokes the line.
 func (l *polyline) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
 	pts := make([]vg.Point, len(l.xys))
-	for i, xy := range l.xys {
-		pts[i] = vg.Point{X: trX(xy.X), Y: trY(xy.Y)}
+	_, linX := p.X.Scale.(plot.LinearScale)
+	_, linY := p.Y.Scale.(plot.LinearScale)
+	if linX && linY {
+		// As p.Transforms maps them, written out: its functions copy both
+		// axes for every value.
+		x0, dx, w, xl := p.X.Min, p.X.Max-p.X.Min, c.Max.X-c.Min.X, c.Min.X
+		y0, dy, h, yl := p.Y.Min, p.Y.Max-p.Y.Min, c.Max.Y-c.Min.Y, c.Min.Y
+		for i, xy := range l.xys {
+			pts[i] = vg.Point{X: vg.Length((xy.X-x0)/dx)*w + xl, Y: vg.Length((xy.Y-y0)/dy)*h + yl}
+		}
+	} else {
+		trX, trY := p.Transforms(&c)
+		for i, xy := range l.xys {
+			pts[i] = vg.Point{X: trX(xy.X), Y: trY(xy.Y)}
+		}
 	}
 	pts = decimate(pts, decimateWidth)
 	fc, fast := innerCanvas(c).(*fastCanvas)
