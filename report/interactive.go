@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"html/template"
 	"math"
 	"slices"
 	"strings"
@@ -54,17 +53,17 @@ type ganttPageData struct {
 	Tick int64 `json:"tick,omitempty"`
 }
 
-// ganttJSON returns the canvas Gantt chart's data, or "" without a
+// ganttJSON returns the canvas Gantt chart's data, or nil without a
 // complete Gantt. The jobs go in order of start, those that started
 // together in the order they ended; the rectangles and job IDs are packed
 // as little-endian int32 and base64-encoded straight into the JSON text.
-func ganttJSON(r *Run) template.JS {
+func ganttJSON(r *Run) []byte {
 	if r.Gantt == nil || !r.Gantt.Complete() {
-		return ""
+		return nil
 	}
 	g := r.Gantt
 	if g.n == 0 {
-		return ""
+		return nil
 	}
 	order := ganttOrder(g)
 	// In a unit finer than the second, the times go in units of q ticks:
@@ -128,13 +127,13 @@ func ganttJSON(r *Run) template.JS {
 	// megabytes of them through json.Marshal would scan every byte again.
 	b, err := json.Marshal(d)
 	if err != nil {
-		return ""
+		return nil
 	}
 	const dataKey, idsKey = `"data":"`, `"ids":"`
 	i := bytes.Index(b, []byte(dataKey+`"`))
 	j := bytes.Index(b, []byte(idsKey+`"`))
 	if i < 0 || j < i {
-		return ""
+		return nil
 	}
 	i, j = i+len(dataKey), j+len(idsKey)
 	enc := base64.StdEncoding
@@ -144,7 +143,7 @@ func ganttJSON(r *Run) template.JS {
 	out = append(out, b[i:j]...)
 	out = enc.AppendEncode(out, ids)
 	out = append(out, b[j:]...)
-	return template.JS(out)
+	return out
 }
 
 // ganttOrder returns the indices of g's jobs in order of start, those that
