@@ -372,14 +372,27 @@ func (fc *fastCanvas) strokeLines(s *canvasState, pts [][2]float64) {
 		if i0 >= i1 || j0 >= j1 {
 			return
 		}
+		// The rows wholly inside the rectangle, [m0, m1), are covered by
+		// cx (cy is 1); the others by a part of it.
+		m0, m1 := max(j0, int(math.Ceil(ay))), min(j1, int(math.Floor(by)))
+		m1 = max(m1, m0)
 		for i := i0; i < i1; i++ {
 			cx := float32(min(float64(i+1), bx) - max(float64(i), ax))
 			rs := &rows[i]
 			rs[0], rs[1] = min(rs[0], int32(j0)), max(rs[1], int32(j1))
 			col := mask[i*h : i*h+h]
-			// The rows wholly inside the rectangle take cx, the first and
-			// the last a part of it.
-			for j := j0; j < j1; j++ {
+			for j := j0; j < m0; j++ {
+				cy := min(float64(j+1), by) - max(float64(j), ay)
+				if c := cx * float32(cy); c > col[j] {
+					col[j] = c
+				}
+			}
+			for j := m0; j < m1; j++ {
+				if cx > col[j] {
+					col[j] = cx
+				}
+			}
+			for j := m1; j < j1; j++ {
 				cy := min(float64(j+1), by) - max(float64(j), ay)
 				if c := cx * float32(cy); c > col[j] {
 					col[j] = c
