@@ -3,6 +3,7 @@ package report
 import (
 	"image"
 	"image/color"
+	imagedraw "image/draw"
 	"math"
 	"sync"
 
@@ -477,8 +478,89 @@ func (fc *fastCanvas) FillString(f plotfont.Face, pt vg.Point, str string) {
 	}
 	x, y := fc.pixel(s, pt)
 	fc.src.C = s.col
-	d := font.Drawer{Dst: fc.img, Src: &fc.src, Face: face, Dot: fixed.Point26_6{X: fix(x), Y: fix(y)}}
-	d.DrawString(str)
+	// As font.Drawer.DrawString draws it, with each glyph's mask from
+	// glyphCache when the glyph was drawn before at the same fraction of
+	// a pixel.
+	dot := fixed.Point26_6{X: fix(x), Y: fix(y)}
+	prev := rune(-1)
+	for _, c := range str {
+		if prev >= 0 {
+			dot.X += face.Kern(prev, c)
+		}
+		g := cachedGlyph(key, fc.dpi, face, dot, c)
+		if !g.dr.Empty() {
+			imagedraw.DrawMask(fc.img, g.dr.Add(image.Pt(dot.X.Floor(), dot.Y.Floor())), &fc.src, image.Point{}, g.mask, g.maskp, imagedraw.Over)
+		}
+		dot.X += g.advance
+		prev = c
+	}
+}
+
+// glyphCache holds the glyphs text was drawn with, for every canvas: a
+// glyph's mask depends only on the face, the rune and the fraction of a
+// pixel where it is drawn, and rasterising it again took most of the time
+// of drawing text. It stops growing at glyphCacheMax glyphs.
+var glyphCache struct {
+	sync.Mutex
+	m map[glyphKey]*glyph
+}
+
+// glyphCacheMax bounds glyphCache: a few fonts' characters at the
+// fractions of a pixel labels fall on.
+const glyphCacheMax = 1 << 15
+
+// glyphKey names a glyph drawn: face, resolution, rune and the fraction
+// of a pixel (in 64ths) of the dot in x and y.
+type glyphKey struct {
+	face   faceKey
+	dpi    float64
+	r      rune
+	fx, fy uint8
+}
+
+// glyph is what font.Face.Glyph returns for a dot within the pixel (0, 0):
+// for a dot in pixel (X, Y), dr moves by (X, Y) and the rest is the same.
+type glyph struct {
+	dr      image.Rectangle
+	mask    image.Image
+	maskp   image.Point
+	advance fixed.Int26_6
+}
+
+// cachedGlyph returns the glyph of c drawn at dot with face (the face of
+// key at dpi), from glyphCache or rasterised (and kept).
+func cachedGlyph(key faceKey, dpi float64, face font.Face, dot fixed.Point26_6, c rune) glyph {
+	k := glyphKey{face: key, dpi: dpi, r: c, fx: uint8(dot.X & 63), fy: uint8(dot.Y & 63)}
+	glyphCache.Lock()
+	g, ok := glyphCache.m[k]
+	glyphCache.Unlock()
+	if ok {
+		return *g
+	}
+	at := fixed.Point26_6{X: fixed.Int26_6(k.fx), Y: fixed.Int26_6(k.fy)}
+	dr, mask, maskp, advance, _ := face.Glyph(at, c)
+	g = &glyph{dr: dr, maskp: maskp, advance: advance}
+	// The face reuses its mask for the next glyph: the glyph keeps a copy.
+	switch m := mask.(type) {
+	case *image.Alpha:
+		cp := *m
+		cp.Pix = append([]byte(nil), m.Pix...)
+		g.mask = &cp
+	case nil:
+	default:
+		// A mask of another kind is drawn at once, and not kept.
+		g.mask = mask
+		return *g
+	}
+	glyphCache.Lock()
+	if glyphCache.m == nil {
+		glyphCache.m = map[glyphKey]*glyph{}
+	}
+	if len(glyphCache.m) < glyphCacheMax {
+		glyphCache.m[k] = g
+	}
+	glyphCache.Unlock()
+	return *g
 }
 
 // fix converts to 26.6 fixed point as gg does.

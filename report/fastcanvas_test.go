@@ -85,6 +85,15 @@ func TestFastCanvasMatchesVgimg(t *testing.T) {
 			c.SetColor(color.Black)
 			c.FillString(face, vg.Point{X: 20.3, Y: 40.6}, "Queue over time · 1995 (h)")
 		}, 0, 0, false},
+		{"text again, glyphs drawn before at the same fractions of a pixel and others", func(c vg.Canvas) {
+			c.SetColor(color.Black)
+			for i := range 12 {
+				// 60 pt are 100 pixels: the same fractions (cached glyphs);
+				// 30.2 pt are not.
+				x, y := vg.Length(5.13+float64(i%3)*60), vg.Length(10+float64(i/3)*30.2)
+				c.FillString(face, vg.Point{X: x, Y: y}, "0.25 1995 (h)")
+			}
+		}, 0, 0, false},
 		{"horizontal and vertical steps", func(c vg.Canvas) {
 			c.SetColor(blue)
 			c.SetLineWidth(vg.Points(1))
