@@ -81,28 +81,9 @@ func ganttJSON(r *Run) []byte {
 	at := func(t int64) int64 { return floorDiv(t, q) }
 	origin := at(g.rec(int(order[0])).start)
 	n := g.nr
-	rects, ids := make([]byte, 20*n), make([]byte, 4*g.n)
 	put := func(b []byte, v int64) {
 		v = max(min(v, math.MaxInt32), math.MinInt32)
 		binary.LittleEndian.PutUint32(b, uint32(int32(v)))
-	}
-	k := 0
-	for i, o := range order {
-		j := g.rec(int(o))
-		put(ids[4*i:], j.id)
-		idx := int64(i)
-		if j.killed {
-			idx = -1 - idx
-		}
-		for _, a := range g.alloc(j) {
-			b := rects[20*k : 20*k+20]
-			put(b[0:], at(j.start)-origin)
-			put(b[4:], at(j.end)-at(j.start))
-			put(b[8:], int64(a.Lo))
-			put(b[12:], int64(a.Hi-a.Lo))
-			put(b[16:], idx)
-			k++
-		}
 	}
 	// Where the chart starts by default: as ganttView, from the sorted
 	// starts at hand.
@@ -137,9 +118,35 @@ func ganttJSON(r *Run) []byte {
 	}
 	i, j = i+len(dataKey), j+len(idsKey)
 	enc := base64.StdEncoding
-	out := make([]byte, 0, len(b)+enc.EncodedLen(len(rects))+enc.EncodedLen(len(ids)))
+	ids := make([]byte, 4*g.n)
+	out := make([]byte, 0, len(b)+enc.EncodedLen(20*n)+enc.EncodedLen(len(ids)))
 	out = append(out, b[:i]...)
-	out = enc.AppendEncode(out, rects)
+	// The rectangles are encoded a chunk at a time as they are packed: a
+	// chunk is a whole number of base64's 3-byte groups, so the text is
+	// that of the whole array, which is never made.
+	var chunk [20 * 48]byte
+	c := 0
+	for k, o := range order {
+		job := g.rec(int(o))
+		put(ids[4*k:], job.id)
+		idx := int64(k)
+		if job.killed {
+			idx = -1 - idx
+		}
+		for _, a := range g.alloc(job) {
+			rect := chunk[c : c+20]
+			put(rect[0:], at(job.start)-origin)
+			put(rect[4:], at(job.end)-at(job.start))
+			put(rect[8:], int64(a.Lo))
+			put(rect[12:], int64(a.Hi-a.Lo))
+			put(rect[16:], idx)
+			if c += 20; c == len(chunk) {
+				out = enc.AppendEncode(out, chunk[:])
+				c = 0
+			}
+		}
+	}
+	out = enc.AppendEncode(out, chunk[:c])
 	out = append(out, b[i:j]...)
 	out = enc.AppendEncode(out, ids)
 	out = append(out, b[j:]...)
