@@ -244,7 +244,15 @@ func writeRunHTML(w io.Writer, r *Run, figs []Rendered, gantt []byte) error {
 	if len(gantt) == 0 {
 		return pageTemplate.Execute(w, &p)
 	}
+	// The page is its figures, mostly: room for them, the script, the font
+	// and the tables from the start, where growing it as it is written
+	// would copy it several times.
 	var page bytes.Buffer
+	size := 1<<17 + len(p.Script) + len(p.FontFace)
+	for _, f := range p.Figures {
+		size += len(f.SVG) + len(f.Hover) + len(f.Caption)
+	}
+	page.Grow(size)
 	if err := pageTemplate.Execute(&page, &p); err != nil {
 		return err
 	}
