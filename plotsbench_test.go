@@ -1,3 +1,5 @@
+//go:build unix
+
 package schedsim
 
 import (
@@ -12,12 +14,12 @@ import (
 	"github.com/schedsim/schedsim/report"
 )
 
-// lanlTrace is LANL-CM5's cleaned log, in ../shared beside the repository.
-var lanlTrace = filepath.Join("..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
+// plotsBenchTrace is LANL-CM5's cleaned log, in ../shared beside the repository.
+var plotsBenchTrace = filepath.Join("..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
 
-// processCPU returns the user and system CPU time of the process so far,
+// plotsBenchCPU returns the user and system CPU time of the process so far,
 // all threads (0 where getrusage fails).
-func processCPU() time.Duration {
+func plotsBenchCPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
@@ -42,12 +44,12 @@ func processCPU() time.Duration {
 // several runs (-count 11), alternating: go test -run '^$' -bench
 // PlotsLANL -count 11.
 func BenchmarkPlotsLANL(b *testing.B) {
-	if _, err := os.Stat(lanlTrace); err != nil {
+	if _, err := os.Stat(plotsBenchTrace); err != nil {
 		b.Skipf("skipped: %v; the shared data sit beside the repository, at ../shared", err)
 	}
 	run := func(b *testing.B, dir string, plots bool) *Result {
 		sc := Default()
-		sc.Trace = lanlTrace
+		sc.Trace = plotsBenchTrace
 		sc.Out = dir
 		sc.Plots = plots
 		res, err := Run(context.Background(), &sc, Options{})
@@ -59,11 +61,11 @@ func BenchmarkPlotsLANL(b *testing.B) {
 	measure := func(b *testing.B, step func(dir string)) {
 		base := b.TempDir()
 		b.ResetTimer()
-		c0 := processCPU()
+		c0 := plotsBenchCPU()
 		for i := 0; b.Loop(); i++ {
 			step(filepath.Join(base, strconv.Itoa(i)))
 		}
-		b.ReportMetric(float64(processCPU()-c0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64(plotsBenchCPU()-c0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 	}
 	b.Run("noplots", func(b *testing.B) {
 		measure(b, func(dir string) { run(b, dir, false) })
