@@ -3,13 +3,16 @@ package report
 import (
 	"image"
 	"image/color"
+	imagedraw "image/draw"
 	"math"
+	"sync"
 
 	"git.sr.ht/~sbinet/gg"
 	"golang.org/x/image/font"
 	"golang.org/x/image/math/fixed"
 	plotfont "gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
@@ -38,7 +41,8 @@ type fastCanvas struct {
 	faces map[faceKey]font.Face
 	src   image.Uniform
 	pts   [][2]float64 // a stroke's vertices in pixels
-	mask  []float32    // a stroke's coverage of each pixel of its bounds
+	mask  []float32    // a stroke's coverage of each pixel of its bounds, column by column; zero between strokes
+	rows  [][2]int32   // the rows of each column of mask a stroke reached
 	cov   []float64    // coverage of pixel columns
 }
 
@@ -66,7 +70,7 @@ func newFastCanvas(w, h vg.Length, dpi int) *fastCanvas {
 		// A whole number of pixels: the image is drawn on in place (vgimg
 		// would copy a new image into another), white, as UseWH and
 		// UseBackgroundColor would make it.
-		img := image.NewRGBA(image.Rect(0, 0, pw, ph))
+		img := pooledRGBA(pw, ph)
 		ctx := gg.NewContextForRGBA(img)
 		ctx.SetLineCapButt()
 		ctx.InvertY()
@@ -269,19 +273,14 @@ func (fc *fastCanvas) Stroke(p vg.Path) {
 	if s.width <= 0 {
 		return
 	}
-	if fc.img == nil || s.dashed || !s.axisAligned() || !fc.strokeLines(s, p) {
+	if fc.img == nil || s.dashed || !s.axisAligned() || !fc.strokePath(s, p) {
 		fc.Canvas.Stroke(p)
 	}
 }
 
-// strokeLines strokes p if it is made of straight lines only, and reports
-// whether it was. Each segment, cut into pieces at most a pixel wide, is
-// covered by the rectangle around the piece widened by half the line width
-// on every side; a pixel takes the most any one rectangle covers of it.
-// The segments of the step functions the plots draw are horizontal or
-// vertical, for which this is the exact stroke with square caps and
-// joins; slanted pieces come out slightly bolder.
-func (fc *fastCanvas) strokeLines(s *canvasState, p vg.Path) bool {
+// strokePath strokes p with strokeLines if it is made of straight lines
+// only, and reports whether it was.
+func (fc *fastCanvas) strokePath(s *canvasState, p vg.Path) bool {
 	if len(p) < 2 || p[0].Type != vg.MoveComp {
 		return false
 	}
@@ -294,56 +293,110 @@ func (fc *fastCanvas) strokeLines(s *canvasState, p vg.Path) bool {
 	if s.a != s.d {
 		return false
 	}
-	hw := s.width * s.a / 2
-	if cap(fc.pts) < len(p) {
-		fc.pts = make([][2]float64, len(p))
-	}
-	pts := fc.pts[:len(p)]
-	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for i, c := range p {
+	fc.pts = fc.pts[:0]
+	for _, c := range p {
 		x, y := fc.pixel(s, c.Pos)
-		pts[i] = [2]float64{x, y}
-		x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+		fc.pts = append(fc.pts, [2]float64{x, y})
+	}
+	fc.strokeLines(s, fc.pts)
+	return true
+}
+
+// strokePolyline strokes the polyline through pts in style sty, as
+// draw.Canvas.StrokeLines would, without making a path of it first. It
+// reports whether it could (a solid line, no rotation); if not, nothing was
+// drawn.
+func (fc *fastCanvas) strokePolyline(sty draw.LineStyle, pts []vg.Point) bool {
+	s := fc.top()
+	if fc.img == nil || len(sty.Dashes) > 0 || !s.axisAligned() || s.a != s.d || len(pts) < 2 {
+		return false
+	}
+	fc.SetColor(sty.Color)
+	fc.SetLineWidth(sty.Width)
+	fc.SetLineDash(sty.Dashes, sty.DashOffs)
+	if s.width <= 0 {
+		return true
+	}
+	fc.pts = fc.pts[:0]
+	for _, p := range pts {
+		x, y := fc.pixel(s, p)
+		fc.pts = append(fc.pts, [2]float64{x, y})
+	}
+	fc.strokeLines(s, fc.pts)
+	return true
+}
+
+// strokeLines strokes the polyline through pts, in pixels. Each segment,
+// cut into pieces at most a pixel wide, is covered by the rectangle around
+// the piece widened by half the line width on every side; a pixel takes
+// the most any one rectangle covers of it. The segments of the step
+// functions the plots draw are horizontal or vertical, for which this is
+// the exact stroke with square caps and joins; slanted pieces come out
+// slightly bolder.
+//
+// The coverage is kept column by column, with the rows each column
+// reaches, so that only those are blended and cleared again: a line
+// across a plot touches a small part of its bounds.
+func (fc *fastCanvas) strokeLines(s *canvasState, pts [][2]float64) {
+	hw := s.width * s.a / 2
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range pts {
+		x0, y0, x1, y1 = min(x0, p[0]), min(y0, p[1]), max(x1, p[0]), max(y1, p[1])
 	}
 	r := image.Rect(int(math.Floor(x0-hw)), int(math.Floor(y0-hw)), int(math.Ceil(x1+hw)), int(math.Ceil(y1+hw))).Intersect(fc.img.Bounds())
 	if r.Empty() {
-		return true
+		return
 	}
 	w, h := r.Dx(), r.Dy()
+	// mask holds the coverage of column i's rows at i*h, zero where
+	// nothing was drawn; rows[i] are the rows it was drawn on.
 	if cap(fc.mask) < w*h {
-		fc.mask = make([]float32, w*h)
+		if fc.mask != nil {
+			maskPool.Put(&fc.mask)
+		}
+		fc.mask = pooledMask(w * h)
 	}
 	mask := fc.mask[:w*h]
-	clear(mask)
+	if cap(fc.rows) < w {
+		fc.rows = make([][2]int32, w)
+	}
+	rows := fc.rows[:w]
+	for i := range rows {
+		rows[i] = [2]int32{int32(h), 0}
+	}
 	cover := func(ax, ay, bx, by float64) {
 		// The rectangle [ax-hw, bx+hw] × [ay-hw, by+hw], in r's pixels.
 		ax, bx = ax-hw-float64(r.Min.X), bx+hw-float64(r.Min.X)
 		ay, by = ay-hw-float64(r.Min.Y), by+hw-float64(r.Min.Y)
 		i0, i1 := max(int(math.Floor(ax)), 0), min(int(math.Ceil(bx)), w)
 		j0, j1 := max(int(math.Floor(ay)), 0), min(int(math.Ceil(by)), h)
-		if i0 >= i1 {
+		if i0 >= i1 || j0 >= j1 {
 			return
 		}
-		var cxs [8]float32
-		wide := i1-i0 > len(cxs)
-		for i := i0; i < min(i1, i0+len(cxs)); i++ {
-			cxs[i-i0] = float32(math.Min(float64(i+1), bx) - math.Max(float64(i), ax))
-		}
-		for j := j0; j < j1; j++ {
-			cy := float32(math.Min(float64(j+1), by) - math.Max(float64(j), ay))
-			row := mask[j*w+i0 : j*w+i1]
-			if !wide {
-				for i := range row {
-					if c := cxs[i] * cy; c > row[i] {
-						row[i] = c
-					}
+		// The rows wholly inside the rectangle, [m0, m1), are covered by
+		// cx (cy is 1); the others by a part of it.
+		m0, m1 := max(j0, int(math.Ceil(ay))), min(j1, int(math.Floor(by)))
+		m1 = max(m1, m0)
+		for i := i0; i < i1; i++ {
+			cx := float32(min(float64(i+1), bx) - max(float64(i), ax))
+			rs := &rows[i]
+			rs[0], rs[1] = min(rs[0], int32(j0)), max(rs[1], int32(j1))
+			col := mask[i*h : i*h+h]
+			for j := j0; j < m0; j++ {
+				cy := min(float64(j+1), by) - max(float64(j), ay)
+				if c := cx * float32(cy); c > col[j] {
+					col[j] = c
 				}
-				continue
 			}
-			for i := range row {
-				cx := float32(math.Min(float64(i0+i+1), bx) - math.Max(float64(i0+i), ax))
-				if c := cx * cy; c > row[i] {
-					row[i] = c
+			for j := m0; j < m1; j++ {
+				if cx > col[j] {
+					col[j] = cx
+				}
+			}
+			for j := m1; j < j1; j++ {
+				cy := min(float64(j+1), by) - max(float64(j), ay)
+				if c := cx * float32(cy); c > col[j] {
+					col[j] = c
 				}
 			}
 		}
@@ -366,16 +419,45 @@ func (fc *fastCanvas) strokeLines(s *canvasState, p vg.Path) bool {
 		}
 	}
 	cr, cg, cb, ca := s.rgba()
-	for j := range h {
-		row := mask[j*w : j*w+w]
-		pix := fc.img.Pix[fc.img.PixOffset(r.Min.X, r.Min.Y+j):]
-		for i, c := range row {
-			if c > 0 {
-				blend(pix[4*i:4*i+4:4*i+4], cr, cg, cb, ca, float64(min(c, 1)))
+	stride := fc.img.Stride
+	for i, rs := range rows {
+		if rs[0] >= rs[1] {
+			continue
+		}
+		col := mask[i*h : i*h+h]
+		off := fc.img.PixOffset(r.Min.X+i, r.Min.Y+int(rs[0]))
+		for j := rs[0]; j < rs[1]; j, off = j+1, off+stride {
+			c := col[j]
+			if c <= 0 {
+				continue
+			}
+			col[j] = 0
+			if ca == 0xffff {
+				blendOpaque(fc.img.Pix[off:off+4:off+4], cr, cg, cb, float64(min(c, 1)))
+			} else {
+				blend(fc.img.Pix[off:off+4:off+4], cr, cg, cb, ca, float64(min(c, 1)))
 			}
 		}
 	}
-	return true
+}
+
+// blendOpaque is blend of an opaque colour (a = 0xffff): the same pixels,
+// with the terms of a worked out, and the alpha of an opaque pixel, which
+// stays opaque, left as it is.
+func blendOpaque(px []byte, r, g, b uint32, cov float64) {
+	const m = 1<<16 - 1
+	ma := uint32(cov*m + 0.5)
+	if ma >= m {
+		px[0], px[1], px[2], px[3] = uint8(r>>8), uint8(g>>8), uint8(b>>8), 0xff
+		return
+	}
+	inv := (m - ma) * 0x101
+	px[0] = uint8((uint32(px[0])*inv + r*ma) / m >> 8)
+	px[1] = uint8((uint32(px[1])*inv + g*ma) / m >> 8)
+	px[2] = uint8((uint32(px[2])*inv + b*ma) / m >> 8)
+	if px[3] != 0xff {
+		px[3] = uint8((uint32(px[3])*inv + m*ma) / m >> 8)
+	}
 }
 
 // FillString draws str with its baseline starting at pt.
@@ -396,16 +478,130 @@ func (fc *fastCanvas) FillString(f plotfont.Face, pt vg.Point, str string) {
 	}
 	x, y := fc.pixel(s, pt)
 	fc.src.C = s.col
-	d := font.Drawer{Dst: fc.img, Src: &fc.src, Face: face, Dot: fixed.Point26_6{X: fix(x), Y: fix(y)}}
-	d.DrawString(str)
+	// As font.Drawer.DrawString draws it, with each glyph's mask from
+	// glyphCache when the glyph was drawn before at the same fraction of
+	// a pixel.
+	dot := fixed.Point26_6{X: fix(x), Y: fix(y)}
+	prev := rune(-1)
+	for _, c := range str {
+		if prev >= 0 {
+			dot.X += face.Kern(prev, c)
+		}
+		g := cachedGlyph(key, fc.dpi, face, dot, c)
+		if !g.dr.Empty() {
+			imagedraw.DrawMask(fc.img, g.dr.Add(image.Pt(dot.X.Floor(), dot.Y.Floor())), &fc.src, image.Point{}, g.mask, g.maskp, imagedraw.Over)
+		}
+		dot.X += g.advance
+		prev = c
+	}
+}
+
+// glyphCache holds the glyphs text was drawn with, for every canvas: a
+// glyph's mask depends only on the face, the rune and the fraction of a
+// pixel where it is drawn, and rasterising it again took most of the time
+// of drawing text. It stops growing at glyphCacheMax glyphs.
+var glyphCache struct {
+	sync.Mutex
+	m map[glyphKey]*glyph
+}
+
+// glyphCacheMax bounds glyphCache: a few fonts' characters at the
+// fractions of a pixel labels fall on.
+const glyphCacheMax = 1 << 15
+
+// glyphKey names a glyph drawn: face, resolution, rune and the fraction
+// of a pixel (in 64ths) of the dot in x and y.
+type glyphKey struct {
+	face   faceKey
+	dpi    float64
+	r      rune
+	fx, fy uint8
+}
+
+// glyph is what font.Face.Glyph returns for a dot within the pixel (0, 0):
+// for a dot in pixel (X, Y), dr moves by (X, Y) and the rest is the same.
+type glyph struct {
+	dr      image.Rectangle
+	mask    image.Image
+	maskp   image.Point
+	advance fixed.Int26_6
+}
+
+// cachedGlyph returns the glyph of c drawn at dot with face (the face of
+// key at dpi), from glyphCache or rasterised (and kept).
+func cachedGlyph(key faceKey, dpi float64, face font.Face, dot fixed.Point26_6, c rune) glyph {
+	k := glyphKey{face: key, dpi: dpi, r: c, fx: uint8(dot.X & 63), fy: uint8(dot.Y & 63)}
+	glyphCache.Lock()
+	g, ok := glyphCache.m[k]
+	glyphCache.Unlock()
+	if ok {
+		return *g
+	}
+	at := fixed.Point26_6{X: fixed.Int26_6(k.fx), Y: fixed.Int26_6(k.fy)}
+	dr, mask, maskp, advance, _ := face.Glyph(at, c)
+	g = &glyph{dr: dr, maskp: maskp, advance: advance}
+	// The face reuses its mask for the next glyph: the glyph keeps a copy.
+	switch m := mask.(type) {
+	case *image.Alpha:
+		cp := *m
+		cp.Pix = append([]byte(nil), m.Pix...)
+		g.mask = &cp
+	case nil:
+	default:
+		// A mask of another kind is drawn at once, and not kept.
+		g.mask = mask
+		return *g
+	}
+	glyphCache.Lock()
+	if glyphCache.m == nil {
+		glyphCache.m = map[glyphKey]*glyph{}
+	}
+	if len(glyphCache.m) < glyphCacheMax {
+		glyphCache.m[k] = g
+	}
+	glyphCache.Unlock()
+	return *g
 }
 
 // fix converts to 26.6 fixed point as gg does.
 func fix(x float64) fixed.Int26_6 { return fixed.Int26_6(math.Round(x * 64)) }
 
-// close releases the faces.
+// close releases the faces, and gives the image and the stroke's buffer
+// back for another canvas: neither may be used after.
 func (fc *fastCanvas) close() {
 	for _, f := range fc.faces {
 		f.Close()
 	}
+	if fc.img != nil {
+		pixPool.Put(&fc.img.Pix)
+		fc.img = nil
+	}
+	if fc.mask != nil {
+		maskPool.Put(&fc.mask) // cleared by each stroke
+		fc.mask = nil
+	}
+}
+
+// pixPool and maskPool keep the pixels of images and the coverage buffers
+// of strokes between figures: a plot's image is megabytes, which a new
+// allocation clears (and the collector then reclaims) only for vgimg to
+// paint it white.
+var pixPool, maskPool sync.Pool
+
+// pooledRGBA returns an image of w×h pixels, from pixPool when it holds
+// a buffer large enough; its pixels are to be painted over whole.
+func pooledRGBA(w, h int) *image.RGBA {
+	if p, ok := pixPool.Get().(*[]byte); ok && cap(*p) >= 4*w*h {
+		return &image.RGBA{Pix: (*p)[:4*w*h], Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
+	}
+	return image.NewRGBA(image.Rect(0, 0, w, h))
+}
+
+// pooledMask returns a coverage buffer of n zeros, from maskPool when it
+// holds one large enough.
+func pooledMask(n int) []float32 {
+	if p, ok := maskPool.Get().(*[]float32); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]float32, n)
 }

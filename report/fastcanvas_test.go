@@ -85,6 +85,15 @@ func TestFastCanvasMatchesVgimg(t *testing.T) {
 			c.SetColor(color.Black)
 			c.FillString(face, vg.Point{X: 20.3, Y: 40.6}, "Queue over time · 1995 (h)")
 		}, 0, 0, false},
+		{"text again, glyphs drawn before at the same fractions of a pixel and others", func(c vg.Canvas) {
+			c.SetColor(color.Black)
+			for i := range 12 {
+				// 60 pt are 100 pixels: the same fractions (cached glyphs);
+				// 30.2 pt are not.
+				x, y := vg.Length(5.13+float64(i%3)*60), vg.Length(10+float64(i/3)*30.2)
+				c.FillString(face, vg.Point{X: x, Y: y}, "0.25 1995 (h)")
+			}
+		}, 0, 0, false},
 		{"horizontal and vertical steps", func(c vg.Canvas) {
 			c.SetColor(blue)
 			c.SetLineWidth(vg.Points(1))
@@ -160,5 +169,24 @@ func TestFastCanvasStrokeCovers(t *testing.T) {
 	// Square caps: the line reaches 0.75 pixel beyond its ends.
 	if r, _, _, _ := img.At(1, 4).RGBA(); uint8(r>>8) > 70 || uint8(r>>8) < 58 {
 		t.Errorf("left cap: grey %d, want about 64", r>>8)
+	}
+}
+
+// TestBlendOpaque: blendOpaque gives the pixels blend gives for an opaque
+// colour, over opaque and translucent pixels, at every coverage.
+func TestBlendOpaque(t *testing.T) {
+	colours := [][3]uint32{{0, 0, 0}, {0xffff, 0xffff, 0xffff}, {31 * 0x101, 119 * 0x101, 180 * 0x101}}
+	for _, c := range colours {
+		for _, dst := range [][4]byte{{255, 255, 255, 255}, {10, 200, 30, 255}, {40, 20, 0, 128}, {0, 0, 0, 0}} {
+			for k := 0; k <= 1000; k++ {
+				cov := float64(k) / 1000
+				want, got := dst, dst
+				blend(want[:], c[0], c[1], c[2], 0xffff, cov)
+				blendOpaque(got[:], c[0], c[1], c[2], cov)
+				if got != want {
+					t.Fatalf("colour %v over %v at %.3f: %v, want %v", c, dst, cov, got, want)
+				}
+			}
+		}
 	}
 }

@@ -157,3 +157,65 @@ func FuzzZlibRLE(f *testing.F) {
 		}
 	})
 }
+
+// TestRLEWriterPieces: bytes written in pieces, some of them as zeros,
+// inflate to the pieces end to end, with a checksum zlib accepts (a PNG
+// decoder may never check it).
+func TestRLEWriterPieces(t *testing.T) {
+	row := []byte{2, 0, 0, 0, 7, 7, 7, 7, 1, 2, 3, 1, 2, 3, 1, 2, 3, 0, 0}
+	for _, tc := range []struct {
+		name   string
+		pieces []any // []byte for write, int for zeros
+	}{
+		{"nothing", nil},
+		{"zeros alone", []any{5}},
+		{"zeros of every short length", []any{1, []byte{9}, 2, []byte{9}, 3, []byte{9}, 4, []byte{9}, 259, []byte{9}, 260, []byte{9}, 261}},
+		{"rows and blank rows", []any{row, []byte{2}, len(row) - 1, row, row, []byte{2}, 1000, row}},
+		{"a long blank", []any{[]byte{255, 255}, 3_000_000, []byte{255}}},
+		{"zeros going on from zeros", []any{[]byte{5, 0}, 1, []byte{0, 0}, 2, 3, []byte{0}, 300, 4, []byte{7}, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			z := newRLEWriter(nil)
+			var want []byte
+			for _, p := range tc.pieces {
+				switch p := p.(type) {
+				case []byte:
+					z.write(p)
+					want = append(want, p...)
+				case int:
+					z.zeros(p)
+					want = append(want, make([]byte, p)...)
+				}
+			}
+			if got := inflate(t, z.close()); !bytes.Equal(got, want) {
+				t.Fatalf("round trip: %d bytes back for %d", len(got), len(want))
+			}
+		})
+	}
+}
+
+// FuzzRLEWriterPieces: whatever the bytes, cut into pieces some of which
+// are written as zeros, zlib inflates the stream back to them.
+func FuzzRLEWriterPieces(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1}, uint8(3))
+	f.Add(bytes.Repeat([]byte{9}, 300), uint8(7))
+	f.Fuzz(func(t *testing.T, in []byte, cut uint8) {
+		z := newRLEWriter(nil)
+		var want []byte
+		for i, n := 0, max(int(cut), 1); len(in) > 0; i++ {
+			p := in[:min(n, len(in))]
+			in = in[len(p):]
+			if i%2 == 1 {
+				// A piece of zeros as long as the bytes it stands for.
+				z.zeros(len(p))
+				want = append(want, make([]byte, len(p))...)
+				continue
+			}
+			z.write(p)
+			want = append(want, p...)
+		}
+		if got := inflate(t, z.close()); !bytes.Equal(got, want) {
+			t.Fatalf("round trip of %d bytes gave %d", len(want), len(got))
+		}
+	})
+}

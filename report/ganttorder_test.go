@@ -2,6 +2,9 @@ package report
 
 import (
 	"cmp"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -46,5 +49,70 @@ func TestGanttOrder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGanttJSONRects decodes the page's Gantt data of jobs with one to
+// three ranges each (rectangles in a number that fills no whole chunk):
+// every rectangle, in order of start, with its job's index (negative when
+// killed), and every job's ID.
+func TestGanttJSONRects(t *testing.T) {
+	const jobs = 1000
+	g := NewGantt(jobs)
+	type rect struct{ start, dur, lo, width, idx int32 }
+	var want []rect
+	starts := make([]int64, jobs)
+	for i := range jobs {
+		starts[i] = int64((i * 7919) % 5000)
+	}
+	order := make([]int, jobs)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(starts[a], starts[b]) })
+	alloc := func(i int) []cluster.Range {
+		var rs []cluster.Range
+		for k := range 1 + i%3 {
+			rs = append(rs, cluster.Range{Lo: 10*k + i%7, Hi: 10*k + i%7 + 1 + k})
+		}
+		return rs
+	}
+	for i := range jobs {
+		g.add(int64(100+i), starts[i], starts[i]+int64(1+i%50), i%9 == 0, alloc(i))
+	}
+	for k, i := range order {
+		idx := int32(k)
+		if i%9 == 0 {
+			idx = -1 - idx
+		}
+		for _, a := range alloc(i) {
+			want = append(want, rect{int32(starts[i] - starts[order[0]]), int32(1 + i%50), int32(a.Lo), int32(a.Hi - a.Lo), idx})
+		}
+	}
+	var d ganttPageData
+	if err := json.Unmarshal(ganttJSON(&Run{Gantt: g}), &d); err != nil {
+		t.Fatal(err)
+	}
+	data, err := base64.StdEncoding.DecodeString(d.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rects != len(want) || len(data) != 20*len(want) || len(want)%48 == 0 {
+		t.Fatalf("%d rectangles, %d bytes; want %d (not a whole number of chunks)", d.Rects, len(data), len(want))
+	}
+	for k, w := range want {
+		v := func(f int) int32 { return int32(binary.LittleEndian.Uint32(data[20*k+4*f:])) }
+		if got := (rect{v(0), v(1), v(2), v(3), v(4)}); got != w {
+			t.Fatalf("rectangle %d: %+v, want %+v", k, got, w)
+		}
+	}
+	ids, err := base64.StdEncoding.DecodeString(d.IDs)
+	if err != nil || len(ids) != 4*jobs {
+		t.Fatalf("%d bytes of IDs (%v), want %d", len(ids), err, 4*jobs)
+	}
+	for k, i := range order {
+		if id := binary.LittleEndian.Uint32(ids[4*k:]); id != uint32(100+i) {
+			t.Fatalf("job %d: ID %d, want %d", k, id, 100+i)
+		}
 	}
 }

@@ -31,16 +31,13 @@ type hoverMarks struct {
 
 // Plot records the points' positions; it draws nothing.
 func (h *hoverMarks) Plot(c draw.Canvas, p *plot.Plot) {
-	var inner vg.Canvas = c.Canvas
-	for {
-		dc, ok := inner.(draw.Canvas)
-		if !ok {
-			break
-		}
-		inner = dc.Canvas
-	}
-	svg, ok := inner.(*vgsvg.Canvas)
-	if !ok {
+	var svg *vgsvg.Canvas
+	switch c := innerCanvas(c).(type) {
+	case *vgsvg.Canvas:
+		svg = c
+	case *svgCanvas:
+		svg = c.Canvas
+	default:
 		return
 	}
 	_, height := svg.Size()
@@ -51,6 +48,20 @@ func (h *hoverMarks) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		x, y := trX(d.X), trY(d.Y)
 		h.fig.hover = append(h.fig.hover, hoverPoint{X: round2(float64(x)), Y: round2(float64(height - y)), Label: d.Label})
+	}
+}
+
+// innerCanvas returns the canvas c draws on: a plot's data canvas may be
+// a draw.Canvas on a draw.Canvas (of a tile) on the figure's canvas, each
+// passing every call on unchanged.
+func innerCanvas(c draw.Canvas) vg.Canvas {
+	var inner vg.Canvas = c.Canvas
+	for {
+		dc, ok := inner.(draw.Canvas)
+		if !ok {
+			return inner
+		}
+		inner = dc.Canvas
 	}
 }
 

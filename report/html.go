@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -188,8 +189,19 @@ func WriteRunHTML(w io.Writer, r *Run, figs []Rendered) error {
 	return writeRunHTML(w, r, figs, ganttJSON(r))
 }
 
+// ganttSlot stands for the page's Gantt data in the page's template, and
+// ganttSlotOpen is what precedes it on the page: the data, megabytes, go
+// from ganttJSON's bytes straight into the page, where a template.JS value
+// would be copied into a string, and again by fmt as the template prints
+// it. ganttSlotOpen is markup, which no text the template escapes can
+// contain.
+const (
+	ganttSlot     = "/*gantt-data*/"
+	ganttSlotOpen = `<script type="application/json" id="gantt-data">`
+)
+
 // writeRunHTML is WriteRunHTML with the page's Gantt data already encoded.
-func writeRunHTML(w io.Writer, r *Run, figs []Rendered, gantt template.JS) error {
+func writeRunHTML(w io.Writer, r *Run, figs []Rendered, gantt []byte) error {
 	s := &r.Summary
 	p := page{
 		FontFace: fontFace(),
@@ -222,12 +234,40 @@ func writeRunHTML(w io.Writer, r *Run, figs []Rendered, gantt template.JS) error
 	p.Tables = append(p.Tables, cross)
 	p.Tables = append(p.Tables, breakdownTables(s.Breakdowns)...)
 	p.Figures = pageFigures(figs)
-	p.Gantt = gantt
+	if len(gantt) > 0 {
+		p.Gantt = ganttSlot
+	}
 	p.Script = pageScript
 	if r.Tick > 1 {
 		p.Script = template.JS(tickPageScript)
 	}
-	return pageTemplate.Execute(w, &p)
+	if len(gantt) == 0 {
+		return pageTemplate.Execute(w, &p)
+	}
+	// The page is its figures, mostly: room for them, the script, the font
+	// and the tables from the start, where growing it as it is written
+	// would copy it several times.
+	var page bytes.Buffer
+	size := 1<<17 + len(p.Script) + len(p.FontFace)
+	for _, f := range p.Figures {
+		size += len(f.SVG) + len(f.Hover) + len(f.Caption)
+	}
+	page.Grow(size)
+	if err := pageTemplate.Execute(&page, &p); err != nil {
+		return err
+	}
+	b := page.Bytes()
+	i := bytes.Index(b, []byte(ganttSlotOpen+ganttSlot))
+	if i < 0 {
+		return errors.New("report: the page has no place for its Gantt data")
+	}
+	i += len(ganttSlotOpen)
+	for _, part := range [][]byte{b[:i], gantt, b[i+len(ganttSlot):]} {
+		if _, err := w.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteCompareHTML writes compare.html: the comparison table (as
@@ -265,7 +305,7 @@ func WriteRunPlots(dir string, r *Run) error {
 	if r.Gantt != nil && r.Gantt.Len() > 0 && (r.GanttFigureMax <= 0 || r.Gantt.Len() <= r.GanttFigureMax) {
 		r.Gantt.Jobs()
 	}
-	gantt := make(chan template.JS, 1)
+	gantt := make(chan []byte, 1)
 	go func() { gantt <- ganttJSON(r) }()
 	rendered, err := RenderFigures(dir, func() []*Figure { return RunFigures(r) })
 	g := <-gantt

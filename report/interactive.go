@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"html/template"
 	"math"
 	"slices"
 	"strings"
@@ -54,17 +53,17 @@ type ganttPageData struct {
 	Tick int64 `json:"tick,omitempty"`
 }
 
-// ganttJSON returns the canvas Gantt chart's data, or "" without a
+// ganttJSON returns the canvas Gantt chart's data, or nil without a
 // complete Gantt. The jobs go in order of start, those that started
 // together in the order they ended; the rectangles and job IDs are packed
 // as little-endian int32 and base64-encoded straight into the JSON text.
-func ganttJSON(r *Run) template.JS {
+func ganttJSON(r *Run) []byte {
 	if r.Gantt == nil || !r.Gantt.Complete() {
-		return ""
+		return nil
 	}
 	g := r.Gantt
 	if g.n == 0 {
-		return ""
+		return nil
 	}
 	order := ganttOrder(g)
 	// In a unit finer than the second, the times go in units of q ticks:
@@ -82,28 +81,9 @@ func ganttJSON(r *Run) template.JS {
 	at := func(t int64) int64 { return floorDiv(t, q) }
 	origin := at(g.rec(int(order[0])).start)
 	n := g.nr
-	rects, ids := make([]byte, 20*n), make([]byte, 4*g.n)
 	put := func(b []byte, v int64) {
 		v = max(min(v, math.MaxInt32), math.MinInt32)
 		binary.LittleEndian.PutUint32(b, uint32(int32(v)))
-	}
-	k := 0
-	for i, o := range order {
-		j := g.rec(int(o))
-		put(ids[4*i:], j.id)
-		idx := int64(i)
-		if j.killed {
-			idx = -1 - idx
-		}
-		for _, a := range g.alloc(j) {
-			b := rects[20*k : 20*k+20]
-			put(b[0:], at(j.start)-origin)
-			put(b[4:], at(j.end)-at(j.start))
-			put(b[8:], int64(a.Lo))
-			put(b[12:], int64(a.Hi-a.Lo))
-			put(b[16:], idx)
-			k++
-		}
 	}
 	// Where the chart starts by default: as ganttView, from the sorted
 	// starts at hand.
@@ -128,29 +108,55 @@ func ganttJSON(r *Run) template.JS {
 	// megabytes of them through json.Marshal would scan every byte again.
 	b, err := json.Marshal(d)
 	if err != nil {
-		return ""
+		return nil
 	}
 	const dataKey, idsKey = `"data":"`, `"ids":"`
 	i := bytes.Index(b, []byte(dataKey+`"`))
 	j := bytes.Index(b, []byte(idsKey+`"`))
 	if i < 0 || j < i {
-		return ""
+		return nil
 	}
 	i, j = i+len(dataKey), j+len(idsKey)
 	enc := base64.StdEncoding
-	out := make([]byte, 0, len(b)+enc.EncodedLen(len(rects))+enc.EncodedLen(len(ids)))
+	ids := make([]byte, 4*g.n)
+	out := make([]byte, 0, len(b)+enc.EncodedLen(20*n)+enc.EncodedLen(len(ids)))
 	out = append(out, b[:i]...)
-	out = enc.AppendEncode(out, rects)
+	// The rectangles are encoded a chunk at a time as they are packed: a
+	// chunk is a whole number of base64's 3-byte groups, so the text is
+	// that of the whole array, which is never made.
+	var chunk [20 * 48]byte
+	c := 0
+	for k, o := range order {
+		job := g.rec(int(o))
+		put(ids[4*k:], job.id)
+		idx := int64(k)
+		if job.killed {
+			idx = -1 - idx
+		}
+		for _, a := range g.alloc(job) {
+			rect := chunk[c : c+20]
+			put(rect[0:], at(job.start)-origin)
+			put(rect[4:], at(job.end)-at(job.start))
+			put(rect[8:], int64(a.Lo))
+			put(rect[12:], int64(a.Hi-a.Lo))
+			put(rect[16:], idx)
+			if c += 20; c == len(chunk) {
+				out = enc.AppendEncode(out, chunk[:])
+				c = 0
+			}
+		}
+	}
+	out = enc.AppendEncode(out, chunk[:c])
 	out = append(out, b[i:j]...)
 	out = enc.AppendEncode(out, ids)
 	out = append(out, b[j:]...)
-	return template.JS(out)
+	return out
 }
 
 // ganttOrder returns the indices of g's jobs in order of start, those that
 // started together in the order they ended. The start (from the earliest)
 // and the index are packed into one integer when they fit, which sorts
-// several times faster than comparing jobs.
+// (by radixSort) many times faster than comparing jobs.
 func ganttOrder(g *Gantt) []int32 {
 	order := make([]int32, g.n)
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
@@ -160,11 +166,14 @@ func ganttOrder(g *Gantt) []int32 {
 	}
 	const idxBits = 21 // PageGanttMaxJobs pieces, and one more bit
 	if g.n < 1<<idxBits && uint64(hi-lo) < 1<<(63-idxBits) {
-		keys := make([]uint64, g.n)
+		// A few linear passes of a radix sort, where a comparison sort
+		// of a hundred thousand keys takes milliseconds.
+		keys := make([]uint64, 2*g.n)
+		keys, tmp := keys[:g.n], keys[g.n:]
 		for i := range keys {
 			keys[i] = uint64(g.rec(i).start-lo)<<idxBits | uint64(i)
 		}
-		slices.Sort(keys)
+		radixSort(keys, tmp)
 		for i, k := range keys {
 			order[i] = int32(k & (1<<idxBits - 1))
 		}

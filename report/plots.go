@@ -84,12 +84,19 @@ const PNGDPI = 120
 // SVG renders the figure as SVG. The output depends only on the figure's
 // data: the same run gives the same bytes.
 func (f *Figure) SVG() ([]byte, error) {
-	c := vgsvg.New(f.Width, f.Height)
+	c := newSVGCanvas(f.Width, f.Height)
 	f.hover = f.hover[:0]
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("report: rendering %s.svg: %w", f.Name, err)
+	if !c.writeTo(&buf) {
+		// As vgsvg draws it alone.
+		c := vgsvg.New(f.Width, f.Height)
+		f.hover = f.hover[:0]
+		f.draw(draw.New(c))
+		buf.Reset()
+		if _, err := c.WriteTo(&buf); err != nil {
+			return nil, fmt.Errorf("report: rendering %s.svg: %w", f.Name, err)
+		}
 	}
 	// Name fonts with Liberation Sans's metrics (Arimo, Arial, Helvetica)
 	// after it: a viewer without Liberation Sans then keeps the text within

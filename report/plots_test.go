@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"image"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -61,12 +62,18 @@ var (
 )
 
 // TestPlotGolden renders each plot kind on a small scenario and compares
-// the SVG text with testdata/plots/NAME.svg (go test -update rewrites them).
-// gonum's SVG output is deterministic (fixed float precision, no ids, no
-// dates), so the comparison is byte for byte.
+// the SVG text with testdata/plots/NAME.svg and the PNG's pixels with
+// testdata/plots/NAME.png (go test -update rewrites them). gonum's SVG
+// output is deterministic (fixed float precision, no ids, no dates), so
+// that comparison is byte for byte; the PNG's pixels may differ from the
+// golden image's within goldenPNG's tolerance, so that a cheaper way of
+// drawing the same picture passes and a different picture does not. The
+// dense figures, of a run whose series has thousands of points, draw
+// lines of many more vertices than pixel columns, as long traces do.
 func TestPlotGolden(t *testing.T) {
 	tiny := tinyReport()
 	bucketed := syntheticReport(t, "bucketed", 3000, 64, easyCfg)
+	dense := syntheticReport(t, "dense", 6000, DefaultSeriesPoints, easyCfg)
 	easy := syntheticReport(t, "easy", 300, DefaultSeriesPoints, easyCfg)
 	fcfs := syntheticReport(t, "fcfs", 300, DefaultSeriesPoints, fcfsCfg)
 	if bucketed.Series.Width() == 1 {
@@ -82,11 +89,18 @@ func TestPlotGolden(t *testing.T) {
 			figs[f.Name] = f
 		}
 	}
+	for _, f := range RunFigures(dense) {
+		if f.Name == "utilisation" || f.Name == "queue" {
+			f.Name += "_dense"
+			figs[f.Name] = f
+		}
+	}
 	for _, f := range CompareFigures([]*Run{easy, fcfs}) {
 		figs[f.Name] = f
 	}
 	want := []string{"utilisation", "queue", "wait_cdf", "slowdown_by_class", "gantt",
-		"utilisation_bucketed", "queue_bucketed", "compare_wait_cdf", "compare_utilisation", "compare_queue"}
+		"utilisation_bucketed", "queue_bucketed", "utilisation_dense", "queue_dense",
+		"compare_wait_cdf", "compare_utilisation", "compare_queue"}
 	if len(figs) != len(want) {
 		t.Errorf("%d figures, want %d", len(figs), len(want))
 	}
@@ -116,9 +130,56 @@ func TestPlotGolden(t *testing.T) {
 			if b := img.Bounds(); b.Dx() != int(f.Width.Dots(PNGDPI)+0.5) || b.Dy() != int(f.Height.Dots(PNGDPI)+0.5) {
 				t.Errorf("PNG is %v, want %.0f×%.0f in at %d dpi", b, f.Width/vg.Inch, f.Height/vg.Inch, PNGDPI)
 			}
+			if pngGolden[name] {
+				goldenPNG(t, filepath.Join("plots", name+".png"), img)
+			}
 		})
 	}
 }
+
+// pngGolden are the figures whose PNGs have golden images: between them
+// they draw every kind of mark (text, rectangles, solid and dashed lines,
+// sparse and dense ones, a heatmap), and the files stay few.
+var pngGolden = map[string]bool{"utilisation": true, "queue": true, "wait_cdf": true, "slowdown_by_class": true,
+	"gantt": true, "utilisation_dense": true, "queue_dense": true, "compare_queue": true}
+
+// goldenPNG compares a PNG's pixels with testdata/name, or rewrites it
+// under -update. The pictures must match up to the anti-aliasing of edges:
+// no channel of a pixel more than goldenPNGWorst levels apart, and on
+// average less than goldenPNGMean.
+func goldenPNG(t *testing.T, name string, got image.Image) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		// Compressed as hard as image/png can: the files stay small.
+		var buf bytes.Buffer
+		if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, got); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	want, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	worst, mean := pixelDiff(t, want, got)
+	if worst > goldenPNGWorst || mean > goldenPNGMean {
+		t.Errorf("%s: the pixels differ by up to %d levels, %.4f on average; want at most %d, %.4f (go test -update rewrites it)", path, worst, mean, goldenPNGWorst, goldenPNGMean)
+	}
+}
+
+// The tolerance of goldenPNG: a few anti-aliased edges drawn another way.
+const (
+	goldenPNGWorst = 128
+	goldenPNGMean  = 0.02
+)
 
 // goldenSVG compares an SVG with testdata/name, or rewrites it under -update;
 // on a difference it reports the first differing line.
