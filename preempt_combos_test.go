@@ -2,11 +2,17 @@ package schedsim
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/workload"
 )
 
 // preemptClusterConfig is HPC2N's 240 processors as 120 nodes of 2 cores
@@ -92,6 +98,159 @@ func TestTimeUnitPreemption(t *testing.T) {
 				t.Error("no job preempted: the test tests nothing")
 			}
 			t.Logf("%s: %d jobs preempted", mode, preempted)
+		})
+	}
+}
+
+// preemptTrace writes HPC2N's first 3,170 jobs as an SWF trace in dir
+// with every fourth job (by number) in SWF partition 2 (preemptClusterConfig's
+// "high") and the rest in partition 1. With sessions, the trace also gets
+// the feedback the log does not record, inferred as Zakay and Feitelson's
+// user sessions do: a job follows its user's previous job (SWF field 17)
+// when that one had ended, as recorded, at most 20 minutes before it was
+// submitted, the gap being the think time (field 18). It skips the test
+// when the trace is absent, and returns the path and the jobs written.
+func preemptTrace(t *testing.T, dir string, sessions bool) (string, []workload.Job) {
+	t.Helper()
+	if _, err := os.Stat(unitTrace); err != nil {
+		t.Skipf("skipped: %s not found (%v); the shared data sit beside the repository, at ../shared", unitTrace, err)
+	}
+	r, err := workload.Open(unitTrace, workload.Rules{Duplicate: workload.DuplicateKeep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var jobs []workload.Job
+	for {
+		var j workload.Job
+		if err := r.Next(&j); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, j)
+	}
+	type last struct{ id, end int64 }
+	prev := map[int]last{}
+	for i := range jobs {
+		j := &jobs[i]
+		j.Partition = 1
+		if j.ID%4 == 0 {
+			j.Partition = 2
+		}
+		if !sessions {
+			continue
+		}
+		submit := int64(j.Submit)
+		if p, ok := prev[j.User]; ok && submit >= p.end && submit-p.end <= 1200 {
+			j.PrecedingJob, j.ThinkTime = p.id, float64(submit-p.end)
+		}
+		if j.RawWait >= 0 {
+			prev[j.User] = last{j.ID, submit + int64(j.RawWait) + int64(j.Run)}
+		}
+	}
+	path := filepath.Join(dir, "hpc2n-tiers.swf")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := workload.WriteSWF(f, r.Header(), jobs); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, jobs
+}
+
+// preemptRealRun runs the scenario (preemptTrace's trace on
+// preemptClusterConfig in mode, then setup's changes) and checks that
+// verify finds no violation in its outputs and that jobs were preempted.
+// It returns the summary, the job table's rows and the trace's jobs.
+func preemptRealRun(t *testing.T, mode string, sessions bool, setup func(sc *Scenario, dir string)) (*report.Summary, []report.JobRow, []workload.Job) {
+	t.Helper()
+	dir := t.TempDir()
+	sc := Default()
+	var jobs []workload.Job
+	sc.Trace, jobs = preemptTrace(t, dir, sessions)
+	sc.Config = writeFile(t, dir, "cluster.toml", fmt.Sprintf(preemptClusterConfig, mode))
+	sc.Plots = false
+	sc.Out = filepath.Join(dir, "out")
+	if setup != nil {
+		setup(&sc, dir)
+	}
+	res, err := Run(context.Background(), &sc, Options{Warn: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vout bytes.Buffer
+	rs, err := VerifyDir(sc.Out, 20, &vout)
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	for _, r := range rs {
+		if r.Violations != 0 || r.Jobs == 0 {
+			t.Fatalf("verify: %d jobs, %d violations:\n%s", r.Jobs, r.Violations, vout.String())
+		}
+	}
+	if p := res.Summary.Preemption; p == nil || p.Preemptions == 0 {
+		t.Fatalf("preemption %+v: no job preempted, the test tests nothing", p)
+	}
+	table, err := report.FindJobTable(sc.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick, _ := TimeUnitTicks(sc.TimeUnit)
+	var rows []report.JobRow
+	if err := report.ReadJobTableIn(table, tick, func(_ string, r *report.JobRow) error {
+		rows = append(rows, *r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return &res.Summary, rows, jobs
+}
+
+// TestPreemptClosedLoopRealTrace: HPC2N's first 3,170 jobs with tiers and
+// inferred user sessions, replayed as a closed loop under each
+// PreemptMode, pass verify and account for every job of the trace; and
+// each job that follows another was submitted at the later of its
+// recorded time and its preceding job's end (as jobs.csv records it: a
+// cancelled job's at its cancellation, a suspended or requeued one's
+// after its last run) plus the think time.
+func TestPreemptClosedLoopRealTrace(t *testing.T) {
+	for _, mode := range []string{"suspend", "requeue", "cancel"} {
+		t.Run(mode, func(t *testing.T) {
+			sum, rows, jobs := preemptRealRun(t, mode, true, func(sc *Scenario, _ string) { sc.ClosedLoop = true })
+			if sum.ClosedLoop == nil || sum.ClosedLoop.Following == 0 || sum.ClosedLoop.Delayed == 0 {
+				t.Fatalf("closed_loop %+v: want jobs following others, some delayed", sum.ClosedLoop)
+			}
+			if int64(len(rows)) != sum.Jobs || sum.Jobs < 3100 {
+				t.Errorf("%d rows, %d jobs in the summary; want one row for each of the trace's jobs the cleaning kept", len(rows), sum.Jobs)
+			}
+			byID := map[int64]*report.JobRow{}
+			for i := range rows {
+				byID[rows[i].ID] = &rows[i]
+			}
+			afterCancel := 0
+			for _, j := range jobs {
+				r, p := byID[j.ID], byID[j.PrecedingJob]
+				if j.PrecedingJob <= 0 || r == nil || p == nil {
+					continue
+				}
+				want := max(j.Submit, p.End+workload.Time(j.ThinkTime))
+				if r.Submit != want {
+					t.Errorf("job %d submitted at %d; it follows job %d (ended %d, %s) with %v s to think and was recorded at %d: want %d",
+						j.ID, r.Submit, p.ID, p.End, p.State, j.ThinkTime, j.Submit, want)
+				}
+				if strings.Contains(p.Metadata, ":cancel") {
+					afterCancel++
+				}
+			}
+			if mode == "cancel" && afterCancel == 0 {
+				t.Error("no job follows a cancelled one: the test tests nothing")
+			}
+			t.Logf("%s: %d preemptions, %d following (%d a cancelled job), %d delayed", mode, sum.Preemption.Preemptions, sum.ClosedLoop.Following, afterCancel, sum.ClosedLoop.Delayed)
 		})
 	}
 }

@@ -134,8 +134,8 @@ func (e *Engine) initPreempt(cfg *Config) error {
 	case cfg.Allocator == nil:
 		return fmt.Errorf("sim: preemption by partition priority needs a cluster of nodes (Config.Allocator)")
 	case cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.Constraints != nil || cfg.Estimator != nil ||
-		cfg.CheckpointEvery > 0 || cfg.ClosedLoop || cfg.Power != nil || cfg.SchedInterval > 0:
-		return fmt.Errorf("sim: preemption is not combined with growing jobs, node events, reservations and limits, estimates, checkpoints, closed loops, switching nodes off or a scheduler cycle")
+		cfg.CheckpointEvery > 0 || cfg.Power != nil || cfg.SchedInterval > 0:
+		return fmt.Errorf("sim: preemption is not combined with growing jobs, node events, reservations and limits, estimates, checkpoints, switching nodes off or a scheduler cycle")
 	}
 	rc, ok := cfg.Allocator.(cluster.Recommitter)
 	if !ok {

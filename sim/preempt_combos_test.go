@@ -1,0 +1,103 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// preemptRun runs jobs under FCFS with preemption in mode on preemptSpec's
+// four single-core nodes (select/linear), with cfg's other settings, and
+// checks the records with Verify (opts' Cluster set here). It returns the
+// records.
+func preemptRun(t *testing.T, mode policy.PreemptMode, jobs []workload.Job, cfg sim.Config, opts sim.VerifyOptions) *simtest.Recorder {
+	t.Helper()
+	spec := preemptSpec(cluster.SelectLinear, 4)
+	al, err := spec.NewAllocator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Policy == nil {
+		cfg.Policy = policy.WithTiers(&policy.PartitionPrio{Inner: policy.FCFS{}}, tierOf)
+	}
+	cfg.Allocator = al
+	cfg.Preempt = &sim.Preemption{Mode: mode, Tier: tierOf}
+	eng, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &simtest.Recorder{}
+	if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
+		t.Fatal(err)
+	}
+	col := &sim.Collector{}
+	for i := range rec.Records {
+		col.JobDone(&rec.Records[i])
+	}
+	opts.Cluster = spec
+	if vs := sim.Verify(spec.Cores(), col.Outcomes, opts); len(vs) > 0 {
+		t.Errorf("verify: %v", vs)
+	}
+	return rec
+}
+
+// loopWant is a job's hand-computed outcome in a closed loop with
+// preemption.
+type loopWant struct {
+	submit, start, end workload.Time
+	state              sim.State
+}
+
+// TestPreemptClosedLoop: in a closed loop (SWF fields 17 and 18), a job
+// that follows a job cancelled by preemption is submitted at the
+// cancellation plus its think time — the preceding job ended then, as far
+// as its user is concerned —, and one that follows a suspended or
+// requeued job waits for that job's real end, after its resumption.
+func TestPreemptClosedLoop(t *testing.T) {
+	// Job 1 (low, 4 nodes, 100 s) runs from 0; job 2 (high, 2 nodes,
+	// 30 s) preempts it at 10. Job 3 (low, 2 nodes, 20 s), recorded at 1,
+	// follows job 1 with a think time of 5 s.
+	jobs := func(think float64) []workload.Job {
+		return []workload.Job{pjob(1, 0, 4, 100, 1), after(pjob(3, 1, 2, 20, 1), 1, think), pjob(2, 10, 2, 30, 2)}
+	}
+	cases := []struct {
+		name  string
+		mode  policy.PreemptMode
+		think float64
+		want  map[int64]loopWant
+	}{
+		// Cancelled at 10: job 3 is submitted at 15 and starts on the two
+		// nodes job 2 left free.
+		{"cancel", policy.PreemptCancel, 5, map[int64]loopWant{
+			1: {0, 0, 10, sim.Preempted}, 2: {10, 10, 40, sim.Completed}, 3: {15, 15, 35, sim.Completed}}},
+		// With no think time, job 3 joins the queue at 10, after the pass
+		// that cancelled job 1, and a pass at that instant starts it.
+		{"cancel, no think time", policy.PreemptCancel, 0, map[int64]loopWant{
+			1: {0, 0, 10, sim.Preempted}, 2: {10, 10, 40, sim.Completed}, 3: {10, 10, 30, sim.Completed}}},
+		// Suspended at 10, resumed at 40 (job 2's end), ends at 130: job
+		// 3 is submitted at 135.
+		{"suspend", policy.PreemptSuspend, 5, map[int64]loopWant{
+			1: {0, 0, 130, sim.Completed}, 2: {10, 10, 40, sim.Completed}, 3: {135, 135, 155, sim.Completed}}},
+		// Requeued at 10, run again 40-140: job 3 is submitted at 145.
+		{"requeue", policy.PreemptRequeue, 5, map[int64]loopWant{
+			1: {0, 0, 140, sim.Completed}, 2: {10, 10, 40, sim.Completed}, 3: {145, 145, 165, sim.Completed}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := preemptRun(t, c.mode, jobs(c.think), sim.Config{ClosedLoop: true}, sim.VerifyOptions{})
+			if len(rec.Records) != len(c.want) {
+				t.Fatalf("%d records, want %d", len(rec.Records), len(c.want))
+			}
+			for id, w := range c.want {
+				r := rec.ByID(t, id)
+				if got := (loopWant{r.Job.Submit, r.Start, r.End, r.State}); got != w {
+					t.Errorf("job %d: %+v, want %+v", id, got, w)
+				}
+			}
+		})
+	}
+}
