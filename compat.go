@@ -84,7 +84,6 @@ var Combinations = []Combination{
 	{FeaturePreempt, FeatureCheckpoint, "suspended and requeued jobs' runs are not saved in a checkpoint", false},
 	{FeaturePreempt, FeatureEstimates, "a resumed job's predicted end would have to carry its estimator's correction across the suspension", false},
 	{FeaturePreempt, FeatureCalendar, "a preemptor takes nodes that reservations and limits were checked against without it", false},
-	{FeaturePreempt, FeatureCycle, "preemption is tried in every pass, which a scheduler cycle skips", false},
 	{FeatureTiers, FeatureScoreD, "SCore-D's priority queues are its own ranking of the jobs, by queue number, with their own modes and states", true},
 	{FeatureTiers, FeatureExternal, "the external program is the policy and orders its queue itself (the hello gives it the jobs' queues and partitions)", true},
 	{FeatureTiers, FeatureConservative, "conservative backfilling plans every job in submission order, which a ranking by tier would overturn at every submission", true},

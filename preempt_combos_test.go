@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -251,6 +252,48 @@ func TestPreemptClosedLoopRealTrace(t *testing.T) {
 				t.Error("no job follows a cancelled one: the test tests nothing")
 			}
 			t.Logf("%s: %d preemptions, %d following (%d a cancelled job), %d delayed", mode, sum.Preemption.Preemptions, sum.ClosedLoop.Following, afterCancel, sum.ClosedLoop.Delayed)
+		})
+	}
+}
+
+// TestPreemptCycleRealTrace: HPC2N's first 3,170 jobs with tiers under a
+// scheduler cycle of 60 s (--sched-interval), EASY and Slurm's backfill,
+// each PreemptMode: jobs preempt in the cycle's passes — every
+// preemption, as every start of a queued job, at a tick — and the run
+// passes verify. Suspended jobs resume between the ticks, when their
+// nodes free.
+func TestPreemptCycleRealTrace(t *testing.T) {
+	for _, c := range []struct{ mode, bf string }{{"suspend", "easy"}, {"requeue", "slurm"}, {"cancel", "easy"}} {
+		t.Run(c.mode+"-"+c.bf, func(t *testing.T) {
+			sum, rows, _ := preemptRealRun(t, c.mode, false, func(sc *Scenario, _ string) {
+				sc.SchedInterval = "60"
+				sc.Backfill = c.bf
+			})
+			first := sum.FirstSubmit
+			offTick, resumedOff := 0, 0
+			for _, r := range rows {
+				p, err := report.ParsePreemption(r.Metadata)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range p.Preemptions {
+					if (m.At-first)%60 != 0 {
+						offTick++
+					}
+				}
+				for k, run := range p.Runs {
+					if k > 0 && p.Preemptions[k-1].Mode == policy.PreemptSuspend && (run.From-first)%60 != 0 {
+						resumedOff++
+					}
+				}
+			}
+			if offTick > 0 {
+				t.Errorf("%d preemptions between the cycle's ticks", offTick)
+			}
+			if c.mode == "suspend" && resumedOff == 0 {
+				t.Error("no suspended job resumed between the ticks: the test tests nothing")
+			}
+			t.Logf("%s %s: %d preemptions, %d resumptions between ticks", c.mode, c.bf, sum.Preemption.Preemptions, resumedOff)
 		})
 	}
 }

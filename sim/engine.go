@@ -1020,6 +1020,11 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 					e.nextTick = tick
 				}
 				passed = false
+				if e.pre != nil && len(e.pre.susp) > 0 {
+					// Slurm's gang scheduler resumes suspended jobs as
+					// their resources free, not at the cycle's ticks.
+					e.resume()
+				}
 			}
 		}
 		if passed {

@@ -30,10 +30,16 @@ import (
 //     fit even with every candidate gone preempts nothing;
 //   - what becomes of the preempted jobs is Mode: suspended (their
 //     resources freed; they resume, on the same resources, at the first
-//     pass that finds them all free, their progress kept; time suspended
-//     does not count against their time limit), requeued (back in the
-//     queue at their submission-order place, to start over: the run so
-//     far is lost), or cancelled (recorded as Preempted at that instant).
+//     instant that finds them all free, before its pass, their progress
+//     kept; time suspended does not count against their time limit),
+//     requeued (back in the queue at their submission-order place, to
+//     start over: the run so far is lost), or cancelled (recorded as
+//     Preempted at that instant);
+//   - under a scheduler cycle (Config.SchedInterval) jobs preempt in the
+//     passes the cycle runs, as Slurm's schedulers try preemption for the
+//     jobs they examine, but suspended jobs still resume at the instant
+//     their resources free: Slurm's gang scheduler resumes them, not its
+//     main scheduler.
 //
 // Records then carry every job's tier and, for a preempted job, its
 // preemptions and the runs between them (Record.Preemptions, Runs,
@@ -134,8 +140,8 @@ func (e *Engine) initPreempt(cfg *Config) error {
 	case cfg.Allocator == nil:
 		return fmt.Errorf("sim: preemption by partition priority needs a cluster of nodes (Config.Allocator)")
 	case cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.Constraints != nil || cfg.Estimator != nil ||
-		cfg.CheckpointEvery > 0 || cfg.Power != nil || cfg.SchedInterval > 0:
-		return fmt.Errorf("sim: preemption is not combined with growing jobs, node events, reservations and limits, estimates, checkpoints, switching nodes off or a scheduler cycle")
+		cfg.CheckpointEvery > 0 || cfg.Power != nil:
+		return fmt.Errorf("sim: preemption is not combined with growing jobs, node events, reservations and limits, estimates, checkpoints or switching nodes off")
 	}
 	rc, ok := cfg.Allocator.(cluster.Recommitter)
 	if !ok {

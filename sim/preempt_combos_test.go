@@ -101,3 +101,40 @@ func TestPreemptClosedLoop(t *testing.T) {
 		})
 	}
 }
+
+// TestPreemptCycle: under a scheduler cycle (--sched-interval 10), a job
+// preempts in the passes the cycle runs, at its ticks, while a suspended
+// job resumes at the instant its nodes free (Slurm's gang scheduler
+// resumes it), and a requeued one starts again at the next tick.
+func TestPreemptCycle(t *testing.T) {
+	// Job 1 (low, 4 nodes, 100 s) starts at 0, a tick. Job 2 (high, 2
+	// nodes, 25 s) arrives at 5: the pass at the tick 10 preempts job 1,
+	// and job 2 runs 10-35.
+	jobs := []workload.Job{pjob(1, 0, 4, 100, 1), pjob(2, 5, 2, 25, 2)}
+	cases := []struct {
+		name       string
+		mode       policy.PreemptMode
+		start, end workload.Time
+		runs       string
+		state      sim.State
+	}{
+		// Resumed at 35, not at the tick 40: 90 s left, ends at 125.
+		{"suspend", policy.PreemptSuspend, 0, 125, "0-10@0-3 35-125@0-3", sim.Completed},
+		// Back in the queue at 10, started over at the tick 40.
+		{"requeue", policy.PreemptRequeue, 0, 140, "0-10@0-3 40-140@0-3", sim.Completed},
+		{"cancel", policy.PreemptCancel, 0, 10, "0-10@0-3", sim.Preempted},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := preemptRun(t, c.mode, jobs, sim.Config{SchedInterval: 10}, sim.VerifyOptions{})
+			r := rec.ByID(t, 1)
+			runs, marks := runsString(&r)
+			if r.Start != c.start || r.End != c.end || runs != c.runs || marks != "10@2" || r.State != c.state {
+				t.Errorf("job 1: %v %d-%d runs %q preempted %q; want %v %d-%d runs %q preempted \"10@2\"", r.State, r.Start, r.End, runs, marks, c.state, c.start, c.end, c.runs)
+			}
+			if r2 := rec.ByID(t, 2); r2.Start != 10 || r2.End != 35 {
+				t.Errorf("job 2: %d-%d, want 10-35", r2.Start, r2.End)
+			}
+		})
+	}
+}
