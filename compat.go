@@ -82,7 +82,6 @@ var Combinations = []Combination{
 	{FeaturePreempt, FeatureClusters, "preemption by partition priority runs on one cluster: a suspended job resumes on the nodes it held, which a cluster of clusters assigns per member", false},
 	{FeaturePreempt, FeatureNodeEvents, "a suspended job's nodes could go down while it waits to resume on them", false},
 	{FeaturePreempt, FeatureCheckpoint, "suspended and requeued jobs' runs are not saved in a checkpoint", false},
-	{FeaturePreempt, FeatureEstimates, "a resumed job's predicted end would have to carry its estimator's correction across the suspension", false},
 	{FeaturePreempt, FeatureCalendar, "a preemptor takes nodes that reservations and limits were checked against without it", false},
 	{FeatureTiers, FeatureScoreD, "SCore-D's priority queues are its own ranking of the jobs, by queue number, with their own modes and states", true},
 	{FeatureTiers, FeatureExternal, "the external program is the policy and orders its queue itself (the hello gives it the jobs' queues and partitions)", true},

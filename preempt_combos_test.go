@@ -297,3 +297,31 @@ func TestPreemptCycleRealTrace(t *testing.T) {
 		})
 	}
 }
+
+// TestPreemptEstimatesRealTrace: HPC2N's first 3,170 jobs with tiers under
+// EASY with learned runtime estimates (--estimates predict, factor:0.5),
+// each PreemptMode: a preempted job's predictions carry across its
+// suspension (the engine panics on a prediction of a job that does not
+// run), predicted starts are recorded, and the run passes verify.
+func TestPreemptEstimatesRealTrace(t *testing.T) {
+	for _, c := range []struct{ mode, est string }{{"suspend", "predict"}, {"requeue", "factor:0.5"}, {"cancel", "predict"}, {"suspend", "factor:0.5"}} {
+		t.Run(c.mode+"-"+c.est, func(t *testing.T) {
+			sum, rows, _ := preemptRealRun(t, c.mode, false, func(sc *Scenario, _ string) {
+				sc.Estimates = c.est
+			})
+			if name, _, _ := strings.Cut(c.est, ":"); !strings.Contains(sum.Policy, "estimates="+name) {
+				t.Errorf("policy %q: want the estimator %s", sum.Policy, c.est)
+			}
+			predicted := 0
+			for _, r := range rows {
+				if strings.Contains(r.Metadata, "predicted_start=") {
+					predicted++
+				}
+			}
+			if predicted == 0 {
+				t.Error("no predicted start in jobs.csv")
+			}
+			t.Logf("%s %s: %d preemptions, mean wait %.0f s", c.mode, c.est, sum.Preemption.Preemptions, sum.Wait.Mean)
+		})
+	}
+}

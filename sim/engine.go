@@ -1378,6 +1378,9 @@ func (e *Engine) finish(id int32, obs Observer) {
 		if e.grow != nil {
 			run = e.grow.runOnP0(id, run)
 		}
+		if s.pj != nil {
+			run += s.pj.done // its runs before a suspension (Config.Preempt)
+		}
 		e.est.Done(&s.job, run)
 	}
 	st := Completed
@@ -1857,11 +1860,15 @@ func (e *Engine) expire(id int32) {
 		s.job.Estimate = s.predEnd - s.start
 		gen = e.grow.endGen(id)
 	} else {
-		pred := s.predEnd - s.start
+		from := s.start // where its whole run would have started
+		if s.pj != nil {
+			from -= s.pj.done // resumed after a suspension (Config.Preempt)
+		}
+		pred := s.predEnd - from
 		s.job.Estimate = s.limit
 		next := min(max(e.est.Correct(&s.job, pred), pred+1), s.limit)
 		s.job.Estimate = next
-		s.predEnd = s.start + next
+		s.predEnd = from + next
 		if e.grow != nil {
 			gen = e.grow.endGen(id)
 		}

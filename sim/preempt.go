@@ -71,11 +71,15 @@ type RunSpan struct {
 
 // slotPreempt is what the engine keeps of a job that was preempted.
 type slotPreempt struct {
-	first     workload.Time // its first start
-	runs      []RunSpan
-	marks     []PreemptMark
-	lost      workload.Time // run time lost to requeues
-	left      workload.Time // run time left while suspended
+	first workload.Time // its first start
+	runs  []RunSpan
+	marks []PreemptMark
+	lost  workload.Time // run time lost to requeues
+	left  workload.Time // run time left while suspended
+	// done is the run time done before the current run: a resumed job's
+	// runs so far (0 after a requeue). Its predictions (Config.Estimator)
+	// are of its whole run, from start − done.
+	done      workload.Time
 	suspended bool
 }
 
@@ -139,9 +143,9 @@ func (e *Engine) initPreempt(cfg *Config) error {
 		return fmt.Errorf("sim: preemption mode %s: want suspend, requeue or cancel", pc.Mode)
 	case cfg.Allocator == nil:
 		return fmt.Errorf("sim: preemption by partition priority needs a cluster of nodes (Config.Allocator)")
-	case cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.Constraints != nil || cfg.Estimator != nil ||
+	case cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.Constraints != nil ||
 		cfg.CheckpointEvery > 0 || cfg.Power != nil:
-		return fmt.Errorf("sim: preemption is not combined with growing jobs, node events, reservations and limits, estimates, checkpoints or switching nodes off")
+		return fmt.Errorf("sim: preemption is not combined with growing jobs, node events, reservations and limits, checkpoints or switching nodes off")
 	}
 	rc, ok := cfg.Allocator.(cluster.Recommitter)
 	if !ok {
@@ -281,6 +285,9 @@ func (e *Engine) preemptOne(vid int32, by *slot) {
 	p := e.pre
 	v := &e.slots[vid]
 	e.ends.remove(vid, v.job.Seq)
+	if e.est != nil {
+		e.expiry.remove(vid, v.job.Seq) // its prediction is void while it does not run
+	}
 	k := e.findRunning(v.predEnd, v.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: v.job.Seq, Start: v.start, End: e.now, PredictedEnd: v.predEnd, Procs: v.job.Procs, User: v.job.User, Freed: int(v.held)})
@@ -300,6 +307,7 @@ func (e *Engine) preemptOne(vid int32, by *slot) {
 			e.emit(EventSuspended, &v.job, int(v.held), 0)
 		}
 	case policy.PreemptRequeue:
+		pj.done = 0
 		pj.lost += e.now - v.start
 		e.stats.LostProcSeconds += held * float64(e.now-v.start)
 		p.requeue = append(p.requeue, vid) // still started: queued after the pass
@@ -395,10 +403,18 @@ func (e *Engine) resume() {
 			run = s.limit
 		}
 		done := run - pj.left
+		pj.done = done
 		s.start, s.end = e.now, e.now+pj.left
 		s.predEnd = workload.Forever
 		if s.job.Estimate > 0 {
-			s.predEnd = e.now + max(s.job.Estimate-done, pj.left)
+			// The rest of its prediction, which was still ahead of it
+			// when it was suspended (a prediction reached is corrected
+			// before the pass that could preempt). Without an Estimator
+			// the prediction is its limit, past its end.
+			s.predEnd = e.now + max(s.job.Estimate-done, 1)
+			if s.predEnd < s.end {
+				e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id})
+			}
 		}
 		e.stats.ProcSeconds += float64(held) * float64(pj.left)
 		e.ends.push(endEvent{at: s.end, seq: s.job.Seq, id: id})

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -134,6 +135,66 @@ func TestPreemptCycle(t *testing.T) {
 			}
 			if r2 := rec.ByID(t, 2); r2.Start != 10 || r2.End != 35 {
 				t.Errorf("job 2: %d-%d, want 10-35", r2.Start, r2.End)
+			}
+		})
+	}
+}
+
+// spyEstimator predicts 30 s for every job and corrects a prediction by
+// 20 s, noting each correction and each job's run as the engine reports
+// them.
+type spyEstimator struct{ log []string }
+
+func (*spyEstimator) Name() string                          { return "spy" }
+func (*spyEstimator) Predict(j *workload.Job) workload.Time { return 30 }
+func (e *spyEstimator) Correct(j *workload.Job, pred workload.Time) workload.Time {
+	e.log = append(e.log, fmt.Sprintf("correct %d %d", j.ID, pred))
+	return pred + 20
+}
+func (e *spyEstimator) Done(j *workload.Job, run workload.Time) {
+	e.log = append(e.log, fmt.Sprintf("done %d %d", j.ID, run))
+}
+
+// TestPreemptEstimates: under an Estimator, a preempted job's prediction
+// is of its whole run. Suspended, it has none (no correction while it
+// waits); resumed, it gets the rest of its prediction, which is corrected
+// when reached, the estimator seeing the whole prediction; and its end
+// tells the estimator its whole run. A requeued job starts over with its
+// prediction.
+func TestPreemptEstimates(t *testing.T) {
+	// Job 1 (low, 4 nodes, 100 s, 200 s requested) runs from 0, predicted
+	// to end at 30. Job 2 (high, 2 nodes, 25 s) preempts it at 10 and
+	// ends at 35.
+	jobs := []workload.Job{job(1, 0, 4, 100, 200), job(2, 10, 2, 25, 200)}
+	jobs[0].Partition, jobs[1].Partition = 1, 2
+	cases := []struct {
+		name string
+		mode policy.PreemptMode
+		end  workload.Time
+		log  string
+	}{
+		// Suspended at 10 with 20 s of its 30 s prediction ahead: resumed
+		// at 35, predicted to end at 55; then 30 → 50 (end 75), 50 → 70
+		// (95), 70 → 90 (115), 90 → 110 (135, past its end at 125).
+		{"suspend", policy.PreemptSuspend, 125,
+			"[done 2 25 correct 1 30 correct 1 50 correct 1 70 correct 1 90 done 1 100]"},
+		// Requeued at 10, started over at 35: predicted to end at 65, then
+		// 85, 105, 125 and 145, past its end at 135.
+		{"requeue", policy.PreemptRequeue, 135,
+			"[done 2 25 correct 1 30 correct 1 50 correct 1 70 correct 1 90 done 1 100]"},
+		// Cancelled: its run is not one the estimator learns from.
+		{"cancel", policy.PreemptCancel, 10, "[done 2 25]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			est := &spyEstimator{}
+			pol := policy.WithTiers(&policy.PartitionPrio{Inner: &policy.EASY{Lookahead: policy.LookaheadAll}}, tierOf)
+			rec := preemptRun(t, c.mode, jobs, sim.Config{Estimator: est, Policy: pol}, sim.VerifyOptions{})
+			if r := rec.ByID(t, 1); r.End != c.end {
+				t.Errorf("job 1 ends at %d, want %d", r.End, c.end)
+			}
+			if got := fmt.Sprint(est.log); got != c.log {
+				t.Errorf("estimator saw %s\nwant          %s", got, c.log)
 			}
 		})
 	}
