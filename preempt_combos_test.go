@@ -325,3 +325,64 @@ func TestPreemptEstimatesRealTrace(t *testing.T) {
 		})
 	}
 }
+
+// preemptNodeEvents returns failures and maintenance of
+// preemptClusterConfig's 120 nodes over HPC2N's first 57 days: every day
+// eight nodes go down for six hours, and every third day twenty drain for
+// half a day.
+func preemptNodeEvents() string {
+	var b strings.Builder
+	b.WriteString("# TIME STATE NODES REASON\n")
+	for d := 1; d < 58; d++ {
+		at := d*86400 + d%7*3600
+		lo := d * 37 % 112
+		fmt.Fprintf(&b, "%d DOWN %d-%d failure\n%d RESUME %d-%d\n", at, lo, lo+7, at+6*3600, lo, lo+7)
+		if d%3 == 0 {
+			lo := (d*53 + 60) % 100
+			fmt.Fprintf(&b, "%d DRAIN %d-%d maintenance\n%d RESUME %d-%d\n", at+7*3600, lo, lo+19, at+19*3600, lo, lo+19)
+		}
+	}
+	return b.String()
+}
+
+// TestPreemptNodeEventsRealTrace: HPC2N's first 3,170 jobs with tiers and
+// node failures and maintenance, each PreemptMode with --on-node-fail kill
+// and requeue: jobs running or suspended on a node that goes down are
+// killed or requeued (a suspended job keeps its allocation in Slurm), a
+// suspended job resumes on draining nodes, and the run passes verify,
+// which checks every run of a preempted job against the node events.
+func TestPreemptNodeEventsRealTrace(t *testing.T) {
+	for _, c := range []struct{ mode, onFail string }{{"suspend", "kill"}, {"suspend", "requeue"}, {"requeue", "kill"}, {"cancel", "requeue"}} {
+		t.Run(c.mode+"-"+c.onFail, func(t *testing.T) {
+			sum, rows, _ := preemptRealRun(t, c.mode, false, func(sc *Scenario, dir string) {
+				sc.NodeEvents = writeFile(t, dir, "events.txt", preemptNodeEvents())
+				sc.OnNodeFail = c.onFail
+			})
+			hit, preemptedHit, whileSuspended := 0, 0, 0
+			for _, r := range rows {
+				failed := r.State == "COMPLETED_KILLED" && strings.Contains(r.Metadata, " down") || strings.Contains(r.Metadata, "requeues=")
+				if failed {
+					hit++
+					if strings.Contains(r.Metadata, "preempted=") {
+						preemptedHit++
+					}
+				}
+				if p, err := report.ParsePreemption(r.Metadata); err != nil {
+					t.Fatal(err)
+				} else if r.State == "COMPLETED_KILLED" && len(p.Runs) > 0 && len(p.Runs) == len(p.Preemptions) && p.Preemptions[len(p.Preemptions)-1].Mode == policy.PreemptSuspend {
+					whileSuspended++
+				}
+			}
+			if c.mode == "suspend" && c.onFail == "kill" && whileSuspended == 0 {
+				t.Error("no job killed while suspended: the test tests nothing")
+			}
+			if hit == 0 {
+				t.Error("no job killed or requeued by a node failure: the test tests nothing")
+			}
+			if c.mode == "suspend" && c.onFail == "kill" && preemptedHit == 0 {
+				t.Error("no job killed by a node failure after a preemption: the test tests nothing")
+			}
+			t.Logf("%s, on node failure %s: %d preemptions, %d jobs failed by a node (%d of them preempted before, %d killed while suspended)", c.mode, c.onFail, sum.Preemption.Preemptions, hit, preemptedHit, whileSuspended)
+		})
+	}
+}

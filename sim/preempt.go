@@ -143,9 +143,9 @@ func (e *Engine) initPreempt(cfg *Config) error {
 		return fmt.Errorf("sim: preemption mode %s: want suspend, requeue or cancel", pc.Mode)
 	case cfg.Allocator == nil:
 		return fmt.Errorf("sim: preemption by partition priority needs a cluster of nodes (Config.Allocator)")
-	case cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.Constraints != nil ||
+	case cfg.Grow != nil || cfg.Constraints != nil ||
 		cfg.CheckpointEvery > 0 || cfg.Power != nil:
-		return fmt.Errorf("sim: preemption is not combined with growing jobs, node events, reservations and limits, checkpoints or switching nodes off")
+		return fmt.Errorf("sim: preemption is not combined with growing jobs, reservations and limits, checkpoints or switching nodes off")
 	}
 	rc, ok := cfg.Allocator.(cluster.Recommitter)
 	if !ok {
@@ -191,12 +191,12 @@ func (e *Engine) Preempt(i int) (started, more bool) {
 	for n < len(p.cands) && !e.alloc.Fits(r) {
 		c := &e.slots[p.cands[n]]
 		e.alloc.Release(c.request(), c.alloc)
+		e.nodes.released(c.alloc) // its cores on draining nodes leave service
 		n++
 	}
 	if !e.alloc.Fits(r) {
 		for _, cid := range p.cands[:n] {
-			c := &e.slots[cid]
-			e.alloc.Commit(c.request(), c.alloc)
+			e.keepCandidate(cid)
 		}
 		return false, true
 	}
@@ -212,7 +212,7 @@ func (e *Engine) Preempt(i int) (started, more bool) {
 		if overlaps(c.alloc, dst) {
 			victims = append(victims, cid)
 		} else {
-			e.alloc.Commit(c.request(), c.alloc)
+			e.keepCandidate(cid)
 		}
 	}
 	for _, vid := range victims {
@@ -221,6 +221,16 @@ func (e *Engine) Preempt(i int) (started, more bool) {
 	p.fixed, p.useFix = append(p.fixed[:0], dst...), true
 	e.startWith(i, -1)
 	return true, true
+}
+
+// keepCandidate gives candidate cid, released by Preempt, its resources back:
+// it keeps running.
+func (e *Engine) keepCandidate(cid int32) {
+	c := &e.slots[cid]
+	if e.nodes.draining > 0 {
+		e.nodes.drainingRuns(c.alloc, e.nodes.unpark)
+	}
+	e.alloc.Commit(c.request(), c.alloc)
 }
 
 // overlaps reports whether two sorted range lists share a unit.
@@ -388,7 +398,7 @@ func (e *Engine) resume() {
 	for _, id := range p.susp {
 		s := &e.slots[id]
 		r := s.request()
-		if !p.rec.CanCommit(r, s.alloc) {
+		if !p.rec.CanCommit(r, s.alloc) && !e.resumeDraining(s) {
 			keep = append(keep, id)
 			continue
 		}
@@ -425,4 +435,80 @@ func (e *Engine) resume() {
 		}
 	}
 	p.susp = keep
+}
+
+// resumeDraining reports whether suspended job s can resume on its
+// resources once those on draining nodes (Config.NodeEvents), idle and so
+// out of service, are given back to it: Slurm keeps a suspended job's
+// allocation, and a draining node runs its jobs to their end, so the job
+// resumes there. It gives them back when it can (the job then holds them
+// until its end, when they leave service again, as a running job's do),
+// and leaves them out of service otherwise.
+func (e *Engine) resumeDraining(s *slot) bool {
+	ns := &e.nodes
+	if ns.draining == 0 || ns.drainingIn(s.alloc) == 0 {
+		return false
+	}
+	ns.drainingRuns(s.alloc, ns.unpark)
+	if e.pre.rec.CanCommit(s.request(), s.alloc) {
+		return true
+	}
+	ns.drainingRuns(s.alloc, ns.park)
+	return false
+}
+
+// preemptStopped notes that running job s was stopped by a node failure
+// (Config.NodeEvents): it no longer runs in its tier, and, requeued to
+// start over, its preemptions so far are forgotten as its runs are (its
+// record is that of its last attempt, as any job a node failure requeued;
+// the work it had done is lost).
+func (e *Engine) preemptStopped(s *slot) {
+	e.pre.ran(s.tier, -1)
+	if e.cfg.OnNodeFail == NodeFailRequeue && s.pj != nil {
+		e.stats.LostProcSeconds += float64(s.held) * float64(s.pj.done)
+		s.pj = nil
+	}
+}
+
+// failSuspended kills or requeues (Config.OnNodeFail) job id, suspended by
+// preemption, whose node went down: Slurm keeps a suspended job's
+// allocation, so the failure of one of its nodes ends it as it ends the
+// running jobs there. Killed, it is recorded as NodeFail at that instant,
+// its runs those before its suspension; requeued, it starts over, its
+// work so far lost.
+func (e *Engine) failSuspended(id int32, node int, ev *cluster.NodeEvent, obs Observer) {
+	p := e.pre
+	s := &e.slots[id]
+	k := slices.Index(p.susp, id)
+	p.susp = slices.Delete(p.susp, k, k+1)
+	pj := s.pj
+	pj.suspended = false
+	if e.cfg.OnNodeFail == NodeFailRequeue {
+		run := s.job.Run
+		if s.limit > 0 && run > s.limit {
+			run = s.limit
+		}
+		e.stats.LostProcSeconds += float64(s.held) * float64(run-pj.left)
+		s.pj = nil
+		e.requeue(id)
+		return
+	}
+	e.stats.NodeKilled++
+	s.end = e.now
+	s.job.Estimate = s.limit // the job as the trace gave it
+	e.touch(e.now)
+	e.rec = Record{Job: &s.job, State: NodeFail, Start: pj.first, End: e.now, Alloc: s.alloc, Reason: downReason(node, ev), Requeues: int(s.requeues),
+		Tier: int(s.tier), HasTier: true, Runs: pj.runs, Preemptions: pj.marks, LostRun: pj.lost}
+	if s.predicted >= 0 {
+		e.rec.Predicted, e.rec.HasPrediction, e.rec.PredictedAlloc = s.predicted, true, s.predAt
+		e.stats.Predicted++
+		if pj.first <= s.predicted {
+			e.stats.PredictedMet++
+		}
+	}
+	if e.cfg.Annotator != nil {
+		e.rec.Note = e.noteOf(&s.job)
+	}
+	obs.JobDone(&e.rec)
+	e.freeIDs = append(e.freeIDs, id)
 }

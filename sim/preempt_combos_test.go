@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -196,6 +197,147 @@ func TestPreemptEstimates(t *testing.T) {
 			if got := fmt.Sprint(est.log); got != c.log {
 				t.Errorf("estimator saw %s\nwant          %s", got, c.log)
 			}
+		})
+	}
+}
+
+// TestPreemptNodeEvents: node events under preemption. Slurm keeps a
+// suspended job's allocation: a DOWN of one of its nodes ends it as it
+// ends the running jobs there (killed, or requeued to start over, as
+// --on-node-fail says), and a draining node lets it resume there, as it
+// lets its running jobs finish.
+func TestPreemptNodeEvents(t *testing.T) {
+	// Job 1 (low, 4 nodes, 100 s) runs from 0; job 2 (high, 2 nodes,
+	// 30 s) suspends it at 10 and runs 10-40 on nodes 0-1.
+	jobs := []workload.Job{pjob(1, 0, 4, 100, 1), pjob(2, 10, 2, 30, 2)}
+	ev := func(at workload.Time, st cluster.NodeState, lo, hi int) cluster.NodeEvent {
+		return cluster.NodeEvent{At: at, State: st, Nodes: []cluster.Range{{Lo: lo, Hi: hi}}}
+	}
+	cases := []struct {
+		name   string
+		events []cluster.NodeEvent
+		onFail sim.NodeFailAction
+		want   map[int64]preemptWant
+		reqs   int // job 1's requeues
+	}{
+		// Node 3, which only the suspended job 1 holds, goes down at 20:
+		// job 1 is killed then, its one run 0-10.
+		{"suspended, node down, kill", []cluster.NodeEvent{ev(20, cluster.NodeDown, 3, 4)}, sim.NodeFailKill, map[int64]preemptWant{
+			1: {sim.NodeFail, 0, 20, "0-10@0-3", "10@2", 0},
+			2: {sim.Completed, 10, 40, "", "", 0},
+		}, 0},
+		// Requeued at 20 instead, to start over: it fits again when node
+		// 3 is back at 50, and its record is that of its last attempt.
+		{"suspended, node down, requeue", []cluster.NodeEvent{ev(20, cluster.NodeDown, 3, 4), ev(50, cluster.NodeResume, 3, 4)}, sim.NodeFailRequeue, map[int64]preemptWant{
+			1: {sim.Completed, 50, 150, "", "", 0},
+			2: {sim.Completed, 10, 40, "", "", 0},
+		}, 1},
+		// Node 0 goes down at 20 under job 2 and the suspended job 1:
+		// both are killed.
+		{"preemptor's node down", []cluster.NodeEvent{ev(20, cluster.NodeDown, 0, 1)}, sim.NodeFailKill, map[int64]preemptWant{
+			1: {sim.NodeFail, 0, 20, "0-10@0-3", "10@2", 0},
+			2: {sim.NodeFail, 10, 20, "", "", 0},
+		}, 0},
+		// Node 3 drains at 20: job 1 still resumes there at 40, when job
+		// 2 ends, and ends at 130.
+		{"suspended, node draining", []cluster.NodeEvent{ev(20, cluster.NodeDrain, 3, 4)}, sim.NodeFailKill, map[int64]preemptWant{
+			1: {sim.Completed, 0, 130, "0-10@0-3 40-130@0-3", "10@2", 0},
+			2: {sim.Completed, 10, 40, "", "", 0},
+		}, 0},
+		// Node 0 goes down at 60, under job 1 resumed at 40: killed, its
+		// runs 0-10 and 40-60.
+		{"resumed, node down", []cluster.NodeEvent{ev(60, cluster.NodeDown, 0, 1)}, sim.NodeFailKill, map[int64]preemptWant{
+			1: {sim.NodeFail, 0, 60, "0-10@0-3 40-60@0-3", "10@2", 0},
+			2: {sim.Completed, 10, 40, "", "", 0},
+		}, 0},
+		// Requeued at 60 instead: it needs four nodes, three are left, so
+		// it starts over at node 0's return at 70; its record is that of
+		// its last attempt.
+		{"resumed, node down, requeue", []cluster.NodeEvent{ev(60, cluster.NodeDown, 0, 1), ev(70, cluster.NodeResume, 0, 1)}, sim.NodeFailRequeue, map[int64]preemptWant{
+			1: {sim.Completed, 70, 170, "", "", 0},
+			2: {sim.Completed, 10, 40, "", "", 0},
+		}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := preemptRun(t, policy.PreemptSuspend, jobs, sim.Config{NodeEvents: c.events, OnNodeFail: c.onFail}, sim.VerifyOptions{NodeEvents: c.events})
+			if len(rec.Records) != len(c.want) {
+				t.Fatalf("%d records, want %d", len(rec.Records), len(c.want))
+			}
+			for id, w := range c.want {
+				r := rec.ByID(t, id)
+				runs, marks := runsString(&r)
+				if r.State != w.state || r.Start != w.start || r.End != w.end || runs != w.runs || marks != w.marks || r.LostRun != w.lost {
+					t.Errorf("job %d: %v %d-%d runs %q preempted %q lost %d; want %v %d-%d runs %q preempted %q lost %d",
+						id, r.State, r.Start, r.End, runs, marks, r.LostRun, w.state, w.start, w.end, w.runs, w.marks, w.lost)
+				}
+			}
+			if r := rec.ByID(t, 1); r.Requeues != c.reqs {
+				t.Errorf("job 1 requeued %d times, want %d", r.Requeues, c.reqs)
+			}
+		})
+	}
+}
+
+// TestVerifyPreemptNodeEvents plants violations of the node rules in the
+// correct schedules of TestPreemptNodeEvents and checks that Verify names
+// each.
+func TestVerifyPreemptNodeEvents(t *testing.T) {
+	all := []cluster.Range{{Lo: 0, Hi: 4}}
+	j1, j2 := pjob(1, 0, 4, 100, 1), pjob(2, 10, 2, 30, 2)
+	j1.Seq, j2.Seq = 0, 1
+	down := func(at workload.Time, st cluster.NodeState, n int) []cluster.NodeEvent {
+		return []cluster.NodeEvent{{At: at, State: st, Nodes: []cluster.Range{{Lo: n, Hi: n + 1}}}}
+	}
+	suspended := func() []sim.Outcome {
+		return []sim.Outcome{
+			{Job: j1, State: sim.Completed, Start: 0, End: 130, Alloc: all, HasTier: true, Tier: 0,
+				Runs:        []sim.RunSpan{{From: 0, To: 10, Alloc: all}, {From: 40, To: 130, Alloc: all}},
+				Preemptions: []sim.PreemptMark{{At: 10, By: 2, Mode: policy.PreemptSuspend}}},
+			{Job: j2, State: sim.Completed, Start: 10, End: 40, Alloc: []cluster.Range{{Lo: 0, Hi: 2}}, HasTier: true, Tier: 1},
+		}
+	}
+	cases := []struct {
+		name   string
+		events []cluster.NodeEvent
+		plant  func(o []sim.Outcome)
+		msg    string // "": no violation
+	}{
+		{"resumed on a draining node", down(20, cluster.NodeDrain, 3), func([]sim.Outcome) {}, ""},
+		{"killed while suspended", down(20, cluster.NodeDown, 3), func(o []sim.Outcome) {
+			o[0].State, o[0].End = sim.NodeFail, 20
+			o[0].Runs = o[0].Runs[:1]
+		}, ""},
+		{"suspended through a DOWN", down(20, cluster.NodeDown, 3), func([]sim.Outcome) {}, "holds node 3 from 0 to 40, which went down at 20"},
+		{"resumed on a down node", down(40, cluster.NodeDown, 3), func(o []sim.Outcome) {}, "started at 40 on node 3, which was out of service"},
+		{"killed while suspended, no DOWN", nil, func(o []sim.Outcome) {
+			o[0].State, o[0].End = sim.NodeFail, 20
+			o[0].Runs = o[0].Runs[:1]
+		}, "killed by a node failure"},
+		{"killed after its run time", down(20, cluster.NodeDown, 3), func(o []sim.Outcome) {
+			o[0].State, o[0].End = sim.NodeFail, 20
+			o[0].Runs = o[0].Runs[:1]
+			o[0].Job.Run = 10
+		}, "killed by a node failure after 10 s of its 10 s"},
+	}
+	spec := preemptSpec(cluster.SelectLinear, 4)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			outs := suspended()
+			c.plant(outs)
+			vs := sim.Verify(spec.Cores(), outs, sim.VerifyOptions{Cluster: spec, NodeEvents: c.events})
+			if c.msg == "" {
+				if len(vs) > 0 {
+					t.Fatalf("violations in a correct schedule: %v", vs)
+				}
+				return
+			}
+			for _, v := range vs {
+				if strings.Contains(v.Msg, c.msg) {
+					return
+				}
+			}
+			t.Errorf("want a violation saying %q, got %v", c.msg, vs)
 		})
 	}
 }
