@@ -143,9 +143,8 @@ func (e *Engine) initPreempt(cfg *Config) error {
 		return fmt.Errorf("sim: preemption mode %s: want suspend, requeue or cancel", pc.Mode)
 	case cfg.Allocator == nil:
 		return fmt.Errorf("sim: preemption by partition priority needs a cluster of nodes (Config.Allocator)")
-	case cfg.Grow != nil || cfg.Constraints != nil ||
-		cfg.CheckpointEvery > 0 || cfg.Power != nil:
-		return fmt.Errorf("sim: preemption is not combined with growing jobs, reservations and limits, checkpoints or switching nodes off")
+	case cfg.Grow != nil || cfg.Constraints != nil || cfg.Power != nil:
+		return fmt.Errorf("sim: preemption is not combined with growing jobs, reservations and limits or switching nodes off")
 	}
 	rc, ok := cfg.Allocator.(cluster.Recommitter)
 	if !ok {
@@ -511,4 +510,29 @@ func (e *Engine) failSuspended(id int32, node int, ev *cluster.NodeEvent, obs Ob
 	}
 	obs.JobDone(&e.rec)
 	e.freeIDs = append(e.freeIDs, id)
+}
+
+// restorePreempt restores a restored engine's preemption state: the
+// suspended jobs (susp, saved in order of suspension), and the running
+// jobs per tier, counted again from the running jobs. The running jobs'
+// e.running and the slots must be restored already.
+func (e *Engine) restorePreempt(susp []int32) error {
+	p := e.pre
+	if p == nil {
+		if len(susp) > 0 {
+			return fmt.Errorf("saved with %d jobs suspended by preemption, restored without preemption", len(susp))
+		}
+		return nil
+	}
+	for _, id := range susp {
+		if id < 0 || int(id) >= len(e.slots) || e.slots[id].pj == nil || !e.slots[id].pj.suspended {
+			return fmt.Errorf("suspended slot %d is not a suspended job", id)
+		}
+	}
+	p.susp = susp
+	p.tiers = p.tiers[:0]
+	for _, r := range e.running {
+		p.ran(e.slots[r.id].tier, 1)
+	}
+	return nil
 }

@@ -1,7 +1,9 @@
 package sim_test
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -339,5 +341,156 @@ func TestVerifyPreemptNodeEvents(t *testing.T) {
 			}
 			t.Errorf("want a violation saying %q, got %v", c.msg, vs)
 		})
+	}
+}
+
+// TestPreemptCheckpointChain: a run with preemption, killed at every
+// checkpoint and resumed from it by a new engine, gives the records and
+// statistics of the run never interrupted — suspended jobs (their runs,
+// preemptions, the run time they have left), requeued ones and the
+// running jobs per tier are saved — under each mode, with estimates, node
+// events, a scheduler cycle and a closed loop.
+func TestPreemptCheckpointChain(t *testing.T) {
+	const procs = 64
+	est := func(s string) policy.Estimator {
+		e, err := policy.ParseEstimator(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	events := []cluster.NodeEvent{
+		{At: 5000, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 0, Hi: 8}}, Reason: "fan"},
+		{At: 7000, State: cluster.NodeDrain, Nodes: []cluster.Range{{Lo: 20, Hi: 30}}},
+		{At: 9000, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 0, Hi: 8}, {Lo: 20, Hi: 30}}},
+		{At: 12000, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 40, Hi: 44}}},
+		{At: 13000, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 40, Hi: 44}}},
+	}
+	easyTiers := func() policy.Policy {
+		return policy.WithTiers(&policy.PartitionPrio{Inner: &policy.EASY{Lookahead: policy.LookaheadAll}}, tierOf)
+	}
+	cases := []struct {
+		name string
+		mode policy.PreemptMode
+		cfg  func() sim.Config
+	}{
+		{"suspend-fcfs", policy.PreemptSuspend, func() sim.Config { return sim.Config{} }},
+		{"requeue-easy", policy.PreemptRequeue, func() sim.Config {
+			return sim.Config{Policy: easyTiers()}
+		}},
+		{"cancel-easy", policy.PreemptCancel, func() sim.Config { return sim.Config{Policy: easyTiers()} }},
+		{"suspend-easy-predict", policy.PreemptSuspend, func() sim.Config {
+			return sim.Config{Policy: easyTiers(), Estimator: est("predict")}
+		}},
+		{"suspend-easy-nodes-requeue", policy.PreemptSuspend, func() sim.Config {
+			return sim.Config{Policy: easyTiers(), NodeEvents: events, OnNodeFail: sim.NodeFailRequeue}
+		}},
+		{"suspend-nodes-kill-cycle", policy.PreemptSuspend, func() sim.Config {
+			return sim.Config{NodeEvents: events, SchedInterval: 60}
+		}},
+		{"cancel-closedloop", policy.PreemptCancel, func() sim.Config { return sim.Config{ClosedLoop: true} }},
+	}
+	seeds := uint64(simtest.Cases(3, 1))
+	for _, c := range cases {
+		for seed := uint64(1); seed <= seeds; seed++ {
+			t.Run(fmt.Sprintf("%s/seed%d", c.name, seed), func(t *testing.T) {
+				jobs := syntheticJobs(seed, 400, procs)
+				for i := range jobs {
+					jobs[i].Seq = int64(i)
+					jobs[i].Partition = 1 + i%3/2 // every third job of the high tier
+					if c.cfg().ClosedLoop && i >= 7 && i%2 == 0 {
+						jobs[i].PrecedingJob, jobs[i].ThinkTime = jobs[i-7].ID, float64(i%5*60)
+					}
+				}
+				spec := preemptSpec(cluster.SelectConsRes, procs)
+				config := func() sim.Config {
+					cfg := c.cfg()
+					al, err := spec.NewAllocator()
+					if err != nil {
+						t.Fatal(err)
+					}
+					cfg.Allocator = al
+					if cfg.Policy == nil {
+						cfg.Policy = policy.WithTiers(&policy.PartitionPrio{Inner: policy.FCFS{}}, tierOf)
+					}
+					cfg.Preempt = &sim.Preemption{Mode: c.mode, Tier: tierOf}
+					return cfg
+				}
+				want := &simtest.Recorder{}
+				eng, err := sim.New(config())
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantStats, err := eng.Run(&simtest.Source{Jobs: jobs}, want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if wantStats.Preemptions < 10 {
+					t.Fatalf("%d preemptions: the test does not exercise preemption", wantStats.Preemptions)
+				}
+				const every = 3600
+				// Checkpoints taken while a job was suspended or requeued.
+				across := 0
+				for _, r := range want.Records {
+					for k, m := range r.Preemptions {
+						if k+1 < len(r.Runs) && (m.At-wantStats.FirstEvent)/every != (r.Runs[k+1].From-wantStats.FirstEvent)/every {
+							across++
+						}
+					}
+				}
+				if c.mode != policy.PreemptCancel && across == 0 {
+					t.Fatal("no job suspended or requeued across a checkpoint: the test does not exercise them")
+				}
+				got := &simtest.Recorder{}
+				var state []byte
+				resumes := 0
+				for {
+					cfg := config()
+					cfg.CheckpointEvery = every
+					var e *sim.Engine
+					var saved []byte
+					cfg.OnCheckpoint = func(workload.Time) error {
+						b, err := e.MarshalBinary()
+						if err != nil {
+							return err
+						}
+						saved = b
+						return errStopHere
+					}
+					if state == nil {
+						e, err = sim.New(cfg)
+					} else {
+						e, err = sim.Restore(cfg, state)
+						resumes++
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					st, err := e.Run(&simtest.Source{Jobs: jobs}, got)
+					if err == nil {
+						if !reflect.DeepEqual(st, wantStats) {
+							t.Fatalf("stats after %d resumes:\n got %+v\nwant %+v", resumes, st, wantStats)
+						}
+						break
+					}
+					if !errors.Is(err, errStopHere) {
+						t.Fatal(err)
+					}
+					state = saved
+				}
+				if resumes < 5 {
+					t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)
+				}
+				if len(got.Records) != len(want.Records) {
+					t.Fatalf("%d records, want %d", len(got.Records), len(want.Records))
+				}
+				for i := range want.Records {
+					if !reflect.DeepEqual(got.Records[i], want.Records[i]) {
+						t.Fatalf("record %d after resuming:\n got %+v %+v\nwant %+v %+v", i, got.Records[i], *got.Records[i].Job, want.Records[i], *want.Records[i].Job)
+					}
+				}
+				t.Logf("%d preemptions, %d across a checkpoint, %d resumes", wantStats.Preemptions, across, resumes)
+			})
+		}
 	}
 }
