@@ -386,3 +386,78 @@ func TestPreemptNodeEventsRealTrace(t *testing.T) {
 		})
 	}
 }
+
+// preemptClustersConfig is HPC2N's 240 processors as a cluster of two
+// clusters — 40 nodes of 2 cores at speed 1 and 40 nodes of 4 cores at
+// speed 2 — each with the partitions of preemptClusterConfig and
+// preemption in mode %[1]s.
+const preemptClustersConfig = `[[clusters]]
+select = "linear"
+preempt = "%[1]s"
+[[clusters.groups]]
+name = "old"
+count = 40
+cores = 2
+[[clusters.partitions]]
+name = "low"
+groups = ["old"]
+swf = 1
+default = true
+[[clusters.partitions]]
+name = "high"
+groups = ["old"]
+swf = 2
+priority_tier = 1
+[[clusters]]
+select = "linear"
+preempt = "%[1]s"
+[[clusters.groups]]
+name = "new"
+count = 40
+cores = 4
+speed = 2
+[[clusters.partitions]]
+name = "low"
+groups = ["new"]
+swf = 1
+default = true
+[[clusters.partitions]]
+name = "high"
+groups = ["new"]
+swf = 2
+priority_tier = 1
+`
+
+// TestPreemptClustersRealTrace: HPC2N's first 3,170 jobs with tiers on a
+// cluster of two clusters of different speeds, each PreemptMode: each job
+// preempts on the cluster it was assigned, and the run passes verify
+// (every cluster's partitions on its part of a job, and the preemption
+// rules on the union).
+func TestPreemptClustersRealTrace(t *testing.T) {
+	for _, mode := range []string{"suspend", "requeue", "cancel"} {
+		t.Run(mode, func(t *testing.T) {
+			sum, _, _ := preemptRealRun(t, mode, false, func(sc *Scenario, dir string) {
+				sc.Config = writeFile(t, dir, "clusters.toml", fmt.Sprintf(preemptClustersConfig, mode))
+			})
+			if !strings.Contains(sum.Policy, "+clusters=2") || !strings.Contains(sum.Policy, "+preempt="+mode) {
+				t.Errorf("policy %q: want a cluster of 2 clusters with preemption", sum.Policy)
+			}
+			t.Logf("%s: %d preemptions", mode, sum.Preemption.Preemptions)
+		})
+	}
+}
+
+// TestPreemptClustersModes: the clusters of a cluster of clusters must
+// agree on the preemption mode, which is one for the run; the error names
+// both.
+func TestPreemptClustersModes(t *testing.T) {
+	dir := t.TempDir()
+	trace, _ := preemptTrace(t, dir, false)
+	conf := strings.Replace(fmt.Sprintf(preemptClustersConfig, "suspend"), `preempt = "suspend"`, `preempt = "cancel"`, 1)
+	sc := Default()
+	sc.Trace, sc.Config, sc.Plots, sc.Out = trace, writeFile(t, dir, "clusters.toml", conf), false, filepath.Join(dir, "out")
+	_, err := Run(context.Background(), &sc, Options{Warn: &bytes.Buffer{}})
+	if err == nil || !strings.Contains(err.Error(), `[[clusters]] 2 preempts as "suspend"`) || !strings.Contains(err.Error(), `"cancel"`) {
+		t.Fatalf("error %v: want one naming both modes", err)
+	}
+}

@@ -379,6 +379,17 @@ func (e *Engine) requeueAt(id int32) {
 	s := &e.slots[id]
 	s.reserved, s.epoch = workload.Forever, e.epoch
 	s.alloc = s.alloc[:0]
+	if e.scale != nil {
+		// A cluster of clusters: scaled again where it starts next, on
+		// its member, which it keeps (it waits there again).
+		s.job.Run = s.run0
+		if s.memberLimit {
+			s.job.Estimate, s.limit, s.memberLimit = workload.Unknown, workload.Unknown, false
+		}
+	}
+	if s.member > 0 {
+		e.alloc.(memberAssigner).Waiting(s.request(), true)
+	}
 	k := e.SearchSeq(0, len(e.queue), s.job.Seq+1)
 	e.queue = slices.Insert(e.queue, k, id)
 	if k <= len(e.dense) {

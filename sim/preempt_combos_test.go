@@ -494,3 +494,78 @@ func TestPreemptCheckpointChain(t *testing.T) {
 		}
 	}
 }
+
+// TestPreemptFederation: preemption on a cluster of clusters. Each job is
+// assigned its cluster at submission and preempts, as in a Slurm cluster,
+// only jobs whose resources it takes there: candidates on another cluster
+// keep running. A suspended job resumes on its nodes, a requeued one
+// starts over on its cluster, its run time scaled again by its speed.
+func TestPreemptFederation(t *testing.T) {
+	member := func(speed float64) cluster.FederationMember {
+		spec := preemptSpec(cluster.SelectLinear, 2)
+		spec.Groups[0].Speed = speed
+		m, err := cluster.MemberOf(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// Cluster A (nodes 0-1, speed 1) and B (nodes 2-3, speed 2). At 0,
+	// job 1 (low, 2 nodes, 100 s) finds equal loads and takes the faster
+	// B (50 s there); job 3 (low, 1 node) then A, loaded 0 against B's
+	// 0.5. Job 2 (high, 2 nodes, 40 s) at 10 finds equal loads (A 1/2, B
+	// 2/2 / 2) and is assigned B, where it does not fit. The candidates,
+	// fewest nodes first, are job 3 (on A: taking it away does not make
+	// room on B, and it keeps running) and job 1, which goes. Job 2 runs
+	// 10-30 on B.
+	jobs := []workload.Job{pjob(1, 0, 2, 100, 1), pjob(3, 0, 1, 100, 1), pjob(2, 10, 2, 40, 2)}
+	cases := []struct {
+		name string
+		mode policy.PreemptMode
+		want map[int64]preemptWant
+	}{
+		// Suspended at 10 with 40 s of its 50 left: resumed at 30 on
+		// nodes 2-3, ends at 70.
+		{"suspend", policy.PreemptSuspend, map[int64]preemptWant{
+			1: {sim.Completed, 0, 70, "0-10@2-3 30-70@2-3", "10@2", 0},
+			2: {sim.Completed, 10, 30, "", "", 0},
+			3: {sim.Completed, 0, 100, "", "", 0},
+		}},
+		// Requeued at 10, started over at 30 on B: 100 s scaled to 50.
+		{"requeue", policy.PreemptRequeue, map[int64]preemptWant{
+			1: {sim.Completed, 0, 80, "0-10@2-3 30-80@2-3", "10@2", 10},
+			2: {sim.Completed, 10, 30, "", "", 0},
+			3: {sim.Completed, 0, 100, "", "", 0},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := cluster.NewFederation([]cluster.FederationMember{member(1), member(2)})
+			pol := policy.WithTiers(&policy.PartitionPrio{Inner: policy.FCFS{}}, tierOf)
+			eng, err := sim.New(sim.Config{Policy: pol, Allocator: f, Preempt: &sim.Preemption{Mode: c.mode, Tier: tierOf}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &simtest.Recorder{}
+			if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
+				t.Fatal(err)
+			}
+			col := &sim.Collector{}
+			for id, w := range c.want {
+				r := rec.ByID(t, id)
+				col.JobDone(&r)
+				runs, marks := runsString(&r)
+				if r.State != w.state || r.Start != w.start || r.End != w.end || runs != w.runs || marks != w.marks || r.LostRun != w.lost {
+					t.Errorf("job %d: %v %d-%d runs %q preempted %q lost %d; want %v %d-%d runs %q preempted %q lost %d",
+						id, r.State, r.Start, r.End, runs, marks, r.LostRun, w.state, w.start, w.end, w.runs, w.marks, w.lost)
+				}
+			}
+			if vs := sim.Verify(4, col.Outcomes, sim.VerifyOptions{}); len(vs) > 0 {
+				t.Errorf("verify: %v", vs)
+			}
+			if f.Free() != f.Capacity() {
+				t.Errorf("%d of %d free at the end", f.Free(), f.Capacity())
+			}
+		})
+	}
+}
