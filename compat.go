@@ -79,7 +79,6 @@ var Combinations = []Combination{
 	{FeaturePower, FeatureScoreD, "the power model meters the processor pool of the main engine; SCore-D's gang time sharing is not metered", false},
 	{FeatureSwitchPlan, FeatureExternal, "plan switches nodes around the head job's start as the engine plans it (batsched's energy_bf: a scheduler and its power manager in one); an external program is the scheduler and makes its own plan, which the engine does not know (--power-policy idle:T combines)", true},
 	{FeatureClosedLoop, FeatureActivation, "a job its activation filters keep waiting to the end of the run (still queued, SUBMITTED) never ends, so the jobs that follow it in the loop would never be submitted: the loop and the filters disagree on whether they exist", true},
-	{FeaturePreempt, FeatureCalendar, "a preemptor takes nodes that reservations and limits were checked against without it", false},
 	{FeatureTiers, FeatureScoreD, "SCore-D's priority queues are its own ranking of the jobs, by queue number, with their own modes and states", true},
 	{FeatureTiers, FeatureExternal, "the external program is the policy and orders its queue itself (the hello gives it the jobs' queues and partitions)", true},
 	{FeatureTiers, FeatureConservative, "conservative backfilling plans every job in submission order, which a ranking by tier would overturn at every submission", true},

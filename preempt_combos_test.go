@@ -461,3 +461,53 @@ func TestPreemptClustersModes(t *testing.T) {
 		t.Fatalf("error %v: want one naming both modes", err)
 	}
 }
+
+// preemptCalendar are a weekly maintenance of the whole machine, a weekly
+// reservation of half of it for the high partition, a start window for
+// long jobs on weekdays and a per-user limit, for preemptClusterConfig on
+// HPC2N.
+const preemptCalendar = `
+[[reservation]]
+name = "weekly-maint"
+start = "2d2h"
+duration = "1h"
+recur = "weekly"
+maint = true
+
+[[reservation]]
+name = "high-half"
+start = "3d"
+duration = "6h"
+recur = "weekly"
+procs = 120
+partitions = ["2"]
+
+[[start_window]]
+days = "Mon-Fri"
+hours = "08:00-17:00"
+max_wall = "36h"
+
+[[limit]]
+users = ["*"]
+max_jobs_per_user = 8
+`
+
+// TestPreemptCalendarRealTrace: HPC2N's first 3,170 jobs with tiers under
+// reservations, a start window and per-user limits, each PreemptMode:
+// preemptors start only where any start may (verify checks every run
+// against the reservations and the limits, counting a suspended job
+// against its user's), and the run passes verify.
+func TestPreemptCalendarRealTrace(t *testing.T) {
+	for _, c := range []struct{ mode, bf string }{{"suspend", "easy"}, {"requeue", "easy"}, {"cancel", "slurm"}, {"suspend", "off"}} {
+		t.Run(c.mode+"-"+c.bf, func(t *testing.T) {
+			sum, _, _ := preemptRealRun(t, c.mode, false, func(sc *Scenario, dir string) {
+				sc.Config = writeFile(t, dir, "cluster.toml", fmt.Sprintf(preemptClusterConfig, c.mode)+preemptCalendar)
+				sc.Backfill = c.bf
+			})
+			if sum.Constraints == nil {
+				t.Fatal("summary.json has no constraints")
+			}
+			t.Logf("%s %s: %d preemptions, mean wait %.0f s", c.mode, c.bf, sum.Preemption.Preemptions, sum.Wait.Mean)
+		})
+	}
+}

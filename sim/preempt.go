@@ -143,8 +143,8 @@ func (e *Engine) initPreempt(cfg *Config) error {
 		return fmt.Errorf("sim: preemption mode %s: want suspend, requeue or cancel", pc.Mode)
 	case cfg.Allocator == nil:
 		return fmt.Errorf("sim: preemption by partition priority needs a cluster of nodes (Config.Allocator)")
-	case cfg.Grow != nil || cfg.Constraints != nil || cfg.Power != nil:
-		return fmt.Errorf("sim: preemption is not combined with growing jobs, reservations and limits or switching nodes off")
+	case cfg.Grow != nil || cfg.Power != nil:
+		return fmt.Errorf("sim: preemption is not combined with growing jobs or switching nodes off")
 	}
 	rc, ok := cfg.Allocator.(cluster.Recommitter)
 	if !ok {
@@ -173,6 +173,9 @@ func (e *Engine) Preempt(i int) (started, more bool) {
 	if s.started || e.alloc.Fits(r) {
 		return false, true // started, or left queued by the policy with room to start
 	}
+	if cs := e.cons; cs != nil && (cs.hasLimits && !cs.allowed(id, s.job.Procs) || cs.startFrom(&s.job, s.limit, e.now) != e.now) {
+		return false, true // a limit or a start window holds it: no start, preempting or not
+	}
 	// The candidates, and whether all of them together make room.
 	p.cands = p.cands[:0]
 	room := e.alloc.Free()
@@ -187,19 +190,26 @@ func (e *Engine) Preempt(i int) (started, more bool) {
 	}
 	e.sortCandidates()
 	n := 0
-	for n < len(p.cands) && !e.alloc.Fits(r) {
+	for n < len(p.cands) && !e.preemptFits(s) {
 		c := &e.slots[p.cands[n]]
 		e.alloc.Release(c.request(), c.alloc)
 		e.nodes.released(c.alloc) // its cores on draining nodes leave service
 		n++
 	}
-	if !e.alloc.Fits(r) {
+	if !e.preemptFits(s) {
 		for _, cid := range p.cands[:n] {
 			e.keepCandidate(cid)
 		}
 		return false, true
 	}
+	var pinned []cluster.Range
+	if e.cons != nil && e.cons.pins != nil {
+		pinned = e.pinOut(s) // not on the nodes of reservations it may not use
+	}
 	dst, ok := e.alloc.RunNow(r, p.dst[:0])
+	if e.cons != nil && e.cons.pins != nil {
+		e.pinBack(pinned)
+	}
 	if !ok {
 		panic(fmt.Sprintf("sim: job %d fits with %d jobs preempted, but the selector places it nowhere", s.job.ID, n))
 	}
@@ -214,12 +224,30 @@ func (e *Engine) Preempt(i int) (started, more bool) {
 			e.keepCandidate(cid)
 		}
 	}
+	if e.cons != nil && !e.clearFor(s, s.limit, victims) {
+		// It would run into a reservation it may not use, even with
+		// the victims gone: no start, and they keep running.
+		for _, vid := range victims {
+			e.keepCandidate(vid)
+		}
+		return false, true
+	}
 	for _, vid := range victims {
 		e.preemptOne(vid, s)
 	}
 	p.fixed, p.useFix = append(p.fixed[:0], dst...), true
 	e.startWith(i, -1)
 	return true, true
+}
+
+// preemptFits reports whether queued job s fits now, on a cluster whose
+// reservations hold nodes (Config.Constraints) without the nodes of those
+// it may not use.
+func (e *Engine) preemptFits(s *slot) bool {
+	if e.cons != nil && e.cons.pins != nil {
+		return e.fitsPinned(s)
+	}
+	return e.alloc.Fits(s.request())
 }
 
 // keepCandidate gives candidate cid, released by Preempt, its resources back:
@@ -300,6 +328,9 @@ func (e *Engine) preemptOne(vid int32, by *slot) {
 	k := e.findRunning(v.predEnd, v.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: v.job.Seq, Start: v.start, End: e.now, PredictedEnd: v.predEnd, Procs: v.job.Procs, User: v.job.User, Freed: int(v.held)})
+	if e.cons != nil {
+		e.cons.cumValid = false // a suspended job still counts against the limits
+	}
 	held := float64(v.held)
 	e.stats.ProcSeconds -= held * float64(v.end-e.now)
 	p.ran(v.tier, -1)
@@ -316,6 +347,9 @@ func (e *Engine) preemptOne(vid int32, by *slot) {
 			e.emit(EventSuspended, &v.job, int(v.held), 0)
 		}
 	case policy.PreemptRequeue:
+		if e.cons != nil {
+			e.cons.running(&v.job, -1) // counted again when it starts over
+		}
 		pj.done = 0
 		pj.lost += e.now - v.start
 		e.stats.LostProcSeconds += held * float64(e.now-v.start)
@@ -324,6 +358,10 @@ func (e *Engine) preemptOne(vid int32, by *slot) {
 			e.emit(EventPreempted, &v.job, int(v.held), 0)
 		}
 	case policy.PreemptCancel:
+		if e.cons != nil {
+			e.cons.running(&v.job, -1)
+			e.cons.submitted(&v.job, -1)
+		}
 		e.stats.PreemptCancelled++
 		v.end = e.now
 		v.job.Estimate = v.limit
@@ -408,6 +446,10 @@ func (e *Engine) resume() {
 	for _, id := range p.susp {
 		s := &e.slots[id]
 		r := s.request()
+		if e.cons != nil && !e.resumeClear(s) {
+			keep = append(keep, id)
+			continue
+		}
 		if !p.rec.CanCommit(r, s.alloc) && !e.resumeDraining(s) {
 			keep = append(keep, id)
 			continue
@@ -493,6 +535,12 @@ func (e *Engine) failSuspended(id int32, node int, ev *cluster.NodeEvent, obs Ob
 	p.susp = slices.Delete(p.susp, k, k+1)
 	pj := s.pj
 	pj.suspended = false
+	if e.cons != nil {
+		e.cons.running(&s.job, -1) // it counted while suspended
+		if e.cfg.OnNodeFail != NodeFailRequeue {
+			e.cons.submitted(&s.job, -1)
+		}
+	}
 	if e.cfg.OnNodeFail == NodeFailRequeue {
 		run := s.job.Run
 		if s.limit > 0 && run > s.limit {
@@ -546,4 +594,56 @@ func (e *Engine) restorePreempt(susp []int32) error {
 		p.ran(e.slots[r.id].tier, 1)
 	}
 	return nil
+}
+
+// resumeClear reports whether suspended job s may resume now under the
+// reservations (Config.Constraints): over the rest of its time limit it
+// runs into none it may not use, as a start must not. Otherwise the
+// engine wakes at the next reservation boundary to try again. A suspended
+// job still counts against the limits, so they never hold it.
+func (e *Engine) resumeClear(s *slot) bool {
+	run := s.job.Run
+	if s.limit > 0 && run > s.limit {
+		run = s.limit
+	}
+	var rest workload.Time
+	if s.limit > 0 {
+		rest = s.limit - (run - s.pj.left)
+	}
+	if e.clearFor(s, rest, nil) && !e.onPinned(s, rest) {
+		return true
+	}
+	if nb := e.cons.nextBoundary(e.now); nb < workload.Forever {
+		e.wakes.push(nb)
+	}
+	return false
+}
+
+// onPinned reports whether the nodes of suspended job s lie on those of a
+// reservation it may not use (Reservation.Nodes) with an occurrence within
+// the rest of its time limit from now (≤ 0: none).
+func (e *Engine) onPinned(s *slot, rest workload.Time) bool {
+	cs := e.cons
+	if cs.pins == nil {
+		return false
+	}
+	end := e.now + calendarHorizon*cs.c.tick()
+	if rest > 0 {
+		end = e.now + rest
+	}
+	for k := range cs.c.Reservations {
+		r := &cs.c.Reservations[k]
+		if len(r.Nodes) == 0 || r.Admits(&s.job) {
+			continue
+		}
+		if active, next := cs.resv[k].at(e.now); !active && next >= end {
+			continue
+		}
+		for _, n := range r.Nodes {
+			if overlaps(s.alloc, []cluster.Range{cs.pins.NodeUnits(n)}) {
+				return true
+			}
+		}
+	}
+	return false
 }

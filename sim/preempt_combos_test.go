@@ -389,6 +389,11 @@ func TestPreemptCheckpointChain(t *testing.T) {
 			return sim.Config{NodeEvents: events, SchedInterval: 60}
 		}},
 		{"cancel-closedloop", policy.PreemptCancel, func() sim.Config { return sim.Config{ClosedLoop: true} }},
+		{"suspend-easy-calendar", policy.PreemptSuspend, func() sim.Config {
+			return sim.Config{Policy: easyTiers(), Constraints: &sim.Constraints{
+				Reservations: []sim.Reservation{{Name: "maint", Start: 7200, Duration: 1800, Recur: sim.RecurDaily, Until: workload.Forever, Maint: true}},
+				Limits:       []sim.Limit{{AllUsers: true, MaxJobsPerUser: 4}}}}
+		}},
 	}
 	seeds := uint64(simtest.Cases(3, 1))
 	for _, c := range cases {
@@ -397,6 +402,7 @@ func TestPreemptCheckpointChain(t *testing.T) {
 				jobs := syntheticJobs(seed, 400, procs)
 				for i := range jobs {
 					jobs[i].Seq = int64(i)
+					jobs[i].User = i % 7
 					jobs[i].Partition = 1 + i%3/2 // every third job of the high tier
 					if c.cfg().ClosedLoop && i >= 7 && i%2 == 0 {
 						jobs[i].PrecedingJob, jobs[i].ThinkTime = jobs[i-7].ID, float64(i%5*60)
@@ -565,6 +571,69 @@ func TestPreemptFederation(t *testing.T) {
 			}
 			if f.Free() != f.Capacity() {
 				t.Errorf("%d of %d free at the end", f.Free(), f.Capacity())
+			}
+		})
+	}
+}
+
+// TestPreemptCalendar: reservations, start windows and limits bound a
+// preemptor as any start: it preempts only if it could start were the
+// victims gone — clear of the reservations it may not use over its time
+// limit, and within its limits. A suspended job still counts against the
+// limits (Slurm keeps it allocated), and resumes only where its rest runs
+// into no reservation it may not use.
+func TestPreemptCalendar(t *testing.T) {
+	maint := func(from, to workload.Time) *sim.Constraints {
+		return &sim.Constraints{Reservations: []sim.Reservation{{Name: "maint", Start: from, Duration: to - from, Until: workload.Forever, Maint: true}}}
+	}
+	withLimit := func(j workload.Job, limit workload.Time, user int) workload.Job {
+		j.Estimate, j.User = limit, user
+		return j
+	}
+	cases := []struct {
+		name string
+		jobs []workload.Job
+		cons *sim.Constraints
+		want map[int64]preemptWant
+	}{
+		// Job 2 (high, 95 s requested) would run from 10 into the
+		// maintenance at 100-110 even with job 1 gone: it preempts
+		// nothing, and starts after the maintenance.
+		{"preemptor into a maintenance", []workload.Job{withLimit(pjob(1, 0, 4, 50, 1), 60, 1), withLimit(pjob(2, 10, 2, 30, 2), 95, 2)}, maint(100, 110), map[int64]preemptWant{
+			1: {sim.Completed, 0, 50, "", "", 0},
+			2: {sim.Completed, 110, 140, "", "", 0},
+		}},
+		// Job 2 (40 s requested) fits before the maintenance at 70-80 and
+		// suspends job 1 at 10. At 40 job 1 has 50 s of its limit left,
+		// which would run into the maintenance: it resumes at its end, 80.
+		{"resumption after a maintenance", []workload.Job{withLimit(pjob(1, 0, 4, 50, 1), 60, 1), withLimit(pjob(2, 10, 2, 30, 2), 40, 2)}, maint(70, 80), map[int64]preemptWant{
+			1: {sim.Completed, 0, 120, "0-10@0-3 80-120@0-3", "10@2", 0},
+			2: {sim.Completed, 10, 40, "", "", 0},
+		}},
+		// One running job per user: job 2 (user 1, high) may not start
+		// while user 1's job 1 runs, so it preempts nothing; job 3 (user
+		// 2, high) suspends job 1 at 20, which still counts for user 1:
+		// job 2 starts when job 1 ends, at 120.
+		{"limit", []workload.Job{withLimit(pjob(1, 0, 4, 100, 1), 200, 1), withLimit(pjob(2, 10, 2, 30, 2), 200, 1), withLimit(pjob(3, 20, 2, 20, 2), 200, 2)},
+			&sim.Constraints{Limits: []sim.Limit{{AllUsers: true, MaxJobsPerUser: 1}}}, map[int64]preemptWant{
+				1: {sim.Completed, 0, 120, "0-20@0-3 40-120@0-3", "20@3", 0},
+				2: {sim.Completed, 120, 150, "", "", 0},
+				3: {sim.Completed, 20, 40, "", "", 0},
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := preemptRun(t, policy.PreemptSuspend, c.jobs, sim.Config{Constraints: c.cons}, sim.VerifyOptions{Constraints: c.cons})
+			if len(rec.Records) != len(c.want) {
+				t.Fatalf("%d records, want %d", len(rec.Records), len(c.want))
+			}
+			for id, w := range c.want {
+				r := rec.ByID(t, id)
+				runs, marks := runsString(&r)
+				if r.State != w.state || r.Start != w.start || r.End != w.end || runs != w.runs || marks != w.marks || r.LostRun != w.lost {
+					t.Errorf("job %d: %v %d-%d runs %q preempted %q lost %d; want %v %d-%d runs %q preempted %q lost %d",
+						id, r.State, r.Start, r.End, runs, marks, r.LostRun, w.state, w.start, w.end, w.runs, w.marks, w.lost)
+				}
 			}
 		})
 	}
