@@ -463,7 +463,8 @@ func TestPreemptClustersModes(t *testing.T) {
 }
 
 // preemptCalendar are a weekly maintenance of the whole machine, a weekly
-// reservation of half of it for the high partition, a start window for
+// reservation of half of it for the high partition, one of 16 nodes, a
+// start window for
 // long jobs on weekdays and a per-user limit, for preemptClusterConfig on
 // HPC2N.
 const preemptCalendar = `
@@ -481,6 +482,13 @@ duration = "6h"
 recur = "weekly"
 procs = 120
 partitions = ["2"]
+
+[[reservation]]
+name = "rack"
+start = "1d"
+duration = "12h"
+recur = "weekly"
+nodes = "0-15"
 
 [[start_window]]
 days = "Mon-Fri"
