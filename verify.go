@@ -264,7 +264,7 @@ func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string, tick
 func readJobTable(path string, loop bool, tick int64) ([]sim.Outcome, error) {
 	var outs []sim.Outcome
 	err := report.ReadJobTableIn(path, tick, func(where string, row *report.JobRow) error {
-		o, err := outcomeOf(row, where)
+		o, err := outcomeOf(row, where, tick)
 		if err != nil {
 			return err
 		}
@@ -281,9 +281,9 @@ func readJobTable(path string, loop bool, tick int64) ([]sim.Outcome, error) {
 	return inSubmissionOrder(outs, loop), nil
 }
 
-// outcomeOf makes the outcome of the job of one row; where names the row
-// in errors ("jobs.csv:12").
-func outcomeOf(row *report.JobRow, where string) (sim.Outcome, error) {
+// outcomeOf makes the outcome of the job of one row of a run in ticks of
+// 1/tick second; where names the row in errors ("jobs.csv:12").
+func outcomeOf(row *report.JobRow, where string, tick int64) (sim.Outcome, error) {
 	var o sim.Outcome
 	o.Job = workload.Job{ID: row.ID, Submit: row.Submit, Procs: int(row.Procs), Estimate: row.Estimate}
 	o.Start, o.End = row.Start, row.End
@@ -314,7 +314,7 @@ func outcomeOf(row *report.JobRow, where string) (sim.Outcome, error) {
 	if row.Ran {
 		whoOf(row.Metadata, &o.Job)
 	}
-	if err := preemptionOf(row, &o); err != nil {
+	if err := preemptionOf(row, &o, tick); err != nil {
 		return o, inputf("%s: metadata: %v", where, err)
 	}
 	if row.Ran {
@@ -358,9 +358,9 @@ func inSubmissionOrder(outs []sim.Outcome, loop bool) []sim.Outcome {
 // cancelled by preemption (COMPLETED_KILLED, its last preemption a
 // cancel) is sim.Preempted; a preempted job's run time is what its runs
 // since its last requeue add up to (its execution time spans its
-// suspensions).
-func preemptionOf(row *report.JobRow, o *sim.Outcome) error {
-	p, err := report.ParsePreemption(row.Metadata)
+// suspensions). Its times are read in ticks of 1/tick second.
+func preemptionOf(row *report.JobRow, o *sim.Outcome, tick int64) error {
+	p, err := report.ParsePreemptionIn(row.Metadata, tick)
 	if err != nil || !p.HasTier {
 		return err
 	}

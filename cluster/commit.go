@@ -14,7 +14,30 @@ type Recommitter interface {
 var (
 	_ Recommitter = (*Linear)(nil)
 	_ Recommitter = (*ConsRes)(nil)
+	_ Recommitter = (*Federation)(nil)
 )
+
+// CanCommit implements Recommitter: every member's part of rs can be
+// committed again on it (members that are not Recommitters cannot).
+func (f *Federation) CanCommit(r Request, rs []Range) bool {
+	ok := true
+	check := func(a Allocator, q Request, own []Range) {
+		rc, is := a.(Recommitter)
+		ok = ok && is && rc.CanCommit(q, own)
+	}
+	if f.spans(rs) {
+		f.parts(rs, func(i int, own []Range) {
+			a := f.members[i].a
+			check(a, partRequest(r, own, a), own)
+		})
+		return ok
+	}
+	i, own := f.member(rs)
+	q := r
+	q.Member = 0
+	check(f.members[i].a, q, own)
+	return ok
+}
 
 // CanCommit implements Recommitter: whole nodes, free.
 func (l *Linear) CanCommit(_ Request, rs []Range) bool {

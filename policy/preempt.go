@@ -1,5 +1,7 @@
 package policy
 
+import "fmt"
+
 // Preempter is an optional interface of Decisions: the engine's preemption
 // by partition priority (Slurm's preempt/partition_prio). A policy that
 // finds a queued job it could not start asks the engine to start it by
@@ -51,4 +53,23 @@ func (p *PartitionPrio) Schedule(v View, d Decisions) {
 			return
 		}
 	}
+}
+
+// MarshalBinary implements encoding.BinaryMarshaler: PartitionPrio keeps
+// no state of its own, so its state is the inner policy's.
+func (p *PartitionPrio) MarshalBinary() ([]byte, error) {
+	inner, ok := p.Inner.(interface{ MarshalBinary() ([]byte, error) })
+	if !ok {
+		return nil, fmt.Errorf("policy: %s does not save its state", p.Inner.Name())
+	}
+	return inner.MarshalBinary()
+}
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler (see MarshalBinary).
+func (p *PartitionPrio) UnmarshalBinary(b []byte) error {
+	inner, ok := p.Inner.(interface{ UnmarshalBinary([]byte) error })
+	if !ok {
+		return fmt.Errorf("policy: %s does not restore its state", p.Inner.Name())
+	}
+	return inner.UnmarshalBinary(b)
 }

@@ -408,7 +408,7 @@ func RanMetadataIn(r *sim.Record, tick int64) string {
 		parts = append(parts, "requeues="+strconv.Itoa(r.Requeues))
 	}
 	if r.HasTier {
-		parts = appendPreemption(parts, r)
+		parts = appendPreemption(parts, r, tick)
 	}
 	if r.State == sim.NodeFail || r.State == sim.LimitKilled || r.State == sim.Preempted {
 		parts = append(parts, r.Reason)

@@ -17,8 +17,10 @@ import (
 // preemption: when, by which job, suspend, requeue or cancel),
 // runs=FROM-TO:RESOURCES;… (the stretches it ran, RESOURCES as
 // allocated_resources with commas) and lost=S (run time requeues threw
-// away). ParsePreemption reads them back.
-func appendPreemption(parts []string, r *sim.Record) []string {
+// away). Its times are ticks of 1/tick second, written in seconds with the
+// unit's decimals like the table's other times (whole seconds for tick 1).
+// ParsePreemptionIn reads them back.
+func appendPreemption(parts []string, r *sim.Record, tick int64) []string {
 	parts = append(parts, "tier="+strconv.Itoa(r.Tier))
 	if len(r.Runs) == 0 {
 		return parts
@@ -30,7 +32,7 @@ func appendPreemption(parts []string, r *sim.Record) []string {
 			if i > 0 {
 				b.WriteByte(';')
 			}
-			fmt.Fprintf(&b, "%d@%d:%s", m.At, m.By, m.Mode)
+			fmt.Fprintf(&b, "%s@%d:%s", workload.FormatTicks(m.At, tick), m.By, m.Mode)
 		}
 		parts = append(parts, b.String())
 		b.Reset()
@@ -40,9 +42,9 @@ func appendPreemption(parts []string, r *sim.Record) []string {
 		if i > 0 {
 			b.WriteByte(';')
 		}
-		fmt.Fprintf(&b, "%d-%d:%s", x.From, x.To, formatRangesComma(x.Alloc))
+		fmt.Fprintf(&b, "%s-%s:%s", workload.FormatTicks(x.From, tick), workload.FormatTicks(x.To, tick), formatRangesComma(x.Alloc))
 	}
-	parts = append(parts, b.String(), "lost="+strconv.FormatInt(int64(r.LostRun), 10))
+	parts = append(parts, b.String(), "lost="+workload.FormatTicks(r.LostRun, tick))
 	return parts
 }
 
@@ -58,10 +60,22 @@ type Preemption struct {
 }
 
 // ParsePreemption reads the preemption words of a jobs.csv metadata
-// field (tier=, preempted=, runs=, lost=); other words are skipped. A
-// malformed word is an error naming it.
-func ParsePreemption(meta string) (Preemption, error) {
+// field (tier=, preempted=, runs=, lost=) of a run in seconds; other words
+// are skipped. A malformed word is an error naming it.
+func ParsePreemption(meta string) (Preemption, error) { return ParsePreemptionIn(meta, 1) }
+
+// ParsePreemptionIn is ParsePreemption for a run in ticks of 1/tick second
+// (--time-unit): the words' times are seconds with at most the unit's
+// decimals, read as ticks, exactly.
+func ParsePreemptionIn(meta string, tick int64) (Preemption, error) {
 	var p Preemption
+	tick = max(tick, 1)
+	ticks := func(s string) (int64, error) {
+		if s == "" || s[0] == '-' || s[0] == '+' {
+			return 0, strconv.ErrSyntax
+		}
+		return ParseTicks(s, tick)
+	}
 	for _, w := range strings.Fields(meta) {
 		key, val, ok := strings.Cut(w, "=")
 		if !ok {
@@ -76,8 +90,8 @@ func ParsePreemption(meta string) (Preemption, error) {
 			}
 			p.Tier, p.HasTier = n, true
 		case "lost":
-			n, err := strconv.ParseInt(val, 10, 64)
-			if err != nil || n < 0 {
+			n, err := ticks(val)
+			if err != nil {
 				return p, bad("want lost=SECONDS")
 			}
 			p.Lost = workload.Time(n)
@@ -85,7 +99,7 @@ func ParsePreemption(meta string) (Preemption, error) {
 			for _, item := range strings.Split(val, ";") {
 				at, rest, ok1 := strings.Cut(item, "@")
 				by, mode, ok2 := strings.Cut(rest, ":")
-				a, err1 := strconv.ParseInt(at, 10, 64)
+				a, err1 := ticks(at)
 				b, err2 := strconv.ParseInt(by, 10, 64)
 				m, err3 := policy.ParsePreemptMode(mode)
 				if !ok1 || !ok2 || err1 != nil || err2 != nil || err3 != nil || m == policy.PreemptOff {
@@ -97,8 +111,8 @@ func ParsePreemption(meta string) (Preemption, error) {
 			for _, item := range strings.Split(val, ";") {
 				span, res, ok1 := strings.Cut(item, ":")
 				from, to, ok2 := strings.Cut(span, "-")
-				f, err1 := strconv.ParseInt(from, 10, 64)
-				t, err2 := strconv.ParseInt(to, 10, 64)
+				f, err1 := ticks(from)
+				t, err2 := ticks(to)
 				rs, err3 := cluster.ParseRanges(strings.ReplaceAll(res, ",", " "))
 				if !ok1 || !ok2 || err1 != nil || err2 != nil || err3 != nil || t < f {
 					return p, bad("want FROM-TO:RESOURCES;…")

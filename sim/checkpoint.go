@@ -130,6 +130,21 @@ type engineState struct {
 	// Ended are the jobs that ended since the last pass, which a
 	// scheduler cycle (Config.SchedInterval) keeps between instants.
 	Ended []policy.Ended
+
+	// Suspended are the jobs suspended by preemption (Config.Preempt),
+	// in order of suspension.
+	Suspended []int32
+}
+
+// preemptSlotState is a slotPreempt: what the engine keeps of a job that
+// was preempted (Config.Preempt).
+type preemptSlotState struct {
+	First      workload.Time
+	Runs       []RunSpan
+	Marks      []PreemptMark
+	Lost, Left workload.Time
+	Done       workload.Time
+	Suspended  bool
 }
 
 type nodesState struct {
@@ -182,6 +197,10 @@ type slotState struct {
 	Pending                             PendingReason
 	MemberLimit                         bool  // its time limit is the member's it started on
 	Member                              int32 // the cluster-of-clusters member assigned at submission
+	// Under Config.Preempt: its tier, its requeues by preemption, and
+	// its preemptions (nil: never preempted).
+	Tier, Preq int32
+	Preempt    *preemptSlotState
 }
 
 type eventState struct {
@@ -275,7 +294,19 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 		}
 		s.Slots[i] = slotState{Job: x.job, Start: x.start, End: x.end, PredEnd: x.predEnd, Limit: x.limit,
 			Reserve: x.reserved, Epoch: x.epoch, Alloc: alloc, Started: x.started, Held: x.held, Predicted: x.predicted, PredAt: slices.Clone(x.predAt),
-			Requeues: x.requeues, Released: x.released, Run0: x.run0, Pending: x.pending, MemberLimit: x.memberLimit, Member: x.member}
+			Requeues: x.requeues, Released: x.released, Run0: x.run0, Pending: x.pending, MemberLimit: x.memberLimit, Member: x.member,
+			Tier: x.tier, Preq: x.preq}
+		if pj := x.pj; pj != nil {
+			runs := make([]RunSpan, len(pj.runs))
+			for k, r := range pj.runs {
+				runs[k] = RunSpan{From: r.From, To: r.To, Alloc: slices.Clone(r.Alloc)}
+			}
+			s.Slots[i].Preempt = &preemptSlotState{First: pj.first, Runs: runs, Marks: slices.Clone(pj.marks),
+				Lost: pj.lost, Left: pj.left, Done: pj.done, Suspended: pj.suspended}
+		}
+	}
+	if e.pre != nil {
+		s.Suspended = slices.Clone(e.pre.susp)
 	}
 	if len(e.cfg.NodeEvents) > 0 || e.pw != nil {
 		ns := &e.nodes
@@ -399,8 +430,16 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	for i, x := range s.Slots {
 		e.slots[i] = slot{job: x.Job, start: x.Start, end: x.End, predEnd: x.PredEnd, limit: x.Limit,
 			reserved: x.Reserve, epoch: x.Epoch, alloc: x.Alloc, started: x.Started, held: x.Held, predicted: x.Predicted, predAt: x.PredAt,
-			requeues: x.Requeues, released: x.Released, run0: x.Run0, pending: x.Pending, memberLimit: x.MemberLimit, member: x.Member}
+			requeues: x.Requeues, released: x.Released, run0: x.Run0, pending: x.Pending, memberLimit: x.MemberLimit, member: x.Member,
+			tier: x.Tier, preq: x.Preq}
+		if pj := x.Preempt; pj != nil {
+			if e.pre == nil {
+				return nil, bad("saved with preemption, restored without")
+			}
+			e.slots[i].pj = &slotPreempt{first: pj.First, runs: pj.Runs, marks: pj.Marks, lost: pj.Lost, left: pj.Left, done: pj.Done, suspended: pj.Suspended}
+		}
 	}
+
 	if err := e.restoreNodes(s.Nodes, s.Power); err != nil {
 		return nil, bad("%v", err)
 	}
@@ -447,6 +486,9 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 			return nil, bad("running slot %d of %d", r.ID, n)
 		}
 		e.running[i] = byEnd{predEnd: r.PredEnd, seq: r.Seq, procs: r.Procs, id: r.ID}
+	}
+	if err := e.restorePreempt(s.Suspended); err != nil {
+		return nil, bad("%v", err)
 	}
 	if e.grow != nil {
 		if len(s.Grow) > n {

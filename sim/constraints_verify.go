@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -124,7 +125,7 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 				if o.End <= from || r.Admits(&o.Job) {
 					continue
 				}
-				for _, sg := range segments(o) {
+				for _, sg := range runSegments(o, false) {
 					if sg.to <= from || sg.from >= to {
 						continue
 					}
@@ -177,6 +178,14 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 		for _, i := range ran {
 			o := &outs[i]
 			if !l.appliesTo(&o.Job) {
+				continue
+			}
+			if len(o.Runs) > 0 {
+				// A preempted job counts while it runs or is suspended,
+				// not between a requeue and its new start.
+				for _, sg := range runSegments(o, true) {
+					edges = append(edges, edge{sg.from, true, o, o.Job.User, o.Job.Group, 1, sg.procs}, edge{sg.to, false, o, o.Job.User, o.Job.Group, -1, -sg.procs})
+				}
 				continue
 			}
 			sgs := segments(o)
@@ -249,6 +258,29 @@ func segments(o *Outcome) []segment {
 			to = o.Steps[k+1].At
 		}
 		sgs = append(sgs, segment{st.At, to, st.Procs})
+	}
+	return sgs
+}
+
+// runSegments returns the stretches job o held its processors: its runs
+// if it was preempted (Config.Preempt) — with suspended, a suspension
+// joined to the runs around it, as a suspended job still counts against
+// the limits; a job killed while suspended counts to its end —, else
+// segments.
+func runSegments(o *Outcome, suspended bool) []segment {
+	if len(o.Runs) == 0 {
+		return segments(o)
+	}
+	var sgs []segment
+	for k, r := range o.Runs {
+		if suspended && k > 0 && o.Preemptions[k-1].Mode == policy.PreemptSuspend {
+			sgs[len(sgs)-1].to = r.To
+			continue
+		}
+		sgs = append(sgs, segment{r.From, r.To, o.Job.Procs})
+	}
+	if n := len(o.Preemptions); suspended && n == len(o.Runs) && o.Preemptions[n-1].Mode == policy.PreemptSuspend {
+		sgs[len(sgs)-1].to = o.End
 	}
 	return sgs
 }

@@ -104,6 +104,11 @@ func (d *consDecisions) WakeAt(t workload.Time) { d.v.e.WakeAt(t) }
 // Fail implements policy.Failer.
 func (d *consDecisions) Fail(i int, reason string) { d.v.e.Fail(d.v.cs.visible[i], reason) }
 
+// Preempt implements policy.Preempter: the engine's preemption
+// (Config.Preempt) for visible job i, which the constraints bound as any
+// start (see Engine.Preempt).
+func (d *consDecisions) Preempt(i int) (started, more bool) { return d.v.e.Preempt(d.v.cs.visible[i]) }
+
 // consGrowDecisions are consDecisions under Config.Grow: the policy grows
 // running jobs and gives a job started at the head up to its maximum, as
 // the engine's own Decisions do (see Grow), within the limits and
@@ -132,22 +137,36 @@ func (d *consGrowDecisions) StartWith(i, procs int) { d.v.e.StartWith(d.v.cs.vis
 // now+limit) the processors free at u (now's, plus those the running
 // jobs give back by their predicted ends) less those withheld from it
 // are at least its own.
-func (e *Engine) clearOfReservations(s *slot) bool {
+func (e *Engine) clearOfReservations(s *slot) bool { return e.clearFor(s, s.limit, nil) }
+
+// clearFor is clearOfReservations for a run of at most limit (≤ 0: none)
+// from now, with the running jobs gone (their processors free now, no
+// longer given back at their predicted ends): a preemptor's victims
+// (Config.Preempt), already released.
+func (e *Engine) clearFor(s *slot, limit workload.Time, gone []int32) bool {
 	cs := e.cons
 	if len(cs.resv) == 0 {
 		return true
 	}
 	end := workload.Forever
-	if s.limit > 0 {
-		end = e.now + s.limit
+	if limit > 0 {
+		end = e.now + limit
 	} else {
 		end = e.now + calendarHorizon*e.cons.c.tick()
 	}
 	free := e.freeProcs()
 	for u := e.now; u < end; {
 		held, next := cs.withheld(&s.job, u)
-		if held > 0 && free+e.releasedBy(u)-held < s.job.Procs {
-			return false
+		if held > 0 {
+			rel := e.releasedBy(u)
+			for _, id := range gone {
+				if v := &e.slots[id]; v.predEnd <= u {
+					rel -= int(v.held)
+				}
+			}
+			if free+rel-held < s.job.Procs {
+				return false
+			}
 		}
 		u = next
 	}
@@ -282,6 +301,13 @@ func (cs *constraints) rebuild(e *Engine) {
 	}
 	for _, h := range e.holds {
 		cs.submitted(&e.slots[h.id].job, 1)
+	}
+	if e.pre != nil {
+		// A job suspended by preemption still counts (Config.Preempt).
+		for _, id := range e.pre.susp {
+			cs.running(&e.slots[id].job, 1)
+			cs.submitted(&e.slots[id].job, 1)
+		}
 	}
 	cs.wakeAt = -1
 	if e.stats.Jobs > 0 {

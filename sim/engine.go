@@ -820,7 +820,9 @@ func New(cfg Config) (*Engine, error) {
 		}
 		// A requeued job (a node failure) rejoins the queue where the
 		// owners' lists do not see it: the whole queue is walked then.
-		cs.fast = cs.hasLimits && !cs.wholeQueue && len(cfg.NodeEvents) == 0 && !cfg.slowLimits
+		// So does a job requeued by preemption (Config.Preempt).
+		cs.fast = cs.hasLimits && !cs.wholeQueue && len(cfg.NodeEvents) == 0 && !cfg.slowLimits &&
+			(cfg.Preempt == nil || cfg.Preempt.Mode != policy.PreemptRequeue)
 		if err := cs.initPins(e.alloc); err != nil {
 			return nil, err
 		}
@@ -902,7 +904,8 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	sampler, _ := obs.(Sampler)
 	e.obs = obs
 	idleWakes := 0
-	for have || len(e.ends) > 0 || len(e.holds) > 0 || (len(e.queue) > 0 && (len(e.wakes) > 0 || e.nodes.pending())) || (loop != nil && len(loop.late) > 0) {
+	for have || len(e.ends) > 0 || len(e.holds) > 0 || (len(e.queue) > 0 && (len(e.wakes) > 0 || e.nodes.pending())) || (loop != nil && len(loop.late) > 0) ||
+		(e.pre != nil && len(e.pre.susp) > 0 && len(e.wakes) > 0) {
 		t := workload.Forever
 		if have {
 			t = next.Submit
@@ -1012,6 +1015,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		// the job's re-evaluation: it is offered the idle processors
 		// again then, even with nothing queued (SPEC §6).
 		passed = passed || (woken && e.grow != nil && e.grow.filter != nil && len(e.grow.order) > 0)
+		// Suspended jobs a reservation kept from resuming (Config.Preempt
+		// under Config.Constraints) are tried again at its end.
+		passed = passed || (woken && e.pre != nil && len(e.pre.susp) > 0)
 		if passed && e.cfg.SchedInterval > 0 {
 			// The scheduler's cycle: a pass only at its ticks.
 			if tick := e.cycleTick(t); tick != t {
@@ -1020,6 +1026,11 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 					e.nextTick = tick
 				}
 				passed = false
+				if e.pre != nil && len(e.pre.susp) > 0 {
+					// Slurm's gang scheduler resumes suspended jobs as
+					// their resources free, not at the cycle's ticks.
+					e.resume()
+				}
 			}
 		}
 		if passed {
@@ -1373,6 +1384,9 @@ func (e *Engine) finish(id int32, obs Observer) {
 		if e.grow != nil {
 			run = e.grow.runOnP0(id, run)
 		}
+		if s.pj != nil {
+			run += s.pj.done // its runs before a suspension (Config.Preempt)
+		}
 		e.est.Done(&s.job, run)
 	}
 	st := Completed
@@ -1429,7 +1443,13 @@ func (e *Engine) searchRunning(predEnd workload.Time, seq int64) int {
 // pass runs one scheduling pass and removes the started jobs from the queue.
 func (e *Engine) pass() {
 	if e.cons != nil {
+		if e.pre != nil && len(e.pre.susp) > 0 {
+			e.resume()
+		}
 		e.consPass()
+		if e.pre != nil && len(e.pre.requeue) > 0 {
+			e.afterPreemptPass()
+		}
 		if e.grow != nil && e.grow.balanced {
 			e.balance()
 		}
@@ -1852,11 +1872,15 @@ func (e *Engine) expire(id int32) {
 		s.job.Estimate = s.predEnd - s.start
 		gen = e.grow.endGen(id)
 	} else {
-		pred := s.predEnd - s.start
+		from := s.start // where its whole run would have started
+		if s.pj != nil {
+			from -= s.pj.done // resumed after a suspension (Config.Preempt)
+		}
+		pred := s.predEnd - from
 		s.job.Estimate = s.limit
 		next := min(max(e.est.Correct(&s.job, pred), pred+1), s.limit)
 		s.job.Estimate = next
-		s.predEnd = s.start + next
+		s.predEnd = from + next
 		if e.grow != nil {
 			gen = e.grow.endGen(id)
 		}

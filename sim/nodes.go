@@ -370,12 +370,25 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 			ns.victims = append(ns.victims, r.id)
 		}
 	}
+	if e.pre != nil {
+		// A job suspended by preemption is still allocated its nodes
+		// (Slurm keeps a suspended job's allocation): it fails with them.
+		for _, id := range e.pre.susp {
+			if ns.firstNodeIn(e.slots[id].alloc, ev.Nodes) >= 0 {
+				ns.victims = append(ns.victims, id)
+			}
+		}
+	}
 	sort.Slice(ns.victims, func(a, b int) bool {
 		return e.slots[ns.victims[a]].job.Seq < e.slots[ns.victims[b]].job.Seq
 	})
 	for _, id := range ns.victims {
 		s := &e.slots[id]
 		node := ns.firstNodeIn(s.alloc, ev.Nodes)
+		if s.pj != nil && s.pj.suspended {
+			e.failSuspended(id, node, ev, obs)
+			continue
+		}
 		if e.cfg.OnNodeFail == NodeFailRequeue && e.cfg.LostRun != nil {
 			var steps []GrowStep
 			if e.grow != nil {
@@ -384,6 +397,9 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 			e.cfg.LostRun(s.start, e.now, s.job.Procs, s.alloc, steps)
 		}
 		e.stopRun(id)
+		if e.pre != nil {
+			e.preemptStopped(s)
+		}
 		if e.grow != nil {
 			// The job as the trace gave it, its growth steps kept
 			// for its record.
@@ -400,12 +416,6 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 			e.requeue(id)
 			continue
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "node %d down", node)
-		if ev.Reason != "" {
-			b.WriteString(": ")
-			b.WriteString(ev.Reason)
-		}
 		e.stats.NodeKilled++
 		if e.cons != nil {
 			e.cons.submitted(&s.job, -1)
@@ -413,8 +423,11 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 		s.end = e.now
 		s.job.Estimate = s.limit // the job as the trace gave it
 		e.touch(e.now)
-		e.rec = Record{Job: &s.job, State: NodeFail, Start: s.start, End: s.end, Alloc: s.alloc, Reason: b.String(), Requeues: int(s.requeues), Who: e.cons != nil}
+		e.rec = Record{Job: &s.job, State: NodeFail, Start: s.start, End: s.end, Alloc: s.alloc, Reason: downReason(node, ev), Requeues: int(s.requeues), Who: e.cons != nil}
 		e.recordGrowth(id)
+		if e.pre != nil {
+			e.preemptRecord(s)
+		}
 		if s.predicted >= 0 {
 			e.rec.Predicted, e.rec.HasPrediction, e.rec.PredictedAlloc = s.predicted, true, s.predAt
 			e.stats.Predicted++
@@ -428,6 +441,17 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 		obs.JobDone(&e.rec)
 		e.freeIDs = append(e.freeIDs, id)
 	}
+}
+
+// downReason is the reason of a job killed by node's failure in ev.
+func downReason(node int, ev *cluster.NodeEvent) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "node %d down", node)
+	if ev.Reason != "" {
+		b.WriteString(": ")
+		b.WriteString(ev.Reason)
+	}
+	return b.String()
 }
 
 // firstNodeIn returns the first node of nodes that allocation alloc

@@ -115,26 +115,38 @@ func verifyPinned(cons *Constraints, c *cluster.Spec, procs int, outs []Outcome,
 			if r.Admits(&o.Job) {
 				continue
 			}
-			active, next := rec.at(o.Start)
-			if !active && next >= o.End {
+			if len(o.Runs) > 0 {
+				// A preempted job (Config.Preempt), run by run.
+				for _, run := range o.Runs {
+					p := *o
+					p.Start, p.End, p.Alloc, p.Runs = run.From, run.To, run.Alloc, nil
+					vs = append(vs, pinnedRun(&p, r, rec, held, nt)...)
+				}
 				continue
 			}
-			on := -1
-			for _, a := range o.Alloc {
-				for u := a.Lo; u < a.Hi && on < 0; u++ {
-					if u >= 0 && u < nt.units && held[nt.node(u)] {
-						on = nt.node(u)
-					}
-				}
-			}
-			if on >= 0 {
+			vs = append(vs, pinnedRun(o, r, rec, held, nt)...)
+		}
+	}
+	return vs
+}
+
+// pinnedRun checks one run of a job (o's Start to End on o.Alloc) against
+// reservation r on nodes held.
+func pinnedRun(o *Outcome, r *Reservation, rec *recurrence, held []bool, nt *nodeTimeline) []Violation {
+	active, next := rec.at(o.Start)
+	if !active && next >= o.End {
+		return nil
+	}
+	for _, a := range o.Alloc {
+		for u := a.Lo; u < a.Hi; u++ {
+			if u >= 0 && u < nt.units && held[nt.node(u)] {
 				at := o.Start
 				if !active {
 					at = next
 				}
-				vs = append(vs, Violation{JobID: o.Job.ID, Rule: "reservation", Msg: fmt.Sprintf("ran %d-%d on node %d, which reservation %q holds from %d", o.Start, o.End, on, r.Name, at)})
+				return []Violation{{JobID: o.Job.ID, Rule: "reservation", Msg: fmt.Sprintf("ran %d-%d on node %d, which reservation %q holds from %d", o.Start, o.End, nt.node(u), r.Name, at)}}
 			}
 		}
 	}
-	return vs
+	return nil
 }

@@ -257,13 +257,17 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		case o.State == NodeFail:
 			if nt == nil {
 				add(j, "state", "killed by a node failure, but the run has no node events")
-			} else if o.End >= wantEnd || o.End <= o.Start {
+			} else if len(o.Runs) == 0 && (o.End >= wantEnd || o.End <= o.Start) { // a preempted job's: checkRuns
 				add(j, "end", "killed by a node failure at %d, outside its run %d-%d", o.End, o.Start, wantEnd)
 			}
 		case o.End != wantEnd:
 			add(j, "end", "ends at %d, want start %d + %d = %d", o.End, o.Start, j.ActualRun(), wantEnd)
 		}
-		if nt != nil {
+		if nt != nil && len(o.Runs) > 0 {
+			for _, msg := range nt.checkRuns(o) {
+				add(j, "node-state", "%s", msg)
+			}
+		} else if nt != nil {
 			for _, msg := range nt.check(o) {
 				add(j, "node-state", "%s", msg)
 			}
@@ -603,6 +607,58 @@ func (nt *nodeTimeline) check(o *Outcome) []string {
 	return msgs
 }
 
+// checkRuns is check for a preempted job (Config.Preempt), run by run:
+// each run starts on nodes in service — or, resuming after a suspension,
+// on nodes draining, where the suspended job kept its allocation — and
+// none of its nodes goes down while it holds them: while it runs, and
+// while it is suspended up to its resumption (a DOWN then ends the job).
+// A NodeFail job is killed by a DOWN of one of its last run's nodes at
+// its end, running or suspended.
+func (nt *nodeTimeline) checkRuns(o *Outcome) []string {
+	var msgs []string
+	downAtEnd := false
+	runs, marks := o.Runs, o.Preemptions
+	for k, r := range runs {
+		resumed := k > 0 && k-1 < len(marks) && marks[k-1].Mode == policy.PreemptSuspend
+		suspended := k < len(marks) && marks[k].Mode == policy.PreemptSuspend
+		held := r.To // it holds the nodes until then
+		switch {
+		case suspended && k+1 < len(runs):
+			held = runs[k+1].From
+		case suspended:
+			held = o.End // killed while suspended
+		}
+		last := k == len(runs)-1
+		for _, a := range r.Alloc {
+			lo, hi := max(a.Lo, 0), min(a.Hi, nt.units)
+			for n, prev := -1, -1; lo < hi; lo++ {
+				if n = nt.node(lo); n == prev {
+					continue
+				}
+				prev = n
+				in := true
+				for _, c := range nt.events[n] {
+					switch {
+					case c.at <= r.From:
+						in = c.state == cluster.NodeResume || resumed && c.state == cluster.NodeDrain
+					case c.state == cluster.NodeDown && c.at < held:
+						msgs = append(msgs, fmt.Sprintf("holds node %d from %d to %d, which went down at %d", n, r.From, held, c.at))
+					case c.state == cluster.NodeDown && c.at == held && last:
+						downAtEnd = true
+					}
+				}
+				if !in {
+					msgs = append(msgs, fmt.Sprintf("started at %d on node %d, which was out of service", r.From, n))
+				}
+			}
+		}
+	}
+	if o.State == NodeFail && !downAtEnd {
+		msgs = append(msgs, fmt.Sprintf("killed by a node failure at %d, but none of its nodes went down then", o.End))
+	}
+	return msgs
+}
+
 // partitionCheck checks a job's run against the partitions of a cluster
 // (VerifyOptions.Cluster).
 type partitionCheck struct {
@@ -795,11 +851,14 @@ func checkRuns(o *Outcome) []string {
 		bad("state %s with %d preemptions but no runs", o.State, len(marks))
 		return msgs
 	}
-	if len(marks) != len(runs)-1 && !(o.State == Preempted && len(marks) == len(runs)) {
+	// Killed by a node failure while suspended (NodeFail): its last run
+	// ended at its suspension, before its end.
+	suspendedKill := o.State == NodeFail && len(marks) == len(runs) && marks[len(marks)-1].Mode == policy.PreemptSuspend
+	if len(marks) != len(runs)-1 && !(o.State == Preempted && len(marks) == len(runs)) && !suspendedKill {
 		bad("%d runs for %d preemptions", len(runs), len(marks))
 		return msgs
 	}
-	if runs[0].From != o.Start || runs[len(runs)-1].To != o.End {
+	if last := runs[len(runs)-1].To; runs[0].From != o.Start || last != o.End && !(suspendedKill && last < o.End) {
 		bad("runs from %d to %d, but it started at %d and ended at %d", runs[0].From, runs[len(runs)-1].To, o.Start, o.End)
 	}
 	var attempt, lost workload.Time
@@ -837,7 +896,9 @@ func checkRuns(o *Outcome) []string {
 	switch {
 	case o.State == Preempted && attempt >= want:
 		bad("cancelled by preemption after %d s of its %d s", attempt, want)
-	case o.State != Preempted && attempt != want:
+	case o.State == NodeFail && attempt >= want:
+		bad("killed by a node failure after %d s of its %d s", attempt, want)
+	case o.State != Preempted && o.State != NodeFail && attempt != want:
 		bad("its runs since its last requeue add up to %d s, its run time is %d s", attempt, want)
 	}
 	return msgs
@@ -845,7 +906,8 @@ func checkRuns(o *Outcome) []string {
 
 // checkPreemptors checks every preemption of the jobs of ran: the
 // preemptor is a job that ran, of a higher tier, and started (or resumed)
-// at that instant.
+// at that instant — or, requeued by a node failure since, started again
+// later (its record is its last attempt's).
 func checkPreemptors(outs []Outcome, ran []int) []Violation {
 	byID := make(map[int64]int, len(ran))
 	for _, i := range ran {
@@ -868,6 +930,10 @@ func checkPreemptors(outs []Outcome, ran []int) []Violation {
 			for _, r := range p.Runs {
 				starts = starts || r.From == m.At
 			}
+			// A preemptor a node failure requeued later is recorded by
+			// its last attempt only (Config.OnNodeFail): the one that
+			// preempted is not in the schedule.
+			starts = starts || p.Requeues > 0 && p.Start > m.At
 			if !starts {
 				vs = append(vs, Violation{JobID: o.Job.ID, Rule: "preemptor", Msg: fmt.Sprintf("preempted at %d by job %d, which did not start then", m.At, m.By)})
 			}

@@ -314,9 +314,11 @@ func (r *batsimReader) job(b *batsimJob, i int) (memRecord, error) {
 	if b.raw[0] != '{' {
 		return rec, &ParseError{Path: r.path, Line: b.line, Key: fmt.Sprintf("jobs[%d]", i), Err: errors.New("a job is a JSON object")}
 	}
-	var idRaw, subRaw, resRaw, wallRaw, profRaw json.RawMessage
+	var idRaw, subRaw, resRaw, wallRaw, profRaw, partRaw json.RawMessage
 	jsonFields(b.raw, func(key string, v []byte) {
 		switch key {
+		case "partition":
+			partRaw = v
 		case "id":
 			idRaw = v
 		case "subtime":
@@ -399,6 +401,14 @@ func (r *batsimReader) job(b *batsimJob, i int) (memRecord, error) {
 	if p.ret != 0 {
 		status = 0
 	}
+	// An extra field of the job, which Batsim passes on to the scheduler:
+	// the partition (SWF field 16) a Slurm model routes it to.
+	part := int64(Unknown)
+	if partRaw != nil && string(partRaw) != "null" {
+		if part, err = jsonInt(partRaw); err != nil || (part < 1 && part != Unknown) {
+			return rec, fail("partition", "%s is not a partition number (an integer ≥ 1, or -1 for none)", truncate(partRaw, 40))
+		}
+	}
 	if r.ticks != 1 {
 		submit, run = submit*r.ticks, run*r.ticks
 		if wall != Unknown {
@@ -412,7 +422,7 @@ func (r *batsimReader) job(b *batsimJob, i int) (memRecord, error) {
 	rec.job = Job{
 		ID: id, RawWait: Unknown, RawRun: run, AllocProcs: Unknown, AvgCPUSec: Unknown, UsedMemKB: Unknown,
 		ReqProcs: int(res), ReqTime: wall, ReqMemKB: Unknown, Status: status, User: Unknown, Group: Unknown,
-		Executable: Unknown, Queue: Unknown, Partition: Unknown, PrecedingJob: Unknown, ThinkTime: Unknown,
+		Executable: Unknown, Queue: Unknown, Partition: int(part), PrecedingJob: Unknown, ThinkTime: Unknown,
 	}
 	return rec, nil
 }

@@ -114,6 +114,29 @@ func TestBatsimRead(t *testing.T) {
 	}
 }
 
+// TestBatsimPartition: a job's extra "partition" field (which Batsim
+// passes on to the scheduler) is its SWF partition number; without it, or
+// null or -1, the partition is unknown.
+func TestBatsimPartition(t *testing.T) {
+	doc := "{\"nb_res\": 4, \"jobs\": [\n" +
+		"{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\", \"partition\": 4},\n" +
+		"{\"id\": 2, \"subtime\": 1, \"res\": 1, \"profile\": \"p\"},\n" +
+		"{\"id\": 3, \"subtime\": 2, \"res\": 1, \"profile\": \"p\", \"partition\": null},\n" +
+		"{\"id\": 4, \"subtime\": 3, \"res\": 1, \"profile\": \"p\", \"partition\": -1}\n" +
+		"], \"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 5}}}\n"
+	jobs, _, err := readText(t, doc, "w.json", Rules{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, j := range jobs {
+		got = append(got, j.Partition)
+	}
+	if want := []int{4, Unknown, Unknown, Unknown}; !reflect.DeepEqual(got, want) {
+		t.Errorf("partitions %v, want %v", got, want)
+	}
+}
+
 // TestBatsimErrors checks that a bad workload is a *ParseError naming the
 // line and the key.
 func TestBatsimErrors(t *testing.T) {
@@ -143,6 +166,8 @@ func TestBatsimErrors(t *testing.T) {
 		{"subtime text", job("{\"id\": 2, \"subtime\": \"1\", \"res\": 1, \"profile\": \"p\"}"), 4, "jobs[1].subtime", "submission time"},
 		{"res", job("{\"id\": 2, \"subtime\": 1, \"res\": 1.5, \"profile\": \"p\"}"), 4, "jobs[1].res", "number of resources"},
 		{"walltime", job("{\"id\": 2, \"subtime\": 1, \"res\": 1, \"profile\": \"p\", \"walltime\": -3}"), 4, "jobs[1].walltime", "walltime"},
+		{"partition", job("{\"id\": 2, \"subtime\": 1, \"res\": 1, \"profile\": \"p\", \"partition\": 0}"), 4, "jobs[1].partition", "partition number"},
+		{"partition text", job("{\"id\": 2, \"subtime\": 1, \"res\": 1, \"profile\": \"p\", \"partition\": \"batch\"}"), 4, "jobs[1].partition", "partition number"},
 		{"id", job("{\"id\": \"abc\", \"subtime\": 1, \"res\": 1, \"profile\": \"p\"}"), 4, "jobs[1].id", "not a job number"},
 		{"duplicate id", job("{\"id\": 1, \"subtime\": 1, \"res\": 1, \"profile\": \"p\"}"), 4, "id", "already used"},
 		{"nb_res", "{\"nb_res\": 0, \"jobs\": []}", 1, "nb_res", "positive integer"},
