@@ -352,7 +352,10 @@ func (fc *fastCanvas) strokeLines(s *canvasState, pts [][2]float64) {
 	// nothing was drawn; rows[i] are the rows it was drawn on.
 	if cap(fc.mask) < w*h {
 		if fc.mask != nil {
-			maskPool.Put(&fc.mask)
+			// The pool keeps its own slice header: a pointer to
+			// fc.mask would hand the new buffer to another canvas.
+			old := fc.mask
+			maskPool.Put(&old)
 		}
 		fc.mask = pooledMask(w * h)
 	}
@@ -573,11 +576,13 @@ func (fc *fastCanvas) close() {
 		f.Close()
 	}
 	if fc.img != nil {
-		pixPool.Put(&fc.img.Pix)
+		pix := fc.img.Pix
+		pixPool.Put(&pix)
 		fc.img = nil
 	}
 	if fc.mask != nil {
-		maskPool.Put(&fc.mask) // cleared by each stroke
+		mask := fc.mask // cleared by each stroke
+		maskPool.Put(&mask)
 		fc.mask = nil
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -335,5 +336,49 @@ func TestQueueDemandScale(t *testing.T) {
 	f := queueFigure(bucketed, "")
 	if cut := strings.Contains(f.Caption, "cut at the top"); cut != (peak > top*1.05) {
 		t.Errorf("peak %v, scale %v: caption %q", peak, top, f.Caption)
+	}
+}
+
+// TestPNGConcurrentSame draws the same figures on several goroutines at
+// once, as a run draws its figures, and checks that every PNG equals the
+// one drawn alone: canvases share pools of buffers and a cache of glyphs,
+// and none may leak into another's pixels.
+func TestPNGConcurrentSame(t *testing.T) {
+	dense := syntheticReport(t, "dense", 6000, DefaultSeriesPoints, easyCfg)
+	figs := append(RunFigures(dense), RunFigures(tinyReport())...)
+	want := make([][]byte, len(figs))
+	for i, f := range figs {
+		b, err := f.PNG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = b
+	}
+	for round := range 3 {
+		got := make([][]byte, 4*len(figs))
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range figs {
+					i := (k + g*3) % len(figs) // each goroutine in another order
+					b, err := figs[i].PNG()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					got[g*len(figs)+i] = b
+				}
+			}()
+		}
+		wg.Wait()
+		for g := range 4 {
+			for i := range figs {
+				if !bytes.Equal(got[g*len(figs)+i], want[i]) {
+					t.Errorf("round %d, goroutine %d: %s.png differs from the one drawn alone", round, g, figs[i].Name)
+				}
+			}
+		}
 	}
 }
