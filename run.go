@@ -608,29 +608,13 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		simCfg.DeferPlacement = true
 		sink = sim.NewPlacer(procs, all...)
 	}
-	var eng interface {
-		Run(sim.Source, sim.Observer) (sim.Stats, error)
+	if sd != nil {
+		// SCore-D's queues are the policy: the one engine runs them, in
+		// its clock of milliseconds, with the run's other options.
+		simCfg.Policy, simCfg.Estimator, simCfg.ScoreD, simCfg.TicksPerSec = nil, nil, sd, int64(tick)
 	}
+	var eng *sim.Engine
 	switch {
-	case sd != nil:
-		var s *sim.ScoreD
-		if o.ck != nil {
-			s, err = o.ck.scoreD(procs, *sd, m, ts, gantt, bd)
-		} else if s, err = sim.NewScoreD(procs, *sd); err != nil {
-			err = &InputError{err}
-		}
-		if err == nil {
-			if o.opt.Events != nil {
-				s.SetEvents(o.opt.Events)
-			}
-			s.SetClosedLoop(o.ClosedLoop)
-			if err = s.SetTicks(tick); err != nil {
-				err = &InputError{err}
-			} else if err = s.SetNodeEvents(simCfg.NodeEvents, simCfg.NodeSize, simCfg.OnNodeFail); err != nil {
-				err = &InputError{err}
-			}
-			eng = s
-		}
 	case o.ck != nil:
 		o.ck.config(&simCfg)
 		eng, err = o.ck.engine(simCfg, m, ts, gantt, bd)
