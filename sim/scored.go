@@ -132,6 +132,19 @@ type ScoreD struct{ eng *Engine }
 // stays inside the component, where progress is credited; nothing else
 // needs it.
 //
+// Decisions. As in etcd's raft and Nomad's harness, the policy decides and
+// the engine applies and records: SCore-D's scheduling pass (queue order,
+// the row a gang job takes, the victims a blocked head preempts, the gang
+// jobs the priority between queues deschedules, the jobs refused for a
+// resource shortage) issues each outcome as an sdDecision (start on a row
+// or resume, preempt, suspend, hold, reject), and one function, apply,
+// carries it out: the matrix, the ledger, the stints, the queues and the
+// events the observers see. A decision is applied as it is issued, since
+// the next one is decided on the state it leaves. Tests record the
+// decisions (sdCore.decided) and read them as a table. What is not a
+// decision but an event stays with the engine: ends, demotions at the
+// residence time, node failures.
+//
 // sdCore is SCore-D's component of the engine: queues, the Ousterhout
 // matrix, the gang clock and the CPU-time ledger.
 type sdCore struct {
@@ -193,6 +206,10 @@ type sdCore struct {
 	tps        int64         // the trace's ticks a second (Config.TicksPerSec): 1, 1000 or 1000000
 	nd         *sdNodes      // node events (Config.NodeEvents); nil without
 	savedNodes *sdNodesState // their state in a checkpoint, until setNodeEvents
+
+	// decided, if set (tests), sees every decision before apply carries
+	// it out (see sdDecision).
+	decided func(d sdDecision)
 }
 
 // sdQueue is one queue at run time.
@@ -843,7 +860,7 @@ func (e *sdCore) gangPriority() {
 			e.victims = append(e.victims, id)
 		}
 	}
-	e.descheduleVictims(true)
+	e.descheduleVictims(sdSuspend)
 }
 
 // pass runs one scheduling pass.
@@ -860,14 +877,13 @@ func (e *sdCore) pass() {
 			s := &e.slots[id]
 			row := e.fitsNow(s)
 			if row == -2 {
-				if !e.preemptFor(s, qi) {
+				if !e.preemptFor(id, s, qi) {
 					break
 				}
 				row = e.fitsNow(s)
 				q = &e.queues[qi]
 			}
-			q.pop()
-			e.start(id, row)
+			e.apply(sdDecision{Kind: sdStart, ID: id, Row: row})
 			if row >= 0 {
 				e.gangPriority()
 			}
@@ -885,7 +901,7 @@ func (e *sdCore) pass() {
 // preemptFor frees processors for s, the blocked head of queue qi, by
 // preempting jobs of lower-priority queues, if that makes it fit. It
 // reports whether it did.
-func (e *sdCore) preemptFor(s *sdSlot, qi int) bool {
+func (e *sdCore) preemptFor(id int32, s *sdSlot, qi int) bool {
 	if e.cfg.Preempt == policy.PreemptOff {
 		return false
 	}
@@ -897,7 +913,7 @@ func (e *sdCore) preemptFor(s *sdSlot, qi int) bool {
 		return false
 	}
 	if e.nd != nil {
-		return e.nd.preemptFor(e, s, qi)
+		return e.nd.preemptFor(e, id, s, qi)
 	}
 	// Would it fit with every lower-priority job gone?
 	ex, mem, disk := e.ex, e.memHeld, e.diskHeld
@@ -929,8 +945,8 @@ func (e *sdCore) preemptFor(s *sdSlot, qi int) bool {
 	if gang && e.mpl > 1 {
 		e.victims = e.victimsForRow(s, rows)
 	}
-	for _, id := range e.victims {
-		e.preempt(id, s)
+	for _, v := range e.victims {
+		e.apply(sdDecision{Kind: sdPreempt, ID: v, By: id})
 		if e.fitsNow(s) != -2 {
 			return true
 		}
@@ -1352,10 +1368,7 @@ func (e *sdCore) rejectShort() bool {
 		if k < 0 {
 			panic(fmt.Sprintf("sim: job %d neither started nor waiting", s.job.ID))
 		}
-		q.wait = slices.Delete(q.wait, q.head+k, q.head+k+1)
-		e.queuedProcs -= int64(s.job.Procs)
-		e.rejectSlot(s, s.queue, e.shortReason(s))
-		e.freeIDs = append(e.freeIDs, id)
+		e.apply(sdDecision{Kind: sdReject, ID: id, Row: k})
 	}
 	e.arrived = kept
 	return refused
@@ -1382,24 +1395,106 @@ func (e *sdCore) change(c policy.QueueChange) {
 			e.victims = append(e.victims, id)
 		}
 	}
-	e.descheduleVictims(false)
+	e.descheduleVictims(sdHold)
 }
 
-// descheduleVictims stops the running jobs of e.victims, in submission
-// order, and puts them back in their queues with their progress kept
-// (their memory stays theirs); with suspended, each is sent as an
-// EventSuspended.
-func (e *sdCore) descheduleVictims(suspended bool) {
+// descheduleVictims deschedules the running jobs of e.victims, in
+// submission order: decisions of kind k (sdSuspend or sdHold).
+func (e *sdCore) descheduleVictims(k sdKind) {
 	slices.SortFunc(e.victims, func(a, b int32) int {
 		return cmp.Compare(e.slots[a].job.Seq, e.slots[b].job.Seq)
 	})
 	for _, id := range e.victims {
-		s := &e.slots[id]
-		e.stop(id, e.clock(s)-s.stintAt)
-		s.susp++
-		if suspended {
-			e.emit(EventSuspended, id)
+		e.apply(sdDecision{Kind: k, ID: id})
+	}
+}
+
+// sdKind is the kind of a decision of SCore-D's scheduler (sdDecision).
+type sdKind uint8
+
+// Kinds of sdDecision.
+const (
+	// sdStart starts waiting job ID, the head of its queue, in row Row
+	// (-1: an exclusive job, in every row); a job that ran before
+	// resumes.
+	sdStart sdKind = iota
+	// sdPreempt preempts running job ID for job By, the blocked head of a
+	// higher queue, as policy.ScoreD.Preempt says: suspended (back to its
+	// queue, keeping its memory), requeued (its progress and limits
+	// given back) or cancelled.
+	sdPreempt
+	// sdSuspend suspends running gang job ID back to its queue: its row
+	// holds no job of the highest queue in the matrix (priority between
+	// queues in gang mode, SPEC §4).
+	sdSuspend
+	// sdHold deschedules running job ID back to its queue, which was
+	// deactivated or disabled; it keeps its memory and sends no event.
+	sdHold
+	// sdReject refuses job ID, submitted at this instant, at place Row of
+	// its queue's waiting jobs: its memory or disk limit cannot be
+	// granted (resource shortage).
+	sdReject
+)
+
+// String returns the kind's name.
+func (k sdKind) String() string {
+	switch k {
+	case sdStart:
+		return "start"
+	case sdPreempt:
+		return "preempt"
+	case sdSuspend:
+		return "suspend"
+	case sdHold:
+		return "hold"
+	case sdReject:
+		return "reject"
+	}
+	return fmt.Sprintf("sdKind(%d)", uint8(k))
+}
+
+// sdDecision is one decision of SCore-D's scheduler, which apply carries
+// out: the scheduling pass decides (queue order, rows, victims), apply
+// changes the matrix, the ledger, the stints and the queues, and sends
+// the events the observers see.
+type sdDecision struct {
+	Kind sdKind
+	ID   int32 // the job's slot
+	Row  int   // sdStart's row (-1: exclusive); sdReject's place in its queue
+	By   int32 // sdPreempt's preemptor (a slot)
+}
+
+// apply carries out decision d now; a recorder (sdCore.decided) sees it
+// first.
+func (e *sdCore) apply(d sdDecision) {
+	if e.decided != nil {
+		e.decided(d)
+	}
+	s := &e.slots[d.ID]
+	switch d.Kind {
+	case sdStart:
+		q := &e.queues[s.queue]
+		if l := q.live(); len(l) == 0 || l[0] != d.ID {
+			panic(fmt.Sprintf("sim: job %d started out of its queue's order", s.job.ID))
 		}
-		e.requeue(id)
+		q.pop()
+		e.start(d.ID, d.Row)
+	case sdPreempt:
+		e.preempt(d.ID, &e.slots[d.By])
+	case sdSuspend, sdHold:
+		e.stop(d.ID, e.clock(s)-s.stintAt)
+		s.susp++
+		if d.Kind == sdSuspend {
+			e.emit(EventSuspended, d.ID)
+		}
+		e.requeue(d.ID)
+	case sdReject:
+		q := &e.queues[s.queue]
+		q.wait = slices.Delete(q.wait, q.head+d.Row, q.head+d.Row+1)
+		e.queuedProcs -= int64(s.job.Procs)
+		e.rejectSlot(s, s.queue, e.shortReason(s))
+		e.freeIDs = append(e.freeIDs, d.ID)
+	default:
+		panic(fmt.Sprintf("sim: unknown SCore-D decision %v", d.Kind))
 	}
 }

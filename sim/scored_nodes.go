@@ -279,7 +279,7 @@ func (nd *sdNodes) fit(e *sdCore, s *sdSlot, gang bool) int {
 // preemptFor is ScoreD.preemptFor with processors placed (node events): it
 // frees processors for s, the blocked head of queue qi, by preempting jobs
 // of lower-priority queues in the same order, if that makes it fit.
-func (nd *sdNodes) preemptFor(e *sdCore, s *sdSlot, qi int) bool {
+func (nd *sdNodes) preemptFor(e *sdCore, id int32, s *sdSlot, qi int) bool {
 	mem, disk := e.memHeld, e.diskHeld
 	if e.frees() {
 		for q := qi + 1; q < len(e.queues); q++ {
@@ -375,8 +375,8 @@ func (nd *sdNodes) preemptFor(e *sdCore, s *sdSlot, qi int) bool {
 			return false
 		}
 	}
-	for _, id := range e.victims {
-		e.preempt(id, s)
+	for _, v := range e.victims {
+		e.apply(sdDecision{Kind: sdPreempt, ID: v, By: id})
 		if e.fitsNow(s) != -2 {
 			return true
 		}
