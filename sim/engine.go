@@ -5,6 +5,9 @@
 // order, asks the Policy once per instant which queued jobs start, applies the
 // answer, and hands every finished (or rejected) job to an Observer.
 //
+// SCore-D's priority queues (Config.ScoreD) run on this engine too, as a
+// component behind one pointer, on a clock of milliseconds: see ScoreD.
+//
 // The instant rule (SPEC §2): at time t, first every submission at t in trace
 // order, then every job end at t, then (with an Estimator) every running job
 // reaching its predicted end at t without ending, then one scheduling pass.
