@@ -12,7 +12,8 @@ import (
 )
 
 // TestScoreDCluster runs SCore-D's queues on a cluster of nodes: HPC2N's
-// machine as a [cluster] of 120 hosts of 2 processors with 1 GB each, in
+// machine as a [cluster] (and as a slurm.conf) of 120 hosts of 2
+// processors with 1 GB each, in
 // gang and exclusive mode, with a host failure and a maintenance that name
 // the cluster's hosts. The run is the one on a pool of 240 processors with
 // nodes of 2 (--node-size 2) and the host's memory given in [scored]: the
@@ -30,17 +31,23 @@ func TestScoreDCluster(t *testing.T) {
 	// meanwhile; node numbers are hosts, 0-119.
 	events := writeFile(t, dir, "hosts.events", "400000 DOWN 0-19 disk\n410000 DRAIN 60-79\n450000 RESUME 60-79\n500000 RESUME 0-19\n")
 	clusterTOML := writeFile(t, dir, "cluster.toml", "[scored]\n[[scored.queue]]\nmemory_percent = 50\n[[scored.queue]]\n[cluster]\n[[cluster.groups]]\nname = \"hpc2n\"\ncount = 120\ncores = 2\nmemory_mb = 1024\n")
+	// The same hosts in a slurm.conf (one partition without limits).
+	queuesTOML := writeFile(t, dir, "queues.toml", "[scored]\n[[scored.queue]]\nmemory_percent = 50\n[[scored.queue]]\n")
+	slurmConf := writeFile(t, dir, "slurm.conf", "NodeName=n[1-120] CPUs=2 RealMemory=1024\nPartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n")
 	poolTOML := writeFile(t, dir, "pool.toml", "[scored]\nmemory_kb = 1048576\nprocs_per_host = 2\n[[scored.queue]]\nmemory_percent = 50\n[[scored.queue]]\n")
 	for _, mode := range []string{"gang", "exclusive"} {
 		t.Run(mode, func(t *testing.T) {
 			jobs := map[string][]byte{}
-			for _, machine := range []string{"cluster", "pool"} {
+			for _, machine := range []string{"cluster", "slurm.conf", "pool"} {
 				sc := Default()
 				sc.Trace, sc.Mode, sc.MPL = trace, mode, 2
 				sc.NodeEvents, sc.OnNodeFail = events, "requeue"
 				sc.Out = filepath.Join(dir, mode+"-"+machine)
 				sc.Config = clusterTOML
-				if machine == "pool" {
+				switch machine {
+				case "slurm.conf":
+					sc.Config, sc.SlurmConf = queuesTOML, slurmConf
+				case "pool":
 					sc.Config, sc.Procs, sc.NodeSize = poolTOML, 240, 2
 				}
 				if _, err := Run(context.Background(), &sc, Options{Warn: io.Discard}); err != nil {
@@ -56,8 +63,10 @@ func TestScoreDCluster(t *testing.T) {
 					t.Fatalf("%s: verify: %v\n%s", machine, err, out.String())
 				}
 			}
-			if !bytes.Equal(jobs["cluster"], jobs["pool"]) {
-				t.Error("jobs.csv on the cluster differs from the pool's")
+			for _, m := range []string{"cluster", "slurm.conf"} {
+				if !bytes.Equal(jobs[m], jobs["pool"]) {
+					t.Errorf("jobs.csv on the %s differs from the pool's", m)
+				}
 			}
 			if !bytes.Contains(jobs["cluster"], []byte("requeues=")) {
 				t.Error("no job was requeued by the hosts' failure")
