@@ -208,7 +208,7 @@ type checkpointer struct {
 	inputs   []FileFingerprint
 
 	// Set up by the run.
-	eng      interface{ Snapshot() (*sim.Snapshot, error) } // a *sim.Engine or *sim.ScoreD
+	eng      *sim.Engine
 	m        *report.Metrics
 	ts       *report.TimeSeries
 	gantt    *report.Gantt
@@ -347,37 +347,6 @@ func (c *checkpointer) engine(cfg sim.Config, m *report.Metrics, ts *report.Time
 		return nil, err
 	}
 	return eng, nil
-}
-
-// scoreD returns the run's SCore-D engine: new, or restored from the
-// checkpoint.
-func (c *checkpointer) scoreD(procs int, cfg policy.ScoreD, m *report.Metrics, ts *report.TimeSeries, gantt *report.Gantt, bd *report.Breakdown) (*sim.ScoreD, error) {
-	c.m, c.ts, c.gantt, c.bd = m, ts, gantt, bd
-	var e *sim.ScoreD
-	var err error
-	if c.from == nil {
-		if e, err = sim.NewScoreD(procs, cfg); err != nil {
-			return nil, &InputError{err}
-		}
-		if err := c.openJournal(); err != nil {
-			return nil, err
-		}
-	} else {
-		if e, err = sim.RestoreScoreD(procs, cfg, c.from.Engine); err != nil {
-			return nil, &InputError{fmt.Errorf("--resume: %w: %v", errCheckpoint, err)}
-		}
-		if err := c.resumeJournal(); err != nil {
-			return nil, err
-		}
-		if err := c.resumeGantt(gantt); err != nil {
-			return nil, err
-		}
-	}
-	if c.path != "" {
-		e.SetCheckpoints(c.every*c.tick, c.save)
-	}
-	c.eng = e
-	return e, nil
 }
 
 // resumeGantt restores the Gantt chart's jobs, and the breakdown, from

@@ -32,7 +32,15 @@ func (o *runner) configureNodes(cfg *sim.Config, procs int) error {
 	if opt.NodeSize < 1 {
 		return inputf("--node-size %d: want at least 1 processor per node", opt.NodeSize)
 	}
-	n.nodes = (procs + opt.NodeSize - 1) / opt.NodeSize
+	size := opt.NodeSize
+	if o.hostCores > 0 {
+		// SCore-D's queues on a cluster of nodes: its hosts.
+		if opt.NodeSize != 1 {
+			return inputf("--node-size %d with a cluster of nodes: the nodes are the cluster's", opt.NodeSize)
+		}
+		size = o.hostCores
+	}
+	n.nodes = (procs + size - 1) / size
 	if cfg.Allocator != nil {
 		ns, ok := cfg.Allocator.(cluster.NodeStates)
 		if !ok { // refused by checkCombinations
@@ -65,7 +73,7 @@ func (o *runner) configureNodes(cfg *sim.Config, procs int) error {
 	if err != nil {
 		return err
 	}
-	cfg.NodeEvents, cfg.NodeSize, cfg.OnNodeFail = ticksOf(evs, tick), opt.NodeSize, a
+	cfg.NodeEvents, cfg.NodeSize, cfg.OnNodeFail = ticksOf(evs, tick), size, a
 	return nil
 }
 
@@ -85,6 +93,10 @@ func ticksOf(evs []cluster.NodeEvent, tick int64) []cluster.NodeEvent {
 // summarise records the run's node failures in s.
 func (o *runner) summariseNodes(s *report.Summary, st sim.Stats, ts *report.TimeSeries) {
 	if n := &o.nodes; o.NodeEvents != "" {
-		s.SetNodeFailures(n.schedule, n.nodes, o.NodeSize, n.action, st, ts)
+		size := o.NodeSize
+		if o.hostCores > 0 {
+			size = o.hostCores // SCore-D's hosts on a cluster of nodes
+		}
+		s.SetNodeFailures(n.schedule, n.nodes, size, n.action, st, ts)
 	}
 }

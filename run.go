@@ -38,7 +38,10 @@ type runner struct {
 	powerRead  bool
 	energy     *report.EnergyRun
 	energyNext []sim.Observer
-	energySum  *report.EnergySummary
+	// hostCores is the processors of a host when SCore-D's queues run on
+	// a cluster of nodes (scoreDCluster): node events name its hosts.
+	hostCores int
+	energySum *report.EnergySummary
 	// members are the clusters of a cluster of clusters ([[clusters]]),
 	// set by clusterSpec; nil otherwise.
 	members []*cluster.Spec
@@ -446,6 +449,18 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	procs := o.Procs
 	var al cluster.Allocator
 	var preempt *sim.Preemption
+	sd, err := o.scoreD()
+	if err != nil {
+		return nil, err
+	}
+	if sd != nil && spec != nil {
+		// SCore-D's queues take the hosts, their processors and memory;
+		// the rest of a cluster description is Slurm's model.
+		if err := o.scoreDCluster(sd, spec); err != nil {
+			return nil, err
+		}
+		procs, spec = spec.Cores(), nil
+	}
 	if spec != nil {
 		if tier := partitionTiers(spec); tier != nil && o.ext == nil {
 			// Slurm evaluates the jobs of higher PriorityTier
@@ -490,10 +505,6 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			}
 			return nil, inputf("%s declares no machine size (no MaxProcs or MaxNodes header line): give it with --procs N%s", rd.Path(), hint)
 		}
-	}
-	sd, err := o.scoreD()
-	if err != nil {
-		return nil, err
 	}
 	if sd != nil {
 		if err := scoreDHost(sd, rd.Header(), rd.Path()); err != nil {
@@ -608,29 +619,13 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		simCfg.DeferPlacement = true
 		sink = sim.NewPlacer(procs, all...)
 	}
-	var eng interface {
-		Run(sim.Source, sim.Observer) (sim.Stats, error)
+	if sd != nil {
+		// SCore-D's queues are the policy: the one engine runs them, in
+		// its clock of milliseconds, with the run's other options.
+		simCfg.Policy, simCfg.Estimator, simCfg.ScoreD, simCfg.TicksPerSec = nil, nil, sd, int64(tick)
 	}
+	var eng *sim.Engine
 	switch {
-	case sd != nil:
-		var s *sim.ScoreD
-		if o.ck != nil {
-			s, err = o.ck.scoreD(procs, *sd, m, ts, gantt, bd)
-		} else if s, err = sim.NewScoreD(procs, *sd); err != nil {
-			err = &InputError{err}
-		}
-		if err == nil {
-			if o.opt.Events != nil {
-				s.SetEvents(o.opt.Events)
-			}
-			s.SetClosedLoop(o.ClosedLoop)
-			if err = s.SetTicks(tick); err != nil {
-				err = &InputError{err}
-			} else if err = s.SetNodeEvents(simCfg.NodeEvents, simCfg.NodeSize, simCfg.OnNodeFail); err != nil {
-				err = &InputError{err}
-			}
-			eng = s
-		}
 	case o.ck != nil:
 		o.ck.config(&simCfg)
 		eng, err = o.ck.engine(simCfg, m, ts, gantt, bd)

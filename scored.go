@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -245,6 +246,54 @@ func scoreDHost(cfg *policy.ScoreD, h *workload.Header, path string) error {
 	if cfg.ProcsPerHost == 0 && h.MaxProcs > 0 && h.MaxNodes > 0 && h.MaxProcs%h.MaxNodes == 0 {
 		cfg.ProcsPerHost = h.MaxProcs / h.MaxNodes
 	}
+	return nil
+}
+
+// scoreDCluster sets up a run of SCore-D's queues on spec, the cluster of
+// nodes of --config's [cluster] or --slurm-conf. SCore-D's cluster is a set
+// of identical hosts (SPEC §5): every node group must have the same cores,
+// memory and speed 1. The hosts give the machine's processors, the
+// processors of a host (cfg.ProcsPerHost) and, unless [scored] memory_kb
+// sets it, the host's memory (cfg.MemKB, what SCore-D reads with
+// sysinfo(2)); node events name the hosts. Partitions, the select type
+// and preemption by partition are Slurm's: a description that gives them
+// more than one partition, with limits, tiers or sharing, or preemption,
+// is refused rather than ignored.
+func (o *runner) scoreDCluster(cfg *policy.ScoreD, spec *cluster.Spec) error {
+	where := "--slurm-conf " + o.SlurmConf
+	if o.SlurmConf == "" {
+		where = "--config " + o.Config + ": [cluster]"
+	}
+	if len(spec.Groups) == 0 {
+		return inputf("%s: no nodes", where)
+	}
+	g := spec.Groups[0]
+	for _, h := range spec.Groups {
+		switch {
+		case h.Cores != g.Cores || h.MemoryMB != g.MemoryMB:
+			return inputf("%s: SCore-D's queues run on a cluster of identical hosts (SPEC §5): node group %s has %d cores and %d MB, %s %d and %d", where, h.Name, h.Cores, h.MemoryMB, g.Name, g.Cores, g.MemoryMB)
+		case h.Speed != 0 && h.Speed != 1:
+			return inputf("%s: node group %s: speed %g: SCore-D's queues run on a cluster of identical hosts of speed 1", where, h.Name, h.Speed)
+		}
+	}
+	if spec.Preempt != "" {
+		return inputf("%s: preemption by partition is Slurm's; SCore-D's queues preempt by queue priority (--preempt)", where)
+	}
+	if n := len(spec.Partitions); n > 1 {
+		return inputf("%s: %d partitions: SCore-D's queues have no partitions (their queues take the jobs, on every host): give one or none", where, n)
+	}
+	for _, p := range spec.Partitions {
+		if p.MaxTime != 0 || p.DefaultTime != 0 || p.PriorityTier != 0 || (p.OverSubscribe != "" && !strings.EqualFold(p.OverSubscribe, "NO")) {
+			return inputf("%s: partition %s sets a time limit, a tier or sharing, which are Slurm's: SCore-D's queues bound jobs by their maximum CPU time and share hosts by gang scheduling", where, p.Name)
+		}
+	}
+	if cfg.ProcsPerHost == 0 {
+		cfg.ProcsPerHost = g.Cores
+	}
+	if cfg.MemKB == 0 && g.MemoryMB > 0 {
+		cfg.MemKB = g.MemoryMB * 1024
+	}
+	o.hostCores = g.Cores
 	return nil
 }
 

@@ -243,6 +243,9 @@ type Snapshot struct {
 // returns an error wrapping ErrNoCheckpoint if the configuration cannot be
 // checkpointed (see CanCheckpoint).
 func (e *Engine) Snapshot() (*Snapshot, error) {
+	if e.sd != nil {
+		return e.sd.snapshot()
+	}
 	if err := CanCheckpoint(e.cfg); err != nil {
 		return nil, err
 	}
@@ -385,6 +388,9 @@ func unevents(es []eventState, n int) (endHeap, error) {
 // state). Its Run continues the saved run: give it the same source, from
 // its beginning. Restore returns an error if b is not a valid state.
 func Restore(cfg Config, b []byte) (*Engine, error) {
+	if cfg.ScoreD != nil {
+		return restoreScoreDEngine(cfg, b)
+	}
 	if err := CanCheckpoint(cfg); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,9 @@
 // order, asks the Policy once per instant which queued jobs start, applies the
 // answer, and hands every finished (or rejected) job to an Observer.
 //
+// SCore-D's priority queues (Config.ScoreD) run on this engine too, as a
+// component behind one pointer, on a clock of milliseconds: see ScoreD.
+//
 // The instant rule (SPEC §2): at time t, first every submission at t in trace
 // order, then every job end at t, then (with an Estimator) every running job
 // reaching its predicted end at t without ending, then one scheduling pass.
@@ -395,6 +398,17 @@ type Config struct {
 	// slowLimits makes a pass walk the whole queue under limits, as it
 	// does when the owners' index cannot be used (tests compare both).
 	slowLimits bool
+
+	// ScoreD, if not nil, runs SCore-D's priority queues (SPEC §4; see
+	// ScoreD for the model) instead of Policy, on the engine's clock in
+	// milliseconds. With it only Procs, Events, ClosedLoop, NodeEvents,
+	// NodeSize, OnNodeFail, CheckpointEvery, OnCheckpoint and TicksPerSec
+	// apply; New refuses the others.
+	ScoreD *policy.ScoreD
+	// TicksPerSec is the trace's time unit under ScoreD: 1 (or 0: seconds),
+	// 1000 (ms) or 1000000 (µs); see ScoreD.SetTicks. Other runs count in
+	// whatever tick the trace has and ignore it.
+	TicksPerSec int64
 }
 
 // Stats summarises a finished run.
@@ -751,6 +765,7 @@ type Engine struct {
 	cons     *constraints  // Config.Constraints' state, or nil
 	nextTick workload.Time // the cycle's wake-up pending (Config.SchedInterval), or −1
 	pre      *preemptState // Config.Preempt's state, or nil
+	sd       *sdCore       // Config.ScoreD's component, or nil (see ScoreD)
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -760,6 +775,9 @@ var ErrUnsorted = errors.New("sim: jobs not in submission order")
 // New returns an engine for cfg. It returns an error for a configuration a
 // user could have got wrong (machine size).
 func New(cfg Config) (*Engine, error) {
+	if cfg.ScoreD != nil {
+		return newScoreDEngine(cfg)
+	}
 	if cfg.Allocator != nil {
 		cfg.Procs = cfg.Allocator.Capacity()
 	}
@@ -855,6 +873,13 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	var buf workload.Job
 	next := &buf
 	ref, _ := src.(RefSource)
+	sd := e.sd // SCore-D's queues (Config.ScoreD), or nil
+	if sd != nil {
+		if err := sd.begin(); err != nil {
+			return e.stats, err
+		}
+		ref = nil // the component copies each job it reads
+	}
 	if e.resumed {
 		// The jobs the saved engine had read, read again to bring the
 		// source (and its cleaning statistics) to where it was: those it
@@ -881,6 +906,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		e.stats.FirstEvent = next.Submit
 		e.lastT = next.Submit
 		e.nextCk = next.Submit + e.cfg.CheckpointEvery
+		if sd != nil {
+			sd.nowMs = sd.toMs(next.Submit)
+			sd.nextCk = e.nextCk
+		}
 	}
 	e.resumed = false
 	if e.cfg.DeferPlacement && e.starter == nil {
@@ -903,14 +932,28 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 	}
 	sampler, _ := obs.(Sampler)
 	e.obs = obs
+	if sd != nil {
+		sd.obs = obs
+	}
 	idleWakes := 0
 	for have || len(e.ends) > 0 || len(e.holds) > 0 || (len(e.queue) > 0 && (len(e.wakes) > 0 || e.nodes.pending())) || (loop != nil && len(loop.late) > 0) ||
-		(e.pre != nil && len(e.pre.susp) > 0 && len(e.wakes) > 0) {
+		(e.pre != nil && len(e.pre.susp) > 0 && len(e.wakes) > 0) || sd != nil {
 		t := workload.Forever
-		if have {
+		if sd != nil {
+			// SCore-D's instants are milliseconds (see ScoreD).
+			ms, stop, err := sd.nextInstant(have, next, loop)
+			if err != nil {
+				return e.stats, err
+			}
+			if stop {
+				break
+			}
+			t = workload.Time(ms)
+		}
+		if have && sd == nil {
 			t = next.Submit
 		}
-		if loop != nil && loop.next() < t {
+		if loop != nil && sd == nil && loop.next() < t {
 			t = loop.next()
 		}
 		if len(e.ends) > 0 && e.ends[0].at < t {
@@ -933,26 +976,31 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			}
 			woken = true
 		}
-		if t > workload.MaxTime {
-			return e.stats, pastMaxTime(t)
+		if sd != nil {
+			sd.advance(max(int64(t), sd.nowMs))
+			sd.arrived = sd.arrived[:0]
+		} else {
+			if t > workload.MaxTime {
+				return e.stats, pastMaxTime(t)
+			}
+			e.advance(t)
 		}
-		e.advance(t)
 		event := false
-		for (have && next.Submit == t) || (loop != nil && loop.next() == t) {
+		for (have && e.at(next.Submit) == t) || (loop != nil && e.at(loop.next()) == t) {
 			event = true
 			if loop != nil {
 				// The jobs of the trace and those the loop delayed to
 				// t are submitted in trace order.
-				if loop.next() == t && (!have || next.Submit != t || loop.late[0].job.Seq < next.Seq) {
-					e.submit(loop.pop(), obs)
+				if e.at(loop.next()) == t && (!have || e.at(next.Submit) != t || loop.late[0].job.Seq < next.Seq) {
+					e.submitLate(loop.pop(), obs)
 					continue
 				}
-				if !loop.arrive(next, t, &e.stats) {
+				if !loop.arrive(next, e.traceTime(t), &e.stats) {
 					if have, err = e.read(src, ref, &next); err != nil {
 						return e.stats, err
 					}
-					if have && next.Submit < t {
-						return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, t)
+					if have && e.at(next.Submit) < t {
+						return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, e.traceTime(t))
 					}
 					continue
 				}
@@ -961,8 +1009,8 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			if have, err = e.read(src, ref, &next); err != nil {
 				return e.stats, err
 			}
-			if have && next.Submit < t {
-				return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, t)
+			if have && e.at(next.Submit) < t {
+				return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, e.traceTime(t))
 			}
 		}
 		endedNow := false
@@ -973,10 +1021,16 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 				e.dropStaleEnds()
 			}
 		}
+		if sd != nil && sd.ends() {
+			event = true
+		}
 		// Successors of the jobs that just ended, with no think time,
 		// join the queue before the pass.
-		for loop != nil && loop.next() == t {
-			e.submit(loop.pop(), obs)
+		for loop != nil && e.at(loop.next()) == t {
+			if sd != nil {
+				event = true
+			}
+			e.submitLate(loop.pop(), obs)
 		}
 		releasedNow := false
 		for len(e.holds) > 0 && e.holds[0].at == t {
@@ -1001,6 +1055,15 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			e.predict(&e.slots[id])
 		}
 		e.toPredict = e.toPredict[:0]
+		if sd != nil {
+			if sd.nd != nil && sd.applyNodes() {
+				event = true
+			}
+			if sd.changesNow(int64(t)) {
+				event = true
+			}
+			sd.passes()
+		}
 		switch {
 		case woken || expired || nodesChanged || releasedNow:
 			e.quiet.Valid, e.quietDue = false, false // more than submissions since the last pass
@@ -1070,8 +1133,20 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			idleWakes = 0
 		}
 		if sampler != nil && (event || passed) {
-			e.sample = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue) + len(e.holds), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
+			if sd != nil {
+				e.sample = sd.sampleNow()
+			} else {
+				e.sample = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue) + len(e.holds), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
+			}
 			sampler.Sample(&e.sample)
+		}
+		if sd != nil {
+			if e.cfg.CheckpointEvery > 0 && e.cfg.OnCheckpoint != nil {
+				if err := sd.checkpoint(int64(t), e.cfg.CheckpointEvery, e.cfg.OnCheckpoint); err != nil {
+					return e.stats, err
+				}
+			}
+			continue
 		}
 		if e.cfg.CheckpointEvery > 0 && t >= e.nextCk && e.cfg.OnCheckpoint != nil {
 			every := e.cfg.CheckpointEvery
@@ -1084,6 +1159,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			e.settle(obs)
 			break
 		}
+	}
+	if sd != nil {
+		sd.finish(loop)
+		return e.stats, nil
 	}
 	if len(e.queue) > 0 && e.nodes.unavail > 0 {
 		e.strand(obs) // nodes stay out of service to the end
@@ -1107,6 +1186,33 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		panic(fmt.Sprintf("sim: processor-seconds not conserved: busy integral %.0f, jobs used %.0f", e.busy, e.stats.ProcSeconds))
 	}
 	return e.stats, nil
+}
+
+// at returns trace time t on the engine's clock: t itself, or, in a run of
+// SCore-D's queues, t in milliseconds (see ScoreD).
+func (e *Engine) at(t workload.Time) workload.Time {
+	if e.sd == nil {
+		return t
+	}
+	return e.sd.clockOf(t)
+}
+
+// traceTime returns instant t of the engine's clock in trace time (the
+// inverse of at, rounded up).
+func (e *Engine) traceTime(t workload.Time) workload.Time {
+	if e.sd == nil {
+		return t
+	}
+	return e.sd.fromMs(int64(t))
+}
+
+// submitLate submits j, a job the closed loop delayed.
+func (e *Engine) submitLate(j *workload.Job, obs Observer) {
+	if e.sd != nil {
+		e.sd.submitLate(j)
+		return
+	}
+	e.submit(j, obs)
 }
 
 // cycleTick returns the first tick of the scheduler's cycle
@@ -1163,6 +1269,9 @@ func (e *Engine) read(src Source, ref RefSource, j **workload.Job) (bool, error)
 	if err == io.EOF {
 		return false, nil
 	}
+	if err == nil && e.sd != nil {
+		err = checkJobLimits(*j)
+	}
 	return err == nil, err
 }
 
@@ -1177,6 +1286,10 @@ func (e *Engine) advance(t workload.Time) {
 }
 
 func (e *Engine) submit(j *workload.Job, obs Observer) {
+	if e.sd != nil {
+		e.sd.submitTrace(j)
+		return
+	}
 	e.stats.Jobs++
 	if e.cfg.Admission != nil {
 		if ok, reason := e.cfg.Admission.Admit(j); !ok {

@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // SkippedPasses returns the passes e skipped, among its Stats.Passes: the
 // tests of the skipping rules check that they skip.
 func SkippedPasses(e *Engine) int64 { return e.skipped }
@@ -7,3 +9,20 @@ func SkippedPasses(e *Engine) int64 { return e.skipped }
 // SlowLimits makes the engines of cfg walk the whole queue under limits
 // (the path before the owners' index): the tests compare both.
 func SlowLimits(cfg *Config) { cfg.slowLimits = true }
+
+// RecordDecisions makes the SCore-D engine s append every decision of its
+// scheduler to *out, as it is applied, one line each: "MS ms KIND job ID"
+// plus the row of a start and the preemptor of a preemption.
+func RecordDecisions(s *ScoreD, out *[]string) {
+	sd := s.eng.sd
+	sd.decided = func(d sdDecision) {
+		line := fmt.Sprintf("%d ms %v job %d", sd.nowMs, d.Kind, sd.slots[d.ID].job.ID)
+		switch d.Kind {
+		case sdStart:
+			line += fmt.Sprintf(" row %d", d.Row)
+		case sdPreempt:
+			line += fmt.Sprintf(" by job %d", sd.slots[d.By].job.ID)
+		}
+		*out = append(*out, line)
+	}
+}

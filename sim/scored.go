@@ -3,7 +3,6 @@ package sim
 import (
 	"cmp"
 	"fmt"
-	"io"
 	"math/bits"
 	"slices"
 	"sort"
@@ -13,7 +12,7 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// ScoreD is the engine of SCore-D's priority queues (SPEC §4): several
+// ScoreD runs SCore-D's priority queues (SPEC §4): several
 // queues with states, gang (time sharing) and exclusive (space sharing)
 // modes, preemption by suspend/requeue/cancel, maximum CPU time, queue
 // residence time with demotion, memory and disk limits, group restrictions
@@ -110,8 +109,47 @@ import (
 // than P processors, no job starts before its submission, and the CPU time
 // the machine gave equals the CPU time the jobs received. A broken
 // invariant panics with "sim:".
-type ScoreD struct {
-	events EventObserver // SetEvents
+//
+// ScoreD is a thin handle on the one engine (Engine) set up with
+// Config.ScoreD: its Run is Engine.Run. sim.New(Config{ScoreD: &cfg, …})
+// makes the same engine with every option in one Config.
+type ScoreD struct{ eng *Engine }
+
+// One engine (DESIGN: "One of each"). SCore-D's queues are not an engine of
+// their own: they are a component of Engine, the way a node selector or the
+// power model is, reached through one pointer (Engine.sd) that is nil in
+// every other run, so that other runs pay one nil check per instant and
+// per submission, never an interface call. Engine.Run's loop is the only
+// loop: it reads the source, submits (closed loop included), applies ends,
+// node events and queue changes, runs the pass, samples, checkpoints, and
+// hands records and events to the one observer path (eventTee, loopTee,
+// report.Async), for SCore-D runs as for all others.
+//
+// The time unit. A SCore-D run's engine clock is in milliseconds (as
+// --time-unit ms runs are), so that gang switch costs count: trace times are
+// taken onto it with clockOf (rounded up) and records carry trace ticks
+// again. The gang clock's exact CPU ledger (µs plus a fraction, see above)
+// stays inside the component, where progress is credited; nothing else
+// needs it.
+//
+// Decisions. As in etcd's raft and Nomad's harness, the policy decides and
+// the engine applies and records: SCore-D's scheduling pass (queue order,
+// the row a gang job takes, the victims a blocked head preempts, the gang
+// jobs the priority between queues deschedules, the jobs refused for a
+// resource shortage) issues each outcome as an sdDecision (start on a row
+// or resume, preempt, suspend, hold, reject), and one function, apply,
+// carries it out: the matrix, the ledger, the stints, the queues and the
+// events the observers see. A decision is applied as it is issued, since
+// the next one is decided on the state it leaves. Tests record the
+// decisions (sdCore.decided) and read them as a table. What is not a
+// decision but an event stays with the engine: ends, demotions at the
+// residence time, node failures.
+//
+// sdCore is SCore-D's component of the engine: queues, the Ousterhout
+// matrix, the gang clock and the CPU-time ledger.
+type sdCore struct {
+	eng    *Engine       // the engine that runs this component
+	events EventObserver // Config.Events
 	ev     Event
 	cfg    policy.ScoreD
 	procs  int
@@ -156,22 +194,22 @@ type ScoreD struct {
 	// machine gave (the integral) and what the jobs were credited with.
 	given, taken u128
 
-	stats  Stats
+	stats  *Stats // the engine's
 	rec    Record
 	obs    Observer
 	sample Sample
 
-	lastSeq int64                       // Seq of the last job submitted
-	ckEvery workload.Time               // SetCheckpoints
-	onCk    func(t workload.Time) error // SetCheckpoints
-	nextCk  workload.Time               // next checkpoint instant
-	resumed bool                        // restored (RestoreScoreD): Run skips the submitted jobs
+	lastSeq int64         // Seq of the last job submitted
+	nextCk  workload.Time // next checkpoint instant (Config.CheckpointEvery)
+	resumed bool          // restored from a checkpoint (Restore)
 
-	loop       bool          // SetClosedLoop
-	loopC      *closedLoop   // its state, made by Run or restored
-	tps        int64         // the trace's ticks a second (SetTicks): 1, 1000 or 1000000
-	nd         *sdNodes      // node events (SetNodeEvents); nil without
-	savedNodes *sdNodesState // their state in a checkpoint, until SetNodeEvents
+	tps        int64         // the trace's ticks a second (Config.TicksPerSec): 1, 1000 or 1000000
+	nd         *sdNodes      // node events (Config.NodeEvents); nil without
+	savedNodes *sdNodesState // their state in a checkpoint, until setNodeEvents
+
+	// decided, if set (tests), sees every decision before apply carries
+	// it out (see sdDecision).
+	decided func(d sdDecision)
 }
 
 // sdQueue is one queue at run time.
@@ -281,9 +319,9 @@ func lcmUpTo(n int) int64 {
 	return l
 }
 
-// NewScoreD returns a SCore-D engine for a machine of procs processors.
+// newSDCore returns SCore-D's component for a machine of procs processors.
 // It returns an error for a configuration a user could have got wrong.
-func NewScoreD(procs int, cfg policy.ScoreD) (*ScoreD, error) {
+func newSDCore(procs int, cfg policy.ScoreD) (*sdCore, error) {
 	if err := checkMachine(procs); err != nil {
 		return nil, err
 	}
@@ -294,7 +332,7 @@ func NewScoreD(procs int, cfg policy.ScoreD) (*ScoreD, error) {
 		return nil, err
 	}
 	n := len(cfg.Queues)
-	e := &ScoreD{cfg: cfg, procs: procs, mpl: cfg.MPL, q: cfg.QuantumMs, s: cfg.SwitchMs,
+	e := &sdCore{cfg: cfg, procs: procs, mpl: cfg.MPL, q: cfg.QuantumMs, s: cfg.SwitchMs,
 		exM: cluster.NewMachine(procs), rows: make([]int, cfg.MPL), rowQ: make([]int, n*cfg.MPL), exQ: make([]int, n), runQ: make([]int, n),
 		memQ: make([]int64, n), diskQ: make([]int64, n), lastSeq: -1, tps: 1}
 	for _, q := range cfg.Queues {
@@ -315,167 +353,139 @@ func NewScoreD(procs int, cfg policy.ScoreD) (*ScoreD, error) {
 	return e, nil
 }
 
-// Run replays src to the end, calling obs for every job, and returns the
-// run's statistics. An error from src stops the run and is returned as is.
-func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
-	if e.events != nil {
-		obs = &eventTee{next: obs, ev: e.events}
+// begin checks, as Engine.Run starts, that a restored component was
+// restored as it was saved.
+func (e *sdCore) begin() error {
+	if saved := e.eng.loop != nil; e.resumed && saved != e.eng.cfg.ClosedLoop {
+		return fmt.Errorf("sim: SCore-D engine state: saved with a closed loop %v, resumed with one %v", saved, e.eng.cfg.ClosedLoop)
 	}
-	var loop *closedLoop
-	if e.resumed && e.loop != (e.loopC != nil) {
-		return e.stats, fmt.Errorf("sim: SCore-D engine state: saved with a closed loop %v, resumed with one %v", e.loopC != nil, e.loop)
-	}
-	if e.loop {
-		if e.loopC == nil {
-			e.loopC = newClosedLoop()
-		}
-		loop = e.loopC
-		obs = &loopTee{next: obs, c: loop}
-	}
-	e.obs = obs
 	if e.savedNodes != nil {
-		return e.stats, fmt.Errorf("sim: SCore-D engine state: saved with node events, resumed without")
+		return fmt.Errorf("sim: SCore-D engine state: saved with node events, resumed without")
 	}
-	sampler, _ := obs.(Sampler)
-	var next workload.Job
-	if e.resumed {
-		// The jobs the saved engine had read (submitted, or kept by its
-		// closed loop), read again to bring the source (and its cleaning
-		// statistics) to where it was.
-		read := e.stats.Jobs
-		if loop != nil {
-			read += int64(loop.left())
+	return nil
+}
+
+// clockOf returns trace time t (ticks) on the engine's clock, in ms
+// (rounded up); workload.Forever stays Forever.
+func (e *sdCore) clockOf(t workload.Time) workload.Time {
+	if t >= workload.Forever {
+		return workload.Forever
+	}
+	return workload.Time(e.toMs(t))
+}
+
+// nextInstant returns the engine's next instant, in ms: the next
+// submission (next, if have), of the closed loop, end or residence limit,
+// scheduled queue change or node event, whichever comes first; a queue
+// change scheduled before the first submission is applied with it (the
+// clock advances to max(t, now)). stop says the run is over: nothing is
+// left to happen.
+func (e *sdCore) nextInstant(have bool, next *workload.Job, loop *closedLoop) (t int64, stop bool, err error) {
+	t = int64(workload.Forever)
+	if have {
+		t = e.toMs(next.Submit)
+	}
+	if ev, ok := e.peek(&e.exEnds); ok {
+		t = min(t, ceilDiv(int64(ev.at), 1000))
+	}
+	if ev, ok := e.peek(&e.gEnds); ok {
+		t = min(t, e.nowMs+e.gangDelayMs(int64(ev.at)))
+	}
+	if e.ci < len(e.changes) {
+		t = min(t, int64(e.changes[e.ci].At)*1000)
+	}
+	if e.nd != nil {
+		t = min(t, e.nextNodeMs(have))
+	}
+	if loop != nil && loop.next() < workload.Forever {
+		t = min(t, e.toMs(loop.next()))
+	}
+	if t > maxClockMs {
+		if t >= int64(workload.Forever) {
+			return t, true, nil
 		}
-		for range read {
-			if have, err := e.read(src, &next); err != nil || !have {
-				if err == nil {
-					err = fmt.Errorf("sim: resuming: the source ended before the %d jobs the checkpoint had read", e.stats.Jobs)
-				}
-				return e.stats, err
-			}
-		}
+		return t, false, pastMaxTime(workload.Time(ceilDiv(t, 1000)))
 	}
-	have, err := e.read(src, &next)
-	if err != nil {
-		return e.stats, err
+	return t, false, nil
+}
+
+// submitTrace submits j, the source's next job.
+func (e *sdCore) submitTrace(j *workload.Job) {
+	if j.Seq <= e.lastSeq {
+		j.Seq = e.lastSeq + 1 // the engine relies on Seq increasing
 	}
-	if have && !e.resumed {
-		e.stats.FirstEvent = next.Submit
-		e.nowMs = e.toMs(next.Submit)
-		e.nextCk = next.Submit + e.ckEvery
-	}
-	e.resumed = false
+	e.lastSeq = j.Seq
+	e.submit(j)
+}
+
+// ends applies the ends and residence limits reached by now. It reports
+// whether there was one.
+func (e *sdCore) ends() bool {
+	event := false
 	for {
-		t := int64(workload.Forever)
-		if have {
-			t = e.toMs(next.Submit)
+		ev, ok := e.peek(&e.exEnds)
+		if !ok || int64(ev.at) > e.nowMs*1000 {
+			break
 		}
-		if ev, ok := e.peek(&e.exEnds); ok {
-			t = min(t, ceilDiv(int64(ev.at), 1000))
-		}
-		if ev, ok := e.peek(&e.gEnds); ok {
-			t = min(t, e.nowMs+e.gangDelayMs(int64(ev.at)))
-		}
-		if e.ci < len(e.changes) {
-			t = min(t, int64(e.changes[e.ci].At)*1000)
-		}
-		if e.nd != nil {
-			t = min(t, e.nextNodeMs(have))
-		}
-		if loop != nil && loop.next() < workload.Forever {
-			t = min(t, e.toMs(loop.next()))
-		}
-		if t > maxClockMs {
-			if t >= int64(workload.Forever) {
-				break
-			}
-			return e.stats, pastMaxTime(workload.Time(ceilDiv(t, 1000)))
-		}
-		e.advance(max(t, e.nowMs))
-		event := false
-		e.arrived = e.arrived[:0]
-		loopDue := func() bool { return loop != nil && loop.next() < workload.Forever && e.toMs(loop.next()) == t }
-		for (have && e.toMs(next.Submit) == t) || loopDue() {
-			event = true
-			if loop != nil {
-				// The jobs of the trace and those the loop delayed to t
-				// are submitted in trace order.
-				if loopDue() && (!have || e.toMs(next.Submit) != t || loop.late[0].job.Seq < next.Seq) {
-					e.submitLate(loop.pop())
-					continue
-				}
-				if !loop.arrive(&next, e.fromMs(t), &e.stats) {
-					if have, err = e.read(src, &next); err != nil {
-						return e.stats, err
-					}
-					if have && e.toMs(next.Submit) < t {
-						return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, e.fromMs(t))
-					}
-					continue
-				}
-			}
-			if next.Seq <= e.lastSeq {
-				next.Seq = e.lastSeq + 1 // the engine relies on Seq increasing
-			}
-			e.lastSeq = next.Seq
-			e.submit(&next)
-			if have, err = e.read(src, &next); err != nil {
-				return e.stats, err
-			}
-			if have && e.toMs(next.Submit) < t {
-				return e.stats, fmt.Errorf("%w: job %d submitted at %d after a job at %d", ErrUnsorted, next.ID, next.Submit, e.fromMs(t))
-			}
-		}
-		for {
-			ev, ok := e.peek(&e.exEnds)
-			if !ok || int64(ev.at) > e.nowMs*1000 {
-				break
-			}
-			e.exEnds.pop()
-			event = true
-			e.reached(ev.id, e.nowMs*1000)
-		}
-		for {
-			ev, ok := e.peek(&e.gEnds)
-			if !ok || int64(ev.at) > e.vg {
-				break
-			}
-			e.gEnds.pop()
-			event = true
-			e.reached(ev.id, e.vg)
-		}
-		// Successors of the jobs that just ended at this whole second,
-		// with no think time, join their queues before the pass.
-		for loopDue() {
-			event = true
-			e.submitLate(loop.pop())
-		}
-		if e.nd != nil && e.applyNodes() {
-			event = true
-		}
-		for e.ci < len(e.changes) && int64(e.changes[e.ci].At)*1000 == t {
-			event = true
-			e.change(e.changes[e.ci])
-			e.ci++
-		}
-		// A refused job may have blocked its queue's head: pass again.
-		for e.pass(); e.rejectShort(); e.pass() {
-		}
-		if sampler != nil && event {
-			e.sample = Sample{Time: e.fromMs(e.nowMs), Busy: e.busy(), Running: len(e.running), Queued: e.queued(), QueuedProcs: e.queuedProcs}
-			if e.nd != nil {
-				e.sample.Unavailable = e.nd.nParked
-			}
-			sampler.Sample(&e.sample)
-		}
-		if e.ckEvery > 0 && e.onCk != nil && t >= int64(e.nextCk)*1000 {
-			now := workload.Time(t / 1000)
-			e.nextCk = e.stats.FirstEvent + ((now-e.stats.FirstEvent)/e.ckEvery+1)*e.ckEvery
-			if err := e.onCk(workload.Time(ceilDiv(t, 1000))); err != nil {
-				return e.stats, err
-			}
-		}
+		e.exEnds.pop()
+		event = true
+		e.reached(ev.id, e.nowMs*1000)
 	}
+	for {
+		ev, ok := e.peek(&e.gEnds)
+		if !ok || int64(ev.at) > e.vg {
+			break
+		}
+		e.gEnds.pop()
+		event = true
+		e.reached(ev.id, e.vg)
+	}
+	return event
+}
+
+// changesNow applies the scheduled queue state changes of instant t (ms).
+// It reports whether there was one.
+func (e *sdCore) changesNow(t int64) bool {
+	event := false
+	for e.ci < len(e.changes) && int64(e.changes[e.ci].At)*1000 == t {
+		event = true
+		e.change(e.changes[e.ci])
+		e.ci++
+	}
+	return event
+}
+
+// passes runs the instant's scheduling pass, and again after each refusal
+// for resource shortage (a refused job may have blocked its queue's head).
+func (e *sdCore) passes() {
+	for e.pass(); e.rejectShort(); e.pass() {
+	}
+}
+
+// sampleNow returns the state the instant left.
+func (e *sdCore) sampleNow() Sample {
+	s := Sample{Time: e.fromMs(e.nowMs), Busy: e.busy(), Running: len(e.running), Queued: e.queued(), QueuedProcs: e.queuedProcs}
+	if e.nd != nil {
+		s.Unavailable = e.nd.nParked
+	}
+	return s
+}
+
+// checkpoint calls save at the end of instant t (ms) if a checkpoint is
+// due (Config.CheckpointEvery, in seconds: a SCore-D run with checkpoints
+// is in seconds).
+func (e *sdCore) checkpoint(t int64, every workload.Time, save func(workload.Time) error) error {
+	if t < int64(e.nextCk)*1000 {
+		return nil
+	}
+	now := workload.Time(t / 1000)
+	e.nextCk = e.stats.FirstEvent + ((now-e.stats.FirstEvent)/every+1)*every
+	return save(workload.Time(ceilDiv(t, 1000)))
+}
+
+// finish records the jobs left when nothing is left to happen and checks
+// the run's invariants.
+func (e *sdCore) finish(loop *closedLoop) {
 	// Jobs still held by a queue that was never activated again.
 	for qi := range e.queues {
 		// With node events, a head larger than the processors left in
@@ -518,19 +528,11 @@ func (e *ScoreD) Run(src Source, obs Observer) (Stats, error) {
 	if e.given != e.taken {
 		panic(fmt.Sprintf("sim: CPU time not conserved: the machine gave %v processor·µs, the jobs received %v", e.given, e.taken))
 	}
-	return e.stats, nil
 }
 
-// SetTicks makes the engine read the jobs' times (submission, run and
-// requested time) and write its records' in ticks of 1/perSec s, the time
-// unit of a Batsim workload (--time-unit): 1 (seconds, the default), 1000
-// (ms) or 1000000 (µs). The engine's clock
-// stays in whole milliseconds, with progress in µs: in µs, a submission is
-// taken at the next whole millisecond, as an end already is, and records
-// hold the µs of those milliseconds. The queues' limits (maximum CPU time,
-// residence) and scheduled state changes stay in seconds. Call it before
-// Run.
-func (e *ScoreD) SetTicks(perSec int64) error {
+// setTicks sets the trace's time unit (Config.TicksPerSec, see
+// ScoreD.SetTicks).
+func (e *sdCore) setTicks(perSec int64) error {
 	if perSec != 1 && perSec != 1000 && perSec != 1_000_000 {
 		return fmt.Errorf("sim: SCore-D: %d ticks a second: want 1, 1000 or 1000000", perSec)
 	}
@@ -543,7 +545,7 @@ func (e *ScoreD) SetTicks(perSec int64) error {
 
 // toMs returns trace time t (ticks) on the engine's clock, in ms, rounded
 // up.
-func (e *ScoreD) toMs(t workload.Time) int64 {
+func (e *sdCore) toMs(t workload.Time) int64 {
 	switch e.tps {
 	case 1:
 		return int64(t) * 1000
@@ -554,7 +556,7 @@ func (e *ScoreD) toMs(t workload.Time) int64 {
 }
 
 // fromMs returns the instant ms (ms) as trace time, in ticks, rounded up.
-func (e *ScoreD) fromMs(ms int64) workload.Time {
+func (e *sdCore) fromMs(ms int64) workload.Time {
 	if e.tps >= 1000 {
 		return workload.Time(ms * (e.tps / 1000))
 	}
@@ -562,16 +564,16 @@ func (e *ScoreD) fromMs(ms int64) workload.Time {
 }
 
 // toUs returns a duration in ticks in µs of progress.
-func (e *ScoreD) toUs(d workload.Time) int64 { return int64(d) * (1_000_000 / e.tps) }
+func (e *sdCore) toUs(d workload.Time) int64 { return int64(d) * (1_000_000 / e.tps) }
 
 // cpuTicks returns us µs of CPU time in whole ticks, rounded down.
-func (e *ScoreD) cpuTicks(us int64) workload.Time { return workload.Time(us / (1_000_000 / e.tps)) }
+func (e *sdCore) cpuTicks(us int64) workload.Time { return workload.Time(us / (1_000_000 / e.tps)) }
 
 // usTicks returns us µs in ticks, as a float (Stats.ProcSeconds).
-func (e *ScoreD) usTicks(us int64) float64 { return float64(us) / float64(1_000_000/e.tps) }
+func (e *sdCore) usTicks(us int64) float64 { return float64(us) / float64(1_000_000/e.tps) }
 
 // dur formats a duration of d ticks with its unit.
-func (e *ScoreD) dur(d workload.Time) string {
+func (e *sdCore) dur(d workload.Time) string {
 	switch e.tps {
 	case 1000:
 		return fmt.Sprintf("%d ms", d)
@@ -581,18 +583,9 @@ func (e *ScoreD) dur(d workload.Time) string {
 	return fmt.Sprintf("%d s", d)
 }
 
-// SetClosedLoop makes the run replay the trace's feedback (SWF fields 17
-// and 18) as Config.ClosedLoop does for Engine: a job naming a preceding
-// job is submitted no earlier than that job's end (its record's End, whole
-// seconds) plus the think time. A job whose preceding job never ends — held
-// by a deactivated queue, or stranded, to the end of the run — is never
-// submitted: it is recorded as rejected, with the reason. Checkpoints save
-// the loop's state (the jobs waiting for their preceding job, the ends).
-func (e *ScoreD) SetClosedLoop(on bool) { e.loop = on }
-
 // submitLate submits j, a job the closed loop delayed, as the last one
 // submitted so far.
-func (e *ScoreD) submitLate(j *workload.Job) {
+func (e *sdCore) submitLate(j *workload.Job) {
 	j.Seq = e.lastSeq + 1
 	e.lastSeq = j.Seq
 	e.submit(j)
@@ -600,24 +593,13 @@ func (e *ScoreD) submitLate(j *workload.Job) {
 
 // neverSubmitted records j, whose preceding job in a closed loop never
 // ended, as rejected at its recorded submission.
-func (e *ScoreD) neverSubmitted(j *workload.Job) {
+func (e *sdCore) neverSubmitted(j *workload.Job) {
 	e.stats.Jobs++
 	e.stats.Rejected++
 	e.stats.LoopNeverSubmitted++
 	e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, ScoreD: true, Queue: e.cfg.Map.QueueOf(j.Queue, len(e.queues)),
 		Reason: fmt.Sprintf("never submitted: it follows job %d (SWF field 17), which never ended", j.PrecedingJob)}
 	e.obs.JobDone(&e.rec)
-}
-
-func (e *ScoreD) read(src Source, j *workload.Job) (bool, error) {
-	err := src.Next(j)
-	if err == io.EOF {
-		return false, nil
-	}
-	if err == nil {
-		err = checkJobLimits(j)
-	}
-	return err == nil, err
 }
 
 // maxClockMs is workload.MaxTime in milliseconds: the clock never passes
@@ -627,7 +609,7 @@ func (e *ScoreD) read(src Source, j *workload.Job) (bool, error) {
 const maxClockMs = int64(workload.MaxTime) * 1000
 
 // peek returns the first valid event of h, dropping stale ones.
-func (e *ScoreD) peek(h *endHeap) (endEvent, bool) {
+func (e *sdCore) peek(h *endHeap) (endEvent, bool) {
 	for len(*h) > 0 {
 		ev := (*h)[0]
 		s := &e.slots[ev.id]
@@ -649,7 +631,7 @@ func ceilDiv(a, b int64) int64 {
 // gangStep returns how far the exact gang clock moves in one millisecond
 // at the current load, in 1/vgDen µs: 1000·q·lcm/r with r ≥ 2 non-empty rows
 // (rate q/(r·(q+s))), 1000·vgDen with one (rate 1).
-func (e *ScoreD) gangStep() uint64 {
+func (e *sdCore) gangStep() uint64 {
 	if e.nonEmpty <= 1 {
 		return 1000 * e.vgDen
 	}
@@ -658,7 +640,7 @@ func (e *ScoreD) gangStep() uint64 {
 
 // gangDelayMs returns the milliseconds until the exact gang clock reaches
 // target at the current load (rounded up).
-func (e *ScoreD) gangDelayMs(target int64) int64 {
+func (e *sdCore) gangDelayMs(target int64) int64 {
 	if target <= e.vg {
 		return 0
 	}
@@ -676,7 +658,7 @@ func (e *ScoreD) gangDelayMs(target int64) int64 {
 
 // advance moves the clock to t (ms), advancing the gang clock and the
 // CPU-time ledger.
-func (e *ScoreD) advance(t int64) {
+func (e *sdCore) advance(t int64) {
 	if t < e.nowMs {
 		panic(fmt.Sprintf("sim: clock moving back from %d ms to %d ms", e.nowMs, t))
 	}
@@ -702,14 +684,14 @@ func (e *ScoreD) advance(t int64) {
 }
 
 // clock is the current value of a running job's clock.
-func (e *ScoreD) clock(s *sdSlot) int64 {
+func (e *sdCore) clock(s *sdSlot) int64 {
 	if s.gang {
 		return e.vg
 	}
 	return e.nowMs * 1000
 }
 
-func (e *ScoreD) submit(j *workload.Job) {
+func (e *sdCore) submit(j *workload.Job) {
 	e.stats.Jobs++
 	nq := len(e.queues)
 	qi := e.cfg.Map.QueueOf(j.Queue, nq)
@@ -766,7 +748,7 @@ func (e *ScoreD) submit(j *workload.Job) {
 }
 
 // queued returns the number of waiting jobs.
-func (e *ScoreD) queued() int {
+func (e *sdCore) queued() int {
 	n := 0
 	for i := range e.queues {
 		n += len(e.queues[i].live())
@@ -775,12 +757,12 @@ func (e *ScoreD) queued() int {
 }
 
 // busy returns the processors held in at least one row.
-func (e *ScoreD) busy() int { return e.ex + slices.Max(e.rows) }
+func (e *sdCore) busy() int { return e.ex + slices.Max(e.rows) }
 
 // fitRow returns the row a job of p processors would run in now: -1 for an
 // exclusive job that fits (it takes every row), -2 when it does not fit.
 // ex, rows, mem and disk describe the machine to fit it in.
-func (e *ScoreD) fitRow(s *sdSlot, gang bool, ex int, rows []int, mem, disk int64) int {
+func (e *sdCore) fitRow(s *sdSlot, gang bool, ex int, rows []int, mem, disk int64) int {
 	if e.short(s, mem, disk) {
 		return -2
 	}
@@ -803,7 +785,7 @@ func (e *ScoreD) fitRow(s *sdSlot, gang bool, ex int, rows []int, mem, disk int6
 // short reports whether job s's memory or disk limit would push the held
 // limits, mem and disk, beyond the cluster's. A job that already holds its
 // limits (it started, and was descheduled) is never short.
-func (e *ScoreD) short(s *sdSlot, mem, disk int64) bool {
+func (e *sdCore) short(s *sdSlot, mem, disk int64) bool {
 	if s.holds {
 		return false
 	}
@@ -813,12 +795,12 @@ func (e *ScoreD) short(s *sdSlot, mem, disk int64) bool {
 // frees reports whether preempting a job releases its memory and disk: a
 // requeued or cancelled job's processes are gone, a suspended job keeps
 // them (SPEC §4).
-func (e *ScoreD) frees() bool {
+func (e *sdCore) frees() bool {
 	return e.cfg.Preempt == policy.PreemptRequeue || e.cfg.Preempt == policy.PreemptCancel
 }
 
 // fitsNow returns where job id fits now (see fitRow).
-func (e *ScoreD) fitsNow(s *sdSlot) int {
+func (e *sdCore) fitsNow(s *sdSlot) int {
 	gang := e.queues[s.queue].cfg.Mode == policy.Gang
 	if e.nd != nil {
 		return e.nd.fit(e, s, gang)
@@ -828,7 +810,7 @@ func (e *ScoreD) fitsNow(s *sdSlot) int {
 
 // topGang returns the highest-priority queue (lowest index) with gang jobs
 // in the matrix, or len(e.queues) when there are none.
-func (e *ScoreD) topGang() int {
+func (e *sdCore) topGang() int {
 	if e.gangP == 0 {
 		return len(e.queues)
 	}
@@ -848,7 +830,7 @@ func (e *ScoreD) topGang() int {
 // queue than that one may only join a row holding one of its jobs (space
 // sharing within the row), never open a row of its own.
 // qt is e.topGang(), which the caller computes once for all rows.
-func (e *ScoreD) rowAllowed(qi, qt, k int) bool {
+func (e *sdCore) rowAllowed(qi, qt, k int) bool {
 	return qi <= qt || e.rowQ[qt*e.mpl+k] > 0
 }
 
@@ -858,7 +840,7 @@ func (e *ScoreD) rowAllowed(qi, qt, k int) bool {
 // keep their memory and disk (SPEC §4) and resume when a pass finds them
 // room. It runs after a gang job of a higher queue starts and at each pass
 // (a demotion can leave a row without a job of the top queue).
-func (e *ScoreD) gangPriority() {
+func (e *sdCore) gangPriority() {
 	qt := e.topGang()
 	if qt >= len(e.queues) {
 		return
@@ -878,11 +860,11 @@ func (e *ScoreD) gangPriority() {
 			e.victims = append(e.victims, id)
 		}
 	}
-	e.descheduleVictims(true)
+	e.descheduleVictims(sdSuspend)
 }
 
 // pass runs one scheduling pass.
-func (e *ScoreD) pass() {
+func (e *sdCore) pass() {
 	e.stats.Passes++
 	e.gangPriority()
 	for qi := range e.queues {
@@ -895,14 +877,13 @@ func (e *ScoreD) pass() {
 			s := &e.slots[id]
 			row := e.fitsNow(s)
 			if row == -2 {
-				if !e.preemptFor(s, qi) {
+				if !e.preemptFor(id, s, qi) {
 					break
 				}
 				row = e.fitsNow(s)
 				q = &e.queues[qi]
 			}
-			q.pop()
-			e.start(id, row)
+			e.apply(sdDecision{Kind: sdStart, ID: id, Row: row})
 			if row >= 0 {
 				e.gangPriority()
 			}
@@ -920,7 +901,7 @@ func (e *ScoreD) pass() {
 // preemptFor frees processors for s, the blocked head of queue qi, by
 // preempting jobs of lower-priority queues, if that makes it fit. It
 // reports whether it did.
-func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
+func (e *sdCore) preemptFor(id int32, s *sdSlot, qi int) bool {
 	if e.cfg.Preempt == policy.PreemptOff {
 		return false
 	}
@@ -932,7 +913,7 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 		return false
 	}
 	if e.nd != nil {
-		return e.nd.preemptFor(e, s, qi)
+		return e.nd.preemptFor(e, id, s, qi)
 	}
 	// Would it fit with every lower-priority job gone?
 	ex, mem, disk := e.ex, e.memHeld, e.diskHeld
@@ -964,8 +945,8 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 	if gang && e.mpl > 1 {
 		e.victims = e.victimsForRow(s, rows)
 	}
-	for _, id := range e.victims {
-		e.preempt(id, s)
+	for _, v := range e.victims {
+		e.apply(sdDecision{Kind: sdPreempt, ID: v, By: id})
 		if e.fitsNow(s) != -2 {
 			return true
 		}
@@ -976,7 +957,7 @@ func (e *ScoreD) preemptFor(s *sdSlot, qi int) bool {
 // sortVictims sorts e.victims in preemption order: lowest priority first,
 // then the most recently started, then the latest submitted: Slurm's
 // preemption order.
-func (e *ScoreD) sortVictims() {
+func (e *sdCore) sortVictims() {
 	sort.Slice(e.victims, func(a, b int) bool {
 		x, y := &e.slots[e.victims[a]], &e.slots[e.victims[b]]
 		if x.queue != y.queue {
@@ -991,7 +972,7 @@ func (e *ScoreD) sortVictims() {
 
 // victimsIn narrows e.victims, in place, to the exclusive ones and the
 // gang ones of row k.
-func (e *ScoreD) victimsIn(k int) []int32 {
+func (e *sdCore) victimsIn(k int) []int32 {
 	out := e.victims[:0]
 	for _, id := range e.victims {
 		if v := &e.slots[id]; !v.gang || v.row == k {
@@ -1006,7 +987,7 @@ func (e *ScoreD) victimsIn(k int) []int32 {
 // processors, then the lowest row: the exclusive victims and the gang
 // victims of that row, so that no job of another row is suspended for
 // nothing. after are the rows with every victim gone.
-func (e *ScoreD) victimsForRow(s *sdSlot, after []int) []int32 {
+func (e *sdCore) victimsForRow(s *sdSlot, after []int) []int32 {
 	p := s.job.Procs
 	best, bestN, bestP := -1, 0, 0
 	qt := e.topGang()
@@ -1050,7 +1031,7 @@ func (e *ScoreD) victimsForRow(s *sdSlot, after []int) []int32 {
 }
 
 // exLower returns the processors exclusive jobs of queues below s's hold.
-func (e *ScoreD) exLower(s *sdSlot) int {
+func (e *sdCore) exLower(s *sdSlot) int {
 	n := 0
 	for q := s.queue + 1; q < len(e.queues); q++ {
 		n += e.exQ[q]
@@ -1059,7 +1040,7 @@ func (e *ScoreD) exLower(s *sdSlot) int {
 }
 
 // preempt stops running job id for job by, as Config.Preempt says.
-func (e *ScoreD) preempt(id int32, by *sdSlot) {
+func (e *sdCore) preempt(id int32, by *sdSlot) {
 	v := &e.slots[id]
 	e.stop(id, e.clock(v)-v.stintAt)
 	v.susp++
@@ -1080,14 +1061,8 @@ func (e *ScoreD) preempt(id int32, by *sdSlot) {
 	e.requeue(id)
 }
 
-// SetEvents makes the engine send every event of its run to ev: each
-// job's submission, start, suspension or preemption by a higher queue,
-// resumption, and end or refusal (see EventObserver). Gang scheduling's
-// time slices are not events: a job keeps its row while it runs.
-func (e *ScoreD) SetEvents(ev EventObserver) { e.events = ev }
-
 // emit sends an event about job id, if the run has an event observer.
-func (e *ScoreD) emit(k EventKind, id int32) {
+func (e *sdCore) emit(k EventKind, id int32) {
 	if e.events == nil {
 		return
 	}
@@ -1097,7 +1072,7 @@ func (e *ScoreD) emit(k EventKind, id int32) {
 }
 
 // requeue puts a stopped job back in its queue, in submission order.
-func (e *ScoreD) requeue(id int32) {
+func (e *sdCore) requeue(id int32) {
 	s := &e.slots[id]
 	q := &e.queues[s.queue]
 	live := q.live()
@@ -1108,7 +1083,7 @@ func (e *ScoreD) requeue(id int32) {
 
 // span is the progress a job makes in its next stint before its next
 // event: its end or its demotion.
-func (e *ScoreD) span(s *sdSlot) int64 {
+func (e *sdCore) span(s *sdSlot) int64 {
 	d := s.workUs - s.cpuUs
 	if r := e.queues[s.queue].cfg.ResidenceSec; r > 0 && s.queue < len(e.queues)-1 {
 		d = min(d, int64(r)*1e6-s.resUs)
@@ -1117,7 +1092,7 @@ func (e *ScoreD) span(s *sdSlot) int64 {
 }
 
 // start starts (or resumes) waiting job id in row (-1: exclusive).
-func (e *ScoreD) start(id int32, row int) {
+func (e *sdCore) start(id int32, row int) {
 	s := &e.slots[id]
 	p := s.job.Procs
 	if e.nowMs < e.toMs(s.job.Submit) {
@@ -1186,7 +1161,7 @@ func (e *ScoreD) start(id int32, row int) {
 }
 
 // schedule pushes running job id's next event.
-func (e *ScoreD) schedule(id int32) {
+func (e *sdCore) schedule(id int32) {
 	s := &e.slots[id]
 	ev := endEvent{at: workload.Time(s.target), seq: s.job.Seq, id: id, gen: s.ver}
 	if s.gang {
@@ -1198,7 +1173,7 @@ func (e *ScoreD) schedule(id int32) {
 
 // stop takes running job id off the machine, crediting it with credit µs
 // of progress.
-func (e *ScoreD) stop(id int32, credit int64) {
+func (e *sdCore) stop(id int32, credit int64) {
 	s := &e.slots[id]
 	p := s.job.Procs
 	s.cpuUs += credit
@@ -1244,7 +1219,7 @@ func (e *ScoreD) stop(id int32, credit int64) {
 
 // reached handles running job id reaching its event target; clock is its
 // clock now.
-func (e *ScoreD) reached(id int32, clock int64) {
+func (e *sdCore) reached(id int32, clock int64) {
 	s := &e.slots[id]
 	credit := s.target - s.stintAt
 	if s.cpuUs+credit >= s.workUs {
@@ -1293,7 +1268,7 @@ func (e *ScoreD) reached(id int32, clock int64) {
 
 // cutStint ends running job s's current stint now (Record.Stints); an
 // empty one is left out.
-func (e *ScoreD) cutStint(s *sdSlot) {
+func (e *sdCore) cutStint(s *sdSlot) {
 	if e.nowMs > s.stintMs {
 		row := -1
 		if s.gang {
@@ -1308,7 +1283,7 @@ func (e *ScoreD) cutStint(s *sdSlot) {
 }
 
 // release gives back the memory and disk limits job s holds, if it does.
-func (e *ScoreD) release(s *sdSlot) {
+func (e *sdCore) release(s *sdSlot) {
 	if s.holds {
 		s.holds = false
 		e.memHeld -= s.memKB
@@ -1317,7 +1292,7 @@ func (e *ScoreD) release(s *sdSlot) {
 }
 
 // end records stopped job id as ended now in state st.
-func (e *ScoreD) end(id int32, st State, reason string) {
+func (e *sdCore) end(id int32, st State, reason string) {
 	s := &e.slots[id]
 	e.release(s)
 	if st == Killed || st == LimitKilled {
@@ -1333,7 +1308,7 @@ func (e *ScoreD) end(id int32, st State, reason string) {
 
 // limits sets e.rec's memory and disk fields and stints from job s, whose
 // stints the record takes over.
-func (e *ScoreD) limits(s *sdSlot) {
+func (e *sdCore) limits(s *sdSlot) {
 	e.rec.MemLimitKB, e.rec.DiskLimitKB = s.memKB, s.diskKB
 	if used := s.job.UsedMemKB; used > 0 {
 		e.rec.MemKBPerHost = int64(used) * int64(e.cfg.PerHost(s.job.Procs))
@@ -1343,7 +1318,7 @@ func (e *ScoreD) limits(s *sdSlot) {
 }
 
 // rejectSlot records waiting job s of queue qi as rejected now.
-func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
+func (e *sdCore) rejectSlot(s *sdSlot, qi int, reason string) {
 	e.release(s)
 	e.stats.Rejected++
 	e.rec = Record{Job: &s.job, State: Rejected, Start: s.job.Submit, End: s.job.Submit, Reason: reason, ScoreD: true, Queue: qi,
@@ -1358,7 +1333,7 @@ func (e *ScoreD) rejectSlot(s *sdSlot, qi int, reason string) {
 // holdToEnd records job s, which ran and was then held by its deactivated
 // queue qi to the end of the run, as Pending: started at its first start,
 // with the CPU time it received; the reason says when it started.
-func (e *ScoreD) holdToEnd(s *sdSlot, qi int, reason string) {
+func (e *sdCore) holdToEnd(s *sdSlot, qi int, reason string) {
 	e.release(s)
 	e.stats.Pending++
 	e.stats.ProcSeconds += float64(s.job.Procs) * e.usTicks(s.usedUs)
@@ -1375,7 +1350,7 @@ func (e *ScoreD) holdToEnd(s *sdSlot, qi int, reason string) {
 // shortage), unless they or their queue wait for resources. A job that only
 // lacks processors queues for them. It reports whether it refused one; the
 // jobs it keeps stay in e.arrived.
-func (e *ScoreD) rejectShort() bool {
+func (e *sdCore) rejectShort() bool {
 	kept, refused := e.arrived[:0], false
 	for _, id := range e.arrived {
 		s := &e.slots[id]
@@ -1393,17 +1368,14 @@ func (e *ScoreD) rejectShort() bool {
 		if k < 0 {
 			panic(fmt.Sprintf("sim: job %d neither started nor waiting", s.job.ID))
 		}
-		q.wait = slices.Delete(q.wait, q.head+k, q.head+k+1)
-		e.queuedProcs -= int64(s.job.Procs)
-		e.rejectSlot(s, s.queue, e.shortReason(s))
-		e.freeIDs = append(e.freeIDs, id)
+		e.apply(sdDecision{Kind: sdReject, ID: id, Row: k})
 	}
 	e.arrived = kept
 	return refused
 }
 
 // shortReason says why job s's limits cannot be granted now.
-func (e *ScoreD) shortReason(s *sdSlot) string {
+func (e *sdCore) shortReason(s *sdSlot) string {
 	if s.memKB > 0 && e.memHeld+s.memKB > e.cfg.MemKB {
 		return fmt.Sprintf("resource shortage at submission (queue %d): memory limit %d KB, %d KB of the cluster's %d KB held", s.queue, s.memKB, e.memHeld, e.cfg.MemKB)
 	}
@@ -1411,7 +1383,7 @@ func (e *ScoreD) shortReason(s *sdSlot) string {
 }
 
 // change applies a scheduled queue state change.
-func (e *ScoreD) change(c policy.QueueChange) {
+func (e *sdCore) change(c policy.QueueChange) {
 	q := &e.queues[c.Queue]
 	q.state = c.State
 	if c.State == policy.Activated {
@@ -1423,24 +1395,106 @@ func (e *ScoreD) change(c policy.QueueChange) {
 			e.victims = append(e.victims, id)
 		}
 	}
-	e.descheduleVictims(false)
+	e.descheduleVictims(sdHold)
 }
 
-// descheduleVictims stops the running jobs of e.victims, in submission
-// order, and puts them back in their queues with their progress kept
-// (their memory stays theirs); with suspended, each is sent as an
-// EventSuspended.
-func (e *ScoreD) descheduleVictims(suspended bool) {
+// descheduleVictims deschedules the running jobs of e.victims, in
+// submission order: decisions of kind k (sdSuspend or sdHold).
+func (e *sdCore) descheduleVictims(k sdKind) {
 	slices.SortFunc(e.victims, func(a, b int32) int {
 		return cmp.Compare(e.slots[a].job.Seq, e.slots[b].job.Seq)
 	})
 	for _, id := range e.victims {
-		s := &e.slots[id]
-		e.stop(id, e.clock(s)-s.stintAt)
-		s.susp++
-		if suspended {
-			e.emit(EventSuspended, id)
+		e.apply(sdDecision{Kind: k, ID: id})
+	}
+}
+
+// sdKind is the kind of a decision of SCore-D's scheduler (sdDecision).
+type sdKind uint8
+
+// Kinds of sdDecision.
+const (
+	// sdStart starts waiting job ID, the head of its queue, in row Row
+	// (-1: an exclusive job, in every row); a job that ran before
+	// resumes.
+	sdStart sdKind = iota
+	// sdPreempt preempts running job ID for job By, the blocked head of a
+	// higher queue, as policy.ScoreD.Preempt says: suspended (back to its
+	// queue, keeping its memory), requeued (its progress and limits
+	// given back) or cancelled.
+	sdPreempt
+	// sdSuspend suspends running gang job ID back to its queue: its row
+	// holds no job of the highest queue in the matrix (priority between
+	// queues in gang mode, SPEC §4).
+	sdSuspend
+	// sdHold deschedules running job ID back to its queue, which was
+	// deactivated or disabled; it keeps its memory and sends no event.
+	sdHold
+	// sdReject refuses job ID, submitted at this instant, at place Row of
+	// its queue's waiting jobs: its memory or disk limit cannot be
+	// granted (resource shortage).
+	sdReject
+)
+
+// String returns the kind's name.
+func (k sdKind) String() string {
+	switch k {
+	case sdStart:
+		return "start"
+	case sdPreempt:
+		return "preempt"
+	case sdSuspend:
+		return "suspend"
+	case sdHold:
+		return "hold"
+	case sdReject:
+		return "reject"
+	}
+	return fmt.Sprintf("sdKind(%d)", uint8(k))
+}
+
+// sdDecision is one decision of SCore-D's scheduler, which apply carries
+// out: the scheduling pass decides (queue order, rows, victims), apply
+// changes the matrix, the ledger, the stints and the queues, and sends
+// the events the observers see.
+type sdDecision struct {
+	Kind sdKind
+	ID   int32 // the job's slot
+	Row  int   // sdStart's row (-1: exclusive); sdReject's place in its queue
+	By   int32 // sdPreempt's preemptor (a slot)
+}
+
+// apply carries out decision d now; a recorder (sdCore.decided) sees it
+// first.
+func (e *sdCore) apply(d sdDecision) {
+	if e.decided != nil {
+		e.decided(d)
+	}
+	s := &e.slots[d.ID]
+	switch d.Kind {
+	case sdStart:
+		q := &e.queues[s.queue]
+		if l := q.live(); len(l) == 0 || l[0] != d.ID {
+			panic(fmt.Sprintf("sim: job %d started out of its queue's order", s.job.ID))
 		}
-		e.requeue(id)
+		q.pop()
+		e.start(d.ID, d.Row)
+	case sdPreempt:
+		e.preempt(d.ID, &e.slots[d.By])
+	case sdSuspend, sdHold:
+		e.stop(d.ID, e.clock(s)-s.stintAt)
+		s.susp++
+		if d.Kind == sdSuspend {
+			e.emit(EventSuspended, d.ID)
+		}
+		e.requeue(d.ID)
+	case sdReject:
+		q := &e.queues[s.queue]
+		q.wait = slices.Delete(q.wait, q.head+d.Row, q.head+d.Row+1)
+		e.queuedProcs -= int64(s.job.Procs)
+		e.rejectSlot(s, s.queue, e.shortReason(s))
+		e.freeIDs = append(e.freeIDs, d.ID)
+	default:
+		panic(fmt.Sprintf("sim: unknown SCore-D decision %v", d.Kind))
 	}
 }

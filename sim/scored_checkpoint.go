@@ -15,14 +15,6 @@ import (
 // whole state between two instants, copied by Snapshot and restored by
 // RestoreScoreD, so that a killed run goes on to the same records.
 
-// SetCheckpoints makes Run call save at the end of the first instant at or
-// after every `every` of simulated time from the first submission (every
-// must be positive), as Config.OnCheckpoint does for Engine. An error from
-// save stops the run.
-func (e *ScoreD) SetCheckpoints(every workload.Time, save func(t workload.Time) error) {
-	e.ckEvery, e.onCk = every, save
-}
-
 // scoreDState mirrors ScoreD for encoding/gob.
 type scoreDState struct {
 	Procs, MPL, Queues int // the configuration's shape, checked on restore
@@ -82,9 +74,9 @@ type scoreDSlotState struct {
 	StintAllocs          [][]cluster.Range
 }
 
-// Snapshot copies the engine's state between two instants; call it from
-// the function SetCheckpoints gave (or before Run, or after it returned).
-func (e *ScoreD) Snapshot() (*Snapshot, error) {
+// snapshot copies the component's state between two instants
+// (Engine.Snapshot of a SCore-D run).
+func (e *sdCore) snapshot() (*Snapshot, error) {
 	m, err := e.exM.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -97,14 +89,14 @@ func (e *ScoreD) Snapshot() (*Snapshot, error) {
 		ExQ: slices.Clone(e.exQ), RunQ: slices.Clone(e.runQ), MemQ: slices.Clone(e.memQ), DiskQ: slices.Clone(e.diskQ),
 		NonEmpty: e.nonEmpty, GangP: e.gangP, MemHeld: e.memHeld, DiskHeld: e.diskHeld, CI: e.ci, Queued: e.queuedProcs,
 		GivenHi: e.given.hi, GivenLo: e.given.lo, TakenHi: e.taken.hi, TakenLo: e.taken.lo,
-		Stats: e.stats, LastSeq: e.lastSeq, NextCk: e.nextCk}
+		Stats: *e.stats, LastSeq: e.lastSeq, NextCk: e.nextCk}
 	if e.nd != nil {
 		if s.Nodes, err = e.nd.save(); err != nil {
 			return nil, err
 		}
 	}
-	if e.loopC != nil {
-		s.Loop = e.loopC.state()
+	if e.eng.loop != nil {
+		s.Loop = e.eng.loop.state()
 	}
 	for i := range e.queues {
 		q := &e.queues[i]
@@ -123,62 +115,48 @@ func (e *ScoreD) Snapshot() (*Snapshot, error) {
 	return &Snapshot{sd: s}, nil
 }
 
-// MarshalBinary encodes the engine's state between two instants.
-func (e *ScoreD) MarshalBinary() ([]byte, error) {
-	s, err := e.Snapshot()
-	if err != nil {
-		return nil, err
-	}
-	return s.MarshalBinary()
-}
-
-// RestoreScoreD returns an engine in the state b (ScoreD.MarshalBinary)
-// saved, for the same machine and configuration; its Run skips the jobs the
-// saved engine had read and goes on from there. A run saved with node
-// events needs SetNodeEvents with the same schedule before Run.
-func RestoreScoreD(procs int, cfg policy.ScoreD, b []byte) (*ScoreD, error) {
-	e, err := NewScoreD(procs, cfg)
-	if err != nil {
-		return nil, err
-	}
+// restore puts the component in the state b (Snapshot.MarshalBinary of a
+// SCore-D run) saved; the engine's closed loop too.
+func (e *sdCore) restore(b []byte) error {
+	var err error
 	var s scoreDState
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
-		return nil, fmt.Errorf("sim: decoding the SCore-D engine state: %w", err)
+		return fmt.Errorf("sim: decoding the SCore-D engine state: %w", err)
 	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("sim: SCore-D engine state: "+format, args...)
 	}
 	if s.Procs != e.procs || s.MPL != e.mpl || s.Queues != len(e.queues) || len(s.Queue) != len(e.queues) {
-		return nil, bad("saved for %d processors, MPL %d and %d queues; configured %d, %d and %d",
+		return bad("saved for %d processors, MPL %d and %d queues; configured %d, %d and %d",
 			s.Procs, s.MPL, s.Queues, e.procs, e.mpl, len(e.queues))
 	}
 	n := len(s.Slots)
 	for _, ids := range [][]int32{s.FreeIDs, s.Running} {
 		for _, id := range ids {
 			if id < 0 || int(id) >= n {
-				return nil, bad("slot %d of %d", id, n)
+				return bad("slot %d of %d", id, n)
 			}
 		}
 	}
 	for _, q := range s.Queue {
 		for _, id := range q.Wait {
 			if id < 0 || int(id) >= n {
-				return nil, bad("slot %d of %d", id, n)
+				return bad("slot %d of %d", id, n)
 			}
 		}
 	}
 	k := len(e.queues)
 	if len(s.Rows) != e.mpl || len(s.RowQ) != k*e.mpl || len(s.ExQ) != k || len(s.RunQ) != k || len(s.MemQ) != k || len(s.DiskQ) != k {
-		return nil, bad("counters of the wrong shape")
+		return bad("counters of the wrong shape")
 	}
 	if s.CI < 0 || s.CI > len(e.changes) {
-		return nil, bad("queue change %d of %d", s.CI, len(e.changes))
+		return bad("queue change %d of %d", s.CI, len(e.changes))
 	}
 	if err := e.exM.UnmarshalBinary(s.ExM); err != nil {
-		return nil, err
+		return err
 	}
-	if e.exM.Size() != procs {
-		return nil, bad("machine of %d processors, configuration %d", e.exM.Size(), procs)
+	if e.exM.Size() != e.procs {
+		return bad("machine of %d processors, configuration %d", e.exM.Size(), e.procs)
 	}
 	e.nowMs, e.vg, e.vgRem = s.NowMs, s.VG, s.VGRem
 	for i, q := range s.Queue {
@@ -187,7 +165,7 @@ func RestoreScoreD(procs int, cfg policy.ScoreD, b []byte) (*ScoreD, error) {
 	e.slots = make([]sdSlot, n)
 	for i, x := range s.Slots {
 		if x.Queue < 0 || x.Queue >= k || (x.Running && (x.Row < 0 || x.Row >= e.mpl)) {
-			return nil, bad("slot %d: queue %d, row %d", i, x.Queue, x.Row)
+			return bad("slot %d: queue %d, row %d", i, x.Queue, x.Row)
 		}
 		e.slots[i] = sdSlot{job: x.Job, queue: x.Queue, workUs: x.WorkUs, cut: x.Cut,
 			cpuUs: x.CPUUs, resUs: x.ResUs, usedUs: x.UsedUs, stintAt: x.StintAt, target: x.Target,
@@ -198,26 +176,26 @@ func RestoreScoreD(procs int, cfg policy.ScoreD, b []byte) (*ScoreD, error) {
 	}
 	for i, id := range s.Running {
 		if x := &e.slots[id]; !x.running || x.runIdx != i {
-			return nil, bad("running job %d in slot %d is not marked running there", x.job.ID, id)
+			return bad("running job %d in slot %d is not marked running there", x.job.ID, id)
 		}
 	}
 	e.freeIDs, e.running = s.FreeIDs, s.Running
 	if e.exEnds, err = unevents(s.ExEnds, n); err != nil {
-		return nil, bad("%v", err)
+		return bad("%v", err)
 	}
 	if e.gEnds, err = unevents(s.GEnds, n); err != nil {
-		return nil, bad("%v", err)
+		return bad("%v", err)
 	}
 	e.ex, e.rows, e.rowQ, e.exQ, e.runQ, e.memQ, e.diskQ = s.Ex, s.Rows, s.RowQ, s.ExQ, s.RunQ, s.MemQ, s.DiskQ
 	e.nonEmpty, e.gangP, e.memHeld, e.diskHeld, e.ci, e.queuedProcs = s.NonEmpty, s.GangP, s.MemHeld, s.DiskHeld, s.CI, s.Queued
 	e.given, e.taken = u128{s.GivenHi, s.GivenLo}, u128{s.TakenHi, s.TakenLo}
-	e.stats, e.lastSeq, e.nextCk = s.Stats, s.LastSeq, s.NextCk
+	*e.stats, e.lastSeq, e.nextCk = s.Stats, s.LastSeq, s.NextCk
 	e.savedNodes = s.Nodes // SetNodeEvents takes them over
 	if s.Loop != nil {
-		if e.loopC, err = restoreClosedLoop(s.Loop); err != nil {
-			return nil, bad("%v", err)
+		if e.eng.loop, err = restoreClosedLoop(s.Loop); err != nil {
+			return bad("%v", err)
 		}
 	}
 	e.resumed = true
-	return e, nil
+	return nil
 }

@@ -76,12 +76,10 @@ type sdNodes struct {
 	lowerUse  []int32
 }
 
-// SetNodeEvents gives the run a node-event schedule (cluster.ReadNodeEvents,
-// sorted by time) for nodes of nodeSize processors (0 means 1), and what
-// happens to the jobs running on a node that goes down. Call it before Run
-// (after RestoreScoreD too, with the schedule the saved run had). With an
-// empty schedule the run is as without.
-func (e *ScoreD) SetNodeEvents(evs []cluster.NodeEvent, nodeSize int, onFail NodeFailAction) error {
+// setNodeEvents gives the component a node-event schedule
+// (Config.NodeEvents; see ScoreD.SetNodeEvents). With an empty schedule
+// the run is as without.
+func (e *sdCore) setNodeEvents(evs []cluster.NodeEvent, nodeSize int, onFail NodeFailAction) error {
 	if len(evs) == 0 {
 		if e.savedNodes != nil {
 			return fmt.Errorf("sim: SCore-D engine state: saved with node events, resumed without")
@@ -258,7 +256,7 @@ func (nd *sdNodes) unplace(s *sdSlot) {
 
 // fit returns where job s fits now on the processors in service (see
 // ScoreD.fitRow).
-func (nd *sdNodes) fit(e *ScoreD, s *sdSlot, gang bool) int {
+func (nd *sdNodes) fit(e *sdCore, s *sdSlot, gang bool) int {
 	if e.short(s, e.memHeld, e.diskHeld) {
 		return -2
 	}
@@ -281,7 +279,7 @@ func (nd *sdNodes) fit(e *ScoreD, s *sdSlot, gang bool) int {
 // preemptFor is ScoreD.preemptFor with processors placed (node events): it
 // frees processors for s, the blocked head of queue qi, by preempting jobs
 // of lower-priority queues in the same order, if that makes it fit.
-func (nd *sdNodes) preemptFor(e *ScoreD, s *sdSlot, qi int) bool {
+func (nd *sdNodes) preemptFor(e *sdCore, id int32, s *sdSlot, qi int) bool {
 	mem, disk := e.memHeld, e.diskHeld
 	if e.frees() {
 		for q := qi + 1; q < len(e.queues); q++ {
@@ -377,8 +375,8 @@ func (nd *sdNodes) preemptFor(e *ScoreD, s *sdSlot, qi int) bool {
 			return false
 		}
 	}
-	for _, id := range e.victims {
-		e.preempt(id, s)
+	for _, v := range e.victims {
+		e.apply(sdDecision{Kind: sdPreempt, ID: v, By: id})
 		if e.fitsNow(s) != -2 {
 			return true
 		}
@@ -388,7 +386,7 @@ func (nd *sdNodes) preemptFor(e *ScoreD, s *sdSlot, qi int) bool {
 
 // nextNodeMs returns the time (ms) of the next node event to apply, or
 // workload.Forever when none is left or no job is left to run.
-func (e *ScoreD) nextNodeMs(have bool) int64 {
+func (e *sdCore) nextNodeMs(have bool) int64 {
 	nd := e.nd
 	if nd == nil || nd.next >= len(nd.events) || !have && len(e.running) == 0 && e.queued() == 0 {
 		return int64(workload.Forever)
@@ -398,7 +396,7 @@ func (e *ScoreD) nextNodeMs(have bool) int64 {
 
 // applyNodes applies the node events due by now. It reports whether it
 // applied one.
-func (e *ScoreD) applyNodes() bool {
+func (e *sdCore) applyNodes() bool {
 	nd := e.nd
 	applied := false
 	for nd.next < len(nd.events) && int64(nd.events[nd.next].At)*1000 <= e.nowMs {
@@ -498,7 +496,7 @@ func (nd *sdNodes) firstNodeIn(alloc, nodes []cluster.Range) int {
 
 // failJobs kills or requeues the running jobs on the nodes of ev, in
 // submission order.
-func (e *ScoreD) failJobs(ev *cluster.NodeEvent) {
+func (e *sdCore) failJobs(ev *cluster.NodeEvent) {
 	nd := e.nd
 	nd.victims = nd.victims[:0]
 	for _, id := range e.running {

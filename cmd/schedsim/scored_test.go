@@ -122,7 +122,8 @@ on_shortage = "wait"
 func TestRunScoreDUsage(t *testing.T) {
 	dir := t.TempDir()
 	trace := writeFile(t, dir, "q.swf", scoredTrace)
-	withCluster := writeFile(t, dir, "c.toml", "[scored]\nmode = \"gang\"\n[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"n\"\ncount = 1\ncores = 4\n")
+	// SCore-D's cluster is a set of identical hosts (SPEC §5).
+	withCluster := writeFile(t, dir, "c.toml", "[scored]\nmode = \"gang\"\n[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"n\"\ncount = 1\ncores = 4\n[[cluster.groups]]\nname = \"m\"\ncount = 1\ncores = 2\n")
 	badQueue := writeFile(t, dir, "b.toml", "[scored]\n[[scored.queue]]\nstate = \"paused\"\n")
 	// Values from [scored] are named by the file and key, not by the flag
 	// the user did not give.
@@ -144,7 +145,7 @@ func TestRunScoreDUsage(t *testing.T) {
 		{[]string{"--mode", "gang", "--queue-state", "7=disabled@5"}, "state change of queue 7"},
 		{[]string{"--mode", "gang", "--mpl", "-1"}, "multiprogramming level"},
 		{[]string{"--mode", "gang", "--estimates", "perfect"}, "SCore-D queues (--mode, [scored]) and runtime estimates (--estimates other than user) cannot be combined"},
-		{[]string{"--config", withCluster}, "cannot be combined"},
+		{[]string{"--config", withCluster}, "SCore-D's queues run on a cluster of identical hosts"},
 		{[]string{"--config", badQueue}, "state \"paused\""},
 		{[]string{"--config", badStates}, "--config " + badStates + ": [scored] states: "},
 		{[]string{"--config", badMap}, "--config " + badMap + ": [scored] queue_map: "},
