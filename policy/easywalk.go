@@ -3,36 +3,9 @@ package policy
 import (
 	"math"
 
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/workload"
 )
-
-// DenseQueue is an optional interface of a View that keeps, beside its
-// queue, what a backfill scan reads of every queued job in one dense slice
-// (the engine). At normal load a pass happens at almost every submission
-// and end, and each walks the few dozen jobs behind a blocked head, most of
-// which need more processors than are free. Reading them through View.Job
-// costs an interface call and a cache miss per job; reading Queued costs
-// neither.
-type DenseQueue interface {
-	// Queued returns the first n jobs of the queue as it was at the start
-	// of the pass (n ≤ Len()): entry i describes Job(i). The slice is
-	// valid during the pass only and must not be modified.
-	Queued(n int) []Queued
-}
-
-// Queued is what a backfill scan reads of a queued job, in 8 bytes.
-type Queued struct {
-	// Est is the job's Estimate, cut to the largest int32; ≤ 0 means none
-	// (the job is never backfilled).
-	Est int32
-	// Procs is the job's Procs, cut to the largest int32.
-	Procs int32
-}
-
-// QueuedOf returns what a DenseQueue holds for j.
-func QueuedOf(j *workload.Job) Queued {
-	return Queued{Est: clamp32(int64(j.Estimate)), Procs: clamp32(int64(j.Procs))}
-}
 
 // clamp32 returns v cut to the largest int32.
 func clamp32(v int64) int32 { return int32(min(v, math.MaxInt32)) }
@@ -45,7 +18,7 @@ func clamp32(v int64) int32 { return int32(min(v, math.MaxInt32)) }
 // pool of processors.
 //
 // It returns the processors left free and the extra processors left.
-func walkDense(v View, d Decisions, fit Fitter, q []Queued, first int, now, shadow workload.Time, free, extra int) (int, int) {
+func walkDense(v View, d Decisions, fit Fitter, q []fastpath.Queued, first int, now, shadow workload.Time, free, extra int) (int, int) {
 	horizon := int64(shadow - now)
 	for i := first; i < len(q) && free > 0; i++ {
 		if i = nextCandidate(q, i, free, min(free, extra), horizon); i == len(q) {
@@ -65,7 +38,7 @@ func walkDense(v View, d Decisions, fit Fitter, q []Queued, first int, now, shad
 // registers.
 //
 //go:noinline
-func nextCandidate(q []Queued, i, free, lim int, horizon int64) int {
+func nextCandidate(q []fastpath.Queued, i, free, lim int, horizon int64) int {
 	// Queued's fields are at most the largest int32, so bounds cut to it
 	// give the same answers.
 	f := int32(min(free, math.MaxInt32))

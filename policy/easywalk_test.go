@@ -4,11 +4,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/schedsim/schedsim/internal/fastpath"
 )
 
 // mayBackfill is the test nextCandidate makes, on int64 values: a job that
 // fits, has an estimate, and ends by the horizon or fits within lim.
-func mayBackfill(q Queued, free, lim int, horizon int64) bool {
+func mayBackfill(q fastpath.Queued, free, lim int, horizon int64) bool {
 	p, e := int64(q.Procs), int64(q.Est)
 	return p <= int64(free) && e > 0 && (e <= horizon || p <= int64(lim))
 }
@@ -25,7 +27,7 @@ func TestNextCandidate(t *testing.T) {
 	edgeHorizon := []int64{0, 1, 100, math.MaxInt32 - 1, math.MaxInt32, math.MaxInt32 + 1, math.MaxInt64 / 4}
 	for _, est := range edgeEst {
 		for _, procs := range edgeProcs {
-			q := []Queued{{Est: est, Procs: procs}}
+			q := []fastpath.Queued{{Est: est, Procs: procs}}
 			for _, free := range edgeFree {
 				for _, lim := range edgeLim {
 					for _, h := range edgeHorizon {
@@ -43,9 +45,9 @@ func TestNextCandidate(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := range 20000 {
-		q := make([]Queued, r.IntN(50))
+		q := make([]fastpath.Queued, r.IntN(50))
 		for k := range q {
-			q[k] = Queued{Est: edgeEst[r.IntN(len(edgeEst))], Procs: int32(1 + r.IntN(16))}
+			q[k] = fastpath.Queued{Est: edgeEst[r.IntN(len(edgeEst))], Procs: int32(1 + r.IntN(16))}
 			if r.IntN(2) == 0 {
 				q[k].Est = int32(r.IntN(300)) - 10
 			}

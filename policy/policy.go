@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -106,63 +107,6 @@ type Policy interface {
 	Name() string
 	// Schedule runs one scheduling pass.
 	Schedule(v View, d Decisions)
-}
-
-// Quieter is an optional interface of a Policy whose passes can be proved
-// idle in advance. Under load most passes follow only submissions: the
-// queue's head still does not fit, nothing ended, and the jobs passed over
-// before are passed over again. Such a pass can only start a job that
-// joined since, and the rule the previous pass left says which ones could.
-// An engine that sees no such job may skip the pass: the policy must then
-// behave as if it had run and started nothing.
-type Quieter interface {
-	Policy
-	// Quiet returns the rule the pass just run leaves for the passes that
-	// follow it while only jobs join the queue: no job ends or starts, no
-	// prediction changes, no node changes state, no wake-up is due. Its
-	// Valid is false when the policy cannot give one.
-	Quiet() QuietRule
-}
-
-// RoomBound is an optional interface of a Quieter whose passes, on a pool
-// of processors, start no job while every queued job needs more processors
-// than are free, whatever happened since its last pass. At normal load
-// most jobs that end leave too few processors for any waiting job, and an
-// engine that keeps the smallest request in its queue may skip the pass
-// that follows such an end. The policy must then behave as if the pass had
-// run and started nothing; the engine hands the jobs that ended meanwhile
-// (View.Ended) to the next pass that runs, all at once.
-type RoomBound interface {
-	Quieter
-	// NeedsRoom reports whether the policy's passes follow the rule.
-	NeedsRoom() bool
-}
-
-// QuietRule says which joining jobs could make a pass start anything (see
-// Quieter). Positions count queued jobs from the head, 0, once the jobs the
-// pass started have left the queue. The rule holds for every later pass
-// while only jobs join, whether those passes ran or were skipped.
-type QuietRule struct {
-	// Valid reports that the rule holds; without it every pass must run.
-	Valid bool
-	// Limit is the first position the next pass does not examine: jobs
-	// joining at Limit or later cannot start.
-	Limit int
-	// Free and Extra are the processors a joining job may use: all of
-	// Free if it ends by Shadow, else at most Extra. With Free 0 no job
-	// can start.
-	Free, Extra int
-	// Shadow is the time by which a joining job must end to use more
-	// than Extra processors.
-	Shadow workload.Time
-}
-
-// May reports whether job j, joining the queue at position i, could start
-// at time now under the rule. A job it rejects cannot start in a pass the
-// rule holds for; one it accepts may (the pass must run).
-func (r *QuietRule) May(i int, now workload.Time, j *workload.Job) bool {
-	return !r.Valid || (i < r.Limit && r.Free > 0 && j.Procs <= r.Free && j.Estimate > 0 &&
-		(now+j.Estimate <= r.Shadow || j.Procs <= r.Extra))
 }
 
 // Backfill is HPC Pack's backfill setting: off, within a lookahead, or the whole queue.
@@ -427,7 +371,7 @@ type EASY struct {
 	idxView View    // the run idx describes
 	miss    idxMiss // how the previous indexed pass ended
 
-	// wmiss is how the previous walk over a DenseQueue ended (see
+	// wmiss is how the previous walk over a fastpath.DenseQueue ended (see
 	// idxMiss).
 	wmiss idxMiss
 
@@ -437,7 +381,7 @@ type EASY struct {
 	// asked every time.)
 	caps viewCaps
 
-	quiet QuietRule // what the last pass leaves (see Quieter)
+	quiet fastpath.QuietRule // what the last pass leaves (see Quieter)
 
 	calProf cluster.Profile // the running jobs' profile under a Calendar
 }
@@ -446,13 +390,13 @@ type EASY struct {
 type viewCaps struct {
 	v     View
 	d     Decisions
-	fit   Fitter         // nil: a pool of processors
-	ao    arrivalOrdered // nil: the View never says its queue is in arrival order
-	dense DenseQueue     // nil: the View has no dense queue
-	grow  Grower         // d as a Grower, or nil
-	sv    shadowView     // nil: shadows are computed through the View
-	seq   seqSearcher    // nil: jobs are found by Seq through the View
-	cal   Calendar       // nil: no reservations or start windows
+	fit   Fitter              // nil: a pool of processors
+	ao    arrivalOrdered      // nil: the View never says its queue is in arrival order
+	dense fastpath.DenseQueue // nil: the View has no dense queue
+	grow  Grower              // d as a Grower, or nil
+	sv    shadowView          // nil: shadows are computed through the View
+	seq   seqSearcher         // nil: jobs are found by Seq through the View
+	cal   Calendar            // nil: no reservations or start windows
 }
 
 // capsOf returns the optional interfaces of v and d, looked up again only
@@ -464,7 +408,7 @@ func (e *EASY) capsOf(v View, d Decisions) *viewCaps {
 	e.caps = viewCaps{v: v, d: d}
 	e.caps.fit, _ = v.(Fitter)
 	e.caps.ao, _ = v.(arrivalOrdered)
-	e.caps.dense, _ = v.(DenseQueue)
+	e.caps.dense, _ = v.(fastpath.DenseQueue)
 	e.caps.grow, _ = d.(Grower)
 	e.caps.sv, _ = v.(shadowView)
 	e.caps.seq, _ = v.(seqSearcher)
@@ -490,9 +434,9 @@ func compareCandidates(a, b candidate) int {
 	}
 }
 
-var _ Quieter = (*EASY)(nil)
+var _ fastpath.Quieter = (*EASY)(nil)
 
-// Quiet implements Quieter. EASY gives a rule after a pass on a pool of
+// Quiet implements fastpath.Quieter. EASY gives a rule after a pass on a pool of
 // processors (no Fitter) whose head did not fit and had a known shadow
 // time, and whose backfill window reached the end of the queue: a job
 // joining behind can start only as a backfilled job, under the shadow
@@ -501,11 +445,11 @@ var _ Quieter = (*EASY)(nil)
 // jobs join, and now only moves on; see idxMiss.) A pass that started
 // nothing behind a blocked head, because no processor was free or it
 // backfills nothing, leaves a rule that no joining job can start.
-func (e *EASY) Quiet() QuietRule { return e.quiet }
+func (e *EASY) Quiet() fastpath.QuietRule { return e.quiet }
 
-var _ RoomBound = (*EASY)(nil)
+var _ fastpath.RoomBound = (*EASY)(nil)
 
-// NeedsRoom implements RoomBound: EASY starts queued jobs only, each on the
+// NeedsRoom implements fastpath.RoomBound: EASY starts queued jobs only, each on the
 // processors it asks for, out of those free. What it keeps between passes
 // (the walk's and the index's misses) is checked against View.Ended, which
 // holds the ends of the passes an engine skipped; a reservation it would
@@ -568,7 +512,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	if e.Lookahead == 0 || free == 0 {
 		// Nothing can start until something other than a submission
 		// happens: the head does not fit and nothing is backfilled.
-		e.quiet = QuietRule{Valid: c.fit == nil}
+		e.quiet = fastpath.QuietRule{Valid: c.fit == nil}
 		return
 	}
 	known := shadow < workload.Forever
@@ -587,7 +531,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	if known && end == n && c.fit == nil {
 		// The rule for the passes that follow: free and extra are set
 		// once the backfill below is done.
-		e.quiet = QuietRule{Valid: true, Limit: math.MaxInt, Shadow: shadow}
+		e.quiet = fastpath.QuietRule{Valid: true, Limit: math.MaxInt, Shadow: shadow}
 		if e.Lookahead > 0 {
 			e.quiet.Limit = 1 + e.Lookahead
 		}

@@ -51,6 +51,7 @@ import (
 	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -667,9 +668,9 @@ type Engine struct {
 	now     workload.Time
 	slots   []slot
 	freeIDs []int32
-	queue   []int32         // slot ids in queue order
-	dense   []policy.Queued // dense[i] describes the job of queue[i], for a prefix of the queue (see Queued)
-	passLen int             // queue length frozen for the current pass
+	queue   []int32           // slot ids in queue order
+	dense   []fastpath.Queued // dense[i] describes the job of queue[i], for a prefix of the queue (see Queued)
+	passLen int               // queue length frozen for the current pass
 	// headPhase: under Grow, the policy has not yet grown the running
 	// jobs in this pass, so a job it starts is started at the head of the
 	// queue and is given up to its maximum (see Grow).
@@ -726,22 +727,22 @@ type Engine struct {
 	pw    *powerState // power management (Config.Power); nil without
 
 	// A pass that only submissions preceded may be skipped when the
-	// rule the policy left (see policy.Quieter) rejects every job that
+	// rule the policy left (see fastpath.Quieter) rejects every job that
 	// joined: quieter is the policy's Quieter when the engine can trust
 	// its rules (a pool of processors, no growth, no node events), quiet
 	// the rule, valid while only submissions happen, and quietLen the
 	// queue length up to which the joining jobs were checked. After ends,
 	// quiet is the engine's own rule when it skipped the pass (see
 	// roomRule).
-	quieter  policy.Quieter
-	quiet    policy.QuietRule
+	quieter  fastpath.Quieter
+	quiet    fastpath.QuietRule
 	quietLen int
 	// quietDue reports that the rule is the one the policy's last pass
 	// left, not yet fetched: most passes are followed by an end, which
 	// voids the rule, so it is asked for only when a pass that only
 	// submissions preceded is due.
 	quietDue bool
-	// roomBound reports that the quieter is a policy.RoomBound: a pass
+	// roomBound reports that the quieter is a fastpath.RoomBound: a pass
 	// that only ends and submissions preceded is skipped too when no
 	// queued job fits the free processors, which room tells.
 	roomBound bool
@@ -847,11 +848,11 @@ func New(cfg Config) (*Engine, error) {
 	}
 	_, conservative := e.pol.(*policy.Conservative)
 	e.promises = e.alloc == nil && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)
-	if q, ok := e.pol.(policy.Quieter); ok && e.alloc == nil && e.grow == nil && len(cfg.NodeEvents) == 0 && e.cons == nil && cfg.SchedInterval == 0 {
+	if q, ok := e.pol.(fastpath.Quieter); ok && e.alloc == nil && e.grow == nil && len(cfg.NodeEvents) == 0 && e.cons == nil && cfg.SchedInterval == 0 {
 		e.quieter = q
 		// A checkpoint is taken between instants, with no end left for
 		// the next pass: passes after ends run when it may be taken.
-		if r, ok := q.(policy.RoomBound); ok && r.NeedsRoom() && cfg.CheckpointEvery == 0 && cfg.OnCheckpoint == nil {
+		if r, ok := q.(fastpath.RoomBound); ok && r.NeedsRoom() && cfg.CheckpointEvery == 0 && cfg.OnCheckpoint == nil {
 			e.roomBound = true
 			e.room.reset(cfg.Procs)
 		}
@@ -1400,7 +1401,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 		e.cons.joined(id, s.job.Seq, s.job.Procs)
 	}
 	if len(e.dense) == len(e.queue)-1 && len(e.dense) < denseKeep {
-		e.dense = append(e.dense, policy.QueuedOf(&s.job))
+		e.dense = append(e.dense, fastpath.QueuedOf(&s.job))
 	}
 	e.queuedProcs += int64(s.job.Procs)
 	if e.roomBound {
@@ -1423,7 +1424,7 @@ func (e *Engine) release(id int32) {
 		e.cons.joined(id, seq, s.job.Procs)
 	}
 	if k <= len(e.dense) {
-		e.dense = slices.Insert(e.dense, k, policy.QueuedOf(&s.job))
+		e.dense = slices.Insert(e.dense, k, fastpath.QueuedOf(&s.job))
 	}
 	if k < len(e.queue)-1 {
 		// It goes before jobs that may hold reservations: they were
@@ -1616,19 +1617,19 @@ const maxSkippedEnds = 4096
 
 // roomRule returns the rule for the pass due after jobs ended: one under
 // which every pass skips until a job that fits the free processors joins,
-// if the policy is a policy.RoomBound and no queued job fits them now, or
+// if the policy is a fastpath.RoomBound and no queued job fits them now, or
 // else no rule (the pass must run). A job joining behind the head can
 // start only backfilled: with an estimate, and on free processors.
-func (e *Engine) roomRule() policy.QuietRule {
+func (e *Engine) roomRule() fastpath.QuietRule {
 	if !e.roomBound || len(e.queue) == 0 || len(e.ended) > maxSkippedEnds {
-		return policy.QuietRule{}
+		return fastpath.QuietRule{}
 	}
 	free := e.freeProcs()
 	if e.room.anyFits(free) {
-		return policy.QuietRule{}
+		return fastpath.QuietRule{}
 	}
 	e.quietLen = len(e.queue) // every queued job was just checked
-	return policy.QuietRule{Valid: true, Limit: math.MaxInt, Free: free, Extra: free, Shadow: workload.Forever}
+	return fastpath.QuietRule{Valid: true, Limit: math.MaxInt, Free: free, Extra: free, Shadow: workload.Forever}
 }
 
 // idlePass reports whether the pass due now would start nothing, by the
@@ -1747,15 +1748,15 @@ func (e *Engine) Job(i int) *workload.Job { return &e.slots[e.queue[i]].job }
 // every removal, than it saves.
 const denseKeep = 512
 
-// Queued implements policy.DenseQueue: the engine keeps a dense copy of a
+// Queued implements fastpath.DenseQueue: the engine keeps a dense copy of a
 // prefix of the queue, from the jobs' slots, and extends it when a policy
 // asks for more.
-func (e *Engine) Queued(n int) []policy.Queued {
+func (e *Engine) Queued(n int) []fastpath.Queued {
 	if n > e.passLen {
 		panic(fmt.Sprintf("sim: policy %s asked for %d queued jobs of %d", e.pol.Name(), n, e.passLen))
 	}
 	for k := len(e.dense); k < n; k++ {
-		e.dense = append(e.dense, policy.QueuedOf(&e.slots[e.queue[k]].job))
+		e.dense = append(e.dense, fastpath.QueuedOf(&e.slots[e.queue[k]].job))
 	}
 	return e.dense[:n]
 }
@@ -2067,9 +2068,9 @@ func (e *Engine) Reserve(i int, at workload.Time) {
 }
 
 var (
-	_ policy.View       = (*Engine)(nil)
-	_ policy.Decisions  = (*Engine)(nil)
-	_ policy.Failer     = (*Engine)(nil)
-	_ policy.DenseQueue = (*Engine)(nil)
-	_ policy.Preempter  = (*Engine)(nil)
+	_ policy.View         = (*Engine)(nil)
+	_ policy.Decisions    = (*Engine)(nil)
+	_ policy.Failer       = (*Engine)(nil)
+	_ fastpath.DenseQueue = (*Engine)(nil)
+	_ policy.Preempter    = (*Engine)(nil)
 )

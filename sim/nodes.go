@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -539,7 +540,7 @@ func (e *Engine) requeue(id int32) {
 	k := sort.Search(len(e.queue), func(i int) bool { return e.slots[e.queue[i]].job.Seq > seq })
 	e.queue = slices.Insert(e.queue, k, id)
 	if k <= len(e.dense) {
-		e.dense = slices.Insert(e.dense, k, policy.QueuedOf(&s.job))
+		e.dense = slices.Insert(e.dense, k, fastpath.QueuedOf(&s.job))
 	}
 	e.queuedProcs += int64(s.job.Procs)
 	e.stats.MaxQueue = max(e.stats.MaxQueue, len(e.queue))

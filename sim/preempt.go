@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -431,7 +432,7 @@ func (e *Engine) requeueAt(id int32) {
 	k := e.SearchSeq(0, len(e.queue), s.job.Seq+1)
 	e.queue = slices.Insert(e.queue, k, id)
 	if k <= len(e.dense) {
-		e.dense = slices.Insert(e.dense, k, policy.QueuedOf(&s.job))
+		e.dense = slices.Insert(e.dense, k, fastpath.QueuedOf(&s.job))
 	}
 	e.queuedProcs += int64(s.job.Procs)
 	e.stats.MaxQueue = max(e.stats.MaxQueue, len(e.queue))

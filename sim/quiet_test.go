@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/sim/simtest"
@@ -47,7 +48,7 @@ func runSkips(t *testing.T, cfg sim.Config, jobs []workload.Job) (*sim.Collector
 // noQuiet hides a policy's Quieter side: the engine then runs every pass.
 type noQuiet struct{ policy.Policy }
 
-// The passes the engine skips by EASY's quiet rule (policy.Quieter) would
+// The passes the engine skips by EASY's quiet rule (fastpath.Quieter) would
 // have started nothing: every job starts at the same instant with and
 // without the skipping, and the pass counts agree, on seeded workloads
 // from light load to overload, for several lookaheads, with SJBF, jobs
@@ -91,10 +92,16 @@ func TestQuietPassesStartNothing(t *testing.T) {
 
 // quietOnly hides a policy's RoomBound side: the engine then skips passes
 // only by the policy's quiet rule, never after an end.
-type quietOnly struct{ policy.Quieter }
+type quietOnly struct{ quietPolicy }
+
+// quietPolicy is a policy with its quiet rule.
+type quietPolicy interface {
+	policy.Policy
+	fastpath.Quieter
+}
 
 // The passes the engine skips after ends because no queued job fits the
-// free processors (policy.RoomBound) would have started nothing: every
+// free processors (fastpath.RoomBound) would have started nothing: every
 // job starts at the same instant as when only the quiet rule skips passes
 // and as when every pass runs, the pass counts agree, and skipping after
 // ends does happen.

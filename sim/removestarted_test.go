@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/internal/fastpath"
 )
 
 // TestRemoveStarted checks that removeStarted leaves the queue and its
@@ -62,9 +62,9 @@ func TestRemoveStarted(t *testing.T) {
 		if trial%5 == 0 {
 			dn = rng.IntN(n + 1)
 		}
-		dense := make([]policy.Queued, dn)
+		dense := make([]fastpath.Queued, dn)
 		for i, id := range queue[:dn] {
-			dense[i] = policy.Queued{Est: id, Procs: id + 1}
+			dense[i] = fastpath.Queued{Est: id, Procs: id + 1}
 		}
 		dwant := 0
 		for i := range dn {

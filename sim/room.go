@@ -7,7 +7,7 @@ import (
 
 // roomIndex counts the queued jobs by the processors they ask for, so that
 // the engine can tell at once whether any of them fits the free processors:
-// when none does, a policy that is a policy.RoomBound starts nothing, and
+// when none does, a policy that is a fastpath.RoomBound starts nothing, and
 // the pass after an end can be skipped.
 //
 // The engine rejects requests above the machine's size, and no job asks

@@ -64,7 +64,7 @@ func (d Decision) String() string {
 // order it made them, and hands each on to the engine.
 //
 // A Spy hides the optional interfaces of the policy it wraps (such as
-// policy.Quieter), so the engine runs every pass instead of skipping those
+// fastpath.Quieter), so the engine runs every pass instead of skipping those
 // the policy proves idle: the schedule is the same, by those interfaces'
 // contract, and a test may rely on it. The decisions it hands to the
 // policy are a policy.Failer and a policy.Grower, as the engine's are.

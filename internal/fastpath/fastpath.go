@@ -1,0 +1,101 @@
+// Package fastpath holds the engine's fast paths: optional interfaces
+// through which a built-in policy and the engine skip work whose result is
+// known in advance (a pass that can start nothing, a queue read through an
+// interface call per job). They change no result, only the time a run
+// takes; a policy of one's own needs none of them (policy.Policy, its View
+// and its Decisions are the one way to write one), so they are internal
+// to the module.
+package fastpath
+
+import (
+	"math"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Quieter is an optional interface of a policy.Policy whose passes can be proved
+// idle in advance. Under load most passes follow only submissions: the
+// queue's head still does not fit, nothing ended, and the jobs passed over
+// before are passed over again. Such a pass can only start a job that
+// joined since, and the rule the previous pass left says which ones could.
+// An engine that sees no such job may skip the pass: the policy must then
+// behave as if it had run and started nothing.
+type Quieter interface {
+	// Quiet returns the rule the pass just run leaves for the passes that
+	// follow it while only jobs join the queue: no job ends or starts, no
+	// prediction changes, no node changes state, no wake-up is due. Its
+	// Valid is false when the policy cannot give one.
+	Quiet() QuietRule
+}
+
+// RoomBound is an optional interface of a Quieter whose passes, on a pool
+// of processors, start no job while every queued job needs more processors
+// than are free, whatever happened since its last pass. At normal load
+// most jobs that end leave too few processors for any waiting job, and an
+// engine that keeps the smallest request in its queue may skip the pass
+// that follows such an end. The policy must then behave as if the pass had
+// run and started nothing; the engine hands the jobs that ended meanwhile
+// (View.Ended) to the next pass that runs, all at once.
+type RoomBound interface {
+	Quiet() QuietRule
+	// NeedsRoom reports whether the policy's passes follow the rule.
+	NeedsRoom() bool
+}
+
+// QuietRule says which joining jobs could make a pass start anything (see
+// Quieter). Positions count queued jobs from the head, 0, once the jobs the
+// pass started have left the queue. The rule holds for every later pass
+// while only jobs join, whether those passes ran or were skipped.
+type QuietRule struct {
+	// Valid reports that the rule holds; without it every pass must run.
+	Valid bool
+	// Limit is the first position the next pass does not examine: jobs
+	// joining at Limit or later cannot start.
+	Limit int
+	// Free and Extra are the processors a joining job may use: all of
+	// Free if it ends by Shadow, else at most Extra. With Free 0 no job
+	// can start.
+	Free, Extra int
+	// Shadow is the time by which a joining job must end to use more
+	// than Extra processors.
+	Shadow workload.Time
+}
+
+// May reports whether job j, joining the queue at position i, could start
+// at time now under the rule. A job it rejects cannot start in a pass the
+// rule holds for; one it accepts may (the pass must run).
+func (r *QuietRule) May(i int, now workload.Time, j *workload.Job) bool {
+	return !r.Valid || (i < r.Limit && r.Free > 0 && j.Procs <= r.Free && j.Estimate > 0 &&
+		(now+j.Estimate <= r.Shadow || j.Procs <= r.Extra))
+}
+
+// DenseQueue is an optional interface of a policy.View that keeps, beside its
+// queue, what a backfill scan reads of every queued job in one dense slice
+// (the engine). At normal load a pass happens at almost every submission
+// and end, and each walks the few dozen jobs behind a blocked head, most of
+// which need more processors than are free. Reading them through View.Job
+// costs an interface call and a cache miss per job; reading Queued costs
+// neither.
+type DenseQueue interface {
+	// Queued returns the first n jobs of the queue as it was at the start
+	// of the pass (n ≤ Len()): entry i describes Job(i). The slice is
+	// valid during the pass only and must not be modified.
+	Queued(n int) []Queued
+}
+
+// Queued is what a backfill scan reads of a queued job, in 8 bytes.
+type Queued struct {
+	// Est is the job's Estimate, cut to the largest int32; ≤ 0 means none
+	// (the job is never backfilled).
+	Est int32
+	// Procs is the job's Procs, cut to the largest int32.
+	Procs int32
+}
+
+// QueuedOf returns what a DenseQueue holds for j.
+func QueuedOf(j *workload.Job) Queued {
+	return Queued{Est: clamp(int64(j.Estimate)), Procs: clamp(int64(j.Procs))}
+}
+
+// clamp returns v cut to the largest int32.
+func clamp(v int64) int32 { return int32(min(v, math.MaxInt32)) }
