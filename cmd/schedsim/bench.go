@@ -94,62 +94,44 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	var cases []bench.Case
-	for _, ls := range strings.Split(*loads, ",") {
-		if strings.TrimSpace(ls) == "" {
+	var ls []float64
+	for _, l := range strings.Split(*loads, ",") {
+		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		load, err := strconv.ParseFloat(strings.TrimSpace(ls), 64)
+		load, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
 		if err != nil || load <= 0 {
-			return usagef("--loads: %q is not a positive number", ls)
+			return usagef("--loads: %q is not a positive number", l)
 		}
-		path := filepath.Join(dir, fmt.Sprintf("lublin-%d-load%.2f-seed%d.swf", *jobs, load, *seed))
-		fmt.Fprintf(stderr, "generating %s ...\n", filepath.Base(path))
-		if err := bench.GenerateTrace(path, *jobs, *procs, load, *seed); err != nil {
-			return err
-		}
-		la := "1000"
-		if load > 1 {
-			la = "all"
-		}
-		cases = append(cases, bench.Case{
-			Name:  fmt.Sprintf("lublin %s jobs, load %.2f", bench.HumanCount(int64(*jobs)), load),
-			Trace: path, Jobs: int64(*jobs),
-			Args: []string{"--backfill", "easy", "--lookahead", la},
-		})
+		ls = append(ls, load)
+	}
+	cases, err := bench.Generated(dir, *jobs, *procs, ls, *seed, stderr)
+	if err != nil {
+		return err
 	}
 	for _, tr := range fs.Args() {
-		n, err := bench.CountJobs(tr)
+		c, err := bench.TraceCase(tr, strings.Fields(*traceArgs))
 		if err != nil {
 			return usageError{err}
 		}
-		cases = append(cases, bench.Case{Name: filepath.Base(tr), Trace: tr, Jobs: n, Args: strings.Fields(*traceArgs)})
+		cases = append(cases, c)
 	}
 	if len(cases) == 0 {
 		return usagef("nothing to measure: give --loads or TRACE files")
 	}
-
 	br := bench.Runner{Binary: self, Env: []string{benchChildEnv + "=1", "CI=true"}}
-	results := make([]bench.Result, len(cases))
-	for ci, c := range cases {
-		for r := 0; r < *repeat; r++ {
-			out := filepath.Join(dir, fmt.Sprintf("out-%d", ci))
-			// Every run writes a fresh directory: replacing the previous
-			// run's files would time the file system freeing them.
-			if err := os.RemoveAll(out); err != nil {
-				return err
-			}
-			var extra []string
-			if !*plots {
-				extra = append(extra, "--plots=false")
-			}
-			if *profDir != "" {
-				extra = append(extra, "--cpuprofile", filepath.Join(*profDir, fmt.Sprintf("case%d-run%d.pprof", ci+1, r+1)))
-			}
-			if err := br.Run(c, out, extra, &results[ci]); err != nil {
-				return err
-			}
+	results, err := br.Measure(cases, *repeat, dir, func(ci, r int) []string {
+		var extra []string
+		if !*plots {
+			extra = append(extra, "--plots=false")
 		}
+		if *profDir != "" {
+			extra = append(extra, "--cpuprofile", filepath.Join(*profDir, fmt.Sprintf("case%d-run%d.pprof", ci+1, r+1)))
+		}
+		return extra
+	})
+	if err != nil {
+		return err
 	}
 	what := "with plots"
 	if !*plots {

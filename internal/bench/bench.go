@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -144,4 +145,61 @@ func HumanCount(n int64) string {
 		return fmt.Sprintf("%.0fk", float64(n)/1e3)
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// Generated writes, in dir, one Lublin–Feitelson trace of jobs jobs on
+// procs processors for each offered load, with seed, saying each on
+// progress, and returns their cases: EASY with lookahead 1000 below a load
+// of 1, and lookahead all above it, where the queue grows to thousands of
+// jobs.
+func Generated(dir string, jobs, procs int, loads []float64, seed int64, progress io.Writer) ([]Case, error) {
+	var cases []Case
+	for _, load := range loads {
+		path := filepath.Join(dir, fmt.Sprintf("lublin-%d-load%.2f-seed%d.swf", jobs, load, seed))
+		fmt.Fprintf(progress, "generating %s ...\n", filepath.Base(path))
+		if err := GenerateTrace(path, jobs, procs, load, seed); err != nil {
+			return nil, err
+		}
+		la := "1000"
+		if load > 1 {
+			la = "all"
+		}
+		cases = append(cases, Case{
+			Name:  fmt.Sprintf("lublin %s jobs, load %.2f", HumanCount(int64(jobs)), load),
+			Trace: path, Jobs: int64(jobs),
+			Args: []string{"--backfill", "easy", "--lookahead", la},
+		})
+	}
+	return cases, nil
+}
+
+// TraceCase returns the case of a user's trace file run with args, named
+// by its base name; counting its jobs reads it whole, so a trace that
+// cannot be read is refused here, before anything is timed.
+func TraceCase(path string, args []string) (Case, error) {
+	n, err := CountJobs(path)
+	if err != nil {
+		return Case{}, err
+	}
+	return Case{Name: filepath.Base(path), Trace: path, Jobs: n, Args: args}, nil
+}
+
+// Measure runs every case repeat times, each run writing a fresh
+// directory in dir (replacing the previous run's files would time the file
+// system freeing them), with the options extra(case, run) adds, and
+// returns the measurements, one Result per case.
+func (br Runner) Measure(cases []Case, repeat int, dir string, extra func(ci, r int) []string) ([]Result, error) {
+	results := make([]Result, len(cases))
+	for ci, c := range cases {
+		out := filepath.Join(dir, fmt.Sprintf("out-%d", ci))
+		for r := 0; r < repeat; r++ {
+			if err := os.RemoveAll(out); err != nil {
+				return nil, err
+			}
+			if err := br.Run(c, out, extra(ci, r), &results[ci]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return results, nil
 }

@@ -75,3 +75,40 @@ func TestPrintTable(t *testing.T) {
 		t.Errorf("a case without runs is printed:\n%s", out)
 	}
 }
+
+// TestGeneratedCases checks the default cases: one trace per load, the
+// lookahead by load, and a user's trace named by its base name with its
+// jobs counted.
+func TestGeneratedCases(t *testing.T) {
+	dir := t.TempDir()
+	var said strings.Builder
+	cases, err := Generated(dir, 200, 32, []float64{0.85, 1.1}, 7, &said)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct{ name, lookahead string }{
+		{"lublin 200 jobs, load 0.85", "1000"},
+		{"lublin 200 jobs, load 1.10", "all"},
+	} {
+		c := cases[i]
+		if c.Name != want.name || c.Jobs != 200 || c.Args[len(c.Args)-1] != want.lookahead {
+			t.Errorf("case %d = %+v, want %s with lookahead %s", i, c, want.name, want.lookahead)
+		}
+		if _, err := os.Stat(c.Trace); err != nil {
+			t.Errorf("case %d: %v", i, err)
+		}
+	}
+	if n := strings.Count(said.String(), "generating "); n != 2 {
+		t.Errorf("progress said %q, want two lines", said.String())
+	}
+	tc, err := TraceCase(cases[0].Trace, []string{"--backfill", "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc.Name != filepath.Base(cases[0].Trace) || tc.Jobs != 200 || tc.Args[1] != "off" {
+		t.Errorf("TraceCase = %+v", tc)
+	}
+	if _, err := TraceCase(filepath.Join(dir, "missing.swf"), nil); err == nil {
+		t.Error("TraceCase of a missing file: no error")
+	}
+}
