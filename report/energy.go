@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/cluster/energy"
+	"github.com/schedsim/schedsim/policy/slurmconf"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -213,34 +214,78 @@ func ClusterUnits(members []*cluster.Spec) (nodeOf []int32, whole []bool) {
 // p's first nodes being the cluster's, each with the cluster node's
 // cores. The error says which node or class does not match.
 func MatchCluster(p *energy.Platform, spec *cluster.Spec) (*energy.Platform, error) {
-	byName := map[string]int{}
+	// A power group names a node group of the cluster, or holds, as a
+	// host list, the nodes of several: a NodeName line that slurm.conf's
+	// partitions split into groups.
+	hosts := make([]map[string]bool, len(p.Groups))
 	for i, g := range p.Groups {
-		if g.Name == "" {
-			byName = nil
-			break
+		if names, err := slurmconf.ExpandHostlist(g.Name); err == nil {
+			hosts[i] = make(map[string]bool, len(names))
+			for _, nm := range names {
+				hosts[i][nm] = true
+			}
 		}
-		byName[g.Name] = i
 	}
-	named := byName != nil
-	for name := range byName {
-		found := false
-		for _, cg := range spec.Groups {
-			found = found || cg.Name == name
+	powerOf := func(cg cluster.NodeGroup) int {
+		for i, g := range p.Groups {
+			if g.Name != "" && g.Name == cg.Name {
+				return i
+			}
 		}
-		named = named && found
+		names, err := slurmconf.ExpandHostlist(cg.Name)
+		if err != nil {
+			return -1
+		}
+		for i := range p.Groups {
+			all := hosts[i] != nil
+			for _, nm := range names {
+				all = all && hosts[i][nm]
+			}
+			if all {
+				return i
+			}
+		}
+		return -1
+	}
+	of := make([]int, len(spec.Groups))
+	used := make([]bool, len(p.Groups))
+	for k, cg := range spec.Groups {
+		of[k] = powerOf(cg)
+		if of[k] >= 0 {
+			used[of[k]] = true
+		}
+	}
+	named := len(p.Groups) > 0
+	for i, g := range p.Groups {
+		named = named && g.Name != "" && used[i]
 	}
 	out := &energy.Platform{}
 	if named {
-		for _, cg := range spec.Groups {
-			i, ok := byName[cg.Name]
-			if !ok {
+		got := make([]int, len(p.Groups)) // nodes of each power group the cluster's groups take
+		last := -1
+		for k, cg := range spec.Groups {
+			i := of[k]
+			if i < 0 {
 				return nil, fmt.Errorf("the cluster's node group %s has no power group of its name (name every group of the cluster, or none)", cg.Name)
 			}
 			g := p.Groups[i]
-			if g.Nodes != cg.Count || g.Cores != cg.Cores {
+			if g.Cores != cg.Cores {
 				return nil, fmt.Errorf("power group %s: %d nodes of %d cores, the cluster's group %d nodes of %d cores", g.Name, g.Nodes, g.Cores, cg.Count, cg.Cores)
 			}
+			got[i] += cg.Count
+			if i == last {
+				// The next nodes of the same power group: one group still.
+				out.Groups[len(out.Groups)-1].Nodes += cg.Count
+				continue
+			}
+			g.Nodes = cg.Count
 			out.Groups = append(out.Groups, g)
+			last = i
+		}
+		for i, g := range p.Groups {
+			if got[i] != g.Nodes {
+				return nil, fmt.Errorf("power group %s: %d nodes of %d cores, the cluster's group %d nodes of %d cores", g.Name, g.Nodes, g.Cores, got[i], g.Cores)
+			}
 		}
 		return out, nil
 	}

@@ -323,3 +323,32 @@ func TestMatchCluster(t *testing.T) {
 		})
 	}
 }
+
+// TestMatchClusterSplitLines checks that power groups named after
+// slurm.conf's NodeName lines still match the cluster's groups when its
+// partitions split a line into several (thin[001-002] and thin[003-004]).
+func TestMatchClusterSplitLines(t *testing.T) {
+	spec := &cluster.Spec{Groups: []cluster.NodeGroup{
+		{Name: "thin[001-002]", Count: 2, Cores: 2}, {Name: "thin[003-004]", Count: 2, Cores: 2}, {Name: "gpu1", Count: 1, Cores: 8},
+	}}
+	g := func(name string, nodes, cores int, idle float64) energy.Group {
+		return energy.Group{Name: name, Nodes: nodes, Cores: cores, PStates: []energy.PState{{IdleW: idle, EpsilonW: idle, AllCoresW: 2 * idle}}}
+	}
+	p, err := MatchCluster(&energy.Platform{Groups: []energy.Group{g("gpu[1-1]", 1, 8, 500), g("thin[001-004]", 4, 2, 100)}}, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []energy.Group{g("thin[001-004]", 4, 2, 100), g("gpu[1-1]", 1, 8, 500)}
+	if len(p.Groups) != len(want) {
+		t.Fatalf("groups %+v, want %+v", p.Groups, want)
+	}
+	for i, w := range want {
+		if gg := p.Groups[i]; gg.Name != w.Name || gg.Nodes != w.Nodes || gg.Cores != w.Cores || gg.PStates[0].IdleW != w.PStates[0].IdleW {
+			t.Errorf("group %d: %+v, want %+v", i, gg, w)
+		}
+	}
+	if _, err := MatchCluster(&energy.Platform{Groups: []energy.Group{g("gpu1", 1, 8, 500), g("thin[001-005]", 5, 2, 100)}}, spec); err == nil ||
+		!strings.Contains(err.Error(), "power group thin[001-005]: 5 nodes of 2 cores, the cluster's group 4 nodes") {
+		t.Errorf("a power group of more nodes than the cluster's: error %v", err)
+	}
+}

@@ -264,15 +264,32 @@ func Parse(r io.Reader, path string) (*Conf, error) {
 			c.Spec.Groups[i].MemoryMB = 0
 		}
 	}
+	// A partition names nodes, not NodeName lines: the nodes each one
+	// holds, as (group, index in the group).
+	type nodeAt struct{ g, k int }
+	nodeIndex := make(map[string]int, len(nodeGroup)) // node name → index in its group
+	for _, names := range groupNames {
+		for k, nm := range names {
+			nodeIndex[nm] = k
+		}
+	}
+	member := make([][][]int, len(groupNames)) // group → node → the partitions that hold it
+	for g, names := range groupNames {
+		member[g] = make([][]int, len(names))
+	}
+	var partsOK []cluster.Partition
+	var partIdx []int // index into member's lists of each kept partition
 	for _, pl := range parts {
 		part := cluster.Partition{Name: pl.name, MaxTime: pl.p.maxTime, DefaultTime: pl.p.dflt, PriorityTier: pl.p.tier, OverSubscribe: pl.p.over, Default: pl.p.isDefault}
 		if pl.p.over == "FORCE" {
 			part.ShareCount = pl.p.share
 		}
-		var groups []int
+		var nodes []nodeAt
 		if strings.EqualFold(pl.p.nodes, "ALL") {
-			for g := range c.Spec.Groups {
-				groups = append(groups, g)
+			for g, names := range groupNames {
+				for k := range names {
+					nodes = append(nodes, nodeAt{g, k})
+				}
 			}
 		} else if pl.p.nodes != "" {
 			names, err := ExpandHostlist(pl.p.nodes)
@@ -280,20 +297,57 @@ func Parse(r io.Reader, path string) (*Conf, error) {
 				fail(pl.line, "PartitionName=%s Nodes=%s: %v", pl.name, pl.p.nodes, err)
 				continue
 			}
+			bad := false
 			for _, nm := range names {
 				g, ok := nodeGroup[nm]
 				if !ok {
 					fail(pl.line, "PartitionName=%s: node %s has no NodeName line", pl.name, nm)
+					bad = true
 					break
 				}
-				if !slices.Contains(groups, g) {
-					groups = append(groups, g)
-				}
+				nodes = append(nodes, nodeAt{g, nodeIndex[nm]})
+			}
+			if bad {
+				continue
 			}
 		}
-		slices.Sort(groups)
-		for _, g := range groups {
-			part.Groups = append(part.Groups, c.Spec.Groups[g].Name)
+		pi := len(partsOK)
+		for _, n := range nodes {
+			if m := member[n.g][n.k]; len(m) == 0 || m[len(m)-1] != pi {
+				member[n.g][n.k] = append(m, pi)
+			}
+		}
+		partsOK = append(partsOK, part)
+		partIdx = append(partIdx, pi)
+	}
+	// Every partition must be a union of whole groups: a NodeName line
+	// whose nodes the partitions do not all hold alike is split into runs
+	// of nodes, in its order (the nodes keep their numbers), that the same
+	// partitions hold, each named by the host list of its nodes.
+	var groups []cluster.NodeGroup
+	var holders [][]int // new group → the partitions that hold it
+	for g, names := range groupNames {
+		for lo := 0; lo < len(names); {
+			hi := lo + 1
+			for hi < len(names) && slices.Equal(member[g][hi], member[g][lo]) {
+				hi++
+			}
+			ng := c.Spec.Groups[g]
+			if lo > 0 || hi < len(names) {
+				ng.Name, ng.Count = compressHostlist(names[lo:hi]), hi-lo
+				ng.Features = slices.Clone(ng.Features)
+			}
+			groups = append(groups, ng)
+			holders = append(holders, member[g][lo])
+			lo = hi
+		}
+	}
+	c.Spec.Groups = groups
+	for i, part := range partsOK {
+		for g, h := range holders {
+			if slices.Contains(h, partIdx[i]) {
+				part.Groups = append(part.Groups, groups[g].Name)
+			}
 		}
 		c.Spec.Partitions = append(c.Spec.Partitions, part)
 	}
@@ -565,6 +619,45 @@ func ParseTime(s string) (workload.Time, error) {
 		sec = v[0]*3600 + v[1]*60 + v[2]
 	}
 	return workload.Time(sec), nil
+}
+
+// compressHostlist returns a host list that ExpandHostlist expands to
+// names, in their order: runs of names with one prefix and consecutive
+// numbers of one width become prefix[lo-hi].
+func compressHostlist(names []string) string {
+	split := func(nm string) (string, string) {
+		i := len(nm)
+		for i > 0 && nm[i-1] >= '0' && nm[i-1] <= '9' {
+			i--
+		}
+		return nm[:i], nm[i:]
+	}
+	var items []string
+	for i := 0; i < len(names); {
+		pre, num := split(names[i])
+		j := i + 1
+		if a, err := strconv.Atoi(num); num != "" && err == nil {
+			for ; j < len(names); j++ {
+				p, d := split(names[j])
+				b, err := strconv.Atoi(d)
+				if p != pre || len(d) != len(num) || err != nil || b != a+(j-i) {
+					break
+				}
+			}
+		}
+		if j-i == 1 {
+			items = append(items, names[i])
+		} else {
+			_, last := split(names[j-1])
+			items = append(items, pre+"["+num+"-"+last+"]")
+		}
+		i = j
+	}
+	s := strings.Join(items, ",")
+	if got, err := ExpandHostlist(s); err != nil || !slices.Equal(got, names) {
+		return strings.Join(names, ",")
+	}
+	return s
 }
 
 // ExpandHostlist expands a Slurm hostlist such as "n[001-128],gpu[1-4,7]"

@@ -1,6 +1,7 @@
 package slurmconf
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -17,10 +18,14 @@ func TestParseSlurmConfSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantGroups := []cluster.NodeGroup{
-		{Name: "thin[001-096]", Count: 96, Cores: 32, MemoryMB: 191000, Features: []string{"skylake", "ib"}},
+		// debug holds thin[001-004] and gpu01 only: their NodeName lines
+		// are split where the partitions that hold the nodes change.
+		{Name: "thin[001-004]", Count: 4, Cores: 32, MemoryMB: 191000, Features: []string{"skylake", "ib"}},
+		{Name: "thin[005-096]", Count: 92, Cores: 32, MemoryMB: 191000, Features: []string{"skylake", "ib"}},
 		{Name: "thin[097-128]", Count: 32, Cores: 48, MemoryMB: 257000, Features: []string{"cascadelake", "ib"}},
 		{Name: "fat[01-04]", Count: 4, Cores: 72, MemoryMB: 1536000, Features: []string{"skylake", "bigmem"}},
-		{Name: "gpu[01-08]", Count: 8, Cores: 80, MemoryMB: 384000, Features: []string{"gpu"}},
+		{Name: "gpu01", Count: 1, Cores: 80, MemoryMB: 384000, Features: []string{"gpu"}},
+		{Name: "gpu[02-08]", Count: 7, Cores: 80, MemoryMB: 384000, Features: []string{"gpu"}},
 	}
 	if len(sc.Spec.Groups) != len(wantGroups) {
 		t.Fatalf("%d node groups, want %d: %+v", len(sc.Spec.Groups), len(wantGroups), sc.Spec.Groups)
@@ -35,10 +40,10 @@ func TestParseSlurmConfSample(t *testing.T) {
 		t.Errorf("select %q, scheduler %q", sc.Spec.Select, sc.Scheduler)
 	}
 	wantParts := []cluster.Partition{
-		{Name: "batch", Groups: []string{"thin[001-096]", "thin[097-128]"}, MaxTime: 2 * 86400, DefaultTime: 3600, PriorityTier: 1, OverSubscribe: "NO", Default: true},
+		{Name: "batch", Groups: []string{"thin[001-004]", "thin[005-096]", "thin[097-128]"}, MaxTime: 2 * 86400, DefaultTime: 3600, PriorityTier: 1, OverSubscribe: "NO", Default: true},
 		{Name: "bigmem", Groups: []string{"fat[01-04]"}, MaxTime: 7 * 86400, DefaultTime: 3600, PriorityTier: 1, OverSubscribe: "YES"},
-		{Name: "gpu", Groups: []string{"gpu[01-08]"}, MaxTime: 86400, DefaultTime: 1800, PriorityTier: 2},
-		{Name: "debug", Groups: []string{"thin[001-096]", "gpu[01-08]"}, MaxTime: 1800, DefaultTime: 600, PriorityTier: 10, OverSubscribe: "FORCE"},
+		{Name: "gpu", Groups: []string{"gpu01", "gpu[02-08]"}, MaxTime: 86400, DefaultTime: 1800, PriorityTier: 2},
+		{Name: "debug", Groups: []string{"thin[001-004]", "gpu01"}, MaxTime: 1800, DefaultTime: 600, PriorityTier: 10, OverSubscribe: "FORCE"},
 	}
 	for i, w := range wantParts {
 		if i >= len(sc.Spec.Partitions) {
@@ -62,6 +67,68 @@ func TestParseSlurmConfSample(t *testing.T) {
 	}
 	if got := sc.Spec.Cores(); got != 96*32+32*48+4*72+8*80 {
 		t.Errorf("%d cores", got)
+	}
+}
+
+// TestPartitionsSplitGroups checks that a partition holds the nodes it
+// names, not their whole NodeName lines: the lines are split into runs of
+// nodes, in their order, that the same partitions hold.
+func TestPartitionsSplitGroups(t *testing.T) {
+	for _, c := range []struct {
+		name, conf string
+		groups     []string // name:count
+		parts      map[string][]string
+	}{
+		{"whole lines", "NodeName=a[1-4] CPUs=2\nPartitionName=p Nodes=a[1-4]\nPartitionName=q Nodes=ALL",
+			[]string{"a[1-4]:4"}, map[string][]string{"p": {"a[1-4]"}, "q": {"a[1-4]"}}},
+		{"a subset", "NodeName=n[01-10] CPUs=4\nPartitionName=all Nodes=n[01-10]\nPartitionName=dbg Nodes=n[01-02]",
+			[]string{"n[01-02]:2", "n[03-10]:8"}, map[string][]string{"all": {"n[01-02]", "n[03-10]"}, "dbg": {"n[01-02]"}}},
+		{"not contiguous: the nodes keep their order", "NodeName=n[1-6] CPUs=1\nPartitionName=p Nodes=n[2,5]\nPartitionName=r Nodes=n[1-6]",
+			[]string{"n1:1", "n2:1", "n[3-4]:2", "n5:1", "n6:1"}, map[string][]string{"p": {"n2", "n5"}, "r": {"n1", "n2", "n[3-4]", "n5", "n6"}}},
+		{"two lines, one partition over both, listed twice", "NodeName=x[1-2] CPUs=1\nNodeName=y[1-3] CPUs=2\nPartitionName=p Nodes=x2,y[1-2],y1",
+			[]string{"x1:1", "x2:1", "y[1-2]:2", "y3:1"}, map[string][]string{"p": {"x2", "y[1-2]"}}},
+		{"nodes in no partition stay apart", "NodeName=z[1-3] CPUs=1\nPartitionName=p Nodes=z3",
+			[]string{"z[1-2]:2", "z3:1"}, map[string][]string{"p": {"z3"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc, err := Parse(strings.NewReader(c.conf), "t.conf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, g := range sc.Spec.Groups {
+				got = append(got, fmt.Sprintf("%s:%d", g.Name, g.Count))
+			}
+			if !slices.Equal(got, c.groups) {
+				t.Errorf("groups %v, want %v", got, c.groups)
+			}
+			for _, p := range sc.Spec.Partitions {
+				if !slices.Equal(p.Groups, c.parts[p.Name]) {
+					t.Errorf("partition %s: groups %v, want %v", p.Name, p.Groups, c.parts[p.Name])
+				}
+			}
+		})
+	}
+}
+
+func TestCompressHostlist(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"n1"}, "n1"},
+		{[]string{"n001", "n002", "n003"}, "n[001-003]"},
+		{[]string{"n8", "n9", "n10"}, "n[8-9],n10"},
+		{[]string{"a1", "a2", "b3", "a4"}, "a[1-2],b3,a4"},
+		{[]string{"head", "n1", "n2"}, "head,n[1-2]"},
+		{[]string{"x05", "x04"}, "x05,x04"},
+	} {
+		if got := compressHostlist(c.names); got != c.want {
+			t.Errorf("compressHostlist(%v) = %q, want %q", c.names, got, c.want)
+		}
+		if back, err := ExpandHostlist(compressHostlist(c.names)); err != nil || !slices.Equal(back, c.names) {
+			t.Errorf("%v: expands back to %v (%v)", c.names, back, err)
+		}
 	}
 }
 
@@ -199,6 +266,21 @@ func FuzzParseSlurmConf(f *testing.F) {
 		}
 		if _, err := sc.Spec.NewAllocator(); err != nil {
 			t.Fatal(err)
+		}
+		// Every group, split or not, is named by the host list of its
+		// own nodes, and no node is in two groups.
+		seen := map[string]bool{}
+		for _, g := range sc.Spec.Groups {
+			names, err := ExpandHostlist(g.Name)
+			if err != nil || len(names) != g.Count {
+				t.Fatalf("group %q of %d nodes expands to %d names (%v)", g.Name, g.Count, len(names), err)
+			}
+			for _, nm := range names {
+				if seen[nm] {
+					t.Fatalf("node %s is in two groups", nm)
+				}
+				seen[nm] = true
+			}
 		}
 	})
 }
