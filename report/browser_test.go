@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -375,7 +377,8 @@ func checkSort(t *testing.T, d *webDriver) {
 // TestGanttInBrowser draws the canvas Gantt chart of 100,000 jobs: the
 // page loads without console errors, the chart draws the jobs in view
 // (every one at first), zooming in draws fewer, and the job under the
-// pointer is named.
+// pointer is named, its times counted from the first submission (the
+// trace starts 500 days after its time 0), as every other plot's are.
 func TestGanttInBrowser(t *testing.T) {
 	d := startBrowser(t)
 	const n, procs = 100000, 512
@@ -383,12 +386,12 @@ func TestGanttInBrowser(t *testing.T) {
 	var recs []sim.Record
 	for i := 0; i < n; i++ {
 		lo := (i * 37) % (procs - 16)
-		start := workload.Time(i * 60)
+		start := workload.Time(500*86400 + i*60)
 		j := &workload.Job{ID: int64(i + 1), Submit: start, Procs: 16, Run: 3600}
 		recs = append(recs, sim.Record{Job: j, State: sim.Completed, Start: start, End: start + 3600, Alloc: []cluster.Range{{Lo: lo, Hi: lo + 16}}})
 	}
 	replay(recs, g)
-	r := &Run{Name: "big", Summary: Summary{Trace: "big.swf", Policy: "fcfs", Procs: procs, Jobs: n}, Gantt: g}
+	r := &Run{Name: "big", Summary: Summary{Trace: "big.swf", Policy: "fcfs", Procs: procs, Jobs: n, FirstSubmit: 500 * 86400}, Gantt: g}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	if err := WriteFileAtomic(page, func(w io.Writer) error { return WriteRunHTML(w, r, nil) }); err != nil {
@@ -433,6 +436,11 @@ return new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() 
 	}
 	if !strings.HasPrefix(got.Tip, "job ") || !strings.Contains(got.Tip, "processors") {
 		t.Errorf("the pointer over the chart shows %q, want a job", got.Tip)
+	}
+	if m := regexp.MustCompile(`, ([0-9.]+) days to`).FindStringSubmatch(got.Tip); m == nil {
+		t.Errorf("the pointer over the chart shows %q, want its start in days", got.Tip)
+	} else if d, _ := strconv.ParseFloat(m[1], 64); d > 70 {
+		t.Errorf("the job under the pointer starts at %s days: not counted from the first submission (day 500 of the trace)", m[1])
 	}
 	if got.Resources != 0 {
 		t.Errorf("the page fetched %d resources", got.Resources)

@@ -45,6 +45,10 @@ type ganttPageData struct {
 	Epoch  *int64 `json:"epoch,omitempty"`
 	Offset int    `json:"offset"`
 	Zone   string `json:"zone,omitempty"`
+	// Since, without a calendar, is the first submission of a job that
+	// ran, in the data's units: times are labelled from it, as every
+	// other plot's axis is ("time since the first submission").
+	Since int64 `json:"since"`
 	// Tick, for a run in a unit finer than the second, is how many of
 	// the data's time units (Origin, ViewFrom and the rectangles') make a
 	// second: the run's ticks, coarsened by powers of ten until the
@@ -97,6 +101,9 @@ func ganttJSON(r *Run) []byte {
 	d := ganttPageData{Origin: origin, ViewFrom: from - origin, Procs: r.Summary.Procs, Jobs: g.n, Rects: n}
 	if tick > 1 {
 		d.Tick = tick / q
+	}
+	if r.Calendar == nil {
+		d.Since = min(int64(r.Summary.FirstSubmit)*tick/q, origin)
 	}
 	if c := r.Calendar; c != nil {
 		e := c.Epoch
@@ -304,7 +311,7 @@ const pageScript = `
       var d = new Date((g.epoch + g.origin + t + g.offset) * 1000);
       return d.toISOString().replace("T", " ").slice(0, 16) + " " + g.zone;
     }
-    var s = g.origin + t;
+    var s = g.origin + t - g.since;
     if (s < 7200) return s + " s";
     if (s < 172800) return (s / 3600).toFixed(1) + " h";
     return (s / 86400).toFixed(2) + " days";
@@ -426,7 +433,7 @@ const fmtTimeSeconds = `  function fmtTime(t) {
       var d = new Date((g.epoch + g.origin + t + g.offset) * 1000);
       return d.toISOString().replace("T", " ").slice(0, 16) + " " + g.zone;
     }
-    var s = g.origin + t;`
+    var s = g.origin + t - g.since;`
 
 const fmtTimeTicks = `  var perSec = g.tick || 1; // the data's time units in a second
   function fmtTime(t) {
@@ -434,7 +441,7 @@ const fmtTimeTicks = `  var perSec = g.tick || 1; // the data's time units in a 
       var d = new Date((g.epoch + g.offset) * 1000 + (g.origin + t) * 1000 / perSec);
       return d.toISOString().replace("T", " ").slice(0, 16) + " " + g.zone;
     }
-    var s = (g.origin + t) / perSec;
+    var s = (g.origin + t - g.since) / perSec;
     if (perSec > 1 && s < 7200) return +s.toFixed(3) + " s";`
 
 // tickPageScript is pageScript for a run in a unit finer than the second.

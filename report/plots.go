@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -257,7 +258,7 @@ func writeFigures(dir string, figs, twins []*Figure) ([]Rendered, error) {
 // holding at least one job).
 func RunFigures(r *Run) []*Figure {
 	var figs []*Figure
-	sub := r.Summary.Trace + " · " + r.Summary.Policy
+	sub := wrapSubtitle(r.Summary.Trace+" · "+r.Summary.Policy, subtitleWidth)
 	if r.Series != nil && r.Series.started {
 		figs = append(figs, utilisationFigure(r, sub), queueFigure(r, sub))
 		if f := nodeEventsFigure(r, sub); f != nil {
@@ -314,7 +315,57 @@ func compareSubtitle(runs []*Run) string {
 			names = append(names, r.Summary.Trace)
 		}
 	}
-	return strings.Join(names, ", ")
+	return wrapSubtitle(strings.Join(names, ", "), subtitleWidth)
+}
+
+// subtitleWidth is the most characters a line of a plot's subtitle holds:
+// at the title's size, a longer line would be cut at the narrowest
+// figure's edges.
+const subtitleWidth = 80
+
+// wrapSubtitle breaks s into lines of at most width characters where it
+// can: after the " · " between trace and policy, then after the "+" or
+// ", " between a policy's settings or a comparison's traces. A piece
+// longer than width stays whole.
+func wrapSubtitle(s string, width int) string {
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	var lines []string
+	line := ""
+	for _, piece := range splitAfterAny(s, " · ", "+", ", ") {
+		if line != "" && utf8.RuneCountInString(line)+utf8.RuneCountInString(piece) > width {
+			lines = append(lines, strings.TrimSpace(strings.TrimSuffix(line, " ·")))
+			line = ""
+		}
+		line += piece
+		if strings.HasSuffix(piece, " · ") {
+			// The trace on a line of its own when the whole is too long.
+			lines = append(lines, strings.TrimSuffix(line, " · "))
+			line = ""
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// splitAfterAny splits s after every occurrence of any of the separators,
+// which stay at the ends of the pieces.
+func splitAfterAny(s string, seps ...string) []string {
+	var pieces []string
+	for s != "" {
+		cut := len(s)
+		for _, sep := range seps {
+			if i := strings.Index(s, sep); i >= 0 && i+len(sep) < cut {
+				cut = i + len(sep)
+			}
+		}
+		pieces = append(pieces, s[:cut])
+		s = s[cut:]
+	}
+	return pieces
 }
 
 // Text and line styles shared by every plot.
@@ -621,17 +672,18 @@ func queueFigure(r *Run, sub string) *Figure {
 	// percentile of the demand over time, whichever is higher, and cuts
 	// the higher peaks.
 	peak, top := demand.Y.Max, demandScale(ts)
-	clipped := ""
-	if peak > top*1.05 {
-		clipped = fmt.Sprintf(" The demand's scale stops at %.0f processors: higher peaks (the highest: %.0f) are cut at the top.", top, peak)
-	} else {
+	if peak <= top*1.05 {
 		top = peak
 	}
 	demand.Y.Max = math.Max(top, float64(ts.Procs())) * 1.3 // room for the legend
+	cut := ""
+	if peak > demand.Y.Max {
+		cut = fmt.Sprintf(" The demand's scale stops at %.0f processors: higher peaks (the highest: %.0f) are cut at the top.", demand.Y.Max, peak)
+	}
 	fig := &Figure{
 		Name: "queue", Title: "Queue length and queued demand over time",
 		Caption: "Top: jobs waiting. Middle: jobs running, on its own scale. Bottom: processors the waiting jobs ask for, in all, against the machine size; " +
-			resolution(ts, u) + ", drawn lighter at its peak." + clipped,
+			resolution(ts, u) + ", drawn lighter at its peak." + cut,
 		Width: 9 * vg.Inch, Height: 8 * vg.Inch,
 		draw: func(c draw.Canvas) {
 			tiles := draw.Tiles{Rows: 3, Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}

@@ -382,3 +382,21 @@ func TestPNGConcurrentSame(t *testing.T) {
 		}
 	}
 }
+
+func TestWrapSubtitle(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"LANL-CM5-1994-4.1-cln.swf.gz · easy(lookahead=1000)", "LANL-CM5-1994-4.1-cln.swf.gz · easy(lookahead=1000)"},
+		{"CEA-Curie-2011-sample30k.swf.gz · easy(lookahead=1000)+order=fcfs+priority-tier+slurm-conf=slurm-hetero.conf+select=cons_res",
+			"CEA-Curie-2011-sample30k.swf.gz\neasy(lookahead=1000)+order=fcfs+priority-tier+slurm-conf=slurm-hetero.conf+\nselect=cons_res"},
+		{"a.swf, b.swf, c.swf", "a.swf, b.swf, c.swf"},
+		{strings.Repeat("x", 90), strings.Repeat("x", 90)},
+	} {
+		got := wrapSubtitle(c.in, 80)
+		if got != c.want {
+			t.Errorf("wrapSubtitle(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if strings.ReplaceAll(got, "\n", "") != strings.ReplaceAll(strings.ReplaceAll(c.in, " · ", ""), "·", "") && !strings.Contains(c.in, " · ") {
+			t.Errorf("wrapSubtitle(%q) lost text: %q", c.in, got)
+		}
+	}
+}
