@@ -72,6 +72,9 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <p class="controls"><button id="gantt-in" type="button">zoom in</button><button id="gantt-out" type="button">zoom out</button><button id="gantt-reset" type="button">all jobs</button> <span id="gantt-status" class="sub"></span></p>
 <canvas id="gantt-canvas"></canvas>
 <script type="application/json" id="gantt-data">{{.Gantt}}</script>
+{{- else if .GanttNote}}
+<h2 id="gantt-explore">Gantt chart (explore)</h2>
+<p class="sub">{{.GanttNote}}</p>
 {{- end}}
 {{- range .Figures}}
 <h2 id="{{.Name}}">{{.Title}}</h2>
@@ -113,6 +116,8 @@ type page struct {
 	Figures    []pageFigure
 	// Gantt is the canvas Gantt chart's data, as JSON ("": none).
 	Gantt template.JS
+	// GanttNote, without Gantt, says why the page has no chart.
+	GanttNote string
 	// Script makes the page explorable (pageScript).
 	Script template.JS
 }
@@ -236,6 +241,14 @@ func writeRunHTML(w io.Writer, r *Run, figs []Rendered, gantt []byte) error {
 	p.Figures = pageFigures(figs)
 	if len(gantt) > 0 {
 		p.Gantt = ganttSlot
+	} else if g := r.Gantt; g != nil && !g.Complete() {
+		p.GanttNote = fmt.Sprintf("Left out: %d jobs ran, more than the %d the page's chart holds (--page-gantt-max-jobs; "+
+			"its data takes about 50 bytes a job in the page, and gathering it time and memory). ", g.seen, g.limit)
+		if g.seen <= PageGanttMaxJobs {
+			p.GanttNote += fmt.Sprintf("Run again with --page-gantt-max-jobs %d to explore them.", g.seen)
+		} else {
+			p.GanttNote += fmt.Sprintf("A page holds at most %d; jobs.csv has every job's start and processors.", PageGanttMaxJobs)
+		}
 	}
 	p.Script = pageScript
 	if r.Tick > 1 {

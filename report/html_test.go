@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -172,6 +173,31 @@ func checkRenderedAlone(t *testing.T, dir string, rendered []Rendered, figs []*F
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s%s differs from rendering it alone", f.Name, ext)
 			}
+		}
+	}
+}
+
+// TestRunHTMLGanttLeftOut checks that a run with more jobs than the page's
+// chart holds says so, with the option that brings the chart back,
+// instead of dropping the chart silently.
+func TestRunHTMLGanttLeftOut(t *testing.T) {
+	r := tinyReport()
+	m := NewMetrics()
+	g := NewGantt(3)
+	replay(tinyRun(), Observers{m, g})
+	r.Gantt = g
+	page := string(renderRunPage(t, t.TempDir(), r))
+	if strings.Contains(page, `id="gantt-data"`) {
+		t.Error("the page holds the chart's data of an incomplete Gantt")
+	}
+	n := g.seen
+	for _, want := range []string{
+		`<h2 id="gantt-explore">Gantt chart (explore)</h2>`,
+		fmt.Sprintf("Left out: %d jobs ran, more than the 3 the page", n),
+		fmt.Sprintf("--page-gantt-max-jobs %d to explore them", n),
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
 		}
 	}
 }
