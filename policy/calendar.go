@@ -25,6 +25,95 @@ type Calendar interface {
 	StartFrom(i int, t workload.Time) workload.Time
 }
 
+// NodeCalendar is an optional interface of a Calendar on a cluster of
+// nodes whose reservations hold named nodes (Slurm's Nodes=). A job keeps
+// its nodes for its whole run, so a reservation on nodes that a job may
+// not use and that has an occurrence anywhere in its run holds all of
+// its nodes from the job for the whole run, not only during the
+// occurrence; and the processors that jobs admitted to the reservation
+// hold on those nodes are not counted twice. The planning functions
+// (EarliestOn, FitsOn, MinFreeOn) count, for job i run over [from, to),
+// the processors free at u as the profile's, less the idle processors at
+// u of the nodes Pinned names, less WithheldCount's.
+type NodeCalendar interface {
+	Calendar
+	// Pinned returns what the reservations on nodes that queued job i
+	// may not use, with an occurrence overlapping [from, to), hold from a
+	// run of it over [from, to): the processors of their nodes (each node
+	// once), the running jobs that hold some of those processors (their
+	// predicted ends and how many each holds there), appended to dst, and
+	// the first instant after from at which one of those occurrences
+	// ends (a run starting then no longer overlaps it; workload.Forever:
+	// none).
+	Pinned(i int, from, to workload.Time, dst []PinnedRun) (procs int, runs []PinnedRun, shrink workload.Time)
+	// WithheldCount is Withheld without the reservations on nodes, which
+	// Pinned accounts for.
+	WithheldCount(i int, t workload.Time) (procs int, next workload.Time)
+}
+
+// PinnedRun is a running job's share of the nodes NodeCalendar.Pinned
+// names: its predicted end (workload.Forever: none) and its processors
+// there.
+type PinnedRun struct {
+	End   workload.Time
+	Procs int
+}
+
+// pinnedSpan is what a NodeCalendar holds from job i over one run: the
+// processors of the held nodes, the running jobs on them and when the
+// held set shrinks.
+type pinnedSpan struct {
+	procs  int
+	runs   []PinnedRun
+	shrink workload.Time
+}
+
+// idleAt returns the held nodes' idle processors at u (by the running
+// jobs' predicted ends) and the next instant after u at which that
+// changes (workload.Forever: never).
+func (p *pinnedSpan) idleAt(u workload.Time) (int, workload.Time) {
+	busy, next := 0, workload.Forever
+	for _, r := range p.runs {
+		if r.End > u {
+			busy += r.Procs
+			next = min(next, r.End)
+		}
+	}
+	return max(p.procs-busy, 0), next
+}
+
+// pinnedOf returns what nc holds from job i run over [t, t+dur), or ok
+// false when it holds no nodes from it (the count rules alone apply).
+func pinnedOf(nc NodeCalendar, i int, t, dur workload.Time) (p pinnedSpan, end workload.Time, ok bool) {
+	end = satAdd(t, dur)
+	if end >= workload.Forever {
+		end = satAdd(t, horizonOf(nc))
+	}
+	p.procs, p.runs, p.shrink = nc.Pinned(i, t, end, nil)
+	return p, end, p.procs > 0
+}
+
+// conflictPinned is conflictOn under a NodeCalendar that holds nodes from
+// job i over [t, t+dur): at every instant u the profile's free processors
+// less the held nodes' idle ones and the processors WithheldCount holds
+// must be at least procs. On a conflict the next candidate start is the
+// first change after it, or the instant the held set shrinks if sooner.
+func conflictPinned(pr *cluster.Profile, nc NodeCalendar, p *pinnedSpan, end workload.Time, i, procs int, t workload.Time) (workload.Time, bool) {
+	for u := t; u < end; {
+		held, wnext := nc.WithheldCount(i, u)
+		idle, rnext := p.idleAt(u)
+		next := min(wnext, rnext, pr.NextChange(u))
+		if pr.FreeAt(u)-held-idle < procs {
+			if p.shrink > t {
+				next = min(next, p.shrink)
+			}
+			return next, false
+		}
+		u = next
+	}
+	return 0, true
+}
+
 // calendarHorizon is how far past its start a plan walks reservations for
 // a job without an end (no estimate): beyond it the job is taken to fit.
 const calendarHorizon = 400 * 86400
@@ -68,7 +157,7 @@ func EarliestOn(pr *cluster.Profile, cal Calendar, i, procs int, from, dur workl
 			t = s
 			continue
 		}
-		next, ok := conflictOn(pr, cal, i, procs, t, dur)
+		next, ok := conflictAny(pr, cal, i, procs, t, dur)
 		if ok {
 			return t
 		}
@@ -86,8 +175,29 @@ func FitsOn(pr *cluster.Profile, cal Calendar, i, procs int, at, dur workload.Ti
 	if !pr.Fits(at, procs, dur) || cal.StartFrom(i, at) != at {
 		return false
 	}
-	_, ok := conflictOn(pr, cal, i, procs, at, dur)
+	_, ok := conflictAny(pr, cal, i, procs, at, dur)
 	return ok
+}
+
+// conflictAny is conflictPinned when cal holds nodes from job i over
+// [t, t+dur), else conflictOn.
+func conflictAny(pr *cluster.Profile, cal Calendar, i, procs int, t, dur workload.Time) (workload.Time, bool) {
+	if nc, ok := cal.(NodeCalendar); ok {
+		if p, end, ok := pinnedOf(nc, i, t, dur); ok {
+			return conflictPinned(pr, nc, &p, end, i, procs, t)
+		}
+		return conflictOn(pr, countCalendar{nc}, i, procs, t, dur)
+	}
+	return conflictOn(pr, cal, i, procs, t, dur)
+}
+
+// countCalendar is a NodeCalendar's count rules alone: its Withheld is
+// WithheldCount (no nodes are held from the run planned).
+type countCalendar struct{ NodeCalendar }
+
+// Withheld implements Calendar.
+func (c countCalendar) Withheld(i int, t workload.Time) (int, workload.Time) {
+	return c.WithheldCount(i, t)
 }
 
 // conflictOn walks [t, t+dur) through the changes of pr and cal: it
@@ -121,6 +231,21 @@ func conflictOn(pr *cluster.Profile, cal Calendar, i, procs int, t, dur workload
 func MinFreeOn(pr *cluster.Profile, cal Calendar, i int, from, to workload.Time) int {
 	if to >= workload.Forever {
 		to = satAdd(from, horizonOf(cal))
+	}
+	if nc, ok := cal.(NodeCalendar); ok {
+		p, end, pinned := pinnedOf(nc, i, from, to-from)
+		if !pinned {
+			cal = countCalendar{nc}
+		} else {
+			least := pr.FreeAt(from)
+			for u := from; u < min(to, end); {
+				held, wnext := nc.WithheldCount(i, u)
+				idle, rnext := p.idleAt(u)
+				least = min(least, pr.FreeAt(u)-held-idle)
+				u = min(wnext, rnext, pr.NextChange(u))
+			}
+			return least
+		}
 	}
 	least := pr.FreeAt(from)
 	for u := from; u < to; {
@@ -157,4 +282,12 @@ func calendarShadow(pr *cluster.Profile, v View, cal Calendar, h int) (workload.
 		return workload.Forever, 0
 	}
 	return at, max(MinFreeOn(pr, cal, h, at, satAdd(at, dur))-head.Procs, 0)
+}
+
+// TicksPerSecond implements Ticker: the wrapped calendar's unit.
+func (c countCalendar) TicksPerSecond() workload.Time {
+	if t, ok := c.NodeCalendar.(Ticker); ok {
+		return t.TicksPerSecond()
+	}
+	return 1
 }

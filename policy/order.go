@@ -295,7 +295,10 @@ func (o *Ordered) Schedule(v View, d Decisions) {
 	o.view = orderedView{View: v, d: d, items: items, reserve: fcfs}
 	if f, ok := v.(Fitter); ok {
 		o.fit = orderedFitView{&o.view, f}
-		if c, ok := v.(Calendar); ok {
+		if nc, ok := v.(NodeCalendar); ok {
+			cv := orderedNodeCalView{orderedCalView{&o.fit, nc}, nc}
+			o.Inner.Schedule(&cv, &o.view)
+		} else if c, ok := v.(Calendar); ok {
 			cv := orderedCalView{&o.fit, c}
 			o.Inner.Schedule(&cv, &o.view)
 		} else {
@@ -340,6 +343,23 @@ func (o *orderedCalView) Withheld(i int, t workload.Time) (int, workload.Time) {
 // StartFrom implements Calendar: the i-th job in priority order.
 func (o *orderedCalView) StartFrom(i int, t workload.Time) workload.Time {
 	return o.c.StartFrom(o.items[i].i, t)
+}
+
+// orderedNodeCalView is the permuted View of a View that is a Fitter and
+// a NodeCalendar.
+type orderedNodeCalView struct {
+	orderedCalView
+	nc NodeCalendar
+}
+
+// Pinned implements NodeCalendar: the i-th job in priority order.
+func (o *orderedNodeCalView) Pinned(i int, from, to workload.Time, dst []PinnedRun) (int, []PinnedRun, workload.Time) {
+	return o.nc.Pinned(o.items[i].i, from, to, dst)
+}
+
+// WithheldCount implements NodeCalendar: the i-th job in priority order.
+func (o *orderedNodeCalView) WithheldCount(i int, t workload.Time) (int, workload.Time) {
+	return o.nc.WithheldCount(o.items[i].i, t)
 }
 
 // TicksPerSecond implements Ticker: the inner calendar's unit.

@@ -511,6 +511,7 @@ type constraints struct {
 	// pinned.go), pinTaken pinOut's scratch.
 	pins     cluster.NodeStates
 	pinTaken []cluster.Range
+	pinMark  []bool // node → held by pinnedNodes' reservations
 	// visIDs are the slots of cs.visible (fast).
 	visIDs   []int32
 	wakeAt   workload.Time // the calendar wake-up pending, or −1
@@ -570,6 +571,24 @@ func (cs *constraints) withheld(j *workload.Job, t workload.Time) (int, workload
 		active, n := r.at(t)
 		next = min(next, n)
 		if active && !cs.c.Reservations[k].Admits(j) {
+			held += cs.resvPr[k]
+		}
+	}
+	return min(held, cs.procs), next
+}
+
+// withheldCount is withheld without the reservations on nodes on a
+// cluster of nodes (cs.pins): those hold their nodes, not a count (see
+// pinnedNodes).
+func (cs *constraints) withheldCount(j *workload.Job, t workload.Time) (int, workload.Time) {
+	if cs.pins == nil {
+		return cs.withheld(j, t)
+	}
+	held, next := 0, workload.Forever
+	for k, r := range cs.resv {
+		active, n := r.at(t)
+		next = min(next, n)
+		if res := &cs.c.Reservations[k]; active && len(res.Nodes) == 0 && !res.Admits(j) {
 			held += cs.resvPr[k]
 		}
 	}
@@ -736,13 +755,18 @@ func (cs *constraints) emptyEarliest(j *workload.Job, limit, dur, from workload.
 			return workload.Forever
 		}
 		t = s
-		// Walk [t, t+dur) through the reservations.
+		// Walk [t, t+dur) through the reservations. On a cluster of
+		// nodes those on nodes hold their nodes for the whole run.
+		pinned, shrink := cs.pinnedNodes(j, t, min(satAddTime(t, dur), horizon))
 		u, ok := t, true
 		for u < t+dur || (dur >= workload.Forever && u < horizon) {
-			held, next := cs.withheld(j, u)
-			if cs.procs-held < j.Procs {
+			held, next := cs.withheldCount(j, u)
+			if cs.procs-held-pinned < j.Procs {
 				ok = false
 				t = next
+				if pinned > 0 && shrink > s {
+					t = min(t, shrink)
+				}
 				break
 			}
 			if next >= workload.Forever {
@@ -861,4 +885,12 @@ func (c *counts) add(u, d int) {
 func (c *counts) reset() {
 	clear(c.s)
 	clear(c.m)
+}
+
+// satAddTime returns t+d, or workload.Forever when that would pass it.
+func satAddTime(t, d workload.Time) workload.Time {
+	if d >= workload.Forever-t {
+		return workload.Forever
+	}
+	return t + d
 }

@@ -156,7 +156,7 @@ func (e *Engine) clearFor(s *slot, limit workload.Time, gone []int32) bool {
 	}
 	free := e.freeProcs()
 	for u := e.now; u < end; {
-		held, next := cs.withheld(&s.job, u)
+		held, next := cs.withheldCount(&s.job, u) // on nodes, placement keeps off those of reservations (pinOut)
 		if held > 0 {
 			rel := e.releasedBy(u)
 			for _, id := range gone {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -149,4 +150,87 @@ func pinnedRun(o *Outcome, r *Reservation, rec *recurrence, held []bool, nt *nod
 		}
 	}
 	return nil
+}
+
+// pinnedNodes marks in cs.pinMark the nodes of the reservations on nodes
+// that job j may not use with an occurrence overlapping [from, to), and
+// returns their processors (each node once) and the first instant after
+// from at which one of those occurrences ends (Forever: none). It
+// returns 0 without a cluster of nodes whose reservations hold nodes.
+func (cs *constraints) pinnedNodes(j *workload.Job, from, to workload.Time) (int, workload.Time) {
+	shrink := workload.Forever
+	if cs.pins == nil {
+		return 0, shrink
+	}
+	if n := cs.pins.Nodes(); len(cs.pinMark) != n {
+		cs.pinMark = make([]bool, n)
+	} else {
+		clear(cs.pinMark)
+	}
+	procs := 0
+	for k := range cs.c.Reservations {
+		r := &cs.c.Reservations[k]
+		if len(r.Nodes) == 0 || r.Admits(j) {
+			continue
+		}
+		active, next := cs.resv[k].at(from)
+		if !active {
+			if next >= to {
+				continue // no occurrence in [from, to)
+			}
+			_, next = cs.resv[k].at(next) // that occurrence's end
+		}
+		shrink = min(shrink, next)
+		for _, nr := range r.Nodes {
+			for n := nr.Lo; n < nr.Hi; n++ {
+				if !cs.pinMark[n] {
+					cs.pinMark[n] = true
+					procs += cs.pins.UnitProcs(cs.pins.NodeUnits(cluster.Range{Lo: n, Hi: n + 1}))
+				}
+			}
+		}
+	}
+	return procs, shrink
+}
+
+// onPinMarked returns the processors of the allocation units rs on the
+// nodes cs.pinMark marks.
+func (cs *constraints) onPinMarked(rs []cluster.Range) int {
+	p := 0
+	for _, x := range rs {
+		for u := x.Lo; u < x.Hi; {
+			n := cs.pins.UnitNode(u)
+			nu := cs.pins.NodeUnits(cluster.Range{Lo: n, Hi: n + 1})
+			hi := min(x.Hi, nu.Hi)
+			if cs.pinMark[n] {
+				p += cs.pins.UnitProcs(cluster.Range{Lo: u, Hi: hi})
+			}
+			u = max(hi, u+1)
+		}
+	}
+	return p
+}
+
+// Pinned implements policy.NodeCalendar: on a cluster of nodes, the
+// nodes of the reservations visible job i may not use with an
+// occurrence overlapping [from, to), and the running jobs on them.
+func (v *consView) Pinned(i int, from, to workload.Time, dst []policy.PinnedRun) (int, []policy.PinnedRun, workload.Time) {
+	cs := v.cs
+	procs, shrink := cs.pinnedNodes(&v.slot(i).job, from, to)
+	if procs == 0 {
+		return 0, dst, workload.Forever
+	}
+	e := v.e
+	for k := range e.running {
+		r := &e.running[k]
+		if p := cs.onPinMarked(e.slots[r.id].alloc); p > 0 {
+			dst = append(dst, policy.PinnedRun{End: r.predEnd, Procs: p})
+		}
+	}
+	return procs, dst, shrink
+}
+
+// WithheldCount implements policy.NodeCalendar.
+func (v *consView) WithheldCount(i int, t workload.Time) (int, workload.Time) {
+	return v.cs.withheldCount(&v.slot(i).job, t)
 }
