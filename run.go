@@ -449,6 +449,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	procs := o.Procs
 	var al cluster.Allocator
 	var preempt *sim.Preemption
+	var tierOf func(*workload.Job) int // the tiers that rank the queue, if any
 	sd, err := o.scoreD()
 	if err != nil {
 		return nil, err
@@ -468,6 +469,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			// (FIFO in priority order) alike: every policy that runs on
 			// a cluster of nodes sees the queue so.
 			pol = policy.WithTiers(pol, tier)
+			tierOf = tier
 		}
 		if al, err = o.allocator(spec, pol); err != nil {
 			return nil, err
@@ -484,8 +486,12 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 	}
 	if o.ext == nil {
-		if pol, err = o.withQueueTiers(pol, rd.Header(), spec != nil && partitionTiers(spec) != nil); err != nil {
+		var qt func(*workload.Job) int
+		if pol, qt, err = o.withQueueTiers(pol, rd.Header(), spec != nil && partitionTiers(spec) != nil); err != nil {
 			return nil, err
+		}
+		if qt != nil {
+			tierOf = qt
 		}
 	}
 	switch {
@@ -565,6 +571,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		if simCfg.Grow != nil {
 			simCfg.Grow.Filter = hpc
 		}
+	}
+	if tierOf != nil && preempt == nil {
+		// Each job's tier goes into jobs.csv, for verify to check the
+		// order of the tiers (a run with preemption writes it already).
+		simCfg.Annotator = tierNotes{inner: simCfg.Annotator, tier: tierOf}
 	}
 	m := report.NewMetrics()
 	if tick > 1 {

@@ -2,6 +2,7 @@ package schedsim
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/schedsim/schedsim/policy"
@@ -91,23 +92,49 @@ func (c *runConfig) tiers(h *workload.Header) (func(j *workload.Job) int, error)
 // higher PriorityTier first under sched/backfill and sched/builtin alike.
 // A cluster whose partitions have PriorityTiers of their own already
 // ranks by them (partitionTiers): the two are not combined.
-func (o *runner) withQueueTiers(pol policy.Policy, h *workload.Header, partitionTiered bool) (policy.Policy, error) {
+// It returns the tier of each job too (nil without tiers).
+func (o *runner) withQueueTiers(pol policy.Policy, h *workload.Header, partitionTiered bool) (policy.Policy, func(*workload.Job) int, error) {
 	if o.Config == "" {
-		return pol, nil
+		return pol, nil, nil
 	}
 	conf, err := o.runConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tier, err := conf.tiers(h)
 	if err != nil || tier == nil {
-		return pol, err
+		return pol, nil, err
 	}
 	if partitionTiered {
-		return nil, conf.errorf("[[priority_tier]]: the cluster's partitions have PriorityTiers of their own; give the tiers in one place")
+		return nil, nil, conf.errorf("[[priority_tier]]: the cluster's partitions have PriorityTiers of their own; give the tiers in one place")
 	}
 	if _, ok := pol.(*policy.Conservative); ok || strings.EqualFold(o.Backfill, string(policy.BackfillConservative)) {
-		return nil, conf.errorf("[[priority_tier]]: conservative backfilling plans in submission order and cannot rank the queue by tier (use easy with a reservation depth, or slurm)")
+		return nil, nil, conf.errorf("[[priority_tier]]: conservative backfilling plans in submission order and cannot rank the queue by tier (use easy with a reservation depth, or slurm)")
 	}
-	return policy.WithTiers(pol, tier), nil
+	return policy.WithTiers(pol, tier), tier, nil
 }
+
+// tierNotes is the engine's policy.Annotator in a run whose queue is
+// ranked by tiers: each job's note ends with "priority_tier=T", after
+// inner's note (HPC Pack's filters), if any; verify reads it back
+// (tierOfMeta).
+type tierNotes struct {
+	inner policy.Annotator
+	tier  func(*workload.Job) int
+}
+
+// AppendNote implements policy.Annotator.
+func (t tierNotes) AppendNote(dst []byte, j *workload.Job) []byte {
+	n := len(dst)
+	if t.inner != nil {
+		dst = t.inner.AppendNote(dst, j)
+	}
+	if len(dst) > n {
+		dst = append(dst, ' ')
+	}
+	dst = append(dst, priorityTierWord...)
+	return strconv.AppendInt(dst, int64(t.tier(j)), 10)
+}
+
+// priorityTierWord starts the metadata word that gives a job's tier.
+const priorityTierWord = "priority_tier="

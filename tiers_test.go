@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,6 +90,92 @@ func TestPriorityTiers(t *testing.T) {
 			}
 			if tc.tiers != strings.Contains(res.Summary.Policy, "priority-tier") {
 				t.Errorf("policy %q: want it to say priority-tier only with tiers", res.Summary.Policy)
+			}
+			var out bytes.Buffer
+			if rs, err := VerifyDir(sc.Out, 0, &out); err != nil || rs[0].Violations != 0 {
+				t.Errorf("verify: %v\n%s", err, out.String())
+			}
+		})
+	}
+}
+
+// TestVerifyPriorityTiers: verify checks the order of the tiers from
+// jobs.csv (each job's priority_tier word) as the policy promises it: a
+// run of tiersSWF under FCFS whose jobs.csv is changed to start job 2
+// (queue 2, tier 1) at 10 beside job 3, while job 4 (tier 2) waits, is
+// rejected; so is a run under EASY changed to start 2 at 20 and delay 4,
+// the head since 10 with a reservation at 20, to 30. Under EASY the first
+// change (2 backfilled, 4 still at 20) is accepted; Slurm's backfill,
+// whose promises the engine checks, is not checked.
+func TestVerifyPriorityTiers(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "tiers.swf", tiersSWF)
+	tiers := "[[priority_tier]]\nqueue = 1\ntier = 2\n\n[[priority_tier]]\nqueue = 2\ntier = 1\n"
+	tests := []struct {
+		name, backfill, starts, want string
+	}{
+		{"fcfs: a lower tier first", "off", "1:0 2:10 3:10 4:20 5:25", "job 2: tier-order: started at 10 while job 4 of tier 2"},
+		{"easy: a lower tier backfilled", "easy", "1:0 2:10 3:10 4:20 5:25", ""},
+		{"easy: the head delayed", "easy", "1:0 2:20 3:10 4:30 5:10", "job 4: tier-head-reservation"},
+		{"slurm: not checked", "slurm", "1:0 2:10 3:10 4:20 5:25", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := t.TempDir()
+			sc, err := LoadScenario(writeFile(t, d, "sc.toml", fmt.Sprintf("trace = %q\nbackfill = %q\n%s", trace, tc.backfill, tiers)), Default())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc.Out, sc.Plots = filepath.Join(d, "out"), false
+			if _, err := Run(context.Background(), &sc, Options{Warn: &bytes.Buffer{}}); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(sc.Out, "jobs.csv")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := map[string]int{}
+			for i, h := range rows[0] {
+				col[h] = i
+			}
+			start := map[string]int{}
+			for _, f := range strings.Fields(tc.starts) {
+				id, s, _ := strings.Cut(f, ":")
+				start[id], _ = strconv.Atoi(s)
+			}
+			for _, r := range rows[1:] {
+				if !strings.Contains(r[col["metadata"]], "priority_tier=") {
+					t.Fatalf("job %s: metadata %q names no tier", r[col["job_id"]], r[col["metadata"]])
+				}
+				s, ok := start[r[col["job_id"]]]
+				if !ok {
+					t.Fatalf("no start for job %s", r[col["job_id"]])
+				}
+				sub, _ := strconv.Atoi(r[col["submission_time"]])
+				run, _ := strconv.Atoi(r[col["execution_time"]])
+				r[col["starting_time"]] = strconv.Itoa(s)
+				r[col["finish_time"]] = strconv.Itoa(s + run)
+				r[col["waiting_time"]] = strconv.Itoa(s - sub)
+			}
+			var w bytes.Buffer
+			cw := csv.NewWriter(&w)
+			cw.WriteAll(rows)
+			if err := os.WriteFile(p, w.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if _, err := VerifyDir(sc.Out, 0, &out); err != nil {
+				t.Fatal(err)
+			}
+			found := tc.want != "" && strings.Contains(out.String(), tc.want)
+			any := strings.Contains(out.String(), ": tier")
+			if tc.want != "" && !found || tc.want == "" && any {
+				t.Errorf("verify said:\n%s\nwant a tier violation %q", out.String(), tc.want)
 			}
 		})
 	}

@@ -91,6 +91,7 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 	case strings.HasPrefix(base, "easy(") || strings.HasPrefix(base, "backfill(depth="):
 		opts.HeadReservation = true
 	}
+	opts.TierOrder = tierOrderOf(base, mods)
 	if sum.Cluster != nil {
 		spec := sum.Cluster.Spec()
 		if err := spec.Validate(); err != nil {
@@ -313,6 +314,9 @@ func outcomeOf(row *report.JobRow, where string, tick int64) (sim.Outcome, error
 	o.Requeues = requeuesOf(row.Metadata)
 	if row.Ran {
 		whoOf(row.Metadata, &o.Job)
+	}
+	if row.Ran {
+		o.PriorityTier, o.HasPriorityTier = tierOfMeta(row.Metadata)
 	}
 	if err := preemptionOf(row, &o, tick); err != nil {
 		return o, inputf("%s: metadata: %v", where, err)
@@ -832,4 +836,61 @@ func openOptional(path string) (*os.File, error) {
 		return nil, &InputError{err}
 	}
 	return f, nil
+}
+
+// tierOrderOf returns what verify checks of the priority tiers of a run
+// of policy base with modifiers mods (the policy's name cut at its first
+// "+"), whose queue tiers ranked ("+priority-tier", [[priority_tier]] or
+// a cluster's partition PriorityTiers): FCFS starts no job while a job of
+// a higher tier waits, nor, in submission order within tiers, while an
+// earlier job of its own tier waits; EASY and a reservation depth, in
+// submission order within tiers and with the requested times as
+// estimates, keep the promise to the head of the ranked queue. HPC Pack's
+// filters may hold any job, another order or estimates void the
+// promises, and Slurm's backfill plans at its own cycle and resolution
+// (the engine checks its promises): nothing is checked then.
+func tierOrderOf(base, mods string) sim.TierOrder {
+	tiered, within, cycle := false, false, false
+	for _, m := range strings.Split(mods, "+") {
+		switch {
+		case m == "priority-tier":
+			tiered = true
+		case m == "order=fcfs":
+			within = true
+		case strings.HasPrefix(m, "order="):
+		case strings.HasPrefix(m, "sched_interval="):
+			cycle = true
+		case strings.HasPrefix(m, "config="), strings.HasPrefix(m, "slurm-conf="), strings.HasPrefix(m, "select="):
+			// where the run's description came from; the nodes (then
+			// only FCFS's order is checked)
+		default:
+			return sim.TierOrderNone
+		}
+	}
+	var flag sim.TierOrder
+	if within {
+		flag = sim.TierFCFS
+	}
+	switch {
+	case !tiered:
+		return sim.TierOrderNone
+	case base == "fcfs":
+		return sim.TierOrderStrict | flag
+	case within && !cycle && (strings.HasPrefix(base, "easy(") || strings.HasPrefix(base, "backfill(depth=")):
+		return sim.TierOrderHead | flag
+	}
+	return sim.TierOrderNone
+}
+
+// tierOfMeta reads the tier of a "priority_tier=T" word of a jobs.csv
+// metadata field (tierNotes).
+func tierOfMeta(meta string) (int, bool) {
+	for _, w := range strings.Fields(meta) {
+		if v, ok := strings.CutPrefix(w, priorityTierWord); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return n, true
+			}
+		}
+	}
+	return 0, false
 }

@@ -37,6 +37,11 @@ type Outcome struct {
 	Preemptions []PreemptMark
 	Runs        []RunSpan
 	LostRun     workload.Time
+	// PriorityTier, with HasPriorityTier, is the tier that ranked the
+	// job in the queue (a run with priority tiers; see
+	// VerifyOptions.TierOrder).
+	PriorityTier    int
+	HasPriorityTier bool
 }
 
 // Collector is an Observer that keeps every job's outcome, for checks and
@@ -125,6 +130,9 @@ type VerifyOptions struct {
 	// partitions and queues: only the rules for every job are checked.
 	Constraints *Constraints
 	NoWho       bool
+	// TierOrder checks the order of the priority tiers that ranked the
+	// queue (Outcome.PriorityTier; see TierOrder).
+	TierOrder TierOrder
 }
 
 // Violation is one broken invariant.
@@ -350,6 +358,9 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	}
 	if opts.HeadReservation && opts.Constraints == nil && opts.Cluster == nil {
 		vs = append(vs, checkHeadReservations(procs, outs, ran, byStart)...)
+	}
+	if opts.TierOrder != TierOrderNone {
+		vs = append(vs, checkTierOrder(procs, outs, byStart, opts)...)
 	}
 	if opts.Constraints != nil {
 		vs = append(vs, verifyConstraints(opts.Constraints, procs, outs, ran, opts.NoWho)...)
