@@ -288,3 +288,25 @@ tier = 7
 		}
 	}
 }
+
+// FuzzTierOfMeta: reading a tier from a jobs.csv metadata field never
+// panics, and reads back what tierNotes wrote after any note.
+func FuzzTierOfMeta(f *testing.F) {
+	f.Add("priority_tier=3", int64(3))
+	f.Add("filters=0 priority_tier=-2", int64(-2))
+	f.Add("user=1 account=2 partition=3 queue=4 priority_tier=x", int64(0))
+	f.Fuzz(func(t *testing.T, meta string, tier int64) {
+		tierOfMeta(meta)
+		note := strings.Join(strings.Fields(strings.ReplaceAll(meta, priorityTierWord, "")), " ")
+		b := tierNotes{inner: fixedNote(note), tier: func(*workload.Job) int { return int(tier) }}.AppendNote(nil, &workload.Job{})
+		if got, ok := tierOfMeta(string(b)); !ok || int64(got) != int64(int(tier)) {
+			t.Fatalf("%q: tier %d, %v; want %d", b, got, ok, tier)
+		}
+	})
+}
+
+// fixedNote is a policy.Annotator whose note is always itself.
+type fixedNote string
+
+// AppendNote implements policy.Annotator.
+func (n fixedNote) AppendNote(dst []byte, _ *workload.Job) []byte { return append(dst, n...) }
