@@ -124,10 +124,10 @@ type Reservation struct {
 	// Nodes, on a cluster of nodes (Config.Allocator a
 	// cluster.NodeStates), are the node numbers it holds (Slurm's
 	// Nodes=): no job it does not admit is placed on them if its
-	// requested time would overlap an occurrence. Procs is then the
-	// processors of those nodes, which the policies plan with as for a
-	// reservation of processors. Without a cluster of nodes it holds
-	// Procs processors anywhere.
+	// requested time would overlap an occurrence, for its whole run, and
+	// the policies plan with those nodes (policy.NodeCalendar). Procs is
+	// then the processors of those nodes. Without a cluster of nodes it
+	// holds Procs processors anywhere.
 	Nodes []cluster.Range `json:",omitempty"`
 }
 

@@ -13,8 +13,11 @@ import (
 // starts, it takes out of the selector's pool the idle nodes of every
 // reservation the job may not use and whose occurrences its requested
 // time would overlap, and puts them back after. So no such job is placed
-// on them, and a job that fits only there waits; the policies plan with
-// the reservation's processors as a count, as for any reservation.
+// on them, and a job that fits only there waits. The policies plan with
+// the same nodes (consView implements policy.NodeCalendar): such a job
+// may use none of them over its whole run, and the running jobs on them
+// are not counted again; the reservations on nodes are then out of the
+// count of withheld processors (withheldCount), at a start as in a plan.
 
 // initPins checks the reservations' nodes against the cluster and turns
 // the pinning on when some reservation names nodes.
