@@ -29,7 +29,14 @@ jobs.csv or jobs.parquet, as written by "schedsim run --out DIR" with any
   - with fcfs, EASY or reservation depth: every job starts no later than
     the reservation it got when it became the head of the queue (not
     checked under other queue orders, runtime predictions or filters,
-    which make no such promise).
+    which make no such promise);
+  - with priority tiers (the policy's name has +priority-tier; jobs.csv
+    gives each job's priority_tier): under fcfs no job starts while a job
+    of a higher tier, or an earlier one of its own tier, waits (jobs a
+    [[limit]] applies to may be passed over); under EASY or a reservation
+    depth the head of the ranked queue starts no later than the
+    reservation it got when it became the head (a job of a higher tier
+    arriving voids it), on a pool without reservations or limits.
 
 A run on a cluster of nodes (summary.json has "cluster") is checked on its
 nodes (select linear: a job holds whole nodes, at least its processors) or
