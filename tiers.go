@@ -138,3 +138,12 @@ func (t tierNotes) AppendNote(dst []byte, j *workload.Job) []byte {
 
 // priorityTierWord starts the metadata word that gives a job's tier.
 const priorityTierWord = "priority_tier="
+
+// MarshalBinary implements encoding.BinaryMarshaler, for checkpoints:
+// tierNotes keeps no state of its own (its inner annotator, HPC Pack's
+// model, is the run's admission too and is saved as such).
+func (t tierNotes) MarshalBinary() ([]byte, error) { return nil, nil }
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler (see
+// MarshalBinary).
+func (t tierNotes) UnmarshalBinary([]byte) error { return nil }
