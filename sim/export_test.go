@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/schedsim/schedsim/policy/scored"
+)
 
 // SkippedPasses returns the passes e skipped, among its Stats.Passes: the
 // tests of the skipping rules check that they skip.
@@ -15,12 +19,12 @@ func SlowLimits(cfg *Config) { cfg.slowLimits = true }
 // plus the row of a start and the preemptor of a preemption.
 func RecordDecisions(s *ScoreD, out *[]string) {
 	sd := s.eng.sd
-	sd.decided = func(d sdDecision) {
+	sd.decided = func(d scored.Decision) {
 		line := fmt.Sprintf("%d ms %v job %d", sd.nowMs, d.Kind, sd.slots[d.ID].job.ID)
 		switch d.Kind {
-		case sdStart:
+		case scored.Start:
 			line += fmt.Sprintf(" row %d", d.Row)
-		case sdPreempt:
+		case scored.Preempt:
 			line += fmt.Sprintf(" by job %d", sd.slots[d.By].job.ID)
 		}
 		*out = append(*out, line)

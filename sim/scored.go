@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/scored"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -133,17 +133,22 @@ type ScoreD struct{ eng *Engine }
 // needs it.
 //
 // Decisions. As in etcd's raft and Nomad's harness, the policy decides and
-// the engine applies and records: SCore-D's scheduling pass (queue order,
-// the row a gang job takes, the victims a blocked head preempts, the gang
-// jobs the priority between queues deschedules, the jobs refused for a
-// resource shortage) issues each outcome as an sdDecision (start on a row
-// or resume, preempt, suspend, hold, reject), and one function, apply,
-// carries it out: the matrix, the ledger, the stints, the queues and the
-// events the observers see. A decision is applied as it is issued, since
-// the next one is decided on the state it leaves. Tests record the
-// decisions (sdCore.decided) and read them as a table. What is not a
-// decision but an event stays with the engine: ends, demotions at the
-// residence time, node failures.
+// the engine applies and records. SCore-D's scheduler is a policy of its
+// own, package policy/scored (a scored.Policy, sdCore.pol): it reads the
+// queues, the matrix's occupation (scored.Matrix, sdCore.m) and the jobs
+// (scored.Job, the front of each sdSlot) through a view (scored.View, which
+// sdCore implements, with scored.Placement for placed processors) and
+// issues each outcome of its pass (queue order, the row a gang job takes,
+// the victims a blocked head preempts, the gang jobs the priority between
+// queues deschedules, the running jobs a deactivated queue holds, the jobs
+// refused for a resource shortage) as a scored.Decision: start on a row or
+// resume, preempt, suspend, hold, reject. One method, Apply, carries it
+// out: the matrix, the exact gang clock and its ledger, the stints, the
+// queues and the events the observers see. A decision is applied as it is
+// issued, since the next one is decided on the state it leaves. Tests
+// record the decisions (sdCore.decided) and read them as a table. What is
+// not a decision but an event stays with the engine: ends, demotions at
+// the residence time, node failures, queue state changes.
 //
 // sdCore is SCore-D's component of the engine: queues, the Ousterhout
 // matrix, the gang clock and the CPU-time ledger.
@@ -169,26 +174,16 @@ type sdCore struct {
 	vgDen uint64 // lcm(1..MPL)·(q+s)
 	lcm   int64  // lcm(1..MPL)
 
-	ex       int              // processors held by exclusive jobs
-	exM      *cluster.Machine // which ones (Record.Alloc)
-	rows     []int            // processors held by gang jobs, per row
-	rowQ     []int            // the same per queue and row: rowQ[q*mpl+row]
-	exQ      []int            // exclusive processors per queue
-	runQ     []int            // running jobs per queue
-	memQ     []int64          // memory limits of the running jobs, per queue
-	diskQ    []int64
-	nonEmpty int   // rows holding gang jobs
-	gangP    int   // processors held by gang jobs, all rows
-	memHeld  int64 // memory limits of the jobs that started and did not end (descheduled ones too)
-	diskHeld int64
+	// m is the occupation of the machine, which the scheduler reads
+	// (scored.View) and Apply changes.
+	m   scored.Matrix
+	exM *cluster.Machine // the processors of exclusive jobs (Record.Alloc)
 
 	changes []policy.QueueChange // sorted by time (stable)
 	ci      int
 
 	arrived     []int32 // jobs submitted at the current instant
 	queuedProcs int64
-	victims     []int32
-	scratch     []int
 
 	// given and taken are the CPU-time ledger, processor·µs: what the
 	// machine gave (the integral) and what the jobs were credited with.
@@ -207,9 +202,11 @@ type sdCore struct {
 	nd         *sdNodes      // node events (Config.NodeEvents); nil without
 	savedNodes *sdNodesState // their state in a checkpoint, until setNodeEvents
 
-	// decided, if set (tests), sees every decision before apply carries
-	// it out (see sdDecision).
-	decided func(d sdDecision)
+	// pol is SCore-D's scheduler: it decides, Apply carries out.
+	pol scored.Policy
+	// decided, if set (tests), sees every decision before Apply carries
+	// it out.
+	decided func(d scored.Decision)
 }
 
 // sdQueue is one queue at run time.
@@ -238,8 +235,13 @@ func (q *sdQueue) pop() {
 
 // sdSlot holds a job from its submission to its end.
 type sdSlot struct {
+	// Job is what the scheduler reads (scored.View): its processors,
+	// submission order and choice to wait (copies of job's), its queue now,
+	// whether it runs and where, its first start and current stint (ms, -1
+	// before), its memory and disk limits (held from the first start to the
+	// end: Holds, counted in m.MemHeld and m.DiskHeld).
+	scored.Job
 	job       workload.Job
-	queue     int   // current queue
 	workUs    int64 // CPU time to completion (run time cut at its limits)
 	cut       string
 	cpuUs     int64 // progress before the current stint
@@ -248,21 +250,13 @@ type sdSlot struct {
 	stintAt   int64 // the job's clock at the current stint's start
 	target    int64 // the job's clock at its next event
 	ver       uint32
-	running   bool
-	gang      bool
-	row       int
 	runIdx    int
-	firstMs   int64 // first start, -1 before
-	lastMs    int64 // start of the current stint
 	demotions int
 	susp      int
 	alloc     []cluster.Range // an exclusive job's processors in its last stint
-	memKB     int64           // memory and disk limits, held from the first start to the end
-	diskKB    int64
-	holds     bool    // the job holds memKB and diskKB (e.memHeld, e.diskHeld)
-	stintMs   int64   // start of the current stint as Record.Stints cuts them (a demotion starts one)
-	stints    []Stint // the stints so far (Record.Stints); handed over to the record at the end
-	requeues  int     // times a node failure requeued the job (Record.Requeues)
+	stintMs   int64           // start of the current stint as Record.Stints cuts them (a demotion starts one)
+	stints    []Stint         // the stints so far (Record.Stints); handed over to the record at the end
+	requeues  int             // times a node failure requeued the job (Record.Requeues)
 	// allocs are the processors of each stint, with node events
 	// (Record.StintAllocs); apart from stints so that a Stint holds no
 	// pointer (stints are many; the collector does not scan them).
@@ -333,8 +327,7 @@ func newSDCore(procs int, cfg policy.ScoreD) (*sdCore, error) {
 	}
 	n := len(cfg.Queues)
 	e := &sdCore{cfg: cfg, procs: procs, mpl: cfg.MPL, q: cfg.QuantumMs, s: cfg.SwitchMs,
-		exM: cluster.NewMachine(procs), rows: make([]int, cfg.MPL), rowQ: make([]int, n*cfg.MPL), exQ: make([]int, n), runQ: make([]int, n),
-		memQ: make([]int64, n), diskQ: make([]int64, n), lastSeq: -1, tps: 1}
+		exM: cluster.NewMachine(procs), m: scored.NewMatrix(procs, cfg.MPL, n), pol: scored.New(cfg), lastSeq: -1, tps: 1}
 	for _, q := range cfg.Queues {
 		e.queues = append(e.queues, sdQueue{cfg: q, state: q.State})
 	}
@@ -458,8 +451,7 @@ func (e *sdCore) changesNow(t int64) bool {
 // passes runs the instant's scheduling pass, and again after each refusal
 // for resource shortage (a refused job may have blocked its queue's head).
 func (e *sdCore) passes() {
-	for e.pass(); e.rejectShort(); e.pass() {
-	}
+	e.stats.Passes += int64(e.pol.Schedule(e, e))
 }
 
 // sampleNow returns the state the instant left.
@@ -499,7 +491,7 @@ func (e *sdCore) finish(loop *closedLoop) {
 			if stranded {
 				reason = e.nd.strandReason(s.job.Procs)
 			}
-			if s.firstMs >= 0 {
+			if s.FirstMs >= 0 {
 				// It ran, then its queue held it: not a refusal.
 				e.holdToEnd(s, qi, reason)
 			} else {
@@ -522,8 +514,8 @@ func (e *sdCore) finish(loop *closedLoop) {
 	if len(e.running) > 0 {
 		panic(fmt.Sprintf("sim: SCore-D run ended with %d jobs running", len(e.running)))
 	}
-	if e.memHeld != 0 || e.diskHeld != 0 {
-		panic(fmt.Sprintf("sim: SCore-D run ended with %d KB memory and %d KB disk still held", e.memHeld, e.diskHeld))
+	if e.m.MemHeld != 0 || e.m.DiskHeld != 0 {
+		panic(fmt.Sprintf("sim: SCore-D run ended with %d KB memory and %d KB disk still held", e.m.MemHeld, e.m.DiskHeld))
 	}
 	if e.given != e.taken {
 		panic(fmt.Sprintf("sim: CPU time not conserved: the machine gave %v processor·µs, the jobs received %v", e.given, e.taken))
@@ -613,7 +605,7 @@ func (e *sdCore) peek(h *endHeap) (endEvent, bool) {
 	for len(*h) > 0 {
 		ev := (*h)[0]
 		s := &e.slots[ev.id]
-		if s.running && s.ver == ev.gen {
+		if s.Running && s.ver == ev.gen {
 			return ev, true
 		}
 		h.pop()
@@ -632,10 +624,10 @@ func ceilDiv(a, b int64) int64 {
 // at the current load, in 1/vgDen µs: 1000·q·lcm/r with r ≥ 2 non-empty rows
 // (rate q/(r·(q+s))), 1000·vgDen with one (rate 1).
 func (e *sdCore) gangStep() uint64 {
-	if e.nonEmpty <= 1 {
+	if e.m.NonEmpty <= 1 {
 		return 1000 * e.vgDen
 	}
-	return 1000 * uint64(e.q) * uint64(e.lcm/int64(e.nonEmpty))
+	return 1000 * uint64(e.q) * uint64(e.lcm/int64(e.m.NonEmpty))
 }
 
 // gangDelayMs returns the milliseconds until the exact gang clock reaches
@@ -664,8 +656,8 @@ func (e *sdCore) advance(t int64) {
 	}
 	dt := t - e.nowMs
 	if dt > 0 {
-		e.given.add(uint64(e.ex), uint64(dt)*1000)
-		if e.nonEmpty > 0 {
+		e.given.add(uint64(e.m.Ex), uint64(dt)*1000)
+		if e.m.NonEmpty > 0 {
 			hi, lo := bits.Mul64(uint64(dt), e.gangStep())
 			var c uint64
 			lo, c = bits.Add64(lo, e.vgRem, 0)
@@ -674,7 +666,7 @@ func (e *sdCore) advance(t int64) {
 			dv := int64(q)
 			e.vg += dv
 			e.vgRem = r
-			e.given.add(uint64(e.gangP), uint64(dv))
+			e.given.add(uint64(e.m.GangP), uint64(dv))
 		}
 	}
 	e.nowMs = t
@@ -685,7 +677,7 @@ func (e *sdCore) advance(t int64) {
 
 // clock is the current value of a running job's clock.
 func (e *sdCore) clock(s *sdSlot) int64 {
-	if s.gang {
+	if s.Gang {
 		return e.vg
 	}
 	return e.nowMs * 1000
@@ -721,7 +713,8 @@ func (e *sdCore) submit(j *workload.Job) {
 	}
 	s := &e.slots[id]
 	ver := s.ver + 1
-	*s = sdSlot{job: *j, queue: qi, firstMs: -1, ver: ver, alloc: s.alloc[:0]}
+	*s = sdSlot{Job: scored.Job{Procs: j.Procs, Seq: j.Seq, WaitResources: j.WaitResources, Queue: qi, FirstMs: -1},
+		job: *j, ver: ver, alloc: s.alloc[:0]}
 	s.workUs = e.toUs(j.Run)
 	if j.Estimate > 0 && j.Run > j.Estimate {
 		s.workUs, s.cut = e.toUs(j.Estimate), fmt.Sprintf("reached its requested time %s", e.dur(j.Estimate))
@@ -730,13 +723,13 @@ func (e *sdCore) submit(j *workload.Job) {
 		s.workUs, s.cut = int64(m)*1e6, fmt.Sprintf("exceeded queue %d's maximum CPU time %d s", qi, m)
 	}
 	if e.cfg.MemKB > 0 && q.cfg.MemPercent > 0 {
-		s.memKB = e.cfg.MemKB * int64(q.cfg.MemPercent) / 100
+		s.MemKB = e.cfg.MemKB * int64(q.cfg.MemPercent) / 100
 		if j.ReqMemKB > 0 {
-			s.memKB = min(s.memKB, int64(j.ReqMemKB)*int64(e.cfg.PerHost(j.Procs)))
+			s.MemKB = min(s.MemKB, int64(j.ReqMemKB)*int64(e.cfg.PerHost(j.Procs)))
 		}
 	}
 	if e.cfg.DiskKB > 0 && q.cfg.DiskPercent > 0 {
-		s.diskKB = e.cfg.DiskKB * int64(q.cfg.DiskPercent) / 100
+		s.DiskKB = e.cfg.DiskKB * int64(q.cfg.DiskPercent) / 100
 	}
 	q.wait = append(q.wait, id)
 	e.queuedProcs += int64(j.Procs)
@@ -757,287 +750,7 @@ func (e *sdCore) queued() int {
 }
 
 // busy returns the processors held in at least one row.
-func (e *sdCore) busy() int { return e.ex + slices.Max(e.rows) }
-
-// fitRow returns the row a job of p processors would run in now: -1 for an
-// exclusive job that fits (it takes every row), -2 when it does not fit.
-// ex, rows, mem and disk describe the machine to fit it in.
-func (e *sdCore) fitRow(s *sdSlot, gang bool, ex int, rows []int, mem, disk int64) int {
-	if e.short(s, mem, disk) {
-		return -2
-	}
-	p := s.job.Procs
-	if !gang {
-		if ex+slices.Max(rows)+p <= e.procs {
-			return -1
-		}
-		return -2
-	}
-	qt := e.topGang()
-	for k := range e.mpl {
-		if ex+rows[k]+p <= e.procs && e.rowAllowed(s.queue, qt, k) {
-			return k
-		}
-	}
-	return -2
-}
-
-// short reports whether job s's memory or disk limit would push the held
-// limits, mem and disk, beyond the cluster's. A job that already holds its
-// limits (it started, and was descheduled) is never short.
-func (e *sdCore) short(s *sdSlot, mem, disk int64) bool {
-	if s.holds {
-		return false
-	}
-	return s.memKB > 0 && mem+s.memKB > e.cfg.MemKB || s.diskKB > 0 && disk+s.diskKB > e.cfg.DiskKB
-}
-
-// frees reports whether preempting a job releases its memory and disk: a
-// requeued or cancelled job's processes are gone, a suspended job keeps
-// them (SPEC §4).
-func (e *sdCore) frees() bool {
-	return e.cfg.Preempt == policy.PreemptRequeue || e.cfg.Preempt == policy.PreemptCancel
-}
-
-// fitsNow returns where job id fits now (see fitRow).
-func (e *sdCore) fitsNow(s *sdSlot) int {
-	gang := e.queues[s.queue].cfg.Mode == policy.Gang
-	if e.nd != nil {
-		return e.nd.fit(e, s, gang)
-	}
-	return e.fitRow(s, gang, e.ex, e.rows, e.memHeld, e.diskHeld)
-}
-
-// topGang returns the highest-priority queue (lowest index) with gang jobs
-// in the matrix, or len(e.queues) when there are none.
-func (e *sdCore) topGang() int {
-	if e.gangP == 0 {
-		return len(e.queues)
-	}
-	for q := range e.queues {
-		for k := range e.mpl {
-			if e.rowQ[q*e.mpl+k] > 0 {
-				return q
-			}
-		}
-	}
-	return len(e.queues)
-}
-
-// rowAllowed reports whether a gang job of queue qi may take row k:
-// priority between queues in gang mode (SPEC §4) lets it share time only
-// with the rows of the highest queue in the matrix, so a job of a lower
-// queue than that one may only join a row holding one of its jobs (space
-// sharing within the row), never open a row of its own.
-// qt is e.topGang(), which the caller computes once for all rows.
-func (e *sdCore) rowAllowed(qi, qt, k int) bool {
-	return qi <= qt || e.rowQ[qt*e.mpl+k] > 0
-}
-
-// gangPriority deschedules (suspends, back to their queues by submission
-// order) the gang jobs of rows that hold no job of the highest queue in the
-// matrix: such rows would take time slices from that queue's jobs. They
-// keep their memory and disk (SPEC §4) and resume when a pass finds them
-// room. It runs after a gang job of a higher queue starts and at each pass
-// (a demotion can leave a row without a job of the top queue).
-func (e *sdCore) gangPriority() {
-	qt := e.topGang()
-	if qt >= len(e.queues) {
-		return
-	}
-	bad := false
-	for k := range e.mpl {
-		if e.rows[k] > 0 && e.rowQ[qt*e.mpl+k] == 0 {
-			bad = true
-		}
-	}
-	if !bad {
-		return
-	}
-	e.victims = e.victims[:0]
-	for _, id := range e.running {
-		if s := &e.slots[id]; s.gang && e.rowQ[qt*e.mpl+s.row] == 0 {
-			e.victims = append(e.victims, id)
-		}
-	}
-	e.descheduleVictims(sdSuspend)
-}
-
-// pass runs one scheduling pass.
-func (e *sdCore) pass() {
-	e.stats.Passes++
-	e.gangPriority()
-	for qi := range e.queues {
-		q := &e.queues[qi]
-		if q.state != policy.Activated {
-			continue
-		}
-		for len(q.live()) > 0 {
-			id := q.wait[q.head]
-			s := &e.slots[id]
-			row := e.fitsNow(s)
-			if row == -2 {
-				if !e.preemptFor(id, s, qi) {
-					break
-				}
-				row = e.fitsNow(s)
-				q = &e.queues[qi]
-			}
-			e.apply(sdDecision{Kind: sdStart, ID: id, Row: row})
-			if row >= 0 {
-				e.gangPriority()
-			}
-		}
-	}
-	if qt := e.topGang(); qt < len(e.queues) {
-		for k := range e.mpl {
-			if e.rows[k] > 0 && e.rowQ[qt*e.mpl+k] == 0 {
-				panic(fmt.Sprintf("sim: row %d takes time slices without a job of queue %d, the highest in the matrix", k, qt))
-			}
-		}
-	}
-}
-
-// preemptFor frees processors for s, the blocked head of queue qi, by
-// preempting jobs of lower-priority queues, if that makes it fit. It
-// reports whether it did.
-func (e *sdCore) preemptFor(id int32, s *sdSlot, qi int) bool {
-	if e.cfg.Preempt == policy.PreemptOff {
-		return false
-	}
-	lower := 0
-	for q := qi + 1; q < len(e.queues); q++ {
-		lower += e.runQ[q]
-	}
-	if lower == 0 {
-		return false
-	}
-	if e.nd != nil {
-		return e.nd.preemptFor(e, id, s, qi)
-	}
-	// Would it fit with every lower-priority job gone?
-	ex, mem, disk := e.ex, e.memHeld, e.diskHeld
-	for q := qi + 1; q < len(e.queues); q++ {
-		ex -= e.exQ[q]
-		if e.frees() {
-			mem -= e.memQ[q]
-			disk -= e.diskQ[q]
-		}
-	}
-	rows := append(e.scratch[:0], e.rows...)
-	for k := range rows {
-		for q := qi + 1; q < len(e.queues); q++ {
-			rows[k] -= e.rowQ[q*e.mpl+k]
-		}
-	}
-	e.scratch = rows
-	gang := e.queues[qi].cfg.Mode == policy.Gang
-	if e.fitRow(s, gang, ex, rows, mem, disk) == -2 {
-		return false
-	}
-	e.victims = e.victims[:0]
-	for _, id := range e.running {
-		if e.slots[id].queue > qi {
-			e.victims = append(e.victims, id)
-		}
-	}
-	e.sortVictims()
-	if gang && e.mpl > 1 {
-		e.victims = e.victimsForRow(s, rows)
-	}
-	for _, v := range e.victims {
-		e.apply(sdDecision{Kind: sdPreempt, ID: v, By: id})
-		if e.fitsNow(s) != -2 {
-			return true
-		}
-	}
-	panic(fmt.Sprintf("sim: preempting every lower-priority job did not make job %d fit", s.job.ID))
-}
-
-// sortVictims sorts e.victims in preemption order: lowest priority first,
-// then the most recently started, then the latest submitted: Slurm's
-// preemption order.
-func (e *sdCore) sortVictims() {
-	sort.Slice(e.victims, func(a, b int) bool {
-		x, y := &e.slots[e.victims[a]], &e.slots[e.victims[b]]
-		if x.queue != y.queue {
-			return x.queue > y.queue
-		}
-		if x.lastMs != y.lastMs {
-			return x.lastMs > y.lastMs
-		}
-		return x.job.Seq > y.job.Seq
-	})
-}
-
-// victimsIn narrows e.victims, in place, to the exclusive ones and the
-// gang ones of row k.
-func (e *sdCore) victimsIn(k int) []int32 {
-	out := e.victims[:0]
-	for _, id := range e.victims {
-		if v := &e.slots[id]; !v.gang || v.row == k {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// victimsForRow narrows e.victims (in preemption order) for gang job s to
-// the row that needs the fewest victims, then the fewest preempted
-// processors, then the lowest row: the exclusive victims and the gang
-// victims of that row, so that no job of another row is suspended for
-// nothing. after are the rows with every victim gone.
-func (e *sdCore) victimsForRow(s *sdSlot, after []int) []int32 {
-	p := s.job.Procs
-	best, bestN, bestP := -1, 0, 0
-	qt := e.topGang()
-	for k := range e.mpl {
-		if e.ex-e.exLower(s)+after[k]+p > e.procs || !e.rowAllowed(s.queue, qt, k) {
-			continue // not even with every victim gone, or a row of a lower queue
-		}
-		ex, row, mem, disk := e.ex, e.rows[k], e.memHeld, e.diskHeld
-		n, procs := 0, 0
-		for _, id := range e.victims {
-			if ex+row+p <= e.procs && !e.short(s, mem, disk) {
-				break
-			}
-			v := &e.slots[id]
-			switch {
-			case !v.gang:
-				ex -= v.job.Procs
-			case v.row == k:
-				row -= v.job.Procs
-			default:
-				continue
-			}
-			if e.frees() {
-				mem -= v.memKB
-				disk -= v.diskKB
-			}
-			n++
-			procs += v.job.Procs
-		}
-		if ex+row+p > e.procs || e.short(s, mem, disk) {
-			continue
-		}
-		if best < 0 || n < bestN || n == bestN && procs < bestP {
-			best, bestN, bestP = k, n, procs
-		}
-	}
-	if best < 0 {
-		return e.victims // memory or disk decide: no row is better
-	}
-	return e.victimsIn(best)
-}
-
-// exLower returns the processors exclusive jobs of queues below s's hold.
-func (e *sdCore) exLower(s *sdSlot) int {
-	n := 0
-	for q := s.queue + 1; q < len(e.queues); q++ {
-		n += e.exQ[q]
-	}
-	return n
-}
+func (e *sdCore) busy() int { return e.m.Ex + slices.Max(e.m.Rows) }
 
 // preempt stops running job id for job by, as Config.Preempt says.
 func (e *sdCore) preempt(id int32, by *sdSlot) {
@@ -1046,7 +759,7 @@ func (e *sdCore) preempt(id int32, by *sdSlot) {
 	v.susp++
 	switch e.cfg.Preempt {
 	case policy.PreemptCancel:
-		e.end(id, Killed, fmt.Sprintf("preempted by job %d (queue %d)", by.job.ID, by.queue))
+		e.end(id, Killed, fmt.Sprintf("preempted by job %d (queue %d)", by.job.ID, by.Queue))
 		return
 	case policy.PreemptRequeue:
 		v.cpuUs, v.resUs = 0, 0
@@ -1074,7 +787,7 @@ func (e *sdCore) emit(k EventKind, id int32) {
 // requeue puts a stopped job back in its queue, in submission order.
 func (e *sdCore) requeue(id int32) {
 	s := &e.slots[id]
-	q := &e.queues[s.queue]
+	q := &e.queues[s.Queue]
 	live := q.live()
 	k := sort.Search(len(live), func(i int) bool { return e.slots[live[i]].job.Seq > s.job.Seq })
 	q.wait = slices.Insert(q.wait, q.head+k, id)
@@ -1085,7 +798,7 @@ func (e *sdCore) requeue(id int32) {
 // event: its end or its demotion.
 func (e *sdCore) span(s *sdSlot) int64 {
 	d := s.workUs - s.cpuUs
-	if r := e.queues[s.queue].cfg.ResidenceSec; r > 0 && s.queue < len(e.queues)-1 {
+	if r := e.queues[s.Queue].cfg.ResidenceSec; r > 0 && s.Queue < len(e.queues)-1 {
 		d = min(d, int64(r)*1e6-s.resUs)
 	}
 	return max(d, 1)
@@ -1099,61 +812,61 @@ func (e *sdCore) start(id int32, row int) {
 		panic(fmt.Sprintf("sim: job %d started at %d ms before its submission at %d s", s.job.ID, e.nowMs, s.job.Submit))
 	}
 	e.queuedProcs -= int64(p)
-	if s.firstMs < 0 {
-		s.firstMs = e.nowMs
+	if s.FirstMs < 0 {
+		s.FirstMs = e.nowMs
 		e.stats.Started++
 		e.emit(EventStarted, id)
 	} else {
 		e.emit(EventResumed, id)
 	}
-	s.lastMs = e.nowMs
+	s.LastMs = e.nowMs
 	s.stintMs = e.nowMs
-	s.running = true
+	s.Running = true
 	s.ver++
 	s.runIdx = len(e.running)
 	e.running = append(e.running, id)
-	e.runQ[s.queue]++
-	if !s.holds {
-		s.holds = true
-		e.memHeld += s.memKB
-		e.diskHeld += s.diskKB
-		if s.memKB > 0 && e.memHeld > e.cfg.MemKB || s.diskKB > 0 && e.diskHeld > e.cfg.DiskKB {
-			panic(fmt.Sprintf("sim: job %d's limits push the held ones (%d KB memory, %d KB disk) beyond the cluster's (%d KB, %d KB)", s.job.ID, e.memHeld, e.diskHeld, e.cfg.MemKB, e.cfg.DiskKB))
+	e.m.RunQ[s.Queue]++
+	if !s.Holds {
+		s.Holds = true
+		e.m.MemHeld += s.MemKB
+		e.m.DiskHeld += s.DiskKB
+		if s.MemKB > 0 && e.m.MemHeld > e.cfg.MemKB || s.DiskKB > 0 && e.m.DiskHeld > e.cfg.DiskKB {
+			panic(fmt.Sprintf("sim: job %d's limits push the held ones (%d KB memory, %d KB disk) beyond the cluster's (%d KB, %d KB)", s.job.ID, e.m.MemHeld, e.m.DiskHeld, e.cfg.MemKB, e.cfg.DiskKB))
 		}
 	}
-	e.memQ[s.queue] += s.memKB
-	e.diskQ[s.queue] += s.diskKB
+	e.m.MemQ[s.Queue] += s.MemKB
+	e.m.DiskQ[s.Queue] += s.DiskKB
 	if row >= 0 {
-		s.gang, s.row, s.alloc = true, row, s.alloc[:0]
+		s.Gang, s.Row, s.alloc = true, row, s.alloc[:0]
 		if e.nd != nil {
 			e.nd.place(s, row)
 		}
-		if e.rows[row] == 0 {
-			e.nonEmpty++
+		if e.m.Rows[row] == 0 {
+			e.m.NonEmpty++
 		}
-		e.rows[row] += p
-		e.rowQ[s.queue*e.mpl+row] += p
-		e.gangP += p
-		if e.ex+e.rows[row] > e.procs {
-			panic(fmt.Sprintf("sim: row %d over-allocated: %d exclusive + %d gang processors of %d", row, e.ex, e.rows[row], e.procs))
+		e.m.Rows[row] += p
+		e.m.RowQ[s.Queue*e.mpl+row] += p
+		e.m.GangP += p
+		if e.m.Ex+e.m.Rows[row] > e.procs {
+			panic(fmt.Sprintf("sim: row %d over-allocated: %d exclusive + %d gang processors of %d", row, e.m.Ex, e.m.Rows[row], e.procs))
 		}
 	} else {
-		s.gang = false
+		s.Gang = false
 		if e.nd != nil {
 			e.nd.place(s, -1)
 		} else {
 			s.alloc = e.exM.Alloc(p, s.alloc[:0])
 		}
-		e.ex += p
-		e.exQ[s.queue] += p
+		e.m.Ex += p
+		e.m.ExQ[s.Queue] += p
 		if e.busy() > e.procs {
-			panic(fmt.Sprintf("sim: machine over-allocated: %d exclusive + %d gang processors of %d", e.ex, slices.Max(e.rows), e.procs))
+			panic(fmt.Sprintf("sim: machine over-allocated: %d exclusive + %d gang processors of %d", e.m.Ex, slices.Max(e.m.Rows), e.procs))
 		}
 	}
 	s.stintAt = e.clock(s)
-	if used := s.job.UsedMemKB; s.memKB > 0 && used > 0 && int64(used)*int64(e.cfg.PerHost(p)) > s.memKB {
+	if used := s.job.UsedMemKB; s.MemKB > 0 && used > 0 && int64(used)*int64(e.cfg.PerHost(p)) > s.MemKB {
 		e.stop(id, 0)
-		e.end(id, LimitKilled, fmt.Sprintf("memory use %d KB per host exceeds its limit %d KB", int64(used)*int64(e.cfg.PerHost(p)), s.memKB))
+		e.end(id, LimitKilled, fmt.Sprintf("memory use %d KB per host exceeds its limit %d KB", int64(used)*int64(e.cfg.PerHost(p)), s.MemKB))
 		return
 	}
 	s.target = s.stintAt + e.span(s)
@@ -1164,7 +877,7 @@ func (e *sdCore) start(id int32, row int) {
 func (e *sdCore) schedule(id int32) {
 	s := &e.slots[id]
 	ev := endEvent{at: workload.Time(s.target), seq: s.job.Seq, id: id, gen: s.ver}
-	if s.gang {
+	if s.Gang {
 		e.gEnds.push(ev)
 	} else {
 		e.exEnds.push(ev)
@@ -1180,12 +893,12 @@ func (e *sdCore) stop(id int32, credit int64) {
 	s.resUs += credit
 	s.usedUs += credit
 	e.taken.add(uint64(p), uint64(credit))
-	if s.gang {
-		e.rows[s.row] -= p
-		e.rowQ[s.queue*e.mpl+s.row] -= p
-		e.gangP -= p
-		if e.rows[s.row] == 0 {
-			e.nonEmpty--
+	if s.Gang {
+		e.m.Rows[s.Row] -= p
+		e.m.RowQ[s.Queue*e.mpl+s.Row] -= p
+		e.m.GangP -= p
+		if e.m.Rows[s.Row] == 0 {
+			e.m.NonEmpty--
 		}
 		// The gang clock overshoots a job's target by the rounding of
 		// the instant; the machine gave that time, to nobody.
@@ -1193,8 +906,8 @@ func (e *sdCore) stop(id int32, credit int64) {
 			e.taken.add(uint64(p), uint64(over))
 		}
 	} else {
-		e.ex -= p
-		e.exQ[s.queue] -= p
+		e.m.Ex -= p
+		e.m.ExQ[s.Queue] -= p
 		if e.nd == nil {
 			e.exM.Release(s.alloc)
 		}
@@ -1202,9 +915,9 @@ func (e *sdCore) stop(id int32, credit int64) {
 			e.taken.add(uint64(p), uint64(over))
 		}
 	}
-	e.runQ[s.queue]--
-	e.memQ[s.queue] -= s.memKB
-	e.diskQ[s.queue] -= s.diskKB
+	e.m.RunQ[s.Queue]--
+	e.m.MemQ[s.Queue] -= s.MemKB
+	e.m.DiskQ[s.Queue] -= s.DiskKB
 	e.cutStint(s)
 	if e.nd != nil {
 		e.nd.unplace(s)
@@ -1213,7 +926,7 @@ func (e *sdCore) stop(id int32, credit int64) {
 	e.running[s.runIdx] = last
 	e.slots[last].runIdx = s.runIdx
 	e.running = e.running[:len(e.running)-1]
-	s.running = false
+	s.Running = false
 	s.ver++
 }
 
@@ -1236,23 +949,23 @@ func (e *sdCore) reached(id int32, clock int64) {
 	s.resUs = 0
 	s.usedUs += credit
 	e.taken.add(uint64(s.job.Procs), uint64(credit))
-	from := s.queue
+	from := s.Queue
 	to := from + 1
 	e.cutStint(s)
-	e.runQ[from]--
-	e.runQ[to]++
-	e.memQ[from] -= s.memKB
-	e.memQ[to] += s.memKB
-	e.diskQ[from] -= s.diskKB
-	e.diskQ[to] += s.diskKB
-	if s.gang {
-		e.rowQ[from*e.mpl+s.row] -= s.job.Procs
-		e.rowQ[to*e.mpl+s.row] += s.job.Procs
+	e.m.RunQ[from]--
+	e.m.RunQ[to]++
+	e.m.MemQ[from] -= s.MemKB
+	e.m.MemQ[to] += s.MemKB
+	e.m.DiskQ[from] -= s.DiskKB
+	e.m.DiskQ[to] += s.DiskKB
+	if s.Gang {
+		e.m.RowQ[from*e.mpl+s.Row] -= s.job.Procs
+		e.m.RowQ[to*e.mpl+s.Row] += s.job.Procs
 	} else {
-		e.exQ[from] -= s.job.Procs
-		e.exQ[to] += s.job.Procs
+		e.m.ExQ[from] -= s.job.Procs
+		e.m.ExQ[to] += s.job.Procs
 	}
-	s.queue = to
+	s.Queue = to
 	s.demotions++
 	s.stintAt = s.target
 	if e.queues[to].state != policy.Activated {
@@ -1271,10 +984,10 @@ func (e *sdCore) reached(id int32, clock int64) {
 func (e *sdCore) cutStint(s *sdSlot) {
 	if e.nowMs > s.stintMs {
 		row := -1
-		if s.gang {
-			row = s.row
+		if s.Gang {
+			row = s.Row
 		}
-		s.stints = append(s.stints, Stint{FromMs: s.stintMs, ToMs: e.nowMs, Queue: s.queue, Row: row})
+		s.stints = append(s.stints, Stint{FromMs: s.stintMs, ToMs: e.nowMs, Queue: s.Queue, Row: row})
 		if e.nd != nil {
 			s.allocs = append(s.allocs, slices.Clone(s.alloc))
 		}
@@ -1284,10 +997,10 @@ func (e *sdCore) cutStint(s *sdSlot) {
 
 // release gives back the memory and disk limits job s holds, if it does.
 func (e *sdCore) release(s *sdSlot) {
-	if s.holds {
-		s.holds = false
-		e.memHeld -= s.memKB
-		e.diskHeld -= s.diskKB
+	if s.Holds {
+		s.Holds = false
+		e.m.MemHeld -= s.MemKB
+		e.m.DiskHeld -= s.DiskKB
 	}
 }
 
@@ -1299,8 +1012,8 @@ func (e *sdCore) end(id int32, st State, reason string) {
 		e.stats.Killed++
 	}
 	e.stats.ProcSeconds += float64(s.job.Procs) * e.usTicks(s.usedUs)
-	e.rec = Record{Job: &s.job, State: st, Start: e.fromMs(s.firstMs), End: e.fromMs(e.nowMs),
-		Alloc: s.alloc, Reason: reason, ScoreD: true, Queue: s.queue, Demotions: s.demotions, Suspensions: s.susp, CPUTime: e.cpuTicks(s.usedUs), Requeues: s.requeues}
+	e.rec = Record{Job: &s.job, State: st, Start: e.fromMs(s.FirstMs), End: e.fromMs(e.nowMs),
+		Alloc: s.alloc, Reason: reason, ScoreD: true, Queue: s.Queue, Demotions: s.demotions, Suspensions: s.susp, CPUTime: e.cpuTicks(s.usedUs), Requeues: s.requeues}
 	e.limits(s)
 	e.obs.JobDone(&e.rec)
 	e.freeIDs = append(e.freeIDs, id)
@@ -1309,7 +1022,7 @@ func (e *sdCore) end(id int32, st State, reason string) {
 // limits sets e.rec's memory and disk fields and stints from job s, whose
 // stints the record takes over.
 func (e *sdCore) limits(s *sdSlot) {
-	e.rec.MemLimitKB, e.rec.DiskLimitKB = s.memKB, s.diskKB
+	e.rec.MemLimitKB, e.rec.DiskLimitKB = s.MemKB, s.DiskKB
 	if used := s.job.UsedMemKB; used > 0 {
 		e.rec.MemKBPerHost = int64(used) * int64(e.cfg.PerHost(s.job.Procs))
 	}
@@ -1337,7 +1050,7 @@ func (e *sdCore) holdToEnd(s *sdSlot, qi int, reason string) {
 	e.release(s)
 	e.stats.Pending++
 	e.stats.ProcSeconds += float64(s.job.Procs) * e.usTicks(s.usedUs)
-	start := e.fromMs(s.firstMs)
+	start := e.fromMs(s.FirstMs)
 	e.rec = Record{Job: &s.job, State: Pending, Start: start, End: e.fromMs(e.nowMs),
 		Reason: fmt.Sprintf("%s (it ran from %d with %d s of CPU time and was held since)", reason, start, s.usedUs/1e6),
 		ScoreD: true, Queue: qi, Demotions: s.demotions, Suspensions: s.susp, CPUTime: e.cpuTicks(s.usedUs), Requeues: s.requeues}
@@ -1345,156 +1058,91 @@ func (e *sdCore) holdToEnd(s *sdSlot, qi int, reason string) {
 	e.obs.JobDone(&e.rec)
 }
 
-// rejectShort refuses the jobs submitted at this instant that did not start
-// and whose memory or disk limits cannot be granted now (SPEC §4: resource
-// shortage), unless they or their queue wait for resources. A job that only
-// lacks processors queues for them. It reports whether it refused one; the
-// jobs it keeps stay in e.arrived.
-func (e *sdCore) rejectShort() bool {
-	kept, refused := e.arrived[:0], false
-	for _, id := range e.arrived {
-		s := &e.slots[id]
-		q := &e.queues[s.queue]
-		wait := q.cfg.Wait
-		if w := s.job.WaitResources; w != 0 {
-			wait = w > 0 // the job's own choice
-		}
-		if s.firstMs >= 0 || wait || q.state != policy.Activated || !e.short(s, e.memHeld, e.diskHeld) {
-			kept = append(kept, id)
-			continue
-		}
-		refused = true
-		k := slices.Index(q.live(), id)
-		if k < 0 {
-			panic(fmt.Sprintf("sim: job %d neither started nor waiting", s.job.ID))
-		}
-		e.apply(sdDecision{Kind: sdReject, ID: id, Row: k})
-	}
-	e.arrived = kept
-	return refused
-}
-
 // shortReason says why job s's limits cannot be granted now.
 func (e *sdCore) shortReason(s *sdSlot) string {
-	if s.memKB > 0 && e.memHeld+s.memKB > e.cfg.MemKB {
-		return fmt.Sprintf("resource shortage at submission (queue %d): memory limit %d KB, %d KB of the cluster's %d KB held", s.queue, s.memKB, e.memHeld, e.cfg.MemKB)
+	if s.MemKB > 0 && e.m.MemHeld+s.MemKB > e.cfg.MemKB {
+		return fmt.Sprintf("resource shortage at submission (queue %d): memory limit %d KB, %d KB of the cluster's %d KB held", s.Queue, s.MemKB, e.m.MemHeld, e.cfg.MemKB)
 	}
-	return fmt.Sprintf("resource shortage at submission (queue %d): disk limit %d KB, %d KB of the cluster's %d KB held", s.queue, s.diskKB, e.diskHeld, e.cfg.DiskKB)
+	return fmt.Sprintf("resource shortage at submission (queue %d): disk limit %d KB, %d KB of the cluster's %d KB held", s.Queue, s.DiskKB, e.m.DiskHeld, e.cfg.DiskKB)
 }
 
-// change applies a scheduled queue state change.
+// change applies a scheduled queue state change; the scheduler holds the
+// running jobs of a queue that stops being activated.
 func (e *sdCore) change(c policy.QueueChange) {
 	q := &e.queues[c.Queue]
 	q.state = c.State
 	if c.State == policy.Activated {
 		return
 	}
-	e.victims = e.victims[:0]
-	for _, id := range e.running {
-		if e.slots[id].queue == c.Queue {
-			e.victims = append(e.victims, id)
-		}
-	}
-	e.descheduleVictims(sdHold)
+	e.pol.Deactivated(e, e, c.Queue)
 }
 
-// descheduleVictims deschedules the running jobs of e.victims, in
-// submission order: decisions of kind k (sdSuspend or sdHold).
-func (e *sdCore) descheduleVictims(k sdKind) {
-	slices.SortFunc(e.victims, func(a, b int32) int {
-		return cmp.Compare(e.slots[a].job.Seq, e.slots[b].job.Seq)
-	})
-	for _, id := range e.victims {
-		e.apply(sdDecision{Kind: k, ID: id})
-	}
-}
-
-// sdKind is the kind of a decision of SCore-D's scheduler (sdDecision).
-type sdKind uint8
-
-// Kinds of sdDecision.
-const (
-	// sdStart starts waiting job ID, the head of its queue, in row Row
-	// (-1: an exclusive job, in every row); a job that ran before
-	// resumes.
-	sdStart sdKind = iota
-	// sdPreempt preempts running job ID for job By, the blocked head of a
-	// higher queue, as policy.ScoreD.Preempt says: suspended (back to its
-	// queue, keeping its memory), requeued (its progress and limits
-	// given back) or cancelled.
-	sdPreempt
-	// sdSuspend suspends running gang job ID back to its queue: its row
-	// holds no job of the highest queue in the matrix (priority between
-	// queues in gang mode, SPEC §4).
-	sdSuspend
-	// sdHold deschedules running job ID back to its queue, which was
-	// deactivated or disabled; it keeps its memory and sends no event.
-	sdHold
-	// sdReject refuses job ID, submitted at this instant, at place Row of
-	// its queue's waiting jobs: its memory or disk limit cannot be
-	// granted (resource shortage).
-	sdReject
-)
-
-// String returns the kind's name.
-func (k sdKind) String() string {
-	switch k {
-	case sdStart:
-		return "start"
-	case sdPreempt:
-		return "preempt"
-	case sdSuspend:
-		return "suspend"
-	case sdHold:
-		return "hold"
-	case sdReject:
-		return "reject"
-	}
-	return fmt.Sprintf("sdKind(%d)", uint8(k))
-}
-
-// sdDecision is one decision of SCore-D's scheduler, which apply carries
-// out: the scheduling pass decides (queue order, rows, victims), apply
-// changes the matrix, the ledger, the stints and the queues, and sends
-// the events the observers see.
-type sdDecision struct {
-	Kind sdKind
-	ID   int32 // the job's slot
-	Row  int   // sdStart's row (-1: exclusive); sdReject's place in its queue
-	By   int32 // sdPreempt's preemptor (a slot)
-}
-
-// apply carries out decision d now; a recorder (sdCore.decided) sees it
-// first.
-func (e *sdCore) apply(d sdDecision) {
+// Apply carries out decision d now (scored.Applier): the matrix, the
+// ledger, the stints, the queues and the events the observers see. A
+// recorder (sdCore.decided) sees it first.
+func (e *sdCore) Apply(d scored.Decision) {
 	if e.decided != nil {
 		e.decided(d)
 	}
 	s := &e.slots[d.ID]
 	switch d.Kind {
-	case sdStart:
-		q := &e.queues[s.queue]
+	case scored.Start:
+		q := &e.queues[s.Queue]
 		if l := q.live(); len(l) == 0 || l[0] != d.ID {
 			panic(fmt.Sprintf("sim: job %d started out of its queue's order", s.job.ID))
 		}
 		q.pop()
 		e.start(d.ID, d.Row)
-	case sdPreempt:
+	case scored.Preempt:
 		e.preempt(d.ID, &e.slots[d.By])
-	case sdSuspend, sdHold:
+	case scored.Suspend, scored.Hold:
 		e.stop(d.ID, e.clock(s)-s.stintAt)
 		s.susp++
-		if d.Kind == sdSuspend {
+		if d.Kind == scored.Suspend {
 			e.emit(EventSuspended, d.ID)
 		}
 		e.requeue(d.ID)
-	case sdReject:
-		q := &e.queues[s.queue]
+	case scored.Reject:
+		q := &e.queues[s.Queue]
+		if l := q.live(); d.Row < 0 || d.Row >= len(l) || l[d.Row] != d.ID {
+			panic(fmt.Sprintf("sim: job %d rejected at place %d of its queue, where it is not", s.job.ID, d.Row))
+		}
 		q.wait = slices.Delete(q.wait, q.head+d.Row, q.head+d.Row+1)
 		e.queuedProcs -= int64(s.job.Procs)
-		e.rejectSlot(s, s.queue, e.shortReason(s))
+		if k := slices.Index(e.arrived, d.ID); k >= 0 {
+			e.arrived = slices.Delete(e.arrived, k, k+1)
+		}
+		e.rejectSlot(s, s.Queue, e.shortReason(s))
 		e.freeIDs = append(e.freeIDs, d.ID)
 	default:
 		panic(fmt.Sprintf("sim: unknown SCore-D decision %v", d.Kind))
 	}
+}
+
+// The scheduler's view of the component (scored.View).
+
+// Matrix returns the machine's occupation.
+func (e *sdCore) Matrix() *scored.Matrix { return &e.m }
+
+// QueueState returns queue q's state now.
+func (e *sdCore) QueueState(q int) policy.QueueState { return e.queues[q].state }
+
+// Waiting returns queue q's waiting jobs, head first.
+func (e *sdCore) Waiting(q int) []int32 { return e.queues[q].live() }
+
+// Running returns the running jobs.
+func (e *sdCore) Running() []int32 { return e.running }
+
+// Arrived returns the jobs submitted at this instant that were not refused.
+func (e *sdCore) Arrived() []int32 { return e.arrived }
+
+// Job returns what the scheduler reads of job id.
+func (e *sdCore) Job(id int32) *scored.Job { return &e.slots[id].Job }
+
+// Placement returns the placed processors with node events, else nil.
+func (e *sdCore) Placement() scored.Placement {
+	if e.nd == nil {
+		return nil
+	}
+	return sdPlacement{e}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/scored"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -85,9 +86,9 @@ func (e *sdCore) snapshot() (*Snapshot, error) {
 		NowMs: e.nowMs, VG: e.vg, VGRem: e.vgRem,
 		FreeIDs: slices.Clone(e.freeIDs), Running: slices.Clone(e.running),
 		ExEnds: events(e.exEnds), GEnds: events(e.gEnds),
-		Ex: e.ex, ExM: m, Rows: slices.Clone(e.rows), RowQ: slices.Clone(e.rowQ),
-		ExQ: slices.Clone(e.exQ), RunQ: slices.Clone(e.runQ), MemQ: slices.Clone(e.memQ), DiskQ: slices.Clone(e.diskQ),
-		NonEmpty: e.nonEmpty, GangP: e.gangP, MemHeld: e.memHeld, DiskHeld: e.diskHeld, CI: e.ci, Queued: e.queuedProcs,
+		Ex: e.m.Ex, ExM: m, Rows: slices.Clone(e.m.Rows), RowQ: slices.Clone(e.m.RowQ),
+		ExQ: slices.Clone(e.m.ExQ), RunQ: slices.Clone(e.m.RunQ), MemQ: slices.Clone(e.m.MemQ), DiskQ: slices.Clone(e.m.DiskQ),
+		NonEmpty: e.m.NonEmpty, GangP: e.m.GangP, MemHeld: e.m.MemHeld, DiskHeld: e.m.DiskHeld, CI: e.ci, Queued: e.queuedProcs,
 		GivenHi: e.given.hi, GivenLo: e.given.lo, TakenHi: e.taken.hi, TakenLo: e.taken.lo,
 		Stats: *e.stats, LastSeq: e.lastSeq, NextCk: e.nextCk}
 	if e.nd != nil {
@@ -105,11 +106,11 @@ func (e *sdCore) snapshot() (*Snapshot, error) {
 	s.Slots = make([]scoreDSlotState, len(e.slots))
 	for i := range e.slots {
 		x := &e.slots[i]
-		s.Slots[i] = scoreDSlotState{Job: x.job, Queue: x.queue, WorkUs: x.workUs, Cut: x.cut,
+		s.Slots[i] = scoreDSlotState{Job: x.job, Queue: x.Queue, WorkUs: x.workUs, Cut: x.cut,
 			CPUUs: x.cpuUs, ResUs: x.resUs, UsedUs: x.usedUs, StintAt: x.stintAt, Target: x.target,
-			Ver: x.ver, Running: x.running, Gang: x.gang, Row: x.row, RunIdx: x.runIdx,
-			FirstMs: x.firstMs, LastMs: x.lastMs, Demotions: x.demotions, Susp: x.susp,
-			Alloc: slices.Clone(x.alloc), MemKB: x.memKB, DiskKB: x.diskKB, Holds: x.holds,
+			Ver: x.ver, Running: x.Running, Gang: x.Gang, Row: x.Row, RunIdx: x.runIdx,
+			FirstMs: x.FirstMs, LastMs: x.LastMs, Demotions: x.demotions, Susp: x.susp,
+			Alloc: slices.Clone(x.alloc), MemKB: x.MemKB, DiskKB: x.DiskKB, Holds: x.Holds,
 			StintMs: x.stintMs, Stints: slices.Clone(x.stints), Requeues: x.requeues, StintAllocs: slices.Clone(x.allocs)}
 	}
 	return &Snapshot{sd: s}, nil
@@ -167,15 +168,16 @@ func (e *sdCore) restore(b []byte) error {
 		if x.Queue < 0 || x.Queue >= k || (x.Running && (x.Row < 0 || x.Row >= e.mpl)) {
 			return bad("slot %d: queue %d, row %d", i, x.Queue, x.Row)
 		}
-		e.slots[i] = sdSlot{job: x.Job, queue: x.Queue, workUs: x.WorkUs, cut: x.Cut,
+		e.slots[i] = sdSlot{Job: scored.Job{Procs: x.Job.Procs, Seq: x.Job.Seq, WaitResources: x.Job.WaitResources,
+			Queue: x.Queue, Running: x.Running, Gang: x.Gang, Row: x.Row, FirstMs: x.FirstMs, LastMs: x.LastMs,
+			MemKB: x.MemKB, DiskKB: x.DiskKB, Holds: x.Holds},
+			job: x.Job, workUs: x.WorkUs, cut: x.Cut,
 			cpuUs: x.CPUUs, resUs: x.ResUs, usedUs: x.UsedUs, stintAt: x.StintAt, target: x.Target,
-			ver: x.Ver, running: x.Running, gang: x.Gang, row: x.Row, runIdx: x.RunIdx,
-			firstMs: x.FirstMs, lastMs: x.LastMs, demotions: x.Demotions, susp: x.Susp,
-			alloc: x.Alloc, memKB: x.MemKB, diskKB: x.DiskKB, holds: x.Holds,
+			ver: x.Ver, runIdx: x.RunIdx, demotions: x.Demotions, susp: x.Susp, alloc: x.Alloc,
 			stintMs: x.StintMs, stints: x.Stints, requeues: x.Requeues, allocs: x.StintAllocs}
 	}
 	for i, id := range s.Running {
-		if x := &e.slots[id]; !x.running || x.runIdx != i {
+		if x := &e.slots[id]; !x.Running || x.runIdx != i {
 			return bad("running job %d in slot %d is not marked running there", x.job.ID, id)
 		}
 	}
@@ -186,8 +188,8 @@ func (e *sdCore) restore(b []byte) error {
 	if e.gEnds, err = unevents(s.GEnds, n); err != nil {
 		return bad("%v", err)
 	}
-	e.ex, e.rows, e.rowQ, e.exQ, e.runQ, e.memQ, e.diskQ = s.Ex, s.Rows, s.RowQ, s.ExQ, s.RunQ, s.MemQ, s.DiskQ
-	e.nonEmpty, e.gangP, e.memHeld, e.diskHeld, e.ci, e.queuedProcs = s.NonEmpty, s.GangP, s.MemHeld, s.DiskHeld, s.CI, s.Queued
+	e.m.Ex, e.m.Rows, e.m.RowQ, e.m.ExQ, e.m.RunQ, e.m.MemQ, e.m.DiskQ = s.Ex, s.Rows, s.RowQ, s.ExQ, s.RunQ, s.MemQ, s.DiskQ
+	e.m.NonEmpty, e.m.GangP, e.m.MemHeld, e.m.DiskHeld, e.ci, e.queuedProcs = s.NonEmpty, s.GangP, s.MemHeld, s.DiskHeld, s.CI, s.Queued
 	e.given, e.taken = u128{s.GivenHi, s.GivenLo}, u128{s.TakenHi, s.TakenLo}
 	*e.stats, e.lastSeq, e.nextCk = s.Stats, s.LastSeq, s.NextCk
 	e.savedNodes = s.Nodes // SetNodeEvents takes them over

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/cluster"
-	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -228,8 +227,8 @@ func (nd *sdNodes) unplace(s *sdSlot) {
 			}
 		})
 	}
-	if s.gang {
-		give(s.row)
+	if s.Gang {
+		give(s.Row)
 	} else {
 		for k := range nd.rowM {
 			give(k)
@@ -254,134 +253,39 @@ func (nd *sdNodes) unplace(s *sdSlot) {
 	})
 }
 
-// fit returns where job s fits now on the processors in service (see
-// ScoreD.fitRow).
-func (nd *sdNodes) fit(e *sdCore, s *sdSlot, gang bool) int {
-	if e.short(s, e.memHeld, e.diskHeld) {
-		return -2
-	}
-	p := s.job.Procs
-	if !gang {
-		if nd.allM.Free() >= p {
-			return -1
-		}
-		return -2
-	}
-	qt := e.topGang()
-	for k := range e.mpl {
-		if nd.rowM[k].Free() >= p && e.rowAllowed(s.queue, qt, k) {
-			return k
-		}
-	}
-	return -2
-}
+// sdPlacement is the scheduler's view of the placed processors
+// (scored.Placement).
+type sdPlacement struct{ e *sdCore }
 
-// preemptFor is ScoreD.preemptFor with processors placed (node events): it
-// frees processors for s, the blocked head of queue qi, by preempting jobs
-// of lower-priority queues in the same order, if that makes it fit.
-func (nd *sdNodes) preemptFor(e *sdCore, id int32, s *sdSlot, qi int) bool {
-	mem, disk := e.memHeld, e.diskHeld
-	if e.frees() {
-		for q := qi + 1; q < len(e.queues); q++ {
-			mem -= e.memQ[q]
-			disk -= e.diskQ[q]
+// RowFree returns the processors free and in service in row k.
+func (p sdPlacement) RowFree(k int) int { return p.e.nd.rowM[k].Free() }
+
+// AllFree returns the processors free and in service in every row.
+func (p sdPlacement) AllFree() int { return p.e.nd.allM.Free() }
+
+// InService returns the processors in service running job id holds.
+func (p sdPlacement) InService(id int32) int { return p.e.nd.inServiceIn(p.e.slots[id].alloc) }
+
+// FreeWithout returns the processors in service that would be free in
+// every row with the running jobs ids gone: those every holder of which,
+// in any row, is among them.
+func (p sdPlacement) FreeWithout(ids []int32) int {
+	nd := p.e.nd
+	for _, id := range ids {
+		for _, r := range p.e.slots[id].alloc {
+			for c := r.Lo; c < r.Hi; c++ {
+				nd.lowerUse[c]++
+			}
 		}
 	}
-	if e.short(s, mem, disk) {
-		return false
+	n := 0
+	for c := range nd.procs {
+		if nd.use[c] == nd.lowerUse[c] && nd.inService(c) {
+			n++
+		}
+		nd.lowerUse[c] = 0
 	}
-	e.victims = e.victims[:0]
-	for _, id := range e.running {
-		if e.slots[id].queue > qi {
-			e.victims = append(e.victims, id)
-		}
-	}
-	e.sortVictims()
-	p := s.job.Procs
-	gang := e.queues[qi].cfg.Mode == policy.Gang
-	if gang {
-		// The row that needs the fewest victims, then the fewest
-		// preempted processors, then the lowest.
-		best, bestN, bestP := -1, 0, 0
-		fits := false // with every victim gone
-		qt := e.topGang()
-		for k := range e.mpl {
-			if !e.rowAllowed(s.queue, qt, k) {
-				continue
-			}
-			all := nd.rowM[k].Free()
-			for _, id := range e.victims {
-				if v := &e.slots[id]; !v.gang || v.row == k {
-					all += nd.inServiceIn(v.alloc)
-				}
-			}
-			if all < p {
-				continue
-			}
-			fits = true
-			avail, m, dk := nd.rowM[k].Free(), e.memHeld, e.diskHeld
-			n, procs := 0, 0
-			for _, id := range e.victims {
-				if avail >= p && !e.short(s, m, dk) {
-					break
-				}
-				v := &e.slots[id]
-				if v.gang && v.row != k {
-					continue
-				}
-				avail += nd.inServiceIn(v.alloc)
-				if e.frees() {
-					m -= v.memKB
-					dk -= v.diskKB
-				}
-				n++
-				procs += v.job.Procs
-			}
-			if avail < p || e.short(s, m, dk) {
-				continue
-			}
-			if best < 0 || n < bestN || n == bestN && procs < bestP {
-				best, bestN, bestP = k, n, procs
-			}
-		}
-		switch {
-		case !fits:
-			return false
-		case best < 0:
-			// Memory or disk decide: no row is better; the victims in
-			// order, as without node events.
-		default:
-			e.victims = e.victimsIn(best)
-		}
-	} else {
-		// A processor is the exclusive job's once every job holding it,
-		// in any row, is gone: count those in service held by victims
-		// only.
-		for _, id := range e.victims {
-			for _, r := range e.slots[id].alloc {
-				for c := r.Lo; c < r.Hi; c++ {
-					nd.lowerUse[c]++
-				}
-			}
-		}
-		n := 0
-		for c := range nd.procs {
-			if nd.use[c] == nd.lowerUse[c] && nd.inService(c) {
-				n++
-			}
-			nd.lowerUse[c] = 0
-		}
-		if n < p {
-			return false
-		}
-	}
-	for _, v := range e.victims {
-		e.apply(sdDecision{Kind: sdPreempt, ID: v, By: id})
-		if e.fitsNow(s) != -2 {
-			return true
-		}
-	}
-	panic(fmt.Sprintf("sim: preempting every lower-priority job did not make job %d fit", s.job.ID))
+	return n
 }
 
 // nextNodeMs returns the time (ms) of the next node event to apply, or
