@@ -130,6 +130,14 @@ func TestPowerCombinations(t *testing.T) {
 		{"switching/clusters node events", setup{clustersOf("linear") + hpc2nPower(""), func(sc *Scenario) {
 			sc.NodeEvents, sc.OnNodeFail, sc.PowerPolicy = events, "requeue", "idle:10m"
 		}}, nil},
+		// SCore-D's queues, metered by their processors' busy stretches:
+		// gang time sharing (a processor held by any row is busy),
+		// exclusive mode, and node failures with requeue.
+		{"scored/gang", setup{hpc2nPower(""), func(sc *Scenario) { sc.Mode, sc.MPL = "gang", 4 }}, scoredEnergy},
+		{"scored/exclusive", setup{hpc2nPower(""), func(sc *Scenario) { sc.Mode = "exclusive" }}, scoredEnergy},
+		{"scored/gang node events requeue", setup{hpc2nPower(""), func(sc *Scenario) {
+			sc.Mode, sc.NodeEvents, sc.NodeSize, sc.OnNodeFail = "gang", events, 2, "requeue"
+		}}, scoredEnergy},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := Default()
@@ -169,6 +177,17 @@ func TestPowerCombinations(t *testing.T) {
 			}
 			t.Logf("%.0f kWh, %v", res.Summary.Energy.KWh, res.Summary.Energy.NodeSeconds)
 		})
+	}
+}
+
+// scoredEnergy checks a metered SCore-D run: its nodes computed and idled
+// (HPC2N's load leaves nodes idle), and its jobs' consumed_energy is NA
+// (they share processors in time), so no job energy is summed.
+func scoredEnergy(t *testing.T, r *Result) {
+	t.Helper()
+	e := r.Summary.Energy
+	if e.JobJoules != 0 || e.NodeSeconds["computing"] <= 0 || e.NodeSeconds["idle"] <= 0 {
+		t.Errorf("energy %+v", e)
 	}
 }
 

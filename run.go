@@ -609,7 +609,12 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 				return nil, err
 			}
 		}
-		if len(simCfg.NodeEvents) > 0 {
+		switch {
+		case sd != nil:
+			// SCore-D's processors are metered by their busy stretches:
+			// busy while any row of the matrix holds them.
+			simCfg.ScoreDBusy = o.energy.BusyRun
+		case len(simCfg.NodeEvents) > 0:
 			// A requeued job's cut-short run kept its nodes busy.
 			simCfg.LostRun = o.energy.LostRun
 		}

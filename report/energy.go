@@ -117,6 +117,20 @@ func (e *EnergyRun) LostRun(start, end workload.Time, procs int, alloc []cluster
 	e.lost = append(e.lost, lostRun{start, end, procs, slices.Clone(alloc), cloneSteps(steps)})
 }
 
+// BusyRun records a busy stretch of the processors of alloc from start to
+// end in a run of SCore-D's queues (sim.Config.ScoreDBusy), on the
+// engine's goroutine: a processor time-shared by the rows of the gang
+// matrix is busy as long as any row holds it, and idle otherwise. Such a
+// run's energy is metered from these stretches, not from its records,
+// whose jobs share processors in time: their consumed_energy is NA.
+func (e *EnergyRun) BusyRun(start, end workload.Time, alloc []cluster.Range) {
+	n := 0
+	for _, r := range alloc {
+		n += r.Len()
+	}
+	e.lost = append(e.lost, lostRun{start, end, n, slices.Clone(alloc), nil})
+}
+
 // cloneSteps returns a deep copy of steps (nil for none).
 func cloneSteps(steps []sim.GrowStep) []sim.GrowStep {
 	if len(steps) == 0 {
@@ -379,6 +393,10 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 	var evs []ev
 	for i := range e.recs {
 		r := &e.recs[i]
+		if r.ScoreD {
+			// Metered from its busy stretches (BusyRun).
+			continue
+		}
 		if ran(r) && len(e.allocs[i]) > 0 && r.End <= r.Start {
 			// No time on its nodes: no energy.
 			r.HasEnergy = true

@@ -403,13 +403,22 @@ type Config struct {
 	// ScoreD, if not nil, runs SCore-D's priority queues (SPEC §4; see
 	// ScoreD for the model) instead of Policy, on the engine's clock in
 	// milliseconds. With it only Procs, Events, ClosedLoop, NodeEvents,
-	// NodeSize, OnNodeFail, CheckpointEvery, OnCheckpoint and TicksPerSec
-	// apply; New refuses the others.
+	// NodeSize, OnNodeFail, CheckpointEvery, OnCheckpoint, TicksPerSec and
+	// ScoreDBusy apply; New refuses the others.
 	ScoreD *policy.ScoreD
 	// TicksPerSec is the trace's time unit under ScoreD: 1 (or 0: seconds),
 	// 1000 (ms) or 1000000 (µs); see ScoreD.SetTicks. Other runs count in
 	// whatever tick the trace has and ignore it.
 	TicksPerSec int64
+	// ScoreDBusy, if set under ScoreD, is told, on the engine's goroutine,
+	// of every busy stretch of processors: from when a job of any row of
+	// the matrix (or an exclusive job) takes a processor that none held to
+	// when the last of them gives it back — a processor time-shared by gang
+	// rows is busy as long as any row holds it (see ScoreD). The energy
+	// meter counts the machine's busy nodes with them. Times are trace
+	// ticks (rounded up as records' are); the engine reuses alloc. With it
+	// the jobs are placed on processor numbers, as with NodeEvents.
+	ScoreDBusy func(from, to workload.Time, alloc []cluster.Range)
 }
 
 // Stats summarises a finished run.

@@ -202,6 +202,9 @@ type sdCore struct {
 	nd         *sdNodes      // node events (Config.NodeEvents); nil without
 	savedNodes *sdNodesState // their state in a checkpoint, until setNodeEvents
 
+	// busyRun is Config.ScoreDBusy: with it, jobs are placed (nd) even
+	// without node events.
+	busyRun func(from, to workload.Time, alloc []cluster.Range)
 	// pol is SCore-D's scheduler: it decides, Apply carries out.
 	pol scored.Policy
 	// decided, if set (tests), sees every decision before Apply carries

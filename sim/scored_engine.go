@@ -38,7 +38,7 @@ func newScoreDEngine(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, sd: sd}
-	sd.eng, sd.stats, sd.events = e, &e.stats, cfg.Events
+	sd.eng, sd.stats, sd.events, sd.busyRun = e, &e.stats, cfg.Events, cfg.ScoreDBusy
 	if tps := cfg.TicksPerSec; tps != 0 {
 		if err := sd.setTicks(tps); err != nil {
 			return nil, err
@@ -64,7 +64,7 @@ func restoreScoreDEngine(cfg Config, b []byte) (*Engine, error) {
 	if err := e.sd.restore(b); err != nil {
 		return nil, err
 	}
-	if len(nodes) > 0 { // else Run refuses a state saved with node events, unless ScoreD.SetNodeEvents gives them
+	if len(nodes) > 0 || cfg.ScoreDBusy != nil { // else Run refuses a state saved with node events, unless ScoreD.SetNodeEvents gives them
 		e.cfg.NodeEvents = nodes
 		if err := e.sd.setNodeEvents(nodes, cfg.NodeSize, cfg.OnNodeFail); err != nil {
 			return nil, err

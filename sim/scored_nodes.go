@@ -73,13 +73,18 @@ type sdNodes struct {
 	runs      []cluster.Range
 	victims   []int32
 	lowerUse  []int32
+	// busyFrom[c] is when (ms) processor c was taken by a first holder,
+	// while it has one (Config.ScoreDBusy).
+	busyFrom []int64
+	core     *sdCore // the component, for its clock and Config.ScoreDBusy
+	busyOne  [1]cluster.Range
 }
 
 // setNodeEvents gives the component a node-event schedule
 // (Config.NodeEvents; see ScoreD.SetNodeEvents). With an empty schedule
 // the run is as without.
 func (e *sdCore) setNodeEvents(evs []cluster.NodeEvent, nodeSize int, onFail NodeFailAction) error {
-	if len(evs) == 0 {
+	if len(evs) == 0 && e.busyRun == nil {
 		if e.savedNodes != nil {
 			return fmt.Errorf("sim: SCore-D engine state: saved with node events, resumed without")
 		}
@@ -110,7 +115,8 @@ func (e *sdCore) setNodeEvents(evs []cluster.NodeEvent, nodeSize int, onFail Nod
 	}
 	nd := &sdNodes{events: evs, size: nodeSize, onFail: onFail, procs: e.procs,
 		allM: cluster.NewMachine(e.procs), use: make([]int32, e.procs), state: make([]uint8, n),
-		parkedRow: make([]bool, e.mpl*e.procs), parkedAll: make([]bool, e.procs), lowerUse: make([]int32, e.procs)}
+		parkedRow: make([]bool, e.mpl*e.procs), parkedAll: make([]bool, e.procs), lowerUse: make([]int32, e.procs),
+		busyFrom: make([]int64, e.procs), core: e}
 	for range e.mpl {
 		nd.rowM = append(nd.rowM, cluster.NewMachine(e.procs))
 	}
@@ -181,6 +187,9 @@ func (nd *sdNodes) place(s *sdSlot, row int) {
 		for _, r := range s.alloc {
 			for c := r.Lo; c < r.Hi; c++ {
 				nd.use[c]++
+				if nd.use[c] == 1 {
+					nd.busyFrom[c] = nd.core.nowMs
+				}
 			}
 		}
 		// The processors newly held in a row are no longer free in every
@@ -203,6 +212,7 @@ func (nd *sdNodes) place(s *sdSlot, row int) {
 		}
 		for c := r.Lo; c < r.Hi; c++ {
 			nd.use[c]++
+			nd.busyFrom[c] = nd.core.nowMs // free in every row: it had no holder
 		}
 	}
 }
@@ -241,6 +251,23 @@ func (nd *sdNodes) unplace(s *sdSlot) {
 				panic(fmt.Sprintf("sim: processor %d released more often than taken", c))
 			}
 		}
+	}
+	if e := nd.core; e.busyRun != nil {
+		// The processors no row holds any more were busy since their
+		// first holder took them.
+		forRuns(s.alloc, func(c int) bool { return nd.use[c] == 0 }, func(r cluster.Range) {
+			for c := r.Lo; c < r.Hi; {
+				d := c + 1
+				for d < r.Hi && nd.busyFrom[d] == nd.busyFrom[c] {
+					d++
+				}
+				if from, to := e.fromMs(nd.busyFrom[c]), e.fromMs(e.nowMs); to > from {
+					nd.busyOne[0] = cluster.Range{Lo: c, Hi: d}
+					e.busyRun(from, to, nd.busyOne[:])
+				}
+				c = d
+			}
+		})
 	}
 	forRuns(s.alloc, func(c int) bool { return nd.use[c] == 0 && nd.inService(c) }, func(r cluster.Range) {
 		nd.allM.Release([]cluster.Range{r})
@@ -456,12 +483,13 @@ type sdNodesState struct {
 	ParkedAll []bool
 	NParked   int
 	Unavail   int
+	BusyFrom  []int64
 }
 
 // save returns nd's state for a checkpoint.
 func (nd *sdNodes) save() (*sdNodesState, error) {
 	s := &sdNodesState{Next: nd.next, Use: slices.Clone(nd.use), State: slices.Clone(nd.state),
-		ParkedRow: slices.Clone(nd.parkedRow), ParkedAll: slices.Clone(nd.parkedAll), NParked: nd.nParked, Unavail: nd.unavail}
+		ParkedRow: slices.Clone(nd.parkedRow), ParkedAll: slices.Clone(nd.parkedAll), NParked: nd.nParked, Unavail: nd.unavail, BusyFrom: slices.Clone(nd.busyFrom)}
 	for _, m := range nd.rowM {
 		b, err := m.MarshalBinary()
 		if err != nil {
@@ -503,5 +531,8 @@ func (nd *sdNodes) restore(s *sdNodesState, mpl int) error {
 		return bad("machine of %d processors", nd.allM.Size())
 	}
 	nd.next, nd.use, nd.state, nd.parkedRow, nd.parkedAll, nd.nParked, nd.unavail = s.Next, s.Use, s.State, s.ParkedRow, s.ParkedAll, s.NParked, s.Unavail
+	if len(s.BusyFrom) == nd.procs { // a state saved before busy stretches were kept has none
+		nd.busyFrom = s.BusyFrom
+	}
 	return nil
 }

@@ -221,14 +221,27 @@ func TestCheckpointKillResumePower(t *testing.T) {
 	trace := hpc2nFirst(t)
 	dir := t.TempDir()
 	conf := writeFile(t, dir, "power.toml", "[[power.groups]]\nname = \"seth\"\ncount = 60\ncores = 4\nwatts = [\"100:120:200\", \"60:70:110\"]\n")
-	files := killResumeVerify(t, dir, 10, "2d", "run", "--trace", trace, "-q", "--config", conf)
-	for _, name := range []string{"consumed_energy.csv", "pstate_changes.csv", "machine_states.csv"} {
-		if len(files[name]) == 0 {
-			t.Errorf("no %s", name)
-		}
-	}
-	if !bytes.Contains(files["summary.json"], []byte(`"energy"`)) {
-		t.Error("summary.json has no energy")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"easy", nil},
+		// SCore-D's gang matrix, metered by its processors' busy
+		// stretches (their start times are in the checkpoint).
+		{"scored gang", []string{"--mode", "gang"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"run", "--trace", trace, "-q", "--config", conf}, c.args...)
+			files := killResumeVerify(t, t.TempDir(), 10, "2d", args...)
+			for _, name := range []string{"consumed_energy.csv", "pstate_changes.csv", "machine_states.csv"} {
+				if len(files[name]) == 0 {
+					t.Errorf("no %s", name)
+				}
+			}
+			if !bytes.Contains(files["summary.json"], []byte(`"energy"`)) {
+				t.Error("summary.json has no energy")
+			}
+		})
 	}
 }
 
