@@ -415,11 +415,21 @@ func TestGrowKilled(t *testing.T) {
 	}
 }
 
-// Grow refuses what it cannot combine with.
+// Grow refuses what it cannot combine with: a cluster of clusters, where a
+// job runs at the speed of the member it starts on. A cluster of nodes
+// combines (TestGrowOnNodes).
 func TestGrowConfigErrors(t *testing.T) {
 	spec := &cluster.Spec{Select: cluster.SelectConsRes, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 2}}}
-	if _, err := sim.New(sim.Config{Grow: &sim.Grow{}, Allocator: cluster.NewConsRes(spec)}); err == nil || !strings.Contains(err.Error(), "Allocator") {
-		t.Errorf("Grow with an Allocator: %v", err)
+	if _, err := sim.New(sim.Config{Grow: &sim.Grow{}, Allocator: cluster.NewConsRes(spec)}); err != nil {
+		t.Errorf("Grow on a cluster of nodes: %v", err)
+	}
+	m, err := cluster.MemberOf(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := cluster.NewFederation([]cluster.FederationMember{m, m})
+	if _, err := sim.New(sim.Config{Grow: &sim.Grow{}, Allocator: f}); err == nil || !strings.Contains(err.Error(), "cluster of clusters") {
+		t.Errorf("Grow on a cluster of clusters: %v", err)
 	}
 }
 
