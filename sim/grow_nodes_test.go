@@ -3,7 +3,6 @@ package sim_test
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -22,26 +21,14 @@ func growNodesRun(t *testing.T, spec *cluster.Spec, pol policy.Policy, g *sim.Gr
 	if g.Speedup == nil {
 		g.Speedup = policy.Linear{}
 	}
-	al, err := spec.NewAllocator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := sim.New(sim.Config{Policy: pol, Allocator: al, Grow: g})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &simtest.Recorder{}
-	col := &sim.Collector{}
-	if _, err := eng.Run(simtest.NewSource(jobs), teeObserver{rec, col}); err != nil {
-		t.Fatal(err)
-	}
+	rec, _, al := simtest.RunNodes(t, spec, sim.Config{Policy: pol, Grow: g}, jobs)
 	if len(rec.Records) != len(jobs) {
 		t.Fatalf("%d records for %d jobs", len(rec.Records), len(jobs))
 	}
 	if al.Free() != al.Capacity() {
 		t.Errorf("%d of %d processors free at the end", al.Free(), al.Capacity())
 	}
-	if vs := sim.Verify(spec.Cores(), col.Outcomes, sim.VerifyOptions{Cluster: spec, Speedup: g.Speedup}); len(vs) > 0 {
+	if vs := sim.Verify(spec.Cores(), rec.Outcomes(), sim.VerifyOptions{Cluster: spec, Speedup: g.Speedup}); len(vs) > 0 {
 		t.Fatalf("verify: %v\n%s", vs, simtest.Format(rec.Records))
 	}
 	return rec
@@ -138,7 +125,7 @@ func TestGrowOnNodes(t *testing.T) {
 	for _, tc := range tests {
 		for _, pol := range []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll}, &policy.EASY{Lookahead: policy.LookaheadAll, Strict: true}} {
 			t.Run(tc.name+"/"+pol.Name(), func(t *testing.T) {
-				rec := growNodesRun(t, twoNodes(tc.sel), pol, &sim.Grow{}, append([]workload.Job(nil), tc.jobs...))
+				rec := growNodesRun(t, twoNodes(tc.sel), pol, &sim.Grow{}, tc.jobs)
 				for k, j := range tc.jobs {
 					r := rec.ByID(t, j.ID)
 					got := fmt.Sprintf("%d: %d-%d [%s] %s", j.ID, r.Start, r.End, formatSteps(r), cluster.FormatRanges(nil, r.Alloc))
@@ -192,7 +179,7 @@ func TestGrowOnNodesRealTrace(t *testing.T) {
 					name += "/balanced"
 				}
 				t.Run(name, func(t *testing.T) {
-					rec := growNodesRun(t, spec, pol(), &sim.Grow{Speedup: speedup, Balanced: balanced}, slices.Clone(jobs))
+					rec := growNodesRun(t, spec, pol(), &sim.Grow{Speedup: speedup, Balanced: balanced}, jobs)
 					grew := 0
 					for _, r := range rec.Records {
 						if len(r.Steps) > 1 {

@@ -48,7 +48,7 @@ func growRun(t *testing.T, procs int, pol policy.Policy, g *sim.Grow, h *hpcpack
 	}
 	rec := &simtest.Recorder{}
 	col := &sim.Collector{}
-	st, err := eng.Run(simtest.NewSource(jobs), teeObserver{rec, col})
+	st, err := eng.Run(simtest.NewSource(jobs), simtest.Tee{rec, col})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,15 +66,6 @@ func growRun(t *testing.T, procs int, pol policy.Policy, g *sim.Grow, h *hpcpack
 		t.Fatalf("records hold %d processor-seconds, the engine counted %.0f", ps, st.ProcSeconds)
 	}
 	return rec, st
-}
-
-// teeObserver passes every record to each of its observers.
-type teeObserver []sim.Observer
-
-func (o teeObserver) JobDone(r *sim.Record) {
-	for _, x := range o {
-		x.JobDone(r)
-	}
 }
 
 // held returns the processors of a record's allocation.
@@ -705,7 +696,7 @@ func TestGrowWithEstimator(t *testing.T) {
 			}
 			rec := &simtest.Recorder{}
 			col := &sim.Collector{}
-			if _, err := eng.Run(simtest.NewSource(jobs), teeObserver{rec, col}); err != nil {
+			if _, err := eng.Run(simtest.NewSource(jobs), simtest.Tee{rec, col}); err != nil {
 				t.Fatal(err)
 			}
 			for id, w := range tc.want {
@@ -879,7 +870,7 @@ func TestGrowWithConstraints(t *testing.T) {
 			}
 			rec := &simtest.Recorder{}
 			col := &sim.Collector{}
-			if _, err := eng.Run(simtest.NewSource(tc.jobs), teeObserver{rec, col}); err != nil {
+			if _, err := eng.Run(simtest.NewSource(tc.jobs), simtest.Tee{rec, col}); err != nil {
 				t.Fatal(err)
 			}
 			for id, w := range tc.want {

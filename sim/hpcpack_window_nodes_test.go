@@ -77,18 +77,7 @@ func TestHPCPackWindowOnNodes(t *testing.T) {
 				want = tc.strict
 			}
 			t.Run(tc.name+"/"+pol.Name(), func(t *testing.T) {
-				al, err := tc.spec.NewAllocator()
-				if err != nil {
-					t.Fatal(err)
-				}
-				eng, err := sim.New(sim.Config{Policy: pol, Allocator: al})
-				if err != nil {
-					t.Fatal(err)
-				}
-				rec := &simtest.Recorder{}
-				if _, err := eng.Run(simtest.NewSource(append([]workload.Job(nil), tc.jobs...)), rec); err != nil {
-					t.Fatal(err)
-				}
+				rec, _, _ := simtest.RunNodes(t, tc.spec, sim.Config{Policy: pol}, tc.jobs)
 				var got []string
 				for _, j := range tc.jobs {
 					r := rec.ByID(t, j.ID)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -40,24 +41,14 @@ func tieredHPC2N(t *testing.T, dir string) string {
 // preemptTiersConfig is HPC2N's 240 processors as 120 nodes of 2 cores,
 // with partitions "low" (SWF 1, the default) and "high" (SWF 2,
 // PriorityTier 1) on all of them, and preemption in mode %s.
-const preemptTiersConfig = `[cluster]
+var preemptTiersConfig = `[cluster]
 select = "cons_res"
 preempt = "%s"
 [[cluster.groups]]
 name = "n"
 count = 120
 cores = 2
-[[cluster.partitions]]
-name = "low"
-groups = ["n"]
-swf = 1
-default = true
-[[cluster.partitions]]
-name = "high"
-groups = ["n"]
-swf = 2
-priority_tier = 1
-`
+` + simtest.TierPartitions("cluster", "n")
 
 // Slurm's preemption with checkpoints: a run of HPC2N-2002 with tiers,
 // killed with SIGKILL part-way and resumed, writes the files of an
