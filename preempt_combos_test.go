@@ -141,18 +141,7 @@ func preemptTrace(t *testing.T, dir string, sessions bool) (string, []workload.J
 			prev[j.User] = last{j.ID, submit + int64(j.RawWait) + int64(j.Run)}
 		}
 	}
-	path := filepath.Join(dir, "hpc2n-tiers.swf")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workload.WriteSWF(f, r.Header(), jobs); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path, jobs
+	return simtest.WriteSWF(t, dir, "hpc2n-tiers.swf", r.Header(), jobs), jobs
 }
 
 // preemptRealRun runs the scenario (preemptTrace's trace on

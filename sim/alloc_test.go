@@ -134,7 +134,7 @@ func BenchmarkConsResLANL(b *testing.B) {
 	if !fileExists(in) {
 		b.Skipf("skipping: %s not found", in)
 	}
-	jobs, _ := readTrace(b, in)
+	jobs, _ := simtest.ReadTrace(b, in)
 	spec := &cluster.Spec{Select: cluster.SelectConsRes, Groups: []cluster.NodeGroup{{Name: "n", Count: 1000, Cores: 4, MemoryMB: 128}}}
 	b.ReportAllocs()
 	b.ResetTimer()

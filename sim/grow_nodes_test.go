@@ -154,7 +154,7 @@ func TestGrowOnNodesRealTrace(t *testing.T) {
 	if !fileExists(path) {
 		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
 	}
-	jobs, procs := readTrace(t, path)
+	jobs, procs := simtest.ReadTrace(t, path)
 	if procs != 240 {
 		t.Fatalf("HPC2N has %d processors, want 240", procs)
 	}

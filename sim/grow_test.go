@@ -776,7 +776,7 @@ func TestGrowEstimatorRealTrace(t *testing.T) {
 	if !fileExists(path) {
 		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
 	}
-	jobs, procs := readTrace(t, path)
+	jobs, procs := simtest.ReadTrace(t, path)
 	for i := range jobs {
 		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
 			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
@@ -942,7 +942,7 @@ func TestGrowWithConstraintsRealTrace(t *testing.T) {
 	if !fileExists(path) {
 		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
 	}
-	jobs, procs := readTrace(t, path)
+	jobs, procs := simtest.ReadTrace(t, path)
 	for i := range jobs {
 		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
 			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))

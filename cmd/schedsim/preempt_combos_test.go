@@ -3,12 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/schedsim/schedsim/sim/simtest"
-	"github.com/schedsim/schedsim/workload"
 )
 
 // tieredHPC2N writes HPC2N-2002's first 3,170 jobs in dir with every
@@ -24,18 +21,7 @@ func tieredHPC2N(t *testing.T, dir string) string {
 			jobs[i].Partition = 2
 		}
 	}
-	path := filepath.Join(dir, "hpc2n-tiers.swf")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workload.WriteSWF(f, r.Header(), jobs); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return simtest.WriteSWF(t, dir, "hpc2n-tiers.swf", r.Header(), jobs)
 }
 
 // preemptTiersConfig is HPC2N's 240 processors as 120 nodes of 2 cores,

@@ -50,3 +50,23 @@ func TierPartitions(table string, groups ...string) string {
 	return "[[" + table + ".partitions]]\nname = \"low\"\ngroups = [" + gs + "]\nswf = 1\ndefault = true\n" +
 		"[[" + table + ".partitions]]\nname = \"high\"\ngroups = [" + gs + "]\nswf = 2\npriority_tier = 1\n"
 }
+
+// WriteSWF writes jobs as an SWF trace with header h to dir/name and
+// returns its path: a test that changes a real trace's jobs (partitions,
+// sessions) runs the CLI on the result.
+func WriteSWF(t testing.TB, dir, name string, h *workload.Header, jobs []workload.Job) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := workload.WriteSWF(f, h, jobs); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
