@@ -206,3 +206,117 @@ func TestGrowOnNodesRealTrace(t *testing.T) {
 		t.Errorf("cons_res: %d growths took no cores", n)
 	}
 }
+
+// TestGrowOnNodesCheckpoint: growing jobs on a cluster of nodes (HPC2N as
+// in TestGrowOnNodesRealTrace, EASY) stopped at every checkpoint and
+// resumed from the saved state give the records and statistics of an
+// uninterrupted run: the processors a grown job holds on the nodes, and
+// its steps, are in the state.
+func TestGrowOnNodesCheckpoint(t *testing.T) {
+	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
+	if !fileExists(path) {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
+	}
+	jobs, procs := simtest.ReadTrace(t, path)
+	jobs = jobs[:simtest.Cases(len(jobs), 600)]
+	for i := range jobs {
+		jobs[i].Seq = int64(i)
+		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
+			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
+		}
+	}
+	for _, sel := range []string{cluster.SelectLinear, cluster.SelectConsRes} {
+		t.Run(sel, func(t *testing.T) {
+			spec := &cluster.Spec{Select: sel, Groups: []cluster.NodeGroup{{Name: "n", Count: 120, Cores: 2}}}
+			cfg := func() sim.Config {
+				al, err := spec.NewAllocator()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Allocator: al, Grow: &sim.Grow{Speedup: policy.Amdahl{Serial: 0.1}}}
+			}
+			want, wantStats := simtest.Run(t, cfg(), jobs)
+			got := &simtest.Recorder{}
+			if resumes := simtest.RunResumed(t, jobs, got, wantStats, simtest.EngineResumer(cfg, 3600)); resumes < 5 {
+				t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)
+			}
+			grew := 0
+			for _, r := range want.Records {
+				if len(r.Steps) > 1 {
+					grew++
+				}
+			}
+			if grew < 10 {
+				t.Fatalf("only %d jobs grew: the test does not exercise growth", grew)
+			}
+			simtest.SameRecords(t, got.Records, want.Records, "after resuming")
+		})
+	}
+}
+
+// TestGrowOnNodesNodeEvents: growing jobs on a cluster of nodes whose
+// nodes fail and drain (HPC2N as in TestGrowOnNodesRealTrace, EASY, a
+// quarter of the nodes down for a day, a sixth draining for another), the
+// jobs on failed nodes requeued or killed: verify replays every growth,
+// a killed job's up to its failure, and finds nothing.
+func TestGrowOnNodesNodeEvents(t *testing.T) {
+	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
+	if !fileExists(path) {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
+	}
+	jobs, procs := simtest.ReadTrace(t, path)
+	for i := range jobs {
+		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
+			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
+		}
+	}
+	events := []cluster.NodeEvent{
+		{At: 20 * 86400, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 0, Hi: 30}}, Reason: "a quarter down"},
+		{At: 21 * 86400, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 0, Hi: 30}}},
+		{At: 30 * 86400, State: cluster.NodeDrain, Nodes: []cluster.Range{{Lo: 40, Hi: 60}}, Reason: "maintenance"},
+		{At: 31 * 86400, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 40, Hi: 60}}},
+	}
+	speedup := policy.Amdahl{Serial: 0.1}
+	for _, sel := range []string{cluster.SelectLinear, cluster.SelectConsRes} {
+		for _, onFail := range []sim.NodeFailAction{sim.NodeFailRequeue, sim.NodeFailKill} {
+			t.Run(fmt.Sprintf("%s/%v", sel, onFail), func(t *testing.T) {
+				spec := &cluster.Spec{Select: sel, Groups: []cluster.NodeGroup{{Name: "n", Count: 120, Cores: 2}}}
+				cfg := sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Grow: &sim.Grow{Speedup: speedup}, NodeEvents: events, OnNodeFail: onFail}
+				rec, st, _ := simtest.RunNodes(t, spec, cfg, jobs)
+				if st.Requeued+st.NodeKilled == 0 {
+					t.Fatal("the failure hit no job: the test tests nothing")
+				}
+				grew := 0
+				for _, r := range rec.Records {
+					if len(r.Steps) > 1 {
+						grew++
+					}
+				}
+				if grew == 0 {
+					t.Fatal("no job grew")
+				}
+				opts := sim.VerifyOptions{Cluster: spec, Speedup: speedup, NodeEvents: events, NodeSize: 2}
+				outs := rec.Outcomes()
+				if vs := sim.Verify(spec.Cores(), outs, opts); len(vs) > 0 {
+					t.Fatalf("%d violations, the first: %v", len(vs), vs[0])
+				}
+				// A killed growing job said to outlive its work is caught.
+				planted := false
+				for i := range outs {
+					if o := &outs[i]; o.State == sim.NodeFail && len(o.Steps) > 0 {
+						o.End += 30 * 86400
+						if vs := sim.Verify(spec.Cores(), outs, opts); len(vs) == 0 || vs[0].Rule != "end" {
+							t.Errorf("job %d killed after its end: violations %v, want an end", o.Job.ID, vs)
+						}
+						planted = true
+						break
+					}
+				}
+				if onFail == sim.NodeFailKill && !planted {
+					t.Error("no growing job killed by a node: nothing planted")
+				}
+				t.Logf("%d requeued, %d killed by a node, %d grew", st.Requeued, st.NodeKilled, grew)
+			})
+		}
+	}
+}

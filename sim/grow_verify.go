@@ -90,7 +90,7 @@ func verifyGrown(procs, units int, nodeSum []int, exact bool, o *Outcome, m poli
 	if cur != lo {
 		add("alloc-size", "started on %d processors, its minimum is %d", cur, lo)
 	}
-	if (o.State == Killed) != j.Killed() {
+	if o.State != NodeFail && (o.State == Killed) != j.Killed() {
 		add("state", "state %s, but run %d against limit %d", o.State, j.Run, j.Limit())
 	}
 	work := policy.Work(m, j.ActualRun(), j.Procs)
@@ -109,7 +109,13 @@ func verifyGrown(procs, units int, nodeSum []int, exact bool, o *Outcome, m poli
 		t, cur, held = g.At, g.Procs, held+more
 		end = min(t+max(policy.Span(m, work, cur), 1), end)
 	}
-	if o.End != end {
+	switch {
+	case o.State == NodeFail:
+		// Killed by a node failure (Config.NodeEvents), before its end.
+		if o.End >= end || o.End < t {
+			add("end", "killed by a node failure at %d, outside its run %d–%d", o.End, t, end)
+		}
+	case o.End != end:
 		add("end", "ends at %d, its growths under %s give %d", o.End, m.Name(), end)
 	}
 	area += float64(held) * float64(o.End-t)
