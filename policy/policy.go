@@ -351,7 +351,9 @@ func startHeadsOnly(v View, d Decisions, fit Fitter) (int, int) {
 // processors: a job that would run past the head's start never backfills,
 // even on processors the head will not need. Jobs started take their part
 // of the window for the candidates after them. With an unknown shadow time
-// the window ends at the earliest time the head could start.
+// the window ends at the earliest time the head could start. On a cluster
+// of nodes whose View is a NodeView, the head's start is its start on the
+// nodes (see nodeStart), which may be later than processors alone say.
 type EASY struct {
 	// Lookahead is how many queued jobs behind the head are examined for
 	// backfilling: 0 backfills nothing, LookaheadAll the whole queue.
