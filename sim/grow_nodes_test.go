@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -150,20 +149,11 @@ func TestGrowOnNodes(t *testing.T) {
 // every run, and with linear some grew onto cores of the nodes they held
 // (a job of an odd count holds a core more than it runs on).
 func TestGrowOnNodesRealTrace(t *testing.T) {
-	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
-	if !fileExists(path) {
-		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
-	}
-	jobs, procs := simtest.ReadTrace(t, path)
+	jobs, procs := hpc2nRanges(t)
 	if procs != 240 {
 		t.Fatalf("HPC2N has %d processors, want 240", procs)
 	}
 	jobs = jobs[:simtest.Cases(len(jobs), 1000)]
-	for i := range jobs {
-		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
-			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
-		}
-	}
 	speedup := policy.Amdahl{Serial: 0.1}
 	onHeld := map[string]int{} // by selector: growths onto held cores
 	for _, sel := range []string{cluster.SelectLinear, cluster.SelectConsRes} {
@@ -213,17 +203,10 @@ func TestGrowOnNodesRealTrace(t *testing.T) {
 // uninterrupted run: the processors a grown job holds on the nodes, and
 // its steps, are in the state.
 func TestGrowOnNodesCheckpoint(t *testing.T) {
-	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
-	if !fileExists(path) {
-		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
-	}
-	jobs, procs := simtest.ReadTrace(t, path)
+	jobs, _ := hpc2nRanges(t)
 	jobs = jobs[:simtest.Cases(len(jobs), 600)]
 	for i := range jobs {
 		jobs[i].Seq = int64(i)
-		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
-			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
-		}
 	}
 	for _, sel := range []string{cluster.SelectLinear, cluster.SelectConsRes} {
 		t.Run(sel, func(t *testing.T) {
@@ -260,16 +243,7 @@ func TestGrowOnNodesCheckpoint(t *testing.T) {
 // jobs on failed nodes requeued or killed: verify replays every growth,
 // a killed job's up to its failure, and finds nothing.
 func TestGrowOnNodesNodeEvents(t *testing.T) {
-	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
-	if !fileExists(path) {
-		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
-	}
-	jobs, procs := simtest.ReadTrace(t, path)
-	for i := range jobs {
-		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
-			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
-		}
-	}
+	jobs, _ := hpc2nRanges(t)
 	events := []cluster.NodeEvent{
 		{At: 20 * 86400, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 0, Hi: 30}}, Reason: "a quarter down"},
 		{At: 21 * 86400, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 0, Hi: 30}}},

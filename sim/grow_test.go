@@ -68,6 +68,25 @@ func growRun(t *testing.T, procs int, pol policy.Policy, g *sim.Grow, h *hpcpack
 	return rec, st
 }
 
+// hpc2nRanges returns HPC2N-2002's first 3,170 jobs with every third one
+// of 2 processors or more given the range [p/2, 2p] (cut to the machine),
+// as the growth tests on a real trace run them, and the machine's
+// processors; without ../shared it skips t.
+func hpc2nRanges(t *testing.T) ([]workload.Job, int) {
+	t.Helper()
+	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
+	if !fileExists(path) {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
+	}
+	jobs, procs := simtest.ReadTrace(t, path)
+	for i := range jobs {
+		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
+			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
+		}
+	}
+	return jobs, procs
+}
+
 // held returns the processors of a record's allocation.
 func held(r sim.Record) int {
 	n := 0
@@ -772,16 +791,7 @@ func TestGrowEstimatorRandom(t *testing.T) {
 // verify replays every growth and finds nothing, and the estimator changed
 // the schedule.
 func TestGrowEstimatorRealTrace(t *testing.T) {
-	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
-	if !fileExists(path) {
-		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
-	}
-	jobs, procs := simtest.ReadTrace(t, path)
-	for i := range jobs {
-		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
-			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
-		}
-	}
+	jobs, procs := hpc2nRanges(t)
 	events := []cluster.NodeEvent{
 		{At: 20 * 86400, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 0, Hi: 60}}, Reason: "a quarter down"},
 		{At: 21 * 86400, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 0, Hi: 60}}},
@@ -938,16 +948,7 @@ func TestVerifyGrowthOverConstraints(t *testing.T) {
 // replays every growth against the reservations and limits and finds
 // nothing, and jobs did grow.
 func TestGrowWithConstraintsRealTrace(t *testing.T) {
-	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
-	if !fileExists(path) {
-		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
-	}
-	jobs, procs := simtest.ReadTrace(t, path)
-	for i := range jobs {
-		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
-			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
-		}
-	}
+	jobs, procs := hpc2nRanges(t)
 	speedup := policy.Amdahl{Serial: 0.1}
 	for _, pol := range []policy.Policy{&policy.EASY{Lookahead: policy.LookaheadAll}, policy.FCFS{}} {
 		c := calendarConstraints()
