@@ -61,7 +61,7 @@ var Combinations = []Combination{
 	{FeatureScoreD, FeatureEstimates, "SCore-D schedules by queue priority and never plans ahead, so it has no use for a runtime estimate; a job's limit is its queue's maximum CPU time", true},
 	{FeatureScoreD, FeatureGrow, "SCore-D's jobs run on the processors they were given; growing jobs is HPC Pack's model", true},
 	{FeatureScoreD, FeatureFilters, "HPC Pack's filters and templates belong to HPC Pack's scheduler, not to SCore-D's queues", true},
-	{FeatureNodes, FeatureGrow, "growing jobs grow on the processor pool", false},
+	{FeatureClusters, FeatureGrow, "a cluster of clusters is SCore-D's model (SPEC §5: a job is given a member cluster, or several, and may run at its member's speed); growing jobs is HPC Pack's, whose scheduler grows a job on the nodes of one cluster, in cores or whole nodes", true},
 	{FeatureGrow, FeatureConservative, "conservative backfilling plans every job on a fixed processor count, which growth changes under the plan", true},
 	{FeatureGrow, FeatureSlurm, "Slurm's backfill plans every job on a fixed processor count, which growth changes under the plan", true},
 	{FeatureExternal, FeatureScoreD, "SCore-D's queues are a policy of their own, which the external program would replace", true},

@@ -3,7 +3,6 @@ package schedsim
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -226,29 +226,12 @@ grp_cpus = 100
 	if res.Summary.Constraints == nil || !strings.Contains(res.Summary.Policy, "+sched_interval=30") {
 		t.Fatalf("summary: constraints %v, policy %s", res.Summary.Constraints, res.Summary.Policy)
 	}
-	var out bytes.Buffer
-	rs, err := VerifyDir(sc.Out, 20, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rs[0].Violations != 0 {
-		t.Fatalf("violations in a clean run:\n%s", out.String())
-	}
+	verifyClean(t, sc.Out)
 	// Plant: the first job that ran move to 03:10 of its day... of the
 	// trace's first day at 3h+10m (inside the nightly maintenance).
 	p := filepath.Join(sc.Out, "jobs.csv")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
+	rows := simtest.ReadCSV(t, p)
+	col := simtest.Columns(rows[0])
 	planted := false
 	for _, r := range rows[1:] {
 		sub, _ := strconv.Atoi(r[col["submission_time"]])
@@ -265,19 +248,8 @@ grp_cpus = 100
 	if !planted {
 		t.Fatal("no job to plant")
 	}
-	var w bytes.Buffer
-	cw := csv.NewWriter(&w)
-	cw.WriteAll(rows)
-	if err := os.WriteFile(p, w.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out.Reset()
-	if rs, err = VerifyDir(sc.Out, 0, &out); err != nil {
-		t.Fatal(err)
-	}
-	if rs[0].Violations == 0 || !strings.Contains(out.String(), `reservation: reservation "nightly"`) {
-		t.Fatalf("the planted job was not caught:\n%s", out.String())
-	}
+	simtest.WriteCSV(t, p, rows)
+	verifyCatches(t, sc.Out, `reservation: reservation "nightly"`, "the planted job")
 }
 
 // FuzzParseSpan: parseSpan never panics and gives a time within

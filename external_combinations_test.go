@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,26 +25,9 @@ func sharedTrace(t *testing.T, name string) string {
 	return p
 }
 
-// python3 returns Debian's python3 (or the first on PATH); without one the
-// test is skipped, unless CI is true (.ci/run installs it).
-func python3(t *testing.T) string {
-	t.Helper()
-	if _, err := os.Stat("/usr/bin/python3"); err == nil {
-		return "/usr/bin/python3"
-	}
-	if p, err := exec.LookPath("python3"); err == nil {
-		return p
-	}
-	if simtest.Full() {
-		t.Fatal("python3 not found, and CI is true: .ci/run installs it")
-	}
-	t.Skip("skipping: python3 not found (install Debian's python3 to run the Python policies)")
-	return ""
-}
-
 // pythonExample is the command line of a Python example policy.
 func pythonExample(t *testing.T, name string) string {
-	return "exec '" + python3(t) + "' policy/external/python/examples/" + name + ".py"
+	return "exec '" + simtest.Python3(t) + "' policy/external/python/examples/" + name + ".py"
 }
 
 // runVerified runs sc into dir/name, checks that schedsim verify finds the

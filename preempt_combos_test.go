@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/report"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -20,24 +21,14 @@ import (
 // with two partitions on all of them: "low" (the default) and "high"
 // (SWF partition 2, PriorityTier 1), and Slurm's preemption by partition
 // priority in mode %s.
-const preemptClusterConfig = `[cluster]
+var preemptClusterConfig = `[cluster]
 select = "linear"
 preempt = "%s"
 [[cluster.groups]]
 name = "n"
 count = 120
 cores = 2
-[[cluster.partitions]]
-name = "low"
-groups = ["n"]
-swf = 1
-default = true
-[[cluster.partitions]]
-name = "high"
-groups = ["n"]
-swf = 2
-priority_tier = 1
-`
+` + simtest.TierPartitions("cluster", "n")
 
 // withPartitions writes the Batsim workload at path again with every
 // fourth job (by id) in partition 2 ("partition": 2, an extra field of
@@ -150,18 +141,7 @@ func preemptTrace(t *testing.T, dir string, sessions bool) (string, []workload.J
 			prev[j.User] = last{j.ID, submit + int64(j.RawWait) + int64(j.Run)}
 		}
 	}
-	path := filepath.Join(dir, "hpc2n-tiers.swf")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workload.WriteSWF(f, r.Header(), jobs); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path, jobs
+	return simtest.WriteSWF(t, dir, "hpc2n-tiers.swf", r.Header(), jobs), jobs
 }
 
 // preemptRealRun runs the scenario (preemptTrace's trace on
@@ -391,24 +371,14 @@ func TestPreemptNodeEventsRealTrace(t *testing.T) {
 // clusters — 40 nodes of 2 cores at speed 1 and 40 nodes of 4 cores at
 // speed 2 — each with the partitions of preemptClusterConfig and
 // preemption in mode %[1]s.
-const preemptClustersConfig = `[[clusters]]
+var preemptClustersConfig = `[[clusters]]
 select = "linear"
 preempt = "%[1]s"
 [[clusters.groups]]
 name = "old"
 count = 40
 cores = 2
-[[clusters.partitions]]
-name = "low"
-groups = ["old"]
-swf = 1
-default = true
-[[clusters.partitions]]
-name = "high"
-groups = ["old"]
-swf = 2
-priority_tier = 1
-[[clusters]]
+` + simtest.TierPartitions("clusters", "old") + `[[clusters]]
 select = "linear"
 preempt = "%[1]s"
 [[clusters.groups]]
@@ -416,17 +386,7 @@ name = "new"
 count = 40
 cores = 4
 speed = 2
-[[clusters.partitions]]
-name = "low"
-groups = ["new"]
-swf = 1
-default = true
-[[clusters.partitions]]
-name = "high"
-groups = ["new"]
-swf = 2
-priority_tier = 1
-`
+` + simtest.TierPartitions("clusters", "new")
 
 // TestPreemptClustersRealTrace: HPC2N's first 3,170 jobs with tiers on a
 // cluster of two clusters of different speeds, each PreemptMode: each job

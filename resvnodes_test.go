@@ -3,7 +3,6 @@ package schedsim
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/sim/simtest"
 )
 
 // TestReservationNodesResolve: a reservation's nodes on a cluster of
@@ -84,27 +84,10 @@ users = ["5"]
 	if _, err := Run(context.Background(), &sc, Options{Warn: &bytes.Buffer{}}); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	rs, err := VerifyDir(sc.Out, 20, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rs[0].Violations != 0 {
-		t.Fatalf("violations in a clean run:\n%s", out.String())
-	}
+	verifyClean(t, sc.Out)
 	p := filepath.Join(sc.Out, "jobs.csv")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
+	rows := simtest.ReadCSV(t, p)
+	col := simtest.Columns(rows[0])
 	// thin001-120 are cores 0-3455 (96 nodes of 32, 24 of 48).
 	const from, to, reservedCores = 2 * 86400, 2*86400 + 12*3600, 96*32 + 24*48
 	inside, before, after := 0, 0, 0
@@ -135,17 +118,6 @@ users = ["5"]
 	}
 	procs, _ := strconv.Atoi(rows[victim][col["requested_number_of_resources"]])
 	rows[victim][col["allocated_resources"]] = "0-" + strconv.Itoa(max(procs, 1)-1)
-	var w bytes.Buffer
-	cw := csv.NewWriter(&w)
-	cw.WriteAll(rows)
-	if err := os.WriteFile(p, w.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out.Reset()
-	if rs, err = VerifyDir(sc.Out, 0, &out); err != nil {
-		t.Fatal(err)
-	}
-	if rs[0].Violations == 0 || !strings.Contains(out.String(), `reservation "thin-maint"`) {
-		t.Fatalf("the job moved onto thin001 was not caught:\n%s", out.String())
-	}
+	simtest.WriteCSV(t, p, rows)
+	verifyCatches(t, sc.Out, `reservation "thin-maint"`, "the job moved onto thin001")
 }

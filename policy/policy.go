@@ -351,7 +351,9 @@ func startHeadsOnly(v View, d Decisions, fit Fitter) (int, int) {
 // processors: a job that would run past the head's start never backfills,
 // even on processors the head will not need. Jobs started take their part
 // of the window for the candidates after them. With an unknown shadow time
-// the window ends at the earliest time the head could start.
+// the window ends at the earliest time the head could start. On a cluster
+// of nodes whose View is a NodeView, the head's start is its start on the
+// nodes (see nodeStart), which may be later than processors alone say.
 type EASY struct {
 	// Lookahead is how many queued jobs behind the head are examined for
 	// backfilling: 0 backfills nothing, LookaheadAll the whole queue.
@@ -384,6 +386,9 @@ type EASY struct {
 	quiet fastpath.QuietRule // what the last pass leaves (see Quieter)
 
 	calProf cluster.Profile // the running jobs' profile under a Calendar
+
+	held   []cluster.Held  // nodeStart's running jobs, reused between passes
+	heldAt []cluster.Range // nodeStart's scratch
 }
 
 // viewCaps are the optional interfaces of a pass's View and Decisions.
@@ -397,6 +402,7 @@ type viewCaps struct {
 	sv    shadowView          // nil: shadows are computed through the View
 	seq   seqSearcher         // nil: jobs are found by Seq through the View
 	cal   Calendar            // nil: no reservations or start windows
+	nv    NodeView            // nil: no nodes the policy can plan on
 }
 
 // capsOf returns the optional interfaces of v and d, looked up again only
@@ -413,6 +419,7 @@ func (e *EASY) capsOf(v View, d Decisions) *viewCaps {
 	e.caps.sv, _ = v.(shadowView)
 	e.caps.seq, _ = v.(seqSearcher)
 	e.caps.cal, _ = v.(Calendar)
+	e.caps.nv, _ = v.(NodeView)
 	return &e.caps
 }
 
@@ -503,6 +510,11 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	default:
 		shadow, extra = ShadowOver(v, head.Procs, false)
 	}
+	if e.Strict && c.nv != nil {
+		// HPC Pack's window lasts until the head's start on the nodes,
+		// which may be later than processors alone say (see nodeStart).
+		shadow = max(shadow, e.nodeStart(v, c.nv, h, false))
+	}
 	if shadow < workload.Forever {
 		d.Reserve(h, shadow)
 	}
@@ -522,6 +534,9 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		shadow, extra = EarliestPossible(v, head.Procs)
 		if e.Strict {
 			extra = 0
+			if c.nv != nil {
+				shadow = max(shadow, e.nodeStart(v, c.nv, h, true))
+			}
 		}
 	}
 	end := n
@@ -580,6 +595,32 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		}
 	}
 	e.quiet.Free, e.quiet.Extra = free, extra
+}
+
+// nodeStart returns the earliest time queued job h could start on the
+// nodes of nv if the running jobs ended at their predicted ends and nothing
+// else started (Slurm's WILL_RUN, cluster.WillRun); with unknownEndsNow a
+// running job without an estimate counts as ending now (the earliest its
+// start could be). It is never earlier than the shadow time counted in
+// processors, and later when the free processors are on nodes the job
+// cannot use: its memory does not fit there, they are in another
+// partition, or whole nodes are not free. HPC Pack's window (Strict) lasts
+// until the head's start: "the window is those nodes × the time until the
+// head's start" (SPEC §3).
+func (e *EASY) nodeStart(v View, nv NodeView, h int, unknownEndsNow bool) workload.Time {
+	now := v.Now()
+	held := e.held[:0]
+	for k, n := 0, v.NumRunning(); k < n; k++ {
+		x := nv.Held(k)
+		if unknownEndsNow && x.End >= workload.Forever {
+			x.End = now
+		}
+		held = append(held, x)
+	}
+	e.held = held
+	at, rs := cluster.WillRun(nv.Scratch(), now, nv.Request(h), held, e.heldAt[:0])
+	e.heldAt = rs
+	return at
 }
 
 // syncIndex brings the index up to date with the queue, whose head (index

@@ -78,20 +78,7 @@ func TestAllocatorScenarios(t *testing.T) {
 	for _, tc := range tests {
 		for _, pol := range []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll}} {
 			t.Run(tc.name+"/"+pol.Name(), func(t *testing.T) {
-				al, err := tc.spec.NewAllocator()
-				if err != nil {
-					t.Fatal(err)
-				}
-				eng, err := sim.New(sim.Config{Policy: pol, Allocator: al})
-				if err != nil {
-					t.Fatal(err)
-				}
-				jobs := append([]workload.Job(nil), tc.jobs...)
-				rec := &simtest.Recorder{}
-				st, err := eng.Run(simtest.NewSource(jobs), rec)
-				if err != nil {
-					t.Fatal(err)
-				}
+				rec, st, al := simtest.RunNodes(t, tc.spec, sim.Config{Policy: pol}, tc.jobs)
 				if al.Free() != al.Capacity() {
 					t.Errorf("%d of %d processors free at the end", al.Free(), al.Capacity())
 				}
@@ -147,7 +134,7 @@ func BenchmarkConsResLANL(b *testing.B) {
 	if !fileExists(in) {
 		b.Skipf("skipping: %s not found", in)
 	}
-	jobs, _ := readTrace(b, in)
+	jobs, _ := simtest.ReadTrace(b, in)
 	spec := &cluster.Spec{Select: cluster.SelectConsRes, Groups: []cluster.NodeGroup{{Name: "n", Count: 1000, Cores: 4, MemoryMB: 128}}}
 	b.ReportAllocs()
 	b.ResetTimer()

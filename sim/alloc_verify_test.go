@@ -78,17 +78,10 @@ func TestPartitionRouting(t *testing.T) {
 		job(4, 0, 1, 60, 60),              // beyond short's MaxTime
 		inPart(job(5, 0, 5, 10, 10), 2),   // larger than long
 	}
-	al, _ := spec.NewAllocator()
-	eng, err := sim.New(sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Allocator: al})
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := &sim.Collector{}
-	if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
-		t.Fatal(err)
-	}
+	rec, _, _ := simtest.RunNodes(t, spec, sim.Config{Policy: &policy.EASY{Lookahead: policy.LookaheadAll}}, jobs)
+	outs := rec.Outcomes()
 	want := map[int64]string{1: "0 0-3", 2: "40 0-1", 3: "40 4-7", 4: "rejected MaxTime of 50 s", 5: "rejected partition long has 4"}
-	for _, o := range col.Outcomes {
+	for _, o := range outs {
 		w := want[o.Job.ID]
 		got := fmt.Sprintf("%d %s", o.Start, cluster.FormatRanges(nil, o.Alloc))
 		if o.State == sim.Rejected {
@@ -99,7 +92,7 @@ func TestPartitionRouting(t *testing.T) {
 			t.Errorf("job %d: %s, want %s", o.Job.ID, got, w)
 		}
 	}
-	if vs := sim.Verify(spec.Cores(), col.Outcomes, sim.VerifyOptions{Cluster: spec}); len(vs) > 0 {
+	if vs := sim.Verify(spec.Cores(), outs, sim.VerifyOptions{Cluster: spec}); len(vs) > 0 {
 		t.Errorf("violations: %v", vs)
 	}
 }
@@ -133,17 +126,9 @@ func TestVerifyClusterRuns(t *testing.T) {
 		} {
 			pol := mk()
 			t.Run(spec.Select+"/"+pol.Name(), func(t *testing.T) {
-				al, _ := spec.NewAllocator()
-				eng, err := sim.New(sim.Config{Policy: pol, Allocator: al})
-				if err != nil {
-					t.Fatal(err)
-				}
-				col := &sim.Collector{}
-				if _, err := eng.Run(simtest.NewSource(append([]workload.Job(nil), jobs...)), col); err != nil {
-					t.Fatal(err)
-				}
+				rec, _, _ := simtest.RunNodes(t, spec, sim.Config{Policy: pol}, jobs)
 				_, fcfs := pol.(policy.FCFS)
-				if vs := sim.Verify(spec.Cores(), col.Outcomes, sim.VerifyOptions{Cluster: spec, FCFS: fcfs}); len(vs) > 0 {
+				if vs := sim.Verify(spec.Cores(), rec.Outcomes(), sim.VerifyOptions{Cluster: spec, FCFS: fcfs}); len(vs) > 0 {
 					t.Errorf("%d violations, first %v", len(vs), vs[0])
 				}
 			})

@@ -26,7 +26,7 @@ func lanlJobs(b *testing.B) ([]workload.Job, int) {
 	if !fileExists(in) {
 		b.Skipf("skipping: %s not found", in)
 	}
-	lanl.once.Do(func() { lanl.jobs, lanl.procs = readTrace(b, in) })
+	lanl.once.Do(func() { lanl.jobs, lanl.procs = simtest.ReadTrace(b, in) })
 	if len(lanl.jobs) == 0 {
 		b.Fatal("LANL-CM5: no jobs read")
 	}

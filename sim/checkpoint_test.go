@@ -3,7 +3,6 @@ package sim_test
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -239,53 +238,9 @@ func TestCheckpointChain(t *testing.T) {
 						jobs[i].MinProcs, jobs[i].MaxProcs = (p+1)/2, min(2*p, procs)
 					}
 				}
-				want := &simtest.Recorder{}
-				eng, err := sim.New(tc.cfg())
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantStats, err := eng.Run(&simtest.Source{Jobs: jobs}, want)
-				if err != nil {
-					t.Fatal(err)
-				}
-
+				want, wantStats := simtest.Run(t, tc.cfg(), jobs)
 				got := &simtest.Recorder{}
-				var state []byte
-				resumes := 0
-				for {
-					cfg := tc.cfg()
-					cfg.CheckpointEvery = 3600
-					var e *sim.Engine
-					var saved []byte
-					cfg.OnCheckpoint = func(workload.Time) error {
-						b, err := e.MarshalBinary()
-						if err != nil {
-							return err
-						}
-						saved = b
-						return errStopHere
-					}
-					if state == nil {
-						e, err = sim.New(cfg)
-					} else {
-						e, err = sim.Restore(cfg, state)
-						resumes++
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					st, err := e.Run(&simtest.Source{Jobs: jobs}, got)
-					if err == nil {
-						if !reflect.DeepEqual(st, wantStats) {
-							t.Fatalf("stats after %d resumes:\n got %+v\nwant %+v", resumes, st, wantStats)
-						}
-						break
-					}
-					if !errors.Is(err, errStopHere) {
-						t.Fatal(err)
-					}
-					state = saved
-				}
+				resumes := simtest.RunResumed(t, jobs, got, wantStats, simtest.EngineResumer(tc.cfg, 3600))
 				if tc.cfg().Grow != nil {
 					grown := 0
 					for _, r := range want.Records {
@@ -342,14 +297,7 @@ func TestCheckpointChain(t *testing.T) {
 				if resumes < 5 {
 					t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)
 				}
-				if len(got.Records) != len(want.Records) {
-					t.Fatalf("%d records, want %d", len(got.Records), len(want.Records))
-				}
-				for i := range want.Records {
-					if !reflect.DeepEqual(got.Records[i], want.Records[i]) {
-						t.Fatalf("record %d after resuming:\n got %+v %+v\nwant %+v %+v", i, got.Records[i], *got.Records[i].Job, want.Records[i], *want.Records[i].Job)
-					}
-				}
+				simtest.SameRecords(t, got.Records, want.Records, "after resuming")
 			})
 		}
 	}

@@ -120,30 +120,15 @@ func TestVerifyCatchesConstraints(t *testing.T) {
 // kept, no over-allocation) hold throughout.
 func TestConstraintsEveryPolicy(t *testing.T) {
 	const procs = 64
-	slurm, err := policy.NewSlurm(policy.SlurmParams{Interval: 60})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name string
-		pol  func() policy.Policy
-	}{
-		{"fcfs", func() policy.Policy { return policy.FCFS{} }},
-		{"easy", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }},
-		{"easy-lookahead-5", func() policy.Policy { return &policy.EASY{Lookahead: 5} }},
-		{"easy-sjbf", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true} }},
-		{"hpcpack", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll, Strict: true} }},
-		{"depth-4", func() policy.Policy { return &policy.Depth{Depth: 4, Lookahead: policy.LookaheadAll} }},
-		{"conservative", func() policy.Policy { return &policy.Conservative{} }},
-		{"slurm", func() policy.Policy { s := *slurm; return &s }},
-		{"easy-wfp3", func() policy.Policy {
+	cases := append(simtest.Policies(t), []simtest.NamedPolicy{
+		{Name: "easy-wfp3", New: func() policy.Policy {
 			p, err := policy.New(policy.Config{Backfill: policy.BackfillEASY, Lookahead: policy.LookaheadAll, Depth: 1, Order: "wfp3"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return p
 		}},
-	}
+	}...)
 	for _, tc := range cases {
 		for _, v := range []struct {
 			cycle  workload.Time
@@ -153,7 +138,7 @@ func TestConstraintsEveryPolicy(t *testing.T) {
 			// Without limits (and without an Estimator) the engine checks
 			// every reservation a policy promises: the head's start is
 			// planned around the calendar.
-			name := tc.name + "/cycle" + time.Duration(cycle*workload.Time(time.Second)).String()
+			name := tc.Name + "/cycle" + time.Duration(cycle*workload.Time(time.Second)).String()
 			if !v.limits {
 				name += "/no-limits"
 			}
@@ -169,7 +154,7 @@ func TestConstraintsEveryPolicy(t *testing.T) {
 					if !v.limits {
 						c.Limits = nil
 					}
-					cfg := sim.Config{Procs: procs, Policy: tc.pol(), Constraints: c, SchedInterval: cycle}
+					cfg := sim.Config{Procs: procs, Policy: tc.New(), Constraints: c, SchedInterval: cycle}
 					rec, _ := simtest.Run(t, cfg, jobs)
 					checkCalendarRun(t, cfg, rec.Records, v.limits)
 					got := simtest.Format(rec.Records)

@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"bytes"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -80,7 +79,7 @@ func TestDeterminism(t *testing.T) {
 	cases := []workloadCase{{"synthetic", 64, syntheticJobs(42, 3000, 64)}}
 	simtest.NewSource(cases[0].jobs) // number them
 	if in := filepath.Join(sharedDir, "reference/inputs/norm/hpc2n.swf.gz"); fileExists(in) {
-		jobs, procs := readTrace(t, in)
+		jobs, procs := simtest.ReadTrace(t, in)
 		cases = append(cases, workloadCase{"hpc2n", procs, jobs})
 	}
 	pols := []func() policy.Policy{
@@ -124,28 +123,4 @@ func TestDeterminism(t *testing.T) {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-// readTrace reads a whole SWF trace into memory with the default rules, and
-// returns its jobs and the machine size its header declares.
-func readTrace(t testing.TB, path string) ([]workload.Job, int) {
-	t.Helper()
-	rd, err := workload.OpenSWF(path, workload.Rules{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
-	var jobs []workload.Job
-	for {
-		var j workload.Job
-		err := rd.Next(&j)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		jobs = append(jobs, j)
-	}
-	return jobs, rd.Header().MachineSize()
 }

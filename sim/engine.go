@@ -1312,7 +1312,11 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	}
 	ok, reason := true, ""
 	if e.alloc != nil {
-		ok, reason = e.alloc.TestOnly(cluster.RequestOf(j))
+		tj := j
+		if e.grow != nil {
+			tj = e.grow.atMinimum(j, e.machine.Size()) // as it will queue
+		}
+		ok, reason = e.alloc.TestOnly(cluster.RequestOf(tj))
 	} else {
 		ok, reason = e.machine.CanEverRun(e.procsAtSubmit(j))
 	}

@@ -75,7 +75,24 @@ import (
 // (their jobs run on their minimum). Activation filters reserve (result 2)
 // a queued job's minimum.
 //
-// Grow cannot be combined with an Allocator (node selection).
+// On a cluster of nodes (Config.Allocator) a job grows on the node
+// selector: HPC Pack allocates a job's resources in its unit type, cores
+// or nodes (ISchedulerJob.UnitType: "A job can specify that it needs a
+// minimum of four nodes to run, regardless of how many cores are on each
+// node. The job could also specify that it needs four cores to run").
+// With cons_res a job's unit is the core: it starts on its minimum in
+// cores and grows by taking idle cores (in its partition, with the memory
+// it asks per core) wherever they are. With linear it is the node: it
+// holds whole nodes (at least its processors' worth), grows first onto the
+// idle cores of the nodes it holds, then by taking whole idle nodes of its
+// partition, and runs on its processor count (never above its maximum)
+// whichever nodes it holds. A growth takes what the selector can give of
+// what the job is offered; its step names the nodes (linear) or cores
+// (cons_res) it got, none when it grew onto cores it held. Clusters of
+// clusters are refused: they are SCore-D's model (SPEC §5), where a job is
+// given a member cluster, or several, and may run at its member's speed
+// (Config.Allocator scales its run time at its start); HPC Pack grows a
+// job on the nodes of one cluster.
 type Grow struct {
 	// Speedup is the run-time model; nil is policy.Linear.
 	Speedup policy.Speedup
@@ -128,10 +145,11 @@ type growSlot struct {
 type growState struct {
 	speedup  policy.Speedup
 	filter   policy.GrowFilter
-	balanced bool       // Grow.Balanced
-	plan     []int32    // balance's scratch
-	slots    []growSlot // by slot id
-	order    []int32    // running jobs below their maximum, by (priority desc, seq)
+	balanced bool            // Grow.Balanced
+	plan     []int32         // balance's scratch
+	rs       []cluster.Range // growFit's scratch
+	slots    []growSlot      // by slot id
+	order    []int32         // running jobs below their maximum, by (priority desc, seq)
 }
 
 // errGrowWith is returned by New for a Grow it cannot combine.
@@ -142,9 +160,8 @@ func newGrowState(cfg *Config) (*growState, error) {
 	if cfg.Grow == nil {
 		return nil, nil
 	}
-	switch {
-	case cfg.Allocator != nil:
-		return nil, fmt.Errorf("%w cannot be combined with node selection (an Allocator)", errGrowWith)
+	if _, ok := cfg.Allocator.(scaler); ok {
+		return nil, fmt.Errorf("%w cannot be combined with a cluster of clusters (SCore-D's model; HPC Pack grows a job on the nodes of one cluster)", errGrowWith)
 	}
 	g := &growState{speedup: cfg.Grow.Speedup, filter: cfg.Grow.Filter, balanced: cfg.Grow.Balanced}
 	if g.speedup == nil {
@@ -390,15 +407,19 @@ func (e *Engine) GrowRunning(spare int) int {
 	if g == nil || len(g.order) == 0 || g.balanced {
 		return 0
 	}
-	spare = min(spare, e.machine.Free())
+	spare = min(spare, e.growFree())
 	given := 0
 	for k := 0; k < len(g.order) && spare > 0; {
 		id := g.order[k]
 		s := &e.slots[id]
 		gs := &g.slots[id]
-		add := min(gs.maxP-s.job.Procs, spare)
-		if add <= 0 {
+		if gs.maxP <= s.job.Procs {
 			panic(fmt.Sprintf("sim: job %d in the growth order at its maximum %d", s.job.ID, gs.maxP))
+		}
+		add := min(gs.maxP-s.job.Procs, spare+e.slack(s))
+		if add = e.growFit(s, add); add == 0 {
+			k++ // the nodes it may use are busy: offered again later
+			continue
 		}
 		if e.cons != nil {
 			if add = e.growRoom(s, id, add); add == 0 {
@@ -412,8 +433,7 @@ func (e *Engine) GrowRunning(spare int) int {
 				continue
 			}
 		}
-		e.growBy(s, id, add)
-		spare -= add
+		spare -= e.growBy(s, id, add)
 		given += add
 		if s.job.Procs == gs.maxP {
 			g.order = slices.Delete(g.order, k, k+1)
@@ -489,13 +509,25 @@ func (e *Engine) balance() {
 			fair() // it ends now: its share goes to the others
 			continue
 		}
+		if r := e.growFit(s, add); r < add {
+			// The nodes it may use hold less than its share: it takes
+			// what they give, the rest goes to the others.
+			if r > 0 && e.cons != nil {
+				r = e.growRoom(s, id, r)
+			}
+			if r > 0 && (g.filter == nil || g.filter.FilterGrow(policy.GrowOffer{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Procs: s.job.Procs + r, Start: s.start})) {
+				spare -= e.growBy(s, id, r)
+				given += r
+			}
+			fair()
+			continue
+		}
 		if e.cons != nil {
 			if r := e.growRoom(s, id, add); r < add {
 				// The limits or a reservation cut its share: it takes
 				// what they leave, the rest goes to the others.
 				if r > 0 && (g.filter == nil || g.filter.FilterGrow(policy.GrowOffer{Job: &s.job, Now: e.now, Pass: e.stats.Passes, Procs: s.job.Procs + r, Start: s.start})) {
-					e.growBy(s, id, r)
-					spare -= r
+					spare -= e.growBy(s, id, r)
 					given += r
 				}
 				fair()
@@ -506,8 +538,7 @@ func (e *Engine) balance() {
 			fair() // its share goes to the others
 			continue
 		}
-		e.growBy(s, id, add)
-		spare -= add
+		spare -= e.growBy(s, id, add)
 		given += add
 	}
 	if given == 0 {
@@ -528,7 +559,7 @@ func (g *growState) assign(e *Engine, s *slot, id int32, procs int) {
 		return
 	}
 	add := min(procs, gs.maxP) - s.job.Procs
-	add = min(add, e.machine.Free())
+	add = e.growFit(s, min(add, e.growFree()+e.slack(s)))
 	if e.cons != nil {
 		add = e.growRoom(s, id, add)
 	}
@@ -542,9 +573,80 @@ func (g *growState) assign(e *Engine, s *slot, id int32, procs int) {
 	e.epoch++ // reservations were planned on the job's minimum
 }
 
-// growBy adds add idle processors to running job id now and re-plans its
-// end and predicted end.
-func (e *Engine) growBy(s *slot, id int32, add int) {
+// growFree returns the idle processors growth may take: the pool's, or
+// the node selector's.
+func (e *Engine) growFree() int {
+	if e.alloc != nil {
+		return e.alloc.Free()
+	}
+	return e.machine.Free()
+}
+
+// slack returns the cores the running job of slot s holds beyond its
+// processors (whole nodes, on a cluster of nodes): it grows onto them
+// first, taking nothing from the selector.
+func (e *Engine) slack(s *slot) int {
+	if e.alloc == nil {
+		return 0
+	}
+	return max(int(s.held)-s.job.Procs, 0)
+}
+
+// growFit returns how many of add more processors the running job of slot
+// s can take now: add on the pool (its callers count the idle processors);
+// on a cluster of nodes, its slack and then as many as the node selector
+// can give it (in its partition, with its memory, in whole nodes with
+// linear). Whether k more fit is monotone in k: the most that fit is
+// found by halving.
+func (e *Engine) growFit(s *slot, add int) int {
+	if e.alloc == nil || add <= 0 {
+		return max(add, 0)
+	}
+	slack := e.slack(s)
+	if add <= slack {
+		return add
+	}
+	fits := func(need int) bool {
+		rs, ok := e.growPlace(s, need, e.grow.rs[:0])
+		e.grow.rs = rs[:0]
+		return ok
+	}
+	if fits(add - slack) {
+		return add
+	}
+	lo, hi := 0, add-slack // lo more fit, hi do not
+	for hi-lo > 1 {
+		if m := (lo + hi) / 2; fits(m) {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return slack + lo
+}
+
+// growPlace appends to dst where need more processors of the running job
+// of slot s would go now on the node selector (as a start's would: not on
+// the nodes of a reservation it may not use) and reports whether they fit.
+func (e *Engine) growPlace(s *slot, need int, dst []cluster.Range) ([]cluster.Range, bool) {
+	r := s.request()
+	r.Procs = need
+	var taken []cluster.Range
+	if e.cons != nil && e.cons.pins != nil {
+		taken = e.pinOut(s)
+	}
+	rs, ok := e.alloc.RunNow(r, dst)
+	if taken != nil {
+		e.pinBack(taken)
+	}
+	return rs, ok
+}
+
+// growBy adds add processors to running job id now and re-plans its end
+// and predicted end. It returns the idle processors the growth took: add
+// on the pool; on a cluster of nodes the cores of the nodes or cores it
+// got (none when it grew onto cores it held, see slack).
+func (e *Engine) growBy(s *slot, id int32, add int) int {
 	g := e.grow
 	gs := &g.slots[id]
 	p := s.job.Procs
@@ -553,14 +655,36 @@ func (e *Engine) growBy(s *slot, id int32, add int) {
 	}
 	g.catchUp(e, s, gs)
 	n := len(s.alloc)
-	s.alloc = e.machine.Alloc(add, s.alloc)
-	if e.pw != nil {
-		e.powerBusy(s.alloc[n:], 1)
-	}
 	np := p + add
-	gs.steps = append(gs.steps, GrowStep{At: e.now, Procs: np, Alloc: s.alloc[n:len(s.alloc):len(s.alloc)]})
+	held, taken := p, add // processors held before, and idle ones taken
+	if e.alloc != nil {
+		held, taken = int(s.held), 0
+		var rs []cluster.Range
+		if need := np - held; need > 0 {
+			var ok bool
+			if rs, ok = e.growPlace(s, need, nil); !ok {
+				panic(fmt.Sprintf("sim: growing job %d by %d processors at %d, which do not fit the nodes", s.job.ID, need, e.now))
+			}
+			r := s.request()
+			r.Procs = need
+			taken = e.alloc.Commit(r, rs)
+			s.held += int32(taken)
+			if e.pw != nil {
+				e.powerBusy(rs, 1)
+			}
+			// A new slice: the steps keep parts of the old one.
+			s.alloc = mergeRanges(append(slices.Clone(s.alloc), rs...))
+		}
+		gs.steps = append(gs.steps, GrowStep{At: e.now, Procs: np, Alloc: rs})
+	} else {
+		s.alloc = e.machine.Alloc(add, s.alloc)
+		if e.pw != nil {
+			e.powerBusy(s.alloc[n:], 1)
+		}
+		gs.steps = append(gs.steps, GrowStep{At: e.now, Procs: np, Alloc: s.alloc[n:len(s.alloc):len(s.alloc)]})
+	}
 	end := min(e.now+max(policy.Span(g.speedup, gs.wRun, np), 1), s.end)
-	e.stats.ProcSeconds += float64(np)*float64(end-e.now) - float64(p)*float64(s.end-e.now)
+	e.stats.ProcSeconds += float64(held+taken)*float64(end-e.now) - float64(held)*float64(s.end-e.now)
 	s.end = end
 	gs.gen++
 	e.ends.push(endEvent{at: end, seq: s.job.Seq, id: id, gen: gs.gen})
@@ -587,6 +711,22 @@ func (e *Engine) growBy(s *slot, id int32, add int) {
 		e.cons.running(&s.job, 1)
 	}
 	e.insertRunning(s, id)
+	return taken
+}
+
+// mergeRanges sorts rs, disjoint ranges, and merges the adjacent ones, in
+// place.
+func mergeRanges(rs []cluster.Range) []cluster.Range {
+	slices.SortFunc(rs, func(a, b cluster.Range) int { return a.Lo - b.Lo })
+	out := rs[:0]
+	for _, r := range rs {
+		if k := len(out); k > 0 && out[k-1].Hi == r.Lo {
+			out[k-1].Hi = r.Hi
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // growRoom returns how many of add more processors the running job in

@@ -48,7 +48,7 @@ func growRun(t *testing.T, procs int, pol policy.Policy, g *sim.Grow, h *hpcpack
 	}
 	rec := &simtest.Recorder{}
 	col := &sim.Collector{}
-	st, err := eng.Run(simtest.NewSource(jobs), teeObserver{rec, col})
+	st, err := eng.Run(simtest.NewSource(jobs), simtest.Tee{rec, col})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +68,23 @@ func growRun(t *testing.T, procs int, pol policy.Policy, g *sim.Grow, h *hpcpack
 	return rec, st
 }
 
-// teeObserver passes every record to each of its observers.
-type teeObserver []sim.Observer
-
-func (o teeObserver) JobDone(r *sim.Record) {
-	for _, x := range o {
-		x.JobDone(r)
+// hpc2nRanges returns HPC2N-2002's first 3,170 jobs with every third one
+// of 2 processors or more given the range [p/2, 2p] (cut to the machine),
+// as the growth tests on a real trace run them, and the machine's
+// processors; without ../shared it skips t.
+func hpc2nRanges(t *testing.T) ([]workload.Job, int) {
+	t.Helper()
+	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
+	if !fileExists(path) {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
 	}
+	jobs, procs := simtest.ReadTrace(t, path)
+	for i := range jobs {
+		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
+			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
+		}
+	}
+	return jobs, procs
 }
 
 // held returns the processors of a record's allocation.
@@ -415,11 +425,21 @@ func TestGrowKilled(t *testing.T) {
 	}
 }
 
-// Grow refuses what it cannot combine with.
+// Grow refuses what it cannot combine with: a cluster of clusters, where a
+// job runs at the speed of the member it starts on. A cluster of nodes
+// combines (TestGrowOnNodes).
 func TestGrowConfigErrors(t *testing.T) {
 	spec := &cluster.Spec{Select: cluster.SelectConsRes, Groups: []cluster.NodeGroup{{Name: "n", Count: 2, Cores: 2}}}
-	if _, err := sim.New(sim.Config{Grow: &sim.Grow{}, Allocator: cluster.NewConsRes(spec)}); err == nil || !strings.Contains(err.Error(), "Allocator") {
-		t.Errorf("Grow with an Allocator: %v", err)
+	if _, err := sim.New(sim.Config{Grow: &sim.Grow{}, Allocator: cluster.NewConsRes(spec)}); err != nil {
+		t.Errorf("Grow on a cluster of nodes: %v", err)
+	}
+	m, err := cluster.MemberOf(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := cluster.NewFederation([]cluster.FederationMember{m, m})
+	if _, err := sim.New(sim.Config{Grow: &sim.Grow{}, Allocator: f}); err == nil || !strings.Contains(err.Error(), "cluster of clusters") {
+		t.Errorf("Grow on a cluster of clusters: %v", err)
 	}
 }
 
@@ -695,7 +715,7 @@ func TestGrowWithEstimator(t *testing.T) {
 			}
 			rec := &simtest.Recorder{}
 			col := &sim.Collector{}
-			if _, err := eng.Run(simtest.NewSource(jobs), teeObserver{rec, col}); err != nil {
+			if _, err := eng.Run(simtest.NewSource(jobs), simtest.Tee{rec, col}); err != nil {
 				t.Fatal(err)
 			}
 			for id, w := range tc.want {
@@ -771,16 +791,7 @@ func TestGrowEstimatorRandom(t *testing.T) {
 // verify replays every growth and finds nothing, and the estimator changed
 // the schedule.
 func TestGrowEstimatorRealTrace(t *testing.T) {
-	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
-	if !fileExists(path) {
-		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
-	}
-	jobs, procs := readTrace(t, path)
-	for i := range jobs {
-		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
-			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
-		}
-	}
+	jobs, procs := hpc2nRanges(t)
 	events := []cluster.NodeEvent{
 		{At: 20 * 86400, State: cluster.NodeDown, Nodes: []cluster.Range{{Lo: 0, Hi: 60}}, Reason: "a quarter down"},
 		{At: 21 * 86400, State: cluster.NodeResume, Nodes: []cluster.Range{{Lo: 0, Hi: 60}}},
@@ -869,7 +880,7 @@ func TestGrowWithConstraints(t *testing.T) {
 			}
 			rec := &simtest.Recorder{}
 			col := &sim.Collector{}
-			if _, err := eng.Run(simtest.NewSource(tc.jobs), teeObserver{rec, col}); err != nil {
+			if _, err := eng.Run(simtest.NewSource(tc.jobs), simtest.Tee{rec, col}); err != nil {
 				t.Fatal(err)
 			}
 			for id, w := range tc.want {
@@ -937,16 +948,7 @@ func TestVerifyGrowthOverConstraints(t *testing.T) {
 // replays every growth against the reservations and limits and finds
 // nothing, and jobs did grow.
 func TestGrowWithConstraintsRealTrace(t *testing.T) {
-	path := filepath.Join(sharedDir, "traces", "HPC2N-2002-first3170.swf.gz")
-	if !fileExists(path) {
-		t.Skipf("skipping: %s not found (../shared is the project's shared data)", path)
-	}
-	jobs, procs := readTrace(t, path)
-	for i := range jobs {
-		if p := int64(jobs[i].Procs); i%3 == 0 && p >= 2 {
-			jobs[i].MinProcs, jobs[i].MaxProcs = p/2, min(2*p, int64(procs))
-		}
-	}
+	jobs, procs := hpc2nRanges(t)
 	speedup := policy.Amdahl{Serial: 0.1}
 	for _, pol := range []policy.Policy{&policy.EASY{Lookahead: policy.LookaheadAll}, policy.FCFS{}} {
 		c := calendarConstraints()

@@ -36,12 +36,32 @@ func rangesLen(rs []cluster.Range) int {
 // and its end is the one its growths give under m: the work of its run time
 // (cut at its requested time) on its trace processors, less the work done
 // at each processor count held, the rest at the last count, rounded up.
-// It returns the processor-seconds the job held and the violations.
-func verifyGrown(procs int, o *Outcome, m policy.Speedup) (float64, []Violation) {
+// Allocations are units out of units: processors on the pool (each step
+// adds exactly its processors); on a cluster of nodes, nodes (linear:
+// nodeSum[i] the cores of nodes 0..i-1) or cores, and each step's
+// processors must lie within the cores held so far (a job of whole nodes
+// holds more, and may grow onto them without taking any); exact says a
+// job holds exactly its processors (the pool, cons_res without whole-node
+// partitions). It returns the
+// processor-seconds the job held (on nodes, the cores held) and the
+// violations.
+func verifyGrown(procs, units int, nodeSum []int, exact bool, o *Outcome, m policy.Speedup) (float64, []Violation) {
 	j := &o.Job
 	var vs []Violation
 	add := func(rule, format string, a ...any) {
 		vs = append(vs, Violation{JobID: j.ID, Rule: rule, Msg: fmt.Sprintf(format, a...)})
+	}
+	cores := func(rs []cluster.Range) int {
+		if nodeSum == nil {
+			return rangesLen(rs)
+		}
+		n := 0
+		for _, r := range rs {
+			if r.Lo >= 0 && r.Lo < r.Hi && r.Hi < len(nodeSum) {
+				n += nodeSum[r.Hi] - nodeSum[r.Lo]
+			}
+		}
+		return n
 	}
 	lo, hi := procRange(j, procs)
 	if len(o.Steps) == 0 {
@@ -50,46 +70,55 @@ func verifyGrown(procs int, o *Outcome, m policy.Speedup) (float64, []Violation)
 	}
 	n := 0
 	for _, g := range o.Steps {
-		n += rangesLen(g.Alloc)
+		n += cores(g.Alloc)
 	}
-	if held := rangesLen(o.Alloc); held != n || held != o.Steps[len(o.Steps)-1].Procs {
-		add("alloc-size", "allocated %d processors, its steps add up to %d and end on %d", held, n, o.Steps[len(o.Steps)-1].Procs)
+	last := o.Steps[len(o.Steps)-1].Procs
+	if held := cores(o.Alloc); held != n || held < last || (exact && held != last) {
+		add("alloc-size", "allocated %d processors, its steps add up to %d and end on %d", held, n, last)
 	}
 	for _, r := range o.Alloc {
-		if r.Lo < 0 || r.Hi > procs || r.Lo >= r.Hi {
-			add("alloc-range", "allocated %d-%d outside the machine of %d", r.Lo, r.Hi-1, procs)
+		if r.Lo < 0 || r.Hi > units || r.Lo >= r.Hi {
+			add("alloc-range", "allocated %d-%d outside the machine of %d", r.Lo, r.Hi-1, units)
 		}
 	}
 	first := o.Steps[0]
-	cur := rangesLen(first.Alloc)
-	if first.At != o.Start || cur != first.Procs {
-		add("grow-steps", "first step %d processors at %d (%d allocated), start at %d", first.Procs, first.At, cur, o.Start)
+	held := cores(first.Alloc)
+	cur := first.Procs
+	if first.At != o.Start || held < cur || (exact && held != cur) {
+		add("grow-steps", "first step %d processors at %d (%d allocated), start at %d", first.Procs, first.At, held, o.Start)
 	}
 	if cur != lo {
 		add("alloc-size", "started on %d processors, its minimum is %d", cur, lo)
 	}
-	if (o.State == Killed) != j.Killed() {
+	if o.State != NodeFail && (o.State == Killed) != j.Killed() {
 		add("state", "state %s, but run %d against limit %d", o.State, j.Run, j.Limit())
 	}
 	work := policy.Work(m, j.ActualRun(), j.Procs)
 	t, end := o.Start, o.Start+policy.Span(m, work, cur)
 	area := 0.0
 	for k, g := range o.Steps[1:] {
+		more := cores(g.Alloc)
 		switch {
 		case g.At < t || g.At >= end:
 			add("grow-time", "growth %d at %d outside its run %d–%d", k+1, g.At, t, end)
-		case g.Procs != cur+rangesLen(g.Alloc) || g.Procs > hi:
-			add("grow-size", "growth %d at %d to %d processors from %d with %d more, maximum %d", k+1, g.At, g.Procs, cur, rangesLen(g.Alloc), hi)
+		case g.Procs > hi || g.Procs <= cur || g.Procs > held+more || (exact && g.Procs != cur+more):
+			add("grow-size", "growth %d at %d to %d processors from %d with %d more (%d held), maximum %d", k+1, g.At, g.Procs, cur, more, held, hi)
 		}
 		work -= policy.Work(m, g.At-t, cur)
-		area += float64(cur) * float64(g.At-t)
-		t, cur = g.At, g.Procs
+		area += float64(held) * float64(g.At-t)
+		t, cur, held = g.At, g.Procs, held+more
 		end = min(t+max(policy.Span(m, work, cur), 1), end)
 	}
-	if o.End != end {
+	switch {
+	case o.State == NodeFail:
+		// Killed by a node failure (Config.NodeEvents), before its end.
+		if o.End >= end || o.End < t {
+			add("end", "killed by a node failure at %d, outside its run %d–%d", o.End, t, end)
+		}
+	case o.End != end:
 		add("end", "ends at %d, its growths under %s give %d", o.End, m.Name(), end)
 	}
-	area += float64(cur) * float64(o.End-t)
+	area += float64(held) * float64(o.End-t)
 	return area, vs
 }
 

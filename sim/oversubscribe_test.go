@@ -49,15 +49,8 @@ func TestOverSubscribeExclusiveConsRes(t *testing.T) {
 	c.run(t)
 	// The schedule passes verify, which accepts whole nodes for a job of
 	// an EXCLUSIVE partition, and only for it.
-	al, _ := spec.NewAllocator()
-	eng, err := sim.New(sim.Config{Policy: policy.FCFS{}, Allocator: al})
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := &sim.Collector{}
-	if _, err := eng.Run(simtest.NewSource(c.jobs), col); err != nil {
-		t.Fatal(err)
-	}
+	rec, _, _ := simtest.RunNodes(t, spec, sim.Config{Policy: policy.FCFS{}}, c.jobs)
+	col := &sim.Collector{Outcomes: rec.Outcomes()}
 	if vs := sim.Verify(spec.Cores(), col.Outcomes, sim.VerifyOptions{Cluster: spec}); len(vs) > 0 {
 		t.Errorf("verify: %v", vs)
 	}
@@ -107,18 +100,11 @@ func TestOverSubscribeForceLinear(t *testing.T) {
 		},
 	}
 	c.run(t)
-	al, _ := spec.NewAllocator()
+	rec, _, al := simtest.RunNodes(t, spec, sim.Config{Policy: policy.FCFS{}}, c.jobs)
 	if got := al.Capacity(); got != 10 {
 		t.Errorf("capacity %d, want 2 nodes × 2 cores × 2 jobs + 2 cores = 10", got)
 	}
-	eng, err := sim.New(sim.Config{Policy: policy.FCFS{}, Allocator: al})
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := &sim.Collector{}
-	if _, err := eng.Run(simtest.NewSource(c.jobs), col); err != nil {
-		t.Fatal(err)
-	}
+	col := &sim.Collector{Outcomes: rec.Outcomes()}
 	if vs := sim.Verify(spec.Cores(), col.Outcomes, sim.VerifyOptions{Cluster: spec}); len(vs) > 0 {
 		t.Errorf("verify: %v", vs)
 	}

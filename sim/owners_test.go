@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/schedsim/schedsim/cluster"
-	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
@@ -24,23 +23,7 @@ import (
 // queue.
 func TestLimitsFastMatchesSlow(t *testing.T) {
 	const procs = 64
-	slurm, err := policy.NewSlurm(policy.SlurmParams{Interval: 60})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pols := []struct {
-		name string
-		pol  func() policy.Policy
-	}{
-		{"fcfs", func() policy.Policy { return policy.FCFS{} }},
-		{"easy", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }},
-		{"easy-lookahead-5", func() policy.Policy { return &policy.EASY{Lookahead: 5} }},
-		{"easy-sjbf", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll, SJBF: true} }},
-		{"hpcpack", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll, Strict: true} }},
-		{"depth-4", func() policy.Policy { return &policy.Depth{Depth: 4, Lookahead: policy.LookaheadAll} }},
-		{"conservative", func() policy.Policy { return &policy.Conservative{} }},
-		{"slurm", func() policy.Policy { s := *slurm; return &s }},
-	}
+	pols := simtest.Policies(t)
 	limitSets := []struct {
 		name   string
 		limits []sim.Limit
@@ -58,13 +41,13 @@ func TestLimitsFastMatchesSlow(t *testing.T) {
 	for _, pc := range pols {
 		for _, ls := range limitSets {
 			for _, cycle := range []workload.Time{0, 90} {
-				name := fmt.Sprintf("%s/%s/cycle%d", pc.name, ls.name, cycle)
+				name := fmt.Sprintf("%s/%s/cycle%d", pc.Name, ls.name, cycle)
 				t.Run(name, func(t *testing.T) {
 					for seed := range seeds {
 						jobs := ownerJobs(uint64(seed+1), 250, procs)
 						c := ownerConstraints(ls.limits, seed%2 == 1)
 						run := func(slow bool) (string, sim.Stats) {
-							cfg := sim.Config{Procs: procs, Policy: pc.pol(), Constraints: c, SchedInterval: cycle}
+							cfg := sim.Config{Procs: procs, Policy: pc.New(), Constraints: c, SchedInterval: cycle}
 							if slow {
 								sim.SlowLimits(&cfg)
 							}

@@ -1,9 +1,7 @@
 package sim_test
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -423,15 +421,7 @@ func TestPreemptCheckpointChain(t *testing.T) {
 					cfg.Preempt = &sim.Preemption{Mode: c.mode, Tier: tierOf}
 					return cfg
 				}
-				want := &simtest.Recorder{}
-				eng, err := sim.New(config())
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantStats, err := eng.Run(&simtest.Source{Jobs: jobs}, want)
-				if err != nil {
-					t.Fatal(err)
-				}
+				want, wantStats := simtest.Run(t, config(), jobs)
 				// A seed may preempt only a few times; the case's seeds
 				// together must preempt often (checked below).
 				if preemptions += int(wantStats.Preemptions); wantStats.Preemptions == 0 {
@@ -449,53 +439,11 @@ func TestPreemptCheckpointChain(t *testing.T) {
 				}
 				acrossAll += across
 				got := &simtest.Recorder{}
-				var state []byte
-				resumes := 0
-				for {
-					cfg := config()
-					cfg.CheckpointEvery = every
-					var e *sim.Engine
-					var saved []byte
-					cfg.OnCheckpoint = func(workload.Time) error {
-						b, err := e.MarshalBinary()
-						if err != nil {
-							return err
-						}
-						saved = b
-						return errStopHere
-					}
-					if state == nil {
-						e, err = sim.New(cfg)
-					} else {
-						e, err = sim.Restore(cfg, state)
-						resumes++
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					st, err := e.Run(&simtest.Source{Jobs: jobs}, got)
-					if err == nil {
-						if !reflect.DeepEqual(st, wantStats) {
-							t.Fatalf("stats after %d resumes:\n got %+v\nwant %+v", resumes, st, wantStats)
-						}
-						break
-					}
-					if !errors.Is(err, errStopHere) {
-						t.Fatal(err)
-					}
-					state = saved
-				}
+				resumes := simtest.RunResumed(t, jobs, got, wantStats, simtest.EngineResumer(config, every))
 				if resumes < 5 {
 					t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)
 				}
-				if len(got.Records) != len(want.Records) {
-					t.Fatalf("%d records, want %d", len(got.Records), len(want.Records))
-				}
-				for i := range want.Records {
-					if !reflect.DeepEqual(got.Records[i], want.Records[i]) {
-						t.Fatalf("record %d after resuming:\n got %+v %+v\nwant %+v %+v", i, got.Records[i], *got.Records[i].Job, want.Records[i], *want.Records[i].Job)
-					}
-				}
+				simtest.SameRecords(t, got.Records, want.Records, "after resuming")
 				t.Logf("%d preemptions, %d across a checkpoint, %d resumes", wantStats.Preemptions, across, resumes)
 			})
 		}

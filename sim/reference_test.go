@@ -59,7 +59,7 @@ func TestReferenceStartTimes(t *testing.T) {
 	for _, kind := range []string{"norm", "exact"} {
 		for _, tr := range referenceTraces {
 			t.Run(kind+"/"+tr, func(t *testing.T) {
-				jobs, procs := readTrace(t, filepath.Join(sharedDir, "reference/inputs", kind, tr+".swf.gz"))
+				jobs, procs := simtest.ReadTrace(t, filepath.Join(sharedDir, "reference/inputs", kind, tr+".swf.gz"))
 				want := map[string]map[int64]int64{}
 				for _, pol := range []string{"fcfs", "easy", "cons"} {
 					want[pol] = referenceStarts(t, filepath.Join(sharedDir, "reference/outputs", fmt.Sprintf("pyss_%s_%s_%s.swf.gz", kind, tr, pol)))

@@ -1,9 +1,7 @@
 package sim_test
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -96,44 +94,24 @@ func TestScoreDCheckpointChain(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := &simtest.Recorder{}
-				var state []byte
-				resumes := 0
-				for {
+				resumes := simtest.RunResumed(t, jobs, got, wantStats, func(state []byte, stop func(workload.Time) error) (simtest.Checkpointer, error) {
 					var e *sim.ScoreD
+					var err error
 					if state == nil {
 						e, err = sim.NewScoreD(procs, tc.cfg())
 					} else {
 						e, err = sim.RestoreScoreD(procs, tc.cfg(), state)
-						resumes++
 					}
 					if err != nil {
-						t.Fatal(err)
+						return nil, err
 					}
 					if err := e.SetNodeEvents(tc.nodes, 1, tc.onFail); err != nil {
-						t.Fatal(err)
+						return nil, err
 					}
 					e.SetClosedLoop(tc.loop)
-					var saved []byte
-					e.SetCheckpoints(3600, func(workload.Time) error {
-						b, err := e.MarshalBinary()
-						if err != nil {
-							return err
-						}
-						saved = b
-						return errStopHere
-					})
-					st, err := e.Run(&simtest.Source{Jobs: jobs}, got)
-					if err == nil {
-						if !reflect.DeepEqual(st, wantStats) {
-							t.Fatalf("stats after %d resumes:\n got %+v\nwant %+v", resumes, st, wantStats)
-						}
-						break
-					}
-					if !errors.Is(err, errStopHere) {
-						t.Fatal(err)
-					}
-					state = saved
-				}
+					e.SetCheckpoints(3600, stop)
+					return e, nil
+				})
 				var demoted, suspended, killed int
 				for _, r := range want.Records {
 					demoted += r.Demotions
@@ -154,14 +132,7 @@ func TestScoreDCheckpointChain(t *testing.T) {
 				if resumes < 5 {
 					t.Fatalf("only %d resumes: the test does not exercise checkpoints", resumes)
 				}
-				if len(got.Records) != len(want.Records) {
-					t.Fatalf("%d records, want %d", len(got.Records), len(want.Records))
-				}
-				for i := range want.Records {
-					if !reflect.DeepEqual(got.Records[i], want.Records[i]) {
-						t.Fatalf("record %d after resuming:\n got %+v %+v\nwant %+v %+v", i, got.Records[i], *got.Records[i].Job, want.Records[i], *want.Records[i].Job)
-					}
-				}
+				simtest.SameRecords(t, got.Records, want.Records, "after resuming")
 			})
 		}
 	}

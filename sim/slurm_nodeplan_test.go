@@ -224,22 +224,11 @@ func TestSlurmPlanOnNodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			al, err := oneCPUNodes(tc.nodes).NewAllocator()
-			if err != nil {
-				t.Fatal(err)
-			}
 			pol, err := policy.NewSlurm(tc.params)
 			if err != nil {
 				t.Fatal(err)
 			}
-			eng, err := sim.New(sim.Config{Policy: pol, Allocator: al})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := &simtest.Recorder{}
-			if _, err := eng.Run(simtest.NewSource(append([]workload.Job(nil), tc.jobs...)), rec); err != nil {
-				t.Fatal(err)
-			}
+			rec, _, _ := simtest.RunNodes(t, oneCPUNodes(tc.nodes), sim.Config{Policy: pol}, tc.jobs)
 			for id, start := range tc.start {
 				r := rec.ByID(t, id)
 				if r.State != sim.Completed || r.Start != start {

@@ -389,16 +389,8 @@ func TestLinearCRMemory(t *testing.T) {
 	}
 	t.Run(c.name, c.run)
 	t.Run("verify accepts the memory rejections", func(t *testing.T) {
-		al, _ := spec.NewAllocator()
-		eng, err := sim.New(sim.Config{Policy: fcfs, Allocator: al})
-		if err != nil {
-			t.Fatal(err)
-		}
-		col := &sim.Collector{}
-		if _, err := eng.Run(simtest.NewSource(c.jobs), col); err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range sim.Verify(spec.Cores(), col.Outcomes, sim.VerifyOptions{Cluster: spec}) {
+		rec, _, _ := simtest.RunNodes(t, spec, sim.Config{Policy: fcfs}, c.jobs)
+		for _, v := range sim.Verify(spec.Cores(), rec.Outcomes(), sim.VerifyOptions{Cluster: spec}) {
 			t.Errorf("verify: %v", v)
 		}
 	})

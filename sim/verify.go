@@ -243,9 +243,14 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		if o.Start < j.Submit {
 			add(j, "start-before-submit", "started at %d, submitted at %d", o.Start, j.Submit)
 		}
-		if opts.Speedup != nil && opts.Cluster == nil && (len(o.Steps) > 0 || hasRange(j, procs)) {
-			a, gv := verifyGrown(procs, o, opts.Speedup)
+		if opts.Speedup != nil && (len(o.Steps) > 0 || hasRange(j, procs)) {
+			a, gv := verifyGrown(procs, units, nodeSum, nodeSum == nil && wn == nil, o, opts.Speedup)
 			vs = append(vs, gv...)
+			if pc != nil {
+				if msg := pc.check(o); msg != "" {
+					add(j, "partition", "%s", msg)
+				}
+			}
 			area += a
 			first, last = min(first, j.Submit), max(last, o.End)
 			ran = append(ran, i)
@@ -333,7 +338,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 	byStart := append([]int(nil), ran...)
 	sort.SliceStable(byStart, func(a, b int) bool { return outs[byStart[a]].Start < outs[byStart[b]].Start })
 	switch {
-	case opts.Speedup != nil && opts.Cluster == nil:
+	case opts.Speedup != nil && caps == nil:
 		vs = append(vs, checkOverlapGrown(units, outs, byStart)...)
 	case preempted(outs, ran):
 		// A preempted job holds its resources only while it runs: a

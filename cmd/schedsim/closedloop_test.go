@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/schedsim/schedsim/workload"
+	"github.com/schedsim/schedsim/sim/simtest"
 )
 
 // closedLoopTrace is a user's session on 4 processors: job 2 follows job 1
@@ -240,17 +240,7 @@ func TestClosedLoopNodeEventsRealTrace(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	trace := filepath.Join(dir, "hpc2n-sessions.swf")
-	f, err := os.Create(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workload.WriteSWF(f, r.Header(), jobs); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	trace := simtest.WriteSWF(t, dir, "hpc2n-sessions.swf", r.Header(), jobs)
 	events := writeFile(t, dir, "down.nodes", "# three quarters of Seth, for good\n30d DOWN 0-179 failed\n")
 	out := filepath.Join(dir, "out")
 	if code, _, stderr := run(t, "run", "--trace", trace, "--closed-loop", "--node-events", events, "--out", out, "-q", "--plots=false"); code != exitOK {

@@ -11,23 +11,6 @@ import (
 	"github.com/schedsim/schedsim/sim/simtest"
 )
 
-// python3 returns Debian's python3, or the first on PATH; the test is
-// skipped without one unless CI is true (.ci/run installs it).
-func python3(t *testing.T) string {
-	t.Helper()
-	if _, err := os.Stat("/usr/bin/python3"); err == nil {
-		return "/usr/bin/python3"
-	}
-	if p, err := exec.LookPath("python3"); err == nil {
-		return p
-	}
-	if simtest.Full() {
-		t.Fatal("python3 not found, and CI is true: .ci/run installs it")
-	}
-	t.Skip("skipping: python3 not found (install Debian's python3 to run the Python policies)")
-	return ""
-}
-
 // pyPolicy writes an executable script in dir that runs the Python
 // example name, and returns its path: a command line without spaces, for
 // compare's and sweep's option lists.
@@ -38,7 +21,7 @@ func pyPolicy(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, name+".sh")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\nexec '"+python3(t)+"' '"+ex+"'\n"), 0o755); err != nil {
+	if err := os.WriteFile(p, []byte("#!/bin/sh\nexec '"+simtest.Python3(t)+"' '"+ex+"'\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -158,7 +141,7 @@ func TestPolicyExecPython(t *testing.T) {
 // test binary as schedsim (TestMain runs it as the command when
 // benchChildEnv is set).
 func TestPythonEnv(t *testing.T) {
-	py := python3(t)
+	py := simtest.Python3(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -108,7 +108,7 @@ func TestRunGrowErrors(t *testing.T) {
 		{"unknown mode", []string{"--config", writeFile(t, dir, "m.toml", "[hpcpack]\ngrow = true\nmode = \"fair\"\n")}, `[hpcpack] mode = "fair": want "queued" (the default) or "balanced"`},
 		{"conservative", []string{"--grow", "--backfill", "conservative"}, "growing jobs (--grow, [hpcpack] grow) and conservative backfilling cannot be combined"},
 		{"slurm", []string{"--grow", "--backfill", "slurm"}, "and Slurm's backfill (--backfill slurm) cannot be combined"},
-		{"cluster", []string{"--grow", "--config", writeFile(t, dir, "c.toml", "[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"a\"\ncount = 8\ncores = 1\n")}, "a cluster of nodes ([cluster], --slurm-conf) and growing jobs (--grow, [hpcpack] grow) are not combined"},
+		{"clusters", []string{"--grow", "--config", writeFile(t, dir, "c.toml", "[[clusters]]\n[[clusters.groups]]\nname = \"a\"\ncount = 4\ncores = 1\n[[clusters]]\n[[clusters.groups]]\nname = \"b\"\ncount = 4\ncores = 1\n")}, "a cluster of clusters ([[clusters]]) and growing jobs (--grow, [hpcpack] grow) cannot be combined"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,6 +116,27 @@ func TestRunGrowErrors(t *testing.T) {
 			code, _, stderr := run(t, args...)
 			if code != 2 || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// --grow runs on a [cluster] of nodes, linear and cons_res, through the
+// CLI (the growth itself is checked in package sim: TestGrowOnNodes).
+func TestRunGrowOnCluster(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "grow.parquet")
+	writeParquetTrace(t, trace, 8, growJobs())
+	for _, sel := range []string{"linear", "cons_res"} {
+		t.Run(sel, func(t *testing.T) {
+			conf := writeFile(t, dir, sel+".toml", "[cluster]\nselect = \""+sel+"\"\n[[cluster.groups]]\nname = \"a\"\ncount = 4\ncores = 2\n")
+			out := filepath.Join(dir, "out-"+sel)
+			code, _, stderr := run(t, "run", "--trace", trace, "--grow", "--config", conf, "--out", out, "--plots=false", "-q", "--progress", "never")
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if s := readSummary(t, out); !strings.Contains(s.Policy, "+grow=") {
+				t.Errorf("policy %q does not say it grows jobs", s.Policy)
 			}
 		})
 	}

@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/schedsim/schedsim/workload"
+	"github.com/schedsim/schedsim/sim/simtest"
 )
 
 // tieredHPC2N writes HPC2N-2002's first 3,170 jobs in dir with every
@@ -23,41 +21,20 @@ func tieredHPC2N(t *testing.T, dir string) string {
 			jobs[i].Partition = 2
 		}
 	}
-	path := filepath.Join(dir, "hpc2n-tiers.swf")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workload.WriteSWF(f, r.Header(), jobs); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return simtest.WriteSWF(t, dir, "hpc2n-tiers.swf", r.Header(), jobs)
 }
 
 // preemptTiersConfig is HPC2N's 240 processors as 120 nodes of 2 cores,
 // with partitions "low" (SWF 1, the default) and "high" (SWF 2,
 // PriorityTier 1) on all of them, and preemption in mode %s.
-const preemptTiersConfig = `[cluster]
+var preemptTiersConfig = `[cluster]
 select = "cons_res"
 preempt = "%s"
 [[cluster.groups]]
 name = "n"
 count = 120
 cores = 2
-[[cluster.partitions]]
-name = "low"
-groups = ["n"]
-swf = 1
-default = true
-[[cluster.partitions]]
-name = "high"
-groups = ["n"]
-swf = 2
-priority_tier = 1
-`
+` + simtest.TierPartitions("cluster", "n")
 
 // Slurm's preemption with checkpoints: a run of HPC2N-2002 with tiers,
 // killed with SIGKILL part-way and resumed, writes the files of an

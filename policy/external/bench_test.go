@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/policy/external"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -61,7 +62,7 @@ func BenchmarkPythonEASY(b *testing.B) {
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("skipping: %s not found (it sits beside the repository in CI)", path)
 	}
-	jobs, procs := readTrace(b, path)
+	jobs, procs := simtest.ReadTrace(b, path)
 	cmd := example(b, "easy")
 	b.ResetTimer()
 	for range b.N {

@@ -2,7 +2,6 @@ package external_test
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/schedsim/schedsim/policy/external"
 	"github.com/schedsim/schedsim/sim/simtest"
-	"github.com/schedsim/schedsim/workload"
 )
 
 // sharedDir is ../shared beside the repository root.
@@ -65,7 +63,7 @@ func TestPythonReference(t *testing.T) {
 		for _, tr := range traces {
 			for _, pol := range []string{"fcfs", "easy"} {
 				t.Run(kind+"/"+tr+"/"+pol, func(t *testing.T) {
-					jobs, procs := readTrace(t, filepath.Join(sharedDir, "reference/inputs", kind, tr+".swf.gz"))
+					jobs, procs := simtest.ReadTrace(t, filepath.Join(sharedDir, "reference/inputs", kind, tr+".swf.gz"))
 					want, err := simtest.ReferenceStarts(filepath.Join(sharedDir, "reference/outputs", fmt.Sprintf("pyss_%s_%s_%s.swf.gz", kind, tr, pol)))
 					if err != nil {
 						t.Fatal(err)
@@ -98,27 +96,4 @@ func TestPythonReference(t *testing.T) {
 			}
 		}
 	}
-}
-
-// readTrace reads an SWF trace without cleaning rules.
-func readTrace(t testing.TB, path string) ([]workload.Job, int) {
-	t.Helper()
-	rd, err := workload.OpenSWF(path, workload.Rules{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
-	var jobs []workload.Job
-	for {
-		var j workload.Job
-		err := rd.Next(&j)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		jobs = append(jobs, j)
-	}
-	return jobs, rd.Header().MachineSize()
 }

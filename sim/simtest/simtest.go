@@ -127,6 +127,16 @@ func (r *Recorder) ByID(t testing.TB, id int64) sim.Record {
 	return *out
 }
 
+// Outcomes returns the records as sim.Verify checks them: what a
+// sim.Collector would have kept of the run.
+func (r *Recorder) Outcomes() []sim.Outcome {
+	c := &sim.Collector{}
+	for i := range r.Records {
+		c.JobDone(&r.Records[i])
+	}
+	return c.Outcomes
+}
+
 // CopyRecord returns a copy of rec that shares no memory with it (the
 // engine reuses a record's memory once Observer.JobDone returns).
 func CopyRecord(rec *sim.Record) sim.Record {
@@ -189,6 +199,21 @@ func Run(t testing.TB, cfg sim.Config, jobs []workload.Job) (*Recorder, sim.Stat
 		t.Fatal(err)
 	}
 	return rec, st
+}
+
+// RunNodes runs a copy of jobs, numbered in slice order (NewSource), under
+// cfg on the cluster of nodes spec describes (a new node selector of it as
+// cfg.Allocator) and returns every record, the run's statistics and the
+// selector as the run left it. An error fails t.
+func RunNodes(t testing.TB, spec *cluster.Spec, cfg sim.Config, jobs []workload.Job) (*Recorder, sim.Stats, cluster.Allocator) {
+	t.Helper()
+	al, err := spec.NewAllocator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Allocator = al
+	rec, st := Run(t, cfg, NewSource(append([]workload.Job(nil), jobs...)).Jobs)
+	return rec, st, al
 }
 
 // Simulate runs jobs, numbered in slice order (NewSource), on a pool of
@@ -327,4 +352,27 @@ func ReadCSV(t testing.TB, path string) [][]string {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return rows
+}
+
+// WriteCSV writes rows to path as CSV, failing the test on any error: a
+// test that plants a fault in an output (jobs.csv) writes it back so.
+func WriteCSV(t testing.TB, path string, rows [][]string) {
+	t.Helper()
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	if err := w.WriteAll(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Columns returns the index of each column of a CSV header by its name.
+func Columns(header []string) map[string]int {
+	col := make(map[string]int, len(header))
+	for i, h := range header {
+		col[h] = i
+	}
+	return col
 }
