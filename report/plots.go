@@ -387,6 +387,7 @@ var (
 
 func sans(st *text.Style, size vg.Length) {
 	st.Font = font.From(sansFont, size)
+	st.Handler = plotTextHandler()
 }
 
 // newPlot returns a plot with the house style: sans-serif text, light grid.
