@@ -23,10 +23,12 @@ type hoverDatum struct {
 
 // hoverMarks is an invisible plotter that, when its plot is drawn as SVG,
 // records where its points land in the SVG's coordinates (points, y down)
-// in the figure, for the page's script.
+// in the figure, for the page's script. Its points are made (by make) when
+// an SVG is first drawn: a figure drawn only as PNG never needs them.
 type hoverMarks struct {
-	fig *Figure
-	pts []hoverDatum
+	fig  *Figure
+	pts  []hoverDatum
+	make func() []hoverDatum
 }
 
 // Plot records the points' positions; it draws nothing.
@@ -39,6 +41,9 @@ func (h *hoverMarks) Plot(c draw.Canvas, p *plot.Plot) {
 		svg = c.Canvas
 	default:
 		return
+	}
+	if h.make != nil {
+		h.pts, h.make = h.make(), nil
 	}
 	_, height := svg.Size()
 	trX, trY := p.Transforms(&c)
@@ -76,6 +81,12 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 // addHover adds points to name on hover to p, drawn in fig.
 func addHover(fig *Figure, p *plot.Plot, pts []hoverDatum) {
 	p.Add(&hoverMarks{fig: fig, pts: pts})
+}
+
+// addLazyHover is addHover of the points pts returns, made only if the
+// figure is drawn as SVG (the figures built for the PNG files are not).
+func addLazyHover(fig *Figure, p *plot.Plot, pts func() []hoverDatum) {
+	p.Add(&hoverMarks{fig: fig, make: pts})
 }
 
 // hoverJSON returns the figure's hover points as JSON: [[x, y, label], …].

@@ -568,7 +568,9 @@ func utilisationFigure(r *Run, sub string) *Figure {
 		Width:   9 * vg.Inch, Height: 4.5 * vg.Inch,
 		draw: p.Draw,
 	}
-	addHover(fig, p, seriesHover(ts, Busy, scale, u, ts.Start(), r.Calendar, hoverBins, "busy", "%.1f %%"))
+	addLazyHover(fig, p, func() []hoverDatum {
+		return seriesHover(ts, Busy, scale, u, ts.Start(), r.Calendar, hoverBins, "busy", "%.1f %%")
+	})
 	return fig
 }
 
@@ -694,9 +696,15 @@ func queueFigure(r *Run, sub string) *Figure {
 			demand.Draw(cs[2][0])
 		},
 	}
-	addHover(fig, queued, seriesHover(ts, Queued, 1, u, ts.Start(), r.Calendar, hoverBins, "queued jobs", "%.1f"))
-	addHover(fig, running, seriesHover(ts, Running, 1, u, ts.Start(), r.Calendar, hoverBins, "running jobs", "%.1f"))
-	addHover(fig, demand, seriesHover(ts, QueuedProcs, 1, u, ts.Start(), r.Calendar, hoverBins, "processors asked for by the queued jobs", "%.0f"))
+	addLazyHover(fig, queued, func() []hoverDatum {
+		return seriesHover(ts, Queued, 1, u, ts.Start(), r.Calendar, hoverBins, "queued jobs", "%.1f")
+	})
+	addLazyHover(fig, running, func() []hoverDatum {
+		return seriesHover(ts, Running, 1, u, ts.Start(), r.Calendar, hoverBins, "running jobs", "%.1f")
+	})
+	addLazyHover(fig, demand, func() []hoverDatum {
+		return seriesHover(ts, QueuedProcs, 1, u, ts.Start(), r.Calendar, hoverBins, "processors asked for by the queued jobs", "%.0f")
+	})
 	return fig
 }
 
