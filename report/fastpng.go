@@ -193,12 +193,18 @@ func (z *rleWriter) write(src []byte) {
 		a += uint64(c)
 		b += a
 		i++
-		if n := runOf(src[i:], c); n >= 3 {
+		// A run or a repeated pixel needs its next three bytes: most
+		// literals are told apart by a byte or two, without a call.
+		if i+3 > len(src) {
+			continue
+		}
+		if src[i] == c && src[i+1] == c && src[i+2] == c {
+			n := runOf(src[i:], c)
 			// Adler-32 over n bytes c: a grows by c each byte, b by each a.
 			b = (b + a%mod*uint64(n) + uint64(c)*(uint64(n)*uint64(n+1)/2%mod)) % mod
 			a = (a + uint64(c)*uint64(n)) % mod
 			i += w.matches(n, 0)
-		} else if i >= 3 {
+		} else if i >= 3 && src[i] == src[i-3] && src[i+1] == src[i-2] && src[i+2] == src[i-1] {
 			// A pixel repeated: the bytes equal to those three before.
 			if n := commonPrefix(src[i:], src[i-3:]); n >= 3 {
 				n = w.matches(n, 2) // distance code 2: distance 3
