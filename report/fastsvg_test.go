@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"image/color"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -125,6 +127,49 @@ func FuzzSVGCanvas(f *testing.F) {
 		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
 			t.Fatalf("differs from vgsvg:\ngot:  %s\nwant: %s", got.Bytes(), want.Bytes())
+		}
+	})
+}
+
+// TestAppendG5 checks appendG5 against strconv's %.5g on the numbers of
+// plots (coordinates in points), powers of ten and their neighbours,
+// halves and random values over the whole range of exponents.
+func TestAppendG5(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 1e-4, 1e-5, 9.99995e-5, 99999, 99999.5, 1e5, 12345.5, 12344.5,
+		0.000123455, 1.23455, 648, 647.99999, 0.1, 0.15, 3.14159, math.Inf(1), math.Inf(-1), math.NaN(), 1e300, -1e-300}
+	for e := -8; e <= 8; e++ {
+		p := math.Pow(10, float64(e))
+		vals = append(vals, p, math.Nextafter(p, 0), math.Nextafter(p, math.Inf(1)), 9.99995*p, 9.99994999*p, 1.00005*p)
+	}
+	rng := rand.New(rand.NewPCG(26, 6))
+	for range 200000 {
+		v := math.Pow(10, rng.Float64()*12-6)
+		if rng.IntN(2) == 0 {
+			v = -v
+		}
+		vals = append(vals, v, math.Round(v*100)/100, math.Round(v*2)/2)
+	}
+	for range 100000 {
+		// Halves of the fifth digit, where rounding is to even.
+		n := float64(10000 + rng.IntN(90000))
+		vals = append(vals, (n+0.5)/math.Pow(10, float64(rng.IntN(9))))
+	}
+	for _, v := range vals {
+		want := strconv.AppendFloat(nil, v, 'g', svgNumPrecision, 64)
+		if got := appendG5(nil, v); string(got) != string(want) {
+			t.Errorf("appendG5(%v) = %s, want %s", v, got, want)
+		}
+	}
+}
+
+// FuzzAppendG5 checks appendG5 against strconv on any float64.
+func FuzzAppendG5(f *testing.F) {
+	f.Add(uint64(0x4084400000000000))
+	f.Fuzz(func(t *testing.T, bits uint64) {
+		v := math.Float64frombits(bits)
+		want := strconv.AppendFloat(nil, v, 'g', svgNumPrecision, 64)
+		if got := appendG5(nil, v); string(got) != string(want) {
+			t.Errorf("appendG5(%v) = %s, want %s", v, got, want)
 		}
 	})
 }
