@@ -94,6 +94,44 @@ func (f *Figure) hoverJSON() string {
 	if len(f.hover) == 0 {
 		return ""
 	}
+	// As json.Marshal writes [][3]any of them, byte for byte, without
+	// boxing every value: numbers as encoding/json writes those from 1e-6
+	// to 1e21 (strconv's shortest 'f'), and labels of plain ASCII quoted
+	// as they are; any other label goes through json.Marshal, and a point
+	// with another number makes the whole go through it.
+	b := make([]byte, 0, 64*len(f.hover))
+	b = append(b, '[')
+	for i, h := range f.hover {
+		if !jsonPlainNumber(h.X) || !jsonPlainNumber(h.Y) {
+			return f.hoverJSONMarshal()
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = strconv.AppendFloat(b, h.X, 'f', -1, 64)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, h.Y, 'f', -1, 64)
+		b = append(b, ',')
+		if jsonPlainString(h.Label) {
+			b = append(b, '"')
+			b = append(b, h.Label...)
+			b = append(b, '"')
+		} else {
+			s, err := json.Marshal(h.Label)
+			if err != nil {
+				return ""
+			}
+			b = append(b, s...)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, ']')
+	return string(b)
+}
+
+// hoverJSONMarshal is hoverJSON through json.Marshal.
+func (f *Figure) hoverJSONMarshal() string {
 	rows := make([][3]any, len(f.hover))
 	for i, h := range f.hover {
 		rows[i] = [3]any{h.X, h.Y, h.Label}
@@ -103,6 +141,26 @@ func (f *Figure) hoverJSON() string {
 		return ""
 	}
 	return string(b)
+}
+
+// jsonPlainNumber reports whether encoding/json writes v as strconv's
+// shortest 'f' format: zero, and magnitudes from 1e-6 up to 1e21.
+func jsonPlainNumber(v float64) bool {
+	a := math.Abs(v)
+	return a == 0 || a >= 1e-6 && a < 1e21
+}
+
+// jsonPlainString reports whether json.Marshal writes s as it is, within
+// quotes: printable ASCII, without the quote, the backslash and the
+// characters it escapes for HTML (<, >, &).
+func jsonPlainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // timeText names trace time t for a hover label: a local date and time

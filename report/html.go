@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
@@ -139,7 +138,7 @@ func inlineSVG(svg []byte) template.HTML {
 // a run without plots never needs it.
 var fontFace = sync.OnceValue(func() template.CSS {
 	return template.CSS(`@font-face { font-family: "Liberation Sans"; src: url(data:font/ttf;base64,` +
-		base64.StdEncoding.EncodeToString(liberationsansregular.TTF) + `) format("truetype"); }`)
+		string(appendBase64(nil, liberationsansregular.TTF)) + `) format("truetype"); }`)
 })
 
 func pageFigures(figs []Rendered) []pageFigure {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -148,14 +149,14 @@ func ganttJSON(r *Run) []byte {
 			put(rect[12:], int64(a.Hi-a.Lo))
 			put(rect[16:], idx)
 			if c += 20; c == len(chunk) {
-				out = enc.AppendEncode(out, chunk[:])
+				out = appendBase64(out, chunk[:])
 				c = 0
 			}
 		}
 	}
-	out = enc.AppendEncode(out, chunk[:c])
+	out = appendBase64(out, chunk[:c])
 	out = append(out, b[i:j]...)
-	out = enc.AppendEncode(out, ids)
+	out = appendBase64(out, ids)
 	out = append(out, b[j:]...)
 	return out
 }
@@ -171,8 +172,10 @@ func ganttOrder(g *Gantt) []int32 {
 		s := g.rec(i).start
 		lo, hi = min(lo, s), max(hi, s)
 	}
-	const idxBits = 21 // PageGanttMaxJobs pieces, and one more bit
-	if g.n < 1<<idxBits && uint64(hi-lo) < 1<<(63-idxBits) {
+	// The index takes the bits its largest value needs, no more: the
+	// fewer bits the keys have, the fewer passes the sort makes.
+	idxBits := bits.Len(uint(g.n))
+	if g.n <= 1<<21 && uint64(hi-lo) < 1<<(63-idxBits) {
 		// A few linear passes of a radix sort, where a comparison sort
 		// of a hundred thousand keys takes milliseconds.
 		keys := make([]uint64, 2*g.n)
