@@ -1,8 +1,8 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -38,7 +38,10 @@ circle.hovermark { fill: none; stroke: #000; stroke-width: 1.5; pointer-events: 
 .controls button { margin-right: 0.5em; }
 `
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// pageHead is the pages' template up to their Gantt data, which report.html
+// streams between pageHead and pageTail (writePageHead: a run's data are
+// megabytes); pageTemplate is a page without them (compare.html).
+const pageHead = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -70,12 +73,13 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <p class="sub">Every job that ran, on the processors it ran on. Zoom with the mouse wheel or the buttons, drag to pan; the job under the pointer is named. Killed jobs have a red outline.</p>
 <p class="controls"><button id="gantt-in" type="button">zoom in</button><button id="gantt-out" type="button">zoom out</button><button id="gantt-reset" type="button">all jobs</button> <span id="gantt-status" class="sub"></span></p>
 <canvas id="gantt-canvas"></canvas>
-<script type="application/json" id="gantt-data">{{.Gantt}}</script>
-{{- else if .GanttNote}}
+{{else if .GanttNote}}
 <h2 id="gantt-explore">Gantt chart (explore)</h2>
 <p class="sub">{{.GanttNote}}</p>
-{{- end}}
-{{- range .Figures}}
+{{- end}}`
+
+// pageTail is the pages' template after their Gantt data.
+const pageTail = `{{- range .Figures}}
 <h2 id="{{.Name}}">{{.Title}}</h2>
 <figure id="fig-{{.Name}}">
 <figcaption>{{.Caption}}</figcaption>
@@ -89,7 +93,13 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <p class="sub">Written by schedsim. Every plot is also in this directory as NAME.svg and NAME.png.</p>
 </body>
 </html>
-`))
+`
+
+var (
+	pageTemplate     = template.Must(template.New("page").Parse(pageHead + pageTail))
+	pageHeadTemplate = template.Must(template.New("head").Parse(pageHead))
+	pageTailTemplate = template.Must(template.New("tail").Parse(pageTail))
+)
 
 type pageCell struct {
 	Text, Class string
@@ -113,8 +123,9 @@ type page struct {
 	Title, Sub string
 	Tables     []pageTable
 	Figures    []pageFigure
-	// Gantt is the canvas Gantt chart's data, as JSON ("": none).
-	Gantt template.JS
+	// Gantt is whether the page has the canvas Gantt chart: its data
+	// are written by writePageHead, between pageHead and pageTail.
+	Gantt bool
 	// GanttNote, without Gantt, says why the page has no chart.
 	GanttNote string
 	// Script makes the page explorable (pageScript).
@@ -190,24 +201,33 @@ func classTable(id, title string, names []string, cls []ClassStats) pageTable {
 // page is self-contained (no script, no link, nothing to fetch) and depends
 // only on its arguments.
 func WriteRunHTML(w io.Writer, r *Run, figs []Rendered) error {
-	return writeRunHTML(w, r, figs, ganttJSON(r))
+	bw := bufio.NewWriterSize(w, pageBuffer)
+	p := runPage(r)
+	p.Figures = pageFigures(figs)
+	if err := writePageHead(bw, p, r); err != nil {
+		return err
+	}
+	if err := pageTailTemplate.Execute(bw, p); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
-// ganttSlot stands for the page's Gantt data in the page's template, and
-// ganttSlotOpen is what precedes it on the page: the data, megabytes, go
-// from ganttJSON's bytes straight into the page, where a template.JS value
-// would be copied into a string, and again by fmt as the template prints
-// it. ganttSlotOpen is markup, which no text the template escapes can
-// contain.
+// pageBuffer is the size of the buffer report.html is written through.
+const pageBuffer = 1 << 18
+
+// ganttOpen and ganttClose enclose the page's Gantt data, between pageHead
+// and pageTail.
 const (
-	ganttSlot     = "/*gantt-data*/"
-	ganttSlotOpen = `<script type="application/json" id="gantt-data">`
+	ganttOpen  = `<script type="application/json" id="gantt-data">`
+	ganttClose = `</script>`
 )
 
-// writeRunHTML is WriteRunHTML with the page's Gantt data already encoded.
-func writeRunHTML(w io.Writer, r *Run, figs []Rendered, gantt []byte) error {
+// runPage returns report.html's page for r without its figures: the
+// tables, the script, whether it has a Gantt chart.
+func runPage(r *Run) *page {
 	s := &r.Summary
-	p := page{
+	p := &page{
 		FontFace: fontFace(),
 		Title:    "schedsim report — " + s.Trace,
 		Sub:      fmt.Sprintf("%s on %d processors · %d jobs", s.Policy, s.Procs, s.Jobs),
@@ -237,9 +257,8 @@ func writeRunHTML(w io.Writer, r *Run, figs []Rendered, gantt []byte) error {
 	}
 	p.Tables = append(p.Tables, cross)
 	p.Tables = append(p.Tables, breakdownTables(s.Breakdowns)...)
-	p.Figures = pageFigures(figs)
-	if len(gantt) > 0 {
-		p.Gantt = ganttSlot
+	if hasPageGantt(r) {
+		p.Gantt = true
 	} else if g := r.Gantt; g != nil && !g.Complete() {
 		p.GanttNote = fmt.Sprintf("Left out: %d jobs ran, more than the %d the page's chart holds (--page-gantt-max-jobs; "+
 			"its data takes about 50 bytes a job in the page, and gathering it time and memory). ", g.seen, g.limit)
@@ -253,33 +272,25 @@ func writeRunHTML(w io.Writer, r *Run, figs []Rendered, gantt []byte) error {
 	if r.Tick > 1 {
 		p.Script = template.JS(tickPageScript)
 	}
-	if len(gantt) == 0 {
-		return pageTemplate.Execute(w, &p)
-	}
-	// The page is its figures, mostly: room for them, the script, the font
-	// and the tables from the start, where growing it as it is written
-	// would copy it several times.
-	var page bytes.Buffer
-	size := 1<<17 + len(p.Script) + len(p.FontFace)
-	for _, f := range p.Figures {
-		size += len(f.SVG) + len(f.Hover) + len(f.Caption)
-	}
-	page.Grow(size)
-	if err := pageTemplate.Execute(&page, &p); err != nil {
+	return p
+}
+
+// writePageHead writes the page up to its figures: the head (whose nav
+// needs only the figures' names and titles in p.Figures) and the Gantt
+// data, if any.
+func writePageHead(w *bufio.Writer, p *page, r *Run) error {
+	if err := pageHeadTemplate.Execute(w, p); err != nil {
 		return err
 	}
-	b := page.Bytes()
-	i := bytes.Index(b, []byte(ganttSlotOpen+ganttSlot))
-	if i < 0 {
-		return errors.New("report: the page has no place for its Gantt data")
+	if !p.Gantt {
+		return nil
 	}
-	i += len(ganttSlotOpen)
-	for _, part := range [][]byte{b[:i], gantt, b[i+len(ganttSlot):]} {
-		if _, err := w.Write(part); err != nil {
-			return err
-		}
+	w.WriteString(ganttOpen)
+	if err := writeGanttJSON(w, r); err != nil {
+		return err
 	}
-	return nil
+	_, err := w.WriteString(ganttClose)
+	return err
 }
 
 // WriteCompareHTML writes compare.html: the comparison table (as
@@ -311,20 +322,45 @@ func WriteCompareHTML(w io.Writer, runs []*Run, figs []Rendered) error {
 // WriteRunPlots writes a run's figures (NAME.svg, NAME.png) and
 // report.html into dir, each file atomically.
 func WriteRunPlots(dir string, r *Run) error {
-	// The page's Gantt data is encoded while the figures render, and the
-	// figures are built twice side by side: all of them only read the run
-	// once the Gantt's jobs, made on their first reading, are settled.
+	// The figures are built twice side by side: all of them only read the
+	// run once the Gantt's jobs, made on their first reading, are settled.
 	if r.Gantt != nil && r.Gantt.Len() > 0 && (r.GanttFigureMax <= 0 || r.Gantt.Len() <= r.GanttFigureMax) {
 		r.Gantt.Jobs()
 	}
-	gantt := make(chan []byte, 1)
-	go func() { gantt <- ganttJSON(r) }()
-	rendered, err := RenderFigures(dir, func() []*Figure { return RunFigures(r) })
-	g := <-gantt
+	f, err := CreateAtomic(filepath.Join(dir, "report.html"))
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, "report.html"), func(w io.Writer) error {
-		return writeRunHTML(w, r, rendered, g)
+	defer f.Abort()
+	w := bufio.NewWriterSize(f, pageBuffer)
+	p := runPage(r)
+	// The page up to its figures, with the Gantt data (megabytes for a
+	// long run), is written while the figures render: it needs only their
+	// names and titles, known once they are built.
+	head := make(chan error, 1)
+	started := false
+	rendered, err := renderFigures(dir, func() []*Figure { return RunFigures(r) }, func(figs []*Figure) {
+		p.Figures = make([]pageFigure, len(figs))
+		for i, f := range figs {
+			p.Figures[i] = pageFigure{Name: f.Name, Title: f.Title}
+		}
+		started = true
+		go func() { head <- writePageHead(w, p, r) }()
 	})
+	if started {
+		if herr := <-head; err == nil {
+			err = herr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	p.Figures = pageFigures(rendered)
+	if err := pageTailTemplate.Execute(w, p); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Commit()
 }

@@ -1,11 +1,13 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/bits"
 	"slices"
@@ -59,17 +61,33 @@ type ganttPageData struct {
 }
 
 // ganttJSON returns the canvas Gantt chart's data, or nil without a
-// complete Gantt. The jobs go in order of start, those that started
-// together in the order they ended; the rectangles and job IDs are packed
-// as little-endian int32 and base64-encoded straight into the JSON text.
+// complete Gantt (hasPageGantt), as writeGanttJSON writes it.
 func ganttJSON(r *Run) []byte {
-	if r.Gantt == nil || !r.Gantt.Complete() {
+	if !hasPageGantt(r) {
 		return nil
 	}
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	if writeGanttJSON(w, r) != nil || w.Flush() != nil {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// hasPageGantt reports whether r has data for the page's canvas Gantt
+// chart: a complete Gantt of at least one job.
+func hasPageGantt(r *Run) bool {
+	return r.Gantt != nil && r.Gantt.Complete() && r.Gantt.n > 0
+}
+
+// writeGanttJSON writes the canvas Gantt chart's data of r, which must
+// have some (hasPageGantt), to w. The jobs go in order of start, those
+// that started together in the order they ended; the rectangles and job
+// IDs are packed as little-endian int32 and base64-encoded straight into
+// w's buffer, a piece at a time: the data of a long run (megabytes) are
+// never held whole.
+func writeGanttJSON(w *bufio.Writer, r *Run) error {
 	g := r.Gantt
-	if g.n == 0 {
-		return nil
-	}
 	order := ganttOrder(g)
 	// In a unit finer than the second, the times go in units of q ticks:
 	// the finest power of ten whose span fits 32 bits.
@@ -116,27 +134,31 @@ func ganttJSON(r *Run) []byte {
 	// megabytes of them through json.Marshal would scan every byte again.
 	b, err := json.Marshal(d)
 	if err != nil {
-		return nil
+		return err
 	}
 	const dataKey, idsKey = `"data":"`, `"ids":"`
 	i := bytes.Index(b, []byte(dataKey+`"`))
 	j := bytes.Index(b, []byte(idsKey+`"`))
 	if i < 0 || j < i {
-		return nil
+		return errors.New("report: the Gantt data have no place for their arrays")
 	}
 	i, j = i+len(dataKey), j+len(idsKey)
-	enc := base64.StdEncoding
-	ids := make([]byte, 4*g.n)
-	out := make([]byte, 0, len(b)+enc.EncodedLen(20*n)+enc.EncodedLen(len(ids)))
-	out = append(out, b[:i]...)
-	// The rectangles are encoded a chunk at a time as they are packed: a
-	// chunk is a whole number of base64's 3-byte groups, so the text is
-	// that of the whole array, which is never made.
+	// enc appends the base64 of a whole number of 3-byte groups to w's
+	// buffer, so that the text is that of the whole array, which is never
+	// made.
+	enc := func(src []byte) {
+		if w.Available() < base64.StdEncoding.EncodedLen(len(src)) {
+			w.Flush() // an error stays in w, for the last Flush
+		}
+		w.Write(appendBase64(w.AvailableBuffer(), src))
+	}
+	w.Write(b[:i])
+	// The rectangles are encoded a chunk at a time as they are packed,
+	// then the IDs, in a second pass over the jobs.
 	var chunk [20 * 48]byte
 	c := 0
 	for k, o := range order {
 		job := g.rec(int(o))
-		put(ids[4*k:], job.id)
 		idx := int64(k)
 		if job.killed {
 			idx = -1 - idx
@@ -149,16 +171,24 @@ func ganttJSON(r *Run) []byte {
 			put(rect[12:], int64(a.Hi-a.Lo))
 			put(rect[16:], idx)
 			if c += 20; c == len(chunk) {
-				out = appendBase64(out, chunk[:])
+				enc(chunk[:])
 				c = 0
 			}
 		}
 	}
-	out = appendBase64(out, chunk[:c])
-	out = append(out, b[i:j]...)
-	out = appendBase64(out, ids)
-	out = append(out, b[j:]...)
-	return out
+	enc(chunk[:c])
+	w.Write(b[i:j])
+	c = 0
+	for _, o := range order {
+		put(chunk[c:], g.rec(int(o)).id)
+		if c += 4; c == len(chunk) {
+			enc(chunk[:])
+			c = 0
+		}
+	}
+	enc(chunk[:c])
+	_, err = w.Write(b[j:])
+	return err
 }
 
 // ganttOrder returns the indices of g's jobs in order of start, those that

@@ -150,6 +150,13 @@ func WriteFigures(dir string, figs []*Figure) ([]Rendered, error) {
 // spreads a few uneven figures better over the processors. build must
 // return the same figures each time (the figure constructors do).
 func RenderFigures(dir string, build func() []*Figure) ([]Rendered, error) {
+	return renderFigures(dir, build, nil)
+}
+
+// renderFigures is RenderFigures, calling built (if not nil) with the
+// first set of figures once both are built, before they render; built
+// must not draw them.
+func renderFigures(dir string, build func() []*Figure, built func([]*Figure)) ([]Rendered, error) {
 	// The two sets are built side by side (build must only read what it
 	// shares between calls).
 	var figs, twins []*Figure
@@ -167,6 +174,9 @@ func RenderFigures(dir string, build func() []*Figure) ([]Rendered, error) {
 		if twins[i].Name != figs[i].Name {
 			return nil, fmt.Errorf("report: rendering figures: built %s, then %s", figs[i].Name, twins[i].Name)
 		}
+	}
+	if built != nil {
+		built(figs)
 	}
 	return writeFigures(dir, figs, twins)
 }
