@@ -44,6 +44,9 @@ type fastCanvas struct {
 	mask  []float32    // a stroke's coverage of each pixel of its bounds, column by column; zero between strokes
 	rows  [][2]int32   // the rows of each column of mask a stroke reached
 	cov   []float64    // coverage of pixel columns
+	// blank is whether the image is white as made, nothing drawn on it
+	// yet: a white fill (a plot's background) then changes nothing.
+	blank bool
 }
 
 // canvasState is what Push saves: the transform (dots to dots, before the
@@ -82,6 +85,7 @@ func newFastCanvas(w, h vg.Length, dpi int) *fastCanvas {
 	fc := &fastCanvas{Canvas: c, img: img, dpi: float64(dpi), faces: map[faceKey]font.Face{}}
 	if img != nil {
 		fc.h = float64(img.Bounds().Dy())
+		fc.blank = true
 	}
 	fc.state = []canvasState{{a: 1, d: 1, col: color.Black, width: 1}}
 	return fc
@@ -167,6 +171,12 @@ func (s *canvasState) rgba() (r, g, b, a uint32) { return s.col.RGBA() }
 // Fill fills the path.
 func (fc *fastCanvas) Fill(p vg.Path) {
 	s := fc.top()
+	if fc.blank {
+		if r, g, b, a := s.rgba(); r&g&b&a == 0xffff {
+			return // white on white, whatever the shape
+		}
+		fc.blank = false
+	}
 	if fc.img == nil || !s.axisAligned() || !fc.fillRect(s, p) {
 		fc.Canvas.Fill(p)
 	}
@@ -269,6 +279,7 @@ func blend(px []byte, r, g, b, a uint32, cov float64) {
 
 // Stroke strokes the path.
 func (fc *fastCanvas) Stroke(p vg.Path) {
+	fc.blank = false
 	s := fc.top()
 	if s.width <= 0 {
 		return
@@ -311,6 +322,7 @@ func (fc *fastCanvas) strokePolyline(sty draw.LineStyle, pts []vg.Point) bool {
 	if fc.img == nil || len(sty.Dashes) > 0 || !s.axisAligned() || s.a != s.d || len(pts) < 2 {
 		return false
 	}
+	fc.blank = false
 	fc.SetColor(sty.Color)
 	fc.SetLineWidth(sty.Width)
 	fc.SetLineDash(sty.Dashes, sty.DashOffs)
@@ -463,8 +475,15 @@ func blendOpaque(px []byte, r, g, b uint32, cov float64) {
 	}
 }
 
+// DrawImage draws img in rect.
+func (fc *fastCanvas) DrawImage(rect vg.Rectangle, img image.Image) {
+	fc.blank = false
+	fc.Canvas.DrawImage(rect, img)
+}
+
 // FillString draws str with its baseline starting at pt.
 func (fc *fastCanvas) FillString(f plotfont.Face, pt vg.Point, str string) {
+	fc.blank = false
 	s := fc.top()
 	if f.Font.Size == 0 {
 		return
