@@ -470,6 +470,33 @@ func stepXYs(segs []Segment, s Series, scale float64, origin workload.Time, u ti
 	return xys
 }
 
+// stepKey names a step line of a TimeSeries (cachedStepXYs).
+type stepKey struct {
+	peak  bool
+	s     Series
+	scale float64
+	u     timeUnit
+}
+
+// cachedStepXYs returns stepXYs of quantity s of the series' segments
+// (peak: the bucket peaks), scaled, from its start, in unit u: made once
+// for the figures of a run, which draw it for the SVG and for the PNG file.
+// The line is shared: it must not be changed.
+func (ts *TimeSeries) cachedStepXYs(peak bool, s Series, scale float64, u timeUnit) plotter.XYs {
+	k := stepKey{peak, s, scale, u}
+	ts.xyMu.Lock()
+	defer ts.xyMu.Unlock()
+	if xys, ok := ts.xys[k]; ok {
+		return xys
+	}
+	xys := stepXYs(ts.cachedSegments(peak), s, scale, ts.Start(), u)
+	if ts.xys == nil {
+		ts.xys = map[stepKey]plotter.XYs{}
+	}
+	ts.xys[k] = xys
+	return xys
+}
+
 // newLine returns a solid line through xys in colour i of the palette.
 func newLine(xys plotter.XYs, i int, width vg.Length) *polyline {
 	return &polyline{xys: xys, LineStyle: draw.LineStyle{Color: lineColors[i%len(lineColors)], Width: width}}
@@ -542,11 +569,11 @@ func utilisationFigure(r *Run, sub string) *Figure {
 	x1 := float64(ts.End()-ts.Start()) / u.sec
 	caption := "Processors allocated, as a percentage of the machine, against simulated time; " + resolution(ts, u) + "."
 	if len(segs) <= smoothAbove {
-		l := newLine(stepXYs(segs, Busy, scale, ts.Start(), u), 0, vg.Points(1))
+		l := newLine(ts.cachedStepXYs(false, Busy, scale, u), 0, vg.Points(1))
 		p.Add(l)
 		p.Legend.Add("busy processors", l)
 	} else {
-		raw := newLine(stepXYs(segs, Busy, scale, ts.Start(), u), 0, vg.Points(0.5))
+		raw := newLine(ts.cachedStepXYs(false, Busy, scale, u), 0, vg.Points(0.5))
 		raw.Color = color.RGBA{R: 160, G: 195, B: 225, A: 255}
 		w := smoothWidth(ts.End()-ts.Start(), r.Tick)
 		n := int((ts.End() - ts.Start() + w - 1) / w)
@@ -630,9 +657,9 @@ func lighter(c color.Color, f float64) color.Color {
 // addSeries adds quantity s of the series to p as a step line in colour i,
 // with the bucket peaks drawn lighter behind it when the series is bucketed.
 func addSeries(p *plot.Plot, ts *TimeSeries, s Series, i int, u timeUnit, label string) {
-	l := newLine(stepXYs(ts.cachedSegments(false), s, 1, ts.Start(), u), i, vg.Points(0.9))
+	l := newLine(ts.cachedStepXYs(false, s, 1, u), i, vg.Points(0.9))
 	if ts.Width() > 1 {
-		peak := newLine(stepXYs(ts.cachedSegments(true), s, 1, ts.Start(), u), i, vg.Points(0.6))
+		peak := newLine(ts.cachedStepXYs(true, s, 1, u), i, vg.Points(0.6))
 		peak.Color = lighter(l.Color, 0.6)
 		p.Add(peak)
 		p.Legend.Add(label+", peak per "+u.dur(float64(ts.Width())), peak)

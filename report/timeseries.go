@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -97,6 +99,11 @@ type TimeSeries struct {
 	// every plot and hover table of a run reads them. A sample clears it.
 	segMu sync.Mutex
 	segs  [2][]Segment
+	// xys caches the step lines the figures draw of the segments
+	// (cachedStepXYs), cleared with segs: the figures built for the SVG
+	// files and those for the PNG files draw the same.
+	xyMu sync.Mutex
+	xys  map[stepKey]plotter.XYs
 }
 
 // bucket is a stored bucket: k is its index on the grid, sum each quantity's
@@ -145,6 +152,11 @@ func (ts *TimeSeries) SampleBatch(ss []sim.Sample) {
 		ts.segMu.Lock()
 		ts.segs = [2][]Segment{}
 		ts.segMu.Unlock()
+	}
+	if ts.xys != nil {
+		ts.xyMu.Lock()
+		ts.xys = nil
+		ts.xyMu.Unlock()
 	}
 	c := &ts.cur
 	for i := range ss {
