@@ -153,12 +153,15 @@ func writeGanttJSON(w *bufio.Writer, r *Run) error {
 		w.Write(appendBase64(w.AvailableBuffer(), src))
 	}
 	w.Write(b[:i])
-	// The rectangles are encoded a chunk at a time as they are packed,
-	// then the IDs, in a second pass over the jobs.
+	// The rectangles are encoded a chunk at a time as they are packed;
+	// the IDs, packed as they go by (reading the jobs again, in this
+	// order, would take longer than keeping them), after.
 	var chunk [20 * 48]byte
 	c := 0
+	ids := make([]byte, 4*g.n)
 	for k, o := range order {
 		job := g.rec(int(o))
+		put(ids[4*k:], job.id)
 		idx := int64(k)
 		if job.killed {
 			idx = -1 - idx
@@ -178,15 +181,11 @@ func writeGanttJSON(w *bufio.Writer, r *Run) error {
 	}
 	enc(chunk[:c])
 	w.Write(b[i:j])
-	c = 0
-	for _, o := range order {
-		put(chunk[c:], g.rec(int(o)).id)
-		if c += 4; c == len(chunk) {
-			enc(chunk[:])
-			c = 0
-		}
+	for len(ids) > len(chunk) {
+		enc(ids[:len(chunk)])
+		ids = ids[len(chunk):]
 	}
-	enc(chunk[:c])
+	enc(ids)
 	_, err = w.Write(b[j:])
 	return err
 }
