@@ -290,8 +290,10 @@ func (o *runner) slurmParams() (policy.SlurmParams, error) {
 	case "", "running":
 	case "completing":
 		sp.EndedCompleting = true
+	case "phase":
+		sp.EndedPhase = true
 	default:
-		return sp, inputf("--bf-ended %q: want running or completing", o.BFEnded)
+		return sp, inputf("--bf-ended %q: want running, completing or phase", o.BFEnded)
 	}
 	switch o.BFPlan {
 	case "", "nodes":
