@@ -287,13 +287,13 @@ func (o *runner) slurmParams() (policy.SlurmParams, error) {
 		return sp, inputf("--bf-groups %q: want aligned or first", o.BFGroups)
 	}
 	switch o.BFEnded {
-	case "", "running":
+	case "", "phase":
+	case "running":
+		sp.EndedRunning = true
 	case "completing":
 		sp.EndedCompleting = true
-	case "phase":
-		sp.EndedPhase = true
 	default:
-		return sp, inputf("--bf-ended %q: want running, completing or phase", o.BFEnded)
+		return sp, inputf("--bf-ended %q: want phase, running or completing", o.BFEnded)
 	}
 	switch o.BFPlan {
 	case "", "nodes":

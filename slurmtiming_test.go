@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestSlurmTimingOptions: --bf-groups and --bf-ended take their two
+// TestSlurmTimingOptions: --bf-groups and --bf-ended take their
 // values, name them in the policy when not the default, and apply to
 // --backfill slurm only.
 func TestSlurmTimingOptions(t *testing.T) {
@@ -22,9 +22,10 @@ func TestSlurmTimingOptions(t *testing.T) {
 	}{
 		{name: "defaults", backfill: "slurm", wantPol: "slurm(bf_interval=1,"},
 		{name: "both before", backfill: "slurm", groups: "first", ended: "completing", wantPol: ",bf_groups=first,bf_ended=completing,"},
-		{name: "spelled out defaults", backfill: "slurm", groups: "aligned", ended: "running", wantPol: "slurm(bf_interval=1,"},
+		{name: "spelled out defaults", backfill: "slurm", groups: "aligned", ended: "phase", wantPol: "slurm(bf_interval=1,"},
+		{name: "the rule before", backfill: "slurm", ended: "running", wantPol: ",bf_ended=running,"},
 		{name: "bad groups", backfill: "slurm", groups: "last", wantErr: `--bf-groups "last": want aligned or first`},
-		{name: "bad ended", backfill: "slurm", ended: "done", wantErr: `--bf-ended "done": want running or completing`},
+		{name: "bad ended", backfill: "slurm", ended: "done", wantErr: `--bf-ended "done": want phase, running or completing`},
 		{name: "not slurm", backfill: "easy", groups: "first", wantErr: "apply to --backfill slurm only"},
 	}
 	for _, tc := range tests {

@@ -74,19 +74,20 @@ type SlurmParams struct {
 	// runs before the job completes and plans with it running, ending when
 	// its limit says. Only the plan on nodes uses it.
 	EndedCompleting bool
-	// EndedPhase decides, for each job that ended in the second of a
-	// backfill cycle, whether the cycle ran before or after the end
-	// (--bf-ended phase), from the cycle's sub-second drift: slurmctld's
-	// backfill thread sleeps bf_interval after a cycle *ends*, so each
-	// cycle starts its duration later in the second than the one before
-	// (the slurmctld log: every "beginning" comes 1.000 s after the
-	// previous "completed testing"). A job a cycle starts ends EndLatency
-	// after that cycle's instant plus its run time; the cycle of the
-	// second it ends in sees it ended when the cycles run meanwhile took
-	// more than that. A job the main scheduler starts begins MainLatency
-	// after the end that ran it. Wrapping round the second is not
-	// modelled. Only the plan on nodes uses it.
-	EndedPhase bool
+	// EndedRunning makes the backfill cycle that runs in the second a job
+	// ended always see it running until its predicted end (--bf-ended
+	// running, schedsim's rule before). By default (--bf-ended phase) the
+	// cycle's sub-second drift decides whether it ran before or after the
+	// end: slurmctld's backfill thread sleeps bf_interval after a cycle
+	// *ends*, so each cycle starts its duration later in the second than
+	// the one before (the slurmctld log: every "beginning" comes 1.000 s
+	// after the previous "completed testing"). A job a cycle starts
+	// completes EndLatency after that cycle's instant plus its run time;
+	// the cycle of the second it ends in sees it ended when the cycles run
+	// meanwhile took more than that. A job the main scheduler starts
+	// begins MainLatency after the end that ran it. Wrapping round the
+	// second is not modelled. Only the plan on nodes uses it.
+	EndedRunning bool
 	// CycleBase and CyclePerJob are a backfill cycle's duration in
 	// microseconds: CycleBase plus CyclePerJob for each waiting job it
 	// tests (0: the defaults DefaultCycleBase, DefaultCyclePerJob).
@@ -113,7 +114,7 @@ const CompletingNone workload.Time = -1
 // backfill cycle's reach on a cluster of nodes by default.
 const DefaultCompleting workload.Time = 1
 
-// The sub-second timing of --bf-ended phase, in microseconds, measured on
+// The sub-second timing of --bf-ended phase (the default), in microseconds, measured on
 // the slurmctld logs of six runs of .ci/slurm-backfill-check.sh (Slurm
 // 22.05.8, 32 slurmd on one machine): the time from a cycle's beginning
 // to the next one's, less bf_interval, is about 0.3 ms plus 0.25 ms per
@@ -355,8 +356,8 @@ func (s *Slurm) Name() string {
 	if p.EndedCompleting {
 		n += ",bf_ended=completing"
 	}
-	if p.EndedPhase {
-		n += ",bf_ended=phase"
+	if p.EndedRunning {
+		n += ",bf_ended=running"
 	}
 	if p.PlanProcs {
 		n += ",bf_plan=procs"
@@ -441,7 +442,8 @@ func (s *Slurm) scheduleNodes(v View, d Decisions, nv NodeView, ns NodeStarter, 
 	pl := &s.nodes
 	pl.started = append(pl.started[:0], make([]bool, n)...)
 	started := 0
-	if s.p.EndedPhase {
+	phase := s.p.phase()
+	if phase {
 		if s.ph.cost == nil {
 			s.ph.cost = s.cycleCost
 		}
@@ -489,12 +491,12 @@ func (s *Slurm) scheduleNodes(v View, d Decisions, nv NodeView, ns NodeStarter, 
 			pl.started[h] = true
 			started++
 			s.dirty = true
-			if s.p.EndedPhase {
+			if phase {
 				s.ph.started(v.Job(h).Seq, trig+s.p.MainLatency+s.p.EndLatency)
 			}
 		}
 	}
-	if s.p.EndedPhase {
+	if phase {
 		s.ph.ran(now, s.p.Interval, n)
 		for _, e := range v.Ended() {
 			s.ph.ended(e.Seq)
@@ -506,6 +508,10 @@ func (s *Slurm) scheduleNodes(v View, d Decisions, nv NodeView, ns NodeStarter, 
 		s.wake = next
 	}
 }
+
+// phase reports whether --bf-ended phase holds: neither running nor
+// completing.
+func (p SlurmParams) phase() bool { return !p.EndedRunning && !p.EndedCompleting }
 
 // cycleCost is how long a backfill cycle takes with queued jobs waiting,
 // in microseconds (--bf-ended phase): none without jobs ("no jobs to

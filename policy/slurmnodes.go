@@ -102,7 +102,7 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter) (sta
 		if completing <= 0 || e.End+completing <= now || len(e.Alloc) == 0 {
 			continue
 		}
-		if s.p.EndedPhase && e.End == now && s.ph.seen(e.Seq) {
+		if s.p.phase() && e.End == now && s.ph.seen(e.Seq) {
 			continue // --bf-ended phase: it completed before this cycle
 		}
 		// The cycle runs before the job completes: its nodes are held, as
@@ -161,7 +161,7 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter) (sta
 				// Starts now, on nodes no reservation holds.
 				rs := slices.Clone(pl.alloc)
 				ns.StartOn(i, rs)
-				if s.p.EndedPhase {
+				if s.p.phase() {
 					s.ph.started(j.Seq, s.ph.d+s.p.EndLatency)
 				}
 				pl.base.Commit(req, rs)
