@@ -184,6 +184,10 @@ type Scenario struct {
 	// as before) or "completing" (until the end plus BFCompleting).
 	BFGroups string `toml:"bf_groups" json:"bf_groups,omitempty"`
 	BFEnded  string `toml:"bf_ended" json:"bf_ended,omitempty"`
+	// BFEndLatency is, under BFEnded "phase", how long after a backfill
+	// cycle's instant plus its run time a job it started completes in
+	// slurmctld ("22ms", the default, or microseconds "22000us").
+	BFEndLatency string `toml:"bf_end_latency" json:"bf_end_latency,omitempty"`
 
 	// ScoreDOptions are SCore-D's priority queues (SPEC §4).
 	ScoreDOptions

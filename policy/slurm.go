@@ -359,6 +359,9 @@ func (s *Slurm) Name() string {
 	if p.EndedRunning {
 		n += ",bf_ended=running"
 	}
+	if p.phase() && p.EndLatency != DefaultEndLatency {
+		n += ",bf_end_latency=" + strconv.FormatInt(p.EndLatency, 10) + "us"
+	}
 	if p.PlanProcs {
 		n += ",bf_plan=procs"
 	}
