@@ -274,9 +274,9 @@ func (o *runner) slurmParams() (policy.SlurmParams, error) {
 		return sp, inputf("--bf-continue: applies to --backfill slurm only")
 	}
 	sp.Continue = o.BFContinue
-	if o.BFPlan != "" || o.BFPhase != "" || o.BFWindowLinear != "" || o.BFCompleting != "" || o.SchedMain != "" || o.BFGroups != "" || o.BFEnded != "" {
+	if o.BFPlan != "" || o.BFPhase != "" || o.BFWindowLinear != "" || o.BFCompleting != "" || o.SchedMain != "" || o.BFGroups != "" || o.BFEnded != "" || o.BFEndLatency != "" {
 		if !slurm {
-			return sp, inputf("--bf-plan, --bf-phase, --bf-window-linear, --bf-completing, --bf-groups, --bf-ended and --sched-main: apply to --backfill slurm only")
+			return sp, inputf("--bf-plan, --bf-phase, --bf-window-linear, --bf-completing, --bf-groups, --bf-ended, --bf-end-latency and --sched-main: apply to --backfill slurm only")
 		}
 	}
 	switch o.BFGroups {
@@ -287,11 +287,23 @@ func (o *runner) slurmParams() (policy.SlurmParams, error) {
 		return sp, inputf("--bf-groups %q: want aligned or first", o.BFGroups)
 	}
 	switch o.BFEnded {
-	case "", "running":
+	case "", "phase":
+	case "running":
+		sp.EndedRunning = true
 	case "completing":
 		sp.EndedCompleting = true
 	default:
-		return sp, inputf("--bf-ended %q: want running or completing", o.BFEnded)
+		return sp, inputf("--bf-ended %q: want phase, running or completing", o.BFEnded)
+	}
+	if o.BFEndLatency != "" {
+		us, err := parseMicros(o.BFEndLatency)
+		if err != nil {
+			return sp, inputf("--bf-end-latency %q: %v", o.BFEndLatency, err)
+		}
+		if sp.EndedRunning || sp.EndedCompleting {
+			return sp, inputf("--bf-end-latency: applies to --bf-ended phase only")
+		}
+		sp.EndLatency = us
 	}
 	switch o.BFPlan {
 	case "", "nodes":
@@ -324,6 +336,23 @@ func (o *runner) slurmParams() (policy.SlurmParams, error) {
 		sp.Completing = policy.CompletingNone
 	}
 	return sp, nil
+}
+
+// parseMicros reads a short duration of whole milliseconds ("22ms") or
+// microseconds ("22000us"), from 1 µs to 10 s, in microseconds.
+func parseMicros(v string) (int64, error) {
+	num, unit := v, int64(0)
+	switch {
+	case strings.HasSuffix(v, "us"):
+		num, unit = strings.TrimSuffix(v, "us"), 1
+	case strings.HasSuffix(v, "ms"):
+		num, unit = strings.TrimSuffix(v, "ms"), 1000
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if unit == 0 || err != nil || n < 1 || n*unit > 10_000_000 {
+		return 0, fmt.Errorf("want whole milliseconds or microseconds from 1us to 10000ms, e.g. 22ms")
+	}
+	return n * unit, nil
 }
 
 // schedInterval parses --sched-interval: 0 without one.

@@ -179,10 +179,15 @@ type Scenario struct {
 	// default: on a barrier at a multiple of 30 s, as select/cons_tres
 	// does) or "first" (a window from each group's first end, as before);
 	// BFEnded is what the backfill cycle of the second a job ended sees of
-	// it: "running" (the default: until its predicted end) or "completing"
-	// (until the end plus BFCompleting, as before).
+	// it: "phase" (the default: ended if the cycle ran after the end, from
+	// the cycles' sub-second drift), "running" (until its predicted end,
+	// as before) or "completing" (until the end plus BFCompleting).
 	BFGroups string `toml:"bf_groups" json:"bf_groups,omitempty"`
 	BFEnded  string `toml:"bf_ended" json:"bf_ended,omitempty"`
+	// BFEndLatency is, under BFEnded "phase", how long after a backfill
+	// cycle's instant plus its run time a job it started completes in
+	// slurmctld ("22ms", the default, or microseconds "22000us").
+	BFEndLatency string `toml:"bf_end_latency" json:"bf_end_latency,omitempty"`
 
 	// ScoreDOptions are SCore-D's priority queues (SPEC §4).
 	ScoreDOptions

@@ -102,6 +102,9 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter) (sta
 		if completing <= 0 || e.End+completing <= now || len(e.Alloc) == 0 {
 			continue
 		}
+		if s.p.phase() && e.End == now && s.ph.seen(e.Seq) {
+			continue // --bf-ended phase: it completed before this cycle
+		}
 		// The cycle runs before the job completes: its nodes are held, as
 		// far as the main scheduler left them idle, until its predicted
 		// end (slurmctld's cycle sees it running), or until End +
@@ -158,6 +161,9 @@ func (s *Slurm) nodeCycle(v View, d Decisions, nv NodeView, ns NodeStarter) (sta
 				// Starts now, on nodes no reservation holds.
 				rs := slices.Clone(pl.alloc)
 				ns.StartOn(i, rs)
+				if s.p.phase() {
+					s.ph.started(j.Seq, s.ph.d+s.p.EndLatency)
+				}
 				pl.base.Commit(req, rs)
 				pl.insertHeld(cluster.Held{End: satAdd(now, dur), Req: req, Alloc: rs})
 				pl.started[i] = true

@@ -99,13 +99,26 @@ type slurmState struct {
 	Expect int
 	Wake   workload.Time
 	Init   bool
+	// --bf-ended phase's clock: the drift, the next cycle instant, and
+	// the running jobs' completion offsets (by Seq).
+	PhaseD    int64
+	PhaseNext workload.Time
+	PhaseInit bool
+	PhaseSeq  []int64
+	PhaseEnd  []int64
 }
 
 // MarshalBinary implements encoding.BinaryMarshaler: whether a backfill
-// cycle is due and the wake-up asked for (the profile is built anew at
-// every cycle).
+// cycle is due, the wake-up asked for and the cycles' sub-second drift
+// (the profile is built anew at every cycle).
 func (s *Slurm) MarshalBinary() ([]byte, error) {
-	return encodeState(slurmState{Dirty: s.dirty, Expect: s.expect, Wake: s.wake, Init: s.init})
+	st := slurmState{Dirty: s.dirty, Expect: s.expect, Wake: s.wake, Init: s.init,
+		PhaseD: s.ph.d, PhaseNext: s.ph.next, PhaseInit: s.ph.init}
+	for _, seq := range slices.Sorted(maps.Keys(s.ph.end)) {
+		st.PhaseSeq = append(st.PhaseSeq, seq)
+		st.PhaseEnd = append(st.PhaseEnd, s.ph.end[seq])
+	}
+	return encodeState(st)
 }
 
 // UnmarshalBinary implements encoding.BinaryUnmarshaler.
@@ -115,6 +128,13 @@ func (s *Slurm) UnmarshalBinary(b []byte) error {
 		return err
 	}
 	s.dirty, s.expect, s.wake, s.init = st.Dirty, st.Expect, st.Wake, st.Init
+	if len(st.PhaseSeq) != len(st.PhaseEnd) {
+		return fmt.Errorf("policy: slurm state: phase columns of different lengths")
+	}
+	s.ph = phaseClock{d: st.PhaseD, next: st.PhaseNext, init: st.PhaseInit}
+	for i, seq := range st.PhaseSeq {
+		s.ph.started(seq, st.PhaseEnd[i])
+	}
 	if s.init {
 		s.p = s.SlurmParams.inTicks()
 	}

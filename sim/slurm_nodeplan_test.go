@@ -100,7 +100,7 @@ func TestSlurmPlanOnNodes(t *testing.T) {
 			// 142 to 172 (jobs 2 and 3), job 5 is planned at 172 on n0-2,
 			// and job 6 starts on n4. Job 5 starts at 172.
 			"--bf-groups first: each group spans 30 s from its first end",
-			5, policy.SlurmParams{Interval: 1, Resolution: 1, GroupsFromFirst: true},
+			5, policy.SlurmParams{Interval: 1, Resolution: 1, GroupsFromFirst: true, EndedRunning: true},
 			[]workload.Job{
 				job(1, 0, 1, 131, 131), job(2, 0, 1, 142, 142), job(3, 0, 1, 172, 172), job(4, 0, 1, 1000, 1000),
 				job(5, 1, 3, 60, 60), job(6, 2, 1, 200, 200),
@@ -121,8 +121,8 @@ func TestSlurmPlanOnNodes(t *testing.T) {
 			// 20:13:21-22: job 11 ended at 81.78 after the cycle of
 			// 81.73, which still planned JobId=12 "to start at
 			// 2026-11-26T20:14:11" (t = 131, job 7's predicted end).
-			"the cycle in the second a job ended sees it running until its predicted end",
-			4, policy.SlurmParams{Interval: 1, Resolution: 1},
+			"--bf-ended running: the cycle in the second a job ended sees it running until its predicted end",
+			4, policy.SlurmParams{Interval: 1, Resolution: 1, EndedRunning: true},
 			[]workload.Job{
 				job(1, 0, 1, 10, 100), job(2, 0, 1, 20, 20), job(3, 0, 1, 1000, 1000),
 				job(5, 5, 3, 100, 100), job(6, 10, 1, 15, 15),
@@ -143,6 +143,53 @@ func TestSlurmPlanOnNodes(t *testing.T) {
 			},
 			map[int64]workload.Time{5: 20, 6: 120},
 			map[int64]string{5: "0-1 3"},
+		},
+		{
+			// --bf-ended phase. Jobs 1 (n0, run 30, limit 100) and 2
+			// (n1-2) start at the cycle of 0, which tests 2 jobs and
+			// takes 300 + 2·250 = 800 µs; every later cycle tests jobs 3
+			// and 4: 800 µs each. The cycle of second t runs 800·t µs
+			// later in its second than the first; job 1 completes 22 000
+			// µs after its cycle's instant plus its run: 30 s later the
+			// cycle has drifted 24 000 µs, past its end, and sees n0 free
+			// (b6SIGd: job 18, started by the cycle of 109.579, ended at
+			// 123.598; the cycle of 123.624 started job 27 on its nodes).
+			// Job 3 (3 CPUs) is planned at 1000 on n0-2; job 4 (5 s)
+			// fits n0 before that and starts at 30, where --bf-ended
+			// running gives 31. The main scheduler at 30 stops at job 3.
+			"--bf-ended phase: the cycle that drifted past a job's end sees its nodes free",
+			3, policy.SlurmParams{Interval: 1, Resolution: 1},
+			[]workload.Job{
+				job(1, 0, 1, 30, 100), job(2, 0, 2, 1000, 1000),
+				job(3, 1, 3, 10, 100), job(4, 1, 1, 5, 5),
+			},
+			map[int64]workload.Time{1: 0, 2: 0, 4: 30, 3: 1000},
+			map[int64]string{1: "0", 2: "1-2", 4: "0"},
+		},
+		{
+			// The same with job 1 running 20 s: the cycle of 20 has
+			// drifted 16 000 µs, less than the 22 000 µs job 1 takes to
+			// complete, so it still sees it running; job 4 waits for the
+			// cycle of 21 (b6SIGd: job 9, 15 s from the cycle of 55.490,
+			// ended at 70.510, after the cycle of 70.502).
+			"--bf-ended phase: a cycle that has not drifted past the end sees the job running",
+			3, policy.SlurmParams{Interval: 1, Resolution: 1},
+			[]workload.Job{
+				job(1, 0, 1, 20, 100), job(2, 0, 2, 1000, 1000),
+				job(3, 1, 3, 10, 100), job(4, 1, 1, 5, 5),
+			},
+			map[int64]workload.Time{1: 0, 4: 21, 3: 1000},
+			nil,
+		},
+		{
+			"--bf-ended running: the same job 4 waits for the next cycle",
+			3, policy.SlurmParams{Interval: 1, Resolution: 1, EndedRunning: true},
+			[]workload.Job{
+				job(1, 0, 1, 30, 100), job(2, 0, 2, 1000, 1000),
+				job(3, 1, 3, 10, 100), job(4, 1, 1, 5, 5),
+			},
+			map[int64]workload.Time{4: 31, 3: 1000},
+			nil,
 		},
 		{
 			// The same with bf_window_linear=1 (windows of 30, 31, …):
