@@ -263,7 +263,7 @@ func (e *Engine) consPass() {
 	if first >= 0 {
 		s := &e.slots[first]
 		switch {
-		case s.job.Procs > e.freeProcs() || e.alloc != nil && !e.alloc.Fits(s.request()):
+		case !e.pool.fits(s):
 			s.pending = PendingResources
 		case cs.startFrom(&s.job, s.limit, e.now) != e.now:
 			s.pending = PendingStartWindow

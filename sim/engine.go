@@ -662,7 +662,13 @@ type Engine struct {
 	cfg     Config
 	pol     policy.Policy
 	machine *cluster.Machine
-	alloc   cluster.Allocator // nil: the machine
+	// pool is where jobs take processors and give them back: the
+	// machine's, counted or numbered, or the node selector's (see
+	// allocator); alloc is the node selector (Config.Allocator), for what
+	// only nodes have (WILL_RUN, the policy's view of the nodes, clusters
+	// of clusters, preemption), nil on a pool of processors.
+	pool  allocator
+	alloc cluster.Allocator
 	// toPredict are the jobs submitted at this instant whose WILL_RUN
 	// prediction waits for the instant's node events.
 	toPredict []int32
@@ -758,12 +764,9 @@ type Engine struct {
 	room      roomIndex
 	skipped   int64 // passes skipped, among stats.Passes
 
-	// starter is the Observer as a Starter under Config.DeferPlacement
-	// (nil otherwise): the engine then counts the processors the running
-	// jobs hold in deferHeld instead of numbering them (its machine stays all
-	// free; deferHeld is 0 otherwise).
-	starter   Starter
-	deferHeld int
+	// deferred: the pool's processors are numbered behind the engine
+	// (Config.DeferPlacement), whose records say so (Record.Deferred).
+	deferred bool
 
 	ev Event // the event being sent (Config.Events)
 
@@ -807,7 +810,8 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.DeferPlacement && (cfg.Allocator != nil || cfg.Grow != nil || len(cfg.NodeEvents) > 0 || cfg.CheckpointEvery > 0) {
 		return nil, errors.New("sim: deferred placement needs a pool of processors without growth, node events or checkpoints")
 	}
-	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator, grow: g}
+	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator, grow: g, deferred: cfg.DeferPlacement}
+	e.pool = newAllocator(&cfg, e.machine)
 	if err := e.initNodes(&cfg); err != nil {
 		return nil, err
 	}
@@ -820,14 +824,7 @@ func New(cfg Config) (*Engine, error) {
 	e.view = e
 	e.settler, _ = e.pol.(policy.Settler)
 	e.fallible, _ = e.pol.(policy.Fallible)
-	if e.alloc != nil {
-		e.view = allocView{e}
-		if _, ok := e.alloc.(cluster.NodeUnits); ok {
-			e.view = nodeView{allocView{e}}
-		}
-		e.scale, _ = e.alloc.(scaler)
-		e.defTime, _ = e.alloc.(cluster.DefaultTimer)
-	}
+	e.pool.attach(e)
 	e.nextTick = -1
 	if cfg.SchedInterval < 0 {
 		return nil, fmt.Errorf("sim: scheduler cycle %d s: want ≥ 0", cfg.SchedInterval)
@@ -856,8 +853,8 @@ func New(cfg Config) (*Engine, error) {
 		}
 	}
 	_, conservative := e.pol.(*policy.Conservative)
-	e.promises = e.alloc == nil && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)
-	if q, ok := e.pol.(fastpath.Quieter); ok && e.alloc == nil && e.grow == nil && len(cfg.NodeEvents) == 0 && e.cons == nil && cfg.SchedInterval == 0 {
+	e.promises = e.pool.counting() && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)
+	if q, ok := e.pol.(fastpath.Quieter); ok && e.pool.counting() && e.grow == nil && len(cfg.NodeEvents) == 0 && e.cons == nil && cfg.SchedInterval == 0 {
 		e.quieter = q
 		// A checkpoint is taken between instants, with no end left for
 		// the next pass: passes after ends run when it may be taken.
@@ -870,12 +867,7 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // freeProcs returns the idle processors.
-func (e *Engine) freeProcs() int {
-	if e.alloc != nil {
-		return e.alloc.Free()
-	}
-	return e.machine.Free() - e.deferHeld
-}
+func (e *Engine) freeProcs() int { return e.pool.free() }
 
 // Run replays src to the end, calling obs for every job, and returns the
 // run's statistics. An error from src stops the run and is returned as is.
@@ -922,12 +914,10 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		}
 	}
 	e.resumed = false
-	if e.cfg.DeferPlacement && e.starter == nil {
-		st, ok := obs.(Starter)
-		if !ok {
-			return e.stats, fmt.Errorf("sim: deferred placement needs an Observer that is a Starter (a Placer behind it), not %T", obs)
+	if sd == nil { // SCore-D's component keeps its processors itself
+		if err := e.pool.observe(obs); err != nil {
+			return e.stats, err
 		}
-		e.starter = st
 	}
 	if e.cfg.Events != nil {
 		obs = &eventTee{next: obs, ev: e.cfg.Events}
@@ -1310,16 +1300,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 			return
 		}
 	}
-	ok, reason := true, ""
-	if e.alloc != nil {
-		tj := j
-		if e.grow != nil {
-			tj = e.grow.atMinimum(j, e.machine.Size()) // as it will queue
-		}
-		ok, reason = e.alloc.TestOnly(cluster.RequestOf(tj))
-	} else {
-		ok, reason = e.machine.CanEverRun(e.procsAtSubmit(j))
-	}
+	ok, reason := e.pool.testOnly(e, j)
 	if ok && e.cons != nil {
 		e.cons.initWindows(j.Submit)
 		aj := j
@@ -1384,16 +1365,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 	s.predAt = s.predAt[:0]
 	s.released = false
 	s.pending = PendingNone
-	if e.alloc != nil {
-		if e.nodes.nextAt() <= e.now {
-			// Node events of this instant (or from before the first
-			// submission) are applied after the submissions: predict
-			// once they are.
-			e.toPredict = append(e.toPredict, id)
-		} else {
-			e.predict(s)
-		}
-	}
+	e.pool.queued(e, s, id)
 	if e.grow != nil {
 		e.grow.submitted(e, s, id)
 	}
@@ -1475,19 +1447,9 @@ func (e *Engine) touch(t workload.Time) {
 
 func (e *Engine) finish(id int32, obs Observer) {
 	s := &e.slots[id]
-	switch {
-	case e.alloc != nil:
-		e.alloc.Release(cluster.RequestOf(&s.job), s.alloc)
-		if e.pw != nil {
-			e.powerBusy(s.alloc, -1)
-		}
-	case e.starter != nil:
-		e.deferHeld -= s.job.Procs
-	default:
-		e.machine.Release(s.alloc)
-		if e.pw != nil {
-			e.powerBusy(s.alloc, -1)
-		}
+	e.pool.give(s)
+	if e.pw != nil {
+		e.powerBusy(s.alloc, -1)
 	}
 	e.nodes.released(s.alloc)
 	if e.cons != nil {
@@ -1497,11 +1459,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
-	var alloc []cluster.Range
-	if e.alloc != nil {
-		alloc = slices.Clone(s.alloc)
-	}
-	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s), Alloc: alloc})
+	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s), Alloc: e.pool.ended(s)})
 	if e.grow != nil {
 		e.grow.finished(e, s, id)
 	}
@@ -1522,7 +1480,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 		e.stats.Killed++
 	}
 	e.touch(s.end)
-	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.starter != nil, Slot: id, Pending: s.pending, Who: e.cons != nil}
+	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.deferred, Slot: id, Pending: s.pending, Who: e.cons != nil}
 	e.recordGrowth(id)
 	if e.pre != nil {
 		e.pre.ran(s.tier, -1)
@@ -1610,7 +1568,7 @@ func (e *Engine) pass() {
 		// nodes where it fits), or, when they are free, for something the
 		// policy keeps it for (a filter, a limit, a reservation).
 		s := &e.slots[e.queue[0]]
-		if s.job.Procs > e.freeProcs() || e.alloc != nil && !e.alloc.Fits(s.request()) {
+		if !e.pool.fits(s) {
 			s.pending = PendingResources
 		} else {
 			s.pending = PendingPolicy
@@ -1863,9 +1821,6 @@ func (e *Engine) startWith(i, procs int) {
 	if s.started {
 		panic(fmt.Sprintf("sim: policy %s started job %d twice", e.pol.Name(), s.job.ID))
 	}
-	if e.alloc == nil && s.job.Procs > e.freeProcs() {
-		panic(fmt.Sprintf("sim: policy %s started job %d (%d processors) at %d with %d free", e.pol.Name(), s.job.ID, s.job.Procs, e.now, e.freeProcs()))
-	}
 	if e.now < s.job.Submit {
 		panic(fmt.Sprintf("sim: job %d started at %d before its submission at %d", s.job.ID, e.now, s.job.Submit))
 	}
@@ -1890,10 +1845,9 @@ func (e *Engine) startWith(i, procs int) {
 	e.queuedProcs -= int64(s.job.Procs)
 	e.dequeued(s)
 	s.start = e.now
-	held := s.job.Procs
+	held := e.pool.take(e, s, id)
 	if e.scale != nil {
 		// A cluster of clusters: where the job runs sets its run time.
-		held = e.allocate(s)
 		s.run0 = s.job.Run
 		s.job.Run = scaleRun(s.job.Run, e.scale.Scale(s.alloc))
 		if s.limit <= 0 {
@@ -1926,24 +1880,8 @@ func (e *Engine) startWith(i, procs int) {
 			e.expiry.push(endEvent{at: s.predEnd, seq: s.job.Seq, id: id, gen: gen})
 		}
 	}
-	switch {
-	case e.scale != nil: // allocated above
-		if e.pw != nil {
-			e.powerBusy(s.alloc, 1)
-		}
-	case e.alloc != nil:
-		held = e.allocate(s)
-		if e.pw != nil {
-			e.powerBusy(s.alloc, 1)
-		}
-	case e.starter != nil:
-		e.deferHeld += s.job.Procs
-		e.starter.JobStarted(id, s.job.Procs)
-	default:
-		s.alloc = e.machine.Alloc(s.job.Procs, s.alloc[:0])
-		if e.pw != nil {
-			e.powerBusy(s.alloc, 1)
-		}
+	if e.pw != nil {
+		e.powerBusy(s.alloc, 1)
 	}
 	e.stats.Started++
 	e.stats.ProcSeconds += float64(held) * float64(run)
@@ -1974,10 +1912,7 @@ func (e *Engine) insertRunning(s *slot, id int32) {
 	}
 	e.running = append(e.running, byEnd{})
 	copy(e.running[k+1:], e.running[k:])
-	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(s.job.Procs), id: id}
-	if e.alloc != nil {
-		e.running[k].procs = s.held
-	}
+	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(e.pool.held(s)), id: id}
 	if e.nodes.draining > 0 {
 		e.running[k].procs -= int32(e.nodes.drainingIn(s.alloc))
 	}

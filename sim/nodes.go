@@ -470,12 +470,7 @@ func (ns *nodes) firstNodeIn(alloc, nodes []cluster.Range) int {
 }
 
 // held returns the processors the running job of slot s holds.
-func (e *Engine) held(s *slot) int {
-	if e.alloc != nil {
-		return int(s.held)
-	}
-	return s.job.Procs
-}
+func (e *Engine) held(s *slot) int { return e.pool.held(s) }
 
 // freed returns the processors the end of the running job of slot s gives
 // back to service (policy.Ended.Freed): what Running counts for it.
@@ -494,11 +489,7 @@ func (e *Engine) stopRun(id int32) {
 	s := &e.slots[id]
 	e.ends.remove(id, s.job.Seq)
 	e.expiry.remove(id, s.job.Seq)
-	if e.alloc != nil {
-		e.alloc.Release(cluster.RequestOf(&s.job), s.alloc)
-	} else {
-		e.machine.Release(s.alloc)
-	}
+	e.pool.give(s)
 	if e.pw != nil {
 		e.powerBusy(s.alloc, -1)
 	}

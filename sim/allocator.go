@@ -1,0 +1,221 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/workload"
+)
+
+// allocator is where the engine takes the processors of the jobs it
+// starts and gives them back: one path for every kind of machine. The
+// engine holds exactly one, which New chooses from the configuration:
+//
+//   - poolAlloc, the pool of processors numbered in the engine
+//     (cluster.Machine: a job takes the lowest free numbers);
+//   - countAlloc, the same pool counted only, its numbers given behind
+//     the engine by a Placer (Config.DeferPlacement), usually on the
+//     observers' goroutine;
+//   - nodeAlloc, a node selector (Config.Allocator: cluster.Linear,
+//     cluster.ConsRes, cluster.Federation).
+//
+// An allocator decides nothing: the policy chose the job, the allocator
+// places it. Like the engine's other invariant checks, take panics when
+// the policy started a job whose processors are not free.
+type allocator interface {
+	// free returns the idle processors.
+	free() int
+	// held returns the processors the running job of slot s holds.
+	held(s *slot) int
+	// testOnly reports whether job j, just submitted to e, can ever run
+	// on the machine, all of it idle (Slurm's TEST_ONLY), as it will queue
+	// (at its minimum under Grow); if not, reason says why.
+	testOnly(e *Engine, j *workload.Job) (ok bool, reason string)
+	// fits reports whether the queued job of slot s can start now
+	// (Slurm's RUN_NOW).
+	fits(s *slot) bool
+	// queued tells that the job of slot id joined the engine: on nodes,
+	// its start is predicted (WILL_RUN).
+	queued(e *Engine, s *slot, id int32)
+	// take gives the job starting in slot id its processors (s.alloc,
+	// unless they are numbered behind the engine) and returns how many
+	// it holds.
+	take(e *Engine, s *slot, id int32) (held int)
+	// give takes back the processors of the job of slot s, which stopped.
+	give(s *slot)
+	// ended returns where the job of slot s, which ended, ran, as
+	// policy.Ended gives it to the policy: a copy of s.alloc on nodes,
+	// nil on a pool of processors.
+	ended(s *slot) []cluster.Range
+	// observe is called as a run starts, with its observer: deferred
+	// numbering needs it to be a Starter.
+	observe(obs Observer) error
+	// counting reports whether a job fits exactly when enough processors
+	// are idle (a pool of processors): the engine then checks that
+	// reservations are kept and may skip passes that cannot start a job
+	// (see fastpath.Quieter), both of which count processors.
+	counting() bool
+	// attach sets up what the engine offers on this machine: on nodes,
+	// the policy's view of them (policy.Fitter, policy.NodeView), the
+	// selector's partition time limits and run-time scaling.
+	attach(e *Engine)
+}
+
+var (
+	_ allocator = (*poolAlloc)(nil)
+	_ allocator = (*countAlloc)(nil)
+	_ allocator = nodeAlloc{}
+)
+
+// newAllocator returns the allocator for cfg (see allocator); m is the
+// engine's pool of processors.
+func newAllocator(cfg *Config, m *cluster.Machine) allocator {
+	switch {
+	case cfg.Allocator != nil:
+		return nodeAlloc{cfg.Allocator}
+	case cfg.DeferPlacement:
+		return &countAlloc{size: m.Size()}
+	}
+	return &poolAlloc{m}
+}
+
+// poolAlloc is the pool of processors, numbered in the engine: a job
+// takes the lowest free numbers (cluster.Machine). Growing jobs (Grow),
+// node events and power management work on the same Machine.
+type poolAlloc struct {
+	m *cluster.Machine
+}
+
+func (p *poolAlloc) free() int         { return p.m.Free() }
+func (p *poolAlloc) held(s *slot) int  { return s.job.Procs }
+func (p *poolAlloc) fits(s *slot) bool { return s.job.Procs <= p.m.Free() }
+func (p *poolAlloc) give(s *slot)      { p.m.Release(s.alloc) }
+
+func (p *poolAlloc) testOnly(e *Engine, j *workload.Job) (bool, string) {
+	return p.m.CanEverRun(e.procsAtSubmit(j))
+}
+
+func (p *poolAlloc) take(e *Engine, s *slot, _ int32) int {
+	if s.job.Procs > p.m.Free() {
+		e.overAllocated(s, p.m.Free())
+	}
+	s.alloc = p.m.Alloc(s.job.Procs, s.alloc[:0])
+	return s.job.Procs
+}
+
+func (p *poolAlloc) queued(*Engine, *slot, int32) {}
+func (p *poolAlloc) ended(*slot) []cluster.Range  { return nil }
+func (p *poolAlloc) observe(Observer) error       { return nil }
+func (p *poolAlloc) counting() bool               { return true }
+func (p *poolAlloc) attach(*Engine)               {}
+
+// countAlloc is the pool of processors counted only
+// (Config.DeferPlacement). Which processors a job gets depends only on
+// the order of the starts and ends: the engine tells the Starter behind
+// it (a Placer) of each start, in order with the records, and the Placer
+// numbers them as poolAlloc would.
+type countAlloc struct {
+	size, busy int
+	starter    Starter
+}
+
+func (c *countAlloc) free() int         { return c.size - c.busy }
+func (c *countAlloc) held(s *slot) int  { return s.job.Procs }
+func (c *countAlloc) fits(s *slot) bool { return s.job.Procs <= c.size-c.busy }
+func (c *countAlloc) give(s *slot)      { c.busy -= s.job.Procs }
+
+func (c *countAlloc) testOnly(e *Engine, j *workload.Job) (bool, string) {
+	if procs := e.procsAtSubmit(j); procs > c.size {
+		return false, fmt.Sprintf("needs %d processors, machine has %d", procs, c.size)
+	}
+	return true, ""
+}
+
+func (c *countAlloc) take(e *Engine, s *slot, id int32) int {
+	if s.job.Procs > c.size-c.busy {
+		e.overAllocated(s, c.size-c.busy)
+	}
+	c.busy += s.job.Procs
+	c.starter.JobStarted(id, s.job.Procs)
+	return s.job.Procs
+}
+
+// observe takes obs as the Starter that numbers the processors, once: a
+// run resumed keeps the one it had.
+func (c *countAlloc) observe(obs Observer) error {
+	if c.starter != nil {
+		return nil
+	}
+	st, ok := obs.(Starter)
+	if !ok {
+		return fmt.Errorf("sim: deferred placement needs an Observer that is a Starter (a Placer behind it), not %T", obs)
+	}
+	c.starter = st
+	return nil
+}
+
+func (c *countAlloc) queued(*Engine, *slot, int32) {}
+func (c *countAlloc) ended(*slot) []cluster.Range  { return nil }
+func (c *countAlloc) counting() bool               { return true }
+func (c *countAlloc) attach(*Engine)               {}
+
+// nodeAlloc is a node selector (Config.Allocator). The engine keeps it as
+// Engine.alloc too, for what only nodes have: WILL_RUN predictions, the
+// policy's view of the nodes, reservations pinned to nodes, clusters of
+// clusters and preemption.
+type nodeAlloc struct {
+	a cluster.Allocator
+}
+
+func (n nodeAlloc) free() int        { return n.a.Free() }
+func (n nodeAlloc) held(s *slot) int { return int(s.held) }
+func (n nodeAlloc) fits(s *slot) bool {
+	return s.job.Procs <= n.a.Free() && n.a.Fits(s.request())
+}
+func (n nodeAlloc) give(s *slot) { n.a.Release(cluster.RequestOf(&s.job), s.alloc) }
+
+func (n nodeAlloc) testOnly(e *Engine, j *workload.Job) (bool, string) {
+	if e.grow != nil {
+		j = e.grow.atMinimum(j, e.machine.Size()) // as it will queue
+	}
+	return n.a.TestOnly(cluster.RequestOf(j))
+}
+
+// take places the job where the policy (StartOn), preemption or the
+// selector (RUN_NOW) chose: see Engine.allocate.
+func (n nodeAlloc) take(e *Engine, s *slot, _ int32) int { return e.allocate(s) }
+
+// queued predicts the job's start (WILL_RUN), once the instant's node
+// events are applied.
+func (n nodeAlloc) queued(e *Engine, s *slot, id int32) {
+	if e.nodes.nextAt() <= e.now {
+		// Node events of this instant (or from before the first
+		// submission) are applied after the submissions: predict once
+		// they are.
+		e.toPredict = append(e.toPredict, id)
+		return
+	}
+	e.predict(s)
+}
+
+func (n nodeAlloc) ended(s *slot) []cluster.Range { return slices.Clone(s.alloc) }
+func (n nodeAlloc) observe(Observer) error        { return nil }
+func (n nodeAlloc) counting() bool                { return false }
+
+func (n nodeAlloc) attach(e *Engine) {
+	e.view = allocView{e}
+	if _, ok := n.a.(cluster.NodeUnits); ok {
+		e.view = nodeView{allocView{e}}
+	}
+	e.scale, _ = n.a.(scaler)
+	e.defTime, _ = n.a.(cluster.DefaultTimer)
+}
+
+// overAllocated panics: the policy started the job of slot s with only
+// free processors idle. It is apart so that take, small, stays cheap.
+//
+//go:noinline
+func (e *Engine) overAllocated(s *slot, free int) {
+	panic(fmt.Sprintf("sim: policy %s started job %d (%d processors) at %d with %d free", e.pol.Name(), s.job.ID, s.job.Procs, e.now, free))
+}
