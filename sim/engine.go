@@ -1912,7 +1912,7 @@ func (e *Engine) insertRunning(s *slot, id int32) {
 	}
 	e.running = append(e.running, byEnd{})
 	copy(e.running[k+1:], e.running[k:])
-	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(e.pool.held(s)), id: id}
+	e.running[k] = byEnd{predEnd: s.predEnd, seq: s.job.Seq, procs: int32(e.held(s)), id: id}
 	if e.nodes.draining > 0 {
 		e.running[k].procs -= int32(e.nodes.drainingIn(s.alloc))
 	}
