@@ -60,6 +60,12 @@ type allocator interface {
 	// the policy's view of them (policy.Fitter, policy.NodeView), the
 	// selector's partition time limits and run-time scaling.
 	attach(e *Engine)
+	// restored rebuilds the allocation state of engine e, restored from
+	// a checkpoint whose slots and node states it has: a node selector
+	// is given the running jobs' allocations back and its parked units
+	// taken out of service again; the pool's free ranges were restored
+	// with the engine's Machine.
+	restored(e *Engine) error
 }
 
 var (
@@ -109,6 +115,7 @@ func (p *poolAlloc) ended(*slot) []cluster.Range  { return nil }
 func (p *poolAlloc) observe(Observer) error       { return nil }
 func (p *poolAlloc) counting() bool               { return true }
 func (p *poolAlloc) attach(*Engine)               {}
+func (p *poolAlloc) restored(*Engine) error       { return nil }
 
 // countAlloc is the pool of processors counted only
 // (Config.DeferPlacement). Which processors a job gets depends only on
@@ -160,6 +167,10 @@ func (c *countAlloc) ended(*slot) []cluster.Range  { return nil }
 func (c *countAlloc) counting() bool               { return true }
 func (c *countAlloc) attach(*Engine)               {}
 
+// restored is never called: Restore refuses a run whose numbering is
+// deferred (see CanCheckpoint).
+func (c *countAlloc) restored(*Engine) error { return nil }
+
 // nodeAlloc is a node selector (Config.Allocator). The engine keeps it as
 // Engine.alloc too, for what only nodes have: WILL_RUN predictions, the
 // policy's view of the nodes, reservations pinned to nodes, clusters of
@@ -202,6 +213,13 @@ func (n nodeAlloc) queued(e *Engine, s *slot, id int32) {
 func (n nodeAlloc) ended(s *slot) []cluster.Range { return slices.Clone(s.alloc) }
 func (n nodeAlloc) observe(Observer) error        { return nil }
 func (n nodeAlloc) counting() bool                { return false }
+
+func (n nodeAlloc) restored(e *Engine) error {
+	if err := e.recommit(); err != nil {
+		return err
+	}
+	return e.repark()
+}
 
 func (n nodeAlloc) attach(e *Engine) {
 	e.view = allocView{e}

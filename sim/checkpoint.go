@@ -517,10 +517,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	if e.grow == nil && len(e.running) != len(e.ends) {
 		return nil, bad("%d running jobs, %d end events", len(e.running), len(e.ends))
 	}
-	if err := e.recommit(); err != nil {
-		return nil, bad("%v", err)
-	}
-	if err := e.repark(); err != nil {
+	if err := e.pool.restored(e); err != nil {
 		return nil, bad("%v", err)
 	}
 	if e.cons != nil {
@@ -534,9 +531,6 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 // allocations back: its state is that of its allocations. A corrupt state
 // that makes the selector panic (a processor taken twice) is an error.
 func (e *Engine) recommit() (err error) {
-	if e.alloc == nil {
-		return nil
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
@@ -613,7 +607,7 @@ func (e *Engine) restoreNodes(s *nodesState, p *powerSaved) error {
 // repark takes a restored node selector's parked units out of the pool
 // again (the processor pool's free ranges were restored as they were).
 func (e *Engine) repark() (err error) {
-	if e.alloc == nil || len(e.cfg.NodeEvents) == 0 {
+	if len(e.cfg.NodeEvents) == 0 {
 		return nil
 	}
 	defer func() {
