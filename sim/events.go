@@ -171,8 +171,9 @@ type Event struct {
 // preemptions, then the instant's sample. Every observer, the built-in
 // ones included, is given its events so.
 type Observer interface {
-	// Wants returns what the observer takes; it is called once, when a
-	// run starts (or when a buffer or fan-out is built around it).
+	// Wants returns what the observer takes, the same at every call:
+	// the engine asks once, when a run starts; a buffer (report.Async)
+	// asks when it is built, a fan-out (report.Observers) at each event.
 	Wants() Wants
 	// Observe is given each event of a kind the observer wants.
 	Observe(e *Event)
@@ -203,18 +204,18 @@ func RecordEvent(e *Event, r *Record) {
 	*e = Event{Kind: RecordKind(r), Time: r.End, Job: r.Job, Procs: r.Job.Procs, Record: r}
 }
 
-// Fanout is an Observer that hands each event to the observers behind it
+// fanout is an Observer that hands each event to the observers behind it
 // that want its kind, in order. It wants what any of them wants; it reads
 // only job heads and takes sample batches only when all of them do.
-type Fanout struct {
+type fanout struct {
 	all    []Observer
 	wants  Wants
 	byKind [lastKind + 1][]Observer
 }
 
-// NewFanout returns a Fanout to obs.
-func NewFanout(obs ...Observer) *Fanout {
-	f := &Fanout{all: obs, wants: Wants{JobHead: true, SampleBatches: true}}
+// newFanout returns a fanout to obs.
+func newFanout(obs ...Observer) *fanout {
+	f := &fanout{all: obs, wants: Wants{JobHead: true, SampleBatches: true}}
 	for _, x := range obs {
 		w := x.Wants()
 		f.wants.Kinds |= w.Kinds
@@ -228,13 +229,13 @@ func NewFanout(obs ...Observer) *Fanout {
 }
 
 // Observers returns the observers f hands events to, in order.
-func (f *Fanout) Observers() []Observer { return f.all }
+func (f *fanout) Observers() []Observer { return f.all }
 
 // Wants implements Observer.
-func (f *Fanout) Wants() Wants { return f.wants }
+func (f *fanout) Wants() Wants { return f.wants }
 
 // Observe implements Observer.
-func (f *Fanout) Observe(e *Event) {
+func (f *fanout) Observe(e *Event) {
 	for _, x := range f.byKind[e.Kind] {
 		x.Observe(e)
 	}

@@ -27,7 +27,7 @@ type Placer struct {
 	pool *bitPool
 	m    *cluster.Machine
 	held []heldSlot // by slot
-	next *Fanout
+	next *fanout
 }
 
 var _ Observer = (*Placer)(nil)
@@ -35,7 +35,7 @@ var _ Observer = (*Placer)(nil)
 // NewPlacer returns a Placer for a pool of procs processors (the run's
 // Config.Procs) that hands events on to the observers next.
 func NewPlacer(procs int, next ...Observer) *Placer {
-	p := &Placer{next: NewFanout(next...)}
+	p := &Placer{next: newFanout(next...)}
 	if procs <= bitPoolMax {
 		p.pool = newBitPool(procs)
 	} else {
