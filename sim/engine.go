@@ -687,7 +687,6 @@ type Engine struct {
 	startedAt   []int    // queue indices started in the current pass
 	wakes       timeHeap // times a policy asked to be woken at
 	queuedProcs int64    // Σ procs over the queue and the held jobs
-	sample      Sample
 
 	// holds are the jobs held until their HoldUntil (at), not yet queued;
 	// released counts the queued jobs that a release put before others
@@ -1122,11 +1121,11 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		}
 		if sampling && (event || passed) {
 			if sd != nil {
-				e.sample = sd.sampleNow()
+				out.smp[0] = sd.sampleNow()
 			} else {
-				e.sample = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue) + len(e.holds), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
+				out.smp[0] = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue) + len(e.holds), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
 			}
-			out.sample(&e.sample)
+			out.sampled()
 		}
 		if sd != nil {
 			if e.cfg.CheckpointEvery > 0 && e.cfg.OnCheckpoint != nil {

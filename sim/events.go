@@ -248,7 +248,7 @@ type sink struct {
 	kinds Kinds
 	loop  *closedLoop
 	ev    Event
-	smp   [1]Sample
+	smp   [1]Sample // the instant's sample (EventSampled)
 }
 
 func newSink(obs Observer) *sink {
@@ -279,10 +279,11 @@ func (s *sink) record(r *Record) {
 	}
 }
 
-// sample hands the observer x as an EventSampled (if it wants it).
-func (s *sink) sample(x *Sample) {
-	s.smp[0] = *x
-	s.ev = Event{Kind: EventSampled, Time: x.Time, Sample: &s.smp[0], Samples: s.smp[:]}
+// sampled hands the observer the sample the engine wrote in s.smp[0], as
+// an EventSampled.
+func (s *sink) sampled() {
+	x := &s.smp[0]
+	s.ev = Event{Kind: EventSampled, Time: x.Time, Sample: x, Samples: s.smp[:]}
 	s.obs.Observe(&s.ev)
 }
 
