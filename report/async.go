@@ -319,6 +319,10 @@ func (a *Async) Observe(e *sim.Event) {
 	case sim.EventEnded, sim.EventRefused:
 		a.record(uint8(e.Kind), e.Record)
 	case sim.EventSampled:
+		if len(e.Samples) == 1 {
+			a.sample(e.Sample) // from the engine
+			return
+		}
 		for i := range e.Samples {
 			a.sample(&e.Samples[i])
 		}

@@ -354,8 +354,9 @@ type Config struct {
 	// without numbering them: the run's Observer, which must want
 	// EventStarted, is told of every start (Event.Deferred), and the
 	// records of the jobs that ran have no Alloc but a Slot; a Placer
-	// behind it numbers them as the engine would have. Only on a pool of processors (no Allocator), and
-	// not with Grow, NodeEvents or CheckpointEvery.
+	// behind it numbers them as the engine would have. Only on a pool of
+	// processors (no Allocator), and not with Grow, NodeEvents or
+	// CheckpointEvery.
 	DeferPlacement bool
 	// Constraints, if not nil, are the machine's reservations, start
 	// windows and user and account limits, which every policy plans
@@ -856,10 +857,10 @@ func (e *Engine) freeProcs() int {
 	return e.machine.Free() - e.deferHeld
 }
 
-// Run replays src to the end, telling obs (which may be nil) of every event
-// it wants, and returns the run's statistics. An error from src stops the
-// run and is returned as is.
-func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
+// Run replays src to the end, telling observer (which may be nil) of every
+// event it wants, and returns the run's statistics. An error from src stops
+// the run and is returned as is.
+func (e *Engine) Run(src Source, observer Observer) (Stats, error) {
 	var buf workload.Job
 	next := &buf
 	ref, _ := src.(RefSource)
@@ -902,12 +903,12 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		}
 	}
 	e.resumed = false
-	out := newSink(obs)
+	obs := newSink(observer)
 	if e.cfg.DeferPlacement {
-		if !out.wants(EventStarted) {
-			return e.stats, fmt.Errorf("sim: deferred placement needs an Observer that wants EventStarted (a Placer behind it), not %T", obs)
+		if !obs.wants(EventStarted) {
+			return e.stats, fmt.Errorf("sim: deferred placement needs an Observer that wants EventStarted (a Placer behind it), not %T", observer)
 		}
-		e.starter = out
+		e.starter = obs
 	}
 	var loop *closedLoop
 	if e.cfg.ClosedLoop {
@@ -915,12 +916,12 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			e.loop = newClosedLoop()
 		}
 		loop = e.loop
-		out.loop = loop
+		obs.loop = loop
 	}
-	sampling := out.wants(EventSampled)
-	e.obs = out
+	sampling := obs.wants(EventSampled)
+	e.obs = obs
 	if sd != nil {
-		sd.obs = out
+		sd.obs = obs
 	}
 	idleWakes := 0
 	for have || len(e.ends) > 0 || len(e.holds) > 0 || (len(e.queue) > 0 && (len(e.wakes) > 0 || e.nodes.pending())) || (loop != nil && len(loop.late) > 0) ||
@@ -979,7 +980,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 				// The jobs of the trace and those the loop delayed to
 				// t are submitted in trace order.
 				if e.at(loop.next()) == t && (!have || e.at(next.Submit) != t || loop.late[0].job.Seq < next.Seq) {
-					e.submitLate(loop.pop(), out)
+					e.submitLate(loop.pop(), obs)
 					continue
 				}
 				if !loop.arrive(next, e.traceTime(t), &e.stats) {
@@ -992,7 +993,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 					continue
 				}
 			}
-			e.submit(next, out)
+			e.submit(next, obs)
 			if have, err = e.read(src, ref, &next); err != nil {
 				return e.stats, err
 			}
@@ -1003,7 +1004,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		endedNow := false
 		for len(e.ends) > 0 && e.ends[0].at == t {
 			event, endedNow = true, true
-			e.finish(e.ends.pop().id, out)
+			e.finish(e.ends.pop().id, obs)
 			if e.grow != nil {
 				e.dropStaleEnds()
 			}
@@ -1017,7 +1018,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			if sd != nil {
 				event = true
 			}
-			e.submitLate(loop.pop(), out)
+			e.submitLate(loop.pop(), obs)
 		}
 		releasedNow := false
 		for len(e.holds) > 0 && e.holds[0].at == t {
@@ -1036,7 +1037,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		nodesChanged := false
 		if e.nodes.nextAt() <= t {
 			event, nodesChanged = true, true
-			e.applyNodeEvents(out)
+			e.applyNodeEvents(obs)
 		}
 		for _, id := range e.toPredict {
 			e.predict(&e.slots[id])
@@ -1121,11 +1122,11 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		}
 		if sampling && (event || passed) {
 			if sd != nil {
-				out.smp[0] = sd.sampleNow()
+				obs.smp[0] = sd.sampleNow()
 			} else {
-				out.smp[0] = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue) + len(e.holds), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
+				obs.smp[0] = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue) + len(e.holds), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
 			}
-			out.sampled()
+			obs.sampled()
 		}
 		if sd != nil {
 			if e.cfg.CheckpointEvery > 0 && e.cfg.OnCheckpoint != nil {
@@ -1143,7 +1144,7 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			}
 		}
 		if e.settler != nil && passed && !have && (loop == nil || loop.left() == 0) && e.idleButWakes() && e.settler.Settled(e.lastEvent) {
-			e.settle(out)
+			e.settle(obs)
 			break
 		}
 	}
@@ -1152,9 +1153,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		return e.stats, nil
 	}
 	if len(e.queue) > 0 && e.nodes.unavail > 0 {
-		e.strand(out) // nodes stay out of service to the end
+		e.strand(obs) // nodes stay out of service to the end
 		if loop != nil {
-			e.neverSubmitted(loop, out)
+			e.neverSubmitted(loop, obs)
 		}
 	}
 	if len(e.queue) > 0 && e.fallible != nil {

@@ -133,7 +133,7 @@ type Wants struct {
 
 // Event is one thing that happened in a run. The engine reuses an Event's
 // memory, and that of what it points to, after the call: copy what is
-// kept.
+// kept, and change nothing.
 type Event struct {
 	Kind EventKind
 	// Time is the instant it happened (for a record, Record.End; for a
@@ -243,11 +243,18 @@ func (f *fanout) Observe(e *Event) {
 
 // sink hands the engine's records and events to the run's observer, and
 // the records to the closed loop (Config.ClosedLoop).
+//
+// Records, starts and samples, which come once per job or per instant,
+// have events of their own whose fields of other kinds stay zero: each is
+// given only what changes.
 type sink struct {
 	obs   Observer
 	kinds Kinds
 	loop  *closedLoop
-	ev    Event
+	ev    Event     // the rarer kinds'
+	rec   Event     // EventEnded and EventRefused
+	start Event     // EventStarted
+	smpEv Event     // EventSampled, on smp
 	smp   [1]Sample // the instant's sample (EventSampled)
 }
 
@@ -256,6 +263,8 @@ func newSink(obs Observer) *sink {
 	if obs != nil {
 		s.kinds = obs.Wants().Kinds & AllKinds
 	}
+	s.start.Kind = EventStarted
+	s.smpEv = Event{Kind: EventSampled, Sample: &s.smp[0], Samples: s.smp[:]}
 	return s
 }
 
@@ -274,23 +283,24 @@ func (s *sink) record(r *Record) {
 	}
 	k := RecordKind(r)
 	if s.kinds&(1<<k) != 0 {
-		s.ev = Event{Kind: k, Time: r.End, Job: r.Job, Procs: r.Job.Procs, Record: r}
-		s.obs.Observe(&s.ev)
+		e := &s.rec
+		e.Kind, e.Time, e.Job, e.Procs, e.Record = k, r.End, r.Job, r.Job.Procs, r
+		s.obs.Observe(e)
 	}
 }
 
 // sampled hands the observer the sample the engine wrote in s.smp[0], as
 // an EventSampled.
 func (s *sink) sampled() {
-	x := &s.smp[0]
-	s.ev = Event{Kind: EventSampled, Time: x.Time, Sample: x, Samples: s.smp[:]}
-	s.obs.Observe(&s.ev)
+	s.smpEv.Time = s.smp[0].Time
+	s.obs.Observe(&s.smpEv)
 }
 
 // started sends the observer the EventStarted of job j in slot.
 func (s *sink) started(t workload.Time, j *workload.Job, procs int, slot int32, deferred bool) {
-	s.ev = Event{Kind: EventStarted, Time: t, Job: j, Procs: procs, Slot: slot, Deferred: deferred}
-	s.obs.Observe(&s.ev)
+	e := &s.start
+	e.Time, e.Job, e.Procs, e.Slot, e.Deferred = t, j, procs, slot, deferred
+	s.obs.Observe(e)
 }
 
 // emit sends the observer the event of kind k about job j.
