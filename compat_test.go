@@ -132,21 +132,29 @@ func TestCombinationsREADME(t *testing.T) {
 	}
 }
 
-// countEvents counts events.
+// countEvents counts the events of every kind.
 type countEvents int
 
-func (c *countEvents) Event(*sim.Event) { *c++ }
+func (c *countEvents) Wants() sim.Wants   { return sim.Wants{Kinds: sim.AllKinds} }
+func (c *countEvents) Observe(*sim.Event) { *c++ }
 
-// TestEventsChangeNothing: observing a run's events leaves every output as
-// it was (the engine then places jobs itself instead of deferring it).
+// TestEventsChangeNothing: observing all of a run's events leaves every
+// output as it was.
 func TestEventsChangeNothing(t *testing.T) {
 	dir := t.TempDir()
 	var outs [2]string
-	for i, ev := range []sim.EventObserver{nil, new(countEvents)} {
+	for i, ev := range []*countEvents{nil, new(countEvents)} {
 		sc := Default()
 		sc.Out, sc.Plots = filepath.Join(dir, fmt.Sprint(i)), false
-		if _, err := Run(context.Background(), &sc, Options{Events: ev}); err != nil {
+		var opt Options
+		if ev != nil {
+			opt.Observers = []sim.Observer{ev}
+		}
+		if _, err := Run(context.Background(), &sc, opt); err != nil {
 			t.Fatal(err)
+		}
+		if ev != nil && *ev < 2000*4 {
+			t.Errorf("%d events of a run of 2000 jobs", *ev)
 		}
 		b, err := os.ReadFile(filepath.Join(sc.Out, "jobs.csv"))
 		if err != nil {

@@ -48,12 +48,15 @@ func ExampleLoadScenario() {
 	// Output: fcfs
 }
 
-// waitCounter is a custom observer: it sees every job's record.
+// waitCounter is a custom observer: it wants every job's record, the event
+// that ends or refuses the job.
 type waitCounter struct{ waited, jobs int }
 
-func (c *waitCounter) JobDone(r *sim.Record) {
+func (c *waitCounter) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds} }
+
+func (c *waitCounter) Observe(e *sim.Event) {
 	c.jobs++
-	if r.State != sim.Rejected && r.Wait() > 0 {
+	if r := e.Record; r.State != sim.Rejected && r.Wait() > 0 {
 		c.waited++
 	}
 }
@@ -113,12 +116,11 @@ func job(id int64, submit workload.Time, procs int, run workload.Time) workload.
 		Executable: -1, Queue: -1, Partition: -1, PrecedingJob: -1, ThinkTime: -1}
 }
 
-// printer prints each job's record as the engine reports it, at its end.
-type printer struct{}
-
-func (printer) JobDone(r *sim.Record) {
+// printer prints each job's record as the engine reports it, at its end
+// (sim.RecordFunc makes an observer of the records of a function).
+var printer = sim.RecordFunc(func(r *sim.Record) {
 	fmt.Printf("job %d ran from %d to %d\n", r.Job.ID, r.Start, r.End)
-}
+})
 
 // Drive the engine directly with a policy and a job source of your own.
 func Example_customPolicy() {
@@ -128,7 +130,7 @@ func Example_customPolicy() {
 		fmt.Println(err)
 		return
 	}
-	if _, err := eng.Run(src, printer{}); err != nil {
+	if _, err := eng.Run(src, printer); err != nil {
 		fmt.Println(err)
 	}
 	// Output:
@@ -140,17 +142,60 @@ func Example_customPolicy() {
 // kinds counts the events of a run by kind.
 type kinds map[sim.EventKind]int
 
-func (k kinds) Event(e *sim.Event) { k[e.Kind]++ }
+// Wants asks for every kind of event.
+func (k kinds) Wants() sim.Wants { return sim.Wants{Kinds: sim.AllKinds} }
+
+func (k kinds) Observe(e *sim.Event) { k[e.Kind]++ }
 
 // Follow every job through the run: its submission, start, the
 // reservations the policy promised it, and its end.
 func ExampleOptions_events() {
 	sc := schedsim.Default()
 	k := kinds{}
-	if _, err := schedsim.Run(context.Background(), &sc, schedsim.Options{Events: k}); err != nil {
+	if _, err := schedsim.Run(context.Background(), &sc, schedsim.Options{Observers: []sim.Observer{k}}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(k[sim.EventSubmitted], k[sim.EventStarted], k[sim.EventEnded], k[sim.EventReserved] > 0)
-	// Output: 2000 2000 2000 true
+	fmt.Println(k[sim.EventSubmitted], k[sim.EventStarted], k[sim.EventEnded], k[sim.EventReserved] > 0, k[sim.EventSampled] > 0)
+	// Output: 2000 2000 2000 true true
+}
+
+// startsAndPreemptions is a custom observer that counts the starts and
+// the preemptions of a run; it wants nothing else, so the engine builds
+// no other event for it.
+type startsAndPreemptions struct{ starts, preemptions int }
+
+func (c *startsAndPreemptions) Wants() sim.Wants {
+	return sim.Wants{Kinds: sim.KindsOf(sim.EventStarted, sim.EventPreempted)}
+}
+
+func (c *startsAndPreemptions) Observe(e *sim.Event) {
+	switch e.Kind {
+	case sim.EventStarted:
+		c.starts++
+	case sim.EventPreempted:
+		c.preemptions++
+	}
+}
+
+// Count the starts and preemptions of a run of SCore-D's exclusive queues
+// (4 processors), where a job of the higher queue 0 preempts (requeues) a
+// running job of queue 1, which starts over once the processors are free.
+func Example_observer() {
+	low, high, small := job(1, 0, 4, 100), job(2, 10, 4, 20), job(3, 50, 2, 10)
+	low.Queue, high.Queue, small.Queue = 1, 0, 1
+	cfg := policy.NewScoreD(2, policy.Exclusive)
+	cfg.Preempt = policy.PreemptRequeue
+	eng, err := sim.NewScoreD(4, cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var c startsAndPreemptions
+	if _, err := eng.Run(&jobs{list: []workload.Job{low, high, small}}, &c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.starts, "starts,", c.preemptions, "preemption")
+	// Output: 3 starts, 1 preemption
 }

@@ -42,8 +42,13 @@ type simJob struct {
 // simCollector keeps every simulated job's times by job number.
 type simCollector map[int64]simJob
 
-// JobDone implements sim.Observer.
-func (c simCollector) JobDone(r *sim.Record) {
+// Wants implements sim.Observer: the records, of which it reads the job's
+// head only.
+func (c simCollector) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: true} }
+
+// Observe implements sim.Observer.
+func (c simCollector) Observe(e *sim.Event) {
+	r := e.Record
 	ran := r.State != sim.Rejected && r.State != sim.Failed && r.State != sim.Pending
 	c[r.Job.ID] = simJob{submit: r.Job.Submit, start: r.Start, end: r.End, ran: ran}
 }

@@ -659,8 +659,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	// On a pool of processors the processors' numbers are given behind
 	// the engine, on the observers' goroutine (see sim.Placer).
 	var sink sim.Observer = all
-	simCfg.Events = o.opt.Events
-	if sd == nil && o.ck == nil && simCfg.Allocator == nil && simCfg.Grow == nil && len(simCfg.NodeEvents) == 0 && simCfg.Events == nil && simCfg.Power == nil {
+	if sd == nil && o.ck == nil && simCfg.Allocator == nil && simCfg.Grow == nil && len(simCfg.NodeEvents) == 0 && simCfg.Power == nil {
 		simCfg.DeferPlacement = true
 		sink = sim.NewPlacer(procs, all...)
 	}

@@ -15,8 +15,13 @@ import (
 // Options are how a run is carried out, beside what it simulates: none of
 // them changes a result.
 type Options struct {
-	// Observers receive every job's record, after the built-in metrics
-	// and writers (e.g. a progress display, or a user's own observer).
+	// Observers are given the events they want (sim.Observer.Wants),
+	// after the built-in metrics and writers, on the same path as they
+	// are: each job's submission, start, reservations, suspensions,
+	// preemptions and requeues, resumptions, end or refusal, and the
+	// instants' samples, in the engine's order, on a goroutine behind the
+	// engine's (report.Async; e.g. a progress display, or a user's own
+	// observer).
 	Observers []sim.Observer
 	// Warn receives warnings (nil: standard error).
 	Warn io.Writer
@@ -32,11 +37,6 @@ type Options struct {
 	// Resume continues the run saved in this checkpoint file. The
 	// scenario must be the one saved (CheckpointScenario reads it).
 	Resume string
-	// Events, if set, receives every event of the run — each job's
-	// submission, start, reservations, suspensions and preemptions,
-	// resumptions, and end or refusal — on the engine's goroutine, in
-	// order (sim.EventObserver).
-	Events sim.EventObserver
 }
 
 // Run replays the scenario's trace under its policy. With sc.Out set it

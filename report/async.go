@@ -17,16 +17,19 @@ const asyncBatch = 512
 // the engine waits for them in turn.
 const asyncDepth = 8
 
-// The kinds of a batch's items.
+// The kinds of a batch's items: a record (its event's kind, EventEnded or
+// EventRefused), a start only a Placer takes, a sample, or another event.
 const (
-	itemRecord uint8 = iota
-	itemStart
-	itemSample
+	itemEnded   = uint8(sim.EventEnded)
+	itemRefused = uint8(sim.EventRefused)
+	itemStart   = uint8(sim.EventStarted)
+	itemSample  = uint8(sim.EventSampled)
+	itemEvent   = 0
 )
 
-// obsBatch is a run of records, starts and samples, copied out of the
-// engine's reused memory. Its arrays are asyncBatch long, written by
-// index (but allocs, which grows).
+// obsBatch is a run of events, copied out of the engine's reused memory.
+// Its arrays are asyncBatch long, written by index (but allocs, which
+// grows).
 type obsBatch struct {
 	// kinds are the kinds of the batch's n items, in the order the engine
 	// gave them (but the samples, unless Async.inOrder); the items of each
@@ -43,19 +46,36 @@ type obsBatch struct {
 	allocs   []cluster.Range   // the records' Alloc, end to end
 	nsmp     int
 	samples  [asyncBatch]sim.Sample
-	// starts are the starts told (sim.Starter, under deferred placement).
-	nst     int
-	starts  [asyncBatch]asyncStart
+	// starts are the deferred starts only a Placer takes.
+	nst    int
+	starts [asyncBatch]asyncStart
+	// ev are the other events, when an observer wants any (nil
+	// otherwise).
+	ev      *eventItems
 	barrier chan struct{} // closed once the items before it were handed on
 }
 
-// asyncStart is one sim.Starter.JobStarted call.
+// asyncStart is one EventStarted that only a Placer takes.
 type asyncStart struct {
 	slot  int32
 	procs int
 }
 
-func newObsBatch() *obsBatch { return &obsBatch{} }
+// eventItems are the events of a batch that are neither records, samples
+// nor starts only a Placer takes, with their jobs (or their heads).
+type eventItems struct {
+	n      int
+	events [asyncBatch]sim.Event
+	jobs   [asyncBatch]workload.Job
+}
+
+func newObsBatch(events bool) *obsBatch {
+	b := &obsBatch{}
+	if events {
+		b.ev = &eventItems{}
+	}
+	return b
+}
 
 // The engine's side of Async indexes a batch's arrays with counts masked
 // by asyncBatch−1, below asyncBatch anyway, which spares the compiler's
@@ -66,52 +86,62 @@ const _ = -(asyncBatch & (asyncBatch - 1))
 // they are overwritten: at most asyncBatch of them per batch.
 func (b *obsBatch) reset() {
 	b.n, b.nrec, b.nsmp, b.nst = 0, 0, 0, 0
+	if b.ev != nil {
+		b.ev.n = 0
+	}
 	b.allocs = b.allocs[:0]
 	b.barrier = nil
 }
 
-// Async is a sim.Observer and sim.Sampler that hands every record and
-// sample to another observer on a goroutine of its own, so that writing
-// jobs.csv and gathering metrics overlap with the simulation. The
-// observer sees exactly the calls it would have seen directly, in the
-// same order, one at a time: results do not change, only where the work
-// is done. It copies each record (the job, its processors and growth
-// steps) since the engine reuses them.
+// Async is a sim.Observer that hands every event to other observers on a
+// goroutine of its own, so that writing jobs.csv and gathering metrics
+// overlap with the simulation. Each observer sees exactly the events it
+// would have seen directly, in the same order, one at a time: results do
+// not change, only where the work is done. It copies each event (the job,
+// a record's processors and growth steps) since the engine reuses them.
 //
-// Async knows the observers behind it only by two optional interfaces,
-// which the report's observers implement and any other may: a HeadReader
-// lets it copy only the head of each job, and a SampleBatcher takes each
-// batch's samples in one call after the batch's records. An observer that
-// implements neither sees every call in the engine's order and a copy of
-// the whole job.
+// Async knows the observers behind it only by what they want
+// (sim.Observer's Wants), the report's own as anyone's: it asks the
+// engine for the kinds any of them wants and hands each event to those
+// that want its kind; when every one of them reads only job heads
+// (Wants.JobHead) it copies only those, and an observer that takes
+// samples in batches (Wants.SampleBatches) gets each batch's samples in
+// one event after the batch's other events. Observers (of this package)
+// behind it are called member by member. A sim.Placer behind it numbers
+// the processors on Async's goroutine: Async tells it of the starts and
+// has it place each record before the observers behind it see it.
 //
-// Call Sync before reading the observer's state during a run (a
-// checkpoint), and Close once the run is over, before reading its
-// results; a panic in the observer is raised again by Sync or Close.
+// Call Sync before reading the observers' state during a run (a
+// checkpoint), and Close once the run is over, before reading their
+// results; a panic in an observer is raised again by Sync or Close.
 type Async struct {
 	// placer is the observer when it is a sim.Placer: Async then places
-	// the processors with it and hands the records to the observers
+	// the processors with it and hands the events to the observers
 	// behind it itself.
 	placer *sim.Placer
-	// records and samples are the observers (an Observers' members, or
-	// the Placer's, or the one observer) that take records, and those
-	// that take samples, in order; starters those that take starts,
-	// without a Placer.
-	records  []target
-	samples  []target
-	starters []sim.Starter
+	// byKind are the observers (an Observers' members, or the Placer's,
+	// or the one observer) that want each kind of event, in order;
+	// samples those that take samples one at a time, in order with the
+	// other events.
+	byKind  [int(sim.EventSampled) + 1][]sim.Observer
+	samples []sim.Observer
 	// batchers are the observers that take a batch's samples at once,
-	// after its records (SampleBatcher); samples are then not in the
-	// samples list.
-	batchers []SampleBatcher
+	// after its other events (Wants.SampleBatches); they are not among
+	// samples.
+	batchers []sim.Observer
 	// inOrder reports that a sample must reach its observers in order
-	// with the records: some take both. Otherwise (none, or all are
-	// SampleBatchers) a batch's samples go to them in a row, after its
-	// records, and the batch does not note where each came.
+	// with the records: some take both. Otherwise (none, or all take
+	// batches) a batch's samples go to them in a row, after its other
+	// events, and the batch does not note where each came.
 	inOrder bool
 	// heads reports that every observer reads only the head of a job
-	// (HeadReader, jobHead): Async then copies only that.
-	heads   bool
+	// (Wants.JobHead, jobHead): Async then copies only that.
+	heads bool
+	// wants is what Async asks of the engine; events reports that some
+	// observer wants events that are neither records, samples nor
+	// starts only the Placer takes.
+	wants   sim.Wants
+	events  bool
 	cur     *obsBatch
 	full    chan *obsBatch
 	free    chan *obsBatch
@@ -120,44 +150,9 @@ type Async struct {
 	closed  bool
 }
 
-// target is one observer behind Async.
-type target struct {
-	obs     sim.Observer
-	sampler sim.Sampler // obs as a sim.Sampler, or nil
-}
+var _ sim.Observer = (*Async)(nil)
 
-// HeadReader is an optional interface of a sim.Observer that reads, of
-// each record's job, only its head: Seq, ID, Submit, Procs, Run,
-// Estimate, User, Group, Queue and Partition. When every observer behind
-// an Async is one, Async copies only that much of each job. The report's
-// observers (Metrics, JobsCSV, TimeSeries, Breakdown, Progress) are.
-type HeadReader interface {
-	sim.Observer
-	// ReadsJobHead marks the observer; it does nothing.
-	ReadsJobHead()
-}
-
-// SampleBatcher is an optional interface of a sim.Sampler that takes
-// samples a batch at a time, apart from the records: behind an Async it
-// gets each batch's samples in one call, in the engine's order, after the
-// batch's records, instead of one Sample call each, in order with them.
-// It suits an observer whose samples do not depend on the records between
-// them, such as TimeSeries and Progress.
-type SampleBatcher interface {
-	sim.Sampler
-	// SampleBatch records ss in turn, as Sample would each.
-	SampleBatch(ss []sim.Sample)
-}
-
-var (
-	_ sim.Observer = (*Async)(nil)
-	_ sim.Sampler  = (*Async)(nil)
-	_ sim.Starter  = (*Async)(nil)
-)
-
-// NewAsync starts a goroutine that hands records and samples to obs (and
-// samples only if obs is a sim.Sampler, starts only if it is a
-// sim.Starter, such as a sim.Placer).
+// NewAsync starts a goroutine that hands the events obs wants to it.
 func NewAsync(obs sim.Observer) *Async {
 	a := &Async{
 		full: make(chan *obsBatch, asyncDepth),
@@ -170,46 +165,44 @@ func NewAsync(obs sim.Observer) *Async {
 	if p, ok := obs.(*sim.Placer); ok {
 		a.placer = p
 		list = flatten(nil, p.Observers())
+		a.wants.Kinds = sim.KindsOf(sim.EventStarted, sim.EventEnded)
 	} else {
-		// The starts go to the observer, or an Observers' members, that
-		// are Starters (an Observers within is none).
-		top, ok := obs.(Observers)
-		if !ok {
-			top = Observers{obs}
-		}
-		for _, x := range top {
-			if st, ok := x.(sim.Starter); ok {
-				a.starters = append(a.starters, st)
-			}
-		}
-		list = flatten(nil, top)
+		list = flatten(nil, []sim.Observer{obs})
 	}
 	a.heads = true
 	for _, x := range list {
-		t := target{obs: x}
-		t.sampler, _ = x.(sim.Sampler)
-		if _, ok := x.(HeadReader); !ok {
+		w := x.Wants()
+		a.wants.Kinds |= w.Kinds
+		if !w.JobHead {
 			a.heads = false
 		}
-		a.records = append(a.records, t)
-		if sb, ok := x.(SampleBatcher); ok {
-			a.batchers = append(a.batchers, sb)
-		} else if t.sampler != nil {
-			a.samples = append(a.samples, t)
-			a.inOrder = true
-		}
+		w.Kinds.Each(func(k sim.EventKind) {
+			switch k {
+			case sim.EventSampled:
+				if w.SampleBatches {
+					a.batchers = append(a.batchers, x)
+				} else {
+					a.samples = append(a.samples, x)
+					a.inOrder = true
+				}
+			case sim.EventEnded, sim.EventRefused:
+			default:
+				a.events = true
+			}
+			a.byKind[k] = append(a.byKind[k], x)
+		})
 	}
 	for range asyncDepth + 1 {
-		a.free <- newObsBatch()
+		a.free <- newObsBatch(a.events)
 	}
-	a.cur = newObsBatch()
+	a.cur = newObsBatch(a.events)
 	go a.run()
 	return a
 }
 
 // flatten appends the observers of list to dst, each Observers' members
-// in its place, in order: handing them a record, or a sample, in turn is
-// what the Observers does.
+// in its place, in order: handing them an event in turn is what the
+// Observers does.
 func flatten(dst, list []sim.Observer) []sim.Observer {
 	for _, x := range list {
 		if o, ok := x.(Observers); ok {
@@ -221,10 +214,10 @@ func flatten(dst, list []sim.Observer) []sim.Observer {
 	return dst
 }
 
-// jobHead copies the fields of a job that the report's observers read
-// (Metrics, JobsCSV, TimeSeries, Progress, Breakdown): behind them only, Async copies
-// no more of the engine's job (TestAsyncJobHeads checks them against
-// copies of the whole job).
+// jobHead copies the fields of a job that observers reading only job
+// heads read (Wants.JobHead): behind them only, Async copies no more of
+// the engine's job (TestAsyncJobHeads checks them against copies of the
+// whole job).
 func jobHead(dst, src *workload.Job) {
 	dst.Seq, dst.ID, dst.Submit = src.Seq, src.ID, src.Submit
 	dst.Procs, dst.Run, dst.Estimate = src.Procs, src.Run, src.Estimate
@@ -245,7 +238,7 @@ func (a *Async) run() {
 	}
 }
 
-// deliver hands b's items to the observer, recording a panic instead of
+// deliver hands b's items to the observers, recording a panic instead of
 // dying of it (Sync and Close raise it on the engine's goroutine).
 func (a *Async) deliver(b *obsBatch) {
 	defer func() {
@@ -253,11 +246,12 @@ func (a *Async) deliver(b *obsBatch) {
 			a.failure = fmt.Sprintf("%v\n\nobserver goroutine:\n%s", v, debug.Stack())
 		}
 	}()
-	r, s, k := 0, 0, 0
+	r, s, k, m := 0, 0, 0, 0
 	var from int32 // where record r's processors start in allocs
+	var ev sim.Event
 	for _, kind := range b.kinds[:b.n] {
 		switch kind {
-		case itemRecord:
+		case itemEnded, itemRefused:
 			rec := &b.recs[r]
 			rec.Job = &b.jobs[r]
 			rec.Alloc, rec.PredictedAlloc = nil, nil
@@ -272,49 +266,81 @@ func (a *Async) deliver(b *obsBatch) {
 				from = end
 			}
 			r++
+			ev = sim.Event{Kind: sim.EventKind(kind), Time: rec.End, Job: rec.Job, Procs: rec.Job.Procs, Record: rec}
 			if a.placer != nil && rec.Deferred {
 				a.placer.Place(rec)
-				a.hand(rec)
+				a.hand(&ev)
 				a.placer.Release(rec)
 			} else {
-				a.hand(rec)
+				a.hand(&ev)
 			}
 		case itemStart:
 			st := b.starts[k]
 			k++
-			if a.placer != nil {
-				a.placer.JobStarted(st.slot, st.procs)
-				continue
+			a.placer.Start(st.slot, st.procs)
+		case itemEvent:
+			e := &b.ev.events[m]
+			e.Job = &b.ev.jobs[m]
+			m++
+			if e.Kind == sim.EventStarted && e.Deferred && a.placer != nil {
+				a.placer.Start(e.Slot, e.Procs)
 			}
-			for _, x := range a.starters {
-				x.JobStarted(st.slot, st.procs)
-			}
+			a.hand(e)
 		default:
-			a.sample(&b.samples[s])
+			x := &b.samples[s]
 			s++
+			ev = sim.Event{Kind: sim.EventSampled, Time: x.Time, Sample: x, Samples: b.samples[s-1 : s : s]}
+			for _, o := range a.samples {
+				o.Observe(&ev)
+			}
 		}
 	}
-	for _, sb := range a.batchers {
-		sb.SampleBatch(b.samples[:b.nsmp])
+	if b.nsmp > 0 && len(a.batchers) > 0 {
+		ev = sim.Event{Kind: sim.EventSampled, Time: b.samples[0].Time, Sample: &b.samples[0], Samples: b.samples[:b.nsmp:b.nsmp]}
+		for _, o := range a.batchers {
+			o.Observe(&ev)
+		}
 	}
 }
 
-// hand gives rec to the observers that take records.
-func (a *Async) hand(rec *sim.Record) {
-	for i := range a.records {
-		a.records[i].obs.JobDone(rec)
+// hand gives e to the observers that want its kind.
+func (a *Async) hand(e *sim.Event) {
+	for _, x := range a.byKind[e.Kind] {
+		x.Observe(e)
 	}
 }
 
-// sample gives s to the observers that take samples.
-func (a *Async) sample(s *sim.Sample) {
-	for i := range a.samples {
-		a.samples[i].sampler.Sample(s)
+// Wants implements sim.Observer: what any observer behind wants.
+func (a *Async) Wants() sim.Wants { return a.wants }
+
+// Observe implements sim.Observer: it copies e for the observers.
+func (a *Async) Observe(e *sim.Event) {
+	switch e.Kind {
+	case sim.EventEnded, sim.EventRefused:
+		a.record(uint8(e.Kind), e.Record)
+	case sim.EventSampled:
+		if len(e.Samples) == 1 {
+			a.sample(e.Sample) // from the engine
+			return
+		}
+		for i := range e.Samples {
+			a.sample(&e.Samples[i])
+		}
+	case sim.EventStarted:
+		if len(a.byKind[sim.EventStarted]) == 0 {
+			if a.placer != nil && e.Deferred {
+				a.start(e.Slot, e.Procs)
+			}
+			return
+		}
+		a.event(e)
+	default:
+		a.event(e)
 	}
 }
 
-// JobDone copies r for the observer.
-func (a *Async) JobDone(r *sim.Record) {
+// record copies r, the record of an event of kind k, for the observers.
+func (a *Async) record(k uint8, r *sim.Record) {
 	b := a.cur
 	n := b.nrec & (asyncBatch - 1)
 	b.recs[n] = *r
@@ -328,11 +354,11 @@ func (a *Async) JobDone(r *sim.Record) {
 		a.copyRest(b, n, r)
 	}
 	b.nrec = n + 1
-	a.push(b, itemRecord)
+	a.push(b, k)
 }
 
-// copyRest copies what JobDone left of r, record n of b: its job, its
-// processors and its growth steps. It is apart from JobDone so that the
+// copyRest copies what record left of r, record n of b: its job, its
+// processors and its growth steps. It is apart from record so that the
 // code the engine's goroutine runs at every record is short.
 //
 //go:noinline
@@ -355,6 +381,29 @@ func (a *Async) copyRest(b *obsBatch, n int, r *sim.Record) {
 	}
 }
 
+// event copies e, an event that is no record or sample, and its job.
+//
+//go:noinline
+func (a *Async) event(e *sim.Event) {
+	if !a.events {
+		return
+	}
+	b := a.cur
+	n := b.ev.n & (asyncBatch - 1)
+	c := &b.ev.events[n]
+	*c = *e
+	c.Record, c.Sample, c.Samples = nil, nil, nil
+	if e.Job != nil {
+		if a.heads {
+			jobHead(&b.ev.jobs[n], e.Job)
+		} else {
+			b.ev.jobs[n] = *e.Job
+		}
+	}
+	b.ev.n = n + 1
+	a.push(b, itemEvent)
+}
+
 // push notes an item of kind k in b, a.cur, and hands b over once full.
 func (a *Async) push(b *obsBatch, k uint8) {
 	b.kinds[b.n&(asyncBatch-1)] = k
@@ -363,17 +412,17 @@ func (a *Async) push(b *obsBatch, k uint8) {
 	}
 }
 
-// JobStarted implements sim.Starter: the start is handed to the observers
-// that are Starters, in order with the records.
-func (a *Async) JobStarted(slot int32, procs int) {
+// start notes a deferred start that only the Placer takes, in order with
+// the records.
+func (a *Async) start(slot int32, procs int) {
 	b := a.cur
 	b.starts[b.nst&(asyncBatch-1)] = asyncStart{slot: slot, procs: procs}
 	b.nst++
 	a.push(b, itemStart)
 }
 
-// Sample copies s for the observer.
-func (a *Async) Sample(s *sim.Sample) {
+// sample copies s for the observers.
+func (a *Async) sample(s *sim.Sample) {
 	if len(a.samples) == 0 && len(a.batchers) == 0 {
 		return
 	}

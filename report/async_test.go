@@ -32,12 +32,50 @@ func (l *callLog) JobDone(r *sim.Record) {
 
 func (l *callLog) Sample(s *sim.Sample) { l.note(fmt.Sprintf("sample %+v", *s)) }
 
+func (l *callLog) Wants() sim.Wants {
+	return sim.Wants{Kinds: sim.RecordKinds | sim.KindsOf(sim.EventSampled)}
+}
+
+func (l *callLog) Observe(e *sim.Event) {
+	switch e.Kind {
+	case sim.EventSampled:
+		for i := range e.Samples {
+			l.Sample(&e.Samples[i])
+		}
+	case sim.EventStarted:
+		l.note(fmt.Sprintf("start slot=%d procs=%d", e.Slot, e.Procs))
+	default:
+		l.JobDone(e.Record)
+	}
+}
+
+// giveRecord hands obs r as the engine does, as its event, if obs wants
+// it.
+func giveRecord(obs sim.Observer, r *sim.Record) {
+	var e sim.Event
+	sim.RecordEvent(&e, r)
+	if obs.Wants().Kinds.Has(e.Kind) {
+		obs.Observe(&e)
+	}
+}
+
+// giveSample hands obs s as the engine does, if obs wants samples.
+func giveSample(obs sim.Observer, s *sim.Sample) {
+	if obs.Wants().Kinds.Has(sim.EventSampled) {
+		obs.Observe(&sim.Event{Kind: sim.EventSampled, Time: s.Time, Sample: s, Samples: []sim.Sample{*s}})
+	}
+}
+
+// giveStart hands obs a deferred start, as the engine does.
+func giveStart(obs sim.Observer, slot int32, procs int) {
+	if obs.Wants().Kinds.Has(sim.EventStarted) {
+		obs.Observe(&sim.Event{Kind: sim.EventStarted, Job: &workload.Job{}, Procs: procs, Slot: slot, Deferred: true})
+	}
+}
+
 // feedAsync gives obs n records and samples that reuse their memory, as the
 // engine does.
-func feedAsync(obs interface {
-	sim.Observer
-	sim.Sampler
-}, n int, mid func(i int)) {
+func feedAsync(obs sim.Observer, n int, mid func(i int)) {
 	var job workload.Job
 	var rec sim.Record
 	var smp sim.Sample
@@ -52,14 +90,14 @@ func feedAsync(obs interface {
 		if i%97 == 0 {
 			rec.Steps = []sim.GrowStep{{At: 1, Procs: 2, Alloc: alloc}, {At: 5, Procs: 4, Alloc: []cluster.Range{{Lo: 1, Hi: 3}}}}
 		}
-		obs.JobDone(&rec)
+		giveRecord(obs, &rec)
 		if i%3 == 0 {
 			smp = sim.Sample{Time: workload.Time(i), Busy: i, Running: i % 11, Queued: i % 13}
-			obs.Sample(&smp)
+			giveSample(obs, &smp)
 		}
 		if i%7 == 0 { // samples in a row, with no record between them
 			smp = sim.Sample{Time: workload.Time(i), Busy: i + 1, Running: i % 5}
-			obs.Sample(&smp)
+			giveSample(obs, &smp)
 		}
 		if mid != nil {
 			mid(i)
@@ -79,7 +117,7 @@ func TestAsyncSameCalls(t *testing.T) {
 	for _, n := range []int{0, 1, asyncBatch - 1, asyncBatch, 3*asyncBatch*asyncDepth + 7} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			direct := &callLog{}
-			feedAsync(asyncPair{direct, direct}, n, nil)
+			feedAsync(direct, n, nil)
 			behind := &callLog{}
 			a := NewAsync(behind)
 			feedAsync(a, n, func(i int) {
@@ -110,12 +148,6 @@ func TestAsyncSameCalls(t *testing.T) {
 // upTo returns how many calls feed makes up to and including record i.
 func (l *callLog) upTo(i int) int { return i + 1 + i/3 + 1 + i/7 + 1 }
 
-// asyncPair joins an observer and a sampler for feed.
-type asyncPair struct {
-	sim.Observer
-	sim.Sampler
-}
-
 // TestAsyncNoSampler checks that samples are dropped for an observer that
 // does not take them, and that records still come in order.
 func TestAsyncNoSampler(t *testing.T) {
@@ -133,9 +165,7 @@ func TestAsyncNoSampler(t *testing.T) {
 	}
 }
 
-type observerFunc func(r *sim.Record)
-
-func (f observerFunc) JobDone(r *sim.Record) { f(r) }
+type observerFunc = sim.RecordFunc
 
 // TestAsyncPanic checks that an observer's panic reaches the caller, from
 // Sync or from Close, with the observer's message and stack, and that the
@@ -218,31 +248,33 @@ func BenchmarkAsync(b *testing.B) {
 	smp := sim.Sample{Time: 20, Busy: 4, Running: 1}
 	b.ReportAllocs()
 	a := NewAsync(observerFunc(func(*sim.Record) {}))
+	var re, se sim.Event
 	for i := range b.N {
 		job.ID = int64(i)
-		a.JobDone(&rec)
-		a.Sample(&smp)
+		sim.RecordEvent(&re, &rec)
+		a.Observe(&re)
+		se = sim.Event{Kind: sim.EventSampled, Time: smp.Time, Sample: &smp}
+		a.Observe(&se)
 	}
 	a.Close()
 }
 
-// startLog is a callLog that also takes starts (a sim.Starter).
+// startLog is a callLog that also takes starts.
 type startLog struct{ callLog }
 
-func (l *startLog) JobStarted(slot int32, procs int) {
-	l.note(fmt.Sprintf("start slot=%d procs=%d", slot, procs))
+func (l *startLog) Wants() sim.Wants {
+	w := l.callLog.Wants()
+	w.Kinds |= sim.KindsOf(sim.EventStarted)
+	return w
 }
 
-// TestAsyncStarts checks that starts reach a Starter behind Async in order
-// with the records: before the records that followed them, after those that
-// came before, across batches (runs of starts longer than a batch
-// included), and that an observer that is no Starter sees none.
+// TestAsyncStarts checks that starts reach an observer of starts behind
+// Async in order with the records: before the records that followed them,
+// after those that came before, across batches (runs of starts longer than
+// a batch included), and that an observer that does not want them sees
+// none.
 func TestAsyncStarts(t *testing.T) {
-	feed := func(obs interface {
-		sim.Observer
-		sim.Sampler
-		sim.Starter
-	}) {
+	feed := func(obs sim.Observer) {
 		var job workload.Job
 		var rec sim.Record
 		var smp sim.Sample
@@ -251,26 +283,22 @@ func TestAsyncStarts(t *testing.T) {
 			rec = sim.Record{Job: &job, State: sim.Completed, Start: workload.Time(i), End: workload.Time(i + 3)}
 			switch {
 			case i%5 == 0:
-				obs.JobDone(&rec)
-				obs.JobStarted(int32(i%9), i%4+1)
+				giveRecord(obs, &rec)
+				giveStart(obs, int32(i%9), i%4+1)
 			case i%5 == 1:
-				obs.JobStarted(int32(i%9), 2)
-				obs.JobStarted(int32(i%9+1), 3)
+				giveStart(obs, int32(i%9), 2)
+				giveStart(obs, int32(i%9+1), 3)
 				smp = sim.Sample{Time: workload.Time(i), Busy: i}
-				obs.Sample(&smp)
+				giveSample(obs, &smp)
 			case i >= 2*asyncBatch && i < 3*asyncBatch+9:
-				obs.JobStarted(int32(i), 1) // a run of starts alone, longer than a batch
+				giveStart(obs, int32(i), 1) // a run of starts alone, longer than a batch
 			default:
-				obs.JobDone(&rec)
+				giveRecord(obs, &rec)
 			}
 		}
 	}
 	direct := &startLog{}
-	feed(struct {
-		sim.Observer
-		sim.Sampler
-		sim.Starter
-	}{direct, direct, direct})
+	feed(direct)
 	behind := &startLog{}
 	a := NewAsync(behind)
 	feed(a)
@@ -289,7 +317,7 @@ func TestAsyncStarts(t *testing.T) {
 	a.Close()
 	for _, c := range plain.calls {
 		if strings.HasPrefix(c, "start") {
-			t.Fatalf("an observer that is no Starter saw %q", c)
+			t.Fatalf("an observer that wants no starts saw %q", c)
 		}
 	}
 }
@@ -378,10 +406,17 @@ type headObserver struct {
 	samples int
 }
 
-func (o *headObserver) JobDone(r *sim.Record)       { o.ids = append(o.ids, r.Job.ID) }
-func (o *headObserver) ReadsJobHead()               {}
-func (o *headObserver) Sample(*sim.Sample)          { o.samples++ }
-func (o *headObserver) SampleBatch(ss []sim.Sample) { o.samples += len(ss) }
+func (o *headObserver) Wants() sim.Wants {
+	return sim.Wants{Kinds: sim.RecordKinds | sim.KindsOf(sim.EventSampled), JobHead: true, SampleBatches: true}
+}
+
+func (o *headObserver) Observe(e *sim.Event) {
+	if e.Kind == sim.EventSampled {
+		o.samples += len(e.Samples)
+		return
+	}
+	o.ids = append(o.ids, e.Record.Job.ID)
+}
 
 // wholeObserver reads a field beyond the head and takes samples one at a
 // time.
@@ -390,11 +425,23 @@ type wholeObserver struct {
 	samples []workload.Time
 }
 
-func (o *wholeObserver) JobDone(r *sim.Record) { o.mem = append(o.mem, r.Job.ReqMemKB) }
-func (o *wholeObserver) Sample(s *sim.Sample)  { o.samples = append(o.samples, s.Time) }
+func (o *wholeObserver) Wants() sim.Wants {
+	return sim.Wants{Kinds: sim.RecordKinds | sim.KindsOf(sim.EventSampled)}
+}
 
-// TestAsyncOthersObservers checks that Async knows observers only by
-// HeadReader and SampleBatcher: one of someone else's that implements them
+func (o *wholeObserver) Observe(e *sim.Event) {
+	if e.Kind == sim.EventSampled {
+		if len(e.Samples) != 1 {
+			panic("a batch of samples for an observer that takes them one at a time")
+		}
+		o.samples = append(o.samples, e.Sample.Time)
+		return
+	}
+	o.mem = append(o.mem, e.Record.Job.ReqMemKB)
+}
+
+// TestAsyncOthersObservers checks that Async knows observers only by what
+// they want (Wants.JobHead, Wants.SampleBatches): one of someone else's that wants them
 // takes the path of the report's own, one that does not sees whole jobs
 // and every sample in order, and both see what they would see called
 // directly.
@@ -429,7 +476,7 @@ func TestAsyncOthersObservers(t *testing.T) {
 
 	h := &headObserver{}
 	if a := run(true, NewMetrics(), h); !a.heads || len(a.batchers) != 1 || a.inOrder {
-		t.Errorf("with a HeadReader and SampleBatcher: heads %v, %d batchers, in order %v; want true, 1, false", a.heads, len(a.batchers), a.inOrder)
+		t.Errorf("with an observer of job heads and sample batches: heads %v, %d batchers, in order %v; want true, 1, false", a.heads, len(a.batchers), a.inOrder)
 	}
 	if !reflect.DeepEqual(h.ids, direct.ids) || h.samples != direct.samples {
 		t.Errorf("the head observer saw %d jobs and %d samples, %d and %d called directly", len(h.ids), h.samples, len(direct.ids), direct.samples)

@@ -250,9 +250,12 @@ func NewBreakdown(spec *cluster.Spec) *Breakdown {
 	return b
 }
 
-// ReadsJobHead implements HeadReader: a Breakdown reads only the head of
+// Wants implements sim.Observer: the records; a Breakdown reads only the head of
 // a record's job.
-func (*Breakdown) ReadsJobHead() {}
+func (b *Breakdown) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: true} }
+
+// Observe implements sim.Observer: JobDone with the event's record.
+func (b *Breakdown) Observe(e *sim.Event) { b.JobDone(e.Record) }
 
 // JobDone records r.
 func (b *Breakdown) JobDone(r *sim.Record) {

@@ -340,6 +340,12 @@ func (e *EnergyRun) OnCluster() bool { return e.whole != nil }
 // Nodes returns the number of nodes metered.
 func (e *EnergyRun) Nodes() int { return e.p.Nodes() }
 
+// Wants implements sim.Observer: the records.
+func (e *EnergyRun) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: false} }
+
+// Observe implements sim.Observer: JobDone with the event's record.
+func (e *EnergyRun) Observe(ev *sim.Event) { e.JobDone(ev.Record) }
+
 // JobDone keeps a copy of the record.
 func (e *EnergyRun) JobDone(r *sim.Record) {
 	c := *r
@@ -589,8 +595,12 @@ func (e *EnergyRun) Finish(first, last workload.Time) *EnergySummary {
 			s.BySizeClass[SizeClass(r.Job.Procs)] += r.Energy
 			s.ByRuntimeClass[RuntimeClass((r.End-r.Start)/workload.Time(e.tick))] += r.Energy
 		}
+		var ev sim.Event
+		sim.RecordEvent(&ev, r)
 		for _, o := range e.next {
-			o.JobDone(r)
+			if o.Wants().Kinds.Has(ev.Kind) {
+				o.Observe(&ev)
+			}
 		}
 	}
 	e.sum = s

@@ -19,6 +19,10 @@ type collect struct{ recs []sim.Record }
 
 func (c *collect) JobDone(r *sim.Record) { c.recs = append(c.recs, *r) }
 
+func (c *collect) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds} }
+
+func (c *collect) Observe(e *sim.Event) { c.JobDone(e.Record) }
+
 // energyPlatform is two nodes of two cores: 100 W idle, 120 W epsilon,
 // 200 W with both cores busy.
 func energyPlatform() *energy.Platform {

@@ -53,6 +53,12 @@ type ganttRec struct {
 
 var _ sim.Observer = (*Gantt)(nil)
 
+// Wants implements sim.Observer: the records.
+func (g *Gantt) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: false} }
+
+// Observe implements sim.Observer: JobDone with the event's record.
+func (g *Gantt) Observe(e *sim.Event) { g.JobDone(e.Record) }
+
 // NewGantt returns a Gantt that keeps up to maxJobs jobs.
 func NewGantt(maxJobs int) *Gantt { return &Gantt{limit: maxJobs} }
 

@@ -208,9 +208,12 @@ const (
 	nodeFailField  = ",0," + finalNodeFail + ","
 )
 
-// ReadsJobHead implements HeadReader: a JobsCSV reads only the head of
+// Wants implements sim.Observer: the records; a JobsCSV reads only the head of
 // a record's job.
-func (*JobsCSV) ReadsJobHead() {}
+func (c *JobsCSV) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: true} }
+
+// Observe implements sim.Observer: JobDone with the event's record.
+func (c *JobsCSV) Observe(e *sim.Event) { c.JobDone(e.Record) }
 
 // JobDone appends r's row. It panics if r.State is not a known sim.State.
 //

@@ -128,6 +128,12 @@ func (p *JobsParquet) writeStamp(t workload.Time) {
 
 var _ sim.Observer = (*JobsParquet)(nil)
 
+// Wants implements sim.Observer: the records.
+func (p *JobsParquet) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: false} }
+
+// Observe implements sim.Observer: JobDone with the event's record.
+func (p *JobsParquet) Observe(e *sim.Event) { p.JobDone(e.Record) }
+
 // NewJobsParquet returns a JobsParquet writing to w, with workloadName in
 // every row's workload_name column.
 func NewJobsParquet(w io.Writer, workloadName string) *JobsParquet {

@@ -74,11 +74,14 @@ func BoundedSlowdown(wait, run workload.Time) float64 {
 	return max(1, float64(wait+run)/float64(max(run, BoundedSlowdownTauSec)))
 }
 
-// ReadsJobHead implements HeadReader: a Metrics reads only the head of
+// Wants implements sim.Observer: the records; a Metrics reads only the head of
 // a record's job.
-func (*Metrics) ReadsJobHead() {}
+func (m *Metrics) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: true} }
 
-// JobDone records r.
+// Observe implements sim.Observer: JobDone with the event's record.
+func (m *Metrics) Observe(e *sim.Event) { m.JobDone(e.Record) }
+
+// JobDone records r, the record of an ended or refused job.
 func (m *Metrics) JobDone(r *sim.Record) {
 	m.jobs++
 	switch r.State {

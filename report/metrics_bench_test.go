@@ -34,6 +34,10 @@ func (s *recSink) JobDone(r *sim.Record) {
 	s.recs = append(s.recs, benchRec{r.Job.Submit, r.Start, r.End, int32(r.Job.Procs), r.State})
 }
 
+func (s *recSink) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds} }
+
+func (s *recSink) Observe(e *sim.Event) { s.JobDone(e.Record) }
+
 // simulatedRecords returns the records, in report order, of n jobs of the
 // Lublin–Feitelson model at 85 % offered load on 1024 processors run under
 // EASY with a lookahead of 1000: realistic waits (about 40 % of them 0)

@@ -213,6 +213,10 @@ type countObserver struct {
 
 func (c countObserver) JobDone(r *sim.Record) { *c.log = append(*c.log, c.name) }
 
+func (c countObserver) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds} }
+
+func (c countObserver) Observe(e *sim.Event) { c.JobDone(e.Record) }
+
 func TestObserversOrder(t *testing.T) {
 	var log []string
 	obs := Observers{countObserver{"a", &log}, countObserver{"b", &log}}

@@ -2,28 +2,35 @@ package report
 
 import "github.com/schedsim/schedsim/sim"
 
-// Observers is a sim.Observer that hands each record to every observer in
-// turn, in slice order. It is also a sim.Sampler: it hands each sample to
-// the observers that are sim.Samplers, in slice order.
+// Observers is a sim.Observer that hands each event to every observer that
+// wants its kind, in slice order. It wants what any of them wants; it reads
+// only job heads, and takes samples in batches, only when all of them do.
+// (Behind an Async, which calls its members one by one, it costs nothing;
+// called directly, it asks each member what it wants at each event.)
 type Observers []sim.Observer
 
-var (
-	_ sim.Observer = Observers(nil)
-	_ sim.Sampler  = Observers(nil)
-)
+var _ sim.Observer = Observers(nil)
 
-// JobDone calls JobDone(r) on each observer in order.
-func (o Observers) JobDone(r *sim.Record) {
+// Wants implements sim.Observer.
+func (o Observers) Wants() sim.Wants {
+	w := sim.Wants{JobHead: true, SampleBatches: true}
 	for _, x := range o {
-		x.JobDone(r)
+		xw := x.Wants()
+		w.Kinds |= xw.Kinds
+		w.JobHead = w.JobHead && xw.JobHead
+		if xw.Kinds.Has(sim.EventSampled) {
+			w.SampleBatches = w.SampleBatches && xw.SampleBatches
+		}
 	}
+	return w
 }
 
-// Sample calls Sample(s) on each observer that is a sim.Sampler, in order.
-func (o Observers) Sample(s *sim.Sample) {
+// Observe implements sim.Observer: it gives e to each observer that wants
+// its kind, in order.
+func (o Observers) Observe(e *sim.Event) {
 	for _, x := range o {
-		if sp, ok := x.(sim.Sampler); ok {
-			sp.Sample(s)
+		if x.Wants().Kinds.Has(e.Kind) {
+			x.Observe(e)
 		}
 	}
 }

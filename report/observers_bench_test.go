@@ -26,6 +26,18 @@ type streamSink struct {
 	allocs []cluster.Range
 }
 
+func (k *streamSink) Wants() sim.Wants {
+	return sim.Wants{Kinds: sim.RecordKinds | sim.KindsOf(sim.EventSampled)}
+}
+
+func (k *streamSink) Observe(e *sim.Event) {
+	if e.Kind == sim.EventSampled {
+		k.Sample(e.Sample)
+		return
+	}
+	k.JobDone(e.Record)
+}
+
 func (k *streamSink) JobDone(r *sim.Record) {
 	k.jobs = append(k.jobs, *r.Job)
 	c := *r
@@ -40,16 +52,24 @@ func (k *streamSink) Sample(s *sim.Sample) {
 	k.s.isRec = append(k.s.isRec, false)
 }
 
-// replay hands the stream to obs and, if it is not nil, to sp, in order.
-func (s *runStream) replay(obs sim.Observer, sp sim.Sampler) {
+// replay hands the stream to obs, in order, as the engine does: the
+// events of the kinds it wants.
+func (s *runStream) replay(obs sim.Observer) {
 	r, m := 0, 0
+	kinds := obs.Wants().Kinds
+	var e sim.Event
 	for _, isRec := range s.isRec {
 		if isRec {
-			obs.JobDone(&s.recs[r])
+			sim.RecordEvent(&e, &s.recs[r])
+			if kinds.Has(e.Kind) {
+				obs.Observe(&e)
+			}
 			r++
 		} else {
-			if sp != nil {
-				sp.Sample(&s.samples[m])
+			if kinds.Has(sim.EventSampled) {
+				x := &s.samples[m]
+				e = sim.Event{Kind: sim.EventSampled, Time: x.Time, Sample: x, Samples: s.samples[m : m+1 : m+1]}
+				obs.Observe(&e)
 			}
 			m++
 		}
@@ -90,8 +110,10 @@ func simulatedStream(b *testing.B, n int) *runStream {
 // nopObserver takes records and samples and does nothing.
 type nopObserver struct{}
 
-func (nopObserver) JobDone(*sim.Record) {}
-func (nopObserver) Sample(*sim.Sample)  {}
+func (nopObserver) Wants() sim.Wants {
+	return sim.Wants{Kinds: sim.RecordKinds | sim.KindsOf(sim.EventSampled)}
+}
+func (nopObserver) Observe(*sim.Event) {}
 
 // BenchmarkRunObservers replays a simulated run to what `schedsim run`
 // observes it with: a Metrics, a TimeSeries and a JobsCSV (to io.Discard),
@@ -108,7 +130,7 @@ func BenchmarkRunObservers(b *testing.B) {
 			m := NewMetrics()
 			ts := NewTimeSeries(1024, DefaultSeriesPoints)
 			c := NewJobsCSV(io.Discard, "l085.swf")
-			s.replay(Observers{m, ts, c}, ts)
+			s.replay(Observers{m, ts, c})
 			if err := c.Flush(); err != nil {
 				b.Fatal(err)
 			}
@@ -121,13 +143,13 @@ func BenchmarkRunObservers(b *testing.B) {
 				switch part {
 				case "jobscsv":
 					c := NewJobsCSV(io.Discard, "l085.swf")
-					s.replay(c, nil)
+					s.replay(c)
 					c.Flush()
 				case "metrics":
-					s.replay(NewMetrics(), nil)
+					s.replay(NewMetrics())
 				case "timeseries":
 					ts := NewTimeSeries(1024, DefaultSeriesPoints)
-					s.replay(ts, ts)
+					s.replay(ts)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/job")
@@ -137,7 +159,7 @@ func BenchmarkRunObservers(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
 			a := NewAsync(Observers{nopObserver{}})
-			s.replay(a, a)
+			s.replay(a)
 			a.Close()
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/job")

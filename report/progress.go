@@ -9,7 +9,7 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// Progress is a sim.Observer and sim.Sampler that shows a long run's
+// Progress is a sim.Observer of records and samples that shows a long run's
 // progress on a terminal: the jobs done, the simulated time reached and the
 // rate in jobs per second of wall-clock time, on one line rewritten in place
 // at most once per interval. It reads the wall clock once every 1024 calls,
@@ -33,10 +33,7 @@ type Progress struct {
 // SetTick tells p the run's times are ticks of 1/tick second.
 func (p *Progress) SetTick(tick int64) { p.perSec = tick }
 
-var (
-	_ sim.Observer = (*Progress)(nil)
-	_ sim.Sampler  = (*Progress)(nil)
-)
+var _ sim.Observer = (*Progress)(nil)
 
 // NewProgress returns a Progress writing to w at most once per every.
 func NewProgress(w io.Writer, every time.Duration) *Progress {
@@ -77,11 +74,23 @@ func (p *Progress) check() {
 	}
 }
 
-// ReadsJobHead implements HeadReader: a Progress only counts records.
-func (p *Progress) ReadsJobHead() {}
+// Wants implements sim.Observer: the records, which it only counts, and
+// the samples, in batches.
+func (p *Progress) Wants() sim.Wants {
+	return sim.Wants{Kinds: sim.RecordKinds | sim.KindsOf(sim.EventSampled), JobHead: true, SampleBatches: true}
+}
+
+// Observe implements sim.Observer.
+func (p *Progress) Observe(e *sim.Event) {
+	if e.Kind == sim.EventSampled {
+		p.SampleBatch(e.Samples)
+		return
+	}
+	p.JobDone(e.Record)
+}
 
 // SampleBatch notes the samples ss, as that many calls of Sample would,
-// but reads the clock at most once (SampleBatcher): Async hands a
+// but reads the clock at most once (Wants.SampleBatches): Async hands a
 // Progress each batch's samples at once. (What a Progress shows depends
 // on the wall clock, not on the order of its calls within a batch.)
 func (p *Progress) SampleBatch(ss []sim.Sample) {

@@ -46,9 +46,14 @@ var (
 	tinyCleaning = workload.CleanStats{Records: 8, Kept: 6, DroppedRun: 2, NoEstimate: 1, Overrun: 1}
 )
 
+// replay hands obs each record, as its event, as the engine does.
 func replay(recs []sim.Record, obs sim.Observer) {
+	var e sim.Event
 	for i := range recs {
-		obs.JobDone(&recs[i])
+		sim.RecordEvent(&e, &recs[i])
+		if obs.Wants().Kinds.Has(e.Kind) {
+			obs.Observe(&e)
+		}
 	}
 }
 

@@ -52,7 +52,7 @@ type Point struct {
 	Last Values
 }
 
-// TimeSeries is a sim.Observer and sim.Sampler that records, in bounded
+// TimeSeries is a sim.Observer of samples that records, in bounded
 // memory, how the machine and the queue evolved: the processors busy, the
 // jobs running, the jobs queued and the processors they ask for.
 //
@@ -114,10 +114,7 @@ type bucket struct {
 	min, max, last Values
 }
 
-var (
-	_ sim.Observer = (*TimeSeries)(nil)
-	_ sim.Sampler  = (*TimeSeries)(nil)
-)
+var _ sim.Observer = (*TimeSeries)(nil)
 
 // NewTimeSeries returns an empty TimeSeries for a machine of procs
 // processors that stores at most maxPoints points. It panics if maxPoints is
@@ -132,19 +129,22 @@ func NewTimeSeries(procs, maxPoints int) *TimeSeries {
 	return &TimeSeries{procs: int64(procs), maxPoints: maxPoints, width: 1}
 }
 
-// JobDone does nothing: a TimeSeries learns from samples.
-func (ts *TimeSeries) JobDone(*sim.Record) {}
+// Wants implements sim.Observer: the samples, in batches (a TimeSeries
+// learns from samples only).
+func (ts *TimeSeries) Wants() sim.Wants {
+	return sim.Wants{Kinds: sim.KindsOf(sim.EventSampled), JobHead: true, SampleBatches: true}
+}
+
+// Observe implements sim.Observer: SampleBatch with the event's samples.
+func (ts *TimeSeries) Observe(e *sim.Event) { ts.SampleBatch(e.Samples) }
 
 // Sample records the state after one instant. Samples must come in time
 // order, as the engine gives them.
 func (ts *TimeSeries) Sample(s *sim.Sample) { ts.SampleBatch([]sim.Sample{*s}) }
 
-// ReadsJobHead implements HeadReader: a TimeSeries reads no record.
-func (ts *TimeSeries) ReadsJobHead() {}
-
 // SampleBatch records samples ss in turn, as Sample does each
-// (SampleBatcher): Async hands a TimeSeries a batch's samples with one
-// call. While it runs, the open
+// (Wants.SampleBatches): Async hands a TimeSeries a batch's samples in
+// one event. While it runs, the open
 // bucket's last value is ts.cur, set in the bucket when it closes and on
 // return (rather than at every sample).
 func (ts *TimeSeries) SampleBatch(ss []sim.Sample) {

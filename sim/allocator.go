@@ -49,8 +49,8 @@ type allocator interface {
 	// nil on a pool of processors.
 	ended(s *slot) []cluster.Range
 	// observe is called as a run starts, with its observer: deferred
-	// numbering needs it to be a Starter.
-	observe(obs Observer) error
+	// numbering needs one that wants the starts (a Placer behind it).
+	observe(obs *sink) error
 	// counting reports whether a job fits exactly when enough processors
 	// are idle (a pool of processors): the engine then checks that
 	// reservations are kept and may skip passes that cannot start a job
@@ -112,19 +112,18 @@ func (p *poolAlloc) take(e *Engine, s *slot, _ int32) int {
 
 func (p *poolAlloc) queued(*Engine, *slot, int32) {}
 func (p *poolAlloc) ended(*slot) []cluster.Range  { return nil }
-func (p *poolAlloc) observe(Observer) error       { return nil }
+func (p *poolAlloc) observe(*sink) error          { return nil }
 func (p *poolAlloc) counting() bool               { return true }
 func (p *poolAlloc) attach(*Engine)               {}
 func (p *poolAlloc) restored(*Engine) error       { return nil }
 
 // countAlloc is the pool of processors counted only
 // (Config.DeferPlacement). Which processors a job gets depends only on
-// the order of the starts and ends: the engine tells the Starter behind
-// it (a Placer) of each start, in order with the records, and the Placer
-// numbers them as poolAlloc would.
+// the order of the starts and ends: the engine tells the observer behind
+// it (a Placer) of each start (EventStarted, Event.Deferred), in order
+// with the records, and the Placer numbers them as poolAlloc would.
 type countAlloc struct {
 	size, busy int
-	starter    Starter
 }
 
 func (c *countAlloc) free() int         { return c.size - c.busy }
@@ -144,21 +143,14 @@ func (c *countAlloc) take(e *Engine, s *slot, id int32) int {
 		e.overAllocated(s, c.size-c.busy)
 	}
 	c.busy += s.job.Procs
-	c.starter.JobStarted(id, s.job.Procs)
 	return s.job.Procs
 }
 
-// observe takes obs as the Starter that numbers the processors, once: a
-// run resumed keeps the one it had.
-func (c *countAlloc) observe(obs Observer) error {
-	if c.starter != nil {
-		return nil
+// observe checks that obs takes the starts, which number the processors.
+func (c *countAlloc) observe(obs *sink) error {
+	if !obs.wants(EventStarted) {
+		return fmt.Errorf("sim: deferred placement needs an Observer that wants EventStarted (a Placer behind it), not %T", obs.obs)
 	}
-	st, ok := obs.(Starter)
-	if !ok {
-		return fmt.Errorf("sim: deferred placement needs an Observer that is a Starter (a Placer behind it), not %T", obs)
-	}
-	c.starter = st
 	return nil
 }
 
@@ -211,7 +203,7 @@ func (n nodeAlloc) queued(e *Engine, s *slot, id int32) {
 }
 
 func (n nodeAlloc) ended(s *slot) []cluster.Range { return slices.Clone(s.alloc) }
-func (n nodeAlloc) observe(Observer) error        { return nil }
+func (n nodeAlloc) observe(*sink) error           { return nil }
 func (n nodeAlloc) counting() bool                { return false }
 
 func (n nodeAlloc) restored(e *Engine) error {

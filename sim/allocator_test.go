@@ -11,28 +11,16 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// startLog is a Starter that remembers the starts it was told of.
-type startLog struct {
-	slot  []int32
-	procs []int
-}
+// starts is an observer of starts, as a Placer is.
+var starts = newSink(RecordFunc(func(*Record) {}))
 
-func (l *startLog) JobStarted(slot int32, procs int) {
-	l.slot = append(l.slot, slot)
-	l.procs = append(l.procs, procs)
-}
-func (l *startLog) JobDone(*Record) {}
-
-// plainObserver is an Observer and nothing else.
-type plainObserver struct{}
-
-func (plainObserver) JobDone(*Record) {}
+func init() { starts.kinds |= KindsOf(EventStarted) }
 
 // allocEngine returns an engine of size processors on the allocator
-// kind names: "pool", "count" (deferred numbering, its Starter started
-// with log) or "nodes" (cluster.Linear on single-core nodes, which
-// schedules as a pool does).
-func allocEngine(t *testing.T, kind string, size int, log *startLog) *Engine {
+// kind names: "pool", "count" (deferred numbering, observed by an
+// observer of starts) or "nodes" (cluster.Linear on single-core nodes,
+// which schedules as a pool does).
+func allocEngine(t *testing.T, kind string, size int) *Engine {
 	t.Helper()
 	cfg := Config{Procs: size}
 	switch kind {
@@ -45,7 +33,7 @@ func allocEngine(t *testing.T, kind string, size int, log *startLog) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.pool.observe(log); err != nil {
+	if err := e.pool.observe(starts); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -54,16 +42,15 @@ func allocEngine(t *testing.T, kind string, size int, log *startLog) *Engine {
 // The three allocators agree, through seeded random runs of starts and
 // ends, on what the engine asks of them: the idle processors, whether a
 // job fits now or ever, what a running job holds. The pool's numbers are
-// the ones a Placer gives behind the counting allocator, and each job the
-// counting allocator starts is told to its Starter, in order.
+// the ones a Placer gives behind the counting allocator, told of each
+// start as the engine tells it (EventStarted, deferred).
 func TestAllocatorsAgree(t *testing.T) {
 	for _, size := range []int{1, 7, 64, 300} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
-			log := &startLog{}
 			kinds := []string{"pool", "count", "nodes"}
 			var engs []*Engine
 			for _, k := range kinds {
-				engs = append(engs, allocEngine(t, k, size, log))
+				engs = append(engs, allocEngine(t, k, size))
 			}
 			placer := NewPlacer(size)
 			r := rand.New(rand.NewPCG(uint64(size), 20))
@@ -113,10 +100,7 @@ func TestAllocatorsAgree(t *testing.T) {
 						}
 						x.slots = append(x.slots, s)
 					}
-					if n := len(log.slot); n == 0 || log.slot[n-1] != x.id || log.procs[n-1] != procs {
-						t.Fatalf("step %d: the Starter was not told of the start of slot %d", step, x.id)
-					}
-					placer.JobStarted(x.id, procs)
+					placer.Observe(&Event{Kind: EventStarted, Job: &x.slots[1].job, Procs: procs, Slot: x.id, Deferred: true})
 					running = append(running, x)
 				}
 				for k, e := range engs[1:] {
@@ -124,9 +108,6 @@ func TestAllocatorsAgree(t *testing.T) {
 						t.Fatalf("step %d: %s: %d free, the pool %d", step, kinds[k+1], got, want)
 					}
 				}
-			}
-			if len(log.slot) != int(next) {
-				t.Errorf("the Starter was told of %d starts, want %d", len(log.slot), next)
 			}
 		})
 	}
@@ -138,7 +119,7 @@ func TestAllocatorsAgree(t *testing.T) {
 func TestAllocatorOverAllocates(t *testing.T) {
 	for _, kind := range []string{"pool", "count", "nodes"} {
 		t.Run(kind, func(t *testing.T) {
-			e := allocEngine(t, kind, 8, &startLog{})
+			e := allocEngine(t, kind, 8)
 			s := slot{job: workload.Job{ID: 1, Procs: 6}}
 			e.pool.take(e, &s, 0)
 			defer func() {
@@ -153,8 +134,8 @@ func TestAllocatorOverAllocates(t *testing.T) {
 	}
 }
 
-// Deferred numbering needs a Starter behind the engine; the other kinds
-// take any observer.
+// Deferred numbering needs an observer of starts behind the engine; the
+// other kinds take any observer.
 func TestAllocatorObserve(t *testing.T) {
 	for _, tc := range []struct {
 		kind    string
@@ -168,7 +149,7 @@ func TestAllocatorObserve(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = e.pool.observe(plainObserver{})
+		err = e.pool.observe(newSink(RecordFunc(func(*Record) {})))
 		if (err != nil) != tc.wantErr {
 			t.Errorf("%s: observe a plain observer: error %v, want one: %v", tc.kind, err, tc.wantErr)
 		}

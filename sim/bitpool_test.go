@@ -93,7 +93,12 @@ func (l *jobList) Next(j *workload.Job) error {
 // allocLog keeps each record's job and processors.
 type allocLog []string
 
-func (l *allocLog) JobDone(r *Record) { *l = append(*l, fmt.Sprint(r.Job.ID, r.State, r.Alloc)) }
+func (l *allocLog) Wants() Wants { return Wants{Kinds: RecordKinds} }
+
+func (l *allocLog) Observe(e *Event) {
+	r := e.Record
+	*l = append(*l, fmt.Sprint(r.Job.ID, r.State, r.Alloc))
+}
 
 // A Placer of a pool too large for a bitPool numbers the processors with
 // a cluster.Machine, and a bitPool's (the test lowers bitPoolMax) gives the

@@ -157,7 +157,7 @@ func (c *closedLoop) drain() []workload.Job {
 // end, so the job never enters the queue; schedsim records it as rejected
 // at its recorded submit time, with the reason, so that no job of the
 // trace is lost. Their successors follow them in turn.
-func (e *Engine) neverSubmitted(loop *closedLoop, obs Observer) {
+func (e *Engine) neverSubmitted(loop *closedLoop, obs *sink) {
 	for js := loop.drain(); len(js) > 0; js = loop.drain() {
 		for i := range js {
 			j := &js[i]
@@ -166,7 +166,7 @@ func (e *Engine) neverSubmitted(loop *closedLoop, obs Observer) {
 			e.stats.LoopNeverSubmitted++
 			e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit,
 				Reason: fmt.Sprintf("never submitted: it follows job %d (SWF field 17), which never ran", j.PrecedingJob)}
-			obs.JobDone(&e.rec)
+			obs.record(&e.rec)
 		}
 	}
 }
@@ -220,29 +220,6 @@ func (h *lateHeap) pop() lateJob {
 	}
 	*h = s
 	return top
-}
-
-// loopTee passes every record on and tells the closed loop of the job's
-// end.
-type loopTee struct {
-	next Observer
-	c    *closedLoop
-}
-
-func (t *loopTee) JobDone(r *Record) {
-	end := r.End
-	if r.State == Pending {
-		end = r.Start
-	}
-	t.c.ended(r.Job.ID, end)
-	t.next.JobDone(r)
-}
-
-// Sample passes a sample on to the observer behind, if it takes samples.
-func (t *loopTee) Sample(s *Sample) {
-	if sp, ok := t.next.(Sampler); ok {
-		sp.Sample(s)
-	}
 }
 
 // closedLoopState is a closedLoop's state for a checkpoint, its maps as

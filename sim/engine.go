@@ -3,7 +3,9 @@
 // The engine is a deterministic state machine without I/O: jobs arrive from a
 // Source in submission order, the engine applies arrivals and ends in time
 // order, asks the Policy once per instant which queued jobs start, applies the
-// answer, and hands every finished (or rejected) job to an Observer.
+// answer, and tells an Observer of every event: submissions, starts,
+// reservations, preemptions, every finished (or rejected) job's record, and
+// the state each instant leaves.
 //
 // SCore-D's priority queues (Config.ScoreD) run on this engine too, as a
 // component behind one pointer, on a clock of milliseconds: see ScoreD.
@@ -134,7 +136,7 @@ func (s State) String() string {
 }
 
 // Record is the outcome of one job. The engine reuses a Record's memory after
-// Observer.JobDone returns: copy what must outlive the call.
+// the Observer's Observe returns: copy what must outlive the call.
 type Record struct {
 	Job   *workload.Job
 	State State
@@ -196,8 +198,8 @@ type Record struct {
 	// Deferred reports the record of a job that ran, under
 	// Config.DeferPlacement, whose Alloc the engine left to a Placer.
 	Deferred bool
-	// Slot is the engine's slot of a job that ran: the one
-	// Starter.JobStarted named it by.
+	// Slot is the engine's slot of a job that ran: the one its
+	// EventStarted named it by.
 	Slot int32
 	// Energy is the energy in joules the job's nodes consumed while it ran
 	// (Batsim's consumed_energy), when HasEnergy: set behind the engine by
@@ -287,13 +289,6 @@ func (r PendingReason) String() string {
 // Wait returns the time the job spent queued.
 func (r *Record) Wait() workload.Time { return r.Start - r.Job.Submit }
 
-// Observer receives each job's record when it is rejected (at its submission)
-// or ends. Records come in the order the engine applies events: at each
-// instant, the rejections in trace order, then the ends in trace order.
-type Observer interface {
-	JobDone(r *Record)
-}
-
 // Config describes a run.
 type Config struct {
 	// Procs is the machine size in processors.
@@ -356,11 +351,12 @@ type Config struct {
 	LostRun func(start, end workload.Time, procs int, alloc []cluster.Range, steps []GrowStep)
 
 	// DeferPlacement makes the engine count the processors of its pool
-	// without numbering them: it tells the run's Observer, which must be
-	// a Starter, of every start, and gives the records of the jobs that
-	// ran no Alloc but a Slot; a Placer behind it numbers them as the
-	// engine would have. Only on a pool of processors (no Allocator), and
-	// not with Grow, NodeEvents or CheckpointEvery.
+	// without numbering them: the run's Observer, which must want
+	// EventStarted, is told of every start (Event.Deferred), and the
+	// records of the jobs that ran have no Alloc but a Slot; a Placer
+	// behind it numbers them as the engine would have. Only on a pool of
+	// processors (no Allocator), and not with Grow, NodeEvents or
+	// CheckpointEvery.
 	DeferPlacement bool
 	// Constraints, if not nil, are the machine's reservations, start
 	// windows and user and account limits, which every policy plans
@@ -375,10 +371,6 @@ type Config struct {
 	// instant where something happened.
 	SchedInterval workload.Time
 
-	// Events, if set, receives every event of the run (submitted,
-	// started, reserved, ended, refused) on the engine's goroutine, in
-	// order; see EventObserver. Not with DeferPlacement.
-	Events EventObserver
 	// ClosedLoop replays the trace's feedback (SWF fields 17 and 18): a
 	// job that names a preceding job is submitted no earlier than that
 	// job's end plus the think time (see closedLoop for the rules when the
@@ -402,7 +394,7 @@ type Config struct {
 
 	// ScoreD, if not nil, runs SCore-D's priority queues (SPEC §4; see
 	// ScoreD for the model) instead of Policy, on the engine's clock in
-	// milliseconds. With it only Procs, Events, ClosedLoop, NodeEvents,
+	// milliseconds. With it only Procs, ClosedLoop, NodeEvents,
 	// NodeSize, OnNodeFail, CheckpointEvery, OnCheckpoint, TicksPerSec and
 	// ScoreDBusy apply; New refuses the others.
 	ScoreD *policy.ScoreD
@@ -629,14 +621,7 @@ func (h *timeHeap) pop() workload.Time {
 	return top
 }
 
-// Sampler is an optional interface of an Observer: Sample is called once
-// for every instant at which anything happened, after that instant's pass,
-// with the state the instant left. The engine reuses *s after the call.
-type Sampler interface {
-	Sample(s *Sample)
-}
-
-// Sample is the state of the simulation after one instant.
+// Sample is the state of the simulation after one instant (EventSampled).
 type Sample struct {
 	Time        workload.Time
 	Busy        int   // processors allocated
@@ -709,7 +694,6 @@ type Engine struct {
 	startedAt   []int    // queue indices started in the current pass
 	wakes       timeHeap // times a policy asked to be woken at
 	queuedProcs int64    // Σ procs over the queue and the held jobs
-	sample      Sample
 
 	// holds are the jobs held until their HoldUntil (at), not yet queued;
 	// released counts the queued jobs that a release put before others
@@ -728,7 +712,7 @@ type Engine struct {
 	fallible policy.Fallible
 
 	rec   Record
-	obs   Observer // the run's observer, for jobs failed during a pass
+	obs   *sink // the run's observer (and closed loop): records and events
 	note  []byte
 	stats Stats
 	busy  float64 // ∫ busy processors dt, checked against ProcSeconds
@@ -768,8 +752,6 @@ type Engine struct {
 	// (Config.DeferPlacement), whose records say so (Record.Deferred).
 	deferred bool
 
-	ev Event // the event being sent (Config.Events)
-
 	// promises: the engine checks that a job starts no later than its
 	// reservation (not on nodes, under limits, an Estimator with
 	// constraints, or conservative backfilling re-planning under
@@ -799,9 +781,6 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.Policy == nil {
 		cfg.Policy = policy.FCFS{}
-	}
-	if cfg.Events != nil && cfg.DeferPlacement {
-		return nil, errors.New("sim: Config.Events needs the engine to place jobs itself, not DeferPlacement")
 	}
 	g, err := newGrowState(&cfg)
 	if err != nil {
@@ -869,9 +848,10 @@ func New(cfg Config) (*Engine, error) {
 // freeProcs returns the idle processors.
 func (e *Engine) freeProcs() int { return e.pool.free() }
 
-// Run replays src to the end, calling obs for every job, and returns the
-// run's statistics. An error from src stops the run and is returned as is.
-func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
+// Run replays src to the end, telling observer (which may be nil) of every
+// event it wants, and returns the run's statistics. An error from src stops
+// the run and is returned as is.
+func (e *Engine) Run(src Source, observer Observer) (Stats, error) {
 	var buf workload.Job
 	next := &buf
 	ref, _ := src.(RefSource)
@@ -914,13 +894,11 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		}
 	}
 	e.resumed = false
+	obs := newSink(observer)
 	if sd == nil { // SCore-D's component keeps its processors itself
 		if err := e.pool.observe(obs); err != nil {
 			return e.stats, err
 		}
-	}
-	if e.cfg.Events != nil {
-		obs = &eventTee{next: obs, ev: e.cfg.Events}
 	}
 	var loop *closedLoop
 	if e.cfg.ClosedLoop {
@@ -928,9 +906,9 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 			e.loop = newClosedLoop()
 		}
 		loop = e.loop
-		obs = &loopTee{next: obs, c: loop}
+		obs.loop = loop
 	}
-	sampler, _ := obs.(Sampler)
+	sampling := obs.wants(EventSampled)
 	e.obs = obs
 	if sd != nil {
 		sd.obs = obs
@@ -1132,13 +1110,13 @@ func (e *Engine) Run(src Source, obs Observer) (Stats, error) {
 		} else {
 			idleWakes = 0
 		}
-		if sampler != nil && (event || passed) {
+		if sampling && (event || passed) {
 			if sd != nil {
-				e.sample = sd.sampleNow()
+				obs.smp[0] = sd.sampleNow()
 			} else {
-				e.sample = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue) + len(e.holds), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
+				obs.smp[0] = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue) + len(e.holds), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
 			}
-			sampler.Sample(&e.sample)
+			obs.sampled()
 		}
 		if sd != nil {
 			if e.cfg.CheckpointEvery > 0 && e.cfg.OnCheckpoint != nil {
@@ -1207,7 +1185,7 @@ func (e *Engine) traceTime(t workload.Time) workload.Time {
 }
 
 // submitLate submits j, a job the closed loop delayed.
-func (e *Engine) submitLate(j *workload.Job, obs Observer) {
+func (e *Engine) submitLate(j *workload.Job, obs *sink) {
 	if e.sd != nil {
 		e.sd.submitLate(j)
 		return
@@ -1238,7 +1216,7 @@ func (e *Engine) idleButWakes() bool {
 // settle ends a run that only the policy's wake-ups would go on with (see
 // policy.Settler): every queued job is recorded as Pending, in queue
 // order, with the policy's reason.
-func (e *Engine) settle(obs Observer) {
+func (e *Engine) settle(obs *sink) {
 	for _, id := range e.queue {
 		s := &e.slots[id]
 		reason := e.settler.Strand(&s.job)
@@ -1246,7 +1224,7 @@ func (e *Engine) settle(obs Observer) {
 		e.touch(e.now)
 		s.job.Estimate = s.limit // the job as the trace gave it
 		e.rec = Record{Job: &s.job, State: Pending, Start: e.now, End: e.now, Reason: reason, Note: e.noteOf(&s.job), Requeues: int(s.requeues)}
-		obs.JobDone(&e.rec)
+		obs.record(&e.rec)
 		e.dequeued(s)
 		e.freeIDs = append(e.freeIDs, id)
 	}
@@ -1285,7 +1263,7 @@ func (e *Engine) advance(t workload.Time) {
 	e.now = t
 }
 
-func (e *Engine) submit(j *workload.Job, obs Observer) {
+func (e *Engine) submit(j *workload.Job, obs *sink) {
 	if e.sd != nil {
 		e.sd.submitTrace(j)
 		return
@@ -1296,7 +1274,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 			e.stats.Failed++
 			e.rec = Record{Job: j, State: Failed, Start: j.Submit, End: j.Submit, Reason: reason, Note: e.noteOf(j)}
 			e.touch(j.Submit)
-			obs.JobDone(&e.rec)
+			obs.record(&e.rec)
 			return
 		}
 	}
@@ -1315,7 +1293,7 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 		e.stats.Rejected++
 		e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, Reason: reason}
 		e.touch(j.Submit)
-		obs.JobDone(&e.rec)
+		obs.record(&e.rec)
 		return
 	}
 	var id int32
@@ -1373,12 +1351,12 @@ func (e *Engine) submit(j *workload.Job, obs Observer) {
 		// Held until then: it joins the queue at its release.
 		e.holds.push(endEvent{at: s.job.HoldUntil, seq: s.job.Seq, id: id})
 		e.queuedProcs += int64(s.job.Procs)
-		if e.cfg.Events != nil {
+		if obs.wants(EventSubmitted) {
 			e.emit(EventSubmitted, &s.job, s.job.Procs, s.job.HoldUntil)
 		}
 		return
 	}
-	if e.cfg.Events != nil {
+	if obs.wants(EventSubmitted) {
 		e.emit(EventSubmitted, &s.job, s.job.Procs, 0)
 	}
 	e.queue = append(e.queue, id)
@@ -1445,7 +1423,7 @@ func (e *Engine) touch(t workload.Time) {
 	}
 }
 
-func (e *Engine) finish(id int32, obs Observer) {
+func (e *Engine) finish(id int32, obs *sink) {
 	s := &e.slots[id]
 	e.pool.give(s)
 	if e.pw != nil {
@@ -1496,7 +1474,7 @@ func (e *Engine) finish(id int32, obs Observer) {
 	if e.cfg.Annotator != nil {
 		e.rec.Note = e.noteOf(&s.job)
 	}
-	obs.JobDone(&e.rec)
+	obs.record(&e.rec)
 	e.freeIDs = append(e.freeIDs, id)
 }
 
@@ -1895,8 +1873,8 @@ func (e *Engine) startWith(i, procs int) {
 	if e.pre != nil {
 		e.pre.ran(s.tier, 1)
 	}
-	if e.cfg.Events != nil {
-		e.emit(EventStarted, &s.job, int(held), 0)
+	if e.obs.wants(EventStarted) {
+		e.obs.started(e.now, &s.job, int(held), id, e.deferred)
 	}
 	if e.grow != nil && procs > s.job.Procs {
 		e.grow.assign(e, s, id, procs)
@@ -1986,7 +1964,7 @@ func (e *Engine) Fail(i int, reason string) {
 	e.touch(e.now)
 	s.job.Estimate = s.limit // the job as the trace gave it
 	e.rec = Record{Job: &s.job, State: Failed, Start: e.now, End: e.now, Reason: reason, Note: e.noteOf(&s.job)}
-	e.obs.JobDone(&e.rec)
+	e.obs.record(&e.rec)
 	e.freeIDs = append(e.freeIDs, id)
 }
 
@@ -2010,7 +1988,7 @@ func (e *Engine) Reserve(i int, at workload.Time) {
 	if at < s.reserved {
 		s.reserved = at
 	}
-	if e.cfg.Events != nil {
+	if e.obs.wants(EventReserved) {
 		e.emit(EventReserved, &s.job, s.job.Procs, at)
 	}
 }

@@ -292,7 +292,7 @@ func (ns *nodes) setState(r cluster.Range, st uint8) {
 
 // applyNodeEvents applies every node event due by the current instant:
 // those at it, and those before the first submission.
-func (e *Engine) applyNodeEvents(obs Observer) {
+func (e *Engine) applyNodeEvents(obs *sink) {
 	ns := &e.nodes
 	for ns.next < len(ns.events) && ns.events[ns.next].At <= e.now {
 		ev := &ns.events[ns.next]
@@ -363,7 +363,7 @@ func (e *Engine) applyNodeEvents(obs Observer) {
 
 // failJobs kills or requeues the running jobs on the nodes of ev, in
 // submission order.
-func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
+func (e *Engine) failJobs(ev *cluster.NodeEvent, obs *sink) {
 	ns := &e.nodes
 	ns.victims = ns.victims[:0]
 	for _, r := range e.running {
@@ -439,7 +439,7 @@ func (e *Engine) failJobs(ev *cluster.NodeEvent, obs Observer) {
 		if e.cfg.Annotator != nil {
 			e.rec.Note = e.noteOf(&s.job)
 		}
-		obs.JobDone(&e.rec)
+		obs.record(&e.rec)
 		e.freeIDs = append(e.freeIDs, id)
 	}
 }
@@ -515,6 +515,9 @@ func (e *Engine) stopRun(id int32) {
 // place.
 func (e *Engine) requeue(id int32) {
 	s := &e.slots[id]
+	if e.obs.wants(EventRequeued) {
+		e.emit(EventRequeued, &s.job, s.job.Procs, 0)
+	}
 	e.stats.Requeued++
 	s.requeues++
 	s.started = false
@@ -546,7 +549,7 @@ func (e *Engine) requeue(id int32) {
 
 // strand records the jobs still queued at the end of a run with node
 // events as rejected: too few processors are left in service for them.
-func (e *Engine) strand(obs Observer) {
+func (e *Engine) strand(obs *sink) {
 	inService := e.machine.Size() - e.nodes.unavail
 	for _, id := range e.queue {
 		s := &e.slots[id]
@@ -554,7 +557,7 @@ func (e *Engine) strand(obs Observer) {
 		s.job.Estimate = s.limit
 		e.rec = Record{Job: &s.job, State: Rejected, Start: s.job.Submit, End: s.job.Submit, Requeues: int(s.requeues),
 			Reason: fmt.Sprintf("never started: %d processors in service after the last node event, the job needs %d (or waits behind one that does)", inService, s.job.Procs)}
-		obs.JobDone(&e.rec)
+		obs.record(&e.rec)
 		e.freeIDs = append(e.freeIDs, id)
 	}
 	e.queue, e.dense = e.queue[:0], e.dense[:0]

@@ -12,7 +12,9 @@ import (
 // pendingByID collects each job's pending reason.
 type pendingByID map[int64]sim.PendingReason
 
-func (p pendingByID) JobDone(r *sim.Record) { p[r.Job.ID] = r.Pending }
+func (p pendingByID) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds} }
+
+func (p pendingByID) Observe(e *sim.Event) { p[e.Record.Job.ID] = e.Record.Pending }
 
 // TestPendingReasons: a job that started at once has no reason; the head of
 // the queue waiting for busy processors waits for resources; a job behind

@@ -16,49 +16,30 @@ import (
 // the observers' goroutine (report.Async): a run's records are the same,
 // and the engine's goroutine does less.
 
-// Starter is an optional interface of an Observer: with
-// Config.DeferPlacement the engine calls JobStarted for every job it
-// starts, in order with the records it gives JobDone.
-type Starter interface {
-	// JobStarted tells that a job started on procs processors; slot names
-	// it until its record (Record.Slot) ends it.
-	JobStarted(slot int32, procs int)
-}
-
 // Placer numbers the processors of a run whose engine deferred it
-// (Config.DeferPlacement): it gives every record of a job that ran the
-// processors the engine would have given it (Record.Alloc), and hands the
-// record on to the observers behind it, in turn. Samples go on to those of
-// them that take samples.
+// (Config.DeferPlacement): it takes every EventStarted the engine sends
+// (Event.Deferred), gives every record of a job that ran the processors the
+// engine would have given it (Record.Alloc), and hands every event on to
+// the observers behind it that want its kind, in turn.
 type Placer struct {
 	// pool numbers the processors of a pool of at most bitPoolMax of
 	// them, m those of a larger one.
-	pool     *bitPool
-	m        *cluster.Machine
-	held     []heldSlot // by slot
-	next     []Observer
-	samplers []Sampler // the members of next that are Samplers
+	pool *bitPool
+	m    *cluster.Machine
+	held []heldSlot // by slot
+	next *fanout
 }
 
-var (
-	_ Observer = (*Placer)(nil)
-	_ Starter  = (*Placer)(nil)
-	_ Sampler  = (*Placer)(nil)
-)
+var _ Observer = (*Placer)(nil)
 
 // NewPlacer returns a Placer for a pool of procs processors (the run's
-// Config.Procs) that hands records on to the observers next.
+// Config.Procs) that hands events on to the observers next.
 func NewPlacer(procs int, next ...Observer) *Placer {
-	p := &Placer{next: next}
+	p := &Placer{next: newFanout(next...)}
 	if procs <= bitPoolMax {
 		p.pool = newBitPool(procs)
 	} else {
 		p.m = cluster.NewMachine(procs)
-	}
-	for _, x := range next {
-		if sp, ok := x.(Sampler); ok {
-			p.samplers = append(p.samplers, sp)
-		}
 	}
 	return p
 }
@@ -71,8 +52,38 @@ type heldSlot struct {
 	busy  bool
 }
 
-// JobStarted implements Starter: it takes the first procs free processors.
-func (p *Placer) JobStarted(slot int32, procs int) {
+// Wants implements Observer: the starts and ends, and what the observers
+// behind want.
+func (p *Placer) Wants() Wants {
+	w := p.next.Wants()
+	w.Kinds |= KindsOf(EventStarted, EventEnded)
+	return w
+}
+
+// Observe implements Observer: a deferred start takes the first free
+// processors, a record of a job that ran under deferred placement gets
+// its processors, free again once the observers behind have seen it.
+func (p *Placer) Observe(e *Event) {
+	switch e.Kind {
+	case EventStarted:
+		if e.Deferred {
+			p.Start(e.Slot, e.Procs)
+		}
+	case EventEnded, EventRefused:
+		if r := e.Record; r.Deferred {
+			p.Place(r)
+			p.next.Observe(e)
+			p.Release(r)
+			return
+		}
+	}
+	p.next.Observe(e)
+}
+
+// Start tells that a job started, under deferred placement, on procs
+// processors: it takes the first procs free ones. slot names the job
+// until its record (Record.Slot) ends it.
+func (p *Placer) Start(slot int32, procs int) {
 	if uint(slot) >= uint(len(p.held)) {
 		p.grow(slot)
 	}
@@ -98,24 +109,13 @@ func (p *Placer) grow(slot int32) {
 	}
 }
 
-// JobDone implements Observer: a job that ran gets its processors, which
-// are free again once the observer behind has seen the record.
-func (p *Placer) JobDone(r *Record) {
-	if !r.Deferred {
-		p.hand(r)
-		return
-	}
-	p.Place(r)
-	p.hand(r)
-	p.Release(r)
-}
-
-// Observers returns the observers the Placer hands the records on to, in
-// order. A caller that hands records to them itself (report.Async, which
-// calls each by its type) gives each record of a job that ran under
-// deferred placement (Record.Deferred) its processors with Place first and
-// frees them with Release after, as JobDone does.
-func (p *Placer) Observers() []Observer { return p.next }
+// Observers returns the observers the Placer hands the events on to, in
+// order. A caller that hands events to them itself (report.Async, on the
+// observers' goroutine) tells the Placer of each deferred start with
+// Start, and gives each record of a job that ran under deferred placement
+// (Record.Deferred) its processors with Place first and frees them with
+// Release after, as Observe does.
+func (p *Placer) Observers() []Observer { return p.next.Observers() }
 
 // Place gives r, the record of a job that ran under deferred placement
 // (Record.Deferred), the processors the job ran on: it sets r.Alloc, which
@@ -147,20 +147,6 @@ func (p *Placer) Release(r *Record) {
 		p.m.Release(h.alloc)
 	}
 	h.busy = false
-}
-
-// hand gives r to the observers behind.
-func (p *Placer) hand(r *Record) {
-	for _, x := range p.next {
-		x.JobDone(r)
-	}
-}
-
-// Sample implements Sampler.
-func (p *Placer) Sample(s *Sample) {
-	for _, sp := range p.samplers {
-		sp.Sample(s)
-	}
 }
 
 // bitPoolMax is the largest pool of processors a Placer numbers with a

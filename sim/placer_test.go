@@ -85,13 +85,8 @@ func TestDeferredPlacementSameRecords(t *testing.T) {
 	}
 }
 
-// countOnly is an Observer that is no Starter.
-type countOnly struct{ n int }
-
-func (c *countOnly) JobDone(*sim.Record) { c.n++ }
-
 // Deferred placement is refused where the engine needs the processor
-// numbers itself, and without a Starter to tell the starts to.
+// numbers itself, and without an observer of the starts to tell them to.
 func TestDeferredPlacementRefused(t *testing.T) {
 	base := sim.Config{Procs: 8, DeferPlacement: true}
 	bad := []struct {
@@ -120,9 +115,9 @@ func TestDeferredPlacementRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = eng.Run(simtest.NewSource([]workload.Job{job(1, 0, 2, 5, 5)}), &countOnly{})
-	if err == nil || !strings.Contains(err.Error(), "Starter") {
-		t.Fatalf("Run with an Observer that is no Starter: got %v, want an error", err)
+	_, err = eng.Run(simtest.NewSource([]workload.Job{job(1, 0, 2, 5, 5)}), &simtest.Recorder{})
+	if err == nil || !strings.Contains(err.Error(), "EventStarted") {
+		t.Fatalf("Run with an Observer that takes no starts: got %v, want an error", err)
 	}
 	if err := sim.CanCheckpoint(base); err == nil {
 		t.Fatal("CanCheckpoint allows deferred placement")

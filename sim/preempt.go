@@ -344,7 +344,7 @@ func (e *Engine) preemptOne(vid int32, by *slot) {
 		pj.left = v.end - e.now
 		pj.suspended = true
 		p.susp = append(p.susp, vid)
-		if e.cfg.Events != nil {
+		if e.obs.wants(EventSuspended) {
 			e.emit(EventSuspended, &v.job, int(v.held), 0)
 		}
 	case policy.PreemptRequeue:
@@ -355,7 +355,7 @@ func (e *Engine) preemptOne(vid int32, by *slot) {
 		pj.lost += e.now - v.start
 		e.stats.LostProcSeconds += held * float64(e.now-v.start)
 		p.requeue = append(p.requeue, vid) // still started: queued after the pass
-		if e.cfg.Events != nil {
+		if e.obs.wants(EventPreempted) {
 			e.emit(EventPreempted, &v.job, int(v.held), 0)
 		}
 	case policy.PreemptCancel:
@@ -380,7 +380,7 @@ func (e *Engine) preemptOne(vid int32, by *slot) {
 		if e.cfg.Annotator != nil {
 			e.rec.Note = e.noteOf(&v.job)
 		}
-		e.obs.JobDone(&e.rec)
+		e.obs.record(&e.rec)
 		e.freeIDs = append(e.freeIDs, vid)
 	}
 }
@@ -483,7 +483,7 @@ func (e *Engine) resume() {
 		e.ends.push(endEvent{at: s.end, seq: s.job.Seq, id: id})
 		e.insertRunning(s, id)
 		p.ran(s.tier, 1)
-		if e.cfg.Events != nil {
+		if e.obs.wants(EventResumed) {
 			e.emit(EventResumed, &s.job, held, 0)
 		}
 	}
@@ -529,7 +529,7 @@ func (e *Engine) preemptStopped(s *slot) {
 // running jobs there. Killed, it is recorded as NodeFail at that instant,
 // its runs those before its suspension; requeued, it starts over, its
 // work so far lost.
-func (e *Engine) failSuspended(id int32, node int, ev *cluster.NodeEvent, obs Observer) {
+func (e *Engine) failSuspended(id int32, node int, ev *cluster.NodeEvent, obs *sink) {
 	p := e.pre
 	s := &e.slots[id]
 	k := slices.Index(p.susp, id)
@@ -568,7 +568,7 @@ func (e *Engine) failSuspended(id int32, node int, ev *cluster.NodeEvent, obs Ob
 	if e.cfg.Annotator != nil {
 		e.rec.Note = e.noteOf(&s.job)
 	}
-	obs.JobDone(&e.rec)
+	obs.record(&e.rec)
 	e.freeIDs = append(e.freeIDs, id)
 }
 

@@ -153,9 +153,7 @@ type ScoreD struct{ eng *Engine }
 // sdCore is SCore-D's component of the engine: queues, the Ousterhout
 // matrix, the gang clock and the CPU-time ledger.
 type sdCore struct {
-	eng    *Engine       // the engine that runs this component
-	events EventObserver // Config.Events
-	ev     Event
+	eng    *Engine // the engine that runs this component
 	cfg    policy.ScoreD
 	procs  int
 	mpl    int
@@ -191,7 +189,7 @@ type sdCore struct {
 
 	stats  *Stats // the engine's
 	rec    Record
-	obs    Observer
+	obs    *sink // the engine's: records and events
 	sample Sample
 
 	lastSeq int64         // Seq of the last job submitted
@@ -594,7 +592,7 @@ func (e *sdCore) neverSubmitted(j *workload.Job) {
 	e.stats.LoopNeverSubmitted++
 	e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, ScoreD: true, Queue: e.cfg.Map.QueueOf(j.Queue, len(e.queues)),
 		Reason: fmt.Sprintf("never submitted: it follows job %d (SWF field 17), which never ended", j.PrecedingJob)}
-	e.obs.JobDone(&e.rec)
+	e.obs.record(&e.rec)
 }
 
 // maxClockMs is workload.MaxTime in milliseconds: the clock never passes
@@ -703,7 +701,7 @@ func (e *sdCore) submit(j *workload.Job) {
 	if reason != "" {
 		e.stats.Rejected++
 		e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, Reason: reason, ScoreD: true, Queue: qi}
-		e.obs.JobDone(&e.rec)
+		e.obs.record(&e.rec)
 		return
 	}
 	var id int32
@@ -777,14 +775,13 @@ func (e *sdCore) preempt(id int32, by *sdSlot) {
 	e.requeue(id)
 }
 
-// emit sends an event about job id, if the run has an event observer.
+// emit sends an event about job id, if the run's observer wants it.
 func (e *sdCore) emit(k EventKind, id int32) {
-	if e.events == nil {
+	if !e.obs.wants(k) {
 		return
 	}
 	s := &e.slots[id]
-	e.ev = Event{Kind: k, Time: e.fromMs(e.nowMs), Job: &s.job, Procs: s.job.Procs}
-	e.events.Event(&e.ev)
+	e.obs.emit(k, e.fromMs(e.nowMs), &s.job, s.job.Procs, 0)
 }
 
 // requeue puts a stopped job back in its queue, in submission order.
@@ -1018,7 +1015,7 @@ func (e *sdCore) end(id int32, st State, reason string) {
 	e.rec = Record{Job: &s.job, State: st, Start: e.fromMs(s.FirstMs), End: e.fromMs(e.nowMs),
 		Alloc: s.alloc, Reason: reason, ScoreD: true, Queue: s.Queue, Demotions: s.demotions, Suspensions: s.susp, CPUTime: e.cpuTicks(s.usedUs), Requeues: s.requeues}
 	e.limits(s)
-	e.obs.JobDone(&e.rec)
+	e.obs.record(&e.rec)
 	e.freeIDs = append(e.freeIDs, id)
 }
 
@@ -1043,7 +1040,7 @@ func (e *sdCore) rejectSlot(s *sdSlot, qi int, reason string) {
 	if s.usedUs > 0 {
 		e.stats.ProcSeconds += float64(s.job.Procs) * e.usTicks(s.usedUs)
 	}
-	e.obs.JobDone(&e.rec)
+	e.obs.record(&e.rec)
 }
 
 // holdToEnd records job s, which ran and was then held by its deactivated
@@ -1058,7 +1055,7 @@ func (e *sdCore) holdToEnd(s *sdSlot, qi int, reason string) {
 		Reason: fmt.Sprintf("%s (it ran from %d with %d s of CPU time and was held since)", reason, start, s.usedUs/1e6),
 		ScoreD: true, Queue: qi, Demotions: s.demotions, Suspensions: s.susp, CPUTime: e.cpuTicks(s.usedUs), Requeues: s.requeues}
 	e.limits(s)
-	e.obs.JobDone(&e.rec)
+	e.obs.record(&e.rec)
 }
 
 // shortReason says why job s's limits cannot be granted now.

@@ -74,7 +74,7 @@ func gangLoad(n, jobs int) []workload.Job {
 // BenchmarkGangScaling shows that a gang run costs O(log n) per job in the
 // number n of concurrently running jobs, not O(n): 200000 one-processor
 // jobs on 100, 1000 and 10000 processors at MPL 2 keep on average about
-// 190, 1800 and 8900 jobs running at once (measured with a Sampler), and
+// 190, 1800 and 8900 jobs running at once (measured with an observer of samples), and
 // ns/job grows by less than a factor 2 while that number grows 47-fold.
 func BenchmarkGangScaling(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000} {

@@ -38,7 +38,7 @@ func newScoreDEngine(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, sd: sd}
-	sd.eng, sd.stats, sd.events, sd.busyRun = e, &e.stats, cfg.Events, cfg.ScoreDBusy
+	sd.eng, sd.stats, sd.busyRun = e, &e.stats, cfg.ScoreDBusy
 	if tps := cfg.TicksPerSec; tps != 0 {
 		if err := sd.setTicks(tps); err != nil {
 			return nil, err
@@ -102,17 +102,13 @@ func RestoreScoreD(procs int, cfg policy.ScoreD, b []byte) (*ScoreD, error) {
 // Engine returns the engine s is a handle on.
 func (s *ScoreD) Engine() *Engine { return s.eng }
 
-// Run is Engine.Run: it replays src to the end, calling obs for every job,
-// and returns the run's statistics. An error from src stops the run and is
-// returned as is.
+// Run is Engine.Run: it replays src to the end, telling obs of every event
+// it wants (each job's submission, start, suspension or preemption by a
+// higher queue, resumption, requeue after a node failure, end or refusal,
+// and the instants' samples), and returns the run's statistics. Gang
+// scheduling's time slices are not events: a job keeps its row while it
+// runs. An error from src stops the run and is returned as is.
 func (s *ScoreD) Run(src Source, obs Observer) (Stats, error) { return s.eng.Run(src, obs) }
-
-// SetEvents makes the engine send every event of its run to ev
-// (Config.Events): each job's submission, start, suspension or preemption
-// by a higher queue, resumption, and end or refusal (see EventObserver).
-// Gang scheduling's time slices are not events: a job keeps its row while
-// it runs.
-func (s *ScoreD) SetEvents(ev EventObserver) { s.eng.cfg.Events, s.eng.sd.events = ev, ev }
 
 // SetClosedLoop makes the run replay the trace's feedback (SWF fields 17
 // and 18) as Config.ClosedLoop does for every run: a job naming a

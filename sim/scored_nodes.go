@@ -451,7 +451,7 @@ func (e *sdCore) failJobs(ev *cluster.NodeEvent) {
 			if n := len(s.stints); n > 0 {
 				s.stints[n-1].Released = true
 			}
-			e.emit(EventPreempted, id)
+			e.emit(EventRequeued, id)
 			e.requeue(id)
 			continue
 		}

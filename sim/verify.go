@@ -50,7 +50,16 @@ type Collector struct {
 	Outcomes []Outcome
 }
 
-// JobDone implements Observer.
+var _ Observer = (*Collector)(nil)
+
+// Wants implements Observer: the records.
+func (c *Collector) Wants() Wants { return Wants{Kinds: RecordKinds} }
+
+// Observe implements Observer: it keeps the event's record.
+func (c *Collector) Observe(e *Event) { c.JobDone(e.Record) }
+
+// JobDone keeps r, the record of an ended or refused job, as Observe keeps
+// its event's: for records that come from elsewhere than a run.
 func (c *Collector) JobDone(r *Record) {
 	c.Outcomes = append(c.Outcomes, Outcome{
 		Job: *r.Job, State: r.State, Start: r.Start, End: r.End,

@@ -24,8 +24,11 @@ type readyObserver struct {
 	n     int
 }
 
-// JobDone marks stage at the first record, and stage:N at the N-th.
-func (o *readyObserver) JobDone(*sim.Record) {
+// Wants implements sim.Observer: the records.
+func (o *readyObserver) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: true} }
+
+// Observe marks stage at the first record, and stage:N at the N-th.
+func (o *readyObserver) Observe(*sim.Event) {
 	o.once.Do(func() { ready(o.ctx, o.stage) })
 	o.n++
 	ready(o.ctx, o.stage+":"+strconv.Itoa(o.n))

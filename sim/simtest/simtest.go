@@ -103,7 +103,13 @@ type Recorder struct {
 	Records []sim.Record
 }
 
-// JobDone implements sim.Observer.
+// Wants implements sim.Observer: the records.
+func (r *Recorder) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds} }
+
+// Observe implements sim.Observer: it keeps a copy of the event's record.
+func (r *Recorder) Observe(e *sim.Event) { r.JobDone(e.Record) }
+
+// JobDone keeps a copy of rec.
 func (r *Recorder) JobDone(rec *sim.Record) {
 	r.Records = append(r.Records, CopyRecord(rec))
 }
@@ -138,7 +144,7 @@ func (r *Recorder) Outcomes() []sim.Outcome {
 }
 
 // CopyRecord returns a copy of rec that shares no memory with it (the
-// engine reuses a record's memory once Observer.JobDone returns).
+// engine reuses a record's memory once Observer.Observe returns).
 func CopyRecord(rec *sim.Record) sim.Record {
 	c := *rec
 	j := *rec.Job
@@ -158,29 +164,56 @@ func CopyRecord(rec *sim.Record) sim.Record {
 	return c
 }
 
-// SampleRecorder is a Recorder that also keeps every sample (sim.Sampler).
+// SampleRecorder is a Recorder that also keeps every sample
+// (sim.EventSampled).
 type SampleRecorder struct {
 	Recorder
 	Samples []sim.Sample
 }
 
-// Sample implements sim.Sampler.
-func (s *SampleRecorder) Sample(x *sim.Sample) { s.Samples = append(s.Samples, *x) }
+// Wants implements sim.Observer: the records and the samples.
+func (s *SampleRecorder) Wants() sim.Wants {
+	return sim.Wants{Kinds: sim.RecordKinds | sim.KindsOf(sim.EventSampled)}
+}
 
-// Discard is a sim.Observer that drops every record.
+// Observe implements sim.Observer.
+func (s *SampleRecorder) Observe(e *sim.Event) {
+	if e.Kind == sim.EventSampled {
+		s.Samples = append(s.Samples, e.Samples...)
+		return
+	}
+	s.JobDone(e.Record)
+}
+
+// Discard is a sim.Observer that drops every record (it wants them, so
+// that the engine builds them as for any observer).
 type Discard struct{}
 
-// JobDone implements sim.Observer.
-func (Discard) JobDone(*sim.Record) {}
+// Wants implements sim.Observer: the records.
+func (Discard) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds} }
 
-// Tee is a sim.Observer that hands every record to each of its observers,
-// in order.
+// Observe implements sim.Observer.
+func (Discard) Observe(*sim.Event) {}
+
+// Tee is a sim.Observer that hands every event to each of its observers
+// that wants its kind, in order.
 type Tee []sim.Observer
 
-// JobDone implements sim.Observer.
-func (t Tee) JobDone(r *sim.Record) {
+// Wants implements sim.Observer: what any of them wants.
+func (t Tee) Wants() sim.Wants {
+	var w sim.Wants
 	for _, o := range t {
-		o.JobDone(r)
+		w.Kinds |= o.Wants().Kinds
+	}
+	return w
+}
+
+// Observe implements sim.Observer.
+func (t Tee) Observe(e *sim.Event) {
+	for _, o := range t {
+		if o.Wants().Kinds.Has(e.Kind) {
+			o.Observe(e)
+		}
 	}
 }
 
