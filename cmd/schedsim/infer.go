@@ -50,6 +50,15 @@ What it looks for, and how it shows in a log:
   queue priorities queues whose jobs start ahead of other queues' earlier
                    jobs far more often than the reverse (written as comments:
                    no scenario key holds them yet)
+  time sharing     the recorded jobs hold more processors than the machine
+                   on --time-share of the time or more (said in a comment;
+                   effective size and nodes are then not inferred)
+  effective size   the median of the busy processors while jobs were queued,
+                   when at least --effective-min of the machine: procs
+  nodes            the largest k (2 to --node-max) such that --node-share of
+                   the jobs asking more than one processor and a count that
+                   is not a power of two ask a multiple of k: a [cluster] of
+                   whole nodes of k processors
 
 --node-events FILE also writes the capacity timeline, the outages and the
 drains as node events (processors DRAIN and RESUME) for schedsim run
@@ -87,6 +96,10 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&capHold, "cap-hold", capHold, "a user sat at its maximum concurrency, with a job of its own waiting that would have fit, at least this long in all (seconds, or with unit) ...")
 	fs.IntVar(&opt.CapMinEpisodes, "cap-episodes", opt.CapMinEpisodes, "... in at least this many episodes")
 	fs.IntVar(&opt.CapMinUsers, "cap-users", opt.CapMinUsers, "a cap shared by at least this many users, which no user exceeds, applies to every user")
+	fs.Float64Var(&opt.TimeShareFrac, "time-share", opt.TimeShareFrac, "the machine time-shared when the recorded jobs held more processors than it has on at least this fraction of the 5-minute steps (then no effective size or nodes are inferred)")
+	fs.Float64Var(&opt.EffectiveMinFrac, "effective-min", opt.EffectiveMinFrac, "the machine's effective size is the median of the busy processors while jobs were queued when that is at least this fraction of it (0: never)")
+	fs.Float64Var(&opt.NodeMinShare, "node-share", opt.NodeMinShare, "the machine has whole nodes of k processors when at least this fraction of the jobs asking more than one processor and no power of two ask a multiple of k")
+	fs.IntVar(&opt.NodeMaxSize, "node-max", opt.NodeMaxSize, "the largest node size tried (below 2: never infer nodes)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -103,7 +116,8 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"--near-zero", opt.NearZeroFrac}, {"--drain-frac", opt.DrainMinFrac}, {"--capacity-low", opt.CapacityLowFrac}, {"--window-leak", opt.WindowLeakFrac}} {
+	}{{"--near-zero", opt.NearZeroFrac}, {"--drain-frac", opt.DrainMinFrac}, {"--capacity-low", opt.CapacityLowFrac}, {"--window-leak", opt.WindowLeakFrac},
+		{"--time-share", opt.TimeShareFrac}, {"--effective-min", opt.EffectiveMinFrac}, {"--node-share", opt.NodeMinShare}} {
 		if !(f.v >= 0 && f.v <= 1) {
 			return usagef("%s %v: want a fraction from 0 to 1", f.name, f.v)
 		}

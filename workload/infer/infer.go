@@ -160,6 +160,23 @@ type Options struct {
 	// the reverse.
 	QueueMinOvertakes int
 	QueueRatio        float64
+	// TimeShareFrac: the machine time-shared its processors when the
+	// recorded jobs held more than it has on at least this fraction of the
+	// CapSampleSec samples; its effective size and nodes are then not
+	// inferred.
+	TimeShareFrac float64
+	// EffectiveMinFrac: the machine's effective size is the median of the
+	// recorded busy processors while jobs were queued, when that is below
+	// the machine size and at least this fraction of it (0: never).
+	EffectiveMinFrac float64
+	// NodeMinShare, NodeMinJobs and NodeMaxSize: the machine has nodes of
+	// k processors (2 ≤ k ≤ NodeMaxSize dividing the machine, the largest
+	// such) when at least NodeMinShare of the jobs asking more than one
+	// processor and a count that is not a power of two, NodeMinJobs of
+	// them or more, ask a multiple of k (NodeMaxSize < 2: never).
+	NodeMinShare float64
+	NodeMinJobs  int
+	NodeMaxSize  int
 }
 
 // Defaults returns the default thresholds.
@@ -188,6 +205,11 @@ func Defaults() Options {
 		CapShareTol:       0.05,
 		QueueMinOvertakes: 100,
 		QueueRatio:        5,
+		TimeShareFrac:     0.05,
+		EffectiveMinFrac:  0.9,
+		NodeMinShare:      0.9,
+		NodeMinJobs:       100,
+		NodeMaxSize:       64,
 	}
 }
 
@@ -212,6 +234,8 @@ type Reservation struct {
 
 // StartWindow is an inferred [[start_window]].
 type StartWindow struct {
+	// Queue is the SWF queue (field 15) it holds for, -1 every job.
+	Queue      int
 	Days       string // "Mon-Fri" or "Sat,Sun"
 	FromHour   int    // local hour the window opens
 	ToHour     int    // local hour it closes (may be ≤ FromHour: wraps midnight)
@@ -243,6 +267,14 @@ type Result struct {
 	// Procs is the machine size and ProcsEvidence how it was found.
 	Procs         int
 	ProcsEvidence []string
+	// TimeShared says the recorded jobs overlapped beyond the machine
+	// often enough to show time sharing.
+	TimeShared bool
+	// NodeSize, when above 1, is the inferred node size and Nodes the
+	// node count (Procs = Nodes × NodeSize), NodeEvidence why: the
+	// scenario then describes a cluster of whole nodes.
+	NodeSize, Nodes int
+	NodeEvidence    []string
 	// Zone is the zone the calendar rules are written in (an IANA name,
 	// or a fixed offset "UTC+02:00"); ZoneEvidence says why.
 	Zone         string
@@ -287,6 +319,12 @@ func Infer(l *Log, opt Options) (*Result, error) {
 	r.windows(jobs, opt)
 	r.caps(jobs, opt)
 	r.queues(jobs, opt)
+	// The machine's effective size and nodes come last: the rules above
+	// count busy processors against the machine the header describes.
+	occ := sampleOccupancy(tl, r.Procs, opt.CapSampleSec)
+	r.timeSharing(occ, opt)
+	r.effectiveSize(occ, opt)
+	r.nodeSize(jobs, opt)
 	return r, nil
 }
 

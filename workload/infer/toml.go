@@ -30,7 +30,12 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 	fmt.Fprintln(b)
 	fmt.Fprintf(b, "trace = %s\nbackfill = \"easy\"\n\n", strconv.Quote(trace))
 	comment(r.ProcsEvidence...)
-	fmt.Fprintf(b, "procs = %d\n\n", r.Procs)
+	if r.NodeSize > 1 {
+		comment(fmt.Sprintf("procs = %d: given by the cluster of whole nodes below", r.Nodes*r.NodeSize))
+		fmt.Fprintln(b)
+	} else {
+		fmt.Fprintf(b, "procs = %d\n\n", r.Procs)
+	}
 	comment(r.ZoneEvidence...)
 	fmt.Fprintf(b, "timezone = %s\n", strconv.Quote(r.Zone))
 	noReq := 0
@@ -103,7 +108,11 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 		for _, sw := range r.Windows {
 			fmt.Fprintln(b)
 			comment(sw.Evidence...)
-			fmt.Fprintf(b, "[[start_window]]\ndays = %s\nhours = \"%02d:00-%02d:00\"\nmax_wall = %s\n", strconv.Quote(sw.Days), sw.FromHour, sw.ToHour, strconv.Quote(durationText(sw.MaxWallSec)))
+			fmt.Fprintf(b, "[[start_window]]\n")
+			if sw.Queue >= 0 {
+				fmt.Fprintf(b, "queue = %d\n", sw.Queue)
+			}
+			fmt.Fprintf(b, "days = %s\nhours = \"%02d:00-%02d:00\"\nmax_wall = %s\n", strconv.Quote(sw.Days), sw.FromHour, sw.ToHour, strconv.Quote(durationText(sw.MaxWallSec)))
 		}
 	}
 	if len(r.Limits) > 0 {
@@ -124,6 +133,11 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 				fmt.Fprintf(b, "max_cpus_per_user = %d\n", lim.MaxCPUs)
 			}
 		}
+	}
+	if r.NodeSize > 1 {
+		fmt.Fprintln(b)
+		comment(r.NodeEvidence...)
+		fmt.Fprintf(b, "[cluster]\nselect = \"linear\"\n\n[[cluster.groups]]\nname = \"node\"\ncount = %d\ncores = %d\n", r.Nodes, r.NodeSize)
 	}
 	return b.Flush()
 }

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/schedsim/schedsim/workload"
@@ -14,31 +15,94 @@ var dayTypes = [2]string{"Mon-Fri", "Sat,Sun"}
 // time that jobs may start with: a cell where the jobs asking more than a
 // bound B are expected (from their share of all starts) but nearly absent
 // is restricted to B. Neighbouring hours with the same bound make one
-// window.
+// window. It then does the same for each queue's jobs alone (their
+// expectation still from the share of all starts in the cell), for queues
+// a machine opened only at some hours (a production queue that starts at
+// night): a queue's window is kept where it is stricter than the windows
+// for all jobs.
 func (r *Result) windows(jobs []Job, opt Options) {
-	nb := len(opt.WindowBoundsSec)
-	var cell [2][24]int        // jobs with a requested time started in the cell
-	var over [2][24][]int      // of them, those asking more than each bound
-	overAll := make([]int, nb) // all jobs asking more than each bound
+	var cell [2][24]int // jobs with a requested time started in the cell
 	total := 0
+	byQueue := map[int][]Job{}
+	for _, j := range jobs {
+		if j.ReqTime <= 0 {
+			continue
+		}
+		d, h := r.startCell(j)
+		cell[d][h]++
+		total++
+		if j.Queue >= 0 {
+			byQueue[j.Queue] = append(byQueue[j.Queue], j)
+		}
+	}
+	if total == 0 {
+		r.Notes = append(r.Notes, "start windows: not looked for (no job gives a requested time)")
+		return
+	}
+	global := r.windowsOf(jobs, -1, cell, total, nil, opt)
+	r.Windows = append(r.Windows, global...)
+	queues := make([]int, 0, len(byQueue))
+	for q := range byQueue {
+		queues = append(queues, q)
+	}
+	slices.Sort(queues)
+	if len(queues) > 1 {
+		for _, q := range queues {
+			r.Windows = append(r.Windows, r.windowsOf(byQueue[q], q, cell, total, global, opt)...)
+		}
+	}
+	if len(r.Windows) == 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("start windows: none (no start hour where the jobs asking more than a bound, of all queues or of one, were %.0f %% or less of those expected)", 100*opt.WindowLeakFrac))
+	}
+}
+
+// startCell returns the day type (0 weekday, 1 weekend) and local hour of
+// the job's recorded start.
+func (r *Result) startCell(j Job) (int, int) {
+	w := r.wall(r.Log.Epoch, j.Start)
+	d := 0
+	if wd := w.Weekday(); wd == time.Saturday || wd == time.Sunday {
+		d = 1
+	}
+	return d, w.Hour()
+}
+
+// stricter reports whether bound b at day type d and hour h is stricter
+// than every window of ws there.
+func stricter(ws []StartWindow, d, h int, b workload.Time) bool {
+	for _, w := range ws {
+		in := h >= w.FromHour && h < w.ToHour
+		if w.ToHour <= w.FromHour {
+			in = h >= w.FromHour || h < w.ToHour
+		}
+		if w.Days == dayTypes[d] && in && w.MaxWallSec <= b {
+			return false
+		}
+	}
+	return true
+}
+
+// windowsOf finds the windows of the jobs given (those of queue q, or all
+// with q = -1): cell and total count all the starts with a requested
+// time, which give each cell its share; a window of a queue is kept only
+// where it is stricter than those of global.
+func (r *Result) windowsOf(jobs []Job, q int, cell [2][24]int, total int, global []StartWindow, opt Options) []StartWindow {
+	nb := len(opt.WindowBoundsSec)
+	var over [2][24][]int      // the jobs asking more than each bound started in the cell
+	overAll := make([]int, nb) // all jobs asking more than each bound
 	var maxReq workload.Time
 	for d := range over {
 		for h := range over[d] {
 			over[d][h] = make([]int, nb)
 		}
 	}
+	var qcell [2][24]int
 	for _, j := range jobs {
 		if j.ReqTime <= 0 {
 			continue
 		}
-		w := r.wall(r.Log.Epoch, j.Start)
-		d := 0
-		if wd := w.Weekday(); wd == time.Saturday || wd == time.Sunday {
-			d = 1
-		}
-		h := w.Hour()
-		cell[d][h]++
-		total++
+		d, h := r.startCell(j)
+		qcell[d][h]++
 		maxReq = max(maxReq, j.ReqTime)
 		for k, b := range opt.WindowBoundsSec {
 			if j.ReqTime > b {
@@ -47,10 +111,7 @@ func (r *Result) windows(jobs []Job, opt Options) {
 			}
 		}
 	}
-	if total == 0 {
-		r.Notes = append(r.Notes, "start windows: not looked for (no job gives a requested time)")
-		return
-	}
+	var out []StartWindow
 	// limit[d][h] is the index of the cell's bound, -1 for none.
 	var limit [2][24]int
 	var expect [2][24]float64
@@ -63,7 +124,7 @@ func (r *Result) windows(jobs []Job, opt Options) {
 					break
 				}
 				e := float64(overAll[k]) * share
-				if e >= opt.WindowMinExpected && float64(over[d][h][k]) <= opt.WindowLeakFrac*e {
+				if e >= opt.WindowMinExpected && float64(over[d][h][k]) <= opt.WindowLeakFrac*e && (q < 0 || stricter(global, d, h, b)) {
 					limit[d][h], expect[d][h] = k, e
 					break
 				}
@@ -94,20 +155,22 @@ func (r *Result) windows(jobs []Job, opt Options) {
 				var exp float64
 				for m := 0; m < n; m++ {
 					c := (h + m) % 24
-					jobsIn += cell[d][c]
+					jobsIn += qcell[d][c]
 					leak += over[d][c][k]
 					exp += expect[d][c]
 				}
 				b := opt.WindowBoundsSec[k]
-				r.Windows = append(r.Windows, StartWindow{Days: dayTypes[d], FromHour: h, ToHour: (h + n) % 24, MaxWallSec: b,
-					Evidence: []string{fmt.Sprintf("evidence: %d jobs started on %s %02d:00-%02d:00 (%s); %d of them asked more than %s, where %.0f would be expected from such jobs' share of all starts",
-						jobsIn, dayTypes[d], h, (h+n)%24, r.Zone, leak, durationText(b), exp),
-						fmt.Sprintf("(the longest requested time in the log is %s).", durationText(maxReq))}})
+				who, of := "jobs", ""
+				if q >= 0 {
+					who, of = fmt.Sprintf("jobs of queue %d", q), fmt.Sprintf(" of queue %d", q)
+				}
+				out = append(out, StartWindow{Queue: q, Days: dayTypes[d], FromHour: h, ToHour: (h + n) % 24, MaxWallSec: b,
+					Evidence: []string{fmt.Sprintf("evidence: %d %s started on %s %02d:00-%02d:00 (%s); %d of them asked more than %s, where %.0f would be expected from such jobs' share of all starts",
+						jobsIn, who, dayTypes[d], h, (h+n)%24, r.Zone, leak, durationText(b), exp),
+						fmt.Sprintf("(the longest requested time%s in the log is %s).", of, durationText(maxReq))}})
 			}
 			i += n
 		}
 	}
-	if len(r.Windows) == 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("start windows: none (no start hour where the jobs asking more than a bound were %.0f %% or less of those expected)", 100*opt.WindowLeakFrac))
-	}
+	return out
 }
