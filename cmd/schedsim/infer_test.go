@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,4 +150,60 @@ func spearmanOf(t *testing.T, table string) string {
 	}
 	t.Fatalf("no row all in:\n%s", table)
 	return ""
+}
+
+// TestInferNodesAndQueueWindowRun infers whole nodes and a queue's start
+// window from a small log (every job asking more than one processor asks
+// an even count; queue 2 starts only at night), and replays the scenario:
+// the [cluster] and the [[start_window]] with queue = 2 that infer writes
+// are ones schedsim reads and runs.
+func TestInferNodesAndQueueWindowRun(t *testing.T) {
+	dir := t.TempDir()
+	logf := filepath.Join(dir, "nodes.swf")
+	var b strings.Builder
+	b.WriteString("; UnixStartTime: 0\n; TimeZoneString: UTC\n; MaxProcs: 64\n")
+	sizes := []int{1, 2, 6, 10, 12, 1, 4}
+	id := 0
+	for day := range 60 {
+		for h := range 24 {
+			for k := range 2 {
+				id++
+				submit := day*86400 + h*3600 + k*1200
+				queue, wait := 1, 0
+				if k == 1 {
+					queue = 2
+					if h >= 6 && h < 18 { // queue 2 waits for 18:00
+						wait = (18-h)*3600 - k*1200
+					}
+				}
+				p := sizes[id%len(sizes)]
+				// SWF: id submit wait run procs cpu mem reqprocs reqtime reqmem status user group exe queue partition prec think
+				fmt.Fprintf(&b, "%d %d %d %d %d -1 -1 %d %d -1 1 %d -1 -1 %d -1 -1 -1\n", id, submit, wait, 1500, p, p, 3600, 1+id%7, queue)
+			}
+		}
+	}
+	if err := os.WriteFile(logf, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "nodes.toml")
+	if code, _, stderr := run(t, "infer", logf, "--out", out); code != 0 {
+		t.Fatalf("infer: exit %d: %s", code, stderr)
+	}
+	sc, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[cluster]\nselect = \"linear\"", "count = 32\ncores = 2", "[[start_window]]\nqueue = 2\n"} {
+		if !strings.Contains(string(sc), want) {
+			t.Errorf("the scenario has no %q:\n%s", want, sc)
+		}
+	}
+	code, table, stderr := run(t, "fidelity", out)
+	if code != 0 {
+		t.Fatalf("fidelity of the inferred scenario: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(table, "select=linear") {
+		t.Errorf("the replay is not on whole nodes:\n%s", table)
+	}
+	t.Logf("Spearman of the inferred scenario: %s", spearmanOf(t, table))
 }

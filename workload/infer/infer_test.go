@@ -37,6 +37,13 @@ type plant struct {
 	outageAt, outageSec int64
 	// queuePriority: queue 1's jobs are started before queue 2's.
 	queuePriority bool
+	// outOfService processors are never used; arrivalSec is the mean time
+	// between submissions (0: 2400 s); sizes replaces the job sizes drawn.
+	outOfService int
+	arrivalSec   float64
+	sizes        []int
+	// nightQueue's jobs start only from 18:00 to 06:00 UTC (0: none).
+	nightQueue int
 }
 
 const (
@@ -61,9 +68,16 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 	var jobs []*sjob
 	reqs := []int64{1800, 3600, 7200, 4 * 3600, 8 * 3600, 12 * 3600, 20 * 3600}
 	sizes := []int{1, 1, 2, 4, 8, 16, 32}
+	if p.sizes != nil {
+		sizes = p.sizes
+	}
+	arrival := 2400.0
+	if p.arrivalSec > 0 {
+		arrival = p.arrivalSec
+	}
 	var at int64
 	for id := int64(1); ; id++ {
-		at += int64(rng.ExpFloat64() * 2400)
+		at += int64(rng.ExpFloat64() * arrival)
 		if at >= synthDays*86400 {
 			break
 		}
@@ -125,7 +139,8 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 		windowOn := p.window && wd != time.Saturday && wd != time.Sunday && h >= p.winFromUTC && h < p.winToUTC
 		rest := queue[:0]
 		for _, j := range queue {
-			ok := j.Procs <= synthProcs-busy &&
+			ok := j.Procs <= synthProcs-p.outOfService-busy &&
+				!(p.nightQueue > 0 && j.Queue == p.nightQueue && h >= 6 && h < 18) &&
 				!crossesDrain(now, int64(j.ReqTime)) &&
 				!inOutage(now, int64(j.ReqTime)) &&
 				!(windowOn && int64(j.ReqTime) > p.winMaxSec) &&
@@ -367,6 +382,7 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 			Maint    bool   `toml:"maint"`
 		} `toml:"reservation"`
 		StartWindow []struct {
+			Queue   *int   `toml:"queue"`
 			Days    string `toml:"days"`
 			Hours   string `toml:"hours"`
 			MaxWall string `toml:"max_wall"`
@@ -427,6 +443,9 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 		t.Errorf("%d windows and %d limits in the file, %d and %d found", len(sc.StartWindow), len(sc.Limit), len(r.Windows), len(r.Limits))
 	}
 	for i, w := range sc.StartWindow {
+		if q := r.Windows[i].Queue; (q < 0) != (w.Queue == nil) || (w.Queue != nil && *w.Queue != q) {
+			t.Errorf("start window %d: queue %v in the file, %d found", i, w.Queue, q)
+		}
 		d, ok := workload.ParseSeconds(w.MaxWall, workload.Forever)
 		if !ok || d != r.Windows[i].MaxWallSec || len(w.Hours) != len("07:00-16:00") || (w.Days != "Mon-Fri" && w.Days != "Sat,Sun") {
 			t.Errorf("start window %+v", w)
