@@ -41,7 +41,9 @@ What it looks for, and how it shows in a log:
   start windows    start hours (weekdays, weekends) where jobs asking more
                    than a bound are nearly absent (--window-leak of those
                    expected from their share of all starts): start_window
-                   entries with that max_wall
+                   entries with that max_wall; then the same for each
+                   queue's jobs alone, written with queue = N where
+                   stricter than the windows for all jobs
   user caps        users whose running jobs (or processors) sat at their
                    maximum for --cap-hold in --cap-episodes episodes or more
                    while a job of theirs would have fit the idle processors:

@@ -221,3 +221,30 @@ func TestInferQueueWindow(t *testing.T) {
 		t.Errorf("windows without any planted: %+v", r0.Windows)
 	}
 }
+
+// TestNodeEventsOnInferredNodes: with nodes of 2 inferred, the node
+// events hold whole nodes of the cluster the scenario writes (5 processors
+// out of service take 3 nodes), numbered from the last.
+func TestNodeEventsOnInferredNodes(t *testing.T) {
+	l := &Log{Procs: 240, Name: "n.swf", Zone: time.UTC, Jobs: []Job{{ID: 1, Start: 0, End: 1000, Procs: 2}}}
+	r := &Result{Log: l, Procs: 240, NodeSize: 2, Nodes: 120,
+		Capacity: []Reservation{{Start: 100, DurationSec: 300, Recur: "once", Procs: 5}},
+		Outages:  []Reservation{{Start: 200, DurationSec: 50, Recur: "once"}}}
+	var b bytes.Buffer
+	if err := r.WriteNodeEvents(&b); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(b.String(), "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			got = append(got, line)
+		}
+	}
+	want := []string{"100 DRAIN 117-119 reserved (inferred)", "200 DRAIN 0-116 reserved (inferred)", "250 RESUME 0-116 reservation over", "400 RESUME 117-119 reservation over"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("node events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(b.String(), "cluster of 120 nodes of 2 processors") {
+		t.Errorf("the header does not name the nodes:\n%s", b.String())
+	}
+}

@@ -51,7 +51,8 @@ func (r *Result) occurrences(last workload.Time) []occurrence {
 
 // WriteNodeEvents writes the capacity timeline, the outages and the
 // recurring drains as a --node-events file on the processor pool (one
-// processor per node): at each change, the processors held go DRAIN or
+// processor per node), or on the inferred cluster's nodes (whole nodes,
+// rounded up) when nodes were inferred: at each change, the processors held go DRAIN or
 // RESUME, the highest numbers first held. Overlapping reservations hold
 // the larger of their processor counts. Node events are what an engine
 // without reservations runs: nothing new starts on a drained processor,
@@ -76,7 +77,15 @@ func (r *Result) WriteNodeEvents(w io.Writer) error {
 	slices.SortStableFunc(edges, func(a, b edge) int { return cmp.Compare(a.t, b.t) })
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# Node events inferred by schedsim infer from %s: the capacity timeline, planned outages and recurring drains,\n", baseName(r.Log.Name))
-	fmt.Fprintf(b, "# on the processor pool of %d processors (one per node; --node-size 1). TIME STATE NODES REASON\n", r.Procs)
+	// On inferred nodes of k processors, a reservation holds whole nodes
+	// (its processors rounded up) of the [cluster] the scenario writes.
+	unit := max(1, r.NodeSize)
+	total := r.Procs / unit
+	if unit > 1 {
+		fmt.Fprintf(b, "# on the scenario's cluster of %d nodes of %d processors. TIME STATE NODES REASON\n", total, unit)
+	} else {
+		fmt.Fprintf(b, "# on the processor pool of %d processors (one per node; --node-size 1). TIME STATE NODES REASON\n", r.Procs)
+	}
 	active := map[int]int{} // processor count → active occurrences holding it
 	held := 0
 	for i := 0; i < len(edges); {
@@ -96,11 +105,12 @@ func (r *Result) WriteNodeEvents(w io.Writer) error {
 		for p := range active {
 			now = max(now, p) // the maximum does not depend on the map's order
 		}
+		now = min(total, (now+unit-1)/unit)
 		switch {
 		case now > held:
-			fmt.Fprintf(b, "%d DRAIN %s reserved (inferred)\n", t, nodeRange(r.Procs-now, r.Procs-held-1))
+			fmt.Fprintf(b, "%d DRAIN %s reserved (inferred)\n", t, nodeRange(total-now, total-held-1))
 		case now < held:
-			fmt.Fprintf(b, "%d RESUME %s reservation over\n", t, nodeRange(r.Procs-held, r.Procs-now-1))
+			fmt.Fprintf(b, "%d RESUME %s reservation over\n", t, nodeRange(total-held, total-now-1))
 		}
 		held = now
 	}
