@@ -485,6 +485,11 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 	for _, v := range vs {
 		msgs = append(msgs, v.Error())
 	}
+	pm, err := verifyScoreDPower(dir, sum, outs, tps)
+	if err != nil {
+		return nil, err
+	}
+	msgs = append(msgs, pm...)
 	for i, m := range msgs {
 		if maxShown > 0 && i == maxShown {
 			fmt.Fprintf(w, "%s: … and %d more\n", dir, len(msgs)-i)
@@ -493,6 +498,112 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 		fmt.Fprintf(w, "%s: %s\n", dir, m)
 	}
 	return []TableResult{{Label: dir, Jobs: len(outs), Violations: len(msgs)}}, nil
+}
+
+// verifyScoreDPower checks a SCore-D run with a power model, whose
+// stints name their processors: no stint holds a processor of a node while
+// that node is off or switching (pstate_changes.csv: switching nodes off,
+// --power-policy), and machine_states.csv's computing nodes at each
+// instant are those a stint holds then — a node is computing while any
+// row of the matrix holds one of its processors. A stint's times are
+// rounded up to the run's tick, as the meter's busy stretches are. outs'
+// times are in ticks of 1/runTick s. Without a power model, or without
+// the files, it checks nothing.
+func verifyScoreDPower(dir string, sum *report.Summary, outs []sim.ScoreDOutcome, runTick int64) ([]string, error) {
+	nodesOf := verifyNodes(sum)
+	if nodesOf == nil {
+		return nil, nil
+	}
+	// up returns ms in the run's ticks, rounded up.
+	up := func(ms int64) int64 {
+		if runTick >= 1000 {
+			return ms * (runTick / 1000)
+		}
+		return (ms + 999) / 1000
+	}
+	type hold struct {
+		from, to int64 // run ticks
+		nodes    []int
+		id       int64
+	}
+	var holds []hold
+	for i := range outs {
+		o := &outs[i]
+		for k, st := range o.Stints {
+			if k >= len(o.StintAllocs) || up(st.FromMs) >= up(st.ToMs) {
+				continue
+			}
+			h := hold{from: up(st.FromMs), to: up(st.ToMs), id: o.ID}
+			for _, r := range o.StintAllocs[k] {
+				for _, n := range nodesOf(r) {
+					if !slices.Contains(h.nodes, n) {
+						h.nodes = append(h.nodes, n)
+					}
+				}
+			}
+			holds = append(holds, h)
+		}
+	}
+	var msgs []string
+	off, tick, err := offSpans(dir, runTick)
+	if err != nil {
+		return nil, err
+	}
+	per := tick / runTick
+	for _, h := range holds {
+		for _, n := range h.nodes {
+			for _, sp := range off[n] {
+				if h.from*per < sp.to && sp.from < h.to*per {
+					msgs = append(msgs, fmt.Sprintf("job %d held node %d from %s to %s, which was off or switching from %s s to %s s (%s)", h.id, n,
+						report.AppendTicks(nil, h.from, runTick), report.AppendTicks(nil, h.to, runTick),
+						strconv.FormatFloat(float64(sp.from)/float64(tick), 'f', -1, 64), strconv.FormatFloat(float64(sp.to)/float64(tick), 'f', -1, 64), report.PStateChangesCSV))
+					break
+				}
+			}
+		}
+	}
+	path := filepath.Join(dir, report.MachineStatesCSV)
+	f, err := openOptional(path)
+	if f == nil || err != nil {
+		return msgs, err
+	}
+	defer f.Close()
+	rows, err := energy.ReadMachineStates(path, f, max(runTick, 1))
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	// Each node's holds begin (+1) and end (−1), ends first at an instant.
+	type ev struct {
+		t    int64
+		d    int
+		node int
+	}
+	var evs []ev
+	for _, h := range holds {
+		for _, n := range h.nodes {
+			evs = append(evs, ev{h.from, 1, n}, ev{h.to, -1, n})
+		}
+	}
+	sort.SliceStable(evs, func(a, b int) bool {
+		if evs[a].t != evs[b].t {
+			return evs[a].t < evs[b].t
+		}
+		return evs[a].d < evs[b].d
+	})
+	held := map[int]int{}
+	k := 0
+	for _, row := range rows {
+		for ; k < len(evs) && evs[k].t <= row.Time; k++ {
+			if held[evs[k].node] += evs[k].d; held[evs[k].node] == 0 {
+				delete(held, evs[k].node)
+			}
+		}
+		if got := row.Counts[energy.Computing]; got != len(held) {
+			msgs = append(msgs, fmt.Sprintf("%s at %s s: %d nodes computing, but jobs.csv's stints hold %d", report.MachineStatesCSV,
+				report.AppendTicks(nil, row.Time, runTick), got, len(held)))
+		}
+	}
+	return msgs, nil
 }
 
 // exclusiveLimits sets lim's queue modes, preemption mode and holds from
@@ -612,44 +723,11 @@ func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome, runTick in
 	if nodesOf == nil {
 		return nil, nil
 	}
-	path := filepath.Join(dir, report.PStateChangesCSV)
-	f, err := openOptional(path)
-	if f == nil || err != nil {
+	off, tick, err := offSpans(dir, runTick)
+	if off == nil || err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	// The file's times have the run's decimals: read them in ms at
-	// least (a run in seconds may have switches of fractional length).
-	tick := max(runTick, 1000)
 	per := tick / runTick // the file's ticks in one of the run's
-	changes, err := energy.ReadPStateChanges(path, f, tick)
-	if err != nil {
-		return nil, &InputError{err}
-	}
-	type span struct{ from, to int64 }
-	off := map[int][]span{}
-	from := map[int]int64{}  // when a node that is off went off
-	waking := map[int]bool{} // nodes switching on
-	for _, c := range changes {
-		for _, r := range c.Nodes {
-			for n := r.First; n <= r.Last; n++ {
-				_, isOff := from[n]
-				switch {
-				case c.PState == -2 && !isOff:
-					from[n] = c.Time
-				case c.PState == -1 && isOff:
-					waking[n] = true
-				case c.PState >= 0 && waking[n]:
-					off[n] = append(off[n], span{from[n], c.Time})
-					delete(from, n)
-					delete(waking, n)
-				}
-			}
-		}
-	}
-	for n, t := range from {
-		off[n] = append(off[n], span{t, math.MaxInt64})
-	}
 	var msgs []string
 	for i := range outs {
 		o := &outs[i]
@@ -679,6 +757,56 @@ func verifyPower(dir string, sum *report.Summary, outs []sim.Outcome, runTick in
 		}
 	}
 	return msgs, nil
+}
+
+// offSpan is a stretch [from, to) of time in which a node was off or
+// switching (offSpans).
+type offSpan struct{ from, to int64 }
+
+// offSpans reads each node's spans off or switching from dir's
+// pstate_changes.csv: from its -2 (switching off) to the end of its
+// switch-on (the computing pstate after its -1), the last one to the end
+// of time if it is not switched on again. Its times are in ticks of the
+// second value returned: the run's (1/runTick s), or ms if finer (a run in
+// seconds may have switches of fractional length). Without the file it
+// returns nil.
+func offSpans(dir string, runTick int64) (map[int][]offSpan, int64, error) {
+	path := filepath.Join(dir, report.PStateChangesCSV)
+	f, err := openOptional(path)
+	if f == nil || err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	tick := max(runTick, 1000)
+	changes, err := energy.ReadPStateChanges(path, f, tick)
+	if err != nil {
+		return nil, 0, &InputError{err}
+	}
+	type span = offSpan
+	off := map[int][]span{}
+	from := map[int]int64{}  // when a node that is off went off
+	waking := map[int]bool{} // nodes switching on
+	for _, c := range changes {
+		for _, r := range c.Nodes {
+			for n := r.First; n <= r.Last; n++ {
+				_, isOff := from[n]
+				switch {
+				case c.PState == -2 && !isOff:
+					from[n] = c.Time
+				case c.PState == -1 && isOff:
+					waking[n] = true
+				case c.PState >= 0 && waking[n]:
+					off[n] = append(off[n], span{from[n], c.Time})
+					delete(from, n)
+					delete(waking, n)
+				}
+			}
+		}
+	}
+	for n, t := range from {
+		off[n] = append(off[n], span{t, math.MaxInt64})
+	}
+	return off, tick, nil
 }
 
 // verifyMachineStates checks, for a run with a power model, that

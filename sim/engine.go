@@ -381,7 +381,7 @@ type Config struct {
 	// checkpoints.
 	ClosedLoop bool
 	// Power, if not nil, switches idle nodes of the processor pool off
-	// and on (see power.go).
+	// and on (see power.go; under ScoreD, scored_power.go).
 	Power *Power
 	// Preempt, if not nil, lets a policy start a queued job by
 	// preempting running jobs of lower tiers (see Preemption); it needs an
@@ -395,8 +395,9 @@ type Config struct {
 	// ScoreD, if not nil, runs SCore-D's priority queues (SPEC §4; see
 	// ScoreD for the model) instead of Policy, on the engine's clock in
 	// milliseconds. With it only Procs, ClosedLoop, NodeEvents,
-	// NodeSize, OnNodeFail, CheckpointEvery, OnCheckpoint, TicksPerSec and
-	// ScoreDBusy apply; New refuses the others.
+	// NodeSize, OnNodeFail, CheckpointEvery, OnCheckpoint, TicksPerSec,
+	// ScoreDBusy and Power (by idle timeout, see scored_power.go) apply;
+	// New refuses the others.
 	ScoreD *policy.ScoreD
 	// TicksPerSec is the trace's time unit under ScoreD: 1 (or 0: seconds),
 	// 1000 (ms) or 1000000 (µs); see ScoreD.SetTicks. Other runs count in
@@ -1037,10 +1038,16 @@ func (e *Engine) Run(src Source, observer Observer) (Stats, error) {
 			if sd.nd != nil && sd.applyNodes() {
 				event = true
 			}
+			if sd.pw != nil && sd.applyPower() {
+				event = true
+			}
 			if sd.changesNow(int64(t)) {
 				event = true
 			}
 			sd.passes()
+			if sd.pw != nil && sd.powerPass() {
+				event = true
+			}
 		}
 		switch {
 		case woken || expired || nodesChanged || releasedNow:

@@ -198,6 +198,7 @@ type sdCore struct {
 
 	tps        int64         // the trace's ticks a second (Config.TicksPerSec): 1, 1000 or 1000000
 	nd         *sdNodes      // node events (Config.NodeEvents); nil without
+	pw         *sdPower      // switching nodes off (Config.Power); nil without
 	savedNodes *sdNodesState // their state in a checkpoint, until setNodeEvents
 
 	// busyRun is Config.ScoreDBusy: with it, jobs are placed (nd) even
@@ -390,6 +391,9 @@ func (e *sdCore) nextInstant(have bool, next *workload.Job, loop *closedLoop) (t
 	}
 	if e.nd != nil {
 		t = min(t, e.nextNodeMs(have))
+	}
+	if e.pw != nil {
+		t = min(t, e.nextPowerMs(have))
 	}
 	if loop != nil && loop.next() < workload.Forever {
 		t = min(t, e.toMs(loop.next()))

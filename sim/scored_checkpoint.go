@@ -47,6 +47,7 @@ type scoreDState struct {
 	NextCk        workload.Time
 	Nodes         *sdNodesState    // node events (SetNodeEvents), nil without
 	Loop          *closedLoopState // a closed loop (SetClosedLoop), nil without
+	Power         *sdPowerState    // switching nodes off (Config.Power), nil without
 }
 
 type scoreDQueueState struct {
@@ -98,6 +99,9 @@ func (e *sdCore) snapshot() (*Snapshot, error) {
 	}
 	if e.eng.loop != nil {
 		s.Loop = e.eng.loop.state()
+	}
+	if e.pw != nil {
+		s.Power = e.pw.save()
 	}
 	for i := range e.queues {
 		q := &e.queues[i]
@@ -193,6 +197,14 @@ func (e *sdCore) restore(b []byte) error {
 	e.given, e.taken = u128{s.GivenHi, s.GivenLo}, u128{s.TakenHi, s.TakenLo}
 	*e.stats, e.lastSeq, e.nextCk = s.Stats, s.LastSeq, s.NextCk
 	e.savedNodes = s.Nodes // SetNodeEvents takes them over
+	if (s.Power != nil) != (e.pw != nil) {
+		return bad("saved with switching nodes off %v, resumed with %v", s.Power != nil, e.pw != nil)
+	}
+	if e.pw != nil {
+		if err := e.pw.restore(s.Power); err != nil {
+			return err
+		}
+	}
 	if s.Loop != nil {
 		if e.eng.loop, err = restoreClosedLoop(s.Loop); err != nil {
 			return bad("%v", err)

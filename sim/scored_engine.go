@@ -25,7 +25,6 @@ func newScoreDEngine(cfg Config) (*Engine, error) {
 		{cfg.DeferPlacement, "deferred placement"},
 		{cfg.Constraints != nil, "reservations or limits"},
 		{cfg.SchedInterval != 0, "a scheduler cycle"},
-		{cfg.Power != nil, "a power model"},
 		{cfg.Preempt != nil, "Slurm's preemption"},
 		{cfg.LostRun != nil, "a lost-run hook"},
 	} {
@@ -43,6 +42,9 @@ func newScoreDEngine(cfg Config) (*Engine, error) {
 		if err := sd.setTicks(tps); err != nil {
 			return nil, err
 		}
+	}
+	if err := sd.setPower(cfg.Power); err != nil {
+		return nil, err
 	}
 	if err := sd.setNodeEvents(cfg.NodeEvents, cfg.NodeSize, cfg.OnNodeFail); err != nil {
 		return nil, err
@@ -64,7 +66,7 @@ func restoreScoreDEngine(cfg Config, b []byte) (*Engine, error) {
 	if err := e.sd.restore(b); err != nil {
 		return nil, err
 	}
-	if len(nodes) > 0 || cfg.ScoreDBusy != nil { // else Run refuses a state saved with node events, unless ScoreD.SetNodeEvents gives them
+	if len(nodes) > 0 || cfg.ScoreDBusy != nil || cfg.Power != nil { // else Run refuses a state saved with node events, unless ScoreD.SetNodeEvents gives them
 		e.cfg.NodeEvents = nodes
 		if err := e.sd.setNodeEvents(nodes, cfg.NodeSize, cfg.OnNodeFail); err != nil {
 			return nil, err

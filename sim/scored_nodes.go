@@ -78,13 +78,16 @@ type sdNodes struct {
 	busyFrom []int64
 	core     *sdCore // the component, for its clock and Config.ScoreDBusy
 	busyOne  [1]cluster.Range
+	// power is each node's power state with switching (sdPower.state),
+	// nil without: a node that is off or switching is out of service.
+	power []uint8
 }
 
 // setNodeEvents gives the component a node-event schedule
 // (Config.NodeEvents; see ScoreD.SetNodeEvents). With an empty schedule
 // the run is as without.
 func (e *sdCore) setNodeEvents(evs []cluster.NodeEvent, nodeSize int, onFail NodeFailAction) error {
-	if len(evs) == 0 && e.busyRun == nil {
+	if len(evs) == 0 && e.busyRun == nil && e.pw == nil {
 		if e.savedNodes != nil {
 			return fmt.Errorf("sim: SCore-D engine state: saved with node events, resumed without")
 		}
@@ -98,6 +101,13 @@ func (e *sdCore) setNodeEvents(evs []cluster.NodeEvent, nodeSize int, onFail Nod
 		return fmt.Errorf("sim: node size %d: want ≥ 1 processor", nodeSize)
 	case nodeSize == 0:
 		nodeSize = 1
+	}
+	if e.pw != nil {
+		// The nodes switched are the power model's.
+		if len(evs) > 0 && nodeSize != e.pw.cfg.NodeSize {
+			return fmt.Errorf("sim: power management on nodes of %d processors, node events on nodes of %d: want one node size", e.pw.cfg.NodeSize, nodeSize)
+		}
+		nodeSize = e.pw.cfg.NodeSize
 	}
 	n := (e.procs + nodeSize - 1) / nodeSize
 	for i, ev := range evs {
@@ -117,6 +127,9 @@ func (e *sdCore) setNodeEvents(evs []cluster.NodeEvent, nodeSize int, onFail Nod
 		allM: cluster.NewMachine(e.procs), use: make([]int32, e.procs), state: make([]uint8, n),
 		parkedRow: make([]bool, e.mpl*e.procs), parkedAll: make([]bool, e.procs), lowerUse: make([]int32, e.procs),
 		busyFrom: make([]int64, e.procs), core: e}
+	if e.pw != nil {
+		nd.power = e.pw.state
+	}
 	for range e.mpl {
 		nd.rowM = append(nd.rowM, cluster.NewMachine(e.procs))
 	}
@@ -136,7 +149,10 @@ func (e *sdCore) setNodeEvents(evs []cluster.NodeEvent, nodeSize int, onFail Nod
 func (nd *sdNodes) nodeOf(c int) int { return c / nd.size }
 
 // inService reports whether processor c's node is up.
-func (nd *sdNodes) inService(c int) bool { return nd.state[c/nd.size] == nodeUp }
+func (nd *sdNodes) inService(c int) bool {
+	n := c / nd.size
+	return nd.state[n] == nodeUp && (nd.power == nil || nd.power[n] == powerOn)
+}
 
 // procsOf returns node range r as processors.
 func (nd *sdNodes) procsOf(r cluster.Range) cluster.Range {
@@ -349,7 +365,7 @@ func (e *sdCore) applyNodes() bool {
 		case cluster.NodeResume:
 			for _, r := range ev.Nodes {
 				nd.setState(r, nodeUp)
-				nd.unpark(nd.procsOf(r))
+				e.unparkOn(r)
 			}
 		}
 	}
