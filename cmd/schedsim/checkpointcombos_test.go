@@ -274,6 +274,16 @@ switch_on_watts = 150
 			}
 		})
 	}
+	// SCore-D's queues, gang and exclusive: the nodes' power states, the
+	// switches under way and the idle timeouts are in SCore-D's state.
+	for _, mode := range []string{"gang", "exclusive"} {
+		t.Run("scored "+mode, func(t *testing.T) {
+			files := killResumeVerify(t, filepath.Join(dir, "scored-"+mode), 10, "2d", "run", "--trace", trace, "-q", "--config", conf, "--power-policy", "idle:10m", "--mode", mode)
+			if bytes.Count(files["pstate_changes.csv"], []byte("\n")) < 50 {
+				t.Errorf("pstate_changes.csv has few switches: the test does not exercise them\n%.300s", files["pstate_changes.csv"])
+			}
+		})
+	}
 	// With node failures that requeue jobs: the nodes' service states
 	// beside their power states, and the cut-short runs the meter keeps,
 	// survive the checkpoint.
