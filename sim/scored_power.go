@@ -122,10 +122,11 @@ func (e *sdCore) unparkOn(r cluster.Range) {
 }
 
 // nextPowerMs returns the time (ms) of the manager's next instant, or
-// workload.Forever when none is left or no job is left to run.
+// workload.Forever when none is left or no job is left to run (none to
+// read, run, wait or come from a closed loop).
 func (e *sdCore) nextPowerMs(have bool) int64 {
 	pw := e.pw
-	if len(pw.evs) == 0 || !have && len(e.running) == 0 && e.queued() == 0 {
+	if len(pw.evs) == 0 || !have && len(e.running) == 0 && e.queued() == 0 && (e.eng.loop == nil || len(e.eng.loop.late) == 0) {
 		return int64(workload.Forever)
 	}
 	return max(pw.evs[0].Ms, e.nowMs)

@@ -99,6 +99,7 @@ func switchingConfigs() []struct {
 	name   string
 	cfg    func() policy.ScoreD
 	events []cluster.NodeEvent
+	loop   bool
 } {
 	queues := func(mode policy.QueueMode, preempt policy.PreemptMode) policy.ScoreD {
 		c := policy.NewScoreD(3, mode)
@@ -110,30 +111,37 @@ func switchingConfigs() []struct {
 		name   string
 		cfg    func() policy.ScoreD
 		events []cluster.NodeEvent
+		loop   bool
 	}{
 		{"gang-mpl3-switch", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptSuspend)
 			c.MPL, c.QuantumMs, c.SwitchMs = 3, 70, 9
 			return c
-		}, nil},
-		{"exclusive-requeue", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptRequeue) }, nil},
+		}, nil, false},
+		{"exclusive-requeue", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptRequeue) }, nil, false},
 		{"mixed-nodes", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptSuspend)
 			c.Queues[1].Mode = policy.Exclusive
 			return c
-		}, []cluster.NodeEvent{nev(3000, cluster.NodeDown, 0, 1), nev(6000, cluster.NodeDrain, 8, 9), nev(9000, cluster.NodeResume, 0, 1), nev(12000, cluster.NodeResume, 8, 9)}},
+		}, []cluster.NodeEvent{nev(3000, cluster.NodeDown, 0, 1), nev(6000, cluster.NodeDrain, 8, 9), nev(9000, cluster.NodeResume, 0, 1), nev(12000, cluster.NodeResume, 8, 9)}, false},
+		// A closed loop: nodes are switched off while the next jobs
+		// wait for their preceding job's end and think time.
+		{"gang-closed-loop", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 2; return c }, nil, true},
 	}
 }
 
 // switchingJobs is a synthetic workload for switchingConfigs: 400 jobs on
 // 64 processors, in three queues, arriving 30 times further apart than
 // syntheticJobs's (a load of about 0.7), so that nodes sleep.
-func switchingJobs(seed uint64) []workload.Job {
+func switchingJobs(seed uint64, loop bool) []workload.Job {
 	jobs := syntheticJobs(seed, 400, 64)
 	for i := range jobs {
 		jobs[i].Seq = int64(i)
 		jobs[i].Queue = i % 3
 		jobs[i].Submit *= 30
+		if loop && i%4 == 3 {
+			jobs[i].PrecedingJob, jobs[i].ThinkTime = jobs[i-3].ID, 900
+		}
 	}
 	return jobs
 }
@@ -150,11 +158,11 @@ func TestScoreDSwitchingCheckpointChain(t *testing.T) {
 	for _, tc := range switchingConfigs() {
 		for seed := uint64(1); seed <= uint64(simtest.Cases(2, 1)); seed++ {
 			t.Run(fmt.Sprintf("%s/seed%d", tc.name, seed), func(t *testing.T) {
-				jobs := switchingJobs(seed)
+				jobs := switchingJobs(seed, tc.loop)
 				config := func(log *[]string) func() sim.Config {
 					return func() sim.Config {
 						c := tc.cfg()
-						return sim.Config{Procs: procs, ScoreD: &c, NodeEvents: tc.events, NodeSize: 4, OnNodeFail: sim.NodeFailRequeue,
+						return sim.Config{Procs: procs, ScoreD: &c, NodeEvents: tc.events, NodeSize: 4, OnNodeFail: sim.NodeFailRequeue, ClosedLoop: tc.loop,
 							Power: &sim.Power{NodeSize: 4, IdleTimeout: 300, SwitchOff: 30, SwitchOn: 120, Log: powerLog(log)}}
 					}
 				}
@@ -239,11 +247,11 @@ func TestScoreDSwitchingDeterministic(t *testing.T) {
 	const procs = 64
 	for _, tc := range switchingConfigs() {
 		t.Run(tc.name, func(t *testing.T) {
-			jobs := switchingJobs(7)
+			jobs := switchingJobs(7, tc.loop)
 			run := func(timeout workload.Time, power bool) ([]sim.Record, []string) {
 				var log []string
 				c := tc.cfg()
-				cfg := sim.Config{Procs: procs, ScoreD: &c, NodeEvents: tc.events, NodeSize: 4, OnNodeFail: sim.NodeFailRequeue,
+				cfg := sim.Config{Procs: procs, ScoreD: &c, NodeEvents: tc.events, NodeSize: 4, OnNodeFail: sim.NodeFailRequeue, ClosedLoop: tc.loop,
 					ScoreDBusy: func(workload.Time, workload.Time, []cluster.Range) {}}
 				if power {
 					cfg.Power = &sim.Power{NodeSize: 4, IdleTimeout: timeout, SwitchOff: 30, SwitchOn: 120, Log: powerLog(&log)}
