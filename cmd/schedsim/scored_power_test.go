@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,5 +100,47 @@ func TestRunScoreDSwitching(t *testing.T) {
 	code, _, stderr := run(t, "run", "--trace", trace, "-q", "--config", conf, "--mode", "gang", "--power-policy", "plan", "--plots=false", "--out", filepath.Join(dir, "plan"))
 	if code != exitUsage || !strings.Contains(stderr, "never plans a start") {
 		t.Errorf("--power-policy plan with SCore-D: exit %d, %s", code, stderr)
+	}
+}
+
+// TestRunScoreDSwitchingTimeUnit switches nodes off under SCore-D's
+// queues in a run in milliseconds and in microseconds (the recorded Batsim
+// workload on its platform, whose switch-off lasts 6.1 s): verify passes,
+// and the switches keep their fraction of a second, which a run in
+// seconds rounds (6 s).
+func TestRunScoreDSwitchingTimeUnit(t *testing.T) {
+	ref := filepath.Join("..", "..", "..", "shared", "reference", "batsim-energy")
+	w, platform := filepath.Join(ref, "medium_late.json"), filepath.Join(ref, "platform.xml")
+	if _, err := os.Stat(w); err != nil {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", w)
+	}
+	dir := t.TempDir()
+	for _, unit := range []string{"ms", "us"} {
+		for _, mode := range []string{"gang", "exclusive"} {
+			out := filepath.Join(dir, mode+"-"+unit)
+			if code, _, stderr := run(t, "run", "--trace", w, "--power", platform, "--mode", mode, "--time-unit", unit, "--power-policy", "idle:60",
+				"--out", out, "-q", "--plots=false"); code != exitOK {
+				t.Fatalf("%s %s: exit %d: %s", mode, unit, code, stderr)
+			}
+			if code, stdout, stderr := run(t, "verify", out); code != exitOK || !strings.Contains(stdout, "801 jobs, all invariants hold") {
+				t.Fatalf("%s %s: verify: exit %d:\n%s%s", mode, unit, code, stdout, stderr)
+			}
+			b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s struct {
+				Energy struct {
+					NodeSeconds map[string]float64 `json:"node_seconds"`
+				} `json:"energy"`
+			}
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatal(err)
+			}
+			off := s.Energy.NodeSeconds["switching_off"]
+			if n := off / 6.1; off == 0 || math.Abs(n-math.Round(n)) > 1e-6 {
+				t.Errorf("%s %s: %g node-seconds switching off: want a positive multiple of 6.1 s", mode, unit, off)
+			}
+		}
 	}
 }
