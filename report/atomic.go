@@ -79,6 +79,18 @@ func (a *AtomicFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// StartWriteback asks the kernel to start writing to disk the bytes
+// written so far that it was not asked to yet (where it can; see
+// startWriteback), without waiting: Commit's sync then finds them on their
+// way. It is only a hint.
+func (a *AtomicFile) StartWriteback() {
+	if a.done || a.written == a.hinted {
+		return
+	}
+	startWriteback(a.f, a.hinted, a.written-a.hinted)
+	a.hinted = a.written
+}
+
 // Commit syncs and closes the temporary file, gives it mode AtomicMode and
 // renames it to the path, replacing any file there. On failure the temporary
 // file is removed and the path left as it was.

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"io"
@@ -335,32 +336,52 @@ func WriteRunPlots(dir string, r *Run) error {
 	w := bufio.NewWriterSize(f, pageBuffer)
 	p := runPage(r)
 	// The page up to its figures, with the Gantt data (megabytes for a
-	// long run), is written while the figures render: it needs only their
-	// names and titles, known once they are built.
-	head := make(chan error, 1)
-	started := false
-	rendered, err := renderFigures(dir, func() []*Figure { return RunFigures(r) }, func(figs []*Figure) {
+	// long run), is written while the figures render, as one of their
+	// tasks: it needs only their names and titles, known once they are
+	// built. Once written it starts on its way to disk, so that the sync
+	// at the end waits for the figures only.
+	var headErr error
+	rendered, wait, err := renderFigures(dir, func() []*Figure { return RunFigures(r) }, func(figs []*Figure) []renderTask {
 		p.Figures = make([]pageFigure, len(figs))
 		for i, f := range figs {
 			p.Figures[i] = pageFigure{Name: f.Name, Title: f.Title}
 		}
-		started = true
-		go func() { head <- writePageHead(w, p, r) }()
+		return []renderTask{{pageHeadWork(r), func() {
+			if headErr = writePageHead(w, p, r); headErr == nil {
+				headErr = w.Flush()
+				f.StartWriteback()
+			}
+		}}}
 	})
-	if started {
-		if herr := <-head; err == nil {
-			err = herr
-		}
-	}
 	if err != nil {
+		return wait()
+	}
+	if err := cmp.Or(headErr, writePageTail(w, p, rendered)); err != nil {
+		wait()
 		return err
 	}
+	// report.html syncs while the figures' files do.
+	err = f.Commit()
+	if werr := wait(); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// writePageTail writes the page from its figures on, and flushes w.
+func writePageTail(w *bufio.Writer, p *page, rendered []Rendered) error {
 	p.Figures = pageFigures(rendered)
 	if err := pageTailTemplate.Execute(w, p); err != nil {
 		return err
 	}
-	if err := w.Flush(); err != nil {
-		return err
+	return w.Flush()
+}
+
+// pageHeadWork estimates the work of writing the page's head (renderTask):
+// mostly packing and encoding the Gantt data, by their rectangles.
+func pageHeadWork(r *Run) float64 {
+	if !hasPageGantt(r) {
+		return 1
 	}
-	return f.Commit()
+	return 1 + 1e-4*float64(r.Gantt.nr)
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"gonum.org/v1/plot"
@@ -74,6 +75,9 @@ type Figure struct {
 	Width, Height vg.Length
 
 	draw func(c draw.Canvas)
+	// points is about how many points the figure's lines have, for
+	// estimating the work of drawing it (pngWork, svgWork).
+	points int
 	// hover are the points report.html names on hover, in the SVG's
 	// coordinates, recorded when the SVG is drawn.
 	hover []hoverPoint
@@ -136,27 +140,39 @@ type Rendered struct {
 
 // WriteFigures renders each figure as DIR/NAME.svg and DIR/NAME.png, each
 // written atomically, and returns the figures with their SVG for an HTML
-// page. Figures render side by side, one goroutine per figure and at most
-// one per processor; the files and the result are the same as rendering
-// them one after the other, and the error, if any, is the first figure's.
+// page. Figures render side by side, at most one per processor, the
+// longest first; the files and the result are the same as rendering them
+// one after the other, and the error, if any, is the first figure's.
 func WriteFigures(dir string, figs []*Figure) ([]Rendered, error) {
-	return writeFigures(dir, figs, nil)
+	out, wait, _ := writeFigures(dir, figs, nil, nil)
+	if err := wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // RenderFigures is WriteFigures on the figures build returns. It calls
 // build twice and renders the SVGs from one set and the PNGs from the
 // other: a figure's plots must not be drawn by two goroutines at once, and
-// with two sets every file renders on a goroutine of its own, which
-// spreads a few uneven figures better over the processors. build must
-// return the same figures each time (the figure constructors do).
+// with two sets every file renders on its own, which spreads a few uneven
+// figures better over the processors. build must return the same figures
+// each time (the figure constructors do).
 func RenderFigures(dir string, build func() []*Figure) ([]Rendered, error) {
-	return renderFigures(dir, build, nil)
+	out, wait, _ := renderFigures(dir, build, nil)
+	if err := wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// renderFigures is RenderFigures, calling built (if not nil) with the
-// first set of figures once both are built, before they render; built
-// must not draw them.
-func renderFigures(dir string, build func() []*Figure, built func([]*Figure)) ([]Rendered, error) {
+// renderFigures is RenderFigures without waiting for the files: it
+// returns once every figure is rendered, with wait, which waits until the
+// files are written and returns the first error of all (as RenderFigures
+// does), and the first error rendering a figure. built, if not nil, is called
+// with the first set of figures once both are built, before they render
+// (it must not draw them); the tasks it returns run beside the figures',
+// and are done when renderFigures returns.
+func renderFigures(dir string, build func() []*Figure, built func([]*Figure) []renderTask) ([]Rendered, func() error, error) {
 	// The two sets are built side by side (build must only read what it
 	// shares between calls).
 	var figs, twins []*Figure
@@ -167,46 +183,101 @@ func renderFigures(dir string, build func() []*Figure, built func([]*Figure)) ([
 	}()
 	figs = build()
 	<-done
+	fail := func(err error) ([]Rendered, func() error, error) { return nil, func() error { return err }, err }
 	if len(twins) != len(figs) {
-		return nil, fmt.Errorf("report: rendering figures: built %d, then %d", len(figs), len(twins))
+		return fail(fmt.Errorf("report: rendering figures: built %d, then %d", len(figs), len(twins)))
 	}
 	for i := range figs {
 		if twins[i].Name != figs[i].Name {
-			return nil, fmt.Errorf("report: rendering figures: built %s, then %s", figs[i].Name, twins[i].Name)
+			return fail(fmt.Errorf("report: rendering figures: built %s, then %s", figs[i].Name, twins[i].Name))
 		}
 	}
+	var extra []renderTask
 	if built != nil {
-		built(figs)
+		extra = built(figs)
 	}
-	return writeFigures(dir, figs, twins)
+	return writeFigures(dir, figs, twins, extra)
 }
 
+// renderTask is a piece of the work of drawing: a figure's PNG or SVG, or
+// work done beside them (report.html's Gantt data). work is an estimate
+// of how long it takes (about a millisecond a unit, on the machine the
+// estimates were made on); only the order the tasks start in follows
+// from it, never what they make.
+type renderTask struct {
+	work float64
+	run  func()
+}
+
+// runLongestFirst runs the tasks on at most one goroutine per processor,
+// the longest first, and returns when all are done. Started longest
+// first, tasks of uneven lengths finish close together (Graham's LPT
+// rule): a long figure started last would keep one processor busy after
+// the others had finished.
+func runLongestFirst(tasks []renderTask) {
+	order := make([]int, len(tasks))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tasks[b].work, tasks[a].work) })
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(runtime.GOMAXPROCS(0), 1), len(tasks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(order) {
+					return
+				}
+				tasks[order[k]].run()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Estimates of the work of a figure's files (renderTask.work): a PNG
+// costs by its pixels (filled, compressed) and the points of its lines
+// (stroked), an SVG by its points (written as text). Measured on
+// LANL-CM5's figures, they are rough, and only order the work.
+const (
+	pngWorkPerMpx   = 5    // per million pixels
+	pngWorkPerPoint = 4e-4 // per point of its lines
+	svgWork         = 0.3
+	svgWorkPerPoint = 1.5e-4
+)
+
+// pngWork and svgWork estimate the work of the figure's PNG and SVG.
+func (f *Figure) pngWork() float64 {
+	px := float64(f.Width) / 72 * PNGDPI * float64(f.Height) / 72 * PNGDPI
+	return pngWorkPerMpx*px/1e6 + pngWorkPerPoint*float64(f.points)
+}
+
+func (f *Figure) svgWork() float64 { return svgWork + svgWorkPerPoint*float64(f.points) }
+
 // writeFigures renders figs' SVGs, and their PNGs from twins (from figs if
-// twins is nil, on the same goroutine as the figure's SVG). Each file is
-// written (and synced) by a goroutine of its own as soon as it is
-// rendered, so that waiting for the disk overlaps the rendering of the
-// others. The error, if any, is the first figure's, SVG before PNG.
-func writeFigures(dir string, figs, twins []*Figure) ([]Rendered, error) {
+// twins is nil, on the same goroutine as the figure's SVG), beside the
+// extra tasks, longest first (runLongestFirst). Each file is written
+// (and synced) by a goroutine of its own as soon as it is rendered, so
+// that waiting for the disk overlaps the rendering of the others.
+// writeFigures returns when every figure is rendered and every extra task
+// done, with wait, which waits for the files and returns the first error
+// of all (in the figures' order, SVG before PNG, a file's rendering before
+// its writing), and the first error rendering.
+func writeFigures(dir string, figs, twins []*Figure, extra []renderTask) ([]Rendered, func() error, error) {
 	type rendering struct {
 		svg, png           []byte
 		svgErr, pngErr     error
 		svgWrite, pngWrite error
 	}
 	done := make([]rendering, len(figs))
-	slots := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
-	var wg sync.WaitGroup
-	run := func(task func()) {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			task()
-		}()
-	}
+	var writes sync.WaitGroup
 	write := func(name string, b []byte, err *error) {
-		wg.Add(1)
+		writes.Add(1)
 		go func() {
-			defer wg.Done()
+			defer writes.Done()
 			*err = WriteFileAtomic(filepath.Join(dir, name), func(w io.Writer) error {
 				_, err := w.Write(b)
 				return err
@@ -223,43 +294,44 @@ func writeFigures(dir string, figs, twins []*Figure) ([]Rendered, error) {
 			write(f.Name+".png", r.png, &r.pngWrite)
 		}
 	}
-	if twins == nil {
-		for i, f := range figs {
-			r := &done[i]
-			run(func() {
+	tasks := extra
+	for i, f := range figs {
+		r := &done[i]
+		if twins == nil {
+			tasks = append(tasks, renderTask{f.pngWork() + f.svgWork(), func() {
 				svg(f, r)
 				png(f, r)
-			})
+			}})
+			continue
 		}
-	} else {
-		// The longest first, so that the processors finish together:
-		// the PNGs, the largest figures first, then the SVGs.
-		order := make([]int, len(figs))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int {
-			return cmp.Compare(figs[b].Width*figs[b].Height, figs[a].Width*figs[a].Height)
-		})
-		for _, i := range order {
-			run(func() { png(twins[i], &done[i]) })
-		}
-		for _, i := range order {
-			run(func() { svg(figs[i], &done[i]) })
+		tasks = append(tasks,
+			renderTask{twins[i].pngWork(), func() { png(twins[i], r) }},
+			renderTask{f.svgWork(), func() { svg(f, r) }})
+	}
+	runLongestFirst(tasks)
+	var renderErr error
+	for _, r := range done {
+		if renderErr == nil {
+			renderErr = cmp.Or(r.svgErr, r.pngErr)
 		}
 	}
-	wg.Wait()
-	out := make([]Rendered, 0, len(figs))
-	for i, f := range figs {
-		r := done[i]
-		for _, err := range []error{r.svgErr, r.svgWrite, r.pngErr, r.pngWrite} {
-			if err != nil {
-				return nil, err
+	wait := func() error {
+		writes.Wait()
+		for _, r := range done {
+			if err := cmp.Or(r.svgErr, r.svgWrite, r.pngErr, r.pngWrite); err != nil {
+				return err
 			}
 		}
-		out = append(out, Rendered{Figure: f, SVGBytes: r.svg})
+		return nil
 	}
-	return out, nil
+	if renderErr != nil {
+		return nil, wait, renderErr
+	}
+	out := make([]Rendered, 0, len(figs))
+	for i, f := range figs {
+		out = append(out, Rendered{Figure: f, SVGBytes: done[i].svg})
+	}
+	return out, wait, nil
 }
 
 // RunFigures returns the figures of one run, in report order: utilisation
@@ -568,8 +640,10 @@ func utilisationFigure(r *Run, sub string) *Figure {
 	scale := 100 / float64(ts.Procs())
 	x1 := float64(ts.End()-ts.Start()) / u.sec
 	caption := "Processors allocated, as a percentage of the machine, against simulated time; " + resolution(ts, u) + "."
+	points := 0
 	if len(segs) <= smoothAbove {
 		l := newLine(ts.cachedStepXYs(false, Busy, scale, u), 0, vg.Points(1))
+		points = len(l.xys)
 		p.Add(l)
 		p.Legend.Add("busy processors", l)
 	} else {
@@ -585,6 +659,7 @@ func utilisationFigure(r *Run, sub string) *Figure {
 			xys = append(xys, plotter.XY{X: x0, Y: m * scale}, plotter.XY{X: xe, Y: m * scale})
 		}
 		smooth := newLine(xys, 0, vg.Points(1.6))
+		points = len(raw.xys) + len(xys)
 		smooth.Color = color.RGBA{R: 8, G: 48, B: 107, A: 255}
 		p.Add(raw, smooth)
 		p.Legend.Add("busy processors", raw)
@@ -603,7 +678,7 @@ func utilisationFigure(r *Run, sub string) *Figure {
 		Name: "utilisation", Title: "Utilisation over time",
 		Caption: caption + " The dashed line is the utilisation over the whole makespan.",
 		Width:   9 * vg.Inch, Height: 4.5 * vg.Inch,
-		draw: p.Draw,
+		draw: p.Draw, points: points,
 	}
 	addLazyHover(fig, p, func() []hoverDatum {
 		return seriesHover(ts, Busy, scale, u, ts.Start(), r.Calendar, hoverBins, "busy", "%.1f %%")
@@ -655,18 +730,22 @@ func lighter(c color.Color, f float64) color.Color {
 }
 
 // addSeries adds quantity s of the series to p as a step line in colour i,
-// with the bucket peaks drawn lighter behind it when the series is bucketed.
-func addSeries(p *plot.Plot, ts *TimeSeries, s Series, i int, u timeUnit, label string) {
+// with the bucket peaks drawn lighter behind it when the series is
+// bucketed, and returns how many points the lines have.
+func addSeries(p *plot.Plot, ts *TimeSeries, s Series, i int, u timeUnit, label string) int {
 	l := newLine(ts.cachedStepXYs(false, s, 1, u), i, vg.Points(0.9))
+	points := len(l.xys)
 	if ts.Width() > 1 {
 		peak := newLine(ts.cachedStepXYs(true, s, 1, u), i, vg.Points(0.6))
 		peak.Color = lighter(l.Color, 0.6)
+		points += len(peak.xys)
 		p.Add(peak)
 		p.Legend.Add(label+", peak per "+u.dur(float64(ts.Width())), peak)
 		label += ", mean per " + u.dur(float64(ts.Width()))
 	}
 	p.Add(l)
 	p.Legend.Add(label, l)
+	return points
 }
 
 func queueFigure(r *Run, sub string) *Figure {
@@ -681,7 +760,7 @@ func queueFigure(r *Run, sub string) *Figure {
 	queued.Y.Tick.Marker = niceTicks
 	timeAxis(&queued.X, r.Calendar, u, ts.Start())
 	queued.X.Label.Text = ""
-	addSeries(queued, ts, Queued, 1, u, "queued jobs")
+	points := addSeries(queued, ts, Queued, 1, u, "queued jobs")
 	queued.Legend.Top = true
 	queued.X.Min, queued.X.Max = 0, x1
 	queued.Y.Min = 0
@@ -691,7 +770,7 @@ func queueFigure(r *Run, sub string) *Figure {
 	running.Y.Tick.Marker = niceTicks
 	timeAxis(&running.X, r.Calendar, u, ts.Start())
 	running.X.Label.Text = ""
-	addSeries(running, ts, Running, 0, u, "running jobs")
+	points += addSeries(running, ts, Running, 0, u, "running jobs")
 	running.Legend.Top = true
 	running.X.Min, running.X.Max = 0, x1
 	running.Y.Min = 0
@@ -700,7 +779,7 @@ func queueFigure(r *Run, sub string) *Figure {
 	demand := newPlot("", "", "processors")
 	demand.Y.Tick.Marker = niceTicks
 	timeAxis(&demand.X, r.Calendar, u, ts.Start())
-	addSeries(demand, ts, QueuedProcs, 3, u, "processors the queued jobs ask for")
+	points += addSeries(demand, ts, QueuedProcs, 3, u, "processors the queued jobs ask for")
 	machine := hline(float64(ts.Procs()), 0, x1, color.Black)
 	demand.Add(machine)
 	demand.Legend.Add(fmt.Sprintf("machine size (%d)", ts.Procs()), machine)
@@ -724,7 +803,7 @@ func queueFigure(r *Run, sub string) *Figure {
 		Name: "queue", Title: "Queue length and queued demand over time",
 		Caption: "Top: jobs waiting. Middle: jobs running, on its own scale. Bottom: processors the waiting jobs ask for, in all, against the machine size; " +
 			resolution(ts, u) + ", drawn lighter at its peak." + cut,
-		Width: 9 * vg.Inch, Height: 8 * vg.Inch,
+		Width: 9 * vg.Inch, Height: 8 * vg.Inch, points: points,
 		draw: func(c draw.Canvas) {
 			tiles := draw.Tiles{Rows: 3, Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
 			cs := plot.Align([][]*plot.Plot{{queued}, {running}, {demand}}, tiles, c)
@@ -852,6 +931,7 @@ func waitCDFFigure(runs []*Run, name, title string) *Figure {
 		}
 	}
 	var hover []hoverDatum
+	points := 0
 	for i, r := range runs {
 		if len(r.Waits) == 0 {
 			continue
@@ -868,6 +948,7 @@ func waitCDFFigure(runs []*Run, name, title string) *Figure {
 			steps = append(steps, xy)
 		}
 		l := overlayLine(steps, i, vg.Points(1.2))
+		points += len(steps)
 		p.Add(l)
 		label := r.Name
 		if label == "" {
@@ -900,7 +981,7 @@ func waitCDFFigure(runs []*Run, name, title string) *Figure {
 		Caption: "Fraction of the jobs that ran whose wait (start − submit) was at most x, on a logarithmic axis; " +
 			"the curve starts at x = 1 s with the jobs that did not wait.",
 		Width: 8 * vg.Inch, Height: 4.5 * vg.Inch,
-		draw: p.Draw,
+		draw: p.Draw, points: points,
 	}
 	addHover(fig, p, hover)
 	return fig
