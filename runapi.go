@@ -214,6 +214,12 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		// when the run is over.
 		o.energyNext, obs = tables.observers(csv), o.opt.Observers
 	}
+	if o.Plots {
+		// What the drawing can do before the run is over, it does while
+		// the run simulates, on a processor the run leaves idle part of
+		// the time.
+		go report.PrepareDrawing()
+	}
 	res, err := o.simulate(obs...)
 	if err == nil && o.interrupted() {
 		// A signal after the last job was read still stops the run:

@@ -5,7 +5,9 @@ import (
 	"image/color"
 	imagedraw "image/draw"
 	"math"
+	"slices"
 	"sync"
+	"unsafe"
 
 	"git.sr.ht/~sbinet/gg"
 	"golang.org/x/image/font"
@@ -366,8 +368,9 @@ func (fc *fastCanvas) strokeLines(s *canvasState, pts [][2]float64) {
 		if fc.mask != nil {
 			// The pool keeps its own slice header: a pointer to
 			// fc.mask would hand the new buffer to another canvas.
-			old := fc.mask
-			maskPool.Put(&old)
+			if old := fc.mask; !spareMasks.put(old) {
+				maskPool.Put(&old)
+			}
 		}
 		fc.mask = pooledMask(w * h)
 	}
@@ -595,13 +598,15 @@ func (fc *fastCanvas) close() {
 		f.Close()
 	}
 	if fc.img != nil {
-		pix := fc.img.Pix
-		pixPool.Put(&pix)
+		if pix := fc.img.Pix; !sparePix.put(pix) {
+			pixPool.Put(&pix)
+		}
 		fc.img = nil
 	}
 	if fc.mask != nil {
-		mask := fc.mask // cleared by each stroke
-		maskPool.Put(&mask)
+		if mask := fc.mask; !spareMasks.put(mask) { // cleared by each stroke
+			maskPool.Put(&mask)
+		}
 		fc.mask = nil
 	}
 }
@@ -612,9 +617,12 @@ func (fc *fastCanvas) close() {
 // paint it white.
 var pixPool, maskPool sync.Pool
 
-// pooledRGBA returns an image of w×h pixels, from pixPool when it holds
-// a buffer large enough; its pixels are to be painted over whole.
+// pooledRGBA returns an image of w×h pixels, from sparePix or pixPool when
+// they hold a buffer large enough; its pixels are to be painted over whole.
 func pooledRGBA(w, h int) *image.RGBA {
+	if pix := sparePix.get(4 * w * h); pix != nil {
+		return &image.RGBA{Pix: pix, Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
+	}
 	if p, ok := pixPool.Get().(*[]byte); ok && cap(*p) >= 4*w*h {
 		return &image.RGBA{Pix: (*p)[:4*w*h], Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
 	}
@@ -624,8 +632,74 @@ func pooledRGBA(w, h int) *image.RGBA {
 // pooledMask returns a coverage buffer of n zeros, from maskPool when it
 // holds one large enough.
 func pooledMask(n int) []float32 {
+	if m := spareMasks.get(n); m != nil {
+		return m
+	}
 	if p, ok := maskPool.Get().(*[]float32); ok && cap(*p) >= n {
 		return (*p)[:n]
 	}
 	return make([]float32, n)
+}
+
+// spares keeps a few buffers for canvases beyond the collector's reach:
+// those PrepareDrawing makes ahead, and those canvases give back (up to
+// sparesMax). A sync.Pool empties at every collection, and a run's collections
+// come in the middle of its drawing; a new buffer of megabytes costs a
+// page fault every few kilobytes the first time it is painted.
+type spares[T any] struct {
+	sync.Mutex
+	bufs [][]T
+}
+
+// sparesMax is how many buffers each spares keeps: one for each figure
+// drawing at once, on a machine of up to four processors.
+const sparesMax = 4
+
+// sparePix and spareMasks are the spare pixels of images and coverage
+// buffers of strokes (see pixPool and maskPool).
+var (
+	sparePix   spares[byte]
+	spareMasks spares[float32]
+)
+
+// get returns the smallest spare buffer of at least n elements, resliced
+// to n, or nil.
+func (s *spares[T]) get(n int) []T {
+	s.Lock()
+	defer s.Unlock()
+	best := -1
+	for i, b := range s.bufs {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(s.bufs[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	b := s.bufs[best]
+	s.bufs = slices.Delete(s.bufs, best, best+1)
+	return b[:n]
+}
+
+// put keeps b, and reports whether it did (not when it holds sparesMax).
+func (s *spares[T]) put(b []T) bool {
+	s.Lock()
+	defer s.Unlock()
+	if len(s.bufs) >= sparesMax {
+		return false
+	}
+	s.bufs = append(s.bufs, b)
+	return true
+}
+
+// prefault returns a new buffer of n zeros whose pages were written once,
+// so that the kernel has already given them.
+func prefault[T any](n int) []T {
+	b := make([]T, n)
+	var zero T
+	step := max(4096/int(unsafe.Sizeof(zero)), 1)
+	for i := 0; i < n; i += step {
+		b[i] = zero
+	}
+	return b
 }

@@ -136,6 +136,10 @@ type Rendered struct {
 	*Figure
 	// SVGBytes is the figure as SVG, as Figure.SVG renders it.
 	SVGBytes []byte
+	// hover is the figure's hoverJSON, made beside the other figures'
+	// rendering (hoverMade), not after them all.
+	hover     string
+	hoverMade bool
 }
 
 // WriteFigures renders each figure as DIR/NAME.svg and DIR/NAME.png, each
@@ -269,6 +273,7 @@ func (f *Figure) svgWork() float64 { return svgWork + svgWorkPerPoint*float64(f.
 func writeFigures(dir string, figs, twins []*Figure, extra []renderTask) ([]Rendered, func() error, error) {
 	type rendering struct {
 		svg, png           []byte
+		hover              string
 		svgErr, pngErr     error
 		svgWrite, pngWrite error
 	}
@@ -286,6 +291,7 @@ func writeFigures(dir string, figs, twins []*Figure, extra []renderTask) ([]Rend
 	}
 	svg := func(f *Figure, r *rendering) {
 		if r.svg, r.svgErr = f.SVG(); r.svgErr == nil {
+			r.hover = f.hoverJSON()
 			write(f.Name+".svg", r.svg, &r.svgWrite)
 		}
 	}
@@ -329,7 +335,7 @@ func writeFigures(dir string, figs, twins []*Figure, extra []renderTask) ([]Rend
 	}
 	out := make([]Rendered, 0, len(figs))
 	for i, f := range figs {
-		out = append(out, Rendered{Figure: f, SVGBytes: done[i].svg})
+		out = append(out, Rendered{Figure: f, SVGBytes: done[i].svg, hover: done[i].hover, hoverMade: true})
 	}
 	return out, wait, nil
 }

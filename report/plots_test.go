@@ -6,9 +6,12 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -341,8 +344,9 @@ func TestQueueDemandScale(t *testing.T) {
 
 // TestPNGConcurrentSame draws the same figures on several goroutines at
 // once, as a run draws its figures, and checks that every PNG equals the
-// one drawn alone: canvases share pools of buffers and a cache of glyphs,
-// and none may leak into another's pixels.
+// one drawn alone: canvases share pools of buffers (spare ones made ahead
+// by PrepareDrawing, here at the same time) and a cache of glyphs, and
+// none may leak into another's pixels.
 func TestPNGConcurrentSame(t *testing.T) {
 	dense := syntheticReport(t, "dense", 6000, DefaultSeriesPoints, easyCfg)
 	figs := append(RunFigures(dense), RunFigures(tinyReport())...)
@@ -357,6 +361,7 @@ func TestPNGConcurrentSame(t *testing.T) {
 	for round := range 3 {
 		got := make([][]byte, 4*len(figs))
 		var wg sync.WaitGroup
+		wg.Go(PrepareDrawing)
 		for g := range 4 {
 			wg.Add(1)
 			go func() {
@@ -379,6 +384,62 @@ func TestPNGConcurrentSame(t *testing.T) {
 					t.Errorf("round %d, goroutine %d: %s.png differs from the one drawn alone", round, g, figs[i].Name)
 				}
 			}
+		}
+	}
+}
+
+// TestSpares checks the spare buffers canvases draw on: the smallest that
+// fits is handed out, resliced, and no more than sparesMax are kept.
+func TestSpares(t *testing.T) {
+	var s spares[byte]
+	if s.get(1) != nil {
+		t.Fatal("an empty spares handed out a buffer")
+	}
+	for _, n := range []int{300, 100, 200} {
+		if !s.put(make([]byte, n)) {
+			t.Fatalf("put of a buffer of %d refused", n)
+		}
+	}
+	if b := s.get(150); len(b) != 150 || cap(b) != 200 {
+		t.Errorf("get(150): len %d cap %d, want 150 and the buffer of 200", len(b), cap(b))
+	}
+	if b := s.get(400); b != nil {
+		t.Errorf("get(400) = a buffer of %d, want none", cap(b))
+	}
+	for s.put(make([]byte, 10)) {
+	}
+	if len(s.bufs) != sparesMax {
+		t.Errorf("keeps %d buffers, want %d", len(s.bufs), sparesMax)
+	}
+	if m := prefault[float32](5000); len(m) != 5000 || slices.ContainsFunc(m, func(v float32) bool { return v != 0 }) {
+		t.Error("prefault gave a buffer not of zeros")
+	}
+}
+
+// TestRunLongestFirst checks that every task runs once, and on one
+// processor in order of work, the longest first (ties in their order).
+func TestRunLongestFirst(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var ran []int
+	works := []float64{1, 5, 0.5, 5, 3}
+	tasks := make([]renderTask, len(works))
+	for i, w := range works {
+		tasks[i] = renderTask{w, func() { ran = append(ran, i) }}
+	}
+	runLongestFirst(tasks)
+	if want := []int{1, 3, 4, 0, 2}; !slices.Equal(ran, want) {
+		t.Errorf("ran %v, want %v", ran, want)
+	}
+	runtime.GOMAXPROCS(2)
+	var count [20]atomic.Int32
+	tasks = tasks[:0]
+	for i := range count {
+		tasks = append(tasks, renderTask{float64(i % 7), func() { count[i].Add(1) }})
+	}
+	runLongestFirst(tasks)
+	for i := range count {
+		if n := count[i].Load(); n != 1 {
+			t.Errorf("task %d ran %d times", i, n)
 		}
 	}
 }
