@@ -368,8 +368,8 @@ func WriteRunPlots(dir string, r *Run) error {
 	// The page up to its figures, with the Gantt data (megabytes for a
 	// long run), is written while the figures render, as one of their
 	// tasks: it needs only their names and titles, known once they are
-	// built. Once written it starts on its way to disk, so that the sync
-	// at the end waits for the figures only.
+	// built. Once written it starts on its way to disk, as each figure's
+	// file does; they are synced together at the end.
 	var headErr error
 	rendered, wait, err := renderFigures(dir, func() []*Figure { return RunFigures(r) }, func(figs []*Figure) []renderTask {
 		p.Figures = make([]pageFigure, len(figs))
@@ -382,7 +382,7 @@ func WriteRunPlots(dir string, r *Run) error {
 				f.StartWriteback()
 			}
 		}}}
-	})
+	}, true)
 	if err != nil {
 		return wait()
 	}
@@ -390,9 +390,11 @@ func WriteRunPlots(dir string, r *Run) error {
 		wait()
 		return err
 	}
-	// report.html syncs while the figures' files do.
+	// report.html syncs while the figures' files do, all at the end.
+	written := make(chan error, 1)
+	go func() { written <- wait() }()
 	err = f.Commit()
-	if werr := wait(); werr != nil {
+	if werr := <-written; werr != nil {
 		return werr
 	}
 	return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -198,6 +199,57 @@ func TestRunHTMLGanttLeftOut(t *testing.T) {
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
+
+// TestWriteRunPlotsFiles checks the files WriteRunPlots writes: every
+// figure's SVG and PNG, as each renders alone, and report.html, with no
+// temporary file left; and that a file it cannot put in place (a
+// directory holds its name) fails the whole, naming it, with no temporary
+// file left either.
+func TestWriteRunPlotsFiles(t *testing.T) {
+	r := tinyReport()
+	dir := t.TempDir()
+	if err := WriteRunPlots(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	figs := RunFigures(r)
+	want := []string{"report.html"}
+	for _, f := range figs {
+		want = append(want, f.Name+".png", f.Name+".svg")
+		svg, err := f.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, f.Name+".svg")); err != nil || !bytes.Equal(got, svg) {
+			t.Errorf("%s.svg: not the figure's SVG (%v)", f.Name, err)
+		}
+		png, err := f.PNG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, f.Name+".png")); err != nil || !bytes.Equal(got, png) {
+			t.Errorf("%s.png: not the figure's PNG (%v)", f.Name, err)
+		}
+	}
+	slices.Sort(want)
+	if got := dirNames(t, dir); !slices.Equal(got, want) {
+		t.Errorf("wrote %v, want %v", got, want)
+	}
+
+	bad := t.TempDir()
+	blocked := figs[len(figs)-1].Name + ".svg"
+	if err := os.MkdirAll(filepath.Join(bad, blocked, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteRunPlots(bad, r)
+	if err == nil || !strings.Contains(err.Error(), blocked) {
+		t.Errorf("WriteRunPlots with a directory at %s: %v, want an error naming it", blocked, err)
+	}
+	for _, name := range dirNames(t, bad) {
+		if strings.Contains(name, ".tmp-") {
+			t.Errorf("left %s behind", name)
 		}
 	}
 }

@@ -148,7 +148,7 @@ type Rendered struct {
 // longest first; the files and the result are the same as rendering them
 // one after the other, and the error, if any, is the first figure's.
 func WriteFigures(dir string, figs []*Figure) ([]Rendered, error) {
-	out, wait, _ := writeFigures(dir, figs, nil, nil)
+	out, wait, _ := writeFigures(dir, figs, nil, nil, false)
 	if err := wait(); err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func WriteFigures(dir string, figs []*Figure) ([]Rendered, error) {
 // figures better over the processors. build must return the same figures
 // each time (the figure constructors do).
 func RenderFigures(dir string, build func() []*Figure) ([]Rendered, error) {
-	out, wait, _ := renderFigures(dir, build, nil)
+	out, wait, _ := renderFigures(dir, build, nil, false)
 	if err := wait(); err != nil {
 		return nil, err
 	}
@@ -175,8 +175,8 @@ func RenderFigures(dir string, build func() []*Figure) ([]Rendered, error) {
 // does), and the first error rendering a figure. built, if not nil, is called
 // with the first set of figures once both are built, before they render
 // (it must not draw them); the tasks it returns run beside the figures',
-// and are done when renderFigures returns.
-func renderFigures(dir string, build func() []*Figure, built func([]*Figure) []renderTask) ([]Rendered, func() error, error) {
+// and are done when renderFigures returns. syncLater is writeFigures'.
+func renderFigures(dir string, build func() []*Figure, built func([]*Figure) []renderTask, syncLater bool) ([]Rendered, func() error, error) {
 	// The two sets are built side by side (build must only read what it
 	// shares between calls).
 	var figs, twins []*Figure
@@ -200,7 +200,7 @@ func renderFigures(dir string, build func() []*Figure, built func([]*Figure) []r
 	if built != nil {
 		extra = built(figs)
 	}
-	return writeFigures(dir, figs, twins, extra)
+	return writeFigures(dir, figs, twins, extra, syncLater)
 }
 
 // renderTask is a piece of the work of drawing: a figure's PNG or SVG, or
@@ -263,27 +263,54 @@ func (f *Figure) svgWork() float64 { return svgWork + svgWorkPerPoint*float64(f.
 
 // writeFigures renders figs' SVGs, and their PNGs from twins (from figs if
 // twins is nil, on the same goroutine as the figure's SVG), beside the
-// extra tasks, longest first (runLongestFirst). Each file is written
-// (and synced) by a goroutine of its own as soon as it is rendered, so
-// that waiting for the disk overlaps the rendering of the others.
+// extra tasks, longest first (runLongestFirst). Each file is written as
+// soon as it is rendered, to a temporary name (AtomicFile). Without
+// syncLater it is then synced and renamed by a goroutine of its own, so
+// that waiting for the disk overlaps the rendering of the others. With
+// syncLater it is only handed to the kernel's writeback, and synced and
+// renamed by wait, all files at once: a goroutine waiting in a sync holds
+// its processor until the runtime takes it back (up to milliseconds
+// later), which stalled the rendering of the others, and syncs made
+// together end together.
+//
 // writeFigures returns when every figure is rendered and every extra task
-// done, with wait, which waits for the files and returns the first error
-// of all (in the figures' order, SVG before PNG, a file's rendering before
-// its writing), and the first error rendering.
-func writeFigures(dir string, figs, twins []*Figure, extra []renderTask) ([]Rendered, func() error, error) {
+// done, with wait, which waits for the files (committing them, with
+// syncLater) and returns the first error of all (in the figures' order,
+// SVG before PNG, a file's rendering before its writing), and the first
+// error rendering.
+func writeFigures(dir string, figs, twins []*Figure, extra []renderTask, syncLater bool) ([]Rendered, func() error, error) {
 	type rendering struct {
 		svg, png           []byte
 		hover              string
 		svgErr, pngErr     error
 		svgWrite, pngWrite error
+		// svgFile and pngFile, with syncLater, are the files written
+		// and not yet committed.
+		svgFile, pngFile *AtomicFile
 	}
 	done := make([]rendering, len(figs))
 	var writes sync.WaitGroup
-	write := func(name string, b []byte, err *error) {
+	write := func(name string, b []byte, err *error, file **AtomicFile) {
+		path := filepath.Join(dir, name)
+		if syncLater {
+			a, cerr := CreateAtomic(path)
+			if cerr != nil {
+				*err = cerr
+				return
+			}
+			if _, werr := a.Write(b); werr != nil {
+				a.Abort()
+				*err = fmt.Errorf("report: writing %s: %w", path, werr)
+				return
+			}
+			a.StartWriteback()
+			*file = a
+			return
+		}
 		writes.Add(1)
 		go func() {
 			defer writes.Done()
-			*err = WriteFileAtomic(filepath.Join(dir, name), func(w io.Writer) error {
+			*err = WriteFileAtomic(path, func(w io.Writer) error {
 				_, err := w.Write(b)
 				return err
 			})
@@ -292,12 +319,12 @@ func writeFigures(dir string, figs, twins []*Figure, extra []renderTask) ([]Rend
 	svg := func(f *Figure, r *rendering) {
 		if r.svg, r.svgErr = f.SVG(); r.svgErr == nil {
 			r.hover = f.hoverJSON()
-			write(f.Name+".svg", r.svg, &r.svgWrite)
+			write(f.Name+".svg", r.svg, &r.svgWrite, &r.svgFile)
 		}
 	}
 	png := func(f *Figure, r *rendering) {
 		if r.png, r.pngErr = f.PNG(); r.pngErr == nil {
-			write(f.Name+".png", r.png, &r.pngWrite)
+			write(f.Name+".png", r.png, &r.pngWrite, &r.pngFile)
 		}
 	}
 	tasks := extra
@@ -322,6 +349,22 @@ func writeFigures(dir string, figs, twins []*Figure, extra []renderTask) ([]Rend
 		}
 	}
 	wait := func() error {
+		for i := range done {
+			r := &done[i]
+			for _, c := range []struct {
+				file **AtomicFile
+				err  *error
+			}{{&r.svgFile, &r.svgWrite}, {&r.pngFile, &r.pngWrite}} {
+				if a := *c.file; a != nil {
+					*c.file = nil
+					if renderErr != nil {
+						a.Abort() // no figure's file without the others
+						continue
+					}
+					writes.Go(func() { *c.err = a.Commit() })
+				}
+			}
+		}
 		writes.Wait()
 		for _, r := range done {
 			if err := cmp.Or(r.svgErr, r.svgWrite, r.pngErr, r.pngWrite); err != nil {
