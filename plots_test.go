@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// The plots are drawn and written while jobs.csv syncs and summary.json is
-// written (and the page's Gantt data is encoded while the figures render):
+// The plots are drawn and written while jobs.csv goes to disk and
+// summary.json is written (and the page's Gantt data is encoded while the
+// figures render), and every file is synced at the end, together:
 // two runs write the same files, byte for byte, and every one of them. Run
 // with go test -race, as CI does, it watches those goroutines.
 func TestPlotsDrawnWhileCommitting(t *testing.T) {

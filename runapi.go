@@ -1,6 +1,7 @@
 package schedsim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -195,12 +196,19 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 	}
 	// Once the last row is written, jobs.csv goes to disk while the
 	// summary is computed: committing it then waits for no writeback.
+	// While plots are drawn it is only handed to the kernel's writeback
+	// (syncLate): a goroutine waiting in a sync holds its processor for
+	// a while, and the drawing needs them all; it is synced once they
+	// are drawn. A checkpointed run keeps its order of commits.
+	syncLate := o.Plots && o.ck == nil
 	var synced chan error
 	o.afterRun = func() {
 		synced = make(chan error, 1)
 		go func() {
 			err := csv.Flush()
-			if err == nil {
+			if err == nil && syncLate {
+				jobsFile.StartWriteback()
+			} else if err == nil {
 				err = jobsFile.Sync()
 			}
 			synced <- err
@@ -267,10 +275,17 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 	if tables.pq != nil {
 		tables.pq.SetMetadata(report.MetaPolicy, res.Summary.Policy)
 	}
-	if err := tables.commit(jobsFile); err != nil {
-		return nil, err
+	if syncLate {
+		// The tables and summary.json sync once the plots are drawn
+		// and their files synced, together.
+		sumFile.StartWriteback()
+		if err := waitPlots(); err != nil {
+			return nil, err
+		}
 	}
-	if err := sumFile.Commit(); err != nil {
+	sumDone := make(chan error, 1)
+	go func() { sumDone <- sumFile.Commit() }()
+	if err := cmp.Or(tables.commit(jobsFile), <-sumDone); err != nil {
 		return nil, err
 	}
 	res.Wrote = append(tables.files(final), filepath.Join(final, "summary.json"))

@@ -343,10 +343,9 @@ func writeFigures(dir string, figs, twins []*Figure, extra []renderTask, syncLat
 	}
 	runLongestFirst(tasks)
 	var renderErr error
-	for _, r := range done {
-		if renderErr == nil {
-			renderErr = cmp.Or(r.svgErr, r.pngErr)
-		}
+	for i := range done {
+		// Only the rendering's fields: the files' may still be written.
+		renderErr = cmp.Or(renderErr, done[i].svgErr, done[i].pngErr)
 	}
 	wait := func() error {
 		for i := range done {
