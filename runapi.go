@@ -223,9 +223,8 @@ func (o *runner) writeRun(tables *jobTables, out string) (*Result, error) {
 		o.energyNext, obs = tables.observers(csv), o.opt.Observers
 	}
 	if o.Plots {
-		// What the drawing can do before the run is over, it does while
-		// the run simulates, on a processor the run leaves idle part of
-		// the time.
+		// What the drawing can do before the run is over (a few
+		// milliseconds), it does while the run simulates.
 		go report.PrepareDrawing()
 	}
 	res, err := o.simulate(obs...)

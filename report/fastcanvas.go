@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"unsafe"
 
 	"git.sr.ht/~sbinet/gg"
 	"golang.org/x/image/font"
@@ -641,11 +640,11 @@ func pooledMask(n int) []float32 {
 	return make([]float32, n)
 }
 
-// spares keeps a few buffers for canvases beyond the collector's reach:
-// those PrepareDrawing makes ahead, and those canvases give back (up to
-// sparesMax). A sync.Pool empties at every collection, and a run's collections
-// come in the middle of its drawing; a new buffer of megabytes costs a
-// page fault every few kilobytes the first time it is painted.
+// spares keeps a few buffers canvases gave back beyond the collector's
+// reach (up to sparesMax), for the next canvases. A sync.Pool empties at
+// every collection, and a run's collections come in the middle of its
+// drawing; a new buffer of megabytes costs a page fault every few
+// kilobytes the first time it is painted.
 type spares[T any] struct {
 	sync.Mutex
 	bufs [][]T
@@ -690,16 +689,4 @@ func (s *spares[T]) put(b []T) bool {
 	}
 	s.bufs = append(s.bufs, b)
 	return true
-}
-
-// prefault returns a new buffer of n zeros whose pages were written once,
-// so that the kernel has already given them.
-func prefault[T any](n int) []T {
-	b := make([]T, n)
-	var zero T
-	step := max(4096/int(unsafe.Sizeof(zero)), 1)
-	for i := 0; i < n; i += step {
-		b[i] = zero
-	}
-	return b
 }

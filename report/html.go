@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"io"
 	"path/filepath"
-	"runtime"
 	"sync"
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
@@ -326,28 +325,18 @@ func WriteCompareHTML(w io.Writer, runs []*Run, figs []Rendered) error {
 }
 
 // PrepareDrawing does ahead the part of WriteRunPlots' work that depends
-// on no run: the page's embedded font is encoded, its templates are
-// escaped (html/template does it on their first use), and buffers for the
-// figures' images are made and their pages touched. A run calls it on a
-// goroutine of its own while it simulates, when a processor is idle part
-// of the time, so that the drawing after the run does less; what is drawn
-// is the same with or without it. It is safe to call at any time, and
-// more than once.
+// on no run: the page's embedded font is encoded and its templates are
+// escaped (html/template does it on their first use). A run calls it on a
+// goroutine of its own while it simulates, so that the drawing after the
+// run does less; what is drawn is the same with or without it. It is safe
+// to call at any time, and more than once. (Making the figures' image
+// buffers ahead too, their pages touched, cost the run more than it saved
+// the drawing: the run keeps both processors busy most of the time.)
 func PrepareDrawing() {
 	fontFace()
 	empty := &page{}
 	pageHeadTemplate.Execute(io.Discard, empty)
 	pageTailTemplate.Execute(io.Discard, empty)
-	// The largest of a run's figures is the queue's, 9 × 8 inches.
-	const w, h = 9 * PNGDPI, 8 * PNGDPI
-	for range min(runtime.GOMAXPROCS(0), sparesMax) {
-		runtime.Gosched() // the run comes first
-		if !sparePix.put(prefault[byte](4 * w * h)) {
-			return
-		}
-		runtime.Gosched()
-		spareMasks.put(prefault[float32](w * h))
-	}
 }
 
 // WriteRunPlots writes a run's figures (NAME.svg, NAME.png) and
