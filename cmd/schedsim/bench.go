@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/schedsim/schedsim/internal/bench"
@@ -73,17 +72,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if *repeat < 1 || *jobs < 2 || *procs < 1 {
 		return usagef("--repeat, --jobs and --procs must be positive (--jobs at least 2)")
 	}
-	dir := *keep
-	if dir == "" {
-		d, err := os.MkdirTemp("", "schedsim-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, cleanup, err := bench.WorkDir(*keep)
+	if err != nil {
 		return err
 	}
+	defer cleanup()
 	if *profDir != "" {
 		if err := os.MkdirAll(*profDir, 0o755); err != nil {
 			return err
@@ -94,16 +87,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	var ls []float64
-	for _, l := range strings.Split(*loads, ",") {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		load, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
-		if err != nil || load <= 0 {
-			return usagef("--loads: %q is not a positive number", l)
-		}
-		ls = append(ls, load)
+	ls, err := bench.ParseLoads(*loads)
+	if err != nil {
+		return usageError{err}
 	}
 	cases, err := bench.Generated(dir, *jobs, *procs, ls, *seed, stderr)
 	if err != nil {
