@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/schedsim/schedsim/internal/bench"
@@ -77,10 +76,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer cleanup()
-	if *profDir != "" {
-		if err := os.MkdirAll(*profDir, 0o755); err != nil {
-			return err
-		}
+	runArgs, err := bench.RunArgs(*plots, *profDir)
+	if err != nil {
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -106,22 +104,10 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		return usagef("nothing to measure: give --loads or TRACE files")
 	}
 	br := bench.Runner{Binary: self, Env: []string{benchChildEnv + "=1", "CI=true"}}
-	results, err := br.Measure(cases, *repeat, dir, func(ci, r int) []string {
-		var extra []string
-		if !*plots {
-			extra = append(extra, "--plots=false")
-		}
-		if *profDir != "" {
-			extra = append(extra, "--cpuprofile", filepath.Join(*profDir, fmt.Sprintf("case%d-run%d.pprof", ci+1, r+1)))
-		}
-		return extra
-	})
+	results, err := br.Measure(cases, *repeat, dir, runArgs)
 	if err != nil {
 		return err
 	}
-	what := "with plots"
-	if !*plots {
-		what = "without plots"
-	}
+	what := map[bool]string{true: "with plots", false: "without plots"}[*plots]
 	return bench.PrintTable(stdout, cases, results, fmt.Sprintf("(%d runs per case, %s; peak RSS is the largest of them)", *repeat, what))
 }

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 )
@@ -41,4 +43,25 @@ func WriteHeapProfile(path string) error {
 		err = cerr
 	}
 	return err
+}
+
+// RunArgs returns the options Runner.Measure adds to run r of case ci:
+// --plots=false unless plots, and with profDir (which it creates) a CPU
+// profile written to profDir/case<N>-run<R>.pprof (from 1).
+func RunArgs(plots bool, profDir string) (func(ci, r int) []string, error) {
+	if profDir != "" {
+		if err := os.MkdirAll(profDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return func(ci, r int) []string {
+		var extra []string
+		if !plots {
+			extra = append(extra, "--plots=false")
+		}
+		if profDir != "" {
+			extra = append(extra, "--cpuprofile", filepath.Join(profDir, fmt.Sprintf("case%d-run%d.pprof", ci+1, r+1)))
+		}
+		return extra
+	}, nil
 }
