@@ -155,3 +155,32 @@ func CopyTrace(ctx context.Context, rd workload.Reader, out string, format workl
 	}
 	return w.Skipped(), nil
 }
+
+// GenerateTrace writes the synthetic trace of cfg (workload.Generate) to
+// out in format, atomically; first, if not nil, is called once the first
+// job is written. When ctx is cancelled it stops with ErrInterrupted and
+// leaves nothing behind.
+func GenerateTrace(ctx context.Context, cfg workload.GenConfig, out string, format workload.Format, first func()) error {
+	w, err := CreateTrace(out, format, cfg.Header())
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	n := 0
+	err = workload.Generate(cfg, func(j *workload.Job) error {
+		if err := w.Write(j); err != nil {
+			return err
+		}
+		if n++; n == 1 && first != nil {
+			first()
+		}
+		if n&1023 == 0 && ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return w.Commit(ctx)
+}

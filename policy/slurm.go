@@ -185,36 +185,27 @@ const (
 	maxBFWindow     workload.Time = 30 * 24 * 3600
 )
 
-// withDefaults returns p with every zero field replaced by Slurm's default.
+// withDefaults returns p with every zero field replaced by Slurm's default:
+// one line per parameter.
 func (p SlurmParams) withDefaults() SlurmParams {
-	if p.Interval == 0 {
-		p.Interval = DefaultBFInterval
-	}
-	if p.MaxJobTest == 0 {
-		p.MaxJobTest = DefaultBFMaxJobTest
-	}
-	if p.Window == 0 {
-		p.Window = DefaultBFWindow
-	}
-	if p.Resolution == 0 {
-		p.Resolution = DefaultBFResolution
-	}
-	if p.QueueDepth == 0 {
-		p.QueueDepth = DefaultSlurmQueueDepth
-	}
-	if p.CycleBase == 0 {
-		p.CycleBase = DefaultCycleBase
-	}
-	if p.CyclePerJob == 0 {
-		p.CyclePerJob = DefaultCyclePerJob
-	}
-	if p.EndLatency == 0 {
-		p.EndLatency = DefaultEndLatency
-	}
-	if p.MainLatency == 0 {
-		p.MainLatency = DefaultMainLatency
-	}
+	orDefault(&p.Interval, DefaultBFInterval)
+	orDefault(&p.MaxJobTest, DefaultBFMaxJobTest)
+	orDefault(&p.Window, DefaultBFWindow)
+	orDefault(&p.Resolution, DefaultBFResolution)
+	orDefault(&p.QueueDepth, DefaultSlurmQueueDepth)
+	orDefault(&p.CycleBase, DefaultCycleBase)
+	orDefault(&p.CyclePerJob, DefaultCyclePerJob)
+	orDefault(&p.EndLatency, DefaultEndLatency)
+	orDefault(&p.MainLatency, DefaultMainLatency)
 	return p
+}
+
+// orDefault sets *v to def if it is zero.
+func orDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
 }
 
 // inTicks returns p with Slurm's defaults, its times (given in seconds)

@@ -7,6 +7,7 @@ package regress
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -434,6 +435,23 @@ func (c *Check) Regressions() []CheckRow {
 		}
 	}
 	return bad
+}
+
+// ErrRegression is what Check.Err wraps: a checked metric got worse
+// beyond its tolerance.
+var ErrRegression = errors.New("regression")
+
+// Err returns nil when no checked metric regressed; else an error wrapping
+// ErrRegression that names each one, with its change and tolerance.
+func (c *Check) Err() error {
+	var bad []string
+	for _, r := range c.Regressions() {
+		bad = append(bad, fmt.Sprintf("%s %s (tolerance %s)", r.Metric.Name, r.Change, r.Tolerance))
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrRegression, strings.Join(bad, "; "))
 }
 
 // WriteTable writes the check as an aligned table: the runs, how their

@@ -72,11 +72,10 @@ func (v nodeView) Held(k int) cluster.Held {
 func (v allocView) Request(i int) cluster.Request { return v.slots[v.queue[i]].request() }
 
 // StartOn implements policy.NodeStarter: queued job i starts on rs (on a
-// cluster of clusters too, where rs then sets the job's cluster).
+// cluster of clusters too, where rs then sets the job's cluster). On a
+// pool of processors, which has no nodes to choose, the start panics
+// (see overAllocated).
 func (e *Engine) StartOn(i int, rs []cluster.Range) {
-	if e.alloc == nil {
-		panic(fmt.Sprintf("sim: policy %s chose the resources of a job on a machine without nodes to choose", e.pol.Name()))
-	}
 	e.startOn = rs
 	e.startWith(i, -1)
 	e.startOn = nil

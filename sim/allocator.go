@@ -60,6 +60,17 @@ type allocator interface {
 	// the policy's view of them (policy.Fitter, policy.NodeView), the
 	// selector's partition time limits and run-time scaling.
 	attach(e *Engine)
+	// fitsMore reports whether need more processors than it holds fit
+	// now for the running job of slot s, which grows (Config.Grow): on
+	// the pool always, its callers counting the idle processors; on
+	// nodes, where the selector can place them.
+	fitsMore(e *Engine, s *slot, need int) bool
+	// grow gives the running job of slot s add more processors in all
+	// (Config.Grow): s.alloc and what it holds grow. It returns the
+	// processors the job held before, the idle ones it took (on nodes,
+	// none when it grows onto the cores of the nodes it holds) and the
+	// ranges it got, which the engine keeps in the job's growth step.
+	grow(e *Engine, s *slot, add int) (held, taken int, got []cluster.Range)
 	// restored rebuilds the allocation state of engine e, restored from
 	// a checkpoint whose slots and node states it has: a node selector
 	// is given the running jobs' allocations back and its parked units
@@ -103,11 +114,19 @@ func (p *poolAlloc) testOnly(e *Engine, j *workload.Job) (bool, string) {
 }
 
 func (p *poolAlloc) take(e *Engine, s *slot, _ int32) int {
-	if s.job.Procs > p.m.Free() {
+	if s.job.Procs > p.m.Free() || e.startOn != nil {
 		e.overAllocated(s, p.m.Free())
 	}
 	s.alloc = p.m.Alloc(s.job.Procs, s.alloc[:0])
 	return s.job.Procs
+}
+
+func (p *poolAlloc) fitsMore(*Engine, *slot, int) bool { return true }
+
+func (p *poolAlloc) grow(_ *Engine, s *slot, add int) (held, taken int, got []cluster.Range) {
+	n := len(s.alloc)
+	s.alloc = p.m.Alloc(add, s.alloc)
+	return s.job.Procs, add, s.alloc[n:len(s.alloc):len(s.alloc)]
 }
 
 func (p *poolAlloc) queued(*Engine, *slot, int32) {}
@@ -139,7 +158,7 @@ func (c *countAlloc) testOnly(e *Engine, j *workload.Job) (bool, string) {
 }
 
 func (c *countAlloc) take(e *Engine, s *slot, id int32) int {
-	if s.job.Procs > c.size-c.busy {
+	if s.job.Procs > c.size-c.busy || e.startOn != nil {
 		e.overAllocated(s, c.size-c.busy)
 	}
 	c.busy += s.job.Procs
@@ -152,6 +171,13 @@ func (c *countAlloc) observe(obs *sink) error {
 		return fmt.Errorf("sim: deferred placement needs an Observer that wants EventStarted (a Placer behind it), not %T", obs.obs)
 	}
 	return nil
+}
+
+// fitsMore and grow are never called: New refuses growing jobs under
+// deferred placement, whose Placer numbers each job's processors once.
+func (c *countAlloc) fitsMore(*Engine, *slot, int) bool { return true }
+func (c *countAlloc) grow(*Engine, *slot, int) (int, int, []cluster.Range) {
+	panic("sim: growing a job under deferred placement")
 }
 
 func (c *countAlloc) queued(*Engine, *slot, int32) {}
@@ -202,6 +228,52 @@ func (n nodeAlloc) queued(e *Engine, s *slot, id int32) {
 	e.predict(s)
 }
 
+// fitsMore tries where the need more processors would go, in the engine's
+// scratch.
+func (n nodeAlloc) fitsMore(e *Engine, s *slot, need int) bool {
+	rs, ok := n.place(e, s, need, e.grow.rs[:0])
+	e.grow.rs = rs[:0]
+	return ok
+}
+
+// grow fills the cores the job holds beyond its processors first (slack)
+// and takes from the selector only what they lack.
+func (n nodeAlloc) grow(e *Engine, s *slot, add int) (held, taken int, got []cluster.Range) {
+	held = int(s.held)
+	need := s.job.Procs + add - held
+	if need <= 0 {
+		return held, 0, nil
+	}
+	rs, ok := n.place(e, s, need, nil)
+	if !ok {
+		panic(fmt.Sprintf("sim: growing job %d by %d processors at %d, which do not fit the nodes", s.job.ID, need, e.now))
+	}
+	r := s.request()
+	r.Procs = need
+	taken = n.a.Commit(r, rs)
+	s.held += int32(taken)
+	// A new slice: the steps keep parts of the old one.
+	s.alloc = mergeRanges(append(slices.Clone(s.alloc), rs...))
+	return held, taken, rs
+}
+
+// place appends to dst where need more processors of the running job of
+// slot s would go now on the node selector (as a start's would: not on
+// the nodes of a reservation it may not use) and reports whether they fit.
+func (n nodeAlloc) place(e *Engine, s *slot, need int, dst []cluster.Range) ([]cluster.Range, bool) {
+	r := s.request()
+	r.Procs = need
+	var taken []cluster.Range
+	if e.cons != nil && e.cons.pins != nil {
+		taken = e.pinOut(s)
+	}
+	rs, ok := n.a.RunNow(r, dst)
+	if taken != nil {
+		e.pinBack(taken)
+	}
+	return rs, ok
+}
+
 func (n nodeAlloc) ended(s *slot) []cluster.Range { return slices.Clone(s.alloc) }
 func (n nodeAlloc) observe(*sink) error           { return nil }
 func (n nodeAlloc) counting() bool                { return false }
@@ -223,9 +295,14 @@ func (n nodeAlloc) attach(e *Engine) {
 }
 
 // overAllocated panics: the policy started the job of slot s with only
-// free processors idle. It is apart so that take, small, stays cheap.
+// free processors idle, or chose its processors (StartOn) on a pool,
+// which has no nodes to choose. It is apart so that take, small, stays
+// cheap.
 //
 //go:noinline
 func (e *Engine) overAllocated(s *slot, free int) {
+	if e.startOn != nil {
+		panic(fmt.Sprintf("sim: policy %s chose the resources of a job on a machine without nodes to choose", e.pol.Name()))
+	}
 	panic(fmt.Sprintf("sim: policy %s started job %d (%d processors) at %d with %d free", e.pol.Name(), s.job.ID, s.job.Procs, e.now, free))
 }

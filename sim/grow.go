@@ -407,7 +407,7 @@ func (e *Engine) GrowRunning(spare int) int {
 	if g == nil || len(g.order) == 0 || g.balanced {
 		return 0
 	}
-	spare = min(spare, e.growFree())
+	spare = min(spare, e.freeProcs())
 	given := 0
 	for k := 0; k < len(g.order) && spare > 0; {
 		id := g.order[k]
@@ -559,7 +559,7 @@ func (g *growState) assign(e *Engine, s *slot, id int32, procs int) {
 		return
 	}
 	add := min(procs, gs.maxP) - s.job.Procs
-	add = e.growFit(s, min(add, e.growFree()+e.slack(s)))
+	add = e.growFit(s, min(add, e.freeProcs()+e.slack(s)))
 	if e.cons != nil {
 		add = e.growRoom(s, id, add)
 	}
@@ -573,23 +573,11 @@ func (g *growState) assign(e *Engine, s *slot, id int32, procs int) {
 	e.epoch++ // reservations were planned on the job's minimum
 }
 
-// growFree returns the idle processors growth may take: the pool's, or
-// the node selector's.
-func (e *Engine) growFree() int {
-	if e.alloc != nil {
-		return e.alloc.Free()
-	}
-	return e.machine.Free()
-}
-
 // slack returns the cores the running job of slot s holds beyond its
 // processors (whole nodes, on a cluster of nodes): it grows onto them
 // first, taking nothing from the selector.
 func (e *Engine) slack(s *slot) int {
-	if e.alloc == nil {
-		return 0
-	}
-	return max(int(s.held)-s.job.Procs, 0)
+	return max(e.pool.held(s)-s.job.Procs, 0)
 }
 
 // growFit returns how many of add more processors the running job of slot
@@ -599,47 +587,22 @@ func (e *Engine) slack(s *slot) int {
 // linear). Whether k more fit is monotone in k: the most that fit is
 // found by halving.
 func (e *Engine) growFit(s *slot, add int) int {
-	if e.alloc == nil || add <= 0 {
-		return max(add, 0)
+	if add <= 0 {
+		return 0
 	}
 	slack := e.slack(s)
-	if add <= slack {
-		return add
-	}
-	fits := func(need int) bool {
-		rs, ok := e.growPlace(s, need, e.grow.rs[:0])
-		e.grow.rs = rs[:0]
-		return ok
-	}
-	if fits(add - slack) {
+	if add <= slack || e.pool.fitsMore(e, s, add-slack) {
 		return add
 	}
 	lo, hi := 0, add-slack // lo more fit, hi do not
 	for hi-lo > 1 {
-		if m := (lo + hi) / 2; fits(m) {
+		if m := (lo + hi) / 2; e.pool.fitsMore(e, s, m) {
 			lo = m
 		} else {
 			hi = m
 		}
 	}
 	return slack + lo
-}
-
-// growPlace appends to dst where need more processors of the running job
-// of slot s would go now on the node selector (as a start's would: not on
-// the nodes of a reservation it may not use) and reports whether they fit.
-func (e *Engine) growPlace(s *slot, need int, dst []cluster.Range) ([]cluster.Range, bool) {
-	r := s.request()
-	r.Procs = need
-	var taken []cluster.Range
-	if e.cons != nil && e.cons.pins != nil {
-		taken = e.pinOut(s)
-	}
-	rs, ok := e.alloc.RunNow(r, dst)
-	if taken != nil {
-		e.pinBack(taken)
-	}
-	return rs, ok
 }
 
 // growBy adds add processors to running job id now and re-plans its end
@@ -649,40 +612,16 @@ func (e *Engine) growPlace(s *slot, need int, dst []cluster.Range) ([]cluster.Ra
 func (e *Engine) growBy(s *slot, id int32, add int) int {
 	g := e.grow
 	gs := &g.slots[id]
-	p := s.job.Procs
 	if !s.started || s.end <= e.now {
 		panic(fmt.Sprintf("sim: growing job %d at %d: started %v, end %d", s.job.ID, e.now, s.started, s.end))
 	}
 	g.catchUp(e, s, gs)
-	n := len(s.alloc)
-	np := p + add
-	held, taken := p, add // processors held before, and idle ones taken
-	if e.alloc != nil {
-		held, taken = int(s.held), 0
-		var rs []cluster.Range
-		if need := np - held; need > 0 {
-			var ok bool
-			if rs, ok = e.growPlace(s, need, nil); !ok {
-				panic(fmt.Sprintf("sim: growing job %d by %d processors at %d, which do not fit the nodes", s.job.ID, need, e.now))
-			}
-			r := s.request()
-			r.Procs = need
-			taken = e.alloc.Commit(r, rs)
-			s.held += int32(taken)
-			if e.pw != nil {
-				e.powerBusy(rs, 1)
-			}
-			// A new slice: the steps keep parts of the old one.
-			s.alloc = mergeRanges(append(slices.Clone(s.alloc), rs...))
-		}
-		gs.steps = append(gs.steps, GrowStep{At: e.now, Procs: np, Alloc: rs})
-	} else {
-		s.alloc = e.machine.Alloc(add, s.alloc)
-		if e.pw != nil {
-			e.powerBusy(s.alloc[n:], 1)
-		}
-		gs.steps = append(gs.steps, GrowStep{At: e.now, Procs: np, Alloc: s.alloc[n:len(s.alloc):len(s.alloc)]})
+	np := s.job.Procs + add
+	held, taken, got := e.pool.grow(e, s, add)
+	if e.pw != nil {
+		e.powerBusy(got, 1)
 	}
+	gs.steps = append(gs.steps, GrowStep{At: e.now, Procs: np, Alloc: got})
 	end := min(e.now+max(policy.Span(g.speedup, gs.wRun, np), 1), s.end)
 	e.stats.ProcSeconds += float64(held+taken)*float64(end-e.now) - float64(held)*float64(s.end-e.now)
 	s.end = end

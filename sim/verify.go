@@ -475,59 +475,18 @@ func checkFCFS(outs []Outcome, ran []int) []Violation {
 // ran lists the jobs that ran in submission order, byStart in start order.
 func checkHeadReservations(procs int, outs []Outcome, ran, byStart []int) []Violation {
 	var vs []Violation
-	type span struct {
-		predEnd, end workload.Time
-		procs        int
-	}
-	var active []span // running at h, sorted by predicted end
-	busy := 0
-	next := 0
+	sw := headSweep{procs: procs, outs: outs, byStart: byStart}
 	started := workload.Time(-1)
 	for _, i := range ran { // submission order
 		o := &outs[i]
 		h := max(o.Job.Submit, started)
 		started = max(started, o.Start)
-		// Bring the running set to instant h: starts at or before h, minus
-		// the jobs that ended by then.
-		for ; next < len(byStart) && outs[byStart[next]].Start <= h; next++ {
-			r := &outs[byStart[next]]
-			if r.End <= h {
-				continue
-			}
-			pe := workload.Forever
-			if r.Job.Estimate > 0 {
-				pe = r.Start + r.Job.Estimate
-			}
-			sp := span{pe, r.End, r.Job.Procs}
-			k := sort.Search(len(active), func(k int) bool { return active[k].predEnd > pe })
-			active = append(active, span{})
-			copy(active[k+1:], active[k:])
-			active[k] = sp
-			busy += sp.procs
-		}
-		w := 0
-		for _, sp := range active {
-			if sp.end <= h {
-				busy -= sp.procs
-				continue
-			}
-			active[w] = sp
-			w++
-		}
-		active = active[:w]
+		sw.at(h)
 		if o.Start == h {
 			continue // started as soon as it became the head
 		}
-		free := procs - busy
-		shadow := h
-		for _, sp := range active {
-			if free >= o.Job.Procs {
-				break
-			}
-			free += sp.procs
-			shadow = sp.predEnd
-		}
-		if free < o.Job.Procs || shadow >= workload.Forever {
+		shadow, ok := sw.shadow(h, o.Job.Procs)
+		if !ok {
 			continue // waits for a job without an estimate: no promise
 		}
 		if o.Start > shadow {
@@ -536,6 +495,70 @@ func checkHeadReservations(procs int, outs []Outcome, ran, byStart []int) []Viol
 		}
 	}
 	return vs
+}
+
+// headSweep keeps the jobs running at an instant that never decreases,
+// for the shadow time of the job that is the head of the queue then
+// (checkHeadReservations, checkTierHeads).
+type headSweep struct {
+	procs   int
+	outs    []Outcome
+	byStart []int     // outs in start order
+	active  []runSpan // running at the instant, sorted by predicted end
+	busy    int       // their processors
+	next    int       // the next job of byStart to start
+}
+
+// runSpan is a job of a headSweep: its predicted end (Forever without an
+// estimate), its end and its processors.
+type runSpan struct {
+	predEnd, end workload.Time
+	procs        int
+}
+
+// at brings the running set to instant h, no earlier than the last one:
+// the jobs started at or before h, less those that ended by then.
+func (w *headSweep) at(h workload.Time) {
+	for ; w.next < len(w.byStart) && w.outs[w.byStart[w.next]].Start <= h; w.next++ {
+		r := &w.outs[w.byStart[w.next]]
+		if r.End <= h {
+			continue
+		}
+		pe := workload.Forever
+		if r.Job.Estimate > 0 {
+			pe = r.Start + r.Job.Estimate
+		}
+		k := sort.Search(len(w.active), func(k int) bool { return w.active[k].predEnd > pe })
+		w.active = slices.Insert(w.active, k, runSpan{pe, r.End, r.Job.Procs})
+		w.busy += r.Job.Procs
+	}
+	n := 0
+	for _, sp := range w.active {
+		if sp.end <= h {
+			w.busy -= sp.procs
+			continue
+		}
+		w.active[n] = sp
+		n++
+	}
+	w.active = w.active[:n]
+}
+
+// shadow returns the head's shadow time at h, the instant need processors
+// are free by the running jobs' predicted ends; ok is false when the head
+// waits for a job without an estimate, or for more than the machine: no
+// promise.
+func (w *headSweep) shadow(h workload.Time, need int) (shadow workload.Time, ok bool) {
+	free := w.procs - w.busy
+	shadow = h
+	for _, sp := range w.active {
+		if free >= need {
+			break
+		}
+		free += sp.procs
+		shadow = sp.predEnd
+	}
+	return shadow, free >= need && shadow < workload.Forever
 }
 
 // nodeTimeline is the node-event schedule per node, for Verify.

@@ -259,48 +259,14 @@ func checkTierHeads(procs int, outs []Outcome, byStart []int) []Violation {
 	slices.SortStableFunc(heads, func(a, b head) int { return cmp.Compare(a.from, b.from) })
 	// Sweep the heads by the instant they became the head, keeping the
 	// jobs running then, as checkHeadReservations does.
-	type span struct {
-		predEnd, end workload.Time
-		procs        int
-	}
-	var active []span
-	busy, next := 0, 0
+	sw := headSweep{procs: procs, outs: outs, byStart: byStart}
 	var vs []Violation
 	for _, hd := range heads {
 		o := &outs[hd.i]
 		h := hd.from
-		for ; next < len(byStart) && outs[byStart[next]].Start <= h; next++ {
-			r := &outs[byStart[next]]
-			if r.End <= h {
-				continue
-			}
-			pe := workload.Forever
-			if r.Job.Estimate > 0 {
-				pe = r.Start + r.Job.Estimate
-			}
-			k := sort.Search(len(active), func(k int) bool { return active[k].predEnd > pe })
-			active = slices.Insert(active, k, span{pe, r.End, r.Job.Procs})
-			busy += r.Job.Procs
-		}
-		w := 0
-		for _, sp := range active {
-			if sp.end <= h {
-				busy -= sp.procs
-				continue
-			}
-			active[w] = sp
-			w++
-		}
-		active = active[:w]
-		free, shadow := procs-busy, h
-		for _, sp := range active {
-			if free >= o.Job.Procs {
-				break
-			}
-			free += sp.procs
-			shadow = sp.predEnd
-		}
-		if free < o.Job.Procs || shadow >= workload.Forever {
+		sw.at(h)
+		shadow, ok := sw.shadow(h, o.Job.Procs)
+		if !ok {
 			continue // waits for a job without an estimate: no promise
 		}
 		if o.Start > shadow {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -238,6 +239,15 @@ type TaskResult struct {
 	Points    []*Point
 	Summaries []report.Summary
 	Counts
+}
+
+// Print writes on w a line for each point of array task k and one for
+// the part it wrote.
+func (tr *TaskResult) Print(w io.Writer, k int) {
+	for i, pt := range tr.Points {
+		fmt.Fprintf(w, "point %d %s: %s\n", pt.Index, pt.Label, tr.Summaries[i].Headline())
+	}
+	fmt.Fprintf(w, "task %d: wrote %s (points %d to %d)\n", k, tr.Part, tr.Points[0].Index, tr.Points[len(tr.Points)-1].Index)
 }
 
 // RunTask runs the points of array task k (as Sweep.Run does, keeping

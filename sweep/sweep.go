@@ -110,6 +110,27 @@ func ReadAxes(path string) ([]Axis, error) {
 	return axes, nil
 }
 
+// ParseAxes returns the axes of a sweep: those of the sweep file, if file
+// is not empty (ReadAxes), then one for each text of params, "KEY=V1,..."
+// (ParseAxis; schedsim sweep's --param, which a bad one's error names).
+func ParseAxes(file string, params []string) ([]Axis, error) {
+	var axes []Axis
+	if file != "" {
+		var err error
+		if axes, err = ReadAxes(file); err != nil {
+			return nil, err
+		}
+	}
+	for _, text := range params {
+		a, err := ParseAxis(text)
+		if err != nil {
+			return nil, inputf("--param %v", err)
+		}
+		axes = append(axes, a)
+	}
+	return axes, nil
+}
+
 // Grid is a set of scenarios: a base scenario, settings that apply to
 // every point, and axes, every combination of whose values is a point
 // (the first axis varies slowest).
@@ -530,6 +551,24 @@ type Counts struct {
 	// this scenario's (other input files or options, an older format, a
 	// corrupt file) and were simulated again.
 	Computed, Reused, Stale int
+}
+
+// Report says on w how many of n points were simulated and reused, the
+// kept ones in dir/points, in took.
+func (c Counts) Report(w io.Writer, n int, dir string, took time.Duration) {
+	fmt.Fprintf(w, "sweep: %d points: %d simulated, %d already done (kept in %s), in %.1f s\n",
+		n, c.Computed, c.Reused, filepath.Join(dir, "points"), took.Seconds())
+	if c.Stale > 0 {
+		fmt.Fprintf(w, "sweep: %d kept points were of other options or input files, an older format, or corrupt, and were simulated again\n", c.Stale)
+	}
+}
+
+// ReportWrote says on w which files the sweep wrote in dir.
+func (res *Result) ReportWrote(w io.Writer, dir string) {
+	fmt.Fprintf(w, "wrote %s\n", strings.Join(res.Wrote, " and "))
+	if len(res.Figures) > 0 {
+		fmt.Fprintf(w, "wrote the plots %s (.svg, .png) in %s\n", strings.Join(res.Figures, ", "), dir)
+	}
 }
 
 // interruptedSweep is the error of a sweep stopped by its context: it

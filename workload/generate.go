@@ -104,6 +104,17 @@ var (
 	}
 )
 
+// LublinByName returns the parameter set named name (LublinModel.Name:
+// all, batch or interactive), or nil.
+func LublinByName(name string) *LublinModel {
+	for _, m := range []*LublinModel{&LublinAll, &LublinBatch, &LublinInteractive} {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
 // DefaultEstimateFactorMax is the default GenConfig.EstimateFactorMax: the
 // factors are uniform on [1, 5], 3 on average.
 const DefaultEstimateFactorMax = 5

@@ -3,6 +3,7 @@ package workload
 import (
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -107,6 +108,24 @@ func (b Build) CreatedBy() string {
 		s += " (build " + b.Revision + ")"
 	}
 	return s
+}
+
+// Text returns b as schedsim version prints it: the version, then the
+// module, the revision, its time and whether the tree was modified, and
+// the Go toolchain and platform, one a line.
+func (b Build) Text() string {
+	s := "schedsim " + b.Version() + "\n" +
+		"module    " + ModulePath + " " + b.Module + "\n"
+	if b.Revision == "" {
+		s += "revision  unknown (the build recorded no version control information)\n"
+	} else {
+		s += "revision  " + b.Revision + "\n"
+		if b.Time != "" {
+			s += "time      " + b.Time + "\n"
+		}
+		s += "modified  " + strconv.FormatBool(b.Modified) + "\n"
+	}
+	return s + "go        " + b.Go + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
 }
 
 var (

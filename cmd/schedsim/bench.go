@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/schedsim/schedsim/internal/bench"
@@ -73,37 +71,23 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if *repeat < 1 || *jobs < 2 || *procs < 1 {
 		return usagef("--repeat, --jobs and --procs must be positive (--jobs at least 2)")
 	}
-	dir := *keep
-	if dir == "" {
-		d, err := os.MkdirTemp("", "schedsim-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, cleanup, err := bench.WorkDir(*keep)
+	if err != nil {
 		return err
 	}
-	if *profDir != "" {
-		if err := os.MkdirAll(*profDir, 0o755); err != nil {
-			return err
-		}
+	defer cleanup()
+	runArgs, err := bench.RunArgs(*plots, *profDir)
+	if err != nil {
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
 
-	var ls []float64
-	for _, l := range strings.Split(*loads, ",") {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		load, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
-		if err != nil || load <= 0 {
-			return usagef("--loads: %q is not a positive number", l)
-		}
-		ls = append(ls, load)
+	ls, err := bench.ParseLoads(*loads)
+	if err != nil {
+		return usageError{err}
 	}
 	cases, err := bench.Generated(dir, *jobs, *procs, ls, *seed, stderr)
 	if err != nil {
@@ -120,22 +104,10 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		return usagef("nothing to measure: give --loads or TRACE files")
 	}
 	br := bench.Runner{Binary: self, Env: []string{benchChildEnv + "=1", "CI=true"}}
-	results, err := br.Measure(cases, *repeat, dir, func(ci, r int) []string {
-		var extra []string
-		if !*plots {
-			extra = append(extra, "--plots=false")
-		}
-		if *profDir != "" {
-			extra = append(extra, "--cpuprofile", filepath.Join(*profDir, fmt.Sprintf("case%d-run%d.pprof", ci+1, r+1)))
-		}
-		return extra
-	})
+	results, err := br.Measure(cases, *repeat, dir, runArgs)
 	if err != nil {
 		return err
 	}
-	what := "with plots"
-	if !*plots {
-		what = "without plots"
-	}
+	what := map[bool]string{true: "with plots", false: "without plots"}[*plots]
 	return bench.PrintTable(stdout, cases, results, fmt.Sprintf("(%d runs per case, %s; peak RSS is the largest of them)", *repeat, what))
 }

@@ -75,7 +75,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if _, _, err := newProgress(progress, io.Discard, 1); err != nil {
 		return err
 	}
-	show := progressShown(progress, stderr)
+	show := report.ProgressShown(progress, stderr)
 	if jobs < 1 {
 		return usagef("--jobs %d: want at least 1", jobs)
 	}

@@ -45,14 +45,7 @@ func cmdGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	switch model {
-	case "all":
-		cfg.Model = &workload.LublinAll
-	case "batch":
-		cfg.Model = &workload.LublinBatch
-	case "interactive":
-		cfg.Model = &workload.LublinInteractive
-	default:
+	if cfg.Model = workload.LublinByName(model); cfg.Model == nil {
 		return usagef("--model %q: want all, batch or interactive", model)
 	}
 	switch {
@@ -73,28 +66,7 @@ func cmdGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		EstimateFactorMax: cfg.EstimateFactorMax, EstimateRoundSec: cfg.EstimateRoundSec}, nil); err != nil {
 		return usageError{err}
 	}
-	w, err := schedsim.CreateTrace(out, format, cfg.Header())
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	n := 0
-	err = workload.Generate(cfg, func(j *workload.Job) error {
-		if err := w.Write(j); err != nil {
-			return err
-		}
-		if n++; n == 1 {
-			ready(ctx, "generate:job")
-		}
-		if n&1023 == 0 && ctx.Err() != nil {
-			return schedsim.ErrInterrupted
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if err := w.Commit(ctx); err != nil {
+	if err := schedsim.GenerateTrace(ctx, cfg, out, format, func() { ready(ctx, "generate:job") }); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "generated %d jobs on %d processors into %s\n", cfg.Jobs, cfg.Procs, out)

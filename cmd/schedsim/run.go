@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
-	"runtime/pprof"
 	"strings"
-	"time"
 
 	"github.com/schedsim/schedsim"
+	"github.com/schedsim/schedsim/internal/bench"
 	"github.com/schedsim/schedsim/report"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/traces"
@@ -132,17 +129,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if cl.cpuProfile != "" {
-		f, err := os.Create(cl.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := bench.CPUProfile(cl.cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	res, err := schedsim.Run(ctx, sc, schedsim.Options{
 		Observers: append(prog, readyObservers(ctx, "run:job")...), Warn: stderr,
 		Checkpoint: cl.checkpoint, CheckpointEvery: cl.checkpointEvery, Resume: cl.resume,
@@ -152,7 +143,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if cl.memProfile != "" {
-		if err := writeHeapProfile(cl.memProfile); err != nil {
+		if err := bench.WriteHeapProfile(cl.memProfile); err != nil {
 			return err
 		}
 	}
@@ -235,62 +226,13 @@ func parseScenario(name, usage string, args []string, stdout io.Writer, register
 	return &sc, fs, nil
 }
 
-// writeHeapProfile writes a heap profile to path.
-func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	runtime.GC()
-	err = pprof.WriteHeapProfile(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// Progress modes of --progress.
-const (
-	progressAuto   = "auto"
-	progressAlways = "always"
-	progressNever  = "never"
-)
-
-// progressShown reports whether progress goes to stderr in mode: always;
-// never; or, for auto, when stderr is a terminal and the CI environment
-// variable is unset or empty.
-func progressShown(mode string, stderr io.Writer) bool {
-	switch mode {
-	case progressAlways:
-		return true
-	case progressAuto:
-		if os.Getenv("CI") != "" {
-			return false
-		}
-		f, ok := stderr.(*os.File)
-		if !ok {
-			return false
-		}
-		fi, err := f.Stat()
-		return err == nil && fi.Mode()&os.ModeCharDevice != 0
-	}
-	return false
-}
-
 // newProgress returns the observers that show a run's progress on stderr
-// under mode (none when it is not shown) and the function to call when the
-// run is over; the run's times are ticks of 1/tick second. An unknown mode
-// is a usage error.
+// under mode (report.ProgressObservers) and the function to call when the
+// run is over. An unknown mode is a usage error.
 func newProgress(mode string, stderr io.Writer, tick int64) ([]sim.Observer, func(), error) {
-	switch mode {
-	case progressAuto, progressAlways, progressNever:
-	default:
+	if !report.ValidProgressMode(mode) {
 		return nil, nil, usagef("--progress %q: want auto, always or never", mode)
 	}
-	if !progressShown(mode, stderr) {
-		return nil, func() {}, nil
-	}
-	p := report.NewProgress(stderr, 500*time.Millisecond)
-	p.SetTick(tick)
-	return []sim.Observer{p}, p.Done, nil
+	obs, done := report.ProgressObservers(mode, stderr, tick)
+	return obs, done, nil
 }

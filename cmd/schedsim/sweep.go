@@ -172,18 +172,9 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return sweepTask(ctx, ss, f, stdout, stderr)
 	}
-	var axes []sweep.Axis
-	if f.file != "" {
-		if axes, err = sweep.ReadAxes(f.file); err != nil {
-			return err
-		}
-	}
-	for _, text := range f.params {
-		a, err := sweep.ParseAxis(text)
-		if err != nil {
-			return usagef("--param %v", err)
-		}
-		axes = append(axes, a)
+	axes, err := sweep.ParseAxes(f.file, f.params)
+	if err != nil {
+		return err
 	}
 	sw := &sweep.Sweep{Grid: sweep.Grid{Base: *base, Fixed: fixed, Axes: axes}, Dir: f.out, Jobs: f.jobs, X: f.x}
 	for _, m := range strings.Split(f.plotStr, ",") {
@@ -226,7 +217,7 @@ func scenarioSettings(fs *pflag.FlagSet) []schedsim.Setting {
 // grid's), and the tests' ready hook.
 func (f sweepFlags) setUp(ctx context.Context, sw *sweep.Sweep, total int, stderr io.Writer) {
 	sw.Jobs, sw.NoPlots, sw.Warn = f.jobs, !f.plots, stderr
-	show := progressShown(f.progress, stderr)
+	show := report.ProgressShown(f.progress, stderr)
 	if pts, _ := sw.Points(); total <= 0 {
 		total = len(pts) // an error stops the sweep before any point is done
 	}
@@ -249,26 +240,13 @@ func sweepLocal(ctx context.Context, sw *sweep.Sweep, f sweepFlags, stdout, stde
 	if err != nil {
 		return err
 	}
-	printCounts(stderr, res.Counts, len(res.Table.Points), sw.Dir, start)
+	res.Counts.Report(stderr, len(res.Table.Points), sw.Dir, time.Since(start))
 	return printSweep(res, sw.Dir, f.quiet, stdout, stderr)
-}
-
-// printCounts says how many points were simulated and reused.
-func printCounts(w io.Writer, c sweep.Counts, n int, dir string, start time.Time) {
-	fmt.Fprintf(w, "sweep: %d points: %d simulated, %d already done (kept in %s), in %.1f s\n",
-		n, c.Computed, c.Reused, filepath.Join(dir, "points"), time.Since(start).Seconds())
-	if c.Stale > 0 {
-		fmt.Fprintf(w, "sweep: %d kept points were of other options or input files, an older format, or corrupt, and were simulated again\n", c.Stale)
-	}
 }
 
 // printSweep says what a sweep wrote and, unless quiet, prints its table.
 func printSweep(res *sweep.Result, dir string, quiet bool, stdout, stderr io.Writer) error {
-	fmt.Fprintf(stderr, "wrote %s\n", strings.Join(res.Wrote, " and "))
-	if len(res.Figures) > 0 {
-		fmt.Fprintf(stderr, "wrote the plots %s (.svg, .png) in %s\n", strings.Join(res.Figures, ", "), dir)
-	}
-	if quiet {
+	if res.ReportWrote(stderr, dir); quiet {
 		return nil
 	}
 	return res.Print(stdout)
@@ -285,13 +263,8 @@ func sweepTask(ctx context.Context, ss *sweep.SlurmSweep, f sweepFlags, stdout, 
 	if err != nil {
 		return err
 	}
-	printCounts(stderr, tr.Counts, len(tr.Points), ss.Dir, start)
-	for i, pt := range tr.Points {
-		s := &tr.Summaries[i]
-		fmt.Fprintf(stdout, "point %d %s: wait mean %.1f s, bounded slowdown %.3f, utilisation %.2f %%\n",
-			pt.Index, pt.Label, s.Wait.Mean, s.MeanBoundedSlowdown, 100*s.Utilisation)
-	}
-	fmt.Fprintf(stdout, "task %d: wrote %s (points %d to %d)\n", f.task, tr.Part, tr.Points[0].Index, tr.Points[len(tr.Points)-1].Index)
+	tr.Counts.Report(stderr, len(tr.Points), ss.Dir, time.Since(start))
+	tr.Print(stdout, f.task)
 	return nil
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime"
 
 	"github.com/schedsim/schedsim/workload"
 )
@@ -24,22 +23,6 @@ func cmdVersion(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	writeVersion(stdout, workload.ReadBuild())
+	fmt.Fprint(stdout, workload.ReadBuild().Text())
 	return nil
-}
-
-// writeVersion writes b as schedsim version prints it.
-func writeVersion(w io.Writer, b workload.Build) {
-	fmt.Fprintf(w, "schedsim %s\n", b.Version())
-	fmt.Fprintf(w, "module    %s %s\n", workload.ModulePath, b.Module)
-	if b.Revision == "" {
-		fmt.Fprintf(w, "revision  unknown (the build recorded no version control information)\n")
-	} else {
-		fmt.Fprintf(w, "revision  %s\n", b.Revision)
-		if b.Time != "" {
-			fmt.Fprintf(w, "time      %s\n", b.Time)
-		}
-		fmt.Fprintf(w, "modified  %v\n", b.Modified)
-	}
-	fmt.Fprintf(w, "go        %s %s/%s\n", b.Go, runtime.GOOS, runtime.GOARCH)
 }

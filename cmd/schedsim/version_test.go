@@ -37,10 +37,8 @@ func TestVersionText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var b strings.Builder
-			writeVersion(&b, tt.b)
-			if b.String() != tt.want {
-				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tt.want)
+			if got := tt.b.Text(); got != tt.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tt.want)
 			}
 		})
 	}

@@ -203,3 +203,34 @@ func (br Runner) Measure(cases []Case, repeat int, dir string, extra func(ci, r 
 	}
 	return results, nil
 }
+
+// ParseLoads parses the offered loads of --loads: positive numbers,
+// comma-separated, blanks skipped ("" gives none).
+func ParseLoads(text string) ([]float64, error) {
+	var ls []float64
+	for _, l := range strings.Split(text, ",") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		load, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
+		if err != nil || load <= 0 {
+			return nil, fmt.Errorf("--loads: %q is not a positive number", l)
+		}
+		ls = append(ls, load)
+	}
+	return ls, nil
+}
+
+// WorkDir returns the directory the generated traces and the outputs go
+// to: keep, created if needed, or else a new temporary one, which cleanup
+// removes.
+func WorkDir(keep string) (dir string, cleanup func(), err error) {
+	if keep != "" {
+		return keep, func() {}, os.MkdirAll(keep, 0o755)
+	}
+	d, err := os.MkdirTemp("", "schedsim-bench-")
+	if err != nil {
+		return "", nil, err
+	}
+	return d, func() { os.RemoveAll(d) }, nil
+}
