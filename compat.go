@@ -57,7 +57,6 @@ type Combination struct {
 // "What combines with what" section is this table; TestCombinationsREADME
 // holds them together. Every other pair of features runs.
 var Combinations = []Combination{
-	{FeatureScoreD, FeatureClusters, "SCore-D assigns a job a cluster, or a cluster of clusters, at its submission (SPEC §5); its queues run on one cluster of identical hosts", false},
 	{FeatureScoreD, FeatureEstimates, "SCore-D schedules by queue priority and never plans ahead, so it has no use for a runtime estimate; a job's limit is its queue's maximum CPU time", true},
 	{FeatureScoreD, FeatureGrow, "SCore-D's jobs run on the processors they were given; growing jobs is HPC Pack's model", true},
 	{FeatureScoreD, FeatureFilters, "HPC Pack's filters and templates belong to HPC Pack's scheduler, not to SCore-D's queues", true},

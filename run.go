@@ -41,7 +41,10 @@ type runner struct {
 	// hostCores is the processors of a host when SCore-D's queues run on
 	// a cluster of nodes (scoreDCluster): node events name its hosts.
 	hostCores int
-	energySum *report.EnergySummary
+	// sdClusters is the cluster of clusters SCore-D's queues run on
+	// ([[clusters]] with --mode or [scored]; scoreDClusters), else nil.
+	sdClusters *sim.ScoreDClusters
+	energySum  *report.EnergySummary
 	// members are the clusters of a cluster of clusters ([[clusters]]),
 	// set by clusterSpec; nil otherwise.
 	members []*cluster.Spec
@@ -667,6 +670,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		// SCore-D's queues are the policy: the one engine runs them, in
 		// its clock of milliseconds, with the run's other options.
 		simCfg.Policy, simCfg.Estimator, simCfg.ScoreD, simCfg.TicksPerSec = nil, nil, sd, int64(tick)
+		simCfg.ScoreDClusters = o.sdClusters
 	}
 	var eng *sim.Engine
 	switch {
@@ -729,6 +733,12 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	polName := pol.Name()
 	if sd != nil {
 		polName = scoredName(sd)
+		if c := o.sdClusters; c != nil {
+			polName += fmt.Sprintf("+clusters=%d", len(c.Procs))
+			if !c.ScaleRuntime {
+				polName += "+speed=loads-only"
+			}
+		}
 	}
 	if est != nil {
 		polName += "+estimates=" + est.Name()
@@ -784,6 +794,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			s.ScoreD.Queues = append(s.ScoreD.Queues, report.ScoreDQueueInfo{MemoryPercent: q.MemPercent, DiskPercent: q.DiskPercent, Mode: q.Mode.String()})
 		}
 		s.ScoreD.Preempt = sd.Preempt.String()
+		if c := o.sdClusters; c != nil {
+			s.ScoreD.Clusters, s.ScoreD.Speeds = c.Procs, c.Speed
+		}
 		for _, c := range sd.Changes {
 			if c.State != policy.Activated {
 				s.ScoreD.Holds = append(s.ScoreD.Holds, report.ScoreDHold{Queue: c.Queue, At: c.At})

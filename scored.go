@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -264,6 +265,79 @@ func (o *runner) scoreDCluster(cfg *policy.ScoreD, spec *cluster.Spec) error {
 	if o.SlurmConf == "" {
 		where = "--config " + o.Config + ": [cluster]"
 	}
+	if len(o.members) > 0 {
+		return o.scoreDClusters(cfg)
+	}
+	return scoreDHosts(cfg, spec, where, false, &o.hostCores)
+}
+
+// scoreDClusters sets up a run of SCore-D's queues on the cluster of
+// clusters of --config's [[clusters]] (SPEC §5): each cluster a set of
+// identical hosts as scoreDCluster requires, with a speed of its own
+// (its hosts'); the jobs are assigned a cluster at submission
+// (sim.ScoreDClusters). [federation] speed_scales_runtime says whether
+// run times scale by speed; assign = "start" is refused: SCore-D assigns
+// at submission. The queues' memory and disk percentages are refused:
+// each cluster has its own limits, which schedsim does not model for
+// SCore-D's queues yet. Node events name hosts, so every cluster's hosts
+// must then have the same cores.
+func (o *runner) scoreDClusters(cfg *policy.ScoreD) error {
+	rc, err := o.runConfig()
+	if err != nil {
+		return err
+	}
+	c := &sim.ScoreDClusters{ScaleRuntime: true}
+	if fc := rc.Federation; fc != nil {
+		switch fc.Assign {
+		case "", "submission":
+		case "start":
+			return inputf("--config %s: [federation] assign = \"start\": SCore-D assigns a job its cluster at its submission (SPEC §5), which its queues then hold it in", o.Config)
+		default:
+			return inputf("--config %s: [federation] assign = %q: want \"submission\" (the default) or \"start\"", o.Config, fc.Assign)
+		}
+		if fc.SpeedScalesRuntime != nil {
+			c.ScaleRuntime = *fc.SpeedScalesRuntime
+		}
+	}
+	for i, q := range cfg.Queues {
+		if q.MemPercent > 0 || q.DiskPercent > 0 {
+			return inputf("--config %s: [[scored.queue]] %d: memory_percent or disk_percent with [[clusters]]: each cluster of a cluster of clusters has its own memory and disk limits, which SCore-D's queues do not model yet: give the percentages on one cluster", o.Config, i)
+		}
+	}
+	cores := 0
+	for i, s := range o.members {
+		where := fmt.Sprintf("--config %s: [[clusters]] %d", o.Config, i+1)
+		var hc int
+		if err := scoreDHosts(cfg, s, where, true, &hc); err != nil {
+			return err
+		}
+		if i == 0 {
+			cores = hc
+		} else if hc != cores {
+			cores = -1
+		}
+		sp := s.Groups[0].Speed
+		if sp == 0 {
+			sp = 1
+		}
+		c.Procs, c.Speed = append(c.Procs, s.Cores()), append(c.Speed, sp)
+	}
+	if cores > 0 {
+		o.hostCores = cores
+		if cfg.ProcsPerHost == 0 {
+			cfg.ProcsPerHost = cores
+		}
+	} else if o.NodeEvents != "" {
+		return inputf("--config %s: --node-events names hosts, and the hosts of the [[clusters]] have different cores: give clusters of hosts of the same cores", o.Config)
+	}
+	o.sdClusters = c
+	return nil
+}
+
+// scoreDHosts checks that spec is a cluster of identical hosts SCore-D's
+// queues can run on (of speed 1, unless anySpeed) and completes cfg from
+// its hosts; *cores gets a host's processors. where names spec in errors.
+func scoreDHosts(cfg *policy.ScoreD, spec *cluster.Spec, where string, anySpeed bool, cores *int) error {
 	if len(spec.Groups) == 0 {
 		return inputf("%s: no nodes", where)
 	}
@@ -272,7 +346,9 @@ func (o *runner) scoreDCluster(cfg *policy.ScoreD, spec *cluster.Spec) error {
 		switch {
 		case h.Cores != g.Cores || h.MemoryMB != g.MemoryMB:
 			return inputf("%s: SCore-D's queues run on a cluster of identical hosts (SPEC §5): node group %s has %d cores and %d MB, %s %d and %d", where, h.Name, h.Cores, h.MemoryMB, g.Name, g.Cores, g.MemoryMB)
-		case h.Speed != 0 && h.Speed != 1:
+		case anySpeed && h.Speed != g.Speed:
+			return inputf("%s: SCore-D's queues run on clusters of identical hosts (SPEC §5): node group %s has speed %g, %s %g", where, h.Name, h.Speed, g.Name, g.Speed)
+		case !anySpeed && h.Speed != 0 && h.Speed != 1:
 			return inputf("%s: node group %s: speed %g: SCore-D's queues run on a cluster of identical hosts of speed 1", where, h.Name, h.Speed)
 		}
 	}
@@ -287,13 +363,16 @@ func (o *runner) scoreDCluster(cfg *policy.ScoreD, spec *cluster.Spec) error {
 			return inputf("%s: partition %s sets a time limit, a tier or sharing, which are Slurm's: SCore-D's queues bound jobs by their maximum CPU time and share hosts by gang scheduling", where, p.Name)
 		}
 	}
+	*cores = g.Cores
+	if anySpeed {
+		return nil // the clusters' hosts may differ from one another
+	}
 	if cfg.ProcsPerHost == 0 {
 		cfg.ProcsPerHost = g.Cores
 	}
 	if cfg.MemKB == 0 && g.MemoryMB > 0 {
 		cfg.MemKB = g.MemoryMB * 1024
 	}
-	o.hostCores = g.Cores
 	return nil
 }
 

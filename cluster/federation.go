@@ -250,20 +250,45 @@ func (f *Federation) choose(r Request) int {
 // than r's requested time cannot run it (SPEC §5: a partition's limits
 // hold on whichever member runs the job).
 func (f *Federation) pick(r Request, ok func(Allocator) bool) int {
-	best := -1
-	var bestLoad float64
-	for i := range f.members {
+	return LeastLoaded(len(f.members), func(i int) (MemberLoad, bool) {
 		m := &f.members[i]
 		if !ok(m.a) {
-			continue
+			return MemberLoad{}, false
 		}
 		if pt, ok := m.a.(partitionTimer); ok && !pt.timeOK(r) {
-			continue
+			return MemberLoad{}, false
 		}
 		c := m.a.Capacity()
-		load := float64(c-m.a.Free()+f.waiting[i]) / float64(c) / m.speed
-		if best < 0 || load < bestLoad || (load == bestLoad && m.speed > f.members[best].speed) {
-			best, bestLoad = i, load
+		return MemberLoad{Used: c - m.a.Free() + f.waiting[i], Capacity: c, Speed: m.speed}, true
+	})
+}
+
+// MemberLoad is what the assignment at submission compares of a member of
+// a cluster of clusters (SPEC §5): the processors it has in use (busy, plus
+// those of the jobs assigned to it and not started), its processors and its
+// speed (> 0).
+type MemberLoad struct {
+	Used, Capacity int
+	Speed          float64
+}
+
+// LeastLoaded returns, of the n members for which load reports true, the
+// least loaded relative to its speed (Used / Capacity / Speed); equal
+// loads go to the faster member, then to the first. It returns -1 when
+// load reports false for every member. It is the one rule of SCore-D's
+// assignment at submission, for the main engine's Federation and for
+// SCore-D's queues on a cluster of clusters.
+func LeastLoaded(n int, load func(i int) (MemberLoad, bool)) int {
+	best := -1
+	var bestLoad, bestSpeed float64
+	for i := range n {
+		m, ok := load(i)
+		if !ok {
+			continue
+		}
+		l := float64(m.Used) / float64(m.Capacity) / m.Speed
+		if best < 0 || l < bestLoad || (l == bestLoad && m.Speed > bestSpeed) {
+			best, bestLoad, bestSpeed = i, l, m.Speed
 		}
 	}
 	return best

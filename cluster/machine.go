@@ -240,3 +240,33 @@ func (m *Machine) TakeFree(r Range, dst []Range) []Range {
 	}
 	return dst
 }
+
+// FreeIn returns the number of idle processors within r.
+func (m *Machine) FreeIn(r Range) int {
+	i := sort.Search(len(m.spans), func(i int) bool { return m.spans[i].Hi > r.Lo })
+	n := 0
+	for ; i < len(m.spans) && m.spans[i].Lo < r.Hi; i++ {
+		n += min(m.spans[i].Hi, r.Hi) - max(m.spans[i].Lo, r.Lo)
+	}
+	return n
+}
+
+// AllocIn takes n processors within r, lowest numbers first, as Alloc does
+// on the whole machine, appends their ranges to dst and returns it. It
+// panics if fewer than n are free within r.
+func (m *Machine) AllocIn(n int, r Range, dst []Range) []Range {
+	if n <= 0 {
+		panic(fmt.Sprintf("cluster: allocating %d processors", n))
+	}
+	i := sort.Search(len(m.spans), func(i int) bool { return m.spans[i].Hi > r.Lo })
+	left := n
+	for ; i < len(m.spans) && m.spans[i].Lo < r.Hi; i++ {
+		lo, hi := max(m.spans[i].Lo, r.Lo), min(m.spans[i].Hi, r.Hi)
+		if hi-lo >= left {
+			// The n lowest free processors within r end at lo+left.
+			return m.TakeFree(Range{r.Lo, lo + left}, dst)
+		}
+		left -= hi - lo
+	}
+	panic(fmt.Sprintf("cluster: allocating %d processors within %d-%d with %d free there", n, r.Lo, r.Hi-1, n-left))
+}

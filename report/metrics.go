@@ -663,6 +663,10 @@ type ScoreDInfo struct {
 	// Holds are the instants queues stopped scheduling (deactivated or
 	// disabled by a scheduled state change).
 	Holds []ScoreDHold `json:"holds,omitempty"`
+	// Clusters and Speeds are, on a cluster of clusters, each cluster's
+	// processors (numbered cluster after cluster) and speed.
+	Clusters []int     `json:"clusters,omitempty"`
+	Speeds   []float64 `json:"speeds,omitempty"`
 }
 
 // ScoreDHold is an instant a queue stopped scheduling.

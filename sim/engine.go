@@ -396,8 +396,8 @@ type Config struct {
 	// ScoreD for the model) instead of Policy, on the engine's clock in
 	// milliseconds. With it only Procs, ClosedLoop, NodeEvents,
 	// NodeSize, OnNodeFail, CheckpointEvery, OnCheckpoint, TicksPerSec,
-	// ScoreDBusy and Power (by idle timeout, see scored_power.go) apply;
-	// New refuses the others.
+	// ScoreDBusy, ScoreDClusters and Power (by idle timeout, see
+	// scored_power.go) apply; New refuses the others.
 	ScoreD *policy.ScoreD
 	// TicksPerSec is the trace's time unit under ScoreD: 1 (or 0: seconds),
 	// 1000 (ms) or 1000000 (µs); see ScoreD.SetTicks. Other runs count in
@@ -412,6 +412,10 @@ type Config struct {
 	// ticks (rounded up as records' are); the engine reuses alloc. With it
 	// the jobs are placed on processor numbers, as with NodeEvents.
 	ScoreDBusy func(from, to workload.Time, alloc []cluster.Range)
+	// ScoreDClusters, if not nil under ScoreD, makes the machine a cluster
+	// of clusters (SPEC §5): each job is assigned a cluster at its
+	// submission and runs on its processors (see ScoreDClusters).
+	ScoreDClusters *ScoreDClusters
 }
 
 // Stats summarises a finished run.

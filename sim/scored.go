@@ -209,6 +209,9 @@ type sdCore struct {
 	// decided, if set (tests), sees every decision before Apply carries
 	// it out.
 	decided func(d scored.Decision)
+	// fed is the cluster of clusters (Config.ScoreDClusters); nil on one
+	// cluster.
+	fed *sdFed
 }
 
 // sdQueue is one queue at run time.
@@ -720,7 +723,10 @@ func (e *sdCore) submit(j *workload.Job) {
 	ver := s.ver + 1
 	*s = sdSlot{Job: scored.Job{Procs: j.Procs, Seq: j.Seq, WaitResources: j.WaitResources, Queue: qi, FirstMs: -1},
 		job: *j, ver: ver, alloc: s.alloc[:0]}
-	s.workUs = e.toUs(j.Run)
+	if e.fed != nil {
+		e.assign(s)
+	}
+	s.workUs = e.toUs(s.job.Run)
 	if j.Estimate > 0 && j.Run > j.Estimate {
 		s.workUs, s.cut = e.toUs(j.Estimate), fmt.Sprintf("reached its requested time %s", e.dur(j.Estimate))
 	}
@@ -738,6 +744,9 @@ func (e *sdCore) submit(j *workload.Job) {
 	}
 	q.wait = append(q.wait, id)
 	e.queuedProcs += int64(j.Procs)
+	if e.fed != nil {
+		e.fed.wait(s, 1)
+	}
 	e.arrived = append(e.arrived, id)
 	e.emit(EventSubmitted, id)
 	if n := e.queued(); n > e.stats.MaxQueue {
@@ -796,6 +805,9 @@ func (e *sdCore) requeue(id int32) {
 	k := sort.Search(len(live), func(i int) bool { return e.slots[live[i]].job.Seq > s.job.Seq })
 	q.wait = slices.Insert(q.wait, q.head+k, id)
 	e.queuedProcs += int64(s.job.Procs)
+	if e.fed != nil {
+		e.fed.wait(s, 1)
+	}
 }
 
 // span is the progress a job makes in its next stint before its next
@@ -816,6 +828,9 @@ func (e *sdCore) start(id int32, row int) {
 		panic(fmt.Sprintf("sim: job %d started at %d ms before its submission at %d s", s.job.ID, e.nowMs, s.job.Submit))
 	}
 	e.queuedProcs -= int64(p)
+	if e.fed != nil {
+		e.fed.wait(s, -1)
+	}
 	if s.FirstMs < 0 {
 		s.FirstMs = e.nowMs
 		e.stats.Started++
@@ -1113,6 +1128,9 @@ func (e *sdCore) Apply(d scored.Decision) {
 		}
 		q.wait = slices.Delete(q.wait, q.head+d.Row, q.head+d.Row+1)
 		e.queuedProcs -= int64(s.job.Procs)
+		if e.fed != nil {
+			e.fed.wait(s, -1)
+		}
 		if k := slices.Index(e.arrived, d.ID); k >= 0 {
 			e.arrived = slices.Delete(e.arrived, k, k+1)
 		}

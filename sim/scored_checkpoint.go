@@ -48,6 +48,7 @@ type scoreDState struct {
 	Nodes         *sdNodesState    // node events (SetNodeEvents), nil without
 	Loop          *closedLoopState // a closed loop (SetClosedLoop), nil without
 	Power         *sdPowerState    // switching nodes off (Config.Power), nil without
+	Waiting       []int            // a cluster of clusters' waiting processors (Config.ScoreDClusters), nil without
 }
 
 type scoreDQueueState struct {
@@ -74,6 +75,7 @@ type scoreDSlotState struct {
 	Stints               []Stint
 	Requeues             int
 	StintAllocs          [][]cluster.Range
+	Member               int // its cluster (Config.ScoreDClusters)
 }
 
 // snapshot copies the component's state between two instants
@@ -103,6 +105,9 @@ func (e *sdCore) snapshot() (*Snapshot, error) {
 	if e.pw != nil {
 		s.Power = e.pw.save()
 	}
+	if e.fed != nil {
+		s.Waiting = slices.Clone(e.fed.waiting)
+	}
 	for i := range e.queues {
 		q := &e.queues[i]
 		s.Queue = append(s.Queue, scoreDQueueState{State: q.state, Wait: slices.Clone(q.live())})
@@ -115,7 +120,7 @@ func (e *sdCore) snapshot() (*Snapshot, error) {
 			Ver: x.ver, Running: x.Running, Gang: x.Gang, Row: x.Row, RunIdx: x.runIdx,
 			FirstMs: x.FirstMs, LastMs: x.LastMs, Demotions: x.demotions, Susp: x.susp,
 			Alloc: slices.Clone(x.alloc), MemKB: x.MemKB, DiskKB: x.DiskKB, Holds: x.Holds,
-			StintMs: x.stintMs, Stints: slices.Clone(x.stints), Requeues: x.requeues, StintAllocs: slices.Clone(x.allocs)}
+			StintMs: x.stintMs, Stints: slices.Clone(x.stints), Requeues: x.requeues, StintAllocs: slices.Clone(x.allocs), Member: x.Member}
 	}
 	return &Snapshot{sd: s}, nil
 }
@@ -172,9 +177,12 @@ func (e *sdCore) restore(b []byte) error {
 		if x.Queue < 0 || x.Queue >= k || (x.Running && (x.Row < 0 || x.Row >= e.mpl)) {
 			return bad("slot %d: queue %d, row %d", i, x.Queue, x.Row)
 		}
+		if x.Member != 0 && (e.fed == nil || x.Member < cluster.Spanning || x.Member > len(e.fed.doms)) {
+			return bad("slot %d: cluster %d", i, x.Member)
+		}
 		e.slots[i] = sdSlot{Job: scored.Job{Procs: x.Job.Procs, Seq: x.Job.Seq, WaitResources: x.Job.WaitResources,
 			Queue: x.Queue, Running: x.Running, Gang: x.Gang, Row: x.Row, FirstMs: x.FirstMs, LastMs: x.LastMs,
-			MemKB: x.MemKB, DiskKB: x.DiskKB, Holds: x.Holds},
+			MemKB: x.MemKB, DiskKB: x.DiskKB, Holds: x.Holds, Member: x.Member},
 			job: x.Job, workUs: x.WorkUs, cut: x.Cut,
 			cpuUs: x.CPUUs, resUs: x.ResUs, usedUs: x.UsedUs, stintAt: x.StintAt, target: x.Target,
 			ver: x.Ver, runIdx: x.RunIdx, demotions: x.Demotions, susp: x.Susp, alloc: x.Alloc,
@@ -204,6 +212,15 @@ func (e *sdCore) restore(b []byte) error {
 		if err := e.pw.restore(s.Power); err != nil {
 			return err
 		}
+	}
+	if (e.fed != nil) != (s.Waiting != nil) {
+		return bad("saved with a cluster of clusters %v, resumed with one %v", s.Waiting != nil, e.fed != nil)
+	}
+	if e.fed != nil {
+		if len(s.Waiting) != len(e.fed.waiting) {
+			return bad("saved with %d clusters, resumed with %d", len(s.Waiting), len(e.fed.waiting))
+		}
+		copy(e.fed.waiting, s.Waiting)
 	}
 	if s.Loop != nil {
 		if e.eng.loop, err = restoreClosedLoop(s.Loop); err != nil {

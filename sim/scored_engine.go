@@ -36,6 +36,11 @@ func newScoreDEngine(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c := cfg.ScoreDClusters; c != nil {
+		if sd.fed, err = newSDFed(c, cfg.Procs); err != nil {
+			return nil, err
+		}
+	}
 	e := &Engine{cfg: cfg, sd: sd}
 	sd.eng, sd.stats, sd.busyRun = e, &e.stats, cfg.ScoreDBusy
 	if tps := cfg.TicksPerSec; tps != 0 {
@@ -66,7 +71,7 @@ func restoreScoreDEngine(cfg Config, b []byte) (*Engine, error) {
 	if err := e.sd.restore(b); err != nil {
 		return nil, err
 	}
-	if len(nodes) > 0 || cfg.ScoreDBusy != nil || cfg.Power != nil { // else Run refuses a state saved with node events, unless ScoreD.SetNodeEvents gives them
+	if len(nodes) > 0 || cfg.ScoreDBusy != nil || cfg.Power != nil || cfg.ScoreDClusters != nil { // else Run refuses a state saved with node events, unless ScoreD.SetNodeEvents gives them
 		e.cfg.NodeEvents = nodes
 		if err := e.sd.setNodeEvents(nodes, cfg.NodeSize, cfg.OnNodeFail); err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy/scored"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -87,7 +88,7 @@ type sdNodes struct {
 // (Config.NodeEvents; see ScoreD.SetNodeEvents). With an empty schedule
 // the run is as without.
 func (e *sdCore) setNodeEvents(evs []cluster.NodeEvent, nodeSize int, onFail NodeFailAction) error {
-	if len(evs) == 0 && e.busyRun == nil && e.pw == nil {
+	if len(evs) == 0 && e.busyRun == nil && e.pw == nil && e.fed == nil {
 		if e.savedNodes != nil {
 			return fmt.Errorf("sim: SCore-D engine state: saved with node events, resumed without")
 		}
@@ -194,12 +195,20 @@ func forRuns(alloc []cluster.Range, pred func(c int) bool, f func(cluster.Range)
 // place gives job s, starting in row (-1: exclusive), its processors.
 func (nd *sdNodes) place(s *sdSlot, row int) {
 	p := s.job.Procs
+	d, confined := nd.domain(&s.Job)
 	if row >= 0 {
 		m := nd.rowM[row]
-		if m.Free() < p {
-			panic(fmt.Sprintf("sim: job %d does not fit row %d: %d processors free in service", s.job.ID, row, m.Free()))
+		if confined {
+			if free := m.FreeIn(d); free < p {
+				panic(fmt.Sprintf("sim: job %d does not fit row %d: %d processors free in service on its cluster", s.job.ID, row, free))
+			}
+			s.alloc = m.AllocIn(p, d, s.alloc[:0])
+		} else {
+			if m.Free() < p {
+				panic(fmt.Sprintf("sim: job %d does not fit row %d: %d processors free in service", s.job.ID, row, m.Free()))
+			}
+			s.alloc = m.Alloc(p, s.alloc[:0])
 		}
-		s.alloc = m.Alloc(p, s.alloc[:0])
 		for _, r := range s.alloc {
 			for c := r.Lo; c < r.Hi; c++ {
 				nd.use[c]++
@@ -215,10 +224,17 @@ func (nd *sdNodes) place(s *sdSlot, row int) {
 		})
 		return
 	}
-	if nd.allM.Free() < p {
-		panic(fmt.Sprintf("sim: exclusive job %d does not fit: %d processors free in every row", s.job.ID, nd.allM.Free()))
+	if confined {
+		if free := nd.allM.FreeIn(d); free < p {
+			panic(fmt.Sprintf("sim: exclusive job %d does not fit: %d processors free in every row on its cluster", s.job.ID, free))
+		}
+		s.alloc = nd.allM.AllocIn(p, d, s.alloc[:0])
+	} else {
+		if nd.allM.Free() < p {
+			panic(fmt.Sprintf("sim: exclusive job %d does not fit: %d processors free in every row", s.job.ID, nd.allM.Free()))
+		}
+		s.alloc = nd.allM.Alloc(p, s.alloc[:0])
 	}
-	s.alloc = nd.allM.Alloc(p, s.alloc[:0])
 	for _, r := range s.alloc {
 		for _, m := range nd.rowM {
 			nd.taken = m.TakeFree(r, nd.taken[:0])
@@ -300,20 +316,53 @@ func (nd *sdNodes) unplace(s *sdSlot) {
 // (scored.Placement).
 type sdPlacement struct{ e *sdCore }
 
-// RowFree returns the processors free and in service in row k.
-func (p sdPlacement) RowFree(k int) int { return p.e.nd.rowM[k].Free() }
+// RowFree returns the processors free and in service in row k that job s
+// may take.
+func (p sdPlacement) RowFree(s *scored.Job, k int) int {
+	if d, ok := p.e.nd.domain(s); ok {
+		return p.e.nd.rowM[k].FreeIn(d)
+	}
+	return p.e.nd.rowM[k].Free()
+}
 
-// AllFree returns the processors free and in service in every row.
-func (p sdPlacement) AllFree() int { return p.e.nd.allM.Free() }
+// AllFree returns the processors free and in service in every row that job
+// s may take.
+func (p sdPlacement) AllFree(s *scored.Job) int {
+	if d, ok := p.e.nd.domain(s); ok {
+		return p.e.nd.allM.FreeIn(d)
+	}
+	return p.e.nd.allM.Free()
+}
 
-// InService returns the processors in service running job id holds.
-func (p sdPlacement) InService(id int32) int { return p.e.nd.inServiceIn(p.e.slots[id].alloc) }
+// InService returns the processors in service running job id holds that
+// job s may take.
+func (p sdPlacement) InService(id int32, s *scored.Job) int {
+	if d, ok := p.e.nd.domain(s); ok {
+		return p.e.nd.inServiceWithin(p.e.slots[id].alloc, d)
+	}
+	return p.e.nd.inServiceIn(p.e.slots[id].alloc)
+}
 
-// FreeWithout returns the processors in service that would be free in
-// every row with the running jobs ids gone: those every holder of which,
-// in any row, is among them.
-func (p sdPlacement) FreeWithout(ids []int32) int {
+// Shares reports whether running job id holds processors job s may take.
+func (p sdPlacement) Shares(id int32, s *scored.Job) bool {
+	d, ok := p.e.nd.domain(s)
+	if !ok {
+		return true
+	}
+	for _, r := range p.e.slots[id].alloc {
+		if r.Lo < d.Hi && d.Lo < r.Hi {
+			return true
+		}
+	}
+	return false
+}
+
+// FreeWithout returns the processors in service that job s may take that
+// would be free in every row with the running jobs ids gone: those every
+// holder of which, in any row, is among them.
+func (p sdPlacement) FreeWithout(s *scored.Job, ids []int32) int {
 	nd := p.e.nd
+	d, _ := nd.domain(s)
 	for _, id := range ids {
 		for _, r := range p.e.slots[id].alloc {
 			for c := r.Lo; c < r.Hi; c++ {
@@ -323,7 +372,7 @@ func (p sdPlacement) FreeWithout(ids []int32) int {
 	}
 	n := 0
 	for c := range nd.procs {
-		if nd.use[c] == nd.lowerUse[c] && nd.inService(c) {
+		if nd.use[c] == nd.lowerUse[c] && nd.inService(c) && c >= d.Lo && c < d.Hi {
 			n++
 		}
 		nd.lowerUse[c] = 0

@@ -137,6 +137,11 @@ type Job struct {
 	MemKB, DiskKB int64
 	Holds         bool
 	WaitResources int8 // workload.Job.WaitResources
+	// Member is the cluster the job was assigned at its submission on a
+	// cluster of clusters (1 for the first; cluster.Spanning for several
+	// together); 0 on one cluster. A placed machine (Placement) confines
+	// the job to its cluster's processors.
+	Member int
 }
 
 // View is the state the scheduler reads. The slices it returns are the
@@ -161,19 +166,24 @@ type View interface {
 }
 
 // Placement is the view of a machine whose processors are placed (node
-// events): a job holds processor numbers, and processors out of service are
-// in no row.
+// events, a cluster of clusters): a job holds processor numbers, and
+// processors out of service are in no row. Each method counts the
+// processors job s may take: those of the cluster it was assigned
+// (Job.Member), every processor on one cluster.
 type Placement interface {
 	// RowFree returns the processors free and in service in row k.
-	RowFree(k int) int
+	RowFree(s *Job, k int) int
 	// AllFree returns the processors free and in service in every row: an
 	// exclusive job's candidates.
-	AllFree() int
+	AllFree(s *Job) int
 	// InService returns the processors in service running job id holds.
-	InService(id int32) int
+	InService(id int32, s *Job) int
 	// FreeWithout returns the processors in service that would be free in
 	// every row with the running jobs ids gone.
-	FreeWithout(ids []int32) int
+	FreeWithout(s *Job, ids []int32) int
+	// Shares reports whether running job id holds processors job s may
+	// take: a job on another cluster is no victim of s.
+	Shares(id int32, s *Job) bool
 }
 
 // Policy is SCore-D's scheduler as the engine calls it.
@@ -335,14 +345,14 @@ func (sc *Scheduler) fitPlaced(m *Matrix, pl Placement, s *Job, gang bool) int {
 	}
 	p := s.Procs
 	if !gang {
-		if pl.AllFree() >= p {
+		if pl.AllFree(s) >= p {
 			return -1
 		}
 		return -2
 	}
 	qt := sc.topGang(m)
 	for k := range m.MPL {
-		if pl.RowFree(k) >= p && rowAllowed(m, s.Queue, qt, k) {
+		if pl.RowFree(s, k) >= p && rowAllowed(m, s.Queue, qt, k) {
 			return k
 		}
 	}
@@ -600,6 +610,16 @@ func (sc *Scheduler) victimsPlaced(v View, pl Placement, s *Job, qi int) bool {
 		return false
 	}
 	sc.lowerVictims(v, qi)
+	if s.Member != 0 {
+		// On a cluster of clusters, only the jobs on s's cluster.
+		out := sc.victims[:0]
+		for _, x := range sc.victims {
+			if pl.Shares(x.id, s) {
+				out = append(out, x)
+			}
+		}
+		sc.victims = out
+	}
 	p := s.Procs
 	if !sc.gang(qi) {
 		// A processor is the exclusive job's once every job holding it, in
@@ -608,7 +628,7 @@ func (sc *Scheduler) victimsPlaced(v View, pl Placement, s *Job, qi int) bool {
 		for _, x := range sc.victims {
 			sc.ids = append(sc.ids, x.id)
 		}
-		return pl.FreeWithout(sc.ids) >= p
+		return pl.FreeWithout(s, sc.ids) >= p
 	}
 	// The row that needs the fewest victims, then the fewest preempted
 	// processors, then the lowest.
@@ -619,17 +639,17 @@ func (sc *Scheduler) victimsPlaced(v View, pl Placement, s *Job, qi int) bool {
 		if !rowAllowed(m, s.Queue, qt, k) {
 			continue
 		}
-		all := pl.RowFree(k)
+		all := pl.RowFree(s, k)
 		for _, x := range sc.victims {
 			if !x.gang || x.row == k {
-				all += pl.InService(x.id)
+				all += pl.InService(x.id, s)
 			}
 		}
 		if all < p {
 			continue
 		}
 		fits = true
-		avail, mk, dk := pl.RowFree(k), m.MemHeld, m.DiskHeld
+		avail, mk, dk := pl.RowFree(s, k), m.MemHeld, m.DiskHeld
 		n, procs := 0, 0
 		for _, x := range sc.victims {
 			if avail >= p && !sc.short(s, mk, dk) {
@@ -638,7 +658,7 @@ func (sc *Scheduler) victimsPlaced(v View, pl Placement, s *Job, qi int) bool {
 			if x.gang && x.row != k {
 				continue
 			}
-			avail += pl.InService(x.id)
+			avail += pl.InService(x.id, s)
 			if sc.frees() {
 				mk -= x.memKB
 				dk -= x.diskKB
