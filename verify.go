@@ -477,6 +477,7 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 		}
 		lim.NodeSize = sum.NodeFailures.NodeSize
 	}
+	lim.Clusters = sd.Clusters
 	vs := sim.VerifyScoreD(sum.Procs, outs, lim)
 	var msgs []string
 	if int64(len(outs)) != sum.Jobs {

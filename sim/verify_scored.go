@@ -55,6 +55,12 @@ type ScoreDLimits struct {
 	// TicksPerSec is the run's time unit (ScoreD.SetTicks): the outcomes'
 	// Submit and End are in ticks of 1/TicksPerSec s; 0 means 1.
 	TicksPerSec int64
+	// Clusters, if not nil, are the processors of each cluster of a
+	// cluster of clusters (Config.ScoreDClusters), numbered cluster after
+	// cluster: the stints name their processors, which verifyScoreDNodes
+	// checks, and verifyScoreDClusters checks that each job ran on one
+	// cluster.
+	Clusters []int
 }
 
 // QueueHold is an instant a SCore-D queue stopped scheduling: its running
@@ -152,9 +158,13 @@ func VerifyScoreD(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Violation
 	if lim.Modes != nil {
 		vs = append(vs, verifyExclusive(outs, lim)...)
 	}
-	if len(lim.NodeEvents) > 0 {
+	if lim.Clusters != nil {
+		vs = append(vs, verifyScoreDClusters(procs, outs, lim.Clusters)...)
+	}
+	if len(lim.NodeEvents) > 0 || lim.Clusters != nil {
 		vs = append(vs, verifyScoreDNodes(procs, outs, lim)...)
-	} else {
+	}
+	if len(lim.NodeEvents) == 0 {
 		for i := range outs {
 			if outs[i].State == NodeFail {
 				add(outs[i].ID, "state", "killed by a node failure, but the run has no node events")

@@ -138,3 +138,62 @@ func verifyScoreDNodes(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Viol
 	}
 	return vs
 }
+
+// verifyScoreDClusters checks a SCore-D run on a cluster of clusters of
+// clusters' processors (ScoreDLimits.Clusters; SPEC §5): a job is assigned
+// a cluster at its submission and keeps it, so every stint of a job that
+// ran lies on one and the same cluster — unless no single cluster has its
+// processors, when it may run on several together —, and every stint
+// names its processors.
+func verifyScoreDClusters(procs int, outs []ScoreDOutcome, clusters []int) []Violation {
+	var vs []Violation
+	total, largest := 0, 0
+	for _, p := range clusters {
+		total += p
+		largest = max(largest, p)
+	}
+	if total != procs {
+		return []Violation{{Rule: "clusters", Msg: fmt.Sprintf("the clusters have %d processors, the machine %d", total, procs)}}
+	}
+	// clusterOf returns the cluster holding all of alloc, or -1.
+	clusterOf := func(alloc []cluster.Range) int {
+		k := -1
+		base := 0
+		for i, p := range clusters {
+			for _, r := range alloc {
+				if r.Lo < base+p && base < r.Hi {
+					if k >= 0 && k != i || r.Lo < base || r.Hi > base+p {
+						return -1
+					}
+					k = i
+				}
+			}
+			base += p
+		}
+		return k
+	}
+	for i := range outs {
+		o := &outs[i]
+		if len(o.Stints) == 0 {
+			continue
+		}
+		if len(o.StintAllocs) != len(o.Stints) {
+			vs = append(vs, Violation{JobID: o.ID, Rule: "clusters", Msg: fmt.Sprintf("%d of its %d stints name their processors: on a cluster of clusters every one must", len(o.StintAllocs), len(o.Stints))})
+			continue
+		}
+		if o.Procs > largest {
+			continue // a cluster of clusters: any processors
+		}
+		first := clusterOf(o.StintAllocs[0])
+		for k, alloc := range o.StintAllocs {
+			c := clusterOf(alloc)
+			switch {
+			case c < 0:
+				vs = append(vs, Violation{JobID: o.ID, Rule: "clusters", Msg: fmt.Sprintf("it ran from %s on processors %s, not on one cluster, though cluster sizes %v include one of its %d processors", ms(o.Stints[k].FromMs), cluster.FormatRanges(nil, alloc), clusters, o.Procs)})
+			case c != first && first >= 0:
+				vs = append(vs, Violation{JobID: o.ID, Rule: "clusters", Msg: fmt.Sprintf("it ran from %s on cluster %d, after running on cluster %d: a job keeps the cluster it was assigned at its submission", ms(o.Stints[k].FromMs), c+1, first+1)})
+			}
+		}
+	}
+	return vs
+}
