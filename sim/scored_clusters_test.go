@@ -166,7 +166,7 @@ func TestScoreDClusters(t *testing.T) {
 			// requeued and runs again from the start on its cluster, on 1,
 			// 30-130, although processor 4 is back in service at 50.
 			name: "node events", cfg: excl, cl: twoClusters(false), fail: sim.NodeFailRequeue,
-			evs: []cluster.NodeEvent{nev(0, cluster.NodeDrain, 4, 4), nev(30, cluster.NodeDown, 0, 0), nev(50, cluster.NodeResume, 4, 4)},
+			evs:  []cluster.NodeEvent{nev(0, cluster.NodeDrain, 4, 4), nev(30, cluster.NodeDown, 0, 0), nev(50, cluster.NodeResume, 4, 4)},
 			jobs: []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 0, 1, 100, none, 0)},
 			want: []sdNodeWant{
 				{id: 1, end: 100, cpu: 100, alloc: "5"},
