@@ -49,7 +49,10 @@ policy/external/python; see the README's Write your own policy section.
 --mode gang|exclusive (or a [scored] table in --config) runs SCore-D's
 priority queues instead (SPEC §4): queues with states and limits, gang time
 sharing (--mpl, --quantum, --switch-overhead) or exclusive space sharing,
-and preemption (--preempt); see the README's SCore-D queues section.
+and preemption (--preempt); see the README's SCore-D queues section. On a
+cluster of clusters ([[clusters]]) each job is assigned a cluster at its
+submission, the least loaded relative to its speed (several together when
+no one can hold it), and queues for that cluster's processors.
 
 --grow runs HPC Pack's job model with minimum and maximum resources (Parquet
 min_procs/max_procs): a job starts on its minimum, and right after the starts

@@ -66,7 +66,11 @@ and the queues' percentages):
   - no row of the gang matrix holds more processors than the machine has;
   - priority between queues: whenever gang jobs run, every row taking time
     slices holds a job of the highest queue that has one running, so a
-    lower queue's job never shares time with, or slows, a higher queue's.
+    lower queue's job never shares time with, or slows, a higher queue's;
+  - on a cluster of clusters (summary.json's scored has "clusters"): every
+    stint of a job lies on the one cluster it was given (on several only
+    when no one cluster has its processors), and no processor is held
+    twice in a row at once.
 
 A directory with both tables has each checked, its lines labelled with the
 table. Jobs submitted at the same second are taken in job-id order. It
