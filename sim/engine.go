@@ -778,6 +778,9 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.ScoreD != nil {
 		return newScoreDEngine(cfg)
 	}
+	if cfg.ScoreDClusters != nil {
+		return nil, errors.New("sim: ScoreDClusters without ScoreD: the main engine's cluster of clusters is a cluster.Federation (Config.Allocator)")
+	}
 	if cfg.Allocator != nil {
 		cfg.Procs = cfg.Allocator.Capacity()
 	}
