@@ -544,7 +544,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			return nil, inputf("%s declares no machine size (no MaxProcs or MaxNodes header line): give it with --procs N%s", rd.Path(), hint)
 		}
 	}
-	if sd != nil {
+	if sd != nil && o.sdClusters == nil { // each cluster has its hosts'
 		if err := scoreDHost(sd, rd.Header(), rd.Path()); err != nil {
 			return nil, err
 		}
@@ -795,7 +795,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		}
 		s.ScoreD.Preempt = sd.Preempt.String()
 		if c := o.sdClusters; c != nil {
-			s.ScoreD.Clusters, s.ScoreD.Speeds = c.Procs, c.Speed
+			s.ScoreD.Clusters, s.ScoreD.Speeds, s.ScoreD.ClusterMemoryKB, s.ScoreD.ClusterDiskKB = c.Procs, c.Speed, c.MemKB, c.DiskKB
 		}
 		for _, c := range sd.Changes {
 			if c.State != policy.Activated {

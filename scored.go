@@ -277,10 +277,11 @@ func (o *runner) scoreDCluster(cfg *policy.ScoreD, spec *cluster.Spec) error {
 // (its hosts'); the jobs are assigned a cluster at submission
 // (sim.ScoreDClusters). [federation] speed_scales_runtime says whether
 // run times scale by speed; assign = "start" is refused: SCore-D assigns
-// at submission. The queues' memory and disk percentages are refused:
-// each cluster has its own limits, which schedsim does not model for
-// SCore-D's queues yet. Node events name hosts, so every cluster's hosts
-// must then have the same cores.
+// at submission. Each cluster has its own memory limit, what one of its
+// hosts has ([scored] memory_kb for every cluster, else its hosts'
+// memory_mb), and disk limit ([scored] disk_kb); cfg's become their sums.
+// Node events name hosts, so every cluster's hosts must then have the same
+// cores.
 func (o *runner) scoreDClusters(cfg *policy.ScoreD) error {
 	rc, err := o.runConfig()
 	if err != nil {
@@ -299,11 +300,8 @@ func (o *runner) scoreDClusters(cfg *policy.ScoreD) error {
 			c.ScaleRuntime = *fc.SpeedScalesRuntime
 		}
 	}
-	for i, q := range cfg.Queues {
-		if q.MemPercent > 0 || q.DiskPercent > 0 {
-			return inputf("--config %s: [[scored.queue]] %d: memory_percent or disk_percent with [[clusters]]: each cluster of a cluster of clusters has its own memory and disk limits, which SCore-D's queues do not model yet: give the percentages on one cluster", o.Config, i)
-		}
-	}
+	memKB, diskKB := cfg.MemKB, cfg.DiskKB
+	cfg.MemKB, cfg.DiskKB = 0, 0
 	cores := 0
 	for i, s := range o.members {
 		where := fmt.Sprintf("--config %s: [[clusters]] %d", o.Config, i+1)
@@ -321,6 +319,13 @@ func (o *runner) scoreDClusters(cfg *policy.ScoreD) error {
 			sp = 1
 		}
 		c.Procs, c.Speed = append(c.Procs, s.Cores()), append(c.Speed, sp)
+		mem := memKB
+		if mem == 0 {
+			mem = s.Groups[0].MemoryMB * 1024
+		}
+		c.MemKB, c.DiskKB, c.PerHost = append(c.MemKB, mem), append(c.DiskKB, diskKB), append(c.PerHost, hc)
+		cfg.MemKB += mem
+		cfg.DiskKB += diskKB
 	}
 	if cores > 0 {
 		o.hostCores = cores

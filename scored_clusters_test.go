@@ -17,27 +17,33 @@ import (
 )
 
 // fedTOML is a cluster of clusters of HPC2N's 240 processors for SCore-D's
-// queues: 60, 40 and 20 hosts of 2 processors at speeds 1, 1.5 and 2.
+// queues: 60, 40 and 20 hosts of 2 processors at speeds 1, 1.5 and 2,
+// with 1, 2 and 0.5 GB each; queue 1's jobs may take 30 % of a host's
+// memory.
 const fedTOML = `[scored]
 [[scored.queue]]
 [[scored.queue]]
+memory_percent = 30
 [[clusters]]
 [[clusters.groups]]
 name = "a"
 count = 60
 cores = 2
+memory_mb = 1024
 [[clusters]]
 [[clusters.groups]]
 name = "b"
 count = 40
 cores = 2
 speed = 1.5
+memory_mb = 2048
 [[clusters]]
 [[clusters.groups]]
 name = "c"
 count = 20
 cores = 2
 speed = 2
+memory_mb = 512
 `
 
 // TestScoreDClustersTrace runs SCore-D's queues on a cluster of three
@@ -100,6 +106,9 @@ func TestScoreDClustersTrace(t *testing.T) {
 					if !bytes.Contains(sum, []byte(`"clusters": [`)) || !bytes.Contains(sum, []byte("+clusters=")) {
 						t.Error("summary.json does not record the clusters")
 					}
+				}
+				if ti == 0 && !bytes.Contains(first, []byte("resource shortage at submission (queue 1): memory limit")) {
+					t.Error("no job was refused for its cluster's memory")
 				}
 				used, spanned, requeued := usedClusters(t, first, tr.largest)
 				if used < 2 || (ti == 0 && used < 3) {
@@ -165,7 +174,6 @@ func TestScoreDClustersRefused(t *testing.T) {
 	two := "[[clusters]]\n[[clusters.groups]]\nname = \"a\"\ncount = 60\ncores = 2\n[[clusters]]\n[[clusters.groups]]\nname = \"b\"\ncount = 30\ncores = 4\nspeed = 2\n"
 	for _, tc := range []struct{ name, toml, events, want string }{
 		{"assign at start", "[federation]\nassign = \"start\"\n" + two, "", "assigns a job its cluster at its submission"},
-		{"memory percent", "[scored]\n[[scored.queue]]\nmemory_percent = 50\n" + two, "", "own memory and disk limits"},
 		{"hosts differ within a cluster", two + "[[clusters.groups]]\nname = \"b2\"\ncount = 2\ncores = 8\nspeed = 2\n", "", "identical hosts"},
 		{"speeds differ within a cluster", two + "[[clusters.groups]]\nname = \"b2\"\ncount = 2\ncores = 4\nspeed = 3\n", "", "identical hosts"},
 		{"node events on hosts that differ", two, "0 DOWN 1\n", "different cores"},

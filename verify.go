@@ -477,7 +477,7 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 		}
 		lim.NodeSize = sum.NodeFailures.NodeSize
 	}
-	lim.Clusters = sd.Clusters
+	lim.Clusters, lim.ClusterMemKB, lim.ClusterDiskKB = sd.Clusters, sd.ClusterMemoryKB, sd.ClusterDiskKB
 	vs := sim.VerifyScoreD(sum.Procs, outs, lim)
 	var msgs []string
 	if int64(len(outs)) != sum.Jobs {

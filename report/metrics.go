@@ -667,6 +667,11 @@ type ScoreDInfo struct {
 	// processors (numbered cluster after cluster) and speed.
 	Clusters []int     `json:"clusters,omitempty"`
 	Speeds   []float64 `json:"speeds,omitempty"`
+	// ClusterMemoryKB and ClusterDiskKB are, on a cluster of clusters, each
+	// cluster's memory and disk limit (MemoryKB and DiskKB are then the
+	// clusters' together).
+	ClusterMemoryKB []int64 `json:"cluster_memory_kb,omitempty"`
+	ClusterDiskKB   []int64 `json:"cluster_disk_kb,omitempty"`
 }
 
 // ScoreDHold is an instant a queue stopped scheduling.

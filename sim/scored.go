@@ -742,6 +742,9 @@ func (e *sdCore) submit(j *workload.Job) {
 	if e.cfg.DiskKB > 0 && q.cfg.DiskPercent > 0 {
 		s.DiskKB = e.cfg.DiskKB * int64(q.cfg.DiskPercent) / 100
 	}
+	if e.fed != nil {
+		e.fedLimits(s, q)
+	}
 	q.wait = append(q.wait, id)
 	e.queuedProcs += int64(j.Procs)
 	if e.fed != nil {
@@ -849,6 +852,9 @@ func (e *sdCore) start(id int32, row int) {
 		s.Holds = true
 		e.m.MemHeld += s.MemKB
 		e.m.DiskHeld += s.DiskKB
+		if e.fed != nil {
+			e.fed.hold(s, 1)
+		}
 		if s.MemKB > 0 && e.m.MemHeld > e.cfg.MemKB || s.DiskKB > 0 && e.m.DiskHeld > e.cfg.DiskKB {
 			panic(fmt.Sprintf("sim: job %d's limits push the held ones (%d KB memory, %d KB disk) beyond the cluster's (%d KB, %d KB)", s.job.ID, e.m.MemHeld, e.m.DiskHeld, e.cfg.MemKB, e.cfg.DiskKB))
 		}
@@ -883,9 +889,9 @@ func (e *sdCore) start(id int32, row int) {
 		}
 	}
 	s.stintAt = e.clock(s)
-	if used := s.job.UsedMemKB; s.MemKB > 0 && used > 0 && int64(used)*int64(e.cfg.PerHost(p)) > s.MemKB {
+	if used := s.job.UsedMemKB; s.MemKB > 0 && used > 0 && int64(used)*int64(e.perHost(s)) > s.MemKB {
 		e.stop(id, 0)
-		e.end(id, LimitKilled, fmt.Sprintf("memory use %d KB per host exceeds its limit %d KB", int64(used)*int64(e.cfg.PerHost(p)), s.MemKB))
+		e.end(id, LimitKilled, fmt.Sprintf("memory use %d KB per host exceeds its limit %d KB", int64(used)*int64(e.perHost(s)), s.MemKB))
 		return
 	}
 	s.target = s.stintAt + e.span(s)
@@ -1020,6 +1026,9 @@ func (e *sdCore) release(s *sdSlot) {
 		s.Holds = false
 		e.m.MemHeld -= s.MemKB
 		e.m.DiskHeld -= s.DiskKB
+		if e.fed != nil {
+			e.fed.hold(s, -1)
+		}
 	}
 }
 
@@ -1043,7 +1052,7 @@ func (e *sdCore) end(id int32, st State, reason string) {
 func (e *sdCore) limits(s *sdSlot) {
 	e.rec.MemLimitKB, e.rec.DiskLimitKB = s.MemKB, s.DiskKB
 	if used := s.job.UsedMemKB; used > 0 {
-		e.rec.MemKBPerHost = int64(used) * int64(e.cfg.PerHost(s.job.Procs))
+		e.rec.MemKBPerHost = int64(used) * int64(e.perHost(s))
 	}
 	e.rec.Stints, s.stints = s.stints, nil
 	e.rec.StintAllocs, s.allocs = s.allocs, nil
@@ -1079,6 +1088,9 @@ func (e *sdCore) holdToEnd(s *sdSlot, qi int, reason string) {
 
 // shortReason says why job s's limits cannot be granted now.
 func (e *sdCore) shortReason(s *sdSlot) string {
+	if e.fed != nil {
+		return e.fed.shortReason(s)
+	}
 	if s.MemKB > 0 && e.m.MemHeld+s.MemKB > e.cfg.MemKB {
 		return fmt.Sprintf("resource shortage at submission (queue %d): memory limit %d KB, %d KB of the cluster's %d KB held", s.Queue, s.MemKB, e.m.MemHeld, e.cfg.MemKB)
 	}

@@ -221,6 +221,11 @@ func (e *sdCore) restore(b []byte) error {
 			return bad("saved with %d clusters, resumed with %d", len(s.Waiting), len(e.fed.waiting))
 		}
 		copy(e.fed.waiting, s.Waiting)
+		for i := range e.slots {
+			if x := &e.slots[i]; x.Holds {
+				e.fed.hold(x, 1)
+			}
+		}
 	}
 	if s.Loop != nil {
 		if e.eng.loop, err = restoreClosedLoop(s.Loop); err != nil {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy/scored"
@@ -36,6 +37,16 @@ import (
 //     loads, as in SCore-D.
 //   - Preemption. A blocked head preempts only jobs holding processors of
 //     its cluster.
+//   - Limits. Each cluster has its memory and disk limits (MemKB, DiskKB:
+//     what one of its hosts has; SPEC §5). A job's limit is its cluster's
+//     times its queue's percentage, or its own request on one of its
+//     cluster's hosts (PerHost) if smaller, and the limits of the jobs
+//     started on a cluster (descheduled ones too) may not sum beyond the
+//     cluster's; the shortage rule (refused at submission unless it
+//     waits) holds per cluster. A job on several clusters takes the
+//     smallest cluster's limit and the largest hosts, and holds its
+//     limits on every cluster. policy.ScoreD's MemKB and DiskKB are then
+//     the sums of the clusters' (New sets them).
 type ScoreDClusters struct {
 	// Procs are the processors of each cluster, in order (each ≥ 1).
 	Procs []int
@@ -43,6 +54,10 @@ type ScoreDClusters struct {
 	Speed []float64
 	// ScaleRuntime scales run times by speed (see ScoreDClusters).
 	ScaleRuntime bool
+	// MemKB and DiskKB are each cluster's memory and disk limits (0 or
+	// nil: none), PerHost the processors of one of its hosts (0 or nil: 1).
+	MemKB, DiskKB []int64
+	PerHost       []int
 }
 
 // sdFed is the cluster of clusters of SCore-D's component (sdCore.fed),
@@ -53,6 +68,11 @@ type sdFed struct {
 	slowest float64
 	scale   bool
 	waiting []int // processors of the jobs assigned to each cluster waiting in a queue
+	// memKB, diskKB and perHost are each cluster's limits and host size;
+	// memHeld and diskHeld the limits the started jobs hold there.
+	memKB, diskKB     []int64
+	perHost           []int
+	memHeld, diskHeld []int64
 }
 
 // newSDFed checks c against a machine of procs processors.
@@ -75,7 +95,138 @@ func newSDFed(c *ScoreDClusters, procs int) (*sdFed, error) {
 	if base != procs {
 		return nil, fmt.Errorf("sim: SCore-D on a cluster of clusters: the clusters have %d processors, the machine %d", base, procs)
 	}
+	n := len(c.Procs)
+	for _, x := range []struct {
+		what string
+		l    int
+	}{{"memory limits", len(c.MemKB)}, {"disk limits", len(c.DiskKB)}, {"host sizes", len(c.PerHost)}} {
+		if x.l != 0 && x.l != n {
+			return nil, fmt.Errorf("sim: SCore-D on a cluster of clusters: %d clusters with %d %s", n, x.l, x.what)
+		}
+	}
+	f.memKB, f.diskKB, f.perHost = make([]int64, n), make([]int64, n), make([]int, n)
+	copy(f.memKB, c.MemKB)
+	copy(f.diskKB, c.DiskKB)
+	copy(f.perHost, c.PerHost)
+	for i := range n {
+		if f.memKB[i] < 0 || f.diskKB[i] < 0 || f.perHost[i] < 0 {
+			return nil, fmt.Errorf("sim: SCore-D on a cluster of clusters: cluster %d: negative memory, disk or host size", i+1)
+		}
+		f.perHost[i] = max(f.perHost[i], 1)
+	}
+	f.memHeld, f.diskHeld = make([]int64, n), make([]int64, n)
 	return f, nil
+}
+
+// sums returns the clusters' memory and disk limits together: the
+// machine's, as policy.ScoreD gets them.
+func (f *sdFed) sums() (mem, disk int64) {
+	for i := range f.memKB {
+		mem += f.memKB[i]
+		disk += f.diskKB[i]
+	}
+	return mem, disk
+}
+
+// limitOf returns the limit, of the clusters' caps, of a job on cluster
+// k (Spanning: the smallest; 0 when a cluster has none).
+func limitOf(caps []int64, k int) int64 {
+	if k > 0 {
+		return caps[k-1]
+	}
+	return slices.Min(caps)
+}
+
+// perHostOf returns the processors of a job of p processors on one host
+// of cluster k (Spanning: the largest hosts).
+func (f *sdFed) perHostOf(k, p int) int {
+	h := 0
+	if k > 0 {
+		h = f.perHost[k-1]
+	} else {
+		h = slices.Max(f.perHost)
+	}
+	return max(1, min(p, h))
+}
+
+// fedLimits sets job s's memory and disk limits, just submitted to queue
+// q, from its cluster's (see ScoreDClusters).
+func (e *sdCore) fedLimits(s *sdSlot, q *sdQueue) {
+	f := e.fed
+	s.MemKB, s.DiskKB = 0, 0
+	if m := limitOf(f.memKB, s.Member); m > 0 && q.cfg.MemPercent > 0 {
+		s.MemKB = m * int64(q.cfg.MemPercent) / 100
+		if r := s.job.ReqMemKB; r > 0 {
+			s.MemKB = min(s.MemKB, int64(r)*int64(f.perHostOf(s.Member, s.job.Procs)))
+		}
+	}
+	if d := limitOf(f.diskKB, s.Member); d > 0 && q.cfg.DiskPercent > 0 {
+		s.DiskKB = d * int64(q.cfg.DiskPercent) / 100
+	}
+}
+
+// perHost returns the processors of job s on one host.
+func (e *sdCore) perHost(s *sdSlot) int {
+	if e.fed != nil {
+		return e.fed.perHostOf(s.Member, s.job.Procs)
+	}
+	return e.cfg.PerHost(s.job.Procs)
+}
+
+// hold counts (n = 1) or no longer counts (n = -1) job s's limits on its
+// cluster (every cluster, for a job on several). It panics if they push a
+// cluster's held limits beyond its own.
+func (f *sdFed) hold(s *sdSlot, n int64) {
+	for i := range f.memHeld {
+		if s.Member > 0 && s.Member != i+1 {
+			continue
+		}
+		f.memHeld[i] += n * s.MemKB
+		f.diskHeld[i] += n * s.DiskKB
+		if n > 0 && (s.MemKB > 0 && f.memHeld[i] > f.memKB[i] || s.DiskKB > 0 && f.diskHeld[i] > f.diskKB[i]) {
+			panic(fmt.Sprintf("sim: job %d's limits push those held on cluster %d (%d KB memory, %d KB disk) beyond its own (%d KB, %d KB)", s.job.ID, i+1, f.memHeld[i], f.diskHeld[i], f.memKB[i], f.diskKB[i]))
+		}
+	}
+}
+
+// held returns the limits held on job s's cluster and that cluster's (for
+// a job on several, the cluster with the least room, memory and disk
+// apart): Placement.Held.
+func (f *sdFed) held(s *scored.Job) (mem, disk, memCap, diskCap int64) {
+	if k := s.Member; k > 0 {
+		return f.memHeld[k-1], f.diskHeld[k-1], f.memKB[k-1], f.diskKB[k-1]
+	}
+	bm, bd := -1, -1
+	for i := range f.memHeld {
+		if bm < 0 || f.memKB[i]-f.memHeld[i] < f.memKB[bm]-f.memHeld[bm] {
+			bm = i
+		}
+		if bd < 0 || f.diskKB[i]-f.diskHeld[i] < f.diskKB[bd]-f.diskHeld[bd] {
+			bd = i
+		}
+	}
+	return f.memHeld[bm], f.diskHeld[bd], f.memKB[bm], f.diskKB[bd]
+}
+
+// shortReason says why job s's limits cannot be granted on its cluster.
+func (f *sdFed) shortReason(s *sdSlot) string {
+	mem, disk, mc, dc := f.held(&s.Job)
+	where := fmt.Sprintf("cluster %d's", s.Member)
+	if s.Member < 0 {
+		where = "a cluster's"
+	}
+	if s.MemKB > 0 && mem+s.MemKB > mc {
+		return fmt.Sprintf("resource shortage at submission (queue %d): memory limit %d KB, %d KB of %s %d KB held", s.Queue, s.MemKB, mem, where, mc)
+	}
+	return fmt.Sprintf("resource shortage at submission (queue %d): disk limit %d KB, %d KB of %s %d KB held", s.Queue, s.DiskKB, disk, where, dc)
+}
+
+// Held implements scored.Placement: the limits held on job s's cluster.
+func (p sdPlacement) Held(s *scored.Job) (mem, disk, memCap, diskCap int64) {
+	if f := p.e.fed; f != nil && s.Member != 0 {
+		return f.held(s)
+	}
+	return p.e.m.MemHeld, p.e.m.DiskHeld, p.e.cfg.MemKB, p.e.cfg.DiskKB
 }
 
 // assign gives job s, just submitted, its cluster (SPEC §5) and scales its

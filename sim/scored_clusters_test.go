@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,10 +41,16 @@ func runScoreDClusters(t *testing.T, cfg policy.ScoreD, cl *sim.ScoreDClusters, 
 	for _, r := range rec.Records {
 		outs = append(outs, sdOutcome(&r))
 	}
-	lim := sim.ScoreDLimits{MPL: cfg.MPL, Clusters: cl.Procs, NodeEvents: evs, NodeSize: 1}
-	for range cfg.Queues {
-		lim.MemPercent = append(lim.MemPercent, 0)
-		lim.DiskPercent = append(lim.DiskPercent, 0)
+	lim := sim.ScoreDLimits{MPL: cfg.MPL, Clusters: cl.Procs, NodeEvents: evs, NodeSize: 1, ClusterMemKB: cl.MemKB, ClusterDiskKB: cl.DiskKB}
+	for i := range cl.MemKB {
+		lim.MemKB += cl.MemKB[i]
+	}
+	for i := range cl.DiskKB {
+		lim.DiskKB += cl.DiskKB[i]
+	}
+	for _, q := range cfg.Queues {
+		lim.MemPercent = append(lim.MemPercent, q.MemPercent)
+		lim.DiskPercent = append(lim.DiskPercent, q.DiskPercent)
 	}
 	for _, v := range sim.VerifyScoreD(procs, outs, lim) {
 		t.Errorf("verify: %v", v)
@@ -174,6 +181,52 @@ func TestScoreDClusters(t *testing.T) {
 			},
 		},
 	}
+	// Memory: cluster 1's hosts have 1000 KB, cluster 2's 400 KB, and the
+	// queue's limit is 50 %: 500 KB on cluster 1, 200 KB on cluster 2.
+	memCfg := func() policy.ScoreD {
+		c := sdConfig(1, policy.Exclusive, 2)
+		c.Queues[0].MemPercent = 50
+		return c
+	}
+	memCl := twoClusters(false)
+	memCl.MemKB, memCl.PerHost = []int64{1000, 400}, []int{1, 1}
+	waits := sdJob(6, 10, 1, 100, none, 0)
+	waits.WaitResources = 1
+	hog := sdJob(7, 300, 1, 100, none, 0)
+	hog.UsedMemKB = 300
+	cases = append(cases, struct {
+		name string
+		cfg  func() policy.ScoreD
+		cl   *sim.ScoreDClusters
+		evs  []cluster.NodeEvent
+		fail sim.NodeFailAction
+		jobs []workload.Job
+		want []sdNodeWant
+	}{
+		// At 0: 1 goes to cluster 2 (tie, faster; 200 KB of its 400 held),
+		// 2 to cluster 1 (0 against 0.25; 500 of 1000), 3 to cluster 2
+		// (0.25 against 0.25, faster; 400 of 400), 4 to cluster 1 (0.25
+		// against 0.5; 1000 of 1000): all start. At 10, 5: 0.5 against 0.5,
+		// cluster 2, whose memory is all held: refused for the shortage
+		// on its cluster. 6, which asked to wait: cluster 1 (0.5 against
+		// (2 + 1 waiting)/2/2 = 0.75), short of memory too: it waits
+		// until 2 and 4 end at 100 and give theirs back, and runs
+		// 100-200. At 300, 7 (using 300 KB on its host) goes to cluster 2
+		// (both idle: the faster), whose limit is 200 KB: killed when it
+		// starts; on cluster 1 it would have run.
+		name: "exclusive/memory per cluster", cfg: memCfg, cl: memCl,
+		jobs: []workload.Job{sdJob(1, 0, 1, 100, none, 0), sdJob(2, 0, 1, 100, none, 0), sdJob(3, 0, 1, 100, none, 0),
+			sdJob(4, 0, 1, 100, none, 0), sdJob(5, 10, 1, 100, none, 0), waits, hog},
+		want: []sdNodeWant{
+			{id: 1, end: 100, cpu: 100, alloc: "4"},
+			{id: 2, end: 100, cpu: 100, alloc: "0"},
+			{id: 3, end: 100, cpu: 100, alloc: "5"},
+			{id: 4, end: 100, cpu: 100, alloc: "1"},
+			{id: 5, state: sim.Rejected, start: 10, end: 10, reason: "memory limit 200 KB, 400 KB of cluster 2's 400 KB held"},
+			{id: 6, start: 100, end: 200, cpu: 100, alloc: "0"},
+			{id: 7, state: sim.LimitKilled, start: 300, end: 300, alloc: "4", reason: "memory use 300 KB per host exceeds its limit 200 KB"},
+		},
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := c.cfg()
@@ -272,5 +325,49 @@ func TestScoreDClustersCheckpoint(t *testing.T) {
 	}
 	if resumed < len(states)/2 {
 		t.Errorf("only %d of %d resumed runs wrote records", resumed, len(states))
+	}
+}
+
+// TestVerifyScoreDClusters checks VerifyScoreD's rules for a cluster of
+// clusters (4 processors with 1000 KB hosts, then 2 with 400 KB) on
+// outcomes written by hand.
+func TestVerifyScoreDClusters(t *testing.T) {
+	out := func(id int64, procs int, mem int64, stints ...string) sim.ScoreDOutcome {
+		o := sim.ScoreDOutcome{ID: id, Procs: procs, State: sim.Completed, End: 1000, MemLimitKB: mem}
+		for _, s := range stints {
+			from, rest, _ := strings.Cut(s, "-")
+			to, procs, _ := strings.Cut(rest, "@")
+			f, _ := strconv.ParseInt(from, 10, 64)
+			e, _ := strconv.ParseInt(to, 10, 64)
+			rs, err := cluster.ParseRanges(strings.ReplaceAll(procs, ",", " "))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Stints = append(o.Stints, sim.Stint{FromMs: f, ToMs: e, Row: -1})
+			o.StintAllocs = append(o.StintAllocs, rs)
+		}
+		return o
+	}
+	lim := sim.ScoreDLimits{MPL: 1, MemKB: 1400, MemPercent: []int{50}, DiskPercent: []int{0}, Clusters: []int{4, 2}, ClusterMemKB: []int64{1000, 400}}
+	for _, tc := range []struct {
+		name string
+		outs []sim.ScoreDOutcome
+		want string // a substring of the one violation, "" for none
+	}{
+		{"valid", []sim.ScoreDOutcome{out(1, 2, 200, "0-10000@4-5"), out(2, 4, 500, "0-10000@0-3"), out(3, 5, 100, "10000-20000@0-4")}, ""},
+		{"across clusters", []sim.ScoreDOutcome{out(1, 2, 100, "0-10000@3-4")}, "not on one cluster"},
+		{"moved", []sim.ScoreDOutcome{out(1, 2, 100, "0-10000@0-1", "20000-30000@4-5")}, "after running on cluster 1"},
+		{"memory on a cluster", []sim.ScoreDOutcome{out(1, 1, 200, "0-10000@4"), out(2, 1, 250, "5000-10000@5"), out(3, 2, 600, "0-10000@0-1")}, "cluster 2: at 5 s the started jobs 1, 2 hold memory limits of 450 KB"},
+		{"memory of a job on several", []sim.ScoreDOutcome{out(1, 1, 350, "0-10000@4"), out(2, 5, 100, "5000-10000@0-3,5")}, "cluster 2: at 5 s the started jobs 1, 2 hold memory limits of 450 KB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := sim.VerifyScoreD(6, tc.outs, lim)
+			switch {
+			case tc.want == "" && len(vs) > 0:
+				t.Fatalf("violations %v", vs)
+			case tc.want != "" && (len(vs) != 1 || !strings.Contains(vs[0].Error(), tc.want)):
+				t.Fatalf("violations %v, want one with %q", vs, tc.want)
+			}
+		})
 	}
 }

@@ -32,15 +32,21 @@ func newScoreDEngine(cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("sim: SCore-D's queues do not run with %s", x.what)
 		}
 	}
-	sd, err := newSDCore(cfg.Procs, *cfg.ScoreD)
+	sdCfg := *cfg.ScoreD
+	var fed *sdFed
+	if c := cfg.ScoreDClusters; c != nil {
+		var err error
+		if fed, err = newSDFed(c, cfg.Procs); err != nil {
+			return nil, err
+		}
+		// The machine's limits are the clusters' together.
+		sdCfg.MemKB, sdCfg.DiskKB = fed.sums()
+	}
+	sd, err := newSDCore(cfg.Procs, sdCfg)
 	if err != nil {
 		return nil, err
 	}
-	if c := cfg.ScoreDClusters; c != nil {
-		if sd.fed, err = newSDFed(c, cfg.Procs); err != nil {
-			return nil, err
-		}
-	}
+	sd.fed = fed
 	e := &Engine{cfg: cfg, sd: sd}
 	sd.eng, sd.stats, sd.busyRun = e, &e.stats, cfg.ScoreDBusy
 	if tps := cfg.TicksPerSec; tps != 0 {

@@ -61,6 +61,12 @@ type ScoreDLimits struct {
 	// checks, and verifyScoreDClusters checks that each job ran on one
 	// cluster.
 	Clusters []int
+	// ClusterMemKB and ClusterDiskKB are, with Clusters, each cluster's
+	// memory and disk limits (nil: not checked per cluster; MemKB and
+	// DiskKB are then their sums): the limits of the jobs started on a
+	// cluster (a job on several holds its limits on each) never sum
+	// beyond its own.
+	ClusterMemKB, ClusterDiskKB []int64
 }
 
 // QueueHold is an instant a SCore-D queue stopped scheduling: its running
@@ -159,7 +165,7 @@ func VerifyScoreD(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Violation
 		vs = append(vs, verifyExclusive(outs, lim)...)
 	}
 	if lim.Clusters != nil {
-		vs = append(vs, verifyScoreDClusters(procs, outs, lim.Clusters)...)
+		vs = append(vs, verifyScoreDClusters(procs, outs, lim)...)
 	}
 	if len(lim.NodeEvents) > 0 || lim.Clusters != nil {
 		vs = append(vs, verifyScoreDNodes(procs, outs, lim)...)

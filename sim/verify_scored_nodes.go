@@ -145,7 +145,8 @@ func verifyScoreDNodes(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Viol
 // ran lies on one and the same cluster — unless no single cluster has its
 // processors, when it may run on several together —, and every stint
 // names its processors.
-func verifyScoreDClusters(procs int, outs []ScoreDOutcome, clusters []int) []Violation {
+func verifyScoreDClusters(procs int, outs []ScoreDOutcome, lim ScoreDLimits) []Violation {
+	clusters := lim.Clusters
 	var vs []Violation
 	total, largest := 0, 0
 	for _, p := range clusters {
@@ -172,6 +173,7 @@ func verifyScoreDClusters(procs int, outs []ScoreDOutcome, clusters []int) []Vio
 		}
 		return k
 	}
+	on := make([][]ScoreDOutcome, len(clusters)) // the jobs that ran on each cluster
 	for i := range outs {
 		o := &outs[i]
 		if len(o.Stints) == 0 {
@@ -182,9 +184,15 @@ func verifyScoreDClusters(procs int, outs []ScoreDOutcome, clusters []int) []Vio
 			continue
 		}
 		if o.Procs > largest {
+			for k := range on {
+				on[k] = append(on[k], *o) // it holds its limits on every cluster
+			}
 			continue // a cluster of clusters: any processors
 		}
 		first := clusterOf(o.StintAllocs[0])
+		if first >= 0 {
+			on[first] = append(on[first], *o)
+		}
 		for k, alloc := range o.StintAllocs {
 			c := clusterOf(alloc)
 			switch {
@@ -192,6 +200,24 @@ func verifyScoreDClusters(procs int, outs []ScoreDOutcome, clusters []int) []Vio
 				vs = append(vs, Violation{JobID: o.ID, Rule: "clusters", Msg: fmt.Sprintf("it ran from %s on processors %s, not on one cluster, though cluster sizes %v include one of its %d processors", ms(o.Stints[k].FromMs), cluster.FormatRanges(nil, alloc), clusters, o.Procs)})
 			case c != first && first >= 0:
 				vs = append(vs, Violation{JobID: o.ID, Rule: "clusters", Msg: fmt.Sprintf("it ran from %s on cluster %d, after running on cluster %d: a job keeps the cluster it was assigned at its submission", ms(o.Stints[k].FromMs), c+1, first+1)})
+			}
+		}
+	}
+	for k := range on {
+		for _, x := range []struct {
+			kind  string
+			caps  []int64
+			limit func(*ScoreDOutcome) int64
+		}{
+			{"memory", lim.ClusterMemKB, func(o *ScoreDOutcome) int64 { return o.MemLimitKB }},
+			{"disk", lim.ClusterDiskKB, func(o *ScoreDOutcome) int64 { return o.DiskLimitKB }},
+		} {
+			if len(x.caps) != len(clusters) {
+				continue
+			}
+			for _, v := range verifyHeld(on[k], x.kind, x.caps[k], x.limit) {
+				v.Msg = fmt.Sprintf("cluster %d: %s", k+1, v.Msg)
+				vs = append(vs, v)
 			}
 		}
 	}

@@ -69,8 +69,9 @@ and the queues' percentages):
     lower queue's job never shares time with, or slows, a higher queue's;
   - on a cluster of clusters (summary.json's scored has "clusters"): every
     stint of a job lies on the one cluster it was given (on several only
-    when no one cluster has its processors), and no processor is held
-    twice in a row at once.
+    when no one cluster has its processors), no processor is held twice
+    in a row at once, and the limits held on a cluster stay within its
+    own.
 
 A directory with both tables has each checked, its lines labelled with the
 table. Jobs submitted at the same second are taken in job-id order. It

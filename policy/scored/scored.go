@@ -138,11 +138,16 @@ type Job struct {
 	Holds         bool
 	WaitResources int8 // workload.Job.WaitResources
 	// Member is the cluster the job was assigned at its submission on a
-	// cluster of clusters (1 for the first; cluster.Spanning for several
+	// cluster of clusters (1 for the first; Spanning for several
 	// together); 0 on one cluster. A placed machine (Placement) confines
-	// the job to its cluster's processors.
+	// the job to its cluster's processors, and its memory and disk limits
+	// count against its cluster's (Placement.Held).
 	Member int
 }
+
+// Spanning is Job.Member for a job assigned several clusters together
+// (cluster.Spanning): it holds its limits on every cluster.
+const Spanning = -1
 
 // View is the state the scheduler reads. The slices it returns are the
 // engine's: valid until the next decision.
@@ -184,6 +189,11 @@ type Placement interface {
 	// Shares reports whether running job id holds processors job s may
 	// take: a job on another cluster is no victim of s.
 	Shares(id int32, s *Job) bool
+	// Held returns, for a job s on a cluster of clusters (Member ≠ 0),
+	// the memory and disk limits the started jobs hold on its cluster and
+	// that cluster's limits; for a job on several clusters, those of the
+	// cluster with the least room left (memory and disk apart).
+	Held(s *Job) (mem, disk, memCap, diskCap int64)
 }
 
 // Policy is SCore-D's scheduler as the engine calls it.
@@ -212,6 +222,7 @@ type Scheduler struct {
 // victim is a running job a blocked head may preempt.
 type victim struct {
 	id            int32
+	member        int
 	queue, row    int
 	gang          bool
 	procs         int
@@ -338,9 +349,23 @@ func (sc *Scheduler) fitRow(m *Matrix, s *Job, gang bool, ex int, rows []int, me
 	return -2
 }
 
+// shortPlaced is short for job s on a placed machine, with the limits of
+// freedMem and freedDisk given back: on one cluster, the machine's; on a
+// cluster of clusters, s's cluster's (Placement.Held).
+func (sc *Scheduler) shortPlaced(m *Matrix, pl Placement, s *Job, freedMem, freedDisk int64) bool {
+	if s.Member == 0 {
+		return sc.short(s, m.MemHeld-freedMem, m.DiskHeld-freedDisk)
+	}
+	if s.Holds {
+		return false
+	}
+	mem, disk, mc, dc := pl.Held(s)
+	return s.MemKB > 0 && mem-freedMem+s.MemKB > mc || s.DiskKB > 0 && disk-freedDisk+s.DiskKB > dc
+}
+
 // fitPlaced is fitRow on the processors in service of a placed machine.
 func (sc *Scheduler) fitPlaced(m *Matrix, pl Placement, s *Job, gang bool) int {
-	if sc.short(s, m.MemHeld, m.DiskHeld) {
+	if sc.shortPlaced(m, pl, s, 0, 0) {
 		return -2
 	}
 	p := s.Procs
@@ -450,7 +475,7 @@ func (sc *Scheduler) lowerVictims(v View, qi int) {
 	sc.victims = sc.victims[:0]
 	for _, id := range v.Running() {
 		if j := v.Job(id); j.Queue > qi {
-			sc.victims = append(sc.victims, victim{id: id, queue: j.Queue, row: j.Row, gang: j.Gang, procs: j.Procs,
+			sc.victims = append(sc.victims, victim{id: id, member: j.Member, queue: j.Queue, row: j.Row, gang: j.Gang, procs: j.Procs,
 				lastMs: j.LastMs, seq: j.Seq, memKB: j.MemKB, diskKB: j.DiskKB})
 		}
 	}
@@ -606,19 +631,28 @@ func (sc *Scheduler) victimsPlaced(v View, pl Placement, s *Job, qi int) bool {
 			disk -= m.DiskQ[q]
 		}
 	}
-	if sc.short(s, mem, disk) {
+	if s.Member == 0 && sc.short(s, mem, disk) {
 		return false
 	}
 	sc.lowerVictims(v, qi)
 	if s.Member != 0 {
-		// On a cluster of clusters, only the jobs on s's cluster.
+		// On a cluster of clusters, only the jobs on s's cluster, and
+		// only the limits they hold there.
 		out := sc.victims[:0]
+		var fm, fd int64
 		for _, x := range sc.victims {
 			if pl.Shares(x.id, s) {
 				out = append(out, x)
+				if sc.frees() && freesOn(s, x) {
+					fm += x.memKB
+					fd += x.diskKB
+				}
 			}
 		}
 		sc.victims = out
+		if sc.shortPlaced(m, pl, s, fm, fd) {
+			return false
+		}
 	}
 	p := s.Procs
 	if !sc.gang(qi) {
@@ -652,21 +686,21 @@ func (sc *Scheduler) victimsPlaced(v View, pl Placement, s *Job, qi int) bool {
 		avail, mk, dk := pl.RowFree(s, k), m.MemHeld, m.DiskHeld
 		n, procs := 0, 0
 		for _, x := range sc.victims {
-			if avail >= p && !sc.short(s, mk, dk) {
+			if avail >= p && !sc.shortPlaced(m, pl, s, m.MemHeld-mk, m.DiskHeld-dk) {
 				break
 			}
 			if x.gang && x.row != k {
 				continue
 			}
 			avail += pl.InService(x.id, s)
-			if sc.frees() {
+			if sc.frees() && freesOn(s, x) {
 				mk -= x.memKB
 				dk -= x.diskKB
 			}
 			n++
 			procs += x.procs
 		}
-		if avail < p || sc.short(s, mk, dk) {
+		if avail < p || sc.shortPlaced(m, pl, s, m.MemHeld-mk, m.DiskHeld-dk) {
 			continue
 		}
 		if best < 0 || n < bestN || n == bestN && procs < bestP {
@@ -697,7 +731,10 @@ func (sc *Scheduler) rejectShort(v View, a Applier) bool {
 			wait = w > 0 // the job's own choice
 		}
 		m := v.Matrix()
-		if s.FirstMs >= 0 || wait || v.QueueState(s.Queue) != policy.Activated || !sc.short(s, m.MemHeld, m.DiskHeld) {
+		if s.FirstMs >= 0 || wait || v.QueueState(s.Queue) != policy.Activated {
+			continue
+		}
+		if s.Member == 0 && !sc.short(s, m.MemHeld, m.DiskHeld) || s.Member != 0 && !sc.shortPlaced(m, v.Placement(), s, 0, 0) {
 			continue
 		}
 		refused = true
@@ -708,4 +745,11 @@ func (sc *Scheduler) rejectShort(v View, a Applier) bool {
 		a.Apply(Decision{Kind: Reject, ID: id, Row: k})
 	}
 	return refused
+}
+
+// freesOn reports whether preempting victim x gives back limits on job s's
+// cluster (a job on one cluster: x holds processors there, so its limits
+// too; a job on several: only a victim on several holds on every cluster).
+func freesOn(s *Job, x victim) bool {
+	return s.Member != Spanning || x.member == Spanning
 }
