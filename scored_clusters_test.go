@@ -177,6 +177,7 @@ func TestScoreDClustersRefused(t *testing.T) {
 		{"hosts differ within a cluster", two + "[[clusters.groups]]\nname = \"b2\"\ncount = 2\ncores = 8\nspeed = 2\n", "", "identical hosts"},
 		{"speeds differ within a cluster", two + "[[clusters.groups]]\nname = \"b2\"\ncount = 2\ncores = 4\nspeed = 3\n", "", "identical hosts"},
 		{"node events on hosts that differ", two, "0 DOWN 1\n", "different cores"},
+		{"switching nodes off", two, "", "--power-policy with SCore-D's queues on a cluster of clusters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := Default()
@@ -184,6 +185,9 @@ func TestScoreDClustersRefused(t *testing.T) {
 			sc.Config = writeFile(t, dir, strings.ReplaceAll(tc.name, " ", "-")+".toml", tc.toml)
 			if tc.events != "" {
 				sc.NodeEvents = writeFile(t, dir, "ev", tc.events)
+			}
+			if strings.HasPrefix(tc.name, "switching") {
+				sc.PowerPolicy = "idle:60"
 			}
 			_, err := Run(context.Background(), &sc, Options{Warn: io.Discard})
 			var ie *InputError
