@@ -75,7 +75,7 @@ type scoreDSlotState struct {
 	Stints               []Stint
 	Requeues             int
 	StintAllocs          [][]cluster.Range
-	Member               int // its cluster (Config.ScoreDClusters)
+	Member               int32 // its cluster (Config.ScoreDClusters)
 }
 
 // snapshot copies the component's state between two instants
@@ -177,7 +177,7 @@ func (e *sdCore) restore(b []byte) error {
 		if x.Queue < 0 || x.Queue >= k || (x.Running && (x.Row < 0 || x.Row >= e.mpl)) {
 			return bad("slot %d: queue %d, row %d", i, x.Queue, x.Row)
 		}
-		if x.Member != 0 && (e.fed == nil || x.Member < cluster.Spanning || x.Member > len(e.fed.doms)) {
+		if x.Member != 0 && (e.fed == nil || x.Member < cluster.Spanning || int(x.Member) > len(e.fed.doms)) {
 			return bad("slot %d: cluster %d", i, x.Member)
 		}
 		e.slots[i] = sdSlot{Job: scored.Job{Procs: x.Job.Procs, Seq: x.Job.Seq, WaitResources: x.Job.WaitResources,

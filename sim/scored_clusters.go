@@ -154,13 +154,13 @@ func (f *sdFed) perHostOf(k, p int) int {
 func (e *sdCore) fedLimits(s *sdSlot, q *sdQueue) {
 	f := e.fed
 	s.MemKB, s.DiskKB = 0, 0
-	if m := limitOf(f.memKB, s.Member); m > 0 && q.cfg.MemPercent > 0 {
+	if m := limitOf(f.memKB, int(s.Member)); m > 0 && q.cfg.MemPercent > 0 {
 		s.MemKB = m * int64(q.cfg.MemPercent) / 100
 		if r := s.job.ReqMemKB; r > 0 {
-			s.MemKB = min(s.MemKB, int64(r)*int64(f.perHostOf(s.Member, s.job.Procs)))
+			s.MemKB = min(s.MemKB, int64(r)*int64(f.perHostOf(int(s.Member), s.job.Procs)))
 		}
 	}
-	if d := limitOf(f.diskKB, s.Member); d > 0 && q.cfg.DiskPercent > 0 {
+	if d := limitOf(f.diskKB, int(s.Member)); d > 0 && q.cfg.DiskPercent > 0 {
 		s.DiskKB = d * int64(q.cfg.DiskPercent) / 100
 	}
 }
@@ -168,7 +168,7 @@ func (e *sdCore) fedLimits(s *sdSlot, q *sdQueue) {
 // perHost returns the processors of job s on one host.
 func (e *sdCore) perHost(s *sdSlot) int {
 	if e.fed != nil {
-		return e.fed.perHostOf(s.Member, s.job.Procs)
+		return e.fed.perHostOf(int(s.Member), s.job.Procs)
 	}
 	return e.cfg.PerHost(s.job.Procs)
 }
@@ -178,7 +178,7 @@ func (e *sdCore) perHost(s *sdSlot) int {
 // cluster's held limits beyond its own.
 func (f *sdFed) hold(s *sdSlot, n int64) {
 	for i := range f.memHeld {
-		if s.Member > 0 && s.Member != i+1 {
+		if s.Member > 0 && int(s.Member) != i+1 {
 			continue
 		}
 		f.memHeld[i] += n * s.MemKB
@@ -244,7 +244,7 @@ func (e *sdCore) assign(s *sdSlot) {
 	speed := f.slowest
 	s.Member = cluster.Spanning
 	if k >= 0 {
-		s.Member, speed = k+1, f.speed[k]
+		s.Member, speed = int32(k+1), f.speed[k]
 	}
 	if f.scale {
 		s.job.Run = scaleRun(s.job.Run, 1/speed)

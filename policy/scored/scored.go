@@ -141,8 +141,9 @@ type Job struct {
 	// cluster of clusters (1 for the first; Spanning for several
 	// together); 0 on one cluster. A placed machine (Placement) confines
 	// the job to its cluster's processors, and its memory and disk limits
-	// count against its cluster's (Placement.Held).
-	Member int
+	// count against its cluster's (Placement.Held). (An int32 beside
+	// WaitResources: the struct keeps its size.)
+	Member int32
 }
 
 // Spanning is Job.Member for a job assigned several clusters together
@@ -222,7 +223,7 @@ type Scheduler struct {
 // victim is a running job a blocked head may preempt.
 type victim struct {
 	id            int32
-	member        int
+	member        int32
 	queue, row    int
 	gang          bool
 	procs         int
