@@ -335,9 +335,6 @@ func (o *runner) scoreDClusters(cfg *policy.ScoreD) error {
 	} else if o.NodeEvents != "" {
 		return inputf("--config %s: --node-events names hosts, and the hosts of the [[clusters]] have different cores: give clusters of hosts of the same cores", o.Config)
 	}
-	if o.PowerPolicy != "" && !strings.EqualFold(o.PowerPolicy, "none") {
-		return inputf("--power-policy with SCore-D's queues on a cluster of clusters ([[clusters]]) is not implemented: the manager counts the waiting jobs' shortfall on the whole machine, while each job waits for its own cluster's nodes (it runs on one cluster, and with a cluster of clusters on the main engine)")
-	}
 	o.sdClusters = c
 	return nil
 }

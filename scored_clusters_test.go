@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -177,7 +178,7 @@ func TestScoreDClustersRefused(t *testing.T) {
 		{"hosts differ within a cluster", two + "[[clusters.groups]]\nname = \"b2\"\ncount = 2\ncores = 8\nspeed = 2\n", "", "identical hosts"},
 		{"speeds differ within a cluster", two + "[[clusters.groups]]\nname = \"b2\"\ncount = 2\ncores = 4\nspeed = 3\n", "", "identical hosts"},
 		{"node events on hosts that differ", two, "0 DOWN 1\n", "different cores"},
-		{"switching nodes off", two, "", "--power-policy with SCore-D's queues on a cluster of clusters"},
+		{"switching nodes that straddle clusters", "[[clusters]]\n[[clusters.groups]]\nname = \"a\"\ncount = 61\ncores = 2\n[[clusters]]\n[[clusters.groups]]\nname = \"b\"\ncount = 61\ncores = 2\nspeed = 2\n" + switchPower(61), "", "not whole nodes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := Default()
@@ -193,6 +194,69 @@ func TestScoreDClustersRefused(t *testing.T) {
 			var ie *InputError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want an InputError with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// switchPower is a power model of nodes nodes of 4 cores with a sleep
+// state, for switching nodes off.
+func switchPower(nodes int) string {
+	return "[[power.groups]]\nname = \"n\"\ncount = " + strconv.Itoa(nodes) + "\ncores = 4\nwatts = [\"100:120:200\"]\n" +
+		"[[power.groups.sleep]]\nwatts = 10\nswitch_off = 60\nswitch_off_watts = 100\nswitch_on = 120\nswitch_on_watts = 150\n"
+}
+
+// TestScoreDClustersSwitching switches idle nodes off (--power-policy
+// idle:10m) under SCore-D's queues on HPC2N's three clusters (fedTOML,
+// hosts of 2 processors: 60 power nodes of 4 cores fall within the
+// clusters), in gang and exclusive mode: verify passes (no job on a node
+// off or switching, each job on its cluster), nodes are switched, and
+// the run uses less energy than without switching.
+func TestScoreDClustersSwitching(t *testing.T) {
+	trace := filepath.Join("..", "shared", "traces", "HPC2N-2002-first3170.swf.gz")
+	if _, err := os.Stat(trace); err != nil {
+		t.Skipf("skipping: %s not found (../shared is the project's shared data)", trace)
+	}
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "fed.toml", fedTOML+switchPower(60))
+	for _, mode := range []string{"gang", "exclusive"} {
+		t.Run(mode, func(t *testing.T) {
+			kwh := map[string]float64{}
+			for _, pol := range []string{"none", "idle:10m"} {
+				sc := Default()
+				sc.Trace, sc.Mode, sc.Config, sc.PowerPolicy, sc.Plots = trace, mode, cfg, pol, false
+				sc.Out = filepath.Join(dir, mode+strings.ReplaceAll(pol, ":", "-"))
+				if _, err := Run(context.Background(), &sc, Options{Warn: io.Discard}); err != nil {
+					t.Fatal(err)
+				}
+				var out bytes.Buffer
+				if _, err := VerifyDir(sc.Out, 5, &out); err != nil {
+					t.Fatalf("verify %s: %v\n%s", pol, err, out.String())
+				}
+				sum, err := os.ReadFile(filepath.Join(sc.Out, "summary.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var s struct {
+					Energy struct{ KWh float64 } `json:"energy"`
+				}
+				if err := json.Unmarshal(sum, &s); err != nil {
+					t.Fatal(err)
+				}
+				kwh[pol] = s.Energy.KWh
+				if pol == "none" {
+					continue
+				}
+				ps, err := os.ReadFile(filepath.Join(sc.Out, "pstate_changes.csv"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := bytes.Count(ps, []byte("\n")); n < 100 {
+					t.Errorf("pstate_changes.csv has %d lines: the test does not exercise switching", n)
+				}
+			}
+			if !(kwh["idle:10m"] < 0.9*kwh["none"]) {
+				t.Errorf("%g kWh switching idle nodes off, %g kWh without: want at least 10 %% less", kwh["idle:10m"], kwh["none"])
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy/scored"
@@ -116,6 +117,20 @@ func newSDFed(c *ScoreDClusters, procs int) (*sdFed, error) {
 	}
 	f.memHeld, f.diskHeld = make([]int64, n), make([]int64, n)
 	return f, nil
+}
+
+// clusterOf returns the index of the cluster that holds processor c.
+func (f *sdFed) clusterOf(c int) int {
+	return sort.Search(len(f.doms), func(i int) bool { return f.doms[i].Hi > c })
+}
+
+// spanning returns the processors of the waiting jobs that several
+// clusters hold, of queued in all (each cluster's own are f.waiting).
+func (f *sdFed) spanning(queued int64) int64 {
+	for _, w := range f.waiting {
+		queued -= int64(w)
+	}
+	return queued
 }
 
 // sums returns the clusters' memory and disk limits together: the

@@ -54,12 +54,6 @@ func newScoreDEngine(cfg Config) (*Engine, error) {
 			return nil, err
 		}
 	}
-	if cfg.Power != nil && fed != nil {
-		// The manager's shortfall and idle nodes are the machine's: on a
-		// cluster of clusters a job waits for its own cluster's nodes,
-		// which a machine-wide count would leave asleep.
-		return nil, errors.New("sim: switching nodes off under SCore-D's queues on a cluster of clusters is not implemented: the manager counts the waiting jobs' shortfall machine-wide, while each job waits for its own cluster's nodes")
-	}
 	if err := sd.setPower(cfg.Power); err != nil {
 		return nil, err
 	}

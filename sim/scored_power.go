@@ -85,6 +85,15 @@ func (e *sdCore) setPower(p *Power) error {
 	case p.Plan:
 		return errors.New("sim: SCore-D's queues do not switch nodes by plan: they plan no start (switch by idle timeout)")
 	}
+	if f := e.fed; f != nil {
+		// A cluster is a set of hosts, and a node one of them: the
+		// manager wakes a cluster's nodes for the jobs assigned to it.
+		for i, d := range f.doms {
+			if d.Lo%p.NodeSize != 0 || d.Hi%p.NodeSize != 0 && d.Hi != e.procs {
+				return fmt.Errorf("sim: switching nodes off on a cluster of clusters: cluster %d holds processors %d to %d, which are not whole nodes of %d processors", i+1, d.Lo, d.Hi-1, p.NodeSize)
+			}
+		}
+	}
 	n := (e.procs + p.NodeSize - 1) / p.NodeSize
 	pw := &sdPower{cfg: *p, state: make([]uint8, n), idleSince: make([]int64, n), asleepAt: make([]int64, n)}
 	for i := range pw.idleSince {
@@ -184,7 +193,7 @@ func (e *sdCore) powerPass() bool {
 			continue
 		}
 		procs := nd.procsOf(cluster.Range{Lo: n, Hi: n + 1})
-		if e.queuedProcs > int64(nd.allM.Free()-procs.Len()+pw.waking) {
+		if e.needsNode(procs) {
 			// The waiting jobs need it (or will once the running ones
 			// end): switching it off would only delay them.
 			continue
@@ -200,9 +209,51 @@ func (e *sdCore) powerPass() bool {
 			pw.cfg.Log(e.fromMs(pw.asleepAt[n]), n, PowerAsleep)
 		}
 	}
-	// Switch sleeping nodes on for the waiting jobs' shortfall.
+	// Switch sleeping nodes on for the waiting jobs' shortfall: on a
+	// cluster of clusters each cluster's for the jobs assigned to it,
+	// then the machine's for those several clusters hold.
+	all := cluster.Range{Lo: 0, Hi: len(pw.state)}
+	if f := e.fed; f != nil {
+		for i, d := range f.doms {
+			short := int64(f.waiting[i]) - int64(nd.allM.FreeIn(d)) - int64(e.wakingIn(d))
+			changed = e.wakeFor(e.nodesOf(d), short) || changed
+		}
+		short := f.spanning(e.queuedProcs) - int64(nd.allM.Free()) - int64(pw.waking)
+		changed = e.wakeFor(all, short) || changed
+		return changed
+	}
 	short := e.queuedProcs - int64(nd.allM.Free()) - int64(pw.waking)
-	for n := 0; n < len(pw.state) && short > 0; n++ {
+	changed = e.wakeFor(all, short) || changed
+	return changed
+}
+
+// needsNode reports whether the waiting jobs need the processors procs
+// of a node that is on and idle: whether they ask for more processors than
+// would be free (held by no row and in service, or switching on) without
+// them. On a cluster of clusters those are the jobs assigned to the
+// node's cluster, within that cluster, and the jobs several clusters
+// hold, within the machine.
+func (e *sdCore) needsNode(procs cluster.Range) bool {
+	pw, nd := e.pw, e.nd
+	f := e.fed
+	if f == nil {
+		return e.queuedProcs > int64(nd.allM.Free()-procs.Len()+pw.waking)
+	}
+	d := f.doms[f.clusterOf(procs.Lo)]
+	if int64(f.waiting[f.clusterOf(procs.Lo)]) > int64(nd.allM.FreeIn(d)-procs.Len()+e.wakingIn(d)) {
+		return true
+	}
+	return f.spanning(e.queuedProcs) > int64(nd.allM.Free()-procs.Len()+pw.waking)
+}
+
+// wakeFor switches on sleeping nodes in service among nodes, lowest
+// numbered first, until they cover short processors. It reports whether
+// it switched one on.
+func (e *sdCore) wakeFor(nodes cluster.Range, short int64) bool {
+	pw, nd := e.pw, e.nd
+	now := e.nowMs
+	changed := false
+	for n := nodes.Lo; n < nodes.Hi && short > 0; n++ {
 		if pw.state[n] != powerOff || nd.state[n] != nodeUp {
 			// On, or out of service (node events): waking it gives no
 			// job a processor.
@@ -222,6 +273,25 @@ func (e *sdCore) powerPass() bool {
 		pw.event(on, int32(n))
 	}
 	return changed
+}
+
+// nodesOf returns the nodes of the processors d, whose bounds are whole
+// nodes (setPower checks each cluster's).
+func (e *sdCore) nodesOf(d cluster.Range) cluster.Range {
+	size := e.pw.cfg.NodeSize
+	return cluster.Range{Lo: d.Lo / size, Hi: (d.Hi + size - 1) / size}
+}
+
+// wakingIn counts the processors of d's nodes that are switching on.
+func (e *sdCore) wakingIn(d cluster.Range) int {
+	n := 0
+	nodes := e.nodesOf(d)
+	for k := nodes.Lo; k < nodes.Hi; k++ {
+		if e.pw.state[k] == powerWaking {
+			n += e.nd.procsOf(cluster.Range{Lo: k, Hi: k + 1}).Len()
+		}
+	}
+	return n
 }
 
 // event adds the manager's instant (ms, node) after those at the same
