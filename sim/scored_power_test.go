@@ -100,6 +100,7 @@ func switchingConfigs() []struct {
 	cfg    func() policy.ScoreD
 	events []cluster.NodeEvent
 	loop   bool
+	fed    *sim.ScoreDClusters
 } {
 	queues := func(mode policy.QueueMode, preempt policy.PreemptMode) policy.ScoreD {
 		c := policy.NewScoreD(3, mode)
@@ -112,21 +113,26 @@ func switchingConfigs() []struct {
 		cfg    func() policy.ScoreD
 		events []cluster.NodeEvent
 		loop   bool
+		fed    *sim.ScoreDClusters
 	}{
 		{"gang-mpl3-switch", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptSuspend)
 			c.MPL, c.QuantumMs, c.SwitchMs = 3, 70, 9
 			return c
-		}, nil, false},
-		{"exclusive-requeue", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptRequeue) }, nil, false},
+		}, nil, false, nil},
+		{"exclusive-requeue", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptRequeue) }, nil, false, nil},
 		{"mixed-nodes", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptSuspend)
 			c.Queues[1].Mode = policy.Exclusive
 			return c
-		}, []cluster.NodeEvent{nev(3000, cluster.NodeDown, 0, 1), nev(6000, cluster.NodeDrain, 8, 9), nev(9000, cluster.NodeResume, 0, 1), nev(12000, cluster.NodeResume, 8, 9)}, false},
+		}, []cluster.NodeEvent{nev(3000, cluster.NodeDown, 0, 1), nev(6000, cluster.NodeDrain, 8, 9), nev(9000, cluster.NodeResume, 0, 1), nev(12000, cluster.NodeResume, 8, 9)}, false, nil},
 		// A closed loop: nodes are switched off while the next jobs
 		// wait for their preceding job's end and think time.
-		{"gang-closed-loop", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 2; return c }, nil, true},
+		{"gang-closed-loop", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 2; return c }, nil, true, nil},
+		// Two clusters of 40 and 24 processors (whole nodes of 4):
+		// each cluster's nodes are woken for its own jobs.
+		{"gang-clusters", func() policy.ScoreD { return queues(policy.Gang, policy.PreemptSuspend) }, nil, false,
+			&sim.ScoreDClusters{Procs: []int{40, 24}, Speed: []float64{1, 2}}},
 	}
 }
 
@@ -162,7 +168,7 @@ func TestScoreDSwitchingCheckpointChain(t *testing.T) {
 				config := func(log *[]string) func() sim.Config {
 					return func() sim.Config {
 						c := tc.cfg()
-						return sim.Config{Procs: procs, ScoreD: &c, NodeEvents: tc.events, NodeSize: 4, OnNodeFail: sim.NodeFailRequeue, ClosedLoop: tc.loop,
+						return sim.Config{Procs: procs, ScoreD: &c, ScoreDClusters: tc.fed, NodeEvents: tc.events, NodeSize: 4, OnNodeFail: sim.NodeFailRequeue, ClosedLoop: tc.loop,
 							Power: &sim.Power{NodeSize: 4, IdleTimeout: 300, SwitchOff: 30, SwitchOn: 120, Log: powerLog(log)}}
 					}
 				}
