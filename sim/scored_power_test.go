@@ -257,7 +257,7 @@ func TestScoreDSwitchingDeterministic(t *testing.T) {
 			run := func(timeout workload.Time, power bool) ([]sim.Record, []string) {
 				var log []string
 				c := tc.cfg()
-				cfg := sim.Config{Procs: procs, ScoreD: &c, NodeEvents: tc.events, NodeSize: 4, OnNodeFail: sim.NodeFailRequeue, ClosedLoop: tc.loop,
+				cfg := sim.Config{Procs: procs, ScoreD: &c, ScoreDClusters: tc.fed, NodeEvents: tc.events, NodeSize: 4, OnNodeFail: sim.NodeFailRequeue, ClosedLoop: tc.loop,
 					ScoreDBusy: func(workload.Time, workload.Time, []cluster.Range) {}}
 				if power {
 					cfg.Power = &sim.Power{NodeSize: 4, IdleTimeout: timeout, SwitchOff: 30, SwitchOn: 120, Log: powerLog(&log)}
