@@ -30,6 +30,9 @@ type AtomicFile struct {
 	n     int64  // bytes written, when tracking
 	crc   uint32 // their CRC-32 (IEEE), when tracking
 	keep  bool   // Abort keeps the temporary file (KeepOnAbort)
+	// direct is true when f is the path itself, a device or a pipe
+	// (CreateAtomic): there is no temporary file to rename or remove.
+	direct bool
 
 	// written counts the bytes written; the first hinted of them were
 	// handed to the kernel's writeback already (see writebackChunk).
@@ -50,7 +53,19 @@ const AtomicMode os.FileMode = 0o644
 var errDone = errors.New("report: atomic file already committed or aborted")
 
 // CreateAtomic starts writing the file at path, in a temporary file beside it.
+// A path that names something other than a regular file or a directory (a
+// device such as /dev/null or /dev/stdout, a named pipe) is a stream, not
+// a file that could be seen half-written: it is written directly, and
+// Commit only closes it. Renaming a temporary file over it would replace
+// the device with a regular file.
 func CreateAtomic(path string) (*AtomicFile, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("report: opening %s: %w", path, err)
+		}
+		return &AtomicFile{f: f, path: path, direct: true}, nil
+	}
 	dir, name := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -99,6 +114,12 @@ func (a *AtomicFile) Commit() error {
 		return errDone
 	}
 	a.done = true
+	if a.direct {
+		if err := a.f.Close(); err != nil {
+			return fmt.Errorf("report: writing %s: %w", a.path, err)
+		}
+		return nil
+	}
 	tmp := a.f.Name()
 	err := a.f.Chmod(AtomicMode)
 	if err == nil {
@@ -125,7 +146,7 @@ func (a *AtomicFile) Abort() {
 	}
 	a.done = true
 	a.f.Close()
-	if !a.keep {
+	if !a.keep && !a.direct {
 		os.Remove(a.f.Name())
 	}
 }
