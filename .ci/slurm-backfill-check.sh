@@ -82,6 +82,7 @@ PriorityType=priority/basic
 SchedulerType=sched/backfill
 SchedulerParameters=$sched_params
 DebugFlags=Backfill
+LogTimeFormat=iso8601_ms
 MinJobAge=3600
 JobCompType=jobcomp/filetxt
 JobCompLoc=$scratch/jobcomp.txt
