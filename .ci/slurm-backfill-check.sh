@@ -120,9 +120,9 @@ cleanup() {
 trap cleanup EXIT
 
 slurm_start_munged
-slurmctld -f "$SLURM_CONF"
+slurmctld -f "$SLURM_CONF" || fail "slurmctld did not start"
 for ((i = 1; i <= nodes; i++)); do
-	slurmd -f "$SLURM_CONF" -N "$(printf 'n%02d' "$i")"
+	slurmd -f "$SLURM_CONF" -N "$(printf 'n%02d' "$i")" || fail "slurmd -N $(printf 'n%02d' "$i") did not start"
 done
 idle=0
 for ((i = 0; i < 300; i++)); do
