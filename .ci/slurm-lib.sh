@@ -62,7 +62,7 @@ slurm_start_munged() {
 	chown munge:munge "$key"
 	chmod 0400 "$key"
 	rm -f /run/munge/munged.pid
-	runuser -u munge -- munged
+	runuser -u munge -- munged || fail "munged did not start (runuser -u munge -- munged)"
 	for ((i = 0; i < 50; i++)); do
 		[ -s /run/munge/munged.pid ] && munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break
 		sleep 0.1

@@ -263,3 +263,38 @@ func WriteSWF(w io.Writer, recs []Record, t0 int64, cpus int, note string) error
 	}
 	return bw.Flush()
 }
+
+// ReadWorkload reads what WriteWorkload wrote: one job a line, "offset
+// cpus limit_minutes sleep", in submission order. name is the file's name
+// for errors, which say the line and the field.
+func ReadWorkload(r io.Reader, name string) ([]Submission, error) {
+	var out []Submission
+	sc := bufio.NewScanner(r)
+	ln := 0
+	for sc.Scan() {
+		ln++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 4 {
+			return nil, fmt.Errorf("%s:%d: want 4 fields (offset cpus limit_minutes sleep), got %d", name, ln, len(f))
+		}
+		var v [4]int64
+		for i, field := range []string{"offset", "cpus", "limit_minutes", "sleep"} {
+			n, err := strconv.ParseInt(f[i], 10, 64)
+			if err != nil || n < 0 || (i > 0 && n < 1) || n > 1<<31 {
+				return nil, fmt.Errorf("%s:%d: %s: %q is not a whole number in range", name, ln, field, f[i])
+			}
+			v[i] = n
+		}
+		out = append(out, Submission{Offset: v[0], CPUs: int(v[1]), LimitMin: int(v[2]), Sleep: v[3]})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", name, ln+1, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no job", name)
+	}
+	return out, nil
+}

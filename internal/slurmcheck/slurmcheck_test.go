@@ -2,6 +2,7 @@ package slurmcheck
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"flag"
 	"fmt"
@@ -150,12 +151,13 @@ func mustCompare(t *testing.T, a, b Side) *Comparison {
 	return c
 }
 
-// TestRecordedRuns replays every recorded real run with --backfill slurm
-// and its slurm.conf, as the script does, and keeps the comparison as a
-// golden file: a change of the model shows here as a changed table. It
-// also checks that real.swf is what slurmcheck trace writes from
-// scontrol.txt, and prints the real-vs-real spread of runs of the same
-// workload.
+// TestRecordedRuns replays every recorded real run as the script does:
+// with --backfill slurm, its slurm.conf and the end latency measured on its
+// slurmctld.log, and, for comparison, with --bf-end-latency's default; it
+// keeps what the script prints as a golden file: a change of the model or
+// of the measurement shows here as a changed table. It also checks that
+// real.swf is what slurmcheck trace writes from scontrol.txt, and prints the
+// real-vs-real spread of runs of the same workload.
 func TestRecordedRuns(t *testing.T) {
 	dirs, _ := filepath.Glob("testdata/run*")
 	if len(dirs) == 0 {
@@ -190,26 +192,47 @@ func TestRecordedRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			sides[dir] = real
-			sc := schedsim.Default()
-			sc.Trace, sc.SlurmConf, sc.Backfill = filepath.Join(dir, "real.swf"), filepath.Join(dir, "schedsim.conf"), "slurm"
-			sc.Out, sc.Plots = t.TempDir(), false
-			if _, err := schedsim.Run(context.Background(), &sc, schedsim.Options{Warn: &bytes.Buffer{}}); err != nil {
-				t.Fatal(err)
+			lat := recordedLatency(t, dir)
+			replay := func(latency string) *Comparison {
+				sc := schedsim.Default()
+				sc.Trace, sc.SlurmConf, sc.Backfill = filepath.Join(dir, "real.swf"), filepath.Join(dir, "schedsim.conf"), "slurm"
+				sc.BFEndLatency = latency
+				sc.Out, sc.Plots = t.TempDir(), false
+				if _, err := schedsim.Run(context.Background(), &sc, schedsim.Options{Warn: &bytes.Buffer{}}); err != nil {
+					t.Fatal(err)
+				}
+				sim, err := LoadSide(sc.Out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := Compare(real, sim)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return c
 			}
-			sim, err := LoadSide(sc.Out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := Compare(real, sim)
-			if err != nil {
-				t.Fatal(err)
-			}
+			// What the script prints (compare.txt).
 			var out bytes.Buffer
+			fmt.Fprintf(&out, "measured: %s\nreplayed with --bf-end-latency %s\n", lat, lat.Flag())
+			c := replay(lat.Flag())
 			if err := c.WriteTable(&out, "real", "schedsim"); err != nil {
 				t.Fatal(err)
 			}
-			for _, f := range IssueGate.Check(c) {
-				out.WriteString("gate: FAIL: " + f + "\n")
+			if fails := IssueGate.Check(c); len(fails) == 0 {
+				out.WriteString("gate (makespan ±5 %, mean wait ±20 %, 90 % of starts within 2 s): pass\n")
+			} else {
+				for _, f := range fails {
+					out.WriteString("gate: FAIL: " + f + "\n")
+				}
+			}
+			var def bytes.Buffer
+			if err := replay("").WriteTable(&def, "real", "schedsim"); err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(def.String(), "\n") {
+				if strings.HasPrefix(line, "starts of") {
+					out.WriteString("for comparison, with --bf-end-latency's default: " + line + "\n")
+				}
 			}
 			t.Logf("%s against the real run:\n%s", dir, out.String())
 			golden := filepath.Join(dir, "compare.golden")
@@ -245,6 +268,42 @@ func TestRecordedRuns(t *testing.T) {
 			t.Logf("real vs real, %s and %s:\n%s", dirs[i], dirs[j], out.String())
 		}
 	}
+}
+
+// recordedLatency measures the end latency of the recorded run in dir,
+// from its slurmctld.log.gz and workload.txt, as `slurmcheck latency` does.
+func recordedLatency(t *testing.T, dir string) EndLatency {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "slurmctld.log.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := ParseCtldLog(zr, filepath.Join(dir, "slurmctld.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, err := os.ReadFile(filepath.Join(dir, "workload.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := ReadWorkload(bytes.NewReader(wl), "workload.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleeps := make([]int64, len(subs))
+	for i, s := range subs {
+		sleeps[i] = s.Sleep
+	}
+	l, err := MeasureEndLatency(jobs, sleeps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // headerOf returns the UnixStartTime and the first note of an SWF header

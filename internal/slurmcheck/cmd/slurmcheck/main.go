@@ -4,6 +4,10 @@
 //	    prints the seeded workload, "offset cpus limit_minutes sleep" a line
 //	slurmcheck trace --t0 UNIX --cpus 32 --scontrol FILE --out real.swf
 //	    turns `scontrol -o show job` (times in UTC) into an SWF trace
+//	slurmcheck latency --log slurmctld.log --workload workload.txt [--flag]
+//	    measures how long after its start plus its sleep a job's end reached
+//	    slurmctld (the median over the jobs of the run's log), and prints it
+//	    as a sentence or, with --flag, as the value of --bf-end-latency
 //	slurmcheck compare [--gate] REFERENCE RUN
 //	    compares two runs (an SWF with recorded waits, or a result directory
 //	    of schedsim run --out) job by job; with --gate exits 1 when RUN
@@ -41,7 +45,7 @@ func main() {
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("want a command: workload, trace or compare")
+		return fmt.Errorf("want a command: workload, trace, latency or compare")
 	}
 	fs := pflag.NewFlagSet("slurmcheck "+args[0], pflag.ContinueOnError)
 	switch args[0] {
@@ -81,6 +85,26 @@ func run(args []string, stdout io.Writer) error {
 		return report.WriteFileAtomic(*out, func(w io.Writer) error {
 			return slurmcheck.WriteSWF(w, recs, *t0, *cpus, *note)
 		})
+	case "latency":
+		logPath := fs.String("log", "", "slurmctld's log of the run (DebugFlags=Backfill, millisecond timestamps)")
+		wlPath := fs.String("workload", "", "the workload the run submitted (slurmcheck workload's output)")
+		flag := fs.Bool("flag", false, "print only the value of schedsim's --bf-end-latency (e.g. 19000us)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *logPath == "" || *wlPath == "" || fs.NArg() != 0 {
+			return fmt.Errorf("latency needs --log and --workload")
+		}
+		l, err := measure(*logPath, *wlPath)
+		if err != nil {
+			return err
+		}
+		if *flag {
+			_, err = fmt.Fprintln(stdout, l.Flag())
+		} else {
+			_, err = fmt.Fprintln(stdout, l.String())
+		}
+		return err
 	case "compare":
 		gate := fs.Bool("gate", false, "exit 1 when RUN misses issue 28's gate against REFERENCE")
 		refName := fs.String("ref-name", "real", "the reference's name in the table")
@@ -119,5 +143,37 @@ func run(args []string, stdout io.Writer) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown command %q: want workload, trace or compare", args[0])
+	return fmt.Errorf("unknown command %q: want workload, trace, latency or compare", args[0])
+}
+
+// measure reads a run's slurmctld log and workload and measures its end
+// latency.
+func measure(logPath, wlPath string) (slurmcheck.EndLatency, error) {
+	wf, err := os.Open(wlPath)
+	if err != nil {
+		return slurmcheck.EndLatency{}, err
+	}
+	defer wf.Close()
+	subs, err := slurmcheck.ReadWorkload(wf, wlPath)
+	if err != nil {
+		return slurmcheck.EndLatency{}, err
+	}
+	lf, err := os.Open(logPath)
+	if err != nil {
+		return slurmcheck.EndLatency{}, err
+	}
+	defer lf.Close()
+	jobs, err := slurmcheck.ParseCtldLog(lf, logPath)
+	if err != nil {
+		return slurmcheck.EndLatency{}, err
+	}
+	sleeps := make([]int64, len(subs))
+	for i, s := range subs {
+		sleeps[i] = s.Sleep
+	}
+	l, err := slurmcheck.MeasureEndLatency(jobs, sleeps)
+	if err != nil {
+		return l, fmt.Errorf("%s against %s: %v", logPath, wlPath, err)
+	}
+	return l, nil
 }
