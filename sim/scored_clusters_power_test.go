@@ -7,7 +7,6 @@ import (
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
-	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -73,32 +72,8 @@ func TestScoreDClustersSwitching(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var log []string
 			c := sdConfig(1, policy.Exclusive, 2)
-			eng, err := sim.New(sim.Config{Procs: 6, ScoreD: &c, ScoreDClusters: twoClusters(false), NodeSize: 1,
-				Power: &sim.Power{NodeSize: 1, IdleTimeout: 10, SwitchOff: 5, SwitchOn: 10, Log: powerLog(&log)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := &simtest.Recorder{}
-			if _, err := eng.Run(simtest.NewSource(tc.jobs), rec); err != nil {
-				t.Fatal(err)
-			}
-			var starts []workload.Time
-			for _, id := range []int64{1, 2} {
-				for _, r := range rec.Records {
-					if r.Job.ID == id {
-						if r.State != sim.Completed {
-							t.Errorf("job %d: %v (%s), want completed", id, r.State, r.Reason)
-						}
-						starts = append(starts, r.Start)
-					}
-				}
-			}
-			if !slices.Equal(starts, tc.starts) {
-				t.Errorf("starts %v, want %v", starts, tc.starts)
-			}
-			if !slices.Equal(log, tc.switches) {
-				t.Errorf("switches\n %v\nwant\n %v", log, tc.switches)
-			}
+			checkSwitched(t, sim.Config{Procs: 6, ScoreD: &c, ScoreDClusters: twoClusters(false), NodeSize: 1,
+				Power: &sim.Power{NodeSize: 1, IdleTimeout: 10, SwitchOff: 5, SwitchOn: 10, Log: powerLog(&log)}}, &log, tc.jobs, tc.starts, tc.switches)
 		})
 	}
 }

@@ -61,33 +61,41 @@ func TestScoreDSwitchingNodeEvents(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var log []string
 			c := policy.NewScoreD(1, policy.Exclusive)
-			eng, err := sim.New(sim.Config{Procs: 2, ScoreD: &c, NodeEvents: tc.events, NodeSize: 1,
-				Power: &sim.Power{NodeSize: 1, IdleTimeout: 10, SwitchOff: 5, SwitchOn: 10, Log: powerLog(&log)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := &simtest.Recorder{}
-			if _, err := eng.Run(simtest.NewSource(tc.jobs), rec); err != nil {
-				t.Fatal(err)
-			}
-			var starts []workload.Time
-			for _, id := range []int64{1, 2} {
-				for _, r := range rec.Records {
-					if r.Job.ID == id {
-						if r.State != sim.Completed {
-							t.Errorf("job %d: %v (%s), want completed", id, r.State, r.Reason)
-						}
-						starts = append(starts, r.Start)
-					}
-				}
-			}
-			if !slices.Equal(starts, tc.starts) {
-				t.Errorf("starts %v, want %v", starts, tc.starts)
-			}
-			if !slices.Equal(log, tc.switches) {
-				t.Errorf("switches %v, want %v", log, tc.switches)
-			}
+			checkSwitched(t, sim.Config{Procs: 2, ScoreD: &c, NodeEvents: tc.events, NodeSize: 1,
+				Power: &sim.Power{NodeSize: 1, IdleTimeout: 10, SwitchOff: 5, SwitchOn: 10, Log: powerLog(&log)}}, &log, tc.jobs, tc.starts, tc.switches)
 		})
+	}
+}
+
+// checkSwitched runs jobs 1 and 2 under cfg, whose Power logs to log
+// (powerLog), and checks that both complete, at starts, with the
+// switches switches.
+func checkSwitched(t *testing.T, cfg sim.Config, log *[]string, jobs []workload.Job, starts []workload.Time, switches []string) {
+	t.Helper()
+	eng, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &simtest.Recorder{}
+	if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
+		t.Fatal(err)
+	}
+	var got []workload.Time
+	for _, id := range []int64{1, 2} {
+		for _, r := range rec.Records {
+			if r.Job.ID == id {
+				if r.State != sim.Completed {
+					t.Errorf("job %d: %v (%s), want completed", id, r.State, r.Reason)
+				}
+				got = append(got, r.Start)
+			}
+		}
+	}
+	if !slices.Equal(got, starts) {
+		t.Errorf("starts %v, want %v", got, starts)
+	}
+	if !slices.Equal(*log, switches) {
+		t.Errorf("switches\n %v\nwant\n %v", *log, switches)
 	}
 }
 
