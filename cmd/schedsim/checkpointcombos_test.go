@@ -254,18 +254,7 @@ func TestCheckpointKillResumePower(t *testing.T) {
 func TestCheckpointKillResumeSwitching(t *testing.T) {
 	trace := hpc2nFirst(t)
 	dir := t.TempDir()
-	conf := writeFile(t, dir, "power.toml", `[[power.groups]]
-name = "seth"
-count = 60
-cores = 4
-watts = ["100:120:200"]
-[[power.groups.sleep]]
-watts = 10
-switch_off = 60
-switch_off_watts = 100
-switch_on = 120
-switch_on_watts = 150
-`)
+	conf := writeFile(t, dir, "power.toml", switchingPower)
 	for _, pol := range []string{"idle:10m", "plan"} {
 		t.Run(pol, func(t *testing.T) {
 			files := killResumeVerify(t, filepath.Join(dir, strings.ReplaceAll(pol, ":", "-")), 10, "2d", "run", "--trace", trace, "-q", "--config", conf, "--power-policy", pol)
