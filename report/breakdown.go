@@ -6,6 +6,7 @@ import (
 	"container/heap"
 	"encoding/gob"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -86,8 +87,56 @@ type HourOfWeek struct {
 
 // hourOfWeek returns the cell of trace time t on cal.
 func hourOfWeek(cal *Calendar, t workload.Time) int {
-	w := cal.At(t)
-	return 24*((int(w.Weekday())+6)%7) + w.Hour()
+	var z weekClock
+	return z.cell(cal, t)
+}
+
+// weekClock finds the hour-of-week cells of trace times on a calendar,
+// keeping the zone period (offset and bounds) of the last time asked:
+// times within it need integer arithmetic only, where time.Time.In
+// searches the zone's transitions for every job. Not safe for
+// concurrent use; the zero value is empty.
+type weekClock struct {
+	lo, hi, off int64 // the period [lo, hi) in Unix seconds, and its offset
+	set         bool
+}
+
+// cell returns the cell of trace time t on cal: 24·d + h of weekday d
+// (0 Monday) and hour h, local time.
+func (z *weekClock) cell(cal *Calendar, t workload.Time) int {
+	k := max(cal.Tick, 1)
+	sec := int64(t) / k
+	if int64(t)%k < 0 {
+		sec--
+	}
+	sec += cal.Epoch
+	if !z.set || sec < z.lo || sec >= z.hi {
+		w := time.Unix(sec, 0).UTC()
+		if cal.Loc != nil {
+			w = w.In(cal.Loc)
+		}
+		_, off := w.Zone()
+		start, end := w.ZoneBounds()
+		z.lo, z.hi, z.off, z.set = math.MinInt64, math.MaxInt64, int64(off), true
+		if !start.IsZero() {
+			z.lo = start.Unix()
+		}
+		if !end.IsZero() {
+			z.hi = end.Unix()
+		}
+	}
+	// Local hours since 1970-01-01 00:00, a Thursday (cell 72).
+	h := sec + z.off
+	if h >= 0 {
+		h /= 3600
+	} else {
+		h = -((-h + 3599) / 3600)
+	}
+	c := (h + 72) % HoursPerWeek
+	if c < 0 {
+		c += HoursPerWeek
+	}
+	return int(c)
 }
 
 // HourOfWeekUtilisation returns the mean utilisation of each hour of the
@@ -111,8 +160,9 @@ func HourOfWeekUtilisation(ts *TimeSeries, cal *Calendar) [HoursPerWeek]float64 
 	}
 	means := ts.Resample(Busy, from, from+workload.Time(n)*hour, n)
 	var count [HoursPerWeek]int
+	var z weekClock
 	for i, m := range means {
-		c := hourOfWeek(cal, from+workload.Time(i)*hour)
+		c := z.cell(cal, from+workload.Time(i)*hour)
 		out[c] += m
 		count[c]++
 	}
@@ -220,6 +270,7 @@ type Breakdown struct {
 	// cal (nil: unknown start time) and, per hour of the week of the
 	// submissions, the jobs that ran and their waits.
 	cal      *Calendar
+	week     weekClock
 	howJobs  [HoursPerWeek]int64
 	howWaits [HoursPerWeek]int64
 }
@@ -309,7 +360,7 @@ func (b *Breakdown) JobDone(r *sim.Record) {
 		a.ProcSec += used
 	}
 	if b.cal != nil {
-		c := hourOfWeek(b.cal, j.Submit)
+		c := b.week.cell(b.cal, j.Submit)
 		b.howJobs[c]++
 		b.howWaits[c] += wait
 	}

@@ -164,3 +164,47 @@ func TestGanttView(t *testing.T) {
 		}
 	}
 }
+
+// TestWeekClockMatchesTime checks the cached zone arithmetic of
+// weekClock against time.Time's weekday and hour, in zones with daylight
+// saving (whole and half hours), a fixed odd offset and UTC, at second
+// and millisecond ticks, one clock walking forward, backward and
+// jumping, across the transitions of several years.
+func TestWeekClockMatchesTime(t *testing.T) {
+	zones := []*time.Location{nil, time.FixedZone("odd", -(3*3600 + 17*60 + 5))}
+	for _, name := range []string{"America/Denver", "Europe/Stockholm", "Asia/Kolkata", "Australia/Lord_Howe"} {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			t.Fatalf("zone %s: %v", name, err)
+		}
+		zones = append(zones, loc)
+	}
+	for _, loc := range zones {
+		for _, tick := range []int64{1, 1000} {
+			cal := &Calendar{Epoch: 788918400, Loc: loc, Tick: tick} // 1995-01-01 UTC
+			var z weekClock
+			check := func(t0 workload.Time) {
+				t.Helper()
+				w := cal.At(t0)
+				want := 24*((int(w.Weekday())+6)%7) + w.Hour()
+				if got := z.cell(cal, t0); got != want {
+					t.Fatalf("zone %v tick %d time %d (%s): cell %d, want %d", loc, tick, t0, w, got, want)
+				}
+			}
+			// Every hour and 13 s over three years, both ways.
+			step := workload.Time(3613 * tick)
+			end := workload.Time(3*366*86400) * workload.Time(tick)
+			for t0 := -end / 3; t0 < end; t0 += step {
+				check(t0)
+			}
+			for t0 := end; t0 > -end/3; t0 -= step {
+				check(t0 - 1)
+			}
+			// Jumps between far times, and the ticks around a second.
+			for i := int64(0); i < 2000; i++ {
+				check(workload.Time((i*7919*86400 + i*i*37) % int64(end)))
+				check(workload.Time(-i*tick - 1))
+			}
+		}
+	}
+}

@@ -263,7 +263,7 @@ func (e *Engine) consPass() {
 	if first >= 0 {
 		s := &e.slots[first]
 		switch {
-		case !e.pool.fits(s):
+		case !e.fits(s):
 			s.pending = PendingResources
 		case cs.startFrom(&s.job, s.limit, e.now) != e.now:
 			s.pending = PendingStartWindow

@@ -659,6 +659,11 @@ type Engine struct {
 	// of clusters, preemption), nil on a pool of processors.
 	pool  allocator
 	alloc cluster.Allocator
+	// count is pool when it is the counted pool (countAlloc, deferred
+	// placement, the default of schedsim run), nil otherwise: the calls
+	// made at every start, end and pass go to it directly, where the
+	// compiler inlines them, rather than through the interface.
+	count *countAlloc
 	// toPredict are the jobs submitted at this instant whose WILL_RUN
 	// prediction waits for the instant's node events.
 	toPredict []int32
@@ -799,6 +804,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator, grow: g, deferred: cfg.DeferPlacement}
 	e.pool = newAllocator(&cfg, e.machine)
+	e.count, _ = e.pool.(*countAlloc)
 	if err := e.initNodes(&cfg); err != nil {
 		return nil, err
 	}
@@ -854,7 +860,12 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // freeProcs returns the idle processors.
-func (e *Engine) freeProcs() int { return e.pool.free() }
+func (e *Engine) freeProcs() int {
+	if c := e.count; c != nil {
+		return c.free()
+	}
+	return e.pool.free()
+}
 
 // Run replays src to the end, telling observer (which may be nil) of every
 // event it wants, and returns the run's statistics. An error from src stops
@@ -1292,7 +1303,13 @@ func (e *Engine) submit(j *workload.Job, obs *sink) {
 			return
 		}
 	}
-	ok, reason := e.pool.testOnly(e, j)
+	var ok bool
+	var reason string
+	if c := e.count; c != nil {
+		ok, reason = c.testOnly(e, j)
+	} else {
+		ok, reason = e.pool.testOnly(e, j)
+	}
 	if ok && e.cons != nil {
 		e.cons.initWindows(j.Submit)
 		aj := j
@@ -1357,7 +1374,9 @@ func (e *Engine) submit(j *workload.Job, obs *sink) {
 	s.predAt = s.predAt[:0]
 	s.released = false
 	s.pending = PendingNone
-	e.pool.queued(e, s, id)
+	if e.count == nil {
+		e.pool.queued(e, s, id) // nothing on the counted pool
+	}
 	if e.grow != nil {
 		e.grow.submitted(e, s, id)
 	}
@@ -1439,7 +1458,13 @@ func (e *Engine) touch(t workload.Time) {
 
 func (e *Engine) finish(id int32, obs *sink) {
 	s := &e.slots[id]
-	e.pool.give(s)
+	var alloc []cluster.Range // where it ran, for the policy (on nodes)
+	if c := e.count; c != nil {
+		c.give(s)
+	} else {
+		e.pool.give(s)
+		alloc = e.pool.ended(s)
+	}
 	if e.pw != nil {
 		e.powerBusy(s.alloc, -1)
 	}
@@ -1451,7 +1476,7 @@ func (e *Engine) finish(id int32, obs *sink) {
 	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
-	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s), Alloc: e.pool.ended(s)})
+	e.ended = append(e.ended, policy.Ended{Seq: s.job.Seq, Start: s.start, End: s.end, PredictedEnd: s.predEnd, Procs: s.job.Procs, User: s.job.User, Freed: e.freed(s), Alloc: alloc})
 	if e.grow != nil {
 		e.grow.finished(e, s, id)
 	}
@@ -1472,7 +1497,12 @@ func (e *Engine) finish(id int32, obs *sink) {
 		e.stats.Killed++
 	}
 	e.touch(s.end)
-	e.rec = Record{Job: &s.job, State: st, Start: s.start, End: s.end, Alloc: s.alloc, Requeues: int(s.requeues), Deferred: e.deferred, Slot: id, Pending: s.pending, Who: e.cons != nil}
+	// Set in place: a Record literal is built aside and then copied,
+	// twice the work at every end.
+	r := &e.rec
+	*r = Record{}
+	r.Job, r.State, r.Start, r.End, r.Alloc = &s.job, st, s.start, s.end, s.alloc
+	r.Requeues, r.Deferred, r.Slot, r.Pending, r.Who = int(s.requeues), e.deferred, id, s.pending, e.cons != nil
 	e.recordGrowth(id)
 	if e.pre != nil {
 		e.pre.ran(s.tier, -1)
@@ -1560,7 +1590,7 @@ func (e *Engine) pass() {
 		// nodes where it fits), or, when they are free, for something the
 		// policy keeps it for (a filter, a limit, a reservation).
 		s := &e.slots[e.queue[0]]
-		if !e.pool.fits(s) {
+		if !e.fits(s) {
 			s.pending = PendingResources
 		} else {
 			s.pending = PendingPolicy
@@ -1837,7 +1867,12 @@ func (e *Engine) startWith(i, procs int) {
 	e.queuedProcs -= int64(s.job.Procs)
 	e.dequeued(s)
 	s.start = e.now
-	held := e.pool.take(e, s, id)
+	var held int
+	if c := e.count; c != nil {
+		held = c.take(e, s, id)
+	} else {
+		held = e.pool.take(e, s, id)
+	}
 	if e.scale != nil {
 		// A cluster of clusters: where the job runs sets its run time.
 		s.run0 = s.job.Run

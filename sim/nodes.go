@@ -470,7 +470,21 @@ func (ns *nodes) firstNodeIn(alloc, nodes []cluster.Range) int {
 }
 
 // held returns the processors the running job of slot s holds.
-func (e *Engine) held(s *slot) int { return e.pool.held(s) }
+func (e *Engine) held(s *slot) int {
+	if e.count != nil {
+		return s.job.Procs
+	}
+	return e.pool.held(s)
+}
+
+// fits reports whether the queued job of slot s can start now (the
+// allocator's fits).
+func (e *Engine) fits(s *slot) bool {
+	if c := e.count; c != nil {
+		return c.fits(s)
+	}
+	return e.pool.fits(s)
+}
 
 // freed returns the processors the end of the running job of slot s gives
 // back to service (policy.Ended.Freed): what Running counts for it.
