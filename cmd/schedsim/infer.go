@@ -81,11 +81,12 @@ Examples:
 
 func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	opt := infer.Defaults()
-	var out, nodeEvents, outageMin, capHold string
-	outageMin, capHold = "2h", "24h"
+	var out, nodeEvents, holds, outageMin, capHold, heldRoom string
+	outageMin, capHold, heldRoom = "2h", "24h", "1h"
 	fs := newFlagSet("infer", inferUsage, stdout)
 	fs.StringVar(&out, "out", "", "write the scenario to this file (default: standard output)")
 	fs.StringVar(&nodeEvents, "node-events", "", "also write the capacity timeline, outages and drains to this file as node events (DRAIN, RESUME) for schedsim run --node-events, an approximation that engines without reservations run")
+	fs.StringVar(&holds, "holds", "", "also write the held jobs to this file (lines JOB HOLD_UNTIL) and name it in the scenario (holds = FILE): each is held until its recorded start")
 	fs.Float64Var(&opt.NearZeroFrac, "near-zero", opt.NearZeroFrac, "busy processors at most this fraction of the machine count as near idle (drains, outages)")
 	fs.Float64Var(&opt.DrainMinFrac, "drain-frac", opt.DrainMinFrac, "a weekday and clock time is a drain when the machine was near idle with jobs queued there on at least this fraction of those days")
 	fs.IntVar(&opt.DrainMinDays, "drain-days", opt.DrainMinDays, "... seen on at least this many days")
@@ -102,6 +103,7 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&opt.EffectiveMinFrac, "effective-min", opt.EffectiveMinFrac, "the machine's effective size is the median of the busy processors while jobs were queued when that is at least this fraction of it (0: never)")
 	fs.Float64Var(&opt.NodeMinShare, "node-share", opt.NodeMinShare, "the machine has whole nodes of k processors when at least this fraction of the jobs asking more than one processor and no power of two ask a multiple of k")
 	fs.IntVar(&opt.NodeMaxSize, "node-max", opt.NodeMaxSize, "the largest node size tried (below 2: never infer nodes)")
+	fs.StringVar(&heldRoom, "held-room", heldRoom, "a job was held by something the log does not record when it waited at least this long although, for this long after its submission, the recorded jobs left its processors idle (seconds, or with unit; 0: never)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -114,6 +116,9 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	}
 	if opt.CapMinHoldSec, ok = workload.ParseSeconds(capHold, 1<<40); !ok {
 		return usagef("--cap-hold %q: want seconds, or a number with unit s, m, h or d", capHold)
+	}
+	if opt.HeldRoomSec, ok = workload.ParseSeconds(heldRoom, 1<<40); !ok {
+		return usagef("--held-room %q: want seconds, or a number with unit s, m, h or d", heldRoom)
 	}
 	for _, f := range []struct {
 		name string
@@ -142,20 +147,31 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	trace := fs.Arg(0)
-	if out != "" {
-		if abs, err := filepath.Abs(trace); err == nil {
+	// The scenario names files relative to its own folder.
+	rel := func(p string) string {
+		if out == "" {
+			return p
+		}
+		if abs, err := filepath.Abs(p); err == nil {
 			if dir, err := filepath.Abs(filepath.Dir(out)); err == nil {
-				if rel, err := filepath.Rel(dir, abs); err == nil {
-					trace = filepath.ToSlash(rel)
+				if r, err := filepath.Rel(dir, abs); err == nil {
+					return filepath.ToSlash(r)
 				}
 			}
 		}
+		return p
 	}
+	trace := rel(fs.Arg(0))
 	if nodeEvents != "" {
 		if err := report.WriteFileAtomic(nodeEvents, res.WriteNodeEvents); err != nil {
 			return err
 		}
+	}
+	if holds != "" && len(res.Holds) > 0 {
+		if err := report.WriteFileAtomic(holds, res.WriteHolds); err != nil {
+			return err
+		}
+		res.HoldsFile = rel(holds)
 	}
 	var buf bytes.Buffer
 	if err := res.WriteTOML(&buf, trace); err != nil {
@@ -168,7 +184,7 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	if err := report.WriteFileAtomic(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "wrote %s: %d capacity drops, %d outages, %d recurring drains, %d start windows, %d limits\n",
-		out, len(res.Capacity), len(res.Outages), len(res.Drains), len(res.Windows), len(res.Limits))
+	fmt.Fprintf(stderr, "wrote %s: %d capacity drops, %d outages, %d recurring drains, %d start windows, %d limits, %d held jobs\n",
+		out, len(res.Capacity), len(res.Outages), len(res.Drains), len(res.Windows), len(res.Limits), len(res.Holds))
 	return nil
 }

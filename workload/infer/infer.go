@@ -177,6 +177,11 @@ type Options struct {
 	NodeMinShare float64
 	NodeMinJobs  int
 	NodeMaxSize  int
+	// HeldRoomSec: a job that waited at least this long although, for
+	// this long after its submission, the recorded jobs left its
+	// processors idle, was held by something the log does not record; it
+	// is held until its recorded start (0: never).
+	HeldRoomSec workload.Time
 }
 
 // Defaults returns the default thresholds.
@@ -210,6 +215,7 @@ func Defaults() Options {
 		NodeMinShare:      0.9,
 		NodeMinJobs:       100,
 		NodeMaxSize:       64,
+		HeldRoomSec:       h,
 	}
 }
 
@@ -288,6 +294,12 @@ type Result struct {
 	// QueueEvidence its evidence (written as [[priority_tier]] tables).
 	Queues        []QueueRank
 	QueueEvidence []string
+	// Holds are the jobs the log shows held (by job number), each until
+	// its recorded start, and HoldEvidence why; HoldsFile, when set, is
+	// the holds file the scenario names (written with WriteHolds).
+	Holds        []Hold
+	HoldEvidence []string
+	HoldsFile    string
 	// Notes are comments on what was looked for and not found.
 	Notes []string
 
@@ -325,6 +337,8 @@ func Infer(l *Log, opt Options) (*Result, error) {
 	r.timeSharing(occ, opt)
 	r.effectiveSize(occ, opt)
 	r.nodeSize(jobs, opt)
+	// Held jobs count idle processors against the machine as inferred.
+	r.held(jobs, tl, opt)
 	return r, nil
 }
 

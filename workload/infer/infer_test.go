@@ -44,6 +44,10 @@ type plant struct {
 	sizes        []int
 	// nightQueue's jobs start only from 18:00 to 06:00 UTC (0: none).
 	nightQueue int
+	// holdEvery: every holdEvery-th job (by number) is held holdSec after
+	// its submission, by something the log does not record (0: none).
+	holdEvery int64
+	holdSec   int64
 }
 
 const (
@@ -140,6 +144,7 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 		rest := queue[:0]
 		for _, j := range queue {
 			ok := j.Procs <= synthProcs-p.outOfService-busy &&
+				!(p.holdEvery > 0 && j.ID%p.holdEvery == 0 && now < int64(j.Submit)+p.holdSec) &&
 				!(p.nightQueue > 0 && j.Queue == p.nightQueue && h >= 6 && h < 18) &&
 				!crossesDrain(now, int64(j.ReqTime)) &&
 				!inOutage(now, int64(j.ReqTime)) &&
@@ -556,6 +561,73 @@ func TestWriteNodeEvents(t *testing.T) {
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("events %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestInferHeld: on a machine that starts whatever fits, every 10th job is
+// held 3 hours after its submission. The rule finds those that waited the
+// hour --held-room asks with room for them, and no other job; the holds
+// file it writes reads back as workload.ParseHolds reads it. A quieter
+// machine finds none with the rule off.
+func TestInferHeld(t *testing.T) {
+	l := synthLog(t, plant{holdEvery: 10, holdSec: 3 * 3600}, 3)
+	planted := 0
+	for _, j := range l.Jobs {
+		if j.ID%10 == 0 {
+			planted++
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		roomSec workload.Time
+		atLeast float64 // the share of the planted holds found
+	}{
+		{"default", Defaults().HeldRoomSec, 0.6},
+		{"2h", 2 * 3600, 0.45},
+		{"off", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := Defaults()
+			opt.HeldRoomSec = tc.roomSec
+			r, err := Infer(l, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			starts := map[int64]workload.Time{}
+			for _, j := range l.Jobs {
+				starts[j.ID] = j.Start
+			}
+			for _, h := range r.Holds {
+				if h.ID%10 != 0 {
+					t.Errorf("job %d held, but nothing held it", h.ID)
+				}
+				if h.Until != starts[h.ID] {
+					t.Errorf("job %d held until %d, want its recorded start %d", h.ID, h.Until, starts[h.ID])
+				}
+			}
+			if got := float64(len(r.Holds)) / float64(planted); got < tc.atLeast || (tc.roomSec == 0 && len(r.Holds) > 0) {
+				t.Fatalf("%d holds of %d planted (%.2f), want %.2f or more", len(r.Holds), planted, got, tc.atLeast)
+			}
+			if tc.roomSec == 0 {
+				return
+			}
+			var b bytes.Buffer
+			if err := r.WriteHolds(&b); err != nil {
+				t.Fatal(err)
+			}
+			back, err := workload.ParseHolds(&b, "held.txt")
+			if err != nil || len(back) != len(r.Holds) {
+				t.Fatalf("the holds file reads back as %d holds (%v), want %d", len(back), err, len(r.Holds))
+			}
+			r.HoldsFile = "held.txt"
+			var sc bytes.Buffer
+			if err := r.WriteTOML(&sc, "synthetic.swf"); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(sc.String(), "\nholds = \"held.txt\"\n") {
+				t.Errorf("the scenario does not name the holds file:\n%s", sc.String())
 			}
 		})
 	}
