@@ -52,6 +52,12 @@ What it looks for, and how it shows in a log:
   queue priorities queues whose jobs start ahead of other queues' earlier
                    jobs far more often than the reverse (written as comments:
                    no scenario key holds them yet)
+  held jobs        jobs that waited --held-room or more although the recorded
+                   jobs left their processors idle for that long after their
+                   submission (and no outage, drain, window or cap inferred
+                   explains it): held by something the log does not record;
+                   with --holds FILE they are written there, each held until
+                   its recorded start, and the scenario names the file
   time sharing     the recorded jobs hold more processors than the machine
                    on --time-share of the time or more (said in a comment;
                    effective size and nodes are then not inferred)
@@ -76,6 +82,7 @@ Examples:
   schedsim fidelity ctc.toml
   schedsim infer log.swf.gz --drain-frac 0.3 --outage-min 1h
   schedsim infer log.swf.gz --out log.toml --node-events log.nodes
+  schedsim infer log.swf.gz --out log.toml --holds log.holds
   schedsim fidelity --trace log.swf.gz --node-events log.nodes
 `
 
