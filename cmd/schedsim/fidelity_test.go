@@ -150,3 +150,59 @@ func TestFidelityRealLogs(t *testing.T) {
 		})
 	}
 }
+
+// TestFidelityInferredHolds checks the numbers the README quotes for the
+// scenario schedsim infer --holds writes: all jobs, the held ones and the
+// others (jobs, mean wait ratio, Spearman). The whole logs run in full
+// runs only (skipBigTrace).
+func TestFidelityInferredHolds(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "traces")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", dir)
+	}
+	type row struct {
+		jobs            int
+		ratio, spearman string
+	}
+	for _, tc := range []struct {
+		file                 string
+		all, notHeld, isHeld row
+	}{
+		{"HPC2N-2002-first3170.swf.gz", row{3145, "0.50", "0.724"}, row{2310, "0.28", "0.592"}, row{835, "1.06", "0.969"}},
+		{"CTC-SP2-1996-3.1-cln.swf.gz", row{77193, "1.02", "0.542"}, row{72176, "0.98", "0.500"}, row{5017, "1.40", "0.774"}},
+		{"HPC2N-2002-2.2-cln.swf.gz", row{202870, "0.97", "0.819"}, row{122870, "0.62", "0.309"}, row{80000, "1.03", "0.945"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join(dir, tc.file)
+			skipBigTrace(t, path)
+			out := t.TempDir()
+			scenario, holds := filepath.Join(out, "log.toml"), filepath.Join(out, "log.holds")
+			if code, _, stderr := run(t, "infer", path, "--out", scenario, "--holds", holds); code != 0 {
+				t.Fatalf("infer: exit %d: %s", code, stderr)
+			}
+			code, table, stderr := run(t, "fidelity", scenario)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			got := map[string][]string{}
+			for _, line := range strings.Split(table, "\n") {
+				f := strings.Fields(line)
+				switch {
+				case len(f) > 2 && f[0] == "all":
+					got["all"] = f
+				case len(f) > 3 && f[0] == "hold" && f[1] == "held":
+					got["held"] = f[1:]
+				case len(f) > 3 && f[0] == "hold" && f[1] == "not":
+					got["not held"] = f[2:]
+				}
+			}
+			for name, want := range map[string]row{"all": tc.all, "not held": tc.notHeld, "held": tc.isHeld} {
+				// NAME JOBS MEAN UNIT MEAN UNIT RATIO MEDIAN UNIT MEDIAN UNIT BSLD BSLD SPEARMAN WITHIN %
+				f := got[name]
+				if len(f) < 15 || f[1] != strconv.Itoa(want.jobs) || f[6] != want.ratio || f[13] != want.spearman {
+					t.Errorf("row %s %q: want %d jobs, mean wait ratio %s, Spearman %s", name, f, want.jobs, want.ratio, want.spearman)
+				}
+			}
+		})
+	}
+}
