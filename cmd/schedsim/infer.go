@@ -52,6 +52,12 @@ What it looks for, and how it shows in a log:
   queue priorities queues whose jobs start ahead of other queues' earlier
                    jobs far more often than the reverse (written as comments:
                    no scenario key holds them yet)
+  throttled users  users whose jobs were queued --throttle-backlog or more in
+                   all with room for them (idle processors at least their
+                   median job size) --throttle-room of that time or more: a
+                   limit that moved kept them back; each is capped at the
+                   --throttle-quantile quantile of the processors it held
+                   then (a limit entry)
   held jobs        jobs that waited --held-room or more although the recorded
                    jobs left their processors idle for that long after their
                    submission (and no outage, drain, window or cap inferred
@@ -88,8 +94,8 @@ Examples:
 
 func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	opt := infer.Defaults()
-	var out, nodeEvents, holds, outageMin, capHold, heldRoom string
-	outageMin, capHold, heldRoom = "2h", "24h", "1h"
+	var out, nodeEvents, holds, outageMin, capHold, heldRoom, throttleBacklog string
+	outageMin, capHold, heldRoom, throttleBacklog = "2h", "24h", "1h", "100h"
 	fs := newFlagSet("infer", inferUsage, stdout)
 	fs.StringVar(&out, "out", "", "write the scenario to this file (default: standard output)")
 	fs.StringVar(&nodeEvents, "node-events", "", "also write the capacity timeline, outages and drains to this file as node events (DRAIN, RESUME) for schedsim run --node-events, an approximation that engines without reservations run")
@@ -110,6 +116,9 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&opt.EffectiveMinFrac, "effective-min", opt.EffectiveMinFrac, "the machine's effective size is the median of the busy processors while jobs were queued when that is at least this fraction of it (0: never)")
 	fs.Float64Var(&opt.NodeMinShare, "node-share", opt.NodeMinShare, "the machine has whole nodes of k processors when at least this fraction of the jobs asking more than one processor and no power of two ask a multiple of k")
 	fs.IntVar(&opt.NodeMaxSize, "node-max", opt.NodeMaxSize, "the largest node size tried (below 2: never infer nodes)")
+	fs.Float64Var(&opt.ThrottleQuantile, "throttle-quantile", opt.ThrottleQuantile, "a throttled user is capped at this quantile of the processors it held while its jobs were queued (0: never look for throttled users)")
+	fs.Float64Var(&opt.ThrottleRoomFrac, "throttle-room", opt.ThrottleRoomFrac, "a user is throttled when the recorded jobs left its median job size idle in at least this fraction of the time its jobs were queued ...")
+	fs.StringVar(&throttleBacklog, "throttle-backlog", throttleBacklog, "... and its jobs were queued at least this long in all (seconds, or with unit)")
 	fs.StringVar(&heldRoom, "held-room", heldRoom, "a job was held by something the log does not record when it waited at least this long although, for this long after its submission, the recorded jobs left its processors idle (seconds, or with unit; 0: never)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -124,6 +133,9 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	if opt.CapMinHoldSec, ok = workload.ParseSeconds(capHold, 1<<40); !ok {
 		return usagef("--cap-hold %q: want seconds, or a number with unit s, m, h or d", capHold)
 	}
+	if opt.ThrottleMinBacklogSec, ok = workload.ParseSeconds(throttleBacklog, 1<<40); !ok {
+		return usagef("--throttle-backlog %q: want seconds, or a number with unit s, m, h or d", throttleBacklog)
+	}
 	if opt.HeldRoomSec, ok = workload.ParseSeconds(heldRoom, 1<<40); !ok {
 		return usagef("--held-room %q: want seconds, or a number with unit s, m, h or d", heldRoom)
 	}
@@ -131,7 +143,8 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 		name string
 		v    float64
 	}{{"--near-zero", opt.NearZeroFrac}, {"--drain-frac", opt.DrainMinFrac}, {"--capacity-low", opt.CapacityLowFrac}, {"--window-leak", opt.WindowLeakFrac},
-		{"--time-share", opt.TimeShareFrac}, {"--effective-min", opt.EffectiveMinFrac}, {"--node-share", opt.NodeMinShare}} {
+		{"--time-share", opt.TimeShareFrac}, {"--effective-min", opt.EffectiveMinFrac}, {"--node-share", opt.NodeMinShare},
+		{"--throttle-quantile", opt.ThrottleQuantile}, {"--throttle-room", opt.ThrottleRoomFrac}} {
 		if !(f.v >= 0 && f.v <= 1) {
 			return usagef("%s %v: want a fraction from 0 to 1", f.name, f.v)
 		}

@@ -48,6 +48,9 @@ type plant struct {
 	// its submission, by something the log does not record (0: none).
 	holdEvery int64
 	holdSec   int64
+	// throttleUser holds at most throttleProcs processors, but
+	// throttleBurst on the one day in the middle of the log (0: none).
+	throttleUser, throttleProcs, throttleBurst int
 }
 
 const (
@@ -116,6 +119,7 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 	var running []*sjob
 	busy := 0
 	userRun := map[int]int{}
+	userProcs := map[int]int{}
 	next := 0
 	for now := int64(0); now < (synthDays+3)*86400; now += 60 {
 		kept := running[:0]
@@ -123,6 +127,7 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 			if int64(j.End) <= now {
 				busy -= j.Procs
 				userRun[j.User]--
+				userProcs[j.User] -= j.Procs
 				continue
 			}
 			kept = append(kept, j)
@@ -149,7 +154,8 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 				!crossesDrain(now, int64(j.ReqTime)) &&
 				!inOutage(now, int64(j.ReqTime)) &&
 				!(windowOn && int64(j.ReqTime) > p.winMaxSec) &&
-				!(p.capJobs > 0 && j.User == p.capUser && userRun[j.User] >= p.capJobs)
+				!(p.capJobs > 0 && j.User == p.capUser && userRun[j.User] >= p.capJobs) &&
+				!(p.throttleUser > 0 && j.User == p.throttleUser && userProcs[j.User]+j.Procs > throttleAt(p, now))
 			if !ok {
 				rest = append(rest, j)
 				continue
@@ -157,6 +163,7 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 			j.Start, j.End = workload.Time(now), workload.Time(now+j.run)
 			busy += j.Procs
 			userRun[j.User]++
+			userProcs[j.User] += j.Procs
 			running = append(running, j)
 		}
 		queue = rest
@@ -174,6 +181,14 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 		}
 	}
 	return l
+}
+
+// throttleAt is the planted throttled user's processor cap at now.
+func throttleAt(p plant, now int64) int {
+	if mid := int64(synthDays / 2 * 86400); now >= mid && now < mid+86400 {
+		return p.throttleBurst
+	}
+	return p.throttleProcs
 }
 
 // planted is a machine with every rule.
@@ -628,6 +643,45 @@ func TestInferHeld(t *testing.T) {
 			}
 			if !strings.Contains(sc.String(), "\nholds = \"held.txt\"\n") {
 				t.Errorf("the scenario does not name the holds file:\n%s", sc.String())
+			}
+		})
+	}
+}
+
+// TestInferThrottled: a busy user of small jobs held to 2 processors, but
+// to 6 on one day in the middle of the log, on a machine that starts
+// whatever else fits and has room most of the time. The caps rule sees no
+// plateau at the user's most (6, one day); the throttle rule finds that
+// user and no other, capped at 2 (its largest job) up to below 6, and
+// none with the rule off.
+func TestInferThrottled(t *testing.T) {
+	l := synthLog(t, plant{throttleUser: 7, throttleProcs: 2, throttleBurst: 6, arrivalSec: 3600}, 5)
+	for _, tc := range []struct {
+		name     string
+		quantile float64
+		want     bool
+	}{{"default", Defaults().ThrottleQuantile, true}, {"off", 0, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := Defaults()
+			opt.ThrottleQuantile = tc.quantile
+			r, err := Infer(l, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []Limit
+			for _, lim := range r.Limits {
+				if lim.MaxCPUs > 0 && len(lim.Evidence) == 2 && strings.Contains(lim.Evidence[1], "a limit that moved") {
+					got = append(got, lim)
+				}
+			}
+			if !tc.want {
+				if len(got) > 0 {
+					t.Fatalf("throttled users with the rule off: %+v", got)
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Users[0] != "7" || got[0].MaxCPUs < 2 || got[0].MaxCPUs >= 6 {
+				t.Fatalf("throttled %+v, want user 7 alone, capped at 2 to 5 processors; all limits %+v, notes %q", got, r.Limits, r.Notes)
 			}
 		})
 	}
