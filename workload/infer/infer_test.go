@@ -660,10 +660,12 @@ func TestInferThrottled(t *testing.T) {
 		name     string
 		quantile float64
 		want     bool
-	}{{"default", Defaults().ThrottleQuantile, true}, {"off", 0, false}} {
+		backlog  workload.Time
+	}{{"default", Defaults().ThrottleQuantile, true, Defaults().ThrottleMinBacklogSec}, {"off", 0, false, Defaults().ThrottleMinBacklogSec},
+		{"any backlog, highest quantile", 1, false, 0}} {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := Defaults()
-			opt.ThrottleQuantile = tc.quantile
+			opt.ThrottleQuantile, opt.ThrottleMinBacklogSec = tc.quantile, tc.backlog
 			r, err := Infer(l, opt)
 			if err != nil {
 				t.Fatal(err)

@@ -102,7 +102,7 @@ func (r *Result) throttled(jobs []Job, tl *timeline, opt Options) {
 			}
 		}
 		n := len(backlog)
-		if workload.Time(n)*step < opt.ThrottleMinBacklogSec || float64(room) < opt.ThrottleRoomFrac*float64(n) {
+		if n == 0 || workload.Time(n)*step < opt.ThrottleMinBacklogSec || float64(room) < opt.ThrottleRoomFrac*float64(n) {
 			continue
 		}
 		peak := 0
