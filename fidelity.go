@@ -127,6 +127,7 @@ func Fidelity(ctx context.Context, sc *Scenario, fo FidelityOptions, opt Options
 		jobs = append(jobs, report.FidelityJob{
 			ID: j.ID, Submit: j.Submit, Procs: j.Procs, ReqTime: req, Queue: j.Queue, User: j.User,
 			RunSec: s.end - s.start, Recorded: workload.Time(j.RawWait + 0.5), Simulated: s.start - s.submit,
+			Held: j.HoldUntil > j.Submit,
 		})
 	}
 	cal, err := fidelityCalendar(rd.Header(), sc.TimeZone)

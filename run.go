@@ -426,6 +426,19 @@ func (o *runner) openTrace(rules workload.Rules) (workload.Reader, error) {
 		}
 		return nil, err
 	}
+	if o.Holds != "" {
+		h, err := workload.ReadHolds(o.Holds)
+		if err != nil {
+			r.Close()
+			return nil, inputf("--holds: %v", err)
+		}
+		tick, err := o.ticks()
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		r = workload.WithHolds(r, h, tick)
+	}
 	return r, nil
 }
 

@@ -114,6 +114,12 @@ type Scenario struct {
 	// job) and 18 (think time): a job is submitted no earlier than its
 	// preceding job's end plus the think time (sim.Config.ClosedLoop).
 	ClosedLoop bool `toml:"closed_loop" json:"closed_loop,omitempty"`
+	// Holds is a file of job release times (lines JOB HOLD_UNTIL, seconds
+	// from the trace's start; workload.ParseHolds): a job it names may not
+	// start before its time (its Hold Until). schedsim infer --holds
+	// writes one for the jobs a log shows held by something it does not
+	// record.
+	Holds string `toml:"holds" json:"holds,omitempty"`
 
 	// Procs is the machine size in processors; 0 takes the trace
 	// header's MaxProcs, else its MaxNodes.
@@ -385,7 +391,7 @@ func LoadScenario(path string, base Scenario) (Scenario, error) {
 	for _, f := range []struct {
 		key string
 		p   *string
-	}{{"trace", &sc.Trace}, {"config", &sc.Config}, {"slurm_conf", &sc.SlurmConf}, {"node_events", &sc.NodeEvents}, {"power", &sc.Power}, {"out", &sc.Out}, {"policy_log", &sc.PolicyLog}} {
+	}{{"trace", &sc.Trace}, {"config", &sc.Config}, {"slurm_conf", &sc.SlurmConf}, {"node_events", &sc.NodeEvents}, {"holds", &sc.Holds}, {"power", &sc.Power}, {"out", &sc.Out}, {"policy_log", &sc.PolicyLog}} {
 		if md.IsDefined(f.key) && *f.p != "" && !filepath.IsAbs(*f.p) {
 			*f.p = filepath.Join(dir, *f.p)
 		}
@@ -495,6 +501,9 @@ func (sc *Scenario) HashWith(take func(string) (FileFingerprint, error)) (string
 		// Only with a power model: the hashes of the runs without one
 		// stay what they were.
 		files = append(files, sc.Power)
+	}
+	if sc.Holds != "" {
+		files = append(files, sc.Holds)
 	}
 	for _, p := range files {
 		h.Write([]byte{0})

@@ -34,6 +34,10 @@ type FidelityJob struct {
 	RunSec workload.Time
 	// Recorded and Simulated are the two waits, in seconds.
 	Recorded, Simulated workload.Time
+	// Held says the scenario held the job until a release time (a holds
+	// file): such jobs get the class "held" of the dimension "hold", the
+	// others "not held", when any job is held.
+	Held bool
 }
 
 // Tolerance says when a simulated wait counts as close to the recorded
@@ -88,8 +92,8 @@ type FidelityStats struct {
 
 // FidelityClass is the comparison over one class of jobs.
 type FidelityClass struct {
-	// By is the dimension: "size", "requested_time", "queue", "user" or
-	// "month".
+	// By is the dimension: "size", "requested_time", "queue", "user",
+	// "month" or, when the scenario held jobs, "hold".
 	By string `json:"by"`
 	// Class names the class within it (e.g. "5-16", "1996-07", "other").
 	Class string `json:"class"`
@@ -143,7 +147,7 @@ type Fidelity struct {
 }
 
 // FidelityDimensions are the class dimensions of a Fidelity, in order.
-var FidelityDimensions = []string{"size", "requested_time", "queue", "user", "month"}
+var FidelityDimensions = []string{"size", "requested_time", "queue", "user", "month", "hold"}
 
 // FidelityTopUsers is how many users (those with the most jobs) get a
 // class of their own; the others share the class "other".
@@ -375,6 +379,17 @@ func fidelityClasses(js []FidelityJob, cal *Calendar, tol Tolerance) []FidelityC
 		_, k := month(j.Submit)
 		return keys[k]
 	})
+
+	// Held jobs apart from the others, when there are any: on the held
+	// ones the simulation was told their recorded start.
+	if slices.ContainsFunc(js, func(j FidelityJob) bool { return j.Held }) {
+		group("hold", []string{"not held", "held"}, func(j *FidelityJob) int {
+			if j.Held {
+				return 1
+			}
+			return 0
+		})
+	}
 	return out
 }
 

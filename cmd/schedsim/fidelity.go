@@ -23,8 +23,8 @@ schedsim run) — or reads a result directory schedsim run --out wrote (--dir)
 — and compares each job's simulated wait with its recorded one.
 
 It prints, for all jobs and per class (size, requested time, queue, the users
-with the most jobs, calendar month): the recorded and simulated mean and
-median wait, the mean bounded slowdown (10 s threshold) of both, the
+with the most jobs, calendar month, and held or not when the scenario holds
+jobs): the recorded and simulated mean and median wait, the mean bounded slowdown (10 s threshold) of both, the
 Spearman rank correlation of the per-job waits (1: the simulation orders the
 jobs' waits as the machine did; 0: no relation), and the fraction of jobs
 whose simulated wait is within the tolerance of the recorded one:

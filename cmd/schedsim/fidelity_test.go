@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -146,6 +147,77 @@ func TestFidelityRealLogs(t *testing.T) {
 			// all JOBS MEAN UNIT MEAN UNIT RATIO MEDIAN UNIT MEDIAN UNIT BSLD BSLD SPEARMAN WITHIN %
 			if len(all) < 15 || all[1] != strconv.Itoa(tc.jobs) || all[6] != tc.ratio || all[13] != tc.spearman {
 				t.Errorf("row all %q: want %d jobs, mean wait ratio %s, Spearman %s", all, tc.jobs, tc.ratio, tc.spearman)
+			}
+		})
+	}
+}
+
+// TestFidelityInferred checks the numbers the README quotes for the
+// scenario schedsim infer writes, and with --holds for all jobs, the held
+// ones and the others (jobs, mean wait ratio, Spearman). The whole logs
+// run in full runs only (skipBigTrace).
+func TestFidelityInferred(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "traces")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", dir)
+	}
+	type row struct {
+		jobs            int
+		ratio, spearman string
+	}
+	for _, tc := range []struct {
+		file                 string
+		holds                bool
+		all, notHeld, isHeld row
+	}{
+		{"HPC2N-2002-first3170.swf.gz", false, row{3145, "0.42", "0.456"}, row{}, row{}},
+		{"HPC2N-2002-first3170.swf.gz", true, row{3145, "0.45", "0.472"}, row{3043, "0.42", "0.457"}, row{102, "1.14", "0.942"}},
+		{"CTC-SP2-1996-3.1-cln.swf.gz", false, row{77193, "0.94", "0.479"}, row{}, row{}},
+		{"CTC-SP2-1996-3.1-cln.swf.gz", true, row{77193, "1.02", "0.542"}, row{72176, "0.98", "0.500"}, row{5017, "1.40", "0.774"}},
+		{"HPC2N-2002-2.2-cln.swf.gz", false, row{202870, "0.87", "0.515"}, row{}, row{}},
+		{"HPC2N-2002-2.2-cln.swf.gz", true, row{202870, "0.90", "0.547"}, row{196748, "0.90", "0.531"}, row{6122, "1.05", "0.940"}},
+		{"LANL-CM5-1994-4.1-cln.swf.gz", false, row{122055, "0.84", "0.083"}, row{}, row{}},
+	} {
+		t.Run(fmt.Sprintf("%s/holds=%v", tc.file, tc.holds), func(t *testing.T) {
+			path := filepath.Join(dir, tc.file)
+			skipBigTrace(t, path)
+			out := t.TempDir()
+			scenario, holds := filepath.Join(out, "log.toml"), filepath.Join(out, "log.holds")
+			args := []string{"infer", path, "--out", scenario}
+			if tc.holds {
+				args = append(args, "--holds", holds)
+			}
+			if code, _, stderr := run(t, args...); code != 0 {
+				t.Fatalf("infer: exit %d: %s", code, stderr)
+			}
+			code, table, stderr := run(t, "fidelity", scenario)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			got := map[string][]string{}
+			for _, line := range strings.Split(table, "\n") {
+				f := strings.Fields(line)
+				switch {
+				case len(f) > 2 && f[0] == "all":
+					got["all"] = f
+				case len(f) > 3 && f[0] == "hold" && f[1] == "held":
+					got["held"] = f[1:]
+				case len(f) > 3 && f[0] == "hold" && f[1] == "not":
+					got["not held"] = f[2:]
+				}
+			}
+			want := map[string]row{"all": tc.all}
+			if tc.holds {
+				want["not held"], want["held"] = tc.notHeld, tc.isHeld
+			} else if got["held"] != nil || got["not held"] != nil {
+				t.Errorf("held rows without holds: %q, %q", got["held"], got["not held"])
+			}
+			for name, w := range want {
+				// NAME JOBS MEAN UNIT MEAN UNIT RATIO MEDIAN UNIT MEDIAN UNIT BSLD BSLD SPEARMAN WITHIN %
+				f := got[name]
+				if len(f) < 15 || f[1] != strconv.Itoa(w.jobs) || f[6] != w.ratio || f[13] != w.spearman {
+					t.Errorf("row %s %q: want %d jobs, mean wait ratio %s, Spearman %s", name, f, w.jobs, w.ratio, w.spearman)
+				}
 			}
 		})
 	}

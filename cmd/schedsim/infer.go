@@ -52,6 +52,18 @@ What it looks for, and how it shows in a log:
   queue priorities queues whose jobs start ahead of other queues' earlier
                    jobs far more often than the reverse (written as comments:
                    no scenario key holds them yet)
+  throttled users  users whose jobs were queued --throttle-backlog or more in
+                   all with room for them (idle processors at least their
+                   median job size) --throttle-room of that time or more: a
+                   limit that moved kept them back; each is capped at the
+                   --throttle-quantile quantile of the processors it held
+                   then (a limit entry)
+  held jobs        jobs that waited --held-room or more although the recorded
+                   jobs left their processors idle for that long after their
+                   submission (and no outage, drain, window or cap inferred
+                   explains it): held by something the log does not record;
+                   with --holds FILE they are written there, each held until
+                   its recorded start, and the scenario names the file
   time sharing     the recorded jobs hold more processors than the machine
                    on --time-share of the time or more (said in a comment;
                    effective size and nodes are then not inferred)
@@ -76,16 +88,18 @@ Examples:
   schedsim fidelity ctc.toml
   schedsim infer log.swf.gz --drain-frac 0.3 --outage-min 1h
   schedsim infer log.swf.gz --out log.toml --node-events log.nodes
+  schedsim infer log.swf.gz --out log.toml --holds log.holds
   schedsim fidelity --trace log.swf.gz --node-events log.nodes
 `
 
 func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	opt := infer.Defaults()
-	var out, nodeEvents, outageMin, capHold string
-	outageMin, capHold = "2h", "24h"
+	var out, nodeEvents, holds, outageMin, capHold, heldRoom, throttleBacklog string
+	outageMin, capHold, heldRoom, throttleBacklog = "2h", "24h", "1h", "100h"
 	fs := newFlagSet("infer", inferUsage, stdout)
 	fs.StringVar(&out, "out", "", "write the scenario to this file (default: standard output)")
 	fs.StringVar(&nodeEvents, "node-events", "", "also write the capacity timeline, outages and drains to this file as node events (DRAIN, RESUME) for schedsim run --node-events, an approximation that engines without reservations run")
+	fs.StringVar(&holds, "holds", "", "also write the held jobs to this file (lines JOB HOLD_UNTIL) and name it in the scenario (holds = FILE): each is held until its recorded start")
 	fs.Float64Var(&opt.NearZeroFrac, "near-zero", opt.NearZeroFrac, "busy processors at most this fraction of the machine count as near idle (drains, outages)")
 	fs.Float64Var(&opt.DrainMinFrac, "drain-frac", opt.DrainMinFrac, "a weekday and clock time is a drain when the machine was near idle with jobs queued there on at least this fraction of those days")
 	fs.IntVar(&opt.DrainMinDays, "drain-days", opt.DrainMinDays, "... seen on at least this many days")
@@ -102,6 +116,10 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&opt.EffectiveMinFrac, "effective-min", opt.EffectiveMinFrac, "the machine's effective size is the median of the busy processors while jobs were queued when that is at least this fraction of it (0: never)")
 	fs.Float64Var(&opt.NodeMinShare, "node-share", opt.NodeMinShare, "the machine has whole nodes of k processors when at least this fraction of the jobs asking more than one processor and no power of two ask a multiple of k")
 	fs.IntVar(&opt.NodeMaxSize, "node-max", opt.NodeMaxSize, "the largest node size tried (below 2: never infer nodes)")
+	fs.Float64Var(&opt.ThrottleQuantile, "throttle-quantile", opt.ThrottleQuantile, "a throttled user is capped at this quantile of the processors it held while its jobs were queued (0: never look for throttled users)")
+	fs.Float64Var(&opt.ThrottleRoomFrac, "throttle-room", opt.ThrottleRoomFrac, "a user is throttled when the recorded jobs left its median job size idle in at least this fraction of the time its jobs were queued ...")
+	fs.StringVar(&throttleBacklog, "throttle-backlog", throttleBacklog, "... and its jobs were queued at least this long in all (seconds, or with unit)")
+	fs.StringVar(&heldRoom, "held-room", heldRoom, "a job was held by something the log does not record when it waited at least this long although, for this long after its submission, the recorded jobs left its processors idle (seconds, or with unit; 0: never)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -115,11 +133,18 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	if opt.CapMinHoldSec, ok = workload.ParseSeconds(capHold, 1<<40); !ok {
 		return usagef("--cap-hold %q: want seconds, or a number with unit s, m, h or d", capHold)
 	}
+	if opt.ThrottleMinBacklogSec, ok = workload.ParseSeconds(throttleBacklog, 1<<40); !ok {
+		return usagef("--throttle-backlog %q: want seconds, or a number with unit s, m, h or d", throttleBacklog)
+	}
+	if opt.HeldRoomSec, ok = workload.ParseSeconds(heldRoom, 1<<40); !ok {
+		return usagef("--held-room %q: want seconds, or a number with unit s, m, h or d", heldRoom)
+	}
 	for _, f := range []struct {
 		name string
 		v    float64
 	}{{"--near-zero", opt.NearZeroFrac}, {"--drain-frac", opt.DrainMinFrac}, {"--capacity-low", opt.CapacityLowFrac}, {"--window-leak", opt.WindowLeakFrac},
-		{"--time-share", opt.TimeShareFrac}, {"--effective-min", opt.EffectiveMinFrac}, {"--node-share", opt.NodeMinShare}} {
+		{"--time-share", opt.TimeShareFrac}, {"--effective-min", opt.EffectiveMinFrac}, {"--node-share", opt.NodeMinShare},
+		{"--throttle-quantile", opt.ThrottleQuantile}, {"--throttle-room", opt.ThrottleRoomFrac}} {
 		if !(f.v >= 0 && f.v <= 1) {
 			return usagef("%s %v: want a fraction from 0 to 1", f.name, f.v)
 		}
@@ -142,20 +167,31 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	trace := fs.Arg(0)
-	if out != "" {
-		if abs, err := filepath.Abs(trace); err == nil {
+	// The scenario names files relative to its own folder.
+	rel := func(p string) string {
+		if out == "" {
+			return p
+		}
+		if abs, err := filepath.Abs(p); err == nil {
 			if dir, err := filepath.Abs(filepath.Dir(out)); err == nil {
-				if rel, err := filepath.Rel(dir, abs); err == nil {
-					trace = filepath.ToSlash(rel)
+				if r, err := filepath.Rel(dir, abs); err == nil {
+					return filepath.ToSlash(r)
 				}
 			}
 		}
+		return p
 	}
+	trace := rel(fs.Arg(0))
 	if nodeEvents != "" {
 		if err := report.WriteFileAtomic(nodeEvents, res.WriteNodeEvents); err != nil {
 			return err
 		}
+	}
+	if holds != "" && len(res.Holds) > 0 {
+		if err := report.WriteFileAtomic(holds, res.WriteHolds); err != nil {
+			return err
+		}
+		res.HoldsFile = rel(holds)
 	}
 	var buf bytes.Buffer
 	if err := res.WriteTOML(&buf, trace); err != nil {
@@ -168,7 +204,7 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	if err := report.WriteFileAtomic(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "wrote %s: %d capacity drops, %d outages, %d recurring drains, %d start windows, %d limits\n",
-		out, len(res.Capacity), len(res.Outages), len(res.Drains), len(res.Windows), len(res.Limits))
+	fmt.Fprintf(stderr, "wrote %s: %d capacity drops, %d outages, %d recurring drains, %d start windows, %d limits, %d held jobs\n",
+		out, len(res.Capacity), len(res.Outages), len(res.Drains), len(res.Windows), len(res.Limits), len(res.Holds))
 	return nil
 }

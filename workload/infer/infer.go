@@ -177,6 +177,19 @@ type Options struct {
 	NodeMinShare float64
 	NodeMinJobs  int
 	NodeMaxSize  int
+	// HeldRoomSec: a job that waited at least this long although, for
+	// this long after its submission, the recorded jobs left its
+	// processors idle, was held by something the log does not record; it
+	// is held until its recorded start (0: never).
+	HeldRoomSec workload.Time
+	// ThrottleQuantile, ThrottleRoomFrac and ThrottleMinBacklogSec: a user
+	// whose jobs were queued ThrottleMinBacklogSec or more in all, with
+	// room for them (idle processors at least their median size) in
+	// ThrottleRoomFrac or more of that time, is capped at the
+	// ThrottleQuantile quantile of the processors it held then (0: never).
+	ThrottleQuantile      float64
+	ThrottleRoomFrac      float64
+	ThrottleMinBacklogSec workload.Time
 }
 
 // Defaults returns the default thresholds.
@@ -196,20 +209,24 @@ func Defaults() Options {
 		CapacityQueuedSec:   4 * h,
 		WindowBoundsSec: []workload.Time{10 * 60, 30 * 60, h, 2 * h, 4 * h, 6 * h, 8 * h, 12 * h, 15 * h, 18 * h,
 			24 * h, 36 * h, 48 * h, 60 * h, 72 * h, 96 * h, 120 * h, 168 * h},
-		WindowMinExpected: 20,
-		WindowLeakFrac:    0.05,
-		CapSampleSec:      300,
-		CapMinHoldSec:     24 * h,
-		CapMinEpisodes:    10,
-		CapMinUsers:       3,
-		CapShareTol:       0.05,
-		QueueMinOvertakes: 100,
-		QueueRatio:        5,
-		TimeShareFrac:     0.05,
-		EffectiveMinFrac:  0.9,
-		NodeMinShare:      0.9,
-		NodeMinJobs:       100,
-		NodeMaxSize:       64,
+		WindowMinExpected:     20,
+		WindowLeakFrac:        0.05,
+		CapSampleSec:          300,
+		CapMinHoldSec:         24 * h,
+		CapMinEpisodes:        10,
+		CapMinUsers:           3,
+		CapShareTol:           0.05,
+		QueueMinOvertakes:     100,
+		QueueRatio:            5,
+		TimeShareFrac:         0.05,
+		EffectiveMinFrac:      0.9,
+		NodeMinShare:          0.9,
+		NodeMinJobs:           100,
+		NodeMaxSize:           64,
+		HeldRoomSec:           h,
+		ThrottleQuantile:      0.85,
+		ThrottleRoomFrac:      0.9,
+		ThrottleMinBacklogSec: 100 * h,
 	}
 }
 
@@ -288,6 +305,12 @@ type Result struct {
 	// QueueEvidence its evidence (written as [[priority_tier]] tables).
 	Queues        []QueueRank
 	QueueEvidence []string
+	// Holds are the jobs the log shows held (by job number), each until
+	// its recorded start, and HoldEvidence why; HoldsFile, when set, is
+	// the holds file the scenario names (written with WriteHolds).
+	Holds        []Hold
+	HoldEvidence []string
+	HoldsFile    string
 	// Notes are comments on what was looked for and not found.
 	Notes []string
 
@@ -325,6 +348,10 @@ func Infer(l *Log, opt Options) (*Result, error) {
 	r.timeSharing(occ, opt)
 	r.effectiveSize(occ, opt)
 	r.nodeSize(jobs, opt)
+	// Throttled users and held jobs count idle processors against the
+	// machine as inferred; held jobs are those no inferred rule explains.
+	r.throttled(jobs, tl, opt)
+	r.held(jobs, tl, opt)
 	return r, nil
 }
 

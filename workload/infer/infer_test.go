@@ -44,6 +44,13 @@ type plant struct {
 	sizes        []int
 	// nightQueue's jobs start only from 18:00 to 06:00 UTC (0: none).
 	nightQueue int
+	// holdEvery: every holdEvery-th job (by number) is held holdSec after
+	// its submission, by something the log does not record (0: none).
+	holdEvery int64
+	holdSec   int64
+	// throttleUser holds at most throttleProcs processors, but
+	// throttleBurst on the one day in the middle of the log (0: none).
+	throttleUser, throttleProcs, throttleBurst int
 }
 
 const (
@@ -112,6 +119,7 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 	var running []*sjob
 	busy := 0
 	userRun := map[int]int{}
+	userProcs := map[int]int{}
 	next := 0
 	for now := int64(0); now < (synthDays+3)*86400; now += 60 {
 		kept := running[:0]
@@ -119,6 +127,7 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 			if int64(j.End) <= now {
 				busy -= j.Procs
 				userRun[j.User]--
+				userProcs[j.User] -= j.Procs
 				continue
 			}
 			kept = append(kept, j)
@@ -140,11 +149,13 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 		rest := queue[:0]
 		for _, j := range queue {
 			ok := j.Procs <= synthProcs-p.outOfService-busy &&
+				!(p.holdEvery > 0 && j.ID%p.holdEvery == 0 && now < int64(j.Submit)+p.holdSec) &&
 				!(p.nightQueue > 0 && j.Queue == p.nightQueue && h >= 6 && h < 18) &&
 				!crossesDrain(now, int64(j.ReqTime)) &&
 				!inOutage(now, int64(j.ReqTime)) &&
 				!(windowOn && int64(j.ReqTime) > p.winMaxSec) &&
-				!(p.capJobs > 0 && j.User == p.capUser && userRun[j.User] >= p.capJobs)
+				!(p.capJobs > 0 && j.User == p.capUser && userRun[j.User] >= p.capJobs) &&
+				!(p.throttleUser > 0 && j.User == p.throttleUser && userProcs[j.User]+j.Procs > throttleAt(p, now))
 			if !ok {
 				rest = append(rest, j)
 				continue
@@ -152,6 +163,7 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 			j.Start, j.End = workload.Time(now), workload.Time(now+j.run)
 			busy += j.Procs
 			userRun[j.User]++
+			userProcs[j.User] += j.Procs
 			running = append(running, j)
 		}
 		queue = rest
@@ -169,6 +181,14 @@ func synthLog(t *testing.T, p plant, seed uint64) *Log {
 		}
 	}
 	return l
+}
+
+// throttleAt is the planted throttled user's processor cap at now.
+func throttleAt(p plant, now int64) int {
+	if mid := int64(synthDays / 2 * 86400); now >= mid && now < mid+86400 {
+		return p.throttleBurst
+	}
+	return p.throttleProcs
 }
 
 // planted is a machine with every rule.
@@ -556,6 +576,114 @@ func TestWriteNodeEvents(t *testing.T) {
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("events %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestInferHeld: on a machine that starts whatever fits, every 10th job is
+// held 3 hours after its submission. The rule finds those that waited the
+// hour --held-room asks with room for them, and no other job; the holds
+// file it writes reads back as workload.ParseHolds reads it. A quieter
+// machine finds none with the rule off.
+func TestInferHeld(t *testing.T) {
+	l := synthLog(t, plant{holdEvery: 10, holdSec: 3 * 3600}, 3)
+	planted := 0
+	for _, j := range l.Jobs {
+		if j.ID%10 == 0 {
+			planted++
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		roomSec workload.Time
+		atLeast float64 // the share of the planted holds found
+	}{
+		{"default", Defaults().HeldRoomSec, 0.6},
+		{"2h", 2 * 3600, 0.45},
+		{"off", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := Defaults()
+			opt.HeldRoomSec = tc.roomSec
+			r, err := Infer(l, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			starts := map[int64]workload.Time{}
+			for _, j := range l.Jobs {
+				starts[j.ID] = j.Start
+			}
+			for _, h := range r.Holds {
+				if h.ID%10 != 0 {
+					t.Errorf("job %d held, but nothing held it", h.ID)
+				}
+				if h.Until != starts[h.ID] {
+					t.Errorf("job %d held until %d, want its recorded start %d", h.ID, h.Until, starts[h.ID])
+				}
+			}
+			if got := float64(len(r.Holds)) / float64(planted); got < tc.atLeast || (tc.roomSec == 0 && len(r.Holds) > 0) {
+				t.Fatalf("%d holds of %d planted (%.2f), want %.2f or more", len(r.Holds), planted, got, tc.atLeast)
+			}
+			if tc.roomSec == 0 {
+				return
+			}
+			var b bytes.Buffer
+			if err := r.WriteHolds(&b); err != nil {
+				t.Fatal(err)
+			}
+			back, err := workload.ParseHolds(&b, "held.txt")
+			if err != nil || len(back) != len(r.Holds) {
+				t.Fatalf("the holds file reads back as %d holds (%v), want %d", len(back), err, len(r.Holds))
+			}
+			r.HoldsFile = "held.txt"
+			var sc bytes.Buffer
+			if err := r.WriteTOML(&sc, "synthetic.swf"); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(sc.String(), "\nholds = \"held.txt\"\n") {
+				t.Errorf("the scenario does not name the holds file:\n%s", sc.String())
+			}
+		})
+	}
+}
+
+// TestInferThrottled: a busy user of small jobs held to 2 processors, but
+// to 6 on one day in the middle of the log, on a machine that starts
+// whatever else fits and has room most of the time. The caps rule sees no
+// plateau at the user's most (6, one day); the throttle rule finds that
+// user and no other, capped at 2 (its largest job) up to below 6, and
+// none with the rule off.
+func TestInferThrottled(t *testing.T) {
+	l := synthLog(t, plant{throttleUser: 7, throttleProcs: 2, throttleBurst: 6, arrivalSec: 3600}, 5)
+	for _, tc := range []struct {
+		name     string
+		quantile float64
+		want     bool
+		backlog  workload.Time
+	}{{"default", Defaults().ThrottleQuantile, true, Defaults().ThrottleMinBacklogSec}, {"off", 0, false, Defaults().ThrottleMinBacklogSec},
+		{"any backlog, highest quantile", 1, false, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := Defaults()
+			opt.ThrottleQuantile, opt.ThrottleMinBacklogSec = tc.quantile, tc.backlog
+			r, err := Infer(l, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []Limit
+			for _, lim := range r.Limits {
+				if lim.MaxCPUs > 0 && len(lim.Evidence) == 2 && strings.Contains(lim.Evidence[1], "a limit that moved") {
+					got = append(got, lim)
+				}
+			}
+			if !tc.want {
+				if len(got) > 0 {
+					t.Fatalf("throttled users with the rule off: %+v", got)
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Users[0] != "7" || got[0].MaxCPUs < 2 || got[0].MaxCPUs >= 6 {
+				t.Fatalf("throttled %+v, want user 7 alone, capped at 2 to 5 processors; all limits %+v, notes %q", got, r.Limits, r.Notes)
 			}
 		})
 	}

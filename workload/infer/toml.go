@@ -50,6 +50,15 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 			"(it would run into the next one): they plan with their run time instead, as a default time limit would bound them.")
 		fmt.Fprintf(b, "missing_estimate = \"runtime\"\n")
 	}
+	if len(r.Holds) > 0 {
+		fmt.Fprintln(b)
+		comment(r.HoldEvidence...)
+		if r.HoldsFile != "" {
+			fmt.Fprintf(b, "holds = %s\n", strconv.Quote(r.HoldsFile))
+		} else {
+			comment("Not written: schedsim infer --holds FILE writes them to FILE and names it here (holds = \"FILE\").")
+		}
+	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(b)
 		comment("Looked for and not found:")
