@@ -1,6 +1,8 @@
 package report
 
 import (
+	"sync"
+
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
@@ -38,6 +40,10 @@ type Gantt struct {
 	// jobs is what Jobs returns, made by its first call after the last
 	// JobDone.
 	jobs []GanttJob
+	// order is the jobs' order on the page's chart (ganttOrder), made by
+	// Settle or the page's first reading after the last JobDone.
+	orderMu sync.Mutex
+	order   []int32
 }
 
 // ganttBlock is the number of jobs, and of ranges, in a block.
@@ -69,7 +75,7 @@ func (g *Gantt) JobDone(r *sim.Record) {
 	}
 	g.seen++
 	if g.seen > int64(g.limit) {
-		g.recs, g.ranges, g.n, g.nr, g.jobs = nil, nil, 0, 0, nil
+		g.recs, g.ranges, g.n, g.nr, g.jobs, g.order = nil, nil, 0, 0, nil, nil
 		return
 	}
 	killed := r.State == sim.Killed || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.State == sim.Preempted
@@ -100,7 +106,7 @@ func (g *Gantt) add(id, start, end int64, killed bool, alloc []cluster.Range) {
 	last := &g.recs[len(g.recs)-1]
 	*last = append(*last, ganttRec{id: id, start: start, end: end, blk: int32(k), pos: int32(pos), n: int32(len(alloc)), killed: killed})
 	g.n++
-	g.jobs = nil
+	g.jobs, g.order = nil, nil
 }
 
 // rec returns the i-th job kept.
@@ -141,4 +147,30 @@ func (g *Gantt) Jobs() []GanttJob {
 		}
 	}
 	return g.jobs
+}
+
+// Settle makes, once the run is over, the part of the page's reading of g
+// that takes time: the order of the jobs on its chart (a sort of every
+// job, with buffers of megabytes for a long run). Without it the page
+// makes the order when it is written, while the figures are drawn on
+// every processor; a run calls Settle on a goroutine of its own as soon
+// as its last record is in, while its summary is computed on one
+// processor. What the page shows is the same either way. Settle may be
+// called from several goroutines at once, and more than once, but not
+// while the run goes on.
+func (g *Gantt) Settle() {
+	if g.Complete() && g.n > 0 {
+		g.pageOrder()
+	}
+}
+
+// pageOrder returns the jobs' order on the page's chart (ganttOrder),
+// made on its first call after the last JobDone.
+func (g *Gantt) pageOrder() []int32 {
+	g.orderMu.Lock()
+	defer g.orderMu.Unlock()
+	if len(g.order) != g.n {
+		g.order = ganttOrder(g)
+	}
+	return g.order
 }
