@@ -59,8 +59,10 @@ type ganttRec struct {
 
 var _ sim.Observer = (*Gantt)(nil)
 
-// Wants implements sim.Observer: the records.
-func (g *Gantt) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: false} }
+// Wants implements sim.Observer: the records, of whose jobs it reads only
+// the ID (a job head: behind report.Async, with the report's other
+// observers, no run copies whole jobs for it).
+func (g *Gantt) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: true} }
 
 // Observe implements sim.Observer: JobDone with the event's record.
 func (g *Gantt) Observe(e *sim.Event) { g.JobDone(e.Record) }
