@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"git.sr.ht/~sbinet/gg"
 	"golang.org/x/image/font"
@@ -737,7 +738,9 @@ func pooledRGBA(w, h int) *image.RGBA {
 	if p, ok := pixPool.Get().(*[]byte); ok && cap(*p) >= 4*w*h {
 		return &image.RGBA{Pix: (*p)[:4*w*h], Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
 	}
-	return image.NewRGBA(image.Rect(0, 0, w, h))
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	prefault(unsafe.Pointer(unsafe.SliceData(img.Pix)), len(img.Pix))
+	return img
 }
 
 // pooledMask returns a coverage buffer of n zeros, from maskPool when it
@@ -749,7 +752,9 @@ func pooledMask(n int) []float32 {
 	if p, ok := maskPool.Get().(*[]float32); ok && cap(*p) >= n {
 		return (*p)[:n]
 	}
-	return make([]float32, n)
+	m := make([]float32, n)
+	prefault(unsafe.Pointer(unsafe.SliceData(m)), 4*n)
+	return m
 }
 
 // spares keeps a few buffers canvases gave back beyond the collector's

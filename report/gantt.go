@@ -2,6 +2,7 @@ package report
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
@@ -96,14 +97,18 @@ func (g *Gantt) add(id, start, end int64, killed bool, alloc []cluster.Range) {
 	// one (of its own size if it is larger than a block).
 	k := len(g.ranges) - 1
 	if k < 0 || len(g.ranges[k])+len(alloc) > cap(g.ranges[k]) {
-		g.ranges = append(g.ranges, make([]cluster.Range, 0, max(ganttBlock, len(alloc))))
+		b := make([]cluster.Range, 0, max(ganttBlock, len(alloc)))
+		prefault(unsafe.Pointer(unsafe.SliceData(b)), cap(b)*int(unsafe.Sizeof(cluster.Range{})))
+		g.ranges = append(g.ranges, b)
 		k++
 	}
 	pos := len(g.ranges[k])
 	g.ranges[k] = append(g.ranges[k], alloc...)
 	g.nr += len(alloc)
 	if len(g.recs) == 0 || len(g.recs[len(g.recs)-1]) == ganttBlock {
-		g.recs = append(g.recs, make([]ganttRec, 0, ganttBlock))
+		b := make([]ganttRec, 0, ganttBlock)
+		prefault(unsafe.Pointer(unsafe.SliceData(b)), cap(b)*int(unsafe.Sizeof(ganttRec{})))
+		g.recs = append(g.recs, b)
 	}
 	last := &g.recs[len(g.recs)-1]
 	*last = append(*last, ganttRec{id: id, start: start, end: end, blk: int32(k), pos: int32(pos), n: int32(len(alloc)), killed: killed})
