@@ -78,10 +78,11 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 		return nil, fmt.Errorf("report: creating %s: %w", path, err)
 	}
 	// The mode is given now, with the file's creation, not at Commit: a
-	// change of mode right before the sync would put the inode in a
-	// journal transaction of its own. Files committed together (a run's
-	// figures and tables) then wait for one commit of the journal, not
-	// one more for each whose change of mode came after the first began.
+	// change of mode right before the sync dirties the inode again, and
+	// on a journalling file system (ext4) a file whose change came after
+	// another file's sync had begun its journal commit waited for a
+	// commit of its own. Files committed together (a run's figures and
+	// tables) can then share one.
 	if err := f.Chmod(AtomicMode); err != nil {
 		f.Close()
 		os.Remove(f.Name())
