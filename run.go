@@ -719,6 +719,11 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		err = werr
 	}
 	async.Close()
+	if err == nil && gantt != nil {
+		// The page's order of the jobs is sorted while the summary is
+		// made, on one processor: the drawing then finds it made.
+		go gantt.Settle()
+	}
 	if err == nil && o.energy != nil {
 		// The per-job tables get their records, with their energy, now.
 		o.energySum = o.energy.Finish(st.FirstEvent, st.LastEvent)

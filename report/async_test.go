@@ -323,9 +323,10 @@ func TestAsyncStarts(t *testing.T) {
 }
 
 // TestAsyncJobHeads checks that the report's observers behind Async (a
-// Placer over Metrics, TimeSeries and JobsCSV, as `schedsim run` has
-// them), to which Async copies only the head of each job (jobHead), give
-// the jobs.csv, summary and series they give called directly, for jobs
+// Placer over Metrics, TimeSeries, JobsCSV, Breakdown and Gantt, as
+// `schedsim run` has them), to which Async copies only the head of each
+// job (jobHead), give the jobs.csv, summary, series and Gantt they give
+// called directly, for jobs
 // whose every other field is set: none of them reads another field.
 func TestAsyncJobHeads(t *testing.T) {
 	const procs = 64
@@ -353,12 +354,13 @@ func TestAsyncJobHeads(t *testing.T) {
 	for i := range jobs {
 		jobs[i].User, jobs[i].Group, jobs[i].Queue, jobs[i].Partition = i%7, i%5, i%3, i%2
 	}
-	run := func(async bool) (string, Summary, []Point) {
+	run := func(async bool) (string, Summary, []Point, []GanttJob) {
 		m, ts := NewMetrics(), NewTimeSeries(procs, 64)
 		var buf strings.Builder
 		c := NewJobsCSV(&buf, "heads")
 		bd := NewBreakdown(nil)
-		p := sim.NewPlacer(procs, m, ts, c, bd)
+		g := NewGantt(len(jobs))
+		p := sim.NewPlacer(procs, m, ts, c, bd, g)
 		eng, err := sim.New(sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: 10}, DeferPlacement: true})
 		if err != nil {
 			t.Fatal(err)
@@ -384,10 +386,10 @@ func TestAsyncJobHeads(t *testing.T) {
 		}
 		s := m.Summary("heads", "easy", procs, st, workload.CleanStats{})
 		s.Breakdowns = bd.Breakdowns()
-		return buf.String(), s, ts.Points(nil)
+		return buf.String(), s, ts.Points(nil), g.Jobs()
 	}
-	csv, sum, pts := run(false)
-	csvA, sumA, ptsA := run(true)
+	csv, sum, pts, gantt := run(false)
+	csvA, sumA, ptsA, ganttA := run(true)
 	if csvA != csv {
 		t.Error("jobs.csv differs behind Async")
 	}
@@ -396,6 +398,9 @@ func TestAsyncJobHeads(t *testing.T) {
 	}
 	if !reflect.DeepEqual(ptsA, pts) {
 		t.Error("time series differs behind Async")
+	}
+	if len(gantt) == 0 || !reflect.DeepEqual(ganttA, gantt) {
+		t.Errorf("Gantt of %d jobs behind Async, want the %d jobs of a direct run", len(ganttA), len(gantt))
 	}
 }
 

@@ -33,6 +33,9 @@ type AtomicFile struct {
 	// direct is true when f is the path itself, a device or a pipe
 	// (CreateAtomic): there is no temporary file to rename or remove.
 	direct bool
+	// moded is true when the temporary file has AtomicMode already
+	// (CreateAtomic gives it at once): Commit then only syncs and renames.
+	moded bool
 
 	// written counts the bytes written; the first hinted of them were
 	// handed to the kernel's writeback already (see writebackChunk).
@@ -74,7 +77,18 @@ func CreateAtomic(path string) (*AtomicFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: creating %s: %w", path, err)
 	}
-	return &AtomicFile{f: f, path: path}, nil
+	// The mode is given now, with the file's creation, not at Commit: a
+	// change of mode right before the sync dirties the inode again, and
+	// on a journalling file system (ext4) a file whose change came after
+	// another file's sync had begun its journal commit waited for a
+	// commit of its own. Files committed together (a run's figures and
+	// tables) can then share one.
+	if err := f.Chmod(AtomicMode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("report: creating %s: %w", path, err)
+	}
+	return &AtomicFile{f: f, path: path, moded: true}, nil
 }
 
 // Write writes p to the temporary file.
@@ -121,7 +135,10 @@ func (a *AtomicFile) Commit() error {
 		return nil
 	}
 	tmp := a.f.Name()
-	err := a.f.Chmod(AtomicMode)
+	var err error
+	if !a.moded {
+		err = a.f.Chmod(AtomicMode)
+	}
 	if err == nil {
 		err = a.f.Sync()
 	}

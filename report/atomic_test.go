@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"errors"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -170,5 +171,41 @@ func TestAtomicFileWriteback(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("committed %d bytes, not the %d written", len(got), len(want))
+	}
+}
+
+// TestAtomicFileModes checks that a file made by CreateAtomic has its mode
+// from the start (its change of mode is not left to the commit's sync),
+// and that a partial file resumed from a checkpoint, made with another
+// mode, still gets AtomicMode when it is committed.
+func TestAtomicFileModes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "new.csv")
+	f, err := CreateAtomic(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	if st, err := os.Stat(f.TempName()); err != nil {
+		t.Fatal(err)
+	} else if st.Mode().Perm() != AtomicMode {
+		t.Errorf("temporary file of mode %v, want %v before the commit", st.Mode().Perm(), AtomicMode)
+	}
+	tmp := filepath.Join(dir, ".resumed.csv.tmp-1")
+	if err := os.WriteFile(tmp, []byte("row\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	resumed := filepath.Join(dir, "resumed.csv")
+	r, err := ResumeAtomic(resumed, tmp, 4, crc32.ChecksumIEEE([]byte("row\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(resumed); err != nil {
+		t.Fatal(err)
+	} else if st.Mode().Perm() != AtomicMode {
+		t.Errorf("resumed file of mode %v, want %v", st.Mode().Perm(), AtomicMode)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"math/rand/v2"
 	"testing"
+
+	"codeberg.org/go-fonts/liberation/liberationsansregular"
 )
 
 // TestAppendBase64 checks appendBase64 against the standard encoder on
@@ -39,4 +41,14 @@ func FuzzAppendBase64(f *testing.F) {
 			t.Errorf("appendBase64(%q) = %q, want %q", src, got, want)
 		}
 	})
+}
+
+// TestFontFace checks the page's embedded font, made in one buffer, against
+// the declaration spelled out with the standard library's encoder.
+func TestFontFace(t *testing.T) {
+	want := `@font-face { font-family: "Liberation Sans"; src: url(data:font/ttf;base64,` +
+		base64.StdEncoding.EncodeToString(liberationsansregular.TTF) + `) format("truetype"); }`
+	if got := string(fontFace()); got != want {
+		t.Errorf("font face of %d bytes differs from the %d expected", len(got), len(want))
+	}
 }

@@ -374,7 +374,7 @@ func (g *Gantt) UnmarshalBinary(b []byte) error {
 	if s.Limit != g.limit || len(s.NAlloc) != len(s.Jobs) {
 		return fmt.Errorf("report: gantt state for %d jobs, want %d", s.Limit, g.limit)
 	}
-	g.recs, g.ranges, g.n, g.nr, g.jobs = nil, nil, 0, 0, nil
+	g.recs, g.ranges, g.n, g.nr, g.jobs, g.order = nil, nil, 0, 0, nil, nil
 	off := 0
 	for i, n := range s.NAlloc {
 		if n < 0 || n > len(s.Ranges)-off {

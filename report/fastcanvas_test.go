@@ -1,11 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"image"
 	"image/color"
 	"math"
 	"testing"
 
+	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
@@ -185,6 +187,41 @@ func TestBlendOpaque(t *testing.T) {
 				blendOpaque(got[:], c[0], c[1], c[2], cov)
 				if got != want {
 					t.Fatalf("colour %v over %v at %.3f: %v, want %v", c, dst, cov, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestGlyphMaskMatchesFace rasterises glyphs from their cached outlines
+// (glyphMask) and with the face's own Glyph, at every size the figures use,
+// at fractions of a pixel all over it: bounds, mask and advance must be
+// the same, byte for byte.
+func TestGlyphMaskMatchesFace(t *testing.T) {
+	fc := newFastCanvas(vg.Points(72), vg.Points(72), PNGDPI)
+	defer fc.close()
+	for _, size := range []vg.Length{8, 9, 10, 11, 12} {
+		f := font.DefaultCache.Lookup(font.From(sansFont, size), size)
+		face := f.FontFace(fc.dpi)
+		key := faceKey{font: f.Font, face: f.Face}
+		for _, c := range "0123456789.,:–−%() abcxyzABCWQgjy·×≤μ" {
+			o := outlineOf(f, key, fc.dpi, face, c)
+			if o == nil {
+				t.Fatalf("size %v: no outline for %q", size, c)
+			}
+			for _, fx := range []fixed.Int26_6{0, 1, 13, 32, 50, 63} {
+				for _, fy := range []fixed.Int26_6{0, 7, 31, 63} {
+					at := fixed.Point26_6{X: fx, Y: fy}
+					dr, mask, maskp, advance, _ := face.Glyph(at, c)
+					g := fc.glyphMask(o, at)
+					if g.dr != dr || g.advance != advance || g.maskp != maskp {
+						t.Fatalf("size %v, %q at %v: bounds %v, advance %v; the face's %v, %v", size, c, at, g.dr, g.advance, dr, advance)
+					}
+					want, _ := mask.(*image.Alpha)
+					got, _ := g.mask.(*image.Alpha)
+					if want == nil || got == nil || got.Rect != want.Rect || !bytes.Equal(got.Pix, want.Pix) {
+						t.Fatalf("size %v, %q at %v: the mask differs from the face's", size, c, at)
+					}
 				}
 			}
 		}

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"sync"
+	"unsafe"
+
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
@@ -38,6 +41,10 @@ type Gantt struct {
 	// jobs is what Jobs returns, made by its first call after the last
 	// JobDone.
 	jobs []GanttJob
+	// order is the jobs' order on the page's chart (ganttOrder), made by
+	// Settle or the page's first reading after the last JobDone.
+	orderMu sync.Mutex
+	order   []int32
 }
 
 // ganttBlock is the number of jobs, and of ranges, in a block.
@@ -53,8 +60,10 @@ type ganttRec struct {
 
 var _ sim.Observer = (*Gantt)(nil)
 
-// Wants implements sim.Observer: the records.
-func (g *Gantt) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: false} }
+// Wants implements sim.Observer: the records, of whose jobs it reads only
+// the ID (a job head: behind report.Async, with the report's other
+// observers, no run copies whole jobs for it).
+func (g *Gantt) Wants() sim.Wants { return sim.Wants{Kinds: sim.RecordKinds, JobHead: true} }
 
 // Observe implements sim.Observer: JobDone with the event's record.
 func (g *Gantt) Observe(e *sim.Event) { g.JobDone(e.Record) }
@@ -69,7 +78,7 @@ func (g *Gantt) JobDone(r *sim.Record) {
 	}
 	g.seen++
 	if g.seen > int64(g.limit) {
-		g.recs, g.ranges, g.n, g.nr, g.jobs = nil, nil, 0, 0, nil
+		g.recs, g.ranges, g.n, g.nr, g.jobs, g.order = nil, nil, 0, 0, nil, nil
 		return
 	}
 	killed := r.State == sim.Killed || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.State == sim.Preempted
@@ -88,19 +97,23 @@ func (g *Gantt) add(id, start, end int64, killed bool, alloc []cluster.Range) {
 	// one (of its own size if it is larger than a block).
 	k := len(g.ranges) - 1
 	if k < 0 || len(g.ranges[k])+len(alloc) > cap(g.ranges[k]) {
-		g.ranges = append(g.ranges, make([]cluster.Range, 0, max(ganttBlock, len(alloc))))
+		b := make([]cluster.Range, 0, max(ganttBlock, len(alloc)))
+		prefault(unsafe.Pointer(unsafe.SliceData(b)), cap(b)*int(unsafe.Sizeof(cluster.Range{})))
+		g.ranges = append(g.ranges, b)
 		k++
 	}
 	pos := len(g.ranges[k])
 	g.ranges[k] = append(g.ranges[k], alloc...)
 	g.nr += len(alloc)
 	if len(g.recs) == 0 || len(g.recs[len(g.recs)-1]) == ganttBlock {
-		g.recs = append(g.recs, make([]ganttRec, 0, ganttBlock))
+		b := make([]ganttRec, 0, ganttBlock)
+		prefault(unsafe.Pointer(unsafe.SliceData(b)), cap(b)*int(unsafe.Sizeof(ganttRec{})))
+		g.recs = append(g.recs, b)
 	}
 	last := &g.recs[len(g.recs)-1]
 	*last = append(*last, ganttRec{id: id, start: start, end: end, blk: int32(k), pos: int32(pos), n: int32(len(alloc)), killed: killed})
 	g.n++
-	g.jobs = nil
+	g.jobs, g.order = nil, nil
 }
 
 // rec returns the i-th job kept.
@@ -141,4 +154,30 @@ func (g *Gantt) Jobs() []GanttJob {
 		}
 	}
 	return g.jobs
+}
+
+// Settle makes, once the run is over, the part of the page's reading of g
+// that takes time: the order of the jobs on its chart (a sort of every
+// job, with buffers of megabytes for a long run). Without it the page
+// makes the order when it is written, while the figures are drawn on
+// every processor; a run calls Settle on a goroutine of its own as soon
+// as its last record is in, while its summary is computed on one
+// processor. What the page shows is the same either way. Settle may be
+// called from several goroutines at once, and more than once, but not
+// while the run goes on.
+func (g *Gantt) Settle() {
+	if g.Complete() && g.n > 0 {
+		g.pageOrder()
+	}
+}
+
+// pageOrder returns the jobs' order on the page's chart (ganttOrder),
+// made on its first call after the last JobDone.
+func (g *Gantt) pageOrder() []int32 {
+	g.orderMu.Lock()
+	defer g.orderMu.Unlock()
+	if len(g.order) != g.n {
+		g.order = ganttOrder(g)
+	}
+	return g.order
 }

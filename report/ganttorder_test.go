@@ -1,12 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -114,5 +116,47 @@ func TestGanttJSONRects(t *testing.T) {
 		if id := binary.LittleEndian.Uint32(ids[4*k:]); id != uint32(100+i) {
 			t.Fatalf("job %d: ID %d, want %d", k, id, 100+i)
 		}
+	}
+}
+
+// TestGanttSettle checks that the page's Gantt data are the same whether
+// the order of the jobs was settled ahead (from several goroutines at
+// once, as a run may) or made as the page is written, and that a job
+// recorded after Settle is in the next order.
+func TestGanttSettle(t *testing.T) {
+	build := func(jobs int) *Gantt {
+		g := NewGantt(1 << 20)
+		for i := range jobs {
+			s := int64((i * 7919) % 3000)
+			g.add(int64(i), s, s+int64(1+i%40), i%7 == 0, []cluster.Range{{Lo: i % 13, Hi: i%13 + 1 + i%3}})
+		}
+		return g
+	}
+	const jobs = 3*ganttBlock + 17
+	want := ganttJSON(&Run{Gantt: build(jobs)})
+	if len(want) == 0 {
+		t.Fatal("no Gantt data")
+	}
+	g := build(jobs)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(g.Settle)
+	}
+	wg.Wait()
+	if len(g.order) != jobs {
+		t.Fatalf("Settle made an order of %d jobs, want %d", len(g.order), jobs)
+	}
+	if got := ganttJSON(&Run{Gantt: g}); !bytes.Equal(got, want) {
+		t.Error("the Gantt data after Settle differ from those made as the page is written")
+	}
+	g.add(jobs, -5, 0, false, []cluster.Range{{Lo: 0, Hi: 1}})
+	if o := g.pageOrder(); len(o) != jobs+1 || o[0] != jobs {
+		t.Errorf("after a job more, the order has %d jobs starting with %v, want %d starting with %d", len(o), o[:1], jobs+1, jobs)
+	}
+	// Settle on an empty or incomplete Gantt makes nothing.
+	empty := NewGantt(10)
+	empty.Settle()
+	if empty.order != nil {
+		t.Error("Settle made an order for an empty Gantt")
 	}
 }

@@ -88,7 +88,7 @@ func hasPageGantt(r *Run) bool {
 // never held whole.
 func writeGanttJSON(w *bufio.Writer, r *Run) error {
 	g := r.Gantt
-	order := ganttOrder(g)
+	order := g.pageOrder()
 	// In a unit finer than the second, the times go in units of q ticks:
 	// the finest power of ten whose span fits 32 bits.
 	q, tick := int64(1), max(r.Tick, 1)
