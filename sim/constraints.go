@@ -537,6 +537,8 @@ type constraints struct {
 	admitMemo    admitCache
 	lastEnd      workload.Time
 	lastEndKnown bool
+	// noMemo: walk every time, the memo aside (tests compare both).
+	noMemo bool
 }
 
 // newConstraints returns the engine's state for c on a machine of procs
@@ -892,6 +894,9 @@ func appendInt(b []byte, v int64) []byte {
 // admitEarliest is emptyEarliest(j, limit, dur, now, admitHorizon(now))
 // answered from the admission cache where it can be (see admitCache).
 func (cs *constraints) admitEarliest(j *workload.Job, limit, dur, now workload.Time) workload.Time {
+	if cs.noMemo {
+		return cs.emptyEarliest(j, limit, dur, now, cs.admitHorizon(now))
+	}
 	ac := &cs.admitMemo
 	if ac.refused == nil {
 		ac.refused = map[string]workload.Time{}
@@ -928,7 +933,7 @@ func (cs *constraints) admitEarliest(j *workload.Job, limit, dur, now workload.T
 		pinned, _ := cs.pinnedNodes(j, now, end)
 		if slack := cs.procs - pinned - j.Procs; slack >= 0 {
 			ac.ckey = appendInt(append(ac.ckey[:0], key[:nr]...), int64(slack))
-			if cs.clearOver(j, ac.ckey, slack, now, end) {
+			if ok, _ := cs.clearOver(j, ac.ckey, slack, now, end); ok {
 				return now
 			}
 		}
@@ -941,31 +946,75 @@ func (cs *constraints) admitEarliest(j *workload.Job, limit, dur, now workload.T
 }
 
 // clearOver reports whether, at every instant of [a, b), the
-// reservations job j may not use (their set and slack make key) withhold
-// at most slack processors, from the span the cache keeps for key and
-// walked on from its end.
-func (cs *constraints) clearOver(j *workload.Job, key []byte, slack int, a, b workload.Time) bool {
+// reservations job j may not use (withheldCount's; their set and slack
+// make key) withhold at most slack processors, from the span the cache
+// keeps for key and walked on from its end; if not, it returns the first
+// instant of [a, b) at which they withhold more.
+func (cs *constraints) clearOver(j *workload.Job, key []byte, slack int, a, b workload.Time) (bool, workload.Time) {
+	if cs.admitMemo.clear == nil {
+		cs.admitMemo.refused = map[string]workload.Time{}
+		cs.admitMemo.clear = map[string]*clearSpan{}
+	}
 	sp := cs.admitMemo.clear[string(key)]
 	if sp == nil || a < sp.lo || a > sp.hi {
 		sp = &clearSpan{lo: a, hi: a}
 		cs.admitMemo.clear[string(key)] = sp
 	}
 	if b <= sp.hi {
-		return true
+		return true, workload.Forever
 	}
 	if sp.short {
-		return false // hi, in [a, b), is a shortage
+		return false, sp.hi // hi, in [a, b), is a shortage
 	}
 	for u := sp.hi; u < b; {
 		held, next := cs.withheldCount(j, u)
 		if held > slack {
 			sp.hi, sp.short = u, true
-			return false
+			return false, u
 		}
 		u = next
 		sp.hi = u
 	}
-	return true
+	return true, workload.Forever
+}
+
+// firstOver returns the first instant of [a, b) at which the
+// reservations job j may not use (withheldCount's) withhold more than
+// slack processors, and the next instant after it at which any
+// reservation begins or ends; Forever twice when there is none. It
+// answers from the spans admission keeps (clearOver), so a plan of a job
+// without a time limit over 400 days walks each occurrence once per
+// class, not once per plan.
+func (cs *constraints) firstOver(j *workload.Job, slack int, a, b workload.Time) (workload.Time, workload.Time) {
+	ac := &cs.admitMemo
+	ac.ckey = appendInt(cs.resvKey(ac.ckey[:0], j), int64(slack))
+	ok, at := cs.clearOver(j, ac.ckey, slack, a, b)
+	if ok || at >= b {
+		return workload.Forever, workload.Forever
+	}
+	_, next := cs.withheldCount(j, at)
+	return at, next
+}
+
+// blockedFor reports whether no run of job j of at least dur (8 days
+// or more) starting at or after from is clear of instants at which the
+// reservations it may not use (withheldCount's) withhold more than slack
+// processors: one of them recurs without end, its occurrences at most a
+// week apart from its first, which starts by from, and holds more than
+// slack processors by itself.
+func (cs *constraints) blockedFor(j *workload.Job, slack int, from, dur workload.Time) bool {
+	if dur < 8*86400*cs.c.tick() {
+		return false
+	}
+	for k := range cs.c.Reservations {
+		r := &cs.c.Reservations[k]
+		if r.Recur == RecurOnce || r.Until < workload.Forever || r.Start > from || cs.resvPr[k] <= slack ||
+			(cs.pins != nil && len(r.Nodes) > 0) || r.Admits(j) {
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 // dayNames are the weekdays' short names, Sunday first (time.Weekday).

@@ -118,20 +118,12 @@ func unlimitedJobs(seed uint64, n, procs int) []workload.Job {
 // rejected when they are too large for what it leaves) gives the same
 // records and statistics when stopped at every checkpoint and resumed:
 // the admission cache is not saved, a resumed engine starts it empty, and
-// its answers do not depend on it. Both answers occur. Conservative
-// backfilling and Slurm's backfill run under CI only: they plan each
-// queued job without a requested time over 400 days at every pass (a
-// walk through the daily reservation's 800 changes, for up to 16384
-// candidate starts when running jobs without one hold processors for
-// ever), which takes them 20 to 30 s here.
+// its answers do not depend on it. Both answers occur.
 func TestUnlimitedResume(t *testing.T) {
 	const procs = 64
 	for _, pc := range simtest.Policies(t) {
-		if (pc.Name == "conservative" || pc.Name == "slurm") && !simtest.Full() {
-			continue
-		}
 		t.Run(pc.Name, func(t *testing.T) {
-			jobs := unlimitedJobs(5, 120, procs)
+			jobs := unlimitedJobs(5, 300, procs)
 			cfg := func() sim.Config {
 				return sim.Config{Procs: procs, Policy: pc.New(), Constraints: unlimitedConstraints()}
 			}
@@ -157,5 +149,61 @@ func TestUnlimitedResume(t *testing.T) {
 			}
 			simtest.SameRecords(t, got.Records, want.Records, "after resuming")
 		})
+	}
+}
+
+// TestCalendarSpansMatchWalk is the oracle test of the spans
+// (policy.Spans, constraints.firstOver and blockedFor) and the admission
+// cache: under every policy, on workloads where a third of the jobs have
+// no requested time, with a partial daily reservation and a start
+// window, a full-machine daily drain, and the checkpoint tests'
+// calendar (daylight saving, weekly, nodes counted as processors), a
+// run gives the same records and statistics as one that walks the
+// reservations at every check (sim.SlowCalendar).
+func TestCalendarSpansMatchWalk(t *testing.T) {
+	const procs = 64
+	drain := func() *sim.Constraints {
+		c := unlimitedConstraints()
+		c.Reservations = append(c.Reservations, sim.Reservation{Name: "drain", Start: 20 * 3600, Duration: 600, Recur: sim.RecurWeekdays, Until: workload.Forever, Maint: true})
+		return c
+	}
+	sets := []struct {
+		name string
+		c    func() *sim.Constraints
+	}{{"partial", unlimitedConstraints}, {"drain", drain}, {"calendar", calendarConstraints}}
+	pols := simtest.Policies(t)
+	n := simtest.Cases(150, 40) // the walks take seconds a run for conservative and Slurm's backfill
+	for _, pc := range pols {
+		for _, set := range sets {
+			t.Run(pc.Name+"/"+set.name, func(t *testing.T) {
+				jobs := unlimitedJobs(11, n, procs)
+				for i := range jobs {
+					jobs[i].User = i % 5
+				}
+				run := func(slow bool) (string, sim.Stats) {
+					e, err := sim.New(sim.Config{Procs: procs, Policy: pc.New(), Constraints: set.c()})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if slow {
+						sim.SlowCalendar(e)
+					}
+					rec := &simtest.Recorder{}
+					st, err := e.Run(simtest.NewSource(jobs), rec)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return simtest.Format(rec.Records), st
+				}
+				fast, fs := run(false)
+				slow, ss := run(true)
+				if fast != slow {
+					t.Fatalf("the spans and the walk differ:\n%s", firstDiff(fast, slow))
+				}
+				if fs != ss {
+					t.Fatalf("stats differ: %+v, want %+v", fs, ss)
+				}
+			})
+		}
 	}
 }
