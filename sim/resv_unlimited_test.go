@@ -2,11 +2,14 @@ package sim_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
+	"github.com/schedsim/schedsim/policy/hpcpack"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
@@ -172,6 +175,20 @@ func TestCalendarSpansMatchWalk(t *testing.T) {
 		c    func() *sim.Constraints
 	}{{"partial", unlimitedConstraints}, {"drain", drain}, {"calendar", calendarConstraints}}
 	pols := simtest.Policies(t)
+	// HPC Pack's activation filters hand their inner policy a calendar
+	// view of their own (which forwards policy.Spans).
+	pols = append(pols, simtest.NamedPolicy{Name: "slurm-filters", New: func() policy.Policy {
+		h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{&hpcpack.LicensePool{Total: map[string]int{"lic": 12}, WhenShort: 2}}, Reevaluate: 300}
+		s, err := policy.NewSlurm(policy.SlurmParams{Interval: 60})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := h.Wrap(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}})
 	n := simtest.Cases(150, 40) // the walks take seconds a run for conservative and Slurm's backfill
 	for _, pc := range pols {
 		for _, set := range sets {
@@ -179,6 +196,9 @@ func TestCalendarSpansMatchWalk(t *testing.T) {
 				jobs := unlimitedJobs(11, n, procs)
 				for i := range jobs {
 					jobs[i].User = i % 5
+					if i%4 == 1 {
+						jobs[i].Licenses = "lic:" + strconv.Itoa(1+i%5)
+					}
 				}
 				run := func(slow bool) (string, sim.Stats) {
 					e, err := sim.New(sim.Config{Procs: procs, Policy: pc.New(), Constraints: set.c()})
