@@ -114,6 +114,28 @@ func conflictPinned(pr *cluster.Profile, nc NodeCalendar, p *pinnedSpan, end wor
 	return 0, true
 }
 
+// Spans is an optional interface of a Calendar that answers from memory
+// what a walk through the reservations over a long stretch would find:
+// a plan of a job without an end walks 400 days (calendarHorizon), every
+// occurrence of a daily reservation, at every pass. The planning
+// functions use it where the profile no longer changes, so that its
+// free processors are a constant and only the reservations count.
+type Spans interface {
+	// FirstOver returns the first instant of [from, to) at which the
+	// reservations withhold more than slack processors from queued job
+	// i (WithheldCount's when count, else Withheld's), and the next
+	// instant after it at which one begins or ends (Withheld's next);
+	// workload.Forever twice when there is none. ok is false when it
+	// cannot answer (the caller walks).
+	FirstOver(i int, count bool, slack int, from, to workload.Time) (at, next workload.Time, ok bool)
+	// Blocked reports that no run of job i of at least dur starting at
+	// or after from is clear of instants at which the reservations
+	// withhold more than slack processors from it (WithheldCount's,
+	// which Withheld's and the nodes Pinned holds only add to); false
+	// when it does not know.
+	Blocked(i, slack int, from, dur workload.Time) bool
+}
+
 // calendarHorizon is how far past its start a plan walks reservations for
 // a job without an end (no estimate): beyond it the job is taken to fit.
 const calendarHorizon = 400 * 86400
@@ -145,9 +167,16 @@ const maxCalendarSteps = 1 << 14
 // tries).
 func EarliestOn(pr *cluster.Profile, cal Calendar, i, procs int, from, dur workload.Time) workload.Time {
 	t := from
+	sp, _ := cal.(Spans)
 	for n := 0; n < maxCalendarSteps; n++ {
 		t = pr.Earliest(t, procs, dur)
 		if t >= workload.Forever {
+			return workload.Forever
+		}
+		if sp != nil && pr.NextChange(t) >= workload.Forever && sp.Blocked(i, pr.FreeAt(t)-procs, t, dur) {
+			// The profile no longer changes and a reservation recurring
+			// without end blocks every later start: each step would
+			// find the next occurrence, to the last step.
 			return workload.Forever
 		}
 		if s := cal.StartFrom(i, t); s != t {
@@ -209,7 +238,21 @@ func conflictOn(pr *cluster.Profile, cal Calendar, i, procs int, t, dur workload
 	if end >= workload.Forever {
 		end = satAdd(t, horizonOf(cal))
 	}
+	sp, _ := cal.(Spans)
 	for u := t; u < end; {
+		if sp != nil && pr.NextChange(u) >= workload.Forever {
+			// From here the profile's free processors are a constant:
+			// the first instant the reservations withhold more than it
+			// leaves is the conflict the walk would find.
+			if slack := pr.FreeAt(u) - procs; slack >= 0 {
+				if at, next, ok := sp.FirstOver(i, false, slack, u, end); ok {
+					if at >= workload.Forever {
+						return 0, true
+					}
+					return next, false
+				}
+			}
+		}
 		held, wnext := cal.Withheld(i, u)
 		if held == 0 {
 			u = wnext // the profile has room (Earliest): only reservations matter
@@ -282,6 +325,20 @@ func calendarShadow(pr *cluster.Profile, v View, cal Calendar, h int) (workload.
 		return workload.Forever, 0
 	}
 	return at, max(MinFreeOn(pr, cal, h, at, satAdd(at, dur))-head.Procs, 0)
+}
+
+// FirstOver implements Spans: WithheldCount's reservations.
+func (c countCalendar) FirstOver(i int, _ bool, slack int, from, to workload.Time) (workload.Time, workload.Time, bool) {
+	if sp, ok := c.NodeCalendar.(Spans); ok {
+		return sp.FirstOver(i, true, slack, from, to)
+	}
+	return 0, 0, false
+}
+
+// Blocked implements Spans.
+func (c countCalendar) Blocked(i, slack int, from, dur workload.Time) bool {
+	sp, ok := c.NodeCalendar.(Spans)
+	return ok && sp.Blocked(i, slack, from, dur)
 }
 
 // TicksPerSecond implements Ticker: the wrapped calendar's unit.

@@ -345,6 +345,20 @@ func (o *orderedCalView) StartFrom(i int, t workload.Time) workload.Time {
 	return o.c.StartFrom(o.items[i].i, t)
 }
 
+// FirstOver implements Spans: the i-th job in priority order.
+func (o *orderedCalView) FirstOver(i int, count bool, slack int, from, to workload.Time) (workload.Time, workload.Time, bool) {
+	if sp, ok := o.c.(Spans); ok {
+		return sp.FirstOver(o.items[i].i, count, slack, from, to)
+	}
+	return 0, 0, false
+}
+
+// Blocked implements Spans: the i-th job in priority order.
+func (o *orderedCalView) Blocked(i, slack int, from, dur workload.Time) bool {
+	sp, ok := o.c.(Spans)
+	return ok && sp.Blocked(o.items[i].i, slack, from, dur)
+}
+
 // orderedNodeCalView is the permuted View of a View that is a Fitter and
 // a NodeCalendar.
 type orderedNodeCalView struct {

@@ -22,7 +22,8 @@ import (
 // How the engine applies them:
 //
 //   - A job may start at t only if, at every instant u of [t, t+limit)
-//     (limit: its requested time, its whole future without one), the
+//     (limit: its requested time; without one, the 400 days over which
+//     the engine and the policies plan such a job: see plannedRun), the
 //     processors free at u (the running jobs by their predicted ends)
 //     less those held by the reservations active at u that it may not use
 //     are at least its own. A maintenance reservation admits no job; one
@@ -39,7 +40,9 @@ import (
 //     its submission, as Slurm does, with the reason.
 //   - A job that can never start (its requested time does not fit
 //     between the reservations it may not use, or a limit is smaller
-//     than the job) is rejected at its submission with the reason.
+//     than the job) is rejected at its submission with the reason; a job
+//     without a requested time is rejected when it fits nowhere for 400
+//     days (see plannedRun).
 //
 // After every pass that leaves jobs waiting the engine wakes itself at
 // the next instant a reservation or a start window begins or ends.
@@ -528,6 +531,14 @@ type constraints struct {
 	// predicted-end index, while cumValid (see Engine.releasedBy).
 	cum      []int
 	cumValid bool
+	// admitMemo memoizes the admission check's walks (admitEarliest);
+	// lastEnd is the reservations' last end that recurs not without end
+	// (admitHorizon), once lastEndKnown.
+	admitMemo    admitCache
+	lastEnd      workload.Time
+	lastEndKnown bool
+	// noMemo: walk every time, the memo aside (tests compare both).
+	noMemo bool
 }
 
 // newConstraints returns the engine's state for c on a machine of procs
@@ -719,11 +730,7 @@ func (cs *constraints) admit(j *workload.Job, limit, now workload.Time) string {
 	if len(cs.resv) == 0 && len(cs.windows) == 0 {
 		return ""
 	}
-	dur := limit
-	if dur <= 0 {
-		dur = workload.Forever
-	}
-	if cs.emptyEarliest(j, limit, dur, now) >= workload.Forever {
+	if cs.admitEarliest(j, limit, cs.plannedRun(limit), now) >= workload.Forever {
 		return fmt.Sprintf("requested time %s never fits between the reservations and start windows it may not use", limitText(limit, cs.c.tick()))
 	}
 	return ""
@@ -737,17 +744,56 @@ func limitText(limit, tick workload.Time) string {
 	return workload.FormatTicks(limit, int64(tick)) + " s"
 }
 
-// emptyEarliest returns the earliest start at or after from of job j
-// (time limit limit, planned over dur) on an empty machine, Forever if it
-// finds none within a year after the last reservation's end (or from).
-func (cs *constraints) emptyEarliest(j *workload.Job, limit, dur, from workload.Time) workload.Time {
-	horizon := from
-	for _, r := range cs.resv {
-		if e := r.lastEnd(); e < workload.Forever {
-			horizon = max(horizon, e)
-		}
+// plannedRun returns how long admission plans a job with time limit
+// limit (≤ 0: none) to run: its limit, or for a job without one the
+// calendarHorizon (400 days) over which the engine checks such a job's
+// start against the reservations (clearFor, pinOut) and the policies
+// plan it. A job without a time limit is so admitted when it fits beside
+// the reservations over that horizon — for instance on the processors a
+// recurring reservation leaves — and rejected only when no start lets it
+// run that long. Slurm does the same: job_test_resv
+// (src/slurmctld/reservation.c) tests a job whose time limit is INFINITE
+// against the reservations as a job of a year ("if (job_ptr->time_limit
+// == INFINITE) duration = 365 * 24 * 60 * 60"), on the nodes no
+// overlapping reservation holds.
+func (cs *constraints) plannedRun(limit workload.Time) workload.Time {
+	if limit > 0 {
+		return limit
 	}
-	horizon += 366 * 86400 * cs.c.tick()
+	return calendarHorizon * cs.c.tick()
+}
+
+// admitHorizon returns how far emptyEarliest looks for a start from
+// instant from: a year (366 days) past the last reservation's end, or
+// past from when some reservation recurs without end.
+func (cs *constraints) admitHorizon(from workload.Time) workload.Time {
+	if !cs.lastEndKnown {
+		cs.lastEnd = -workload.Forever
+		for _, r := range cs.resv {
+			if e := r.lastEnd(); e < workload.Forever {
+				cs.lastEnd = max(cs.lastEnd, e)
+			}
+		}
+		cs.lastEndKnown = true
+	}
+	return max(from, cs.lastEnd) + 366*86400*cs.c.tick()
+}
+
+// emptyEarliest returns the earliest start t in [from, horizon) of job j
+// (time limit limit, planned over dur; see plannedRun) on an empty
+// machine, Forever if there is none: its start windows let it start at
+// t, and at every instant of [t, t+dur) the machine's processors less
+// those the reservations it may not use withhold (and, on a cluster of
+// nodes, less the nodes of those whose occurrences overlap the run) are
+// at least its own.
+//
+// The walk never skips a start that fits: a start blocked at instant u
+// (a shortage) stays blocked for every later start up to u, and past u
+// until the reservations next change (or, on nodes, the held set
+// shrinks). So its answer is the earliest fitting start of [from,
+// horizon), whatever from is — which is what lets admitEarliest reuse
+// its answers.
+func (cs *constraints) emptyEarliest(j *workload.Job, limit, dur, from, horizon workload.Time) workload.Time {
 	t := from
 	for t < horizon {
 		s := cs.startFrom(j, limit, t)
@@ -755,11 +801,12 @@ func (cs *constraints) emptyEarliest(j *workload.Job, limit, dur, from workload.
 			return workload.Forever
 		}
 		t = s
-		// Walk [t, t+dur) through the reservations. On a cluster of
-		// nodes those on nodes hold their nodes for the whole run.
-		pinned, shrink := cs.pinnedNodes(j, t, min(satAddTime(t, dur), horizon))
+		end := satAddTime(t, dur)
+		// Walk [t, end) through the reservations. On a cluster of nodes
+		// those on nodes hold their nodes for the whole run.
+		pinned, shrink := cs.pinnedNodes(j, t, end)
 		u, ok := t, true
-		for u < t+dur || (dur >= workload.Forever && u < horizon) {
+		for u < end {
 			held, next := cs.withheldCount(j, u)
 			if cs.procs-held-pinned < j.Procs {
 				ok = false
@@ -775,13 +822,199 @@ func (cs *constraints) emptyEarliest(j *workload.Job, limit, dur, from workload.
 			u = next
 		}
 		if ok {
-			if dur >= workload.Forever && u >= horizon {
-				return workload.Forever
-			}
 			return t
 		}
 	}
 	return workload.Forever
+}
+
+// admitCache memoizes admission's walks (emptyEarliest) for the jobs
+// of one admission class: the same reservations they may not use, the
+// same start windows that hold for them, the same processors and
+// planned run. Submissions come in time order, and most jobs of a class
+// either fit at once or never do; the walk of each costs a visit of
+// every occurrence of every recurring reservation over its run, or over
+// a year. The cache keeps two facts per class, both exact:
+//
+//   - refused[class] = to: no start of [some earlier instant, to) fits
+//     (a walk found none before its horizon, to). A later submission at
+//     now < to then needs only the starts of [to, its horizon): none
+//     when its horizon is not past to, else a walk from to. Since the
+//     walk's answer is the earliest fitting start whatever its origin,
+//     this is the walk from now's answer.
+//   - clear[(reservations, slack)] = [lo, hi): over it the reservations
+//     a class's jobs may not use withhold at most slack processors (the
+//     machine less the job's own and its held nodes'); or, when short,
+//     hi is an instant where they withhold more. A job that may start at
+//     now by its start windows fits at now exactly when that holds over
+//     [now, now+dur): the span answers from memory as far as it reaches
+//     and is walked on from hi only, so a class of jobs without a time
+//     limit (400 days planned) walks each occurrence once, not once a
+//     job.
+//
+// Both are memos of functions of the constraints alone, never of the
+// queue, so a resumed run that starts them empty gives the same answers.
+type admitCache struct {
+	key     []byte // scratch for the keys
+	ckey    []byte
+	refused map[string]workload.Time
+	clear   map[string]*clearSpan
+}
+
+// clearSpan is a stretch [lo, hi) over which some reservations withhold
+// at most a slack of processors; short: they withhold more at hi.
+type clearSpan struct {
+	lo, hi workload.Time
+	short  bool
+}
+
+// resvKey appends to b the set of reservations job j may not use, one
+// bit each.
+func (cs *constraints) resvKey(b []byte, j *workload.Job) []byte {
+	for k := 0; k < len(cs.c.Reservations); k += 8 {
+		var x byte
+		for i := k; i < min(k+8, len(cs.c.Reservations)); i++ {
+			if !cs.c.Reservations[i].Admits(j) {
+				x |= 1 << uint(i-k)
+			}
+		}
+		b = append(b, x)
+	}
+	return b
+}
+
+// appendInt appends v to b as 8 bytes.
+func appendInt(b []byte, v int64) []byte {
+	for i := 0; i < 8; i++ {
+		b = append(b, byte(v>>(8*i)))
+	}
+	return b
+}
+
+// admitEarliest is emptyEarliest(j, limit, dur, now, admitHorizon(now))
+// answered from the admission cache where it can be (see admitCache).
+func (cs *constraints) admitEarliest(j *workload.Job, limit, dur, now workload.Time) workload.Time {
+	if cs.noMemo {
+		return cs.emptyEarliest(j, limit, dur, now, cs.admitHorizon(now))
+	}
+	ac := &cs.admitMemo
+	if ac.refused == nil {
+		ac.refused = map[string]workload.Time{}
+		ac.clear = map[string]*clearSpan{}
+	}
+	h := cs.admitHorizon(now)
+	// The class's key: reservations, start windows, processors, run.
+	key := cs.resvKey(ac.key[:0], j)
+	nr := len(key)
+	for k := 0; k < len(cs.c.Windows); k += 8 {
+		var x byte
+		for i := k; i < min(k+8, len(cs.c.Windows)); i++ {
+			if cs.c.Windows[i].appliesTo(j, limit) {
+				x |= 1 << uint(i-k)
+			}
+		}
+		key = append(key, x)
+	}
+	key = appendInt(appendInt(key, int64(j.Procs)), int64(dur))
+	ac.key = key
+	if to, ok := ac.refused[string(key)]; ok && now < to {
+		if h <= to {
+			return workload.Forever
+		}
+		r := cs.emptyEarliest(j, limit, dur, to, h)
+		if r >= workload.Forever {
+			ac.refused[string(key)] = h
+		}
+		return r
+	}
+	// Does it fit at once?
+	if cs.startFrom(j, limit, now) == now {
+		end := satAddTime(now, dur)
+		pinned, _ := cs.pinnedNodes(j, now, end)
+		if slack := cs.procs - pinned - j.Procs; slack >= 0 {
+			ac.ckey = appendInt(append(ac.ckey[:0], key[:nr]...), int64(slack))
+			if ok, _ := cs.clearOver(j, ac.ckey, slack, now, end); ok {
+				return now
+			}
+		}
+	}
+	r := cs.emptyEarliest(j, limit, dur, now, h)
+	if r >= workload.Forever {
+		ac.refused[string(key)] = h
+	}
+	return r
+}
+
+// clearOver reports whether, at every instant of [a, b), the
+// reservations job j may not use (withheldCount's; their set and slack
+// make key) withhold at most slack processors, from the span the cache
+// keeps for key and walked on from its end; if not, it returns the first
+// instant of [a, b) at which they withhold more.
+func (cs *constraints) clearOver(j *workload.Job, key []byte, slack int, a, b workload.Time) (bool, workload.Time) {
+	if cs.admitMemo.clear == nil {
+		cs.admitMemo.refused = map[string]workload.Time{}
+		cs.admitMemo.clear = map[string]*clearSpan{}
+	}
+	sp := cs.admitMemo.clear[string(key)]
+	if sp == nil || a < sp.lo || a > sp.hi {
+		sp = &clearSpan{lo: a, hi: a}
+		cs.admitMemo.clear[string(key)] = sp
+	}
+	if b <= sp.hi {
+		return true, workload.Forever
+	}
+	if sp.short {
+		return false, sp.hi // hi, in [a, b), is a shortage
+	}
+	for u := sp.hi; u < b; {
+		held, next := cs.withheldCount(j, u)
+		if held > slack {
+			sp.hi, sp.short = u, true
+			return false, u
+		}
+		u = next
+		sp.hi = u
+	}
+	return true, workload.Forever
+}
+
+// firstOver returns the first instant of [a, b) at which the
+// reservations job j may not use (withheldCount's) withhold more than
+// slack processors, and the next instant after it at which any
+// reservation begins or ends; Forever twice when there is none. It
+// answers from the spans admission keeps (clearOver), so a plan of a job
+// without a time limit over 400 days walks each occurrence once per
+// class, not once per plan.
+func (cs *constraints) firstOver(j *workload.Job, slack int, a, b workload.Time) (workload.Time, workload.Time) {
+	ac := &cs.admitMemo
+	ac.ckey = appendInt(cs.resvKey(ac.ckey[:0], j), int64(slack))
+	ok, at := cs.clearOver(j, ac.ckey, slack, a, b)
+	if ok || at >= b {
+		return workload.Forever, workload.Forever
+	}
+	_, next := cs.withheldCount(j, at)
+	return at, next
+}
+
+// blockedFor reports whether no run of job j of at least dur (8 days
+// or more) starting at or after from is clear of instants at which the
+// reservations it may not use (withheldCount's) withhold more than slack
+// processors: one of them recurs without end, its occurrences at most a
+// week apart from its first, which starts by from, and holds more than
+// slack processors by itself.
+func (cs *constraints) blockedFor(j *workload.Job, slack int, from, dur workload.Time) bool {
+	if dur < 8*86400*cs.c.tick() {
+		return false
+	}
+	for k := range cs.c.Reservations {
+		r := &cs.c.Reservations[k]
+		if r.Recur == RecurOnce || r.Until < workload.Forever || r.Start > from || cs.resvPr[k] <= slack ||
+			(cs.pins != nil && len(r.Nodes) > 0) || r.Admits(j) {
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 // dayNames are the weekdays' short names, Sunday first (time.Weekday).

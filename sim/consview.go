@@ -26,6 +26,7 @@ var (
 	_ policy.View     = (*consView)(nil)
 	_ policy.Fitter   = (*consView)(nil)
 	_ policy.Calendar = (*consView)(nil)
+	_ policy.Spans    = (*consView)(nil)
 	_ policy.Failer   = (*consDecisions)(nil)
 )
 
@@ -84,6 +85,22 @@ func (v *consView) Fits(i int) bool {
 // Withheld implements policy.Calendar.
 func (v *consView) Withheld(i int, t workload.Time) (int, workload.Time) {
 	return v.cs.withheld(&v.slot(i).job, t)
+}
+
+// FirstOver implements policy.Spans, from the spans the admission
+// check keeps (constraints.firstOver); Withheld's reservations are
+// WithheldCount's without reservations on nodes.
+func (v *consView) FirstOver(i int, count bool, slack int, from, to workload.Time) (workload.Time, workload.Time, bool) {
+	if (!count && v.cs.pins != nil) || v.cs.noMemo {
+		return 0, 0, false
+	}
+	at, next := v.cs.firstOver(&v.slot(i).job, slack, from, to)
+	return at, next, true
+}
+
+// Blocked implements policy.Spans (constraints.blockedFor).
+func (v *consView) Blocked(i, slack int, from, dur workload.Time) bool {
+	return !v.cs.noMemo && v.cs.blockedFor(&v.slot(i).job, slack, from, dur)
 }
 
 // StartFrom implements policy.Calendar.
@@ -155,7 +172,24 @@ func (e *Engine) clearFor(s *slot, limit workload.Time, gone []int32) bool {
 		end = e.now + calendarHorizon*e.cons.c.tick()
 	}
 	free := e.freeProcs()
+	// From the running jobs' last predicted end on, the processors free
+	// are a constant: the first instant the reservations withhold more
+	// than it leaves the job is the one the walk would stop at, and the
+	// spans admission keeps know it (a job without a requested time
+	// looks 400 days ahead).
+	last := e.now
+	for k := len(e.running) - 1; k >= 0; k-- {
+		if p := e.running[k].predEnd; p < workload.Forever {
+			last = max(last, p)
+			break
+		}
+	}
 	for u := e.now; u < end; {
+		if gone == nil && u >= last && !cs.noMemo {
+			slack := free + e.releasedBy(u) - s.job.Procs
+			at, _ := cs.firstOver(&s.job, max(slack, 0), u, end)
+			return at >= workload.Forever
+		}
 		held, next := cs.withheldCount(&s.job, u) // on nodes, placement keeps off those of reservations (pinOut)
 		if held > 0 {
 			rel := e.releasedBy(u)

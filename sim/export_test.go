@@ -14,6 +14,14 @@ func SkippedPasses(e *Engine) int64 { return e.skipped }
 // (the path before the owners' index): the tests compare both.
 func SlowLimits(cfg *Config) { cfg.slowLimits = true }
 
+// SlowCalendar makes engine e walk the reservations at every check, as
+// it did before the spans and the admission cache (tests compare both).
+func SlowCalendar(e *Engine) {
+	if e.cons != nil {
+		e.cons.noMemo = true
+	}
+}
+
 // RecordDecisions makes the SCore-D engine s append every decision of its
 // scheduler to *out, as it is applied, one line each: "MS ms KIND job ID"
 // plus the row of a start and the preemptor of a preemption.

@@ -711,6 +711,7 @@ type filteredCalView struct {
 var (
 	_ policy.Fitter   = (*filteredCalView)(nil)
 	_ policy.Calendar = (*filteredCalView)(nil)
+	_ policy.Spans    = (*filteredCalView)(nil)
 )
 
 // Fits implements policy.Fitter: visible job vi may start now by the
@@ -748,4 +749,19 @@ func (w *filteredCalView) Withheld(vi int, t workload.Time) (int, workload.Time)
 // StartFrom implements policy.Calendar.
 func (w *filteredCalView) StartFrom(vi int, t workload.Time) workload.Time {
 	return w.f.cal.StartFrom(w.f.vis[vi], t)
+}
+
+// FirstOver implements policy.Spans: the inner calendar's, for the
+// visible job's queue index.
+func (w *filteredCalView) FirstOver(vi int, count bool, slack int, from, to workload.Time) (workload.Time, workload.Time, bool) {
+	if sp, ok := w.f.cal.(policy.Spans); ok {
+		return sp.FirstOver(w.f.vis[vi], count, slack, from, to)
+	}
+	return 0, 0, false
+}
+
+// Blocked implements policy.Spans: the inner calendar's.
+func (w *filteredCalView) Blocked(vi, slack int, from, dur workload.Time) bool {
+	sp, ok := w.f.cal.(policy.Spans)
+	return ok && sp.Blocked(w.f.vis[vi], slack, from, dur)
 }
