@@ -2,6 +2,7 @@ package policy
 
 import (
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -114,28 +115,6 @@ func conflictPinned(pr *cluster.Profile, nc NodeCalendar, p *pinnedSpan, end wor
 	return 0, true
 }
 
-// Spans is an optional interface of a Calendar that answers from memory
-// what a walk through the reservations over a long stretch would find:
-// a plan of a job without an end walks 400 days (calendarHorizon), every
-// occurrence of a daily reservation, at every pass. The planning
-// functions use it where the profile no longer changes, so that its
-// free processors are a constant and only the reservations count.
-type Spans interface {
-	// FirstOver returns the first instant of [from, to) at which the
-	// reservations withhold more than slack processors from queued job
-	// i (WithheldCount's when count, else Withheld's), and the next
-	// instant after it at which one begins or ends (Withheld's next);
-	// workload.Forever twice when there is none. ok is false when it
-	// cannot answer (the caller walks).
-	FirstOver(i int, count bool, slack int, from, to workload.Time) (at, next workload.Time, ok bool)
-	// Blocked reports that no run of job i of at least dur starting at
-	// or after from is clear of instants at which the reservations
-	// withhold more than slack processors from it (WithheldCount's,
-	// which Withheld's and the nodes Pinned holds only add to); false
-	// when it does not know.
-	Blocked(i, slack int, from, dur workload.Time) bool
-}
-
 // calendarHorizon is how far past its start a plan walks reservations for
 // a job without an end (no estimate): beyond it the job is taken to fit.
 const calendarHorizon = 400 * 86400
@@ -167,7 +146,7 @@ const maxCalendarSteps = 1 << 14
 // tries).
 func EarliestOn(pr *cluster.Profile, cal Calendar, i, procs int, from, dur workload.Time) workload.Time {
 	t := from
-	sp, _ := cal.(Spans)
+	sp, _ := cal.(fastpath.Spans)
 	for n := 0; n < maxCalendarSteps; n++ {
 		t = pr.Earliest(t, procs, dur)
 		if t >= workload.Forever {
@@ -238,7 +217,7 @@ func conflictOn(pr *cluster.Profile, cal Calendar, i, procs int, t, dur workload
 	if end >= workload.Forever {
 		end = satAdd(t, horizonOf(cal))
 	}
-	sp, _ := cal.(Spans)
+	sp, _ := cal.(fastpath.Spans)
 	for u := t; u < end; {
 		if sp != nil && pr.NextChange(u) >= workload.Forever {
 			// From here the profile's free processors are a constant:
@@ -327,17 +306,17 @@ func calendarShadow(pr *cluster.Profile, v View, cal Calendar, h int) (workload.
 	return at, max(MinFreeOn(pr, cal, h, at, satAdd(at, dur))-head.Procs, 0)
 }
 
-// FirstOver implements Spans: WithheldCount's reservations.
+// FirstOver implements fastpath.Spans: WithheldCount's reservations.
 func (c countCalendar) FirstOver(i int, _ bool, slack int, from, to workload.Time) (workload.Time, workload.Time, bool) {
-	if sp, ok := c.NodeCalendar.(Spans); ok {
+	if sp, ok := c.NodeCalendar.(fastpath.Spans); ok {
 		return sp.FirstOver(i, true, slack, from, to)
 	}
 	return 0, 0, false
 }
 
-// Blocked implements Spans.
+// Blocked implements fastpath.Spans.
 func (c countCalendar) Blocked(i, slack int, from, dur workload.Time) bool {
-	sp, ok := c.NodeCalendar.(Spans)
+	sp, ok := c.NodeCalendar.(fastpath.Spans)
 	return ok && sp.Blocked(i, slack, from, dur)
 }
 

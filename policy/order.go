@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -345,17 +346,17 @@ func (o *orderedCalView) StartFrom(i int, t workload.Time) workload.Time {
 	return o.c.StartFrom(o.items[i].i, t)
 }
 
-// FirstOver implements Spans: the i-th job in priority order.
+// FirstOver implements fastpath.Spans: the i-th job in priority order.
 func (o *orderedCalView) FirstOver(i int, count bool, slack int, from, to workload.Time) (workload.Time, workload.Time, bool) {
-	if sp, ok := o.c.(Spans); ok {
+	if sp, ok := o.c.(fastpath.Spans); ok {
 		return sp.FirstOver(o.items[i].i, count, slack, from, to)
 	}
 	return 0, 0, false
 }
 
-// Blocked implements Spans: the i-th job in priority order.
+// Blocked implements fastpath.Spans: the i-th job in priority order.
 func (o *orderedCalView) Blocked(i, slack int, from, dur workload.Time) bool {
-	sp, ok := o.c.(Spans)
+	sp, ok := o.c.(fastpath.Spans)
 	return ok && sp.Blocked(o.items[i].i, slack, from, dur)
 }
 

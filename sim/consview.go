@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -26,7 +27,7 @@ var (
 	_ policy.View     = (*consView)(nil)
 	_ policy.Fitter   = (*consView)(nil)
 	_ policy.Calendar = (*consView)(nil)
-	_ policy.Spans    = (*consView)(nil)
+	_ fastpath.Spans  = (*consView)(nil)
 	_ policy.Failer   = (*consDecisions)(nil)
 )
 
@@ -87,7 +88,7 @@ func (v *consView) Withheld(i int, t workload.Time) (int, workload.Time) {
 	return v.cs.withheld(&v.slot(i).job, t)
 }
 
-// FirstOver implements policy.Spans, from the spans the admission
+// FirstOver implements fastpath.Spans, from the spans the admission
 // check keeps (constraints.firstOver); Withheld's reservations are
 // WithheldCount's without reservations on nodes.
 func (v *consView) FirstOver(i int, count bool, slack int, from, to workload.Time) (workload.Time, workload.Time, bool) {
@@ -98,7 +99,7 @@ func (v *consView) FirstOver(i int, count bool, slack int, from, to workload.Tim
 	return at, next, true
 }
 
-// Blocked implements policy.Spans (constraints.blockedFor).
+// Blocked implements fastpath.Spans (constraints.blockedFor).
 func (v *consView) Blocked(i, slack int, from, dur workload.Time) bool {
 	return !v.cs.noMemo && v.cs.blockedFor(&v.slot(i).job, slack, from, dur)
 }

@@ -156,7 +156,7 @@ func TestUnlimitedResume(t *testing.T) {
 }
 
 // TestCalendarSpansMatchWalk is the oracle test of the spans
-// (policy.Spans, constraints.firstOver and blockedFor) and the admission
+// (fastpath.Spans, constraints.firstOver and blockedFor) and the admission
 // cache: under every policy, on workloads where a third of the jobs have
 // no requested time, with a partial daily reservation and a start
 // window, a full-machine daily drain, and the checkpoint tests'
@@ -176,7 +176,7 @@ func TestCalendarSpansMatchWalk(t *testing.T) {
 	}{{"partial", unlimitedConstraints}, {"drain", drain}, {"calendar", calendarConstraints}}
 	pols := simtest.Policies(t)
 	// HPC Pack's activation filters hand their inner policy a calendar
-	// view of their own (which forwards policy.Spans).
+	// view of their own (which forwards fastpath.Spans).
 	pols = append(pols, simtest.NamedPolicy{Name: "slurm-filters", New: func() policy.Policy {
 		h := &hpcpack.Model{Activation: []hpcpack.ActivationFilter{&hpcpack.LicensePool{Total: map[string]int{"lic": 12}, WhenShort: 2}}, Reevaluate: 300}
 		s, err := policy.NewSlurm(policy.SlurmParams{Interval: 60})

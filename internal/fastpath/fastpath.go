@@ -99,3 +99,25 @@ func QueuedOf(j *workload.Job) Queued {
 
 // clamp returns v cut to the largest int32.
 func clamp(v int64) int32 { return int32(min(v, math.MaxInt32)) }
+
+// Spans is an optional interface of a policy.Calendar that answers from memory
+// what a walk through the reservations over a long stretch would find:
+// a plan of a job without an end walks 400 days (policy's calendarHorizon), every
+// occurrence of a daily reservation, at every pass. The planning
+// functions use it where the profile no longer changes, so that its
+// free processors are a constant and only the reservations count.
+type Spans interface {
+	// FirstOver returns the first instant of [from, to) at which the
+	// reservations withhold more than slack processors from queued job
+	// i (WithheldCount's when count, else Withheld's), and the next
+	// instant after it at which one begins or ends (Withheld's next);
+	// workload.Forever twice when there is none. ok is false when it
+	// cannot answer (the caller walks).
+	FirstOver(i int, count bool, slack int, from, to workload.Time) (at, next workload.Time, ok bool)
+	// Blocked reports that no run of job i of at least dur starting at
+	// or after from is clear of instants at which the reservations
+	// withhold more than slack processors from it (WithheldCount's,
+	// which Withheld's and the nodes Pinned holds only add to); false
+	// when it does not know.
+	Blocked(i, slack int, from, dur workload.Time) bool
+}

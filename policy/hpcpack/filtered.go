@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -711,7 +712,7 @@ type filteredCalView struct {
 var (
 	_ policy.Fitter   = (*filteredCalView)(nil)
 	_ policy.Calendar = (*filteredCalView)(nil)
-	_ policy.Spans    = (*filteredCalView)(nil)
+	_ fastpath.Spans  = (*filteredCalView)(nil)
 )
 
 // Fits implements policy.Fitter: visible job vi may start now by the
@@ -751,17 +752,17 @@ func (w *filteredCalView) StartFrom(vi int, t workload.Time) workload.Time {
 	return w.f.cal.StartFrom(w.f.vis[vi], t)
 }
 
-// FirstOver implements policy.Spans: the inner calendar's, for the
+// FirstOver implements fastpath.Spans: the inner calendar's, for the
 // visible job's queue index.
 func (w *filteredCalView) FirstOver(vi int, count bool, slack int, from, to workload.Time) (workload.Time, workload.Time, bool) {
-	if sp, ok := w.f.cal.(policy.Spans); ok {
+	if sp, ok := w.f.cal.(fastpath.Spans); ok {
 		return sp.FirstOver(w.f.vis[vi], count, slack, from, to)
 	}
 	return 0, 0, false
 }
 
-// Blocked implements policy.Spans: the inner calendar's.
+// Blocked implements fastpath.Spans: the inner calendar's.
 func (w *filteredCalView) Blocked(vi, slack int, from, dur workload.Time) bool {
-	sp, ok := w.f.cal.(policy.Spans)
+	sp, ok := w.f.cal.(fastpath.Spans)
 	return ok && sp.Blocked(w.f.vis[vi], slack, from, dur)
 }
