@@ -163,7 +163,7 @@ func (r *Result) explained(j Job, opt Options) bool {
 	day := time.Date(w.Year(), w.Month(), w.Day(), 0, 0, 0, 0, r.loc).AddDate(0, 0, -1)
 	for ; workload.Time(day.Unix()-r.Log.Epoch) < to; day = day.AddDate(0, 0, 1) {
 		for _, d := range r.Drains {
-			if !d.recursOn(day.Weekday()) {
+			if !d.occursOn(day.Weekday()) {
 				continue
 			}
 			c := r.wall(r.Log.Epoch, d.Start)
@@ -175,22 +175,6 @@ func (r *Result) explained(j Job, opt Options) bool {
 				return true
 			}
 		}
-	}
-	return false
-}
-
-// recursOn reports whether a recurring reservation has an occurrence on
-// weekday wd.
-func (x Reservation) recursOn(wd time.Weekday) bool {
-	switch x.Recur {
-	case "daily":
-		return true
-	case "weekdays":
-		return wd != time.Saturday && wd != time.Sunday
-	case "weekends":
-		return wd == time.Saturday || wd == time.Sunday
-	case "weekly":
-		return wd == x.weekday
 	}
 	return false
 }
