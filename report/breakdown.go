@@ -85,12 +85,6 @@ type HourOfWeek struct {
 	Utilisation [HoursPerWeek]float64 `json:"utilisation"`
 }
 
-// hourOfWeek returns the cell of trace time t on cal.
-func hourOfWeek(cal *Calendar, t workload.Time) int {
-	var z weekClock
-	return z.cell(cal, t)
-}
-
 // weekClock finds the hour-of-week cells of trace times on a calendar,
 // keeping the zone period (offset and bounds) of the last time asked:
 // times within it need integer arithmetic only, where time.Time.In

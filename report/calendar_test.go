@@ -98,10 +98,10 @@ func TestHourOfWeek(t *testing.T) {
 	}
 	// An hour later in Tokyo's zone: Monday 09:00.
 	tokyo := &Calendar{Epoch: monday.Epoch, Loc: time.FixedZone("JST", 9*3600)}
-	if c := hourOfWeek(tokyo, 3600); c != 10 {
+	if c := new(weekClock).cell(tokyo, 3600); c != 10 {
 		t.Errorf("cell %d, want 10 (Monday 10:00 in Tokyo)", c)
 	}
-	if c := hourOfWeek(monday, -3600); c != HoursPerWeek-1 {
+	if c := new(weekClock).cell(monday, -3600); c != HoursPerWeek-1 {
 		t.Errorf("cell %d, want the last (Sunday 23:00)", c)
 	}
 	r := syntheticReport(t, "easy", 3000, DefaultSeriesPoints, easyCfg)
