@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/workload"
 )
@@ -25,6 +26,9 @@ const (
 	itemStart   = uint8(sim.EventStarted)
 	itemSample  = uint8(sim.EventSampled)
 	itemEvent   = 0
+	// itemPlain is a plain end (fastpath.Copier): an EventEnded whose
+	// record Async builds from its few words.
+	itemPlain = uint8(sim.EventSampled) + 1
 )
 
 // obsBatch is a run of events, copied out of the engine's reused memory.
@@ -38,6 +42,9 @@ type obsBatch struct {
 	kinds [asyncBatch]uint8
 	nrec  int
 	recs  [asyncBatch]sim.Record
+	// plain are the plain ends' words (itemPlain): plain[i] stands for
+	// recs[i], which the observers' goroutine sets from it.
+	plain [asyncBatch]plainEnd
 	// jobs are the records' jobs (recs[i].Job), or only their heads (see
 	// Async.heads).
 	jobs     [asyncBatch]workload.Job
@@ -53,6 +60,15 @@ type obsBatch struct {
 	// otherwise).
 	ev      *eventItems
 	barrier chan struct{} // closed once the items before it were handed on
+}
+
+// plainEnd is what a plain end's record holds but its job (see
+// fastpath.Copier).
+type plainEnd struct {
+	start, end     workload.Time
+	slot, requeues int32
+	pending        sim.PendingReason
+	killed, who    bool
 }
 
 // asyncStart is one EventStarted that only a Placer takes.
@@ -249,8 +265,31 @@ func (a *Async) deliver(b *obsBatch) {
 	r, s, k, m := 0, 0, 0, 0
 	var from int32 // where record r's processors start in allocs
 	var ev sim.Event
+	// The plain ends' event: its other fields stay zero.
+	plain := sim.Event{Kind: sim.EventEnded}
 	for _, kind := range b.kinds[:b.n] {
 		switch kind {
+		case itemPlain:
+			p := &b.plain[r]
+			rec := &b.recs[r]
+			st := sim.Completed
+			if p.killed {
+				st = sim.Killed
+			}
+			// Cleared, then set field by field: a literal is built
+			// aside and copied, twice the work.
+			*rec = sim.Record{}
+			rec.Job, rec.State, rec.Start, rec.End, rec.Requeues = &b.jobs[r], st, p.start, p.end, int(p.requeues)
+			rec.Deferred, rec.Slot, rec.Pending, rec.Who = true, p.slot, p.pending, p.who
+			r++
+			plain.Time, plain.Job, plain.Procs, plain.Record = rec.End, rec.Job, rec.Job.Procs, rec
+			if a.placer != nil {
+				a.placer.Place(rec)
+				a.hand(&plain)
+				a.placer.Release(rec)
+			} else {
+				a.hand(&plain)
+			}
 		case itemEnded, itemRefused:
 			rec := &b.recs[r]
 			rec.Job = &b.jobs[r]
@@ -337,6 +376,46 @@ func (a *Async) Observe(e *sim.Event) {
 	default:
 		a.event(e)
 	}
+}
+
+var _ fastpath.Copier = (*Async)(nil)
+
+// PlainEnd implements fastpath.Copier: it copies a plain end's words and
+// its job for the observers.
+func (a *Async) PlainEnd(j *workload.Job, start, end workload.Time, killed bool, slot, requeues int32, pending uint8, who bool) {
+	b := a.cur
+	n := b.nrec & (asyncBatch - 1)
+	b.plain[n] = plainEnd{start: start, end: end, slot: slot, requeues: requeues, pending: sim.PendingReason(pending), killed: killed, who: who}
+	if a.heads {
+		jobHead(&b.jobs[n], j)
+	} else {
+		b.jobs[n] = *j
+	}
+	b.nrec = n + 1
+	a.push(b, itemPlain)
+}
+
+// Started implements fastpath.Copier: it notes the start for the Placer,
+// or copies it as an event for the observers that want starts.
+func (a *Async) Started(t workload.Time, j *workload.Job, procs int, slot int32, deferred bool) {
+	if len(a.byKind[sim.EventStarted]) == 0 {
+		if a.placer != nil && deferred {
+			a.start(slot, procs)
+		}
+		return
+	}
+	a.event(&sim.Event{Kind: sim.EventStarted, Time: t, Job: j, Procs: procs, Slot: slot, Deferred: deferred})
+}
+
+// Sampled implements fastpath.Copier: it copies the sample of these
+// fields for the observers.
+func (a *Async) Sampled(t workload.Time, busy, running, queued int, queuedProcs int64, unavailable int) {
+	if len(a.samples) == 0 && len(a.batchers) == 0 {
+		return
+	}
+	b := a.cur
+	b.samples[b.nsmp&(asyncBatch-1)] = sim.Sample{Time: t, Busy: busy, Running: running, Queued: queued, QueuedProcs: queuedProcs, Unavailable: unavailable}
+	a.sampledIn(b)
 }
 
 // record copies r, the record of an event of kind k, for the observers.
@@ -428,6 +507,12 @@ func (a *Async) sample(s *sim.Sample) {
 	}
 	b := a.cur
 	b.samples[b.nsmp&(asyncBatch-1)] = *s
+	a.sampledIn(b)
+}
+
+// sampledIn counts the sample just copied into b, a.cur, and hands b
+// over when it is time.
+func (a *Async) sampledIn(b *obsBatch) {
 	if b.nsmp++; a.inOrder {
 		a.push(b, itemSample)
 	} else if b.nsmp == asyncBatch {

@@ -497,3 +497,88 @@ func TestAsyncOthersObservers(t *testing.T) {
 		t.Errorf("beside it, the head observer saw %d jobs and %d samples, want %d and %d", len(h2.ids), h2.samples, len(direct.ids), direct.samples)
 	}
 }
+
+// fullLog writes down every field of every record, start and sample it
+// is handed, but the job's pointer (its job is written out instead).
+type fullLog struct{ calls []string }
+
+func (l *fullLog) Wants() sim.Wants {
+	return sim.Wants{Kinds: sim.RecordKinds | sim.KindsOf(sim.EventSampled, sim.EventStarted)}
+}
+
+func (l *fullLog) Observe(e *sim.Event) {
+	switch e.Kind {
+	case sim.EventSampled:
+		for _, s := range e.Samples {
+			l.calls = append(l.calls, fmt.Sprintf("sample %+v", s))
+		}
+	case sim.EventStarted:
+		l.calls = append(l.calls, fmt.Sprintf("start t=%d job=%+v procs=%d slot=%d deferred=%v", e.Time, *e.Job, e.Procs, e.Slot, e.Deferred))
+	default:
+		r := *e.Record
+		r.Job = nil
+		l.calls = append(l.calls, fmt.Sprintf("%v t=%d procs=%d job=%+v record=%+v", e.Kind, e.Time, e.Procs, *e.Record.Job, r))
+	}
+}
+
+// TestAsyncCopierRecords checks that the events the engine hands Async
+// as a few words (fastpath.Copier: plain ends, starts, samples) reach an
+// observer behind it, through a Placer, with every field of each record
+// as the engine's own Record gives it to the same observer directly:
+// killed jobs, pending reasons, limits (Record.Who) and refused jobs
+// included.
+func TestAsyncCopierRecords(t *testing.T) {
+	const procs = 32
+	jobs := syntheticJobs(11, 2500, procs)
+	for i := range jobs {
+		jobs[i].User = i % 4
+		if i%13 == 0 {
+			jobs[i].Run = jobs[i].Estimate + 5 // killed at its limit
+		}
+		if i%251 == 0 {
+			jobs[i].Procs = procs + 1 // refused
+		}
+	}
+	for _, limits := range []bool{false, true} {
+		t.Run(fmt.Sprint("limits=", limits), func(t *testing.T) {
+			run := func(async bool) []string {
+				l := &fullLog{}
+				cfg := sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: 10}, DeferPlacement: true}
+				if limits {
+					cfg.Constraints = &sim.Constraints{Limits: []sim.Limit{{AllUsers: true, MaxJobsPerUser: 3}}}
+				}
+				eng, err := sim.New(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var obs sim.Observer = sim.NewPlacer(procs, l)
+				var a *Async
+				if async {
+					a = NewAsync(obs)
+					obs = a
+				}
+				if _, err := eng.Run(&simtest.Source{Jobs: jobs}, obs); err != nil {
+					t.Fatal(err)
+				}
+				if a != nil {
+					a.Close()
+				}
+				return l.calls
+			}
+			direct, behind := run(false), run(true)
+			for _, want := range []string{"State:killed", "State:rejected", "Pending:resources", fmt.Sprintf("Who:%v", limits)} {
+				if !strings.Contains(strings.Join(direct, "\n"), want) {
+					t.Errorf("no record shows %s: the test does not cover it", want)
+				}
+			}
+			for i := range min(len(behind), len(direct)) {
+				if behind[i] != direct[i] {
+					t.Fatalf("call %d behind Async:\n got %s\nwant %s", i, behind[i], direct[i])
+				}
+			}
+			if len(behind) != len(direct) {
+				t.Fatalf("%d calls behind Async, want %d", len(behind), len(direct))
+			}
+		})
+	}
+}

@@ -358,13 +358,17 @@ func (b *Breakdown) JobDone(r *sim.Record) {
 		b.howJobs[c]++
 		b.howWaits[c] += wait
 	}
-	lw := longWait{ID: j.ID, User: j.User, Group: j.Group, Queue: j.Queue, Part: part, Procs: j.Procs,
-		Submit: j.Submit, Start: r.Start, Wait: wait, Reason: uint8(r.Pending)}
-	if len(b.longest) < LongestWaits {
-		heap.Push(&b.longest, lw)
-	} else if lw.longer(b.longest[0]) {
-		b.longest[0] = lw
-		heap.Fix(&b.longest, 0)
+	// Most jobs waited less than the shortest of the longest waits kept:
+	// they are passed over without building their entry.
+	if full := len(b.longest) == LongestWaits; !full || wait >= b.longest[0].Wait {
+		lw := longWait{ID: j.ID, User: j.User, Group: j.Group, Queue: j.Queue, Part: part, Procs: j.Procs,
+			Submit: j.Submit, Start: r.Start, Wait: wait, Reason: uint8(r.Pending)}
+		if !full {
+			heap.Push(&b.longest, lw)
+		} else if lw.longer(b.longest[0]) {
+			b.longest[0] = lw
+			heap.Fix(&b.longest, 0)
+		}
 	}
 	if b.spans != nil {
 		b.jobs = append(b.jobs, partJob{Submit: j.Submit, Start: r.Start, End: r.End, Part: int32(part), Procs: int32(j.Procs)})

@@ -1136,12 +1136,16 @@ func (e *Engine) Run(src Source, observer Observer) (Stats, error) {
 			idleWakes = 0
 		}
 		if sampling && (event || passed) {
-			if sd != nil {
+			switch c := obs.copier; {
+			case sd != nil:
 				obs.smp[0] = sd.sampleNow()
-			} else {
+				obs.sampled()
+			case c != nil: // as a few words (fastpath.Copier)
+				c.Sampled(t, e.busyProcs(), len(e.running), len(e.queue)+len(e.holds), e.queuedProcs, e.nodes.nParked)
+			default:
 				obs.smp[0] = Sample{Time: t, Busy: e.busyProcs(), Running: len(e.running), Queued: len(e.queue) + len(e.holds), QueuedProcs: e.queuedProcs, Unavailable: e.nodes.nParked}
+				obs.sampled()
 			}
-			obs.sampled()
 		}
 		if sd != nil {
 			if e.cfg.CheckpointEvery > 0 && e.cfg.OnCheckpoint != nil {
@@ -1294,14 +1298,8 @@ func (e *Engine) submit(j *workload.Job, obs *sink) {
 		return
 	}
 	e.stats.Jobs++
-	if e.cfg.Admission != nil {
-		if ok, reason := e.cfg.Admission.Admit(j); !ok {
-			e.stats.Failed++
-			e.rec = Record{Job: j, State: Failed, Start: j.Submit, End: j.Submit, Reason: reason, Note: e.noteOf(j)}
-			e.touch(j.Submit)
-			obs.record(&e.rec)
-			return
-		}
+	if e.cfg.Admission != nil && !e.admitted(j, obs) {
+		return
 	}
 	var ok bool
 	var reason string
@@ -1311,20 +1309,10 @@ func (e *Engine) submit(j *workload.Job, obs *sink) {
 		ok, reason = e.pool.testOnly(e, j)
 	}
 	if ok && e.cons != nil {
-		e.cons.initWindows(j.Submit)
-		aj := j
-		if e.grow != nil {
-			aj = e.grow.atMinimum(j, e.machine.Size()) // as it will queue
-		}
-		if r := e.cons.admit(aj, aj.Estimate, j.Submit); r != "" {
-			ok, reason = false, r
-		}
+		ok, reason = e.consAdmit(j)
 	}
 	if !ok {
-		e.stats.Rejected++
-		e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, Reason: reason}
-		e.touch(j.Submit)
-		obs.record(&e.rec)
+		e.reject(j, reason, obs)
 		return
 	}
 	var id int32
@@ -1406,6 +1394,49 @@ func (e *Engine) submit(j *workload.Job, obs *sink) {
 	if len(e.queue) > e.stats.MaxQueue {
 		e.stats.MaxQueue = len(e.queue)
 	}
+}
+
+// admitted reports whether Config.Admission admits job j, and records its
+// failure if not. It and the other rare paths of submit are apart from
+// it, which runs for every job, so that the compiler can inline submit
+// into the event loop.
+//
+//go:noinline
+func (e *Engine) admitted(j *workload.Job, obs *sink) bool {
+	ok, reason := e.cfg.Admission.Admit(j)
+	if !ok {
+		e.stats.Failed++
+		e.rec = Record{Job: j, State: Failed, Start: j.Submit, End: j.Submit, Reason: reason, Note: e.noteOf(j)}
+		e.touch(j.Submit)
+		obs.record(&e.rec)
+	}
+	return ok
+}
+
+// consAdmit returns whether the constraints (Config.Constraints) admit
+// job j, and why not.
+//
+//go:noinline
+func (e *Engine) consAdmit(j *workload.Job) (bool, string) {
+	e.cons.initWindows(j.Submit)
+	aj := j
+	if e.grow != nil {
+		aj = e.grow.atMinimum(j, e.machine.Size()) // as it will queue
+	}
+	if r := e.cons.admit(aj, aj.Estimate, j.Submit); r != "" {
+		return false, r
+	}
+	return true, ""
+}
+
+// reject records the rejection of job j at its submission.
+//
+//go:noinline
+func (e *Engine) reject(j *workload.Job, reason string, obs *sink) {
+	e.stats.Rejected++
+	e.rec = Record{Job: j, State: Rejected, Start: j.Submit, End: j.Submit, Reason: reason}
+	e.touch(j.Submit)
+	obs.record(&e.rec)
 }
 
 // release puts held job id into the queue at the end of its hold, at its
@@ -1497,6 +1528,12 @@ func (e *Engine) finish(id int32, obs *sink) {
 		e.stats.Killed++
 	}
 	e.touch(s.end)
+	if obs.copier != nil && e.deferred && len(s.alloc) == 0 && e.grow == nil && e.pre == nil && s.predicted < 0 && e.cfg.Annotator == nil {
+		// Most ends, handed over without a Record (fastpath.Copier).
+		obs.plainEnd(&s.job, s.start, s.end, st == Killed, id, s.requeues, s.pending, e.cons != nil)
+		e.freeIDs = append(e.freeIDs, id)
+		return
+	}
 	// Set in place: a Record literal is built aside and then copied,
 	// twice the work at every end.
 	r := &e.rec

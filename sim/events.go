@@ -3,6 +3,7 @@ package sim
 import (
 	"math/bits"
 
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -251,17 +252,21 @@ type sink struct {
 	obs   Observer
 	kinds Kinds
 	loop  *closedLoop
-	ev    Event     // the rarer kinds'
-	rec   Event     // EventEnded and EventRefused
-	start Event     // EventStarted
-	smpEv Event     // EventSampled, on smp
-	smp   [1]Sample // the instant's sample (EventSampled)
+	// copier is obs when it takes plain ends and samples as a few words
+	// (fastpath.Copier), else nil.
+	copier fastpath.Copier
+	ev     Event     // the rarer kinds'
+	rec    Event     // EventEnded and EventRefused
+	start  Event     // EventStarted
+	smpEv  Event     // EventSampled, on smp
+	smp    [1]Sample // the instant's sample (EventSampled)
 }
 
 func newSink(obs Observer) *sink {
 	s := &sink{obs: obs}
 	if obs != nil {
 		s.kinds = obs.Wants().Kinds & AllKinds
+		s.copier, _ = obs.(fastpath.Copier)
 	}
 	s.start.Kind = EventStarted
 	s.smpEv = Event{Kind: EventSampled, Sample: &s.smp[0], Samples: s.smp[:]}
@@ -289,6 +294,17 @@ func (s *sink) record(r *Record) {
 	}
 }
 
+// plainEnd tells the closed loop of the end of job j, a plain end (see
+// fastpath.Copier), and hands it to the copier, which must not be nil.
+func (s *sink) plainEnd(j *workload.Job, start, end workload.Time, killed bool, slot, requeues int32, pending PendingReason, who bool) {
+	if s.loop != nil {
+		s.loop.ended(j.ID, end)
+	}
+	if s.kinds&(1<<EventEnded) != 0 {
+		s.copier.PlainEnd(j, start, end, killed, slot, requeues, uint8(pending), who)
+	}
+}
+
 // sampled hands the observer the sample the engine wrote in s.smp[0], as
 // an EventSampled.
 func (s *sink) sampled() {
@@ -298,6 +314,10 @@ func (s *sink) sampled() {
 
 // started sends the observer the EventStarted of job j in slot.
 func (s *sink) started(t workload.Time, j *workload.Job, procs int, slot int32, deferred bool) {
+	if s.copier != nil {
+		s.copier.Started(t, j, procs, slot, deferred)
+		return
+	}
 	e := &s.start
 	e.Time, e.Job, e.Procs, e.Slot, e.Deferred = t, j, procs, slot, deferred
 	s.obs.Observe(e)

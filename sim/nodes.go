@@ -196,7 +196,12 @@ func (ns *nodes) nodeProcs(n int) int {
 
 // busyProcs returns the processors allocated to jobs.
 func (e *Engine) busyProcs() int {
-	return e.machine.Size() - e.freeProcs() - e.nodes.nParked
+	if c := e.count; c != nil {
+		// Written out for the counted pool, so that this, which runs at
+		// every instant, is inlined.
+		return e.machine.Size() - (c.size - c.busy) - e.nodes.nParked
+	}
+	return e.machine.Size() - e.pool.free() - e.nodes.nParked
 }
 
 // drainingRuns calls f with each run of consecutive allocation units of

@@ -121,3 +121,26 @@ type Spans interface {
 	// when it does not know.
 	Blocked(i, slack int, from, dur workload.Time) bool
 }
+
+// Copier is an optional interface of a sim.Observer that copies the
+// engine's events for another goroutine (report.Async): the engine hands
+// it the events it gives at nearly every step, a job's start, a plain job
+// end and an instant's sample, as a few words rather than as a sim.Record
+// (368 bytes, cleared and set at every end, then copied) or a sim.Event
+// behind an interface call. The Copier builds the record and the sample on its own
+// goroutine, as the engine would have, and hands them to the observers
+// behind it as the events they stand for: no observer can tell.
+type Copier interface {
+	// PlainEnd is the sim.EventEnded of job j, which ran once from start
+	// to end on processors the observer numbers itself (deferred
+	// placement), and was killed at its time limit if killed; slot,
+	// requeues, pending and who are the record's Slot, Requeues, Pending
+	// and Who. Every other field of its record is zero: no growth, no
+	// prediction, no note, no preemption.
+	PlainEnd(j *workload.Job, start, end workload.Time, killed bool, slot, requeues int32, pending uint8, who bool)
+	// Started is the sim.EventStarted of job j at t on procs processors
+	// in slot, numbered by the observer if deferred.
+	Started(t workload.Time, j *workload.Job, procs int, slot int32, deferred bool)
+	// Sampled is the sim.EventSampled of the sample with these fields.
+	Sampled(t workload.Time, busy, running, queued int, queuedProcs int64, unavailable int)
+}
