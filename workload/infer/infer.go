@@ -141,6 +141,12 @@ type Options struct {
 	// WindowLeakFrac: ... at most this fraction of that expectation
 	// started there.
 	WindowLeakFrac float64
+	// SizeWindowMinExpected: a cell (weekday or weekend × start hour) of
+	// a queue is restricted to at most B processors when the queue's jobs
+	// asking more than B would be expected there at least this many times
+	// (from the queue's own starts there) and at most WindowLeakFrac of
+	// that expectation started there (0: never).
+	SizeWindowMinExpected float64
 	// CapSampleSec is the sampling step of the per-user concurrency.
 	CapSampleSec workload.Time
 	// CapMinHoldSec: a user's concurrency is capped at its maximum when it
@@ -211,6 +217,7 @@ func Defaults() Options {
 			24 * h, 36 * h, 48 * h, 60 * h, 72 * h, 96 * h, 120 * h, 168 * h},
 		WindowMinExpected:     20,
 		WindowLeakFrac:        0.05,
+		SizeWindowMinExpected: 20,
 		CapSampleSec:          300,
 		CapMinHoldSec:         24 * h,
 		CapMinEpisodes:        10,
@@ -256,8 +263,11 @@ type StartWindow struct {
 	Days       string // "Mon-Fri" or "Sat,Sun"
 	FromHour   int    // local hour the window opens
 	ToHour     int    // local hour it closes (may be ≤ FromHour: wraps midnight)
-	MaxWallSec workload.Time
-	Evidence   []string
+	MaxWallSec workload.Time // 0: no bound on the requested time
+	// MaxProcs, when positive, bounds the processors instead (a size
+	// window: the job asking more may not start inside it).
+	MaxProcs int
+	Evidence []string
 }
 
 // Limit is an inferred [[limit]].
@@ -340,6 +350,7 @@ func Infer(l *Log, opt Options) (*Result, error) {
 	r.capacity(sw, opt)
 	r.outages(sw, tl, opt)
 	r.windows(jobs, opt)
+	r.sizeWindows(jobs, opt)
 	r.caps(jobs, opt)
 	r.queues(jobs, opt)
 	// The machine's effective size and nodes come last: the rules above
