@@ -151,7 +151,7 @@ func (r *Result) explained(j Job, opt Options) bool {
 		if w.Queue >= 0 && w.Queue != j.Queue {
 			continue
 		}
-		if (w.MaxProcs > 0 && j.Procs > w.MaxProcs) || (w.MaxWallSec > 0 && (j.ReqTime <= 0 || j.ReqTime > w.MaxWallSec)) {
+		if (w.MaxProcs > 0 && j.Procs > w.MaxProcs) || (w.MinProcs > 0 && j.Procs < w.MinProcs) || (w.MaxWallSec > 0 && (j.ReqTime <= 0 || j.ReqTime > w.MaxWallSec)) {
 			return true
 		}
 	}

@@ -145,7 +145,8 @@ type Options struct {
 	// a queue is restricted to at most B processors when the queue's jobs
 	// asking more than B would be expected there at least this many times
 	// (from the queue's own starts there) and at most WindowLeakFrac of
-	// that expectation started there (0: never).
+	// that expectation started there (0: never). Looked for on a
+	// time-shared machine only (TimeShareFrac).
 	SizeWindowMinExpected float64
 	// CapSampleSec is the sampling step of the per-user concurrency.
 	CapSampleSec workload.Time
@@ -260,14 +261,15 @@ type Reservation struct {
 type StartWindow struct {
 	// Queue is the SWF queue (field 15) it holds for, -1 every job.
 	Queue      int
-	Days       string // "Mon-Fri" or "Sat,Sun"
-	FromHour   int    // local hour the window opens
-	ToHour     int    // local hour it closes (may be ≤ FromHour: wraps midnight)
+	Days       string        // "Mon-Fri" or "Sat,Sun"
+	FromHour   int           // local hour the window opens
+	ToHour     int           // local hour it closes (may be ≤ FromHour: wraps midnight)
 	MaxWallSec workload.Time // 0: no bound on the requested time
-	// MaxProcs, when positive, bounds the processors instead (a size
-	// window: the job asking more may not start inside it).
-	MaxProcs int
-	Evidence []string
+	// MaxProcs and MinProcs, when positive, bound the processors instead
+	// (a size window: the job asking more, or fewer, may not start inside
+	// it).
+	MaxProcs, MinProcs int
+	Evidence           []string
 }
 
 // Limit is an inferred [[limit]].
@@ -350,13 +352,13 @@ func Infer(l *Log, opt Options) (*Result, error) {
 	r.capacity(sw, opt)
 	r.outages(sw, tl, opt)
 	r.windows(jobs, opt)
-	r.sizeWindows(jobs, opt)
 	r.caps(jobs, opt)
 	r.queues(jobs, opt)
 	// The machine's effective size and nodes come last: the rules above
 	// count busy processors against the machine the header describes.
 	occ := sampleOccupancy(tl, r.Procs, opt.CapSampleSec)
 	r.timeSharing(occ, opt)
+	r.sizeWindows(jobs, opt)
 	r.effectiveSize(occ, opt)
 	r.nodeSize(jobs, opt)
 	// Throttled users and held jobs count idle processors against the

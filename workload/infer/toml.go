@@ -113,7 +113,7 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 	}
 	if len(r.Windows) > 0 {
 		fmt.Fprintln(b)
-		comment("Start windows: a job asking more than max_wall (or more processors than max_procs) may not start inside the window.")
+		comment("Start windows: a job asking more than max_wall (more processors than max_procs, fewer than min_procs) may not start inside the window.")
 		for _, sw := range r.Windows {
 			fmt.Fprintln(b)
 			comment(sw.Evidence...)
@@ -127,6 +127,9 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 			}
 			if sw.MaxProcs > 0 {
 				fmt.Fprintf(b, "max_procs = %d\n", sw.MaxProcs)
+			}
+			if sw.MinProcs > 0 {
+				fmt.Fprintf(b, "min_procs = %d\n", sw.MinProcs)
 			}
 		}
 	}
