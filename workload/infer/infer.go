@@ -148,6 +148,11 @@ type Options struct {
 	// that expectation started there (0: never). Looked for on a
 	// time-shared machine only (TimeShareFrac).
 	SizeWindowMinExpected float64
+	// NonDedicatedFrac: on a time-shared machine, the queues without
+	// whose jobs the others held more processors than the machine on
+	// under this fraction of the CapSampleSec samples ran beside the
+	// others (a note; 0: never looked for).
+	NonDedicatedFrac float64
 	// CapSampleSec is the sampling step of the per-user concurrency.
 	CapSampleSec workload.Time
 	// CapMinHoldSec: a user's concurrency is capped at its maximum when it
@@ -219,6 +224,7 @@ func Defaults() Options {
 		WindowMinExpected:     20,
 		WindowLeakFrac:        0.05,
 		SizeWindowMinExpected: 20,
+		NonDedicatedFrac:      0.01,
 		CapSampleSec:          300,
 		CapMinHoldSec:         24 * h,
 		CapMinEpisodes:        10,
@@ -358,6 +364,7 @@ func Infer(l *Log, opt Options) (*Result, error) {
 	// count busy processors against the machine the header describes.
 	occ := sampleOccupancy(tl, r.Procs, opt.CapSampleSec)
 	r.timeSharing(occ, opt)
+	r.nonDedicated(jobs, opt)
 	r.sizeWindows(jobs, opt)
 	r.effectiveSize(occ, opt)
 	r.nodeSize(jobs, opt)

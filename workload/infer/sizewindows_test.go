@@ -141,3 +141,34 @@ func TestInferSizeWindows(t *testing.T) {
 	off.SizeWindowMinExpected = 0
 	none("--size-window-expected 0", timeSharedLog(t, true, 3), off)
 }
+
+// TestInferNonDedicated: queue 2's jobs (32 of 64 processors, one at a
+// time) fit the machine, queue 1's (64 each, six at once) overlap it: the
+// machine is time-shared and queue 1 is named non-dedicated; with
+// --non-dedicated 0 nothing is said.
+func TestInferNonDedicated(t *testing.T) {
+	l := &Log{Procs: 64, Name: "nd.swf", Zone: time.UTC}
+	id := int64(0)
+	for at := workload.Time(0); at < 10*86400; at += 600 {
+		id++
+		l.Jobs = append(l.Jobs, Job{ID: id, Submit: at, Start: at, End: at + 3600, Procs: 64, ReqTime: 3600, User: 1, Queue: 1})
+		if at%3600 == 0 {
+			id++
+			l.Jobs = append(l.Jobs, Job{ID: id, Submit: at, Start: at, End: at + 3000, Procs: 32, ReqTime: 3600, User: 2, Queue: 2})
+		}
+	}
+	r, err := Infer(l, Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := strings.Join(r.Notes, "\n")
+	if !r.TimeShared || !strings.Contains(note, "non-dedicated queues: 1 (") {
+		t.Errorf("time shared %v; notes:\n%s", r.TimeShared, note)
+	}
+	opt := Defaults()
+	opt.NonDedicatedFrac = 0
+	r0, _ := Infer(l, opt)
+	if strings.Contains(strings.Join(r0.Notes, "\n"), "non-dedicated") {
+		t.Errorf("--non-dedicated 0 still names queues: %v", r0.Notes)
+	}
+}
