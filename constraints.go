@@ -50,6 +50,8 @@ type startWindowConfig struct {
 	Days      string `toml:"days"`
 	Hours     string `toml:"hours"`
 	MaxWall   Param  `toml:"max_wall"`
+	MaxProcs  int    `toml:"max_procs"`
+	MinProcs  int    `toml:"min_procs"`
 }
 
 // hasConstraints reports whether the configuration has reservations,
@@ -439,9 +441,19 @@ func (b *constraintsBuilder) window(wc *startWindowConfig) (sim.StartWindow, err
 	if w.From, w.To, err = sim.ParseHours(wc.Hours); err != nil {
 		return w, err
 	}
+	if wc.MaxProcs < 0 {
+		return w, fmt.Errorf("max_procs %d: want > 0", wc.MaxProcs)
+	}
+	if wc.MinProcs < 0 {
+		return w, fmt.Errorf("min_procs %d: want > 0", wc.MinProcs)
+	}
+	w.MaxProcs, w.MinProcs = wc.MaxProcs, wc.MinProcs
+	if wc.MaxWall == "" && (w.MaxProcs > 0 || w.MinProcs > 0) {
+		return w, nil // a bound on processors alone
+	}
 	t, ok := parseSpan(string(wc.MaxWall))
 	if !ok || t <= 0 {
-		return w, fmt.Errorf("max_wall %q: required, a duration > 0 such as \"4h\"", string(wc.MaxWall))
+		return w, fmt.Errorf("max_wall %q: required (unless max_procs or min_procs is given), a duration > 0 such as \"4h\"", string(wc.MaxWall))
 	}
 	w.MaxWall = t
 	return w, nil

@@ -66,6 +66,13 @@ queue = 2
 days = "Sat,Sun"
 hours = "16:00-07:00"
 max_wall = "60h"
+
+[[start_window]]
+queue = 1
+days = "Mon-Fri"
+hours = "19:00-07:00"
+max_procs = 64
+min_procs = 2
 `
 
 // contractHeader is a trace header whose time 0 is 1 July 1996, 00:00 in
@@ -93,7 +100,7 @@ func TestConstraintsContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := cs.Reservations
-	if len(r) != 3 || len(cs.Limits) != 2 || len(cs.Windows) != 2 {
+	if len(r) != 3 || len(cs.Limits) != 2 || len(cs.Windows) != 3 {
 		t.Fatalf("got %d reservations, %d limits, %d windows", len(r), len(cs.Limits), len(cs.Windows))
 	}
 	// 07:00 CEST on 1 July 1996 is 7 h after the trace's start; 31 May 1997 00:00 CEST is 334 days after.
@@ -114,6 +121,9 @@ func TestConstraintsContract(t *testing.T) {
 	}
 	if w := cs.Windows[0]; w.Partition != 2 || w.Queue != -1 || w.Days != 0b0111110 || w.From != 7*3600 || w.To != 16*3600 || w.MaxWall != 4*3600 {
 		t.Errorf("window 1: %+v", w)
+	}
+	if w := cs.Windows[2]; w.Queue != 1 || w.MaxProcs != 64 || w.MinProcs != 2 || w.MaxWall != 0 || w.From != 19*3600 || w.To != 7*3600 {
+		t.Errorf("window 3: %+v", w)
 	}
 	if w := cs.Windows[1]; w.Queue != 2 || w.Partition != -1 || w.Days != 0b1000001 || w.From != 16*3600 || w.To != 7*3600 || w.MaxWall != 60*3600 {
 		t.Errorf("window 2: %+v", w)
@@ -164,6 +174,8 @@ func TestConstraintsConfigErrors(t *testing.T) {
 		{"window bad hours", "[[start_window]]\nhours = \"7-16\"\nmax_wall = \"4h\"\n", nil, "hours \"7-16\""},
 		{"window bad days", "[[start_window]]\ndays = \"Mon-Fry\"\nhours = \"07:00-16:00\"\nmax_wall = \"4h\"\n", nil, "days \"Mon-Fry\""},
 		{"window without max_wall", "[[start_window]]\nhours = \"07:00-16:00\"\n", nil, "max_wall \"\""},
+		{"window negative min_procs", "[[start_window]]\nhours = \"07:00-16:00\"\nmin_procs = -4\n", nil, "min_procs -4"},
+		{"window negative max_procs", "[[start_window]]\nhours = \"07:00-16:00\"\nmax_procs = -4\n", nil, "max_procs -4"},
 		{"window partition and queue", "[[start_window]]\npartition = \"2\"\nqueue = 1\nhours = \"07:00-16:00\"\nmax_wall = \"4h\"\n", nil, "partition and queue"},
 	}
 	for _, tc := range tests {

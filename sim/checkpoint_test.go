@@ -365,7 +365,9 @@ func FuzzRestore(f *testing.F) {
 // epoch (daylight saving in summer): a daily maintenance of the whole
 // machine at 03:00 local time for 30 minutes, a one-off reservation of 32
 // processors for users 1 and 2, a weekly maintenance of 16 processors, a
-// weekday start window (08:00-17:00: at most 2 h), and per-user limits.
+// weekday start window (08:00-17:00: at most 2 h), an evening one
+// (20:00-23:00: at most 16 processors), a weekend one (10:00-14:00: at
+// least 4 processors), and per-user limits.
 func calendarConstraints() *sim.Constraints {
 	loc, err := time.LoadLocation("Europe/Stockholm")
 	if err != nil {
@@ -378,8 +380,10 @@ func calendarConstraints() *sim.Constraints {
 			{Name: "users12", Start: 50000, Duration: 5000, Until: workload.Forever, Procs: 32, Users: []int{1, 2}, Nodes: []cluster.Range{{Lo: 0, Hi: 8}}}, // nodes: on a cluster of nodes (easy-linear-calendar)
 			{Name: "weekly", Start: 100000, Duration: 3600, Recur: sim.RecurWeekly, Until: workload.Forever, Procs: 16, Maint: true},
 		},
-		Windows: []sim.StartWindow{{Partition: -1, Queue: -1, Days: 0b0111110, From: 8 * 3600, To: 17 * 3600, MaxWall: 7200}},
-		Limits:  []sim.Limit{{AllUsers: true, MaxJobsPerUser: 6, MaxCPUsPerUser: 64}, {AllUsers: true, MaxJobs: 4, MaxCPUs: 48}},
+		Windows: []sim.StartWindow{{Partition: -1, Queue: -1, Days: 0b0111110, From: 8 * 3600, To: 17 * 3600, MaxWall: 7200},
+			{Partition: -1, Queue: -1, Days: 0b1111111, From: 20 * 3600, To: 23 * 3600, MaxProcs: 16},
+			{Partition: -1, Queue: -1, Days: 0b1000001, From: 10 * 3600, To: 14 * 3600, MinProcs: 4}},
+		Limits: []sim.Limit{{AllUsers: true, MaxJobsPerUser: 6, MaxCPUsPerUser: 64}, {AllUsers: true, MaxJobs: 4, MaxCPUs: 48}},
 	}
 }
 

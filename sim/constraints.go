@@ -31,8 +31,10 @@ import (
 //     policies plan with the same rule (policy.Calendar), so a backfilled
 //     job never runs into a reservation and a head's reservation is never
 //     promised inside one.
-//   - A job whose requested time exceeds a start window's MaxWall may not
-//     start inside that window; it waits for the window's end.
+//   - A job whose requested time exceeds a start window's MaxWall, or
+//     whose processors exceed its MaxProcs or fall short of its
+//     MinProcs, may not start inside that window; it waits for the
+//     window's end.
 //   - A job that a limit holds (its user's running jobs or processors, its
 //     account's processors) is left out of the queue a pass sees, as
 //     Slurm's scheduler passes over jobs held by an association limit:
@@ -154,17 +156,32 @@ type StartWindow struct {
 	// From and To are the local times of day, in seconds, at which it
 	// opens and closes; To ≤ From wraps midnight (it closes the next day).
 	From, To int
-	// MaxWall: a job asking for more may not start inside the window.
+	// MaxWall: a job asking for more may not start inside the window (0:
+	// no bound on the requested time; then MaxProcs is set).
 	MaxWall workload.Time
+	// MaxProcs: a job asking for more processors may not start inside
+	// the window either (0: no bound), like a partition's MaxNodes that
+	// holds at those hours only (a machine that runs its large jobs at
+	// night, or keeps them out of its daytime partitions).
+	MaxProcs int `json:"MaxProcs,omitempty"`
+	// MinProcs: a job asking for fewer processors may not start inside
+	// the window either (0: no bound): a machine that keeps its daytime
+	// partitions for a queue's large jobs.
+	MinProcs int `json:"MinProcs,omitempty"`
 }
 
 // appliesTo reports whether the window holds for job j with time limit
-// limit (≤ 0: none, which exceeds every MaxWall).
+// limit (≤ 0: none, which exceeds every MaxWall): j is one of its jobs
+// and asks for more time than MaxWall, more processors than MaxProcs or
+// fewer than MinProcs.
 func (w *StartWindow) appliesTo(j *workload.Job, limit workload.Time) bool {
 	if (w.Partition >= 0 && j.Partition != w.Partition) || (w.Queue >= 0 && j.Queue != w.Queue) {
 		return false
 	}
-	return limit <= 0 || limit > w.MaxWall
+	if (w.MaxProcs > 0 && j.Procs > w.MaxProcs) || (w.MinProcs > 0 && j.Procs < w.MinProcs) {
+		return true
+	}
+	return w.MaxWall > 0 && (limit <= 0 || limit > w.MaxWall)
 }
 
 // Limit is an association or QOS limit (Slurm's MaxJobsPerUser,
@@ -279,8 +296,8 @@ func (c *Constraints) Validate() error {
 			return fmt.Errorf("sim: start window %d: no days", i+1)
 		case w.From < 0 || w.From >= 86400 || w.To < 0 || w.To > 86400:
 			return fmt.Errorf("sim: start window %d: hours out of the day", i+1)
-		case w.MaxWall <= 0:
-			return fmt.Errorf("sim: start window %d: max_wall must be > 0", i+1)
+		case w.MaxWall < 0 || w.MaxProcs < 0 || w.MinProcs < 0 || (w.MaxWall == 0 && w.MaxProcs == 0 && w.MinProcs == 0):
+			return fmt.Errorf("sim: start window %d: max_wall, max_procs or min_procs must be > 0", i+1)
 		}
 	}
 	for i, l := range c.Limits {

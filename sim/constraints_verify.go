@@ -85,8 +85,14 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 				continue // the window holds for some partitions or queues only
 			}
 		}
-		if s := cs.startFrom(&o.Job, o.Job.Estimate, o.Start); s != o.Start {
-			add(&o.Job, "start-window", "started at %d inside a start window for its requested time %s (it could start from %d)", o.Start, limitText(o.Job.Estimate, c.tick()), s)
+		// A window's MaxProcs holds for the processors the job started
+		// with (a growing job's first step).
+		j := o.Job
+		if len(o.Steps) > 0 {
+			j.Procs = o.Steps[0].Procs
+		}
+		if s := cs.startFrom(&j, j.Estimate, o.Start); s != o.Start {
+			add(&o.Job, "start-window", "started at %d inside a start window for its requested time %s or its %d processors (it could start from %d)", o.Start, limitText(j.Estimate, c.tick()), j.Procs, s)
 		}
 	}
 	// Reservations: at every instant of an occurrence, the jobs it does

@@ -44,6 +44,11 @@ What it looks for, and how it shows in a log:
                    entries with that max_wall; then the same for each
                    queue's jobs alone, written with queue = N where
                    stricter than the windows for all jobs
+  size windows     start hours where a queue's (or all) jobs asking more
+                   than a processor count are nearly absent (--window-leak
+                   of those expected, --size-window-expected or more, from
+                   the queue's own starts there): start_window entries
+                   with max_procs
   user caps        users whose running jobs (or processors) sat at their
                    maximum for --cap-hold in --cap-episodes episodes or more
                    while a job of theirs would have fit the idle processors:
@@ -67,6 +72,10 @@ What it looks for, and how it shows in a log:
   time sharing     the recorded jobs hold more processors than the machine
                    on --time-share of the time or more (said in a comment;
                    effective size and nodes are then not inferred)
+  non-dedicated    on a time-shared machine, the fewest queues without whose
+                   jobs the others stay within the machine in all but
+                   --non-dedicated of the steps: they ran beside the others
+                   (said in a comment)
   effective size   the median of the busy processors while jobs were queued,
                    when at least --effective-min of the machine: procs
   nodes            the largest k (2 to --node-max) such that --node-share of
@@ -109,6 +118,8 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&opt.CapacityLowFrac, "capacity-low", opt.CapacityLowFrac, "... in which at most this fraction of the machine was ever busy while queued jobs would have fit for 4 h a day or more")
 	fs.Float64Var(&opt.WindowLeakFrac, "window-leak", opt.WindowLeakFrac, "a start hour is restricted to a maximum requested time when at most this fraction of the longer jobs expected there started there")
 	fs.Float64Var(&opt.WindowMinExpected, "window-expected", opt.WindowMinExpected, "... and at least this many were expected")
+	fs.Float64Var(&opt.SizeWindowMinExpected, "size-window-expected", opt.SizeWindowMinExpected, "a start hour of a queue is restricted to a processor count when at least this many of its larger jobs were expected there (0: never look for size windows)")
+	fs.Float64Var(&opt.NonDedicatedFrac, "non-dedicated", opt.NonDedicatedFrac, "on a time-shared machine, name the fewest queues without whose jobs the others held more than the machine on under this fraction of the 5-minute steps: they ran beside the others (a comment; 0: never)")
 	fs.StringVar(&capHold, "cap-hold", capHold, "a user sat at its maximum concurrency, with a job of its own waiting that would have fit, at least this long in all (seconds, or with unit) ...")
 	fs.IntVar(&opt.CapMinEpisodes, "cap-episodes", opt.CapMinEpisodes, "... in at least this many episodes")
 	fs.IntVar(&opt.CapMinUsers, "cap-users", opt.CapMinUsers, "a cap shared by at least this many users, which no user exceeds, applies to every user")
@@ -143,14 +154,14 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 		name string
 		v    float64
 	}{{"--near-zero", opt.NearZeroFrac}, {"--drain-frac", opt.DrainMinFrac}, {"--capacity-low", opt.CapacityLowFrac}, {"--window-leak", opt.WindowLeakFrac},
-		{"--time-share", opt.TimeShareFrac}, {"--effective-min", opt.EffectiveMinFrac}, {"--node-share", opt.NodeMinShare},
+		{"--time-share", opt.TimeShareFrac}, {"--non-dedicated", opt.NonDedicatedFrac}, {"--effective-min", opt.EffectiveMinFrac}, {"--node-share", opt.NodeMinShare},
 		{"--throttle-quantile", opt.ThrottleQuantile}, {"--throttle-room", opt.ThrottleRoomFrac}} {
 		if !(f.v >= 0 && f.v <= 1) {
 			return usagef("%s %v: want a fraction from 0 to 1", f.name, f.v)
 		}
 	}
-	if opt.DrainMinDays < 1 || opt.OutageMinStarts < 0 || opt.CapacityMinDays < 1 || opt.CapMinEpisodes < 1 || opt.CapMinUsers < 1 || !(opt.WindowMinExpected > 0) {
-		return usagef("--drain-days, --capacity-days, --cap-episodes, --cap-users and --window-expected want 1 or more, --outage-starts 0 or more")
+	if opt.DrainMinDays < 1 || opt.OutageMinStarts < 0 || opt.CapacityMinDays < 1 || opt.CapMinEpisodes < 1 || opt.CapMinUsers < 1 || !(opt.WindowMinExpected > 0) || !(opt.SizeWindowMinExpected >= 0) {
+		return usagef("--drain-days, --capacity-days, --cap-episodes, --cap-users and --window-expected want 1 or more, --outage-starts and --size-window-expected 0 or more")
 	}
 	sc := schedsim.Default()
 	sc.Trace = fs.Arg(0)

@@ -101,6 +101,8 @@ func TestInferErrors(t *testing.T) {
 		{"bad fraction", []string{plantedLog, "--drain-frac", "1.5"}, "--drain-frac"},
 		{"bad duration", []string{plantedLog, "--outage-min", "soon"}, "--outage-min"},
 		{"bad count", []string{plantedLog, "--cap-users", "0"}, "--cap-users"},
+		{"negative size windows", []string{plantedLog, "--size-window-expected", "-1"}, "--size-window-expected"},
+		{"bad non-dedicated", []string{plantedLog, "--non-dedicated", "2"}, "--non-dedicated"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, append([]string{"infer"}, tc.args...)...)

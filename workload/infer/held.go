@@ -148,7 +148,10 @@ func (r *Result) explained(j Job, opt Options) bool {
 		req = j.End - j.Start
 	}
 	for _, w := range r.Windows {
-		if (w.Queue < 0 || w.Queue == j.Queue) && (j.ReqTime <= 0 || j.ReqTime > w.MaxWallSec) {
+		if w.Queue >= 0 && w.Queue != j.Queue {
+			continue
+		}
+		if (w.MaxProcs > 0 && j.Procs > w.MaxProcs) || (w.MinProcs > 0 && j.Procs < w.MinProcs) || (w.MaxWallSec > 0 && (j.ReqTime <= 0 || j.ReqTime > w.MaxWallSec)) {
 			return true
 		}
 	}

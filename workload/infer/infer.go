@@ -141,6 +141,18 @@ type Options struct {
 	// WindowLeakFrac: ... at most this fraction of that expectation
 	// started there.
 	WindowLeakFrac float64
+	// SizeWindowMinExpected: a cell (weekday or weekend × start hour) of
+	// a queue is restricted to at most B processors when the queue's jobs
+	// asking more than B would be expected there at least this many times
+	// (from the queue's own starts there) and at most WindowLeakFrac of
+	// that expectation started there (0: never). Looked for on a
+	// time-shared machine only (TimeShareFrac).
+	SizeWindowMinExpected float64
+	// NonDedicatedFrac: on a time-shared machine, the queues without
+	// whose jobs the others held more processors than the machine on
+	// under this fraction of the CapSampleSec samples ran beside the
+	// others (a note; 0: never looked for).
+	NonDedicatedFrac float64
 	// CapSampleSec is the sampling step of the per-user concurrency.
 	CapSampleSec workload.Time
 	// CapMinHoldSec: a user's concurrency is capped at its maximum when it
@@ -211,6 +223,8 @@ func Defaults() Options {
 			24 * h, 36 * h, 48 * h, 60 * h, 72 * h, 96 * h, 120 * h, 168 * h},
 		WindowMinExpected:     20,
 		WindowLeakFrac:        0.05,
+		SizeWindowMinExpected: 20,
+		NonDedicatedFrac:      0.01,
 		CapSampleSec:          300,
 		CapMinHoldSec:         24 * h,
 		CapMinEpisodes:        10,
@@ -253,11 +267,15 @@ type Reservation struct {
 type StartWindow struct {
 	// Queue is the SWF queue (field 15) it holds for, -1 every job.
 	Queue      int
-	Days       string // "Mon-Fri" or "Sat,Sun"
-	FromHour   int    // local hour the window opens
-	ToHour     int    // local hour it closes (may be ≤ FromHour: wraps midnight)
-	MaxWallSec workload.Time
-	Evidence   []string
+	Days       string        // "Mon-Fri" or "Sat,Sun"
+	FromHour   int           // local hour the window opens
+	ToHour     int           // local hour it closes (may be ≤ FromHour: wraps midnight)
+	MaxWallSec workload.Time // 0: no bound on the requested time
+	// MaxProcs and MinProcs, when positive, bound the processors instead
+	// (a size window: the job asking more, or fewer, may not start inside
+	// it).
+	MaxProcs, MinProcs int
+	Evidence           []string
 }
 
 // Limit is an inferred [[limit]].
@@ -346,6 +364,8 @@ func Infer(l *Log, opt Options) (*Result, error) {
 	// count busy processors against the machine the header describes.
 	occ := sampleOccupancy(tl, r.Procs, opt.CapSampleSec)
 	r.timeSharing(occ, opt)
+	r.nonDedicated(jobs, opt)
+	r.sizeWindows(jobs, opt)
 	r.effectiveSize(occ, opt)
 	r.nodeSize(jobs, opt)
 	// Throttled users and held jobs count idle processors against the

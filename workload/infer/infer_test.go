@@ -402,10 +402,12 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 			Maint    bool   `toml:"maint"`
 		} `toml:"reservation"`
 		StartWindow []struct {
-			Queue   *int   `toml:"queue"`
-			Days    string `toml:"days"`
-			Hours   string `toml:"hours"`
-			MaxWall string `toml:"max_wall"`
+			Queue    *int   `toml:"queue"`
+			Days     string `toml:"days"`
+			Hours    string `toml:"hours"`
+			MaxWall  string `toml:"max_wall"`
+			MaxProcs int    `toml:"max_procs"`
+			MinProcs int    `toml:"min_procs"`
 		} `toml:"start_window"`
 		Limit []struct {
 			Users   []string `toml:"users"`
@@ -467,7 +469,10 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 			t.Errorf("start window %d: queue %v in the file, %d found", i, w.Queue, q)
 		}
 		d, ok := workload.ParseSeconds(w.MaxWall, workload.Forever)
-		if !ok || d != r.Windows[i].MaxWallSec || len(w.Hours) != len("07:00-16:00") || (w.Days != "Mon-Fri" && w.Days != "Sat,Sun") {
+		if w.MaxWall == "" {
+			d, ok = 0, w.MaxProcs > 0 || w.MinProcs > 0 // a size window
+		}
+		if !ok || d != r.Windows[i].MaxWallSec || w.MaxProcs != r.Windows[i].MaxProcs || w.MinProcs != r.Windows[i].MinProcs || len(w.Hours) != len("07:00-16:00") || (w.Days != "Mon-Fri" && w.Days != "Sat,Sun") {
 			t.Errorf("start window %+v", w)
 		}
 	}

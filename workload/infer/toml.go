@@ -113,7 +113,7 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 	}
 	if len(r.Windows) > 0 {
 		fmt.Fprintln(b)
-		comment("Start windows: a job asking more than max_wall may not start inside the window.")
+		comment("Start windows: a job asking more than max_wall (more processors than max_procs, fewer than min_procs) may not start inside the window.")
 		for _, sw := range r.Windows {
 			fmt.Fprintln(b)
 			comment(sw.Evidence...)
@@ -121,7 +121,16 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 			if sw.Queue >= 0 {
 				fmt.Fprintf(b, "queue = %d\n", sw.Queue)
 			}
-			fmt.Fprintf(b, "days = %s\nhours = \"%02d:00-%02d:00\"\nmax_wall = %s\n", strconv.Quote(sw.Days), sw.FromHour, sw.ToHour, strconv.Quote(durationText(sw.MaxWallSec)))
+			fmt.Fprintf(b, "days = %s\nhours = \"%02d:00-%02d:00\"\n", strconv.Quote(sw.Days), sw.FromHour, sw.ToHour)
+			if sw.MaxWallSec > 0 {
+				fmt.Fprintf(b, "max_wall = %s\n", strconv.Quote(durationText(sw.MaxWallSec)))
+			}
+			if sw.MaxProcs > 0 {
+				fmt.Fprintf(b, "max_procs = %d\n", sw.MaxProcs)
+			}
+			if sw.MinProcs > 0 {
+				fmt.Fprintf(b, "min_procs = %d\n", sw.MinProcs)
+			}
 		}
 	}
 	if len(r.Limits) > 0 {
