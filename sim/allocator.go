@@ -152,9 +152,17 @@ func (c *countAlloc) give(s *slot)      { c.busy -= s.job.Procs }
 
 func (c *countAlloc) testOnly(e *Engine, j *workload.Job) (bool, string) {
 	if procs := e.procsAtSubmit(j); procs > c.size {
-		return false, fmt.Sprintf("needs %d processors, machine has %d", procs, c.size)
+		return false, c.tooBig(procs)
 	}
 	return true, ""
+}
+
+// tooBig says why a job of procs processors is refused: it is apart from
+// testOnly, which runs for every job, so that testOnly is inlined.
+//
+//go:noinline
+func (c *countAlloc) tooBig(procs int) string {
+	return fmt.Sprintf("needs %d processors, machine has %d", procs, c.size)
 }
 
 func (c *countAlloc) take(e *Engine, s *slot, id int32) int {

@@ -862,10 +862,15 @@ func New(cfg Config) (*Engine, error) {
 // freeProcs returns the idle processors.
 func (e *Engine) freeProcs() int {
 	if c := e.count; c != nil {
-		return c.free()
+		return c.size - c.busy // small enough to be inlined
 	}
-	return e.pool.free()
+	return e.poolFree()
 }
+
+// poolFree is freeProcs on a pool of another kind than the counted one.
+//
+//go:noinline
+func (e *Engine) poolFree() int { return e.pool.free() }
 
 // Run replays src to the end, telling observer (which may be nil) of every
 // event it wants, and returns the run's statistics. An error from src stops
@@ -1469,6 +1474,16 @@ func (e *Engine) release(id int32) {
 // dequeued does what every way out of the queue (a start, a failure)
 // must: the counts of jobs queued out of order.
 func (e *Engine) dequeued(s *slot) {
+	if s.member > 0 || s.requeues > 0 || s.preq > 0 || s.released {
+		e.dequeuedRare(s) // apart, so that this is inlined
+	}
+}
+
+// dequeuedRare is dequeued for a job that was assigned a member, requeued
+// or released from a hold.
+//
+//go:noinline
+func (e *Engine) dequeuedRare(s *slot) {
 	if s.member > 0 {
 		e.alloc.(memberAssigner).Waiting(s.request(), false)
 	}

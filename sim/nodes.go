@@ -486,10 +486,15 @@ func (e *Engine) held(s *slot) int {
 // allocator's fits).
 func (e *Engine) fits(s *slot) bool {
 	if c := e.count; c != nil {
-		return c.fits(s)
+		return s.job.Procs <= c.size-c.busy // small enough to be inlined
 	}
-	return e.pool.fits(s)
+	return e.poolFits(s)
 }
+
+// poolFits is fits on a pool of another kind than the counted one.
+//
+//go:noinline
+func (e *Engine) poolFits(s *slot) bool { return e.pool.fits(s) }
 
 // freed returns the processors the end of the running job of slot s gives
 // back to service (policy.Ended.Freed): what Running counts for it.
