@@ -12,9 +12,10 @@ import (
 const benchUsage = `Usage: schedsim bench [options] [TRACE...]
 
 Measures schedsim end to end, the way a user runs it: for each case it runs
-"schedsim run ... --out DIR" as a child process, --repeat times (with
---plots=false, without the plots and report.html, whose drawing takes a
-fixed few tenths of a second after the simulation), and prints
+"schedsim run ... --out DIR" as a child process, --repeat times, plots
+and report.html included as schedsim run writes them (--plots=false
+leaves them out: their drawing takes a fixed few tenths of a second
+after the simulation), and prints
 the median wall time, jobs per second, the median CPU time (the child's
 user and system time, over all its threads) and peak memory (the child's
 maximum resident set size) as a table.
