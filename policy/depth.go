@@ -60,7 +60,11 @@ func (p *Depth) Schedule(v View, d Decisions) {
 	// it took.
 	fit, _ := v.(Fitter)
 	cal, _ := v.(Calendar)
-	take := func(i, procs int) int {
+	// What it took is charged to the plan up to what the plan has free
+	// over its run: a job planned on processor counts may hold more (whole
+	// nodes) than a later reservation left it, and that reservation is then
+	// a plan, not a promise (as in Conservative and Slurm).
+	take := func(i, procs int, end workload.Time) int {
 		d.Start(i)
 		if fit == nil {
 			free -= procs
@@ -68,7 +72,7 @@ func (p *Depth) Schedule(v View, d Decisions) {
 		}
 		took := free - v.Free()
 		free = v.Free()
-		return took
+		return min(max(took, procs), pr.MinFree(now, end))
 	}
 	reserved := 0
 	// When the head waits for a running job without an estimate, its start
@@ -94,7 +98,7 @@ func (p *Depth) Schedule(v View, d Decisions) {
 				if now+j.Estimate > limit {
 					extra -= j.Procs
 				}
-				procs = take(i, j.Procs)
+				procs = take(i, j.Procs, satAdd(now, j.Limit()))
 			case i == h && at < workload.Forever:
 				d.Reserve(i, at)
 			case i == h:
@@ -116,7 +120,7 @@ func (p *Depth) Schedule(v View, d Decisions) {
 		if now+j.Estimate > limit {
 			extra -= j.Procs
 		}
-		pr.Add(now, now+j.Estimate, take(i, j.Procs))
+		pr.Add(now, now+j.Estimate, take(i, j.Procs, now+j.Estimate))
 	}
 }
 

@@ -238,6 +238,25 @@ func TestDepthOnNodes(t *testing.T) {
 	})
 }
 
+// TestDepthOnNodesTakesMore: on whole nodes a job the plan places on
+// processor counts may take more than a later reservation left it. Two
+// select/linear nodes of 4 cores, a depth of 2: job 1 (4 cores, 100 s) takes
+// node 0 at 0; job 2 (5 cores) at 1 is the head, reserved at 100, which
+// leaves the plan 3 processors over 100–200; job 3 (3 cores, 300 s) at 2
+// fits that plan but takes all of node 1 (4 cores). Its start delays job 2
+// to 302, when node 1 is free again; before the plan charged it what it
+// left (3), the plan went below zero and the run stopped with a panic.
+func TestDepthOnNodesTakesMore(t *testing.T) {
+	jobs := []workload.Job{
+		{ID: 1, Seq: 0, Submit: 0, Procs: 4, Run: 100, Estimate: 100},
+		{ID: 2, Seq: 1, Submit: 1, Procs: 5, Run: 100, Estimate: 100},
+		{ID: 3, Seq: 2, Submit: 2, Procs: 3, Run: 300, Estimate: 300},
+	}
+	cfg := sim.Config{Policy: &policy.Depth{Depth: 2, Lookahead: policy.LookaheadAll}, Allocator: twoLinearNodes(t)}
+	want := map[int64][2]workload.Time{1: {0, 100}, 2: {302, 402}, 3: {2, 302}}
+	checkTimes(t, runJobs(t, cfg, jobs), want)
+}
+
 // twoLinearNodes returns a select/linear cluster of 2 nodes of 4 cores: a
 // job takes whole nodes.
 func twoLinearNodes(t *testing.T) cluster.Allocator {
