@@ -385,7 +385,9 @@ var _ fastpath.Copier = (*Async)(nil)
 func (a *Async) PlainEnd(j *workload.Job, start, end workload.Time, killed bool, slot, requeues int32, pending uint8, who bool) {
 	b := a.cur
 	n := b.nrec & (asyncBatch - 1)
-	b.plain[n] = plainEnd{start: start, end: end, slot: slot, requeues: requeues, pending: sim.PendingReason(pending), killed: killed, who: who}
+	p := &b.plain[n] // field by field, as in Sampled
+	p.start, p.end, p.slot, p.requeues = start, end, slot, requeues
+	p.pending, p.killed, p.who = sim.PendingReason(pending), killed, who
 	if a.heads {
 		jobHead(&b.jobs[n], j)
 	} else {
@@ -414,7 +416,9 @@ func (a *Async) Sampled(t workload.Time, busy, running, queued int, queuedProcs 
 		return
 	}
 	b := a.cur
-	b.samples[b.nsmp&(asyncBatch-1)] = sim.Sample{Time: t, Busy: busy, Running: running, Queued: queued, QueuedProcs: queuedProcs, Unavailable: unavailable}
+	// Field by field: a literal is built on the stack and copied.
+	s := &b.samples[b.nsmp&(asyncBatch-1)]
+	s.Time, s.Busy, s.Running, s.Queued, s.QueuedProcs, s.Unavailable = t, busy, running, queued, queuedProcs, unavailable
 	a.sampledIn(b)
 }
 
