@@ -1309,7 +1309,9 @@ func (e *Engine) submit(j *workload.Job, obs *sink) {
 	var ok bool
 	var reason string
 	if c := e.count; c != nil {
-		ok, reason = c.testOnly(e, j)
+		if ok = j.Procs <= c.size && e.grow == nil; !ok { // written out: submit runs inlined, where calls stay calls
+			ok, reason = c.testOnly(e, j)
+		}
 	} else {
 		ok, reason = e.pool.testOnly(e, j)
 	}
@@ -1545,7 +1547,12 @@ func (e *Engine) finish(id int32, obs *sink) {
 	e.touch(s.end)
 	if obs.copier != nil && e.deferred && len(s.alloc) == 0 && e.grow == nil && e.pre == nil && s.predicted < 0 && e.cfg.Annotator == nil {
 		// Most ends, handed over without a Record (fastpath.Copier).
-		obs.plainEnd(&s.job, s.start, s.end, st == Killed, id, s.requeues, s.pending, e.cons != nil)
+		if obs.loop != nil {
+			obs.loop.ended(s.job.ID, s.end)
+		}
+		if obs.kinds&(1<<EventEnded) != 0 {
+			obs.copier.PlainEnd(&s.job, s.start, s.end, st == Killed, id, s.requeues, uint8(s.pending), e.cons != nil)
+		}
 		e.freeIDs = append(e.freeIDs, id)
 		return
 	}
@@ -1642,7 +1649,13 @@ func (e *Engine) pass() {
 		// nodes where it fits), or, when they are free, for something the
 		// policy keeps it for (a filter, a limit, a reservation).
 		s := &e.slots[e.queue[0]]
-		if !e.fits(s) {
+		fits := false
+		if c := e.count; c != nil {
+			fits = s.job.Procs <= c.size-c.busy // written out, as in submit
+		} else {
+			fits = e.fits(s)
+		}
+		if !fits {
 			s.pending = PendingResources
 		} else {
 			s.pending = PendingPolicy

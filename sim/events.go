@@ -294,17 +294,6 @@ func (s *sink) record(r *Record) {
 	}
 }
 
-// plainEnd tells the closed loop of the end of job j, a plain end (see
-// fastpath.Copier), and hands it to the copier, which must not be nil.
-func (s *sink) plainEnd(j *workload.Job, start, end workload.Time, killed bool, slot, requeues int32, pending PendingReason, who bool) {
-	if s.loop != nil {
-		s.loop.ended(j.ID, end)
-	}
-	if s.kinds&(1<<EventEnded) != 0 {
-		s.copier.PlainEnd(j, start, end, killed, slot, requeues, uint8(pending), who)
-	}
-}
-
 // sampled hands the observer the sample the engine wrote in s.smp[0], as
 // an EventSampled.
 func (s *sink) sampled() {
