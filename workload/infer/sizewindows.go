@@ -122,50 +122,31 @@ func (r *Result) sizeWindowsOf(jobs []Job, q int, small bool, global []StartWind
 	}
 	var out []StartWindow
 	for d := range limit {
-		// Runs of equal bounds; a run may wrap midnight.
-		h0 := 0
-		if limit[d][0] >= 0 && limit[d][23] == limit[d][0] {
-			for h0 < 24 && limit[d][h0] == limit[d][0] {
-				h0++
+		hourRuns(&limit[d], func(h, n, k int) {
+			var in, leak int
+			var exp float64
+			for m := 0; m < n; m++ {
+				c := (h + m) % 24
+				in += cell[d][c]
+				leak += over[d][c][k]
+				exp += expect[d][c]
 			}
-			if h0 == 24 {
-				h0 = 0
+			who := "jobs"
+			if q >= 0 {
+				who = fmt.Sprintf("jobs of queue %d", q)
 			}
-		}
-		for i := 0; i < 24; {
-			h := (h0 + i) % 24
-			k := limit[d][h]
-			n := 1
-			for n < 24-i && limit[d][(h+n)%24] == k {
-				n++
+			w := StartWindow{Queue: q, Days: dayTypes[d], FromHour: h, ToHour: (h + n) % 24}
+			than, kept := "more", "larger"
+			if small {
+				w.MinProcs, than, kept = bounds[k], "fewer", "smaller"
+			} else {
+				w.MaxProcs = bounds[k]
 			}
-			if k >= 0 {
-				var in, leak int
-				var exp float64
-				for m := 0; m < n; m++ {
-					c := (h + m) % 24
-					in += cell[d][c]
-					leak += over[d][c][k]
-					exp += expect[d][c]
-				}
-				who := "jobs"
-				if q >= 0 {
-					who = fmt.Sprintf("jobs of queue %d", q)
-				}
-				w := StartWindow{Queue: q, Days: dayTypes[d], FromHour: h, ToHour: (h + n) % 24}
-				than, kept := "more", "larger"
-				if small {
-					w.MinProcs, than, kept = bounds[k], "fewer", "smaller"
-				} else {
-					w.MaxProcs = bounds[k]
-				}
-				w.Evidence = []string{fmt.Sprintf("evidence: %d %s started on %s %02d:00-%02d:00 (%s); %d of them asked %s than %d processors, where %.0f would be expected",
-					in, who, dayTypes[d], h, (h+n)%24, r.Zone, leak, than, bounds[k], exp),
-					fmt.Sprintf("from those jobs' share of the %d %s (they ask %d to %d processors): the %s ones were kept out of these hours.", total, who, sizes[0], sizes[len(sizes)-1], kept)}
-				out = append(out, w)
-			}
-			i += n
-		}
+			w.Evidence = []string{fmt.Sprintf("evidence: %d %s started on %s %02d:00-%02d:00 (%s); %d of them asked %s than %d processors, where %.0f would be expected",
+				in, who, dayTypes[d], h, (h+n)%24, r.Zone, leak, than, bounds[k], exp),
+				fmt.Sprintf("from those jobs' share of the %d %s (they ask %d to %d processors): the %s ones were kept out of these hours.", total, who, sizes[0], sizes[len(sizes)-1], kept)}
+			out = append(out, w)
+		})
 	}
 	return out
 }

@@ -132,45 +132,54 @@ func (r *Result) windowsOf(jobs []Job, q int, cell [2][24]int, total int, global
 		}
 	}
 	for d := range limit {
-		// Runs of equal bounds; a run may wrap midnight.
-		h0 := 0
-		if limit[d][0] >= 0 && limit[d][23] == limit[d][0] {
-			// Start after the run that wraps, unless it is the whole day.
-			for h0 < 24 && limit[d][h0] == limit[d][0] {
-				h0++
+		hourRuns(&limit[d], func(h, n, k int) {
+			var jobsIn, leak int
+			var exp float64
+			for m := 0; m < n; m++ {
+				c := (h + m) % 24
+				jobsIn += qcell[d][c]
+				leak += over[d][c][k]
+				exp += expect[d][c]
 			}
-			if h0 == 24 {
-				h0 = 0
+			b := opt.WindowBoundsSec[k]
+			who, of := "jobs", ""
+			if q >= 0 {
+				who, of = fmt.Sprintf("jobs of queue %d", q), fmt.Sprintf(" of queue %d", q)
 			}
-		}
-		for i := 0; i < 24; {
-			h := (h0 + i) % 24
-			k := limit[d][h]
-			n := 1
-			for n < 24-i && limit[d][(h+n)%24] == k {
-				n++
-			}
-			if k >= 0 {
-				var jobsIn, leak int
-				var exp float64
-				for m := 0; m < n; m++ {
-					c := (h + m) % 24
-					jobsIn += qcell[d][c]
-					leak += over[d][c][k]
-					exp += expect[d][c]
-				}
-				b := opt.WindowBoundsSec[k]
-				who, of := "jobs", ""
-				if q >= 0 {
-					who, of = fmt.Sprintf("jobs of queue %d", q), fmt.Sprintf(" of queue %d", q)
-				}
-				out = append(out, StartWindow{Queue: q, Days: dayTypes[d], FromHour: h, ToHour: (h + n) % 24, MaxWallSec: b,
-					Evidence: []string{fmt.Sprintf("evidence: %d %s started on %s %02d:00-%02d:00 (%s); %d of them asked more than %s, where %.0f would be expected from such jobs' share of all starts",
-						jobsIn, who, dayTypes[d], h, (h+n)%24, r.Zone, leak, durationText(b), exp),
-						fmt.Sprintf("(the longest requested time%s in the log is %s).", of, durationText(maxReq))}})
-			}
-			i += n
-		}
+			out = append(out, StartWindow{Queue: q, Days: dayTypes[d], FromHour: h, ToHour: (h + n) % 24, MaxWallSec: b,
+				Evidence: []string{fmt.Sprintf("evidence: %d %s started on %s %02d:00-%02d:00 (%s); %d of them asked more than %s, where %.0f would be expected from such jobs' share of all starts",
+					jobsIn, who, dayTypes[d], h, (h+n)%24, r.Zone, leak, durationText(b), exp),
+					fmt.Sprintf("(the longest requested time%s in the log is %s).", of, durationText(maxReq))}})
+		})
 	}
 	return out
+}
+
+// hourRuns calls f(h, n, k) for each run of n hours from hour h (a run may
+// wrap midnight) in which bounds holds the same k ≥ 0, in hour order from
+// the first hour that does not continue the run that wraps (from 0 when
+// none does, or when one bound holds all day).
+func hourRuns(bounds *[24]int, f func(h, n, k int)) {
+	h0 := 0
+	if bounds[0] >= 0 && bounds[23] == bounds[0] {
+		// Start after the run that wraps, unless it is the whole day.
+		for h0 < 24 && bounds[h0] == bounds[0] {
+			h0++
+		}
+		if h0 == 24 {
+			h0 = 0
+		}
+	}
+	for i := 0; i < 24; {
+		h := (h0 + i) % 24
+		k := bounds[h]
+		n := 1
+		for n < 24-i && bounds[(h+n)%24] == k {
+			n++
+		}
+		if k >= 0 {
+			f(h, n, k)
+		}
+		i += n
+	}
 }
