@@ -110,15 +110,7 @@ func TestReservationOnNodes(t *testing.T) {
 					if _, err := eng.Run(simtest.NewSource(jobs()), col); err != nil {
 						t.Fatal(err)
 					}
-					var got []string
-					for id := int64(1); id <= 4; id++ {
-						for _, o := range col.Outcomes {
-							if o.Job.ID == id {
-								got = append(got, fmt.Sprintf("%d:%d", id, o.Start))
-							}
-						}
-					}
-					if g := strings.Join(got, " "); g != want {
+					if g := simtest.StartsOf(col.Outcomes, 4); g != want {
 						t.Errorf("starts %s, want %s", g, want)
 					}
 					if vs := sim.Verify(8, col.Outcomes, sim.VerifyOptions{Cluster: spec, Constraints: c}); len(vs) > 0 {
@@ -257,15 +249,7 @@ func TestReservationOnNodesPlan(t *testing.T) {
 				if _, err := eng.Run(simtest.NewSource(jobs), col); err != nil {
 					t.Fatal(err)
 				}
-				var got []string
-				for id := int64(1); id <= int64(len(jobs)); id++ {
-					for _, o := range col.Outcomes {
-						if o.Job.ID == id {
-							got = append(got, fmt.Sprintf("%d:%d", id, o.Start))
-						}
-					}
-				}
-				if g := strings.Join(got, " "); g != want {
+				if g := simtest.StartsOf(col.Outcomes, len(jobs)); g != want {
 					t.Errorf("starts %s, want %s", g, want)
 				}
 				if vs := sim.Verify(4, col.Outcomes, sim.VerifyOptions{Cluster: spec, Constraints: c}); len(vs) > 0 {

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -55,15 +54,7 @@ func TestStartWindowMaxProcs(t *testing.T) {
 			if _, err := eng.Run(simtest.NewSource(jobs()), col); err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for id := int64(1); id <= 5; id++ {
-				for _, o := range col.Outcomes {
-					if o.Job.ID == id {
-						got = append(got, fmt.Sprintf("%d:%d", id, o.Start))
-					}
-				}
-			}
-			if g := strings.Join(got, " "); g != want {
+			if g := simtest.StartsOf(col.Outcomes, 5); g != want {
 				t.Errorf("starts %s, want %s", g, want)
 			}
 			if vs := sim.Verify(8, col.Outcomes, sim.VerifyOptions{Constraints: c}); len(vs) > 0 {

@@ -409,3 +409,18 @@ func Columns(header []string) map[string]int {
 	}
 	return col
 }
+
+// StartsOf returns the starts of jobs 1 to n among outs as the hand-computed
+// schedules of the tests write them: "id:start" in job order, separated by
+// spaces (a job with no outcome is left out).
+func StartsOf(outs []sim.Outcome, n int) string {
+	var got []string
+	for id := int64(1); id <= int64(n); id++ {
+		for _, o := range outs {
+			if o.Job.ID == id {
+				got = append(got, fmt.Sprintf("%d:%d", id, o.Start))
+			}
+		}
+	}
+	return strings.Join(got, " ")
+}
