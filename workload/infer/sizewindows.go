@@ -123,14 +123,7 @@ func (r *Result) sizeWindowsOf(jobs []Job, q int, small bool, global []StartWind
 	var out []StartWindow
 	for d := range limit {
 		hourRuns(&limit[d], func(h, n, k int) {
-			var in, leak int
-			var exp float64
-			for m := 0; m < n; m++ {
-				c := (h + m) % 24
-				in += cell[d][c]
-				leak += over[d][c][k]
-				exp += expect[d][c]
-			}
+			in, leak, exp := runTotals(&cell[d], &over[d], &expect[d], h, n, k)
 			who := "jobs"
 			if q >= 0 {
 				who = fmt.Sprintf("jobs of queue %d", q)

@@ -133,14 +133,7 @@ func (r *Result) windowsOf(jobs []Job, q int, cell [2][24]int, total int, global
 	}
 	for d := range limit {
 		hourRuns(&limit[d], func(h, n, k int) {
-			var jobsIn, leak int
-			var exp float64
-			for m := 0; m < n; m++ {
-				c := (h + m) % 24
-				jobsIn += qcell[d][c]
-				leak += over[d][c][k]
-				exp += expect[d][c]
-			}
+			jobsIn, leak, exp := runTotals(&qcell[d], &over[d], &expect[d], h, n, k)
 			b := opt.WindowBoundsSec[k]
 			who, of := "jobs", ""
 			if q >= 0 {
@@ -182,4 +175,17 @@ func hourRuns(bounds *[24]int, f func(h, n, k int)) {
 		}
 		i += n
 	}
+}
+
+// runTotals sums, over the n hours from hour h (wrapping midnight), the
+// jobs started (cells), those of them asking more than bound k (over) and
+// the number of those expected (expect): a window's evidence.
+func runTotals(cells *[24]int, over *[24][]int, expect *[24]float64, h, n, k int) (started, leak int, exp float64) {
+	for m := 0; m < n; m++ {
+		c := (h + m) % 24
+		started += cells[c]
+		leak += over[c][k]
+		exp += expect[c]
+	}
+	return started, leak, exp
 }
