@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -574,6 +575,22 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		return nil, err
 	}
 	simCfg.SchedInterval = schedSec * workload.Time(tick)
+	var immQueues []int64
+	if o.ImmediateQueues != "" {
+		if immQueues, err = workload.ResolveList("immediate queues", "Queue", o.ImmediateQueues, rd.Header()); err != nil {
+			return nil, &InputError{err}
+		}
+		if len(immQueues) == 0 {
+			return nil, inputf("immediate queues %q: no queue named", o.ImmediateQueues)
+		}
+		if o.ClosedLoop {
+			return nil, inputf("immediate queues with --closed-loop: a closed loop submits a job after its preceding job's end, and an immediate queue's job starts at its recorded submission, beside the machine")
+		}
+		slices.Sort(immQueues)
+		immQueues = slices.Compact(immQueues)
+		qs := immQueues
+		simCfg.Immediate = func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
+	}
 	var cons *sim.Constraints
 	if o.Config != "" {
 		conf, err := o.runConfig()
@@ -776,6 +793,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if simCfg.SchedInterval > 0 {
 		polName += fmt.Sprintf("+sched_interval=%d", schedSec)
 	}
+	if len(immQueues) > 0 {
+		polName += "+immediate_queues=" + joinInts(immQueues)
+	}
 	if simCfg.Power != nil {
 		// Switching nodes off changes the machine under the policy's
 		// plans (verify then checks no reservation promise).
@@ -801,6 +821,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 			Preemptions: st.Preemptions, Requeued: st.PreemptRequeued, Cancelled: st.PreemptCancelled}
 	}
 	s.SetPredictions(st)
+	s.ImmediateQueues = immQueues
 	if al != nil {
 		s.Cluster = report.NewClusterInfo(spec)
 		s.Cluster.Clusters = len(o.members)
@@ -992,4 +1013,13 @@ func (o *runner) largestJob() int {
 		n = max(n, j.ReqProcs, j.AllocProcs, j.Procs)
 	}
 	return n
+}
+
+// joinInts writes ns comma-separated ("1,6").
+func joinInts(ns []int64) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.FormatInt(n, 10)
+	}
+	return strings.Join(parts, ",")
 }

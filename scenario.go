@@ -120,6 +120,14 @@ type Scenario struct {
 	// writes one for the jobs a log shows held by something it does not
 	// record.
 	Holds string `toml:"holds" json:"holds,omitempty"`
+	// ImmediateQueues are the trace queues (SWF field 15: numbers, or
+	// names from the header's Queue lines, comma-separated) whose jobs
+	// start the moment they are submitted, beside the machine, on none of
+	// its processors: interactive or non-dedicated jobs, which no policy,
+	// limit or reservation holds (sim.Config.Immediate). schedsim infer
+	// writes them for the queues whose jobs all started at once while
+	// other queues' jobs waited.
+	ImmediateQueues string `toml:"immediate_queues" json:"immediate_queues,omitempty"`
 
 	// Procs is the machine size in processors; 0 takes the trace
 	// header's MaxProcs, else its MaxNodes.

@@ -140,6 +140,10 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 			opts.Constraints = sum.Constraints.InTicks(tick)
 			opts.NoWho = !knowsWho(outs)
 		}
+		if qs := sum.ImmediateQueues; len(qs) > 0 {
+			opts.Immediate = func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
+			opts.NoWho = !knowsWho(outs)
+		}
 		for _, v := range sim.Verify(sum.Procs, outs, opts) {
 			msgs = append(msgs, v.Error())
 		}
@@ -202,7 +206,9 @@ func summaryMismatches(s *report.Summary, outs []sim.Outcome, table string, tick
 		waits = append(waits, int64(wait))
 		waitSum += int64(wait)
 		respSum += int64(wait + run)
-		procSec += int64(o.Job.Procs) * int64(run)
+		if !o.Immediate { // beside the machine: none of its processors
+			procSec += int64(o.Job.Procs) * int64(run)
+		}
 		bsldSum += max(1, float64(wait+run)/float64(max(run, tau)))
 	}
 	var msgs []string
@@ -314,6 +320,7 @@ func outcomeOf(row *report.JobRow, where string, tick int64) (sim.Outcome, error
 	o.Requeues = requeuesOf(row.Metadata)
 	if row.Ran {
 		whoOf(row.Metadata, &o.Job)
+		o.Immediate = strings.HasPrefix(row.Metadata, "immediate=1")
 	}
 	if row.Ran {
 		o.PriorityTier, o.HasPriorityTier = tierOfMeta(row.Metadata)
@@ -437,7 +444,7 @@ func whoOf(meta string, j *workload.Job) {
 // knowsWho reports whether the jobs that ran know their users (see whoOf).
 func knowsWho(outs []sim.Outcome) bool {
 	for i := range outs {
-		if outs[i].State != sim.Rejected && outs[i].State != sim.Failed && outs[i].State != sim.Pending && outs[i].Job.User >= 0 {
+		if outs[i].State != sim.Rejected && outs[i].State != sim.Failed && outs[i].State != sim.Pending && !outs[i].Immediate && outs[i].Job.User >= 0 {
 			return true
 		}
 	}

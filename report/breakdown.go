@@ -314,6 +314,9 @@ func (b *Breakdown) JobDone(r *sim.Record) {
 	if r.ScoreD {
 		used = int64(j.Procs) * int64(r.CPUTime)
 	}
+	if r.Immediate {
+		used = 0 // beside the machine: none of its processors
+	}
 	if b.ran == 0 || j.Submit < b.first {
 		b.first = j.Submit
 	}

@@ -334,7 +334,7 @@ func (c *JobsCSV) jobDone(r *sim.Record) {
 		b[n], b[n+1] = ',', ','
 		n += 2
 	}
-	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.Who || r.HasTier {
+	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.Who || r.HasTier || r.Immediate {
 		b = appendField(b[:n], RanMetadataIn(r, c.tick))
 	} else if r.Note != "" {
 		b = appendField(b[:n], r.Note)
@@ -381,8 +381,10 @@ func putRanges(b []byte, n int, rs []cluster.Range) int {
 	return n
 }
 
-// RanMetadata is the metadata of the row of a job that ran: under
-// reservations, start windows or limits (sim.Record.Who), first
+// RanMetadata is the metadata of the row of a job that ran: for a job of
+// an immediate queue, which ran beside the machine (sim.Record.Immediate),
+// first "immediate=1"; under reservations, start windows or limits
+// (sim.Record.Who), and for such a job, then
 // "user=U account=G partition=P queue=Q" (SWF fields 12, 13, 16, 15); with a
 // prediction (sim.Record.HasPrediction), "predicted_start=T" (T the start
 // WILL_RUN predicted at submission, -1 for never) and, when T is a time,
@@ -402,11 +404,14 @@ func RanMetadata(r *sim.Record) string { return RanMetadataIn(r, 1) }
 // RanMetadataIn is RanMetadata for a run in ticks of 1/tick second: its
 // predicted start is written in seconds with the unit's decimals.
 func RanMetadataIn(r *sim.Record, tick int64) string {
-	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail && r.State != sim.LimitKilled && !r.Who && !r.HasTier {
+	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail && r.State != sim.LimitKilled && !r.Who && !r.HasTier && !r.Immediate {
 		return r.Note
 	}
 	var parts []string
-	if r.Who {
+	if r.Immediate {
+		parts = append(parts, "immediate=1")
+	}
+	if r.Who || r.Immediate {
 		j := r.Job
 		parts = append(parts, "user="+strconv.Itoa(j.User), "account="+strconv.Itoa(j.Group), "partition="+strconv.Itoa(j.Partition), "queue="+strconv.Itoa(j.Queue))
 	}

@@ -140,9 +140,11 @@ func (m *Metrics) JobDone(r *sim.Record) {
 	}
 	m.waitSum += int64(wait)
 	m.respSum += int64(wait + run)
-	if r.ScoreD {
+	switch {
+	case r.Immediate: // beside the machine: none of its processors
+	case r.ScoreD:
 		m.procSec += int64(j.Procs) * int64(used)
-	} else {
+	default:
 		m.procSec += r.ProcSeconds() // Procs · run, or what a growing job held
 	}
 	m.bsldSum += bsld
@@ -245,6 +247,12 @@ type Summary struct {
 	Passes int64 `json:"passes"`
 	// MaxQueue is the longest the queue got, in jobs (from sim.Stats).
 	MaxQueue int `json:"max_queue"`
+	// Immediate counts the jobs of immediate queues (from sim.Stats),
+	// among Jobs and Started: each started at its submission beside the
+	// machine, on none of its processors (not in Utilisation), and
+	// ImmediateQueues are those queues (SWF field 15), which verify reads.
+	Immediate       int64   `json:"immediate,omitempty"`
+	ImmediateQueues []int64 `json:"immediate_queues,omitempty"`
 	// PredictedStarts counts the jobs that ran with a start predicted at
 	// their submission (WILL_RUN, runs with a node selector only; omitted
 	// when 0), and PredictedStartsMet those that started no later than
@@ -393,6 +401,7 @@ func (m *Metrics) Summary(trace, policy string, procs int, st sim.Stats, cleanin
 		Cleaning:        cleaning,
 		Passes:          st.Passes,
 		MaxQueue:        st.MaxQueue,
+		Immediate:       st.Immediate,
 	}
 	for i := range s.BySize {
 		s.BySize[i].Size = SizeClassNames[i]

@@ -207,6 +207,10 @@ type Record struct {
 	Energy float64
 	// HasEnergy reports whether Energy holds the job's energy.
 	HasEnergy bool
+	// Immediate reports the record of a job of an immediate queue
+	// (Config.Immediate): it started at its submission beside the
+	// machine, on none of its processors (Alloc is empty).
+	Immediate bool
 	// Pending says why a job that ran waited, as the engine last saw it
 	// (PendingNone for a job that started at its submission, and in
 	// ScoreD's records).
@@ -416,6 +420,14 @@ type Config struct {
 	// of clusters (SPEC §5): each job is assigned a cluster at its
 	// submission and runs on its processors (see ScoreDClusters).
 	ScoreDClusters *ScoreDClusters
+
+	// Immediate, if not nil, reports the jobs of immediate queues: each
+	// starts the moment it is submitted, beside the machine, on none of
+	// its processors, and no policy, limit, reservation, filter or node
+	// event sees it (interactive or non-dedicated jobs; see immediate.go).
+	// Its record (Record.Immediate) is its only event. Not with
+	// ClosedLoop.
+	Immediate func(j *workload.Job) bool
 }
 
 // Stats summarises a finished run.
@@ -464,6 +476,10 @@ type Stats struct {
 	// PreemptRequeued requeued a job and PreemptCancelled cancelled one
 	// (the rest suspended one).
 	Preemptions, PreemptRequeued, PreemptCancelled int64
+	// Immediate counts the jobs of immediate queues (Config.Immediate),
+	// which started at their submission beside the machine; they are not
+	// among Jobs, Started or Killed, nor in ProcSeconds.
+	Immediate int64
 }
 
 // slot holds a job while it is queued or running.
@@ -771,6 +787,11 @@ type Engine struct {
 	nextTick workload.Time // the cycle's wake-up pending (Config.SchedInterval), or −1
 	pre      *preemptState // Config.Preempt's state, or nil
 	sd       *sdCore       // Config.ScoreD's component, or nil (see ScoreD)
+
+	// aside are the jobs of immediate queues read and not yet recorded,
+	// asideLast the latest submission among them (Config.Immediate).
+	aside     asideHeap
+	asideLast workload.Time
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the
@@ -780,6 +801,9 @@ var ErrUnsorted = errors.New("sim: jobs not in submission order")
 // New returns an engine for cfg. It returns an error for a configuration a
 // user could have got wrong (machine size).
 func New(cfg Config) (*Engine, error) {
+	if cfg.Immediate != nil && cfg.ClosedLoop {
+		return nil, errImmediateLoop
+	}
 	if cfg.ScoreD != nil {
 		return newScoreDEngine(cfg)
 	}
@@ -895,6 +919,7 @@ func (e *Engine) Run(src Source, observer Observer) (Stats, error) {
 		if e.loop != nil {
 			read += int64(e.loop.left())
 		}
+		e.stats.Immediate, e.asideLast = 0, 0 // counted again as they are read again
 		for range read {
 			if have, err := e.read(src, ref, &next); err != nil || !have {
 				if err == nil {
@@ -907,6 +932,13 @@ func (e *Engine) Run(src Source, observer Observer) (Stats, error) {
 	have, err := e.read(src, ref, &next)
 	if err != nil {
 		return e.stats, err
+	}
+	if e.resumed && len(e.aside) > 0 {
+		now := e.now
+		if sd != nil {
+			now = workload.Time(sd.nowMs)
+		}
+		e.dropGivenAside(now)
 	}
 	if have && !e.resumed {
 		e.stats.FirstEvent = next.Submit
@@ -977,6 +1009,9 @@ func (e *Engine) Run(src Source, observer Observer) (Stats, error) {
 				e.wakes.pop()
 			}
 			woken = true
+		}
+		if len(e.aside) > 0 {
+			e.giveAside(t, false) // the immediate queues' jobs that ended before t
 		}
 		if sd != nil {
 			sd.advance(max(int64(t), sd.nowMs))
@@ -1140,6 +1175,9 @@ func (e *Engine) Run(src Source, observer Observer) (Stats, error) {
 		} else {
 			idleWakes = 0
 		}
+		if len(e.aside) > 0 {
+			e.giveAside(t, true) // those that end at t, before its sample and checkpoint
+		}
 		if sampling && (event || passed) {
 			switch c := obs.copier; {
 			case sd != nil:
@@ -1174,6 +1212,7 @@ func (e *Engine) Run(src Source, observer Observer) (Stats, error) {
 	}
 	if sd != nil {
 		sd.finish(loop)
+		e.giveAllAside()
 		return e.stats, nil
 	}
 	if len(e.queue) > 0 && e.nodes.unavail > 0 {
@@ -1182,6 +1221,7 @@ func (e *Engine) Run(src Source, observer Observer) (Stats, error) {
 			e.neverSubmitted(loop, obs)
 		}
 	}
+	e.giveAllAside()
 	if len(e.queue) > 0 && e.fallible != nil {
 		return e.stats, e.fallible.Stranded(len(e.queue))
 	}
@@ -1270,6 +1310,7 @@ func (e *Engine) settle(obs *sink) {
 // RefSource) is not nil, and reports whether there was one.
 func (e *Engine) read(src Source, ref RefSource, j **workload.Job) (bool, error) {
 	var err error
+again:
 	if ref != nil {
 		var p *workload.Job
 		if p, err = ref.NextRef(); err == nil {
@@ -1280,6 +1321,13 @@ func (e *Engine) read(src Source, ref RefSource, j **workload.Job) (bool, error)
 	}
 	if err == io.EOF {
 		return false, nil
+	}
+	if err == nil && e.cfg.Immediate != nil {
+		// A job of an immediate queue is set aside (a rare path).
+		var took bool
+		if took, err = e.setAside(*j); took && err == nil {
+			goto again
+		}
 	}
 	if err == nil && e.sd != nil {
 		err = checkJobLimits(*j)

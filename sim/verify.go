@@ -42,6 +42,9 @@ type Outcome struct {
 	// VerifyOptions.TierOrder).
 	PriorityTier    int
 	HasPriorityTier bool
+	// Immediate is the record's: the job ran beside the machine, as a
+	// job of an immediate queue (Config.Immediate).
+	Immediate bool
 }
 
 // Collector is an Observer that keeps every job's outcome, for checks and
@@ -70,6 +73,7 @@ func (c *Collector) JobDone(r *Record) {
 		Tier:     r.Tier, HasTier: r.HasTier, LostRun: r.LostRun,
 		Preemptions: slices.Clone(r.Preemptions),
 		Runs:        copyRuns(r.Runs),
+		Immediate:   r.Immediate,
 	})
 }
 
@@ -84,6 +88,11 @@ func copyRuns(runs []RunSpan) []RunSpan {
 
 // VerifyOptions selects the policy-specific checks of Verify.
 type VerifyOptions struct {
+	// Immediate, if not nil, reports the jobs of immediate queues
+	// (Config.Immediate): each must have started at its submission
+	// beside the machine (Outcome.Immediate), and no other job may have.
+	// Such jobs are left out of every other check.
+	Immediate func(j *workload.Job) bool
 	// FCFS checks that no job started before a job submitted earlier
 	// (backfilling off, FCFS order).
 	FCFS bool
@@ -136,7 +145,8 @@ type VerifyOptions struct {
 	// a rejection for a limit or the reservations is valid. Head
 	// reservations are then not checked against the running jobs alone.
 	// NoWho says the outcomes do not know the jobs' users, accounts,
-	// partitions and queues: only the rules for every job are checked.
+	// partitions and queues: only the rules for every job are checked
+	// (and, with Immediate, only the jobs that ran beside the machine).
 	Constraints *Constraints
 	NoWho       bool
 	// TierOrder checks the order of the priority tiers that ranked the
@@ -233,6 +243,12 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		j := &o.Job
 		if o.State == Failed || o.State == Pending {
 			continue // a filter failed it, or kept it waiting to the end: it never ran
+		}
+		if o.Immediate || (opts.Immediate != nil && !opts.NoWho && opts.Immediate(j)) {
+			if msg := checkImmediate(o, opts.Immediate); msg != "" {
+				add(j, "immediate", "%s", msg)
+			}
+			continue // beside the machine: none of its processors, no policy
 		}
 		if o.State == Rejected && strings.HasPrefix(o.Reason, neverSubmittedPrefix) {
 			if msg := checkNeverSubmitted(o, outs, &neverRan); msg != "" {

@@ -173,6 +173,14 @@ func headerNumbers(h *Header, key string) map[string]int64 {
 // name winning.
 func (h *Header) Numbers(key string) map[string]int64 { return headerNumbers(h, key) }
 
+// ResolveList turns a comma-separated list of numbers or names (a
+// scenario's queues or partitions) into numbers: an integer is itself,
+// any other entry a name the header's directives named key ("Queue",
+// "Partition", "User") number; what names the list in errors.
+func ResolveList(what, key, list string, h *Header) ([]int64, error) {
+	return resolveList(what, key, ParseList(list), h)
+}
+
 // resolveList turns the entries of a Users, Queues or Partitions rule into
 // numbers: an integer is itself, any other entry a name the header's
 // directives named key number.

@@ -55,6 +55,7 @@ func registerScenario(fs *pflag.FlagSet, sc *schedsim.Scenario) {
 	fs.StringVar(param(&sc.Until), "until", string(sc.Until), "replay only the jobs submitted before this time (same forms as --from)")
 	fs.Int64Var(&sc.MaxJobs, "max-jobs", sc.MaxJobs, "replay only the first N jobs that the other rules keep (0: all)")
 	fs.StringVar(&sc.Users, "users", sc.Users, "replay only these users' jobs: user numbers (SWF field 12), comma-separated")
+	fs.StringVar(&sc.ImmediateQueues, "immediate-queues", sc.ImmediateQueues, "trace queues (SWF field 15: numbers, or names from the header's Queue lines, comma-separated) whose jobs start the moment they are submitted, beside the machine and on none of its processors: interactive or non-dedicated jobs that no policy, limit or reservation holds; not with --closed-loop")
 	fs.StringVar(&sc.JobQueues, "job-queues", sc.JobQueues, "replay only the jobs of these trace queues (SWF field 15): numbers, or names from the header's Queue lines, comma-separated (--queues is SCore-D's number of priority queues)")
 	fs.StringVar(&sc.Partitions, "partitions", sc.Partitions, "replay only the jobs of these trace partitions (SWF field 16): numbers, or names from the header's Partition lines, comma-separated")
 	fs.StringVar(&sc.TimeZone, "timezone", sc.TimeZone, "the time zone of the trace's wall clock, such as Europe/Paris or UTC+02:00: of a Slurm accounting file's times (default UTC), and over the SWF header's TimeZoneString, of the calendar of reservations, start windows and the reports' time axes")
