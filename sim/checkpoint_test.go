@@ -197,6 +197,18 @@ func checkpointCases(procs int) []checkpointCase {
 		}},
 		{"conservative-holds", func() sim.Config { return sim.Config{Procs: procs, Policy: &policy.Conservative{}} }},
 		{"slurm", func() sim.Config { return sim.Config{Procs: procs, Policy: slurm()} }},
+		// Immediate queues: a quarter of the jobs start at their
+		// submission beside the machine, and a checkpoint keeps
+		// nothing of them (see immediate.go).
+		{"easy-all-immediate", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Immediate: queue3}
+		}},
+		{"conservative-immediate", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.Conservative{}, Immediate: queue3}
+		}},
+		{"slurm-consres-immediate", func() sim.Config {
+			return sim.Config{Policy: slurm(), Allocator: nodes(cluster.SelectConsRes), Immediate: queue3}
+		}},
 		{"easy-perfect", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, Estimator: est("perfect")}
 		}},
@@ -229,6 +241,9 @@ func TestCheckpointChain(t *testing.T) {
 					}
 					if strings.HasSuffix(tc.name, "-closedloop") && i >= 7 && i%2 == 0 {
 						jobs[i].PrecedingJob, jobs[i].ThinkTime = jobs[i-7].ID, float64(i%5*600)
+					}
+					if strings.HasSuffix(tc.name, "-immediate") {
+						jobs[i].Queue = i % 4
 					}
 					if strings.HasSuffix(tc.name, "-filters") && i%3 == 0 {
 						jobs[i].Licenses = "lic:" + strconv.Itoa(1+i%4)
