@@ -465,7 +465,7 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 	if err != nil {
 		return nil, inputf("%s: time_unit %v", sp, err)
 	}
-	outs, err := readScoreDJobs(path, tps)
+	outs, imm, err := readScoreDJobs(path, tps)
 	if err != nil {
 		return nil, err
 	}
@@ -486,9 +486,13 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 	}
 	lim.Clusters, lim.ClusterMemKB, lim.ClusterDiskKB = sd.Clusters, sd.ClusterMemoryKB, sd.ClusterDiskKB
 	vs := sim.VerifyScoreD(sum.Procs, outs, lim)
+	if len(imm) > 0 || len(sum.ImmediateQueues) > 0 {
+		qs := sum.ImmediateQueues
+		vs = append(vs, sim.Verify(sum.Procs, imm, sim.VerifyOptions{Immediate: func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }})...)
+	}
 	var msgs []string
-	if int64(len(outs)) != sum.Jobs {
-		msgs = append(msgs, fmt.Sprintf("summary.json says jobs = %d, %s gives %d", sum.Jobs, jobTableNames[0], len(outs)))
+	if n := int64(len(outs) + len(imm)); n != sum.Jobs {
+		msgs = append(msgs, fmt.Sprintf("summary.json says jobs = %d, %s gives %d", sum.Jobs, jobTableNames[0], n))
 	}
 	for _, v := range vs {
 		msgs = append(msgs, v.Error())
@@ -505,7 +509,7 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 		}
 		fmt.Fprintf(w, "%s: %s\n", dir, m)
 	}
-	return []TableResult{{Label: dir, Jobs: len(outs), Violations: len(msgs)}}, nil
+	return []TableResult{{Label: dir, Jobs: len(outs) + len(imm), Violations: len(msgs)}}, nil
 }
 
 // verifyScoreDPower checks a SCore-D run with a power model, whose
@@ -643,15 +647,16 @@ func exclusiveLimits(sd *report.ScoreDInfo, lim *sim.ScoreDLimits) error {
 // scoredColumns are the columns of a SCore-D run's jobs.csv that
 // readScoreDJobs reads, found by name.
 var scoredColumns = []string{"job_id", "submission_time", "requested_number_of_resources", "finish_time", "final_state",
-	"queue", "end_reason", "mem_limit_kb", "mem_kb_per_host", "disk_limit_kb", "stints_ms"}
+	"queue", "end_reason", "mem_limit_kb", "mem_kb_per_host", "disk_limit_kb", "stints_ms", "starting_time", "metadata"}
 
 // readScoreDJobs reads the jobs of a SCore-D run's jobs.csv at path for
 // sim.VerifyScoreD, its times in ticks of 1/tps s (jobs.csv writes them in
 // seconds with the unit's decimals). A missing column, a value that is not
 // a number or a malformed stint is an *InputError naming the file, the line
 // and the column.
-func readScoreDJobs(path string, tps int64) ([]sim.ScoreDOutcome, error) {
+func readScoreDJobs(path string, tps int64) ([]sim.ScoreDOutcome, []sim.Outcome, error) {
 	var outs []sim.ScoreDOutcome
+	var imm []sim.Outcome // the jobs of immediate queues, beside the machine
 	err := report.ScanCSVTable(path, scoredColumns, nil, func(where string, vals []string) error {
 		num := func(k int) (int64, error) {
 			v, err := strconv.ParseInt(vals[k], 10, 64)
@@ -667,6 +672,30 @@ func readScoreDJobs(path string, tps int64) ([]sim.ScoreDOutcome, error) {
 				return 0, inputf("%s: %s: %q is not a time ≥ 0 in whole ticks of 1/%d s", where, scoredColumns[k], vals[k], tps)
 			}
 			return v, nil
+		}
+		if strings.HasPrefix(vals[12], "immediate=1") {
+			// Beside SCore-D's machine: checked as any run's (sim.Verify).
+			var o sim.Outcome
+			whoOf(vals[12], &o.Job)
+			var t [5]int64
+			for i, k := range []int{0, 1, 11, 3, 2} {
+				read := ticks
+				if k == 0 || k == 2 {
+					read = num
+				}
+				var err error
+				if t[i], err = read(k); err != nil {
+					return err
+				}
+			}
+			o.Job.ID, o.Job.Submit, o.Start, o.End = t[0], workload.Time(t[1]), workload.Time(t[2]), workload.Time(t[3])
+			o.Job.Run, o.State = o.End-o.Start, sim.Completed
+			if vals[4] == "COMPLETED_WALLTIME_REACHED" {
+				o.Job.Estimate, o.Job.Run, o.State = o.End-o.Start, o.End-o.Start+1, sim.Killed
+			}
+			o.Job.Procs, o.Immediate = int(t[4]), true
+			imm = append(imm, o)
+			return nil
 		}
 		var o sim.ScoreDOutcome
 		var v [8]int64
@@ -717,7 +746,7 @@ func readScoreDJobs(path string, tps int64) ([]sim.ScoreDOutcome, error) {
 		}
 		err = &InputError{err}
 	}
-	return outs, err
+	return outs, imm, err
 }
 
 // verifyPower checks, for a run with a power model (summary.json's

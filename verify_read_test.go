@@ -27,7 +27,7 @@ func TestReadScoreDJobs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeFile(t, t.TempDir(), "jobs.csv", tc.text)
-			outs, err := readScoreDJobs(path, 1000)
+			outs, _, err := readScoreDJobs(path, 1000)
 			if tc.err == "" {
 				if err != nil || len(outs) != 1 {
 					t.Fatalf("got %d jobs, %v; want 1, no error", len(outs), err)
