@@ -40,6 +40,7 @@ const (
 	FeaturePreempt      Feature = "Slurm preemption (PreemptType=preempt/partition_prio, [cluster] preempt)"
 	FeatureSwitchPlan   Feature = "switching nodes off by the head job's plan (--power-policy plan)"
 	FeatureTiers        Feature = "queue priority tiers ([[priority_tier]])"
+	FeatureImmediate    Feature = "immediate queues (--immediate-queues, immediate_queues)"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -81,6 +82,7 @@ var Combinations = []Combination{
 	{FeatureTiers, FeatureScoreD, "SCore-D's priority queues are its own ranking of the jobs, by queue number, with their own modes and states", true},
 	{FeatureTiers, FeatureExternal, "the external program is the policy and orders its queue itself (the hello gives it the jobs' queues and partitions)", true},
 	{FeatureTiers, FeatureConservative, "conservative backfilling plans every job in submission order, which a ranking by tier would overturn at every submission", true},
+	{FeatureImmediate, FeatureClosedLoop, "a closed loop submits a job only after its preceding job's end plus the think time, while an immediate queue's job starts at its recorded submission, beside the machine: the two disagree on when such a job is submitted", true},
 	{FeatureTiers, FeaturePreempt, "Slurm has one PriorityTier per partition, which both the scheduling order and preempt/partition_prio read; with preemption the tiers are the [cluster] partitions' own, and [[priority_tier]] would be a second, different value of the same parameter (as on any [cluster] whose partitions have tiers)", true},
 }
 
@@ -122,6 +124,7 @@ func (o *runner) features() ([]Feature, error) {
 	add(sd == nil && o.SJBF, FeatureSJBF)
 	add(o.PolicyExec != "", FeatureExternal)
 	add(o.ClosedLoop, FeatureClosedLoop)
+	add(strings.TrimSpace(o.ImmediateQueues) != "", FeatureImmediate)
 	add(cfg.hasConstraints(), FeatureCalendar)
 	add(cfg.hasTiers(), FeatureTiers)
 	add(o.SchedInterval != "" && o.SchedInterval != "0", FeatureCycle)

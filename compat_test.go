@@ -55,6 +55,8 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 		config.WriteString("[[reservation]]\nname = \"drain\"\nstart = \"1d\"\nduration = \"1h\"\nrecur = \"daily\"\n[[limit]]\nusers = [\"*\"]\nmax_jobs_per_user = 8\n")
 	case FeatureTiers:
 		config.WriteString("[[priority_tier]]\nqueue = 1\ntier = 2\n")
+	case FeatureImmediate:
+		sc.ImmediateQueues = "1"
 	case FeatureCycle:
 		sc.SchedInterval = "60"
 	case FeaturePower:
@@ -105,7 +107,7 @@ func TestCombinations(t *testing.T) {
 func TestCombinationsRun(t *testing.T) {
 	for _, f := range []Feature{FeatureScoreD, FeatureNodes, FeatureNodeEvents, FeatureCheckpoint, FeatureEstimates,
 		FeatureGrow, FeatureFilters, FeatureActivation, FeatureConservative, FeatureSlurm, FeatureOrder, FeatureDepth, FeatureSJBF,
-		FeatureCalendar, FeatureCycle, FeaturePreempt} {
+		FeatureCalendar, FeatureCycle, FeaturePreempt, FeatureImmediate} {
 		t.Run(string(f), func(t *testing.T) {
 			dir := t.TempDir()
 			sc, opt := Default(), Options{}

@@ -583,9 +583,6 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		if len(immQueues) == 0 {
 			return nil, inputf("immediate queues %q: no queue named", o.ImmediateQueues)
 		}
-		if o.ClosedLoop {
-			return nil, inputf("immediate queues with --closed-loop: a closed loop submits a job after its preceding job's end, and an immediate queue's job starts at its recorded submission, beside the machine")
-		}
 		slices.Sort(immQueues)
 		immQueues = slices.Compact(immQueues)
 		qs := immQueues
