@@ -11,15 +11,16 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// promptLog is a hand-made log of ten days on 64 processors (UTC, trace
-// time 0 at midnight). Queue 1's jobs of 32 processors are submitted every
-// 30 minutes from 08:00 to 16:00 (or all day with allDay) and each waits
-// 2 hours; queue 3's jobs (promptProcs processors each, n of them, one
+// promptLog is a hand-made log of ten days on 64 processors (UTC, from
+// Monday 1 January 2024). Queue 1's jobs of 32 processors (batchProcs when
+// set) are submitted every 30 minutes from 08:00 to 16:00 (or all day with
+// allDay) and each waits 2 hours; queue 3's jobs (promptProcs processors each, n of them, one
 // every 20 minutes from promptFrom o'clock, wrapping to the next day after
 // 10 hours) wait 0 s, except every slowEvery-th, which waits 5 minutes
 // (slowEvery 0: none).
 type promptLog struct {
 	allDay      bool
+	batchProcs  int
 	n           int
 	promptProcs int
 	promptFrom  int64
@@ -27,8 +28,12 @@ type promptLog struct {
 }
 
 func (p promptLog) log() *Log {
-	l := &Log{Procs: 64, Name: "prompt.swf", Zone: time.UTC}
+	l := &Log{Procs: 64, Name: "prompt.swf", Zone: time.UTC, Epoch: synthEpoch, HasCalendar: true}
 	id := int64(0)
+	batch := 32
+	if p.batchProcs > 0 {
+		batch = p.batchProcs
+	}
 	for day := int64(0); day < 10; day++ {
 		from, to := int64(8*3600), int64(16*3600)
 		if p.allDay {
@@ -37,7 +42,7 @@ func (p promptLog) log() *Log {
 		for s := from; s < to; s += 1800 {
 			id++
 			at := workload.Time(day*86400 + s)
-			l.Jobs = append(l.Jobs, Job{ID: id, Submit: at, Start: at + 7200, End: at + 7200 + 3600, Procs: 32, ReqTime: 3600, User: 1, Queue: 1})
+			l.Jobs = append(l.Jobs, Job{ID: id, Submit: at, Start: at + 7200, End: at + 7200 + 3600, Procs: batch, ReqTime: 3600, User: 1, Queue: 1})
 		}
 	}
 	for k := 0; k < p.n; k++ {
@@ -55,10 +60,12 @@ func (p promptLog) log() *Log {
 }
 
 // TestInferImmediate: a queue whose jobs start at once while earlier jobs
-// of another queue, asking no more, wait is written as immediate_queues;
-// one prompt only while nothing else waits, one under the share, one of
-// too few jobs, one whose jobs are smaller than those waiting (backfilling
-// explains it), and any queue with the rule off, are not.
+// of another queue, asking no more, wait for processors is written as
+// immediate_queues; one prompt only while nothing else waits, or while the
+// jobs that wait do so with processors idle for them (held, not queued),
+// one under the share, one of too few jobs, one whose jobs are smaller
+// than those waiting (backfilling explains it), and any queue with the
+// rule off, are not.
 func TestInferImmediate(t *testing.T) {
 	off := Defaults()
 	off.ImmediateShare = 0
@@ -71,6 +78,7 @@ func TestInferImmediate(t *testing.T) {
 	}{
 		{"at once past waiting jobs", promptLog{n: 240, promptProcs: 32, promptFrom: 9}, nil, []int{3}, ""},
 		{"at once past waiting jobs, all day", promptLog{allDay: true, n: 240, promptProcs: 64, promptFrom: 0}, nil, []int{3}, ""},
+		{"at once past jobs held with processors idle", promptLog{batchProcs: 4, n: 240, promptProcs: 32, promptFrom: 9}, nil, nil, "prompt on an idle machine only: queue 3 (240 of its 240 jobs started within 1m, but only 0 of them"},
 		{"at once on an idle machine only", promptLog{n: 240, promptProcs: 32, promptFrom: 19}, nil, nil, "prompt on an idle machine only: queue 3 (240 of its 240 jobs"},
 		{"under the share", promptLog{n: 240, promptProcs: 32, promptFrom: 9, slowEvery: 20}, nil, nil, "immediate queues: none (no queue of 100 jobs or more of which 99 % or more"},
 		{"too few jobs", promptLog{n: 90, promptProcs: 32, promptFrom: 9}, nil, nil, "immediate queues: none"},
@@ -102,7 +110,7 @@ func TestInferImmediate(t *testing.T) {
 			if tc.want != nil {
 				iq := r.Immediate[0]
 				if !strings.Contains(out.String(), "\nimmediate_queues = [3]\n") || iq.AtOnce != 240 || iq.Past < 150 || len(iq.Evidence) != 5 ||
-					!strings.Contains(iq.Evidence[3], "of queue 1, submitted 1970-01-") {
+					!strings.Contains(iq.Evidence[3], "of queue 1, submitted 2024-01-") {
 					t.Errorf("%+v written as:\n%s", iq, out.String())
 				}
 				if strings.Contains(notes, "immediate queues") {
