@@ -55,8 +55,9 @@ type pastJob struct {
 // it). Backfilling does not explain that (the waiting job fitted wherever
 // the prompt one ran), nor does a priority (a queue ranked first still
 // waits for processors to free up on a full machine), so the queue's jobs
-// ran on processors of their own (interactive or non-dedicated jobs). Jobs of no known queue (-1) are not judged. jobs
-// are sorted by submission.
+// ran on processors of their own (interactive or non-dedicated jobs).
+// Jobs of no known queue (-1) are not judged. jobs are sorted by
+// submission.
 func (r *Result) immediate(jobs []Job, opt Options) {
 	if !(opt.ImmediateShare > 0) {
 		return
@@ -69,7 +70,7 @@ func (r *Result) immediate(jobs []Job, opt Options) {
 		r.Notes = append(r.Notes, "immediate queues: not looked for (one queue)")
 		return
 	}
-	var idle []string // queues prompt enough, but only on an idle machine
+	var idle []string // queues prompt enough, but not past jobs waiting for processors
 	for _, q := range sortedKeys(byQueue) {
 		qj := byQueue[q]
 		if q < 0 || len(qj) < opt.ImmediateMinJobs {
@@ -108,7 +109,7 @@ func (r *Result) immediate(jobs []Job, opt Options) {
 		opt.ImmediateMinJobs, 100*opt.ImmediateShare, durationText(opt.ImmediateWaitSec), 100*opt.ImmediatePastFrac, immediatePastMin, durationText(opt.ImmediateWaitSec))
 	r.Notes = append(r.Notes, note)
 	if len(idle) > 0 {
-		r.Notes = append(r.Notes, "  prompt on an idle machine only: "+strings.Join(idle, "; "))
+		r.Notes = append(r.Notes, "  prompt, but not on a busy machine: "+strings.Join(idle, "; "))
 	}
 }
 
@@ -177,8 +178,8 @@ func (r *Result) immediateEvidence(opt Options) {
 		iq.Evidence = []string{
 			fmt.Sprintf("evidence: %d of the %d jobs of queue %d (%.2f %%, --immediate-share %.0f %% or more) started within %s of their submission (--immediate-wait),",
 				iq.AtOnce, iq.Jobs, iq.Queue, 100*float64(iq.AtOnce)/float64(iq.Jobs), 100*opt.ImmediateShare, durationText(opt.ImmediateWaitSec)),
-			fmt.Sprintf("and %d of those (%.1f %%, --immediate-past %.0f %% and 20 or more) while a job of another queue, submitted before them and asking for no more processors and no more time,",
-				iq.Past, 100*float64(iq.Past)/float64(iq.AtOnce), 100*opt.ImmediatePastFrac),
+			fmt.Sprintf("and %d of those (%.1f %%, --immediate-past %.0f %% and %d or more) while a job of another queue, submitted before them and asking for no more processors and no more time,",
+				iq.Past, 100*float64(iq.Past)/float64(iq.AtOnce), 100*opt.ImmediatePastFrac, immediatePastMin),
 			fmt.Sprintf("had waited %s or more and still waited for processors (the other queues' jobs left fewer idle than it asked; the longest-waiting such job had waited %.1f hours, the median over those starts):",
 				durationText(opt.ImmediateWaitSec), float64(iq.PastWait)/3600),
 			fmt.Sprintf("e.g. job %d, submitted %s, started after %d s, while job %d of queue %d, submitted %s, asking %d processors, waited until %s (%s; job %d asked %d).",

@@ -78,11 +78,11 @@ func TestInferImmediate(t *testing.T) {
 	}{
 		{"at once past waiting jobs", promptLog{n: 240, promptProcs: 32, promptFrom: 9}, nil, []int{3}, ""},
 		{"at once past waiting jobs, all day", promptLog{allDay: true, n: 240, promptProcs: 64, promptFrom: 0}, nil, []int{3}, ""},
-		{"at once past jobs held with processors idle", promptLog{batchProcs: 4, n: 240, promptProcs: 32, promptFrom: 9}, nil, nil, "prompt on an idle machine only: queue 3 (240 of its 240 jobs started within 1m, but only 0 of them"},
-		{"at once on an idle machine only", promptLog{n: 240, promptProcs: 32, promptFrom: 19}, nil, nil, "prompt on an idle machine only: queue 3 (240 of its 240 jobs"},
+		{"at once past jobs held with processors idle", promptLog{batchProcs: 4, n: 240, promptProcs: 32, promptFrom: 9}, nil, nil, "prompt, but not on a busy machine: queue 3 (240 of its 240 jobs started within 1m, but only 0 of them"},
+		{"at once on an idle machine only", promptLog{n: 240, promptProcs: 32, promptFrom: 19}, nil, nil, "prompt, but not on a busy machine: queue 3 (240 of its 240 jobs"},
 		{"under the share", promptLog{n: 240, promptProcs: 32, promptFrom: 9, slowEvery: 20}, nil, nil, "immediate queues: none (no queue of 100 jobs or more of which 99 % or more"},
 		{"too few jobs", promptLog{n: 90, promptProcs: 32, promptFrom: 9}, nil, nil, "immediate queues: none"},
-		{"smaller than the waiting jobs", promptLog{n: 240, promptProcs: 4, promptFrom: 9}, nil, nil, "prompt on an idle machine only: queue 3 (240 of its 240 jobs started within 1m, but only 0 of them"},
+		{"smaller than the waiting jobs", promptLog{n: 240, promptProcs: 4, promptFrom: 9}, nil, nil, "prompt, but not on a busy machine: queue 3 (240 of its 240 jobs started within 1m, but only 0 of them"},
 		{"rule off", promptLog{n: 240, promptProcs: 32, promptFrom: 9}, &off, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
