@@ -57,6 +57,14 @@ What it looks for, and how it shows in a log:
   queue priorities queues whose jobs start ahead of other queues' earlier
                    jobs far more often than the reverse (written as comments:
                    no scenario key holds them yet)
+  immediate queues queues of --immediate-min-jobs jobs or more, --immediate-share
+                   of which started within --immediate-wait of their
+                   submission, --immediate-past of those while an earlier job
+                   of another queue asking no more processors and time had
+                   waited that long and still waited (not an idle machine):
+                   their jobs ran beside the machine (immediate_queues); the
+                   queueing rules leave them out, and with --immediate-beside
+                   (the default) so do those that count busy processors
   throttled users  users whose jobs were queued --throttle-backlog or more in
                    all with room for them (idle processors at least their
                    median job size) --throttle-room of that time or more: a
@@ -103,8 +111,8 @@ Examples:
 
 func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	opt := infer.Defaults()
-	var out, nodeEvents, holds, outageMin, capHold, heldRoom, throttleBacklog string
-	outageMin, capHold, heldRoom, throttleBacklog = "2h", "24h", "1h", "100h"
+	var out, nodeEvents, holds, outageMin, capHold, heldRoom, throttleBacklog, immediateWait string
+	outageMin, capHold, heldRoom, throttleBacklog, immediateWait = "2h", "24h", "1h", "100h", "1m"
 	fs := newFlagSet("infer", inferUsage, stdout)
 	fs.StringVar(&out, "out", "", "write the scenario to this file (default: standard output)")
 	fs.StringVar(&nodeEvents, "node-events", "", "also write the capacity timeline, outages and drains to this file as node events (DRAIN, RESUME) for schedsim run --node-events, an approximation that engines without reservations run")
@@ -131,6 +139,11 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&opt.ThrottleRoomFrac, "throttle-room", opt.ThrottleRoomFrac, "a user is throttled when the recorded jobs left its median job size idle in at least this fraction of the time its jobs were queued ...")
 	fs.StringVar(&throttleBacklog, "throttle-backlog", throttleBacklog, "... and its jobs were queued at least this long in all (seconds, or with unit)")
 	fs.StringVar(&heldRoom, "held-room", heldRoom, "a job was held by something the log does not record when it waited at least this long although, for this long after its submission, the recorded jobs left its processors idle (seconds, or with unit; 0: never)")
+	fs.StringVar(&immediateWait, "immediate-wait", immediateWait, "a job started at once when its recorded wait is at most this (seconds, or with unit); see --immediate-share")
+	fs.Float64Var(&opt.ImmediateShare, "immediate-share", opt.ImmediateShare, "a queue is immediate (its jobs ran beside the machine: immediate_queues) when at least this fraction of its jobs started at once ... (0: never look for immediate queues)")
+	fs.IntVar(&opt.ImmediateMinJobs, "immediate-min-jobs", opt.ImmediateMinJobs, "... it has at least this many jobs ...")
+	fs.Float64Var(&opt.ImmediatePastFrac, "immediate-past", opt.ImmediatePastFrac, "... and at least this fraction of those started at once (20 or more) did so while a job of another queue, submitted before them, had waited --immediate-wait or more and still waited")
+	fs.BoolVar(&opt.ImmediateBeside, "immediate-beside", opt.ImmediateBeside, "the rules that count busy processors leave the immediate queues' jobs out, as they ran beside the machine (false: count them)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -150,18 +163,21 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	if opt.HeldRoomSec, ok = workload.ParseSeconds(heldRoom, 1<<40); !ok {
 		return usagef("--held-room %q: want seconds, or a number with unit s, m, h or d", heldRoom)
 	}
+	if opt.ImmediateWaitSec, ok = workload.ParseSeconds(immediateWait, 1<<40); !ok {
+		return usagef("--immediate-wait %q: want seconds, or a number with unit s, m, h or d", immediateWait)
+	}
 	for _, f := range []struct {
 		name string
 		v    float64
 	}{{"--near-zero", opt.NearZeroFrac}, {"--drain-frac", opt.DrainMinFrac}, {"--capacity-low", opt.CapacityLowFrac}, {"--window-leak", opt.WindowLeakFrac},
 		{"--time-share", opt.TimeShareFrac}, {"--non-dedicated", opt.NonDedicatedFrac}, {"--effective-min", opt.EffectiveMinFrac}, {"--node-share", opt.NodeMinShare},
-		{"--throttle-quantile", opt.ThrottleQuantile}, {"--throttle-room", opt.ThrottleRoomFrac}} {
+		{"--throttle-quantile", opt.ThrottleQuantile}, {"--throttle-room", opt.ThrottleRoomFrac}, {"--immediate-share", opt.ImmediateShare}, {"--immediate-past", opt.ImmediatePastFrac}} {
 		if !(f.v >= 0 && f.v <= 1) {
 			return usagef("%s %v: want a fraction from 0 to 1", f.name, f.v)
 		}
 	}
-	if opt.DrainMinDays < 1 || opt.OutageMinStarts < 0 || opt.CapacityMinDays < 1 || opt.CapMinEpisodes < 1 || opt.CapMinUsers < 1 || !(opt.WindowMinExpected > 0) || !(opt.SizeWindowMinExpected >= 0) {
-		return usagef("--drain-days, --capacity-days, --cap-episodes, --cap-users and --window-expected want 1 or more, --outage-starts and --size-window-expected 0 or more")
+	if opt.DrainMinDays < 1 || opt.OutageMinStarts < 0 || opt.CapacityMinDays < 1 || opt.CapMinEpisodes < 1 || opt.CapMinUsers < 1 || !(opt.WindowMinExpected > 0) || !(opt.SizeWindowMinExpected >= 0) || opt.ImmediateMinJobs < 1 {
+		return usagef("--drain-days, --capacity-days, --cap-episodes, --cap-users, --window-expected and --immediate-min-jobs want 1 or more, --outage-starts and --size-window-expected 0 or more")
 	}
 	sc := schedsim.Default()
 	sc.Trace = fs.Arg(0)

@@ -103,6 +103,10 @@ func TestInferErrors(t *testing.T) {
 		{"bad count", []string{plantedLog, "--cap-users", "0"}, "--cap-users"},
 		{"negative size windows", []string{plantedLog, "--size-window-expected", "-1"}, "--size-window-expected"},
 		{"bad non-dedicated", []string{plantedLog, "--non-dedicated", "2"}, "--non-dedicated"},
+		{"bad immediate share", []string{plantedLog, "--immediate-share", "1.5"}, "--immediate-share"},
+		{"bad immediate past", []string{plantedLog, "--immediate-past", "-0.1"}, "--immediate-past"},
+		{"bad immediate wait", []string{plantedLog, "--immediate-wait", "soon"}, "--immediate-wait"},
+		{"no immediate jobs", []string{plantedLog, "--immediate-min-jobs", "0"}, "--immediate-min-jobs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, append([]string{"infer"}, tc.args...)...)

@@ -202,6 +202,25 @@ type Options struct {
 	ThrottleQuantile      float64
 	ThrottleRoomFrac      float64
 	ThrottleMinBacklogSec workload.Time
+	// ImmediateWaitSec, ImmediateShare and ImmediateMinJobs: a queue of
+	// ImmediateMinJobs jobs or more, ImmediateShare or more of which
+	// started within ImmediateWaitSec of their submission, is immediate
+	// (its jobs ran beside the machine) when, besides, ImmediatePastFrac
+	// of those (and 20 or more) started while a job of another queue,
+	// submitted before them, had waited ImmediateWaitSec or more and
+	// still waited: the machine was not idle (ImmediateShare 0: never).
+	ImmediateWaitSec  workload.Time
+	ImmediateShare    float64
+	ImmediateMinJobs  int
+	ImmediatePastFrac float64
+	// ImmediateBeside: the rules that count busy processors (machine
+	// size, drains, capacity, outages, caps, time sharing, non-dedicated
+	// queues, effective size, nodes, throttled users) leave the immediate
+	// queues' jobs out, as the simulation runs them beside the machine;
+	// false counts them as the log shows them. The rules that describe
+	// queueing (start and size windows, queue priorities, held jobs)
+	// leave them out either way.
+	ImmediateBeside bool
 }
 
 // Defaults returns the default thresholds.
@@ -241,6 +260,11 @@ func Defaults() Options {
 		ThrottleQuantile:      0.85,
 		ThrottleRoomFrac:      0.9,
 		ThrottleMinBacklogSec: 100 * h,
+		ImmediateWaitSec:      60,
+		ImmediateShare:        0.99,
+		ImmediateMinJobs:      100,
+		ImmediatePastFrac:     0.1,
+		ImmediateBeside:       true,
 	}
 }
 
@@ -323,6 +347,9 @@ type Result struct {
 	// QueueEvidence its evidence (written as [[priority_tier]] tables).
 	Queues        []QueueRank
 	QueueEvidence []string
+	// Immediate are the queues whose jobs started at their submission,
+	// beside the machine (written as immediate_queues), in queue order.
+	Immediate []ImmediateQueue
 	// Holds are the jobs the log shows held (by job number), each until
 	// its recorded start, and HoldEvidence why; HoldsFile, when set, is
 	// the holds file the scenario names (written with WriteHolds).
@@ -351,27 +378,40 @@ func Infer(l *Log, opt Options) (*Result, error) {
 		return cmp.Compare(a.ID, b.ID)
 	})
 	r := &Result{Log: l}
-	tl := newTimeline(jobs)
+	// Immediate queues come first: their jobs were not scheduled, so the
+	// rules that describe queueing leave them out (sched), and those that
+	// count busy processors too when they ran beside the machine (busy).
+	r.immediate(jobs, opt)
+	sched := jobs
+	if imm := r.immediateSet(); len(imm) > 0 {
+		sched = slices.DeleteFunc(slices.Clone(jobs), func(j Job) bool { return imm[j.Queue] })
+	}
+	busy := jobs
+	if opt.ImmediateBeside {
+		busy = sched
+	}
+	tl := newTimeline(busy)
 	r.machineSize(l, tl)
 	r.drains(l, tl, opt)
-	sw := sweep(jobs, r.Procs, r.loc, l.Epoch, opt)
+	r.immediateEvidence(opt)
+	sw := sweep(busy, r.Procs, r.loc, l.Epoch, opt)
 	r.capacity(sw, opt)
 	r.outages(sw, tl, opt)
-	r.windows(jobs, opt)
-	r.caps(jobs, opt)
-	r.queues(jobs, opt)
+	r.windows(sched, opt)
+	r.caps(busy, opt)
+	r.queues(sched, opt)
 	// The machine's effective size and nodes come last: the rules above
 	// count busy processors against the machine the header describes.
 	occ := sampleOccupancy(tl, r.Procs, opt.CapSampleSec)
 	r.timeSharing(occ, opt)
-	r.nonDedicated(jobs, opt)
-	r.sizeWindows(jobs, opt)
+	r.nonDedicated(busy, opt)
+	r.sizeWindows(sched, opt)
 	r.effectiveSize(occ, opt)
-	r.nodeSize(jobs, opt)
+	r.nodeSize(busy, opt)
 	// Throttled users and held jobs count idle processors against the
 	// machine as inferred; held jobs are those no inferred rule explains.
-	r.throttled(jobs, tl, opt)
-	r.held(jobs, tl, opt)
+	r.throttled(busy, tl, opt)
+	r.held(sched, tl, opt)
 	return r, nil
 }
 

@@ -392,6 +392,8 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 		Backfill    string `toml:"backfill"`
 		Procs       int    `toml:"procs"`
 		Timezone    string `toml:"timezone"`
+		Immediate   []int  `toml:"immediate_queues"`
+		Missing     string `toml:"missing_estimate"`
 		Reservation []struct {
 			Name     string `toml:"name"`
 			Start    string `toml:"start"`
@@ -428,6 +430,16 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 	}
 	if sc.Trace != "synthetic.swf" || sc.Backfill != "easy" || sc.Procs != r.Procs || sc.Timezone != r.Zone {
 		t.Errorf("top-level keys %q %q %d %q", sc.Trace, sc.Backfill, sc.Procs, sc.Timezone)
+	}
+	if sc.Missing != "" && sc.Missing != "runtime" {
+		t.Errorf("missing_estimate %q", sc.Missing)
+	}
+	var imm []int
+	for _, iq := range r.Immediate {
+		imm = append(imm, iq.Queue)
+	}
+	if !slices.Equal(sc.Immediate, imm) {
+		t.Errorf("immediate_queues %v in the file, %v found", sc.Immediate, imm)
 	}
 	all := slices.Concat(r.Capacity, r.Outages, r.Drains)
 	if len(sc.Reservation) != len(all) {

@@ -14,7 +14,9 @@ import (
 // held more processors than the machine on under NonDedicatedFrac of the
 // samples. Their jobs time-shared the processors; the other queues' jobs
 // fit the machine as if they had it to themselves (dedicated). It is said
-// in a note: no scenario key yet runs a queue's jobs beside the machine.
+// in a note: immediate_queues, the scenario key that runs a queue's jobs
+// beside the machine, starts each at its submission, which these queues'
+// jobs did not all do (the immediate queues' rule finds those that did).
 func (r *Result) nonDedicated(jobs []Job, opt Options) {
 	if !r.TimeShared || opt.NonDedicatedFrac <= 0 || r.Procs <= 0 {
 		return
@@ -99,7 +101,7 @@ func (r *Result) nonDedicated(jobs []Job, opt Options) {
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("non-dedicated queues: %s (%d jobs, %.1f %% of them started within a minute): without their jobs the others held more than the machine in %.1f %% of the steps (--non-dedicated %.1f %%),",
 		strings.Join(names, ", "), n, 100*float64(prompt)/float64(max(n, 1)), 100*frac, 100*opt.NonDedicatedFrac),
-		"  so these queues' jobs ran beside the others, time-shared, and the others had the machine to themselves; no scenario key runs a queue beside the machine yet")
+		"  so these queues' jobs ran beside the others, time-shared, and the others had the machine to themselves; not written as immediate_queues, which would start every one of their jobs at submission")
 }
 
 func containsInt(s []int, v int) bool {

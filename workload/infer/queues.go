@@ -50,16 +50,6 @@ func (r *Result) queues(jobs []Job, opt Options) {
 	}
 	waiting := map[int][]key{}
 	byKey := map[key]*Job{}
-	// fitsIn reports whether waiting job a asked for no more than b.
-	fitsIn := func(a, b *Job) bool {
-		if a.Procs > b.Procs {
-			return false
-		}
-		if b.ReqTime <= 0 {
-			return true // b asked for no limit: a asked for no more
-		}
-		return a.ReqTime > 0 && a.ReqTime <= b.ReqTime
-	}
 	over := map[[2]int]int{} // over[{p, q}]: p's starts ahead of earlier q jobs
 	for _, e := range evs {
 		q := e.j.Queue
@@ -83,7 +73,7 @@ func (r *Result) queues(jobs []Job, opt Options) {
 			n, _ := slices.BinarySearchFunc(ow, k, less)
 			c := 0
 			for _, wk := range ow[:n] {
-				if fitsIn(byKey[wk], e.j) {
+				if asksNoMore(byKey[wk], e.j) {
 					c++
 				}
 			}
@@ -129,4 +119,16 @@ func (r *Result) queues(jobs []Job, opt Options) {
 		k, _ := slices.BinarySearch(levels, r.Queues[i].Above-r.Queues[i].Below)
 		r.Queues[i].Tier = k + 1
 	}
+}
+
+// asksNoMore reports whether job a asked for no more processors and no
+// more time than job b: a would have fit wherever and whenever b ran.
+func asksNoMore(a, b *Job) bool {
+	if a.Procs > b.Procs {
+		return false
+	}
+	if b.ReqTime <= 0 {
+		return true // b asked for no limit: a asked for no more
+	}
+	return a.ReqTime > 0 && a.ReqTime <= b.ReqTime
 }

@@ -38,15 +38,21 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 	}
 	comment(r.ZoneEvidence...)
 	fmt.Fprintf(b, "timezone = %s\n", strconv.Quote(r.Zone))
-	noReq := 0
+	// The immediate queues' jobs plan nothing: they start at submission.
+	imm := r.immediateSet()
+	noReq, planned := 0, 0
 	for _, j := range l.Jobs {
+		if imm[j.Queue] {
+			continue
+		}
+		planned++
 		if j.ReqTime <= 0 {
 			noReq++
 		}
 	}
 	if noReq > 0 && len(r.Capacity)+len(r.Outages)+len(r.Drains)+len(r.Windows) > 0 {
 		fmt.Fprintln(b)
-		comment(fmt.Sprintf("%d jobs (%.1f %%) give no requested time. Planned around a reservation, a job without one could never start", noReq, 100*float64(noReq)/float64(len(l.Jobs))),
+		comment(fmt.Sprintf("%d jobs (%.1f %%) give no requested time. Planned around a reservation, a job without one could never start", noReq, 100*float64(noReq)/float64(planned)),
 			"(it would run into the next one): they plan with their run time instead, as a default time limit would bound them.")
 		fmt.Fprintf(b, "missing_estimate = \"runtime\"\n")
 	}
@@ -58,6 +64,14 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 		} else {
 			comment("Not written: schedsim infer --holds FILE writes them to FILE and names it here (holds = \"FILE\").")
 		}
+	}
+	if len(r.Immediate) > 0 {
+		fmt.Fprintln(b)
+		comment("Immediate queues: their jobs start at submission, beside the machine, on processors of their own; no policy schedules them.")
+		for _, iq := range r.Immediate {
+			comment(iq.Evidence...)
+		}
+		fmt.Fprintf(b, "immediate_queues = %s\n", r.immediateList())
 	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(b)
