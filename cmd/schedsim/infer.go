@@ -231,7 +231,7 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	if err := report.WriteFileAtomic(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "wrote %s: %d capacity drops, %d outages, %d recurring drains, %d start windows, %d limits, %d held jobs\n",
-		out, len(res.Capacity), len(res.Outages), len(res.Drains), len(res.Windows), len(res.Limits), len(res.Holds))
+	fmt.Fprintf(stderr, "wrote %s: %d capacity drops, %d outages, %d recurring drains, %d start windows, %d limits, %d held jobs, %d immediate queues\n",
+		out, len(res.Capacity), len(res.Outages), len(res.Drains), len(res.Windows), len(res.Limits), len(res.Holds), len(res.Immediate))
 	return nil
 }

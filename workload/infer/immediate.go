@@ -198,11 +198,12 @@ func (r *Result) immediateSet() map[int]bool {
 	return set
 }
 
-// immediateList writes the immediate queues as a TOML array.
+// immediateList writes the immediate queues as the scenario key takes
+// them: a TOML string of comma-separated queue numbers ("1,6").
 func (r *Result) immediateList() string {
 	qs := make([]string, len(r.Immediate))
 	for i, iq := range r.Immediate {
 		qs[i] = strconv.Itoa(iq.Queue)
 	}
-	return "[" + strings.Join(qs, ", ") + "]"
+	return strconv.Quote(strings.Join(qs, ","))
 }

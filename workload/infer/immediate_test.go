@@ -109,7 +109,7 @@ func TestInferImmediate(t *testing.T) {
 			notes := strings.Join(r.Notes, "\n")
 			if tc.want != nil {
 				iq := r.Immediate[0]
-				if !strings.Contains(out.String(), "\nimmediate_queues = [3]\n") || iq.AtOnce != 240 || iq.Past < 150 || len(iq.Evidence) != 5 ||
+				if !strings.Contains(out.String(), "\nimmediate_queues = \"3\"\n") || iq.AtOnce != 240 || iq.Past < 150 || len(iq.Evidence) != 5 ||
 					!strings.Contains(iq.Evidence[3], "of queue 1, submitted 2024-01-") {
 					t.Errorf("%+v written as:\n%s", iq, out.String())
 				}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -392,7 +393,7 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 		Backfill    string `toml:"backfill"`
 		Procs       int    `toml:"procs"`
 		Timezone    string `toml:"timezone"`
-		Immediate   []int  `toml:"immediate_queues"`
+		Immediate   string `toml:"immediate_queues"`
 		Missing     string `toml:"missing_estimate"`
 		Reservation []struct {
 			Name     string `toml:"name"`
@@ -434,11 +435,11 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 	if sc.Missing != "" && sc.Missing != "runtime" {
 		t.Errorf("missing_estimate %q", sc.Missing)
 	}
-	var imm []int
+	var imm []string
 	for _, iq := range r.Immediate {
-		imm = append(imm, iq.Queue)
+		imm = append(imm, strconv.Itoa(iq.Queue))
 	}
-	if !slices.Equal(sc.Immediate, imm) {
+	if sc.Immediate != strings.Join(imm, ",") {
 		t.Errorf("immediate_queues %v in the file, %v found", sc.Immediate, imm)
 	}
 	all := slices.Concat(r.Capacity, r.Outages, r.Drains)
