@@ -657,7 +657,11 @@ var scoredColumns = []string{"job_id", "submission_time", "requested_number_of_r
 func readScoreDJobs(path string, tps int64) ([]sim.ScoreDOutcome, []sim.Outcome, error) {
 	var outs []sim.ScoreDOutcome
 	var imm []sim.Outcome // the jobs of immediate queues, beside the machine
-	err := report.ScanCSVTable(path, scoredColumns, nil, func(where string, vals []string) error {
+	// starting_time and metadata tell the jobs of immediate queues, which
+	// a table without them has none of.
+	optional := make([]bool, len(scoredColumns))
+	optional[11], optional[12] = true, true
+	err := report.ScanCSVTable(path, scoredColumns, optional, func(where string, vals []string) error {
 		num := func(k int) (int64, error) {
 			v, err := strconv.ParseInt(vals[k], 10, 64)
 			if err != nil || v < 0 {

@@ -18,6 +18,8 @@ func TestReadScoreDJobs(t *testing.T) {
 	}{
 		{"good", head + good, ""},
 		{"rejected", head + "8,2,4,,REJECTED,0,memory,0,0,0,\n", ""},
+		{"immediate", strings.TrimSuffix(head, "\n") + ",starting_time,metadata\n" + strings.TrimSuffix(good, "\n") + ",1.500,\n" +
+			"9,3,4,5,COMPLETED_SUCCESSFULLY,0,,0,0,0,,3,immediate=1 user=2 account=-1 partition=-1 queue=6\n", ""},
 		{"no column", "job_id,submission_time\n1,2\n", `no column "requested_number_of_resources": verify checks a SCore-D run`},
 		{"bad id", head + strings.Replace(good, "7,", "x,", 1), `jobs.csv:2: job_id: "x" is not a whole number`},
 		{"negative submit", head + strings.Replace(good, "1.500", "-1", 1), `jobs.csv:2: submission_time: "-1" is not a time ≥ 0`},
@@ -27,10 +29,19 @@ func TestReadScoreDJobs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeFile(t, t.TempDir(), "jobs.csv", tc.text)
-			outs, _, err := readScoreDJobs(path, 1000)
+			outs, imm, err := readScoreDJobs(path, 1000)
 			if tc.err == "" {
 				if err != nil || len(outs) != 1 {
 					t.Fatalf("got %d jobs, %v; want 1, no error", len(outs), err)
+				}
+				if tc.name == "immediate" {
+					// Job 9 ran beside the machine: an outcome for
+					// sim.Verify, in ms.
+					if len(imm) != 1 || imm[0].Job.ID != 9 || imm[0].Job.Queue != 6 || imm[0].Start != 3000 || imm[0].End != 5000 || !imm[0].Immediate {
+						t.Errorf("immediate jobs %+v", imm)
+					}
+				} else if len(imm) > 0 {
+					t.Errorf("immediate jobs %+v in a table without", imm)
 				}
 				if tc.name == "good" && (outs[0].ID != 7 || outs[0].Submit != 1500 || outs[0].End != 9250 || outs[0].State != sim.Completed) {
 					t.Errorf("got %+v", outs[0])
