@@ -225,3 +225,29 @@ func TestExternalSwitching(t *testing.T) {
 		})
 	}
 }
+
+// TestExternalImmediate: with LANL-CM5's queue 6 immediate, the Python
+// FCFS and EASY examples, which never hear of its jobs, schedule the
+// other queues' first jobs as the built-in policies do (jobs.csv byte for
+// byte), and verify finds every immediate job started at its submission.
+func TestExternalImmediate(t *testing.T) {
+	trace := sharedTrace(t, "LANL-CM5-1994-4.1-cln.swf.gz")
+	for _, pol := range []string{"fcfs", "easy"} {
+		t.Run(pol, func(t *testing.T) {
+			dir := t.TempDir()
+			sc := Default()
+			sc.Trace, sc.MaxJobs, sc.ImmediateQueues = trace, 5000, "6"
+			sc.PolicyExec = pythonExample(t, pol)
+			got := runVerified(t, sc, dir, "external")
+			if n := bytes.Count(got, []byte(",immediate=1 ")); n != 512 {
+				t.Errorf("%d immediate jobs in jobs.csv, want queue 6's 512", n)
+			}
+			builtin := sc
+			builtin.PolicyExec = ""
+			builtin.Backfill, builtin.Lookahead = map[string]string{"fcfs": "off", "easy": "easy"}[pol], "all"
+			if want := runVerified(t, builtin, dir, "builtin"); !bytes.Equal(got, want) {
+				t.Errorf("jobs.csv of the Python %s differs from the built-in's", pol)
+			}
+		})
+	}
+}
