@@ -73,8 +73,8 @@ func NewGantt(maxJobs int) *Gantt { return &Gantt{limit: maxJobs} }
 
 // JobDone keeps r's allocation if the limit allows.
 func (g *Gantt) JobDone(r *sim.Record) {
-	if r.State == sim.Rejected || r.State == sim.Failed || r.State == sim.Pending {
-		return
+	if r.State == sim.Rejected || r.State == sim.Failed || r.State == sim.Pending || r.Immediate {
+		return // not on the machine
 	}
 	g.seen++
 	if g.seen > int64(g.limit) {

@@ -57,6 +57,9 @@ func summaryRows(s *Summary) []tableRow {
 	row(0, "processors", "%d", s.Procs)
 	row(0, "jobs", "%d", s.Jobs)
 	row(1, "started", "%d", s.Started)
+	if s.Immediate > 0 {
+		row(2, "of immediate queues, beside the machine", "%d", s.Immediate)
+	}
 	row(1, "completed", "%d", s.Completed)
 	row(1, "killed at limit", "%d", s.Killed)
 	if s.NodeFail > 0 {
