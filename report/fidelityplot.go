@@ -74,8 +74,7 @@ func fidelityDensityFigure(f *Fidelity) *Figure {
 		g.count[k]++
 		top = math.Max(top, g.count[k])
 	}
-	sub := f.Policy + " vs " + f.Trace
-	p := newPlot("Recorded vs simulated wait, per job\n"+sub, "recorded wait (log scale; waits under 1 s at 1 s)", "simulated wait (log scale)")
+	p := newPlot("Recorded vs simulated wait, per job\n"+fidelitySubtitle(f), "recorded wait (log scale; waits under 1 s at 1 s)", "simulated wait (log scale)")
 	hm := plotter.NewHeatMap(g, weekPalette("YlGnBu"))
 	hm.Min, hm.Max = 0, math.Max(math.Log10(top), 1e-9)
 	hm.NaN = color.White
@@ -131,7 +130,7 @@ func fidelityWeeklyFigure(f *Fidelity) *Figure {
 	origin := ws[0].From
 	span := ws[len(ws)-1].From + 7*86400 - origin
 	u := timeUnitFor(span, 1)
-	p := newPlot("Weekly mean wait, recorded and simulated\n"+f.Policy+" vs "+f.Trace, "", "mean wait of the jobs submitted that week (hours)")
+	p := newPlot("Weekly mean wait, recorded and simulated\n"+fidelitySubtitle(f), "", "mean wait of the jobs submitted that week (hours)")
 	timeAxis(&p.X, f.cal, u, origin)
 	p.Y.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 		ts := niceTicks.Ticks(lo, hi)
@@ -165,4 +164,11 @@ func fidelityWeeklyFigure(f *Fidelity) *Figure {
 		Width: 9 * vg.Inch, Height: 4.5 * vg.Inch,
 		draw: p.Draw,
 	}
+}
+
+// fidelitySubtitle is the second line (or more) of a fidelity plot's
+// title: the trace and the simulated policy, wrapped to fit the figure as
+// the run's plots wrap theirs (a scenario's policy name is long).
+func fidelitySubtitle(f *Fidelity) string {
+	return wrapSubtitle(f.Trace+" · "+f.Policy, subtitleWidth)
 }
