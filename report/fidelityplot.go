@@ -41,11 +41,23 @@ func (g *densityGrid) cell(w workload.Time) int {
 }
 
 // logWaitTicks labels an axis in log10 seconds with times people read.
+// A label closer than 0.4 decade to the previous one (1 day after 10 h)
+// is left as a tick without a label: side by side on the
+// recorded-wait axis the two ran together.
 var logWaitTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	var ts []plot.Tick
+	last := math.Inf(-1)
 	for _, t := range waitTicks.Ticks(1, 1e9) {
 		if v := math.Log10(t.Value); v >= lo-1e-9 && v <= hi+1e-9 {
-			ts = append(ts, plot.Tick{Value: v, Label: t.Label})
+			tk := plot.Tick{Value: v, Label: t.Label}
+			if tk.Label != "" {
+				if v-last < 0.4 {
+					tk.Label = ""
+				} else {
+					last = v
+				}
+			}
+			ts = append(ts, tk)
 		}
 	}
 	return ts
