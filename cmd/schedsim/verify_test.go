@@ -298,6 +298,8 @@ func FuzzVerifyJobsCSV(f *testing.F) {
 	f.Add(header + "1,w,delay,0,4,,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,0-3,,\n2,w,delay,1,16,60,0,REJECTED,,,,,,,,,too large\n")
 	f.Add(header + "1,w,delay,0,4,100,1,COMPLETED_SUCCESSFULLY,,100,,0,100,,0-3,,\n")
 	f.Add(header + "x,w,delay,NaN,1e300,100,1,SUBMITTED,0,100,100,0,100,1,0-3 9-8,-1,\n")
+	// A job of an immediate queue, beside the machine (no processors).
+	f.Add(header + "1,w,delay,0,4,,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,,,immediate=1 user=2 account=-1 partition=-1 queue=6\n")
 	f.Add("job_id\n1\n")
 	summary := `{"trace": "t", "policy": "easy(lookahead=1000)", "procs": 8, "jobs": 1, "started": 1, "completed": 1}`
 	f.Fuzz(func(t *testing.T, jobs string) {
