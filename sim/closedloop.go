@@ -178,7 +178,8 @@ type lateJob struct {
 }
 
 // lateHeap is a binary min-heap of lateJobs by (at, job.Seq): at one
-// instant, trace order.
+// instant, trace order. The engine keeps the jobs of immediate queues in
+// one too, by their ends (see immediate.go).
 type lateHeap []lateJob
 
 func (h lateHeap) less(a, b int) bool {

@@ -789,9 +789,11 @@ type Engine struct {
 	sd       *sdCore       // Config.ScoreD's component, or nil (see ScoreD)
 
 	// aside are the jobs of immediate queues read and not yet recorded,
-	// asideLast the latest submission among them (Config.Immediate).
-	aside     asideHeap
+	// by end (lateJob.at), asideLast the latest submission among them,
+	// and asideNow the one whose record is being given (Config.Immediate).
+	aside     lateHeap
 	asideLast workload.Time
+	asideNow  lateJob
 }
 
 // ErrUnsorted is returned when a source yields a job submitted before the

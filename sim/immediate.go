@@ -29,65 +29,6 @@ import (
 // errImmediateLoop refuses Config.Immediate with Config.ClosedLoop.
 var errImmediateLoop = errors.New("sim: immediate queues (Config.Immediate) with a closed loop (Config.ClosedLoop): a closed loop submits a job after its preceding job's end, and an immediate queue's job is set aside as it is read, before the loop could delay it")
 
-// aside is a job of an immediate queue waiting for its record to be given
-// at its end.
-type aside struct {
-	end workload.Time
-	job workload.Job
-}
-
-// asideHeap orders the set-aside jobs by end, then by submission (Seq),
-// then by job number: the order their records are given in.
-type asideHeap []aside
-
-func (h asideHeap) less(i, j int) bool {
-	a, b := &h[i], &h[j]
-	if a.end != b.end {
-		return a.end < b.end
-	}
-	if a.job.Seq != b.job.Seq {
-		return a.job.Seq < b.job.Seq
-	}
-	return a.job.ID < b.job.ID
-}
-
-func (h *asideHeap) push(x aside) {
-	*h = append(*h, x)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-// pop removes the first job; its memory stays valid until the next push.
-func (h *asideHeap) pop() *aside {
-	s := *h
-	n := len(s) - 1
-	s[0], s[n] = s[n], s[0]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && s.less(r, l) {
-			m = r
-		}
-		if !s.less(m, i) {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s[:n]
-	return &s[n]
-}
-
 // setAside takes job j, read from the trace, when it is of an immediate
 // queue: it then ran from its submission for its run time, cut at its
 // requested time as any job's (killed), beside the machine. It reports
@@ -103,7 +44,7 @@ func (e *Engine) setAside(j *workload.Job) (bool, error) {
 	}
 	e.asideLast = j.Submit
 	e.stats.Immediate++
-	e.aside.push(aside{end: j.Submit + j.ActualRun(), job: *j})
+	e.aside.push(lateJob{at: j.Submit + j.ActualRun(), job: *j})
 	return true, nil
 }
 
@@ -112,16 +53,17 @@ func (e *Engine) setAside(j *workload.Job) (bool, error) {
 // through is set.
 func (e *Engine) giveAside(t workload.Time, through bool) {
 	for len(e.aside) > 0 {
-		at := e.at(e.aside[0].end)
+		at := e.at(e.aside[0].at)
 		if at > t || (at == t && !through) {
 			return
 		}
-		a := e.aside.pop()
+		e.asideNow = e.aside.pop()
+		a := &e.asideNow
 		st := Completed
 		if a.job.Killed() {
 			st = Killed
 		}
-		e.rec = Record{Job: &a.job, State: st, Start: a.job.Submit, End: a.end, Immediate: true}
+		e.rec = Record{Job: &a.job, State: st, Start: a.job.Submit, End: a.at, Immediate: true}
 		e.obs.record(&e.rec)
 	}
 }
@@ -130,7 +72,7 @@ func (e *Engine) giveAside(t workload.Time, through bool) {
 // whose records the saved run had given: those that ended at or before
 // the checkpoint's instant now (on the engine's clock).
 func (e *Engine) dropGivenAside(now workload.Time) {
-	for len(e.aside) > 0 && e.at(e.aside[0].end) <= now {
+	for len(e.aside) > 0 && e.at(e.aside[0].at) <= now {
 		e.aside.pop()
 	}
 }
@@ -139,7 +81,7 @@ func (e *Engine) dropGivenAside(now workload.Time) {
 // ends, in order.
 func (e *Engine) giveAllAside() {
 	for len(e.aside) > 0 {
-		e.giveAside(e.at(e.aside[0].end), true)
+		e.giveAside(e.at(e.aside[0].at), true)
 	}
 }
 

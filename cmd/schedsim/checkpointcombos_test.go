@@ -16,11 +16,7 @@ import (
 // days on 240 processors) in ../shared/traces, or skips the test.
 func hpc2nFirst(t *testing.T) string {
 	t.Helper()
-	trace := filepath.Join("..", "..", "..", "shared", "traces", "HPC2N-2002-first3170.swf.gz")
-	if _, err := os.Stat(trace); err != nil {
-		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", trace)
-	}
-	return trace
+	return sharedTrace(t, "HPC2N-2002-first3170.swf.gz")
 }
 
 // killResumeVerify is killResumeCompare followed by schedsim verify on the

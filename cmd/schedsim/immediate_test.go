@@ -9,24 +9,13 @@ import (
 	"testing"
 )
 
-// lanlTrace returns the path of the LANL-CM5 log beside the repository,
-// or skips t.
-func lanlTrace(t *testing.T) string {
-	t.Helper()
-	trace := filepath.Join("..", "..", "..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
-	if _, err := os.Stat(trace); err != nil {
-		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", trace)
-	}
-	return trace
-}
-
 // A run of LANL-CM5 with its development queue (queue 1, named by the
 // header) immediate, under EASY and SCore-D's gang mode, killed with
 // SIGKILL after some checkpoints and resumed, writes the files of a run
 // never interrupted, byte for byte; verify accepts the result; its
 // summary counts the immediate jobs and jobs.csv marks them.
 func TestCheckpointKillResumeImmediate(t *testing.T) {
-	trace := lanlTrace(t)
+	trace := sharedTrace(t, "LANL-CM5-1994-4.1-cln.swf.gz")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -55,7 +44,7 @@ func TestCheckpointKillResumeImmediate(t *testing.T) {
 // --immediate-queues does; an unknown queue name or a closed loop is
 // refused with exit status 2 and the reason.
 func TestImmediateQueuesScenario(t *testing.T) {
-	trace := lanlTrace(t)
+	trace := sharedTrace(t, "LANL-CM5-1994-4.1-cln.swf.gz")
 	dir := t.TempDir()
 	abs, err := filepath.Abs(trace) // a scenario's paths are from its directory
 	if err != nil {

@@ -55,16 +55,12 @@ What it looks for, and how it shows in a log:
                    limit entries; a cap shared by several users that no user
                    exceeds becomes one limit for every user ("*")
   queue priorities queues whose jobs start ahead of other queues' earlier
-                   jobs far more often than the reverse (written as comments:
-                   no scenario key holds them yet)
-  immediate queues queues of --immediate-min-jobs jobs or more, --immediate-share
-                   of which started within --immediate-wait of their
-                   submission, --immediate-past of those while an earlier job
-                   of another queue asking no more processors and time had
-                   waited that long and still waited (not an idle machine):
-                   their jobs ran beside the machine (immediate_queues); the
-                   queueing rules leave them out, and with --immediate-beside
-                   (the default) so do those that count busy processors
+                   jobs far more often than the reverse ([[priority_tier]])
+  immediate queues queues whose jobs (--immediate-share of --immediate-min-jobs
+                   or more) started within --immediate-wait, also while earlier
+                   jobs of other queues waited for processors (--immediate-past):
+                   they ran beside the machine (immediate_queues); the other
+                   rules leave their jobs out (--immediate-beside)
   throttled users  users whose jobs were queued --throttle-backlog or more in
                    all with room for them (idle processors at least their
                    median job size) --throttle-room of that time or more: a

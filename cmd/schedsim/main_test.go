@@ -19,6 +19,17 @@ func run(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// sharedTrace returns the path of the trace name in ../shared/traces,
+// beside the repository, or skips t without it.
+func sharedTrace(t *testing.T, name string) string {
+	t.Helper()
+	trace := filepath.Join("..", "..", "..", "shared", "traces", name)
+	if _, err := os.Stat(trace); err != nil {
+		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", trace)
+	}
+	return trace
+}
+
 // skipBigTrace skips a whole-trace test of the shared trace at path when
 // it is big (more than 1 MB compressed: LANL-CM5, CTC-SP2, the whole
 // HPC2N-2002 log) and the run is not full (simtest.Full): CI runs them.
