@@ -105,21 +105,9 @@ func (r *Result) sizeWindowsOf(jobs []Job, q int, small bool, global []StartWind
 		}
 	}
 	total := len(jobs)
-	var limit [2][24]int
-	var expect [2][24]float64
-	for d := range limit {
-		for h := range limit[d] {
-			limit[d][h] = -1
-			share := float64(cell[d][h]) / float64(total)
-			for k, b := range bounds {
-				e := float64(overAll[k]) * share
-				if e >= opt.SizeWindowMinExpected && float64(over[d][h][k]) <= opt.WindowLeakFrac*e && (q < 0 || stricterSize(global, d, h, b, small)) {
-					limit[d][h], expect[d][h] = k, e
-					break
-				}
-			}
-		}
-	}
+	limit, expect := cellBounds(&cell, total, &over, overAll, opt.SizeWindowMinExpected, opt.WindowLeakFrac, func(d, h, k int) bool {
+		return q < 0 || stricterSize(global, d, h, bounds[k], small)
+	})
 	var out []StartWindow
 	for d := range limit {
 		hourRuns(&limit[d], func(h, n, k int) {

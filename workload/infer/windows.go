@@ -112,25 +112,17 @@ func (r *Result) windowsOf(jobs []Job, q int, cell [2][24]int, total int, global
 		}
 	}
 	var out []StartWindow
-	// limit[d][h] is the index of the cell's bound, -1 for none.
-	var limit [2][24]int
-	var expect [2][24]float64
-	for d := range limit {
-		for h := range limit[d] {
-			limit[d][h] = -1
-			share := float64(cell[d][h]) / float64(total)
-			for k, b := range opt.WindowBoundsSec {
-				if b >= maxReq {
-					break
-				}
-				e := float64(overAll[k]) * share
-				if e >= opt.WindowMinExpected && float64(over[d][h][k]) <= opt.WindowLeakFrac*e && (q < 0 || stricter(global, d, h, b)) {
-					limit[d][h], expect[d][h] = k, e
-					break
-				}
-			}
+	// Only the bounds before the first that no job asks more than.
+	n := len(opt.WindowBoundsSec)
+	for k, b := range opt.WindowBoundsSec {
+		if b >= maxReq {
+			n = k
+			break
 		}
 	}
+	limit, expect := cellBounds(&cell, total, &over, overAll[:n], opt.WindowMinExpected, opt.WindowLeakFrac, func(d, h, k int) bool {
+		return q < 0 || stricter(global, d, h, opt.WindowBoundsSec[k])
+	})
 	for d := range limit {
 		hourRuns(&limit[d], func(h, n, k int) {
 			jobsIn, leak, exp := runTotals(&qcell[d], &over[d], &expect[d], h, n, k)
@@ -146,6 +138,30 @@ func (r *Result) windowsOf(jobs []Job, q int, cell [2][24]int, total int, global
 		})
 	}
 	return out
+}
+
+// cellBounds picks, for each day type d and start hour h, the first
+// bound k (of those overAll counts, in the caller's order) that the cell's
+// jobs nearly never passed: the jobs passing it expected in the cell from
+// its share of the total starts (cell[d][h] / total of overAll[k]) are
+// minExpected or more, those seen (over[d][h][k]) leak × that or fewer,
+// and keep(d, h, k) says so. limit[d][h] is that k, −1 for none, and
+// expect[d][h] what was expected.
+func cellBounds(cell *[2][24]int, total int, over *[2][24][]int, overAll []int, minExpected, leak float64, keep func(d, h, k int) bool) (limit [2][24]int, expect [2][24]float64) {
+	for d := range limit {
+		for h := range limit[d] {
+			limit[d][h] = -1
+			share := float64(cell[d][h]) / float64(total)
+			for k := range overAll {
+				e := float64(overAll[k]) * share
+				if e >= minExpected && float64(over[d][h][k]) <= leak*e && keep(d, h, k) {
+					limit[d][h], expect[d][h] = k, e
+					break
+				}
+			}
+		}
+	}
+	return limit, expect
 }
 
 // hourRuns calls f(h, n, k) for each run of n hours from hour h (a run may
