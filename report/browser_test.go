@@ -34,9 +34,14 @@ import (
 // SCHEDSIM_SCREENSHOT=FILE.png saves a screenshot of the page to look at.
 
 // chromiumFlags are the browser's flags: headless, sandbox off (CI runs as
-// root), and nothing that talks to the network on its own.
+// root), nothing that talks to the network on its own, and no throttling
+// of a page Chromium deems in the background or hidden: the Gantt chart
+// redraws in an animation frame, which a throttled renderer held back
+// past the script's 30 s once, while go test ran other packages on both
+// cores (the frame comes in under a second otherwise).
 var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 	"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+	"--disable-renderer-backgrounding", "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
 	"--window-size=1280,2000"}
 
 // findBrowser returns the paths of chromium and chromedriver, or skips (or,
