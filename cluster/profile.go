@@ -158,6 +158,34 @@ func (p *Profile) Earliest(from workload.Time, procs int, dur workload.Time) wor
 	return workload.Forever
 }
 
+// CopyFrom makes p a copy of q, reusing p's memory.
+func (p *Profile) CopyFrom(q *Profile) {
+	p.size = q.size
+	p.steps = append(p.steps[:0], q.steps...)
+}
+
+// SameFrom reports whether p and q have the same size and the same free
+// processors at every instant from p's start on (q may start earlier).
+func (p *Profile) SameFrom(q *Profile) bool {
+	if p.size != q.size || len(q.steps) == 0 {
+		return false
+	}
+	t := p.steps[0].at
+	if t < q.steps[0].at {
+		return false
+	}
+	i := q.find(t)
+	if q.steps[i].free != p.steps[0].free || len(q.steps)-i != len(p.steps) {
+		return false
+	}
+	for k := 1; k < len(p.steps); k++ {
+		if q.steps[i+k] != p.steps[k] {
+			return false
+		}
+	}
+	return true
+}
+
 // Fits reports whether procs processors are free during all of [start, start+dur).
 func (p *Profile) Fits(start workload.Time, procs int, dur workload.Time) bool {
 	return p.Earliest(start, procs, dur) == start

@@ -199,6 +199,25 @@ func conflictAny(pr *cluster.Profile, cal Calendar, i, procs int, t, dur workloa
 	return conflictOn(pr, cal, i, procs, t, dur)
 }
 
+// NodeHolder is an optional interface of a NodeCalendar that can tell
+// that none of its reservations holds named nodes: its Pinned then always
+// holds nothing, and its answers are functions of the profile of the
+// running jobs and of time alone.
+type NodeHolder interface {
+	// HoldsNodes reports whether some reservation holds named nodes.
+	HoldsNodes() bool
+}
+
+// holdsNodes reports whether cal is a NodeCalendar whose reservations may
+// hold named nodes.
+func holdsNodes(cal Calendar) bool {
+	if _, ok := cal.(NodeCalendar); !ok {
+		return false
+	}
+	h, ok := cal.(NodeHolder)
+	return !ok || h.HoldsNodes()
+}
+
 // countCalendar is a NodeCalendar's count rules alone: its Withheld is
 // WithheldCount (no nodes are held from the run planned).
 type countCalendar struct{ NodeCalendar }
@@ -304,6 +323,58 @@ func calendarShadow(pr *cluster.Profile, v View, cal Calendar, h int) (workload.
 		return workload.Forever, 0
 	}
 	return at, max(MinFreeOn(pr, cal, h, at, satAdd(at, dur))-head.Procs, 0)
+}
+
+// shadowMemo keeps the last head's shadow under a count Calendar (one
+// without reservations on nodes) between EASY's passes. Under load most
+// passes follow submissions only: the head and the running jobs are the
+// same, only the time moved on, and walking the calendar again costs the
+// most of the pass (thousands of candidate starts for a head that must
+// wait for a weekend). The shadow is the earliest start at or after now
+// that fits the running jobs' profile and the calendar, both functions of
+// absolute time: when the profile agrees from the new now on with the one
+// the shadow was found on, the head is the same job,
+// and that shadow is not before the new now, no earlier start has become
+// possible and the shadow is the same, and so are the extra processors
+// over its run. The memo is exact, not a heuristic; a resumed run starts
+// it empty and finds the same answers. It is kept for one View (EASY
+// forgets it when the View of a pass changes) and relies on what Calendar
+// promises: its rules are known in advance, functions of the job and of
+// time alone.
+type shadowMemo struct {
+	valid bool
+	job   workload.Job // the head, field by field
+	at    workload.Time
+	extra int
+	prof  cluster.Profile // the profile the shadow was found on
+}
+
+// shadow returns calendarShadow(pr, v, cal, h), from the memo when it holds.
+func (m *shadowMemo) shadow(pr *cluster.Profile, v View, cal Calendar, h int) (workload.Time, int) {
+	if ml, ok := cal.(fastpath.Memoless); holdsNodes(cal) || (ok && ml.Memoless()) {
+		// Reservations on nodes hold what the running jobs hold on them,
+		// which the profile does not show.
+		m.valid = false
+		return calendarShadow(pr, v, cal, h)
+	}
+	runningProfile(pr, v)
+	head := v.Job(h)
+	if m.valid && m.at >= v.Now() && m.job == *head && pr.SameFrom(&m.prof) {
+		return m.at, m.extra
+	}
+	dur := head.Limit()
+	at, extra := workload.Forever, 0
+	if t := EarliestOn(pr, cal, h, head.Procs, v.Now(), dur); t < workload.Forever {
+		at, extra = t, max(MinFreeOn(pr, cal, h, t, satAdd(t, dur))-head.Procs, 0)
+	}
+	// A head that never fits (or not within the steps EarliestOn tries)
+	// is walked again: from a later time the steps may reach further.
+	m.valid = at < workload.Forever
+	m.job, m.at, m.extra = *head, at, extra
+	if m.valid {
+		m.prof.CopyFrom(pr)
+	}
+	return at, extra
 }
 
 // FirstOver implements fastpath.Spans: WithheldCount's reservations.

@@ -386,6 +386,7 @@ type EASY struct {
 	quiet fastpath.QuietRule // what the last pass leaves (see Quieter)
 
 	calProf cluster.Profile // the running jobs' profile under a Calendar
+	calMemo shadowMemo      // the head's shadow under a Calendar, kept between passes
 
 	held   []cluster.Held  // nodeStart's running jobs, reused between passes
 	heldAt []cluster.Range // nodeStart's scratch
@@ -403,6 +404,8 @@ type viewCaps struct {
 	seq   seqSearcher         // nil: jobs are found by Seq through the View
 	cal   Calendar            // nil: no reservations or start windows
 	nv    NodeView            // nil: no nodes the policy can plan on
+	// steady: fit's refusals hold while only jobs join (nil: not known).
+	steady fastpath.SteadyFitter
 }
 
 // capsOf returns the optional interfaces of v and d, looked up again only
@@ -412,6 +415,7 @@ func (e *EASY) capsOf(v View, d Decisions) *viewCaps {
 		return c
 	}
 	e.caps = viewCaps{v: v, d: d}
+	e.calMemo.valid = false // it was kept for another View
 	e.caps.fit, _ = v.(Fitter)
 	e.caps.ao, _ = v.(arrivalOrdered)
 	e.caps.dense, _ = v.(fastpath.DenseQueue)
@@ -420,7 +424,15 @@ func (e *EASY) capsOf(v View, d Decisions) *viewCaps {
 	e.caps.seq, _ = v.(seqSearcher)
 	e.caps.cal, _ = v.(Calendar)
 	e.caps.nv, _ = v.(NodeView)
+	e.caps.steady, _ = v.(fastpath.SteadyFitter)
 	return &e.caps
+}
+
+// steadyFit reports whether the pass's Fitter, if any, keeps refusing the
+// jobs it refused while only jobs join the queue (fastpath.SteadyFitter):
+// the rule the pass leaves (Quiet) then holds for the jobs it passed over.
+func (c *viewCaps) steadyFit() bool {
+	return c.fit == nil || (c.steady != nil && c.steady.SteadyFits())
 }
 
 // arrivalOrdered reports whether the queue of the pass is in arrival order.
@@ -504,7 +516,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		// Reservations and start windows: the head's start is the
 		// earliest the calendar allows too, and the extra processors
 		// are those free for it all along its estimate.
-		shadow, extra = calendarShadow(&e.calProf, v, c.cal, h)
+		shadow, extra = e.calMemo.shadow(&e.calProf, v, c.cal, h)
 	case c.sv != nil:
 		shadow, extra = c.sv.ShadowOf(head.Procs, false) // Shadow, without looking up c.sv again
 	default:
@@ -524,7 +536,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	if e.Lookahead == 0 || free == 0 {
 		// Nothing can start until something other than a submission
 		// happens: the head does not fit and nothing is backfilled.
-		e.quiet = fastpath.QuietRule{Valid: c.fit == nil}
+		e.quiet = fastpath.QuietRule{Valid: c.steadyFit()}
 		return
 	}
 	known := shadow < workload.Forever
@@ -543,7 +555,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 	if e.Lookahead > 0 && h+1+e.Lookahead < n {
 		end = h + 1 + e.Lookahead
 	}
-	if known && end == n && c.fit == nil {
+	if known && end == n && c.steadyFit() {
 		// The rule for the passes that follow: free and extra are set
 		// once the backfill below is done.
 		e.quiet = fastpath.QuietRule{Valid: true, Limit: math.MaxInt, Shadow: shadow}
@@ -552,6 +564,7 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		}
 	}
 	now := v.Now()
+	before := free
 	switch {
 	case e.SJBF:
 		cand := e.cand[:0]
@@ -595,6 +608,13 @@ func (e *EASY) Schedule(v View, d Decisions) {
 		}
 	}
 	e.quiet.Free, e.quiet.Extra = free, extra
+	if c.cal != nil && free != before {
+		// Under a calendar the extra processors are the fewest free
+		// over the head's run, and a job backfilled on them may end
+		// before that minimum: the next pass finds more than this one
+		// left. Only a pass that started nothing leaves its rule.
+		e.quiet.Valid = false
+	}
 }
 
 // nodeStart returns the earliest time queued job h could start on the

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
@@ -120,6 +121,52 @@ func BenchmarkOverload(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				eng, err := sim.New(sim.Config{Procs: 1024, Policy: &policy.EASY{Lookahead: c.lookahead}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := eng.Run(&simtest.Source{Jobs: jobs}, simtest.Discard{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(len(jobs))), "ns/job")
+		})
+	}
+}
+
+// BenchmarkCalendar replays 50,000 generated jobs at about 85% offered
+// load on 1024 processors under a calendar an admin would try first: a
+// half-hour drain of the whole machine every weekday at 07:00, and no job
+// of more than 4 h starting on weekdays 07:00–16:00. Every pass then
+// plans the head around the drains and checks each backfill candidate's
+// run against them (the README's "Reservations, limits and calendars"
+// quotes the cost on HPC2N). It reports the time per job.
+func BenchmarkCalendar(b *testing.B) {
+	days, err := sim.ParseDays("Mon-Fri")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cons := func() *sim.Constraints {
+		return &sim.Constraints{
+			Calendar: workload.Calendar{Loc: time.UTC},
+			Reservations: []sim.Reservation{{Name: "morning-drain", Start: 7 * 3600, Duration: 1800,
+				Recur: sim.RecurWeekdays, Until: workload.Forever, Maint: true}},
+			Windows: []sim.StartWindow{{Partition: -1, Queue: -1, Days: days, From: 7 * 3600, To: 16 * 3600, MaxWall: 4 * 3600}},
+		}
+	}
+	pols := []struct {
+		name string
+		pol  func() policy.Policy
+	}{
+		{"easy-1000", func() policy.Policy { return &policy.EASY{Lookahead: 1000} }},
+		{"easy-all", func() policy.Policy { return &policy.EASY{Lookahead: policy.LookaheadAll} }},
+	}
+	for _, p := range pols {
+		b.Run(p.name, func(b *testing.B) {
+			jobs := generatedJobs(b, 50_000, 0.85)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				eng, err := sim.New(sim.Config{Procs: 1024, Policy: p.pol(), Constraints: cons()})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"slices"
 	"sort"
 	"strconv"
@@ -534,9 +535,10 @@ type constraints struct {
 	pinMark  []bool // node → held by pinnedNodes' reservations
 	// visIDs are the slots of cs.visible (fast).
 	visIDs   []int32
-	wakeAt   workload.Time // the calendar wake-up pending, or −1
-	visible  []int         // the queue indices a pass sees (limits)
-	limitHit bool          // a pass found a visible job held by a limit
+	wakeAt   workload.Time     // the calendar wake-up pending, or −1
+	visible  []int             // the queue indices a pass sees (limits)
+	dense    []fastpath.Queued // the visible jobs' dense queue (under limits)
+	limitHit bool              // a pass found a visible job held by a limit
 	view     consView
 	dec      consDecisions
 	// checkPromises: the engine checks reservations (see Config.Constraints).
@@ -859,7 +861,7 @@ func (cs *constraints) emptyEarliest(j *workload.Job, limit, dur, from, horizon 
 //     when its horizon is not past to, else a walk from to. Since the
 //     walk's answer is the earliest fitting start whatever its origin,
 //     this is the walk from now's answer.
-//   - clear[(reservations, slack)] = [lo, hi): over it the reservations
+//   - clear[reservations].bySlack[slack] = [lo, hi): over it the reservations
 //     a class's jobs may not use withhold at most slack processors (the
 //     machine less the job's own and its held nodes'); or, when short,
 //     hi is an instant where they withhold more. A job that may start at
@@ -872,10 +874,34 @@ func (cs *constraints) emptyEarliest(j *workload.Job, limit, dur, from, horizon 
 // Both are memos of functions of the constraints alone, never of the
 // queue, so a resumed run that starts them empty gives the same answers.
 type admitCache struct {
-	key     []byte // scratch for the keys
-	ckey    []byte
-	refused map[string]workload.Time
-	clear   map[string]*clearSpan
+	refused map[classKey]workload.Time
+	clear   map[resvSet]*spanTable
+	last    *spanTable // the table looked up last (most jobs share one)
+	// sets numbers the sets beyond the first 64 bits (resvSet.more).
+	sets map[string]int
+}
+
+// resvSet is a set of reservations (or start windows), one bit each: the
+// first 64 in mask, and any beyond them as a number the cache gives each
+// distinct rest (0: none, as in nearly every scenario), so that a key is
+// a few words and hashes as such.
+type resvSet struct {
+	mask uint64
+	more int
+}
+
+// classKey is a class of jobs for admission: the reservations they may not
+// use, the start windows that apply to them, their processors and run.
+type classKey struct {
+	resv, windows resvSet
+	procs         int
+	dur           workload.Time
+}
+
+// spanTable holds the clear spans of one set of reservations, by slack.
+type spanTable struct {
+	set     resvSet
+	bySlack []*clearSpan
 }
 
 // clearSpan is a stretch [lo, hi) over which some reservations withhold
@@ -885,27 +911,48 @@ type clearSpan struct {
 	short  bool
 }
 
-// resvKey appends to b the set of reservations job j may not use, one
-// bit each.
-func (cs *constraints) resvKey(b []byte, j *workload.Job) []byte {
-	for k := 0; k < len(cs.c.Reservations); k += 8 {
-		var x byte
-		for i := k; i < min(k+8, len(cs.c.Reservations)); i++ {
-			if !cs.c.Reservations[i].Admits(j) {
-				x |= 1 << uint(i-k)
+// bitSet returns the set of the n bits for which in reports true.
+func (cs *constraints) bitSet(n int, in func(i int) bool) resvSet {
+	var r resvSet
+	for i := 0; i < min(n, 64); i++ {
+		if in(i) {
+			r.mask |= 1 << uint(i)
+		}
+	}
+	if n > 64 {
+		more := make([]byte, (n-64+7)/8)
+		for i := 64; i < n; i++ {
+			if in(i) {
+				more[(i-64)/8] |= 1 << uint((i-64)%8)
 			}
 		}
-		b = append(b, x)
+		ac := &cs.admitMemo
+		if ac.sets == nil {
+			ac.sets = map[string]int{}
+		}
+		id, ok := ac.sets[string(more)]
+		if !ok {
+			id = len(ac.sets) + 1
+			ac.sets[string(more)] = id
+		}
+		r.more = id
 	}
-	return b
+	return r
 }
 
-// appendInt appends v to b as 8 bytes.
-func appendInt(b []byte, v int64) []byte {
-	for i := 0; i < 8; i++ {
-		b = append(b, byte(v>>(8*i)))
+// resvKey returns the set of reservations job j may not use.
+func (cs *constraints) resvKey(j *workload.Job) resvSet {
+	rs := cs.c.Reservations
+	if len(rs) <= 64 {
+		var m uint64
+		for i := range rs {
+			if !rs[i].Admits(j) {
+				m |= 1 << uint(i)
+			}
+		}
+		return resvSet{mask: m}
 	}
-	return b
+	return cs.bitSet(len(rs), func(i int) bool { return !rs[i].Admits(j) })
 }
 
 // admitEarliest is emptyEarliest(j, limit, dur, now, admitHorizon(now))
@@ -916,31 +963,25 @@ func (cs *constraints) admitEarliest(j *workload.Job, limit, dur, now workload.T
 	}
 	ac := &cs.admitMemo
 	if ac.refused == nil {
-		ac.refused = map[string]workload.Time{}
-		ac.clear = map[string]*clearSpan{}
+		ac.refused = map[classKey]workload.Time{}
+		ac.clear = map[resvSet]*spanTable{}
 	}
 	h := cs.admitHorizon(now)
 	// The class's key: reservations, start windows, processors, run.
-	key := cs.resvKey(ac.key[:0], j)
-	nr := len(key)
-	for k := 0; k < len(cs.c.Windows); k += 8 {
-		var x byte
-		for i := k; i < min(k+8, len(cs.c.Windows)); i++ {
-			if cs.c.Windows[i].appliesTo(j, limit) {
-				x |= 1 << uint(i-k)
-			}
-		}
-		key = append(key, x)
+	ws := cs.c.Windows
+	key := classKey{
+		resv:    cs.resvKey(j),
+		windows: cs.bitSet(len(ws), func(i int) bool { return ws[i].appliesTo(j, limit) }),
+		procs:   j.Procs,
+		dur:     dur,
 	}
-	key = appendInt(appendInt(key, int64(j.Procs)), int64(dur))
-	ac.key = key
-	if to, ok := ac.refused[string(key)]; ok && now < to {
+	if to, ok := ac.refused[key]; ok && now < to {
 		if h <= to {
 			return workload.Forever
 		}
 		r := cs.emptyEarliest(j, limit, dur, to, h)
 		if r >= workload.Forever {
-			ac.refused[string(key)] = h
+			ac.refused[key] = h
 		}
 		return r
 	}
@@ -949,33 +990,51 @@ func (cs *constraints) admitEarliest(j *workload.Job, limit, dur, now workload.T
 		end := satAddTime(now, dur)
 		pinned, _ := cs.pinnedNodes(j, now, end)
 		if slack := cs.procs - pinned - j.Procs; slack >= 0 {
-			ac.ckey = appendInt(append(ac.ckey[:0], key[:nr]...), int64(slack))
-			if ok, _ := cs.clearOver(j, ac.ckey, slack, now, end); ok {
+			if ok, _ := cs.clearOver(j, key.resv, slack, now, end); ok {
 				return now
 			}
 		}
 	}
 	r := cs.emptyEarliest(j, limit, dur, now, h)
 	if r >= workload.Forever {
-		ac.refused[string(key)] = h
+		ac.refused[key] = h
 	}
 	return r
 }
 
 // clearOver reports whether, at every instant of [a, b), the
-// reservations job j may not use (withheldCount's; their set and slack
-// make key) withhold at most slack processors, from the span the cache
+// reservations job j may not use (withheldCount's; set names them)
+// withhold at most slack processors, from the span the cache
 // keeps for key and walked on from its end; if not, it returns the first
 // instant of [a, b) at which they withhold more.
-func (cs *constraints) clearOver(j *workload.Job, key []byte, slack int, a, b workload.Time) (bool, workload.Time) {
-	if cs.admitMemo.clear == nil {
-		cs.admitMemo.refused = map[string]workload.Time{}
-		cs.admitMemo.clear = map[string]*clearSpan{}
+func (cs *constraints) clearOver(j *workload.Job, set resvSet, slack int, a, b workload.Time) (bool, workload.Time) {
+	if slack < 0 {
+		// No reservation can withhold fewer than none.
+		if a < b {
+			return false, a
+		}
+		return true, workload.Forever
 	}
-	sp := cs.admitMemo.clear[string(key)]
+	ac := &cs.admitMemo
+	tb := ac.last
+	if tb == nil || tb.set != set {
+		if ac.clear == nil {
+			ac.refused = map[classKey]workload.Time{}
+			ac.clear = map[resvSet]*spanTable{}
+		}
+		if tb = ac.clear[set]; tb == nil {
+			tb = &spanTable{set: set}
+			ac.clear[set] = tb
+		}
+		ac.last = tb
+	}
+	if slack >= len(tb.bySlack) {
+		tb.bySlack = append(tb.bySlack, make([]*clearSpan, slack+1-len(tb.bySlack))...)
+	}
+	sp := tb.bySlack[slack]
 	if sp == nil || a < sp.lo || a > sp.hi {
 		sp = &clearSpan{lo: a, hi: a}
-		cs.admitMemo.clear[string(key)] = sp
+		tb.bySlack[slack] = sp
 	}
 	if b <= sp.hi {
 		return true, workload.Forever
@@ -1003,9 +1062,7 @@ func (cs *constraints) clearOver(j *workload.Job, key []byte, slack int, a, b wo
 // without a time limit over 400 days walks each occurrence once per
 // class, not once per plan.
 func (cs *constraints) firstOver(j *workload.Job, slack int, a, b workload.Time) (workload.Time, workload.Time) {
-	ac := &cs.admitMemo
-	ac.ckey = appendInt(cs.resvKey(ac.ckey[:0], j), int64(slack))
-	ok, at := cs.clearOver(j, ac.ckey, slack, a, b)
+	ok, at := cs.clearOver(j, cs.resvKey(j), slack, a, b)
 	if ok || at >= b {
 		return workload.Forever, workload.Forever
 	}

@@ -24,11 +24,12 @@ type consView struct {
 type consDecisions struct{ v *consView }
 
 var (
-	_ policy.View     = (*consView)(nil)
-	_ policy.Fitter   = (*consView)(nil)
-	_ policy.Calendar = (*consView)(nil)
-	_ fastpath.Spans  = (*consView)(nil)
-	_ policy.Failer   = (*consDecisions)(nil)
+	_ policy.View         = (*consView)(nil)
+	_ policy.Fitter       = (*consView)(nil)
+	_ policy.Calendar     = (*consView)(nil)
+	_ fastpath.Spans      = (*consView)(nil)
+	_ fastpath.DenseQueue = (*consView)(nil)
+	_ policy.Failer       = (*consDecisions)(nil)
 )
 
 // TicksPerSecond implements policy.Ticker: the run's unit, for the
@@ -58,6 +59,20 @@ func (v *consView) Running(k int) (workload.Time, int) { return v.inner.Running(
 
 // Ended implements policy.View.
 func (v *consView) Ended() []policy.Ended { return v.inner.Ended() }
+
+// Queued implements fastpath.DenseQueue: the engine's dense queue when
+// the pass sees the whole queue (no limits), else the visible jobs'.
+func (v *consView) Queued(n int) []fastpath.Queued {
+	if !v.cs.hasLimits {
+		return v.e.Queued(n)
+	}
+	d := v.cs.dense[:0]
+	for k := range n {
+		d = append(d, fastpath.QueuedOf(&v.slot(k).job))
+	}
+	v.cs.dense = d
+	return d
+}
 
 // slot returns the slot of visible job i.
 func (v *consView) slot(i int) *slot { return &v.e.slots[v.e.queue[v.cs.visible[i]]] }
@@ -98,6 +113,29 @@ func (v *consView) FirstOver(i int, count bool, slack int, from, to workload.Tim
 	at, next := v.cs.firstOver(&v.slot(i).job, slack, from, to)
 	return at, next, true
 }
+
+// steady reports whether the constraints keep every refusal while only
+// jobs join the queue (no job starts or ends, no wake-up is due), so that
+// the engine may skip the passes a policy's rule proves idle
+// (fastpath.Quieter) as it does without constraints. Reservations and
+// start windows do: between two of their boundaries, at each of which
+// the engine is woken, a job's run from now can only reach further into
+// the next occurrence, and its start window stays as it was; and the
+// first waiting job's pending reason stays what the last pass found.
+// Limits are left out (a joining job held by one is marked at the pass),
+// and so are preemption, runtime predictions (with them, skipping was
+// measured to give a job other processors than a run of every pass) and
+// the tests' walk at every check.
+func (cs *constraints) steady(cfg Config) bool {
+	return !cs.hasLimits && cs.pins == nil && !cs.noMemo && cfg.Preempt == nil && cfg.Estimator == nil
+}
+
+// SteadyFits implements fastpath.SteadyFitter (constraints.steady).
+func (v *consView) SteadyFits() bool { return v.e.quieter != nil }
+
+// Memoless implements fastpath.Memoless: the tests' walk at every check
+// (SlowCalendar) keeps no policy memo either.
+func (v *consView) Memoless() bool { return v.cs.noMemo }
 
 // Blocked implements fastpath.Spans (constraints.blockedFor).
 func (v *consView) Blocked(i, slack int, from, dur workload.Time) bool {
@@ -249,7 +287,13 @@ func (e *Engine) consPass() {
 		e.headPhase = false
 		e.started = false
 		e.startedAt = e.startedAt[:0]
-		if cs.fast {
+		if !cs.hasLimits {
+			// Every queued job is visible: the indices are the queue's.
+			for k := len(cs.visible); k < len(e.queue); k++ {
+				cs.visible = append(cs.visible, k)
+			}
+			cs.visible = cs.visible[:len(e.queue)]
+		} else if cs.fast {
 			e.visibleFast()
 		} else {
 			cs.visible = cs.visible[:0]

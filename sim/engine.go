@@ -873,7 +873,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	_, conservative := e.pol.(*policy.Conservative)
 	e.promises = e.pool.counting() && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)
-	if q, ok := e.pol.(fastpath.Quieter); ok && e.pool.counting() && e.grow == nil && len(cfg.NodeEvents) == 0 && e.cons == nil && cfg.SchedInterval == 0 {
+	if q, ok := e.pol.(fastpath.Quieter); ok && e.pool.counting() && e.grow == nil && len(cfg.NodeEvents) == 0 && (e.cons == nil || e.cons.steady(cfg)) && cfg.SchedInterval == 0 {
 		e.quieter = q
 		// A checkpoint is taken between instants, with no end left for
 		// the next pass: passes after ends run when it may be taken.

@@ -19,6 +19,7 @@ func SlowLimits(cfg *Config) { cfg.slowLimits = true }
 func SlowCalendar(e *Engine) {
 	if e.cons != nil {
 		e.cons.noMemo = true
+		e.quieter, e.roomBound = nil, false // every pass runs
 	}
 }
 

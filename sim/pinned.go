@@ -214,6 +214,10 @@ func (cs *constraints) onPinMarked(rs []cluster.Range) int {
 	return p
 }
 
+// HoldsNodes implements policy.NodeHolder: whether a reservation holds
+// named nodes of the cluster.
+func (v *consView) HoldsNodes() bool { return v.cs.pins != nil }
+
 // Pinned implements policy.NodeCalendar: on a cluster of nodes, the
 // nodes of the reservations visible job i may not use with an
 // occurrence overlapping [from, to), and the running jobs on them.

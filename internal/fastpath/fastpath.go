@@ -122,6 +122,28 @@ type Spans interface {
 	Blocked(i, slack int, from, dur workload.Time) bool
 }
 
+// SteadyFitter is an optional interface of a policy.View that is a
+// policy.Fitter. SteadyFits reports that a job its Fits refuses stays
+// refused while only jobs join the queue (no job ends or starts, no
+// prediction changes, no wake-up is due), and that a refused job that
+// joins never changes another's answer: the jobs a pass passed over are
+// passed over again. A Quieter then gives its rule under such a Fitter
+// too, which the engine trusts where it knows the Fitter's rules (the
+// engine's reservations and start windows, without limits).
+type SteadyFitter interface {
+	// SteadyFits reports whether Fits is steady.
+	SteadyFits() bool
+}
+
+// Memoless is an optional interface of a policy.Calendar that asks the
+// policies to keep none of its answers from one pass to the next (a
+// policy's memo, such as EASY's of its head's shadow): the engine's tests
+// compare runs that keep them with runs that walk everything again.
+type Memoless interface {
+	// Memoless reports that answers must not be kept between passes.
+	Memoless() bool
+}
+
 // Copier is an optional interface of a sim.Observer that copies the
 // engine's events for another goroutine (report.Async): the engine hands
 // it the events it gives at nearly every step, a job's start, a plain job
