@@ -310,12 +310,12 @@ func runningProfile(pr *cluster.Profile, v View) {
 }
 
 // calendarShadow is the head's shadow time and extra processors under a
-// Calendar: the earliest time the head (queue index h) fits the running
-// jobs' profile and the calendar for its whole estimate, and the fewest
-// processors beyond its own free for it during that estimate. The time
-// is workload.Forever when there is none.
+// Calendar on pr, the running jobs' profile (runningProfile): the
+// earliest time the head (queue index h) fits the profile and the
+// calendar for its whole estimate, and the fewest processors beyond its
+// own free for it during that estimate. The time is workload.Forever when
+// there is none.
 func calendarShadow(pr *cluster.Profile, v View, cal Calendar, h int) (workload.Time, int) {
-	runningProfile(pr, v)
 	head := v.Job(h)
 	dur := head.Limit()
 	at := EarliestOn(pr, cal, h, head.Procs, v.Now(), dur)
@@ -349,24 +349,21 @@ type shadowMemo struct {
 	prof  cluster.Profile // the profile the shadow was found on
 }
 
-// shadow returns calendarShadow(pr, v, cal, h), from the memo when it holds.
+// shadow fills pr with the running jobs' profile and returns
+// calendarShadow(pr, v, cal, h), from the memo when it holds.
 func (m *shadowMemo) shadow(pr *cluster.Profile, v View, cal Calendar, h int) (workload.Time, int) {
+	runningProfile(pr, v)
 	if ml, ok := cal.(fastpath.Memoless); holdsNodes(cal) || (ok && ml.Memoless()) {
 		// Reservations on nodes hold what the running jobs hold on them,
 		// which the profile does not show.
 		m.valid = false
 		return calendarShadow(pr, v, cal, h)
 	}
-	runningProfile(pr, v)
 	head := v.Job(h)
 	if m.valid && m.at >= v.Now() && m.job == *head && pr.SameFrom(&m.prof) {
 		return m.at, m.extra
 	}
-	dur := head.Limit()
-	at, extra := workload.Forever, 0
-	if t := EarliestOn(pr, cal, h, head.Procs, v.Now(), dur); t < workload.Forever {
-		at, extra = t, max(MinFreeOn(pr, cal, h, t, satAdd(t, dur))-head.Procs, 0)
-	}
+	at, extra := calendarShadow(pr, v, cal, h)
 	// A head that never fits (or not within the steps EarliestOn tries)
 	// is walked again: from a later time the steps may reach further.
 	m.valid = at < workload.Forever
