@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -47,6 +48,12 @@ type Conservative struct {
 	init bool
 
 	endedNow []Ended
+
+	// Under a Calendar: the running jobs' profile of the last pass and
+	// whether that pass's plan (plan, queue index for index) may be kept
+	// by the next one (see keepPlan).
+	calRun  cluster.Profile
+	calKeep bool
 }
 
 type planned struct {
@@ -263,19 +270,41 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 	fit, _ := v.(Fitter)
 	pr := &c.prof
 	runningProfile(pr, v)
-	c.now, c.init, c.plan = now, true, c.plan[:0]
+	first := 0
+	if c.keepPlan(v, cal, now) {
+		// The last pass's plans hold (see keepPlan): each goes back into
+		// the profile where the walk below would put it again, and only
+		// the jobs that joined since are planned.
+		first = len(c.plan)
+		for i := range c.plan {
+			p := &c.plan[i]
+			d.Reserve(i, p.start)
+			pr.Add(p.start, p.end(), p.procs)
+		}
+	} else {
+		c.plan = c.plan[:0]
+	}
+	c.now, c.init = now, true
 	c.endedNow = c.endedNow[:0]
+	keep := cal != nil && !holdsNodes(cal)
+	if ml, ok := cal.(fastpath.Memoless); ok && ml.Memoless() {
+		keep = false
+	}
+	if keep && first == 0 {
+		c.calRun.CopyFrom(pr)
+	}
 	earliest := func(i, procs int, from, dur workload.Time) workload.Time {
 		if cal == nil {
 			return pr.Earliest(from, procs, dur)
 		}
 		return EarliestOn(pr, cal, i, procs, from, dur)
 	}
-	for i, n := 0, v.Len(); i < n; i++ {
+	for i, n := first, v.Len(); i < n; i++ {
 		j := v.Job(i)
 		dur := j.Limit()
 		at := earliest(i, j.Procs, now, dur)
 		if at == now {
+			keep = false // a start, or a plan Fits moved on: made anew next pass
 			if fit == nil || fit.Fits(i) {
 				before := v.Free()
 				d.Start(i)
@@ -292,7 +321,36 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 		if at < workload.Forever {
 			d.Reserve(i, at)
 			pr.Add(at, p.end(), j.Procs)
+		} else {
+			keep = false // from a later time the walk may reach further
 		}
 		c.plan = append(c.plan, p)
 	}
+	c.calKeep = keep
+}
+
+// keepPlan reports whether the plans the last pass made under Calendar
+// cal hold at this pass, so that planning every job anew would give each
+// the same start. That pass (and each it kept plans from) started nothing
+// and planned every job at a finite time by the profile and the calendar
+// alone, none moved on by Fits (calKeep); the running jobs' profile agrees
+// from now on with that pass's (nothing started or ended since: only jobs
+// joined); every plan is still after now; and the queue begins with the
+// planned jobs, in order. A job's plan was the earliest start from the
+// old now that fits the same profile (the running jobs and the plans ahead
+// of it) and the calendar, a function of absolute time (Calendar's rules
+// are known in advance), so no start between the old now and the new one
+// fits it, and from the new now its earliest start is the same. Not on a
+// NodeCalendar that holds nodes (the profile does not show what they
+// hold), nor under a fastpath.Memoless calendar.
+func (c *Conservative) keepPlan(v View, cal Calendar, now workload.Time) bool {
+	if cal == nil || !c.calKeep || len(c.plan) > v.Len() || !c.prof.SameFrom(&c.calRun) {
+		return false
+	}
+	for i := range c.plan {
+		if p := &c.plan[i]; p.start <= now || v.Job(i).Seq != p.seq {
+			return false
+		}
+	}
+	return true
 }
