@@ -218,6 +218,16 @@ func holdsNodes(cal Calendar) bool {
 	return !ok || h.HoldsNodes()
 }
 
+// memoOK reports whether a policy may keep answers it planned on cal
+// from one pass to the next while the running jobs' profile is the same:
+// not when reservations on nodes hold what the running jobs hold on them,
+// which the profile does not show, nor under a fastpath.Memoless
+// calendar.
+func memoOK(cal Calendar) bool {
+	ml, ok := cal.(fastpath.Memoless)
+	return !holdsNodes(cal) && !(ok && ml.Memoless())
+}
+
 // countCalendar is a NodeCalendar's count rules alone: its Withheld is
 // WithheldCount (no nodes are held from the run planned).
 type countCalendar struct{ NodeCalendar }
@@ -353,9 +363,7 @@ type shadowMemo struct {
 // calendarShadow(pr, v, cal, h), from the memo when it holds.
 func (m *shadowMemo) shadow(pr *cluster.Profile, v View, cal Calendar, h int) (workload.Time, int) {
 	runningProfile(pr, v)
-	if ml, ok := cal.(fastpath.Memoless); holdsNodes(cal) || (ok && ml.Memoless()) {
-		// Reservations on nodes hold what the running jobs hold on them,
-		// which the profile does not show.
+	if !memoOK(cal) {
 		m.valid = false
 		return calendarShadow(pr, v, cal, h)
 	}

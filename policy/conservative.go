@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/schedsim/schedsim/cluster"
-	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -286,10 +285,7 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 	}
 	c.now, c.init = now, true
 	c.endedNow = c.endedNow[:0]
-	keep := cal != nil && !holdsNodes(cal)
-	if ml, ok := cal.(fastpath.Memoless); ok && ml.Memoless() {
-		keep = false
-	}
+	keep := cal != nil && memoOK(cal)
 	if keep && first == 0 {
 		c.calRun.CopyFrom(pr)
 	}
@@ -340,9 +336,8 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 // old now that fits the same profile (the running jobs and the plans ahead
 // of it) and the calendar, a function of absolute time (Calendar's rules
 // are known in advance), so no start between the old now and the new one
-// fits it, and from the new now its earliest start is the same. Not on a
-// NodeCalendar that holds nodes (the profile does not show what they
-// hold), nor under a fastpath.Memoless calendar.
+// fits it, and from the new now its earliest start is the same. Only
+// where memoOK.
 func (c *Conservative) keepPlan(v View, cal Calendar, now workload.Time) bool {
 	if cal == nil || !c.calKeep || len(c.plan) > v.Len() || !c.prof.SameFrom(&c.calRun) {
 		return false
