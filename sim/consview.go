@@ -142,6 +142,25 @@ func (v *consView) Blocked(i, slack int, from, dur workload.Time) bool {
 	return !v.cs.noMemo && v.cs.blockedFor(&v.slot(i).job, slack, from, dur)
 }
 
+// PlanClass implements fastpath.PlanClasses: the reservations visible
+// job i may not use and the start windows that apply to it (withheld's
+// and startFrom's only inputs from the job), when both fit 64 bits and
+// no reservation holds nodes (those hold what the profile does not show).
+func (v *consView) PlanClass(i int) (fastpath.PlanClass, bool) {
+	cs := v.cs
+	if cs.pins != nil || len(cs.c.Reservations) > 64 || len(cs.c.Windows) > 64 {
+		return fastpath.PlanClass{}, false
+	}
+	s := v.slot(i)
+	c := fastpath.PlanClass{Reservations: cs.resvKey(&s.job).mask}
+	for k := range cs.c.Windows {
+		if cs.c.Windows[k].appliesTo(&s.job, s.limit) {
+			c.Windows |= 1 << uint(k)
+		}
+	}
+	return c, true
+}
+
 // StartFrom implements policy.Calendar.
 func (v *consView) StartFrom(i int, t workload.Time) workload.Time {
 	s := v.slot(i)

@@ -166,3 +166,25 @@ type Copier interface {
 	// Sampled is the sim.EventSampled of the sample with these fields.
 	Sampled(t workload.Time, busy, running, queued int, queuedProcs int64, unavailable int)
 }
+
+// PlanClasses is an optional interface of a policy.Calendar that tells
+// which queued jobs its rules treat alike: two jobs of one class are
+// refused by the same reservations (the same processors withheld at the
+// same instants) and bound by the same start windows, so that a start the
+// calendar refuses to one on p processors for d it refuses to the other
+// on p or more for d or more. A policy that plans jobs one after another
+// on a profile that only fills then knows that a job of the class asking
+// at least as much as one planned before it starts no earlier (see
+// policy.Conservative).
+type PlanClasses interface {
+	// PlanClass returns the class of queued job i; ok is false when the
+	// calendar cannot name it (the job then shares a class with none).
+	PlanClass(i int) (c PlanClass, ok bool)
+}
+
+// PlanClass names a class of jobs of a PlanClasses calendar: the
+// reservations they may not use and the start windows that apply to
+// them, one bit each.
+type PlanClass struct {
+	Reservations, Windows uint64
+}
