@@ -534,8 +534,12 @@ type constraints struct {
 	pinTaken []cluster.Range
 	pinMark  []bool // node → held by pinnedNodes' reservations
 	// visIDs are the slots of cs.visible (fast).
-	visIDs   []int32
-	wakeAt   workload.Time     // the calendar wake-up pending, or −1
+	visIDs []int32
+	wakeAt workload.Time // the calendar wake-up pending, or −1
+	// onTick, under a scheduler cycle (Config.SchedInterval), is the
+	// engine's cycleTick: a job starts only at a pass, so startFrom
+	// gives only the cycle's ticks (to admission, plans and Fits).
+	onTick   func(workload.Time) workload.Time
 	visible  []int             // the queue indices a pass sees (limits)
 	dense    []fastpath.Queued // the visible jobs' dense queue (under limits)
 	limitHit bool              // a pass found a visible job held by a limit
@@ -626,13 +630,20 @@ func (cs *constraints) withheldCount(j *workload.Job, t workload.Time) (int, wor
 }
 
 // startFrom returns the earliest instant at or after t at which job j
-// (time limit limit) may start by the start windows, Forever if never.
+// (time limit limit) may start by the start windows and, under a
+// scheduler cycle, at one of its passes (a tick), Forever if never.
 func (cs *constraints) startFrom(j *workload.Job, limit, t workload.Time) workload.Time {
-	if len(cs.windows) == 0 {
+	if len(cs.windows) == 0 && cs.onTick == nil {
 		return t
 	}
 	for n := 0; n < 64 && t < workload.Forever; n++ {
 		moved := false
+		if cs.onTick != nil {
+			// Under a scheduler cycle a job starts only at a pass.
+			if k := cs.onTick(t); k != t {
+				t, moved = k, true
+			}
+		}
 		for k, r := range cs.windows {
 			if !cs.c.Windows[k].appliesTo(j, limit) {
 				continue
@@ -750,7 +761,11 @@ func (cs *constraints) admit(j *workload.Job, limit, now workload.Time) string {
 		return ""
 	}
 	if cs.admitEarliest(j, limit, cs.plannedRun(limit), now) >= workload.Forever {
-		return fmt.Sprintf("requested time %s never fits between the reservations and start windows it may not use", limitText(limit, cs.c.tick()))
+		why := fmt.Sprintf("requested time %s never fits between the reservations and start windows it may not use", limitText(limit, cs.c.tick()))
+		if cs.onTick != nil {
+			why += ", starting at a pass of the scheduler's cycle"
+		}
+		return why
 	}
 	return ""
 }

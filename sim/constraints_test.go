@@ -133,11 +133,11 @@ func TestConstraintsEveryPolicy(t *testing.T) {
 		for _, v := range []struct {
 			cycle  workload.Time
 			limits bool
-		}{{0, true}, {120, true}, {0, false}} {
+		}{{0, true}, {120, true}, {0, false}, {120, false}} {
 			cycle := v.cycle
 			// Without limits (and without an Estimator) the engine checks
 			// every reservation a policy promises: the head's start is
-			// planned around the calendar.
+			// planned around the calendar (under a cycle, at its passes).
 			name := tc.Name + "/cycle" + time.Duration(cycle*workload.Time(time.Second)).String()
 			if !v.limits {
 				name += "/no-limits"

@@ -854,6 +854,9 @@ func New(cfg Config) (*Engine, error) {
 			return nil, err
 		}
 		e.cons = cs
+		if cfg.SchedInterval > 0 {
+			cs.onTick = e.cycleTick
+		}
 		cs.view = consView{e: e, cs: cs, inner: e.view}
 		cs.view.fit, _ = e.view.(policy.Fitter)
 		cs.dec = consDecisions{&cs.view}
