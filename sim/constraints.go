@@ -550,10 +550,15 @@ type constraints struct {
 	// wholeQueue: the policy sees the jobs a limit holds too
 	// (policy.WholeQueue), and asks whether each may start.
 	wholeQueue bool
-	// cum[k] is the processors of the first k jobs of the engine's
-	// predicted-end index, while cumValid (see Engine.releasedBy).
+	// cum[k] is the processors the running jobs give back by ends[k-1]
+	// (their first k release instants, in order), while cumValid (see
+	// Engine.releases).
 	cum      []int
 	cumValid bool
+	// ends are the instants of cum's releases (Engine.releases), byKill
+	// its scratch under an Estimator.
+	ends   []workload.Time
+	byKill []released
 	// admitMemo memoizes the admission check's walks (admitEarliest);
 	// lastEnd is the reservations' last end that recurs not without end
 	// (admitHorizon), once lastEndKnown.

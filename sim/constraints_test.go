@@ -133,7 +133,8 @@ func TestConstraintsEveryPolicy(t *testing.T) {
 		for _, v := range []struct {
 			cycle  workload.Time
 			limits bool
-		}{{0, true}, {120, true}, {0, false}, {120, false}} {
+			est    string // runtime predictions (Config.Estimator), or none
+		}{{0, true, ""}, {120, true, ""}, {0, false, ""}, {120, false, ""}, {0, false, "factor:0.5"}, {0, true, "predict"}} {
 			cycle := v.cycle
 			// Without limits (and without an Estimator) the engine checks
 			// every reservation a policy promises: the head's start is
@@ -141,6 +142,12 @@ func TestConstraintsEveryPolicy(t *testing.T) {
 			name := tc.Name + "/cycle" + time.Duration(cycle*workload.Time(time.Second)).String()
 			if !v.limits {
 				name += "/no-limits"
+			}
+			if v.est != "" {
+				// Predictions that jobs outlive: a reservation's
+				// processors are still promised by the running jobs'
+				// requested times, which verify checks.
+				name += "/estimates-" + v.est
 			}
 			t.Run(name, func(t *testing.T) {
 				var first string
@@ -155,6 +162,13 @@ func TestConstraintsEveryPolicy(t *testing.T) {
 						c.Limits = nil
 					}
 					cfg := sim.Config{Procs: procs, Policy: tc.New(), Constraints: c, SchedInterval: cycle}
+					if v.est != "" {
+						est, err := policy.ParseEstimator(v.est)
+						if err != nil {
+							t.Fatal(err)
+						}
+						cfg.Estimator = est
+					}
 					rec, _ := simtest.Run(t, cfg, jobs)
 					checkCalendarRun(t, cfg, rec.Records, v.limits)
 					got := simtest.Format(rec.Records)

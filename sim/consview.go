@@ -4,6 +4,7 @@ import (
 	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
+	"sort"
 )
 
 // consView is the policy's view of an engine with Config.Constraints: the
@@ -235,13 +236,7 @@ func (e *Engine) clearFor(s *slot, limit workload.Time, gone []int32) bool {
 	// than it leaves the job is the one the walk would stop at, and the
 	// spans admission keeps know it (a job without a requested time
 	// looks 400 days ahead).
-	last := e.now
-	for k := len(e.running) - 1; k >= 0; k-- {
-		if p := e.running[k].predEnd; p < workload.Forever {
-			last = max(last, p)
-			break
-		}
-	}
+	last := max(e.now, e.lastRelease())
 	for u := e.now; u < end; {
 		if gone == nil && u >= last && !cs.noMemo {
 			slack := free + e.releasedBy(u) - s.job.Procs
@@ -252,7 +247,7 @@ func (e *Engine) clearFor(s *slot, limit workload.Time, gone []int32) bool {
 		if held > 0 {
 			rel := e.releasedBy(u)
 			for _, id := range gone {
-				if v := &e.slots[id]; v.predEnd <= u {
+				if v := &e.slots[id]; e.releaseAt(v) <= u {
 					rel -= int(v.held)
 				}
 			}
@@ -265,29 +260,75 @@ func (e *Engine) clearFor(s *slot, limit workload.Time, gone []int32) bool {
 	return true
 }
 
-// releasedBy returns the processors the running jobs give back by
-// instant u by their predicted ends, from prefix sums over the
-// predicted-end index kept while it does not change.
-func (e *Engine) releasedBy(u workload.Time) int {
+// releaseAt returns the instant by which running job v surely gives its
+// processors back: its predicted end, which without an Estimator is its
+// start plus its requested time, the time it is killed at. Under an
+// Estimator the prediction may be short (the job then runs on to its
+// requested time), and a reservation's processors are promised only by
+// the kill time, as Slurm's are by the time limits of the jobs on them.
+func (e *Engine) releaseAt(v *slot) workload.Time {
+	if e.est == nil || v.limit <= 0 {
+		return v.predEnd
+	}
+	return v.start + v.limit
+}
+
+// releases builds, while cumValid, the running jobs' release instants
+// (releaseAt) in order and the prefix sums of their processors.
+func (e *Engine) releases() {
 	cs := e.cons
+	if cs.cumValid {
+		return
+	}
 	run := e.running
-	if !cs.cumValid {
-		cs.cum = append(cs.cum[:0], 0)
+	cs.ends = cs.ends[:0]
+	cs.cum = append(cs.cum[:0], 0)
+	if e.est == nil {
 		for k := range run {
+			cs.ends = append(cs.ends, run[k].predEnd)
 			cs.cum = append(cs.cum, cs.cum[k]+int(run[k].procs))
 		}
-		cs.cumValid = true
-	}
-	lo, hi := 0, len(run)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if run[m].predEnd <= u {
-			lo = m + 1
-		} else {
-			hi = m
+	} else {
+		// The predicted-end index is not in order of the kill times.
+		cs.byKill = cs.byKill[:0]
+		for k := range run {
+			cs.byKill = append(cs.byKill, released{at: e.releaseAt(&e.slots[run[k].id]), procs: int(run[k].procs)})
+		}
+		sort.Slice(cs.byKill, func(a, b int) bool { return cs.byKill[a].at < cs.byKill[b].at })
+		for k, r := range cs.byKill {
+			cs.ends = append(cs.ends, r.at)
+			cs.cum = append(cs.cum, cs.cum[k]+r.procs)
 		}
 	}
-	return cs.cum[lo]
+	cs.cumValid = true
+}
+
+// released is a running job's release instant and processors.
+type released struct {
+	at    workload.Time
+	procs int
+}
+
+// releasedBy returns the processors the running jobs surely give back by
+// instant u (releaseAt), from prefix sums kept while the running jobs do
+// not change.
+func (e *Engine) releasedBy(u workload.Time) int {
+	e.releases()
+	cs := e.cons
+	return cs.cum[sort.Search(len(cs.ends), func(k int) bool { return cs.ends[k] > u })]
+}
+
+// lastRelease returns the last finite release instant of the running
+// jobs (releaseAt), or −Forever if there is none.
+func (e *Engine) lastRelease() workload.Time {
+	e.releases()
+	ends := e.cons.ends
+	for k := len(ends) - 1; k >= 0; k-- {
+		if ends[k] < workload.Forever {
+			return ends[k]
+		}
+	}
+	return -workload.Forever
 }
 
 // calendarHorizon is how far ahead the engine checks the reservations of
