@@ -1,9 +1,7 @@
 package policy_test
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
@@ -63,18 +61,7 @@ func TestConservativePlanBoundsExact(t *testing.T) {
 			return simtest.Format(rec.Records)
 		}
 		if got, want := run(true), run(false); got != want {
-			t.Fatalf("seed %d (%d jobs, nodes %v, cycle %d): the bounded plans differ from the walks from now:\n%s", seed, len(jobs), spec != nil, cycle, diffLine(got, want))
+			t.Fatalf("seed %d (%d jobs, nodes %v, cycle %d): the bounded plans differ from the walks from now:\n%s", seed, len(jobs), spec != nil, cycle, simtest.FirstDiff(got, want))
 		}
 	}
-}
-
-// diffLine returns the first line at which a and b differ.
-func diffLine(a, b string) string {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(la) && i < len(lb); i++ {
-		if la[i] != lb[i] {
-			return fmt.Sprintf("line %d:\n  bounded: %s\n  walked:  %s", i+1, la[i], lb[i])
-		}
-	}
-	return fmt.Sprintf("%d lines against %d", len(la), len(lb))
 }

@@ -64,7 +64,7 @@ func TestLimitsFastMatchesSlow(t *testing.T) {
 						fast, fs := run(false)
 						slow, ss := run(true)
 						if fast != slow {
-							t.Fatalf("seed %d: the owners' index and the whole queue's walk differ:\n%s", seed, firstDiff(fast, slow))
+							t.Fatalf("seed %d: the owners' index and the whole queue's walk differ:\n%s", seed, simtest.FirstDiff(fast, slow))
 						}
 						if fs != ss {
 							t.Fatalf("seed %d: stats differ: %+v, want %+v", seed, fs, ss)
@@ -106,17 +106,6 @@ func ownerConstraints(limits []sim.Limit, resv bool) *sim.Constraints {
 		}
 	}
 	return c
-}
-
-// firstDiff returns the first line where a and b differ, with both.
-func firstDiff(a, b string) string {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(la), len(lb)) {
-		if la[i] != lb[i] {
-			return fmt.Sprintf("line %d:\n  fast: %s\n  slow: %s", i+1, la[i], lb[i])
-		}
-	}
-	return fmt.Sprintf("lengths %d and %d", len(la), len(lb))
 }
 
 // TestVerifyAssociations: verify counts the per-association limits

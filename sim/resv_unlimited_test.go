@@ -227,7 +227,7 @@ func TestCalendarSpansMatchWalk(t *testing.T) {
 				fast, fs := run(false)
 				slow, ss := run(true)
 				if fast != slow {
-					t.Fatalf("the spans and the walk differ:\n%s", firstDiff(fast, slow))
+					t.Fatalf("the spans and the walk differ:\n%s", simtest.FirstDiff(fast, slow))
 				}
 				if fs != ss {
 					t.Fatalf("stats differ: %+v, want %+v", fs, ss)

@@ -424,3 +424,16 @@ func StartsOf(outs []sim.Outcome, n int) string {
 	}
 	return strings.Join(got, " ")
 }
+
+// FirstDiff returns the first line at which a and b differ, with both
+// (labelled fast and slow: the tests compare a run that takes a shortcut
+// with one that does not), or their lengths in lines.
+func FirstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n  fast: %s\n  slow: %s", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d", len(la), len(lb))
+}
