@@ -300,6 +300,7 @@ type Slurm struct {
 	dirty  bool          // something changed since the last cycle
 	expect int           // queue length expected at the next pass, if nothing arrives
 	wake   workload.Time // the last wake-up asked for
+	last   workload.Time // the instant of the last pass
 	init   bool
 	ph     phaseClock // --bf-ended phase
 }
@@ -364,9 +365,10 @@ func (s *Slurm) Schedule(v View, d Decisions) {
 	if !s.init {
 		s.p = s.SlurmParams.inTicks()
 		s.init = true
-		s.wake = -1
+		s.wake, s.last = -1, -1
 	}
 	now := v.Now()
+	defer func() { s.last = now }()
 	n := v.Len()
 	if n != s.expect || len(v.Ended()) > 0 {
 		s.dirty = true
@@ -413,7 +415,7 @@ func (s *Slurm) Schedule(v View, d Decisions) {
 	if started > 0 {
 		s.dirty = true
 	}
-	if mod(now-s.p.Phase, s.p.Interval) == 0 && s.dirty {
+	if s.bfDue(now) && s.dirty {
 		k := s.cycle(v, d, fit, h, free)
 		started += k
 		s.dirty = k > 0
@@ -423,6 +425,18 @@ func (s *Slurm) Schedule(v View, d Decisions) {
 		d.WakeAt(next)
 		s.wake = next
 	}
+}
+
+// bfDue reports whether a backfill cycle comes at instant now: now is
+// one of its instants, or the one asked to be woken at passed without a
+// pass while the last pass left jobs waiting. Without a scheduler cycle
+// the engine runs a pass at every wake-up while jobs wait, so only the
+// first holds; under one (sim.Config.SchedInterval) passes come at the
+// cycle's ticks alone, and the first pass after a backfill instant runs
+// its cycle (else a cycle whose ticks never meet the backfill's instants
+// would never backfill).
+func (s *Slurm) bfDue(now workload.Time) bool {
+	return mod(now-s.p.Phase, s.p.Interval) == 0 || (s.wake > s.last && s.wake < now && s.expect > 0)
 }
 
 // scheduleNodes is Schedule on a cluster of nodes with the plan on nodes.
@@ -448,7 +462,7 @@ func (s *Slurm) scheduleNodes(v View, d Decisions, nv NodeView, ns NodeStarter, 
 	// cycle after which nothing changed decides as the one before, unless
 	// the plan depended on the time: nodes completing, a running job past
 	// its predicted end. Otherwise the next event runs the next cycle.
-	if mod(now-s.p.Phase, s.p.Interval) == 0 && s.dirty {
+	if s.bfDue(now) && s.dirty {
 		k, timed := s.nodeCycle(v, d, nv, ns)
 		started += k
 		s.dirty = k > 0 || timed

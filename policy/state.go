@@ -98,7 +98,9 @@ type slurmState struct {
 	Dirty  bool
 	Expect int
 	Wake   workload.Time
-	Init   bool
+	// Pending: no pass came at or after Wake yet (Slurm.bfDue).
+	Pending bool
+	Init    bool
 	// --bf-ended phase's clock: the drift, the next cycle instant, and
 	// the running jobs' completion offsets (by Seq).
 	PhaseD    int64
@@ -112,7 +114,7 @@ type slurmState struct {
 // cycle is due, the wake-up asked for and the cycles' sub-second drift
 // (the profile is built anew at every cycle).
 func (s *Slurm) MarshalBinary() ([]byte, error) {
-	st := slurmState{Dirty: s.dirty, Expect: s.expect, Wake: s.wake, Init: s.init,
+	st := slurmState{Dirty: s.dirty, Expect: s.expect, Wake: s.wake, Pending: s.wake > s.last, Init: s.init,
 		PhaseD: s.ph.d, PhaseNext: s.ph.next, PhaseInit: s.ph.init}
 	for _, seq := range slices.Sorted(maps.Keys(s.ph.end)) {
 		st.PhaseSeq = append(st.PhaseSeq, seq)
@@ -128,6 +130,10 @@ func (s *Slurm) UnmarshalBinary(b []byte) error {
 		return err
 	}
 	s.dirty, s.expect, s.wake, s.init = st.Dirty, st.Expect, st.Wake, st.Init
+	s.last = s.wake // only how the two compare matters
+	if st.Pending {
+		s.last = s.wake - 1
+	}
 	if len(st.PhaseSeq) != len(st.PhaseEnd) {
 		return fmt.Errorf("policy: slurm state: phase columns of different lengths")
 	}
