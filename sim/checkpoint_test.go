@@ -87,6 +87,14 @@ func checkpointCases(procs int) []checkpointCase {
 			return sim.Config{Procs: procs, Policy: &policy.Conservative{}, SchedInterval: 300}
 		}},
 		{"slurm-calendar", func() sim.Config { return sim.Config{Procs: procs, Policy: slurm(), Constraints: cal()} }},
+		// A cycle whose ticks mostly miss the backfill's instants: the
+		// first pass after one runs its cycle (Slurm.bfDue).
+		{"slurm-cycle-calendar", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: slurm(), Constraints: cal(), SchedInterval: 77}
+		}},
+		{"slurm-linear-cycle", func() sim.Config {
+			return sim.Config{Policy: slurm(), Allocator: nodes(cluster.SelectLinear), SchedInterval: 77}
+		}},
 		{"easy-sjf-calendar", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: ordered("sjf", &policy.EASY{Lookahead: policy.LookaheadAll}), Constraints: cal()}
 		}},
