@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"github.com/schedsim/schedsim/internal/fastpath"
 	"slices"
 	"sort"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/internal/fastpath"
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -559,6 +560,19 @@ type constraints struct {
 	// its scratch under an Estimator.
 	ends   []workload.Time
 	byKill []released
+	// runGen counts the changes of the running jobs (runningChanged).
+	runGen uint64
+	// pinnedNodes' last marks (pinMark, pinProcs), for the set of
+	// reservations on nodes that made them (pinSet, one bit each, when
+	// there are at most 64 reservations: pinSetOK), and Pinned's last
+	// answer, the running jobs on those nodes (pinRuns), while the
+	// marks and the running jobs (pinRunsGen) are the same.
+	pinSet     uint64
+	pinSetOK   bool
+	pinProcs   int
+	pinRuns    []policy.PinnedRun
+	pinRunsGen uint64
+	pinRunsOK  bool
 	// admitMemo memoizes the admission check's walks (admitEarliest);
 	// lastEnd is the reservations' last end that recurs not without end
 	// (admitHorizon), once lastEndKnown.
@@ -735,6 +749,14 @@ func (cs *constraints) submitted(j *workload.Job, add int) {
 		cs.userSubmit.add(j.User, add)
 		cs.owners[cs.ownerOfJob(j)].submit += add
 	}
+}
+
+// runningChanged records that the running jobs changed (a start, an end,
+// a preemption, a new prediction): the release instants and Pinned's
+// answers are built anew.
+func (cs *constraints) runningChanged() {
+	cs.cumValid = false
+	cs.runGen++
 }
 
 // admit returns why job j (time limit limit) is rejected at its

@@ -1573,7 +1573,7 @@ func (e *Engine) finish(id int32, obs *sink) {
 	if e.cons != nil {
 		e.cons.running(&s.job, -1)
 		e.cons.submitted(&s.job, -1)
-		e.cons.cumValid = false
+		e.cons.runningChanged()
 	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)
@@ -2053,7 +2053,7 @@ func (e *Engine) insertRunning(s *slot, id int32) {
 	// Seqs are unique: the first key at or after the job's is after it.
 	k := e.searchRunning(s.predEnd, s.job.Seq)
 	if e.cons != nil {
-		e.cons.cumValid = false
+		e.cons.runningChanged()
 	}
 	e.running = append(e.running, byEnd{})
 	copy(e.running[k+1:], e.running[k:])

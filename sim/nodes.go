@@ -352,7 +352,7 @@ func (e *Engine) applyNodeEvents(obs *sink) {
 	// draining nodes.
 	back := 0
 	if e.cons != nil {
-		e.cons.cumValid = false
+		e.cons.runningChanged()
 	}
 	for k := range e.running {
 		r := &e.running[k]
@@ -520,7 +520,7 @@ func (e *Engine) stopRun(id int32) {
 	e.nodes.released(s.alloc) // its part on other, draining nodes
 	if e.cons != nil {
 		e.cons.running(&s.job, -1)
-		e.cons.cumValid = false
+		e.cons.runningChanged()
 	}
 	k := e.findRunning(s.predEnd, s.job.Seq)
 	e.running = append(e.running[:k], e.running[k+1:]...)

@@ -165,12 +165,10 @@ func (cs *constraints) pinnedNodes(j *workload.Job, from, to workload.Time) (int
 	if cs.pins == nil {
 		return 0, shrink
 	}
-	if n := cs.pins.Nodes(); len(cs.pinMark) != n {
-		cs.pinMark = make([]bool, n)
-	} else {
-		clear(cs.pinMark)
-	}
-	procs := 0
+	// The reservations whose nodes hold: as a set (at most 64 of them),
+	// the marks the last call made for the same set are kept.
+	var set uint64
+	small := len(cs.c.Reservations) <= 64
 	for k := range cs.c.Reservations {
 		r := &cs.c.Reservations[k]
 		if len(r.Nodes) == 0 || r.Admits(j) {
@@ -184,6 +182,28 @@ func (cs *constraints) pinnedNodes(j *workload.Job, from, to workload.Time) (int
 			_, next = cs.resv[k].at(next) // that occurrence's end
 		}
 		shrink = min(shrink, next)
+		if small {
+			set |= 1 << uint(k)
+		}
+	}
+	if small && !cs.noMemo && cs.pinSetOK && cs.pinSet == set && len(cs.pinMark) == cs.pins.Nodes() {
+		return cs.pinProcs, shrink
+	}
+	if n := cs.pins.Nodes(); len(cs.pinMark) != n {
+		cs.pinMark = make([]bool, n)
+	} else {
+		clear(cs.pinMark)
+	}
+	procs := 0
+	for k := range cs.c.Reservations {
+		r := &cs.c.Reservations[k]
+		if len(r.Nodes) == 0 || r.Admits(j) {
+			continue
+		}
+		active, next := cs.resv[k].at(from)
+		if !active && next >= to {
+			continue // no occurrence in [from, to)
+		}
 		for _, nr := range r.Nodes {
 			for n := nr.Lo; n < nr.Hi; n++ {
 				if !cs.pinMark[n] {
@@ -193,6 +213,8 @@ func (cs *constraints) pinnedNodes(j *workload.Job, from, to workload.Time) (int
 			}
 		}
 	}
+	cs.pinSet, cs.pinSetOK, cs.pinProcs = set, small, procs
+	cs.pinRunsOK = false
 	return procs, shrink
 }
 
@@ -227,12 +249,20 @@ func (v *consView) Pinned(i int, from, to workload.Time, dst []policy.PinnedRun)
 	if procs == 0 {
 		return 0, dst, workload.Forever
 	}
+	if cs.pinRunsOK && !cs.noMemo && cs.pinRunsGen == cs.runGen {
+		return procs, append(dst, cs.pinRuns...), shrink
+	}
 	e := v.e
+	first := len(dst)
 	for k := range e.running {
 		r := &e.running[k]
 		if p := cs.onPinMarked(e.slots[r.id].alloc); p > 0 {
 			dst = append(dst, policy.PinnedRun{End: r.predEnd, Procs: p})
 		}
+	}
+	if cs.pinSetOK {
+		cs.pinRuns = append(cs.pinRuns[:0], dst[first:]...)
+		cs.pinRunsGen, cs.pinRunsOK = cs.runGen, true
 	}
 	return procs, dst, shrink
 }

@@ -330,7 +330,7 @@ func (e *Engine) preemptOne(vid int32, by *slot) {
 	e.running = append(e.running[:k], e.running[k+1:]...)
 	e.ended = append(e.ended, policy.Ended{Seq: v.job.Seq, Start: v.start, End: e.now, PredictedEnd: v.predEnd, Procs: v.job.Procs, User: v.job.User, Freed: int(v.held)})
 	if e.cons != nil {
-		e.cons.cumValid = false // a suspended job still counts against the limits
+		e.cons.runningChanged() // a suspended job still counts against the limits
 	}
 	held := float64(v.held)
 	e.stats.ProcSeconds -= held * float64(v.end-e.now)
