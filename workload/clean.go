@@ -29,6 +29,9 @@ type cleaner struct {
 	// maxKept is the selection's MaxJobs, else MaxInt64: one comparison
 	// with the count of kept jobs does for both.
 	maxKept int64
+	// spare takes what the rules mend in the records dropped once
+	// maxKept jobs are kept, which stats does not count.
+	spare CleanStats
 	// tick is the records' ticks a second (0 or 1: seconds): the rules'
 	// times, given in seconds (From, Until, ZeroRun's one second), are
 	// counted in ticks.
@@ -116,6 +119,13 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 	if c.sel != nil && !c.sel.selects(j, &c.stats) {
 		return false, nil
 	}
+	// Once the selection's MaxJobs are kept, a record that passes the
+	// rules is dropped for it: what the rules would have mended in it is
+	// not counted (the counts describe the jobs replayed).
+	fix := &c.stats
+	if c.stats.Kept >= c.maxKept {
+		fix = &c.spare
+	}
 	if len(c.rules.Statuses) > 0 && !containsInt(c.rules.Statuses, j.Status) {
 		c.stats.DroppedStatus++
 		return false, nil
@@ -123,7 +133,7 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 	if uint(j.Status+1) > 6 {
 		// Not -1 to 5: a status SWF does not define (-4 in some archive
 		// logs). The job is read as any other, its status as recorded.
-		c.stats.StatusUnknown++
+		fix.StatusUnknown++
 	} else if j.Status >= 2 && j.Status <= 4 {
 		drop := c.rules.Partial == PartialDrop ||
 			(c.rules.Partial == PartialAuto && strings.EqualFold(c.hdr.Preemption, "double"))
@@ -141,7 +151,7 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 	if j.Procs <= 0 {
 		j.Procs = fallback
 		if j.Procs > 0 {
-			c.stats.ProcsFromOther++
+			fix.ProcsFromOther++
 		}
 	}
 	if j.Procs <= 0 {
@@ -156,7 +166,7 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 			return false, nil
 		}
 		j.Run = max(c.tick, 1) // a second
-		c.stats.RunSetToOne++
+		fix.RunSetToOne++
 	}
 
 	j.Estimate = estimate
@@ -164,16 +174,16 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 		j.Estimate = Unknown
 		if c.rules.Estimate == EstimateRun {
 			j.Estimate = j.Run
-			c.stats.EstimateFromRun++
+			fix.EstimateFromRun++
 		} else {
-			c.stats.NoEstimate++
+			fix.NoEstimate++
 		}
 	} else if j.Run > j.Estimate {
 		if c.rules.Overrun == OverrunExtend {
 			j.Estimate = j.Run
-			c.stats.OverrunExtended++
+			fix.OverrunExtended++
 		} else {
-			c.stats.Overrun++
+			fix.Overrun++
 		}
 	}
 	if c.stats.Kept >= c.maxKept {
@@ -181,7 +191,7 @@ func (c *cleaner) cleanTimes(j *Job, unset bool, submit, run, estimate Time, rou
 		return false, nil
 	}
 	if rounded {
-		c.stats.RoundedFractional++
+		fix.RoundedFractional++
 	}
 	c.stats.Kept++
 	return true, nil

@@ -3,6 +3,7 @@ package workload
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -230,5 +231,41 @@ func TestExtraFields(t *testing.T) {
 	}
 	if err := (Rules{ExtraFields: "maybe"}).Validate(); err == nil {
 		t.Error("Validate accepted extra-fields \"maybe\"")
+	}
+}
+
+// TestMaxJobsCountsKeptOnly: what the rules mend is counted for the jobs
+// kept, not for the records MaxJobs drops after them (a warning that 10,000
+// of 2,500 jobs had no requested time said so).
+func TestMaxJobsCountsKeptOnly(t *testing.T) {
+	// Jobs 1-4 give no requested time (field 9); 5 and 6 run past theirs;
+	// every other field is valid.
+	const trace = `; MaxProcs: 8
+1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1
+2 1 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1
+3 2 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1
+4 3 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1
+5 4 0 20 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1
+6 5 0 20 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1
+`
+	for _, tc := range []struct {
+		max                int64
+		noEstimate, extend int64
+	}{{0, 4, 2}, {2, 2, 0}, {5, 4, 1}} {
+		t.Run(fmt.Sprint(tc.max), func(t *testing.T) {
+			_, r, err := readText(t, trace, "max.swf", Rules{MaxJobs: tc.max})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := r.Stats()
+			kept := int64(6)
+			if tc.max > 0 {
+				kept = tc.max
+			}
+			if st.Kept != kept || st.NoEstimate != tc.noEstimate || st.OverrunExtended+st.Overrun != tc.extend || st.DroppedMaxJobs != 6-kept {
+				t.Errorf("kept %d, no estimate %d, overruns %d, dropped for MaxJobs %d; want %d, %d, %d, %d",
+					st.Kept, st.NoEstimate, st.OverrunExtended+st.Overrun, st.DroppedMaxJobs, kept, tc.noEstimate, tc.extend, 6-kept)
+			}
+		})
 	}
 }
