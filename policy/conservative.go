@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/schedsim/schedsim/cluster"
-	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -302,28 +301,13 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 		}
 		return EarliestOn(pr, cal, i, procs, from, dur)
 	}
-	// Lower bounds on the earliest starts, from the jobs planned before
-	// (planBounds): under a calendar only where it names its classes and
-	// its answers depend on the profile and time alone (memoOK).
-	classes, _ := cal.(fastpath.PlanClasses)
-	bound := !c.noBound && (cal == nil || (classes != nil && memoOK(cal)))
-	c.bounds.reset()
+	c.bounds.reset(cal, c.noBound)
 	for i, n := first, v.Len(); i < n; i++ {
 		j := v.Job(i)
 		dur := j.Limit()
-		var class fastpath.PlanClass
-		classOK := bound
-		if bound && cal != nil {
-			class, classOK = classes.PlanClass(i)
-		}
-		from := now
-		if classOK {
-			from = max(from, c.bounds.from(class, j.Procs, dur))
-		}
+		from := c.bounds.begin(i, j.Procs, dur, now)
 		at := earliest(i, j.Procs, from, dur)
-		if classOK && at > now && at < workload.Forever {
-			c.bounds.add(class, j.Procs, dur, at)
-		}
+		c.bounds.note(at, now)
 		if at == now {
 			keep = false // a start, or a plan Fits moved on: made anew next pass
 			if fit == nil || fit.Fits(i) {
@@ -348,77 +332,6 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 		c.plan = append(c.plan, p)
 	}
 	c.calKeep = keep
-}
-
-// planBounds keeps, during a pass that plans every job anew in queue
-// order, proofs that later jobs start no earlier than a time. A job
-// planned at s, the earliest start on p processors for d that the
-// profile (and the calendar) allowed it, proves that a later job of its
-// calendar class asking p or more processors for d or more cannot start
-// before s: the profile the later job sees has no more free processors at
-// any instant (plans and starts only fill it), a run of hers covers at
-// least the instants of a run of the earlier job from the same start, and
-// the calendar refuses her what it refused the earlier one. So her walk
-// may begin at s, and finds the start a walk from now would find (its
-// earliest fitting start at or after s, and none fits before). A deep
-// queue then walks the profile once rather than once a job. A few proofs
-// are kept, none that another makes useless (at most as late, for as many
-// jobs or fewer); any of them is a sound bound, so the oldest is dropped
-// when they are too many.
-type planBounds struct {
-	e []planBound
-}
-
-type planBound struct {
-	class fastpath.PlanClass
-	procs int
-	dur   workload.Time
-	start workload.Time
-}
-
-// maxPlanBounds is how many proofs a pass keeps.
-const maxPlanBounds = 32
-
-func (b *planBounds) reset() { b.e = b.e[:0] }
-
-// covers reports whether proof e holds for a job of class c on procs
-// processors for dur.
-func (e *planBound) covers(c fastpath.PlanClass, procs int, dur workload.Time) bool {
-	return e.class == c && e.procs <= procs && e.dur <= dur
-}
-
-// from returns the latest start the proofs give for a job of class c on
-// procs processors for dur: it cannot start before it (0 if none holds).
-func (b *planBounds) from(c fastpath.PlanClass, procs int, dur workload.Time) workload.Time {
-	var t workload.Time
-	for k := range b.e {
-		if e := &b.e[k]; e.start > t && e.covers(c, procs, dur) {
-			t = e.start
-		}
-	}
-	return t
-}
-
-// add records that a job of class c on procs processors for dur was
-// planned at its earliest start, start.
-func (b *planBounds) add(c fastpath.PlanClass, procs int, dur, start workload.Time) {
-	w := 0
-	for k := range b.e {
-		e := b.e[k]
-		if e.start >= start && e.covers(c, procs, dur) {
-			return // e proves as much for every job this one would
-		}
-		if e.start <= start && e.class == c && e.procs >= procs && e.dur >= dur {
-			continue // this one proves as much for every job e would
-		}
-		b.e[w] = e
-		w++
-	}
-	b.e = b.e[:w]
-	if len(b.e) == maxPlanBounds {
-		b.e = append(b.e[:0], b.e[1:]...)
-	}
-	b.e = append(b.e, planBound{class: c, procs: procs, dur: dur, start: start})
 }
 
 // keepPlan reports whether the plans the last pass made under Calendar

@@ -1,6 +1,15 @@
 package policy
 
-// NoPlanBound makes c plan every job of a pass that plans anew from now,
-// without the bounds the jobs planned before it give (planBounds): the
-// tests compare both.
-func NoPlanBound(c *Conservative) { c.noBound = true }
+// NoPlanBound makes p (conservative backfilling or Slurm's backfill)
+// plan every job of a pass from now, without the bounds the jobs planned
+// before it give (planBounds): the tests compare both.
+func NoPlanBound(p Policy) {
+	switch p := p.(type) {
+	case *Conservative:
+		p.noBound = true
+	case *Slurm:
+		p.noBound = true
+	default:
+		panic("NoPlanBound: not a policy that plans jobs one after another")
+	}
+}

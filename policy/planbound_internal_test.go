@@ -47,6 +47,7 @@ func TestPlanBounds(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var pb planBounds
+			pb.reset(nil, false)
 			for _, ad := range c.adds {
 				pb.add(ad.class, ad.procs, ad.dur, ad.start)
 			}
@@ -68,7 +69,7 @@ func TestPlanBounds(t *testing.T) {
 	if len(pb.e) != maxPlanBounds || pb.e[0].start != 15 {
 		t.Fatalf("%d proofs, the first from %d; want %d, from 15", len(pb.e), pb.e[0].start, maxPlanBounds)
 	}
-	pb.reset()
+	pb.reset(nil, false)
 	if len(pb.e) != 0 {
 		t.Fatal("reset kept proofs")
 	}

@@ -3,6 +3,7 @@ package policy_test
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
@@ -11,15 +12,17 @@ import (
 	"github.com/schedsim/schedsim/workload"
 )
 
-// TestConservativePlanBoundsExact: conservative backfilling plans anew
-// at every pass on a cluster of nodes and under a scheduler cycle, where
-// each job's walk may begin at the start of a job planned before it that
-// asked no more (planBounds). On random deep queues, on clusters of two
-// node groups (whole nodes or shared) and on a pool under a cycle, the
-// records are those of a run that walks every plan from now. (Under
-// reservations and start windows sim's TestCalendarSpansMatchWalk compares
-// them with a run that keeps no bound.)
-func TestConservativePlanBoundsExact(t *testing.T) {
+// TestPlanBoundsExact: under reservations and start windows conservative
+// backfilling plans every job anew at most passes, and Slurm's backfill
+// every job it tests at every cycle; each job's walk through the calendar
+// may begin at the start of a job of its class planned before it that
+// asked no more (planBounds). On random deep queues, with a partial
+// daily reservation, one for an account and a start window, on clusters
+// of two node groups (whole nodes or shared) and on a pool with and
+// without a scheduler cycle, the records are those of a run that walks
+// every plan from now. (sim's TestCalendarSpansMatchWalk compares them
+// with runs that keep no answer of the calendar's at all.)
+func TestPlanBoundsExact(t *testing.T) {
 	n := simtest.Cases(300, 40)
 	for seed := range uint64(n) {
 		r := rand.New(rand.NewPCG(seed, 0xb0d))
@@ -43,15 +46,41 @@ func TestConservativePlanBoundsExact(t *testing.T) {
 			jobs[i] = simtest.Job(int64(i+1), at, 1+r.IntN(procs), run, est)
 		}
 		cycle := workload.Time(0)
-		if spec == nil {
+		if spec == nil && seed%4 == 1 {
 			cycle = workload.Time(30 + r.IntN(600))
 		}
+		for i := range jobs {
+			jobs[i].Seq, jobs[i].Group = int64(i), i%3
+		}
+		partAt := 3600 + workload.Time(r.IntN(3600))
+		calendar := func() *sim.Constraints {
+			return &sim.Constraints{
+				Calendar: workload.Calendar{Loc: time.UTC},
+				Reservations: []sim.Reservation{
+					{Name: "part", Start: partAt, Duration: 1800, Recur: sim.RecurDaily, Until: workload.Forever, Procs: procs / 2, Maint: true},
+					{Name: "acct1", Start: 20000, Duration: 8000, Until: workload.Forever, Procs: procs / 3, Accounts: []int{1}},
+				},
+				Windows: []sim.StartWindow{{Partition: -1, Queue: -1, Days: 0b1111111, From: 8 * 3600, To: 12 * 3600, MaxWall: 3600}},
+			}
+		}
+		newPolicy := func() policy.Policy { return &policy.Conservative{} }
+		if interval := 1 + workload.Time(r.IntN(60)); seed%3 == 1 {
+			// Slurm's backfill cycle, on processor counts (on nodes, the
+			// plan on processor counts: bf-plan procs).
+			newPolicy = func() policy.Policy {
+				s, err := policy.NewSlurm(policy.SlurmParams{Interval: interval, PlanProcs: true, MaxJobTest: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+		}
 		run := func(bound bool) string {
-			c := &policy.Conservative{}
+			c := newPolicy()
 			if !bound {
 				policy.NoPlanBound(c)
 			}
-			cfg := sim.Config{Procs: procs, Policy: c, SchedInterval: cycle}
+			cfg := sim.Config{Procs: procs, Policy: c, SchedInterval: cycle, Constraints: calendar()}
 			var rec *simtest.Recorder
 			if spec != nil {
 				rec, _, _ = simtest.RunNodes(t, spec, cfg, jobs)

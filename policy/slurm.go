@@ -300,9 +300,13 @@ type Slurm struct {
 	dirty  bool          // something changed since the last cycle
 	expect int           // queue length expected at the next pass, if nothing arrives
 	wake   workload.Time // the last wake-up asked for
-	last   workload.Time // the instant of the last pass
-	init   bool
-	ph     phaseClock // --bf-ended phase
+	// bounds: what the jobs a cycle planned prove of the later ones'
+	// earliest starts (planBounds); noBound keeps them out (tests).
+	bounds  planBounds
+	noBound bool
+	last    workload.Time // the instant of the last pass
+	init    bool
+	ph      phaseClock // --bf-ended phase
 }
 
 var _ Policy = (*Slurm)(nil)
@@ -559,6 +563,7 @@ func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 		return pr.Earliest(from, procs, dur)
 	}
 	started, tested := 0, 0
+	s.bounds.reset(cal, s.noBound)
 	for i, n := h, v.Len(); i < n; i++ {
 		if s.p.MaxJobTest >= 0 && tested >= s.p.MaxJobTest {
 			break
@@ -569,7 +574,8 @@ func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 		if dur < workload.Forever {
 			dur = roundUp(dur, res)
 		}
-		at := earliest(i, j.Procs, now, dur)
+		at := earliest(i, j.Procs, s.bounds.begin(i, j.Procs, dur, now), dur)
+		s.bounds.note(at, now)
 		procs := j.Procs
 		if at == now {
 			if fit == nil {
