@@ -51,23 +51,7 @@ func TestPinnedMatchWalk(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					e, err := sim.New(sim.Config{Policy: pc.New(), Allocator: al, Constraints: c()})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if slow {
-						sim.SlowCalendar(e)
-					}
-					rec := &simtest.Recorder{}
-					st, err := e.Run(simtest.NewSource(jobs), rec)
-					if err != nil {
-						t.Fatal(err)
-					}
-					out := simtest.Format(rec.Records)
-					for _, r := range rec.Records {
-						out += fmt.Sprintf("job %d pending %v\n", r.Job.ID, r.Pending)
-					}
-					return out, st
+					return walkRun(t, sim.Config{Policy: pc.New(), Allocator: al, Constraints: c()}, jobs, slow)
 				}
 				fast, fs := run(false)
 				slow, ss := run(true)

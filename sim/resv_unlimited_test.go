@@ -101,6 +101,32 @@ func unlimitedConstraints() *sim.Constraints {
 	}
 }
 
+// walkRun runs jobs under cfg, walking the reservations at every check
+// and running every pass when slow (sim.SlowCalendar), and returns the
+// records with each job's pending reason (a fast run skips the passes its
+// policy proves idle, which must leave each job the reason the slow run
+// gives it) and the statistics.
+func walkRun(t *testing.T, cfg sim.Config, jobs []workload.Job, slow bool) (string, sim.Stats) {
+	t.Helper()
+	e, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slow {
+		sim.SlowCalendar(e)
+	}
+	rec := &simtest.Recorder{}
+	st, err := e.Run(simtest.NewSource(jobs), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := simtest.Format(rec.Records)
+	for _, r := range rec.Records {
+		out += fmt.Sprintf("job %d pending %v\n", r.Job.ID, r.Pending)
+	}
+	return out, st
+}
+
 // unlimitedJobs is syntheticJobs with a third of the jobs without a
 // requested time (those run at most 2 h, so that the machine drains).
 func unlimitedJobs(seed uint64, n, procs int) []workload.Job {
@@ -203,26 +229,7 @@ func TestCalendarSpansMatchWalk(t *testing.T) {
 					}
 				}
 				run := func(slow bool) (string, sim.Stats) {
-					e, err := sim.New(sim.Config{Procs: procs, Policy: pc.New(), Constraints: set.c()})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if slow {
-						sim.SlowCalendar(e)
-					}
-					rec := &simtest.Recorder{}
-					st, err := e.Run(simtest.NewSource(jobs), rec)
-					if err != nil {
-						t.Fatal(err)
-					}
-					// The pending reasons too: the fast run skips the
-					// passes its policy proves idle, which must leave
-					// each job the reason the slow run gives it.
-					out := simtest.Format(rec.Records)
-					for _, r := range rec.Records {
-						out += fmt.Sprintf("job %d pending %v\n", r.Job.ID, r.Pending)
-					}
-					return out, st
+					return walkRun(t, sim.Config{Procs: procs, Policy: pc.New(), Constraints: set.c()}, jobs, slow)
 				}
 				fast, fs := run(false)
 				slow, ss := run(true)
