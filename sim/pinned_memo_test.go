@@ -46,21 +46,13 @@ func TestPinnedMatchWalk(t *testing.T) {
 					n = 50
 				}
 				jobs := unlimitedJobs(uint64(5+si), n, spec.Cores()/2)
-				run := func(slow bool) (string, sim.Stats) {
+				sameAsWalk(t, "the kept marks", func() sim.Config {
 					al, err := spec.NewAllocator()
 					if err != nil {
 						t.Fatal(err)
 					}
-					return walkRun(t, sim.Config{Policy: pc.New(), Allocator: al, Constraints: c()}, jobs, slow)
-				}
-				fast, fs := run(false)
-				slow, ss := run(true)
-				if fast != slow {
-					t.Fatalf("the kept marks and the walk differ:\n%s", simtest.FirstDiff(fast, slow))
-				}
-				if fs != ss {
-					t.Fatalf("stats differ: %+v, want %+v", fs, ss)
-				}
+					return sim.Config{Policy: pc.New(), Allocator: al, Constraints: c()}
+				}, jobs)
 			})
 		}
 	}

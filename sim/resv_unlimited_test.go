@@ -101,30 +101,41 @@ func unlimitedConstraints() *sim.Constraints {
 	}
 }
 
-// walkRun runs jobs under cfg, walking the reservations at every check
-// and running every pass when slow (sim.SlowCalendar), and returns the
-// records with each job's pending reason (a fast run skips the passes its
-// policy proves idle, which must leave each job the reason the slow run
-// gives it) and the statistics.
-func walkRun(t *testing.T, cfg sim.Config, jobs []workload.Job, slow bool) (string, sim.Stats) {
+// sameAsWalk runs jobs under cfg twice, the second time walking the
+// reservations at every check and running every pass (sim.SlowCalendar),
+// and fails unless both give the same records, pending reasons (a fast run
+// skips the passes its policy proves idle, which must leave each job the
+// reason the slow run gives it) and statistics; what names the fast run's
+// shortcut in the message.
+func sameAsWalk(t *testing.T, what string, cfg func() sim.Config, jobs []workload.Job) {
 	t.Helper()
-	e, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
+	run := func(slow bool) (string, sim.Stats) {
+		e, err := sim.New(cfg())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slow {
+			sim.SlowCalendar(e)
+		}
+		rec := &simtest.Recorder{}
+		st, err := e.Run(simtest.NewSource(jobs), rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := simtest.Format(rec.Records)
+		for _, r := range rec.Records {
+			out += fmt.Sprintf("job %d pending %v\n", r.Job.ID, r.Pending)
+		}
+		return out, st
 	}
-	if slow {
-		sim.SlowCalendar(e)
+	fast, fs := run(false)
+	slow, ss := run(true)
+	if fast != slow {
+		t.Fatalf("%s and the walk differ:\n%s", what, simtest.FirstDiff(fast, slow))
 	}
-	rec := &simtest.Recorder{}
-	st, err := e.Run(simtest.NewSource(jobs), rec)
-	if err != nil {
-		t.Fatal(err)
+	if fs != ss {
+		t.Fatalf("stats differ: %+v, want %+v", fs, ss)
 	}
-	out := simtest.Format(rec.Records)
-	for _, r := range rec.Records {
-		out += fmt.Sprintf("job %d pending %v\n", r.Job.ID, r.Pending)
-	}
-	return out, st
 }
 
 // unlimitedJobs is syntheticJobs with a third of the jobs without a
@@ -228,17 +239,9 @@ func TestCalendarSpansMatchWalk(t *testing.T) {
 						jobs[i].Licenses = "lic:" + strconv.Itoa(1+i%5)
 					}
 				}
-				run := func(slow bool) (string, sim.Stats) {
-					return walkRun(t, sim.Config{Procs: procs, Policy: pc.New(), Constraints: set.c()}, jobs, slow)
-				}
-				fast, fs := run(false)
-				slow, ss := run(true)
-				if fast != slow {
-					t.Fatalf("the spans and the walk differ:\n%s", simtest.FirstDiff(fast, slow))
-				}
-				if fs != ss {
-					t.Fatalf("stats differ: %+v, want %+v", fs, ss)
-				}
+				sameAsWalk(t, "the spans", func() sim.Config {
+					return sim.Config{Procs: procs, Policy: pc.New(), Constraints: set.c()}
+				}, jobs)
 			})
 		}
 	}
