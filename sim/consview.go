@@ -1,10 +1,11 @@
 package sim
 
 import (
+	"sort"
+
 	"github.com/schedsim/schedsim/internal/fastpath"
 	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/workload"
-	"sort"
 )
 
 // consView is the policy's view of an engine with Config.Constraints: the
@@ -153,13 +154,11 @@ func (v *consView) PlanClass(i int) (fastpath.PlanClass, bool) {
 		return fastpath.PlanClass{}, false
 	}
 	s := v.slot(i)
-	c := fastpath.PlanClass{Reservations: cs.resvKey(&s.job).mask}
-	for k := range cs.c.Windows {
-		if cs.c.Windows[k].appliesTo(&s.job, s.limit) {
-			c.Windows |= 1 << uint(k)
-		}
-	}
-	return c, true
+	ws := cs.c.Windows
+	return fastpath.PlanClass{
+		Reservations: cs.resvKey(&s.job).mask,
+		Windows:      cs.bitSet(len(ws), func(k int) bool { return ws[k].appliesTo(&s.job, s.limit) }).mask,
+	}, true
 }
 
 // StartFrom implements policy.Calendar.
