@@ -99,12 +99,13 @@ func pinnedOf(nc NodeCalendar, i int, t, dur workload.Time) (p pinnedSpan, end w
 // less the held nodes' idle ones and the processors WithheldCount holds
 // must be at least procs. On a conflict the next candidate start is the
 // first change after it, or the instant the held set shrinks if sooner.
-func conflictPinned(pr *cluster.Profile, nc NodeCalendar, p *pinnedSpan, end workload.Time, i, procs int, t workload.Time) (workload.Time, bool) {
+func conflictPinned(pr *cluster.Profile, nc NodeCalendar, fl *planFloor, p *pinnedSpan, end workload.Time, i, procs int, t workload.Time) (workload.Time, bool) {
 	for u := t; u < end; {
 		held, wnext := nc.WithheldCount(i, u)
 		idle, rnext := p.idleAt(u)
-		next := min(wnext, rnext, pr.NextChange(u))
-		if pr.FreeAt(u)-held-idle < procs {
+		floor, fnext := fl.value(u)
+		next := min(wnext, rnext, fnext, pr.NextChange(u))
+		if pr.FreeAt(u)-max(held+idle, floor) < procs {
 			if p.shrink > t {
 				next = min(next, p.shrink)
 			}
@@ -145,6 +146,12 @@ const maxCalendarSteps = 1 << 14
 // workload.Forever if there is no such time (or none within the steps it
 // tries).
 func EarliestOn(pr *cluster.Profile, cal Calendar, i, procs int, from, dur workload.Time) workload.Time {
+	return earliestOn(pr, cal, nil, i, procs, from, dur)
+}
+
+// earliestOn is EarliestOn that also leaves free, at every instant of
+// the run, what the plans of the pass need there (fl; nil: nothing).
+func earliestOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, from, dur workload.Time) workload.Time {
 	t := from
 	sp, _ := cal.(fastpath.Spans)
 	for n := 0; n < maxCalendarSteps; n++ {
@@ -165,7 +172,7 @@ func EarliestOn(pr *cluster.Profile, cal Calendar, i, procs int, from, dur workl
 			t = s
 			continue
 		}
-		next, ok := conflictAny(pr, cal, i, procs, t, dur)
+		next, ok := conflictAny(pr, cal, fl, i, procs, t, dur)
 		if ok {
 			return t
 		}
@@ -180,23 +187,29 @@ func EarliestOn(pr *cluster.Profile, cal Calendar, i, procs int, from, dur workl
 // FitsOn reports whether job i may run procs processors over
 // [at, at+dur) by pr and cal (see EarliestOn), its start windows included.
 func FitsOn(pr *cluster.Profile, cal Calendar, i, procs int, at, dur workload.Time) bool {
+	return fitsOn(pr, cal, nil, i, procs, at, dur)
+}
+
+// fitsOn is FitsOn leaving free what the plans of the pass need (fl).
+func fitsOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, at, dur workload.Time) bool {
 	if !pr.Fits(at, procs, dur) || cal.StartFrom(i, at) != at {
 		return false
 	}
-	_, ok := conflictAny(pr, cal, i, procs, at, dur)
+	_, ok := conflictAny(pr, cal, fl, i, procs, at, dur)
 	return ok
 }
 
 // conflictAny is conflictPinned when cal holds nodes from job i over
-// [t, t+dur), else conflictOn.
-func conflictAny(pr *cluster.Profile, cal Calendar, i, procs int, t, dur workload.Time) (workload.Time, bool) {
+// [t, t+dur), else conflictOn; both also leave free the floor fl of the
+// plans made before (nil: none).
+func conflictAny(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, t, dur workload.Time) (workload.Time, bool) {
 	if nc, ok := cal.(NodeCalendar); ok {
 		if p, end, ok := pinnedOf(nc, i, t, dur); ok {
-			return conflictPinned(pr, nc, &p, end, i, procs, t)
+			return conflictPinned(pr, nc, fl, &p, end, i, procs, t)
 		}
-		return conflictOn(pr, countCalendar{nc}, i, procs, t, dur)
+		return conflictOn(pr, countCalendar{nc}, fl, i, procs, t, dur)
 	}
-	return conflictOn(pr, cal, i, procs, t, dur)
+	return conflictOn(pr, cal, fl, i, procs, t, dur)
 }
 
 // NodeHolder is an optional interface of a NodeCalendar that can tell
@@ -241,14 +254,14 @@ func (c countCalendar) Withheld(i int, t workload.Time) (int, workload.Time) {
 // reports whether procs processors are free for job i all along, and if
 // not the first instant after the conflict at which the free processors
 // or the reservations change (a later start can only succeed from there).
-func conflictOn(pr *cluster.Profile, cal Calendar, i, procs int, t, dur workload.Time) (workload.Time, bool) {
+func conflictOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, t, dur workload.Time) (workload.Time, bool) {
 	end := satAdd(t, dur)
 	if end >= workload.Forever {
 		end = satAdd(t, horizonOf(cal))
 	}
 	sp, _ := cal.(fastpath.Spans)
 	for u := t; u < end; {
-		if sp != nil && pr.NextChange(u) >= workload.Forever {
+		if sp != nil && pr.NextChange(u) >= workload.Forever && fl.clearFrom(u) {
 			// From here the profile's free processors are a constant:
 			// the first instant the reservations withhold more than it
 			// leaves is the conflict the walk would find.
@@ -262,8 +275,12 @@ func conflictOn(pr *cluster.Profile, cal Calendar, i, procs int, t, dur workload
 			}
 		}
 		held, wnext := cal.Withheld(i, u)
+		if fl.active() {
+			floor, fnext := fl.value(u)
+			held, wnext = max(held, floor), min(wnext, fnext)
+		}
 		if held == 0 {
-			u = wnext // the profile has room (Earliest): only reservations matter
+			u = wnext // the profile has room (Earliest): only reservations and plans matter
 			continue
 		}
 		// Inside reservations: every change of the profile counts.

@@ -59,6 +59,9 @@ type Conservative struct {
 	bounds planBounds
 	// noBound makes such a pass walk every job's plan from now (tests).
 	noBound bool
+	// floor: what the plans of a pass under a Calendar need left free
+	// (planFloor).
+	floor planFloor
 }
 
 type planned struct {
@@ -275,6 +278,7 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 	fit, _ := v.(Fitter)
 	pr := &c.prof
 	runningProfile(pr, v)
+	c.floor.reset(cal)
 	first := 0
 	if c.keepPlan(v, cal, now) {
 		// The last pass's plans hold (see keepPlan): each goes back into
@@ -285,6 +289,7 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 			p := &c.plan[i]
 			d.Reserve(i, p.start)
 			pr.Add(p.start, p.end(), p.procs)
+			c.floor.plan(cal, i, p.start, p.dur)
 		}
 	} else {
 		c.plan = c.plan[:0]
@@ -299,7 +304,7 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 		if cal == nil {
 			return pr.Earliest(from, procs, dur)
 		}
-		return EarliestOn(pr, cal, i, procs, from, dur)
+		return earliestOn(pr, cal, &c.floor, i, procs, from, dur)
 	}
 	c.bounds.reset(cal, c.noBound)
 	for i, n := first, v.Len(); i < n; i++ {
@@ -326,6 +331,7 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 		if at < workload.Forever {
 			d.Reserve(i, at)
 			pr.Add(at, p.end(), j.Procs)
+			c.floor.plan(cal, i, at, dur)
 		} else {
 			keep = false // from a later time the walk may reach further
 		}

@@ -28,6 +28,9 @@ type Depth struct {
 	Lookahead int
 
 	prof cluster.Profile
+	// floor: what the reservations of a pass under a Calendar need left
+	// free (planFloor).
+	floor planFloor
 }
 
 var _ Policy = (*Depth)(nil)
@@ -60,6 +63,7 @@ func (p *Depth) Schedule(v View, d Decisions) {
 	// it took.
 	fit, _ := v.(Fitter)
 	cal, _ := v.(Calendar)
+	p.floor.reset(cal)
 	// What it took is charged to the plan up to what the plan has free
 	// over its run: a job planned on processor counts may hold more (whole
 	// nodes) than a later reservation left it, and that reservation is then
@@ -85,11 +89,11 @@ func (p *Depth) Schedule(v View, d Decisions) {
 			reserved++
 			var at workload.Time
 			if cal != nil {
-				at = EarliestOn(pr, cal, i, j.Procs, now, j.Limit())
+				at = earliestOn(pr, cal, &p.floor, i, j.Procs, now, j.Limit())
 			} else {
 				at = pr.Earliest(now, j.Procs, j.Limit())
 			}
-			procs := j.Procs
+			procs, planned := j.Procs, true
 			switch {
 			case at == now && i != h:
 				if j.Estimate <= 0 || (now+j.Estimate > limit && j.Procs > extra) || (fit != nil && !fit.Fits(i)) {
@@ -98,7 +102,7 @@ func (p *Depth) Schedule(v View, d Decisions) {
 				if now+j.Estimate > limit {
 					extra -= j.Procs
 				}
-				procs = take(i, j.Procs, satAdd(now, j.Limit()))
+				procs, planned = take(i, j.Procs, satAdd(now, j.Limit())), false
 			case i == h && at < workload.Forever:
 				d.Reserve(i, at)
 			case i == h:
@@ -106,6 +110,9 @@ func (p *Depth) Schedule(v View, d Decisions) {
 			}
 			if at < workload.Forever {
 				pr.Add(at, satAdd(at, j.Limit()), procs)
+				if planned {
+					p.floor.plan(cal, i, at, j.Limit())
+				}
 			}
 			continue
 		}
@@ -113,7 +120,7 @@ func (p *Depth) Schedule(v View, d Decisions) {
 			break
 		}
 		if j.Estimate <= 0 || j.Procs > free || (now+j.Estimate > limit && j.Procs > extra) || !pr.Fits(now, j.Procs, j.Estimate) ||
-			(cal != nil && !FitsOn(pr, cal, i, j.Procs, now, j.Estimate)) ||
+			(cal != nil && !fitsOn(pr, cal, &p.floor, i, j.Procs, now, j.Estimate)) ||
 			(fit != nil && !fit.Fits(i)) {
 			continue
 		}

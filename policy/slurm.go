@@ -286,7 +286,17 @@ func (p SlurmParams) Validate() error {
 // planned job's estimate up to a whole number of Resolutions. (Slurm rounds a
 // reservation's start and end down; its time limits are whole minutes, so
 // with the default 60 s the end loses nothing there. schedsim's estimates
-// are in seconds, and rounding outward keeps every reservation whole.)
+// are in seconds, and rounding outward keeps every reservation whole.) A
+// job a cycle starts is planned until the later of now plus its rounded
+// estimate and its predicted end rounded up, which is how the later
+// cycles see it, and starts only if it fits until then: else a
+// reservation made beside it in this cycle could fail at the next.
+//
+// Under a Calendar with reservations that admit some jobs, each job
+// planned after another leaves free, at every instant, what the
+// reservations withhold from the jobs planned before it (planFloor): a
+// job a reservation admits is not started on processors a plan beside
+// the reservation counted on.
 //
 // The first job that gets a reservation in a cycle, if it is the first
 // waiting job, is promised its start: the engine checks it. Later
@@ -304,9 +314,12 @@ type Slurm struct {
 	// earliest starts (planBounds); noBound keeps them out (tests).
 	bounds  planBounds
 	noBound bool
-	last    workload.Time // the instant of the last pass
-	init    bool
-	ph      phaseClock // --bf-ended phase
+	// floor: what the reservations a cycle made under a Calendar need
+	// left free (planFloor).
+	floor planFloor
+	last  workload.Time // the instant of the last pass
+	init  bool
+	ph    phaseClock // --bf-ended phase
 }
 
 var _ Policy = (*Slurm)(nil)
@@ -558,12 +571,13 @@ func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 	cal, _ := v.(Calendar)
 	earliest := func(i, procs int, from, dur workload.Time) workload.Time {
 		if cal != nil {
-			return EarliestOn(pr, cal, i, procs, from, dur)
+			return earliestOn(pr, cal, &s.floor, i, procs, from, dur)
 		}
 		return pr.Earliest(from, procs, dur)
 	}
 	started, tested := 0, 0
 	s.bounds.reset(cal, s.noBound)
+	s.floor.reset(cal)
 	for i, n := h, v.Len(); i < n; i++ {
 		if s.p.MaxJobTest >= 0 && tested >= s.p.MaxJobTest {
 			break
@@ -578,24 +592,35 @@ func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 		s.bounds.note(at, now)
 		procs := j.Procs
 		if at == now {
-			if fit == nil {
+			// Later cycles see a job started now running until its
+			// predicted end rounded up to the resolution, which may pass
+			// now plus its rounded estimate: it starts only if it fits
+			// over that longer run too, which the plan then holds (else a
+			// reservation made beside it would not hold at the next cycle).
+			run := dur
+			if seen := roundUp(satAdd(now, j.Limit()), res); seen < workload.Forever && seen-now > dur {
+				run = seen - now
+			}
+			fits := run == dur || (cal == nil && pr.Fits(now, procs, run)) || (cal != nil && fitsOn(pr, cal, &s.floor, i, procs, now, run))
+			switch {
+			case fits && fit == nil:
 				d.Start(i)
 				started++
-				pr.Add(now, satAdd(now, dur), procs)
+				pr.Add(now, satAdd(now, run), procs)
 				continue
-			}
-			if fit.Fits(i) {
+			case fits && fit.Fits(i):
 				before := v.Free()
 				d.Start(i)
 				started++
 				// Whole nodes may hold more than the job's processors: the
 				// plan gives them as far as it has them free (the later
 				// reservations are plans, not promises, on nodes).
-				end := satAdd(now, dur)
+				end := satAdd(now, run)
 				pr.Add(now, end, min(before-v.Free(), pr.MinFree(now, end)))
 				continue
 			}
-			// Enough processors, not on the nodes it needs: plan it later.
+			// Not over its longer run, or enough processors but not on
+			// the nodes it needs: plan it later.
 			if next := pr.NextChange(now); next < workload.Forever {
 				at = earliest(i, procs, next, dur)
 			} else {
@@ -609,6 +634,7 @@ func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 			d.Reserve(i, at) // the first waiting job: a promise
 		}
 		pr.Add(at, satAdd(at, dur), procs)
+		s.floor.plan(cal, i, at, dur)
 	}
 	return started
 }

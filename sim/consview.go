@@ -105,6 +105,19 @@ func (v *consView) Withheld(i int, t workload.Time) (int, workload.Time) {
 	return v.cs.withheld(&v.slot(i).job, t)
 }
 
+// AdmitsSome implements policy.Admitter: some reservation held as a
+// count (not on named nodes of a cluster of nodes) admits the jobs of
+// some users, accounts or partitions.
+func (v *consView) AdmitsSome() bool {
+	for k := range v.cs.c.Reservations {
+		r := &v.cs.c.Reservations[k]
+		if !r.Maint && len(r.Users)+len(r.Accounts)+len(r.Partitions) > 0 && (v.cs.pins == nil || len(r.Nodes) == 0) {
+			return true
+		}
+	}
+	return false
+}
+
 // FirstOver implements fastpath.Spans, from the spans the admission
 // check keeps (constraints.firstOver); Withheld's reservations are
 // WithheldCount's without reservations on nodes.

@@ -1,0 +1,141 @@
+package policy
+
+import (
+	"slices"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Admitter is an optional interface of a Calendar that can tell whether
+// its reservations withhold the same processors from every job: when
+// none admits any job (all are maintenance, or it has none), a plan's
+// floor (planFloor) never asks more than each job's own rule does, and
+// the planners keep none.
+type Admitter interface {
+	// AdmitsSome reports whether some reservation held as a count of
+	// processors admits some jobs (for users, accounts or partitions).
+	AdmitsSome() bool
+}
+
+// planFloor is, during a pass that plans jobs one after another on a
+// profile that only fills (a reservation depth, conservative
+// backfilling, a Slurm backfill cycle), the fewest processors the plans
+// made so far need left free at each instant. Job P planned over [s, e)
+// fits by the rule of reservations while, at every instant u of its run,
+// the processors free beside the plans (P's included) are at least those
+// withheld from P at u. A later job that a reservation admits has fewer
+// withheld: alone, its own rule would let it take processors that P's
+// plan counted on, and P's start would move (under Slurm's backfill the
+// engine checks the head's, and found it delayed). So each later job
+// must also leave free, at every instant of its run, the most any plan
+// active then has withheld: the floor. For jobs that are all withheld
+// the same processors it asks nothing more than their own rule, and it
+// is kept only under a calendar whose reservations admit some jobs
+// (Admitter).
+//
+// Reservations on nodes are left out: a plan on counts does not know
+// which nodes a later job would take.
+type planFloor struct {
+	on bool
+	// at[k] is an instant, and val[k] the floor over [at[k], at[k+1]);
+	// before at[0] and from the last instant on it is 0.
+	at  []workload.Time
+	val []int
+}
+
+// reset starts a pass under calendar cal (nil: none): the floor is kept
+// only when cal's reservations may admit some jobs.
+func (f *planFloor) reset(cal Calendar) {
+	f.at, f.val = f.at[:0], f.val[:0]
+	f.on = false
+	if cal == nil {
+		return
+	}
+	a, ok := cal.(Admitter)
+	f.on = !ok || a.AdmitsSome()
+}
+
+// active reports whether some plan has raised the floor.
+func (f *planFloor) active() bool { return f != nil && len(f.at) > 0 }
+
+// value returns the floor at u and the next instant after u at which it
+// changes (workload.Forever: never).
+func (f *planFloor) value(u workload.Time) (int, workload.Time) {
+	if !f.active() {
+		return 0, workload.Forever
+	}
+	k, found := slices.BinarySearch(f.at, u)
+	switch {
+	case found:
+		if k+1 < len(f.at) {
+			return f.val[k], f.at[k+1]
+		}
+		return f.val[k], workload.Forever
+	case k == 0:
+		return 0, f.at[0]
+	case k < len(f.at):
+		return f.val[k-1], f.at[k]
+	}
+	return f.val[len(f.val)-1], workload.Forever
+}
+
+// clearFrom reports whether the floor is 0 from u on.
+func (f *planFloor) clearFrom(u workload.Time) bool {
+	return !f.active() || u >= f.at[len(f.at)-1]
+}
+
+// split makes t an instant of the floor, with the value that held there,
+// and returns its index.
+func (f *planFloor) split(t workload.Time) int {
+	k, found := slices.BinarySearch(f.at, t)
+	if found {
+		return k
+	}
+	v := 0
+	if k > 0 {
+		v = f.val[k-1]
+	}
+	f.at = slices.Insert(f.at, k, t)
+	f.val = slices.Insert(f.val, k, v)
+	return k
+}
+
+// raise makes the floor at least w over [lo, hi).
+func (f *planFloor) raise(lo, hi workload.Time, w int) {
+	if w <= 0 || lo >= hi {
+		return
+	}
+	if len(f.at) == 0 {
+		f.at = append(f.at, lo, hi)
+		f.val = append(f.val, w, 0)
+		return
+	}
+	a := f.split(lo)
+	b := f.split(hi)
+	for k := a; k < b; k++ {
+		f.val[k] = max(f.val[k], w)
+	}
+}
+
+// plan raises the floor for queued job i planned over [from, from+dur)
+// (dur workload.Forever: the calendar's horizon): at every instant, to
+// what the reservations withhold from it there (on a NodeCalendar, those
+// held as counts).
+func (f *planFloor) plan(cal Calendar, i int, from, dur workload.Time) {
+	if f == nil || !f.on || cal == nil {
+		return
+	}
+	end := satAdd(from, dur)
+	if end >= workload.Forever {
+		end = satAdd(from, horizonOf(cal))
+	}
+	withheld := cal.Withheld
+	if nc, ok := cal.(NodeCalendar); ok {
+		withheld = nc.WithheldCount
+	}
+	for u := from; u < end; {
+		w, next := withheld(i, u)
+		f.raise(u, min(next, end), w)
+		u = next
+	}
+}
