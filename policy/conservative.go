@@ -57,7 +57,8 @@ type Conservative struct {
 	// bounds holds, during a pass that plans anew, what the jobs planned
 	// so far prove of the later ones' earliest starts (see planBounds).
 	bounds planBounds
-	// noBound makes such a pass walk every job's plan from now (tests).
+	// noBound makes such a pass walk every job's plan from now, and every
+	// pass plan anew (tests).
 	noBound bool
 	// floor: what the plans of a pass under a Calendar need left free
 	// (planFloor).
@@ -115,6 +116,9 @@ func (c *Conservative) Schedule(v View, d Decisions) {
 			return
 		}
 	}
+	// The incremental plan below moves plans a later pass made anew
+	// could not keep (keepPlan).
+	c.calKeep = false
 	if !c.init {
 		c.prof.Reset(v.Capacity(), now)
 		c.init = true
@@ -296,7 +300,7 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 	}
 	c.now, c.init = now, true
 	c.endedNow = c.endedNow[:0]
-	keep := cal != nil && memoOK(cal)
+	keep := cal == nil || memoOK(cal)
 	if keep && first == 0 {
 		c.calRun.CopyFrom(pr)
 	}
@@ -306,7 +310,11 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 		}
 		return earliestOn(pr, cal, &c.floor, i, procs, from, dur)
 	}
-	c.bounds.reset(cal, c.noBound)
+	if cal == nil {
+		c.bounds.resetBare(c.noBound)
+	} else {
+		c.bounds.reset(cal, c.noBound)
+	}
 	for i, n := first, v.Len(); i < n; i++ {
 		j := v.Job(i)
 		dur := j.Limit()
@@ -354,7 +362,7 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 // fits it, and from the new now its earliest start is the same. Only
 // where memoOK.
 func (c *Conservative) keepPlan(v View, cal Calendar, now workload.Time) bool {
-	if cal == nil || !c.calKeep || len(c.plan) > v.Len() || !c.prof.SameFrom(&c.calRun) {
+	if c.noBound || !c.calKeep || len(c.plan) > v.Len() || !c.prof.SameFrom(&c.calRun) {
 		return false
 	}
 	for i := range c.plan {

@@ -2,7 +2,9 @@ package policy
 
 // NoPlanBound makes p (conservative backfilling or Slurm's backfill)
 // plan every job of a pass from now, without the bounds the jobs planned
-// before it give (planBounds): the tests compare both.
+// before it give (planBounds), and conservative backfilling plan every
+// job at every pass, keeping no plan of the last (keepPlan): the tests
+// compare both.
 func NoPlanBound(p Policy) {
 	switch p := p.(type) {
 	case *Conservative:

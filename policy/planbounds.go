@@ -56,6 +56,18 @@ func (b *planBounds) reset(cal Calendar, off bool) {
 	b.curOK = false
 }
 
+// resetBare starts a pass without a calendar in which every job is of
+// one class: conservative backfilling on a cluster of nodes, which plans
+// its whole queue anew at every pass that follows an end (a queue of
+// thousands walks a profile of thousands of plans for each job); off
+// keeps the proofs out (the tests' walk from now).
+func (b *planBounds) resetBare(off bool) {
+	b.e = b.e[:0]
+	b.classes = nil
+	b.on = !off
+	b.curOK = false
+}
+
 // begin returns where the walk of queued job i, on procs processors for
 // dur, may begin: now, or the latest start a proof gives it.
 func (b *planBounds) begin(i, procs int, dur, now workload.Time) workload.Time {
@@ -63,7 +75,11 @@ func (b *planBounds) begin(i, procs int, dur, now workload.Time) workload.Time {
 	if !b.on {
 		return now
 	}
-	c, ok := b.classes.PlanClass(i)
+	var c fastpath.PlanClass
+	ok := true
+	if b.classes != nil {
+		c, ok = b.classes.PlanClass(i)
+	}
 	if b.curOK = ok; !ok {
 		return now
 	}
