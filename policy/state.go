@@ -82,6 +82,7 @@ func (c *Conservative) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("policy: conservative state: plan columns of different lengths")
 	}
 	c.now, c.init = s.Now, s.Init
+	c.calKeep = false // the kept plans' profile is not saved: the next pass plans anew
 	if s.Init {
 		if err := c.prof.UnmarshalBinary(s.Profile); err != nil {
 			return err
