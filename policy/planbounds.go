@@ -25,10 +25,13 @@ import (
 // They are kept under a calendar, whose walks are long (every candidate
 // start is checked against the reservations and start windows), that
 // names its classes (fastpath.PlanClasses) and whose answers depend on
-// the profile and time alone (memoOK).
+// the profile and time alone (memoOK); and, a few of them, by conservative
+// backfilling without a calendar on a cluster of nodes, which plans its
+// whole queue anew after every end (resetBare).
 type planBounds struct {
 	e       []planBound
 	on      bool
+	bare    bool // one class, no calendar (resetBare)
 	classes fastpath.PlanClasses
 	// The job begin asked for, for note.
 	cur   planBound
@@ -42,8 +45,21 @@ type planBound struct {
 	start workload.Time
 }
 
-// maxPlanBounds is how many proofs a pass keeps.
-const maxPlanBounds = 32
+// maxPlanBounds is how many proofs a pass keeps under a calendar, and
+// maxBareBounds without one (resetBare), where a walk is cheaper than
+// comparing with many proofs.
+const (
+	maxPlanBounds = 32
+	maxBareBounds = 4
+)
+
+// limit returns how many proofs the pass keeps.
+func (b *planBounds) limit() int {
+	if b.bare {
+		return maxBareBounds
+	}
+	return maxPlanBounds
+}
 
 // reset starts a pass under calendar cal; off keeps the proofs out (the
 // tests' walk from now). Without a calendar a walk costs a few steps of
@@ -51,6 +67,7 @@ const maxPlanBounds = 32
 // took 1.3 times as long with them): none are kept then.
 func (b *planBounds) reset(cal Calendar, off bool) {
 	b.e = b.e[:0]
+	b.bare = false
 	b.classes, _ = cal.(fastpath.PlanClasses)
 	b.on = !off && b.classes != nil && memoOK(cal)
 	b.curOK = false
@@ -64,7 +81,7 @@ func (b *planBounds) reset(cal Calendar, off bool) {
 func (b *planBounds) resetBare(off bool) {
 	b.e = b.e[:0]
 	b.classes = nil
-	b.on = !off
+	b.on, b.bare = !off, true
 	b.curOK = false
 }
 
@@ -129,9 +146,8 @@ func (b *planBounds) add(c fastpath.PlanClass, procs int, dur, start workload.Ti
 		b.e[w] = e
 		w++
 	}
-	b.e = b.e[:w]
-	if len(b.e) == maxPlanBounds {
-		b.e = append(b.e[:0], b.e[1:]...)
+	if w >= b.limit() {
+		w = copy(b.e, b.e[1:w]) // the oldest goes
 	}
-	b.e = append(b.e, planBound{class: c, procs: procs, dur: dur, start: start})
+	b.e = append(b.e[:w], planBound{class: c, procs: procs, dur: dur, start: start})
 }
