@@ -632,16 +632,21 @@ func (cs *constraints) withheld(j *workload.Job, t workload.Time) (int, workload
 
 // withheldCount is withheld without the reservations on nodes on a
 // cluster of nodes (cs.pins): those hold their nodes, not a count (see
-// pinnedNodes).
+// pinnedNodes), and their boundaries are not among the instants it
+// returns.
 func (cs *constraints) withheldCount(j *workload.Job, t workload.Time) (int, workload.Time) {
 	if cs.pins == nil {
 		return cs.withheld(j, t)
 	}
 	held, next := 0, workload.Forever
 	for k, r := range cs.resv {
+		res := &cs.c.Reservations[k]
+		if len(res.Nodes) > 0 {
+			continue // its boundaries change no count
+		}
 		active, n := r.at(t)
 		next = min(next, n)
-		if res := &cs.c.Reservations[k]; active && len(res.Nodes) == 0 && !res.Admits(j) {
+		if active && !res.Admits(j) {
 			held += cs.resvPr[k]
 		}
 	}
