@@ -35,11 +35,15 @@ import (
 // rejoins the plan at its submission-order place.
 //
 // On a cluster of nodes (the View is a Fitter) the plan is made anew at
-// every pass, in queue order, on processor counts: a job whose place is now
-// starts only where it fits on the nodes (a job may hold more than it asked,
-// whole nodes: the plan counts what it took), and one that does not fit is
-// planned from the next change of the profile. Reservations are then plans,
-// not promises.
+// every pass after an end, in queue order, on processor counts: a job whose
+// place is now starts only where it fits on the nodes (a job may hold more
+// than it asked, whole nodes: the plan counts what it took), and one that
+// does not fit is planned from the next change of the profile. A pass that
+// only saw submissions, after one that started nothing, keeps the plans
+// (keepPlan). Reservations are then plans, not promises. So under a
+// Calendar (reservations, start windows, limits), where each job is also
+// planned around the reservations it may not use and leaves free what
+// they withhold from the jobs planned before it (planFloor).
 type Conservative struct {
 	prof cluster.Profile
 	plan []planned // waiting jobs, in queue order

@@ -20,7 +20,9 @@ import (
 // starts as the queue's head). Only the head's reservation is a promise: a
 // later reservation can move later when the jobs before it move earlier.
 // Lookahead bounds the number of jobs behind the
-// head that are examined, reserved ones included.
+// head that are examined, reserved ones included. Under a Calendar each
+// job is planned, or started, leaving free what the reservations
+// withhold from the jobs reserved before it (planFloor).
 type Depth struct {
 	// Depth is the number of jobs with reservations (≥ 1).
 	Depth int
