@@ -64,7 +64,7 @@ func TestAdmittedJobsKeepPlans(t *testing.T) {
 }
 
 // TestAdmittingReservationsRandom runs every policy on random deep
-// queues on a pool with a daily maintenance reservation of half the
+// queues (one job in 20 without a requested time) on a pool with a daily maintenance reservation of half the
 // processors and one of a third of them for account 1: the engine checks
 // every promise a policy makes of a head's start (it stops the run at one
 // delayed), and verify that no job ran in a reservation it may not use.
@@ -91,12 +91,8 @@ func TestAdmittingReservationsRandom(t *testing.T) {
 					cycle = workload.Time(30 + r.IntN(600)) // a scheduler cycle
 				}
 				procs := 8 + r.IntN(56)
-				jobs := make([]workload.Job, 60+r.IntN(140))
-				var at workload.Time
+				jobs := randomJobs(r, 60+r.IntN(140), 300, procs, 7200, 7200, 20)
 				for i := range jobs {
-					at += workload.Time(r.IntN(300))
-					run := workload.Time(1 + r.IntN(7200))
-					jobs[i] = simtest.Job(int64(i+1), at, 1+r.IntN(procs), run, run+workload.Time(r.IntN(7200)))
 					jobs[i].Seq, jobs[i].Group = int64(i), i%3
 				}
 				c := &sim.Constraints{Calendar: workload.Calendar{Loc: time.UTC}, Reservations: []sim.Reservation{
