@@ -908,15 +908,16 @@ func (cs *constraints) emptyEarliest(j *workload.Job, limit, dur, from, horizon 
 //     when its horizon is not past to, else a walk from to. Since the
 //     walk's answer is the earliest fitting start whatever its origin,
 //     this is the walk from now's answer.
-//   - clear[reservations].bySlack[slack] = [lo, hi): over it the reservations
-//     a class's jobs may not use withhold at most slack processors (the
-//     machine less the job's own and its held nodes'); or, when short,
-//     hi is an instant where they withhold more. A job that may start at
-//     now by its start windows fits at now exactly when that holds over
-//     [now, now+dur): the span answers from memory as far as it reaches
-//     and is walked on from hi only, so a class of jobs without a time
-//     limit (400 days planned) walks each occurrence once, not once a
-//     job.
+//   - clear[reservations].bySlack[slack]: over [from, to) the stretches
+//     where the reservations a class's jobs may not use withhold more
+//     than slack processors (the machine less the job's own and its held
+//     nodes'). A job that may start at now by its start windows fits at
+//     now exactly when none meets [now, now+dur): the stretches answer
+//     from memory as far as the walks reached and are walked on from to
+//     only, so a class of jobs without a time limit (400 days planned)
+//     walks each occurrence once, not once a job, and the plans'
+//     questions from any instant (firstOver) find the first shortage
+//     after it by a search.
 //
 // Both are memos of functions of the constraints alone, never of the
 // queue, so a resumed run that starts them empty gives the same answers.
@@ -948,14 +949,10 @@ type classKey struct {
 // spanTable holds the clear spans of one set of reservations, by slack.
 type spanTable struct {
 	set     resvSet
-	bySlack []*clearSpan
-}
-
-// clearSpan is a stretch [lo, hi) over which some reservations withhold
-// at most a slack of processors; short: they withhold more at hi.
-type clearSpan struct {
-	lo, hi workload.Time
-	short  bool
+	bySlack []*shortSpans
+	// most is the most its reservations withhold at once (all of them
+	// active): a slack of at least that is never short.
+	most int
 }
 
 // bitSet returns the set of the n bits for which in reports true.
@@ -1070,35 +1067,123 @@ func (cs *constraints) clearOver(j *workload.Job, set resvSet, slack int, a, b w
 			ac.clear = map[resvSet]*spanTable{}
 		}
 		if tb = ac.clear[set]; tb == nil {
-			tb = &spanTable{set: set}
+			tb = &spanTable{set: set, most: cs.mostWithheld(j)}
 			ac.clear[set] = tb
 		}
 		ac.last = tb
 	}
-	if slack >= len(tb.bySlack) {
-		tb.bySlack = append(tb.bySlack, make([]*clearSpan, slack+1-len(tb.bySlack))...)
-	}
-	sp := tb.bySlack[slack]
-	if sp == nil || a < sp.lo || a > sp.hi {
-		sp = &clearSpan{lo: a, hi: a}
-		tb.bySlack[slack] = sp
-	}
-	if b <= sp.hi {
+	if slack >= tb.most {
 		return true, workload.Forever
 	}
-	if sp.short {
-		return false, sp.hi // hi, in [a, b), is a shortage
+	if slack >= len(tb.bySlack) {
+		tb.bySlack = append(tb.bySlack, make([]*shortSpans, slack+1-len(tb.bySlack))...)
 	}
-	for u := sp.hi; u < b; {
-		held, next := cs.withheldCount(j, u)
-		if held > slack {
-			sp.hi, sp.short = u, true
-			return false, u
+	sp := tb.bySlack[slack]
+	if sp == nil {
+		sp = &shortSpans{from: a, to: a}
+		tb.bySlack[slack] = sp
+	}
+	if a < sp.from {
+		// A question from before the first: walk back to it.
+		var before []stretch
+		for u := a; u < sp.from; {
+			held, next := cs.withheldCount(j, u)
+			if held > slack {
+				before = append(before, stretch{u, next})
+			}
+			u = next
 		}
-		u = next
-		sp.hi = u
+		sp.prepend(before)
+		sp.from = a
+	}
+	if e := cs.view.e; e != nil {
+		sp.trim(e.now)
+	}
+	// The first stretch known to reach past a.
+	k := sort.Search(len(sp.short), func(k int) bool { return sp.short[k].hi > a })
+	if k < len(sp.short) {
+		if at := max(sp.short[k].lo, a); at < b {
+			return false, at
+		}
+		return true, workload.Forever
+	}
+	// None known: walk on from where the walks stopped.
+	for sp.to < b {
+		u := sp.to
+		held, next := cs.withheldCount(j, u)
+		sp.to = next
+		if held <= slack {
+			continue
+		}
+		sp.add(u, next)
+		if next > a {
+			return false, max(u, a)
+		}
 	}
 	return true, workload.Forever
+}
+
+// shortSpans is, for one set of reservations and one slack, what the
+// walks learnt of [from, to): the stretches in it over which the
+// reservations withhold more than the slack, in time order.
+type shortSpans struct {
+	from, to workload.Time
+	short    []stretch
+}
+
+// stretch is the instants [lo, hi).
+type stretch struct{ lo, hi workload.Time }
+
+// add records a shortage over [lo, hi), after every one recorded.
+func (sp *shortSpans) add(lo, hi workload.Time) {
+	if n := len(sp.short); n > 0 && sp.short[n-1].hi == lo {
+		sp.short[n-1].hi = hi
+		return
+	}
+	sp.short = append(sp.short, stretch{lo, hi})
+}
+
+// prepend puts the stretches found before from, in time order, ahead of
+// those known, joining those that meet.
+func (sp *shortSpans) prepend(before []stretch) {
+	if len(before) == 0 {
+		return
+	}
+	all := append(before, sp.short...)
+	w := 0
+	for _, x := range all {
+		if w > 0 && all[w-1].hi >= x.lo {
+			all[w-1].hi = max(all[w-1].hi, x.hi)
+			continue
+		}
+		all[w] = x
+		w++
+	}
+	sp.short = all[:w]
+}
+
+// trim forgets, once they are many, the stretches that end by now, the
+// clock's instant: no question comes from before it, and the clock only
+// moves on.
+func (sp *shortSpans) trim(now workload.Time) {
+	if len(sp.short) < 256 || sp.short[len(sp.short)/2].hi > now || sp.from > now {
+		return
+	}
+	k := sort.Search(len(sp.short), func(k int) bool { return sp.short[k].hi > now })
+	sp.short = append(sp.short[:0], sp.short[k:]...)
+	sp.from = now
+}
+
+// mostWithheld returns the most the reservations job j may not use
+// (withheldCount's) withhold at once: all of them active.
+func (cs *constraints) mostWithheld(j *workload.Job) int {
+	most := 0
+	for k := range cs.c.Reservations {
+		if r := &cs.c.Reservations[k]; !r.Admits(j) && (cs.pins == nil || len(r.Nodes) == 0) {
+			most += cs.resvPr[k]
+		}
+	}
+	return min(most, cs.procs)
 }
 
 // firstOver returns the first instant of [a, b) at which the
