@@ -154,16 +154,30 @@ func EarliestOn(pr *cluster.Profile, cal Calendar, i, procs int, from, dur workl
 func earliestOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, from, dur workload.Time) workload.Time {
 	t := from
 	sp, _ := cal.(fastpath.Spans)
+	horizon := workload.Forever // once the profile and the floor no longer change
 	for n := 0; n < maxCalendarSteps; n++ {
 		t = pr.Earliest(t, procs, dur)
 		if t >= workload.Forever {
 			return workload.Forever
 		}
-		if sp != nil && pr.NextChange(t) >= workload.Forever && sp.Blocked(i, pr.FreeAt(t)-procs, t, dur) {
-			// The profile no longer changes and a reservation recurring
-			// without end blocks every later start: each step would
-			// find the next occurrence, to the last step.
-			return workload.Forever
+		if sp != nil && pr.NextChange(t) >= workload.Forever {
+			if sp.Blocked(i, pr.FreeAt(t)-procs, t, dur) {
+				// The profile no longer changes and a reservation
+				// recurring without end blocks every later start: each
+				// step would find the next occurrence, to the last step.
+				return workload.Forever
+			}
+			if fl.clearFrom(t) {
+				// From here only the calendar decides, and a start it
+				// lets the job make comes before its horizon, as the
+				// admission check finds it on an empty machine: past
+				// it the reservations and windows only repeat.
+				if horizon >= workload.Forever {
+					horizon = sp.Horizon(t)
+				} else if t >= horizon {
+					return workload.Forever
+				}
+			}
 		}
 		if s := cal.StartFrom(i, t); s != t {
 			if s >= workload.Forever {
@@ -252,8 +266,10 @@ func (c countCalendar) Withheld(i int, t workload.Time) (int, workload.Time) {
 
 // conflictOn walks [t, t+dur) through the changes of pr and cal: it
 // reports whether procs processors are free for job i all along, and if
-// not the first instant after the conflict at which the free processors
-// or the reservations change (a later start can only succeed from there).
+// not an instant after the conflict before which no later start can
+// succeed: the first at which the free processors or the reservations
+// change, or, where the free processors no longer change, the end of
+// the reservations' shortage (fastpath.Spans.FirstOver).
 func conflictOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, t, dur workload.Time) (workload.Time, bool) {
 	end := satAdd(t, dur)
 	if end >= workload.Forever {
@@ -411,6 +427,14 @@ func (c countCalendar) FirstOver(i int, _ bool, slack int, from, to workload.Tim
 func (c countCalendar) Blocked(i, slack int, from, dur workload.Time) bool {
 	sp, ok := c.NodeCalendar.(fastpath.Spans)
 	return ok && sp.Blocked(i, slack, from, dur)
+}
+
+// Horizon implements fastpath.Spans.
+func (c countCalendar) Horizon(from workload.Time) workload.Time {
+	if sp, ok := c.NodeCalendar.(fastpath.Spans); ok {
+		return sp.Horizon(from)
+	}
+	return workload.Forever
 }
 
 // TicksPerSecond implements Ticker: the wrapped calendar's unit.

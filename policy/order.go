@@ -360,6 +360,14 @@ func (o *orderedCalView) Blocked(i, slack int, from, dur workload.Time) bool {
 	return ok && sp.Blocked(o.items[i].i, slack, from, dur)
 }
 
+// Horizon implements fastpath.Spans: the wrapped calendar's.
+func (o *orderedCalView) Horizon(from workload.Time) workload.Time {
+	if sp, ok := o.c.(fastpath.Spans); ok {
+		return sp.Horizon(from)
+	}
+	return workload.Forever
+}
+
 // orderedNodeCalView is the permuted View of a View that is a Fitter and
 // a NodeCalendar.
 type orderedNodeCalView struct {

@@ -1034,7 +1034,7 @@ func (cs *constraints) admitEarliest(j *workload.Job, limit, dur, now workload.T
 		end := satAddTime(now, dur)
 		pinned, _ := cs.pinnedNodes(j, now, end)
 		if slack := cs.procs - pinned - j.Procs; slack >= 0 {
-			if ok, _ := cs.clearOver(j, key.resv, slack, now, end); ok {
+			if ok, _, _ := cs.clearOver(j, key.resv, slack, now, end); ok {
 				return now
 			}
 		}
@@ -1050,14 +1050,16 @@ func (cs *constraints) admitEarliest(j *workload.Job, limit, dur, now workload.T
 // reservations job j may not use (withheldCount's; set names them)
 // withhold at most slack processors, from the span the cache
 // keeps for key and walked on from its end; if not, it returns the first
-// instant of [a, b) at which they withhold more.
-func (cs *constraints) clearOver(j *workload.Job, set resvSet, slack int, a, b workload.Time) (bool, workload.Time) {
+// instant of [a, b) at which they withhold more, and an instant after it
+// up to which they go on withholding more (the end of the shortage
+// known).
+func (cs *constraints) clearOver(j *workload.Job, set resvSet, slack int, a, b workload.Time) (bool, workload.Time, workload.Time) {
 	if slack < 0 {
 		// No reservation can withhold fewer than none.
 		if a < b {
-			return false, a
+			return false, a, b
 		}
-		return true, workload.Forever
+		return true, workload.Forever, workload.Forever
 	}
 	ac := &cs.admitMemo
 	tb := ac.last
@@ -1073,7 +1075,7 @@ func (cs *constraints) clearOver(j *workload.Job, set resvSet, slack int, a, b w
 		ac.last = tb
 	}
 	if slack >= tb.most {
-		return true, workload.Forever
+		return true, workload.Forever, workload.Forever
 	}
 	if slack >= len(tb.bySlack) {
 		tb.bySlack = append(tb.bySlack, make([]*shortSpans, slack+1-len(tb.bySlack))...)
@@ -1099,13 +1101,18 @@ func (cs *constraints) clearOver(j *workload.Job, set resvSet, slack int, a, b w
 	if e := cs.view.e; e != nil {
 		sp.trim(e.now)
 	}
-	// The first stretch known to reach past a.
-	k := sort.Search(len(sp.short), func(k int) bool { return sp.short[k].hi > a })
+	// The first stretch known to reach past a: most questions come in
+	// time order, so the last answer's stretch is tried first.
+	k := sp.hint
+	if k >= len(sp.short) || sp.short[k].hi <= a || (k > 0 && sp.short[k-1].hi > a) {
+		k = sort.Search(len(sp.short), func(k int) bool { return sp.short[k].hi > a })
+		sp.hint = k
+	}
 	if k < len(sp.short) {
 		if at := max(sp.short[k].lo, a); at < b {
-			return false, at
+			return false, at, sp.short[k].hi
 		}
-		return true, workload.Forever
+		return true, workload.Forever, workload.Forever
 	}
 	// None known: walk on from where the walks stopped.
 	for sp.to < b {
@@ -1117,10 +1124,10 @@ func (cs *constraints) clearOver(j *workload.Job, set resvSet, slack int, a, b w
 		}
 		sp.add(u, next)
 		if next > a {
-			return false, max(u, a)
+			return false, max(u, a), next
 		}
 	}
-	return true, workload.Forever
+	return true, workload.Forever, workload.Forever
 }
 
 // shortSpans is, for one set of reservations and one slack, what the
@@ -1129,6 +1136,8 @@ func (cs *constraints) clearOver(j *workload.Job, set resvSet, slack int, a, b w
 type shortSpans struct {
 	from, to workload.Time
 	short    []stretch
+	// hint is the index in short of the last answer's stretch.
+	hint int
 }
 
 // stretch is the instants [lo, hi).
@@ -1188,18 +1197,18 @@ func (cs *constraints) mostWithheld(j *workload.Job) int {
 
 // firstOver returns the first instant of [a, b) at which the
 // reservations job j may not use (withheldCount's) withhold more than
-// slack processors, and the next instant after it at which any
-// reservation begins or ends; Forever twice when there is none. It
-// answers from the spans admission keeps (clearOver), so a plan of a job
-// without a time limit over 400 days walks each occurrence once per
-// class, not once per plan.
+// slack processors, and an instant after it up to which they go on
+// withholding more (no run of j on slack more processors than its own
+// starts before it: its first instant would be short); Forever twice
+// when there is none. It answers from the spans admission keeps
+// (clearOver), so a plan of a job without a time limit over 400 days
+// walks each occurrence once per class, not once per plan.
 func (cs *constraints) firstOver(j *workload.Job, slack int, a, b workload.Time) (workload.Time, workload.Time) {
-	ok, at := cs.clearOver(j, cs.resvKey(j), slack, a, b)
+	ok, at, until := cs.clearOver(j, cs.resvKey(j), slack, a, b)
 	if ok || at >= b {
 		return workload.Forever, workload.Forever
 	}
-	_, next := cs.withheldCount(j, at)
-	return at, next
+	return at, until
 }
 
 // blockedFor reports whether no run of job j of at least dur (8 days

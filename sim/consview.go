@@ -157,6 +157,17 @@ func (v *consView) Blocked(i, slack int, from, dur workload.Time) bool {
 	return !v.cs.noMemo && v.cs.blockedFor(&v.slot(i).job, slack, from, dur)
 }
 
+// Horizon implements fastpath.Spans: the admission check's
+// (constraints.admitHorizon); Forever when the tests walk every check
+// (SlowCalendar), which then compare the cut with a walk to the steps'
+// end.
+func (v *consView) Horizon(from workload.Time) workload.Time {
+	if v.cs.noMemo {
+		return workload.Forever
+	}
+	return v.cs.admitHorizon(from)
+}
+
 // PlanClass implements fastpath.PlanClasses: the reservations visible
 // job i may not use and the start windows that apply to it (withheld's
 // and startFrom's only inputs from the job), when both fit 64 bits and

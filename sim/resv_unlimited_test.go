@@ -209,10 +209,31 @@ func TestCalendarSpansMatchWalk(t *testing.T) {
 		c.Reservations = append(c.Reservations, sim.Reservation{Name: "drain", Start: 20 * 3600, Duration: 600, Recur: sim.RecurWeekdays, Until: workload.Forever, Maint: true})
 		return c
 	}
+	// Two partial reservations, each leaving room for a job that only
+	// their weekly overlap blocks: a job without a requested time that
+	// the jobs running without one leave that room finds no start once
+	// the profile no longer changes while the weekly one recurs, which the
+	// plans learn at the calendar's horizon (fastpath.Spans.Horizon), the
+	// walk at its last step; with an end to the weekly one (until) it
+	// starts after it, which a horizon short of that would miss.
+	overlap := func(until workload.Time) func() *sim.Constraints {
+		return func() *sim.Constraints {
+			c := unlimitedConstraints()
+			c.Windows = nil
+			c.Reservations = []sim.Reservation{
+				{Name: "daily", Start: 3 * 3600, Duration: 4 * 3600, Recur: sim.RecurDaily, Until: workload.Forever, Procs: 16, Maint: true},
+				{Name: "weekly", Start: 5 * 3600, Duration: 3600, Recur: sim.RecurWeekly, Until: until, Procs: 16, Accounts: []int{1}},
+			}
+			return c
+		}
+	}
 	sets := []struct {
 		name string
 		c    func() *sim.Constraints
-	}{{"partial", unlimitedConstraints}, {"drain", drain}, {"calendar", calendarConstraints}}
+	}{
+		{"partial", unlimitedConstraints}, {"drain", drain}, {"calendar", calendarConstraints},
+		{"overlap", overlap(workload.Forever)}, {"overlap-until", overlap(10 * 86400)},
+	}
 	pols := simtest.Policies(t)
 	// HPC Pack's activation filters hand their inner policy a calendar
 	// view of their own (which forwards fastpath.Spans).

@@ -109,10 +109,11 @@ func clamp(v int64) int32 { return int32(min(v, math.MaxInt32)) }
 type Spans interface {
 	// FirstOver returns the first instant of [from, to) at which the
 	// reservations withhold more than slack processors from queued job
-	// i (WithheldCount's when count, else Withheld's), and the next
-	// instant after it at which one begins or ends (Withheld's next);
-	// workload.Forever twice when there is none. ok is false when it
-	// cannot answer (the caller walks).
+	// i (WithheldCount's when count, else Withheld's), and an instant
+	// after it up to which they go on withholding more (no start of job
+	// i before it, on slack more processors than its own, fits: its
+	// first instant would be short); workload.Forever twice when there
+	// is none. ok is false when it cannot answer (the caller walks).
 	FirstOver(i int, count bool, slack int, from, to workload.Time) (at, next workload.Time, ok bool)
 	// Blocked reports that no run of job i of at least dur starting at
 	// or after from is clear of instants at which the reservations
@@ -120,6 +121,14 @@ type Spans interface {
 	// which Withheld's and the nodes Pinned holds only add to); false
 	// when it does not know.
 	Blocked(i, slack int, from, dur workload.Time) bool
+	// Horizon returns the instant by which, from instant from on, a job
+	// finds a start that the reservations and start windows alone let
+	// it make if it ever finds one: a year past the reservations' last
+	// end, or past from when some recur without end (their occurrences
+	// only repeat after that); workload.Forever when it does not know.
+	// The admission check rejects a job that finds none by then on an
+	// empty machine.
+	Horizon(from workload.Time) workload.Time
 }
 
 // SteadyFitter is an optional interface of a policy.View that is a

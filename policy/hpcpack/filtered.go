@@ -766,3 +766,11 @@ func (w *filteredCalView) Blocked(vi, slack int, from, dur workload.Time) bool {
 	sp, ok := w.f.cal.(fastpath.Spans)
 	return ok && sp.Blocked(w.f.vis[vi], slack, from, dur)
 }
+
+// Horizon implements fastpath.Spans: the inner calendar's.
+func (w *filteredCalView) Horizon(from workload.Time) workload.Time {
+	if sp, ok := w.f.cal.(fastpath.Spans); ok {
+		return sp.Horizon(from)
+	}
+	return workload.Forever
+}
