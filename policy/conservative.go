@@ -330,7 +330,11 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 			if fit == nil || fit.Fits(i) {
 				before := v.Free()
 				d.Start(i)
-				pr.Add(now, satAdd(now, dur), min(max(before-v.Free(), j.Procs), pr.MinFree(now, satAdd(now, dur))))
+				took, room := max(before-v.Free(), j.Procs), pr.MinFree(now, satAdd(now, dur))
+				if took > room {
+					c.bounds.void() // whole nodes took more than the plan had free
+				}
+				pr.Add(now, satAdd(now, dur), min(took, room))
 				continue
 			}
 			if next := pr.NextChange(now); next < workload.Forever {

@@ -59,6 +59,14 @@ func TestPlanBoundsExact(t *testing.T) {
 		}
 		partAt := 3600 + workload.Time(r.IntN(3600))
 		slurmSeed := seed%3 == 1
+		// On half the clusters a reservation holds named nodes (Slurm's
+		// Nodes=): a run that overlaps an occurrence loses those nodes'
+		// idle processors, as the running jobs on them leave them.
+		nodeResv := spec != nil && seed%4 == 0
+		nodeHi, nodeMaint := 1, r.IntN(2) == 0
+		if nodeResv {
+			nodeHi += r.IntN(spec.Nodes())
+		}
 		calendar := func() *sim.Constraints {
 			c := &sim.Constraints{
 				Calendar: workload.Calendar{Loc: time.UTC},
@@ -67,6 +75,13 @@ func TestPlanBoundsExact(t *testing.T) {
 					{Name: "acct1", Start: 20000, Duration: 8000, Until: workload.Forever, Procs: procs / 3, Accounts: []int{1}},
 				},
 				Windows: []sim.StartWindow{{Partition: -1, Queue: -1, Days: 0b1111111, From: 8 * 3600, To: 12 * 3600, MaxWall: 3600}},
+			}
+			if nodeResv {
+				n := sim.Reservation{Name: "nodes", Start: 9000, Duration: 5400, Recur: sim.RecurDaily, Until: workload.Forever, Nodes: []cluster.Range{{Lo: 0, Hi: nodeHi}}, Maint: nodeMaint}
+				if !nodeMaint {
+					n.Accounts = []int{2}
+				}
+				c.Reservations = append(c.Reservations, n)
 			}
 			return c
 		}

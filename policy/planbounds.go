@@ -24,10 +24,20 @@ import (
 //
 // They are kept under a calendar, whose walks are long (every candidate
 // start is checked against the reservations and start windows), that
-// names its classes (fastpath.PlanClasses) and whose answers depend on
-// the profile and time alone (memoOK); and, a few of them, by conservative
-// backfilling without a calendar on a cluster of nodes, which plans its
-// whole queue anew after every end (resetBare).
+// names its classes (fastpath.PlanClasses), unless it walks everything
+// afresh (fastpath.Memoless, the tests' reference); and, a few of them,
+// by conservative backfilling without a calendar on a cluster of nodes,
+// which plans its whole queue anew after every end (resetBare).
+//
+// Reservations on nodes (NodeCalendar) keep the proofs sound within a
+// pass, though not from one pass to the next (memoOK): a run that
+// overlaps an occurrence loses the idle processors of the held nodes,
+// and a longer run overlaps every occurrence a shorter one from the same
+// start does, so the held nodes are at least as many; the running jobs on
+// them are the pass's, and a job the pass starts there takes from the
+// profile's free processors what it takes from their idle ones (unless
+// the profile had fewer free than it took: void), so the processors a
+// later job may count on never grow.
 type planBounds struct {
 	e       []planBound
 	on      bool
@@ -69,7 +79,8 @@ func (b *planBounds) reset(cal Calendar, off bool) {
 	b.e = b.e[:0]
 	b.bare = false
 	b.classes, _ = cal.(fastpath.PlanClasses)
-	b.on = !off && b.classes != nil && memoOK(cal)
+	ml, isML := cal.(fastpath.Memoless)
+	b.on = !off && b.classes != nil && !(isML && ml.Memoless())
 	b.curOK = false
 }
 
@@ -83,6 +94,15 @@ func (b *planBounds) resetBare(off bool) {
 	b.classes = nil
 	b.on, b.bare = !off, true
 	b.curOK = false
+}
+
+// void drops the proofs for the rest of the pass: a start took more
+// processors than the plan had free (whole nodes), so the plan no longer
+// counts every processor the running jobs hold, and on reservations that
+// hold nodes the processors a later job may count on could grow.
+func (b *planBounds) void() {
+	b.on, b.curOK = false, false
+	b.e = b.e[:0]
 }
 
 // begin returns where the walk of queued job i, on procs processors for

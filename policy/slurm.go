@@ -616,7 +616,11 @@ func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 				// plan gives them as far as it has them free (the later
 				// reservations are plans, not promises, on nodes).
 				end := satAdd(now, run)
-				pr.Add(now, end, min(before-v.Free(), pr.MinFree(now, end)))
+				took, room := before-v.Free(), pr.MinFree(now, end)
+				if took > room {
+					s.bounds.void() // whole nodes took more than the plan had free
+				}
+				pr.Add(now, end, min(took, room))
 				continue
 			}
 			// Not over its longer run, or enough processors but not on

@@ -169,12 +169,12 @@ func (v *consView) Horizon(from workload.Time) workload.Time {
 }
 
 // PlanClass implements fastpath.PlanClasses: the reservations visible
-// job i may not use and the start windows that apply to it (withheld's
-// and startFrom's only inputs from the job), when both fit 64 bits and
-// no reservation holds nodes (those hold what the profile does not show).
+// job i may not use and the start windows that apply to it (withheld's,
+// Pinned's and startFrom's only inputs from the job), when both fit 64
+// bits.
 func (v *consView) PlanClass(i int) (fastpath.PlanClass, bool) {
 	cs := v.cs
-	if cs.pins != nil || len(cs.c.Reservations) > 64 || len(cs.c.Windows) > 64 {
+	if len(cs.c.Reservations) > 64 || len(cs.c.Windows) > 64 {
 		return fastpath.PlanClass{}, false
 	}
 	s := v.slot(i)
