@@ -321,6 +321,11 @@ func outcomeOf(row *report.JobRow, where string, tick int64) (sim.Outcome, error
 	if row.Ran {
 		whoOf(row.Metadata, &o.Job)
 		o.Immediate = strings.HasPrefix(row.Metadata, "immediate=1")
+		h, err := holdOf(row.Metadata, tick)
+		if err != nil {
+			return o, inputf("%s: metadata: %v", where, err)
+		}
+		o.Job.HoldUntil = h
 	}
 	if row.Ran {
 		o.PriorityTier, o.HasPriorityTier = tierOfMeta(row.Metadata)
@@ -411,6 +416,22 @@ func requeuesOf(meta string) int {
 		}
 	}
 	return 0
+}
+
+// holdOf returns T from a "hold_until=T" word of a ran job's metadata
+// (report.RanMetadata: the job was held out of the queue until T, in
+// seconds with the run's unit's decimals) in ticks of 1/tick second, or 0.
+func holdOf(meta string, tick int64) (workload.Time, error) {
+	for _, w := range strings.Fields(meta) {
+		if v, ok := strings.CutPrefix(w, "hold_until="); ok {
+			t, err := report.ParseTicks(v, max(tick, 1))
+			if err != nil {
+				return 0, fmt.Errorf("%q: want hold_until=SECONDS", w)
+			}
+			return workload.Time(t), nil
+		}
+	}
+	return 0, nil
 }
 
 // whoOf sets j's user, account (group), partition and queue from a ran

@@ -238,6 +238,7 @@ func jobHead(dst, src *workload.Job) {
 	dst.Seq, dst.ID, dst.Submit = src.Seq, src.ID, src.Submit
 	dst.Procs, dst.Run, dst.Estimate = src.Procs, src.Run, src.Estimate
 	dst.User, dst.Group, dst.Queue, dst.Partition = src.User, src.Group, src.Queue, src.Partition
+	dst.HoldUntil = src.HoldUntil
 }
 
 func (a *Async) run() {

@@ -334,7 +334,7 @@ func (c *JobsCSV) jobDone(r *sim.Record) {
 		b[n], b[n+1] = ',', ','
 		n += 2
 	}
-	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.Who || r.HasTier || r.Immediate {
+	if r.HasPrediction || r.Requeues > 0 || r.State == sim.NodeFail || r.State == sim.LimitKilled || r.Who || r.HasTier || r.Immediate || r.Job.HoldUntil > r.Job.Submit {
 		b = appendField(b[:n], RanMetadataIn(r, c.tick))
 	} else if r.Note != "" {
 		b = appendField(b[:n], r.Note)
@@ -385,7 +385,9 @@ func putRanges(b []byte, n int, rs []cluster.Range) int {
 // an immediate queue, which ran beside the machine (sim.Record.Immediate),
 // first "immediate=1"; under reservations, start windows or limits
 // (sim.Record.Who), and for such a job, then
-// "user=U account=G partition=P queue=Q" (SWF fields 12, 13, 16, 15); with a
+// "user=U account=G partition=P queue=Q" (SWF fields 12, 13, 16, 15); for a
+// job held out of the queue after its submission (workload.Job.HoldUntil),
+// "hold_until=T", the instant it entered the queue; with a
 // prediction (sim.Record.HasPrediction), "predicted_start=T" (T the start
 // WILL_RUN predicted at submission, -1 for never) and, when T is a time,
 // "predicted_resources=R" (where WILL_RUN would start it: the resource ids
@@ -404,7 +406,8 @@ func RanMetadata(r *sim.Record) string { return RanMetadataIn(r, 1) }
 // RanMetadataIn is RanMetadata for a run in ticks of 1/tick second: its
 // predicted start is written in seconds with the unit's decimals.
 func RanMetadataIn(r *sim.Record, tick int64) string {
-	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail && r.State != sim.LimitKilled && !r.Who && !r.HasTier && !r.Immediate {
+	held := r.Job.HoldUntil > r.Job.Submit && !r.Immediate // an immediate queue's job starts at its submission
+	if !r.HasPrediction && r.Requeues == 0 && r.State != sim.NodeFail && r.State != sim.LimitKilled && !r.Who && !r.HasTier && !r.Immediate && !held {
 		return r.Note
 	}
 	var parts []string
@@ -414,6 +417,9 @@ func RanMetadataIn(r *sim.Record, tick int64) string {
 	if r.Who || r.Immediate {
 		j := r.Job
 		parts = append(parts, "user="+strconv.Itoa(j.User), "account="+strconv.Itoa(j.Group), "partition="+strconv.Itoa(j.Partition), "queue="+strconv.Itoa(j.Queue))
+	}
+	if held {
+		parts = append(parts, "hold_until="+workload.FormatTicks(r.Job.HoldUntil, tick))
 	}
 	if r.HasPrediction {
 		p := int64(r.Predicted)

@@ -121,7 +121,7 @@ type Wants struct {
 	Kinds Kinds
 	// JobHead reports that the observer reads, of each event's job (and
 	// record's job), only its head: Seq, ID, Submit, Procs, Run,
-	// Estimate, User, Group, Queue and Partition. A buffer between the
+	// Estimate, User, Group, Queue, Partition and HoldUntil. A buffer between the
 	// engine and the observer (report.Async) then copies only that much.
 	JobHead bool
 	// SampleBatches reports that the observer may be given samples a

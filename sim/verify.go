@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -94,7 +95,9 @@ type VerifyOptions struct {
 	// Such jobs are left out of every other check.
 	Immediate func(j *workload.Job) bool
 	// FCFS checks that no job started before a job submitted earlier
-	// (backfilling off, FCFS order).
+	// (backfilling off, FCFS order) that was queued then: a job held after
+	// its submission (Job.HoldUntil) joined the queue, at its submission's
+	// place, only at the end of its hold.
 	FCFS bool
 	// HeadReservation checks the promise of EASY, reservation-depth and
 	// conservative backfilling with FCFS order: a job starts no later than
@@ -167,7 +170,8 @@ func (v Violation) Error() string { return fmt.Sprintf("job %d: %s: %s", v.JobID
 // Verify checks a finished schedule of a machine of procs processors and
 // returns every violation found (nil if none):
 //   - every job ran at most once, rejected jobs only when larger than the
-//     machine, and no job started before its submission;
+//     machine, and no job started before its submission, nor before the
+//     end of its hold (Job.HoldUntil);
 //   - a job ends at start + run, or at start + estimate when killed;
 //   - a job ran on exactly its number of processors, all on the machine,
 //     and no processor ran two jobs at once (a job ending at t frees its
@@ -267,6 +271,8 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		}
 		if o.Start < j.Submit {
 			add(j, "start-before-submit", "started at %d, submitted at %d", o.Start, j.Submit)
+		} else if o.Start < j.HoldUntil && !o.Immediate {
+			add(j, "start-before-hold", "started at %d, held until %d", o.Start, j.HoldUntil)
 		}
 		if opts.Speedup != nil && (len(o.Steps) > 0 || hasRange(j, procs)) {
 			a, gv := verifyGrown(procs, units, nodeSum, nodeSum == nil && wn == nil, o, opts.Speedup)
@@ -466,16 +472,26 @@ func checkOverlap(procs int, outs []Outcome, byStart []int) []Violation {
 	return vs
 }
 
-// checkFCFS checks that starts are non-decreasing in submission order.
+// checkFCFS checks that starts are non-decreasing in submission order,
+// among the jobs queued at each start: a held job (Job.HoldUntil) only
+// from the end of its hold.
 func checkFCFS(outs []Outcome, ran []int) []Violation {
 	var vs []Violation
 	latest := workload.Time(-1)
 	var latestID int64
+	held := newHeldStarts(outs, ran)
 	for _, i := range ran { // ran is in submission order
 		o := &outs[i]
 		if o.Start < latest {
 			vs = append(vs, Violation{JobID: o.Job.ID, Rule: "fcfs-order",
 				Msg: fmt.Sprintf("started at %d before job %d, submitted earlier, started at %d", o.Start, latestID, latest)})
+		} else if s, id, e := held.latest(o.Start); s > o.Start {
+			vs = append(vs, Violation{JobID: o.Job.ID, Rule: "fcfs-order",
+				Msg: fmt.Sprintf("started at %d before job %d, submitted earlier and queued from the end of its hold at %d, started at %d", o.Start, id, e, s)})
+		}
+		if isHeld(&o.Job) {
+			held.add(o)
+			continue
 		}
 		if o.Start > latest {
 			latest, latestID = o.Start, o.Job.ID
@@ -484,12 +500,97 @@ func checkFCFS(outs []Outcome, ran []int) []Violation {
 	return vs
 }
 
+// isHeld reports whether job j was held out of the queue after its
+// submission (Hold Until).
+func isHeld(j *workload.Job) bool { return j.HoldUntil > j.Submit }
+
+// heldStarts is, for the checks that follow the queue in submission
+// order, the held jobs met so far (isHeld): each joined the queue at the
+// end of its hold, at its submission's place, so it was queued at an
+// instant t only if its hold ended by t. Two Fenwick trees over the
+// instants the holds end answer the latest start of those queued by t
+// and how many were. A nil heldStarts (no job held) answers none.
+type heldStarts struct {
+	ends []workload.Time // the holds' ends, sorted, each once
+	best []heldStart     // Fenwick tree: the latest start
+	cnt  []int           // Fenwick tree: how many
+}
+
+// heldStart is a held job's start and id, and the end of its hold.
+type heldStart struct {
+	start, end workload.Time
+	id         int64
+}
+
+// newHeldStarts returns a heldStarts for the held jobs among outs[ran],
+// none added yet; nil when none of them is held.
+func newHeldStarts(outs []Outcome, ran []int) *heldStarts {
+	var ends []workload.Time
+	for _, i := range ran {
+		if j := &outs[i].Job; isHeld(j) {
+			ends = append(ends, j.HoldUntil)
+		}
+	}
+	if len(ends) == 0 {
+		return nil
+	}
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	return &heldStarts{ends: ends, best: make([]heldStart, len(ends)+1), cnt: make([]int, len(ends)+1)}
+}
+
+// rank returns how many of the holds' ends are at or before t.
+func (h *heldStarts) rank(t workload.Time) int {
+	return sort.Search(len(h.ends), func(k int) bool { return h.ends[k] > t })
+}
+
+// add records held job o.
+func (h *heldStarts) add(o *Outcome) {
+	x := heldStart{start: o.Start, end: o.Job.HoldUntil, id: o.Job.ID}
+	for k := h.rank(x.end); k < len(h.best); k += k & -k {
+		if h.cnt[k]++; h.cnt[k] == 1 || x.start > h.best[k].start {
+			h.best[k] = x
+		}
+	}
+}
+
+// latest returns, of the held jobs added whose holds ended by t, the
+// latest start, its job and the end of its hold; a start of −1 if none.
+func (h *heldStarts) latest(t workload.Time) (start workload.Time, id int64, end workload.Time) {
+	start = -1
+	if h == nil {
+		return
+	}
+	for k := h.rank(t); k > 0; k -= k & -k {
+		if h.cnt[k] > 0 && h.best[k].start > start {
+			start, id, end = h.best[k].start, h.best[k].id, h.best[k].end
+		}
+	}
+	return
+}
+
+// count returns how many held jobs added had their holds end by t.
+func (h *heldStarts) count(t workload.Time) int {
+	n := 0
+	if h == nil {
+		return n
+	}
+	for k := h.rank(t); k > 0; k -= k & -k {
+		n += h.cnt[k]
+	}
+	return n
+}
+
 // checkHeadReservations checks that every job starts no later than the
 // shadow time it had when it became the head of the queue (FCFS order).
-// The instant a job becomes the head never decreases in submission order,
-// so one sweep over the starts keeps the set of running jobs.
-// ran lists the jobs that ran in submission order, byStart in start order.
+// Without held jobs the instant a job becomes the head never decreases in
+// submission order, so one sweep over the starts keeps the set of running
+// jobs. ran lists the jobs that ran in submission order, byStart in start
+// order.
 func checkHeadReservations(procs int, outs []Outcome, ran, byStart []int) []Violation {
+	if held := newHeldStarts(outs, ran); held != nil {
+		return checkHeldHeads(procs, outs, ran, byStart, held)
+	}
 	var vs []Violation
 	sw := headSweep{procs: procs, outs: outs, byStart: byStart}
 	started := workload.Time(-1)
@@ -508,6 +609,58 @@ func checkHeadReservations(procs int, outs []Outcome, ran, byStart []int) []Viol
 		if o.Start > shadow {
 			vs = append(vs, Violation{JobID: o.Job.ID, Rule: "head-reservation",
 				Msg: fmt.Sprintf("became the head at %d with a reservation at %d, started at %d", h, shadow, o.Start)})
+		}
+	}
+	return vs
+}
+
+// checkHeldHeads is checkHeadReservations when some jobs were held
+// (held, none added). A job is queued from the end of its hold, at its
+// submission's place: it becomes the head at the first instant h from
+// then at which every job before it in submission order that was queued
+// by h has started, and stays the head until it starts unless a job
+// before it joins the queue meanwhile (a hold that ends), which voids its
+// reservation (the engine plans anew); such a job is not checked. The
+// heads are then swept by the instant they became the head.
+func checkHeldHeads(procs int, outs []Outcome, ran, byStart []int, held *heldStarts) []Violation {
+	type head struct {
+		i int
+		h workload.Time
+	}
+	var heads []head
+	started := workload.Time(-1) // the latest start of the jobs not held so far
+	for _, i := range ran {      // submission order
+		o := &outs[i]
+		h := max(o.Job.Submit, o.Job.HoldUntil, started)
+		for {
+			s, _, _ := held.latest(h)
+			if s <= h {
+				break
+			}
+			h = s // a job before it, queued by h, started only then
+		}
+		if o.Start > h && held.count(o.Start) == held.count(h) {
+			heads = append(heads, head{i, h})
+		}
+		if isHeld(&o.Job) {
+			held.add(o)
+		} else {
+			started = max(started, o.Start)
+		}
+	}
+	slices.SortStableFunc(heads, func(a, b head) int { return cmp.Compare(a.h, b.h) })
+	var vs []Violation
+	sw := headSweep{procs: procs, outs: outs, byStart: byStart}
+	for _, hd := range heads {
+		o := &outs[hd.i]
+		sw.at(hd.h)
+		shadow, ok := sw.shadow(hd.h, o.Job.Procs)
+		if !ok {
+			continue // waits for a job without an estimate: no promise
+		}
+		if o.Start > shadow {
+			vs = append(vs, Violation{JobID: o.Job.ID, Rule: "head-reservation",
+				Msg: fmt.Sprintf("became the head at %d with a reservation at %d, started at %d", hd.h, shadow, o.Start)})
 		}
 	}
 	return vs

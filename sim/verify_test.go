@@ -36,7 +36,8 @@ func runCollect(t testing.TB, procs int, p policy.Policy, jobs []workload.Job) *
 	return c
 }
 
-// Seeded random workloads under every policy: the checker finds nothing.
+// Seeded random workloads under every policy, half of them with held jobs:
+// the checker finds nothing.
 func TestVerifyRandom(t *testing.T) {
 	cases := simtest.Cases(10000, 1000)
 	for seed := uint64(1); seed <= uint64(cases); seed++ {
@@ -55,6 +56,17 @@ func TestVerifyRandom(t *testing.T) {
 				est = 1
 			}
 			jobs[i] = job(int64(i+1), t0, 1+r.IntN(procs+2), run, est)
+		}
+		if seed%2 == 0 {
+			// Hold Until: one job in four is held after its submission,
+			// and joins the queue at its submission's place when its hold
+			// ends (the checks follow it there).
+			rh := rand.New(rand.NewPCG(seed, 0x401d))
+			for i := range jobs {
+				if rh.IntN(4) == 0 {
+					jobs[i].HoldUntil = jobs[i].Submit + 1 + workload.Time(rh.IntN(100))
+				}
+			}
 		}
 		pols := []policy.Policy{policy.FCFS{}, &policy.EASY{Lookahead: policy.LookaheadAll}, &policy.EASY{Lookahead: 1},
 			&policy.Depth{Depth: 3, Lookahead: policy.LookaheadAll}, &policy.Conservative{}}
@@ -106,6 +118,36 @@ func TestVerifyCatches(t *testing.T) {
 			o[2].Job = job(3, 1, 2, 14, 14)
 			o[2].Start, o[2].End = 1, 15
 			o[1].Start, o[1].End = 15, 25
+			return o
+		}, sim.VerifyOptions{HeadReservation: true}, "head-reservation"},
+		// Hold Until: a held job joins the queue at the end of its hold,
+		// at its submission's place.
+		{"held job passed before its hold ends (FCFS)", func(o []sim.Outcome) []sim.Outcome {
+			o[1].Job.HoldUntil = 10 // job 3 started at 1, while job 2 was held
+			return o
+		}, sim.VerifyOptions{FCFS: true}, ""},
+		{"held job passed after its hold ended (FCFS)", func(o []sim.Outcome) []sim.Outcome {
+			o[1].Job.HoldUntil = 1 // queued at 1, ahead of job 3, which started then
+			return o
+		}, sim.VerifyOptions{FCFS: true}, "fcfs-order"},
+		{"start before hold", func(o []sim.Outcome) []sim.Outcome { o[1].Job.HoldUntil = 12; return o }, sim.VerifyOptions{}, "start-before-hold"},
+		{"held head backfilled before its hold ended", func(o []sim.Outcome) []sim.Outcome {
+			// Job 2 is held until 5: job 3's backfill at 1 (to 15 by its
+			// estimate) came before it was queued, so its reservation
+			// made at 5 is at 15.
+			o[1].Job.HoldUntil = 5
+			o[2].Job = job(3, 1, 2, 14, 14)
+			o[2].Start, o[2].End = 1, 15
+			o[1].Start, o[1].End = 15, 25
+			return o
+		}, sim.VerifyOptions{HeadReservation: true}, ""},
+		{"held head delayed after its hold ended", func(o []sim.Outcome) []sim.Outcome {
+			// Job 2, held until 1, is the head from 1 with a reservation
+			// at 10; job 3, backfilled at 2 until 16, delays it.
+			o[1].Job.HoldUntil = 1
+			o[2].Job = job(3, 2, 2, 14, 14)
+			o[2].Start, o[2].End = 2, 16
+			o[1].Start, o[1].End = 16, 26
 			return o
 		}, sim.VerifyOptions{HeadReservation: true}, "head-reservation"},
 	}

@@ -64,9 +64,25 @@ func checkTierOrder(procs int, outs []Outcome, byStart []int, opts VerifyOptions
 		if !within || opts.Cluster != nil || len(opts.NodeEvents) > 0 || opts.Constraints != nil {
 			return nil
 		}
+		if heldAny(outs) {
+			// A hold that ends puts its job back ahead of later ones,
+			// voiding the head's reservation: not followed here.
+			return nil
+		}
 		return checkTierHeads(procs, outs, byStart)
 	}
 	return nil
+}
+
+// heldAny reports whether some job was held after its submission (Hold
+// Until).
+func heldAny(outs []Outcome) bool {
+	for i := range outs {
+		if isHeld(&outs[i].Job) {
+			return true
+		}
+	}
+	return false
 }
 
 // tierJob is a job in the ranked queue: its tier, submission and start
@@ -75,7 +91,10 @@ type tierJob struct {
 	i             int // index in outs
 	tier          int
 	submit, start workload.Time
-	seq           int64
+	// queued is when it joined the queue: its submission, or the end of
+	// its hold (Job.HoldUntil).
+	queued workload.Time
+	seq    int64
 }
 
 // above reports whether a is ranked above b: a higher tier, or with
@@ -120,7 +139,7 @@ func tierJobs(outs []Outcome, byStart []int) []tierJob {
 		if !o.HasPriorityTier || o.Requeues > 0 {
 			return
 		}
-		js = append(js, tierJob{i: i, tier: o.PriorityTier, submit: o.Job.Submit, start: start, seq: o.Job.Seq})
+		js = append(js, tierJob{i: i, tier: o.PriorityTier, submit: o.Job.Submit, start: start, queued: max(o.Job.Submit, o.Job.HoldUntil), seq: o.Job.Seq})
 	}
 	for _, i := range byStart {
 		add(i, outs[i].Start)
@@ -140,8 +159,9 @@ func tierJobs(outs []Outcome, byStart []int) []tierJob {
 }
 
 // checkTierStrict is TierOrderStrict's check: at each start, the highest
-// ranked job waiting then (submitted at or before it, started after it)
-// must not be ranked above the job that started.
+// ranked job waiting then (queued at or before it — submitted, or held
+// until then —, started after it) must not be ranked above the job that
+// started.
 func checkTierStrict(outs []Outcome, byStart []int, within bool, opts VerifyOptions) []Violation {
 	js := tierJobs(outs, byStart)
 	var limits []Limit
@@ -163,14 +183,21 @@ func checkTierStrict(outs []Outcome, byStart []int, within bool, opts VerifyOpti
 		}
 	}
 	sort.SliceStable(starts, func(a, b int) bool { return starts[a].start < starts[b].start })
+	// The jobs in the order they joined the queue (held ones at the end
+	// of their holds).
+	byQueued := make([]*tierJob, len(js))
+	for k := range js {
+		byQueued[k] = &js[k]
+	}
+	sort.SliceStable(byQueued, func(a, b int) bool { return byQueued[a].queued < byQueued[b].queued })
 	var w tierHeap
 	var vs []Violation
 	next := 0
 	for _, l := range starts {
 		t := l.start
-		for ; next < len(js) && js[next].submit <= t; next++ {
-			if !held(&outs[js[next].i].Job) {
-				heap.Push(&w, &js[next])
+		for ; next < len(byQueued) && byQueued[next].queued <= t; next++ {
+			if !held(&outs[byQueued[next].i].Job) {
+				heap.Push(&w, byQueued[next])
 			}
 		}
 		for len(w) > 0 && w[0].start <= t {

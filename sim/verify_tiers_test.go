@@ -65,26 +65,31 @@ func TestVerifyTierOrder(t *testing.T) {
 		order  sim.TierOrder
 		limit  bool     // a limit applies to user 9, job 4's
 		want   []string // the violations' beginnings, in order
+		holds  map[int64]workload.Time
 	}{
-		{"fcfs", "1:0 3:10 4:20 2:25 5:25", nil, strict, false, nil},
-		{"fcfs: a lower tier first", "1:0 2:10 3:10 4:20 5:25", nil, strict, false, []string{"job 2: tier-order: started at 10 while job 4 of tier 2 (above its tier 1) waited"}},
-		{"fcfs: a limit may hold the higher tier", "1:0 2:10 3:10 4:20 5:25", nil, strict, true, nil},
-		{"fcfs: the same tier out of order", "1:0 3:10 4:20 5:25 2:35", map[int64]int{}, strict, false, []string{"job 5: tier-order: started at 25 while job 2 of its tier 1 (submitted earlier) waited"}},
-		{"sjf within tiers: the same tier out of order", "1:0 3:10 4:20 5:25 2:35", nil, sim.TierOrderStrict, false, nil},
-		{"fcfs: a higher tier never started", "1:0 3:10 2:25 5:25", nil, strict, false, []string{"job 2: tier-order: started at 25 while job 4 of tier 2 (above its tier 1) waited: submitted at 3, never started", "job 5: tier-order"}},
-		{"easy", "1:0 3:10 5:10 4:20 2:25", nil, head, false, nil},
-		{"easy: a lower tier backfilled, not delaying", "1:0 2:10 3:10 4:20 5:25", nil, head, false, nil},
-		{"easy: the head delayed", "1:0 3:10 5:10 2:20 4:30", nil, head, false, []string{"job 4: tier-head-reservation: the head of the ranked queue (tier 2) from 10 with a reservation at 20, started at 30"}},
-		{"easy: the head delayed, the order as fcfs's", "1:0 3:10 5:10 2:20 4:30", nil, strict, false, []string{"job 5: tier-order: started at 10 while job 4", "job 2: tier-order: started at 20 while job 4"}},
+		{"fcfs", "1:0 3:10 4:20 2:25 5:25", nil, strict, false, nil, nil},
+		{"fcfs: a lower tier first", "1:0 2:10 3:10 4:20 5:25", nil, strict, false, []string{"job 2: tier-order: started at 10 while job 4 of tier 2 (above its tier 1) waited"}, nil},
+		{"fcfs: a limit may hold the higher tier", "1:0 2:10 3:10 4:20 5:25", nil, strict, true, nil, nil},
+		{"fcfs: the same tier out of order", "1:0 3:10 4:20 5:25 2:35", map[int64]int{}, strict, false, []string{"job 5: tier-order: started at 25 while job 2 of its tier 1 (submitted earlier) waited"}, nil},
+		{"sjf within tiers: the same tier out of order", "1:0 3:10 4:20 5:25 2:35", nil, sim.TierOrderStrict, false, nil, nil},
+		{"fcfs: a higher tier never started", "1:0 3:10 2:25 5:25", nil, strict, false, []string{"job 2: tier-order: started at 25 while job 4 of tier 2 (above its tier 1) waited: submitted at 3, never started", "job 5: tier-order"}, nil},
+		{"easy", "1:0 3:10 5:10 4:20 2:25", nil, head, false, nil, nil},
+		{"easy: a lower tier backfilled, not delaying", "1:0 2:10 3:10 4:20 5:25", nil, head, false, nil, nil},
+		{"easy: the head delayed", "1:0 3:10 5:10 2:20 4:30", nil, head, false, []string{"job 4: tier-head-reservation: the head of the ranked queue (tier 2) from 10 with a reservation at 20, started at 30"}, nil},
+		{"easy: the head delayed, the order as fcfs's", "1:0 3:10 5:10 2:20 4:30", nil, strict, false, []string{"job 5: tier-order: started at 10 while job 4", "job 2: tier-order: started at 20 while job 4"}, nil},
 		// 2 is the head from 1, reserved at 10, in both: 3 and 4 arrive
 		// and go first. Of a higher tier (the "easy" case) they void
 		// its reservation; of its own, they broke it.
-		{"easy: the head overtaken by its own tier", "1:0 3:10 5:10 4:20 2:25", map[int64]int{3: 1, 4: 1}, head, false, []string{"job 2: tier-head-reservation: the head of the ranked queue (tier 1) from 1 with a reservation at 10, started at 25"}},
+		{"easy: the head overtaken by its own tier", "1:0 3:10 5:10 4:20 2:25", map[int64]int{3: 1, 4: 1}, head, false, []string{"job 2: tier-head-reservation: the head of the ranked queue (tier 1) from 1 with a reservation at 10, started at 25"}, nil},
+		// Hold Until: a held job joins the queue when its hold ends.
+		{"fcfs: a higher tier held", "1:0 2:10 3:10 4:20 5:25", nil, strict, false, nil, map[int64]workload.Time{4: 15}},
+		{"fcfs: a higher tier held until then", "1:0 2:10 3:10 4:20 5:25", nil, strict, false, []string{"job 2: tier-order: started at 10 while job 4 of tier 2 (above its tier 1) waited"}, map[int64]workload.Time{4: 10}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			outs := base(tc.starts, tc.tiers)
 			for i := range outs {
+				outs[i].Job.HoldUntil = tc.holds[outs[i].Job.ID]
 				outs[i].Job.User = 1
 				if outs[i].Job.ID == 4 {
 					outs[i].Job.User = 9

@@ -21,11 +21,13 @@ jobs.csv or jobs.parquet, as written by "schedsim run --out DIR" with any
     short, or a summary edited, fails here);
   - no processor runs two jobs at once, and every job runs on exactly the
     processors it asked for, all on the machine;
-  - no job starts before its submission; every job that was not rejected
-    started once; rejected jobs are exactly those larger than the machine;
+  - no job starts before its submission, nor before its hold ends (Hold
+    Until: hold_until=T in the metadata); every job not rejected started
+    once; rejected jobs are exactly those larger than the machine;
   - a job ends at start + run, or at its requested time when it was killed;
   - utilisation is at most 1;
-  - with backfilling off (fcfs): no job starts before a job submitted earlier;
+  - with backfilling off (fcfs): no job starts before a job submitted
+    earlier (a held one is queued from the end of its hold);
   - with fcfs, EASY or reservation depth: every job starts no later than
     the reservation it got when it became the head of the queue (not
     checked under other queue orders, runtime predictions or filters,
