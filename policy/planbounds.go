@@ -154,16 +154,20 @@ func (b *planBounds) from(c fastpath.PlanClass, procs int, dur workload.Time) wo
 // add records that a job of class c on procs processors for dur was
 // planned at its earliest start, start.
 func (b *planBounds) add(c fastpath.PlanClass, procs int, dur, start workload.Time) {
-	w := 0
 	for k := range b.e {
-		e := b.e[k]
-		if e.start >= start && e.covers(c, procs, dur) {
+		if e := &b.e[k]; e.start >= start && e.covers(c, procs, dur) {
 			return // e proves as much for every job this one would
 		}
-		if e.start <= start && e.class == c && e.procs >= procs && e.dur >= dur {
+	}
+	w := 0
+	for k := range b.e {
+		e := &b.e[k]
+		if e.class == c && e.start <= start && e.procs >= procs && e.dur >= dur {
 			continue // this one proves as much for every job e would
 		}
-		b.e[w] = e
+		if w != k {
+			b.e[w] = *e
+		}
 		w++
 	}
 	if w >= b.limit() {
