@@ -355,6 +355,14 @@ func TestVerifyHolds(t *testing.T) {
 			if code, stdout, stderr := run(t, "verify", out); code != exitOK || !strings.Contains(stdout, "6 jobs, all invariants hold") {
 				t.Fatalf("verify: exit %d:\n%s%s", code, stdout, stderr)
 			}
+			// jobs.parquet's metadata carries the holds too.
+			pq := filepath.Join(t.TempDir(), "pq")
+			if code, _, stderr := run(t, append(args[:len(args):len(args)], "--format", "parquet", "--out", pq)...); code != 0 {
+				t.Fatalf("run --format parquet: exit %d: %s", code, stderr)
+			}
+			if code, stdout, stderr := run(t, "verify", pq); code != exitOK || !strings.Contains(stdout, "6 jobs, all invariants hold") {
+				t.Fatalf("verify of jobs.parquet: exit %d:\n%s%s", code, stdout, stderr)
+			}
 			broken := strings.Replace(string(jobs), ",hold_until=300\n", ",hold_until=900\n", 1)
 			if err := os.WriteFile(filepath.Join(out, "jobs.csv"), []byte(broken), 0o644); err != nil {
 				t.Fatal(err)
