@@ -490,7 +490,7 @@ func checkFCFS(outs []Outcome, ran []int) []Violation {
 				Msg: fmt.Sprintf("started at %d before job %d, submitted earlier and queued from the end of its hold at %d, started at %d", o.Start, id, e, s)})
 		}
 		if isHeld(&o.Job) {
-			held.add(o)
+			held.add(&o.Job, o.Start)
 			continue
 		}
 		if o.Start > latest {
@@ -544,9 +544,9 @@ func (h *heldStarts) rank(t workload.Time) int {
 	return sort.Search(len(h.ends), func(k int) bool { return h.ends[k] > t })
 }
 
-// add records held job o.
-func (h *heldStarts) add(o *Outcome) {
-	x := heldStart{start: o.Start, end: o.Job.HoldUntil, id: o.Job.ID}
+// add records held job j, started at start (Forever: never).
+func (h *heldStarts) add(j *workload.Job, start workload.Time) {
+	x := heldStart{start: start, end: j.HoldUntil, id: j.ID}
 	for k := h.rank(x.end); k < len(h.best); k += k & -k {
 		if h.cnt[k]++; h.cnt[k] == 1 || x.start > h.best[k].start {
 			h.best[k] = x
@@ -643,7 +643,7 @@ func checkHeldHeads(procs int, outs []Outcome, ran, byStart []int, held *heldSta
 			heads = append(heads, head{i, h})
 		}
 		if isHeld(&o.Job) {
-			held.add(o)
+			held.add(&o.Job, o.Start)
 		} else {
 			started = max(started, o.Start)
 		}

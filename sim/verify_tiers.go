@@ -64,25 +64,9 @@ func checkTierOrder(procs int, outs []Outcome, byStart []int, opts VerifyOptions
 		if !within || opts.Cluster != nil || len(opts.NodeEvents) > 0 || opts.Constraints != nil {
 			return nil
 		}
-		if heldAny(outs) {
-			// A hold that ends puts its job back ahead of later ones,
-			// voiding the head's reservation: not followed here.
-			return nil
-		}
 		return checkTierHeads(procs, outs, byStart)
 	}
 	return nil
-}
-
-// heldAny reports whether some job was held after its submission (Hold
-// Until).
-func heldAny(outs []Outcome) bool {
-	for i := range outs {
-		if isHeld(&outs[i].Job) {
-			return true
-		}
-	}
-	return false
 }
 
 // tierJob is a job in the ranked queue: its tier, submission and start
@@ -223,21 +207,22 @@ func checkTierStrict(outs []Outcome, byStart []int, within bool, opts VerifyOpti
 
 // checkTierHeads is TierOrderHead's check (FCFS within a tier): for each
 // job X that ran, M is the latest start of the jobs ranked above it and
-// submitted by X's start (never started: Forever). If M is after X's
-// start, a job ranked above X waited when X started: X started behind
-// the head, not as it. Otherwise X was the head from h = max(X's
-// submission, M) on, and must start by its shadow time at h.
+// queued by X's start (submitted, or held until then; never started:
+// Forever). If M is after X's start, a job ranked above X waited when X
+// started: X started behind the head, not as it. Otherwise X was the
+// head from h = max(the instant X was queued, M) on, and must start by
+// its shadow time at h.
 func checkTierHeads(procs int, outs []Outcome, byStart []int) []Violation {
 	js := tierJobs(outs, byStart)
-	// Per tier, the jobs in submission order and the running maximum of
-	// their starts.
+	// Per tier, the jobs in the order they were queued and the running
+	// maximum of their starts (without held jobs, submission order).
 	type tierList struct {
-		submit []workload.Time
+		queued []workload.Time
 		maxTo  []workload.Time // max start of the first k+1 jobs
+		ids    []int           // the tier's jobs, indices in js, in submission order
 	}
 	lists := map[int]*tierList{}
 	var tiers []int
-	pos := make([]int, len(js)) // each job's index in its tier's list
 	for k := range js {
 		j := &js[k]
 		l := lists[j.tier]
@@ -246,15 +231,39 @@ func checkTierHeads(procs int, outs []Outcome, byStart []int) []Violation {
 			lists[j.tier] = l
 			tiers = append(tiers, j.tier)
 		}
-		m := j.start
-		if n := len(l.maxTo); n > 0 {
-			m = max(m, l.maxTo[n-1])
-		}
-		pos[k] = len(l.submit)
-		l.submit = append(l.submit, j.submit)
-		l.maxTo = append(l.maxTo, m)
+		l.ids = append(l.ids, k)
 	}
 	slices.Sort(tiers)
+	own := make([]workload.Time, len(js)) // the latest start of the earlier jobs of its tier queued by its start
+	for _, t := range tiers {
+		l := lists[t]
+		byQueued := slices.Clone(l.ids)
+		slices.SortStableFunc(byQueued, func(a, b int) int { return cmp.Compare(js[a].queued, js[b].queued) })
+		m := workload.Time(-1)
+		for _, k := range byQueued {
+			m = max(m, js[k].start)
+			l.queued = append(l.queued, js[k].queued)
+			l.maxTo = append(l.maxTo, m)
+		}
+		// Submission order: the jobs not held were queued before it; a
+		// held one only if its hold ended by its start.
+		var tierOuts []int
+		for _, k := range l.ids {
+			tierOuts = append(tierOuts, js[k].i)
+		}
+		held := newHeldStarts(outs, tierOuts)
+		m = -1
+		for _, k := range l.ids {
+			x := &js[k]
+			hs, _, _ := held.latest(x.start)
+			own[k] = max(m, hs)
+			if j := &outs[x.i].Job; isHeld(j) {
+				held.add(j, x.start)
+			} else {
+				m = max(m, x.start)
+			}
+		}
+	}
 	type head struct {
 		i    int
 		from workload.Time
@@ -265,13 +274,10 @@ func checkTierHeads(procs int, outs []Outcome, byStart []int) []Violation {
 		if x.start >= workload.Forever {
 			continue
 		}
-		m := workload.Time(-1)
-		if p := pos[k]; p > 0 {
-			m = lists[x.tier].maxTo[p-1] // earlier jobs of its tier
-		}
+		m := own[k] // earlier jobs of its tier
 		for t := len(tiers) - 1; t >= 0 && tiers[t] > x.tier; t-- {
 			l := lists[tiers[t]]
-			n := sort.Search(len(l.submit), func(q int) bool { return l.submit[q] > x.start })
+			n := sort.Search(len(l.queued), func(q int) bool { return l.queued[q] > x.start })
 			if n > 0 {
 				m = max(m, l.maxTo[n-1])
 			}
@@ -279,7 +285,7 @@ func checkTierHeads(procs int, outs []Outcome, byStart []int) []Violation {
 		if m > x.start {
 			continue // started behind a waiting job ranked above it
 		}
-		if from := max(x.submit, m); from < x.start {
+		if from := max(x.queued, m); from < x.start {
 			heads = append(heads, head{x.i, from})
 		}
 	}

@@ -2,11 +2,14 @@ package sim_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/cluster"
+	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
 )
 
@@ -81,8 +84,13 @@ func TestVerifyTierOrder(t *testing.T) {
 		// and go first. Of a higher tier (the "easy" case) they void
 		// its reservation; of its own, they broke it.
 		{"easy: the head overtaken by its own tier", "1:0 3:10 5:10 4:20 2:25", map[int64]int{3: 1, 4: 1}, head, false, []string{"job 2: tier-head-reservation: the head of the ranked queue (tier 1) from 1 with a reservation at 10, started at 25"}, nil},
-		// Hold Until: a held job joins the queue when its hold ends.
+		// Hold Until: a held job joins the queue when its hold ends. Job
+		// 4, held until 20, is the head from 20, when job 2 holds 2
+		// processors until 32 by its estimate; held until 5, it is the
+		// head from 10, as without a hold.
 		{"fcfs: a higher tier held", "1:0 2:10 3:10 4:20 5:25", nil, strict, false, nil, map[int64]workload.Time{4: 15}},
+		{"easy: the head held", "1:0 3:10 5:10 2:20 4:30", nil, head, false, nil, map[int64]workload.Time{4: 20}},
+		{"easy: the head held, delayed", "1:0 3:10 5:10 2:20 4:30", nil, head, false, []string{"job 4: tier-head-reservation: the head of the ranked queue (tier 2) from 10 with a reservation at 20, started at 30"}, map[int64]workload.Time{4: 5}},
 		{"fcfs: a higher tier held until then", "1:0 2:10 3:10 4:20 5:25", nil, strict, false, []string{"job 2: tier-order: started at 10 while job 4 of tier 2 (above its tier 1) waited"}, map[int64]workload.Time{4: 10}},
 	}
 	for _, tc := range tests {
@@ -113,5 +121,44 @@ func TestVerifyTierOrder(t *testing.T) {
 				t.Errorf("violations %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestVerifyTiersHeldRandom: FCFS and EASY ranking their queue by tier
+// (submission order within a tier), on seeded random workloads in which
+// one job in four is held after its submission: the order checks find
+// nothing, though held jobs of a higher tier are passed while held.
+func TestVerifyTiersHeldRandom(t *testing.T) {
+	tierOf := func(j *workload.Job) int { return j.Queue }
+	for seed := uint64(1); seed <= uint64(simtest.Cases(3000, 300)); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x71e5))
+		procs := 1 + r.IntN(12)
+		jobs := make([]workload.Job, 1+r.IntN(25))
+		var at workload.Time
+		for i := range jobs {
+			at += workload.Time(r.IntN(20))
+			run := workload.Time(1 + r.IntN(50))
+			jobs[i] = job(int64(i+1), at, 1+r.IntN(procs), run, run+workload.Time(r.IntN(30)))
+			jobs[i].Queue = r.IntN(3)
+			if r.IntN(4) == 0 {
+				jobs[i].HoldUntil = at + 1 + workload.Time(r.IntN(100))
+			}
+		}
+		for _, tc := range []struct {
+			p     policy.Policy
+			order sim.TierOrder
+		}{
+			{policy.FCFS{}, sim.TierOrderStrict | sim.TierFCFS},
+			{&policy.EASY{Lookahead: policy.LookaheadAll}, sim.TierOrderHead | sim.TierFCFS},
+		} {
+			c := runCollect(t, procs, policy.WithTiers(tc.p, tierOf), jobs)
+			for i := range c.Outcomes {
+				o := &c.Outcomes[i]
+				o.PriorityTier, o.HasPriorityTier = tierOf(&o.Job), true
+			}
+			if vs := sim.Verify(procs, c.Outcomes, sim.VerifyOptions{TierOrder: tc.order}); len(vs) > 0 {
+				t.Fatalf("seed %d, %s on %d processors: %v", seed, tc.p.Name(), procs, vs)
+			}
+		}
 	}
 }
