@@ -583,51 +583,17 @@ func (h *heldStarts) count(t workload.Time) int {
 
 // checkHeadReservations checks that every job starts no later than the
 // shadow time it had when it became the head of the queue (FCFS order).
-// Without held jobs the instant a job becomes the head never decreases in
-// submission order, so one sweep over the starts keeps the set of running
-// jobs. ran lists the jobs that ran in submission order, byStart in start
-// order.
+// A job is queued from its submission, or a held one (Job.HoldUntil) from
+// the end of its hold, at its submission's place: it becomes the head at
+// the first instant h from then at which every job before it in
+// submission order that was queued by h has started, and stays the head
+// until it starts unless a job before it joins the queue meanwhile (a
+// hold that ends), which voids its reservation (the engine plans anew);
+// such a job is not checked. ran lists the jobs that ran in submission
+// order, byStart in start order.
 func checkHeadReservations(procs int, outs []Outcome, ran, byStart []int) []Violation {
-	if held := newHeldStarts(outs, ran); held != nil {
-		return checkHeldHeads(procs, outs, ran, byStart, held)
-	}
-	var vs []Violation
-	sw := headSweep{procs: procs, outs: outs, byStart: byStart}
-	started := workload.Time(-1)
-	for _, i := range ran { // submission order
-		o := &outs[i]
-		h := max(o.Job.Submit, started)
-		started = max(started, o.Start)
-		sw.at(h)
-		if o.Start == h {
-			continue // started as soon as it became the head
-		}
-		shadow, ok := sw.shadow(h, o.Job.Procs)
-		if !ok {
-			continue // waits for a job without an estimate: no promise
-		}
-		if o.Start > shadow {
-			vs = append(vs, Violation{JobID: o.Job.ID, Rule: "head-reservation",
-				Msg: fmt.Sprintf("became the head at %d with a reservation at %d, started at %d", h, shadow, o.Start)})
-		}
-	}
-	return vs
-}
-
-// checkHeldHeads is checkHeadReservations when some jobs were held
-// (held, none added). A job is queued from the end of its hold, at its
-// submission's place: it becomes the head at the first instant h from
-// then at which every job before it in submission order that was queued
-// by h has started, and stays the head until it starts unless a job
-// before it joins the queue meanwhile (a hold that ends), which voids its
-// reservation (the engine plans anew); such a job is not checked. The
-// heads are then swept by the instant they became the head.
-func checkHeldHeads(procs int, outs []Outcome, ran, byStart []int, held *heldStarts) []Violation {
-	type head struct {
-		i int
-		h workload.Time
-	}
-	var heads []head
+	held := newHeldStarts(outs, ran) // nil: none held
+	var heads []headPromise
 	started := workload.Time(-1) // the latest start of the jobs not held so far
 	for _, i := range ran {      // submission order
 		o := &outs[i]
@@ -640,7 +606,7 @@ func checkHeldHeads(procs int, outs []Outcome, ran, byStart []int, held *heldSta
 			h = s // a job before it, queued by h, started only then
 		}
 		if o.Start > h && held.count(o.Start) == held.count(h) {
-			heads = append(heads, head{i, h})
+			heads = append(heads, headPromise{i, h})
 		}
 		if isHeld(&o.Job) {
 			held.add(&o.Job, o.Start)
@@ -648,27 +614,40 @@ func checkHeldHeads(procs int, outs []Outcome, ran, byStart []int, held *heldSta
 			started = max(started, o.Start)
 		}
 	}
-	slices.SortStableFunc(heads, func(a, b head) int { return cmp.Compare(a.h, b.h) })
 	var vs []Violation
+	brokenPromises(procs, outs, byStart, heads, func(o *Outcome, h, shadow workload.Time) {
+		vs = append(vs, Violation{JobID: o.Job.ID, Rule: "head-reservation",
+			Msg: fmt.Sprintf("became the head at %d with a reservation at %d, started at %d", h, shadow, o.Start)})
+	})
+	return vs
+}
+
+// headPromise is job outs[i], the head of the queue from instant h until
+// it started.
+type headPromise struct {
+	i int
+	h workload.Time
+}
+
+// brokenPromises sweeps heads by the instant each became the head,
+// keeping the jobs running then, and calls broken for each head that
+// started after its shadow time then (a head waiting for a job without
+// an estimate has no promise). heads is sorted in place.
+func brokenPromises(procs int, outs []Outcome, byStart []int, heads []headPromise, broken func(o *Outcome, h, shadow workload.Time)) {
+	slices.SortStableFunc(heads, func(a, b headPromise) int { return cmp.Compare(a.h, b.h) })
 	sw := headSweep{procs: procs, outs: outs, byStart: byStart}
 	for _, hd := range heads {
 		o := &outs[hd.i]
 		sw.at(hd.h)
-		shadow, ok := sw.shadow(hd.h, o.Job.Procs)
-		if !ok {
-			continue // waits for a job without an estimate: no promise
-		}
-		if o.Start > shadow {
-			vs = append(vs, Violation{JobID: o.Job.ID, Rule: "head-reservation",
-				Msg: fmt.Sprintf("became the head at %d with a reservation at %d, started at %d", hd.h, shadow, o.Start)})
+		if shadow, ok := sw.shadow(hd.h, o.Job.Procs); ok && o.Start > shadow {
+			broken(o, hd.h, shadow)
 		}
 	}
-	return vs
 }
 
 // headSweep keeps the jobs running at an instant that never decreases,
 // for the shadow time of the job that is the head of the queue then
-// (checkHeadReservations, checkTierHeads).
+// (brokenPromises, for checkHeadReservations and checkTierHeads).
 type headSweep struct {
 	procs   int
 	outs    []Outcome

@@ -264,11 +264,7 @@ func checkTierHeads(procs int, outs []Outcome, byStart []int) []Violation {
 			}
 		}
 	}
-	type head struct {
-		i    int
-		from workload.Time
-	}
-	var heads []head
+	var heads []headPromise
 	for k := range js {
 		x := &js[k]
 		if x.start >= workload.Forever {
@@ -286,26 +282,13 @@ func checkTierHeads(procs int, outs []Outcome, byStart []int) []Violation {
 			continue // started behind a waiting job ranked above it
 		}
 		if from := max(x.queued, m); from < x.start {
-			heads = append(heads, head{x.i, from})
+			heads = append(heads, headPromise{x.i, from})
 		}
 	}
-	slices.SortStableFunc(heads, func(a, b head) int { return cmp.Compare(a.from, b.from) })
-	// Sweep the heads by the instant they became the head, keeping the
-	// jobs running then, as checkHeadReservations does.
-	sw := headSweep{procs: procs, outs: outs, byStart: byStart}
 	var vs []Violation
-	for _, hd := range heads {
-		o := &outs[hd.i]
-		h := hd.from
-		sw.at(h)
-		shadow, ok := sw.shadow(h, o.Job.Procs)
-		if !ok {
-			continue // waits for a job without an estimate: no promise
-		}
-		if o.Start > shadow {
-			vs = append(vs, Violation{JobID: o.Job.ID, Rule: "tier-head-reservation",
-				Msg: fmt.Sprintf("the head of the ranked queue (tier %d) from %d with a reservation at %d, started at %d: a job started behind it delayed it", o.PriorityTier, h, shadow, o.Start)})
-		}
-	}
+	brokenPromises(procs, outs, byStart, heads, func(o *Outcome, h, shadow workload.Time) {
+		vs = append(vs, Violation{JobID: o.Job.ID, Rule: "tier-head-reservation",
+			Msg: fmt.Sprintf("the head of the ranked queue (tier %d) from %d with a reservation at %d, started at %d: a job started behind it delayed it", o.PriorityTier, h, shadow, o.Start)})
+	})
 	return vs
 }
