@@ -158,6 +158,60 @@ func (p *Profile) Earliest(from workload.Time, procs int, dur workload.Time) wor
 	return workload.Forever
 }
 
+// EarliestBefore is, for a reservation of own processors over
+// [ownStart, ownEnd) that the profile holds, the earliest start before
+// ownStart of procs processors for dur with that reservation given back
+// (as Remove and Earliest would find it), or workload.Forever if there is
+// none. It changes nothing: a plan that cannot move earlier costs one
+// walk, not a Remove, a walk and an Add.
+//
+// A step that begins before ownStart is read as it is: a run that starts
+// before ownStart meets the part of it before ownStart, where the
+// reservation adds nothing, and own only adds. A step that begins within
+// [ownStart, ownEnd) gets own back, unless it runs past ownEnd and so does
+// the run.
+func (p *Profile) EarliestBefore(from workload.Time, procs int, dur, ownStart, ownEnd workload.Time, own int) workload.Time {
+	if procs > p.size {
+		return workload.Forever
+	}
+	if from < p.steps[0].at {
+		from = p.steps[0].at
+	}
+	steps := p.steps
+	n := len(steps)
+	i := p.find(from)
+	for i < n {
+		if steps[i].free < procs {
+			i++
+			continue
+		}
+		start := max(steps[i].at, from)
+		if start >= ownStart {
+			return workload.Forever
+		}
+		end := workload.Forever
+		if dur < workload.Forever-start {
+			end = start + dur
+		}
+		// Check every step that begins before end.
+		j := i + 1
+		for ; j < n && steps[j].at < end; j++ {
+			f := steps[j].free
+			if at := steps[j].at; at >= ownStart && at < ownEnd && (end <= ownEnd || (j+1 < n && steps[j+1].at <= ownEnd)) {
+				f += own
+			}
+			if f < procs {
+				break
+			}
+		}
+		if j == n || steps[j].at >= end {
+			return start
+		}
+		i = j + 1
+	}
+	return workload.Forever
+}
+
 // CopyFrom makes p a copy of q, reusing p's memory.
 func (p *Profile) CopyFrom(q *Profile) {
 	p.size = q.size

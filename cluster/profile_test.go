@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/schedsim/schedsim/workload"
@@ -52,5 +53,68 @@ func TestProfileSameFrom(t *testing.T) {
 				t.Errorf("a copy differs: %v, want %v", c.steps, tc.p.steps)
 			}
 		})
+	}
+}
+
+// TestEarliestBefore compares EarliestBefore with what conservative
+// backfilling did before it: take the reservation out, ask Earliest, and
+// keep the answer if it is before the reservation's start. The profiles
+// are random plans, so the reservation's ends are often not step
+// boundaries (its neighbours had the same free processors), runs and
+// reservations may last forever, and the walk may start inside it.
+func TestEarliestBefore(t *testing.T) {
+	for seed := uint64(1); seed <= 300; seed++ {
+		r := rand.New(rand.NewPCG(seed, 11))
+		size := 1 + r.IntN(32)
+		now := workload.Time(r.IntN(100))
+		p := NewProfile(size, now)
+		type resv struct {
+			start, end workload.Time
+			procs      int
+		}
+		var plans []resv
+		dur := func() workload.Time {
+			if r.IntN(12) == 0 {
+				return workload.Forever
+			}
+			return 1 + workload.Time(r.IntN(60))
+		}
+		for range 5 + r.IntN(40) {
+			procs, d := 1+r.IntN(size), dur()
+			s := p.Earliest(now+workload.Time(r.IntN(80)), procs, d)
+			if s >= workload.Forever {
+				continue
+			}
+			end := workload.Forever
+			if d < workload.Forever {
+				end = s + d
+			}
+			p.Add(s, end, procs)
+			plans = append(plans, resv{s, end, procs})
+		}
+		for _, own := range plans {
+			for range 8 {
+				from := now + workload.Time(r.IntN(int(min(own.start-now+20, 400))))
+				procs, d := 1+r.IntN(size), dur()
+				if r.IntN(2) == 0 {
+					procs = own.procs // the job itself, as replan asks
+					d = own.end - own.start
+					if own.end >= workload.Forever {
+						d = workload.Forever
+					}
+				}
+				var q Profile
+				q.CopyFrom(p)
+				q.Remove(own.start, own.end, own.procs)
+				want := q.Earliest(from, procs, d)
+				if want >= own.start {
+					want = workload.Forever
+				}
+				if got := p.EarliestBefore(from, procs, d, own.start, own.end, own.procs); got != want {
+					t.Fatalf("seed %d: EarliestBefore(%d, %d, %d) without [%d, %d)×%d = %d, want %d (steps %v)",
+						seed, from, procs, d, own.start, own.end, own.procs, got, want, p.steps)
+				}
+			}
+		}
 	}
 }

@@ -244,20 +244,28 @@ func (c *Conservative) rebuild(v View) {
 }
 
 // replan moves every waiting job not due now to its earliest place, in
-// queue order.
+// queue order. A job's earliest place without its own reservation is
+// never later than where it is, so only a start before it moves the job,
+// and the walk that looks for one leaves the profile as it is.
 func (c *Conservative) replan() {
 	for i := range c.plan {
 		p := &c.plan[i]
 		if p.start == c.now {
 			continue // due now: it starts, it is not re-planned
 		}
-		if c.prof.MaxFree(c.now, p.start) < p.procs {
-			continue // it cannot start any earlier: no instant before its start has room
+		if p.start >= workload.Forever {
+			if c.prof.MaxFree(c.now, workload.Forever) >= p.procs {
+				c.place(p)
+			}
+			continue
 		}
-		if p.start < workload.Forever {
-			c.prof.Remove(p.start, p.end(), p.procs)
+		s := c.prof.EarliestBefore(c.now, p.procs, p.dur, p.start, p.end(), p.procs)
+		if s >= p.start {
+			continue // it cannot start any earlier
 		}
-		c.place(p)
+		c.prof.Remove(p.start, p.end(), p.procs)
+		p.start = s
+		c.prof.Add(p.start, p.end(), p.procs)
 	}
 }
 
