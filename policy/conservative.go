@@ -129,6 +129,10 @@ func (c *Conservative) Schedule(v View, d Decisions) {
 	}
 	c.prof.Advance(now)
 	c.now = now
+	if c.stale(v, now) {
+		c.scheduleCalendar(v, d, nil)
+		return
+	}
 
 	// Holes left by jobs that ended at an earlier instant come first.
 	ended := v.Ended()
@@ -210,6 +214,29 @@ func (c *Conservative) merge(v View) {
 		panic(fmt.Sprintf("policy: conservative plan out of step with the queue: %d of %d planned jobs found", k, len(c.plan)))
 	}
 	c.plan = plan
+}
+
+// stale reports, before the pass changes the plan, whether the profile
+// shows more processors free now than the machine has, less those the
+// jobs that end now give back from now until their predicted ends and
+// those of the jobs due now: a running job or one that ends now outlived
+// its prediction since the last pass, which under a scheduler cycle (a
+// runtime Estimator's correction is no pass of its own then) the plan has
+// not seen. Giving such a job's processors back again would free them
+// twice; the plan is made anew instead.
+func (c *Conservative) stale(v View, now workload.Time) bool {
+	free := c.prof.FreeAt(now)
+	for _, e := range v.Ended() {
+		if e.End == now && e.PredictedEnd > now {
+			free += e.Freed
+		}
+	}
+	for i := range c.plan {
+		if c.plan[i].start == now {
+			free += c.plan[i].procs
+		}
+	}
+	return free > v.Free()
 }
 
 // outlived reports whether a running job outlived its place in the plan:

@@ -354,6 +354,41 @@ func TestConservativeCorrectionEmptyQueue(t *testing.T) {
 	}
 }
 
+// TestConservativeCorrectionUnderCycle: under a scheduler cycle a
+// prediction's correction runs no pass of its own. Job 1's prediction (80:
+// 0.4 of its run) passes between the passes at 0 and 200, and the job ends
+// at 200, on a pass: the plan had its processors back at 80, so giving
+// them back again at its corrected prediction freed them twice (the
+// profile panicked), whichever correction. The plan is made anew instead:
+// job 2 starts at that pass, and job 3 at the next one.
+func TestConservativeCorrectionUnderCycle(t *testing.T) {
+	for _, spec := range []string{"factor:0.4", "factor:0.4:double", "factor:0.4:requested"} {
+		t.Run(spec, func(t *testing.T) {
+			est, err := policy.ParseEstimator(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jobs := []workload.Job{job(1, 0, 2, 200, 300), job(2, 160, 4, 10, 20), job(3, 170, 1, 10, 20)}
+			eng, err := sim.New(sim.Config{Procs: 4, Policy: &policy.Conservative{}, Estimator: est, SchedInterval: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &simtest.Recorder{}
+			if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []struct {
+				id         int64
+				start, end workload.Time
+			}{{1, 0, 200}, {2, 200, 210}, {3, 300, 310}} {
+				if r := rec.ByID(t, w.id); r.Start != w.start || r.End != w.end {
+					t.Errorf("job %d: %d–%d, want %d–%d", w.id, r.Start, r.End, w.start, w.end)
+				}
+			}
+		})
+	}
+}
+
 // FuzzRestore: whatever the bytes, Restore returns an engine or an error,
 // never panics. The seeds are real states of an EASY run.
 func FuzzRestore(f *testing.F) {
