@@ -326,61 +326,55 @@ func TestCheckpointChain(t *testing.T) {
 	}
 }
 
-// TestConservativeCorrectionEmptyQueue: a job outlives its prediction while
-// nothing waits. Conservative must hear of the correction (the engine runs
-// a pass at the instant), or its plan keeps the job ending at the old
-// prediction and its end at 100 frees processors the plan no longer holds.
-func TestConservativeCorrectionEmptyQueue(t *testing.T) {
-	est, err := policy.ParseEstimator("factor:0.5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs := []workload.Job{job(1, 0, 2, 100, 200), job(2, 150, 4, 10, 20)}
-	eng, err := sim.New(sim.Config{Procs: 4, Policy: &policy.Conservative{}, Estimator: est})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &simtest.Recorder{}
-	if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []struct {
+// TestConservativeCorrection: a job outlives its prediction, and
+// Conservative's plan must hear of the correction, or its plan keeps the
+// job ending at the old prediction and the job's end frees processors the
+// plan no longer holds (the profile panicked).
+//
+//   - empty queue: the correction comes while nothing waits; the engine
+//     runs a pass at the instant.
+//   - under a cycle: a correction runs no pass of its own. Job 1's
+//     prediction (80: 0.4 of its run) passes between the passes at 0 and
+//     200, and the job ends at 200, on a pass, whichever correction; the
+//     plan is made anew there: job 2 starts at that pass, job 3 at the
+//     next one.
+func TestConservativeCorrection(t *testing.T) {
+	type want struct {
 		id         int64
 		start, end workload.Time
-	}{{1, 0, 100}, {2, 150, 160}} {
-		if r := rec.ByID(t, w.id); r.Start != w.start || r.End != w.end {
-			t.Errorf("job %d: %d–%d, want %d–%d", w.id, r.Start, r.End, w.start, w.end)
-		}
 	}
-}
-
-// TestConservativeCorrectionUnderCycle: under a scheduler cycle a
-// prediction's correction runs no pass of its own. Job 1's prediction (80:
-// 0.4 of its run) passes between the passes at 0 and 200, and the job ends
-// at 200, on a pass: the plan had its processors back at 80, so giving
-// them back again at its corrected prediction freed them twice (the
-// profile panicked), whichever correction. The plan is made anew instead:
-// job 2 starts at that pass, and job 3 at the next one.
-func TestConservativeCorrectionUnderCycle(t *testing.T) {
+	type run struct {
+		name  string
+		est   string
+		cycle workload.Time
+		jobs  []workload.Job
+		want  []want
+	}
+	cases := []run{
+		{"empty queue", "factor:0.5", 0,
+			[]workload.Job{job(1, 0, 2, 100, 200), job(2, 150, 4, 10, 20)},
+			[]want{{1, 0, 100}, {2, 150, 160}}},
+	}
 	for _, spec := range []string{"factor:0.4", "factor:0.4:double", "factor:0.4:requested"} {
-		t.Run(spec, func(t *testing.T) {
-			est, err := policy.ParseEstimator(spec)
+		cases = append(cases, run{"under a cycle/" + spec, spec, 100,
+			[]workload.Job{job(1, 0, 2, 200, 300), job(2, 160, 4, 10, 20), job(3, 170, 1, 10, 20)},
+			[]want{{1, 0, 200}, {2, 200, 210}, {3, 300, 310}}})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			est, err := policy.ParseEstimator(tc.est)
 			if err != nil {
 				t.Fatal(err)
 			}
-			jobs := []workload.Job{job(1, 0, 2, 200, 300), job(2, 160, 4, 10, 20), job(3, 170, 1, 10, 20)}
-			eng, err := sim.New(sim.Config{Procs: 4, Policy: &policy.Conservative{}, Estimator: est, SchedInterval: 100})
+			eng, err := sim.New(sim.Config{Procs: 4, Policy: &policy.Conservative{}, Estimator: est, SchedInterval: tc.cycle})
 			if err != nil {
 				t.Fatal(err)
 			}
 			rec := &simtest.Recorder{}
-			if _, err := eng.Run(simtest.NewSource(jobs), rec); err != nil {
+			if _, err := eng.Run(simtest.NewSource(tc.jobs), rec); err != nil {
 				t.Fatal(err)
 			}
-			for _, w := range []struct {
-				id         int64
-				start, end workload.Time
-			}{{1, 0, 200}, {2, 200, 210}, {3, 300, 310}} {
+			for _, w := range tc.want {
 				if r := rec.ByID(t, w.id); r.Start != w.start || r.End != w.end {
 					t.Errorf("job %d: %d–%d, want %d–%d", w.id, r.Start, r.End, w.start, w.end)
 				}
