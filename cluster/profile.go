@@ -212,6 +212,48 @@ func (p *Profile) EarliestBefore(from workload.Time, procs int, dur, ownStart, o
 	return workload.Forever
 }
 
+// Reader reads a profile forward in time: each At asks for an instant no
+// earlier than the last one asked, and costs O(1) when it is in the same
+// step or the next one (a binary search over the rest otherwise), where
+// FreeAt and NextChange each search the whole profile. The profile must
+// not change while it is read.
+type Reader struct {
+	steps []step
+	i     int
+}
+
+// ReaderFrom returns a Reader at time t (t ≥ Start).
+func (p *Profile) ReaderFrom(t workload.Time) Reader {
+	return Reader{steps: p.steps, i: p.find(t)}
+}
+
+// At returns the processors free at u and the first time after u at which
+// they may change (workload.Forever if none), as FreeAt and NextChange do.
+// u must not be before the instant the last call (or ReaderFrom) asked.
+func (r *Reader) At(u workload.Time) (free int, next workload.Time) {
+	st, n := r.steps, len(r.steps)
+	if i := r.i; i+1 < n && u >= st[i+1].at {
+		if i+2 >= n || u < st[i+2].at {
+			r.i = i + 1
+		} else {
+			lo, hi := i+2, n // the last step at or before u
+			for lo+1 < hi {
+				m := int(uint(lo+hi) >> 1)
+				if st[m].at <= u {
+					lo = m
+				} else {
+					hi = m
+				}
+			}
+			r.i = lo
+		}
+	}
+	if r.i+1 < n {
+		return st[r.i].free, st[r.i+1].at
+	}
+	return st[r.i].free, workload.Forever
+}
+
 // CopyFrom makes p a copy of q, reusing p's memory.
 func (p *Profile) CopyFrom(q *Profile) {
 	p.size = q.size
@@ -311,6 +353,11 @@ func (p *Profile) NextChange(t workload.Time) workload.Time {
 	}
 	return p.steps[i].at
 }
+
+// LastChange returns the time the last step begins: from it on the free
+// processors no longer change (NextChange(t) is workload.Forever exactly
+// when t ≥ LastChange()).
+func (p *Profile) LastChange() workload.Time { return p.steps[len(p.steps)-1].at }
 
 // MinFree returns the smallest number of processors free at any instant of
 // [from, to); Size if the interval is empty.

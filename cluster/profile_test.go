@@ -118,3 +118,42 @@ func TestEarliestBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestReader reads random profiles forward, in small steps and long
+// jumps, and requires Reader.At to give what FreeAt and NextChange give;
+// and NextChange to answer workload.Forever exactly from LastChange on.
+func TestReader(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 13))
+		size := 1 + r.IntN(32)
+		now := workload.Time(r.IntN(100))
+		p := NewProfile(size, now)
+		for range r.IntN(60) {
+			procs, d := 1+r.IntN(size), 1+workload.Time(r.IntN(50))
+			if s := p.Earliest(now+workload.Time(r.IntN(200)), procs, d); s < workload.Forever {
+				p.Add(s, s+d, procs)
+			}
+		}
+		u := now + workload.Time(r.IntN(20))
+		rd := p.ReaderFrom(u)
+		for range 80 {
+			free, next := rd.At(u)
+			if free != p.FreeAt(u) || next != p.NextChange(u) {
+				t.Fatalf("seed %d: At(%d) = %d, %d; want %d, %d (steps %v)", seed, u, free, next, p.FreeAt(u), p.NextChange(u), p.steps)
+			}
+			if (next >= workload.Forever) != (u >= p.LastChange()) {
+				t.Fatalf("seed %d: NextChange(%d) = %d, LastChange %d", seed, u, next, p.LastChange())
+			}
+			switch r.IntN(3) {
+			case 0: // to the next change, as the walks do
+				if next < workload.Forever {
+					u = next
+				}
+			case 1: // within the step, or not at all
+				u += workload.Time(r.IntN(3))
+			default: // a long jump
+				u += workload.Time(r.IntN(150))
+			}
+		}
+	}
+}

@@ -100,12 +100,14 @@ func pinnedOf(nc NodeCalendar, i int, t, dur workload.Time) (p pinnedSpan, end w
 // must be at least procs. On a conflict the next candidate start is the
 // first change after it, or the instant the held set shrinks if sooner.
 func conflictPinned(pr *cluster.Profile, nc NodeCalendar, fl *planFloor, p *pinnedSpan, end workload.Time, i, procs int, t workload.Time) (workload.Time, bool) {
+	rd := pr.ReaderFrom(t)
 	for u := t; u < end; {
 		held, wnext := nc.WithheldCount(i, u)
 		idle, rnext := p.idleAt(u)
 		floor, fnext := fl.value(u)
-		next := min(wnext, rnext, fnext, pr.NextChange(u))
-		if pr.FreeAt(u)-max(held+idle, floor) < procs {
+		free, pnext := rd.At(u)
+		next := min(wnext, rnext, fnext, pnext)
+		if free-max(held+idle, floor) < procs {
 			if p.shrink > t {
 				next = min(next, p.shrink)
 			}
@@ -160,7 +162,7 @@ func earliestOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, 
 		if t >= workload.Forever {
 			return workload.Forever
 		}
-		if sp != nil && pr.NextChange(t) >= workload.Forever {
+		if sp != nil && t >= pr.LastChange() {
 			if sp.Blocked(i, pr.FreeAt(t)-procs, t, dur) {
 				// The profile no longer changes and a reservation
 				// recurring without end blocks every later start: each
@@ -277,7 +279,7 @@ func conflictOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, 
 	}
 	sp, _ := cal.(fastpath.Spans)
 	for u := t; u < end; {
-		if sp != nil && pr.NextChange(u) >= workload.Forever && fl.clearFrom(u) {
+		if sp != nil && u >= pr.LastChange() && fl.clearFrom(u) {
 			// From here the profile's free processors are a constant:
 			// the first instant the reservations withhold more than it
 			// leaves is the conflict the walk would find.
@@ -300,10 +302,13 @@ func conflictOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, 
 			continue
 		}
 		// Inside reservations: every change of the profile counts.
-		for ; u < min(wnext, end); u = pr.NextChange(u) {
-			if pr.FreeAt(u)-held < procs {
-				return min(wnext, pr.NextChange(u)), false
+		rd := pr.ReaderFrom(u)
+		for u < min(wnext, end) {
+			free, next := rd.At(u)
+			if free-held < procs {
+				return min(wnext, next), false
 			}
+			u = next
 		}
 		u = wnext
 	}
@@ -322,11 +327,13 @@ func MinFreeOn(pr *cluster.Profile, cal Calendar, i int, from, to workload.Time)
 			cal = countCalendar{nc}
 		} else {
 			least := pr.FreeAt(from)
+			rd := pr.ReaderFrom(from)
 			for u := from; u < min(to, end); {
 				held, wnext := nc.WithheldCount(i, u)
 				idle, rnext := p.idleAt(u)
-				least = min(least, pr.FreeAt(u)-held-idle)
-				u = min(wnext, rnext, pr.NextChange(u))
+				free, pnext := rd.At(u)
+				least = min(least, free-held-idle)
+				u = min(wnext, rnext, pnext)
 			}
 			return least
 		}
