@@ -169,9 +169,10 @@ func (c *Conservative) Schedule(v View, d Decisions) {
 		c.replan()
 	}
 	// Under node events (sim.Config.NodeEvents) the machine's capacity
-	// changes: the plan is rebuilt on the new one, as after a prediction
-	// that proved wrong (the engine voided the promises made on the old).
-	if c.outlived(v) || c.prof.Size() != v.Capacity() {
+	// changes: the plan is rebuilt on the new one (the engine voided the
+	// promises made on the old). A prediction that proved wrong was caught
+	// by stale before the pass changed anything.
+	if c.prof.Size() != v.Capacity() {
 		c.rebuild(v)
 	}
 	w := 0
@@ -219,11 +220,15 @@ func (c *Conservative) merge(v View) {
 // stale reports, before the pass changes the plan, whether the profile
 // shows more processors free now than the machine has, less those the
 // jobs that end now give back from now until their predicted ends and
-// those of the jobs due now: a running job or one that ends now outlived
-// its prediction since the last pass, which under a scheduler cycle (a
-// runtime Estimator's correction is no pass of its own then) the plan has
-// not seen. Giving such a job's processors back again would free them
-// twice; the plan is made anew instead.
+// those of the jobs due now. Under runtime predictions
+// (sim.Config.Estimator) a job can run past its predicted end, and the
+// profile then shows its processors free from that prediction on while
+// they are busy: a pass at the correction plans anew; under a scheduler
+// cycle the correction runs no pass of its own, and a job that then ends
+// on a pass would have its processors given back twice. The pass leaves
+// the sum unchanged (an end gives back at now what it adds here, a start
+// now moves processors from free to due), so a plan that is not stale
+// here is not stale after it.
 func (c *Conservative) stale(v View, now workload.Time) bool {
 	free := c.prof.FreeAt(now)
 	for _, e := range v.Ended() {
@@ -239,26 +244,10 @@ func (c *Conservative) stale(v View, now workload.Time) bool {
 	return free > v.Free()
 }
 
-// outlived reports whether a running job outlived its place in the plan:
-// under runtime predictions (sim.Config.Estimator) a job can run past its
-// predicted end, and the profile then shows its processors free now while
-// they are busy.
-func (c *Conservative) outlived(v View) bool {
-	due := 0
-	for i := range c.plan {
-		if c.plan[i].start == c.now {
-			due += c.plan[i].procs
-		}
-	}
-	// The plan holds the running jobs and the jobs due now at this instant;
-	// the machine holds only the running jobs.
-	return c.prof.FreeAt(c.now)+due > v.Free()
-}
-
-// rebuild plans from scratch: the running jobs by their (corrected)
-// predicted ends, then every waiting job at its earliest place, in queue
-// order. Reservations may move later; the engine has voided the promises
-// made on the prediction that proved wrong.
+// rebuild plans from scratch on the machine's new capacity: the running
+// jobs by their predicted ends, then every waiting job at its earliest
+// place, in queue order. Reservations may move later; the engine has
+// voided the promises made on the old capacity.
 func (c *Conservative) rebuild(v View) {
 	c.prof.Reset(v.Capacity(), c.now)
 	c.prof.Add(c.now, workload.Forever, v.Capacity()-v.Free())
