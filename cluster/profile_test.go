@@ -65,33 +65,9 @@ func TestProfileSameFrom(t *testing.T) {
 func TestEarliestBefore(t *testing.T) {
 	for seed := uint64(1); seed <= 300; seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
-		size := 1 + r.IntN(32)
-		now := workload.Time(r.IntN(100))
-		p := NewProfile(size, now)
-		type resv struct {
-			start, end workload.Time
-			procs      int
-		}
-		var plans []resv
-		dur := func() workload.Time {
-			if r.IntN(12) == 0 {
-				return workload.Forever
-			}
-			return 1 + workload.Time(r.IntN(60))
-		}
-		for range 5 + r.IntN(40) {
-			procs, d := 1+r.IntN(size), dur()
-			s := p.Earliest(now+workload.Time(r.IntN(80)), procs, d)
-			if s >= workload.Forever {
-				continue
-			}
-			end := workload.Forever
-			if d < workload.Forever {
-				end = s + d
-			}
-			p.Add(s, end, procs)
-			plans = append(plans, resv{s, end, procs})
-		}
+		p, now, plans := randomPlans(r, 5+r.IntN(40), true)
+		size := p.Size()
+		dur := func() workload.Time { return randomDur(r, true) }
 		for _, own := range plans {
 			for range 8 {
 				from := now + workload.Time(r.IntN(int(min(own.start-now+20, 400))))
@@ -125,15 +101,7 @@ func TestEarliestBefore(t *testing.T) {
 func TestReader(t *testing.T) {
 	for seed := uint64(1); seed <= 200; seed++ {
 		r := rand.New(rand.NewPCG(seed, 13))
-		size := 1 + r.IntN(32)
-		now := workload.Time(r.IntN(100))
-		p := NewProfile(size, now)
-		for range r.IntN(60) {
-			procs, d := 1+r.IntN(size), 1+workload.Time(r.IntN(50))
-			if s := p.Earliest(now+workload.Time(r.IntN(200)), procs, d); s < workload.Forever {
-				p.Add(s, s+d, procs)
-			}
-		}
+		p, now, _ := randomPlans(r, r.IntN(60), false)
 		u := now + workload.Time(r.IntN(20))
 		rd := p.ReaderFrom(u)
 		for range 80 {
@@ -156,4 +124,44 @@ func TestReader(t *testing.T) {
 			}
 		}
 	}
+}
+
+// plan is a reservation a random plan placed in a profile.
+type plan struct {
+	start, end workload.Time
+	procs      int
+}
+
+// randomPlans returns a profile of 1 to 32 processors from a random start
+// now, with up to jobs reservations each placed at its earliest start from
+// a random instant, and those reservations; with forever, one in twelve
+// lasts forever.
+func randomPlans(r *rand.Rand, jobs int, forever bool) (*Profile, workload.Time, []plan) {
+	size := 1 + r.IntN(32)
+	now := workload.Time(r.IntN(100))
+	p := NewProfile(size, now)
+	var plans []plan
+	for range jobs {
+		procs, d := 1+r.IntN(size), randomDur(r, forever)
+		s := p.Earliest(now+workload.Time(r.IntN(80)), procs, d)
+		if s >= workload.Forever {
+			continue
+		}
+		end := workload.Forever
+		if d < workload.Forever {
+			end = s + d
+		}
+		p.Add(s, end, procs)
+		plans = append(plans, plan{s, end, procs})
+	}
+	return p, now, plans
+}
+
+// randomDur returns a run of 1 to 60 s, or with forever one in twelve
+// times workload.Forever.
+func randomDur(r *rand.Rand, forever bool) workload.Time {
+	if forever && r.IntN(12) == 0 {
+		return workload.Forever
+	}
+	return 1 + workload.Time(r.IntN(60))
 }
