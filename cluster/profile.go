@@ -124,38 +124,7 @@ func (p *Profile) Remove(start, end workload.Time, procs int) { p.Add(start, end
 // free during all of [t, t+dur) (dur may be workload.Forever). It returns
 // workload.Forever if there is none (procs > Size).
 func (p *Profile) Earliest(from workload.Time, procs int, dur workload.Time) workload.Time {
-	if procs > p.size {
-		return workload.Forever
-	}
-	if from < p.steps[0].at {
-		from = p.steps[0].at
-	}
-	n := len(p.steps)
-	i := p.find(from)
-	for i < n {
-		if p.steps[i].free < procs {
-			i++
-			continue
-		}
-		start := p.steps[i].at
-		if start < from {
-			start = from
-		}
-		end := workload.Forever
-		if dur < workload.Forever-start {
-			end = start + dur
-		}
-		// Check every step that begins before end.
-		j := i + 1
-		for j < n && p.steps[j].at < end && p.steps[j].free >= procs {
-			j++
-		}
-		if j == n || p.steps[j].at >= end {
-			return start
-		}
-		i = j + 1
-	}
-	return workload.Forever
+	return p.EarliestBefore(from, procs, dur, workload.Forever, workload.Forever, 0)
 }
 
 // EarliestBefore is, for a reservation of own processors over

@@ -57,8 +57,10 @@ func TestProfileSameFrom(t *testing.T) {
 }
 
 // TestEarliestBefore compares EarliestBefore with what conservative
-// backfilling did before it: take the reservation out, ask Earliest, and
-// keep the answer if it is before the reservation's start. The profiles
+// backfilling did before it: take the reservation out, find the earliest
+// start (here by MinFree at every step's start, not by the walk Earliest
+// shares with EarliestBefore), and keep it if it is before the
+// reservation's start. The profiles
 // are random plans, so the reservation's ends are often not step
 // boundaries (its neighbours had the same free processors), runs and
 // reservations may last forever, and the walk may start inside it.
@@ -82,7 +84,7 @@ func TestEarliestBefore(t *testing.T) {
 				var q Profile
 				q.CopyFrom(p)
 				q.Remove(own.start, own.end, own.procs)
-				want := q.Earliest(from, procs, d)
+				want := earliestByMinFree(&q, from, procs, d)
 				if want >= own.start {
 					want = workload.Forever
 				}
@@ -164,4 +166,26 @@ func randomDur(r *rand.Rand, forever bool) workload.Time {
 		return workload.Forever
 	}
 	return 1 + workload.Time(r.IntN(60))
+}
+
+// earliestByMinFree is Earliest the slow way: the first of from and the
+// steps' starts after it from which MinFree over the run is procs or more.
+func earliestByMinFree(p *Profile, from workload.Time, procs int, dur workload.Time) workload.Time {
+	from = max(from, p.Start())
+	fits := func(t workload.Time) bool {
+		end := workload.Forever
+		if dur < workload.Forever-t {
+			end = t + dur
+		}
+		return procs <= p.size && p.MinFree(t, end) >= procs
+	}
+	if fits(from) {
+		return from
+	}
+	for _, st := range p.steps {
+		if st.at > from && fits(st.at) {
+			return st.at
+		}
+	}
+	return workload.Forever
 }
