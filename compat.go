@@ -41,6 +41,8 @@ const (
 	FeatureSwitchPlan   Feature = "switching nodes off by the head job's plan (--power-policy plan)"
 	FeatureTiers        Feature = "queue priority tiers ([[priority_tier]])"
 	FeatureImmediate    Feature = "immediate queues (--immediate-queues, immediate_queues)"
+	FeatureHolds        Feature = "holds (--holds, holds)"
+	FeatureLatency      Feature = "a submission latency (--submit-latency, submit_latency)"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -83,6 +85,9 @@ var Combinations = []Combination{
 	{FeatureTiers, FeatureExternal, "the external program is the policy and orders its queue itself (the hello gives it the jobs' queues and partitions)", true},
 	{FeatureTiers, FeatureConservative, "conservative backfilling plans every job in submission order, which a ranking by tier would overturn at every submission", true},
 	{FeatureImmediate, FeatureClosedLoop, "a closed loop submits a job only after its preceding job's end plus the think time, while an immediate queue's job starts at its recorded submission, beside the machine: the two disagree on when such a job is submitted", true},
+	{FeatureHolds, FeatureScoreD, "SCore-D's queues take a job in at its submission; holding it out of them until a later time is not modelled (a trace's Hold Until is refused there too)", false},
+	{FeatureLatency, FeatureScoreD, "SCore-D's queues take a job in at its submission; its arrival later, after a latency, is not modelled", false},
+	{FeatureLatency, FeatureClosedLoop, "a closed loop moves a job's submission at run time, and the latency is laid on the recorded submissions before the run: the two would disagree on when the job arrives", false},
 	{FeatureTiers, FeaturePreempt, "Slurm has one PriorityTier per partition, which both the scheduling order and preempt/partition_prio read; with preemption the tiers are the [cluster] partitions' own, and [[priority_tier]] would be a second, different value of the same parameter (as on any [cluster] whose partitions have tiers)", true},
 }
 
@@ -125,6 +130,8 @@ func (o *runner) features() ([]Feature, error) {
 	add(o.PolicyExec != "", FeatureExternal)
 	add(o.ClosedLoop, FeatureClosedLoop)
 	add(strings.TrimSpace(o.ImmediateQueues) != "", FeatureImmediate)
+	add(o.Holds != "", FeatureHolds)
+	add(strings.TrimSpace(o.SubmitLatency) != "", FeatureLatency)
 	add(cfg.hasConstraints(), FeatureCalendar)
 	add(cfg.hasTiers(), FeatureTiers)
 	add(o.SchedInterval != "" && o.SchedInterval != "0", FeatureCycle)

@@ -57,6 +57,10 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 		config.WriteString("[[priority_tier]]\nqueue = 1\ntier = 2\n")
 	case FeatureImmediate:
 		sc.ImmediateQueues = "1"
+	case FeatureHolds:
+		sc.Holds = writeFile(t, dir, "holds.txt", "5 100000\n")
+	case FeatureLatency:
+		sc.SubmitLatency = "15s"
 	case FeatureCycle:
 		sc.SchedInterval = "60"
 	case FeaturePower:
@@ -107,7 +111,7 @@ func TestCombinations(t *testing.T) {
 func TestCombinationsRun(t *testing.T) {
 	for _, f := range []Feature{FeatureScoreD, FeatureNodes, FeatureNodeEvents, FeatureCheckpoint, FeatureEstimates,
 		FeatureGrow, FeatureFilters, FeatureActivation, FeatureConservative, FeatureSlurm, FeatureOrder, FeatureDepth, FeatureSJBF,
-		FeatureCalendar, FeatureCycle, FeaturePreempt, FeatureImmediate} {
+		FeatureCalendar, FeatureCycle, FeaturePreempt, FeatureImmediate, FeatureHolds, FeatureLatency} {
 		t.Run(string(f), func(t *testing.T) {
 			dir := t.TempDir()
 			sc, opt := Default(), Options{}

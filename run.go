@@ -588,6 +588,15 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		qs := immQueues
 		simCfg.Immediate = func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
 	}
+	lat, err := workload.ParseLatency(o.SubmitLatency, rd.Header())
+	if err != nil {
+		return nil, inputf("--submit-latency %q: %v", o.SubmitLatency, err)
+	}
+	if !lat.Zero() {
+		// A job reaches the scheduler its latency after its submission:
+		// held until then (an immediate queue's job starts regardless).
+		rd = workload.WithLatency(rd, lat, tick)
+	}
 	var cons *sim.Constraints
 	if o.Config != "" {
 		conf, err := o.runConfig()
@@ -757,7 +766,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	if err != nil {
 		var pe *workload.ParseError
-		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) || errors.Is(err, workload.ErrLimit) {
+		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) || errors.Is(err, workload.ErrLimit) || errors.Is(err, sim.ErrScoreDHold) {
 			return nil, &InputError{err}
 		}
 		return nil, err
@@ -819,6 +828,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	s.SetPredictions(st)
 	s.ImmediateQueues = immQueues
+	if !lat.Zero() {
+		s.SubmitLatency = lat.String()
+	}
 	if al != nil {
 		s.Cluster = report.NewClusterInfo(spec)
 		s.Cluster.Clusters = len(o.members)

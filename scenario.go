@@ -128,6 +128,13 @@ type Scenario struct {
 	// writes them for the queues whose jobs all started at once while
 	// other queues' jobs waited.
 	ImmediateQueues string `toml:"immediate_queues" json:"immediate_queues,omitempty"`
+	// SubmitLatency is how long after its submission a job reaches the
+	// scheduler (workload.ParseLatency): "15s" for every job, "15s,2=4s"
+	// with queue 2's own. A job joins the queue then, as if held until
+	// then; an immediate queue's jobs start at their submission all the
+	// same. schedsim infer writes it from the waits of the jobs that
+	// started within a minute.
+	SubmitLatency string `toml:"submit_latency" json:"submit_latency,omitempty"`
 
 	// Procs is the machine size in processors; 0 takes the trace
 	// header's MaxProcs, else its MaxNodes.

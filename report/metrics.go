@@ -253,6 +253,9 @@ type Summary struct {
 	// ImmediateQueues are those queues (SWF field 15), which verify reads.
 	Immediate       int64   `json:"immediate,omitempty"`
 	ImmediateQueues []int64 `json:"immediate_queues,omitempty"`
+	// SubmitLatency is the run's submission latency (workload.Latency):
+	// how long after its submission each job reached the scheduler.
+	SubmitLatency string `json:"submit_latency,omitempty"`
 	// PredictedStarts counts the jobs that ran with a start predicted at
 	// their submission (WILL_RUN, runs with a node selector only; omitted
 	// when 0), and PredictedStartsMet those that started no later than

@@ -800,6 +800,11 @@ type Engine struct {
 // previous one.
 var ErrUnsorted = errors.New("sim: jobs not in submission order")
 
+// ErrScoreDHold is the error of a job with a Hold Until after its
+// submission under SCore-D's queues (Config.ScoreD), which take a job in
+// at its submission and do not model holding it out until later.
+var ErrScoreDHold = errors.New("SCore-D's queues take a job in at its submission and do not model a Hold Until")
+
 // New returns an engine for cfg. It returns an error for a configuration a
 // user could have got wrong (machine size).
 func New(cfg Config) (*Engine, error) {
@@ -1336,6 +1341,9 @@ again:
 	}
 	if err == nil && e.sd != nil {
 		err = checkJobLimits(*j)
+		if err == nil && (*j).HoldUntil > (*j).Submit {
+			err = fmt.Errorf("sim: job %d: held until %d, after its submission at %d: %w", (*j).ID, (*j).HoldUntil, (*j).Submit, ErrScoreDHold)
+		}
 	}
 	return err == nil, err
 }

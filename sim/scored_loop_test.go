@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -167,5 +168,27 @@ func TestScoreDTicks(t *testing.T) {
 	}
 	if err := eng.SetTicks(60); err == nil {
 		t.Error("60 ticks a second accepted")
+	}
+}
+
+// TestScoreDRefusesHoldUntil: SCore-D's queues take a job in at its
+// submission, so a job held until later (a Parquet hold_until, a holds
+// file, a submission latency) stops the run with ErrScoreDHold naming the
+// job, rather than being run as if not held; a hold at its submission is
+// no hold.
+func TestScoreDRefusesHoldUntil(t *testing.T) {
+	for _, mode := range []policy.QueueMode{policy.Gang, policy.Exclusive} {
+		for _, hold := range []workload.Time{0, 5, 6} {
+			jobs := []workload.Job{sdJob(1, 0, 4, 10, none, 0), sdJob(2, 5, 4, 10, none, 0)}
+			jobs[1].HoldUntil = hold
+			eng, err := sim.NewScoreD(4, sdConfig(1, mode, 2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = eng.Run(simtest.NewSource(jobs), &simtest.Recorder{})
+			if refused := errors.Is(err, sim.ErrScoreDHold); refused != (hold > 5) || (refused && !strings.Contains(err.Error(), "job 2: held until 6")) {
+				t.Errorf("%v, hold until %d: %v", mode, hold, err)
+			}
+		}
 	}
 }

@@ -369,6 +369,22 @@ grp_cpus = 60
 	}
 }
 
+// A run with a submission latency under conservative backfilling, killed
+// with SIGKILL after some checkpoints and resumed, writes the files of a
+// run never interrupted: the jobs waiting out their latency at a
+// checkpoint are saved with the held ones.
+func TestCheckpointKillResumeLatency(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.swf")
+	if code, _, stderr := run(t, "generate", "--jobs", "2000", "--procs", "64", "--out", big); code != 0 {
+		t.Fatal(stderr)
+	}
+	want := killResumeCompare(t, dir, 5, "12h", "run", "--trace", big, "-q", "--backfill", "conservative", "--submit-latency", "45s")
+	if !bytes.Contains(want["summary.json"], []byte(`"submit_latency": "45s"`)) || !bytes.Contains(want["jobs.csv"], []byte("hold_until=")) {
+		t.Fatal("the run has no latency: the test does not exercise it")
+	}
+}
+
 // A run in ms (--time-unit ms) of HPC2N's first jobs as a Batsim
 // workload, with node events and Slurm's backfill, killed with SIGKILL
 // after some checkpoints (spaced in simulated seconds) and resumed with

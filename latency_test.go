@@ -1,0 +1,165 @@
+package schedsim
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSubmitLatency: a submission latency delays each job's arrival at the
+// scheduler by its queue's latency under every policy, leaves an immediate
+// queue's jobs at their submission, is no hold to the fidelity comparison,
+// and passes verify (jobs.csv records each job's arrival as its hold).
+//
+// The machine has 4 processors. Job 1 (queue 1, 4 processors, 100 s) is
+// submitted at 0 and arrives at 10; job 2 (queue 2, no latency, 4
+// processors, 50 s), submitted at 5, arrives at once and starts at 5 on the
+// idle machine; job 1 then waits for it and starts at 55. Job 3 (queue 3,
+// immediate) starts at its submission, 30. Job 4 (queue 1, 2 processors,
+// 10 s), submitted at 60, arrives at 70 and waits for job 1's end at 155.
+// Without the latency, job 1 starts at 0, job 2 at 100 and job 4 at 150.
+func TestSubmitLatency(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "t.swf", "; MaxProcs: 4\n"+
+		"1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n"+
+		"2 5 -1 50 4 -1 -1 4 50 -1 1 2 1 -1 2 -1 -1 -1\n"+
+		"3 30 -1 20 1 -1 -1 1 20 -1 1 3 1 -1 3 -1 -1 -1\n"+
+		"4 60 -1 10 2 -1 -1 2 10 -1 1 4 1 -1 1 -1 -1 -1\n")
+	nodes := writeFile(t, dir, "nodes.toml", "[cluster]\nselect = \"linear\"\n[[cluster.groups]]\nname = \"n\"\ncount = 4\ncores = 1\n")
+	calendar := writeFile(t, dir, "cal.toml", "[[reservation]]\nname = \"later\"\nstart = \"100000\"\nduration = \"1h\"\n")
+	type want struct{ start [4]int }
+	with := want{[4]int{55, 5, 30, 155}}
+	for _, tc := range []struct {
+		name     string
+		set      func(sc *Scenario)
+		latency  string
+		want     want
+		arrivals [4]int // hold_until in jobs.csv (0: none)
+	}{
+		{"fcfs", func(sc *Scenario) { sc.Backfill = "off" }, "10s,2=0", with, [4]int{10, 0, 0, 70}},
+		{"easy", func(sc *Scenario) { sc.Backfill = "easy" }, "10s,2=0s", with, [4]int{10, 0, 0, 70}},
+		{"easy sjbf", func(sc *Scenario) { sc.Backfill, sc.SJBF = "easy", true }, "10s,2=0s", with, [4]int{10, 0, 0, 70}},
+		{"depth 2", func(sc *Scenario) { sc.Backfill, sc.ReservationDepth = "easy", "2" }, "10s,2=0s", with, [4]int{10, 0, 0, 70}},
+		{"conservative", func(sc *Scenario) { sc.Backfill = "conservative" }, "10s,2=0s", with, [4]int{10, 0, 0, 70}},
+		{"hpcpack", func(sc *Scenario) { sc.Backfill = "hpcpack" }, "10s,2=0s", with, [4]int{10, 0, 0, 70}},
+		{"slurm", func(sc *Scenario) { sc.Backfill = "slurm" }, "10s,2=0s", with, [4]int{10, 0, 0, 70}},
+		{"calendar", func(sc *Scenario) { sc.Backfill, sc.Config = "easy", calendar }, "10s,2=0s", with, [4]int{10, 0, 0, 70}},
+		{"cycle", func(sc *Scenario) { sc.Backfill, sc.SchedInterval = "easy", "5" }, "10s,2=0s", with, [4]int{10, 0, 0, 70}},
+		{"nodes", func(sc *Scenario) { sc.Backfill, sc.Config = "easy", nodes }, "10s,2=0s", with, [4]int{10, 0, 0, 70}},
+		{"external", func(sc *Scenario) { sc.PolicyExec = pythonExample(t, "easy") }, "10s,2=0s", with, [4]int{10, 0, 0, 70}},
+		{"none", func(sc *Scenario) { sc.Backfill = "easy" }, "", want{[4]int{0, 100, 30, 150}}, [4]int{}},
+		{"zero", func(sc *Scenario) { sc.Backfill = "easy" }, "0s", want{[4]int{0, 100, 30, 150}}, [4]int{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := Default()
+			sc.Trace, sc.ImmediateQueues, sc.SubmitLatency, sc.Plots = trace, "3", tc.latency, false
+			sc.Out = filepath.Join(dir, tc.name)
+			tc.set(&sc)
+			if _, err := Run(context.Background(), &sc, Options{Warn: &strings.Builder{}}); err != nil {
+				t.Fatal(err)
+			}
+			rows := readJobsCSV(t, filepath.Join(sc.Out, "jobs.csv"))
+			if len(rows) != 4 {
+				t.Fatalf("%d rows in jobs.csv, want 4", len(rows))
+			}
+			for i := range 4 {
+				r := rows[i+1]
+				if r.start != tc.want.start[i] {
+					t.Errorf("job %d started at %d, want %d", i+1, r.start, tc.want.start[i])
+				}
+				if r.holdUntil != tc.arrivals[i] {
+					t.Errorf("job %d: hold_until %d in jobs.csv, want %d", i+1, r.holdUntil, tc.arrivals[i])
+				}
+			}
+			var out strings.Builder
+			res, err := VerifyDir(sc.Out, 0, &out)
+			if err != nil || len(res) != 1 || res[0].Violations != 0 {
+				t.Errorf("verify: %v, %+v\n%s", err, res, out.String())
+			}
+			sum, err := os.ReadFile(filepath.Join(sc.Out, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if has := strings.Contains(string(sum), `"submit_latency": "10s,2=0s"`); has != (tc.want == with) {
+				t.Errorf("summary.json records the latency: %v, want %v", has, tc.want == with)
+			}
+			f, err := Fidelity(context.Background(), &sc, FidelityOptions{Dir: sc.Out}, Options{Warn: &strings.Builder{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range f.Classes {
+				if c.By == "hold" {
+					t.Fatalf("fidelity counts jobs %s: a latency is no hold", c.Class)
+				}
+			}
+		})
+	}
+	for _, tc := range []struct{ latency, err string }{
+		{"10x", "a delay in whole seconds"},
+		{"-1s", "a delay in whole seconds"},
+		{"=3s", "no queue before ="},
+		{"-2=3s", "want a queue number ≥ 0"},
+		{"1s,2s", "the latency of every job is given twice"},
+		{"1=2s,1=3s", "queue 1 is given twice"},
+		{"batch=2s", `"batch" is not a number, and no "Queue:" line`},
+		{"2d", "from 0 to a day"},
+	} {
+		sc := Default()
+		sc.Trace, sc.SubmitLatency = trace, tc.latency
+		_, err := Run(context.Background(), &sc, Options{Warn: &strings.Builder{}})
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "--submit-latency") {
+			t.Errorf("latency %q: %v, want an input error naming --submit-latency with %q", tc.latency, err, tc.err)
+		}
+	}
+}
+
+// jobRow is what TestSubmitLatency reads of a jobs.csv row.
+type jobRow struct{ start, holdUntil int }
+
+// readJobsCSV reads each row's start and the hold_until of its metadata
+// (0 when none), by job number.
+func readJobsCSV(t *testing.T, path string) map[int]jobRow {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	rows := map[int]jobRow{}
+	for _, r := range recs[1:] {
+		var row jobRow
+		row.start = atoiT(t, r[col["starting_time"]])
+		for _, w := range strings.Fields(r[col["metadata"]]) {
+			if v, ok := strings.CutPrefix(w, "hold_until="); ok {
+				row.holdUntil = atoiT(t, v)
+			}
+		}
+		rows[atoiT(t, r[col["job_id"]])] = row
+	}
+	return rows
+}
+
+func atoiT(t *testing.T, s string) int {
+	t.Helper()
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			t.Fatalf("%q is not a whole number", s)
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
