@@ -12,104 +12,11 @@ import (
 	"github.com/schedsim/schedsim/workload/infer"
 )
 
-const inferUsage = `Usage: schedsim infer LOG [options]
-
-Reads a log that records what the real machine did — each job's wait (SWF
-field 3) and run time (field 4), so its start (submit + wait) and end — and
-writes a scenario file (TOML) with the rules of the machine it can infer, for
-schedsim run and schedsim fidelity. Each entry follows comment lines with its
-evidence (counts, hours), so you can read it, edit it and rerun it; what was
-looked for and not found is said too. It never looks at a simulation.
-
-What it looks for, and how it shows in a log:
-
-  machine size     the header's MaxProcs, or the most processors busy at once
-  capacity         --capacity-days days or more in a row whose most busy
-                   processors stay under --capacity-low of the machine while
-                   queued jobs would have fit: processors out of service,
-                   written as maintenance reservations holding them
-  outages          idle-with-queue gaps (at most --near-zero of the machine
-                   busy while a queued job would fit) of --outage-min or more
-                   that end with the queue starting together: one-off
-                   maintenance reservations
-  drains           weekday and clock times at which the machine is near idle
-                   with jobs queued on --drain-frac of the days or more:
-                   recurring maintenance reservations (daily, weekdays,
-                   weekends or weekly), on the clock (the header's zone, or
-                   its standard time kept all year) where they line up best
-                   — written as timezone
-  start windows    start hours (weekdays, weekends) where jobs asking more
-                   than a bound are nearly absent (--window-leak of those
-                   expected from their share of all starts): start_window
-                   entries with that max_wall; then the same for each
-                   queue's jobs alone, written with queue = N where
-                   stricter than the windows for all jobs
-  size windows     start hours where a queue's (or all) jobs asking more
-                   than a processor count are nearly absent (--window-leak
-                   of those expected, --size-window-expected or more, from
-                   the queue's own starts there): start_window entries
-                   with max_procs
-  user caps        users whose running jobs (or processors) sat at their
-                   maximum for --cap-hold in --cap-episodes episodes or more
-                   while a job of theirs would have fit the idle processors:
-                   limit entries; a cap shared by several users that no user
-                   exceeds becomes one limit for every user ("*")
-  queue priorities queues whose jobs start ahead of other queues' earlier
-                   jobs far more often than the reverse ([[priority_tier]])
-  immediate queues queues whose jobs (--immediate-share of --immediate-min-jobs
-                   or more) started within --immediate-wait, also while earlier
-                   jobs of other queues waited for processors (--immediate-past):
-                   they ran beside the machine (immediate_queues); the other
-                   rules leave their jobs out (--immediate-beside)
-  throttled users  users whose jobs were queued --throttle-backlog or more in
-                   all with room for them (idle processors at least their
-                   median job size) --throttle-room of that time or more: a
-                   limit that moved kept them back; each is capped at the
-                   --throttle-quantile quantile of the processors it held
-                   then (a limit entry)
-  held jobs        jobs that waited --held-room or more although the recorded
-                   jobs left their processors idle for that long after their
-                   submission (and no outage, drain, window or cap inferred
-                   explains it): held by something the log does not record;
-                   with --holds FILE they are written there, each held until
-                   its recorded start, and the scenario names the file
-  time sharing     the recorded jobs hold more processors than the machine
-                   on --time-share of the time or more (said in a comment;
-                   effective size and nodes are then not inferred)
-  non-dedicated    on a time-shared machine, the fewest queues without whose
-                   jobs the others stay within the machine in all but
-                   --non-dedicated of the steps: they ran beside the others
-                   (said in a comment)
-  effective size   the median of the busy processors while jobs were queued,
-                   when at least --effective-min of the machine: procs
-  nodes            the largest k (2 to --node-max) such that --node-share of
-                   the jobs asking more than one processor and a count that
-                   is not a power of two ask a multiple of k: a [cluster] of
-                   whole nodes of k processors
-
---node-events FILE also writes the capacity timeline, the outages and the
-drains as node events (processors DRAIN and RESUME) for schedsim run
---node-events FILE, which engines without reservations run: nothing new
-starts on held processors, but running jobs are not stopped and nothing is
-kept from running into a drain.
-
-The thresholds' defaults suit logs of a few months or more; the README's
-"How close is the simulation to the real machine?" section shows results.
-
-Examples:
-  schedsim infer CTC-SP2-1996-3.1-cln.swf.gz --out ctc.toml
-  schedsim fidelity ctc.toml
-  schedsim infer log.swf.gz --drain-frac 0.3 --outage-min 1h
-  schedsim infer log.swf.gz --out log.toml --node-events log.nodes
-  schedsim infer log.swf.gz --out log.toml --holds log.holds
-  schedsim fidelity --trace log.swf.gz --node-events log.nodes
-`
-
 func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	opt := infer.Defaults()
-	var out, nodeEvents, holds, outageMin, capHold, heldRoom, throttleBacklog, immediateWait string
-	outageMin, capHold, heldRoom, throttleBacklog, immediateWait = "2h", "24h", "1h", "100h", "1m"
-	fs := newFlagSet("infer", inferUsage, stdout)
+	var out, nodeEvents, holds, outageMin, capHold, heldRoom, throttleBacklog, immediateWait, latencyWait string
+	outageMin, capHold, heldRoom, throttleBacklog, immediateWait, latencyWait = "2h", "24h", "1h", "100h", "1m", "1m"
+	fs := newFlagSet("infer", infer.Usage, stdout)
 	fs.StringVar(&out, "out", "", "write the scenario to this file (default: standard output)")
 	fs.StringVar(&nodeEvents, "node-events", "", "also write the capacity timeline, outages and drains to this file as node events (DRAIN, RESUME) for schedsim run --node-events, an approximation that engines without reservations run")
 	fs.StringVar(&holds, "holds", "", "also write the held jobs to this file (lines JOB HOLD_UNTIL) and name it in the scenario (holds = FILE): each is held until its recorded start")
@@ -139,6 +46,7 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&opt.ImmediateShare, "immediate-share", opt.ImmediateShare, "a queue is immediate (its jobs ran beside the machine: immediate_queues) when at least this fraction of its jobs started at once ... (0: never look for immediate queues)")
 	fs.IntVar(&opt.ImmediateMinJobs, "immediate-min-jobs", opt.ImmediateMinJobs, "... it has at least this many jobs ...")
 	fs.Float64Var(&opt.ImmediatePastFrac, "immediate-past", opt.ImmediatePastFrac, "... and at least this fraction of those started at once (20 or more) did so while a job of another queue, submitted before them, had waited --immediate-wait or more and still waited")
+	fs.StringVar(&latencyWait, "latency-wait", latencyWait, "the jobs that found their processors idle at submission and started within this long (seconds, or with unit; 0: never) give the submission latency, their median wait")
 	fs.BoolVar(&opt.ImmediateBeside, "immediate-beside", opt.ImmediateBeside, "the rules that count busy processors leave the immediate queues' jobs out, as they ran beside the machine (false: count them)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -146,21 +54,15 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 {
 		return usagef("want one log as argument, got %d (see schedsim infer --help)", fs.NArg())
 	}
-	var ok bool
-	if opt.OutageMinSec, ok = workload.ParseSeconds(outageMin, 1<<40); !ok {
-		return usagef("--outage-min %q: want seconds, or a number with unit s, m, h or d", outageMin)
-	}
-	if opt.CapMinHoldSec, ok = workload.ParseSeconds(capHold, 1<<40); !ok {
-		return usagef("--cap-hold %q: want seconds, or a number with unit s, m, h or d", capHold)
-	}
-	if opt.ThrottleMinBacklogSec, ok = workload.ParseSeconds(throttleBacklog, 1<<40); !ok {
-		return usagef("--throttle-backlog %q: want seconds, or a number with unit s, m, h or d", throttleBacklog)
-	}
-	if opt.HeldRoomSec, ok = workload.ParseSeconds(heldRoom, 1<<40); !ok {
-		return usagef("--held-room %q: want seconds, or a number with unit s, m, h or d", heldRoom)
-	}
-	if opt.ImmediateWaitSec, ok = workload.ParseSeconds(immediateWait, 1<<40); !ok {
-		return usagef("--immediate-wait %q: want seconds, or a number with unit s, m, h or d", immediateWait)
+	for _, d := range []struct {
+		flag, v string
+		to      *workload.Time
+	}{{"outage-min", outageMin, &opt.OutageMinSec}, {"cap-hold", capHold, &opt.CapMinHoldSec}, {"throttle-backlog", throttleBacklog, &opt.ThrottleMinBacklogSec},
+		{"held-room", heldRoom, &opt.HeldRoomSec}, {"immediate-wait", immediateWait, &opt.ImmediateWaitSec}, {"latency-wait", latencyWait, &opt.LatencyWaitSec}} {
+		var ok bool
+		if *d.to, ok = workload.ParseSeconds(d.v, 1<<40); !ok {
+			return usagef("--%s %q: want seconds, or a number with unit s, m, h or d", d.flag, d.v)
+		}
 	}
 	for _, f := range []struct {
 		name string

@@ -221,6 +221,10 @@ type Options struct {
 	// queueing (start and size windows, queue priorities, held jobs)
 	// leave them out either way.
 	ImmediateBeside bool
+	// LatencyWaitSec: the jobs that started within this long of their
+	// submission give the submission latency, their median wait (0:
+	// never looked for).
+	LatencyWaitSec workload.Time
 }
 
 // Defaults returns the default thresholds.
@@ -265,6 +269,7 @@ func Defaults() Options {
 		ImmediateMinJobs:      100,
 		ImmediatePastFrac:     0.1,
 		ImmediateBeside:       true,
+		LatencyWaitSec:        60,
 	}
 }
 
@@ -356,6 +361,8 @@ type Result struct {
 	Holds        []Hold
 	HoldEvidence []string
 	HoldsFile    string
+	// Latency is the submission latency found (zero: none).
+	Latency Latency
 	// Notes are comments on what was looked for and not found.
 	Notes []string
 
@@ -412,6 +419,7 @@ func Infer(l *Log, opt Options) (*Result, error) {
 	// machine as inferred; held jobs are those no inferred rule explains.
 	r.throttled(busy, tl, opt)
 	r.held(sched, tl, opt)
+	r.latency(sched, tl, opt)
 	return r, nil
 }
 

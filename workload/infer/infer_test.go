@@ -395,6 +395,7 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 		Timezone    string `toml:"timezone"`
 		Immediate   string `toml:"immediate_queues"`
 		Missing     string `toml:"missing_estimate"`
+		Latency     string `toml:"submit_latency"`
 		Reservation []struct {
 			Name     string `toml:"name"`
 			Start    string `toml:"start"`
@@ -431,6 +432,10 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 	}
 	if sc.Trace != "synthetic.swf" || sc.Backfill != "easy" || sc.Procs != r.Procs || sc.Timezone != r.Zone {
 		t.Errorf("top-level keys %q %q %d %q", sc.Trace, sc.Backfill, sc.Procs, sc.Timezone)
+	}
+	if l, err := workload.ParseLatency(sc.Latency, nil); err != nil || (len(r.Latency.Evidence) > 0) != (sc.Latency != "") ||
+		sc.Latency != "" && (l.Default != r.Latency.Default || len(l.Queues) != len(r.Latency.Queues)) {
+		t.Errorf("submit_latency %q (%v) in the file, %+v found", sc.Latency, err, r.Latency)
 	}
 	if sc.Missing != "" && sc.Missing != "runtime" {
 		t.Errorf("missing_estimate %q", sc.Missing)

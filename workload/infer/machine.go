@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -33,9 +34,10 @@ func sampleOccupancy(tl *timeline, procs int, step workload.Time) occupancy {
 
 // median returns the median of v (the lower one of an even count), 0 for
 // none.
-func median(v []int) int {
+func median[T cmp.Ordered](v []T) T {
 	if len(v) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	s := slices.Clone(v)
 	slices.Sort(s)

@@ -65,6 +65,11 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 			comment("Not written: schedsim infer --holds FILE writes them to FILE and names it here (holds = \"FILE\").")
 		}
 	}
+	if len(r.Latency.Evidence) > 0 {
+		fmt.Fprintln(b)
+		comment(r.Latency.Evidence...)
+		fmt.Fprintf(b, "submit_latency = %s\n", strconv.Quote(r.Latency.latencyString()))
+	}
 	if len(r.Immediate) > 0 {
 		fmt.Fprintln(b)
 		comment("Immediate queues: their jobs start at submission, beside the machine, on processors of their own; no policy schedules them.")
