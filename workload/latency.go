@@ -75,7 +75,7 @@ func ParseLatency(s string, h *Header) (Latency, error) {
 			}
 			n = v
 		} else {
-			ns, err := resolveList("submission latency", "Queue", []string{q}, h)
+			ns, err := resolveList("queue", "Queue", []string{q}, h)
 			if err != nil {
 				return Latency{}, fmt.Errorf("%w: %v", ErrLatency, err)
 			}
