@@ -172,11 +172,11 @@ func TestFidelityInferred(t *testing.T) {
 	}{
 		{"HPC2N-2002-first3170.swf.gz", false, row{3145, "0.42", "0.456"}, row{}, row{}},
 		{"HPC2N-2002-first3170.swf.gz", true, row{3145, "0.45", "0.472"}, row{3043, "0.42", "0.457"}, row{102, "1.14", "0.942"}},
-		{"CTC-SP2-1996-3.1-cln.swf.gz", false, row{77193, "0.94", "0.479"}, row{}, row{}},
-		{"CTC-SP2-1996-3.1-cln.swf.gz", true, row{77193, "1.02", "0.542"}, row{72176, "0.98", "0.500"}, row{5017, "1.40", "0.774"}},
+		{"CTC-SP2-1996-3.1-cln.swf.gz", false, row{77193, "0.94", "0.487"}, row{}, row{}},
+		{"CTC-SP2-1996-3.1-cln.swf.gz", true, row{77193, "1.04", "0.536"}, row{72176, "1.00", "0.494"}, row{5017, "1.39", "0.802"}},
 		{"HPC2N-2002-2.2-cln.swf.gz", false, row{202870, "0.87", "0.515"}, row{}, row{}},
-		{"HPC2N-2002-2.2-cln.swf.gz", true, row{202870, "0.90", "0.547"}, row{196748, "0.90", "0.531"}, row{6122, "1.05", "0.940"}},
-		{"LANL-CM5-1994-4.1-cln.swf.gz", false, row{122055, "0.86", "0.227"}, row{}, row{}},
+		{"HPC2N-2002-2.2-cln.swf.gz", true, row{202870, "0.90", "0.547"}, row{196748, "0.90", "0.532"}, row{6122, "1.05", "0.939"}},
+		{"LANL-CM5-1994-4.1-cln.swf.gz", false, row{122055, "0.87", "0.427"}, row{}, row{}},
 	} {
 		t.Run(fmt.Sprintf("%s/holds=%v", tc.file, tc.holds), func(t *testing.T) {
 			path := filepath.Join(dir, tc.file)
