@@ -2,10 +2,10 @@ package schedsim
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -125,23 +125,10 @@ type jobRow struct{ start, holdUntil int }
 // (0 when none), by job number.
 func readJobsCSV(t *testing.T, path string) map[int]jobRow {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[h] = i
-	}
+	col, recs := readCSVTable(t, path)
 	rows := map[int]jobRow{}
-	for _, r := range recs[1:] {
-		var row jobRow
-		row.start = atoiT(t, r[col["starting_time"]])
+	for _, r := range recs {
+		row := jobRow{start: atoiT(t, r[col["starting_time"]])}
 		for _, w := range strings.Fields(r[col["metadata"]]) {
 			if v, ok := strings.CutPrefix(w, "hold_until="); ok {
 				row.holdUntil = atoiT(t, v)
@@ -154,12 +141,9 @@ func readJobsCSV(t *testing.T, path string) map[int]jobRow {
 
 func atoiT(t *testing.T, s string) int {
 	t.Helper()
-	n := 0
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			t.Fatalf("%q is not a whole number", s)
-		}
-		n = n*10 + int(c-'0')
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return n
 }

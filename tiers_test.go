@@ -184,6 +184,19 @@ func TestVerifyPriorityTiers(t *testing.T) {
 // startsOf returns "id:start" of every job of jobs.csv, by job id.
 func startsOf(t *testing.T, path string) string {
 	t.Helper()
+	col, rows := readCSVTable(t, path)
+	var out []string
+	for _, r := range rows {
+		out = append(out, r[col["job_id"]]+":"+r[col["starting_time"]])
+	}
+	slices.Sort(out) // ids of one digit
+	return strings.Join(out, " ")
+}
+
+// readCSVTable reads a CSV table with a header line: the columns by name,
+// and the rows after the header.
+func readCSVTable(t *testing.T, path string) (map[string]int, [][]string) {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -193,16 +206,14 @@ func startsOf(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(rows) == 0 {
+		t.Fatalf("%s: no header", path)
+	}
 	col := map[string]int{}
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	var out []string
-	for _, r := range rows[1:] {
-		out = append(out, r[col["job_id"]]+":"+r[col["starting_time"]])
-	}
-	slices.Sort(out) // ids of one digit
-	return strings.Join(out, " ")
+	return col, rows[1:]
 }
 
 // TestPriorityTierErrors: each mistake in [[priority_tier]] is an input

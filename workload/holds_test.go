@@ -74,23 +74,14 @@ func TestWithHolds(t *testing.T) {
 				t.Fatal(err)
 			}
 			hr := WithHolds(rd, tc.holds, tc.tick)
-			var j Job
-			n := 0
-			for {
-				err := hr.Next(&j)
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				n++
+			jobs, err := readEvery(hr)
+			if !errors.Is(err, io.EOF) || len(jobs) != 3 || hr.Applied != tc.applied {
+				t.Fatalf("%d jobs, %d held, %v; want 3, %d and EOF", len(jobs), hr.Applied, err, tc.applied)
+			}
+			for _, j := range jobs {
 				if j.HoldUntil != tc.want[j.ID] {
 					t.Errorf("job %d: Hold Until %d, want %d", j.ID, j.HoldUntil, tc.want[j.ID])
 				}
-			}
-			if n != 3 || hr.Applied != tc.applied {
-				t.Errorf("%d jobs, %d held, want 3 and %d", n, hr.Applied, tc.applied)
 			}
 		})
 	}

@@ -101,24 +101,14 @@ func TestWithLatency(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lr := WithLatency(ownHold{rd, tc.own}, tc.l, tc.tick)
-			var j Job
-			n := 0
-			for {
-				err := lr.Next(&j)
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				n++
+			jobs, err := readEvery(WithLatency(ownHold{rd, tc.own}, tc.l, tc.tick))
+			if !errors.Is(err, io.EOF) || len(jobs) != 3 {
+				t.Fatalf("%d jobs, %v; want 3 and EOF", len(jobs), err)
+			}
+			for _, j := range jobs {
 				if j.HoldUntil != tc.want[j.ID] {
 					t.Errorf("job %d (submitted at %d): Hold Until %d, want %d", j.ID, j.Submit, j.HoldUntil, tc.want[j.ID])
 				}
-			}
-			if n != 3 {
-				t.Errorf("%d jobs, want 3", n)
 			}
 		})
 	}
