@@ -87,6 +87,7 @@ var Combinations = []Combination{
 	{FeatureImmediate, FeatureClosedLoop, "a closed loop submits a job only after its preceding job's end plus the think time, while an immediate queue's job starts at its recorded submission, beside the machine: the two disagree on when such a job is submitted", true},
 	{FeatureHolds, FeatureScoreD, "SCore-D's queues take a job in at its submission; holding it out of them until a later time is not modelled (a trace's Hold Until is refused there too)", false},
 	{FeatureLatency, FeatureScoreD, "SCore-D's queues take a job in at its submission; its arrival later, after a latency, is not modelled", false},
+	{FeatureLatency, FeatureFilters, "the latency is laid on a job as its Hold Until, which HPC Pack's filters read from the job XML and may change: a filter would take it for a hold its user asked for", false},
 	{FeatureLatency, FeatureClosedLoop, "a closed loop moves a job's submission at run time, and the latency is laid on the recorded submissions before the run: the two would disagree on when the job arrives", false},
 	{FeatureTiers, FeaturePreempt, "Slurm has one PriorityTier per partition, which both the scheduling order and preempt/partition_prio read; with preemption the tiers are the [cluster] partitions' own, and [[priority_tier]] would be a second, different value of the same parameter (as on any [cluster] whose partitions have tiers)", true},
 }
