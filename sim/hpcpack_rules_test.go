@@ -235,12 +235,15 @@ func TestHoldUntilIsAJobProperty(t *testing.T) {
 // TestHoldUntilFastPaths: with held jobs released into long queues, EASY
 // (index, dense walk, skipped passes) starts every job when EASY under
 // Ordered (the plain walk) does, and no job starts before its Hold Until.
+// Seeds 4 to 6 hold every job for a submission latency too (15 s), so
+// that most releases join at the queue's tail, as submissions, which
+// passes may skip.
 func TestHoldUntilFastPaths(t *testing.T) {
 	n := 3000
 	if testing.Short() {
 		n = 600
 	}
-	for seed := uint64(1); seed <= 3; seed++ {
+	for seed := uint64(1); seed <= 6; seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x401d))
 		jobs := make([]workload.Job, n)
 		at := workload.Time(0)
@@ -250,6 +253,9 @@ func TestHoldUntilFastPaths(t *testing.T) {
 			jobs[i] = job(int64(i+1), at, 1+r.IntN(64), run, run+workload.Time(r.IntN(500)))
 			if r.IntN(10) == 0 {
 				jobs[i].HoldUntil = at + workload.Time(r.IntN(5000))
+			}
+			if seed > 3 {
+				jobs[i].HoldUntil = max(jobs[i].HoldUntil, at+15)
 			}
 		}
 		var starts [2][]workload.Time
