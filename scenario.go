@@ -133,7 +133,8 @@ type Scenario struct {
 	// with queue 2's own. A job joins the queue then, as if held until
 	// then; an immediate queue's jobs start at their submission all the
 	// same. schedsim infer writes it from the waits of the jobs that
-	// started within a minute.
+	// found their processors idle at submission and started within a
+	// minute.
 	SubmitLatency string `toml:"submit_latency" json:"submit_latency,omitempty"`
 
 	// Procs is the machine size in processors; 0 takes the trace

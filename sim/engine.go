@@ -1341,8 +1341,8 @@ again:
 	}
 	if err == nil && e.sd != nil {
 		err = checkJobLimits(*j)
-		if err == nil && (*j).HoldUntil > (*j).Submit {
-			err = fmt.Errorf("sim: job %d: held until %d, after its submission at %d: %w", (*j).ID, (*j).HoldUntil, (*j).Submit, ErrScoreDHold)
+		if jb := *j; err == nil && jb.HoldUntil > jb.Submit {
+			err = fmt.Errorf("sim: job %d: held until %d, after its submission at %d: %w", jb.ID, jb.HoldUntil, jb.Submit, ErrScoreDHold)
 		}
 	}
 	return err == nil, err
