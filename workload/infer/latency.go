@@ -12,19 +12,12 @@ import (
 const latencyMinJobs = 100
 
 // Latency is the inferred submission latency: how long after its
-// submission a job reached the scheduler (written as submit_latency).
+// submission a job reached the scheduler (written as submit_latency, in
+// workload.Latency's form): Default for every job, and Queues for the
+// queues whose prompt jobs' median differs from it.
 type Latency struct {
-	// Default is the latency of every job, and Queues the queues whose
-	// prompt jobs' median differs from it.
-	Default  workload.Time
-	Queues   []QueueLatency
+	workload.Latency
 	Evidence []string
-}
-
-// QueueLatency is one queue's own latency.
-type QueueLatency struct {
-	Queue int
-	Delay workload.Time
 }
 
 // latency finds the submission latency: the median recorded wait of the
@@ -84,7 +77,7 @@ func (r *Result) latency(sched []Job, tl *timeline, opt Options) {
 		}
 		slices.Sort(ws)
 		if m := median(ws); m != l.Default {
-			l.Queues = append(l.Queues, QueueLatency{Queue: q, Delay: m})
+			l.Queues = append(l.Queues, workload.QueueLatency{Queue: int64(q), Delay: m})
 			l.Evidence = append(l.Evidence, fmt.Sprintf("  queue %d: %d s, the median of its %d such jobs (%s)", q, m, len(ws), waitSpread(ws)))
 		}
 	}
@@ -97,13 +90,4 @@ func (r *Result) latency(sched []Job, tl *timeline, opt Options) {
 // waitSpread describes sorted waits by their quartiles.
 func waitSpread(ws []workload.Time) string {
 	return fmt.Sprintf("quartiles %d s and %d s", ws[(len(ws)-1)/4], ws[(3*(len(ws)-1))/4])
-}
-
-// latencyString gives the latency in submit_latency's form.
-func (l *Latency) latencyString() string {
-	s := fmt.Sprintf("%ds", l.Default)
-	for _, q := range l.Queues {
-		s += fmt.Sprintf(",%d=%ds", q.Queue, q.Delay)
-	}
-	return s
 }

@@ -76,7 +76,7 @@ func TestInferLatency(t *testing.T) {
 			r.latency(l.Jobs, newTimeline(l.Jobs), opt)
 			got := ""
 			if len(r.Latency.Evidence) > 0 {
-				got = r.Latency.latencyString()
+				got = r.Latency.String()
 			}
 			if got != tc.want {
 				t.Errorf("latency %q, want %q (evidence %q)", got, tc.want, r.Latency.Evidence)

@@ -68,7 +68,7 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 	if len(r.Latency.Evidence) > 0 {
 		fmt.Fprintln(b)
 		comment(r.Latency.Evidence...)
-		fmt.Fprintf(b, "submit_latency = %s\n", strconv.Quote(r.Latency.latencyString()))
+		fmt.Fprintf(b, "submit_latency = %s\n", strconv.Quote(r.Latency.String()))
 	}
 	if len(r.Immediate) > 0 {
 		fmt.Fprintln(b)
