@@ -129,7 +129,11 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	if err := report.WriteFileAtomic(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "wrote %s: %d capacity drops, %d outages, %d recurring drains, %d start windows, %d limits, %d held jobs, %d immediate queues\n",
-		out, len(res.Capacity), len(res.Outages), len(res.Drains), len(res.Windows), len(res.Limits), len(res.Holds), len(res.Immediate))
+	lat := "none"
+	if len(res.Latency.Evidence) > 0 {
+		lat = res.Latency.String()
+	}
+	fmt.Fprintf(stderr, "wrote %s: %d capacity drops, %d outages, %d recurring drains, %d start windows, %d limits, %d held jobs, %d immediate queues, submission latency %s\n",
+		out, len(res.Capacity), len(res.Outages), len(res.Drains), len(res.Windows), len(res.Limits), len(res.Holds), len(res.Immediate), lat)
 	return nil
 }

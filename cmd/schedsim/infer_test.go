@@ -22,7 +22,8 @@ func TestInferWritesScenario(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if stdout != "" || !strings.Contains(stderr, "wrote "+out) {
+	// The planted log's scheduler runs every minute: a cycle, no latency.
+	if stdout != "" || !strings.Contains(stderr, "wrote "+out) || !strings.HasSuffix(stderr, "immediate queues, submission latency none\n") {
 		t.Errorf("stdout %q, stderr %q", stdout, stderr)
 	}
 	b, err := os.ReadFile(out)
@@ -107,6 +108,7 @@ func TestInferErrors(t *testing.T) {
 		{"bad immediate past", []string{plantedLog, "--immediate-past", "-0.1"}, "--immediate-past"},
 		{"bad immediate wait", []string{plantedLog, "--immediate-wait", "soon"}, "--immediate-wait"},
 		{"no immediate jobs", []string{plantedLog, "--immediate-min-jobs", "0"}, "--immediate-min-jobs"},
+		{"bad latency wait", []string{plantedLog, "--latency-wait", "-1s"}, "--latency-wait"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, append([]string{"infer"}, tc.args...)...)
@@ -116,7 +118,7 @@ func TestInferErrors(t *testing.T) {
 		})
 	}
 	code, stdout, _ := run(t, "infer", "--help")
-	if code != 0 || !strings.Contains(stdout, "evidence") || !strings.Contains(stdout, "--drain-frac") {
+	if code != 0 || !strings.Contains(stdout, "evidence") || !strings.Contains(stdout, "--drain-frac") || !strings.Contains(stdout, "--latency-wait") {
 		t.Errorf("--help: exit %d, %q", code, stdout)
 	}
 }
