@@ -43,6 +43,7 @@ const (
 	FeatureImmediate    Feature = "immediate queues (--immediate-queues, immediate_queues)"
 	FeatureHolds        Feature = "holds (--holds, holds)"
 	FeatureLatency      Feature = "a submission latency (--submit-latency, submit_latency)"
+	FeatureShared       Feature = "time-shared queues (--shared-queues, shared_queues)"
 )
 
 // Combination is a pair of features a run refuses together.
@@ -89,6 +90,16 @@ var Combinations = []Combination{
 	{FeatureLatency, FeatureScoreD, "SCore-D's queues take a job in at its submission; its arrival later, after a latency, is not modelled", false},
 	{FeatureLatency, FeatureFilters, "the latency is laid on a job as its Hold Until, which HPC Pack's filters read from the job XML and may change: a filter would take it for a hold its user asked for", false},
 	{FeatureLatency, FeatureClosedLoop, "a closed loop moves a job's submission at run time, and the latency is laid on the recorded submissions before the run: the two would disagree on when the job arrives", false},
+	{FeatureShared, FeatureScoreD, "SCore-D's gang scheduling time-shares every job in its matrix of rows; a queue time-shared on top of it, outside the matrix, is not modelled", false},
+	{FeatureShared, FeatureNodes, "a node selector places every job on idle nodes (whole nodes or cores); a time-shared job runs on processors others hold, which no select plugin gives", false},
+
+	{FeatureShared, FeatureNodeEvents, "a node event kills or requeues the jobs on its nodes, and a time-shared job holds processors beyond any it was given: which nodes it ran on is not known", false},
+	{FeatureShared, FeatureGrow, "a growing job takes idle processors as it grows, and the processors time-shared jobs hold beyond the idle ones are not modelled with growth", false},
+
+	{FeatureShared, FeatureConservative, "conservative backfilling keeps its own plan of the processors, into which a time-shared job, started by the engine and not by the plan, would not enter", false},
+	{FeatureShared, FeatureExternal, "the protocol gives the program the idle processors and the running jobs it started; a time-shared job is started by the engine, which the program would not know of", false},
+	{FeatureShared, FeatureFilters, "HPC Pack's activation filters decide which queued jobs may start, and a time-shared job is started by the engine, outside them", false},
+	{FeatureShared, FeatureClosedLoop, "a closed loop moves a job's submission at run time; a time-shared job starting at it is not modelled with the loop", false},
 	{FeatureTiers, FeaturePreempt, "Slurm has one PriorityTier per partition, which both the scheduling order and preempt/partition_prio read; with preemption the tiers are the [cluster] partitions' own, and [[priority_tier]] would be a second, different value of the same parameter (as on any [cluster] whose partitions have tiers)", true},
 }
 
@@ -131,6 +142,7 @@ func (o *runner) features() ([]Feature, error) {
 	add(o.PolicyExec != "", FeatureExternal)
 	add(o.ClosedLoop, FeatureClosedLoop)
 	add(strings.TrimSpace(o.ImmediateQueues) != "", FeatureImmediate)
+	add(strings.TrimSpace(o.SharedQueues) != "", FeatureShared)
 	add(o.Holds != "", FeatureHolds)
 	add(strings.TrimSpace(o.SubmitLatency) != "", FeatureLatency)
 	add(cfg.hasConstraints(), FeatureCalendar)

@@ -61,6 +61,8 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 		sc.Holds = writeFile(t, dir, "holds.txt", "5 100000\n")
 	case FeatureLatency:
 		sc.SubmitLatency = "15s"
+	case FeatureShared:
+		sc.SharedQueues = "1"
 	case FeatureCycle:
 		sc.SchedInterval = "60"
 	case FeaturePower:
@@ -111,7 +113,7 @@ func TestCombinations(t *testing.T) {
 func TestCombinationsRun(t *testing.T) {
 	for _, f := range []Feature{FeatureScoreD, FeatureNodes, FeatureNodeEvents, FeatureCheckpoint, FeatureEstimates,
 		FeatureGrow, FeatureFilters, FeatureActivation, FeatureConservative, FeatureSlurm, FeatureOrder, FeatureDepth, FeatureSJBF,
-		FeatureCalendar, FeatureCycle, FeaturePreempt, FeatureImmediate, FeatureHolds, FeatureLatency} {
+		FeatureCalendar, FeatureCycle, FeaturePreempt, FeatureImmediate, FeatureHolds, FeatureLatency, FeatureShared} {
 		t.Run(string(f), func(t *testing.T) {
 			dir := t.TempDir()
 			sc, opt := Default(), Options{}

@@ -588,6 +588,24 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		qs := immQueues
 		simCfg.Immediate = func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
 	}
+	var sharedQueues []int64
+	if o.SharedQueues != "" {
+		if sharedQueues, err = workload.ResolveList("shared queues", "Queue", o.SharedQueues, rd.Header()); err != nil {
+			return nil, &InputError{err}
+		}
+		if len(sharedQueues) == 0 {
+			return nil, inputf("shared queues %q: no queue named", o.SharedQueues)
+		}
+		slices.Sort(sharedQueues)
+		sharedQueues = slices.Compact(sharedQueues)
+		for _, q := range sharedQueues {
+			if slices.Contains(immQueues, q) {
+				return nil, inputf("queue %d is both an immediate queue (immediate_queues) and a time-shared one (shared_queues): an immediate queue's jobs run beside the machine, a time-shared queue's on it", q)
+			}
+		}
+		qs := sharedQueues
+		simCfg.Shared = func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
+	}
 	lat, err := workload.ParseLatency(o.SubmitLatency, rd.Header())
 	if err != nil {
 		return nil, inputf("--submit-latency %q: %v", o.SubmitLatency, err)
@@ -802,6 +820,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	if len(immQueues) > 0 {
 		polName += "+immediate_queues=" + joinInts(immQueues)
 	}
+	if len(sharedQueues) > 0 {
+		polName += "+shared_queues=" + joinInts(sharedQueues)
+	}
 	if simCfg.Power != nil {
 		// Switching nodes off changes the machine under the policy's
 		// plans (verify then checks no reservation promise).
@@ -828,6 +849,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	s.SetPredictions(st)
 	s.ImmediateQueues = immQueues
+	s.SharedQueues = sharedQueues
 	if !lat.Zero() {
 		s.SubmitLatency = lat.String()
 	}

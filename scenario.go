@@ -128,6 +128,14 @@ type Scenario struct {
 	// writes them for the queues whose jobs all started at once while
 	// other queues' jobs waited.
 	ImmediateQueues string `toml:"immediate_queues" json:"immediate_queues,omitempty"`
+	// SharedQueues are the trace queues (as ImmediateQueues names them)
+	// whose jobs ran time-shared, non-dedicated (sim.Config.Shared): each
+	// starts as soon as it is queued and its start windows and the
+	// reservations holding the whole machine let it, whatever processors
+	// are idle, and its processors count as busy for every other job.
+	// schedsim infer writes it for the non-dedicated queues of a
+	// time-shared log.
+	SharedQueues string `toml:"shared_queues" json:"shared_queues,omitempty"`
 	// SubmitLatency is how long after its submission a job reaches the
 	// scheduler (workload.ParseLatency): "15s" for every job, "15s,2=4s"
 	// with queue 2's own. A job joins the queue then, as if held until

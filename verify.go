@@ -144,6 +144,10 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 			opts.Immediate = func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
 			opts.NoWho = !knowsWho(outs)
 		}
+		if qs := sum.SharedQueues; len(qs) > 0 {
+			opts.Shared = func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
+			opts.NoWho = !knowsWho(outs)
+		}
 		for _, v := range sim.Verify(sum.Procs, outs, opts) {
 			msgs = append(msgs, v.Error())
 		}

@@ -74,8 +74,9 @@ func (p *Profile) split(t workload.Time) int {
 }
 
 // Add takes procs processors over [start, end) (end may be workload.Forever).
-// Negative procs give processors back. It panics if the result would be
-// negative or exceed the size: the caller placed a job where it does not fit.
+// Negative procs give processors back. It panics if the result would
+// exceed the size. The free processors may fall below zero: time-shared
+// jobs (sim.Config.Shared) hold more than the idle processors.
 func (p *Profile) Add(start, end workload.Time, procs int) {
 	if end <= start || procs == 0 {
 		return
@@ -90,7 +91,7 @@ func (p *Profile) Add(start, end workload.Time, procs int) {
 	}
 	for j := i; j < k; j++ {
 		f := p.steps[j].free - procs
-		if f < 0 || f > p.size {
+		if f > p.size {
 			panic(fmt.Sprintf("cluster: profile step at %d would have %d free of %d", p.steps[j].at, f, p.size))
 		}
 		p.steps[j].free = f

@@ -253,6 +253,10 @@ type Summary struct {
 	// ImmediateQueues are those queues (SWF field 15), which verify reads.
 	Immediate       int64   `json:"immediate,omitempty"`
 	ImmediateQueues []int64 `json:"immediate_queues,omitempty"`
+	// SharedQueues are the time-shared queues (SWF field 15,
+	// sim.Config.Shared), which verify reads: their jobs started whatever
+	// processors were idle, and the others only beside them.
+	SharedQueues []int64 `json:"shared_queues,omitempty"`
 	// SubmitLatency is the run's submission latency (workload.Latency):
 	// how long after its submission each job reached the scheduler.
 	SubmitLatency string `json:"submit_latency,omitempty"`

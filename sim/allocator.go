@@ -113,7 +113,15 @@ func (p *poolAlloc) testOnly(e *Engine, j *workload.Job) (bool, string) {
 	return p.m.CanEverRun(e.procsAtSubmit(j))
 }
 
-func (p *poolAlloc) take(e *Engine, s *slot, _ int32) int {
+func (p *poolAlloc) take(e *Engine, s *slot, id int32) int {
+	if e.cfg.Shared != nil {
+		if e.isShared(s) {
+			return e.sharedTake(p, s, id)
+		}
+		if s.job.Procs > p.m.Free()-e.sharedOver {
+			e.overAllocated(s, p.m.Free()-e.sharedOver)
+		}
+	}
 	if s.job.Procs > p.m.Free() || e.startOn != nil {
 		e.overAllocated(s, p.m.Free())
 	}
@@ -167,6 +175,14 @@ func (c *countAlloc) tooBig(procs int) string {
 
 func (c *countAlloc) take(e *Engine, s *slot, id int32) int {
 	if s.job.Procs > c.size-c.busy || e.startOn != nil {
+		if e.startOn == nil && e.isShared(s) {
+			// Time-shared (Config.Shared): it takes the idle processors
+			// and shares the rest.
+			got := min(s.job.Procs, max(c.size-c.busy, 0))
+			c.busy += s.job.Procs
+			e.sharedBeyond(id, s.job.Procs-got)
+			return got
+		}
 		e.overAllocated(s, c.size-c.busy)
 	}
 	c.busy += s.job.Procs

@@ -520,6 +520,7 @@ func Restore(cfg Config, b []byte) (*Engine, error) {
 	if err := e.pool.restored(e); err != nil {
 		return nil, bad("%v", err)
 	}
+	e.restoreShared()
 	if e.cons != nil {
 		e.cons.rebuild(e)
 	}

@@ -59,8 +59,13 @@ func ConstraintRejection(reason string) bool {
 // jobs it does not admit held at most the processors it leaves. Who
 // (users, accounts, partitions, queues) comes from the outcomes' jobs;
 // noWho says they are unknown (a per-job table that does not record
-// them): only the rules that hold for every job are then checked.
-func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noWho bool) []Violation {
+// them): only the rules that hold for every job are then checked. The
+// jobs of time-shared queues (shared, nil for none) are held only by the
+// start windows and the reservations of the whole machine: they are left
+// out of the other reservations' counts, and no limit is checked at their
+// starts (they count in the others').
+func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noWho bool, shared func(*workload.Job) bool) []Violation {
+	isShared := func(j *workload.Job) bool { return shared != nil && shared(j) }
 	var vs []Violation
 	add := func(j *workload.Job, rule, format string, a ...any) {
 		vs = append(vs, Violation{JobID: j.ID, Rule: rule, Msg: fmt.Sprintf(format, a...)})
@@ -128,7 +133,7 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 				if o.Start >= to {
 					break
 				}
-				if o.End <= from || r.Admits(&o.Job) {
+				if o.End <= from || r.Admits(&o.Job) || (isShared(&o.Job) && leave > 0) {
 					continue
 				}
 				for _, sg := range runSegments(o, false) {
@@ -163,7 +168,7 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 		if l.MaxWall > 0 {
 			for _, i := range ran {
 				o := &outs[i]
-				if l.appliesTo(&o.Job) && (o.Job.Estimate <= 0 || o.Job.Estimate > l.MaxWall) {
+				if l.appliesTo(&o.Job) && !isShared(&o.Job) && (o.Job.Estimate <= 0 || o.Job.Estimate > l.MaxWall) {
 					add(&o.Job, "limit", "limit %d: ran with requested time %s over MaxWall %s s", k+1, limitText(o.Job.Estimate, c.tick()), workload.FormatTicks(l.MaxWall, int64(c.tick())))
 				}
 			}
@@ -219,7 +224,7 @@ func verifyConstraints(c *Constraints, procs int, outs []Outcome, ran []int, noW
 			ajobs[a] += e.jobs
 			acpus[a] += e.cpus
 			grp += e.cpus
-			if !e.up {
+			if !e.up || isShared(&e.o.Job) {
 				continue
 			}
 			switch {

@@ -366,11 +366,35 @@ func (e *Engine) consPass() {
 	cs := e.cons
 	for round := 0; ; round++ {
 		e.stats.Passes++
+		if round == 0 && e.cfg.Shared != nil {
+			e.startShared()
+		}
 		e.passLen = len(e.queue)
 		e.headPhase = false
 		e.started = false
 		e.startedAt = e.startedAt[:0]
-		if !cs.hasLimits {
+		if e.cfg.Shared != nil {
+			// The time-shared jobs the calendar keeps are not the
+			// policy's to start (see shared.go).
+			cs.visible = cs.visible[:0]
+			for qi, id := range e.queue {
+				s := &e.slots[id]
+				if e.isShared(s) {
+					s.pending = PendingReservation
+					if cs.startFrom(&s.job, s.limit, e.now) != e.now {
+						s.pending = PendingStartWindow
+					}
+					continue
+				}
+				allowed := !cs.hasLimits || cs.allowed(id, s.job.Procs)
+				if allowed || cs.wholeQueue {
+					cs.visible = append(cs.visible, qi)
+				}
+				if !allowed {
+					s.pending = PendingLimit
+				}
+			}
+		} else if !cs.hasLimits {
 			// Every queued job is visible: the indices are the queue's.
 			for k := len(cs.visible); k < len(e.queue); k++ {
 				cs.visible = append(cs.visible, k)

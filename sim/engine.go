@@ -215,7 +215,7 @@ type Record struct {
 	// (PendingNone for a job that started at its submission, and in
 	// ScoreD's records).
 	Pending PendingReason
-	// Who reports a run with Config.Constraints, whose checks need to
+	// Who reports a run with Config.Constraints or Config.Shared, whose checks need to
 	// know whose job it was: jobs.csv's metadata then names the job's
 	// user, account, partition and queue.
 	Who bool
@@ -428,6 +428,15 @@ type Config struct {
 	// Its record (Record.Immediate) is its only event. Not with
 	// ClosedLoop.
 	Immediate func(j *workload.Job) bool
+
+	// Shared, if not nil, reports the jobs of time-shared (non-dedicated)
+	// queues: each starts as soon as it is queued and its start windows
+	// and the reservations holding the whole machine let it, whatever
+	// processors are free, and its processors count as busy for every
+	// other job (see shared.go). Only on a machine counted in processors
+	// (no Allocator), without ScoreD, Grow, Preempt, NodeEvents or a
+	// Conservative policy.
+	Shared func(j *workload.Job) bool
 }
 
 // Stats summarises a finished run.
@@ -680,6 +689,12 @@ type Engine struct {
 	// made at every start, end and pass go to it directly, where the
 	// compiler inlines them, rather than through the interface.
 	count *countAlloc
+	// sharedOver counts the processors the running time-shared jobs
+	// (Config.Shared) share beyond the idle ones they took at their
+	// start, on a pool that numbers its processors (countAlloc counts
+	// them in busy).
+	sharedOver int
+	sharedOf   map[int32]int // slot id → what its time-shared job shares beyond
 	// toPredict are the jobs submitted at this instant whose WILL_RUN
 	// prediction waits for the instant's node events.
 	toPredict []int32
@@ -836,6 +851,9 @@ func New(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, pol: cfg.Policy, est: cfg.Estimator, machine: cluster.NewMachine(cfg.Procs), alloc: cfg.Allocator, grow: g, deferred: cfg.DeferPlacement}
 	e.pool = newAllocator(&cfg, e.machine)
 	e.count, _ = e.pool.(*countAlloc)
+	if err := checkShared(&cfg); err != nil {
+		return nil, err
+	}
 	if err := e.initNodes(&cfg); err != nil {
 		return nil, err
 	}
@@ -873,7 +891,7 @@ func New(cfg Config) (*Engine, error) {
 		// A requeued job (a node failure) rejoins the queue where the
 		// owners' lists do not see it: the whole queue is walked then.
 		// So does a job requeued by preemption (Config.Preempt).
-		cs.fast = cs.hasLimits && !cs.wholeQueue && len(cfg.NodeEvents) == 0 && !cfg.slowLimits &&
+		cs.fast = cs.hasLimits && !cs.wholeQueue && len(cfg.NodeEvents) == 0 && !cfg.slowLimits && cfg.Shared == nil &&
 			(cfg.Preempt == nil || cfg.Preempt.Mode != policy.PreemptRequeue)
 		if err := cs.initPins(e.alloc); err != nil {
 			return nil, err
@@ -881,7 +899,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	_, conservative := e.pol.(*policy.Conservative)
 	e.promises = e.pool.counting() && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)
-	if q, ok := e.pol.(fastpath.Quieter); ok && e.pool.counting() && e.grow == nil && len(cfg.NodeEvents) == 0 && (e.cons == nil || e.cons.steady(cfg)) && cfg.SchedInterval == 0 {
+	if q, ok := e.pol.(fastpath.Quieter); ok && e.pool.counting() && e.grow == nil && len(cfg.NodeEvents) == 0 && (e.cons == nil || e.cons.steady(cfg)) && cfg.SchedInterval == 0 && cfg.Shared == nil {
 		e.quieter = q
 		// A checkpoint is taken between instants, with no end left for
 		// the next pass: passes after ends run when it may be taken.
@@ -901,10 +919,12 @@ func (e *Engine) freeProcs() int {
 	return e.poolFree()
 }
 
-// poolFree is freeProcs on a pool of another kind than the counted one.
+// poolFree is freeProcs on a pool of another kind than the counted one:
+// its idle processors, less those the time-shared jobs share beyond them
+// (Config.Shared; the counted pool counts those in its busy).
 //
 //go:noinline
-func (e *Engine) poolFree() int { return e.pool.free() }
+func (e *Engine) poolFree() int { return e.pool.free() - e.sharedOver }
 
 // Run replays src to the end, telling observer (which may be nil) of every
 // event it wants, and returns the run's statistics. An error from src stops
@@ -1568,6 +1588,9 @@ func (e *Engine) touch(t workload.Time) {
 func (e *Engine) finish(id int32, obs *sink) {
 	s := &e.slots[id]
 	var alloc []cluster.Range // where it ran, for the policy (on nodes)
+	if e.sharedOver > 0 {
+		e.sharedEnded(id)
+	}
 	if c := e.count; c != nil {
 		c.give(s)
 	} else {
@@ -1612,7 +1635,7 @@ func (e *Engine) finish(id int32, obs *sink) {
 			obs.loop.ended(s.job.ID, s.end)
 		}
 		if obs.kinds&(1<<EventEnded) != 0 {
-			obs.copier.PlainEnd(&s.job, s.start, s.end, st == Killed, id, s.requeues, uint8(s.pending), e.cons != nil)
+			obs.copier.PlainEnd(&s.job, s.start, s.end, st == Killed, id, s.requeues, uint8(s.pending), e.cons != nil || e.cfg.Shared != nil)
 		}
 		e.freeIDs = append(e.freeIDs, id)
 		return
@@ -1622,7 +1645,7 @@ func (e *Engine) finish(id int32, obs *sink) {
 	r := &e.rec
 	*r = Record{}
 	r.Job, r.State, r.Start, r.End, r.Alloc = &s.job, st, s.start, s.end, s.alloc
-	r.Requeues, r.Deferred, r.Slot, r.Pending, r.Who = int(s.requeues), e.deferred, id, s.pending, e.cons != nil
+	r.Requeues, r.Deferred, r.Slot, r.Pending, r.Who = int(s.requeues), e.deferred, id, s.pending, e.cons != nil || e.cfg.Shared != nil
 	e.recordGrowth(id)
 	if e.pre != nil {
 		e.pre.ran(s.tier, -1)
@@ -1688,6 +1711,9 @@ func (e *Engine) pass() {
 	e.stats.Passes++
 	if e.pre != nil && len(e.pre.susp) > 0 {
 		e.resume()
+	}
+	if e.cfg.Shared != nil {
+		e.startShared()
 	}
 	e.passLen = len(e.queue)
 	e.headPhase = e.grow != nil

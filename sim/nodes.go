@@ -199,7 +199,7 @@ func (e *Engine) busyProcs() int {
 	if c := e.count; c != nil {
 		// Written out for the counted pool, so that this, which runs at
 		// every instant, is inlined.
-		return e.machine.Size() - (c.size - c.busy) - e.nodes.nParked
+		return e.machine.Size() - (c.size - c.busy) - e.nodes.nParked - e.sharedOver
 	}
 	return e.machine.Size() - e.pool.free() - e.nodes.nParked
 }
@@ -491,10 +491,17 @@ func (e *Engine) fits(s *slot) bool {
 	return e.poolFits(s)
 }
 
-// poolFits is fits on a pool of another kind than the counted one.
+// poolFits is fits on a pool of another kind than the counted one (on
+// processors, less those the time-shared jobs share beyond the idle ones
+// they took).
 //
 //go:noinline
-func (e *Engine) poolFits(s *slot) bool { return e.pool.fits(s) }
+func (e *Engine) poolFits(s *slot) bool {
+	if e.sharedOver > 0 && e.pool.counting() {
+		return s.job.Procs <= e.poolFree()
+	}
+	return e.pool.fits(s)
+}
 
 // freed returns the processors the end of the running job of slot s gives
 // back to service (policy.Ended.Freed): what Running counts for it.

@@ -92,7 +92,10 @@ func (p *Placer) Start(slot int32, procs int) {
 		panic(fmt.Sprintf("sim: job started in slot %d, which a running job holds", slot))
 	}
 	h.busy = true
-	if p.pool != nil {
+	if procs == 0 {
+		// A time-shared job that found no processor idle (sim.Config.Shared).
+		h.alloc = h.alloc[:0]
+	} else if p.pool != nil {
 		h.alloc = p.pool.alloc(procs, h.alloc[:0])
 	} else {
 		h.alloc = p.m.Alloc(procs, h.alloc[:0])

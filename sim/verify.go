@@ -94,6 +94,13 @@ type VerifyOptions struct {
 	// beside the machine (Outcome.Immediate), and no other job may have.
 	// Such jobs are left out of every other check.
 	Immediate func(j *workload.Job) bool
+	// Shared, if not nil, reports the jobs of time-shared queues
+	// (Config.Shared): each may hold fewer processors than it asked (the
+	// idle ones it took), and every other job must have started where it
+	// fit beside all the jobs running then, time-shared ones at their
+	// full size. HeadReservation is then not checked: a time-shared
+	// job's start voids the promises made before it.
+	Shared func(j *workload.Job) bool
 	// FCFS checks that no job started before a job submitted earlier
 	// (backfilling off, FCFS order) that was queued then: a job held after
 	// its submission (Job.HoldUntil) joined the queue, at its submission's
@@ -333,7 +340,7 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 		switch {
 		case nodeSum == nil:
 			held = n
-			if n != j.Procs && !(n > j.Procs && wn != nil && wn.wholeNodes(o.Alloc)) {
+			if n != j.Procs && !(n > j.Procs && wn != nil && wn.wholeNodes(o.Alloc)) && !(n < j.Procs && opts.Shared != nil && opts.Shared(j)) {
 				add(j, "alloc-size", "allocated %d processors, asked for %d", n, j.Procs)
 			}
 		case held < j.Procs:
@@ -385,21 +392,28 @@ func Verify(procs int, outs []Outcome, opts VerifyOptions) []Violation {
 			vs = append(vs, Violation{Rule: "utilisation", Msg: fmt.Sprintf("utilisation %.6f > 1", u)})
 		}
 	}
+	if opts.Shared != nil {
+		vs = append(vs, verifyShared(procs, outs, byStart, opts.Shared)...)
+	}
 	if opts.FCFS {
 		fcfs := ran
 		if nt != nil {
 			fcfs = slices.DeleteFunc(slices.Clone(ran), func(i int) bool { return outs[i].Requeues > 0 })
 		}
+		if opts.Shared != nil {
+			// A time-shared job starts at its arrival, ahead of any queue.
+			fcfs = slices.DeleteFunc(slices.Clone(fcfs), func(i int) bool { return opts.Shared(&outs[i].Job) })
+		}
 		vs = append(vs, checkFCFS(outs, fcfs)...)
 	}
-	if opts.HeadReservation && opts.Constraints == nil && opts.Cluster == nil {
+	if opts.HeadReservation && opts.Constraints == nil && opts.Cluster == nil && opts.Shared == nil {
 		vs = append(vs, checkHeadReservations(procs, outs, ran, byStart)...)
 	}
 	if opts.TierOrder != TierOrderNone {
 		vs = append(vs, checkTierOrder(procs, outs, byStart, opts)...)
 	}
 	if opts.Constraints != nil {
-		vs = append(vs, verifyConstraints(opts.Constraints, procs, outs, ran, opts.NoWho)...)
+		vs = append(vs, verifyConstraints(opts.Constraints, procs, outs, ran, opts.NoWho, opts.Shared)...)
 		vs = append(vs, verifyPinned(opts.Constraints, opts.Cluster, procs, outs, ran, opts.NoWho)...)
 	}
 	return vs
@@ -1236,4 +1250,31 @@ func checkOverlapShared(units int, caps []int, outs []Outcome, byStart []int) []
 // secs prints t, in the cluster's ticks, as seconds.
 func (pc *partitionCheck) secs(t workload.Time) string {
 	return workload.FormatTicks(t, int64(pc.tick))
+}
+
+// verifyShared checks, in a run with time-shared queues, that every job
+// not of one started where it fit beside all the jobs running then, the
+// time-shared ones at their full size (their processors count as busy
+// for the others), those ending at its start gone.
+func verifyShared(procs int, outs []Outcome, byStart []int, shared func(*workload.Job) bool) []Violation {
+	var vs []Violation
+	var running []int // outs indices, started before the current start
+	for _, i := range byStart {
+		o := &outs[i]
+		busy := 0
+		k := 0
+		for _, r := range running {
+			if outs[r].End > o.Start {
+				running[k] = r
+				k++
+				busy += outs[r].Job.Procs
+			}
+		}
+		running = running[:k]
+		if !shared(&o.Job) && busy+o.Job.Procs > procs {
+			vs = append(vs, Violation{JobID: o.Job.ID, Rule: "shared", Msg: fmt.Sprintf("started at %d on %d processors beside %d busy (time-shared jobs at their full size) of %d", o.Start, o.Job.Procs, busy, procs)})
+		}
+		running = append(running, i)
+	}
+	return vs
 }

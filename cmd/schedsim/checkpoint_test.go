@@ -385,6 +385,25 @@ func TestCheckpointKillResumeLatency(t *testing.T) {
 	}
 }
 
+// A replay of LANL-CM5's first jobs with its time-shared queue 1
+// (--shared-queues, on a machine whose processors are numbered, as
+// checkpoints need), killed after some checkpoints and resumed, writes the
+// files of a run never interrupted: the processors the running
+// time-shared jobs share beyond those they took are recounted from the
+// saved allocations.
+func TestCheckpointKillResumeShared(t *testing.T) {
+	trace := filepath.Join("..", "..", "..", "shared", "traces", "LANL-CM5-1994-4.1-cln.swf.gz")
+	if _, err := os.Stat(trace); err != nil {
+		t.Skipf("skipping: %s not found (it sits beside the repository in CI)", trace)
+	}
+	dir := t.TempDir()
+	want := killResumeCompare(t, dir, 4, "1d", "run", "--trace", trace, "-q", "--max-jobs", "6000", "--backfill", "easy",
+		"--shared-queues", "1", "--immediate-queues", "6", "--submit-latency", "2s")
+	if !bytes.Contains(want["summary.json"], []byte(`"shared_queues": [`)) {
+		t.Fatal("the run has no shared queue: the test does not exercise it")
+	}
+}
+
 // A run in ms (--time-unit ms) of HPC2N's first jobs as a Batsim
 // workload, with node events and Slurm's backfill, killed with SIGKILL
 // after some checkpoints (spaced in simulated seconds) and resumed with

@@ -30,7 +30,7 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&opt.WindowLeakFrac, "window-leak", opt.WindowLeakFrac, "a start hour is restricted to a maximum requested time when at most this fraction of the longer jobs expected there started there")
 	fs.Float64Var(&opt.WindowMinExpected, "window-expected", opt.WindowMinExpected, "... and at least this many were expected")
 	fs.Float64Var(&opt.SizeWindowMinExpected, "size-window-expected", opt.SizeWindowMinExpected, "a start hour of a queue is restricted to a processor count when at least this many of its larger jobs were expected there (0: never look for size windows)")
-	fs.Float64Var(&opt.NonDedicatedFrac, "non-dedicated", opt.NonDedicatedFrac, "on a time-shared machine, name the fewest queues without whose jobs the others held more than the machine on under this fraction of the 5-minute steps: they ran beside the others (a comment; 0: never)")
+	fs.Float64Var(&opt.NonDedicatedFrac, "non-dedicated", opt.NonDedicatedFrac, "on a time-shared machine, name the fewest queues without whose jobs the others held more than the machine on under this fraction of the 5-minute steps: they ran time-shared beside the others (written as shared_queues, or a comment with --non-dedicated-note; 0: never)")
 	fs.StringVar(&capHold, "cap-hold", capHold, "a user sat at its maximum concurrency, with a job of its own waiting that would have fit, at least this long in all (seconds, or with unit) ...")
 	fs.IntVar(&opt.CapMinEpisodes, "cap-episodes", opt.CapMinEpisodes, "... in at least this many episodes")
 	fs.IntVar(&opt.CapMinUsers, "cap-users", opt.CapMinUsers, "a cap shared by at least this many users, which no user exceeds, applies to every user")
@@ -47,6 +47,8 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&opt.ImmediateMinJobs, "immediate-min-jobs", opt.ImmediateMinJobs, "... it has at least this many jobs ...")
 	fs.Float64Var(&opt.ImmediatePastFrac, "immediate-past", opt.ImmediatePastFrac, "... and at least this fraction of those started at once (20 or more) did so while a job of another queue, submitted before them, had waited --immediate-wait or more and still waited")
 	fs.StringVar(&latencyWait, "latency-wait", latencyWait, "the jobs that found their processors idle at submission and started within this long (seconds, or with unit; 0: never) give the submission latency, their median wait")
+	fs.BoolVar(&opt.NonDedicatedNote, "non-dedicated-note", opt.NonDedicatedNote, "on a time-shared machine, name the non-dedicated queues (--non-dedicated) in a comment only, instead of writing them as shared_queues (and look for no processors kept for them by day)")
+	fs.Float64Var(&opt.SharedDayFreeFrac, "shared-day-free", opt.SharedDayFreeFrac, "with shared queues, the dedicated queues' jobs kept off processors by day (a weekday reservation) when, at a plateau of 4 hours or more in a row, their median load left at least this fraction of the machine while some of them waited (0: never look)")
 	fs.BoolVar(&opt.ImmediateBeside, "immediate-beside", opt.ImmediateBeside, "the rules that count busy processors leave the immediate queues' jobs out, as they ran beside the machine (false: count them)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -69,7 +71,7 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 		v    float64
 	}{{"--near-zero", opt.NearZeroFrac}, {"--drain-frac", opt.DrainMinFrac}, {"--capacity-low", opt.CapacityLowFrac}, {"--window-leak", opt.WindowLeakFrac},
 		{"--time-share", opt.TimeShareFrac}, {"--non-dedicated", opt.NonDedicatedFrac}, {"--effective-min", opt.EffectiveMinFrac}, {"--node-share", opt.NodeMinShare},
-		{"--throttle-quantile", opt.ThrottleQuantile}, {"--throttle-room", opt.ThrottleRoomFrac}, {"--immediate-share", opt.ImmediateShare}, {"--immediate-past", opt.ImmediatePastFrac}} {
+		{"--throttle-quantile", opt.ThrottleQuantile}, {"--throttle-room", opt.ThrottleRoomFrac}, {"--immediate-share", opt.ImmediateShare}, {"--immediate-past", opt.ImmediatePastFrac}, {"--shared-day-free", opt.SharedDayFreeFrac}} {
 		if !(f.v >= 0 && f.v <= 1) {
 			return usagef("%s %v: want a fraction from 0 to 1", f.name, f.v)
 		}
@@ -133,7 +135,7 @@ func cmdInfer(args []string, stdout, stderr io.Writer) error {
 	if len(res.Latency.Evidence) > 0 {
 		lat = res.Latency.String()
 	}
-	fmt.Fprintf(stderr, "wrote %s: %d capacity drops, %d outages, %d recurring drains, %d start windows, %d limits, %d held jobs, %d immediate queues, submission latency %s\n",
-		out, len(res.Capacity), len(res.Outages), len(res.Drains), len(res.Windows), len(res.Limits), len(res.Holds), len(res.Immediate), lat)
+	fmt.Fprintf(stderr, "wrote %s: %d capacity drops, %d outages, %d recurring drains, %d start windows, %d limits, %d held jobs, %d immediate queues, %d shared queues (%d daytime cuts), submission latency %s\n",
+		out, len(res.Capacity), len(res.Outages), len(res.Drains), len(res.Windows), len(res.Limits), len(res.Holds), len(res.Immediate), len(res.Shared), len(res.SharedDay), lat)
 	return nil
 }

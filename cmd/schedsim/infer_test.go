@@ -23,7 +23,7 @@ func TestInferWritesScenario(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	// The planted log's scheduler runs every minute: a cycle, no latency.
-	if stdout != "" || !strings.Contains(stderr, "wrote "+out) || !strings.HasSuffix(stderr, "immediate queues, submission latency none\n") {
+	if stdout != "" || !strings.Contains(stderr, "wrote "+out) || !strings.HasSuffix(stderr, "immediate queues, 0 shared queues (0 daytime cuts), submission latency none\n") {
 		t.Errorf("stdout %q, stderr %q", stdout, stderr)
 	}
 	b, err := os.ReadFile(out)

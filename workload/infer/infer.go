@@ -3,9 +3,10 @@
 // machine had that a textbook replay lacks: its size and capacity
 // timeline, planned outages, recurring drains (and the clock that makes
 // them line up), start windows that depend on the requested time,
-// per-user concurrency caps, and queue priorities. Result.WriteTOML writes
-// them as a schedsim scenario whose every entry is preceded by comment
-// lines giving its evidence.
+// per-user concurrency caps, queue priorities, and a time-shared
+// machine's shared queues and the processors kept for them by day.
+// Result.WriteTOML writes them as a schedsim scenario whose every entry is
+// preceded by comment lines giving its evidence.
 //
 // The rules are general: each one is a pattern any log can show (see
 // Options for every threshold), none names a particular log. Inference
@@ -151,8 +152,20 @@ type Options struct {
 	// NonDedicatedFrac: on a time-shared machine, the queues without
 	// whose jobs the others held more processors than the machine on
 	// under this fraction of the CapSampleSec samples ran beside the
-	// others (a note; 0: never looked for).
+	// others (written as shared_queues; 0: never looked for).
 	NonDedicatedFrac float64
+	// NonDedicatedNote: the non-dedicated queues are only said in a note,
+	// not written as shared_queues (and the processors kept for them by
+	// day are not looked for).
+	NonDedicatedNote bool
+	// SharedDayFreeFrac: on a machine with shared queues, a local weekday
+	// hour keeps processors for them when the median of the processors
+	// the dedicated jobs (those of the other queues, but the immediate
+	// ones) held while one of them waited left at least this fraction of
+	// the machine free; the longest run of such hours, sharedDayMinHours
+	// or more, whose other hours leave less, is written as a recurring
+	// reservation of what they left (0: never looked for).
+	SharedDayFreeFrac float64
 	// CapSampleSec is the sampling step of the per-user concurrency.
 	CapSampleSec workload.Time
 	// CapMinHoldSec: a user's concurrency is capped at its maximum when it
@@ -248,6 +261,7 @@ func Defaults() Options {
 		WindowLeakFrac:        0.05,
 		SizeWindowMinExpected: 20,
 		NonDedicatedFrac:      0.01,
+		SharedDayFreeFrac:     0.10,
 		CapSampleSec:          300,
 		CapMinHoldSec:         24 * h,
 		CapMinEpisodes:        10,
@@ -355,6 +369,15 @@ type Result struct {
 	// Immediate are the queues whose jobs started at their submission,
 	// beside the machine (written as immediate_queues), in queue order.
 	Immediate []ImmediateQueue
+	// Shared are the non-dedicated queues, whose jobs time-shared the
+	// processors beside the others' (written as shared_queues), ascending,
+	// and SharedEvidence why.
+	Shared         []int
+	SharedEvidence []string
+	// SharedDay holds the processors kept for the shared queues by day
+	// (a recurring maintenance reservation the shared queues' jobs are not
+	// held by), when found.
+	SharedDay []Reservation
 	// Holds are the jobs the log shows held (by job number), each until
 	// its recorded start, and HoldEvidence why; HoldsFile, when set, is
 	// the holds file the scenario names (written with WriteHolds).
@@ -415,6 +438,7 @@ func Infer(l *Log, opt Options) (*Result, error) {
 	r.sizeWindows(sched, opt)
 	r.effectiveSize(occ, opt)
 	r.nodeSize(busy, opt)
+	r.sharedDay(jobs, opt)
 	// Throttled users and held jobs count idle processors against the
 	// machine as inferred; held jobs are those no inferred rule explains.
 	r.throttled(busy, tl, opt)

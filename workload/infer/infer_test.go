@@ -394,6 +394,7 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 		Procs       int    `toml:"procs"`
 		Timezone    string `toml:"timezone"`
 		Immediate   string `toml:"immediate_queues"`
+		Shared      string `toml:"shared_queues"`
 		Missing     string `toml:"missing_estimate"`
 		Latency     string `toml:"submit_latency"`
 		Reservation []struct {
@@ -447,7 +448,14 @@ func checkTOML(t *testing.T, b []byte, r *Result) {
 	if sc.Immediate != strings.Join(imm, ",") {
 		t.Errorf("immediate_queues %v in the file, %v found", sc.Immediate, imm)
 	}
-	all := slices.Concat(r.Capacity, r.Outages, r.Drains)
+	var shared []string
+	for _, q := range r.Shared {
+		shared = append(shared, strconv.Itoa(q))
+	}
+	if sc.Shared != strings.Join(shared, ",") {
+		t.Errorf("shared_queues %v in the file, %v found", sc.Shared, shared)
+	}
+	all := slices.Concat(r.Capacity, r.Outages, r.Drains, r.SharedDay)
 	if len(sc.Reservation) != len(all) {
 		t.Fatalf("%d reservations in the file, %d found", len(sc.Reservation), len(all))
 	}

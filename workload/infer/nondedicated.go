@@ -2,21 +2,27 @@ package infer
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/schedsim/schedsim/workload"
 )
 
-// nonDedicated says, on a time-shared machine, which queues ran beside
+// nonDedicated finds, on a time-shared machine, which queues ran beside
 // the others: the fewest queues (taken greedily, each the one whose jobs
 // left out bring the overlap down most) without which the recorded jobs
 // held more processors than the machine on under NonDedicatedFrac of the
 // samples. Their jobs time-shared the processors; the other queues' jobs
-// fit the machine as if they had it to themselves (dedicated). It is said
-// in a note: immediate_queues, the scenario key that runs a queue's jobs
-// beside the machine, starts each at its submission, which these queues'
-// jobs did not all do (the immediate queues' rule finds those that did).
+// fit the machine as if they had it to themselves (dedicated). They are
+// written as shared_queues (Result.Shared): the scenario key that starts
+// a queue's jobs when they reach the scheduler and their start windows
+// let them, on whatever processors are free, held only by reservations of
+// the whole machine; with NonDedicatedNote they are only said in a note.
+// Not immediate_queues, which starts each job at its submission whatever
+// its windows, as these queues' jobs did not all do (the immediate
+// queues' rule finds those that did). Neither the immediate queues nor
+// jobs of no known queue (-1) are candidates.
 func (r *Result) nonDedicated(jobs []Job, opt Options) {
 	if !r.TimeShared || opt.NonDedicatedFrac <= 0 || r.Procs <= 0 {
 		return
@@ -29,6 +35,7 @@ func (r *Result) nonDedicated(jobs []Job, opt Options) {
 	if len(qs) < 2 {
 		return
 	}
+	imm := r.immediateSet()
 	// busy[i][k]: queue qs[i]'s processors at sample k.
 	tl := newTimeline(jobs)
 	var steps []workload.Time
@@ -62,7 +69,7 @@ func (r *Result) nonDedicated(jobs []Job, opt Options) {
 	for frac >= opt.NonDedicatedFrac && len(chosen) < len(qs)-1 {
 		best, bestFrac := -1, frac
 		for i := range qs {
-			if containsInt(chosen, i) {
+			if containsInt(chosen, i) || qs[i] < 0 || imm[qs[i]] {
 				continue
 			}
 			n := 0
@@ -99,9 +106,50 @@ func (r *Result) nonDedicated(jobs []Job, opt Options) {
 			}
 		}
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("non-dedicated queues: %s (%d jobs, %.1f %% of them started within a minute): without their jobs the others held more than the machine in %.1f %% of the steps (--non-dedicated %.1f %%),",
-		strings.Join(names, ", "), n, 100*float64(prompt)/float64(max(n, 1)), 100*frac, 100*opt.NonDedicatedFrac),
-		"  so these queues' jobs ran beside the others, time-shared, and the others had the machine to themselves; not written as immediate_queues, which would start every one of their jobs at submission")
+	which := fmt.Sprintf("%s (%d jobs, %.1f %% of them started within a minute)", strings.Join(names, ", "), n, 100*float64(prompt)/float64(max(n, 1)))
+	if opt.NonDedicatedNote {
+		r.Notes = append(r.Notes, fmt.Sprintf("non-dedicated queues: %s: without their jobs the others held more than the machine in %.1f %% of the steps (--non-dedicated %.1f %%),",
+			which, 100*frac, 100*opt.NonDedicatedFrac),
+			"  so these queues' jobs ran beside the others, time-shared, and the others had the machine to themselves; not written as shared_queues (--non-dedicated-note)")
+		return
+	}
+	for _, i := range chosen {
+		r.Shared = append(r.Shared, qs[i])
+	}
+	slices.Sort(r.Shared)
+	r.SharedEvidence = []string{
+		fmt.Sprintf("evidence: the recorded jobs held more than the machine's %d processors in %.1f %% of the %s steps (time sharing); without the jobs of %s %s,",
+			r.Procs, 100*overFrac(total), durationText(opt.CapSampleSec), plural(len(names), "queue", "queues"), which),
+		fmt.Sprintf("the others held more than the machine in %.1f %% of the steps (under %.1f %%, --non-dedicated): these queues' jobs ran beside the others, time-shared, and the others had the machine to themselves.",
+			100*frac, 100*opt.NonDedicatedFrac),
+	}
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// sharedList writes the shared queues as the scenario key takes them: a
+// TOML string of comma-separated queue numbers ("1,3").
+func (r *Result) sharedList() string {
+	qs := make([]string, len(r.Shared))
+	for i, q := range r.Shared {
+		qs[i] = strconv.Itoa(q)
+	}
+	return strconv.Quote(strings.Join(qs, ","))
+}
+
+// sharedSet reports which queues are shared.
+func (r *Result) sharedSet() map[int]bool {
+	set := map[int]bool{}
+	for _, q := range r.Shared {
+		set[q] = true
+	}
+	return set
 }
 
 func containsInt(s []int, v int) bool {

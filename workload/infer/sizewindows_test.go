@@ -3,6 +3,7 @@ package infer
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -144,8 +145,9 @@ func TestInferSizeWindows(t *testing.T) {
 
 // TestInferNonDedicated: queue 2's jobs (32 of 64 processors, one at a
 // time) fit the machine, queue 1's (64 each, six at once) overlap it: the
-// machine is time-shared and queue 1 is named non-dedicated; with
-// --non-dedicated 0 nothing is said.
+// machine is time-shared and queue 1 is non-dedicated, written as
+// shared_queues; with --non-dedicated-note it is only said in a note, and
+// with --non-dedicated 0 nothing is said.
 func TestInferNonDedicated(t *testing.T) {
 	l := &Log{Procs: 64, Name: "nd.swf", Zone: time.UTC}
 	id := int64(0)
@@ -157,18 +159,38 @@ func TestInferNonDedicated(t *testing.T) {
 			l.Jobs = append(l.Jobs, Job{ID: id, Submit: at, Start: at, End: at + 3000, Procs: 32, ReqTime: 3600, User: 2, Queue: 2})
 		}
 	}
-	r, err := Infer(l, Defaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	note := strings.Join(r.Notes, "\n")
-	if !r.TimeShared || !strings.Contains(note, "non-dedicated queues: 1 (") {
-		t.Errorf("time shared %v; notes:\n%s", r.TimeShared, note)
-	}
-	opt := Defaults()
-	opt.NonDedicatedFrac = 0
-	r0, _ := Infer(l, opt)
-	if strings.Contains(strings.Join(r0.Notes, "\n"), "non-dedicated") {
-		t.Errorf("--non-dedicated 0 still names queues: %v", r0.Notes)
+	for _, tc := range []struct {
+		name       string
+		set        func(*Options)
+		shared     []int
+		note, file string // in the notes, in the scenario ("" none)
+	}{
+		{"written", func(*Options) {}, []int{1}, "", "shared_queues = \"1\"\n"},
+		{"note only", func(o *Options) { o.NonDedicatedNote = true }, nil, "non-dedicated queues: 1 (", ""},
+		{"never", func(o *Options) { o.NonDedicatedFrac = 0 }, nil, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := Defaults()
+			tc.set(&opt)
+			r, err := Infer(l, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := r.WriteTOML(&out, "synthetic.swf"); err != nil {
+				t.Fatal(err)
+			}
+			checkTOML(t, out.Bytes(), r)
+			note := strings.Join(r.Notes, "\n")
+			if !r.TimeShared || !slices.Equal(r.Shared, tc.shared) {
+				t.Errorf("time shared %v, shared queues %v, want %v", r.TimeShared, r.Shared, tc.shared)
+			}
+			if tc.note != "" && !strings.Contains(note, tc.note) || tc.note == "" && strings.Contains(note, "non-dedicated") {
+				t.Errorf("notes, want %q:\n%s", tc.note, note)
+			}
+			if has := strings.Contains(out.String(), "\nshared_queues = "); has != (tc.file != "") || !strings.Contains(out.String(), tc.file) {
+				t.Errorf("scenario, want %q:\n%s", tc.file, out.String())
+			}
+		})
 	}
 }

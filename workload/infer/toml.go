@@ -50,7 +50,7 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 			noReq++
 		}
 	}
-	if noReq > 0 && len(r.Capacity)+len(r.Outages)+len(r.Drains)+len(r.Windows) > 0 {
+	if noReq > 0 && len(r.Capacity)+len(r.Outages)+len(r.Drains)+len(r.SharedDay)+len(r.Windows) > 0 {
 		fmt.Fprintln(b)
 		comment(fmt.Sprintf("%d jobs (%.1f %%) give no requested time. Planned around a reservation, a job without one could never start", noReq, 100*float64(noReq)/float64(planned)),
 			"(it would run into the next one): they plan with their run time instead, as a default time limit would bound them.")
@@ -77,6 +77,13 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 			comment(iq.Evidence...)
 		}
 		fmt.Fprintf(b, "immediate_queues = %s\n", r.immediateList())
+	}
+	if len(r.Shared) > 0 {
+		fmt.Fprintln(b)
+		comment("Shared queues: time-shared (non-dedicated) jobs; each starts when it reaches the scheduler and its start windows let it, on whatever processors are free,",
+			"held only by reservations of the whole machine (outages); the other jobs start only where they fit beside them.")
+		comment(r.SharedEvidence...)
+		fmt.Fprintf(b, "shared_queues = %s\n", r.sharedList())
 	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(b)
@@ -107,6 +114,7 @@ func (r *Result) WriteTOML(w io.Writer, trace string) error {
 		{"Capacity timeline: processors out of service, held by maintenance reservations.", r.Capacity},
 		{"Planned outages.", r.Outages},
 		{"Recurring drains: no job runs across them.", r.Drains},
+		{"Processors kept for the shared queues by day: the dedicated queues' jobs may not use them; the shared queues' jobs are not held by them.", r.SharedDay},
 	}
 	for _, g := range groups {
 		if len(g.res) == 0 {

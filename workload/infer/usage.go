@@ -67,10 +67,23 @@ What it looks for, and how it shows in a log:
   time sharing     the recorded jobs hold more processors than the machine
                    on --time-share of the time or more (said in a comment;
                    effective size and nodes are then not inferred)
-  non-dedicated    on a time-shared machine, the fewest queues without whose
+  shared queues    on a time-shared machine, the fewest queues without whose
                    jobs the others stay within the machine in all but
-                   --non-dedicated of the steps: they ran beside the others
-                   (said in a comment)
+                   --non-dedicated of the steps: they ran beside the others,
+                   time-shared (shared_queues: their jobs start when they
+                   reach the scheduler and their windows let them, on
+                   whatever processors are free; only whole-machine
+                   reservations hold them); --non-dedicated-note only says
+                   them in a comment
+  shared by day    with shared queues, the weekday hours (local clock) at
+                   which the other queues' jobs (not the immediate ones),
+                   some of them waiting, held a median that left
+                   --shared-day-free of the machine or more: the longest
+                   run of 4 hours or more, when the other hours left less,
+                   is a recurring maintenance reservation (weekdays) of
+                   the median they left then, rounded down to whole nodes
+                   (or 32 processors on 512 or more), that the shared
+                   queues' jobs are not held by
   latency          jobs that found their processors idle at submission and
                    started within --latency-wait: their median wait is how
                    long a job took to reach the scheduler (submit_latency,
