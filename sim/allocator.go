@@ -114,7 +114,7 @@ func (p *poolAlloc) testOnly(e *Engine, j *workload.Job) (bool, string) {
 }
 
 func (p *poolAlloc) take(e *Engine, s *slot, id int32) int {
-	if e.cfg.Shared != nil {
+	if e.shared {
 		if e.isShared(s) {
 			return e.sharedTake(p, s, id)
 		}

@@ -366,14 +366,14 @@ func (e *Engine) consPass() {
 	cs := e.cons
 	for round := 0; ; round++ {
 		e.stats.Passes++
-		if round == 0 && e.cfg.Shared != nil {
+		if round == 0 && e.shared {
 			e.startShared()
 		}
 		e.passLen = len(e.queue)
 		e.headPhase = false
 		e.started = false
 		e.startedAt = e.startedAt[:0]
-		if e.cfg.Shared != nil {
+		if e.shared {
 			// The time-shared jobs the calendar keeps are not the
 			// policy's to start (see shared.go).
 			cs.visible = cs.visible[:0]

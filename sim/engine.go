@@ -695,6 +695,9 @@ type Engine struct {
 	// them in busy).
 	sharedOver int
 	sharedOf   map[int32]int // slot id → what its time-shared job shares beyond
+	// shared is Config.Shared != nil, and who says the records name
+	// whose job each was (Record.Who): with constraints or shared queues.
+	shared, who bool
 	// toPredict are the jobs submitted at this instant whose WILL_RUN
 	// prediction waits for the instant's node events.
 	toPredict []int32
@@ -897,6 +900,8 @@ func New(cfg Config) (*Engine, error) {
 			return nil, err
 		}
 	}
+	e.shared = cfg.Shared != nil
+	e.who = e.cons != nil || e.shared
 	_, conservative := e.pol.(*policy.Conservative)
 	e.promises = e.pool.counting() && (e.cons == nil || e.cons.checkPromises) && !(conservative && cfg.SchedInterval > 0)
 	if q, ok := e.pol.(fastpath.Quieter); ok && e.pool.counting() && e.grow == nil && len(cfg.NodeEvents) == 0 && (e.cons == nil || e.cons.steady(cfg)) && cfg.SchedInterval == 0 && cfg.Shared == nil {
@@ -1635,7 +1640,7 @@ func (e *Engine) finish(id int32, obs *sink) {
 			obs.loop.ended(s.job.ID, s.end)
 		}
 		if obs.kinds&(1<<EventEnded) != 0 {
-			obs.copier.PlainEnd(&s.job, s.start, s.end, st == Killed, id, s.requeues, uint8(s.pending), e.cons != nil || e.cfg.Shared != nil)
+			obs.copier.PlainEnd(&s.job, s.start, s.end, st == Killed, id, s.requeues, uint8(s.pending), e.who)
 		}
 		e.freeIDs = append(e.freeIDs, id)
 		return
@@ -1645,7 +1650,7 @@ func (e *Engine) finish(id int32, obs *sink) {
 	r := &e.rec
 	*r = Record{}
 	r.Job, r.State, r.Start, r.End, r.Alloc = &s.job, st, s.start, s.end, s.alloc
-	r.Requeues, r.Deferred, r.Slot, r.Pending, r.Who = int(s.requeues), e.deferred, id, s.pending, e.cons != nil || e.cfg.Shared != nil
+	r.Requeues, r.Deferred, r.Slot, r.Pending, r.Who = int(s.requeues), e.deferred, id, s.pending, e.who
 	e.recordGrowth(id)
 	if e.pre != nil {
 		e.pre.ran(s.tier, -1)
@@ -1712,7 +1717,7 @@ func (e *Engine) pass() {
 	if e.pre != nil && len(e.pre.susp) > 0 {
 		e.resume()
 	}
-	if e.cfg.Shared != nil {
+	if e.shared {
 		e.startShared()
 	}
 	e.passLen = len(e.queue)

@@ -49,7 +49,7 @@ func checkShared(cfg *Config) error {
 }
 
 // isShared reports whether the job of slot s is of a time-shared queue.
-func (e *Engine) isShared(s *slot) bool { return e.cfg.Shared != nil && e.cfg.Shared(&s.job) }
+func (e *Engine) isShared(s *slot) bool { return e.shared && e.cfg.Shared(&s.job) }
 
 // startShared starts, ahead of the policy, every queued job of a
 // time-shared queue that the calendar lets start now, whatever the idle
@@ -128,7 +128,10 @@ func (e *Engine) sharedTake(p *poolAlloc, s *slot, id int32) int {
 }
 
 // sharedBeyond notes that the time-shared job of slot id, starting,
-// shares over processors beyond the idle ones it took.
+// shares over processors beyond the idle ones it took. (Kept out of
+// line: it is off the paths every job takes.)
+//
+//go:noinline
 func (e *Engine) sharedBeyond(id int32, over int) {
 	if over <= 0 {
 		return
@@ -142,6 +145,8 @@ func (e *Engine) sharedBeyond(id int32, over int) {
 
 // sharedEnded gives back what the job of slot id, which stopped, shared
 // beyond the processors it took.
+//
+//go:noinline
 func (e *Engine) sharedEnded(id int32) {
 	if over, ok := e.sharedOf[id]; ok {
 		e.sharedOver -= over

@@ -176,7 +176,7 @@ func TestFidelityInferred(t *testing.T) {
 		{"CTC-SP2-1996-3.1-cln.swf.gz", true, row{77193, "1.04", "0.536"}, row{72176, "1.00", "0.494"}, row{5017, "1.39", "0.802"}},
 		{"HPC2N-2002-2.2-cln.swf.gz", false, row{202870, "0.87", "0.515"}, row{}, row{}},
 		{"HPC2N-2002-2.2-cln.swf.gz", true, row{202870, "0.90", "0.547"}, row{196748, "0.90", "0.532"}, row{6122, "1.05", "0.939"}},
-		{"LANL-CM5-1994-4.1-cln.swf.gz", false, row{122055, "0.87", "0.427"}, row{}, row{}},
+		{"LANL-CM5-1994-4.1-cln.swf.gz", false, row{122055, "0.99", "0.561"}, row{}, row{}},
 	} {
 		t.Run(fmt.Sprintf("%s/holds=%v", tc.file, tc.holds), func(t *testing.T) {
 			path := filepath.Join(dir, tc.file)
