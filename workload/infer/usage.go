@@ -79,8 +79,10 @@ What it looks for, and how it shows in a log:
                    which the other queues' jobs (not the immediate ones),
                    some of them waiting, held a median that left
                    --shared-day-free of the machine or more: the longest
-                   run of 4 hours or more, when the other hours left less,
-                   is a recurring maintenance reservation (weekdays) of
+                   run of 4 hours or more at a plateau (hourly medians
+                   within 1/32 of the machine), which at most a quarter of
+                   the other hours reach, is a recurring maintenance
+                   reservation (weekdays) of
                    the median they left then, rounded down to whole nodes
                    (or 32 processors on 512 or more), that the shared
                    queues' jobs are not held by
