@@ -96,7 +96,6 @@ var Combinations = []Combination{
 	{FeatureShared, FeatureNodeEvents, "a node event kills or requeues the jobs on its nodes, and a time-shared job holds processors beyond any it was given: which nodes it ran on is not known", false},
 	{FeatureShared, FeatureGrow, "a growing job takes idle processors as it grows, and the processors time-shared jobs hold beyond the idle ones are not modelled with growth", false},
 
-	{FeatureShared, FeatureConservative, "conservative backfilling keeps its own plan of the processors, into which a time-shared job, started by the engine and not by the plan, would not enter", false},
 	{FeatureShared, FeatureExternal, "the protocol gives the program the idle processors and the running jobs it started; a time-shared job is started by the engine, which the program would not know of", false},
 	{FeatureShared, FeatureFilters, "HPC Pack's activation filters decide which queued jobs may start, and a time-shared job is started by the engine, outside them", false},
 	{FeatureShared, FeatureClosedLoop, "a closed loop moves a job's submission at run time; a time-shared job starting at it is not modelled with the loop", false},

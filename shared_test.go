@@ -21,7 +21,7 @@ import (
 // processors, 40 s), which started at its submission, 90, and holds 3 of
 // the 4 processors until 130. Job 5 (1 processor, 10 s), submitted at 105,
 // backfills on the idle processor at once (it ends before job 3's start
-// at 130) under EASY and its kin, waits behind job 3 under FCFS (130), and
+// at 130) under EASY, its kin and conservative backfilling, waits behind job 3 under FCFS (130), and
 // starts at Slurm's next backfill cycle (120, every 30 s). With a
 // submission latency of 5 s every job arrives 5 s later: the time-shared
 // jobs start at 15 and 95, job 3 still at 135 and job 5 at 110. Without
@@ -49,6 +49,8 @@ func TestSharedQueues(t *testing.T) {
 		{"easy by name", func(sc *Scenario) { sc.Backfill = "easy" }, "devel", easy},
 		{"easy sjbf", func(sc *Scenario) { sc.Backfill, sc.SJBF = "easy", true }, "3", easy},
 		{"depth 2", func(sc *Scenario) { sc.Backfill, sc.ReservationDepth = "easy", "2" }, "3", easy},
+		{"conservative", func(sc *Scenario) { sc.Backfill = "conservative" }, "3", easy},
+		{"conservative calendar", func(sc *Scenario) { sc.Backfill, sc.Config = "conservative", calendar }, "3", easy},
 		{"hpcpack", func(sc *Scenario) { sc.Backfill = "hpcpack" }, "3", easy},
 		{"sjf order", func(sc *Scenario) { sc.Backfill, sc.Order = "easy", "sjf" }, "3", easy},
 		{"slurm", func(sc *Scenario) { sc.Backfill = "slurm" }, "3", [5]int{0, 10, 130, 90, 120}},
@@ -90,7 +92,7 @@ func TestSharedQueues(t *testing.T) {
 	}{
 		{func(sc *Scenario) { sc.SharedQueues = "batch" }, `"batch"`},
 		{func(sc *Scenario) { sc.SharedQueues, sc.ImmediateQueues = "3", "1,3" }, "queue 3 is both an immediate queue"},
-		{func(sc *Scenario) { sc.SharedQueues, sc.Backfill = "3", "conservative" }, "conservative backfilling keeps its own plan"},
+		{func(sc *Scenario) { sc.SharedQueues, sc.Mode = "3", "gang" }, "SCore-D's gang scheduling time-shares"},
 	} {
 		sc := Default()
 		sc.Trace = trace

@@ -434,8 +434,8 @@ type Config struct {
 	// and the reservations holding the whole machine let it, whatever
 	// processors are free, and its processors count as busy for every
 	// other job (see shared.go). Only on a machine counted in processors
-	// (no Allocator), without ScoreD, Grow, Preempt, NodeEvents or a
-	// Conservative policy.
+	// (no Allocator), without ScoreD, Grow, Preempt, NodeEvents or
+	// ClosedLoop.
 	Shared func(j *workload.Job) bool
 }
 

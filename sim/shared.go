@@ -2,8 +2,6 @@ package sim
 
 import (
 	"errors"
-
-	"github.com/schedsim/schedsim/policy"
 )
 
 // Time-shared queues (Config.Shared). A job of such a queue ran in
@@ -25,14 +23,15 @@ import (
 // its start (jobs.csv's allocated_resources, the utilisation); the rest
 // it shares. A time-shared start voids the promises made before it (a
 // head's reservation may move later), as a change of the capacity in
-// service does.
+// service does: conservative backfilling, whose plan then shows more
+// processors free than there are, plans anew.
 //
 // The policies never see a time-shared job: it is left out of the queue
 // they are shown while the calendar keeps it.
 
 // ErrSharedCombo refuses Config.Shared where the engine cannot share
 // processors beyond the idle ones.
-var ErrSharedCombo = errors.New("sim: time-shared queues (Config.Shared) need a machine counted in processors (no Allocator: a node selector places every job on idle nodes), and not with ScoreD, Grow, Preempt, NodeEvents, ClosedLoop or a Conservative policy (which keeps its own plan of the processors)")
+var ErrSharedCombo = errors.New("sim: time-shared queues (Config.Shared) need a machine counted in processors (no Allocator: a node selector places every job on idle nodes), and not with ScoreD, Grow, Preempt, NodeEvents or ClosedLoop")
 
 // checkShared refuses cfg's time-shared queues with what cannot share.
 func checkShared(cfg *Config) error {
@@ -40,9 +39,6 @@ func checkShared(cfg *Config) error {
 		return nil
 	}
 	if cfg.Allocator != nil || cfg.ScoreD != nil || cfg.Grow != nil || cfg.Preempt != nil || len(cfg.NodeEvents) > 0 || cfg.ClosedLoop {
-		return ErrSharedCombo
-	}
-	if _, ok := cfg.Policy.(*policy.Conservative); ok {
 		return ErrSharedCombo
 	}
 	return nil

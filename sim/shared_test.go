@@ -18,8 +18,9 @@ import (
 // (queue 3, 3 processors, 40 s), submitted at 90, starts at once and
 // holds 3 processors until 130: at 100, when job 1 ends, one processor is
 // idle for the others, and job 3 waits until 130. Job 5 (1 processor, 10
-// s), submitted at 105: FCFS keeps it behind job 3 (130); EASY and its
-// kin backfill it at 105 (it ends at 115, before job 3's reservation at
+// s), submitted at 105: FCFS keeps it behind job 3 (130); EASY, its
+// kin and conservative backfilling (which plans anew at job 4's start)
+// backfill it at 105 (it ends at 115, before job 3's reservation at
 // 130, and fits the idle processor); Slurm's backfill cycle (every 60 s)
 // backfills it at 120.
 func sharedJobs() []workload.Job {
@@ -32,10 +33,10 @@ func sharedJobs() []workload.Job {
 
 // TestSharedQueues: a time-shared queue's jobs start at their submission
 // whatever the idle processors, under every policy that shares; the other
-// jobs start only where they fit beside them; the time-shared jobs take
-// only the processors idle at their start (none here), so the
-// processor-seconds count the others' alone; and a conservative plan is
-// refused.
+// jobs start only where they fit beside them (conservative backfilling
+// plans anew on each time-shared start); the time-shared jobs take only
+// the processors idle at their start (none here), so the
+// processor-seconds count the others' alone.
 func TestSharedQueues(t *testing.T) {
 	want := map[string]string{
 		"fcfs":  "1:0 2:10 3:130 4:90 5:130",
@@ -46,12 +47,6 @@ func TestSharedQueues(t *testing.T) {
 			for _, deferred := range []bool{false, true} {
 				cfg := sim.Config{Procs: 4, Policy: pc.New(), Shared: queue3, DeferPlacement: deferred}
 				eng, err := sim.New(cfg)
-				if pc.Name == "conservative" {
-					if err == nil {
-						t.Fatal("conservative backfilling with a time-shared queue: no error")
-					}
-					return
-				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -129,9 +124,6 @@ func TestSharedQueuesCalendar(t *testing.T) {
 		Windows: []sim.StartWindow{{Partition: -1, Queue: 3, Days: 0x7f, From: 450, To: 550, MaxWall: 5}},
 	}
 	for _, pc := range simtest.Policies(t) {
-		if pc.Name == "conservative" {
-			continue
-		}
 		t.Run(pc.Name, func(t *testing.T) {
 			eng, err := sim.New(sim.Config{Procs: 4, Policy: pc.New(), Shared: queue3, Constraints: cons})
 			if err != nil {
@@ -152,8 +144,8 @@ func TestSharedQueuesCalendar(t *testing.T) {
 // ones refuses a time-shared queue.
 func TestSharedQueuesRefused(t *testing.T) {
 	for name, cfg := range map[string]sim.Config{
-		"conservative": {Procs: 4, Policy: &policy.Conservative{}, Shared: queue3},
-		"closed loop":  {Procs: 4, Policy: policy.FCFS{}, Shared: queue3, ClosedLoop: true},
+		"grow":        {Procs: 4, Policy: policy.FCFS{}, Shared: queue3, Grow: &sim.Grow{}},
+		"closed loop": {Procs: 4, Policy: policy.FCFS{}, Shared: queue3, ClosedLoop: true},
 	} {
 		if _, err := sim.New(cfg); err == nil || !errors.Is(err, sim.ErrSharedCombo) {
 			t.Errorf("%s: error %v, want ErrSharedCombo", name, err)
