@@ -575,36 +575,24 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		return nil, err
 	}
 	simCfg.SchedInterval = schedSec * workload.Time(tick)
-	var immQueues []int64
-	if o.ImmediateQueues != "" {
-		if immQueues, err = workload.ResolveList("immediate queues", "Queue", o.ImmediateQueues, rd.Header()); err != nil {
-			return nil, &InputError{err}
-		}
-		if len(immQueues) == 0 {
-			return nil, inputf("immediate queues %q: no queue named", o.ImmediateQueues)
-		}
-		slices.Sort(immQueues)
-		immQueues = slices.Compact(immQueues)
-		qs := immQueues
-		simCfg.Immediate = func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
+	immQueues, err := queueSet("immediate queues", o.ImmediateQueues, rd.Header())
+	if err != nil {
+		return nil, err
 	}
-	var sharedQueues []int64
-	if o.SharedQueues != "" {
-		if sharedQueues, err = workload.ResolveList("shared queues", "Queue", o.SharedQueues, rd.Header()); err != nil {
-			return nil, &InputError{err}
-		}
-		if len(sharedQueues) == 0 {
-			return nil, inputf("shared queues %q: no queue named", o.SharedQueues)
-		}
-		slices.Sort(sharedQueues)
-		sharedQueues = slices.Compact(sharedQueues)
+	if immQueues != nil {
+		simCfg.Immediate = inQueues(immQueues)
+	}
+	sharedQueues, err := queueSet("shared queues", o.SharedQueues, rd.Header())
+	if err != nil {
+		return nil, err
+	}
+	if sharedQueues != nil {
 		for _, q := range sharedQueues {
 			if slices.Contains(immQueues, q) {
 				return nil, inputf("queue %d is both an immediate queue (immediate_queues) and a time-shared one (shared_queues): an immediate queue's jobs run beside the machine, a time-shared queue's on it", q)
 			}
 		}
-		qs := sharedQueues
-		simCfg.Shared = func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
+		simCfg.Shared = inQueues(sharedQueues)
 	}
 	lat, err := workload.ParseLatency(o.SubmitLatency, rd.Header())
 	if err != nil {
@@ -1053,4 +1041,27 @@ func joinInts(ns []int64) string {
 		parts[i] = strconv.FormatInt(n, 10)
 	}
 	return strings.Join(parts, ",")
+}
+
+// queueSet resolves list, the trace queues of the scenario key what
+// (numbers, or names from the header's Queue lines), sorted without
+// repeats; nil for an empty list.
+func queueSet(what, list string, h *workload.Header) ([]int64, error) {
+	if list == "" {
+		return nil, nil
+	}
+	qs, err := workload.ResolveList(what, "Queue", list, h)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	if len(qs) == 0 {
+		return nil, inputf("%s %q: no queue named", what, list)
+	}
+	slices.Sort(qs)
+	return slices.Compact(qs), nil
+}
+
+// inQueues reports whether a job is of one of the queues qs.
+func inQueues(qs []int64) func(j *workload.Job) bool {
+	return func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
 }

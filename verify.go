@@ -141,11 +141,11 @@ func VerifyDir(dir string, maxShown int, w io.Writer) ([]TableResult, error) {
 			opts.NoWho = !knowsWho(outs)
 		}
 		if qs := sum.ImmediateQueues; len(qs) > 0 {
-			opts.Immediate = func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
+			opts.Immediate = inQueues(qs)
 			opts.NoWho = !knowsWho(outs)
 		}
 		if qs := sum.SharedQueues; len(qs) > 0 {
-			opts.Shared = func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }
+			opts.Shared = inQueues(qs)
 			opts.NoWho = !knowsWho(outs)
 		}
 		for _, v := range sim.Verify(sum.Procs, outs, opts) {
@@ -513,7 +513,7 @@ func verifyScoreDDir(dir string, sum *report.Summary, maxShown int, w io.Writer)
 	vs := sim.VerifyScoreD(sum.Procs, outs, lim)
 	if len(imm) > 0 || len(sum.ImmediateQueues) > 0 {
 		qs := sum.ImmediateQueues
-		vs = append(vs, sim.Verify(sum.Procs, imm, sim.VerifyOptions{Immediate: func(j *workload.Job) bool { return slices.Contains(qs, int64(j.Queue)) }})...)
+		vs = append(vs, sim.Verify(sum.Procs, imm, sim.VerifyOptions{Immediate: inQueues(qs)})...)
 	}
 	var msgs []string
 	if n := int64(len(outs) + len(imm)); n != sum.Jobs {
