@@ -51,25 +51,19 @@ func (e *Engine) isShared(s *slot) bool { return e.shared && e.cfg.Shared(&s.job
 // time-shared queue that the calendar lets start now, whatever the idle
 // processors, and takes the started ones out of the queue.
 func (e *Engine) startShared() {
-	any := false
-	for _, id := range e.queue {
-		if s := &e.slots[id]; e.isShared(s) && e.sharedMay(s) {
-			any = true
-			break
-		}
-	}
-	if !any {
-		return
-	}
-	// Reservations were planned without these jobs' processors.
-	e.epoch++
 	e.passLen = len(e.queue)
 	e.started = false
 	e.startedAt = e.startedAt[:0]
 	for i, id := range e.queue {
 		if s := &e.slots[id]; e.isShared(s) && e.sharedMay(s) {
+			if !e.started {
+				e.epoch++ // reservations were planned without these jobs' processors
+			}
 			e.startWith(i, -1)
 		}
+	}
+	if !e.started {
+		return
 	}
 	e.removeStarted()
 	e.started = false
