@@ -167,6 +167,14 @@ func (d *webDriver) load(path string) {
 		d.t.Fatal(err)
 	}
 	d.call("POST", d.session+"/url", map[string]string{"url": (&url.URL{Scheme: "file", Path: abs}).String()})
+	// The driver may answer while a page of several megabytes is still
+	// being parsed, before its script at the end of the body has run (a
+	// test then saw the Gantt chart undrawn). Wait for the load event,
+	// bounded by the client's timeout.
+	const ready = `return new Promise(done => document.readyState === "complete" ? done(true) : window.addEventListener("load", () => done(true)));`
+	if v := d.call("POST", d.session+"/execute/sync", map[string]any{"script": ready, "args": []any{}}); string(v) != "true" {
+		d.t.Fatalf("the page %s did not finish loading: %s", path, v)
+	}
 }
 
 // consoleErrors returns the browser console's messages of level SEVERE
