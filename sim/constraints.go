@@ -506,10 +506,15 @@ func windowRecurrence(cal *workload.Calendar, w *StartWindow, from workload.Time
 
 // constraints is the engine's state of Config.Constraints.
 type constraints struct {
-	c       *Constraints
-	procs   int // the machine's size
-	resv    []*recurrence
-	resvPr  []int // processors each reservation holds
+	c      *Constraints
+	procs  int // the machine's size
+	resv   []*recurrence
+	resvPr []int // processors each reservation holds
+	// once indexes the one-off reservations that hold a count of
+	// processors (onceIndex; nil: none), loop names the others, which
+	// withheld walks one by one.
+	once    *onceIndex
+	loop    []int
 	windows []*recurrence
 	// Per-user and per-limit counts of the running jobs (jobs,
 	// processors) and of the submitted jobs not yet ended (queued or
@@ -599,6 +604,18 @@ func newConstraints(c *Constraints, procs int) (*constraints, error) {
 		}
 		cs.resvPr = append(cs.resvPr, p)
 	}
+	var which []int
+	for k := range c.Reservations {
+		if r := &c.Reservations[k]; r.Recur == RecurOnce && len(r.Nodes) == 0 {
+			which = append(which, k)
+		} else {
+			cs.loop = append(cs.loop, k)
+		}
+	}
+	var rest []int
+	cs.once, rest = newOnceIndex(c.Reservations, cs.resvPr, which)
+	cs.loop = append(cs.loop, rest...)
+	slices.Sort(cs.loop)
 	cs.hasLimits = len(c.Limits) > 0
 	cs.grpCPUs = make([]int, len(c.Limits))
 	return cs, nil
@@ -620,8 +637,11 @@ func (cs *constraints) initWindows(from workload.Time) {
 // reservation begins or ends.
 func (cs *constraints) withheld(j *workload.Job, t workload.Time) (int, workload.Time) {
 	held, next := 0, workload.Forever
-	for k, r := range cs.resv {
-		active, n := r.at(t)
+	if cs.once != nil {
+		held, next = cs.once.withheld(cs.c.Reservations, cs.resvPr, j, t)
+	}
+	for _, k := range cs.loop {
+		active, n := cs.resv[k].at(t)
 		next = min(next, n)
 		if active && !cs.c.Reservations[k].Admits(j) {
 			held += cs.resvPr[k]
@@ -639,12 +659,15 @@ func (cs *constraints) withheldCount(j *workload.Job, t workload.Time) (int, wor
 		return cs.withheld(j, t)
 	}
 	held, next := 0, workload.Forever
-	for k, r := range cs.resv {
+	if cs.once != nil {
+		held, next = cs.once.withheld(cs.c.Reservations, cs.resvPr, j, t)
+	}
+	for _, k := range cs.loop {
 		res := &cs.c.Reservations[k]
 		if len(res.Nodes) > 0 {
 			continue // its boundaries change no count
 		}
-		active, n := r.at(t)
+		active, n := cs.resv[k].at(t)
 		next = min(next, n)
 		if active && !res.Admits(j) {
 			held += cs.resvPr[k]
@@ -687,8 +710,11 @@ func (cs *constraints) startFrom(j *workload.Job, limit, t workload.Time) worklo
 // opens or closes (Forever: none).
 func (cs *constraints) nextBoundary(t workload.Time) workload.Time {
 	next := workload.Forever
-	for _, r := range cs.resv {
-		_, n := r.at(t)
+	if cs.once != nil {
+		next = cs.once.nextAfter(t)
+	}
+	for _, k := range cs.loop {
+		_, n := cs.resv[k].at(t)
 		next = min(next, n)
 	}
 	for _, r := range cs.windows {
@@ -927,7 +953,14 @@ type admitCache struct {
 	last    *spanTable // the table looked up last (most jobs share one)
 	// sets numbers the sets beyond the first 64 bits (resvSet.more).
 	sets map[string]int
+	// keys remembers resvKey's answers beyond 64 reservations, by what
+	// admission reads of a job: a walk over thousands of reservations at
+	// every plan cost more than the plan.
+	keys map[admitWho]resvSet
 }
+
+// admitWho is what Reservation.Admits reads of a job.
+type admitWho struct{ user, group, partition int }
 
 // resvSet is a set of reservations (or start windows), one bit each: the
 // first 64 in mask, and any beyond them as a number the cache gives each
@@ -996,7 +1029,17 @@ func (cs *constraints) resvKey(j *workload.Job) resvSet {
 		}
 		return resvSet{mask: m}
 	}
-	return cs.bitSet(len(rs), func(i int) bool { return !rs[i].Admits(j) })
+	ac := &cs.admitMemo
+	who := admitWho{j.User, j.Group, j.Partition}
+	if k, ok := ac.keys[who]; ok {
+		return k
+	}
+	k := cs.bitSet(len(rs), func(i int) bool { return !rs[i].Admits(j) })
+	if ac.keys == nil {
+		ac.keys = map[admitWho]resvSet{}
+	}
+	ac.keys[who] = k
+	return k
 }
 
 // admitEarliest is emptyEarliest(j, limit, dur, now, admitHorizon(now))
