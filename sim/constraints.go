@@ -513,9 +513,13 @@ type constraints struct {
 	// once indexes the one-off reservations that hold a count of
 	// processors (onceIndex; nil: none), loop names the others, which
 	// withheld walks one by one.
-	once    *onceIndex
-	loop    []int
-	windows []*recurrence
+	once *onceIndex
+	loop []int
+	// admitting are the reservations whose admitted running jobs fill
+	// them first (credit.go), credit the cache of that.
+	admitting []int
+	credit    creditState
+	windows   []*recurrence
 	// Per-user and per-limit counts of the running jobs (jobs,
 	// processors) and of the submitted jobs not yet ended (queued or
 	// running), keyed by user id (or by limit index for GrpCPUs).
@@ -616,6 +620,7 @@ func newConstraints(c *Constraints, procs int) (*constraints, error) {
 	cs.once, rest = newOnceIndex(c.Reservations, cs.resvPr, which)
 	cs.loop = append(cs.loop, rest...)
 	slices.Sort(cs.loop)
+	cs.initCredit()
 	cs.hasLimits = len(c.Limits) > 0
 	cs.grpCPUs = make([]int, len(c.Limits))
 	return cs, nil
@@ -636,6 +641,12 @@ func (cs *constraints) initWindows(from workload.Time) {
 // j may not use hold, and the next instant after t at which any
 // reservation begins or ends.
 func (cs *constraints) withheld(j *workload.Job, t workload.Time) (int, workload.Time) {
+	held, next := cs.withheldSum(j, t)
+	return min(held, cs.procs), next
+}
+
+// withheldSum is withheld before the cap at the machine's size.
+func (cs *constraints) withheldSum(j *workload.Job, t workload.Time) (int, workload.Time) {
 	held, next := 0, workload.Forever
 	if cs.once != nil {
 		held, next = cs.once.withheld(cs.c.Reservations, cs.resvPr, j, t)
@@ -647,7 +658,7 @@ func (cs *constraints) withheld(j *workload.Job, t workload.Time) (int, workload
 			held += cs.resvPr[k]
 		}
 	}
-	return min(held, cs.procs), next
+	return held, next
 }
 
 // withheldCount is withheld without the reservations on nodes on a
@@ -655,8 +666,14 @@ func (cs *constraints) withheld(j *workload.Job, t workload.Time) (int, workload
 // pinnedNodes), and their boundaries are not among the instants it
 // returns.
 func (cs *constraints) withheldCount(j *workload.Job, t workload.Time) (int, workload.Time) {
+	held, next := cs.withheldCountSum(j, t)
+	return min(held, cs.procs), next
+}
+
+// withheldCountSum is withheldCount before the cap at the machine's size.
+func (cs *constraints) withheldCountSum(j *workload.Job, t workload.Time) (int, workload.Time) {
 	if cs.pins == nil {
-		return cs.withheld(j, t)
+		return cs.withheldSum(j, t)
 	}
 	held, next := 0, workload.Forever
 	if cs.once != nil {
@@ -673,7 +690,26 @@ func (cs *constraints) withheldCount(j *workload.Job, t workload.Time) (int, wor
 			held += cs.resvPr[k]
 		}
 	}
-	return min(held, cs.procs), next
+	return held, next
+}
+
+// withheldNow is withheld (count: withheldCount) less what the running
+// jobs the reservations admit hold inside them (see credit.go): what the
+// reservations withhold from job j at t given the jobs running now, for
+// the policies' plans and the engine's check of a start.
+func (cs *constraints) withheldNow(e *Engine, j *workload.Job, t workload.Time, count bool) (int, workload.Time) {
+	var held int
+	var next workload.Time
+	if count {
+		held, next = cs.withheldCountSum(j, t)
+	} else {
+		held, next = cs.withheldSum(j, t)
+	}
+	if held == 0 {
+		return 0, next
+	}
+	credit, cn := cs.creditFor(e, j, t)
+	return min(max(held-credit, 0), cs.procs), min(next, cn)
 }
 
 // startFrom returns the earliest instant at or after t at which job j

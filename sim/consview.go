@@ -102,7 +102,7 @@ func (v *consView) Fits(i int) bool {
 
 // Withheld implements policy.Calendar.
 func (v *consView) Withheld(i int, t workload.Time) (int, workload.Time) {
-	return v.cs.withheld(&v.slot(i).job, t)
+	return v.cs.withheldNow(v.e, &v.slot(i).job, t, false)
 }
 
 // AdmitsSome implements policy.Admitter: some reservation held as a
@@ -149,8 +149,13 @@ func (cs *constraints) steady(cfg Config) bool {
 func (v *consView) SteadyFits() bool { return v.e.quieter != nil }
 
 // Memoless implements fastpath.Memoless: the tests' walk at every check
-// (SlowCalendar) keeps no policy memo either.
-func (v *consView) Memoless() bool { return v.cs.noMemo }
+// (SlowCalendar) keeps no policy memo either, nor do the policies while
+// jobs that reservations admit run: what those withhold then depends on
+// the running jobs (credit.go), not on the job and the time alone, as a
+// memo kept from one pass to the next assumes.
+func (v *consView) Memoless() bool {
+	return v.cs.noMemo || (len(v.cs.admitting) > 0 && len(v.cs.admittedRunning(v.e)) > 0)
+}
 
 // Blocked implements fastpath.Spans (constraints.blockedFor).
 func (v *consView) Blocked(i, slack int, from, dur workload.Time) bool {
@@ -266,7 +271,13 @@ func (e *Engine) clearFor(s *slot, limit workload.Time, gone []int32) bool {
 			at, _ := cs.firstOver(&s.job, max(slack, 0), u, end)
 			return at >= workload.Forever
 		}
-		held, next := cs.withheldCount(&s.job, u) // on nodes, placement keeps off those of reservations (pinOut)
+		// On nodes, placement keeps off those of reservations (pinOut);
+		// with jobs gone (preempted) the running jobs' credit is left
+		// out, which can only withhold more.
+		held, next := cs.withheldCount(&s.job, u)
+		if gone == nil {
+			held, next = cs.withheldNow(e, &s.job, u, true)
+		}
 		if held > 0 {
 			rel := e.releasedBy(u)
 			for _, id := range gone {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/schedsim/schedsim/cluster"
 	"github.com/schedsim/schedsim/policy"
@@ -42,6 +43,7 @@ func (cs *constraints) initPins(alloc cluster.Allocator) error {
 		}
 	}
 	cs.pins = ns
+	cs.admitting = slices.DeleteFunc(cs.admitting, func(k int) bool { return len(cs.c.Reservations[k].Nodes) > 0 })
 	return nil
 }
 
@@ -269,5 +271,5 @@ func (v *consView) Pinned(i int, from, to workload.Time, dst []policy.PinnedRun)
 
 // WithheldCount implements policy.NodeCalendar.
 func (v *consView) WithheldCount(i int, t workload.Time) (int, workload.Time) {
-	return v.cs.withheldCount(&v.slot(i).job, t)
+	return v.cs.withheldNow(v.e, &v.slot(i).job, t, true)
 }

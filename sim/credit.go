@@ -1,0 +1,173 @@
+package sim
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/schedsim/schedsim/workload"
+)
+
+// Reservations that admit some jobs, held as a count of processors (not
+// on named nodes), are filled by the jobs they admit first: a running job
+// a reservation admits holds its processors inside the reservation, up
+// to the reservation's size, as a Slurm job that uses a reservation runs
+// on its nodes. What the reservation withholds from the jobs it does not
+// admit is then its size less what the admitted jobs hold inside it
+// (never below zero), not its whole size on top of them: they would
+// count the same processors twice, once as busy and once as reserved.
+//
+// The admitted jobs are assigned in a fixed order (their submission
+// sequence), each to the active reservations that admit it in the
+// scenario's order, each taking what room is left in it; a job that no
+// longer fits runs outside, on the machine's other processors. A running
+// job counts until its predicted end, the instant at which the running
+// jobs' profile the policies plan with gives its processors back; the
+// engine, which counts a job until its kill time under runtime
+// predictions, then withholds at least as much as the policies planned
+// with. Past the last running job's end the credit is zero, so what the
+// calendar alone withholds (the spans the admission check keeps) still
+// holds there. A running job without a time limit (no predicted end)
+// is left out: it would hold its credit past every plan's last change,
+// where those spans answer; its processors count twice, as before.
+//
+// The credit only ever lowers what a reservation withholds from the jobs
+// it does not admit to the processors it leaves idle: those jobs still
+// hold at most the machine less the reservation at every instant of an
+// occurrence, which is what schedsim verify checks.
+
+// admRun is a running job some reservation of constraints.admitting
+// admits: its processors, predicted end and submission sequence.
+type admRun struct {
+	job   *workload.Job
+	procs int
+	end   workload.Time
+	seq   int64
+}
+
+// creditState is the credit's cache: the running admitted jobs for the
+// running jobs of generation gen, and the last answer's instant.
+type creditState struct {
+	gen   uint64
+	valid bool
+	runs  []admRun
+	// The last assignment: for the running jobs of gen, at instants
+	// [lo, hi), inside[k] processors of admitting[k] are held by jobs
+	// it admits.
+	at     bool
+	lo, hi workload.Time
+	inside []int
+	room   []int
+}
+
+// initCredit finds the reservations whose credit counts: those that
+// admit some jobs and hold a count of processors (initPins leaves out
+// those on nodes on a cluster of nodes, which hold the nodes themselves).
+func (cs *constraints) initCredit() {
+	for k := range cs.c.Reservations {
+		r := &cs.c.Reservations[k]
+		if !r.Maint && len(r.Users)+len(r.Accounts)+len(r.Partitions) > 0 {
+			cs.admitting = append(cs.admitting, k)
+		}
+	}
+}
+
+// admittedRunning returns the running jobs that some reservation of
+// cs.admitting admits, in submission order, built anew when the running
+// jobs changed (runningChanged).
+func (cs *constraints) admittedRunning(e *Engine) []admRun {
+	cr := &cs.credit
+	if cr.valid && cr.gen == cs.runGen {
+		return cr.runs
+	}
+	cr.runs = cr.runs[:0]
+	for k := range e.running {
+		r := &e.running[k]
+		s := &e.slots[r.id]
+		if r.procs <= 0 || r.predEnd >= workload.Forever || e.isShared(s) {
+			continue
+		}
+		for _, q := range cs.admitting {
+			if cs.c.Reservations[q].Admits(&s.job) {
+				cr.runs = append(cr.runs, admRun{job: &s.job, procs: int(r.procs), end: r.predEnd, seq: r.seq})
+				break
+			}
+		}
+	}
+	slices.SortFunc(cr.runs, func(a, b admRun) int { return cmp.Compare(a.seq, b.seq) })
+	cr.gen, cr.valid, cr.at = cs.runGen, true, false
+	return cr.runs
+}
+
+// creditFor returns the processors the running jobs admitted to the
+// reservations active at t that job j may not use hold inside them (what
+// withheld is to give back), and the next instant after t at which that
+// may change by a running job's predicted end (Forever: none; the
+// reservations' own boundaries are withheld's).
+func (cs *constraints) creditFor(e *Engine, j *workload.Job, t workload.Time) (int, workload.Time) {
+	if len(cs.admitting) == 0 || e == nil {
+		return 0, workload.Forever
+	}
+	runs := cs.admittedRunning(e)
+	if len(runs) == 0 {
+		return 0, workload.Forever
+	}
+	cr := &cs.credit
+	if !cr.at || t < cr.lo || t >= cr.hi {
+		cs.assignCredit(runs, t)
+	}
+	credit := 0
+	for x, k := range cs.admitting {
+		if cr.inside[x] > 0 && !cs.c.Reservations[k].Admits(j) {
+			credit += cr.inside[x]
+		}
+	}
+	next := workload.Forever
+	for _, r := range runs {
+		if r.end > t {
+			next = min(next, r.end)
+		}
+	}
+	return credit, next
+}
+
+// assignCredit fills the admitting reservations active at t with the running
+// jobs they admit (see the comment at the top of this file) and records
+// the instants around t over which the assignment holds.
+func (cs *constraints) assignCredit(runs []admRun, t workload.Time) {
+	cr := &cs.credit
+	n := len(cs.admitting)
+	if len(cr.inside) != n {
+		cr.inside, cr.room = make([]int, n), make([]int, n)
+	}
+	lo, hi := -workload.Forever, workload.Forever
+	for x, k := range cs.admitting {
+		cr.inside[x], cr.room[x] = 0, 0
+		active, next := cs.resv[k].at(t)
+		hi = min(hi, next)
+		if active {
+			cr.room[x] = cs.resvPr[k]
+		}
+	}
+	for _, r := range runs {
+		if r.end <= t {
+			lo = max(lo, r.end)
+			continue
+		}
+		hi = min(hi, r.end)
+		left := r.procs
+		for x, k := range cs.admitting {
+			if left == 0 {
+				break
+			}
+			if cr.room[x] > 0 && cs.c.Reservations[k].Admits(r.job) {
+				take := min(left, cr.room[x])
+				cr.inside[x] += take
+				cr.room[x] -= take
+				left -= take
+			}
+		}
+	}
+	// lo: the assignment is known to hold from t on only; earlier
+	// instants are asked again.
+	cr.at, cr.lo, cr.hi = true, max(lo, t), hi
+}
