@@ -247,6 +247,15 @@ func holdsNodes(cal Calendar) bool {
 	return !ok || h.HoldsNodes()
 }
 
+// creditGen returns cal's fastpath.Credited generation (0 without one):
+// a memo found under one generation holds under that one only.
+func creditGen(cal Calendar) uint64 {
+	if c, ok := cal.(fastpath.Credited); ok {
+		return c.CreditGen()
+	}
+	return 0
+}
+
 // memoOK reports whether a policy may keep answers it planned on cal
 // from one pass to the next while the running jobs' profile is the same:
 // not when reservations on nodes hold what the running jobs hold on them,
@@ -393,6 +402,7 @@ func calendarShadow(pr *cluster.Profile, v View, cal Calendar, h int) (workload.
 // time alone.
 type shadowMemo struct {
 	valid bool
+	gen   uint64       // creditGen of the calendar the shadow was found on
 	job   workload.Job // the head, field by field
 	at    workload.Time
 	extra int
@@ -408,10 +418,12 @@ func (m *shadowMemo) shadow(pr *cluster.Profile, v View, cal Calendar, h int) (w
 		return calendarShadow(pr, v, cal, h)
 	}
 	head := v.Job(h)
-	if m.valid && m.at >= v.Now() && m.job == *head && pr.SameFrom(&m.prof) {
+	gen := creditGen(cal)
+	if m.valid && m.at >= v.Now() && m.job == *head && m.gen == gen && pr.SameFrom(&m.prof) {
 		return m.at, m.extra
 	}
 	at, extra := calendarShadow(pr, v, cal, h)
+	m.gen = gen
 	// A head that never fits (or not within the steps EarliestOn tries)
 	// is walked again: from a later time the steps may reach further.
 	m.valid = at < workload.Forever

@@ -57,6 +57,7 @@ type Conservative struct {
 	// by the next one (see keepPlan).
 	calRun  cluster.Profile
 	calKeep bool
+	calGen  uint64 // creditGen of the calendar the kept plans were made on
 
 	// bounds holds, during a pass that plans anew, what the jobs planned
 	// so far prove of the later ones' earliest starts (see planBounds).
@@ -378,6 +379,7 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 		c.plan = append(c.plan, p)
 	}
 	c.calKeep = keep
+	c.calGen = creditGen(cal)
 }
 
 // keepPlan reports whether the plans the last pass made under Calendar
@@ -390,11 +392,12 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 // planned jobs, in order. A job's plan was the earliest start from the
 // old now that fits the same profile (the running jobs and the plans ahead
 // of it) and the calendar, a function of absolute time (Calendar's rules
-// are known in advance), so no start between the old now and the new one
-// fits it, and from the new now its earliest start is the same. Only
-// where memoOK.
+// are known in advance) and of the running jobs its reservations admit
+// (the same while its fastpath.Credited generation is), so no start
+// between the old now and the new one fits it, and from the new now its
+// earliest start is the same. Only where memoOK.
 func (c *Conservative) keepPlan(v View, cal Calendar, now workload.Time) bool {
-	if c.noBound || !c.calKeep || len(c.plan) > v.Len() || !c.prof.SameFrom(&c.calRun) {
+	if c.noBound || !c.calKeep || len(c.plan) > v.Len() || c.calGen != creditGen(cal) || !c.prof.SameFrom(&c.calRun) {
 		return false
 	}
 	for i := range c.plan {

@@ -341,6 +341,15 @@ func (o *orderedCalView) Withheld(i int, t workload.Time) (int, workload.Time) {
 	return o.c.Withheld(o.items[i].i, t)
 }
 
+// CreditGen implements fastpath.Credited: the wrapped calendar's.
+func (o *orderedCalView) CreditGen() uint64 { return creditGen(o.c) }
+
+// Memoless implements fastpath.Memoless: the wrapped calendar's.
+func (o *orderedCalView) Memoless() bool {
+	ml, ok := o.c.(fastpath.Memoless)
+	return ok && ml.Memoless()
+}
+
 // StartFrom implements Calendar: the i-th job in priority order.
 func (o *orderedCalView) StartFrom(i int, t workload.Time) workload.Time {
 	return o.c.StartFrom(o.items[i].i, t)

@@ -149,12 +149,17 @@ func (cs *constraints) steady(cfg Config) bool {
 func (v *consView) SteadyFits() bool { return v.e.quieter != nil }
 
 // Memoless implements fastpath.Memoless: the tests' walk at every check
-// (SlowCalendar) keeps no policy memo either, nor do the policies while
-// jobs that reservations admit run: what those withhold then depends on
-// the running jobs (credit.go), not on the job and the time alone, as a
-// memo kept from one pass to the next assumes.
-func (v *consView) Memoless() bool {
-	return v.cs.noMemo || (len(v.cs.admitting) > 0 && len(v.cs.admittedRunning(v.e)) > 0)
+// (SlowCalendar) keeps no policy memo either.
+func (v *consView) Memoless() bool { return v.cs.noMemo }
+
+// CreditGen implements fastpath.Credited: the generation of the running
+// jobs the reservations admit (credit.go).
+func (v *consView) CreditGen() uint64 {
+	if len(v.cs.admitting) == 0 {
+		return 0
+	}
+	v.cs.admittedRunning(v.e)
+	return v.cs.credit.sig
 }
 
 // Blocked implements fastpath.Spans (constraints.blockedFor).

@@ -34,11 +34,22 @@ import (
 // it does not admit to the processors it leaves idle: those jobs still
 // hold at most the machine less the reservation at every instant of an
 // occurrence, which is what schedsim verify checks.
+//
+// Within a pass a start never gives the other jobs more room: filled in
+// this order, each reservation holds at least as much of the admitted
+// jobs as before a job joins them (the processors each job has left for
+// the next reservation only grow), and all of them together at most the
+// joining job's processors more, which it takes from the machine. So a
+// plan or a proof a policy found earlier in the pass still holds. From
+// one pass to the next the running jobs' profile can stay the same while
+// the jobs admitted change: the view's fastpath.Credited generation
+// changes then, and the policies' memos kept between passes (EASY's
+// head's shadow, conservative backfilling's plans) are made anew.
 
 // admRun is a running job some reservation of constraints.admitting
 // admits: its processors, predicted end and submission sequence.
 type admRun struct {
-	job   *workload.Job
+	id    int32 // its slot
 	procs int
 	end   workload.Time
 	seq   int64
@@ -50,6 +61,11 @@ type creditState struct {
 	gen   uint64
 	valid bool
 	runs  []admRun
+	// sig is incremented whenever runs changes (a job the reservations
+	// admit started or ended, or its predicted end moved):
+	// fastpath.Credited's generation.
+	sig  uint64
+	prev []admRun
 	// The last assignment: for the running jobs of gen, at instants
 	// [lo, hi), inside[k] processors of admitting[k] are held by jobs
 	// it admits.
@@ -79,6 +95,7 @@ func (cs *constraints) admittedRunning(e *Engine) []admRun {
 	if cr.valid && cr.gen == cs.runGen {
 		return cr.runs
 	}
+	cr.prev = append(cr.prev[:0], cr.runs...)
 	cr.runs = cr.runs[:0]
 	for k := range e.running {
 		r := &e.running[k]
@@ -88,12 +105,15 @@ func (cs *constraints) admittedRunning(e *Engine) []admRun {
 		}
 		for _, q := range cs.admitting {
 			if cs.c.Reservations[q].Admits(&s.job) {
-				cr.runs = append(cr.runs, admRun{job: &s.job, procs: int(r.procs), end: r.predEnd, seq: r.seq})
+				cr.runs = append(cr.runs, admRun{id: r.id, procs: int(r.procs), end: r.predEnd, seq: r.seq})
 				break
 			}
 		}
 	}
 	slices.SortFunc(cr.runs, func(a, b admRun) int { return cmp.Compare(a.seq, b.seq) })
+	if !slices.Equal(cr.runs, cr.prev) {
+		cr.sig++
+	}
 	cr.gen, cr.valid, cr.at = cs.runGen, true, false
 	return cr.runs
 }
@@ -113,7 +133,7 @@ func (cs *constraints) creditFor(e *Engine, j *workload.Job, t workload.Time) (i
 	}
 	cr := &cs.credit
 	if !cr.at || t < cr.lo || t >= cr.hi {
-		cs.assignCredit(runs, t)
+		cs.assignCredit(e, runs, t)
 	}
 	credit := 0
 	for x, k := range cs.admitting {
@@ -133,7 +153,7 @@ func (cs *constraints) creditFor(e *Engine, j *workload.Job, t workload.Time) (i
 // assignCredit fills the admitting reservations active at t with the running
 // jobs they admit (see the comment at the top of this file) and records
 // the instants around t over which the assignment holds.
-func (cs *constraints) assignCredit(runs []admRun, t workload.Time) {
+func (cs *constraints) assignCredit(e *Engine, runs []admRun, t workload.Time) {
 	cr := &cs.credit
 	n := len(cs.admitting)
 	if len(cr.inside) != n {
@@ -159,7 +179,7 @@ func (cs *constraints) assignCredit(runs []admRun, t workload.Time) {
 			if left == 0 {
 				break
 			}
-			if cr.room[x] > 0 && cs.c.Reservations[k].Admits(r.job) {
+			if cr.room[x] > 0 && cs.c.Reservations[k].Admits(&e.slots[r.id].job) {
 				take := min(left, cr.room[x])
 				cr.inside[x] += take
 				cr.room[x] -= take

@@ -227,12 +227,27 @@ func TestCalendarSpansMatchWalk(t *testing.T) {
 			return c
 		}
 	}
+	// Reservations for account 1 (a third of the jobs) most of the time,
+	// one-off and daily, overlapping, and one for user 2: the running
+	// jobs they admit fill them first (credit.go), so what they withhold
+	// moves with the running jobs, which the memos kept between passes
+	// must follow (fastpath.Credited).
+	admitted := func() *sim.Constraints {
+		c := unlimitedConstraints()
+		c.Windows = nil
+		c.Reservations = []sim.Reservation{
+			{Name: "long", Start: 3600, Duration: 20 * 86400, Until: workload.Forever, Procs: 24, Accounts: []int{1}},
+			{Name: "daily", Start: 8 * 3600, Duration: 10 * 3600, Recur: sim.RecurDaily, Until: workload.Forever, Procs: 12, Accounts: []int{1}},
+			{Name: "user2", Start: 2 * 86400, Duration: 5 * 86400, Until: workload.Forever, Procs: 8, Users: []int{2}},
+		}
+		return c
+	}
 	sets := []struct {
 		name string
 		c    func() *sim.Constraints
 	}{
 		{"partial", unlimitedConstraints}, {"drain", drain}, {"calendar", calendarConstraints},
-		{"overlap", overlap(workload.Forever)}, {"overlap-until", overlap(10 * 86400)},
+		{"overlap", overlap(workload.Forever)}, {"overlap-until", overlap(10 * 86400)}, {"admitted", admitted},
 	}
 	pols := simtest.Policies(t)
 	// HPC Pack's activation filters hand their inner policy a calendar

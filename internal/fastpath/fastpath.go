@@ -153,6 +153,19 @@ type Memoless interface {
 	Memoless() bool
 }
 
+// Credited is an optional interface of a policy.Calendar whose Withheld
+// depends on the running jobs too, not on the job and the time alone: a
+// reservation's running admitted jobs fill it first, and it withholds
+// from the others only what they leave. A policy's answer kept from one
+// pass to the next (EASY's head's shadow, conservative backfilling's
+// plans) holds only while CreditGen is what it was when the answer was
+// found, besides the running jobs' profile being the same.
+type Credited interface {
+	// CreditGen returns a number that changes whenever the running jobs
+	// the reservations admit (and so what they give back) change.
+	CreditGen() uint64
+}
+
 // Copier is an optional interface of a sim.Observer that copies the
 // engine's events for another goroutine (report.Async): the engine hands
 // it the events it gives at nearly every step, a job's start, a plain job
