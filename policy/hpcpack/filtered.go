@@ -767,6 +767,22 @@ func (w *filteredCalView) Blocked(vi, slack int, from, dur workload.Time) bool {
 	return ok && sp.Blocked(w.f.vis[vi], slack, from, dur)
 }
 
+// CreditGen implements fastpath.Credited: the inner calendar's, so that
+// the inner policy's memos follow the running jobs the reservations
+// admit.
+func (w *filteredCalView) CreditGen() uint64 {
+	if c, ok := w.f.cal.(fastpath.Credited); ok {
+		return c.CreditGen()
+	}
+	return 0
+}
+
+// Memoless implements fastpath.Memoless: the inner calendar's.
+func (w *filteredCalView) Memoless() bool {
+	ml, ok := w.f.cal.(fastpath.Memoless)
+	return ok && ml.Memoless()
+}
+
 // Horizon implements fastpath.Spans: the inner calendar's.
 func (w *filteredCalView) Horizon(from workload.Time) workload.Time {
 	if sp, ok := w.f.cal.(fastpath.Spans); ok {
