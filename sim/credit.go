@@ -56,21 +56,32 @@ type admRun struct {
 }
 
 // creditState is the credit's cache: the running admitted jobs for the
-// running jobs of generation gen, and the last answer's instant.
+// running jobs of generation gen, and the last assignment.
 type creditState struct {
 	gen   uint64
 	valid bool
 	runs  []admRun
+	ends  []workload.Time // the runs' predicted ends, in order
 	// sig is incremented whenever runs changes (a job the reservations
 	// admit started or ended, or its predicted end moved):
 	// fastpath.Credited's generation.
 	sig  uint64
 	prev []admRun
-	// The last assignment: for the running jobs of gen, at instants
-	// [lo, hi), inside[k] processors of admitting[k] are held by jobs
-	// it admits.
+	// Who some admitting reservation admits (users, accounts,
+	// partitions), and the admitting reservations the walk holds (not
+	// indexed), once built.
+	who      bool
+	users    map[int]bool
+	accounts map[int]bool
+	parts    map[int]bool
+	loop     []int
+	// The last assignment: for the running jobs of gen, at the instants
+	// [lo, hi), inside[x] processors of reservation act[x] (active,
+	// admitting some jobs, in the scenario's order) are held by jobs it
+	// admits.
 	at     bool
 	lo, hi workload.Time
+	act    []int
 	inside []int
 	room   []int
 }
@@ -87,6 +98,32 @@ func (cs *constraints) initCredit() {
 	}
 }
 
+// initWho builds, once the reservations on nodes are known (initPins),
+// the sets of users, accounts and partitions some admitting reservation
+// admits, and the admitting reservations the walk holds.
+func (cs *constraints) initWho() {
+	cr := &cs.credit
+	cr.who = true
+	cr.users, cr.accounts, cr.parts = map[int]bool{}, map[int]bool{}, map[int]bool{}
+	for _, k := range cs.admitting {
+		r := &cs.c.Reservations[k]
+		for _, u := range r.Users {
+			cr.users[u] = true
+		}
+		for _, a := range r.Accounts {
+			cr.accounts[a] = true
+		}
+		for _, p := range r.Partitions {
+			cr.parts[p] = true
+		}
+	}
+	for _, k := range cs.loop {
+		if _, ok := slices.BinarySearch(cs.admitting, k); ok {
+			cr.loop = append(cr.loop, k)
+		}
+	}
+}
+
 // admittedRunning returns the running jobs that some reservation of
 // cs.admitting admits, in submission order, built anew when the running
 // jobs changed (runningChanged).
@@ -94,6 +131,9 @@ func (cs *constraints) admittedRunning(e *Engine) []admRun {
 	cr := &cs.credit
 	if cr.valid && cr.gen == cs.runGen {
 		return cr.runs
+	}
+	if !cr.who {
+		cs.initWho()
 	}
 	cr.prev = append(cr.prev[:0], cr.runs...)
 	cr.runs = cr.runs[:0]
@@ -103,14 +143,16 @@ func (cs *constraints) admittedRunning(e *Engine) []admRun {
 		if r.procs <= 0 || r.predEnd >= workload.Forever || e.isShared(s) {
 			continue
 		}
-		for _, q := range cs.admitting {
-			if cs.c.Reservations[q].Admits(&s.job) {
-				cr.runs = append(cr.runs, admRun{id: r.id, procs: int(r.procs), end: r.predEnd, seq: r.seq})
-				break
-			}
+		if cr.users[s.job.User] || cr.accounts[s.job.Group] || cr.parts[s.job.Partition] {
+			cr.runs = append(cr.runs, admRun{id: r.id, procs: int(r.procs), end: r.predEnd, seq: r.seq})
 		}
 	}
 	slices.SortFunc(cr.runs, func(a, b admRun) int { return cmp.Compare(a.seq, b.seq) })
+	cr.ends = cr.ends[:0]
+	for _, r := range cr.runs {
+		cr.ends = append(cr.ends, r.end)
+	}
+	slices.Sort(cr.ends)
 	if !slices.Equal(cr.runs, cr.prev) {
 		cr.sig++
 	}
@@ -136,16 +178,14 @@ func (cs *constraints) creditFor(e *Engine, j *workload.Job, t workload.Time) (i
 		cs.assignCredit(e, runs, t)
 	}
 	credit := 0
-	for x, k := range cs.admitting {
+	for x, k := range cr.act {
 		if cr.inside[x] > 0 && !cs.c.Reservations[k].Admits(j) {
 			credit += cr.inside[x]
 		}
 	}
 	next := workload.Forever
-	for _, r := range runs {
-		if r.end > t {
-			next = min(next, r.end)
-		}
+	if k, _ := slices.BinarySearch(cr.ends, t+1); k < len(cr.ends) {
+		next = cr.ends[k]
 	}
 	return credit, next
 }
@@ -155,18 +195,33 @@ func (cs *constraints) creditFor(e *Engine, j *workload.Job, t workload.Time) (i
 // the instants around t over which the assignment holds.
 func (cs *constraints) assignCredit(e *Engine, runs []admRun, t workload.Time) {
 	cr := &cs.credit
-	n := len(cs.admitting)
-	if len(cr.inside) != n {
-		cr.inside, cr.room = make([]int, n), make([]int, n)
-	}
 	lo, hi := -workload.Forever, workload.Forever
-	for x, k := range cs.admitting {
-		cr.inside[x], cr.room[x] = 0, 0
+	// The admitting reservations active at t, in the scenario's order:
+	// the index's and the walk's, merged.
+	cr.act = cr.act[:0]
+	var ids []int32
+	if cs.once != nil {
+		ids, hi = cs.once.admittingAt(t)
+	}
+	for _, k := range cr.loop {
 		active, next := cs.resv[k].at(t)
 		hi = min(hi, next)
-		if active {
-			cr.room[x] = cs.resvPr[k]
+		if !active {
+			continue
 		}
+		for len(ids) > 0 && int(ids[0]) < k {
+			cs.actIndexed(int(ids[0]))
+			ids = ids[1:]
+		}
+		cr.act = append(cr.act, k)
+	}
+	for _, id := range ids {
+		cs.actIndexed(int(id))
+	}
+	cr.inside, cr.room = cr.inside[:0], cr.room[:0]
+	for _, k := range cr.act {
+		cr.inside = append(cr.inside, 0)
+		cr.room = append(cr.room, cs.resvPr[k])
 	}
 	for _, r := range runs {
 		if r.end <= t {
@@ -175,7 +230,7 @@ func (cs *constraints) assignCredit(e *Engine, runs []admRun, t workload.Time) {
 		}
 		hi = min(hi, r.end)
 		left := r.procs
-		for x, k := range cs.admitting {
+		for x, k := range cr.act {
 			if left == 0 {
 				break
 			}
@@ -190,4 +245,12 @@ func (cs *constraints) assignCredit(e *Engine, runs []admRun, t workload.Time) {
 	// lo: the assignment is known to hold from t on only; earlier
 	// instants are asked again.
 	cr.at, cr.lo, cr.hi = true, max(lo, t), hi
+}
+
+// actIndexed adds indexed reservation k, active, to the assignment's
+// reservations if it admits some jobs.
+func (cs *constraints) actIndexed(k int) {
+	if _, ok := slices.BinarySearch(cs.admitting, k); ok {
+		cs.credit.act = append(cs.credit.act, k)
+	}
 }

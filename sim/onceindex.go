@@ -124,6 +124,34 @@ func newOnceIndex(rs []Reservation, pr []int, which []int) (x *onceIndex, rest [
 // that job j may not use hold, and the next instant after t at which one
 // of them begins or ends (Forever: none).
 func (x *onceIndex) withheld(rs []Reservation, pr []int, j *workload.Job, t workload.Time) (int, workload.Time) {
+	k, next := x.segment(t)
+	if k < 0 {
+		return 0, next
+	}
+	held := x.maint[k]
+	for _, id := range x.ids[x.off[k]:x.off[k+1]] {
+		if !rs[id].Admits(j) {
+			held += pr[id]
+		}
+	}
+	return held, next
+}
+
+// admittingAt returns the indexed reservations that admit some jobs
+// active at t, in the scenario's order (none when the cap left them to
+// the walk), and the next instant after t at which an indexed
+// reservation begins or ends.
+func (x *onceIndex) admittingAt(t workload.Time) ([]int32, workload.Time) {
+	k, next := x.segment(t)
+	if k < 0 {
+		return nil, next
+	}
+	return x.ids[x.off[k]:x.off[k+1]], next
+}
+
+// segment returns the segment holding t (−1: before the first) and the
+// next boundary after t.
+func (x *onceIndex) segment(t workload.Time) (int, workload.Time) {
 	k := x.hint
 	if !(k < len(x.at) && x.at[k] <= t && (k+1 == len(x.at) || t < x.at[k+1])) {
 		if k+1 < len(x.at) && x.at[k+1] <= t && (k+2 == len(x.at) || t < x.at[k+2]) {
@@ -133,20 +161,14 @@ func (x *onceIndex) withheld(rs []Reservation, pr []int, j *workload.Job, t work
 		}
 	}
 	if k < 0 {
-		return 0, x.at[0]
+		return -1, x.at[0]
 	}
 	x.hint = k
 	next := workload.Forever
 	if k+1 < len(x.at) {
 		next = x.at[k+1]
 	}
-	held := x.maint[k]
-	for _, id := range x.ids[x.off[k]:x.off[k+1]] {
-		if !rs[id].Admits(j) {
-			held += pr[id]
-		}
-	}
-	return held, next
+	return k, next
 }
 
 // nextAfter returns the first boundary of an indexed reservation after
