@@ -25,15 +25,7 @@ import (
 // and Slurm's backfill started job 3 at 0 and job 2 at 200, and the
 // engine stopped the depth and Slurm's at the broken promise.)
 func TestAdmittedJobsKeepPlans(t *testing.T) {
-	cases := simtest.Policies(t)
-	cases = append(cases, simtest.NamedPolicy{Name: "slurm-1s", New: func() policy.Policy {
-		s, err := policy.NewSlurm(policy.SlurmParams{Interval: 1, Resolution: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}})
-	for _, tc := range cases {
+	for _, tc := range policiesAndSlurm1s(t) {
 		t.Run(tc.Name, func(t *testing.T) {
 			jobs := []workload.Job{
 				simtest.Job(1, 0, 6, 150, 150),
@@ -113,6 +105,19 @@ func TestAdmittingReservationsRandom(t *testing.T) {
 			}
 		})
 	}
+}
+
+// policiesAndSlurm1s are simtest.Policies and Slurm's backfill every
+// second at a resolution of 1 s, which plans as finely as the small
+// hand-computed schedules need.
+func policiesAndSlurm1s(t *testing.T) []simtest.NamedPolicy {
+	return append(simtest.Policies(t), simtest.NamedPolicy{Name: "slurm-1s", New: func() policy.Policy {
+		s, err := policy.NewSlurm(policy.SlurmParams{Interval: 1, Resolution: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}})
 }
 
 // catch runs f and returns its panic, if any, as an error.

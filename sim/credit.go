@@ -195,7 +195,7 @@ func (cs *constraints) creditFor(e *Engine, j *workload.Job, t workload.Time) (i
 // the instants around t over which the assignment holds.
 func (cs *constraints) assignCredit(e *Engine, runs []admRun, t workload.Time) {
 	cr := &cs.credit
-	lo, hi := -workload.Forever, workload.Forever
+	hi := workload.Forever
 	// The admitting reservations active at t, in the scenario's order:
 	// the index's and the walk's, merged.
 	cr.act = cr.act[:0]
@@ -225,7 +225,6 @@ func (cs *constraints) assignCredit(e *Engine, runs []admRun, t workload.Time) {
 	}
 	for _, r := range runs {
 		if r.end <= t {
-			lo = max(lo, r.end)
 			continue
 		}
 		hi = min(hi, r.end)
@@ -242,9 +241,9 @@ func (cs *constraints) assignCredit(e *Engine, runs []admRun, t workload.Time) {
 			}
 		}
 	}
-	// lo: the assignment is known to hold from t on only; earlier
-	// instants are asked again.
-	cr.at, cr.lo, cr.hi = true, max(lo, t), hi
+	// The assignment is known to hold from t on only: earlier instants
+	// are asked again.
+	cr.at, cr.lo, cr.hi = true, t, hi
 }
 
 // actIndexed adds indexed reservation k, active, to the assignment's

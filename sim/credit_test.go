@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/schedsim/schedsim/cluster"
-	"github.com/schedsim/schedsim/policy"
 	"github.com/schedsim/schedsim/sim"
 	"github.com/schedsim/schedsim/sim/simtest"
 	"github.com/schedsim/schedsim/workload"
@@ -85,14 +84,7 @@ func TestAdmittedJobsFillTheirReservation(t *testing.T) {
 			want: map[int64]workload.Time{1: 0, 2: 100},
 		},
 	}
-	pols := simtest.Policies(t)
-	pols = append(pols, simtest.NamedPolicy{Name: "slurm-1s", New: func() policy.Policy {
-		s, err := policy.NewSlurm(policy.SlurmParams{Interval: 1, Resolution: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}})
+	pols := policiesAndSlurm1s(t)
 	for _, tc := range cases {
 		for _, pol := range pols {
 			t.Run(tc.name+"/"+pol.Name, func(t *testing.T) {
