@@ -186,18 +186,7 @@ func BenchmarkCalendar(b *testing.B) {
 	for _, p := range pols {
 		b.Run(p.name, func(b *testing.B) {
 			jobs := generatedJobs(b, 50_000, 0.85)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				eng, err := sim.New(sim.Config{Procs: 1024, Policy: p.pol(), Constraints: cons()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := eng.Run(&simtest.Source{Jobs: jobs}, simtest.Discard{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(len(jobs))), "ns/job")
+			runConstrained(b, jobs, p.pol, cons)
 		})
 	}
 }
@@ -236,18 +225,24 @@ func BenchmarkManyReservations(b *testing.B) {
 	}
 	for _, p := range pols {
 		b.Run(p.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				eng, err := sim.New(sim.Config{Procs: 1024, Policy: p.pol(), Constraints: cons()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := eng.Run(&simtest.Source{Jobs: jobs}, simtest.Discard{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(len(jobs))), "ns/job")
+			runConstrained(b, jobs, p.pol, cons)
 		})
 	}
+}
+
+// runConstrained runs jobs b.N times on 1024 processors under a new
+// policy and new constraints each time, and reports the time per job.
+func runConstrained(b *testing.B, jobs []workload.Job, pol func() policy.Policy, cons func() *sim.Constraints) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		eng, err := sim.New(sim.Config{Procs: 1024, Policy: pol(), Constraints: cons()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := eng.Run(&simtest.Source{Jobs: jobs}, simtest.Discard{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(len(jobs))), "ns/job")
 }
