@@ -130,3 +130,59 @@ func catch(f func()) (err error) {
 	f()
 	return nil
 }
+
+// TestCreditChangeRenewsShadow: EASY's memo of the head's reservation
+// (shadowMemo) holds only while the running jobs the reservations admit
+// are what they were (fastpath.Credited), even when the running jobs'
+// profile is the same. On 12 processors with
+// 4 reserved for user 1 from 0 on, jobs 1 and 2 (user 2, 4 processors
+// each, predicted to end at 50 and 200) start at 0. At 1 the head, job 3
+// (6 processors), would fit only at 200, where both have ended: at 50
+// the reservation still holds 4 of the 8 free from it. Job 4 (user 1, 4
+// processors, ends at 200) is backfilled at 1, and runs inside the
+// reservation. At 20 job 2 ends early and job 5 (user 2, 3 processors,
+// 100 s) arrives: the profile is again 4 processors to 50 and 4 to 200,
+// but job 4 now fills the reservation, so at 50 the 8 free are all the
+// head's: it is reserved at 50 with 2 to spare, and job 5, which would
+// run past 50 on 3, waits until the head ends at 150. A shadow kept from
+// the pass at 1 would still say 200, start job 5 at 20 and delay the head
+// to 120. A reservation depth and conservative backfilling give the same
+// schedule (they keep plans only after a pass that started nothing, so
+// here they plan anew).
+func TestCreditChangeRenewsShadow(t *testing.T) {
+	for _, tc := range simtest.Policies(t) {
+		switch tc.Name {
+		case "fcfs", "slurm":
+			continue // no memo of a reservation between passes
+		}
+		t.Run(tc.Name, func(t *testing.T) {
+			jobs := []workload.Job{
+				simtest.Job(1, 0, 4, 50, 50),
+				simtest.Job(2, 0, 4, 20, 200),
+				simtest.Job(3, 1, 6, 100, 100),
+				simtest.Job(4, 1, 4, 199, 199),
+				simtest.Job(5, 20, 3, 100, 100),
+			}
+			for i := range jobs {
+				jobs[i].Seq, jobs[i].User = int64(i), 2
+			}
+			jobs[3].User = 1
+			c := &sim.Constraints{Calendar: workload.Calendar{Loc: time.UTC}, Reservations: []sim.Reservation{
+				{Name: "user1", Start: 0, Duration: 10000, Until: workload.Forever, Procs: 4, Users: []int{1}}}}
+			var rec *simtest.Recorder
+			if err := catch(func() { rec, _ = simtest.Run(t, sim.Config{Procs: 12, Policy: tc.New(), Constraints: c}, jobs) }); err != nil {
+				t.Fatal(err)
+			}
+			got := map[int64]workload.Time{}
+			for _, r := range rec.Records {
+				got[r.Job.ID] = r.Start
+			}
+			want := map[int64]workload.Time{1: 0, 2: 0, 3: 50, 4: 1, 5: 150}
+			for id, at := range want {
+				if got[id] != at {
+					t.Errorf("job %d started at %d, want %d (all: %v)", id, got[id], at, got)
+				}
+			}
+		})
+	}
+}
