@@ -206,7 +206,13 @@ func (r *Reader) At(u workload.Time) (free int, next workload.Time) {
 		if i+2 >= n || u < st[i+2].at {
 			r.i = i + 1
 		} else {
-			lo, hi := i+2, n // the last step at or before u
+			// The last step at or before u: galloping from i+2, as a
+			// walk mostly moves a few steps on, then a binary search.
+			lo, hi, d := i+2, i+3, 1
+			for hi < n && st[hi].at <= u {
+				lo, d = hi, d*2
+				hi = min(lo+d, n)
+			}
 			for lo+1 < hi {
 				m := int(uint(lo+hi) >> 1)
 				if st[m].at <= u {

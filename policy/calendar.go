@@ -154,6 +154,7 @@ func EarliestOn(pr *cluster.Profile, cal Calendar, i, procs int, from, dur workl
 // earliestOn is EarliestOn that also leaves free, at every instant of
 // the run, what the plans of the pass need there (fl; nil: nothing).
 func earliestOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, from, dur workload.Time) workload.Time {
+	fl = fl.forJob(cal, i)
 	t := from
 	sp, _ := cal.(fastpath.Spans)
 	horizon := workload.Forever // once the profile and the floor no longer change
@@ -211,7 +212,7 @@ func fitsOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, at, 
 	if !pr.Fits(at, procs, dur) || cal.StartFrom(i, at) != at {
 		return false
 	}
-	_, ok := conflictAny(pr, cal, fl, i, procs, at, dur)
+	_, ok := conflictAny(pr, cal, fl.forJob(cal, i), i, procs, at, dur)
 	return ok
 }
 
@@ -287,6 +288,8 @@ func conflictOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, 
 		end = satAdd(t, horizonOf(cal))
 	}
 	sp, _ := cal.(fastpath.Spans)
+	var rd cluster.Reader // the profile's, once a reservation holds some processors
+	read := false
 	for u := t; u < end; {
 		if sp != nil && u >= pr.LastChange() && fl.clearFrom(u) {
 			// From here the profile's free processors are a constant:
@@ -310,8 +313,11 @@ func conflictOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, 
 			u = wnext // the profile has room (Earliest): only reservations and plans matter
 			continue
 		}
-		// Inside reservations: every change of the profile counts.
-		rd := pr.ReaderFrom(u)
+		// Inside reservations: every change of the profile counts. The
+		// walk goes forward, so one reader serves every such span.
+		if !read {
+			rd, read = pr.ReaderFrom(u), true
+		}
 		for u < min(wnext, end) {
 			free, next := rd.At(u)
 			if free-held < procs {

@@ -17,6 +17,20 @@ type Admitter interface {
 	AdmitsSome() bool
 }
 
+// JobAdmitter is an optional interface of a Calendar that can tell
+// whether a queued job is admitted by some reservation held as a count.
+// A job none of them admits is withheld, at every instant, at least what
+// any other job is (the same reservations' processors and more, less the
+// same credit of the running jobs they admit), so while the running jobs
+// they admit are those the plans of a pass were made with, the floor of
+// those plans asks nothing of it beyond its own rule, and the planners
+// leave the floor out of its walks.
+type JobAdmitter interface {
+	// Admitted reports whether some reservation held as a count of
+	// processors admits queued job i.
+	Admitted(i int) bool
+}
+
 // planFloor is, during a pass that plans jobs one after another on a
 // profile that only fills (a reservation depth, conservative
 // backfilling, a Slurm backfill cycle), the fewest processors the plans
@@ -41,18 +55,42 @@ type planFloor struct {
 	// before at[0] and from the last instant on it is 0.
 	at  []workload.Time
 	val []int
+	// gen is the fastpath.Credited generation of the calendar every plan
+	// raising the floor was made under, while mixed is false (see
+	// forJob).
+	gen   uint64
+	mixed bool
 }
 
 // reset starts a pass under calendar cal (nil: none): the floor is kept
 // only when cal's reservations may admit some jobs.
 func (f *planFloor) reset(cal Calendar) {
 	f.at, f.val = f.at[:0], f.val[:0]
-	f.on = false
+	f.on, f.mixed = false, false
 	if cal == nil {
 		return
 	}
 	a, ok := cal.(Admitter)
 	f.on = !ok || a.AdmitsSome()
+}
+
+// forJob returns the floor job i's walks on cal must leave free: nil
+// when it can ask nothing beyond the job's own rule, because no
+// reservation admits the job (JobAdmitter) and every plan that raised it
+// was made under the running jobs the reservations admit now (the
+// calendar's fastpath.Credited generation): the job is then withheld at
+// least what each of those plans was, at every instant (see
+// JobAdmitter). Leaving it out changes no answer, and lets the walks
+// take the calendar's spans (fastpath.Spans) where the profile no longer
+// changes.
+func (f *planFloor) forJob(cal Calendar, i int) *planFloor {
+	if !f.active() || f.mixed {
+		return f
+	}
+	if a, ok := cal.(JobAdmitter); ok && !a.Admitted(i) && creditGen(cal) == f.gen {
+		return nil
+	}
+	return f
 }
 
 // active reports whether some plan has raised the floor.
@@ -128,6 +166,11 @@ func (f *planFloor) plan(cal Calendar, i int, from, dur workload.Time) {
 	end := satAdd(from, dur)
 	if end >= workload.Forever {
 		end = satAdd(from, horizonOf(cal))
+	}
+	if g := creditGen(cal); !f.active() {
+		f.gen = g
+	} else if g != f.gen {
+		f.mixed = true
 	}
 	withheld := cal.Withheld
 	if nc, ok := cal.(NodeCalendar); ok {

@@ -344,6 +344,20 @@ func (o *orderedCalView) Withheld(i int, t workload.Time) (int, workload.Time) {
 // CreditGen implements fastpath.Credited: the wrapped calendar's.
 func (o *orderedCalView) CreditGen() uint64 { return creditGen(o.c) }
 
+// AdmitsSome implements Admitter: the wrapped calendar's (true when it
+// cannot tell).
+func (o *orderedCalView) AdmitsSome() bool {
+	a, ok := o.c.(Admitter)
+	return !ok || a.AdmitsSome()
+}
+
+// Admitted implements JobAdmitter: the i-th job in priority order (true
+// when the wrapped calendar cannot tell).
+func (o *orderedCalView) Admitted(i int) bool {
+	a, ok := o.c.(JobAdmitter)
+	return !ok || a.Admitted(o.items[i].i)
+}
+
 // Memoless implements fastpath.Memoless: the wrapped calendar's.
 func (o *orderedCalView) Memoless() bool {
 	ml, ok := o.c.(fastpath.Memoless)

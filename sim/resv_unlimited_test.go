@@ -264,6 +264,11 @@ func TestCalendarSpansMatchWalk(t *testing.T) {
 		}
 		return p
 	}})
+	// A priority order hands its inner policy a calendar view of its own,
+	// in its order (which forwards policy.Admitter and policy.JobAdmitter).
+	pols = append(pols, simtest.NamedPolicy{Name: "depth-4-wfp3", New: func() policy.Policy {
+		return &policy.Ordered{Order: policy.WFP3{}, Inner: &policy.Depth{Depth: 4, Lookahead: policy.LookaheadAll}}
+	}})
 	n := simtest.Cases(150, 40) // the walks take seconds a run for conservative and Slurm's backfill
 	for _, pc := range pols {
 		for _, set := range sets {
