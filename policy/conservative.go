@@ -311,7 +311,7 @@ func (c *Conservative) scheduleCalendar(v View, d Decisions, cal Calendar) {
 	fit, _ := v.(Fitter)
 	pr := &c.prof
 	runningProfile(pr, v)
-	c.floor.reset(cal)
+	c.floor.reset(cal, v.Len())
 	first := 0
 	if c.keepPlan(v, cal, now) {
 		// The last pass's plans hold (see keepPlan): each goes back into

@@ -60,13 +60,21 @@ type planFloor struct {
 	// forJob).
 	gen   uint64
 	mixed bool
+	// n is the length of the pass's queue, and last the index of its
+	// last job some reservation admits (JobAdmitter; -1: none), found at
+	// the first plan (scanned: last is then valid).
+	n       int
+	last    int
+	scanned bool
 }
 
-// reset starts a pass under calendar cal (nil: none): the floor is kept
-// only when cal's reservations may admit some jobs.
-func (f *planFloor) reset(cal Calendar) {
+// reset starts a pass over a queue of n jobs under calendar cal (nil:
+// none): the floor is kept only when cal's reservations may admit some
+// jobs.
+func (f *planFloor) reset(cal Calendar, n int) {
 	f.at, f.val = f.at[:0], f.val[:0]
 	f.on, f.mixed = false, false
+	f.n, f.scanned = n, false
 	if cal == nil {
 		return
 	}
@@ -155,12 +163,36 @@ func (f *planFloor) raise(lo, hi workload.Time, w int) {
 	}
 }
 
+// unread reports whether no walk of the pass can read what a plan of
+// queued job i would raise the floor to: the planners walk the queue in
+// order, so only the jobs after i read it, and when no reservation
+// admits any of them (JobAdmitter) they leave the floor out (forJob),
+// while the admitted running jobs stay those of the plans made so far,
+// as they do unless a job a reservation admits starts, and none is left
+// to.
+func (f *planFloor) unread(cal Calendar, i int) bool {
+	a, ok := cal.(JobAdmitter)
+	if !ok || f.mixed || (f.active() && creditGen(cal) != f.gen) {
+		return false
+	}
+	if !f.scanned {
+		f.last, f.scanned = -1, true
+		for k := f.n - 1; k >= 0; k-- {
+			if a.Admitted(k) {
+				f.last = k
+				break
+			}
+		}
+	}
+	return f.last <= i
+}
+
 // plan raises the floor for queued job i planned over [from, from+dur)
 // (dur workload.Forever: the calendar's horizon): at every instant, to
 // what the reservations withhold from it there (on a NodeCalendar, those
 // held as counts).
 func (f *planFloor) plan(cal Calendar, i int, from, dur workload.Time) {
-	if f == nil || !f.on || cal == nil {
+	if f == nil || !f.on || cal == nil || f.unread(cal, i) {
 		return
 	}
 	end := satAdd(from, dur)

@@ -577,7 +577,7 @@ func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 	}
 	started, tested := 0, 0
 	s.bounds.reset(cal, s.noBound)
-	s.floor.reset(cal)
+	s.floor.reset(cal, v.Len())
 	for i, n := h, v.Len(); i < n; i++ {
 		if s.p.MaxJobTest >= 0 && tested >= s.p.MaxJobTest {
 			break
