@@ -224,9 +224,9 @@ func conflictAny(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int,
 		if p, end, ok := pinnedOf(nc, i, t, dur); ok {
 			return conflictPinned(pr, nc, fl, &p, end, i, procs, t)
 		}
-		return conflictOn(pr, countCalendar{nc}, fl, i, procs, t, dur)
+		return conflictOn(pr, cal, nc, fl, i, procs, t, dur)
 	}
-	return conflictOn(pr, cal, fl, i, procs, t, dur)
+	return conflictOn(pr, cal, nil, fl, i, procs, t, dur)
 }
 
 // NodeHolder is an optional interface of a NodeCalendar that can tell
@@ -267,22 +267,17 @@ func memoOK(cal Calendar) bool {
 	return !holdsNodes(cal) && !(ok && ml.Memoless())
 }
 
-// countCalendar is a NodeCalendar's count rules alone: its Withheld is
-// WithheldCount (no nodes are held from the run planned).
-type countCalendar struct{ NodeCalendar }
-
-// Withheld implements Calendar.
-func (c countCalendar) Withheld(i int, t workload.Time) (int, workload.Time) {
-	return c.WithheldCount(i, t)
-}
-
 // conflictOn walks [t, t+dur) through the changes of pr and cal: it
 // reports whether procs processors are free for job i all along, and if
 // not an instant after the conflict before which no later start can
 // succeed: the first at which the free processors or the reservations
 // change, or, where the free processors no longer change, the end of
 // the reservations' shortage (fastpath.Spans.FirstOver).
-func conflictOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, t, dur workload.Time) (workload.Time, bool) {
+//
+// With nc (cal as a NodeCalendar) it walks nc's count rules alone
+// (WithheldCount) without wrapping cal in a Calendar of its own, which
+// would cost an allocation at every walk.
+func conflictOn(pr *cluster.Profile, cal Calendar, nc NodeCalendar, fl *planFloor, i, procs int, t, dur workload.Time) (workload.Time, bool) {
 	end := satAdd(t, dur)
 	if end >= workload.Forever {
 		end = satAdd(t, horizonOf(cal))
@@ -296,7 +291,7 @@ func conflictOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, 
 			// the first instant the reservations withhold more than it
 			// leaves is the conflict the walk would find.
 			if slack := pr.FreeAt(u) - procs; slack >= 0 {
-				if at, next, ok := sp.FirstOver(i, false, slack, u, end); ok {
+				if at, next, ok := sp.FirstOver(i, nc != nil, slack, u, end); ok {
 					if at >= workload.Forever {
 						return 0, true
 					}
@@ -304,7 +299,13 @@ func conflictOn(pr *cluster.Profile, cal Calendar, fl *planFloor, i, procs int, 
 				}
 			}
 		}
-		held, wnext := cal.Withheld(i, u)
+		var held int
+		var wnext workload.Time
+		if nc != nil {
+			held, wnext = nc.WithheldCount(i, u)
+		} else {
+			held, wnext = cal.Withheld(i, u)
+		}
 		if fl.active() {
 			floor, fnext := fl.value(u)
 			held, wnext = max(held, floor), min(wnext, fnext)
@@ -336,11 +337,10 @@ func MinFreeOn(pr *cluster.Profile, cal Calendar, i int, from, to workload.Time)
 	if to >= workload.Forever {
 		to = satAdd(from, horizonOf(cal))
 	}
-	if nc, ok := cal.(NodeCalendar); ok {
+	nc, _ := cal.(NodeCalendar)
+	if nc != nil {
 		p, end, pinned := pinnedOf(nc, i, from, to-from)
-		if !pinned {
-			cal = countCalendar{nc}
-		} else {
+		if pinned {
 			least := pr.FreeAt(from)
 			rd := pr.ReaderFrom(from)
 			for u := from; u < min(to, end); {
@@ -355,7 +355,13 @@ func MinFreeOn(pr *cluster.Profile, cal Calendar, i int, from, to workload.Time)
 	}
 	least := pr.FreeAt(from)
 	for u := from; u < to; {
-		held, wnext := cal.Withheld(i, u)
+		var held int
+		var wnext workload.Time
+		if nc != nil {
+			held, wnext = nc.WithheldCount(i, u) // its count rules alone
+		} else {
+			held, wnext = cal.Withheld(i, u)
+		}
 		least = min(least, pr.MinFree(u, min(wnext, to))-held)
 		u = wnext
 	}
@@ -438,34 +444,4 @@ func (m *shadowMemo) shadow(pr *cluster.Profile, v View, cal Calendar, h int) (w
 		m.prof.CopyFrom(pr)
 	}
 	return at, extra
-}
-
-// FirstOver implements fastpath.Spans: WithheldCount's reservations.
-func (c countCalendar) FirstOver(i int, _ bool, slack int, from, to workload.Time) (workload.Time, workload.Time, bool) {
-	if sp, ok := c.NodeCalendar.(fastpath.Spans); ok {
-		return sp.FirstOver(i, true, slack, from, to)
-	}
-	return 0, 0, false
-}
-
-// Blocked implements fastpath.Spans.
-func (c countCalendar) Blocked(i, slack int, from, dur workload.Time) bool {
-	sp, ok := c.NodeCalendar.(fastpath.Spans)
-	return ok && sp.Blocked(i, slack, from, dur)
-}
-
-// Horizon implements fastpath.Spans.
-func (c countCalendar) Horizon(from workload.Time) workload.Time {
-	if sp, ok := c.NodeCalendar.(fastpath.Spans); ok {
-		return sp.Horizon(from)
-	}
-	return workload.Forever
-}
-
-// TicksPerSecond implements Ticker: the wrapped calendar's unit.
-func (c countCalendar) TicksPerSecond() workload.Time {
-	if t, ok := c.NodeCalendar.(Ticker); ok {
-		return t.TicksPerSecond()
-	}
-	return 1
 }

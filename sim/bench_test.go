@@ -200,22 +200,7 @@ func BenchmarkCalendar(b *testing.B) {
 // reservation made such a run grow with their square).
 func BenchmarkManyReservations(b *testing.B) {
 	jobs := generatedJobs(b, 50_000, 0.85)
-	span := jobs[len(jobs)-1].Submit - jobs[0].Submit
-	cons := func() *sim.Constraints {
-		c := &sim.Constraints{Calendar: workload.Calendar{Loc: time.UTC}}
-		for k := range 3000 {
-			// A fixed, spread pattern: no generator needed for it.
-			r := sim.Reservation{Name: fmt.Sprint("r", k), Start: jobs[0].Submit + span*workload.Time(k*7919%3000)/3000,
-				Duration: workload.Time(1800 * (1 + k%8)), Until: workload.Forever, Recur: sim.RecurOnce, Procs: 16 << (k % 4)}
-			if k%2 == 0 {
-				r.Maint = true
-			} else {
-				r.Users = []int{k % 7}
-			}
-			c.Reservations = append(c.Reservations, r)
-		}
-		return c
-	}
+	cons := manyReservations(jobs, 3000)
 	pols := []struct {
 		name string
 		pol  func() policy.Policy
@@ -227,6 +212,39 @@ func BenchmarkManyReservations(b *testing.B) {
 		b.Run(p.name, func(b *testing.B) {
 			runConstrained(b, jobs, p.pol, cons)
 		})
+	}
+}
+
+// BenchmarkConservativeReservations is BenchmarkManyReservations's
+// calendar at the same density over a fifth of its jobs under
+// conservative backfilling, which plans every queued job through the
+// reservations at every pass: half of them admit some users' jobs, so the
+// plans keep a floor for those jobs (policy's planFloor).
+func BenchmarkConservativeReservations(b *testing.B) {
+	jobs := generatedJobs(b, 10_000, 0.85)
+	runConstrained(b, jobs, func() policy.Policy { return &policy.Conservative{} }, manyReservations(jobs, 600))
+}
+
+// manyReservations returns a constructor of n one-off reservations spread
+// over the jobs' submissions, 30 min to 4 h long, of 16 to 128
+// processors: every other one maintenance, the others each for one of 7
+// users.
+func manyReservations(jobs []workload.Job, n int) func() *sim.Constraints {
+	span := jobs[len(jobs)-1].Submit - jobs[0].Submit
+	return func() *sim.Constraints {
+		c := &sim.Constraints{Calendar: workload.Calendar{Loc: time.UTC}}
+		for k := range n {
+			// A fixed, spread pattern: no generator needed for it.
+			r := sim.Reservation{Name: fmt.Sprint("r", k), Start: jobs[0].Submit + span*workload.Time(k*7919%n)/workload.Time(n),
+				Duration: workload.Time(1800 * (1 + k%8)), Until: workload.Forever, Recur: sim.RecurOnce, Procs: 16 << (k % 4)}
+			if k%2 == 0 {
+				r.Maint = true
+			} else {
+				r.Users = []int{k % 7}
+			}
+			c.Reservations = append(c.Reservations, r)
+		}
+		return c
 	}
 }
 
