@@ -65,7 +65,7 @@ func (p *Depth) Schedule(v View, d Decisions) {
 	// it took.
 	fit, _ := v.(Fitter)
 	cal, _ := v.(Calendar)
-	p.floor.reset(cal, v.Len())
+	p.floor.reset(cal, -1) // a few plans a pass
 	// What it took is charged to the plan up to what the plan has free
 	// over its run: a job planned on processor counts may hold more (whole
 	// nodes) than a later reservation left it, and that reservation is then

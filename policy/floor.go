@@ -60,17 +60,19 @@ type planFloor struct {
 	// forJob).
 	gen   uint64
 	mixed bool
-	// n is the length of the pass's queue, and last the index of its
-	// last job some reservation admits (JobAdmitter; -1: none), found at
-	// the first plan (scanned: last is then valid).
+	// n bounds the queue indices the pass visits (negative: the floor
+	// is raised for every plan, see unread), and last is the index of the
+	// last job below n some reservation admits (JobAdmitter; -1: none),
+	// found at the first plan (scanned: last is then valid).
 	n       int
 	last    int
 	scanned bool
 }
 
-// reset starts a pass over a queue of n jobs under calendar cal (nil:
-// none): the floor is kept only when cal's reservations may admit some
-// jobs.
+// reset starts a pass under calendar cal (nil: none) that visits the
+// queued jobs below index n in order, planning every one it does not
+// start, or, with n negative, one that plans only a few: the floor is
+// kept only when cal's reservations may admit some jobs.
 func (f *planFloor) reset(cal Calendar, n int) {
 	f.at, f.val = f.at[:0], f.val[:0]
 	f.on, f.mixed = false, false
@@ -169,10 +171,13 @@ func (f *planFloor) raise(lo, hi workload.Time, w int) {
 // admits any of them (JobAdmitter) they leave the floor out (forJob),
 // while the admitted running jobs stay those of the plans made so far,
 // as they do unless a job a reservation admits starts, and none is left
-// to.
+// to. Finding the last admitted job costs a look at the queue's jobs
+// from the end, once a pass: worth it where the pass plans every job it
+// visits (conservative backfilling, Slurm's backfill), not where it plans
+// a few (a reservation depth; reset with n negative).
 func (f *planFloor) unread(cal Calendar, i int) bool {
 	a, ok := cal.(JobAdmitter)
-	if !ok || f.mixed || (f.active() && creditGen(cal) != f.gen) {
+	if !ok || f.n < 0 || f.mixed || (f.active() && creditGen(cal) != f.gen) {
 		return false
 	}
 	if !f.scanned {

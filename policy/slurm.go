@@ -577,7 +577,11 @@ func (s *Slurm) cycle(v View, d Decisions, fit Fitter, h, free int) int {
 	}
 	started, tested := 0, 0
 	s.bounds.reset(cal, s.noBound)
-	s.floor.reset(cal, v.Len())
+	visit := v.Len() // the jobs the cycle may test
+	if s.p.MaxJobTest >= 0 {
+		visit = min(visit, h+s.p.MaxJobTest)
+	}
+	s.floor.reset(cal, visit)
 	for i, n := h, v.Len(); i < n; i++ {
 		if s.p.MaxJobTest >= 0 && tested >= s.p.MaxJobTest {
 			break
