@@ -37,20 +37,7 @@ func TestAdmittedJobsKeepPlans(t *testing.T) {
 			}
 			c := &sim.Constraints{Calendar: workload.Calendar{Loc: time.UTC}, Reservations: []sim.Reservation{
 				{Name: "acct1", Start: 100, Duration: 100, Until: workload.Forever, Procs: 4, Accounts: []int{1}}}}
-			var rec *simtest.Recorder
-			if err := catch(func() { rec, _ = simtest.Run(t, sim.Config{Procs: 10, Policy: tc.New(), Constraints: c}, jobs) }); err != nil {
-				t.Fatal(err)
-			}
-			got := map[int64]workload.Time{}
-			for _, r := range rec.Records {
-				got[r.Job.ID] = r.Start
-			}
-			want := map[int64]workload.Time{1: 0, 2: 150, 3: 150}
-			for id, at := range want {
-				if got[id] != at {
-					t.Errorf("job %d started at %d, want %d (all: %v)", id, got[id], at, got)
-				}
-			}
+			wantStarts(t, sim.Config{Procs: 10, Policy: tc.New(), Constraints: c}, jobs, map[int64]workload.Time{1: 0, 2: 150, 3: 150})
 		})
 	}
 }
@@ -120,6 +107,25 @@ func policiesAndSlurm1s(t *testing.T) []simtest.NamedPolicy {
 	}})
 }
 
+// wantStarts runs jobs under cfg and fails unless each job of want
+// started at its time there (a panic of the run fails it too).
+func wantStarts(t *testing.T, cfg sim.Config, jobs []workload.Job, want map[int64]workload.Time) {
+	t.Helper()
+	var rec *simtest.Recorder
+	if err := catch(func() { rec, _ = simtest.Run(t, cfg, jobs) }); err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]workload.Time{}
+	for _, r := range rec.Records {
+		got[r.Job.ID] = r.Start
+	}
+	for id, at := range want {
+		if got[id] != at {
+			t.Errorf("job %d started at %d, want %d (all: %v)", id, got[id], at, got)
+		}
+	}
+}
+
 // catch runs f and returns its panic, if any, as an error.
 func catch(f func()) (err error) {
 	defer func() {
@@ -169,20 +175,7 @@ func TestCreditChangeRenewsShadow(t *testing.T) {
 			jobs[3].User = 1
 			c := &sim.Constraints{Calendar: workload.Calendar{Loc: time.UTC}, Reservations: []sim.Reservation{
 				{Name: "user1", Start: 0, Duration: 10000, Until: workload.Forever, Procs: 4, Users: []int{1}}}}
-			var rec *simtest.Recorder
-			if err := catch(func() { rec, _ = simtest.Run(t, sim.Config{Procs: 12, Policy: tc.New(), Constraints: c}, jobs) }); err != nil {
-				t.Fatal(err)
-			}
-			got := map[int64]workload.Time{}
-			for _, r := range rec.Records {
-				got[r.Job.ID] = r.Start
-			}
-			want := map[int64]workload.Time{1: 0, 2: 0, 3: 50, 4: 1, 5: 150}
-			for id, at := range want {
-				if got[id] != at {
-					t.Errorf("job %d started at %d, want %d (all: %v)", id, got[id], at, got)
-				}
-			}
+			wantStarts(t, sim.Config{Procs: 12, Policy: tc.New(), Constraints: c}, jobs, map[int64]workload.Time{1: 0, 2: 0, 3: 50, 4: 1, 5: 150})
 		})
 	}
 }
