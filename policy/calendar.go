@@ -299,13 +299,7 @@ func conflictOn(pr *cluster.Profile, cal Calendar, nc NodeCalendar, fl *planFloo
 				}
 			}
 		}
-		var held int
-		var wnext workload.Time
-		if nc != nil {
-			held, wnext = nc.WithheldCount(i, u)
-		} else {
-			held, wnext = cal.Withheld(i, u)
-		}
+		held, wnext := withheldOf(cal, nc, i, u)
 		if fl.active() {
 			floor, fnext := fl.value(u)
 			held, wnext = max(held, floor), min(wnext, fnext)
@@ -329,6 +323,15 @@ func conflictOn(pr *cluster.Profile, cal Calendar, nc NodeCalendar, fl *planFloo
 		u = wnext
 	}
 	return 0, true
+}
+
+// withheldOf is cal.Withheld, or with nc (cal as a NodeCalendar whose
+// nodes hold nothing from the run) its count rules alone, WithheldCount.
+func withheldOf(cal Calendar, nc NodeCalendar, i int, u workload.Time) (int, workload.Time) {
+	if nc != nil {
+		return nc.WithheldCount(i, u)
+	}
+	return cal.Withheld(i, u)
 }
 
 // MinFreeOn returns the fewest processors free for job i at any instant
@@ -355,13 +358,7 @@ func MinFreeOn(pr *cluster.Profile, cal Calendar, i int, from, to workload.Time)
 	}
 	least := pr.FreeAt(from)
 	for u := from; u < to; {
-		var held int
-		var wnext workload.Time
-		if nc != nil {
-			held, wnext = nc.WithheldCount(i, u) // its count rules alone
-		} else {
-			held, wnext = cal.Withheld(i, u)
-		}
+		held, wnext := withheldOf(cal, nc, i, u)
 		least = min(least, pr.MinFree(u, min(wnext, to))-held)
 		u = wnext
 	}

@@ -134,8 +134,7 @@ func (v *consView) Admitted(i int) bool {
 	if !cs.credit.who {
 		cs.initWho()
 	}
-	j, cr := &v.slot(i).job, &cs.credit
-	return cr.users[j.User] || cr.accounts[j.Group] || cr.parts[j.Partition]
+	return cs.credit.admitsAny(&v.slot(i).job)
 }
 
 // FirstOver implements fastpath.Spans, from the spans the admission

@@ -124,6 +124,12 @@ func (cs *constraints) initWho() {
 	}
 }
 
+// admitsAny reports whether some reservation of constraints.admitting
+// admits job j (initWho must have run).
+func (cr *creditState) admitsAny(j *workload.Job) bool {
+	return cr.users[j.User] || cr.accounts[j.Group] || cr.parts[j.Partition]
+}
+
 // admittedRunning returns the running jobs that some reservation of
 // cs.admitting admits, in submission order, built anew when the running
 // jobs changed (runningChanged).
@@ -143,7 +149,7 @@ func (cs *constraints) admittedRunning(e *Engine) []admRun {
 		if r.procs <= 0 || r.predEnd >= workload.Forever || e.isShared(s) {
 			continue
 		}
-		if cr.users[s.job.User] || cr.accounts[s.job.Group] || cr.parts[s.job.Partition] {
+		if cr.admitsAny(&s.job) {
 			cr.runs = append(cr.runs, admRun{id: r.id, procs: int(r.procs), end: r.predEnd, seq: r.seq})
 		}
 	}
