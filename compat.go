@@ -89,7 +89,6 @@ var Combinations = []Combination{
 	{FeatureHolds, FeatureScoreD, "SCore-D's queues take a job in at its submission; holding it out of them until a later time is not modelled (a trace's Hold Until is refused there too)", false},
 	{FeatureLatency, FeatureScoreD, "SCore-D's queues take a job in at its submission; its arrival later, after a latency, is not modelled", false},
 	{FeatureLatency, FeatureFilters, "the latency is laid on a job as its Hold Until, which HPC Pack's filters read from the job XML and may change: a filter would take it for a hold its user asked for", false},
-	{FeatureLatency, FeatureClosedLoop, "a closed loop moves a job's submission at run time, and the latency is laid on the recorded submissions before the run: the two would disagree on when the job arrives", false},
 	{FeatureShared, FeatureScoreD, "SCore-D's gang scheduling time-shares every job in its matrix of rows; a queue time-shared on top of it, outside the matrix, is not modelled", false},
 	{FeatureShared, FeatureNodes, "a node selector places every job on idle nodes (whole nodes or cores); a time-shared job runs on processors others hold, which no select plugin gives", false},
 

@@ -147,3 +147,63 @@ func atoiT(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// TestSubmitLatencyClosedLoop: under a closed loop, a job the loop submits
+// later than its recorded time reaches the scheduler its queue's latency
+// after the instant the loop submits it, and a hold of its own still ends
+// when the holds file says.
+//
+// The machine has 4 processors; the latency is 10 s, queue 2's 30 s. Job 1
+// (4 processors, 100 s), submitted at 0, arrives at 10 and runs 10–110. Job
+// 2 (queue 2, 4 processors, 50 s) follows job 1 with a think time of 20 s:
+// the loop submits it at 130, it arrives at 160 and runs 160–210. Jobs 3
+// and 4 (1 processor, 10 s) follow job 2, with think times 0 and 5 s: job 3
+// is submitted at 210 and would arrive at 220, but the holds file holds it
+// until 500; job 4 is submitted at 215 and arrives at 225. Without the
+// latency, job 2 is submitted and starts at 120, job 4 starts at 175.
+func TestSubmitLatencyClosedLoop(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "t.swf", "; MaxProcs: 4\n"+
+		"1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n"+
+		"2 10 -1 50 4 -1 -1 4 50 -1 1 1 1 -1 2 -1 1 20\n"+
+		"3 20 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 2 0\n"+
+		"4 30 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 2 5\n")
+	holds := writeFile(t, dir, "holds.txt", "3 500\n")
+	with := [4]jobRow{{10, 10}, {160, 160}, {500, 500}, {225, 225}}
+	for _, tc := range []struct {
+		name    string
+		set     func(sc *Scenario)
+		latency string
+		want    [4]jobRow
+	}{
+		{"fcfs", func(sc *Scenario) { sc.Backfill = "off" }, "10s,2=30s", with},
+		{"easy", func(sc *Scenario) { sc.Backfill = "easy" }, "10s,2=30s", with},
+		{"depth 2", func(sc *Scenario) { sc.Backfill, sc.ReservationDepth = "easy", "2" }, "10s,2=30s", with},
+		{"conservative", func(sc *Scenario) { sc.Backfill = "conservative" }, "10s,2=30s", with},
+		{"hpcpack", func(sc *Scenario) { sc.Backfill = "hpcpack" }, "10s,2=30s", with},
+		{"slurm", func(sc *Scenario) { sc.Backfill = "slurm" }, "10s,2=30s", with},
+		{"cycle", func(sc *Scenario) { sc.Backfill, sc.SchedInterval = "easy", "5" }, "10s,2=30s", with},
+		{"none", func(sc *Scenario) { sc.Backfill = "easy" }, "", [4]jobRow{{0, 0}, {120, 0}, {500, 500}, {175, 0}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := Default()
+			sc.Trace, sc.ClosedLoop, sc.Holds, sc.SubmitLatency, sc.Plots = trace, true, holds, tc.latency, false
+			sc.Out = filepath.Join(dir, tc.name)
+			tc.set(&sc)
+			if _, err := Run(context.Background(), &sc, Options{Warn: &strings.Builder{}}); err != nil {
+				t.Fatal(err)
+			}
+			rows := readJobsCSV(t, filepath.Join(sc.Out, "jobs.csv"))
+			for i := range 4 {
+				if got := rows[i+1]; got != tc.want[i] {
+					t.Errorf("job %d: start %d, hold_until %d; want %d, %d", i+1, got.start, got.holdUntil, tc.want[i].start, tc.want[i].holdUntil)
+				}
+			}
+			var out strings.Builder
+			res, err := VerifyDir(sc.Out, 0, &out)
+			if err != nil || len(res) != 1 || res[0].Violations != 0 {
+				t.Errorf("verify: %v, %+v\n%s", err, res, out.String())
+			}
+		})
+	}
+}

@@ -602,6 +602,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		// A job reaches the scheduler its latency after its submission:
 		// held until then (an immediate queue's job starts regardless).
 		rd = workload.WithLatency(rd, lat, tick)
+		// A job the closed loop submits later reaches the scheduler its
+		// latency after that instant.
+		simCfg.SubmitLatency = func(j *workload.Job) { lat.Hold(j, tick) }
 	}
 	var cons *sim.Constraints
 	if o.Config != "" {

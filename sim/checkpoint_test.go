@@ -148,6 +148,11 @@ func checkpointCases(procs int) []checkpointCase {
 		{"easy-closedloop", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, ClosedLoop: true}
 		}},
+		// With a submission latency: the delayed jobs are held after the
+		// instant the loop submits them, across a resume as well.
+		{"conservative-closedloop-latency", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.Conservative{}, ClosedLoop: true, SubmitLatency: func(j *workload.Job) { loopLatency.Hold(j, 1) }}
+		}},
 		// Switching idle nodes off and on: the nodes' power states, the
 		// switches under way and the timers.
 		{"easy-switching", func() sim.Config {
@@ -229,6 +234,10 @@ func checkpointCases(procs int) []checkpointCase {
 	}
 }
 
+// loopLatency is the submission latency of the checkpoint case
+// "conservative-closedloop-latency".
+var loopLatency = workload.Latency{Default: 17, Queues: []workload.QueueLatency{{Queue: 2, Delay: 90}}}
+
 // TestCheckpointChain runs each configuration once without interruption,
 // then again as a chain of runs, each stopped at its first checkpoint and
 // resumed from the saved state by a new engine with new policy values: the
@@ -247,8 +256,13 @@ func TestCheckpointChain(t *testing.T) {
 					if strings.HasSuffix(tc.name, "-holds") && i%5 == 0 {
 						jobs[i].HoldUntil = jobs[i].Submit + workload.Time(i*37%7200)
 					}
-					if strings.HasSuffix(tc.name, "-closedloop") && i >= 7 && i%2 == 0 {
+					if strings.Contains(tc.name, "-closedloop") && i >= 7 && i%2 == 0 {
 						jobs[i].PrecedingJob, jobs[i].ThinkTime = jobs[i-7].ID, float64(i%5*600)
+					}
+					if strings.HasSuffix(tc.name, "-latency") {
+						// As workload.WithLatency lays it on the trace's jobs.
+						jobs[i].Queue = i % 3
+						loopLatency.Hold(&jobs[i], 1)
 					}
 					if strings.HasSuffix(tc.name, "-immediate") {
 						jobs[i].Queue = i % 4

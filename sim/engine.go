@@ -384,6 +384,13 @@ type Config struct {
 	// state (the jobs waiting for their preceding job) is saved in
 	// checkpoints.
 	ClosedLoop bool
+	// SubmitLatency, if not nil under ClosedLoop, lays the submission
+	// latency on a job the loop submits later than its recorded time
+	// (workload.Latency.Hold): it reaches the scheduler that long after the
+	// instant the loop submits it, as the trace's jobs reach it that long
+	// after their recorded submissions (workload.WithLatency held them as
+	// they were read). A hold of the trace's own ends when the trace says.
+	SubmitLatency func(j *workload.Job)
 	// Power, if not nil, switches idle nodes of the processor pool off
 	// and on (see power.go; under ScoreD, scored_power.go).
 	Power *Power
@@ -1295,6 +1302,9 @@ func (e *Engine) traceTime(t workload.Time) workload.Time {
 
 // submitLate submits j, a job the closed loop delayed.
 func (e *Engine) submitLate(j *workload.Job, obs *sink) {
+	if e.cfg.SubmitLatency != nil {
+		e.cfg.SubmitLatency(j)
+	}
 	if e.sd != nil {
 		e.sd.submitLate(j)
 		return

@@ -136,8 +136,17 @@ func (r *latencyReader) Next(j *Job) error {
 	if err := r.Reader.Next(j); err != nil {
 		return err
 	}
-	if d := r.l.Of(j.Queue) * Time(r.tick); d > 0 && j.Submit < MaxTime-d {
+	r.l.Hold(j, r.tick)
+	return nil
+}
+
+// Hold delays j's arrival at the scheduler by its queue's latency (l in
+// seconds; tick is the run's ticks per second, 1 for seconds): j's Hold
+// Until becomes at least its submission plus the latency. A hold of its
+// own that ends later stays; a job whose submission plus the latency would
+// pass MaxTime is left as it is.
+func (l Latency) Hold(j *Job, tick int64) {
+	if d := l.Of(j.Queue) * Time(max(tick, 1)); d > 0 && j.Submit < MaxTime-d {
 		j.HoldUntil = max(j.HoldUntil, j.Submit+d)
 	}
-	return nil
 }
