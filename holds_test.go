@@ -31,9 +31,10 @@ func TestScenarioHolds(t *testing.T) {
 	write("t.swf", trace)
 	write("h.txt", "# job, earliest start\n2 510\n4 100\n9 5\n")
 	write("bad.txt", "2 510\n4 x\n")
-	for _, backfill := range []string{"off", "easy", "conservative", "hpcpack", "slurm"} {
-		t.Run(backfill, func(t *testing.T) {
-			write("s.toml", "trace = \"t.swf\"\nholds = \"h.txt\"\nbackfill = \""+backfill+"\"\n")
+	for _, policy := range []string{"backfill = \"off\"", "backfill = \"easy\"", "backfill = \"conservative\"", "backfill = \"hpcpack\"", "backfill = \"slurm\"",
+		"mode = \"gang\"", "mode = \"exclusive\""} {
+		t.Run(policy, func(t *testing.T) {
+			write("s.toml", "trace = \"t.swf\"\nholds = \"h.txt\"\n"+policy+"\n")
 			sc, err := LoadScenario(filepath.Join(dir, "s.toml"), Default())
 			if err != nil {
 				t.Fatal(err)

@@ -207,3 +207,46 @@ func TestSubmitLatencyClosedLoop(t *testing.T) {
 		})
 	}
 }
+
+// TestSubmitLatencyScoreD: under SCore-D's queues a job joins its queue its
+// latency after its submission. Exclusive queues, 4 processors, a latency
+// of 10 s: job 1 (4 processors, 100 s), submitted at 0, runs 10–110; job 2
+// (4 processors, 50 s), submitted at 5, joins at 15 and runs 110–160.
+// Without the latency they run 0–100 and 100–150. Gang queues, job 1
+// alone: it runs 10–110.
+func TestSubmitLatencyScoreD(t *testing.T) {
+	dir := t.TempDir()
+	two := writeFile(t, dir, "two.swf", "; MaxProcs: 4\n"+
+		"1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n"+
+		"2 5 -1 50 4 -1 -1 4 50 -1 1 2 1 -1 1 -1 -1 -1\n")
+	one := writeFile(t, dir, "one.swf", "; MaxProcs: 4\n"+
+		"1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+	for _, tc := range []struct {
+		name, mode, trace, latency string
+		want                       []jobRow
+	}{
+		{"exclusive", "exclusive", two, "10s", []jobRow{{10, 10}, {110, 15}}},
+		{"exclusive none", "exclusive", two, "", []jobRow{{0, 0}, {100, 0}}},
+		{"gang", "gang", one, "10s", []jobRow{{10, 10}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := Default()
+			sc.Trace, sc.Mode, sc.SubmitLatency, sc.Plots = tc.trace, tc.mode, tc.latency, false
+			sc.Out = filepath.Join(dir, tc.name)
+			if _, err := Run(context.Background(), &sc, Options{Warn: &strings.Builder{}}); err != nil {
+				t.Fatal(err)
+			}
+			rows := readJobsCSV(t, filepath.Join(sc.Out, "jobs.csv"))
+			for i, w := range tc.want {
+				if got := rows[i+1]; got != w {
+					t.Errorf("job %d: start %d, hold_until %d; want %d, %d", i+1, got.start, got.holdUntil, w.start, w.holdUntil)
+				}
+			}
+			var out strings.Builder
+			res, err := VerifyDir(sc.Out, 0, &out)
+			if err != nil || len(res) != 1 || res[0].Violations != 0 {
+				t.Errorf("verify: %v, %+v\n%s", err, res, out.String())
+			}
+		})
+	}
+}

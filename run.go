@@ -775,7 +775,7 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 	}
 	if err != nil {
 		var pe *workload.ParseError
-		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) || errors.Is(err, workload.ErrLimit) || errors.Is(err, sim.ErrScoreDHold) {
+		if errors.As(err, &pe) || errors.Is(err, sim.ErrUnsorted) || errors.Is(err, workload.ErrLimit) {
 			return nil, &InputError{err}
 		}
 		return nil, err

@@ -405,10 +405,10 @@ type Config struct {
 
 	// ScoreD, if not nil, runs SCore-D's priority queues (SPEC §4; see
 	// ScoreD for the model) instead of Policy, on the engine's clock in
-	// milliseconds. With it only Procs, ClosedLoop, NodeEvents,
-	// NodeSize, OnNodeFail, CheckpointEvery, OnCheckpoint, TicksPerSec,
-	// ScoreDBusy, ScoreDClusters and Power (by idle timeout, see
-	// scored_power.go) apply; New refuses the others.
+	// milliseconds. With it only Procs, ClosedLoop, SubmitLatency,
+	// NodeEvents, NodeSize, OnNodeFail, CheckpointEvery, OnCheckpoint,
+	// TicksPerSec, ScoreDBusy, ScoreDClusters and Power (by idle timeout,
+	// see scored_power.go) apply; New refuses the others.
 	ScoreD *policy.ScoreD
 	// TicksPerSec is the trace's time unit under ScoreD: 1 (or 0: seconds),
 	// 1000 (ms) or 1000000 (µs); see ScoreD.SetTicks. Other runs count in
@@ -825,11 +825,6 @@ type Engine struct {
 // previous one.
 var ErrUnsorted = errors.New("sim: jobs not in submission order")
 
-// ErrScoreDHold is the error of a job with a Hold Until after its
-// submission under SCore-D's queues (Config.ScoreD), which take a job in
-// at its submission and do not model holding it out until later.
-var ErrScoreDHold = errors.New("SCore-D's queues take a job in at its submission and do not model a Hold Until")
-
 // New returns an engine for cfg. It returns an error for a configuration a
 // user could have got wrong (machine size).
 func New(cfg Config) (*Engine, error) {
@@ -1111,6 +1106,9 @@ func (e *Engine) Run(src Source, observer Observer) (Stats, error) {
 			}
 			e.submitLate(loop.pop(), obs)
 		}
+		if sd != nil && sd.releaseHeld(int64(t)) {
+			event = true
+		}
 		releasedNow := false
 		for len(e.holds) > 0 && e.holds[0].at == t {
 			event, releasedNow = true, true
@@ -1376,9 +1374,6 @@ again:
 	}
 	if err == nil && e.sd != nil {
 		err = checkJobLimits(*j)
-		if jb := *j; err == nil && jb.HoldUntil > jb.Submit {
-			err = fmt.Errorf("sim: job %d: held until %d, after its submission at %d: %w", jb.ID, jb.HoldUntil, jb.Submit, ErrScoreDHold)
-		}
 	}
 	return err == nil, err
 }

@@ -180,8 +180,11 @@ type sdCore struct {
 	changes []policy.QueueChange // sorted by time (stable)
 	ci      int
 
-	arrived     []int32 // jobs submitted at the current instant
-	queuedProcs int64
+	arrived     []int32 // jobs submitted (or released) at the current instant
+	queuedProcs int64   // the processors of the waiting and held jobs
+	// holds are the jobs held until their Hold Until (at: its instant in
+	// ms), not yet in their queues.
+	holds endHeap
 
 	// given and taken are the CPU-time ledger, processor·µs: what the
 	// machine gave (the integral) and what the jobs were credited with.
@@ -386,6 +389,9 @@ func (e *sdCore) nextInstant(have bool, next *workload.Job, loop *closedLoop) (t
 	if ev, ok := e.peek(&e.exEnds); ok {
 		t = min(t, ceilDiv(int64(ev.at), 1000))
 	}
+	if len(e.holds) > 0 {
+		t = min(t, int64(e.holds[0].at))
+	}
 	if ev, ok := e.peek(&e.gEnds); ok {
 		t = min(t, e.nowMs+e.gangDelayMs(int64(ev.at)))
 	}
@@ -464,7 +470,7 @@ func (e *sdCore) passes() {
 
 // sampleNow returns the state the instant left.
 func (e *sdCore) sampleNow() Sample {
-	s := Sample{Time: e.fromMs(e.nowMs), Busy: e.busy(), Running: len(e.running), Queued: e.queued(), QueuedProcs: e.queuedProcs}
+	s := Sample{Time: e.fromMs(e.nowMs), Busy: e.busy(), Running: len(e.running), Queued: e.queued() + len(e.holds), QueuedProcs: e.queuedProcs}
 	if e.nd != nil {
 		s.Unavailable = e.nd.nParked
 	}
@@ -745,15 +751,51 @@ func (e *sdCore) submit(j *workload.Job) {
 	if e.fed != nil {
 		e.fedLimits(s, q)
 	}
-	q.wait = append(q.wait, id)
 	e.queuedProcs += int64(j.Procs)
-	if e.fed != nil {
-		e.fed.wait(s, 1)
+	if at := e.toMs(j.HoldUntil); at > e.nowMs {
+		// Held until then: it joins its queue at its release, in its
+		// submission-order place, as on the other policies' engine.
+		e.holds.push(endEvent{at: workload.Time(at), seq: j.Seq, id: id})
+		if e.obs.wants(EventSubmitted) {
+			e.obs.emit(EventSubmitted, e.fromMs(e.nowMs), &s.job, s.job.Procs, s.job.HoldUntil)
+		}
+		return
 	}
+	e.enqueue(id)
 	e.arrived = append(e.arrived, id)
 	e.emit(EventSubmitted, id)
-	if n := e.queued(); n > e.stats.MaxQueue {
-		e.stats.MaxQueue = n
+	e.stats.MaxQueue = max(e.stats.MaxQueue, e.queued())
+}
+
+// releaseHeld puts the held jobs whose Hold Until is instant t (ms) in
+// their queues. It reports whether there was one.
+func (e *sdCore) releaseHeld(t int64) bool {
+	if len(e.holds) == 0 || int64(e.holds[0].at) > t {
+		return false
+	}
+	for len(e.holds) > 0 && int64(e.holds[0].at) <= t {
+		id := e.holds.pop().id
+		e.enqueue(id)
+		e.arrived = append(e.arrived, id)
+	}
+	e.stats.MaxQueue = max(e.stats.MaxQueue, e.queued())
+	return true
+}
+
+// enqueue puts job id in its queue, in submission order: at the end, but
+// for a job released from a hold or stopped and put back.
+func (e *sdCore) enqueue(id int32) {
+	s := &e.slots[id]
+	q := &e.queues[s.Queue]
+	live := q.live()
+	if n := len(live); n == 0 || e.slots[live[n-1]].job.Seq < s.job.Seq {
+		q.wait = append(q.wait, id)
+	} else {
+		k := sort.Search(n, func(i int) bool { return e.slots[live[i]].job.Seq > s.job.Seq })
+		q.wait = slices.Insert(q.wait, q.head+k, id)
+	}
+	if e.fed != nil {
+		e.fed.wait(s, 1)
 	}
 }
 
@@ -802,15 +844,8 @@ func (e *sdCore) emit(k EventKind, id int32) {
 
 // requeue puts a stopped job back in its queue, in submission order.
 func (e *sdCore) requeue(id int32) {
-	s := &e.slots[id]
-	q := &e.queues[s.Queue]
-	live := q.live()
-	k := sort.Search(len(live), func(i int) bool { return e.slots[live[i]].job.Seq > s.job.Seq })
-	q.wait = slices.Insert(q.wait, q.head+k, id)
-	e.queuedProcs += int64(s.job.Procs)
-	if e.fed != nil {
-		e.fed.wait(s, 1)
-	}
+	e.enqueue(id)
+	e.queuedProcs += int64(e.slots[id].job.Procs)
 }
 
 // span is the progress a job makes in its next stint before its next

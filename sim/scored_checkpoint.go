@@ -27,6 +27,7 @@ type scoreDState struct {
 	FreeIDs       []int32
 	Running       []int32
 	ExEnds, GEnds []eventState
+	Holds         []eventState // the held jobs, at their release (ms)
 	Ex            int
 	ExM           []byte
 	Rows, RowQ    []int
@@ -88,7 +89,7 @@ func (e *sdCore) snapshot() (*Snapshot, error) {
 	s := &scoreDState{Procs: e.procs, MPL: e.mpl, Queues: len(e.queues),
 		NowMs: e.nowMs, VG: e.vg, VGRem: e.vgRem,
 		FreeIDs: slices.Clone(e.freeIDs), Running: slices.Clone(e.running),
-		ExEnds: events(e.exEnds), GEnds: events(e.gEnds),
+		ExEnds: events(e.exEnds), GEnds: events(e.gEnds), Holds: events(e.holds),
 		Ex: e.m.Ex, ExM: m, Rows: slices.Clone(e.m.Rows), RowQ: slices.Clone(e.m.RowQ),
 		ExQ: slices.Clone(e.m.ExQ), RunQ: slices.Clone(e.m.RunQ), MemQ: slices.Clone(e.m.MemQ), DiskQ: slices.Clone(e.m.DiskQ),
 		NonEmpty: e.m.NonEmpty, GangP: e.m.GangP, MemHeld: e.m.MemHeld, DiskHeld: e.m.DiskHeld, CI: e.ci, Queued: e.queuedProcs,
@@ -198,6 +199,9 @@ func (e *sdCore) restore(b []byte) error {
 		return bad("%v", err)
 	}
 	if e.gEnds, err = unevents(s.GEnds, n); err != nil {
+		return bad("%v", err)
+	}
+	if e.holds, err = unevents(s.Holds, n); err != nil {
 		return bad("%v", err)
 	}
 	e.m.Ex, e.m.Rows, e.m.RowQ, e.m.ExQ, e.m.RunQ, e.m.MemQ, e.m.DiskQ = s.Ex, s.Rows, s.RowQ, s.ExQ, s.RunQ, s.MemQ, s.DiskQ

@@ -36,36 +36,41 @@ func TestScoreDCheckpointChain(t *testing.T) {
 		nodes  []cluster.NodeEvent
 		onFail sim.NodeFailAction
 		loop   bool
+		holds  bool // every fifth job held after its submission
 	}{
-		{"gang-mpl4", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 4; return c }, nil, 0, false},
+		{"gang-mpl4", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 4; return c }, nil, 0, false, false},
 		{"gang-mpl3-switch", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptSuspend)
 			c.MPL, c.QuantumMs, c.SwitchMs = 3, 70, 9
 			return c
-		}, nil, 0, false},
-		{"exclusive-suspend", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptSuspend) }, nil, 0, false},
-		{"exclusive-requeue", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptRequeue) }, nil, 0, false},
+		}, nil, 0, false, false},
+		{"exclusive-suspend", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptSuspend) }, nil, 0, false, false},
+		{"exclusive-requeue", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptRequeue) }, nil, 0, false, false},
 		{"gang-changes-memory", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptCancel)
 			c.MemKB = 1 << 20
 			c.Queues[2].MemPercent = 50
 			c.Changes = []policy.QueueChange{{At: 20000, Queue: 1, State: policy.Deactivated}, {At: 60000, Queue: 1, State: policy.Activated}}
 			return c
-		}, nil, 0, false},
-		{"gang-mpl3-nodes-kill", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 3; return c }, nodes, sim.NodeFailKill, false},
+		}, nil, 0, false, false},
+		{"gang-mpl3-nodes-kill", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 3; return c }, nodes, sim.NodeFailKill, false, false},
 		{"mixed-nodes-requeue", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptRequeue)
 			c.Queues[1].Mode = policy.Exclusive
 			return c
-		}, nodes, sim.NodeFailRequeue, false},
+		}, nodes, sim.NodeFailRequeue, false, false},
 		// A closed loop: the jobs waiting for their preceding job and
 		// the ends it knows are saved too.
-		{"gang-closed-loop", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 3; return c }, nil, 0, true},
+		{"gang-closed-loop", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptSuspend); c.MPL = 3; return c }, nil, 0, true, false},
 		{"mixed-closed-loop-nodes", func() policy.ScoreD {
 			c := queues(policy.Gang, policy.PreemptRequeue)
 			c.Queues[1].Mode = policy.Exclusive
 			return c
-		}, nodes, sim.NodeFailRequeue, true},
+		}, nodes, sim.NodeFailRequeue, true, false},
+		// Held jobs (a Hold Until after the submission): those not yet
+		// in their queues are saved too.
+		{"exclusive-holds", func() policy.ScoreD { return queues(policy.Exclusive, policy.PreemptSuspend) }, nil, 0, false, true},
+		{"gang-closed-loop-holds-nodes", func() policy.ScoreD { c := queues(policy.Gang, policy.PreemptRequeue); c.MPL = 3; return c }, nodes, sim.NodeFailRequeue, true, true},
 	}
 	seeds := uint64(simtest.Cases(3, 1))
 	for _, tc := range cases {
@@ -78,6 +83,9 @@ func TestScoreDCheckpointChain(t *testing.T) {
 					jobs[i].UsedMemKB = float64(i%5) * 1000
 					if tc.loop && i%4 == 3 {
 						jobs[i].PrecedingJob, jobs[i].ThinkTime = jobs[i-3].ID, 30
+					}
+					if tc.holds && i%5 == 0 {
+						jobs[i].HoldUntil = jobs[i].Submit + workload.Time(i*37%7200)
 					}
 				}
 				want := &simtest.Recorder{}

@@ -25,7 +25,6 @@ func newScoreDEngine(cfg Config) (*Engine, error) {
 		{cfg.DeferPlacement, "deferred placement"},
 		{cfg.Constraints != nil, "reservations or limits"},
 		{cfg.SchedInterval != 0, "a scheduler cycle"},
-		{cfg.SubmitLatency != nil, "a submission latency"},
 		{cfg.Preempt != nil, "Slurm's preemption"},
 		{cfg.LostRun != nil, "a lost-run hook"},
 	} {
