@@ -86,7 +86,6 @@ var Combinations = []Combination{
 	{FeatureTiers, FeatureExternal, "the external program is the policy and orders its queue itself (the hello gives it the jobs' queues and partitions)", true},
 	{FeatureTiers, FeatureConservative, "conservative backfilling plans every job in submission order, which a ranking by tier would overturn at every submission", true},
 	{FeatureImmediate, FeatureClosedLoop, "a closed loop submits a job only after its preceding job's end plus the think time, while an immediate queue's job starts at its recorded submission, beside the machine: the two disagree on when such a job is submitted", true},
-	{FeatureLatency, FeatureFilters, "the latency is laid on a job as its Hold Until, which HPC Pack's filters read from the job XML and may change: a filter would take it for a hold its user asked for", false},
 	{FeatureShared, FeatureScoreD, "SCore-D's gang scheduling time-shares every job in its matrix of rows; a queue time-shared on top of it, outside the matrix, is not modelled", false},
 	{FeatureShared, FeatureNodes, "a node selector places every job on idle nodes (whole nodes or cores); a time-shared job runs on processors others hold, which no select plugin gives", false},
 

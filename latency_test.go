@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -232,6 +233,57 @@ func TestSubmitLatencyScoreD(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := Default()
 			sc.Trace, sc.Mode, sc.SubmitLatency, sc.Plots = tc.trace, tc.mode, tc.latency, false
+			sc.Out = filepath.Join(dir, tc.name)
+			if _, err := Run(context.Background(), &sc, Options{Warn: &strings.Builder{}}); err != nil {
+				t.Fatal(err)
+			}
+			rows := readJobsCSV(t, filepath.Join(sc.Out, "jobs.csv"))
+			for i, w := range tc.want {
+				if got := rows[i+1]; got != w {
+					t.Errorf("job %d: start %d, hold_until %d; want %d, %d", i+1, got.start, got.holdUntil, w.start, w.holdUntil)
+				}
+			}
+			var out strings.Builder
+			res, err := VerifyDir(sc.Out, 0, &out)
+			if err != nil || len(res) != 1 || res[0].Violations != 0 {
+				t.Errorf("verify: %v, %+v\n%s", err, res, out.String())
+			}
+		})
+	}
+}
+
+// TestSubmitLatencyFilters: HPC Pack's submission filters see a job as the
+// trace gives it, without the latency, which is laid on it after them. The
+// filter program fails every job whose file carries a HoldUntil: with the
+// latency laid first it would fail both jobs. Machine of 4 processors,
+// latency 10 s: job 1 (4 processors, 100 s), submitted at 0, runs 10–110;
+// job 2 (4 processors, 50 s), submitted at 5, arrives at 15 and runs
+// 110–160, under EASY and under an activation filter alike.
+func TestSubmitLatencyFilters(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "t.swf", "; MaxProcs: 4\n"+
+		"1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n"+
+		"2 5 -1 50 4 -1 -1 4 50 -1 1 2 1 -1 1 -1 -1 -1\n")
+	prog := writeFile(t, dir, "no-hold.sh", "#!/bin/sh\nif grep -q HoldUntil \"$1\"; then exit 2; fi\nexit 0\n")
+	if err := os.Chmod(prog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, config string
+		want         []jobRow
+	}{
+		{"submission", "[filters]\nsubmission = [\"no-hold\"]\n[programs.no-hold]\npath = \"./no-hold.sh\"\n", []jobRow{{10, 10}, {110, 15}}},
+		// A job that passes its activation filters starts with its Hold
+		// Until cleared, as HPC Pack activates it: jobs.csv shows none.
+		{"submission and activation", "[filters]\nsubmission = [\"no-hold\"]\nactivation = [\"quota\"]\n[quota]\nproc_seconds = 1e9\nwindow = \"1d\"\n[programs.no-hold]\npath = \"./no-hold.sh\"\n", []jobRow{{10, 0}, {110, 0}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := Default()
+			sc.Trace, sc.SubmitLatency, sc.Plots = trace, "10s", false
+			sc.Config = writeFile(t, dir, "filters.toml", tc.config)
 			sc.Out = filepath.Join(dir, tc.name)
 			if _, err := Run(context.Background(), &sc, Options{Warn: &strings.Builder{}}); err != nil {
 				t.Fatal(err)

@@ -599,11 +599,9 @@ func (o *runner) simulate(obs ...sim.Observer) (*Result, error) {
 		return nil, inputf("--submit-latency %q: %v", o.SubmitLatency, err)
 	}
 	if !lat.Zero() {
-		// A job reaches the scheduler its latency after its submission:
-		// held until then (an immediate queue's job starts regardless).
-		rd = workload.WithLatency(rd, lat, tick)
-		// A job the closed loop submits later reaches the scheduler its
-		// latency after that instant.
+		// A job reaches the scheduler its latency after its submission
+		// (the closed loop's, for a job it delays): held until then. An
+		// immediate queue's job starts regardless.
 		simCfg.SubmitLatency = func(j *workload.Job) { lat.Hold(j, tick) }
 	}
 	var cons *sim.Constraints

@@ -384,12 +384,14 @@ type Config struct {
 	// state (the jobs waiting for their preceding job) is saved in
 	// checkpoints.
 	ClosedLoop bool
-	// SubmitLatency, if not nil under ClosedLoop, lays the submission
-	// latency on a job the loop submits later than its recorded time
-	// (workload.Latency.Hold): it reaches the scheduler that long after the
-	// instant the loop submits it, as the trace's jobs reach it that long
-	// after their recorded submissions (workload.WithLatency held them as
-	// they were read). A hold of the trace's own ends when the trace says.
+	// SubmitLatency, if not nil, lays the submission latency on every job
+	// at its submission (workload.Latency.Hold): the job reaches the
+	// scheduler that long after it, held until then. It is laid after
+	// HPC Pack's submission filters (Admission), which see the job as the
+	// trace gives it, and on a job a closed loop submits later than its
+	// recorded time from the instant the loop submits it. A hold of the
+	// trace's own ends when the trace says; an immediate queue's jobs
+	// (Immediate), set aside at their submission, have none.
 	SubmitLatency func(j *workload.Job)
 	// Power, if not nil, switches idle nodes of the processor pool off
 	// and on (see power.go; under ScoreD, scored_power.go).
@@ -1300,10 +1302,10 @@ func (e *Engine) traceTime(t workload.Time) workload.Time {
 
 // submitLate submits j, a job the closed loop delayed.
 func (e *Engine) submitLate(j *workload.Job, obs *sink) {
-	if e.cfg.SubmitLatency != nil {
-		e.cfg.SubmitLatency(j)
-	}
 	if e.sd != nil {
+		if e.cfg.SubmitLatency != nil {
+			e.cfg.SubmitLatency(j)
+		}
 		e.sd.submitLate(j)
 		return
 	}
@@ -1390,12 +1392,18 @@ func (e *Engine) advance(t workload.Time) {
 
 func (e *Engine) submit(j *workload.Job, obs *sink) {
 	if e.sd != nil {
+		if e.cfg.SubmitLatency != nil {
+			e.cfg.SubmitLatency(j)
+		}
 		e.sd.submitTrace(j)
 		return
 	}
 	e.stats.Jobs++
 	if e.cfg.Admission != nil && !e.admitted(j, obs) {
 		return
+	}
+	if e.cfg.SubmitLatency != nil {
+		e.cfg.SubmitLatency(j)
 	}
 	var ok bool
 	var reason string

@@ -116,30 +116,6 @@ func (l Latency) String() string {
 	return strings.Join(parts, ",")
 }
 
-// WithLatency returns a Reader that gives each job of rd a Hold Until of
-// at least its submission plus its queue's latency (l, in seconds; tick
-// is the run's ticks per second, 1 for seconds). Jobs keep their
-// submission time, so their waits count the latency.
-func WithLatency(rd Reader, l Latency, tick int64) Reader {
-	return &latencyReader{Reader: rd, l: l, tick: max(tick, 1)}
-}
-
-// latencyReader is the Reader WithLatency returns.
-type latencyReader struct {
-	Reader
-	l    Latency
-	tick int64
-}
-
-// Next reads the next job and delays its arrival at the scheduler.
-func (r *latencyReader) Next(j *Job) error {
-	if err := r.Reader.Next(j); err != nil {
-		return err
-	}
-	r.l.Hold(j, r.tick)
-	return nil
-}
-
 // Hold delays j's arrival at the scheduler by its queue's latency (l in
 // seconds; tick is the run's ticks per second, 1 for seconds): j's Hold
 // Until becomes at least its submission plus the latency. A hold of its

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"errors"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -74,13 +73,10 @@ func TestLatencyOf(t *testing.T) {
 	}
 }
 
-func TestWithLatency(t *testing.T) {
-	// Job 2 has a Hold Until of its own (a Parquet column, a filter): the
-	// later of the two holds.
-	in := "; MaxProcs: 4\n" +
-		"1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n" +
-		"2 5 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 2 -1 -1 -1\n" +
-		"3 9 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 3 -1 -1 -1\n"
+// TestLatencyHold: a job's Hold Until becomes at least its submission
+// plus its queue's latency; a hold of its own (a Parquet column, a
+// filter) that ends later stays.
+func TestLatencyHold(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		l    Latency
@@ -92,40 +88,30 @@ func TestWithLatency(t *testing.T) {
 		{name: "per queue", l: Latency{Default: 4, Queues: []QueueLatency{{2, 0}, {3, 1}}}, tick: 1, want: map[int64]Time{1: 4, 2: 0, 3: 10}},
 		{name: "own hold later", l: Latency{Default: 4}, tick: 1, own: 50, want: map[int64]Time{1: 4, 2: 50, 3: 13}},
 		{name: "own hold sooner", l: Latency{Default: 4}, tick: 1, own: 7, want: map[int64]Time{1: 4, 2: 9, 3: 13}},
-		// The run's times in ms (the reader gives them so for a Batsim
-		// workload): the latency is given in seconds.
+		// The run's times in ms (as for a Batsim workload): the latency
+		// is given in seconds.
 		{name: "milliseconds", l: Latency{Default: 4}, tick: 1000, want: map[int64]Time{1: 4000, 2: 4005, 3: 4009}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rd, err := NewReader(strings.NewReader(in), "l.swf", Rules{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			jobs, err := readEvery(WithLatency(ownHold{rd, tc.own}, tc.l, tc.tick))
-			if !errors.Is(err, io.EOF) || len(jobs) != 3 {
-				t.Fatalf("%d jobs, %v; want 3 and EOF", len(jobs), err)
-			}
-			for _, j := range jobs {
-				if j.HoldUntil != tc.want[j.ID] {
-					t.Errorf("job %d (submitted at %d): Hold Until %d, want %d", j.ID, j.Submit, j.HoldUntil, tc.want[j.ID])
+			sub := map[int64]Time{1: 0, 2: 5, 3: 9}
+			for id := int64(1); id <= 3; id++ {
+				j := Job{ID: id, Submit: sub[id], Queue: int(id)}
+				if id == 2 {
+					j.HoldUntil = tc.own
+				}
+				tc.l.Hold(&j, tc.tick)
+				if j.HoldUntil != tc.want[id] {
+					t.Errorf("job %d (submitted at %d): Hold Until %d, want %d", id, j.Submit, j.HoldUntil, tc.want[id])
 				}
 			}
 		})
 	}
-}
-
-// ownHold gives job 2 a Hold Until of its own.
-type ownHold struct {
-	Reader
-	at Time
-}
-
-func (r ownHold) Next(j *Job) error {
-	err := r.Reader.Next(j)
-	if err == nil && j.ID == 2 {
-		j.HoldUntil = r.at
+	// A submission so late that the hold would pass MaxTime: none.
+	j := Job{ID: 9, Submit: MaxTime - 2}
+	Latency{Default: 4}.Hold(&j, 1)
+	if j.HoldUntil != 0 {
+		t.Errorf("submitted at MaxTime-2: Hold Until %d, want none", j.HoldUntil)
 	}
-	return err
 }
 
 // FuzzParseLatency: any input gives a latency or an error wrapping
