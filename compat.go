@@ -94,7 +94,14 @@ var Combinations = []Combination{
 
 	{FeatureShared, FeatureExternal, "the protocol gives the program the idle processors and the running jobs it started; a time-shared job is started by the engine, which the program would not know of", false},
 	{FeatureShared, FeatureFilters, "HPC Pack's activation filters decide which queued jobs may start, and a time-shared job is started by the engine, outside them", false},
-	{FeatureShared, FeatureClosedLoop, "a closed loop moves a job's submission at run time; a time-shared job starting at it is not modelled with the loop", false},
+	{FeatureSJBF, FeatureConservative, "shortest-first backfilling orders the candidates behind EASY's one reservation; conservative backfilling plans every job, in submission order", true},
+	{FeatureSJBF, FeatureSlurm, "shortest-first backfilling orders the candidates behind EASY's one reservation; Slurm's backfill examines the jobs in priority order, each with a reservation", true},
+	{FeatureSJBF, FeatureDepth, "shortest-first backfilling orders the candidates behind EASY's one reservation; with several reservations the candidates behind each are examined in queue order", false},
+	{FeatureOrder, FeatureConservative, "conservative backfilling plans every job in submission order, which a priority order would overturn at every submission (a reservation depth or Slurm's backfill takes an order)", true},
+	{FeatureActivation, FeatureConservative, "HPC Pack's activation filters are asked, at every pass, whether the jobs it would start may start, and any may be kept waiting; conservative backfilling keeps the plans it made at earlier passes, which such a refusal would void (off, easy and Slurm's backfill plan at every pass)", true},
+	{FeaturePreempt, FeatureScoreD, "preemption by partition priority is Slurm's; SCore-D's queues preempt by queue priority (--preempt)", true},
+	{FeaturePreempt, FeatureGrow, "a preempted job gives back the processors it started on, and growth changes them while it runs", false},
+	{FeaturePreempt, FeatureSwitching, "a preemption frees nodes for its preemptor at once, and switching nodes off may have put the nodes it would take to sleep", false},
 	{FeatureTiers, FeaturePreempt, "Slurm has one PriorityTier per partition, which both the scheduling order and preempt/partition_prio read; with preemption the tiers are the [cluster] partitions' own, and [[priority_tier]] would be a second, different value of the same parameter (as on any [cluster] whose partitions have tiers)", true},
 }
 

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/schedsim/schedsim/sim"
+	"github.com/schedsim/schedsim/sim/simtest"
 )
 
 // withFeature sets up feature f in sc and opt; config gathers the run
@@ -62,7 +64,7 @@ func withFeature(t *testing.T, dir string, f Feature, sc *Scenario, opt *Options
 	case FeatureLatency:
 		sc.SubmitLatency = "15s"
 	case FeatureShared:
-		sc.SharedQueues = "1"
+		sc.SharedQueues = "2" // not the immediate queue
 	case FeatureCycle:
 		sc.SchedInterval = "60"
 	case FeaturePower:
@@ -126,6 +128,60 @@ func TestCombinationsRun(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestCombinationsPairs: every pair of features that Combinations does
+// not refuse runs on the embedded sample, as the README says ("every option
+// combines with every other, except the pairs below"). A pair is left out
+// when a feature's setup already refuses it through a feature it implies
+// (HPC Pack's activation filters are filters; a cluster of clusters and
+// Slurm's preemption are clusters of nodes), or when both describe the
+// machine (a [cluster], [[clusters]] or a slurm.conf: one at a time). A
+// finer time unit (a Batsim workload) and switching nodes off (a power
+// model with sleep states) need setups of their own, and are tested with
+// the other features in their own tests. Under CI every pair runs; an
+// everyday go test runs every third.
+func TestCombinationsPairs(t *testing.T) {
+	all := []Feature{FeatureScoreD, FeatureNodes, FeatureClusters, FeatureNodeEvents, FeatureCheckpoint, FeatureEstimates, FeatureGrow, FeatureFilters,
+		FeatureActivation, FeatureParquetOut, FeatureConservative, FeatureSlurm, FeatureOrder, FeatureDepth, FeatureSJBF, FeatureExternal,
+		FeatureClosedLoop, FeatureCalendar, FeatureCycle, FeaturePower, FeaturePlots, FeaturePreempt, FeatureTiers, FeatureImmediate,
+		FeatureHolds, FeatureLatency, FeatureShared}
+	implied := map[Feature][]Feature{FeatureActivation: {FeatureFilters}, FeatureClusters: {FeatureNodes}, FeaturePreempt: {FeatureNodes}}
+	machine := map[Feature]bool{FeatureNodes: true, FeatureClusters: true, FeaturePreempt: true}
+	refused := func(a, b Feature) bool {
+		for _, x := range append([]Feature{a}, implied[a]...) {
+			for _, y := range append([]Feature{b}, implied[b]...) {
+				if x == y || slices.ContainsFunc(Combinations, func(c Combination) bool { return (c.A == x && c.B == y) || (c.A == y && c.B == x) }) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	n := 0
+	for i, a := range all {
+		for _, b := range all[i+1:] {
+			if refused(a, b) || (machine[a] && machine[b]) {
+				continue
+			}
+			if n++; !simtest.Full() && n%3 != 0 {
+				continue
+			}
+			t.Run(string(a)+"+"+string(b), func(t *testing.T) {
+				dir := t.TempDir()
+				sc, opt := Default(), Options{Warn: &strings.Builder{}}
+				var config strings.Builder
+				withFeature(t, dir, a, &sc, &opt, &config)
+				withFeature(t, dir, b, &sc, &opt, &config)
+				if config.Len() > 0 {
+					sc.Config = writeFile(t, dir, "config.toml", config.String())
+				}
+				if _, err := Run(context.Background(), &sc, opt); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
 	}
 }
 

@@ -148,6 +148,11 @@ func checkpointCases(procs int) []checkpointCase {
 		{"easy-closedloop", func() sim.Config {
 			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, ClosedLoop: true}
 		}},
+		// Time-shared queue 3's jobs, some of which the loop submits
+		// late: the processors they share beyond those they took.
+		{"easy-closedloop-shared", func() sim.Config {
+			return sim.Config{Procs: procs, Policy: &policy.EASY{Lookahead: policy.LookaheadAll}, ClosedLoop: true, Shared: queue3}
+		}},
 		// With a submission latency: every job is held after its
 		// submission, a delayed one after the instant the loop submits
 		// it, across a resume as well.
@@ -263,7 +268,7 @@ func TestCheckpointChain(t *testing.T) {
 					if strings.HasSuffix(tc.name, "-latency") {
 						jobs[i].Queue = i % 3 // queue 2 has a latency of its own
 					}
-					if strings.HasSuffix(tc.name, "-immediate") {
+					if strings.HasSuffix(tc.name, "-immediate") || strings.HasSuffix(tc.name, "-shared") {
 						jobs[i].Queue = i % 4
 					}
 					if strings.HasSuffix(tc.name, "-filters") && i%3 == 0 {

@@ -31,14 +31,14 @@ import (
 
 // ErrSharedCombo refuses Config.Shared where the engine cannot share
 // processors beyond the idle ones.
-var ErrSharedCombo = errors.New("sim: time-shared queues (Config.Shared) need a machine counted in processors (no Allocator: a node selector places every job on idle nodes), and not with ScoreD, Grow, Preempt, NodeEvents or ClosedLoop")
+var ErrSharedCombo = errors.New("sim: time-shared queues (Config.Shared) need a machine counted in processors (no Allocator: a node selector places every job on idle nodes), and not with ScoreD, Grow, Preempt or NodeEvents")
 
 // checkShared refuses cfg's time-shared queues with what cannot share.
 func checkShared(cfg *Config) error {
 	if cfg.Shared == nil {
 		return nil
 	}
-	if cfg.Allocator != nil || cfg.ScoreD != nil || cfg.Grow != nil || cfg.Preempt != nil || len(cfg.NodeEvents) > 0 || cfg.ClosedLoop {
+	if cfg.Allocator != nil || cfg.ScoreD != nil || cfg.Grow != nil || cfg.Preempt != nil || len(cfg.NodeEvents) > 0 {
 		return ErrSharedCombo
 	}
 	return nil

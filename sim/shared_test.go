@@ -140,12 +140,55 @@ func TestSharedQueuesCalendar(t *testing.T) {
 	}
 }
 
+// TestSharedQueuesClosedLoop: a time-shared job that a closed loop submits
+// later than its recorded time starts at that instant, whatever the idle
+// processors. sharedJobs, but job 4 (queue 3, 3 processors, 40 s) follows
+// job 2 (ended at 60) with a think time of 35 s: the loop submits it at 95
+// instead of 90, onto the full machine, and it runs 95-135. At 100, when
+// job 1 ends, one processor is idle for the others, and job 3 waits until
+// 135. Job 5 (1 processor, 10 s), submitted at 105: FCFS keeps it behind
+// job 3 (135), EASY, its kin and conservative backfilling start it at 105,
+// Slurm's backfill cycle at 120.
+func TestSharedQueuesClosedLoop(t *testing.T) {
+	want := map[string]string{
+		"fcfs":  "1:0 2:10 3:135 4:95 5:135",
+		"slurm": "1:0 2:10 3:135 4:95 5:120",
+	}
+	for _, pc := range simtest.Policies(t) {
+		t.Run(pc.Name, func(t *testing.T) {
+			js := sharedJobs()
+			js[3].PrecedingJob, js[3].ThinkTime = 2, 35
+			eng, err := sim.New(sim.Config{Procs: 4, Policy: pc.New(), Shared: queue3, ClosedLoop: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := &sim.Collector{}
+			st, err := eng.Run(simtest.NewSource(js), col)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, ok := want[pc.Name]
+			if !ok {
+				w = "1:0 2:10 3:135 4:95 5:105"
+			}
+			if g := simtest.StartsOf(col.Outcomes, 5); g != w {
+				t.Errorf("starts %s, want %s", g, w)
+			}
+			if st.LoopDelayed != 1 || st.ProcSeconds != 4*100+2*30+1*10 {
+				t.Errorf("%d jobs delayed, processor-seconds %v; want 1 and %v", st.LoopDelayed, st.ProcSeconds, 4*100+2*30+1*10)
+			}
+			if vs := sim.Verify(4, col.Outcomes, sim.VerifyOptions{Shared: queue3}); len(vs) > 0 {
+				t.Fatalf("verify: %v", vs)
+			}
+		})
+	}
+}
+
 // TestSharedQueuesRefused: what cannot share processors beyond the idle
 // ones refuses a time-shared queue.
 func TestSharedQueuesRefused(t *testing.T) {
 	for name, cfg := range map[string]sim.Config{
-		"grow":        {Procs: 4, Policy: policy.FCFS{}, Shared: queue3, Grow: &sim.Grow{}},
-		"closed loop": {Procs: 4, Policy: policy.FCFS{}, Shared: queue3, ClosedLoop: true},
+		"grow": {Procs: 4, Policy: policy.FCFS{}, Shared: queue3, Grow: &sim.Grow{}},
 	} {
 		if _, err := sim.New(cfg); err == nil || !errors.Is(err, sim.ErrSharedCombo) {
 			t.Errorf("%s: error %v, want ErrSharedCombo", name, err)
