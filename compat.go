@@ -93,7 +93,7 @@ var Combinations = []Combination{
 	{FeatureShared, FeatureGrow, "a growing job takes idle processors as it grows, and the processors time-shared jobs hold beyond the idle ones are not modelled with growth", false},
 
 	{FeatureShared, FeatureExternal, "the protocol gives the program the idle processors and the running jobs it started; a time-shared job is started by the engine, which the program would not know of", false},
-	{FeatureShared, FeatureFilters, "HPC Pack's activation filters decide which queued jobs may start, and a time-shared job is started by the engine, outside them", false},
+	{FeatureShared, FeatureActivation, "HPC Pack's activation filters decide which queued jobs may start, and a time-shared job is started by the engine, outside them", false},
 	{FeatureSJBF, FeatureConservative, "shortest-first backfilling orders the candidates behind EASY's one reservation; conservative backfilling plans every job, in submission order", true},
 	{FeatureSJBF, FeatureSlurm, "shortest-first backfilling orders the candidates behind EASY's one reservation; Slurm's backfill examines the jobs in priority order, each with a reservation", true},
 	{FeatureSJBF, FeatureDepth, "shortest-first backfilling orders the candidates behind EASY's one reservation; with several reservations the candidates behind each are examined in queue order", false},

@@ -104,3 +104,47 @@ func TestSharedQueues(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedQueuesSubmissionFilters: HPC Pack's submission filters judge
+// a time-shared queue's jobs at their submission as any other's. Machine
+// of 4 processors, queue 3 time-shared, the built-in filter max-size at 2
+// processors. Job 1 (2 processors, 100 s) runs 0-100 and job 5 (2
+// processors, 100 s) 15-115. Job 2 (queue 3, 3 processors), submitted at
+// 10, fails at submission. Job 3 (queue 3, 2 processors, 50 s), submitted
+// at 20 onto the full machine, starts at once, sharing, and runs 20-70. Job
+// 4 (1 processor, 30 s), submitted at 30, waits for job 1's end at 100.
+func TestSharedQueuesSubmissionFilters(t *testing.T) {
+	dir := t.TempDir()
+	trace := writeFile(t, dir, "t.swf", "; MaxProcs: 4\n"+
+		"1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n"+
+		"2 10 -1 50 3 -1 -1 3 50 -1 1 2 1 -1 3 -1 -1 -1\n"+
+		"5 15 -1 100 2 -1 -1 2 100 -1 1 5 1 -1 1 -1 -1 -1\n"+
+		"3 20 -1 50 2 -1 -1 2 50 -1 1 3 1 -1 3 -1 -1 -1\n"+
+		"4 30 -1 30 1 -1 -1 1 30 -1 1 4 1 -1 1 -1 -1 -1\n")
+	config := writeFile(t, dir, "f.toml", "[filters]\nsubmission = [\"max-size\"]\n[max_size]\nprocs = 2\n")
+	for _, backfill := range []string{"off", "easy", "conservative", "hpcpack", "slurm"} {
+		t.Run(backfill, func(t *testing.T) {
+			sc := Default()
+			sc.Trace, sc.Config, sc.SharedQueues, sc.Backfill, sc.Plots = trace, config, "3", backfill, false
+			sc.Out = filepath.Join(dir, backfill)
+			if _, err := Run(context.Background(), &sc, Options{Warn: &strings.Builder{}}); err != nil {
+				t.Fatal(err)
+			}
+			col, recs := readCSVTable(t, filepath.Join(sc.Out, "jobs.csv"))
+			got := map[string]string{}
+			for _, r := range recs {
+				got[r[col["job_id"]]] = r[col["final_state"]] + "@" + r[col["starting_time"]]
+			}
+			want := map[string]string{"1": "COMPLETED_SUCCESSFULLY@0", "2": "COMPLETED_FAILED@", "3": "COMPLETED_SUCCESSFULLY@20", "4": "COMPLETED_SUCCESSFULLY@100", "5": "COMPLETED_SUCCESSFULLY@15"}
+			for id, w := range want {
+				if got[id] != w {
+					t.Errorf("job %s: %s, want %s", id, got[id], w)
+				}
+			}
+			var out strings.Builder
+			if res, err := VerifyDir(sc.Out, 0, &out); err != nil || len(res) != 1 || res[0].Violations != 0 {
+				t.Errorf("verify: %v, %+v\n%s", err, res, out.String())
+			}
+		})
+	}
+}
