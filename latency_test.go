@@ -119,6 +119,16 @@ func TestSubmitLatency(t *testing.T) {
 	}
 }
 
+// wantRows checks jobs 1, 2, … of rows against want.
+func wantRows(t *testing.T, rows map[int]jobRow, want []jobRow) {
+	t.Helper()
+	for i, w := range want {
+		if got := rows[i+1]; got != w {
+			t.Errorf("job %d: start %d, hold_until %d; want %d, %d", i+1, got.start, got.holdUntil, w.start, w.holdUntil)
+		}
+	}
+}
+
 // jobRow is what TestSubmitLatency reads of a jobs.csv row.
 type jobRow struct{ start, holdUntil int }
 
@@ -189,22 +199,9 @@ func TestSubmitLatencyClosedLoop(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := Default()
 			sc.Trace, sc.ClosedLoop, sc.Holds, sc.SubmitLatency, sc.Plots = trace, true, holds, tc.latency, false
-			sc.Out = filepath.Join(dir, tc.name)
 			tc.set(&sc)
-			if _, err := Run(context.Background(), &sc, Options{Warn: &strings.Builder{}}); err != nil {
-				t.Fatal(err)
-			}
-			rows := readJobsCSV(t, filepath.Join(sc.Out, "jobs.csv"))
-			for i := range 4 {
-				if got := rows[i+1]; got != tc.want[i] {
-					t.Errorf("job %d: start %d, hold_until %d; want %d, %d", i+1, got.start, got.holdUntil, tc.want[i].start, tc.want[i].holdUntil)
-				}
-			}
-			var out strings.Builder
-			res, err := VerifyDir(sc.Out, 0, &out)
-			if err != nil || len(res) != 1 || res[0].Violations != 0 {
-				t.Errorf("verify: %v, %+v\n%s", err, res, out.String())
-			}
+			runVerified(t, sc, dir, tc.name)
+			wantRows(t, readJobsCSV(t, filepath.Join(dir, tc.name, "jobs.csv")), tc.want[:])
 		})
 	}
 }
@@ -233,21 +230,8 @@ func TestSubmitLatencyScoreD(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := Default()
 			sc.Trace, sc.Mode, sc.SubmitLatency, sc.Plots = tc.trace, tc.mode, tc.latency, false
-			sc.Out = filepath.Join(dir, tc.name)
-			if _, err := Run(context.Background(), &sc, Options{Warn: &strings.Builder{}}); err != nil {
-				t.Fatal(err)
-			}
-			rows := readJobsCSV(t, filepath.Join(sc.Out, "jobs.csv"))
-			for i, w := range tc.want {
-				if got := rows[i+1]; got != w {
-					t.Errorf("job %d: start %d, hold_until %d; want %d, %d", i+1, got.start, got.holdUntil, w.start, w.holdUntil)
-				}
-			}
-			var out strings.Builder
-			res, err := VerifyDir(sc.Out, 0, &out)
-			if err != nil || len(res) != 1 || res[0].Violations != 0 {
-				t.Errorf("verify: %v, %+v\n%s", err, res, out.String())
-			}
+			runVerified(t, sc, dir, tc.name)
+			wantRows(t, readJobsCSV(t, filepath.Join(dir, tc.name, "jobs.csv")), tc.want)
 		})
 	}
 }
@@ -284,21 +268,8 @@ func TestSubmitLatencyFilters(t *testing.T) {
 			sc := Default()
 			sc.Trace, sc.SubmitLatency, sc.Plots = trace, "10s", false
 			sc.Config = writeFile(t, dir, "filters.toml", tc.config)
-			sc.Out = filepath.Join(dir, tc.name)
-			if _, err := Run(context.Background(), &sc, Options{Warn: &strings.Builder{}}); err != nil {
-				t.Fatal(err)
-			}
-			rows := readJobsCSV(t, filepath.Join(sc.Out, "jobs.csv"))
-			for i, w := range tc.want {
-				if got := rows[i+1]; got != w {
-					t.Errorf("job %d: start %d, hold_until %d; want %d, %d", i+1, got.start, got.holdUntil, w.start, w.holdUntil)
-				}
-			}
-			var out strings.Builder
-			res, err := VerifyDir(sc.Out, 0, &out)
-			if err != nil || len(res) != 1 || res[0].Violations != 0 {
-				t.Errorf("verify: %v, %+v\n%s", err, res, out.String())
-			}
+			runVerified(t, sc, dir, tc.name)
+			wantRows(t, readJobsCSV(t, filepath.Join(dir, tc.name, "jobs.csv")), tc.want)
 		})
 	}
 }
