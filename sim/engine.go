@@ -1303,9 +1303,6 @@ func (e *Engine) traceTime(t workload.Time) workload.Time {
 // submitLate submits j, a job the closed loop delayed.
 func (e *Engine) submitLate(j *workload.Job, obs *sink) {
 	if e.sd != nil {
-		if e.cfg.SubmitLatency != nil {
-			e.cfg.SubmitLatency(j)
-		}
 		e.sd.submitLate(j)
 		return
 	}
@@ -1392,9 +1389,6 @@ func (e *Engine) advance(t workload.Time) {
 
 func (e *Engine) submit(j *workload.Job, obs *sink) {
 	if e.sd != nil {
-		if e.cfg.SubmitLatency != nil {
-			e.cfg.SubmitLatency(j)
-		}
 		e.sd.submitTrace(j)
 		return
 	}

@@ -698,6 +698,9 @@ func (e *sdCore) clock(s *sdSlot) int64 {
 }
 
 func (e *sdCore) submit(j *workload.Job) {
+	if l := e.eng.cfg.SubmitLatency; l != nil {
+		l(j)
+	}
 	e.stats.Jobs++
 	nq := len(e.queues)
 	qi := e.cfg.Map.QueueOf(j.Queue, nq)
